@@ -1,0 +1,62 @@
+package auth
+
+import (
+	"context"
+	"slices"
+)
+
+// Scopes a key can hold. "*" grants all of them.
+const (
+	ScopeAll           = "*"
+	ScopeEngineRun     = "engine:run"
+	ScopeEngineRead    = "engine:read"
+	ScopeCreatorsRead  = "creators:read"
+	ScopeCreatorsWrite = "creators:write"
+	ScopeIPRead        = "ip:read"
+	ScopeIPWrite       = "ip:write"
+	ScopeWebhooksRead  = "webhooks:read"
+	ScopeWebhooksWrite = "webhooks:write"
+	ScopeAnalyticsRead = "analytics:read"
+	ScopeKeysAdmin     = "keys:admin"
+)
+
+// AllScopes lists every scope a key can be given.
+var AllScopes = []string{ScopeAll, ScopeEngineRun, ScopeEngineRead, ScopeCreatorsRead, ScopeCreatorsWrite,
+	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAnalyticsRead, ScopeKeysAdmin}
+
+// ValidScope reports whether s is a known scope.
+func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }
+
+// RateLimit overrides the default per-key request rate.
+type RateLimit struct {
+	RequestsPerSecond float64
+	Burst             int
+}
+
+// Principal is the caller behind a request. A bearer token from another
+// issuer (OAuth) would resolve to the same structure.
+type Principal struct {
+	KeyID          string
+	OrganizationID string
+	Scopes         []string
+	RateLimit      *RateLimit
+}
+
+// Allows reports whether the principal holds the scope.
+func (p *Principal) Allows(scope string) bool {
+	return slices.Contains(p.Scopes, ScopeAll) || slices.Contains(p.Scopes, scope)
+}
+
+type principalKey struct{}
+
+// WithPrincipal attaches the caller to a context.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the caller; handlers behind the auth interceptor
+// always have one.
+func FromContext(ctx context.Context) (*Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	return p, ok
+}

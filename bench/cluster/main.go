@@ -1,0 +1,517 @@
+// Command cluster benchmarks creativeops as deployed: real server processes
+// on SQLite, or one and three replicas on PostgreSQL behind a round-robin
+// proxy, driven over REST and gRPC by a realistic request mix. It writes a
+// Markdown report (docs/performance.md by default).
+//
+//	go run ./bench/cluster                      # SQLite ×1, PostgreSQL ×1, PostgreSQL ×3
+//	go run ./bench/cluster -db postgres -replicas 3 -duration 60s -rps 500 -out -
+//
+// Every phase is bounded in requests and time, and all traffic stays on
+// loopback.
+package main
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/creativeops/creativeops/internal/clustertest"
+)
+
+type options struct {
+	db          string
+	replicas    int
+	duration    time.Duration
+	maxDuration time.Duration
+	rates       []int
+	concurrency int
+	out         string
+	bin         string
+	postgres    string
+	keep        bool
+	rounds      int
+}
+
+func main() {
+	var o options
+	bare := flag.String("serve-bare", "", "internal: serve the bare net/http JSON handler on this address")
+	flag.StringVar(&o.db, "db", "", `"sqlite" or "postgres"; empty runs the default modes (SQLite ×1, PostgreSQL ×1 and ×3)`)
+	flag.IntVar(&o.replicas, "replicas", 0, "replicas on PostgreSQL (default: 1 and 3)")
+	flag.DurationVar(&o.duration, "duration", 15*time.Second, "length of each fixed-rate phase")
+	flag.DurationVar(&o.maxDuration, "max-duration", 15*time.Second, "length of the max-throughput phase of each mode, split in rounds")
+	rps := flag.String("rps", "200,1000", "request rates of the fixed-rate phases, comma-separated")
+	flag.IntVar(&o.concurrency, "concurrency", 32, "clients of the max-throughput phases")
+	flag.IntVar(&o.rounds, "rounds", 3, "max-throughput rounds per mode (the median is reported)")
+	flag.StringVar(&o.out, "out", "docs/performance.md", `report file ("-" for stdout)`)
+	flag.StringVar(&o.bin, "bin", "", "creativeops binary to run (default: build ./cmd/creativeops)")
+	flag.StringVar(&o.postgres, "postgres", "", "PostgreSQL server URL to create databases on (default $"+clustertest.PostgresEnv+" or "+clustertest.DefaultPostgresURL+")")
+	flag.BoolVar(&o.keep, "keep", false, "keep the run directory (server logs, SQLite file)")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+	if *bare != "" {
+		serveBare(*bare)
+		return
+	}
+	o.rounds = max(1, o.rounds)
+	for _, f := range strings.Split(*rps, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			log.Fatalf("-rps %q: want positive integers separated by commas", *rps)
+		}
+		o.rates = append(o.rates, n)
+	}
+	if o.postgres == "" {
+		o.postgres = os.Getenv(clustertest.PostgresEnv)
+	}
+	if o.postgres == "" {
+		o.postgres = clustertest.DefaultPostgresURL
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+type mode struct {
+	db       string
+	replicas int
+}
+
+func (m mode) String() string {
+	name := "SQLite"
+	if m.db == "postgres" {
+		name = "PostgreSQL"
+	}
+	return fmt.Sprintf("%s ×%d", name, m.replicas)
+}
+
+func modes(o options) ([]mode, error) {
+	switch o.db {
+	case "":
+		if o.replicas > 0 {
+			return []mode{{"postgres", o.replicas}}, nil
+		}
+		return []mode{{"sqlite", 1}, {"postgres", 1}, {"postgres", 3}}, nil
+	case "sqlite":
+		if o.replicas > 1 {
+			return nil, errors.New("SQLite runs one replica; use -db postgres for more")
+		}
+		return []mode{{"sqlite", 1}}, nil
+	case "postgres":
+		if o.replicas > 0 {
+			return []mode{{"postgres", o.replicas}}, nil
+		}
+		return []mode{{"postgres", 1}, {"postgres", 3}}, nil
+	}
+	return nil, fmt.Errorf("-db %q: want sqlite or postgres", o.db)
+}
+
+func run(ctx context.Context, o options) error {
+	ms, err := modes(o)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "creativeops-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		log.Printf("run directory: %s", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	bin := o.bin
+	if bin == "" {
+		bin = filepath.Join(dir, "creativeops")
+		log.Printf("building ./cmd/creativeops")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/creativeops")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build: %w", err)
+		}
+	}
+	var skipped string
+	if o.db == "" {
+		if err := pingPostgres(ctx, o.postgres); err != nil {
+			// The default run still measures what it can.
+			skipped = fmt.Sprintf("PostgreSQL modes skipped: %v", err)
+			log.Print(skipped)
+			ms = ms[:1]
+		}
+	}
+	rep := &report{Options: o, Started: time.Now(), Machine: describeMachine(ctx, o, ms), Skipped: skipped}
+	log.Printf("machine: %s, %d cores, load average %s", rep.Machine.CPU, rep.Machine.Cores, rep.Machine.LoadAvg)
+
+	if rep.Bare, err = measureBare(ctx, o); err != nil {
+		return fmt.Errorf("bare handler: %w", err)
+	}
+	log.Printf("bare net/http: %.0f req/s direct, %.0f req/s through the proxy", rep.Bare.Direct.Throughput(), rep.Bare.Proxied.Throughput())
+
+	// Every configuration runs at once, but only the one being measured is
+	// awake: the others are paused (SIGSTOP) and take no CPU. The
+	// max-throughput phases then take turns in rounds, so that other work
+	// on this shared machine weighs on every configuration alike.
+	var runs []*modeRun
+	defer func() {
+		for _, mr := range runs {
+			mr.close()
+		}
+	}()
+	for _, m := range ms {
+		mr, err := startMode(ctx, o, m, bin, filepath.Join(dir, strings.NewReplacer(" ", "", "×", "x").Replace(m.String())))
+		if mr != nil {
+			runs = append(runs, mr)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", m, err)
+		}
+		if err := mr.c.Pause(); err != nil {
+			return err
+		}
+	}
+	for _, mr := range runs {
+		if err := mr.fixedRate(ctx, o); err != nil {
+			return fmt.Errorf("%s: %w", mr.res.Mode, err)
+		}
+	}
+	for round := 0; round < o.rounds; round++ {
+		for i := range runs {
+			mr := runs[(i+round)%len(runs)]
+			if err := mr.maxRound(ctx, o, round); err != nil {
+				return fmt.Errorf("%s: %w", mr.res.Mode, err)
+			}
+		}
+	}
+	for _, mr := range runs {
+		mr.res.pickMedians()
+		rep.Modes = append(rep.Modes, mr.res)
+	}
+	rep.Finished, rep.LoadAvgEnd = time.Now(), loadAvg()
+	md := rep.markdown()
+	if old, err := os.ReadFile(o.out); err == nil {
+		md += keptSection(string(old))
+	}
+	if o.out == "-" {
+		_, err = os.Stdout.WriteString(md)
+		return err
+	}
+	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+		return err
+	}
+	log.Printf("wrote %s", o.out)
+	return nil
+}
+
+// processUsage is one process's consumption over a phase.
+type processUsage struct {
+	Name       string
+	CPUSeconds float64
+	PeakRSS    int64
+}
+
+type phaseUsage struct {
+	Phase     clustertest.PhaseResult
+	Processes []processUsage
+}
+
+type modeResult struct {
+	Mode mode
+	// Fixed has one phase per rate of -rps, in order.
+	Fixed []phaseUsage
+	// Each max-throughput phase once per round, and the round with the
+	// median throughput.
+	MaxRounds, NoIPRounds, GetOnlyRounds []phaseUsage
+	Max, MaxNoIP, GetOnly                phaseUsage
+	Idle                                 phaseUsage
+	Served                               map[string]int
+	Errors                               []*clustertest.CallError
+}
+
+func median(rounds []phaseUsage) phaseUsage {
+	if len(rounds) == 0 {
+		return phaseUsage{}
+	}
+	s := slices.Clone(rounds)
+	slices.SortFunc(s, func(a, b phaseUsage) int { return cmp.Compare(a.Phase.Throughput(), b.Phase.Throughput()) })
+	return s[len(s)/2]
+}
+
+func (r *modeResult) pickMedians() {
+	r.Max, r.MaxNoIP, r.GetOnly = median(r.MaxRounds), median(r.NoIPRounds), median(r.GetOnlyRounds)
+}
+
+// modeRun is one configuration's cluster and load.
+type modeRun struct {
+	c      *clustertest.Cluster
+	client *clustertest.Client
+	load   *clustertest.Load
+	meter  *meter
+	res    *modeResult
+}
+
+func startMode(ctx context.Context, o options, m mode, bin, dir string) (*modeRun, error) {
+	log.Printf("== %s: starting", m)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	c, err := clustertest.StartCluster(ctx, clustertest.Config{
+		DB:          m.db,
+		PostgresURL: o.postgres,
+		Replicas:    m.replicas,
+		Dir:         dir,
+		Launcher:    &clustertest.Launcher{Binary: bin},
+		Serve:       clustertest.ServeArgs{JobTimeout: 10 * time.Second},
+		// PostgreSQL modes all go through the proxy, so that one and three
+		// replicas pay the same extra hop and compare fairly.
+		Proxy: m.db == "postgres",
+	})
+	if err != nil {
+		return nil, err
+	}
+	mr := &modeRun{c: c, res: &modeResult{Mode: m}}
+	if mr.client, err = clustertest.NewClient(c.Addr, c.Key, 4); err != nil {
+		return mr, err
+	}
+	mr.load = &clustertest.Load{Client: mr.client, RunID: fmt.Sprintf("%d", time.Now().UnixNano())}
+	if err := mr.load.Seed(ctx, 100); err != nil {
+		return mr, err
+	}
+	mr.meter = newMeter(c, dbName(c.DatabaseURL, m.db))
+	return mr, nil
+}
+
+func (mr *modeRun) close() {
+	if mr.meter != nil {
+		mr.meter.stop()
+	}
+	if mr.client != nil {
+		mr.client.Close()
+	}
+	if err := mr.c.Close(); err != nil {
+		log.Printf("%s: close: %v", mr.res.Mode, err)
+	}
+}
+
+// awake runs fn with the cluster resumed, and pauses it again.
+func (mr *modeRun) awake(ctx context.Context, fn func()) error {
+	if err := mr.c.Resume(ctx); err != nil {
+		return err
+	}
+	fn()
+	mr.settle(ctx)
+	if mr.c.Proxy != nil {
+		mr.res.Served = mr.c.Proxy.Served()
+	}
+	mr.res.Errors, _ = mr.load.Errors()
+	return mr.c.Pause()
+}
+
+// settle lets the runs a phase accepted finish before the next phase (or
+// a pause) starts, within bounds: pollers get 20 s; if some runs are still
+// unfinished then, the queue gets 60 s more to drain.
+func (mr *modeRun) settle(ctx context.Context) {
+	if mr.load.WaitPollers(20 * time.Second) {
+		return
+	}
+	mr.load.StopPollers()
+	if !mr.c.WaitQueueIdle(ctx, 60*time.Second) {
+		log.Printf("%s: engine queue not seen empty; continuing", mr.res.Mode)
+	}
+}
+
+func (mr *modeRun) fixedRate(ctx context.Context, o options) error {
+	m := mr.res.Mode
+	return mr.awake(ctx, func() {
+		log.Printf("%s: warm-up", m)
+		mr.load.RunRate(ctx, "warm-up", clustertest.RealisticMix, max(1, o.rates[0]/2), 3*time.Second)
+		mr.load.WaitPollers(30 * time.Second)
+		for _, rate := range o.rates {
+			log.Printf("%s: fixed rate %d req/s for %s", m, rate, o.duration)
+			before := mr.meter.read()
+			p := mr.load.RunRate(ctx, fmt.Sprintf("fixed rate %d req/s", rate), clustertest.RealisticMix, rate, o.duration)
+			mr.res.Fixed = append(mr.res.Fixed, phaseUsage{Phase: p, Processes: mr.meter.since(before)})
+			mr.settle(ctx)
+			w, _ := worstP99(p)
+			log.Printf("%s: %.0f req/s done, %d errors, worst p99 %s ms (%s %s)", m, p.Throughput(), p.Errors, ms(w.P99), w.Transport, w.Op)
+		}
+	})
+}
+
+// noIPMix is the mix without IP registrations, whose log has one sequencer
+// for all replicas: the difference shows what that coordination costs.
+func noIPMix() []clustertest.Share {
+	var out []clustertest.Share
+	for _, s := range clustertest.RealisticMix {
+		if s.Op != clustertest.RegisterIP {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// idleFor is how long each configuration's idle CPU use is measured.
+const idleFor = 4 * time.Second
+
+func (mr *modeRun) maxRound(ctx context.Context, o options, round int) error {
+	m := mr.res.Mode
+	d := o.maxDuration / time.Duration(o.rounds)
+	closed := func(name string, mix []clustertest.Share, d time.Duration) phaseUsage {
+		before := mr.meter.read()
+		p := mr.load.RunClosed(ctx, name, mix, o.concurrency, d, 10_000_000)
+		pu := phaseUsage{Phase: p, Processes: mr.meter.since(before)}
+		mr.settle(ctx)
+		return pu
+	}
+	return mr.awake(ctx, func() {
+		if round == 0 {
+			// What the configuration costs doing nothing: queue polling,
+			// leader election, metrics.
+			before := mr.meter.read()
+			time.Sleep(idleFor)
+			mr.res.Idle = phaseUsage{Phase: clustertest.PhaseResult{Name: "idle", Elapsed: idleFor}, Processes: mr.meter.since(before)}
+		}
+		mx := closed("max throughput", clustertest.RealisticMix, d)
+		noIP := closed("max throughput without IP registrations", noIPMix(), d/2)
+		get := closed("read creator alone", []clustertest.Share{{Op: clustertest.GetCreator, Transport: clustertest.REST, Weight: 1}}, max(2*time.Second, d/2))
+		mr.res.MaxRounds = append(mr.res.MaxRounds, mx)
+		mr.res.NoIPRounds = append(mr.res.NoIPRounds, noIP)
+		mr.res.GetOnlyRounds = append(mr.res.GetOnlyRounds, get)
+		log.Printf("%s: round %d: mix %.0f req/s, without IP %.0f req/s, read creator %.0f req/s", m, round+1,
+			mx.Phase.Throughput(), noIP.Phase.Throughput(), get.Phase.Throughput())
+	})
+}
+
+func pingPostgres(ctx context.Context, url string) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return db.PingContext(ctx)
+}
+
+// dbName is the PostgreSQL database of a URL ("" for SQLite).
+func dbName(url, db string) string {
+	if db != "postgres" {
+		return ""
+	}
+	rest := url[strings.LastIndex(url, "/")+1:]
+	name, _, _ := strings.Cut(rest, "?")
+	return name
+}
+
+// bareResult is the reference: a bare net/http JSON handler.
+type bareResult struct {
+	Direct, Proxied clustertest.PhaseResult
+	CPUSeconds      float64
+	PeakRSS         int64
+}
+
+// serveBare runs the reference handler: what net/http alone costs for a
+// JSON answer of a creator's size, with no auth, database or gateway.
+func serveBare(addr string) {
+	type creator struct {
+		ID        string            `json:"id"`
+		Name      string            `json:"name"`
+		Email     string            `json:"email"`
+		Vertical  string            `json:"vertical"`
+		Status    string            `json:"status"`
+		Metadata  map[string]string `json:"metadata"`
+		CreatedAt time.Time         `json:"created_at"`
+		UpdatedAt time.Time         `json:"updated_at"`
+	}
+	now := time.Now().UTC()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/creators/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(creator{ID: r.PathValue("id"), Name: "Nova Reyes", Email: "nova@example.com", Vertical: "music", Status: "active",
+			Metadata: map[string]string{"label": "Night Owl"}, CreatedAt: now, UpdatedAt: now})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{"status":"ok"}`)) })
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	_ = srv.Serve(ln)
+}
+
+// measureBare runs the bare handler as its own process (like the servers)
+// and loads it with the same clients as the "read creator only" phase,
+// directly and through the proxy that PostgreSQL modes use.
+func measureBare(ctx context.Context, o options) (bareResult, error) {
+	var res bareResult
+	addr, err := clustertest.FreeAddr()
+	if err != nil {
+		return res, err
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], "-serve-bare", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	ready := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			resp.Body.Close()
+			ready = true
+			break
+		}
+	}
+	if !ready {
+		return res, errors.New("bare server did not start")
+	}
+	// The proxy's replica type only needs a name and an address.
+	proxy, err := clustertest.StartProxy([]*clustertest.Replica{{Name: "bare", Addr: addr}})
+	if err != nil {
+		return res, err
+	}
+	defer proxy.Close()
+	getOnly := []clustertest.Share{{Op: clustertest.GetCreator, Transport: clustertest.REST, Weight: 1}}
+	for i, target := range []string{addr, proxy.Addr} {
+		client, err := clustertest.NewClient(target, "unused", 1)
+		if err != nil {
+			return res, err
+		}
+		load := &clustertest.Load{Client: client, RunID: "bare"}
+		load.RunClosed(ctx, "warm-up", getOnly, o.concurrency, time.Second, 1_000_000)
+		p := load.RunClosed(ctx, "bare", getOnly, o.concurrency, 8*time.Second, 10_000_000)
+		client.Close()
+		if p.Errors > 0 {
+			errs, _ := load.Errors()
+			return res, fmt.Errorf("bare handler: %d errors, first: %v", p.Errors, errs[0])
+		}
+		if i == 0 {
+			res.Direct = p
+		} else {
+			res.Proxied = p
+		}
+	}
+	if u, err := clustertest.ProcUsage(cmd.Process.Pid); err == nil {
+		res.CPUSeconds, res.PeakRSS = u.CPUSeconds, u.PeakRSS
+	}
+	return res, nil
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/webhooks"
+)
+
+// binEnv names a creativeops binary for the tests to run; by default they
+// re-execute the test binary as the server (see clustertest.Launcher).
+const binEnv = "CREATIVEOPS_CLUSTER_BIN"
+
+func TestMain(m *testing.M) {
+	clustertest.RunChildIfRequested()
+	os.Exit(m.Run())
+}
+
+func launcher() *clustertest.Launcher {
+	return &clustertest.Launcher{Binary: os.Getenv(binEnv)}
+}
+
+// receiver is a local webhook endpoint that checks signatures and
+// remembers every event id it was sent.
+type receiver struct {
+	*httptest.Server
+	secret string
+
+	mu       sync.Mutex
+	received map[string]int // webhook-id → deliveries
+	bad      []string
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{secret: webhooks.GenerateSecret(), received: map[string]int{}}
+	rc.Server = httptest.NewServer(http.HandlerFunc(rc.serve))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, "read", http.StatusBadRequest)
+		return
+	}
+	id := r.Header.Get("webhook-id")
+	ts, err := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
+	ok := err == nil && id != ""
+	if ok {
+		want, err := webhooks.Sign(rc.secret, id, time.Unix(ts, 0), body)
+		ok = err == nil && strings.Contains(" "+r.Header.Get("webhook-signature")+" ", " "+want+" ")
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if !ok {
+		rc.bad = append(rc.bad, id)
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	rc.received[id]++
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// missing returns the ids not received yet.
+func (rc *receiver) missing(ids []string) []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for _, id := range ids {
+		if rc.received[id] == 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (rc *receiver) badSignatures() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.bad...)
+}

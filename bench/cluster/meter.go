@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/creativeops/creativeops/internal/clustertest"
+)
+
+// meter follows the CPU and memory of every process taking part: the
+// replicas, this harness (load generator and proxy), and the PostgreSQL
+// backends serving the run's database.
+type meter struct {
+	c      *clustertest.Cluster
+	dbName string
+
+	mu   sync.Mutex
+	pg   map[int]float64 // backend pid → CPU seconds last seen
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newMeter(c *clustertest.Cluster, dbName string) *meter {
+	m := &meter{c: c, dbName: dbName, pg: map[int]float64{}, done: make(chan struct{})}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			m.sample()
+			select {
+			case <-m.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *meter) stop() { close(m.done); m.wg.Wait() }
+
+// sample refreshes the figures of processes that could vanish before the
+// end of a phase (PostgreSQL backends come and go with pool connections).
+func (m *meter) sample() {
+	for _, r := range m.c.Replicas {
+		r.Sample()
+	}
+	if m.dbName == "" {
+		return
+	}
+	pids := postgresBackends(m.dbName)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, pid := range pids {
+		if u, err := clustertest.ProcUsage(pid); err == nil {
+			m.pg[pid] = u.CPUSeconds
+		}
+	}
+}
+
+// postgresBackends lists the server processes connected to database name,
+// whose command lines read "postgres: 15/main: USER DB ADDR STATE".
+func postgresBackends(name string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	needle := []byte(" " + name + " ")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmd, []byte("postgres: ")) {
+			continue
+		}
+		if bytes.Contains(cmd, needle) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+type reading struct {
+	replicas map[string]float64
+	self     float64
+	pg       map[int]float64
+}
+
+func (m *meter) read() reading {
+	m.sample()
+	r := reading{replicas: map[string]float64{}, pg: map[int]float64{}}
+	for _, rep := range m.c.Replicas {
+		r.replicas[rep.Name] = rep.Lifetime().CPUSeconds
+	}
+	if u, err := clustertest.ProcUsage(os.Getpid()); err == nil {
+		r.self = u.CPUSeconds
+	}
+	m.mu.Lock()
+	for pid, cpu := range m.pg {
+		r.pg[pid] = cpu
+	}
+	m.mu.Unlock()
+	return r
+}
+
+// since is each process's use from before until now.
+func (m *meter) since(before reading) []processUsage {
+	now := m.read()
+	var out []processUsage
+	for _, rep := range m.c.Replicas {
+		out = append(out, processUsage{Name: "creativeops " + rep.Name, CPUSeconds: now.replicas[rep.Name] - before.replicas[rep.Name], PeakRSS: rep.Lifetime().PeakRSS})
+	}
+	if m.dbName != "" {
+		var pg float64
+		for pid, cpu := range now.pg {
+			pg += cpu - before.pg[pid]
+		}
+		out = append(out, processUsage{Name: "PostgreSQL backends (" + strconv.Itoa(len(now.pg)) + ")", CPUSeconds: pg})
+	}
+	self := processUsage{Name: "harness (load generator + proxy)", CPUSeconds: now.self - before.self}
+	if u, err := clustertest.ProcUsage(os.Getpid()); err == nil {
+		self.PeakRSS = u.PeakRSS
+	}
+	return append(out, self)
+}

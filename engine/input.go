@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Input is a validated, normalised context. Accessors trust the schema: a
+// required field is present and of its declared type, so steps read values
+// without re-checking them.
+type Input struct {
+	values map[string]any
+}
+
+// NewInput wraps an already-valid context, for nested ObjectList items.
+func newInput(v map[string]any) *Input { return &Input{values: v} }
+
+// Has reports whether the key is present.
+func (in *Input) Has(name string) bool { _, ok := in.values[name]; return ok }
+
+// Str returns a string field, or "" when absent.
+func (in *Input) Str(name string) string {
+	s, _ := in.values[name].(string)
+	return s
+}
+
+// Float returns a numeric field, or 0 when absent.
+func (in *Input) Float(name string) float64 {
+	switch v := in.values[name].(type) {
+	case float64:
+		return v
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	}
+	return 0
+}
+
+// Int returns an integer field, or 0 when absent.
+func (in *Input) Int(name string) int { return int(in.Float(name)) }
+
+// Bool returns a boolean field, or false when absent.
+func (in *Input) Bool(name string) bool {
+	b, _ := in.values[name].(bool)
+	return b
+}
+
+// Date returns a date field as midnight UTC, or the zero time when absent.
+func (in *Input) Date(name string) time.Time {
+	d, err := ParseDate(in.Str(name))
+	if err != nil {
+		return time.Time{}
+	}
+	return d
+}
+
+// AsOf is the date the plan is made on (see AsOfField).
+func (in *Input) AsOf() time.Time { return in.Date(AsOfField) }
+
+// Strings returns a StringList field.
+func (in *Input) Strings(name string) []string {
+	list, _ := in.values[name].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// List returns the items of an ObjectList field.
+func (in *Input) List(name string) []*Input {
+	list, _ := in.values[name].([]any)
+	out := make([]*Input, 0, len(list))
+	for _, v := range list {
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, newInput(m))
+		}
+	}
+	return out
+}
+
+// Values returns the normalised context, as stored on the job.
+func (in *Input) Values() map[string]any { return in.values }
+
+// setAsOf fills in the plan date when the caller did not give one.
+func (in *Input) setAsOf(d time.Time) {
+	if !in.Has(AsOfField) {
+		in.values[AsOfField] = FormatDate(d)
+	}
+}
+
+// ParseDate parses an ISO 8601 calendar date.
+func ParseDate(s string) (time.Time, error) {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD)", s)
+	}
+	return d, nil
+}
+
+// FormatDate renders a date as YYYY-MM-DD.
+func FormatDate(d time.Time) string { return d.Format(time.DateOnly) }

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Priority ranks a recommendation.
+type Priority string
+
+const (
+	High   Priority = "high"
+	Medium Priority = "medium"
+	Low    Priority = "low"
+)
+
+// Recommendation is one piece of advice in a plan.
+type Recommendation struct {
+	Title    string   `json:"title"`
+	Detail   string   `json:"detail"`
+	Priority Priority `json:"priority"`
+	DueDate  string   `json:"due_date,omitempty"`
+}
+
+// Milestone is a dated step of the plan's timeline.
+type Milestone struct {
+	Key   string    `json:"key"`
+	Title string    `json:"title"`
+	Date  time.Time `json:"-"`
+}
+
+// Warning flags a plan that cannot work as asked (a date too close, a
+// deadline already passed, a price below cost...). The plan is still made,
+// with the closest feasible alternative where there is one.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Plan accumulates a workflow's result as its steps run.
+type Plan struct {
+	asOf       time.Time
+	target     time.Time
+	strategy   string
+	recs       []Recommendation
+	milestones []Milestone
+	warnings   []Warning
+	extra      map[string]any
+}
+
+// AsOf is the date the plan is made on.
+func (p *Plan) AsOf() time.Time { return p.asOf }
+
+// SetTarget names the date the timeline is planned towards (a release, an
+// opening night); it is reported as timeline.target_date.
+func (p *Plan) SetTarget(d time.Time) { p.target = d }
+
+// Strategy sets the one-paragraph summary of the plan.
+func (p *Plan) Strategy(format string, args ...any) { p.strategy = fmt.Sprintf(format, args...) }
+
+// Recommend adds advice.
+func (p *Plan) Recommend(pri Priority, title, detail string) {
+	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri})
+}
+
+// RecommendBy adds advice that has a due date.
+func (p *Plan) RecommendBy(pri Priority, due time.Time, title, detail string) {
+	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri, DueDate: FormatDate(due)})
+}
+
+// Milestone adds a dated step to the timeline.
+func (p *Plan) Milestone(key, title string, d time.Time) {
+	p.milestones = append(p.milestones, Milestone{Key: key, Title: title, Date: d})
+}
+
+// Milestones returns the timeline so far, in date order.
+func (p *Plan) Milestones() []Milestone {
+	ms := append([]Milestone(nil), p.milestones...)
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Date.Before(ms[j].Date) })
+	return ms
+}
+
+// Warn flags a problem with the plan.
+func (p *Plan) Warn(code, format string, args ...any) {
+	p.warnings = append(p.warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// WarnPassedMilestones adds a MILESTONE_PASSED warning for every milestone
+// already behind the plan date, so a plan made late says which steps are
+// overdue and by how much instead of silently listing past dates. Keys in
+// skip are left alone: steps the workflow already warns about in its own
+// terms, or ones that only make sense after the event. It returns how many
+// it flagged; call it once all milestones are in.
+func (p *Plan) WarnPassedMilestones(skip ...string) int {
+	n := 0
+	for _, m := range p.Milestones() {
+		if m.Date.Before(p.asOf) && !slices.Contains(skip, m.Key) {
+			p.Warn("MILESTONE_PASSED", "%s was due %s, %d days before the plan date %s.",
+				m.Title, FormatDate(m.Date), DaysBetween(m.Date, p.asOf), FormatDate(p.asOf))
+			n++
+		}
+	}
+	return n
+}
+
+// Warnings returns the warnings so far.
+func (p *Plan) Warnings() []Warning { return append([]Warning(nil), p.warnings...) }
+
+// Set adds a workflow-specific key to the result. The value must marshal to
+// JSON; dates should be passed through FormatDate.
+func (p *Plan) Set(key string, v any) {
+	if p.extra == nil {
+		p.extra = map[string]any{}
+	}
+	p.extra[key] = v
+}
+
+// Get returns a workflow-specific key set earlier, so later steps can build
+// on earlier ones.
+func (p *Plan) Get(key string) any { return p.extra[key] }
+
+// GetDate reads back a date an earlier step stored with
+// Set(key, FormatDate(d)). Dates are stored as strings so the result carries
+// them as YYYY-MM-DD; this saves later steps from re-parsing them. A missing
+// or non-date value gives the zero time.
+func (p *Plan) GetDate(key string) time.Time {
+	s, _ := p.extra[key].(string)
+	d, err := ParseDate(s)
+	if err != nil {
+		return time.Time{}
+	}
+	return d
+}
+
+type milestoneJSON struct {
+	Key         string `json:"key"`
+	Title       string `json:"title"`
+	Date        string `json:"date"`
+	DaysFromNow int    `json:"days_from_as_of"`
+	Passed      bool   `json:"passed"`
+}
+
+// Result renders the plan as the job's result object.
+func (p *Plan) Result() (map[string]any, error) {
+	ms := p.Milestones()
+	timeline := map[string]any{}
+	list := make([]milestoneJSON, len(ms))
+	for i, m := range ms {
+		list[i] = milestoneJSON{Key: m.Key, Title: m.Title, Date: FormatDate(m.Date), DaysFromNow: DaysBetween(p.asOf, m.Date), Passed: m.Date.Before(p.asOf)}
+	}
+	timeline["milestones"] = list
+	if len(ms) > 0 {
+		timeline["start"] = FormatDate(ms[0].Date)
+		timeline["end"] = FormatDate(ms[len(ms)-1].Date)
+	}
+	if !p.target.IsZero() {
+		timeline["target_date"] = FormatDate(p.target)
+	}
+	out := map[string]any{}
+	for k, v := range p.extra {
+		out[k] = v
+	}
+	recs := p.recs
+	if recs == nil {
+		recs = []Recommendation{}
+	}
+	warnings := p.warnings
+	if warnings == nil {
+		warnings = []Warning{}
+	}
+	out["strategy"] = p.strategy
+	out["recommendations"] = recs
+	out["timeline"] = timeline
+	out["warnings"] = warnings
+	out["as_of"] = FormatDate(p.asOf)
+	// A JSON round trip turns structs and typed slices into the plain values
+	// a protobuf Struct can hold.
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	var result map[string]any
+	if err := json.Unmarshal(b, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}

@@ -1,0 +1,334 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var messages = message.NewPrinter(language.English)
+
+// Kind is the JSON type of a context field.
+type Kind int
+
+const (
+	String Kind = iota
+	// Date is an ISO 8601 calendar date ("2026-03-06").
+	Date
+	Integer
+	Number
+	Boolean
+	StringList
+	// ObjectList is an array of objects described by Field.Items.
+	ObjectList
+)
+
+// Field describes one key of a workflow's context.
+type Field struct {
+	Name        string
+	Kind        Kind
+	Required    bool
+	Description string
+	// Enum restricts a String (or each StringList element) to these values.
+	Enum []string
+	// Min and Max bound a number, or the length of a string, or the number
+	// of items of a list.
+	Min, Max *float64
+	// Default is applied before the workflow runs when the key is absent.
+	Default any
+	// Items describes the objects of an ObjectList.
+	Items []Field
+}
+
+// Bound is shorthand for Field.Min and Field.Max literals.
+func Bound(v float64) *float64 { return &v }
+
+// AsOfField is accepted by every workflow: the date the plan is made on.
+// Deadlines "already passed" are judged against it, which keeps runs
+// reproducible; it defaults to the job's creation date.
+const AsOfField = "as_of"
+
+// Violation is one problem with a context, named by its path
+// ("context.release_date").
+type Violation struct {
+	Field       string
+	Description string
+}
+
+// ContextError lists every problem found in a context.
+type ContextError struct{ Violations []Violation }
+
+func (e *ContextError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.Field + ": " + v.Description
+	}
+	return "invalid context: " + strings.Join(parts, "; ")
+}
+
+type compiledSchema struct {
+	doc    map[string]any
+	schema *jsonschema.Schema
+	fields []Field
+}
+
+func compileSchema(id string, fields []Field) (*compiledSchema, error) {
+	all := append([]Field{{Name: AsOfField, Kind: Date, Description: "Date the plan is made on; defaults to the day the job is created."}}, fields...)
+	doc := objectSchema(all)
+	doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	doc["title"] = id + " context"
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	url := "mem://workflows/" + id + ".json"
+	if err := c.AddResource(url, toJSONValue(doc)); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &compiledSchema{doc: doc, schema: s, fields: all}, nil
+}
+
+func objectSchema(fields []Field) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for _, f := range fields {
+		props[f.Name] = fieldSchema(f)
+		if f.Required {
+			required = append(required, f.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func fieldSchema(f Field) map[string]any {
+	var s map[string]any
+	switch f.Kind {
+	case String:
+		s = map[string]any{"type": "string"}
+		if f.Min != nil {
+			s["minLength"] = int(*f.Min)
+		}
+		if f.Max != nil {
+			s["maxLength"] = int(*f.Max)
+		}
+		if len(f.Enum) > 0 {
+			s["enum"] = f.Enum
+		}
+	case Date:
+		s = map[string]any{"type": "string", "format": "date"}
+	case Integer, Number:
+		t := "number"
+		if f.Kind == Integer {
+			t = "integer"
+		}
+		s = map[string]any{"type": t}
+		if f.Min != nil {
+			s["minimum"] = *f.Min
+		}
+		if f.Max != nil {
+			s["maximum"] = *f.Max
+		}
+	case Boolean:
+		s = map[string]any{"type": "boolean"}
+	case StringList, ObjectList:
+		items := map[string]any{"type": "string"}
+		if f.Kind == StringList && len(f.Enum) > 0 {
+			items["enum"] = f.Enum
+		}
+		if f.Kind == ObjectList {
+			items = objectSchema(f.Items)
+		}
+		s = map[string]any{"type": "array", "items": items}
+		if f.Min != nil {
+			s["minItems"] = int(*f.Min)
+		}
+		if f.Max != nil {
+			s["maxItems"] = int(*f.Max)
+		}
+	default:
+		panic(fmt.Sprintf("engine: field %q: unknown kind %d", f.Name, f.Kind))
+	}
+	if f.Description != "" {
+		s["description"] = f.Description
+	}
+	if f.Default != nil {
+		s["default"] = f.Default
+	}
+	return s
+}
+
+// toJSONValue converts Go literals ([]string, int, map[string]any...) into
+// the plain JSON value types the schema compiler expects.
+func toJSONValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = toJSONValue(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = toJSONValue(x)
+		}
+		return out
+	case []string:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = x
+		}
+		return out
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	default:
+		return v
+	}
+}
+
+// Prepare normalises a context (lowerCamelCase keys become snake_case,
+// defaults are filled in), validates it against the workflow's schema and
+// returns the input the steps read.
+func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
+	ctx, violations := normalizeKeys(raw, "context")
+	ctx = applyDefaults(ctx, w.schema.fields)
+	if err := w.schema.schema.Validate(toJSONValue(ctx)); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, err
+		}
+		violations = append(violations, flattenViolations(ve)...)
+	}
+	if len(violations) > 0 {
+		sort.SliceStable(violations, func(i, j int) bool { return violations[i].Field < violations[j].Field })
+		return nil, &ContextError{Violations: violations}
+	}
+	return &Input{values: ctx}, nil
+}
+
+func normalizeKeys(m map[string]any, path string) (map[string]any, []Violation) {
+	out := make(map[string]any, len(m))
+	var violations []Violation
+	for k, v := range m {
+		key := snakeCase(k)
+		if _, dup := out[key]; dup {
+			violations = append(violations, Violation{Field: path + "." + key, Description: fmt.Sprintf("given twice (as %q and its alias)", key)})
+			continue
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			var vs []Violation
+			v, vs = normalizeKeys(t, path+"."+key)
+			violations = append(violations, vs...)
+		case []any:
+			items := make([]any, len(t))
+			for i, item := range t {
+				if obj, ok := item.(map[string]any); ok {
+					var vs []Violation
+					items[i], vs = normalizeKeys(obj, fmt.Sprintf("%s.%s[%d]", path, key, i))
+					violations = append(violations, vs...)
+				} else {
+					items[i] = item
+				}
+			}
+			v = items
+		}
+		out[key] = v
+	}
+	return out, violations
+}
+
+func snakeCase(s string) string {
+	if strings.IndexFunc(s, unicode.IsUpper) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func applyDefaults(ctx map[string]any, fields []Field) map[string]any {
+	for _, f := range fields {
+		v, ok := ctx[f.Name]
+		if !ok && f.Default != nil {
+			ctx[f.Name] = toJSONValue(f.Default)
+			continue
+		}
+		if list, isList := v.([]any); isList && f.Kind == ObjectList {
+			for _, item := range list {
+				if obj, isObj := item.(map[string]any); isObj {
+					applyDefaults(obj, f.Items)
+				}
+			}
+		}
+	}
+	return ctx
+}
+
+func flattenViolations(ve *jsonschema.ValidationError) []Violation {
+	if len(ve.Causes) > 0 {
+		var out []Violation
+		for _, c := range ve.Causes {
+			out = append(out, flattenViolations(c)...)
+		}
+		return out
+	}
+	path := "context"
+	for _, tok := range ve.InstanceLocation {
+		if isIndex(tok) {
+			path += "[" + tok + "]"
+		} else {
+			path += "." + tok
+		}
+	}
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		out := make([]Violation, len(k.Missing))
+		for i, name := range k.Missing {
+			out[i] = Violation{Field: path + "." + name, Description: "is required"}
+		}
+		return out
+	case *kind.AdditionalProperties:
+		out := make([]Violation, len(k.Properties))
+		for i, name := range k.Properties {
+			out[i] = Violation{Field: path + "." + name, Description: "is not a field of this workflow's context"}
+		}
+		return out
+	}
+	return []Violation{{Field: path, Description: ve.ErrorKind.LocalizedString(messages)}}
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Workflow is a deterministic planner: given the same context (and as_of
+// date) it computes the same plan. Workflows live one per file in
+// engine/workflows and register themselves from init.
+type Workflow struct {
+	// ID is unique across all verticals; it is the value clients pass as
+	// "workflow" when running.
+	ID          string
+	Name        string
+	Vertical    string
+	Description string
+	// Fields describe the context object; the JSON Schema published as
+	// input_schema and used for validation is derived from them.
+	Fields []Field
+	// ExampleContext is a valid context that shows the workflow off.
+	ExampleContext map[string]any
+	// Steps run in order; progress advances after each one.
+	Steps []Step
+
+	schema *compiledSchema
+}
+
+// Step is one stage of a workflow run. A step reads the validated input and
+// adds to the plan; returning an error fails the job at this step.
+type Step struct {
+	Name string
+	Run  func(in *Input, p *Plan) error
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]*Workflow{}
+)
+
+// Register adds a workflow to the registry. It panics on programming errors
+// (unknown vertical, duplicate id, bad schema) so they surface at start-up
+// and in tests rather than on a user's request.
+func Register(w *Workflow) {
+	if _, ok := LookupVertical(w.Vertical); !ok {
+		panic(fmt.Sprintf("engine: workflow %q: unknown vertical %q", w.ID, w.Vertical))
+	}
+	if w.ID == "" || w.Name == "" || w.Description == "" || len(w.Steps) == 0 {
+		panic(fmt.Sprintf("engine: workflow %q: id, name, description and steps are required", w.ID))
+	}
+	s, err := compileSchema(w.ID, w.Fields)
+	if err != nil {
+		panic(fmt.Sprintf("engine: workflow %q: %v", w.ID, err))
+	}
+	w.schema = s
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[w.ID]; dup {
+		panic(fmt.Sprintf("engine: workflow %q registered twice", w.ID))
+	}
+	registry[w.ID] = w
+}
+
+// LookupWorkflow returns the workflow with the given id.
+func LookupWorkflow(id string) (*Workflow, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	w, ok := registry[id]
+	return w, ok
+}
+
+// Workflows lists registered workflows ordered by vertical (in the order of
+// Verticals) then id. An empty vertical lists all of them.
+func Workflows(vertical string) []*Workflow {
+	registryMu.RLock()
+	out := make([]*Workflow, 0, len(registry))
+	for _, w := range registry {
+		if vertical == "" || w.Vertical == vertical {
+			out = append(out, w)
+		}
+	}
+	registryMu.RUnlock()
+	rank := map[string]int{}
+	for i, v := range verticals {
+		rank[v.Key] = i
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Vertical != out[j].Vertical {
+			return rank[out[i].Vertical] < rank[out[j].Vertical]
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// InputSchema returns the JSON Schema of the workflow's context.
+func (w *Workflow) InputSchema() map[string]any { return w.schema.doc }

@@ -1,0 +1,180 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Animated short production schedule, planned backwards from a festival
+// deadline or completion date.
+// Rules used:
+//   - Output per animator is measured in seconds of finished animation per
+//     week and depends on technique. Conservative planning figures for an
+//     independent short (studios vary widely): 2D hand-drawn 6 s, 2D rigged
+//     (cut-out) 20 s, 3D CG 10 s, stop-motion 5 s per animator-week.
+//     Feature-quality work is slower (3D features ~4 s/week).
+//   - Pipeline: script 2 weeks; storyboard and animatic about 1.5 weeks per
+//     minute (at least 2); design and build (models, rigs, puppets, sets)
+//     2/4/6/8 weeks for 2D hand-drawn/2D rigged/3D/stop-motion; animation;
+//     compositing, lighting and render about 20% of the animation time (at
+//     least a week); picture lock; sound design, music and mix 3 weeks;
+//     festival deliverables (DCP, subtitles, screener) 1 week.
+//   - Frames = runtime × frame rate; hand-drawn animation is commonly drawn
+//     "on twos" (12 drawings a second at 24 fps).
+//   - The Academy's short-film rules cap running time at 40 minutes
+//     including credits; festivals project DCPs at 24, 25 or 30 fps (48/50/60
+//     for high frame rate).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "animation-short-production",
+		Name:        "Animated short production schedule",
+		Vertical:    "animation",
+		Description: "Schedules an animated short backwards from a festival or completion deadline by technique, runtime and crew: script, animatic, build, animation, compositing, picture lock, sound and deliverables, with animator-weeks, frames and labour cost, and the crew or date that makes an infeasible deadline work.",
+		Fields: []engine.Field{
+			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Festival submission or completion deadline (finished film with mixed sound)."},
+			{Name: "runtime_seconds", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(3600), Description: "Running time including credits, in seconds."},
+			{Name: "style", Kind: engine.String, Enum: []string{"2d_hand_drawn", "2d_rigged", "3d_cg", "stop_motion"}, Default: "2d_hand_drawn", Description: "Animation technique."},
+			{Name: "animators", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Animators working in parallel."},
+			{Name: "fps", Kind: engine.Integer, Default: 24, Min: engine.Bound(12), Max: engine.Bound(60), Description: "Frame rate of the finished film."},
+			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Cost of one animator-week in US dollars, for the labour budget."},
+			{Name: "start_date", Kind: engine.Date, Description: "When production can start; defaults to the plan date."},
+		},
+		ExampleContext: map[string]any{
+			"deadline":          "2027-11-05",
+			"runtime_seconds":   240,
+			"style":             "2d_hand_drawn",
+			"animators":         2,
+			"fps":               24,
+			"animator_week_usd": 1400,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "scope", Run: anShortScope},
+			{Name: "schedule", Run: anShortSchedule},
+			{Name: "budget", Run: anShortBudget},
+			{Name: "recommend", Run: anShortRecommend},
+		},
+	})
+}
+
+var (
+	anShortRate       = map[string]float64{"2d_hand_drawn": 6, "2d_rigged": 20, "3d_cg": 10, "stop_motion": 5}
+	anShortBuildWeeks = map[string]int{"2d_hand_drawn": 2, "2d_rigged": 4, "3d_cg": 6, "stop_motion": 8}
+)
+
+// anShortPhases returns phase lengths in days: script, boards/animatic,
+// build, animation, compositing, sound, deliverables.
+func anShortPhases(in *engine.Input, animators int) [7]int {
+	runtime := float64(in.Int("runtime_seconds"))
+	anim := studioCeil(runtime / (anShortRate[in.Str("style")] * float64(animators)) * 7)
+	return [7]int{14, max(14, studioCeil(runtime/60*10.5)), 7 * anShortBuildWeeks[in.Str("style")], anim, max(7, studioCeil(float64(anim)*0.2)), 21, 7}
+}
+
+func anShortScope(in *engine.Input, p *engine.Plan) error {
+	runtime, fps := in.Int("runtime_seconds"), in.Int("fps")
+	frames := runtime * fps
+	scope := map[string]any{
+		"frames":                    frames,
+		"animator_weeks":            engine.Round(float64(runtime)/anShortRate[in.Str("style")], 1),
+		"seconds_per_animator_week": anShortRate[in.Str("style")],
+	}
+	if in.Str("style") == "2d_hand_drawn" {
+		scope["drawings_on_twos"] = frames / 2
+	}
+	p.Set("scope", scope)
+	if runtime > 2400 {
+		p.Warn("RUNTIME_OVER_ACADEMY_LIMIT", "%d minutes %d seconds is over the 40 minutes (credits included) the Academy allows a short; most short-film festivals cap at 30–40 minutes. Cut to 2400 seconds or enter as a feature or special.", runtime/60, runtime%60)
+	}
+	switch fps {
+	case 24, 25, 30, 48, 50, 60:
+	default:
+		p.Warn("FRAME_RATE_NONSTANDARD", "%d fps is not a DCP projection rate (24, 25, 30; 48/50/60 HFR); animate on twos at 24 fps instead of delivering %d fps.", fps, fps)
+	}
+	return nil
+}
+
+func anShortSchedule(in *engine.Input, p *engine.Plan) error {
+	deadline := in.Date("deadline")
+	start := p.AsOf()
+	if in.Has("start_date") && in.Date("start_date").After(start) {
+		start = in.Date("start_date")
+	}
+	if deadline.Before(p.AsOf()) {
+		p.Warn("DEADLINE_PASSED", "The deadline %s is before the plan date %s.", engine.FormatDate(deadline), engine.FormatDate(p.AsOf()))
+	}
+	ph := anShortPhases(in, in.Int("animators"))
+	total := 0
+	for _, d := range ph {
+		total += d
+	}
+	finish := deadline
+	if latest := engine.AddDays(deadline, -total); latest.Before(start) {
+		finish = engine.AddDays(start, total)
+		available := engine.DaysBetween(start, deadline) - (total - ph[3] - ph[4])
+		msg := "no crew size fits: the other phases alone need more time than remains"
+		if available > 0 {
+			// Compositing scales with animation, so solve for both.
+			need := int(math.Ceil(engine.Round(float64(in.Int("runtime_seconds"))*7*1.2/(anShortRate[in.Str("style")]*float64(available)), 6)))
+			need = max(need, in.Int("animators")+1)
+			if need <= 200 {
+				p.Set("animators_needed_for_deadline", need)
+				msg = fmt.Sprintf("%d animators would make the deadline", need)
+			}
+		}
+		p.Warn("SCHEDULE_INFEASIBLE", "The pipeline needs %d weeks with %d animator(s) and %d remain before %s; the earliest finish is %s, or %s.",
+			studioCeil(float64(total)/7), in.Int("animators"), max(engine.DaysBetween(start, deadline)/7, 0), engine.FormatDate(deadline), engine.FormatDate(finish), msg)
+		p.Set("earliest_feasible_completion_date", engine.FormatDate(finish))
+	}
+	p.SetTarget(finish)
+	names := [7][2]string{
+		{"script-locked", "Script locked"},
+		{"animatic-locked", "Storyboard and animatic locked (timing fixed)"},
+		{"build-complete", "Designs, rigs/models/puppets and backgrounds built"},
+		{"animation-complete", "Animation complete"},
+		{"picture-lock", "Picture lock (compositing and render done)"},
+		{"mix-complete", "Sound design, music and mix complete"},
+		{"deliverables", "Deliverables: DCP, subtitles, screener link"},
+	}
+	d := engine.AddDays(finish, -total)
+	p.Milestone("start", "Latest production start", d)
+	dates := map[string]any{"start": engine.FormatDate(d)}
+	for i, n := range names {
+		d = engine.AddDays(d, ph[i])
+		p.Milestone(n[0], n[1], d)
+		dates[n[0]] = engine.FormatDate(d)
+	}
+	p.Set("schedule", dates)
+	p.Set("total_weeks", engine.Round(float64(total)/7, 1))
+	p.Set("slack_weeks", engine.Round(math.Max(float64(engine.DaysBetween(start, engine.AddDays(finish, -total))), 0)/7, 1))
+	return nil
+}
+
+func anShortBudget(in *engine.Input, p *engine.Plan) error {
+	if !in.Has("animator_week_usd") {
+		return nil
+	}
+	weeks := p.Get("scope").(map[string]any)["animator_weeks"].(float64)
+	rate := in.Float("animator_week_usd")
+	p.Set("animation_labor_usd", engine.Money(weeks*rate))
+	return nil
+}
+
+func anShortRecommend(in *engine.Input, p *engine.Plan) error {
+	s := p.Get("schedule").(map[string]any)
+	lock, _ := engine.ParseDate(s["animatic-locked"].(string))
+	p.RecommendBy(engine.High, lock, "Lock the animatic before animating",
+		"Every second cut after the animatic is locked is animation thrown away; time the film to the animatic and keep it locked.")
+	p.Recommend(engine.High, "Book sound early", "Bring the composer and sound designer in at the animatic so the 3-week mix after picture lock is not their first look.")
+	p.Recommend(engine.Medium, "Check premiere rules", "Top animation festivals (Annecy, Ottawa, Zagreb) and Academy-qualifying awards favour premieres; plan the first festival before putting the film online.")
+	p.Recommend(engine.Low, "Render a weekly cut", "Replace animatic shots with animation as they finish and review the whole film weekly to catch continuity and pacing early.")
+	cost := ""
+	if v, ok := p.Get("animation_labor_usd").(float64); ok {
+		cost = fmt.Sprintf(", about %s of animation labour", studioUSD(v))
+	}
+	p.Strategy("Make the %d-second %s short in %g weeks with %d animator(s) (%g animator-weeks at %g s/week%s), starting by %s (%g weeks of slack): animatic locked %s, picture lock %s, deliverables %s.",
+		in.Int("runtime_seconds"), studioLabel(in.Str("style")), p.Get("total_weeks"), in.Int("animators"), p.Get("scope").(map[string]any)["animator_weeks"],
+		anShortRate[in.Str("style")], cost, s["start"], p.Get("slack_weeks"), s["animatic-locked"], s["picture-lock"], s["deliverables"])
+	return nil
+}

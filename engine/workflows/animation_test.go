@@ -1,0 +1,87 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestAnimationShortScheduleBackwards(t *testing.T) {
+	w, _ := engine.LookupWorkflow("animation-short-production")
+	res := run(t, "animation-short-production", clone(w.ExampleContext))
+	// 240 s hand-drawn at 6 s per animator-week with 2 animators: 140 days
+	// of animation, 28 of compositing; 266 days in all.
+	if res["total_weeks"] != 38.0 || res["slack_weeks"] != 12.0 {
+		t.Fatalf("total %v weeks, slack %v", res["total_weeks"], res["slack_weeks"])
+	}
+	if engine.DaysBetween(milestoneDate(t, res, "build-complete"), milestoneDate(t, res, "animation-complete")) != 140 {
+		t.Fatal("animation phase is not 140 days")
+	}
+	if engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2027-11-05" || engine.DaysBetween(milestoneDate(t, res, "picture-lock"), milestoneDate(t, res, "mix-complete")) != 21 {
+		t.Fatal("deliverables must land on the deadline with a 3-week mix after picture lock")
+	}
+	scope := res["scope"].(map[string]any)
+	if scope["frames"] != 5760.0 || scope["drawings_on_twos"] != 2880.0 || res["animation_labor_usd"] != 56000.0 {
+		t.Fatalf("scope %v labour %v", scope, res["animation_labor_usd"])
+	}
+}
+
+func TestAnimationShortInfeasibleSuggestsCrew(t *testing.T) {
+	res := run(t, "animation-short-production", map[string]any{
+		"deadline": "2027-06-04", "runtime_seconds": 240, "as_of": "2026-11-20",
+	})
+	if !hasWarning(res, "SCHEDULE_INFEASIBLE") {
+		t.Fatalf("434 days of work cannot fit 196: %v", warningCodes(res))
+	}
+	// One animator: 14 + 42 + 14 + 280 + 56 + 21 + 7 = 434 days.
+	if res["earliest_feasible_completion_date"] != "2028-01-28" {
+		t.Errorf("earliest completion %v, want 2028-01-28", res["earliest_feasible_completion_date"])
+	}
+	// 98 days remain for animation + compositing: 240 × 7 × 1.2 / (6 × 98) → 4.
+	if res["animators_needed_for_deadline"] != 4.0 {
+		t.Errorf("animators needed %v, want 4", res["animators_needed_for_deadline"])
+	}
+	ok := run(t, "animation-short-production", map[string]any{"deadline": "2027-06-04", "runtime_seconds": 240, "animators": 4, "as_of": "2026-11-20"})
+	if hasWarning(ok, "SCHEDULE_INFEASIBLE") {
+		t.Error("the suggested crew of 4 should make the deadline")
+	}
+	long := run(t, "animation-short-production", map[string]any{"deadline": "2029-06-01", "runtime_seconds": 2700, "style": "2d_rigged", "animators": 10, "fps": 12, "as_of": "2026-11-20"})
+	if !hasWarning(long, "RUNTIME_OVER_ACADEMY_LIMIT") || !hasWarning(long, "FRAME_RATE_NONSTANDARD") {
+		t.Errorf("45 min at 12 fps: %v", warningCodes(long))
+	}
+}
+
+func TestAnimationCommercialQuote(t *testing.T) {
+	w, _ := engine.LookupWorkflow("animation-commercial-quote")
+	res := run(t, "animation-commercial-quote", clone(w.ExampleContext))
+	q := res["quote"].(map[string]any)
+	// 60 s of 2D character at 4 s/day = 15 days; 3 + 4 + 3 + 3 + 15 + 2 × 3
+	// + 1 = 35 days × $500, + $400 VO + $100 stock music.
+	if q["production_days"] != 35.0 || q["labor_usd"] != 17500.0 || q["total_usd"] != 18000.0 || q["price_per_second_usd"] != 300.0 || q["deposit_usd"] != 9000.0 {
+		t.Fatalf("quote %v", q)
+	}
+	alt := res["budget_alternative"].(map[string]any)
+	if !hasWarning(res, "BUDGET_BELOW_QUOTE") || alt["duration_seconds"] != 50.0 || alt["total_usd"] != 16000.0 {
+		t.Fatalf("budget alternative %v", alt)
+	}
+	if !milestoneDate(t, res, "animatic-approved").Before(milestoneDate(t, res, "first-cut")) || engine.FormatDate(milestoneDate(t, res, "delivery")) != "2027-02-26" {
+		t.Fatal("approval gates out of order or delivery not on the deadline")
+	}
+}
+
+func TestAnimationCommercialRushAndInfeasible(t *testing.T) {
+	w, _ := engine.LookupWorkflow("animation-commercial-quote")
+	ctx := clone(w.ExampleContext)
+	delete(ctx, "client_budget_usd")
+	ctx["delivery_date"] = "2027-01-22" // 45 of the 49 business days
+	res := run(t, "animation-commercial-quote", ctx)
+	q := res["quote"].(map[string]any)
+	if !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total_usd"] != 22375.0 {
+		t.Fatalf("want a 25%% rush on $17,500 labour: %v %v", warningCodes(res), q)
+	}
+	ctx["delivery_date"] = "2026-12-31" // 30 of 49
+	res = run(t, "animation-commercial-quote", ctx)
+	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_delivery_date"] != "2027-01-28" {
+		t.Fatalf("want DEADLINE_INFEASIBLE with earliest 2027-01-28, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	}
+}

@@ -1,0 +1,213 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// ACX audio submission check: every file measured against the ACX audio
+// submission requirements, with the mastering move that fixes it.
+// Rules used (ACX Audio Submission Requirements):
+//   - Each file measures -23 to -18 dB RMS, peaks no higher than -3 dB and a
+//     noise floor no higher than -60 dB RMS.
+//   - 192 kbps or higher constant-bit-rate MP3 at 44.1 kHz; all files mono or
+//     all stereo.
+//   - One chapter per file, no longer than 120 minutes, with 0.5–1 s of room
+//     tone at the head and 1–5 s at the tail.
+//   - Opening and closing credits, and a retail sample of 1–5 minutes.
+//   - Gain moves RMS, peaks and noise floor together: the fix for a file is
+//     the gain to the -20 dB RMS middle of the range, then a limiter for any
+//     peak pushed above -3 dB, then noise reduction for any floor pushed
+//     above -60 dB.
+//   - ACX quality review takes 10–14 business days after submission.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "audiobooks-acx-check",
+		Name:        "ACX mastering check",
+		Vertical:    "audiobooks",
+		Description: "Checks each audiobook file's RMS, peak, noise floor, format and length against the ACX submission requirements, computes the gain, limiting and noise reduction that fix each failing file, and dates the submission and ACX review.",
+		Fields: []engine.Field{
+			{Name: "files", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Measurements of each file (from the mastering meter).", Items: []engine.Field{
+				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "File or chapter name."},
+				{Name: "rms_db", Kind: engine.Number, Required: true, Min: engine.Bound(-90), Max: engine.Bound(0), Description: "Total RMS level in dB."},
+				{Name: "peak_db", Kind: engine.Number, Required: true, Min: engine.Bound(-90), Max: engine.Bound(6), Description: "Peak level in dB."},
+				{Name: "noise_floor_db", Kind: engine.Number, Required: true, Min: engine.Bound(-120), Max: engine.Bound(0), Description: "Noise floor (RMS of room tone) in dB."},
+				{Name: "duration_minutes", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Running time in minutes."},
+				{Name: "sample_rate_hz", Kind: engine.Integer, Default: 44100, Description: "Sample rate."},
+				{Name: "bitrate_kbps", Kind: engine.Integer, Default: 192, Description: "MP3 bit rate."},
+				{Name: "constant_bitrate", Kind: engine.Boolean, Default: true, Description: "Whether the MP3 is CBR."},
+				{Name: "channels", Kind: engine.String, Enum: []string{"mono", "stereo"}, Default: "mono", Description: "Channel format."},
+				{Name: "head_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Description: "Seconds of room tone before the voice."},
+				{Name: "tail_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Description: "Seconds of room tone after the voice."},
+			}},
+			{Name: "has_opening_credits", Kind: engine.Boolean, Default: true, Description: "Whether an opening-credits file is included."},
+			{Name: "has_closing_credits", Kind: engine.Boolean, Default: true, Description: "Whether a closing-credits file is included."},
+			{Name: "retail_sample_minutes", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Length of the retail sample in minutes."},
+			{Name: "submission_date", Kind: engine.Date, Required: true, Description: "Date the book will be submitted to ACX."},
+		},
+		ExampleContext: map[string]any{
+			"files": []any{
+				map[string]any{"name": "00 Opening Credits", "rms_db": -20.1, "peak_db": -4.2, "noise_floor_db": -68, "duration_minutes": 0.4, "head_room_tone_s": 0.8, "tail_room_tone_s": 2},
+				map[string]any{"name": "01 Chapter One", "rms_db": -19.4, "peak_db": -3.6, "noise_floor_db": -65, "duration_minutes": 38, "head_room_tone_s": 0.7, "tail_room_tone_s": 2.5},
+				map[string]any{"name": "02 Chapter Two", "rms_db": -24.6, "peak_db": -6.5, "noise_floor_db": -63, "duration_minutes": 41, "head_room_tone_s": 0.6, "tail_room_tone_s": 3},
+				map[string]any{"name": "03 Chapter Three", "rms_db": -18.9, "peak_db": -1.8, "noise_floor_db": -66, "duration_minutes": 126, "head_room_tone_s": 0.5, "tail_room_tone_s": 2},
+				map[string]any{"name": "99 Closing Credits", "rms_db": -20.3, "peak_db": -4.5, "noise_floor_db": -67, "duration_minutes": 0.5, "head_room_tone_s": 0.9, "tail_room_tone_s": 4},
+			},
+			"retail_sample_minutes": 4,
+			"submission_date":       "2026-12-04",
+			"as_of":                 "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-files", Run: acxCheckFiles},
+			{Name: "check-package", Run: acxCheckPackage},
+			{Name: "schedule", Run: acxCheckSchedule},
+			{Name: "recommend", Run: acxCheckRecommend},
+		},
+	})
+}
+
+const (
+	acxRMSMin, acxRMSMax, acxRMSTarget = -23.0, -18.0, -20.0
+	acxPeakMax                         = -3.0
+	acxNoiseMax                        = -60.0
+	acxMaxMinutes                      = 120.0
+	acxReviewBizDays                   = 14
+)
+
+func acxCheckFiles(in *engine.Input, p *engine.Plan) error {
+	var results []map[string]any
+	failing := map[string][]string{}
+	failed := 0
+	for _, f := range in.List("files") {
+		name := f.Str("name")
+		rms, peak, noise := f.Float("rms_db"), f.Float("peak_db"), f.Float("noise_floor_db")
+		problems, fixes := []string{}, []string{}
+		fail := func(code, problem string) {
+			problems = append(problems, problem)
+			failing[code] = append(failing[code], name+" ("+problem+")")
+		}
+		gain := 0.0
+		if rms < acxRMSMin || rms > acxRMSMax {
+			gain = engine.Round(acxRMSTarget-rms, 1)
+			fail("RMS_OUT_OF_RANGE", fmt.Sprintf("RMS %.1f dB outside -23 to -18", rms))
+			fixes = append(fixes, fmt.Sprintf("apply %+.1f dB gain to reach -20 dB RMS", gain))
+		}
+		if newPeak := peak + gain; newPeak > acxPeakMax {
+			limit := engine.Round(newPeak-acxPeakMax, 1)
+			if peak > acxPeakMax {
+				fail("PEAK_TOO_HIGH", fmt.Sprintf("peak %.1f dB above -3", peak))
+			}
+			fixes = append(fixes, fmt.Sprintf("limit peaks by %.1f dB (ceiling -3.5 dB for MP3 headroom)", limit))
+		}
+		if newNoise := noise + gain; newNoise > acxNoiseMax {
+			if noise > acxNoiseMax {
+				fail("NOISE_FLOOR_TOO_HIGH", fmt.Sprintf("noise floor %.1f dB above -60", noise))
+			}
+			fixes = append(fixes, fmt.Sprintf("reduce noise by %.1f dB (or re-record in a quieter room)", newNoise-acxNoiseMax))
+		}
+		if d := f.Float("duration_minutes"); d > acxMaxMinutes {
+			fail("FILE_TOO_LONG", fmt.Sprintf("%.0f minutes, over 120", d))
+			fixes = append(fixes, fmt.Sprintf("split into %d files at a section break", int(math.Ceil(d/acxMaxMinutes))))
+		}
+		if f.Int("sample_rate_hz") != 44100 || f.Int("bitrate_kbps") < 192 || !f.Bool("constant_bitrate") {
+			fail("FORMAT_INVALID", fmt.Sprintf("%d Hz, %d kbps, CBR %v", f.Int("sample_rate_hz"), f.Int("bitrate_kbps"), f.Bool("constant_bitrate")))
+			fixes = append(fixes, "export 44.1 kHz, 192 kbps CBR MP3")
+		}
+		if f.Has("head_room_tone_s") {
+			if h := f.Float("head_room_tone_s"); h < 0.5 || h > 1 {
+				fail("ROOM_TONE", fmt.Sprintf("head room tone %.1f s, want 0.5–1", h))
+				fixes = append(fixes, "trim or pad head room tone to 0.5–1 s")
+			}
+		}
+		if f.Has("tail_room_tone_s") {
+			if t := f.Float("tail_room_tone_s"); t < 1 || t > 5 {
+				fail("ROOM_TONE", fmt.Sprintf("tail room tone %.1f s, want 1–5", t))
+				fixes = append(fixes, "trim or pad tail room tone to 1–5 s")
+			}
+		}
+		if len(problems) > 0 {
+			failed++
+		}
+		results = append(results, map[string]any{"name": name, "pass": len(problems) == 0, "problems": problems, "fixes": fixes, "gain_db": gain})
+	}
+	for _, code := range []string{"RMS_OUT_OF_RANGE", "PEAK_TOO_HIGH", "NOISE_FLOOR_TOO_HIGH", "FILE_TOO_LONG", "FORMAT_INVALID", "ROOM_TONE"} {
+		if names := failing[code]; len(names) > 0 {
+			p.Warn(code, "%d file(s) fail: %s.", len(names), strings.Join(names, "; "))
+		}
+	}
+	p.Set("files", results)
+	p.Set("failing_files", failed)
+	p.Set("passing_files", len(results)-failed)
+	return nil
+}
+
+func acxCheckPackage(in *engine.Input, p *engine.Plan) error {
+	channels := map[string]int{}
+	var minutes float64
+	for _, f := range in.List("files") {
+		channels[f.Str("channels")]++
+		minutes += f.Float("duration_minutes")
+	}
+	if len(channels) > 1 {
+		p.Warn("MIXED_CHANNELS", "%d mono and %d stereo files: ACX needs every file in the same channel format.", channels["mono"], channels["stereo"])
+	}
+	if !in.Bool("has_opening_credits") || !in.Bool("has_closing_credits") {
+		p.Warn("CREDITS_MISSING", "ACX needs separate opening and closing credit files (title, author, narrator; \"The end\" and credits).")
+	}
+	if s := in.Float("retail_sample_minutes"); s < 1 || s > 5 {
+		p.Warn("RETAIL_SAMPLE_LENGTH", "The retail sample is %.1f minutes; ACX needs 1–5 minutes, without explicit content.", s)
+	}
+	p.Set("total_runtime_hours", engine.Round(minutes/60, 2))
+	return nil
+}
+
+func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
+	submit := in.Date("submission_date")
+	p.SetTarget(submit)
+	failed := p.Get("failing_files").(int)
+	if submit.Before(p.AsOf()) {
+		p.Warn("SUBMISSION_DATE_PASSED", "The submission date %s is before the plan date %s.", engine.FormatDate(submit), engine.FormatDate(p.AsOf()))
+	}
+	// Remastering and re-checking: a business day per 5 failing files, at
+	// least one, finished two business days before submission for a final
+	// listen.
+	fixDays := int(math.Ceil(float64(failed) / 5))
+	fixesDone := engine.AddWorkdays(submit, -2)
+	if failed > 0 {
+		fixStart := engine.AddWorkdays(fixesDone, -fixDays)
+		if fixStart.Before(p.AsOf()) {
+			later := engine.AddWorkdays(p.AsOf(), fixDays+2)
+			p.Warn("FIX_TIME_SHORT", "%d failing file(s) need about %d business day(s) of remastering and a final listen before submission; submit on %s instead.", failed, fixDays, engine.FormatDate(later))
+			p.Set("earliest_submission_date", engine.FormatDate(later))
+			submit = later
+			fixesDone = engine.AddWorkdays(submit, -2)
+		}
+		p.Milestone("remaster", "Failing files remastered and re-measured", fixesDone)
+	}
+	review := engine.AddWorkdays(submit, acxReviewBizDays)
+	p.Milestone("final-listen", "Final listen of the whole book", engine.AddWorkdays(submit, -1))
+	p.Milestone("submit", "Submitted to ACX", submit)
+	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
+	p.Set("review_complete_estimate", engine.FormatDate(review))
+	p.Set("submit_date", engine.FormatDate(submit))
+	return nil
+}
+
+func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
+	failed := p.Get("failing_files").(int)
+	submit, _ := engine.ParseDate(p.Get("submit_date").(string))
+	if failed > 0 {
+		p.RecommendBy(engine.High, engine.AddWorkdays(submit, -2), "Remaster the failing files",
+			"Apply the listed gain first, then the limiter, then noise reduction, and re-measure every file on the exported MP3, not the WAV.")
+	}
+	p.Recommend(engine.High, "Master the whole book with one chain",
+		"Run every chapter through the same gain, limiter and noise settings so levels stay consistent from file to file; ACX rejects books whose files jump in level.")
+	p.Recommend(engine.Medium, "Listen, don't just meter",
+		"ACX also rejects mouth noise, plosives, missed words and mid-word edits; spot-check the start, middle and end of every file.")
+	p.Strategy("%d of %d files pass the ACX checks (%.2f hours in all); fix %d before submitting on %s, and expect the ACX review to finish around %s.",
+		p.Get("passing_files").(int), len(in.List("files")), p.Get("total_runtime_hours").(float64), failed, p.Get("submit_date"), p.Get("review_complete_estimate"))
+	return nil
+}

@@ -1,0 +1,199 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Audiobook production plan for ACX (Audible, Amazon, Apple), scheduled
+// backwards from the on-sale date. Rules used:
+//   - Length: about 9,300 words per finished hour (ACX).
+//   - Effort: about 6.2 hours of work (narration, editing, proofing,
+//     mastering) per finished hour; at 6 productive hours a studio day that
+//     is about one finished hour a day.
+//   - ACX casting: auditions open about 2 weeks; the narrator submits the
+//     First 15 Minutes for approval before recording the rest (3 business
+//     days allowed here); the rights holder proof-listens the full book
+//     (5 business days) and the producer fixes notes (5 business days).
+//   - ACX quality review takes 10–14 business days, longer at peaks: 14
+//     business days are planned.
+//   - Royalties: 40% of retail for exclusive distribution, 25% for
+//     non-exclusive; Royalty Share splits the 40% evenly (20% each) and is
+//     only available with exclusive distribution. Per-finished-hour (PFH)
+//     rates for professional narrators commonly run $150–400 (SAG-AFTRA
+//     narrators at the top of that range).
+//   - Retail price bands by length (ACX guidance): under 1 h under $7,
+//     1–3 h $7–10, 3–5 h $10–20, 5–10 h $15–25, 10–20 h $20–30, over 20 h
+//     $25–35.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "audiobooks-production-plan",
+		Name:        "Audiobook production plan",
+		Vertical:    "audiobooks",
+		Description: "Estimates finished hours from word count, schedules casting, recording, proofing and ACX review backwards from the release date, and compares per-finished-hour cost with royalty share and the sales needed to earn it back.",
+		Fields: []engine.Field{
+			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(1000000), Description: "Word count of the edition being narrated."},
+			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Target on-sale date."},
+			{Name: "deal", Kind: engine.String, Enum: []string{"per_finished_hour", "royalty_share"}, Default: "per_finished_hour", Description: "How the narrator or producer is paid."},
+			{Name: "rate_pfh_usd", Kind: engine.Number, Default: 250, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Rate per finished hour for a PFH deal."},
+			{Name: "distribution", Kind: engine.String, Enum: []string{"exclusive", "non_exclusive"}, Default: "exclusive", Description: "ACX exclusive (40% royalty) or non-exclusive (25%)."},
+			{Name: "narrator_days_per_week", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(6), Description: "Studio days the narrator gives the book each week."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Production budget."},
+		},
+		ExampleContext: map[string]any{
+			"word_count":             84000,
+			"release_date":           "2027-04-06",
+			"deal":                   "per_finished_hour",
+			"rate_pfh_usd":           275,
+			"distribution":           "exclusive",
+			"narrator_days_per_week": 4,
+			"budget_usd":             3000,
+			"as_of":                  "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "estimate", Run: abProdEstimate},
+			{Name: "schedule", Run: abProdSchedule},
+			{Name: "money", Run: abProdMoney},
+			{Name: "recommend", Run: abProdRecommend},
+		},
+	})
+}
+
+const (
+	abProdWordsPerHour   = 9300.0
+	abProdWorkPerHour    = 6.2
+	abProdStudioHours    = 6.0
+	abProdQABizDays      = 14
+	abProdProofBizDays   = 5
+	abProdFixBizDays     = 5
+	abProdFirst15BizDays = 3
+	abProdCastingWeeks   = 2
+)
+
+// abProdPriceBand is ACX's retail price guidance by finished length.
+func abProdPriceBand(hours float64) (lo, hi float64) {
+	switch {
+	case hours < 1:
+		return 3, 7
+	case hours < 3:
+		return 7, 10
+	case hours < 5:
+		return 10, 20
+	case hours < 10:
+		return 15, 25
+	case hours < 20:
+		return 20, 30
+	}
+	return 25, 35
+}
+
+func abProdEstimate(in *engine.Input, p *engine.Plan) error {
+	hours := engine.Round(float64(in.Int("word_count"))/abProdWordsPerHour, 1)
+	days := int(math.Ceil(hours * abProdWorkPerHour / abProdStudioHours))
+	p.Set("finished_hours", hours)
+	p.Set("production_days", days)
+	p.Set("work_hours", engine.Round(hours*abProdWorkPerHour, 1))
+	return nil
+}
+
+func abProdSchedule(in *engine.Input, p *engine.Plan) error {
+	release := in.Date("release_date")
+	p.SetTarget(release)
+	days := p.Get("production_days").(int)
+	weeks := int(math.Ceil(float64(days) / float64(in.Int("narrator_days_per_week"))))
+	qaSubmit := engine.AddWorkdays(release, -abProdQABizDays)
+	fixesDone := qaSubmit
+	proofStart := engine.AddWorkdays(fixesDone, -(abProdFixBizDays + abProdProofBizDays))
+	recordEnd := proofStart
+	recordStart := engine.AddWeeks(recordEnd, -weeks)
+	first15 := engine.AddWorkdays(recordStart, abProdFirst15BizDays)
+	castingOpen := engine.AddWeeks(recordStart, -abProdCastingWeeks-1) // a week to sign the offer
+
+	if castingOpen.Before(p.AsOf()) {
+		total := abProdCastingWeeks + 1 + weeks
+		recEnd := engine.AddWeeks(p.AsOf(), total)
+		earliest := engine.AddWorkdays(recEnd, abProdProofBizDays+abProdFixBizDays+abProdQABizDays)
+		p.Warn("RELEASE_TOO_SOON", "%.1f finished hours need about %d studio days (%d weeks at %d days a week) plus casting, proofing and %d business days of ACX review; casting should have opened %s. The earliest realistic release is %s.",
+			p.Get("finished_hours").(float64), days, weeks, in.Int("narrator_days_per_week"), abProdQABizDays, engine.FormatDate(castingOpen), engine.FormatDate(earliest))
+		p.Set("earliest_feasible_release", engine.FormatDate(earliest))
+	}
+	p.Set("schedule", map[string]string{
+		"casting_opens": engine.FormatDate(castingOpen), "recording_starts": engine.FormatDate(recordStart), "recording_ends": engine.FormatDate(recordEnd),
+		"submit_to_acx": engine.FormatDate(qaSubmit), "release": engine.FormatDate(release),
+	})
+	p.Milestone("casting-opens", "Title posted on ACX; auditions open", castingOpen)
+	p.Milestone("offer-signed", "Narrator offer accepted", engine.AddWeeks(castingOpen, abProdCastingWeeks))
+	p.Milestone("recording-starts", "Recording starts", recordStart)
+	p.Milestone("first-15-approved", "First 15 Minutes approved", first15)
+	p.Milestone("recording-ends", "All chapters uploaded", recordEnd)
+	p.Milestone("proof-notes", "Proof-listen notes back to the producer", engine.AddWorkdays(recordEnd, abProdProofBizDays))
+	p.Milestone("submit-to-acx", "Approved and submitted to ACX quality review", qaSubmit)
+	p.Milestone("on-sale", "On sale", release)
+	return nil
+}
+
+func abProdMoney(in *engine.Input, p *engine.Plan) error {
+	hours := p.Get("finished_hours").(float64)
+	exclusive := in.Str("distribution") == "exclusive"
+	royalty := 0.25
+	if exclusive {
+		royalty = 0.40
+	}
+	deal := in.Str("deal")
+	if deal == "royalty_share" && !exclusive {
+		p.Warn("ROYALTY_SHARE_REQUIRES_EXCLUSIVE", "ACX Royalty Share deals require exclusive distribution; switch to exclusive (40%%, split 20%%/20%%) or pay per finished hour.")
+		royalty = 0.40
+	}
+	authorShare := royalty
+	if deal == "royalty_share" {
+		authorShare = royalty / 2
+	}
+	lo, hi := abProdPriceBand(hours)
+	mid := (lo + hi) / 2
+	perSale := engine.Money(mid * authorShare)
+	money := map[string]any{
+		"royalty_pct": royalty * 100, "author_share_pct": authorShare * 100,
+		"price_band_usd": []float64{lo, hi}, "author_per_sale_usd": perSale,
+	}
+	if deal == "per_finished_hour" {
+		cost := engine.Money(hours * in.Float("rate_pfh_usd"))
+		money["production_cost_usd"] = cost
+		money["break_even_sales"] = int(math.Ceil(cost / perSale))
+		if in.Has("budget_usd") && cost > in.Float("budget_usd") {
+			b := in.Float("budget_usd")
+			p.Warn("BUDGET_SHORT", "%.1f finished hours at $%.0f PFH cost $%.2f, $%.2f over the $%.2f budget; the budget pays $%.0f PFH, or consider a Royalty Share deal.",
+				hours, in.Float("rate_pfh_usd"), cost, cost-b, b, math.Floor(b/hours))
+			money["affordable_pfh_usd"] = math.Floor(b / hours)
+		}
+		if r := in.Float("rate_pfh_usd"); r < 150 {
+			p.Warn("RATE_BELOW_PRO_RANGE", "$%.0f PFH is below the $150–400 professional narrators commonly charge; expect fewer and less experienced auditions.", r)
+		}
+	} else {
+		money["production_cost_usd"] = 0.0
+		money["narrator_per_sale_usd"] = perSale
+	}
+	p.Set("money", money)
+	return nil
+}
+
+func abProdRecommend(in *engine.Input, p *engine.Plan) error {
+	s := p.Get("schedule").(map[string]string)
+	m := p.Get("money").(map[string]any)
+	casting, _ := engine.ParseDate(s["casting_opens"])
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), casting), "Post the title and audition script",
+		"Post a 2–3 page audition script with the hardest voices and accents, genre, and the rate; keep auditions open two weeks.")
+	p.Recommend(engine.High, "Approve the First 15 Minutes carefully",
+		"Check pace, character voices, pronunciation list and ACX levels on the first 15 minutes; changes after that cost re-recording.")
+	p.Recommend(engine.Medium, "Send a pronunciation guide",
+		"Give the narrator names, places and invented words with audio references before recording starts.")
+	if v, ok := m["break_even_sales"].(int); ok {
+		p.Recommend(engine.Low, "Plan the launch to earn back production",
+			fmt.Sprintf("At about $%.2f a sale to you, %d sales repay production; line up the launch with the ebook and print promotion.", m["author_per_sale_usd"].(float64), v))
+	}
+	p.Strategy("Narrate %d words as about %.1f finished hours (%d studio days): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, $%.2f a sale to the author at the %s royalty.",
+		in.Int("word_count"), p.Get("finished_hours").(float64), p.Get("production_days").(int), s["casting_opens"], s["recording_starts"], s["recording_ends"],
+		s["submit_to_acx"], s["release"], in.Str("deal"), m["author_per_sale_usd"].(float64), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40])
+	return nil
+}

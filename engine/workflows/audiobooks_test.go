@@ -1,0 +1,104 @@
+package workflows_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestAudiobooksProductionPlanHoursCostAndSchedule(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", mediaExample(t, "audiobooks-production-plan"))
+	// 84,000 words / 9,300 = 9.0 finished hours; × 6.2 h of work / 6 h a day → 10 days.
+	if h := mediaNum(t, res, "finished_hours"); h != 9 {
+		t.Fatalf("finished hours %v, want 9.0", h)
+	}
+	if d := mediaNum(t, res, "production_days"); d != 10 {
+		t.Errorf("production days %v, want 10", d)
+	}
+	if c := mediaNum(t, res, "money", "production_cost_usd"); c != 9*275 {
+		t.Errorf("PFH cost %v, want 2475", c)
+	}
+	// 5–10 h band $15–25: midpoint $20 × 40% exclusive = $8 a sale.
+	if s := mediaNum(t, res, "money", "author_per_sale_usd"); s != 8 {
+		t.Errorf("per sale %v, want 8", s)
+	}
+	if n := mediaNum(t, res, "money", "break_even_sales"); n != math.Ceil(2475.0/8) {
+		t.Errorf("break-even sales %v, want 310", n)
+	}
+	// ACX review: submitted 14 business days before release.
+	if n := tvBizDays(engine.FormatDate(milestoneDate(t, res, "submit-to-acx")), "2027-04-06"); n != 14 {
+		t.Errorf("submitted %d business days before release, want 14", n)
+	}
+	// 10 studio days at 4 a week = 3 weeks of recording.
+	if d := engine.DaysBetween(milestoneDate(t, res, "recording-starts"), milestoneDate(t, res, "recording-ends")); d != 21 {
+		t.Errorf("recording spans %d days, want 21", d)
+	}
+}
+
+func TestAudiobooksProductionPlanWarnings(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", map[string]any{
+		"word_count": 120000, "release_date": "2027-01-05", "deal": "royalty_share", "distribution": "non_exclusive", "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"RELEASE_TOO_SOON", "ROYALTY_SHARE_REQUIRES_EXCLUSIVE"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if s := mediaNum(t, res, "money", "author_share_pct"); s != 20 {
+		t.Errorf("royalty share splits 40%% evenly: author %v%%, want 20", s)
+	}
+	earliest := mediaDate(t, res, "earliest_feasible_release")
+	if !earliest.After(mediaDay("2027-01-05")) {
+		t.Errorf("earliest release %v should be after the requested one", earliest)
+	}
+	cheap := run(t, "audiobooks-production-plan", map[string]any{"word_count": 93000, "release_date": "2027-06-01", "rate_pfh_usd": 100, "budget_usd": 500, "as_of": "2026-11-20"})
+	for _, code := range []string{"RATE_BELOW_PRO_RANGE", "BUDGET_SHORT"} {
+		if !hasWarning(cheap, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(cheap))
+		}
+	}
+	if a := mediaNum(t, cheap, "money", "affordable_pfh_usd"); a != 50 {
+		t.Errorf("$500 over 10 finished hours pays $50 PFH, got %v", a)
+	}
+}
+
+func TestAudiobooksACXCheckFixesAndDates(t *testing.T) {
+	res := run(t, "audiobooks-acx-check", mediaExample(t, "audiobooks-acx-check"))
+	if mediaNum(t, res, "failing_files") != 2 || mediaNum(t, res, "passing_files") != 3 {
+		t.Fatalf("failing %v passing %v", res["failing_files"], res["passing_files"])
+	}
+	ch2 := res["files"].([]any)[2].(map[string]any)
+	// -24.6 dB RMS needs +4.6 dB to reach -20; that lifts the -6.5 dB peak to
+	// -1.9 (limit 1.1 dB) and the -63 dB floor to -58.4 (reduce 1.6 dB).
+	if ch2["gain_db"] != 4.6 || len(ch2["fixes"].([]any)) != 3 {
+		t.Errorf("chapter two fixes %v", ch2)
+	}
+	for _, code := range []string{"RMS_OUT_OF_RANGE", "PEAK_TOO_HIGH", "FILE_TOO_LONG"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if n := tvBizDays("2026-12-04", res["review_complete_estimate"].(string)); n != 14 {
+		t.Errorf("review ends %d business days after submission, want 14", n)
+	}
+}
+
+func TestAudiobooksACXCheckPackageAndFixTime(t *testing.T) {
+	files := []any{}
+	for i := 0; i < 12; i++ {
+		files = append(files, map[string]any{"name": "ch", "rms_db": -26.0, "peak_db": -9.0, "noise_floor_db": -70.0, "duration_minutes": 30.0, "channels": []string{"mono", "stereo"}[i%2]})
+	}
+	res := run(t, "audiobooks-acx-check", map[string]any{
+		"files": files, "retail_sample_minutes": 7, "has_closing_credits": false, "submission_date": "2026-11-23", "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"MIXED_CHANNELS", "CREDITS_MISSING", "RETAIL_SAMPLE_LENGTH", "FIX_TIME_SHORT", "RMS_OUT_OF_RANGE"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	// 12 failing files: 3 days of remastering + 2 for the final listen.
+	if res["earliest_submission_date"] != "2026-11-27" {
+		t.Errorf("earliest submission %v, want 2026-11-27", res["earliest_submission_date"])
+	}
+}

@@ -1,0 +1,188 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Edinburgh Festival Fringe plan for a stand-up hour: the year's deadlines
+// and the run's box-office break-even. Rules used (Edinburgh Festival Fringe
+// Society guidance and recent festival calendars; exact dates are published
+// each year, so check them):
+//   - The Fringe opens on the first Friday of August and runs 25 days to the
+//     Monday three weeks later (2024: 2–26 August; 2025: 1–25 August).
+//   - The big venues (Assembly, Gilded Balloon, Pleasance, Underbelly and
+//     others) take applications over the winter and programme by the end of
+//     January; accommodation is booked by then too, before prices climb.
+//   - Registration for the printed programme closes in early April (the
+//     first Thursday of April is used); later registrations are listed
+//     online only.
+//   - The programme launches in June: press releases and reviewer invites
+//     go out by mid-June, print (flyers, posters) is ordered by 1 July.
+//   - A new hour is run in at least 10 previews between May and July.
+//   - Box office: UK ticket prices include 20% VAT at VAT-registered
+//     venues, and box-office and card commissions take about 10% more
+//     (conservative); the performer then gets their split (60/40 in the
+//     performer's favour is common) of the net. Most Fringe shows run at a
+//     loss, and few average more than half full.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "comedy-edinburgh-fringe",
+		Name:        "Edinburgh Fringe run plan",
+		Vertical:    "comedy",
+		Description: "Dates an Edinburgh Fringe year (venue applications, accommodation, programme registration, previews, press, print, the run) and computes the run's box-office income, break-even occupancy and tickets per night, with warnings when deadlines have passed or the run cannot break even.",
+		Fields: []engine.Field{
+			{Name: "show_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the show."},
+			{Name: "year", Kind: engine.Integer, Min: engine.Bound(2026), Max: engine.Bound(2035), Description: "Festival year; defaults to the next Fringe whose programme registration is still open."},
+			{Name: "run_nights", Kind: engine.Integer, Default: 24, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Performances (a full run is 24–25)."},
+			{Name: "seats", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Seats in the room."},
+			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Average ticket price paid, VAT included (after concessions and previews)."},
+			{Name: "performer_split_pct", Kind: engine.Number, Default: 60, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Performer's share of net box office, in percent."},
+			{Name: "costs_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Costs of the run: registration, venue fees, accommodation, travel, PR, print."},
+			{Name: "occupancy_pct", Kind: engine.Number, Default: 35, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected average share of seats sold, in percent."},
+		},
+		ExampleContext: map[string]any{
+			"show_title":          "Small Talk, Big Room",
+			"year":                2027,
+			"run_nights":          24,
+			"seats":               60,
+			"ticket_price_usd":    15,
+			"performer_split_pct": 60,
+			"costs_usd":           9500,
+			"occupancy_pct":       40,
+			"as_of":               "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-deadlines", Run: comedyFringeDeadlines},
+			{Name: "schedule", Run: comedyFringeSchedule},
+			{Name: "box-office", Run: comedyFringeBoxOffice},
+			{Name: "recommend", Run: comedyFringeRecommend},
+		},
+	})
+}
+
+const (
+	comedyFringeVAT        = 0.20
+	comedyFringeCommission = 0.10
+	comedyFringeHighOcc    = 50.0
+)
+
+// comedyFringeDates are one festival year's key dates.
+type comedyFringeDates struct {
+	venueApps, registration, pressRelease, print, opening, closing time.Time
+}
+
+func comedyFringeYear(y int) comedyFringeDates {
+	open := engine.NthWeekday(y, time.August, time.Friday, 1)
+	return comedyFringeDates{
+		venueApps:    engine.PrevWorkday(time.Date(y, time.January, 31, 0, 0, 0, 0, time.UTC)),
+		registration: engine.NthWeekday(y, time.April, time.Thursday, 1),
+		pressRelease: engine.PrevWorkday(time.Date(y, time.June, 15, 0, 0, 0, 0, time.UTC)),
+		print:        engine.PrevWorkday(time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)),
+		opening:      open,
+		closing:      engine.AddDays(open, 24),
+	}
+}
+
+func comedyFringeDeadlines(in *engine.Input, p *engine.Plan) error {
+	asOf := p.AsOf()
+	year := in.Int("year")
+	if !in.Has("year") {
+		year = asOf.Year()
+		if comedyFringeYear(year).registration.Before(asOf) {
+			year++
+		}
+	}
+	d := comedyFringeYear(year)
+	p.Set("festival_year", year)
+	p.Set("festival", map[string]any{"opens": engine.FormatDate(d.opening), "closes": engine.FormatDate(d.closing)})
+	p.SetTarget(d.opening)
+	switch {
+	case d.closing.Before(asOf):
+		p.Warn("FESTIVAL_PASSED", "The %d Fringe ended %s; plan for %d.", year, engine.FormatDate(d.closing), year+1)
+		p.Set("next_feasible_year", year+1)
+	case d.registration.Before(asOf):
+		p.Warn("REGISTRATION_DEADLINE_PASSED", "Registration for the %d printed programme closed %s (%d days ago): register now for an online-only listing, or plan for %d, whose venue applications close %s.",
+			year, engine.FormatDate(d.registration), engine.DaysBetween(d.registration, asOf), year+1, engine.FormatDate(comedyFringeYear(year+1).venueApps))
+		p.Set("next_feasible_year", year+1)
+	case d.venueApps.Before(asOf):
+		p.Warn("VENUE_DEADLINE_PASSED", "The big venues programmed %d by %s; look to smaller venues and the free fringes (PBH Free Fringe, Laughing Horse) before registering by %s.",
+			year, engine.FormatDate(d.venueApps), engine.FormatDate(d.registration))
+	}
+	return nil
+}
+
+func comedyFringeSchedule(in *engine.Input, p *engine.Plan) error {
+	d := comedyFringeYear(p.Get("festival_year").(int))
+	p.Milestone("venue-applications", "Venue applications in; accommodation booked", d.venueApps)
+	p.Milestone("registration", "Fringe Society registration for the printed programme", d.registration)
+	p.Milestone("previews-start", "Work-in-progress previews begin (10+ by July)", time.Date(d.opening.Year(), time.May, 1, 0, 0, 0, 0, time.UTC))
+	p.Milestone("press-release", "Press release and reviewer invitations out", d.pressRelease)
+	p.Milestone("print", "Flyers and posters ordered", d.print)
+	p.Milestone("arrive", "Arrive in Edinburgh: venue tech and flyering", engine.AddDays(d.opening, -3))
+	p.Milestone("opening", "First performance", d.opening)
+	p.Milestone("closing", "Last night of the Fringe", d.closing)
+	if p.Get("next_feasible_year") == nil {
+		p.WarnPassedMilestones()
+	}
+	return nil
+}
+
+func comedyFringeBoxOffice(in *engine.Input, p *engine.Plan) error {
+	seats, nights := in.Int("seats"), in.Int("run_nights")
+	price, split := in.Float("ticket_price_usd"), in.Float("performer_split_pct")/100
+	costs, occ := in.Float("costs_usd"), in.Float("occupancy_pct")
+	netTicket := price / (1 + comedyFringeVAT) * (1 - comedyFringeCommission)
+	perTicket := netTicket * split
+	capacity := seats * nights
+	income := float64(capacity) * occ / 100 * perTicket
+	box := map[string]any{
+		"capacity":             capacity,
+		"net_per_ticket_usd":   engine.Money(netTicket),
+		"performer_per_ticket": engine.Money(perTicket),
+		"projected_tickets":    int(math.Round(float64(capacity) * occ / 100)),
+		"projected_income_usd": engine.Money(income),
+		"projected_result_usd": engine.Money(income - costs),
+	}
+	p.Set("box_office", box)
+	if perTicket <= 0 {
+		p.Warn("NO_BOX_OFFICE_INCOME", "With a %s ticket and a %.0f%% split the performer earns nothing per ticket; the %s of costs are a straight loss.", engine.USD(price), split*100, engine.USD(costs))
+		return nil
+	}
+	tickets := int(math.Ceil(costs / perTicket))
+	beOcc := engine.Round(float64(tickets)/float64(capacity)*100, 1)
+	perNight := int(math.Ceil(float64(tickets) / float64(nights)))
+	box["break_even_tickets"], box["break_even_occupancy_pct"], box["break_even_per_night"] = tickets, beOcc, perNight
+	switch {
+	case beOcc > 100:
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Breaking even needs %d tickets, more than the %d seats of the run (%.0f%%); cut costs, or find a bigger room or a better split.", tickets, capacity, beOcc)
+	case beOcc > comedyFringeHighOcc:
+		p.Warn("BREAK_EVEN_HIGH", "Breaking even needs %.0f%% of seats (%d a night); few Fringe shows average more than half full.", beOcc, perNight)
+	}
+	if income < costs {
+		p.Warn("PROJECTED_LOSS", "At %.0f%% full the run earns %s against %s of costs, a loss of %s.", occ, engine.USD(income), engine.USD(costs), engine.USD(costs-income))
+	}
+	return nil
+}
+
+func comedyFringeRecommend(in *engine.Input, p *engine.Plan) error {
+	d := comedyFringeYear(p.Get("festival_year").(int))
+	box := p.Get("box_office").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), d.venueApps), "Apply to venues and book a bed",
+		"Apply to two or three venues with a show blurb, a video of a preview set and your preferred slot; book accommodation the same week.")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), d.registration), "Register for the printed programme",
+		"The printed programme and the Fringe app are how most tickets are found; a 40-word blurb and a strong image matter more than the title.")
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), d.pressRelease), "Invite reviewers in the first week", "Reviews from the first weekend sell the rest of the run; invite for early dates, not previews.")
+	breakEven := "never breaks even"
+	if occ, ok := box["break_even_occupancy_pct"]; ok {
+		breakEven = fmt.Sprintf("breaks even at %v%% full (%v tickets a night)", occ, box["break_even_per_night"])
+		p.Recommend(engine.Low, "Count the run, not the night", fmt.Sprintf("Each ticket is worth %s to you after VAT, commissions and the split; fill the quiet first week with two-for-ones rather than comps.", engine.USD(box["performer_per_ticket"].(float64))))
+	}
+	p.Strategy("%s at the %d Fringe (%s to %s): venues by %s, programme registration by %s; %d nights × %d seats %s, and at %.0f%% full the run returns %s.",
+		in.Str("show_title"), p.Get("festival_year"), engine.FormatDate(d.opening), engine.FormatDate(d.closing), engine.FormatDate(d.venueApps), engine.FormatDate(d.registration),
+		in.Int("run_nights"), in.Int("seats"), breakEven, in.Float("occupancy_pct"), engine.USD(box["projected_result_usd"].(float64)))
+	return nil
+}

@@ -1,0 +1,205 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Kickstarter campaign for a printed comic or graphic novel: the funding
+// goal that actually covers the print run, and the calendar from
+// pre-launch page to backers' mailboxes.
+// Rules used:
+//   - Kickstarter keeps 5% of funds raised; payment processing (Stripe) is
+//     3% + $0.20 per pledge, or 5% + $0.05 for pledges under $10
+//     (Kickstarter fee schedule, US).
+//   - Dropped pledges (declined cards) commonly cost 3–5% of the total; we
+//     plan 5%.
+//   - Campaigns run 1–60 days; Kickstarter recommends 30 days or fewer,
+//     which succeed more often.
+//   - A pre-launch page should collect followers for 4–6 weeks; project
+//     review takes up to a few business days, so submit 10 days ahead.
+//     Launches are commonly Tuesday to Thursday.
+//   - Funds arrive about 14 days after the campaign ends; backer surveys
+//     go out in the first week after it.
+//   - Print: runs under 500 copies are usually digital (about 4 weeks);
+//     500+ go offset, 6–8 weeks of printing plus 4–6 weeks of ocean freight
+//     from overseas printers (we plan 12 weeks); fulfilment about 3 weeks.
+//   - Saddle-stitched comics (48 pages or fewer) need a page count that is a
+//     multiple of 4; offset perfect-bound books print in 16-page signatures.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "comics-kickstarter",
+		Name:        "Comics Kickstarter plan",
+		Vertical:    "comics",
+		Description: "Sets a Kickstarter goal for a printed comic that covers printing, creative costs, shipping, platform and processing fees and dropped pledges, estimates backers needed, checks page count and print run, and schedules pre-launch, campaign, funds, printing and fulfilment.",
+		Fields: []engine.Field{
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Campaign launch day."},
+			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},
+			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(8), Max: engine.Bound(600), Description: "Interior pages of the book."},
+			{Name: "print_run", Kind: engine.Integer, Required: true, Min: engine.Bound(50), Max: engine.Bound(50000), Description: "Copies to print."},
+			{Name: "unit_print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Description: "Printer's quote per copy, in US dollars."},
+			{Name: "creative_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Art, colours, letters, editing still to pay, in US dollars."},
+			{Name: "avg_pledge_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(1), Description: "Expected average pledge, in US dollars."},
+			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Description: "Packaging and postage per backer not charged separately, in US dollars."},
+		},
+		ExampleContext: map[string]any{
+			"launch_date":             "2027-03-02",
+			"campaign_days":           30,
+			"page_count":              128,
+			"print_run":               1000,
+			"unit_print_cost_usd":     4.2,
+			"creative_costs_usd":      6000,
+			"avg_pledge_usd":          38,
+			"shipping_per_backer_usd": 9,
+			"as_of":                   "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-specs", Run: coKsSpecs},
+			{Name: "funding-goal", Run: coKsGoal},
+			{Name: "schedule", Run: coKsSchedule},
+			{Name: "recommend", Run: coKsRecommend},
+		},
+	})
+}
+
+const coKsDropped = 0.05
+
+// coKsFees returns the percentage and per-pledge processing fee for an
+// average pledge.
+func coKsFees(avg float64) (pct, perPledge float64) {
+	if avg < 10 {
+		return 0.05 + 0.05, 0.05
+	}
+	return 0.05 + 0.03, 0.20
+}
+
+func coKsSpecs(in *engine.Input, p *engine.Plan) error {
+	pages := in.Int("page_count")
+	if pages <= 48 && pages%4 != 0 {
+		s := (pages + 3) / 4 * 4
+		p.Warn("PAGE_COUNT_SIGNATURE", "A saddle-stitched comic needs a multiple of 4 pages; %d pages prints as %d with blanks. Plan %d.", pages, s, s)
+		p.Set("suggested_page_count", s)
+	}
+	if pages > 48 && in.Int("print_run") >= 500 && pages%16 != 0 {
+		s := (pages + 15) / 16 * 16
+		p.Warn("PAGE_COUNT_SIGNATURE", "An offset perfect-bound book prints in 16-page signatures; %d pages wastes %d. Plan %d (or %d) pages.", pages, s-pages, s, s-16)
+		p.Set("suggested_page_count", s)
+	}
+	if d := in.Int("campaign_days"); d > 30 {
+		p.Warn("CAMPAIGN_OVER_30_DAYS", "A %d-day campaign is longer than the 30 days or fewer Kickstarter recommends; the middle sags and success rates drop. Run 30.", d)
+	}
+	return nil
+}
+
+func coKsGoal(in *engine.Input, p *engine.Plan) error {
+	avg, ship := in.Float("avg_pledge_usd"), in.Float("shipping_per_backer_usd")
+	pct, perPledge := coKsFees(avg)
+	printing := engine.Money(float64(in.Int("print_run")) * in.Float("unit_print_cost_usd"))
+	fixed := printing + in.Float("creative_costs_usd")
+	// Each dollar raised keeps 1 - fees - drops, and each backer costs
+	// shipping plus the per-pledge fee: goal × (keep - perBacker/avg) = fixed.
+	keep := 1 - pct - coKsDropped
+	margin := keep - (ship+perPledge)/avg
+	if margin < keep/2 {
+		minimum := math.Ceil(2 * (ship + perPledge) / keep)
+		p.Warn("PLEDGE_TOO_LOW", "Shipping and fees take %s of a %s average pledge, more than half of what it keeps after fees; raise the average pledge to at least %s or charge shipping separately.",
+			studioUSD(ship+perPledge), studioUSD(avg), studioUSD(minimum))
+		p.Set("minimum_average_pledge_usd", minimum)
+		if margin <= 0 {
+			return nil
+		}
+	}
+	goal := math.Ceil(fixed/margin/100) * 100
+	backers := int(math.Ceil(engine.Round(goal/avg, 6)))
+	funding := map[string]any{
+		"goal_usd":            goal,
+		"backers_needed":      backers,
+		"printing_usd":        printing,
+		"creative_costs_usd":  in.Float("creative_costs_usd"),
+		"shipping_usd":        engine.Money(ship * float64(backers)),
+		"platform_fee_usd":    engine.Money(goal * 0.05),
+		"processing_fee_usd":  engine.Money(goal*(pct-0.05) + perPledge*float64(backers)),
+		"dropped_pledges_usd": engine.Money(goal * coKsDropped),
+	}
+	funding["net_after_costs_usd"] = engine.Money(goal - funding["shipping_usd"].(float64) - funding["platform_fee_usd"].(float64) - funding["processing_fee_usd"].(float64) - funding["dropped_pledges_usd"].(float64) - fixed)
+	p.Set("funding", funding)
+	if backers > in.Int("print_run") {
+		suggested := int(math.Ceil(float64(backers)*1.1/100)) * 100
+		p.Warn("PRINT_RUN_SHORT", "The goal implies %d backers but the print run is %d copies; print at least %d (10%% spare for damages and conventions).", backers, in.Int("print_run"), suggested)
+		p.Set("suggested_print_run", suggested)
+	}
+	return nil
+}
+
+func coKsSchedule(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	days := engine.DaysBetween(p.AsOf(), launch)
+	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), 28), time.Tuesday)
+	switch {
+	case days < 0:
+		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is before the plan date %s; the earliest sensible launch is Tuesday %s.", engine.FormatDate(launch), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
+	case days < 28:
+		p.Warn("LAUNCH_TOO_SOON", "Launching in %d days leaves no time for the 4–6 week pre-launch page that brings day-one backers; the earliest sensible launch is Tuesday %s.", days, engine.FormatDate(earliest))
+	case days < 42:
+		p.Warn("PRELAUNCH_SHORT", "%d days to launch is under the 6 weeks a pre-launch page needs to gather followers; open it today and push every channel to it.", days)
+	}
+	if days < 28 {
+		p.Set("earliest_feasible_launch_date", engine.FormatDate(earliest))
+		launch = earliest
+	}
+	if wd := launch.Weekday(); wd == time.Saturday || wd == time.Sunday || wd == time.Friday {
+		p.Recommend(engine.Medium, "Launch midweek", fmt.Sprintf("%s launches lose the first-day press and newsletter push; Tuesday to Thursday mornings are the norm.", wd))
+	}
+	p.SetTarget(launch)
+	end := engine.AddDays(launch, in.Int("campaign_days"))
+	funds := engine.AddDays(end, 14)
+	printWeeks, method := 4, "digital"
+	if in.Int("print_run") >= 500 {
+		printWeeks, method = 12, "offset and freight"
+	}
+	printed := engine.AddWeeks(funds, printWeeks)
+	shipped := engine.AddWeeks(printed, 3)
+	// Promise the month after expected fulfilment: late rewards cost more
+	// goodwill than a conservative date.
+	estimate := engine.AddMonths(time.Date(shipped.Year(), shipped.Month(), 1, 0, 0, 0, 0, time.UTC), 1)
+	p.Milestone("prelaunch-page", "Pre-launch page live; collect followers", engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)))
+	p.Milestone("submit-review", "Project submitted for Kickstarter review", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(launch, -10))))
+	p.Milestone("launch", "Campaign launches", launch)
+	p.Milestone("campaign-end", "Campaign ends", end)
+	p.Milestone("backer-surveys", "Backer surveys / pledge manager open", engine.AddDays(end, 7))
+	p.Milestone("funds-arrive", "Funds arrive (about 14 days after the end); pay the printer's deposit", funds)
+	p.Milestone("books-printed", fmt.Sprintf("Books printed and delivered (%s, %d weeks)", method, printWeeks), printed)
+	p.Milestone("fulfilment", "All rewards shipped", shipped)
+	p.Set("schedule", map[string]any{
+		"launch":             engine.FormatDate(launch),
+		"end":                engine.FormatDate(end),
+		"funds":              engine.FormatDate(funds),
+		"printed":            engine.FormatDate(printed),
+		"fulfilment":         engine.FormatDate(shipped),
+		"estimated_delivery": estimate.Format("2006-01"),
+	})
+	return nil
+}
+
+func coKsRecommend(in *engine.Input, p *engine.Plan) error {
+	s := p.Get("schedule").(map[string]any)
+	launch, _ := engine.ParseDate(s["launch"].(string))
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+		"Followers of a pre-launch page are notified at launch; a strong first 48 hours decides most campaigns.")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(launch, -10))), "Finish print-ready files before launch",
+		"Have the book lettered and print-ready, with a signed printer quote, before launch; backers fund printing, not unfinished pages.")
+	p.Recommend(engine.Medium, "Charge shipping separately", "Collect shipping by region in the pledge manager so postage increases and international backers do not eat the margin.")
+	p.Recommend(engine.Low, fmt.Sprintf("Promise delivery in %s", s["estimated_delivery"]), "Set the reward's estimated delivery to the month after planned fulfilment; a padded date kept beats an optimistic one missed.")
+	f, ok := p.Get("funding").(map[string]any)
+	if !ok {
+		p.Strategy("Launch on %s for %d days; no goal is computed until the average pledge covers shipping and fees, then fulfil by %s.", s["launch"], in.Int("campaign_days"), s["fulfilment"])
+		return nil
+	}
+	p.Strategy("Set the goal at %s (about %d backers at %s) to cover %s printing and %s creative costs after 5%% platform, processing and 5%% dropped-pledge losses; launch %s, funds %s, rewards shipped by %s.",
+		studioUSD(f["goal_usd"].(float64)), f["backers_needed"], studioUSD(in.Float("avg_pledge_usd")), studioUSD(f["printing_usd"].(float64)), studioUSD(in.Float("creative_costs_usd")),
+		s["launch"], s["funds"], s["fulfilment"])
+	return nil
+}

@@ -1,0 +1,101 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestComicsKickstarterGoalCoversCosts(t *testing.T) {
+	w, _ := engine.LookupWorkflow("comics-kickstarter")
+	res := run(t, "comics-kickstarter", clone(w.ExampleContext))
+	f := res["funding"].(map[string]any)
+	// Costs $4,200 + $6,000; each dollar keeps 1 - 5% - 3% - 5% = 0.87 and
+	// each $38 backer costs $9.20 in postage and per-pledge fee:
+	// 10,200 / (0.87 - 9.2/38) = 16,244.7 → $16,300, 429 backers.
+	if f["goal_usd"] != 16300.0 || f["backers_needed"] != 429.0 || f["platform_fee_usd"] != 815.0 {
+		t.Fatalf("funding %v", f)
+	}
+	if f["net_after_costs_usd"].(float64) < 0 {
+		t.Fatalf("goal does not cover costs: %v", f)
+	}
+	launch, end, funds := milestoneDate(t, res, "launch"), milestoneDate(t, res, "campaign-end"), milestoneDate(t, res, "funds-arrive")
+	if engine.DaysBetween(launch, end) != 30 || engine.DaysBetween(end, funds) != 14 {
+		t.Fatalf("campaign %v–%v, funds %v", launch, end, funds)
+	}
+	// Offset print runs take 12 weeks after funds; delivery promised the
+	// month after fulfilment.
+	if engine.DaysBetween(funds, milestoneDate(t, res, "books-printed")) != 84 || res["schedule"].(map[string]any)["estimated_delivery"] != "2027-08" {
+		t.Fatalf("schedule %v", res["schedule"])
+	}
+	if len(warningCodes(res)) != 0 {
+		t.Fatalf("unexpected warnings %v", warningCodes(res))
+	}
+}
+
+func TestComicsKickstarterRisks(t *testing.T) {
+	res := run(t, "comics-kickstarter", map[string]any{
+		"launch_date": "2026-12-01", "campaign_days": 45, "page_count": 30, "print_run": 300, "unit_print_cost_usd": 3,
+		"creative_costs_usd": 15000, "avg_pledge_usd": 30, "shipping_per_backer_usd": 6, "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"LAUNCH_TOO_SOON", "PAGE_COUNT_SIGNATURE", "CAMPAIGN_OVER_30_DAYS", "PRINT_RUN_SHORT"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if res["earliest_feasible_launch_date"] != "2026-12-22" || res["suggested_page_count"] != 32.0 {
+		t.Errorf("earliest launch %v (want Tuesday 2026-12-22), pages %v (want 32)", res["earliest_feasible_launch_date"], res["suggested_page_count"])
+	}
+	// A digital run under 500 copies prints in 4 weeks.
+	if engine.DaysBetween(milestoneDate(t, res, "funds-arrive"), milestoneDate(t, res, "books-printed")) != 28 {
+		t.Error("digital print run should take 4 weeks")
+	}
+	low := run(t, "comics-kickstarter", map[string]any{
+		"launch_date": "2027-03-02", "page_count": 32, "print_run": 500, "unit_print_cost_usd": 2, "avg_pledge_usd": 15, "shipping_per_backer_usd": 9, "as_of": "2026-11-20",
+	})
+	if !hasWarning(low, "PLEDGE_TOO_LOW") || low["minimum_average_pledge_usd"] != 22.0 {
+		t.Fatalf("$9.20 of a $15 pledge: want PLEDGE_TOO_LOW, minimum 22 (2 × 9.2 / 0.87), got %v %v", warningCodes(low), low["minimum_average_pledge_usd"])
+	}
+}
+
+func TestComicsWebcomicBufferRunsOut(t *testing.T) {
+	w, _ := engine.LookupWorkflow("comics-webcomic-launch")
+	res := run(t, "comics-webcomic-launch", clone(w.ExampleContext))
+	b := res["buffer"].(map[string]any)
+	// 12 pages + floor(1.5 × 101/7) = 33 at launch, 6 in the launch drop.
+	if b["pages_at_launch"] != 33.0 || b["launch_drop_pages"] != 6.0 || b["target_pages"] != 20.0 {
+		t.Fatalf("buffer %v", b)
+	}
+	// 27 pages drain at 0.5 a week: 54 weeks after launch.
+	if !hasWarning(res, "BUFFER_RUNS_OUT") || engine.DaysBetween(milestoneDate(t, res, "launch"), milestoneDate(t, res, "buffer-empty")) != 54*7 {
+		t.Fatalf("buffer empty %v, warnings %v", res["buffer_empty_date"], warningCodes(res))
+	}
+	if d := milestoneDate(t, res, "story-complete"); d.Weekday() != time.Monday {
+		t.Fatalf("story completes on %v, not on the Monday update day", d)
+	}
+
+	ctx := clone(w.ExampleContext)
+	ctx["production_pages_per_week"] = 2
+	keep := run(t, "comics-webcomic-launch", ctx)
+	if hasWarning(keep, "BUFFER_RUNS_OUT") {
+		t.Fatal("production equal to the schedule cannot run out")
+	}
+	// On schedule: (300 - 6) / 2 = 147 weeks after launch.
+	if engine.DaysBetween(milestoneDate(t, keep, "launch"), milestoneDate(t, keep, "story-complete")) != 147*7 {
+		t.Fatalf("story complete %v", keep["story_complete_date"])
+	}
+}
+
+func TestComicsWebcomicBufferBelowTarget(t *testing.T) {
+	res := run(t, "comics-webcomic-launch", map[string]any{
+		"launch_date": "2026-12-07", "production_pages_per_week": 1.5, "story_pages": 200, "as_of": "2026-11-20",
+	})
+	if !hasWarning(res, "BUFFER_BELOW_TARGET") {
+		t.Fatalf("3 pages at launch cannot hold a 20-page buffer: %v", warningCodes(res))
+	}
+	// (6 + 20) / 1.5 → 18 weeks, on the Monday update day.
+	if res["earliest_full_buffer_launch_date"] != "2027-03-29" {
+		t.Fatalf("earliest full-buffer launch %v, want Monday 2027-03-29", res["earliest_full_buffer_launch_date"])
+	}
+}

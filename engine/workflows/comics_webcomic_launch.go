@@ -1,0 +1,188 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Webcomic serialisation plan: the buffer to launch with, when the buffer
+// runs out at the chosen update schedule, and when each collected print
+// volume is complete online.
+// Rules used:
+//   - Launch with a buffer: creators and platforms (WEBTOON Canvas, Tapas
+//     creator guides) advise 8–12 weeks of finished updates in hand; we aim
+//     for 10 weeks after the launch drop.
+//   - Launch with about three updates at once so new readers have enough to
+//     subscribe to (common WEBTOON/Tapas launch advice).
+//   - A schedule is sustainable only if production keeps up with it: when
+//     pages per week posted exceed pages per week drawn, the buffer drains
+//     at the difference, and a missed update costs readers.
+//   - Print collections gather a fixed number of pages; file preparation
+//     (cover, extras, corrections, print files) takes about 6 weeks after
+//     the last page of a volume is online.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "comics-webcomic-launch",
+		Name:        "Webcomic launch and buffer plan",
+		Vertical:    "comics",
+		Description: "Plans a webcomic launch: buffer at launch, whether production keeps up with the update schedule, the date the buffer runs out, when each collected volume is complete online and when the story ends, with the earliest launch that has a full buffer.",
+		Fields: []engine.Field{
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "First update; later updates fall on the same weekday."},
+			{Name: "pages_per_week", Kind: engine.Number, Default: 2, Min: engine.Bound(0.5), Max: engine.Bound(14), Description: "Pages posted per week once launched."},
+			{Name: "production_pages_per_week", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(20), Description: "Finished pages you (or the team) produce per week."},
+			{Name: "buffer_pages", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Finished pages already in hand."},
+			{Name: "story_pages", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(5000), Description: "Pages in the story (or first arc)."},
+			{Name: "volume_pages", Kind: engine.Integer, Default: 120, Min: engine.Bound(24), Max: engine.Bound(400), Description: "Pages per collected print volume."},
+		},
+		ExampleContext: map[string]any{
+			"launch_date":               "2027-03-01",
+			"pages_per_week":            2,
+			"production_pages_per_week": 1.5,
+			"buffer_pages":              12,
+			"story_pages":               300,
+			"volume_pages":              120,
+			"as_of":                     "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "buffer", Run: coWebBuffer},
+			{Name: "burn-down", Run: coWebBurn},
+			{Name: "volumes", Run: coWebVolumes},
+			{Name: "recommend", Run: coWebRecommend},
+		},
+	})
+}
+
+const (
+	coWebLaunchWeeks = 3  // updates posted on launch day
+	coWebTargetWeeks = 10 // buffer kept after the launch drop
+)
+
+// coWebLaunch is the launch day actually planned (today when the date has
+// passed).
+func coWebLaunch(in *engine.Input, p *engine.Plan) time.Time {
+	return engine.Later(p.AsOf(), in.Date("launch_date"))
+}
+
+// coWebPostDate is the day page n goes online: on the update schedule, but
+// never before the page can be drawn.
+func coWebPostDate(in *engine.Input, p *engine.Plan, n int) time.Time {
+	launch := coWebLaunch(in, p)
+	ppw, prod := in.Float("pages_per_week"), in.Float("production_pages_per_week")
+	dump := min(studioCeil(coWebLaunchWeeks*ppw), in.Int("story_pages"))
+	post := launch
+	if n > dump {
+		post = engine.AddWeeks(launch, studioCeil(float64(n-dump)/ppw))
+	}
+	if extra := n - in.Int("buffer_pages"); extra > 0 {
+		drawn := engine.OnOrAfter(engine.AddDays(p.AsOf(), studioCeil(float64(extra)/prod*7)), launch.Weekday())
+		post = engine.Later(drawn, post)
+	}
+	return post
+}
+
+func coWebBuffer(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	if launch.Before(p.AsOf()) {
+		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is before the plan date %s; the plan launches today.", engine.FormatDate(launch), engine.FormatDate(p.AsOf()))
+		launch = p.AsOf()
+	}
+	p.SetTarget(launch)
+	ppw, prod, story := in.Float("pages_per_week"), in.Float("production_pages_per_week"), in.Int("story_pages")
+	weeks := float64(engine.DaysBetween(p.AsOf(), launch)) / 7
+	atLaunch := min(in.Int("buffer_pages")+int(math.Floor(engine.Round(prod*weeks, 6))), story)
+	dump := min(studioCeil(coWebLaunchWeeks*ppw), story)
+	target := studioCeil(coWebTargetWeeks * ppw)
+	after := atLaunch - dump
+	p.Set("buffer", map[string]any{
+		"pages_at_launch":           atLaunch,
+		"launch_drop_pages":         dump,
+		"pages_after_launch":        after,
+		"target_pages":              target,
+		"weeks_of_buffer":           engine.Round(float64(max(after, 0))/ppw, 1),
+		"pages_drawn_before_launch": atLaunch - in.Int("buffer_pages"),
+	})
+	if after < target && story-dump > after {
+		w := studioCeil(float64(dump+target-in.Int("buffer_pages")) / prod)
+		earliest := engine.OnOrAfter(engine.AddWeeks(p.AsOf(), w), launch.Weekday())
+		p.Warn("BUFFER_BELOW_TARGET", "At launch you will have %d pages; after the %d-page launch drop that leaves %d, under the %d-page (10-week) buffer. Launch on %s %s with a full buffer.",
+			atLaunch, dump, after, target, earliest.Weekday(), engine.FormatDate(earliest))
+		p.Set("earliest_full_buffer_launch_date", engine.FormatDate(earliest))
+	}
+	p.Milestone("launch", fmt.Sprintf("Launch: first %d pages online", dump), launch)
+	p.Milestone("launch-prep", "Banner, thumbnail, synopsis and first pages uploaded as drafts", engine.Later(p.AsOf(), engine.AddDays(launch, -7)))
+	return nil
+}
+
+func coWebBurn(in *engine.Input, p *engine.Plan) error {
+	launch := coWebLaunch(in, p)
+	ppw, prod := in.Float("pages_per_week"), in.Float("production_pages_per_week")
+	b := p.Get("buffer").(map[string]any)
+	after := b["pages_after_launch"].(int)
+	drain := ppw - prod
+	sustainable := math.Floor(prod*2) / 2
+	p.Set("sustainable_pages_per_week", sustainable)
+	if drain <= 0 {
+		p.Set("buffer_empty_date", nil)
+		return nil
+	}
+	postingWeeks := float64(in.Int("story_pages")-b["launch_drop_pages"].(int)) / ppw
+	weeksLeft := math.Max(float64(after), 0) / drain
+	if weeksLeft >= postingWeeks {
+		p.Set("buffer_empty_date", nil)
+		return nil
+	}
+	empty := engine.AddWeeks(launch, int(math.Floor(weeksLeft)))
+	p.Set("buffer_empty_date", engine.FormatDate(empty))
+	p.Milestone("buffer-empty", "Buffer runs out: updates slip to production pace", empty)
+	p.Warn("BUFFER_RUNS_OUT", "Posting %g pages a week while drawing %g drains the buffer by %g a week: the %d pages left after launch run out on %s. Post %g pages a week, or plan a hiatus before then.",
+		ppw, prod, drain, max(after, 0), engine.FormatDate(empty), sustainable)
+	return nil
+}
+
+func coWebVolumes(in *engine.Input, p *engine.Plan) error {
+	story, vol := in.Int("story_pages"), in.Int("volume_pages")
+	n := (story + vol - 1) / vol
+	var volumes []map[string]any
+	for i := 1; i <= n; i++ {
+		last := min(i*vol, story)
+		online := coWebPostDate(in, p, last)
+		ready := engine.AddWeeks(online, 6)
+		volumes = append(volumes, map[string]any{"volume": i, "pages": fmt.Sprintf("%d–%d", (i-1)*vol+1, last), "complete_online": engine.FormatDate(online), "print_files_ready": engine.FormatDate(ready)})
+		if i == 1 {
+			p.Milestone("volume-1-online", "Volume 1 complete online", online)
+			p.Milestone("volume-1-print-ready", "Volume 1 print files ready (cover, extras, corrections)", ready)
+		}
+	}
+	end := coWebPostDate(in, p, story)
+	p.Set("volumes", volumes)
+	p.Set("story_complete_date", engine.FormatDate(end))
+	if n > 1 {
+		p.Milestone("story-complete", "Final page online", end)
+	}
+	return nil
+}
+
+func coWebRecommend(in *engine.Input, p *engine.Plan) error {
+	launch := coWebLaunch(in, p)
+	b := p.Get("buffer").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -7)), "Queue the launch drop",
+		fmt.Sprintf("Upload the first %d pages and schedule the next updates before launch day; keep the update weekday fixed (%s).", b["launch_drop_pages"], launch.Weekday()))
+	if empty, ok := p.Get("buffer_empty_date").(string); ok {
+		d, _ := engine.ParseDate(empty)
+		p.RecommendBy(engine.High, engine.AddWeeks(d, -4), "Announce a schedule change before the buffer ends",
+			fmt.Sprintf("Drop to %g pages a week or announce a planned hiatus a month before %s; readers forgive a planned break, not silence.", p.Get("sustainable_pages_per_week"), empty))
+	}
+	p.Recommend(engine.Medium, "Draw volume extras as you go", "Sketches, pin-ups and a short bonus story make the print collection worth buying for readers who followed online.")
+	p.Recommend(engine.Low, "Track reader retention per chapter", "Check subscribers and drop-off after each chapter; adjust pacing before the collected volume is laid out.")
+	empty := "production keeps up with the schedule"
+	if e, ok := p.Get("buffer_empty_date").(string); ok {
+		empty = "the buffer runs out on " + e
+	}
+	p.Strategy("Launch on %s with %d pages in hand (%d in the launch drop, %g weeks of buffer after it) at %g pages a week; %s, volume 1 is complete online on %s and the story on %s.",
+		engine.FormatDate(launch), b["pages_at_launch"], b["launch_drop_pages"], b["weeks_of_buffer"], in.Float("pages_per_week"), empty,
+		p.Get("volumes").([]map[string]any)[0]["complete_online"], p.Get("story_complete_date"))
+	return nil
+}

@@ -1,0 +1,188 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Pricing a handmade item for Etsy: the handmade pricing formula, Etsy's
+// fees, and what each sale really pays.
+// Rules used:
+//   - Handmade pricing formula (widely taught, e.g. in Etsy's Seller
+//     Handbook): cost = materials + labour (hours × wage) + overhead;
+//     wholesale = 2 × cost; retail = 2 × wholesale. Retail below 2 × cost
+//     leaves no room to sell wholesale at the usual 50% of retail.
+//   - Etsy fees (Etsy Fees & Payments Policy, US sellers): listing $0.20
+//     per listing, renewed every 4 months or after each sale; transaction
+//     fee 6.5% of item price plus shipping and gift wrap; Etsy Payments
+//     processing 3% + $0.25 of the order total; Offsite Ads 15% of an
+//     attributed order (12% for shops over $10,000 a year; capped at $100
+//     per order), which shops under $10,000 can opt out of.
+//   - Shipping charged is treated as passing through to the postage label,
+//     but Etsy's percentage fees still apply to it.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "crafts-etsy-pricing",
+		Name:        "Etsy pricing",
+		Vertical:    "crafts",
+		Description: "Prices a handmade item with the materials + labour + overhead formula, applies Etsy's listing, transaction, processing and Offsite Ads fees, and shows net per sale, effective hourly wage, break-even price and the listing calendar.",
+		Fields: []engine.Field{
+			{Name: "materials_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Materials per item, in US dollars."},
+			{Name: "labor_hours", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Hours of work per item."},
+			{Name: "hourly_wage_usd", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(500), Description: "What you pay yourself per hour, in US dollars."},
+			{Name: "overhead_per_item_usd", Kind: engine.Number, Default: 1, Min: engine.Bound(0), Description: "Packaging, tools and utilities per item, in US dollars."},
+			{Name: "price_usd", Kind: engine.Number, Min: engine.Bound(0.2), Description: "Your current or planned price; when absent the formula price is used."},
+			{Name: "shipping_charged_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Shipping charged to the buyer (spent on postage), in US dollars."},
+			{Name: "offsite_ads", Kind: engine.Boolean, Default: false, Description: "Whether the shop is in Etsy Offsite Ads."},
+			{Name: "listing_date", Kind: engine.Date, Description: "When the listing goes live; defaults to a week after the plan date."},
+		},
+		ExampleContext: map[string]any{
+			"materials_cost_usd":    8.5,
+			"labor_hours":           1.5,
+			"hourly_wage_usd":       18,
+			"overhead_per_item_usd": 1.25,
+			"price_usd":             68,
+			"shipping_charged_usd":  6,
+			"offsite_ads":           true,
+			"listing_date":          "2026-12-01",
+			"as_of":                 "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "cost", Run: crEtsyCost},
+			{Name: "fees", Run: crEtsyFees},
+			{Name: "schedule", Run: crEtsySchedule},
+			{Name: "recommend", Run: crEtsyRecommend},
+		},
+	})
+}
+
+const (
+	crEtsyListing     = 0.20
+	crEtsyTransaction = 0.065
+	crEtsyProcessing  = 0.03
+	crEtsyProcFixed   = 0.25
+	crEtsyOffsite     = 0.15
+	crEtsyOffsiteCap  = 100.0
+)
+
+// crEtsyFeesFor returns Etsy's fees on one order at a price.
+func crEtsyFeesFor(price, ship float64, offsite bool) (listing, transaction, processing, ads float64) {
+	order := price + ship
+	listing = crEtsyListing
+	transaction = engine.Money(order * crEtsyTransaction)
+	processing = engine.Money(order*crEtsyProcessing + crEtsyProcFixed)
+	if offsite {
+		ads = engine.Money(math.Min(order*crEtsyOffsite, crEtsyOffsiteCap))
+	}
+	return
+}
+
+// crEtsyBreakEven is the price whose net after fees equals cost.
+func crEtsyBreakEven(cost, ship float64, offsite bool) float64 {
+	r := crEtsyTransaction + crEtsyProcessing
+	if offsite {
+		r += crEtsyOffsite
+	}
+	return math.Ceil((cost+crEtsyListing+crEtsyProcFixed+r*ship)/(1-r)*100) / 100
+}
+
+func crEtsyCost(in *engine.Input, p *engine.Plan) error {
+	labor := engine.Money(in.Float("labor_hours") * in.Float("hourly_wage_usd"))
+	cost := engine.Money(in.Float("materials_cost_usd") + labor + in.Float("overhead_per_item_usd"))
+	wholesale := engine.Money(2 * cost)
+	formula := studioCleanPrice(2 * wholesale)
+	price := formula
+	if in.Has("price_usd") {
+		price = in.Float("price_usd")
+	}
+	p.Set("cost", map[string]any{"materials_usd": in.Float("materials_cost_usd"), "labor_usd": labor, "overhead_usd": in.Float("overhead_per_item_usd"), "total_usd": cost})
+	p.Set("wholesale_price_usd", wholesale)
+	p.Set("formula_price_usd", formula)
+	p.Set("price_usd", price)
+	if price/2 < cost {
+		p.Warn("NO_WHOLESALE_MARGIN", "At %s, a shop paying the usual 50%% wholesale would pay %s, below your %s cost; the formula retail price is %s (wholesale %s).",
+			studioUSD(price), studioUSD(price/2), studioUSD(cost), studioUSD(formula), studioUSD(wholesale))
+	}
+	return nil
+}
+
+func crEtsyFees(in *engine.Input, p *engine.Plan) error {
+	price, ship := p.Get("price_usd").(float64), in.Float("shipping_charged_usd")
+	cost := p.Get("cost").(map[string]any)["total_usd"].(float64)
+	listing, transaction, processing, _ := crEtsyFeesFor(price, ship, false)
+	fees := engine.Money(listing + transaction + processing)
+	net := engine.Money(price - fees)
+	cash := net - in.Float("materials_cost_usd") - in.Float("overhead_per_item_usd")
+	sale := map[string]any{
+		"listing_usd":     listing,
+		"transaction_usd": transaction,
+		"processing_usd":  processing,
+		"fees_usd":        fees,
+		"fees_pct":        engine.Round(fees/price*100, 1),
+		"net_usd":         net,
+		"profit_usd":      engine.Money(net - cost),
+	}
+	if h := in.Float("labor_hours"); h > 0 {
+		sale["effective_hourly_usd"] = engine.Money(cash / h)
+	}
+	p.Set("sale", sale)
+	be := crEtsyBreakEven(cost, ship, false)
+	p.Set("break_even_price_usd", be)
+	if net < cost {
+		p.Warn("PRICE_BELOW_COST", "At %s you keep %s after %s of Etsy fees, below the %s cost including %g h at %s; the break-even price is %s and the formula price %s.",
+			studioUSD(price), studioUSD(net), studioUSD(fees), studioUSD(cost), in.Float("labor_hours"), studioUSD(in.Float("hourly_wage_usd")), studioUSD(be), studioUSD(p.Get("formula_price_usd").(float64)))
+	}
+	if in.Bool("offsite_ads") {
+		_, _, _, ads := crEtsyFeesFor(price, ship, true)
+		adNet := engine.Money(net - ads)
+		sale["offsite_ads_usd"] = ads
+		sale["net_with_offsite_ads_usd"] = adNet
+		if net >= cost && adNet < cost {
+			beAds := crEtsyBreakEven(cost, ship, true)
+			p.Warn("OFFSITE_ADS_LOSS", "An order through Offsite Ads pays a further %s (15%% of %s) and nets %s, below your %s cost; price at %s or more, or opt out if the shop is under $10,000 a year.",
+				studioUSD(ads), studioUSD(price+ship), studioUSD(adNet), studioUSD(cost), studioUSD(beAds))
+			p.Set("break_even_with_offsite_ads_usd", beAds)
+		}
+	}
+	return nil
+}
+
+func crEtsySchedule(in *engine.Input, p *engine.Plan) error {
+	listing := engine.AddDays(p.AsOf(), 7)
+	if in.Has("listing_date") {
+		listing = in.Date("listing_date")
+	}
+	if listing.Before(p.AsOf()) {
+		p.Warn("LISTING_DATE_PASSED", "The listing date %s is before the plan date %s; the plan lists from today.", engine.FormatDate(listing), engine.FormatDate(p.AsOf()))
+		listing = p.AsOf()
+	}
+	p.SetTarget(listing)
+	p.Set("listing_date", engine.FormatDate(listing))
+	p.Milestone("listing-prep", "Photos, title, 13 tags and shipping profile ready", engine.Later(p.AsOf(), engine.AddDays(listing, -7)))
+	p.Milestone("listing-live", "Listing live ($0.20 listing fee)", listing)
+	p.Milestone("first-review", "30-day review: views, favourites and conversion", engine.AddDays(listing, 30))
+	p.Milestone("auto-renew", "Listing auto-renews ($0.20) if it has not sold", engine.AddMonths(listing, 4))
+	return nil
+}
+
+func crEtsyRecommend(in *engine.Input, p *engine.Plan) error {
+	sale := p.Get("sale").(map[string]any)
+	price := p.Get("price_usd").(float64)
+	listing := p.GetDate("listing_date")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(listing, -7)), "Price from cost, not from competitors",
+		fmt.Sprintf("Your cost is %s; the formula retail price is %s and the break-even on Etsy is %s. Charge at least the break-even and work towards the formula price.",
+			studioUSD(p.Get("cost").(map[string]any)["total_usd"].(float64)), studioUSD(p.Get("formula_price_usd").(float64)), studioUSD(p.Get("break_even_price_usd").(float64))))
+	p.RecommendBy(engine.Medium, engine.AddDays(listing, 30), "Review after 30 days", "If views are high but sales low, improve photos before cutting the price; if favourites are high, test a higher price.")
+	p.Recommend(engine.Medium, "Build shipping into the price", "Offer free shipping over a threshold with postage folded into the item price; Etsy's fees apply to shipping either way.")
+	p.Recommend(engine.Low, "Track fees monthly", "Reconcile Etsy's monthly statement: listing renewals, Offsite Ads and currency conversion add up beyond the per-sale fees.")
+	hourly := ""
+	if h, ok := sale["effective_hourly_usd"].(float64); ok {
+		hourly = fmt.Sprintf(", %s an hour for your time", studioUSD(h))
+	}
+	p.Strategy("At %s, Etsy fees take %s (%g%%) and each sale nets %s, %s over your %s cost%s; list on %s and review on %s.",
+		studioUSD(price), studioUSD(sale["fees_usd"].(float64)), sale["fees_pct"], studioUSD(sale["net_usd"].(float64)), studioUSD(sale["profit_usd"].(float64)),
+		studioUSD(p.Get("cost").(map[string]any)["total_usd"].(float64)), hourly, engine.FormatDate(listing), engine.FormatDate(engine.AddDays(listing, 30)))
+	return nil
+}

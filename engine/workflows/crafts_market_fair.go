@@ -1,0 +1,160 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Craft fair or market plan: how much stock to make, when to start making
+// it, and whether the booth pays.
+// Rules used:
+//   - Professional makers aim to sell about 10 times the booth fee at an
+//     event (the long-standing "10× booth fee" rule of craft-fair vendors;
+//     put the other way, the booth fee should be no more than about 10–20%
+//     of sales).
+//   - Vendors sell only part of what they bring: 20–30% of the stock on
+//     the table at a larger show is commonly reported, and an emptying
+//     table sells less. Stock to bring = sales goal / expected sell-through.
+//   - Card sales through Square cost 2.6% + $0.15 per in-person payment
+//     (Square US); the plan assumes every sale is a card sale, one item
+//     each, which is the cautious case.
+//   - Production stops 3 days before the fair for pricing, tagging and
+//     packing; a practice booth set-up two weeks before catches display
+//     problems.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "crafts-market-fair",
+		Name:        "Craft fair stock and break-even",
+		Vertical:    "crafts",
+		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses.",
+		Fields: []engine.Field{
+			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},
+			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Booth or table fee in US dollars."},
+			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Travel, lodging, jury fee, display and insurance for this event, in US dollars."},
+			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Description: "Average selling price per item, in US dollars."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Materials and packaging per item, in US dollars."},
+			{Name: "units_per_week", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(10000), Description: "Items you can make per week."},
+			{Name: "units_in_stock", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Items already made."},
+			{Name: "sell_through_pct", Kind: engine.Number, Default: 30, Min: engine.Bound(5), Max: engine.Bound(100), Description: "Share of the stock you bring that you expect to sell, in percent."},
+		},
+		ExampleContext: map[string]any{
+			"fair_date":        "2026-12-12",
+			"booth_fee_usd":    250,
+			"other_costs_usd":  120,
+			"avg_price_usd":    32,
+			"unit_cost_usd":    9,
+			"units_per_week":   25,
+			"units_in_stock":   60,
+			"sell_through_pct": 30,
+			"as_of":            "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "break-even", Run: crFairBreakEven},
+			{Name: "stock-target", Run: crFairStock},
+			{Name: "production", Run: crFairProduction},
+			{Name: "recommend", Run: crFairRecommend},
+		},
+	})
+}
+
+// crFairContribution is what one sale leaves after materials and card fee.
+func crFairContribution(in *engine.Input) (card, contribution float64) {
+	price := in.Float("avg_price_usd")
+	card = engine.Money(price*0.026 + 0.15)
+	return card, engine.Money(price - in.Float("unit_cost_usd") - card)
+}
+
+func crFairBreakEven(in *engine.Input, p *engine.Plan) error {
+	fixed := in.Float("booth_fee_usd") + in.Float("other_costs_usd")
+	card, contribution := crFairContribution(in)
+	p.Set("event_costs_usd", engine.Money(fixed))
+	p.Set("per_item", map[string]any{"price_usd": in.Float("avg_price_usd"), "cost_usd": in.Float("unit_cost_usd"), "card_fee_usd": card, "contribution_usd": contribution})
+	if contribution <= 0 {
+		p.Warn("PRICE_BELOW_COST", "At %s an item, materials (%s) and card fees (%s) leave nothing to pay the %s event costs; raise prices above %s.",
+			studioUSD(in.Float("avg_price_usd")), studioUSD(in.Float("unit_cost_usd")), studioUSD(card), studioUSD(fixed), studioUSD((in.Float("unit_cost_usd")+0.15)/(1-0.026)))
+		return nil
+	}
+	p.Set("break_even_units", studioCeil(fixed/contribution))
+	return nil
+}
+
+func crFairStock(in *engine.Input, p *engine.Plan) error {
+	price := in.Float("avg_price_usd")
+	goalUnits := studioCeil(10 * in.Float("booth_fee_usd") / price)
+	if be, ok := p.Get("break_even_units").(int); ok && be > goalUnits {
+		goalUnits = be
+	}
+	through := in.Float("sell_through_pct") / 100
+	stock := studioCeil(float64(goalUnits) / through)
+	p.Set("sales_goal", map[string]any{"units": goalUnits, "revenue_usd": engine.Money(float64(goalUnits) * price), "rule": "10x booth fee"})
+	p.Set("stock_target", stock)
+	p.Set("units_to_make", max(stock-in.Int("units_in_stock"), 0))
+	return nil
+}
+
+func crFairProduction(in *engine.Input, p *engine.Plan) error {
+	fair := in.Date("fair_date")
+	if fair.Before(p.AsOf()) {
+		p.Warn("FAIR_DATE_PASSED", "The fair date %s is before the plan date %s.", engine.FormatDate(fair), engine.FormatDate(p.AsOf()))
+	}
+	p.SetTarget(fair)
+	end := engine.AddDays(fair, -3)
+	toMake := p.Get("units_to_make").(int)
+	rate := in.Float("units_per_week")
+	days := studioCeil(float64(toMake) / rate * 7)
+	start := engine.AddDays(end, -days)
+	stock := p.Get("stock_target").(int)
+	if start.Before(p.AsOf()) {
+		left := max(engine.DaysBetween(p.AsOf(), end), 0)
+		can := int(math.Floor(engine.Round(rate*float64(left)/7, 6)))
+		stock = in.Int("units_in_stock") + can
+		need := engine.AddDays(p.AsOf(), days+3)
+		p.Warn("PRODUCTION_SHORTFALL", "Making %d items at %g a week takes %d days, but %d remain before the %s cut-off; you can bring %d of the %d target. A fair on or after %s leaves time for full stock.",
+			toMake, rate, days, left, engine.FormatDate(end), stock, p.Get("stock_target").(int), engine.FormatDate(need))
+		p.Set("max_stock_by_fair", stock)
+		start = p.AsOf()
+	}
+	_, contribution := crFairContribution(in)
+	sold := int(math.Floor(engine.Round(float64(stock)*in.Float("sell_through_pct")/100, 6)))
+	fixed := p.Get("event_costs_usd").(float64)
+	profit := engine.Money(float64(sold)*contribution - fixed)
+	p.Set("forecast", map[string]any{
+		"stock_brought":          stock,
+		"expected_sold":          sold,
+		"expected_sales_usd":     engine.Money(float64(sold) * in.Float("avg_price_usd")),
+		"expected_profit_usd":    profit,
+		"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
+	})
+	if profit < 0 {
+		p.Warn("LOSS_LIKELY", "Selling %d of %d items (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
+			sold, stock, in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
+	}
+	if toMake > 0 {
+		p.Milestone("production-start", fmt.Sprintf("Start making %d items", toMake), start)
+	}
+	p.Milestone("mock-booth", "Practice booth set-up, price signs, card reader test", engine.Later(p.AsOf(), engine.AddDays(fair, -14)))
+	p.Milestone("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
+	p.Milestone("fair", "Fair day", fair)
+	p.Milestone("restock-review", "Review what sold; restock best-sellers", engine.AddDays(fair, 7))
+	return nil
+}
+
+func crFairRecommend(in *engine.Input, p *engine.Plan) error {
+	f := p.Get("forecast").(map[string]any)
+	goal := p.Get("sales_goal").(map[string]any)
+	fair := in.Date("fair_date")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
+		"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
+	p.Recommend(engine.Medium, "Offer a range of price points", "Mix an impulse item under $15 with your core pieces; small sales cover the booth while bigger ones make the profit.")
+	p.Recommend(engine.Medium, "Collect emails at the booth", "Most visitors don't buy on the day; an email list turns them into online customers after the fair.")
+	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
+	be := "no break-even at this price"
+	if v, ok := p.Get("break_even_units").(int); ok {
+		be = fmt.Sprintf("break even at %d items", v)
+	}
+	p.Strategy("For the %s fair, the %s goal (%v sales, 10× the booth fee) needs %v items at %g%% sell-through; you will bring %v, %s, and can expect %v sales and %s profit.",
+		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), goal["units"], p.Get("stock_target"), in.Float("sell_through_pct"), f["stock_brought"], be, f["expected_sold"], studioUSD(f["expected_profit_usd"].(float64)))
+	return nil
+}

@@ -1,0 +1,196 @@
+package workflows
+
+import (
+	"fmt"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Fixed-fee quote and schedule for a design project, phase by phase.
+// Rules used:
+//   - Design projects run in phases, each ending in a client sign-off:
+//     discovery, concepts, refinement, revisions, final files (the AIGA
+//     Standard Form of Agreement for Design Services is structured the
+//     same way). Planning hours per phase are conservative freelance
+//     figures: logo 4/12/8/4, brand identity 10/30/20/20, website
+//     10/30/30/50, packaging 8/24/16/24, editorial layout 4/12/8/40.
+//   - Each included revision round costs about 15% of the concept and
+//     refinement hours; a 10% contingency covers the scope drift every
+//     project has.
+//   - Clients review each phase in 3 business days.
+//   - Payment: 50% on signing, 25% on concept approval, 25% on final files.
+//   - Rush fees of 25–100% when the deadline is shorter than the schedule
+//     (studioRush).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "design-project-quote",
+		Name:        "Design project quote",
+		Vertical:    "design",
+		Description: "Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget.",
+		Fields: []engine.Field{
+			{Name: "project_type", Kind: engine.String, Required: true, Enum: []string{"logo", "brand_identity", "website", "packaging", "editorial_layout"}, Description: "Kind of project."},
+			{Name: "hourly_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate in US dollars."},
+			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Date the client needs final files."},
+			{Name: "start_date", Kind: engine.Date, Description: "Kickoff date; defaults to the plan date."},
+			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(6), Description: "Revision rounds included."},
+			{Name: "hours_per_week", Kind: engine.Number, Default: 20, Min: engine.Bound(2), Max: engine.Bound(60), Description: "Hours a week you can give this project."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's budget, in US dollars."},
+		},
+		ExampleContext: map[string]any{
+			"project_type":      "brand_identity",
+			"hourly_rate_usd":   95,
+			"deadline":          "2027-02-26",
+			"start_date":        "2026-12-01",
+			"revision_rounds":   2,
+			"hours_per_week":    20,
+			"client_budget_usd": 9200,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "estimate", Run: dsQuoteEstimate},
+			{Name: "schedule", Run: dsQuoteSchedule},
+			{Name: "fit-budget", Run: dsQuoteBudget},
+			{Name: "recommend", Run: dsQuoteRecommend},
+		},
+	})
+}
+
+var dsQuotePhases = map[string][4]float64{
+	"logo":             {4, 12, 8, 4},
+	"brand_identity":   {10, 30, 20, 20},
+	"website":          {10, 30, 30, 50},
+	"packaging":        {8, 24, 16, 24},
+	"editorial_layout": {4, 12, 8, 40},
+}
+
+const (
+	dsQuoteReviewDays  = 3
+	dsQuoteContingency = 0.10
+)
+
+// dsQuoteHours returns the phase hours, hours per revision round and the
+// billed total for a number of rounds.
+func dsQuoteHours(in *engine.Input, rounds int) (ph [4]float64, perRound, billed float64) {
+	ph = dsQuotePhases[in.Str("project_type")]
+	perRound = (ph[1] + ph[2]) * 0.15
+	billed = (ph[0] + ph[1] + ph[2] + ph[3] + perRound*float64(rounds)) * (1 + dsQuoteContingency)
+	return
+}
+
+func dsQuoteEstimate(in *engine.Input, p *engine.Plan) error {
+	rounds := in.Int("revision_rounds")
+	_, _, billed := dsQuoteHours(in, rounds)
+	fee := engine.Money(billed * in.Float("hourly_rate_usd"))
+	p.Set("hours", engine.Round(billed, 2))
+	p.Set("fee_usd", fee)
+	return nil
+}
+
+func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
+	start := p.AsOf()
+	if in.Has("start_date") && in.Date("start_date").After(start) {
+		start = in.Date("start_date")
+	}
+	deadline := in.Date("deadline")
+	ph, perRound, _ := dsQuoteHours(in, in.Int("revision_rounds"))
+	perDay := in.Float("hours_per_week") / 5
+	days := func(h float64) int { return max(1, studioCeil(h/perDay)) }
+	stages := []studioStage{
+		{"discovery-signoff", "Discovery and brief signed off", days(ph[0]) + dsQuoteReviewDays},
+		{"concept-approval", "Concepts presented and one direction approved", days(ph[1]) + dsQuoteReviewDays},
+		{"refinement-approval", "Refined design approved", days(ph[2]) + dsQuoteReviewDays},
+	}
+	for i := 1; i <= in.Int("revision_rounds"); i++ {
+		stages = append(stages, studioStage{fmt.Sprintf("revision-%d", i), fmt.Sprintf("Revision round %d approved", i), days(perRound) + dsQuoteReviewDays})
+	}
+	stages = append(stages, studioStage{"final-files", "Final files and guidelines delivered", days(ph[3])})
+	needed := 0
+	for _, s := range stages {
+		needed += s.days
+	}
+	available := engine.WorkdaysBetween(start, deadline)
+	rush, feasible := studioRush(needed, available)
+	end := deadline
+	switch {
+	case !deadline.After(start) || !feasible:
+		end = engine.AddWorkdays(start, needed)
+		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %d business days including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
+			in.Float("hours_per_week"), needed, dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
+		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
+		rush = 0
+	case rush > 0:
+		p.Warn("RUSH_FEE", "%d business days to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
+			available, engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
+	}
+	fee := p.Get("fee_usd").(float64)
+	total := engine.Money(fee * (1 + rush))
+	p.Set("quote", map[string]any{
+		"hours":            p.Get("hours"),
+		"fee_usd":          fee,
+		"rush_pct":         rush * 100,
+		"total_usd":        total,
+		"on_signing_usd":   engine.Money(total * 0.5),
+		"on_concepts_usd":  engine.Money(total * 0.25),
+		"on_delivery_usd":  engine.Money(total - engine.Money(total*0.5) - engine.Money(total*0.25)),
+		"business_days":    needed,
+		"days_available":   available,
+		"contingency_pct":  dsQuoteContingency * 100,
+		"revision_rounds":  in.Int("revision_rounds"),
+		"hours_per_round":  engine.Round(perRound, 2),
+		"kickoff_date":     engine.FormatDate(start),
+		"final_files_date": engine.FormatDate(end),
+	})
+	p.SetTarget(end)
+	p.Milestone("kickoff", "Contract signed, 50% paid, kickoff", start)
+	studioScheduleStages(p, start, end, stages)
+	p.Milestone("final-invoice", "Final 25% due (net 15)", engine.AddDays(end, 15))
+	return nil
+}
+
+func dsQuoteBudget(in *engine.Input, p *engine.Plan) error {
+	if !in.Has("client_budget_usd") {
+		return nil
+	}
+	q := p.Get("quote").(map[string]any)
+	budget, total := in.Float("client_budget_usd"), q["total_usd"].(float64)
+	if budget >= total {
+		return nil
+	}
+	rate := in.Float("hourly_rate_usd") * (1 + q["rush_pct"].(float64)/100)
+	if rounds := in.Int("revision_rounds"); rounds > 1 {
+		_, _, h := dsQuoteHours(in, 1)
+		if alt := engine.Money(h * rate); alt <= budget {
+			p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; with 1 revision round instead of %d it is %s.", studioUSD(total), studioUSD(budget), rounds, studioUSD(alt))
+			p.Set("budget_alternative", map[string]any{"revision_rounds": 1, "total_usd": alt})
+			return nil
+		}
+	}
+	affordable := engine.Round(budget/rate/(1+dsQuoteContingency), 1)
+	_, _, h1 := dsQuoteHours(in, min(1, in.Int("revision_rounds")))
+	cut := engine.Round(h1/(1+dsQuoteContingency)-affordable, 1)
+	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; even with one revision round the work takes %g hours and the budget buys %g. Cut deliverables by about %g hours or phase the project.",
+		studioUSD(total), studioUSD(budget), engine.Round(h1/(1+dsQuoteContingency), 1), affordable, cut)
+	p.Set("budget_alternative", map[string]any{"revision_rounds": min(1, in.Int("revision_rounds")), "hours_affordable": affordable, "hours_to_cut": cut})
+	return nil
+}
+
+func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
+	q := p.Get("quote").(map[string]any)
+	p.RecommendBy(engine.High, p.AsOf(), "Send a phased proposal",
+		fmt.Sprintf("List deliverables per phase, %d revision rounds, extra rounds at %s/hour, and payments of %s / %s / %s at signing, concept approval and delivery.",
+			in.Int("revision_rounds"), studioUSD(in.Float("hourly_rate_usd")), studioUSD(q["on_signing_usd"].(float64)), studioUSD(q["on_concepts_usd"].(float64)), studioUSD(q["on_delivery_usd"].(float64))))
+	p.Recommend(engine.High, "Make review days part of the deal", fmt.Sprintf("The schedule assumes %d business days per client review; put it in the contract so late feedback moves the deadline, not your weekends.", dsQuoteReviewDays))
+	p.Recommend(engine.Medium, "Track hours against the estimate", fmt.Sprintf("Log time per phase against the %g-hour estimate; past 80%% of a phase's hours, raise scope before you are over.", q["hours"]))
+	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
+	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %d business days with client reviews, final files on %s.",
+		studioUSD(q["total_usd"].(float64)), studioLabel(in.Str("project_type")), q["hours"], studioUSD(in.Float("hourly_rate_usd")), dsQuoteRushNote(q),
+		q["kickoff_date"], q["business_days"], q["final_files_date"])
+	return nil
+}
+
+func dsQuoteRushNote(q map[string]any) string {
+	if r := q["rush_pct"].(float64); r > 0 {
+		return fmt.Sprintf(", plus a %.0f%% rush fee", r)
+	}
+	return ""
+}

@@ -1,0 +1,207 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Freelance designer's rate review: the hourly and day rate that pays a
+// target income, and the notice calendar for moving clients to it.
+// Rules used:
+//   - Billable time: freelancers commonly bill 50–70% of a 40-hour week
+//     (20–28 hours); the rest goes to sales, admin and learning. Above 30
+//     billable hours a week is flagged as optimistic.
+//   - US self-employment tax (IRS Schedule SE): 15.3% on 92.35% of net
+//     earnings, the 12.4% Social Security part only up to the wage base
+//     ($184,500 for 2026, SSA); the 0.9% Additional Medicare Tax above
+//     $200,000 is ignored. Income tax is not modelled: the target is pay
+//     before income tax.
+//   - Rate = (profit needed + business expenses) / billable hours a year,
+//     rounded up to $5; a day rate is 8 hours.
+//   - Notice of a rate change: 30 days is the common minimum in freelance
+//     contracts, 60 days for retainer clients; rises above 20% are commonly
+//     phased in over two steps six months apart.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "design-rate-review",
+		Name:        "Freelance rate review",
+		Vertical:    "design",
+		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect.",
+		Fields: []engine.Field{
+			{Name: "target_income_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},
+			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars."},
+			{Name: "billable_hours_per_week", Kind: engine.Number, Default: 25, Min: engine.Bound(5), Max: engine.Bound(60), Description: "Hours a week you actually bill."},
+			{Name: "weeks_off", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(26), Description: "Weeks a year without billing: holidays, sickness, quiet periods."},
+			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Description: "Your current hourly rate in US dollars."},
+			{Name: "effective_date", Kind: engine.Date, Required: true, Description: "When the new rate should take effect."},
+			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether US self-employment tax applies."},
+		},
+		ExampleContext: map[string]any{
+			"target_income_usd":       85000,
+			"annual_expenses_usd":     9000,
+			"billable_hours_per_week": 24,
+			"weeks_off":               7,
+			"current_rate_usd":        85,
+			"effective_date":          "2027-01-04",
+			"us_self_employed":        true,
+			"as_of":                   "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "required-rate", Run: dsRateRequired},
+			{Name: "notice", Run: dsRateNotice},
+			{Name: "compare", Run: dsRateCompare},
+			{Name: "recommend", Run: dsRateRecommend},
+		},
+	})
+}
+
+const (
+	dsRateSSBase    = 184500.0 // 2026 Social Security wage base
+	dsRateSEShare   = 0.9235
+	dsRateSS        = 0.124
+	dsRateMedicare  = 0.029
+	dsRateDayHours  = 8
+	dsRatePhaseOver = 0.20
+)
+
+// dsRateSETax is US self-employment tax on a year's net profit.
+func dsRateSETax(profit float64) float64 {
+	base := math.Max(profit, 0) * dsRateSEShare
+	return math.Min(base, dsRateSSBase)*dsRateSS + base*dsRateMedicare
+}
+
+// dsRateProfitFor is the net profit whose after-SE-tax pay is target.
+func dsRateProfitFor(target float64, se bool) float64 {
+	if !se {
+		return target
+	}
+	if p := target / (1 - dsRateSEShare*(dsRateSS+dsRateMedicare)); p*dsRateSEShare <= dsRateSSBase {
+		return p
+	}
+	return (target + dsRateSSBase*dsRateSS) / (1 - dsRateSEShare*dsRateMedicare)
+}
+
+func dsRateHours(in *engine.Input, perWeek float64) float64 {
+	return perWeek * float64(52-in.Int("weeks_off"))
+}
+
+func dsRateFor(in *engine.Input, perWeek float64) float64 {
+	need := dsRateProfitFor(in.Float("target_income_usd"), in.Bool("us_self_employed")) + in.Float("annual_expenses_usd")
+	return math.Ceil(engine.Round(need/dsRateHours(in, perWeek)/5, 6)) * 5
+}
+
+func dsRateRequired(in *engine.Input, p *engine.Plan) error {
+	profit := dsRateProfitFor(in.Float("target_income_usd"), in.Bool("us_self_employed"))
+	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
+	rate := dsRateFor(in, in.Float("billable_hours_per_week"))
+	se := 0.0
+	if in.Bool("us_self_employed") {
+		se = dsRateSETax(profit)
+	}
+	p.Set("rate_usd", rate)
+	p.Set("day_rate_usd", rate*dsRateDayHours)
+	p.Set("breakdown", map[string]any{
+		"billable_hours_per_year": hours,
+		"profit_needed_usd":       engine.Money(profit),
+		"self_employment_tax_usd": engine.Money(se),
+		"expenses_usd":            in.Float("annual_expenses_usd"),
+		"revenue_needed_usd":      engine.Money(profit + in.Float("annual_expenses_usd")),
+	})
+	if h := in.Float("billable_hours_per_week"); h > 30 {
+		at25 := dsRateFor(in, 25)
+		p.Warn("HOURS_OPTIMISTIC", "%g billable hours a week is above the 20–28 most freelancers sustain once sales and admin are counted; at 25 hours the rate would be %s, not %s.", h, studioUSD(at25), studioUSD(rate))
+		p.Set("rate_at_25_hours_usd", at25)
+	}
+	return nil
+}
+
+func dsRateCompare(in *engine.Input, p *engine.Plan) error {
+	if !in.Has("current_rate_usd") {
+		return nil
+	}
+	cur, rate := in.Float("current_rate_usd"), p.Get("rate_usd").(float64)
+	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
+	profit := cur*hours - in.Float("annual_expenses_usd")
+	pay := profit
+	if in.Bool("us_self_employed") {
+		pay -= dsRateSETax(profit)
+	}
+	rise := rate/cur - 1
+	p.Set("current", map[string]any{
+		"rate_usd":              cur,
+		"pay_at_current_usd":    engine.Money(pay),
+		"shortfall_usd":         engine.Money(math.Max(in.Float("target_income_usd")-pay, 0)),
+		"increase_pct":          engine.Round(rise*100, 1),
+		"increase_per_hour_usd": engine.Money(rate - cur),
+	})
+	if cur < rate {
+		p.Warn("RATE_BELOW_SUSTAINABLE", "At %s an hour and %.0f billable hours a year you pay yourself about %s, %s short of %s; the rate that gets there is %s (+%.1f%%).",
+			studioUSD(cur), hours, studioUSD(pay), studioUSD(in.Float("target_income_usd")-pay), studioUSD(in.Float("target_income_usd")), studioUSD(rate), rise*100)
+	}
+	if rise > dsRatePhaseOver {
+		step := math.Ceil(cur*(1+rise/2)/5) * 5
+		eff := p.GetDate("effective_date")
+		second := engine.AddMonths(eff, 6)
+		p.Warn("RATE_INCREASE_LARGE", "A %.0f%% rise at once risks losing steady clients; move to %s on %s and to %s on %s.",
+			rise*100, studioUSD(step), engine.FormatDate(eff), studioUSD(rate), engine.FormatDate(second))
+		p.Milestone("second-step", "Second step of the phased rate rise", second)
+		p.Set("phased_rates", []map[string]any{
+			{"rate_usd": step, "effective": engine.FormatDate(eff)},
+			{"rate_usd": rate, "effective": engine.FormatDate(second)},
+		})
+	}
+	return nil
+}
+
+func dsRateNotice(in *engine.Input, p *engine.Plan) error {
+	eff := in.Date("effective_date")
+	all := engine.PrevWorkday(engine.AddDays(eff, -30))
+	retainers := engine.PrevWorkday(engine.AddDays(eff, -60))
+	if all.Before(p.AsOf()) {
+		earliest := dsRateFirstOfMonth(engine.AddDays(p.AsOf(), 30))
+		p.Warn("NOTICE_TOO_SHORT", "Clients get 30 days' notice of a new rate; notice for %s was due %s. The earliest fair effective date is %s.",
+			engine.FormatDate(eff), engine.FormatDate(all), engine.FormatDate(earliest))
+		p.Set("earliest_feasible_effective_date", engine.FormatDate(earliest))
+		eff, all = earliest, p.AsOf()
+		retainers = engine.PrevWorkday(engine.AddDays(eff, -60))
+	}
+	if retainers.Before(p.AsOf()) {
+		ret := dsRateFirstOfMonth(engine.AddDays(p.AsOf(), 60))
+		p.Warn("RETAINER_NOTICE_SHORT", "Retainer clients usually get 60 days' notice; tell them today and move their retainers to the new rate on %s.", engine.FormatDate(ret))
+		p.Set("retainer_effective_date", engine.FormatDate(ret))
+		retainers = p.AsOf()
+	}
+	p.SetTarget(eff)
+	p.Set("effective_date", engine.FormatDate(eff))
+	p.Milestone("notify-retainers", "Retainer clients told of the new rate (60 days)", retainers)
+	p.Milestone("notify-clients", "All clients and open proposals told of the new rate (30 days)", all)
+	p.Milestone("effective", "New rate applies to new work and renewals", eff)
+	p.Milestone("mid-year-check", "Check billable hours and pay against the target", engine.AddMonths(eff, 6))
+	p.Milestone("annual-review", "Next rate review", engine.AddMonths(eff, 12))
+	return nil
+}
+
+func dsRateFirstOfMonth(d time.Time) time.Time {
+	if d.Day() == 1 {
+		return d
+	}
+	return time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
+	rate := p.Get("rate_usd").(float64)
+	eff := p.GetDate("effective_date")
+	b := p.Get("breakdown").(map[string]any)
+	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(eff, -30)), "Announce the new rate in writing",
+		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioUSD(rate), studioUSD(rate*dsRateDayHours), engine.FormatDate(eff)))
+	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioUSD(rate)))
+	p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioUSD(b["self_employment_tax_usd"].(float64))))
+	p.Recommend(engine.Low, "Review yearly", "Raise rates at least with inflation every year; new clients get the new rate immediately.")
+	p.Strategy("Charge %s an hour (%s a day) from %s: %s billable hours a year cover %s pay, %s self-employment tax and %s expenses.",
+		studioUSD(rate), studioUSD(rate*dsRateDayHours), engine.FormatDate(eff), studioCount(int(b["billable_hours_per_year"].(float64))), studioUSD(in.Float("target_income_usd")),
+		studioUSD(b["self_employment_tax_usd"].(float64)), studioUSD(in.Float("annual_expenses_usd")))
+	return nil
+}

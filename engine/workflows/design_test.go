@@ -1,0 +1,113 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestDesignProjectQuote(t *testing.T) {
+	w, _ := engine.LookupWorkflow("design-project-quote")
+	res := run(t, "design-project-quote", clone(w.ExampleContext))
+	q := res["quote"].(map[string]any)
+	// Brand identity 80 h + 2 rounds × 15% of 50 h = 95 h, +10% = 104.5 h × $95.
+	if q["hours"] != 104.5 || q["total_usd"] != 9927.5 || q["business_days"] != 40.0 {
+		t.Fatalf("quote %v", q)
+	}
+	sum := q["on_signing_usd"].(float64) + q["on_concepts_usd"].(float64) + q["on_delivery_usd"].(float64)
+	if engine.Money(sum) != 9927.5 || q["on_signing_usd"] != 4963.75 {
+		t.Fatalf("payments %v do not split 50/25/25", q)
+	}
+	// $9,200 budget: one revision round brings it to 96.25 h × $95 = $9,143.75.
+	alt := res["budget_alternative"].(map[string]any)
+	if !hasWarning(res, "BUDGET_BELOW_QUOTE") || alt["revision_rounds"] != 1.0 || alt["total_usd"] != 9143.75 {
+		t.Fatalf("budget alternative %v", alt)
+	}
+	if engine.FormatDate(milestoneDate(t, res, "final-files")) != "2027-02-26" || !milestoneDate(t, res, "concept-approval").Before(milestoneDate(t, res, "refinement-approval")) {
+		t.Fatal("phases out of order or final files off the deadline")
+	}
+}
+
+func TestDesignProjectQuoteRushInfeasibleAndScopeCut(t *testing.T) {
+	w, _ := engine.LookupWorkflow("design-project-quote")
+	ctx := clone(w.ExampleContext)
+	delete(ctx, "client_budget_usd")
+	ctx["deadline"] = "2027-01-19" // 35 of 40 business days
+	res := run(t, "design-project-quote", ctx)
+	if q := res["quote"].(map[string]any); !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total_usd"] != 12409.38 {
+		t.Fatalf("want a 25%% rush: %v %v", warningCodes(res), q)
+	}
+	ctx["deadline"] = "2026-12-31" // 22 of 40
+	res = run(t, "design-project-quote", ctx)
+	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_deadline"] != "2027-01-26" {
+		t.Fatalf("want DEADLINE_INFEASIBLE, earliest 2027-01-26: %v %v", warningCodes(res), res["earliest_feasible_deadline"])
+	}
+	ctx = clone(w.ExampleContext)
+	ctx["client_budget_usd"] = 8000
+	alt := run(t, "design-project-quote", ctx)["budget_alternative"].(map[string]any)
+	// $8,000 / $95 / 1.1 = 76.6 h of work against 87.5 h with one round.
+	if alt["hours_affordable"] != 76.6 || alt["hours_to_cut"] != 10.9 {
+		t.Fatalf("scope cut %v", alt)
+	}
+}
+
+func TestDesignRateReview(t *testing.T) {
+	w, _ := engine.LookupWorkflow("design-rate-review")
+	res := run(t, "design-rate-review", clone(w.ExampleContext))
+	b := res["breakdown"].(map[string]any)
+	// $85,000 after SE tax needs $85,000 / (1 - 0.9235 × 0.153) profit;
+	// + $9,000 expenses over 24 h × 45 weeks = $99.99 → $100.
+	if b["profit_needed_usd"] != 98986.32 || b["self_employment_tax_usd"] != 13986.32 || b["billable_hours_per_year"] != 1080.0 {
+		t.Fatalf("breakdown %v", b)
+	}
+	if res["rate_usd"] != 100.0 || res["day_rate_usd"] != 800.0 {
+		t.Fatalf("rate %v day %v", res["rate_usd"], res["day_rate_usd"])
+	}
+	for _, code := range []string{"RATE_BELOW_SUSTAINABLE", "RETAINER_NOTICE_SHORT"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if engine.DaysBetween(milestoneDate(t, res, "notify-clients"), milestoneDate(t, res, "effective")) < 30 || res["retainer_effective_date"] != "2027-02-01" {
+		t.Fatalf("notice dates wrong: %v", res["timeline"])
+	}
+	noSE := clone(w.ExampleContext)
+	noSE["us_self_employed"] = false
+	if r := run(t, "design-rate-review", noSE)["rate_usd"]; r != 90.0 {
+		t.Fatalf("without SE tax (85,000 + 9,000) / 1,080 → $90, got %v", r)
+	}
+}
+
+func TestDesignRateReviewWarnings(t *testing.T) {
+	res := run(t, "design-rate-review", map[string]any{
+		"target_income_usd": 85000, "annual_expenses_usd": 9000, "billable_hours_per_week": 35, "weeks_off": 7,
+		"current_rate_usd": 40, "effective_date": "2026-12-01", "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"HOURS_OPTIMISTIC", "RATE_INCREASE_LARGE", "NOTICE_TOO_SHORT"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	// 107,986.32 / (35 × 45) = 68.56 → $70; at 25 h it would be $100.
+	if res["rate_usd"] != 70.0 || res["rate_at_25_hours_usd"] != 100.0 {
+		t.Errorf("rate %v, at 25 h %v", res["rate_usd"], res["rate_at_25_hours_usd"])
+	}
+	if res["earliest_feasible_effective_date"] != "2027-01-01" {
+		t.Errorf("earliest effective %v, want 2027-01-01", res["earliest_feasible_effective_date"])
+	}
+	phased := res["phased_rates"].([]any)
+	// +75%: half the rise first, $40 → $55, then $70 six months later.
+	if phased[0].(map[string]any)["rate_usd"] != 55.0 || phased[1].(map[string]any)["rate_usd"] != 70.0 {
+		t.Errorf("phased %v", phased)
+	}
+}
+
+func TestDesignRateReviewPhasesFromFeasibleDate(t *testing.T) {
+	res := run(t, "design-rate-review", map[string]any{
+		"target_income_usd": 85000, "current_rate_usd": 40, "effective_date": "2026-12-01", "as_of": "2026-11-20",
+	})
+	phased := res["phased_rates"].([]any)
+	if phased[0].(map[string]any)["effective"] != "2027-01-01" || phased[1].(map[string]any)["effective"] != "2027-07-01" {
+		t.Fatalf("phases %v should start on the feasible date 2027-01-01", phased)
+	}
+}

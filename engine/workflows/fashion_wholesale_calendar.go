@@ -1,0 +1,201 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Wholesale calendar for a fashion collection, scheduled backwards from
+// the first in-store delivery.
+// Rules used:
+//   - Buyers place orders 4–8 months before delivery: the collection should
+//     be in the showroom (market week or trade show) 8 months out and
+//     cannot sell in later than 4 months out.
+//   - Bulk production after the purchase order: overseas 10–14 weeks
+//     including fabric (we plan 12), domestic 6–8 weeks (7); freight and
+//     customs: ocean 4–6 weeks (6), domestic trucking 1 week; then a week to
+//     receive and inspect. Orders close a week before the factory PO so they
+//     can be consolidated.
+//   - Development: design 4 weeks; tech packs about 10 styles a week; each
+//     proto/fit round 4 weeks overseas, 3 domestic; salesman samples (SMS)
+//     5 weeks overseas, 3 domestic, in the showroom a week before market;
+//     line sheets ready 2 weeks before market.
+//   - Retail purchase orders carry a ship window: start-ship date and a
+//     cancel date commonly 30 days later; goods shipped after it can be
+//     refused.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "fashion-wholesale-calendar",
+		Name:        "Wholesale collection calendar",
+		Vertical:    "fashion",
+		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met.",
+		Fields: []engine.Field{
+			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Start-ship date of the first delivery to stores."},
+			{Name: "production", Kind: engine.String, Enum: []string{"overseas", "domestic"}, Default: "overseas", Description: "Where bulk production happens."},
+			{Name: "styles", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Styles in the collection."},
+			{Name: "sample_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Proto/fit sample rounds before salesman samples."},
+			{Name: "ship_window_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(14), Max: engine.Bound(60), Description: "Days from start-ship to cancel date on retailers' orders."},
+			{Name: "design_start", Kind: engine.Date, Description: "When design work can start; defaults to the plan date."},
+		},
+		ExampleContext: map[string]any{
+			"delivery_date":    "2028-02-01",
+			"production":       "overseas",
+			"styles":           24,
+			"sample_rounds":    2,
+			"ship_window_days": 30,
+			"as_of":            "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "production-window", Run: fsCalProduction},
+			{Name: "development", Run: fsCalDevelopment},
+			{Name: "milestones", Run: fsCalMilestones},
+			{Name: "recommend", Run: fsCalRecommend},
+		},
+	})
+}
+
+type fsCalLead struct{ bulk, freight, round, sms int } // weeks
+
+var fsCalLeads = map[string]fsCalLead{"overseas": {12, 6, 4, 5}, "domestic": {7, 1, 3, 3}}
+
+type fsCalendar struct {
+	design, techPacks, protos, sms, smsDone, lineSheet, market, orderClose, po, exFactory, inDC, delivery time.Time
+}
+
+// fsCalBuild lays out the calendar for a delivery and a market date.
+func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
+	l := fsCalLeads[in.Str("production")]
+	c := fsCalendar{delivery: delivery, market: market}
+	c.inDC = engine.AddDays(delivery, -7)
+	c.exFactory = engine.PrevWorkday(engine.AddWeeks(c.inDC, -l.freight))
+	c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+	c.orderClose = engine.PrevWorkday(engine.AddDays(c.po, -7))
+	c.lineSheet = engine.PrevWorkday(engine.AddDays(market, -14))
+	c.smsDone = engine.AddDays(market, -7)
+	c.sms = engine.AddWeeks(c.smsDone, -l.sms)
+	c.protos = engine.AddWeeks(c.sms, -l.round*in.Int("sample_rounds"))
+	c.techPacks = engine.AddWeeks(c.protos, -fsCalTechPackWeeks(in))
+	c.design = engine.AddWeeks(c.techPacks, -4)
+	return c
+}
+
+func fsCalTechPackWeeks(in *engine.Input) int {
+	return max(1, studioCeil(float64(in.Int("styles"))/10))
+}
+
+// fsCalDevWeeks is design start to market.
+func fsCalDevWeeks(in *engine.Input) int {
+	l := fsCalLeads[in.Str("production")]
+	return 4 + fsCalTechPackWeeks(in) + l.round*in.Int("sample_rounds") + l.sms + 1
+}
+
+func fsCalProduction(in *engine.Input, p *engine.Plan) error {
+	delivery := in.Date("delivery_date")
+	if delivery.Before(p.AsOf()) {
+		p.Warn("DELIVERY_DATE_PASSED", "The delivery date %s is before the plan date %s.", engine.FormatDate(delivery), engine.FormatDate(p.AsOf()))
+	}
+	var season string
+	switch m := delivery.Month(); {
+	case m <= time.March:
+		season = "Spring"
+	case m <= time.June:
+		season = "Summer"
+	case m <= time.September:
+		season = "Fall"
+	default:
+		season = "Holiday/Resort"
+	}
+	p.Set("season", fmt.Sprintf("%s %d", season, delivery.Year()))
+	return nil
+}
+
+func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
+	delivery := in.Date("delivery_date")
+	start := p.AsOf()
+	if in.Has("design_start") && in.Date("design_start").After(start) {
+		start = in.Date("design_start")
+	}
+	ideal := engine.OnOrAfter(engine.AddMonths(delivery, -8), time.Monday)
+	c := fsCalBuild(in, delivery, ideal)
+	if c.design.Before(start) {
+		market := engine.OnOrAfter(engine.AddWeeks(start, fsCalDevWeeks(in)), time.Monday)
+		c = fsCalBuild(in, delivery, market)
+		sellWeeks := engine.DaysBetween(market, c.orderClose) / 7
+		if !market.After(engine.AddMonths(delivery, -4)) && sellWeeks >= 4 {
+			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s, %.1f months before delivery instead of 8; buyers will have spent much of their open-to-buy, and orders close after %d weeks on %s.",
+				engine.FormatDate(start), engine.FormatDate(market), float64(engine.DaysBetween(market, delivery))/30.4, sellWeeks, engine.FormatDate(c.orderClose))
+		} else {
+			lead := engine.DaysBetween(c.orderClose, delivery)
+			earliest := engine.AddDays(market, 28+lead)
+			if four := engine.AddMonths(market, 4); four.After(earliest) {
+				earliest = four
+			}
+			if earliest.Day() != 1 {
+				earliest = time.Date(earliest.Year(), earliest.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			}
+			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production; the earliest delivery that keeps a 4-week selling window is %s.",
+				engine.FormatDate(market), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), engine.FormatDate(earliest))
+			p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
+			c = fsCalBuild(in, earliest, market)
+		}
+		c.design = start
+	}
+	p.Set("calendar", map[string]any{
+		"design_start":  engine.FormatDate(c.design),
+		"tech_packs":    engine.FormatDate(c.techPacks),
+		"protos":        engine.FormatDate(c.protos),
+		"sms":           engine.FormatDate(c.sms),
+		"line_sheet":    engine.FormatDate(c.lineSheet),
+		"market":        engine.FormatDate(c.market),
+		"order_close":   engine.FormatDate(c.orderClose),
+		"factory_po":    engine.FormatDate(c.po),
+		"ex_factory":    engine.FormatDate(c.exFactory),
+		"in_warehouse":  engine.FormatDate(c.inDC),
+		"start_ship":    engine.FormatDate(c.delivery),
+		"cancel":        engine.FormatDate(engine.AddDays(c.delivery, in.Int("ship_window_days"))),
+		"selling_weeks": engine.DaysBetween(c.market, c.orderClose) / 7,
+	})
+	return nil
+}
+
+func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
+	cal := p.Get("calendar").(map[string]any)
+	ms := []struct{ key, field, title string }{
+		{"design-start", "design_start", "Design and fabric sourcing start"},
+		{"tech-packs", "tech_packs", "Tech packs written (about 10 styles a week)"},
+		{"protos", "protos", fmt.Sprintf("Tech packs to the factory; %d proto/fit rounds begin", in.Int("sample_rounds"))},
+		{"sms", "sms", "Salesman samples ordered"},
+		{"line-sheet", "line_sheet", "Line sheet and wholesale prices ready"},
+		{"market", "market", "Market / showroom appointments open"},
+		{"order-close", "order_close", "Wholesale orders close"},
+		{"factory-po", "factory_po", "Bulk PO and fabric committed"},
+		{"ex-factory", "ex_factory", "Goods leave the factory"},
+		{"in-warehouse", "in_warehouse", "Goods received and inspected"},
+		{"start-ship", "start_ship", "Start-ship: first delivery to stores"},
+		{"cancel", "cancel", "Cancel date: orders not shipped may be refused"},
+	}
+	for _, m := range ms {
+		d, _ := engine.ParseDate(cal[m.field].(string))
+		p.Milestone(m.key, m.title, d)
+	}
+	start, _ := engine.ParseDate(cal["start_ship"].(string))
+	p.SetTarget(start)
+	return nil
+}
+
+func fsCalRecommend(in *engine.Input, p *engine.Plan) error {
+	cal := p.Get("calendar").(map[string]any)
+	market, _ := engine.ParseDate(cal["market"].(string))
+	po, _ := engine.ParseDate(cal["factory_po"].(string))
+	p.RecommendBy(engine.High, engine.AddWeeks(market, -6), "Book market appointments",
+		"Email buyers with the lookbook and line sheet six weeks before market and book showroom or trade-show appointments.")
+	p.RecommendBy(engine.High, engine.AddWeeks(po, -4), "Reserve factory capacity",
+		fmt.Sprintf("Confirm the %s factory slot and fabric minimums a month before the PO; late POs push ex-factory past the cancel date.", in.Str("production")))
+	p.Recommend(engine.Medium, "Put the ship window on the line sheet", fmt.Sprintf("State delivery %s–%s and order minimums on the line sheet so orders match what production can ship.", cal["start_ship"], cal["cancel"]))
+	p.Recommend(engine.Low, "Cut styles that don't sell in", "Drop styles that miss the factory minimum after order close rather than producing them below MOQ.")
+	p.Strategy("Deliver the %s collection (%d styles) from %s: samples in the showroom for market on %s, orders close %s (%v selling weeks), bulk PO %s and ex-factory %s, cancel date %s.",
+		p.Get("season"), in.Int("styles"), cal["start_ship"], cal["market"], cal["order_close"], cal["selling_weeks"], cal["factory_po"], cal["ex_factory"], cal["cancel"])
+	return nil
+}

@@ -1,0 +1,212 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Festival submission plan. Rules used:
+//   - Festivals publish early / regular (official) / late deadlines with
+//     rising fees (e.g. Sundance 2020 features via FilmFreeway: $65 / $85 /
+//     $110), so each festival is entered at the cheapest deadline still open
+//     once the film is locked.
+//   - Premiere status gates eligibility: a film offers a world premiere
+//     until it first screens publicly, an international premiere until it
+//     screens outside its home country, and a regional premiere after that.
+//     A festival that asks for a higher premiere than the film can still
+//     offer will not programme it, and screening early at one festival
+//     spends the premiere another one on the list requires.
+//   - Festivals are listed in order of preference; the fee budget is spent
+//     in that order.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "film-festival-submissions",
+		Name:        "Festival submission plan",
+		Vertical:    "film",
+		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference.",
+		Fields: []engine.Field{
+			{Name: "film_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the film."},
+			{Name: "picture_lock_date", Kind: engine.Date, Required: true, Description: "Date a submittable cut is ready."},
+			{Name: "premiere_status", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "world", Description: "Highest premiere the film can still offer: world (never screened publicly), international (screened only at home), regional (screened abroad), none (released)."},
+			{Name: "festivals", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(40), Description: "Festivals in order of preference, with their deadlines and fees.", Items: []engine.Field{
+				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Festival name."},
+				{Name: "festival_date", Kind: engine.Date, Required: true, Description: "Opening day of the festival."},
+				{Name: "premiere_required", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "none", Description: "Premiere status the festival requires."},
+				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the early deadline."},
+				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular (official) deadline."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Fee at the regular deadline."},
+				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the late deadline."},
+			}},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total submission-fee budget."},
+		},
+		ExampleContext: map[string]any{
+			"film_title":        "Salt Year",
+			"picture_lock_date": "2027-01-15",
+			"premiere_status":   "world",
+			"festivals": []any{
+				map[string]any{"name": "Hudson Spring Film Festival", "festival_date": "2027-06-09", "premiere_required": "world",
+					"early_deadline": "2026-11-13", "early_fee_usd": 60, "regular_deadline": "2026-12-11", "regular_fee_usd": 80, "late_deadline": "2027-01-22", "late_fee_usd": 100},
+				map[string]any{"name": "Baltic Summer IFF", "festival_date": "2027-07-02", "premiere_required": "international",
+					"regular_deadline": "2027-03-01", "regular_fee_usd": 0},
+				map[string]any{"name": "Lakeside Film Festival", "festival_date": "2027-08-04", "premiere_required": "world",
+					"early_deadline": "2027-03-15", "early_fee_usd": 50, "regular_deadline": "2027-04-30", "regular_fee_usd": 75, "late_deadline": "2027-05-20", "late_fee_usd": 100},
+				map[string]any{"name": "Hometown Film Days", "festival_date": "2027-05-14", "premiere_required": "none",
+					"early_deadline": "2026-12-15", "early_fee_usd": 25, "regular_deadline": "2027-02-01", "regular_fee_usd": 40},
+			},
+			"budget_usd": 300,
+			"as_of":      "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "pick-deadlines", Run: filmFestPick},
+			{Name: "check-premieres", Run: filmFestPremieres},
+			{Name: "budget", Run: filmFestBudget},
+			{Name: "recommend", Run: filmFestRecommend},
+		},
+	})
+}
+
+var filmFestPremiereRank = map[string]int{"none": 0, "regional": 1, "international": 2, "world": 3}
+
+type filmFestEntry struct {
+	name, premiere string
+	date           time.Time
+	tier           engine.FeeTier
+	open, eligible bool
+	hasEarly       bool
+	savings        float64 // fee saved by entering at this tier rather than the last one
+}
+
+func filmFestEntries(in *engine.Input, p *engine.Plan) []*filmFestEntry {
+	ready := engine.Later(p.AsOf(), in.Date("picture_lock_date"))
+	can := filmFestPremiereRank[in.Str("premiere_status")]
+	var out []*filmFestEntry
+	for _, f := range in.List("festivals") {
+		tiers := []engine.FeeTier{
+			{Name: "early", Deadline: f.Date("early_deadline"), FeeUSD: f.Float("early_fee_usd")},
+			{Name: "regular", Deadline: f.Date("regular_deadline"), FeeUSD: f.Float("regular_fee_usd")},
+			{Name: "late", Deadline: f.Date("late_deadline"), FeeUSD: f.Float("late_fee_usd")},
+		}
+		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date")}
+		e.tier, e.open = engine.CheapestOpenTier(tiers, ready)
+		e.eligible = filmFestPremiereRank[e.premiere] <= can
+		e.hasEarly = !tiers[0].Deadline.IsZero()
+		if e.open {
+			e.savings = engine.LastTierFee(tiers) - e.tier.FeeUSD
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func filmFestPick(in *engine.Input, p *engine.Plan) error {
+	lock := in.Date("picture_lock_date")
+	for _, e := range filmFestEntries(in, p) {
+		switch {
+		case !e.eligible:
+			p.Warn("PREMIERE_INELIGIBLE", "%s requires a %s premiere; the film can only offer a %s premiere, so it will not be programmed.", e.name, e.premiere, in.Str("premiere_status"))
+		case !e.open:
+			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s (film ready %s); aim for its next edition.", e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), engine.FormatDate(lock))
+		case e.hasEarly && e.tier.Name != "early":
+			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for $%.2f.",
+				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), e.tier.FeeUSD)
+		}
+	}
+	return nil
+}
+
+// A festival that opens before a preferred festival needing a world premiere
+// spends it if the film is accepted and screens there. (Whether it also spends
+// the international premiere depends on the country, which is not known.)
+func filmFestPremieres(in *engine.Input, p *engine.Plan) error {
+	entries := filmFestEntries(in, p)
+	conflicts := []string{}
+	for i, top := range entries {
+		if !top.eligible || !top.open || top.premiere != "world" {
+			continue
+		}
+		for _, other := range entries[i+1:] {
+			if other.eligible && other.open && other.date.Before(top.date) && other.premiere != "world" {
+				p.Warn("PREMIERE_CONFLICT", "%s (%s) screens before %s (%s) and does not require a world premiere: screening there would make the film ineligible for %s. Hold it until %s has decided.",
+					other.name, engine.FormatDate(other.date), top.name, engine.FormatDate(top.date), top.name, top.name)
+				conflicts = append(conflicts, other.name+" before "+top.name)
+			}
+		}
+	}
+	p.Set("premiere_conflicts", conflicts)
+	return nil
+}
+
+func filmFestBudget(in *engine.Input, p *engine.Plan) error {
+	entries := filmFestEntries(in, p)
+	budget, capped := in.Float("budget_usd"), in.Has("budget_usd")
+	var spent, saved float64
+	plan := []map[string]any{}
+	dropped := []string{}
+	for _, e := range entries {
+		if !e.eligible || !e.open {
+			continue
+		}
+		if capped && spent+e.tier.FeeUSD > budget {
+			dropped = append(dropped, e.name)
+			continue
+		}
+		spent += e.tier.FeeUSD
+		saved += e.savings
+		plan = append(plan, map[string]any{
+			"festival": e.name, "festival_date": engine.FormatDate(e.date), "deadline": e.tier.Name,
+			"submit_by": engine.FormatDate(e.tier.Deadline), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
+		})
+		p.Milestone("submit-"+slugKey(e.name), fmt.Sprintf("Submit to %s (%s deadline)", e.name, e.tier.Name), e.tier.Deadline)
+		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
+	}
+	if len(dropped) > 0 {
+		p.Warn("OVER_BUDGET", "The $%.2f fee budget runs out after $%.2f; %s left out. Raise the budget or ask those festivals for a fee waiver.", budget, spent, strings.Join(dropped, ", "))
+	}
+	p.Set("submissions", plan)
+	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "budget_usd": budget})
+	p.Set("left_out", dropped)
+	lock := in.Date("picture_lock_date")
+	p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+	if len(plan) > 0 {
+		first := plan[0]["festival_date"].(string)
+		for _, s := range plan {
+			if s["festival_date"].(string) < first {
+				first = s["festival_date"].(string)
+			}
+		}
+		d, _ := engine.ParseDate(first)
+		p.SetTarget(d)
+	} else {
+		p.Milestone("next-cycle", "Start planning the next festival cycle", engine.AddMonths(engine.Later(p.AsOf(), lock), 1))
+	}
+	return nil
+}
+
+func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
+	plan := p.Get("submissions").([]map[string]any)
+	fees := p.Get("fees").(map[string]any)
+	sorted := append([]map[string]any(nil), plan...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
+	for _, s := range sorted {
+		due, _ := engine.ParseDate(s["submit_by"].(string))
+		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
+			fmt.Sprintf("Enter at the %s deadline for $%.2f; festival opens %s (premiere required: %s).", s["deadline"], s["fee_usd"].(float64), s["festival_date"], s["premiere_required"]))
+	}
+	lock := in.Date("picture_lock_date")
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), lock), "Prepare the submission kit",
+		"Private screener link, English subtitles, logline, synopsis, director's statement, stills and credits list ready at lock, so every entry goes in on its first open deadline.")
+	p.Recommend(engine.Medium, "Guard the premiere",
+		"Do not screen publicly, online or at smaller festivals until your top-choice premiere festivals have notified; premiere status is spent by the first public screening.")
+	if len(plan) == 0 {
+		p.Recommend(engine.High, "Rebuild the festival list", "No listed festival is both open and eligible: add festivals whose deadlines fall after picture lock and whose premiere rules the film meets.")
+	}
+	p.Strategy("Enter %q in %d festival(s) for $%.2f in fees (saving $%.2f against late deadlines), locked by %s, offering a %s premiere; %d festival(s) left out by budget.",
+		in.Str("film_title"), len(plan), fees["total_usd"].(float64), fees["saved_vs_late_usd"].(float64), engine.FormatDate(lock), in.Str("premiere_status"), len(p.Get("left_out").([]string)))
+	return nil
+}

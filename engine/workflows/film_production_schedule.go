@@ -1,0 +1,211 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Independent production schedule and cast budget, scheduled backwards from
+// the delivery date. Rules used:
+//   - Shoot days = script pages ÷ pages a day; independent features commonly
+//     shoot 3–5 pages a day (studio features 2–3), on 5- or 6-day weeks.
+//   - Planning norms scaled to page count (per 100 pages, i.e. a feature):
+//     8 weeks of prep, 12 weeks of editing to picture lock, 5 weeks of sound,
+//     colour and deliverables after lock; minimums of 3, 3 and 2 weeks for
+//     short films.
+//   - SAG-AFTRA low-budget agreements (theatrical, US): Ultra Low Budget
+//     up to $300,000 at 20% of the Basic Agreement day rate ($249/day from
+//     1 July 2025), Moderate Low Budget up to $700,000 at 35% (≈$436/day),
+//     Low Budget up to $2,000,000 at 65% (≈$810/day); pension and health
+//     of about 21% on top (check the current agreement). Non-union day rates are taken at a commonly quoted
+//     $200 with no fringe. SAG-AFTRA asks for the signatory application
+//     4–6 weeks before the first day of work: 6 weeks here.
+//   - A 10% contingency is standard in independent budgets.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "film-production-schedule",
+		Name:        "Production schedule and cast budget",
+		Vertical:    "film",
+		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps.",
+		Fields: []engine.Field{
+			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the finished film must be delivered (festival deadline, distributor delivery)."},
+			{Name: "script_pages", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Length of the shooting script in pages."},
+			{Name: "pages_per_day", Kind: engine.Number, Default: 4, Min: engine.Bound(0.5), Max: engine.Bound(12), Description: "Pages shot per day."},
+			{Name: "shoot_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(5), Max: engine.Bound(6), Description: "Shooting days per week."},
+			{Name: "principal_cast", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Principal performers, counted as working every shoot day (a conservative upper bound)."},
+			{Name: "sag_agreement", Kind: engine.String, Enum: []string{"ultra_low", "moderate_low", "low", "non_union"}, Default: "ultra_low", Description: "Performer agreement."},
+			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Total production budget."},
+		},
+		ExampleContext: map[string]any{
+			"delivery_date":       "2027-09-01",
+			"script_pages":        96,
+			"pages_per_day":       4,
+			"shoot_days_per_week": 6,
+			"principal_cast":      5,
+			"sag_agreement":       "ultra_low",
+			"budget_usd":          250000,
+			"as_of":               "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "size", Run: filmProdSize},
+			{Name: "schedule", Run: filmProdSchedule},
+			{Name: "budget", Run: filmProdBudget},
+			{Name: "recommend", Run: filmProdRecommend},
+		},
+	})
+}
+
+type filmProdTier struct {
+	dayRateUSD, capUSD, fringe float64
+	next                       string
+}
+
+var filmProdTiers = map[string]filmProdTier{
+	"ultra_low":    {249, 300000, 0.21, "moderate_low"},
+	"moderate_low": {436, 700000, 0.21, "low"},
+	"low":          {810, 2000000, 0.21, ""},
+	"non_union":    {200, math.Inf(1), 0, ""},
+}
+
+type filmProdPlan struct {
+	shootDays                        int
+	prepWeeks, editWeeks, finishWeek int
+}
+
+func filmProdSizes(in *engine.Input) filmProdPlan {
+	pages := float64(in.Int("script_pages"))
+	scaled := func(per100 float64, floor int) int { return max(floor, int(math.Ceil(pages*per100/100))) }
+	return filmProdPlan{
+		shootDays:  int(math.Ceil(pages / in.Float("pages_per_day"))),
+		prepWeeks:  scaled(8, 3),
+		editWeeks:  scaled(12, 3),
+		finishWeek: scaled(5, 2),
+	}
+}
+
+// filmProdShoot lays shoot days forward from a Monday on the allowed
+// weekdays and returns the last shoot day.
+func filmProdShoot(start time.Time, days, perWeek int) time.Time {
+	d := start
+	for n := 1; n < days; {
+		d = engine.AddDays(d, 1)
+		if d.Weekday() == time.Sunday || (perWeek == 5 && d.Weekday() == time.Saturday) {
+			continue
+		}
+		n++
+	}
+	return d
+}
+
+func filmProdSize(in *engine.Input, p *engine.Plan) error {
+	s := filmProdSizes(in)
+	p.Set("shoot_days", s.shootDays)
+	p.Set("phases_weeks", map[string]int{"prep": s.prepWeeks, "edit_to_lock": s.editWeeks, "finishing": s.finishWeek})
+	if ppd := in.Float("pages_per_day"); ppd > 5 {
+		p.Warn("PAGES_PER_DAY_HIGH", "%.1f pages a day is above the 3–5 pages independent features usually manage; at 4 pages the shoot needs %d days, not %d.",
+			ppd, int(math.Ceil(float64(in.Int("script_pages"))/4)), s.shootDays)
+	}
+	return nil
+}
+
+func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
+	s := filmProdSizes(in)
+	perWeek := in.Int("shoot_days_per_week")
+	delivery := in.Date("delivery_date")
+	p.SetTarget(delivery)
+	lock := engine.PrevWorkday(engine.AddWeeks(delivery, -s.finishWeek))
+	wrapBy := engine.AddWeeks(lock, -s.editWeeks)
+	// The latest Monday start whose last shoot day is on or before wrapBy.
+	start := engine.OnOrBefore(wrapBy, time.Monday)
+	for filmProdShoot(start, s.shootDays, perWeek).After(wrapBy) {
+		start = engine.AddWeeks(start, -1)
+	}
+	wrap := filmProdShoot(start, s.shootDays, perWeek)
+	prep := engine.AddWeeks(start, -s.prepWeeks)
+	sag := engine.PrevWorkday(engine.AddWeeks(start, -6))
+
+	if prep.Before(p.AsOf()) {
+		// Forward from the next Monday: the earliest delivery the norms allow.
+		fPrep := engine.OnOrAfter(p.AsOf(), time.Monday)
+		fStart := engine.AddWeeks(fPrep, s.prepWeeks)
+		fWrap := filmProdShoot(fStart, s.shootDays, perWeek)
+		fLock := engine.NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
+		fDelivery := engine.NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
+		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %d weeks of prep, %d shoot days, %d weeks of editing and %d of finishing the earliest delivery is %s.",
+			engine.FormatDate(delivery), engine.FormatDate(prep), s.prepWeeks, s.shootDays, s.editWeeks, s.finishWeek, engine.FormatDate(fDelivery))
+		p.Set("earliest_feasible_delivery", engine.FormatDate(fDelivery))
+	}
+	if in.Str("sag_agreement") != "non_union" && sag.Before(p.AsOf()) && !start.Before(p.AsOf()) {
+		p.Warn("SAG_PAPERWORK_LATE", "SAG-AFTRA asks for the signatory application 4–6 weeks before the first day of work (%s); apply today.", engine.FormatDate(start))
+	}
+	p.Set("schedule", map[string]string{
+		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
+		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
+	})
+	p.Milestone("prep-start", "Pre-production starts", prep)
+	if in.Str("sag_agreement") != "non_union" {
+		p.Milestone("sag-signatory", "SAG-AFTRA signatory application submitted", sag)
+	}
+	p.Milestone("principal-photography", "First day of principal photography", start)
+	p.Milestone("wrap", "Picture wrap", wrap)
+	p.Milestone("picture-lock", "Picture lock", lock)
+	p.Milestone("delivery", "Delivery", delivery)
+	return nil
+}
+
+func filmProdBudget(in *engine.Input, p *engine.Plan) error {
+	agreement := in.Str("sag_agreement")
+	tier := filmProdTiers[agreement]
+	budget := in.Float("budget_usd")
+	days := p.Get("shoot_days").(int)
+	castDays := in.Int("principal_cast") * days
+	cast := engine.Money(float64(castDays) * tier.dayRateUSD * (1 + tier.fringe))
+	contingency := engine.Money(budget * 0.10)
+	rest := engine.Money(budget - cast - contingency)
+	p.Set("budget", map[string]any{
+		"total_usd": budget, "cast_days": castDays, "cast_day_rate_usd": tier.dayRateUSD,
+		"cast_with_fringe_usd": cast, "contingency_usd": contingency,
+		"remaining_usd": rest, "remaining_per_shoot_day_usd": engine.Money(rest / float64(days)),
+	})
+	if budget > tier.capUSD {
+		next := tier.next
+		for next != "" && budget > filmProdTiers[next].capUSD {
+			next = filmProdTiers[next].next
+		}
+		if next == "" {
+			next = "basic"
+		}
+		p.Warn("SAG_TIER_EXCEEDED", "A $%.0f budget is over the $%.0f cap of the %s agreement; it must shoot under the %s agreement, at higher day rates.",
+			budget, tier.capUSD, agreement, next)
+		p.Set("required_sag_agreement", next)
+	}
+	if rest < 0 {
+		p.Warn("BUDGET_SHORT", "Cast ($%.2f with %.0f%% fringe) and the 10%% contingency ($%.2f) exceed the $%.2f budget by $%.2f.",
+			cast, tier.fringe*100, contingency, budget, -rest)
+	}
+	return nil
+}
+
+func filmProdRecommend(in *engine.Input, p *engine.Plan) error {
+	sch := p.Get("schedule").(map[string]string)
+	b := p.Get("budget").(map[string]any)
+	start, _ := engine.ParseDate(sch["principal_photography"])
+	if in.Str("sag_agreement") != "non_union" {
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -6))), "Apply to SAG-AFTRA",
+			"Submit the preliminary information form and signatory documents (budget, script, cast list, day-out-of-days) 6 weeks before the first day of work.")
+	}
+	prep, _ := engine.ParseDate(sch["prep_start"])
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), prep), "Lock the shooting schedule in prep",
+		fmt.Sprintf("Break down the %d-page script into %d shoot days and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), p.Get("shoot_days").(int)))
+	p.Recommend(engine.Medium, "Protect the post schedule",
+		fmt.Sprintf("Book the editor from wrap (%s) to lock (%s) and sound and colour from lock to delivery; post is where late shoots are paid for.", sch["wrap"], sch["picture_lock"]))
+	p.Recommend(engine.Low, "Keep the contingency untouched until wrap",
+		fmt.Sprintf("Hold the $%.2f contingency for weather days, reshoots and deliverables.", b["contingency_usd"].(float64)))
+	p.Strategy("Shoot %d pages in %d days from %s to %s, lock picture %s and deliver %s. Cast under %s costs $%.2f with fringe, leaving $%.2f ($%.2f a shoot day) after a 10%% contingency.",
+		in.Int("script_pages"), p.Get("shoot_days").(int), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
+		in.Str("sag_agreement"), b["cast_with_fringe_usd"].(float64), b["remaining_usd"].(float64), b["remaining_per_shoot_day_usd"].(float64))
+	return nil
+}

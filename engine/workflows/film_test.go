@@ -1,0 +1,118 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestFilmFestivalSubmissionsPicksCheapestOpenDeadline(t *testing.T) {
+	res := run(t, "film-festival-submissions", mediaExample(t, "film-festival-submissions"))
+	tiers := map[string]string{}
+	for _, s := range res["submissions"].([]any) {
+		m := s.(map[string]any)
+		tiers[m["festival"].(string)] = m["deadline"].(string)
+	}
+	// Locked 2027-01-15: Hudson's early and regular deadlines have passed.
+	want := map[string]string{"Hudson Spring Film Festival": "late", "Baltic Summer IFF": "regular", "Lakeside Film Festival": "early", "Hometown Film Days": "regular"}
+	for f, tier := range want {
+		if tiers[f] != tier {
+			t.Errorf("%s entered at %q, want %q", f, tiers[f], tier)
+		}
+	}
+	if total := mediaNum(t, res, "fees", "total_usd"); total != 100+0+50+40 {
+		t.Errorf("fees %v, want 190", total)
+	}
+	if saved := mediaNum(t, res, "fees", "saved_vs_late_usd"); saved != 50 {
+		t.Errorf("saved %v, want 50 (Lakeside early $50 vs late $100)", saved)
+	}
+	// Hometown screens in May, before the two world-premiere festivals.
+	if got := len(res["premiere_conflicts"].([]any)); got != 2 || !hasWarning(res, "PREMIERE_CONFLICT") {
+		t.Errorf("premiere conflicts %v", res["premiere_conflicts"])
+	}
+	if milestoneDate(t, res, "submit-hudson-spring-film-festival") != mediaDay("2027-01-22") {
+		t.Error("Hudson submission not on its late deadline")
+	}
+}
+
+func TestFilmFestivalSubmissionsEligibilityBudgetAndDeadlines(t *testing.T) {
+	fest := func(name, premiere, regular string, fee float64) map[string]any {
+		return map[string]any{"name": name, "festival_date": "2027-09-01", "premiere_required": premiere, "regular_deadline": regular, "regular_fee_usd": fee}
+	}
+	res := run(t, "film-festival-submissions", map[string]any{
+		"film_title": "F", "picture_lock_date": "2027-02-01", "premiere_status": "international", "budget_usd": 100, "as_of": "2026-11-20",
+		"festivals": []any{
+			fest("World Only", "world", "2027-04-01", 50),
+			fest("Closed", "none", "2027-01-10", 30),
+			fest("First", "international", "2027-04-01", 60),
+			fest("Second", "regional", "2027-04-01", 30),
+			fest("Third", "none", "2027-04-01", 20),
+		},
+	})
+	for _, code := range []string{"PREMIERE_INELIGIBLE", "DEADLINE_PASSED", "OVER_BUDGET"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	// Budget spent in preference order: First ($60) + Second ($30); Third ($20) no longer fits.
+	if got := res["left_out"].([]any); len(got) != 1 || got[0] != "Third" {
+		t.Errorf("left out %v, want [Third]", got)
+	}
+	if total := mediaNum(t, res, "fees", "total_usd"); total != 90 {
+		t.Errorf("fees %v, want 90", total)
+	}
+}
+
+func TestFilmProductionScheduleBackwardsFromDelivery(t *testing.T) {
+	res := run(t, "film-production-schedule", mediaExample(t, "film-production-schedule"))
+	if d := mediaNum(t, res, "shoot_days"); d != 24 {
+		t.Fatalf("96 pages at 4 a day = 24 shoot days, got %v", d)
+	}
+	delivery := milestoneDate(t, res, "delivery")
+	lock := milestoneDate(t, res, "picture-lock")
+	wrap := milestoneDate(t, res, "wrap")
+	start := milestoneDate(t, res, "principal-photography")
+	if engine.DaysBetween(lock, delivery) != 35 {
+		t.Errorf("lock %v, want 5 weeks of finishing before %v", lock, delivery)
+	}
+	if engine.DaysBetween(wrap, lock) < 84 {
+		t.Errorf("wrap %v leaves less than 12 weeks of editing before %v", wrap, lock)
+	}
+	// 24 days on 6-day weeks: four Monday–Saturday weeks.
+	if start.Weekday() != time.Monday || engine.DaysBetween(start, wrap) != 26 {
+		t.Errorf("shoot %v–%v is not four 6-day weeks from a Monday", start, wrap)
+	}
+	if engine.DaysBetween(milestoneDate(t, res, "sag-signatory"), start) != 42 {
+		t.Error("SAG-AFTRA application is not 6 weeks before the first day")
+	}
+	if engine.DaysBetween(milestoneDate(t, res, "prep-start"), start) != 56 {
+		t.Error("prep is not 8 weeks for a 96-page feature")
+	}
+	// Ultra Low Budget $249/day + 21% P&H, 5 cast × 24 days.
+	if c := mediaNum(t, res, "budget", "cast_with_fringe_usd"); !mediaClose(c, engine.Money(5*24*249*1.21)) {
+		t.Errorf("cast cost %v, want %v", c, engine.Money(5*24*249*1.21))
+	}
+	if r := mediaNum(t, res, "budget", "remaining_usd"); !mediaClose(r, engine.Money(250000-25000-5*24*249*1.21)) {
+		t.Errorf("remaining %v", r)
+	}
+}
+
+func TestFilmProductionScheduleInfeasibleAndTier(t *testing.T) {
+	res := run(t, "film-production-schedule", map[string]any{
+		"delivery_date": "2027-03-01", "script_pages": 100, "pages_per_day": 6, "budget_usd": 400000, "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"SCHEDULE_INFEASIBLE", "SAG_TIER_EXCEEDED", "PAGES_PER_DAY_HIGH"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if res["required_sag_agreement"] != "moderate_low" {
+		t.Errorf("a $400,000 film is over the $300,000 ULB cap: want moderate_low, got %v", res["required_sag_agreement"])
+	}
+	earliest := mediaDate(t, res, "earliest_feasible_delivery")
+	// 8 weeks prep + 17 shoot days (3 weeks) + 12 weeks edit + 5 finishing ≈ 28 weeks.
+	if d := engine.DaysBetween(mediaDay("2026-11-20"), earliest); d < 7*27 || d > 7*29 {
+		t.Errorf("earliest delivery %v is %d days out, want about 28 weeks", earliest, d)
+	}
+}

@@ -1,0 +1,276 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Steam launch planning for an indie PC game, scheduled backwards from
+// launch day. Rules used:
+//   - Steam Direct: a $100 app fee per game, recouped once the game earns
+//     $1,000 adjusted gross; at least 30 days must pass between paying it and
+//     releasing (Steamworks documentation, Steam Direct).
+//   - The store page must be public as "Coming Soon" for at least two weeks
+//     before release, and Valve reviews both the store page and the build
+//     (quoted 3–5 business days each; a calendar week is planned)
+//     (Steamworks, release process).
+//   - Standard indie practice is a Coming Soon page 6–12 months before launch
+//     to gather wishlists; about 7,000 wishlists at launch is the commonly
+//     cited mark for the "Popular Upcoming" list (howtomarketagame.com).
+//   - Steam Next Fest runs in February, June and October; a game may take
+//     part once, before release, and needs a demo live 2–4 weeks before the
+//     festival. Registration closes 5–7 weeks ahead; 8 weeks is planned.
+//   - 10–20% of launch wishlists convert to first-week sales (commonly cited
+//     range), and Steam keeps 30% of revenue below $10M.
+//   - Launches go out Monday–Thursday (10am PT is usual) so the team can
+//     patch on working days, and outside the storewide seasonal sales.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "games-steam-launch",
+		Name:        "Steam launch plan",
+		Vertical:    "games",
+		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met.",
+		Fields: []engine.Field{
+			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
+			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in US dollars (0 for free to play)."},
+			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
+			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
+			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
+			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Steam wishlists so far."},
+		},
+		ExampleContext: map[string]any{
+			"game_title":      "Lanternfall",
+			"launch_date":     "2027-07-13",
+			"price_usd":       19.99,
+			"store_page_live": false,
+			"has_demo":        true,
+			"wishlists":       1200,
+			"as_of":           "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-dates", Run: gamesSteamLaunchCheckDates},
+			{Name: "next-fest", Run: gamesSteamLaunchNextFest},
+			{Name: "schedule", Run: gamesSteamLaunchSchedule},
+			{Name: "forecast", Run: gamesSteamLaunchForecast},
+			{Name: "recommend", Run: gamesSteamLaunchRecommend},
+		},
+	})
+}
+
+const (
+	gamesSteamAppFeeUSD          = 100.0
+	gamesSteamFeeWaitDays        = 30
+	gamesSteamComingSoonMinDays  = 14
+	gamesSteamReviewDays         = 7
+	gamesSteamRunwayMinMonths    = 6
+	gamesSteamRunwayIdealMonths  = 12
+	gamesNextFestRegisterWeeks   = 8
+	gamesNextFestDemoWeeks       = 3
+	gamesWishlistBenchmark       = 7000
+	gamesFirstWeekConversionLow  = 0.10
+	gamesFirstWeekConversionHigh = 0.20
+	gamesSteamCut                = 0.30
+)
+
+func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
+	days := engine.DaysBetween(asOf, launch)
+	p.Set("days_until_launch", days)
+	if days < 0 {
+		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %d days before the plan date %s.", engine.FormatDate(launch), -days, engine.FormatDate(asOf))
+	}
+
+	// Steam's hard floor: 30 days after the app fee, and two public weeks
+	// after a store page that still has to pass review.
+	feeClears := engine.AddDays(asOf, gamesSteamFeeWaitDays)
+	if in.Has("app_fee_paid_on") {
+		feeClears = engine.AddDays(in.Date("app_fee_paid_on"), gamesSteamFeeWaitDays)
+	}
+	live := in.Bool("store_page_live")
+	pageClears := asOf
+	pageLive := asOf
+	if !live {
+		pageLive = engine.Later(engine.AddMonths(launch, -gamesSteamRunwayIdealMonths), engine.AddDays(asOf, gamesSteamReviewDays))
+		pageClears = engine.AddDays(engine.AddDays(asOf, gamesSteamReviewDays), gamesSteamComingSoonMinDays)
+	}
+	p.Set("store_page_live_date", engine.FormatDate(pageLive))
+	earliest := engine.Later(feeClears, pageClears)
+	p.Set("earliest_allowed_launch_date", engine.FormatDate(earliest))
+	if launch.Before(earliest) {
+		alt := engine.OnOrAfter(earliest, time.Tuesday)
+		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch: %s.",
+			engine.FormatDate(earliest), engine.FormatDate(launch), engine.FormatDate(alt))
+		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+	}
+
+	runway := engine.DaysBetween(pageLive, launch)
+	if !live {
+		p.Set("coming_soon_days", runway)
+		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
+			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
+			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %d days before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
+				engine.FormatDate(pageLive), runway, engine.FormatDate(rec))
+			p.Set("recommended_launch_date", engine.FormatDate(rec))
+		}
+	}
+	switch launch.Weekday() {
+	case time.Friday, time.Saturday, time.Sunday:
+		p.Warn("LAUNCH_DAY_RISKY", "%s is a %s: a launch-day bug would wait for the weekend. Launch Monday–Thursday, e.g. Tuesday %s.",
+			engine.FormatDate(launch), launch.Weekday(), engine.FormatDate(engine.OnOrBefore(launch, time.Tuesday)))
+	}
+	if sale, ok := steamSaleOn(launch); ok {
+		p.Warn("LAUNCH_IN_SEASONAL_SALE", "%s falls in the %s (%s to %s), when the front page is given to discounts and a new release is buried; launch after %s.",
+			engine.FormatDate(launch), sale.Name, engine.FormatDate(sale.Start), engine.FormatDate(sale.End), engine.FormatDate(sale.End))
+	}
+	return nil
+}
+
+func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
+	if !in.Bool("has_demo") {
+		p.Warn("NO_DEMO", "Steam Next Fest requires a playable demo; without one the game cannot take part in any edition before %s.", p.Get("launch_date"))
+		return nil
+	}
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	pageLive := p.GetDate("store_page_live_date")
+	register := func(f steamEvent) time.Time {
+		return engine.PrevWorkday(engine.AddWeeks(f.Start, -gamesNextFestRegisterWeeks))
+	}
+	// Registration needs a public store page; the game must still be
+	// unreleased when the festival ends.
+	open := func(f steamEvent) bool { r := register(f); return !r.Before(asOf) && !r.Before(pageLive) }
+	var chosen, first *steamEvent
+	for y := asOf.Year(); y <= max(launch.Year(), asOf.Year())+1; y++ {
+		for _, f := range steamNextFests(y) {
+			if !open(f) {
+				continue
+			}
+			if first == nil {
+				first = &f
+			}
+			if f.End.Before(launch) {
+				chosen = &f
+			}
+		}
+	}
+	if chosen == nil {
+		alt := engine.OnOrAfter(engine.AddDays(first.End, 7), time.Tuesday)
+		p.Warn("NEXT_FEST_UNAVAILABLE", "No Steam Next Fest that is still open for registration (8 weeks ahead) ends before launch on %s. The next one is %s (%s to %s): launch on %s to take part.",
+			p.Get("launch_date"), first.Name, engine.FormatDate(first.Start), engine.FormatDate(first.End), engine.FormatDate(alt))
+		p.Set("next_fest_launch_date", engine.FormatDate(alt))
+		return nil
+	}
+	f := *chosen
+	demo := engine.AddWeeks(f.Start, -gamesNextFestDemoWeeks)
+	p.Set("next_fest", map[string]any{
+		"edition":               f.Name,
+		"start":                 engine.FormatDate(f.Start),
+		"end":                   engine.FormatDate(f.End),
+		"registration_deadline": engine.FormatDate(register(f)),
+		"demo_live_by":          engine.FormatDate(demo),
+		"days_before_launch":    engine.DaysBetween(f.End, launch),
+	})
+	p.Milestone("next-fest-registration", "Register for "+f.Name, register(f))
+	p.Milestone("demo-live", "Demo public on Steam", demo)
+	p.Milestone("next-fest", f.Name+" begins", f.Start)
+	return nil
+}
+
+func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	pageLive := p.GetDate("store_page_live_date")
+	if !in.Bool("store_page_live") {
+		submit := engine.PrevWorkday(engine.AddDays(pageLive, -gamesSteamReviewDays))
+		if !submit.Before(asOf) {
+			p.Milestone("store-page-review", "Store page submitted to Valve for review", submit)
+		}
+		p.Milestone("store-page-live", "Coming Soon page public", pageLive)
+	}
+	if !in.Has("app_fee_paid_on") {
+		due := engine.AddDays(launch, -gamesSteamFeeWaitDays)
+		if !in.Bool("store_page_live") {
+			due = engine.AddDays(pageLive, -2*gamesSteamReviewDays)
+		}
+		p.Milestone("app-fee", "Steam Direct fee paid ($100)", engine.Later(p.AsOf(), due))
+	}
+	p.Milestone("build-review", "Release build submitted for Valve's review", engine.PrevWorkday(engine.AddDays(launch, -14)))
+	p.Milestone("press-keys", "Review keys sent to press and creators under embargo", engine.PrevWorkday(engine.AddDays(launch, -13)))
+	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
+	p.WarnPassedMilestones("week-one-review")
+	return nil
+}
+
+func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
+	w := in.Int("wishlists")
+	days := p.Get("days_until_launch").(int)
+	weeks := max(1, int(math.Ceil(float64(days)/7)))
+	need := max(0, gamesWishlistBenchmark-w)
+	perWeek := int(math.Ceil(float64(need) / float64(weeks)))
+	p.Set("wishlist_plan", map[string]any{
+		"current":           w,
+		"benchmark":         gamesWishlistBenchmark,
+		"needed":            need,
+		"weeks_left":        weeks,
+		"needed_per_week":   perWeek,
+		"benchmark_reached": need == 0,
+	})
+	if need > 0 && days >= 0 && days < 56 {
+		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%d wishlists with %d days to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
+			w, days, gamesWishlistBenchmark, perWeek)
+	}
+	price := in.Float("price_usd")
+	if price == 0 {
+		return nil
+	}
+	lowUnits := int(math.Round(float64(w) * gamesFirstWeekConversionLow))
+	highUnits := int(math.Round(float64(w) * gamesFirstWeekConversionHigh))
+	net := func(units int) float64 { return engine.Money(float64(units) * price * (1 - gamesSteamCut)) }
+	p.Set("first_week_forecast", map[string]any{
+		"basis":         "current wishlists",
+		"units_low":     lowUnits,
+		"units_high":    highUnits,
+		"gross_low_usd": engine.Money(float64(lowUnits) * price), "gross_high_usd": engine.Money(float64(highUnits) * price),
+		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
+	})
+	if float64(highUnits)*price < 1000 {
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %d wishlists the first week grosses at most %s, below the $1,000 that recoups the $%.0f Steam Direct fee.",
+			w, engine.USD(float64(highUnits)*price), gamesSteamAppFeeUSD)
+	}
+	return nil
+}
+
+func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	title := in.Str("game_title")
+	wp := p.Get("wishlist_plan").(map[string]any)
+	if !in.Bool("store_page_live") {
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(p.GetDate("store_page_live_date"), -gamesSteamReviewDays)), "Get the Coming Soon page up",
+			fmt.Sprintf("Capsule art, a trailer and five screenshots sell the wishlist; the page can be public on %s and every week it is live gathers wishlists for launch.", p.Get("store_page_live_date")))
+	}
+	festLine := "no Next Fest"
+	if nf, ok := p.Get("next_fest").(map[string]any); ok {
+		festLine = fmt.Sprintf("enter %s (demo live by %s)", nf["edition"], nf["demo_live_by"])
+		due, _ := engine.ParseDate(nf["registration_deadline"].(string))
+		p.RecommendBy(engine.High, due, "Register for "+nf["edition"].(string),
+			fmt.Sprintf("Each game gets one Next Fest; this is the last edition before launch that is still open. Have the demo live by %s and stream it during the festival.", nf["demo_live_by"]))
+	} else if alt, ok := p.Get("next_fest_launch_date").(string); ok {
+		festLine = "move launch to " + alt + " for a Next Fest"
+	}
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Line up press and creators",
+		"Build a list of 100+ creators who play similar games and send keys under embargo two weeks before launch.")
+	if wp["needed"].(int) > 0 {
+		p.Recommend(engine.Medium, "Close the wishlist gap",
+			fmt.Sprintf("%d more wishlists reach %d by launch: about %d a week from festivals, creator coverage and store-page updates.", wp["needed"], gamesWishlistBenchmark, wp["needed_per_week"]))
+	}
+	p.Recommend(engine.Low, "Plan a launch discount", "A 10–20% launch discount for the first week is common and counts as the game's first discount for Steam's cooldown; see games-steam-discount-calendar.")
+	p.Strategy("Launch %s on Steam on %s (%d days from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
+		title, engine.FormatDate(launch), p.Get("days_until_launch"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
+		wp["needed_per_week"], gamesWishlistBenchmark, p.Get("earliest_allowed_launch_date"))
+	return nil
+}

@@ -1,0 +1,186 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Production timeline and staffing for a live event, scheduled backwards
+// from the event date. Rules used:
+//   - Lead times by event type (standard promoter and producer practice):
+//     club shows book the room 3 months ahead, confirm talent 12 weeks and
+//     go on sale 8 weeks out; theatre shows 6 months, 20 weeks and 16 weeks;
+//     outdoor festivals secure the site 12 months ahead, headliners 9 months
+//     and open early-bird sales 6 months out.
+//   - Special-event permits for outdoor events are filed 60–120 days ahead
+//     in most US cities; 90 days is planned. Venues and cities want the
+//     certificate of insurance 30 days out. Shows are advanced 14 days out,
+//     festivals 30 days out, and a festival site build starts 5 days before.
+//   - Staffing: NFPA 101 (Life Safety Code, 12.7.6) requires at least one
+//     trained crowd manager in an assembly occupancy and one per 250
+//     occupants beyond that. Security is
+//     commonly planned at 1 per 100 attendees, 1 per 75 with alcohol.
+//     First aid at 2 first aiders per 1,000 (UK Purple Guide low-risk
+//     baseline). Outdoor sites without plumbing plan about 1 portable
+//     toilet per 100 attendees for a 4-hour event, scaled by duration, plus
+//     20% with alcohol (portable sanitation planning charts, conservative).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "live-events-production-timeline",
+		Name:        "Event production timeline and staffing",
+		Vertical:    "live-events",
+		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed.",
+		Fields: []engine.Field{
+			{Name: "event_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the event."},
+			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Event day (first day for a multi-day event)."},
+			{Name: "event_type", Kind: engine.String, Enum: []string{"club-show", "theater-show", "outdoor-festival"}, Default: "club-show", Description: "Kind of event."},
+			{Name: "attendance", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(200000), Description: "Expected peak attendance."},
+			{Name: "alcohol", Kind: engine.Boolean, Default: false, Description: "Whether alcohol is served."},
+			{Name: "duration_hours", Kind: engine.Number, Default: 4, Min: engine.Bound(1), Max: engine.Bound(24), Description: "Hours the audience is on site per day."},
+			{Name: "venue_booked", Kind: engine.Boolean, Default: false, Description: "Whether the venue or site is already confirmed."},
+		},
+		ExampleContext: map[string]any{
+			"event_name":     "Riverside Sound Day",
+			"event_date":     "2027-08-21",
+			"event_type":     "outdoor-festival",
+			"attendance":     4500,
+			"alcohol":        true,
+			"duration_hours": 9,
+			"venue_booked":   false,
+			"as_of":          "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "schedule", Run: liveTimelineSchedule},
+			{Name: "check-feasibility", Run: liveTimelineFeasibility},
+			{Name: "staffing", Run: liveTimelineStaffing},
+			{Name: "recommend", Run: liveTimelineRecommend},
+		},
+	})
+}
+
+type liveLeadTimes struct {
+	venueMonths, talentWeeks, onSaleWeeks, advanceDays int
+	permit                                             bool
+}
+
+var liveLeads = map[string]liveLeadTimes{
+	"club-show":        {3, 12, 8, 14, false},
+	"theater-show":     {6, 20, 16, 14, false},
+	"outdoor-festival": {12, 39, 26, 30, true},
+}
+
+const (
+	livePermitDays    = 90
+	liveInsuranceDays = 30
+	liveBuildDays     = 5
+)
+
+func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
+	event := in.Date("event_date")
+	p.SetTarget(event)
+	l := liveLeads[in.Str("event_type")]
+	if !in.Bool("venue_booked") {
+		p.Milestone("venue", "Venue or site contracted", engine.PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
+	}
+	p.Milestone("talent", "Talent confirmed (offers accepted)", engine.PrevWorkday(engine.AddWeeks(event, -l.talentWeeks)))
+	p.Milestone("announce", "Announcement", engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks-1), time.Tuesday))
+	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks), time.Friday))
+	if l.permit {
+		p.Milestone("permit", "Special-event permit application filed", engine.PrevWorkday(engine.AddDays(event, -livePermitDays)))
+		p.Milestone("site-build", "Site build begins", engine.AddDays(event, -liveBuildDays))
+	}
+	p.Milestone("insurance", "Certificate of insurance to venue and city", engine.PrevWorkday(engine.AddDays(event, -liveInsuranceDays)))
+	p.Milestone("advance", "Production advance with artists and suppliers", engine.PrevWorkday(engine.AddDays(event, -l.advanceDays)))
+	p.Milestone("event", "Event day", event)
+	p.Milestone("settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
+	return nil
+}
+
+func liveTimelineFeasibility(in *engine.Input, p *engine.Plan) error {
+	asOf, event := p.AsOf(), in.Date("event_date")
+	days := engine.DaysBetween(asOf, event)
+	if days < 0 {
+		p.Warn("EVENT_DATE_PASSED", "The event date %s is before the plan date.", engine.FormatDate(event))
+		return nil
+	}
+	l := liveLeads[in.Str("event_type")]
+	for _, m := range p.Milestones() {
+		if !m.Date.Before(asOf) || m.Key == "settlement" {
+			continue
+		}
+		switch m.Key {
+		case "on-sale", "announce":
+			p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; the event has %d days to sell instead of the usual %d.",
+				m.Title, engine.FormatDate(m.Date), days, engine.DaysBetween(m.Date, event))
+		case "venue":
+			// The same weekend a year on keeps the season and the weekday.
+			next := engine.AddWeeks(event, 52)
+			p.Warn("VENUE_LEAD_TIME", "The venue should have been contracted by %s (%d months out); check availability now, or hold the same weekend next year, %s.",
+				engine.FormatDate(m.Date), l.venueMonths, engine.FormatDate(next))
+			p.Set("next_year_event_date", engine.FormatDate(next))
+		case "permit":
+			p.Warn("PERMIT_LEAD_TIME", "The special-event permit should have been filed by %s (90 days out); cities can refuse late applications.", engine.FormatDate(m.Date))
+		default:
+			p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date.", m.Title, engine.FormatDate(m.Date))
+		}
+	}
+	// The hard floor: the permit and insurance lead times, and at least half
+	// the usual selling window.
+	minimum := max(liveInsuranceDays, l.onSaleWeeks*7/2)
+	if l.permit {
+		minimum = max(minimum, livePermitDays)
+	}
+	p.Set("minimum_lead_days", minimum)
+	if days < minimum {
+		alt := engine.OnOrAfter(engine.AddDays(asOf, minimum), event.Weekday())
+		p.Set("earliest_feasible_event_date", engine.FormatDate(alt))
+		p.Warn("EVENT_TOO_SOON", "%d days is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the earliest %s is %s.",
+			days, minimum, in.Str("event_type"), event.Weekday(), engine.FormatDate(alt))
+	}
+	return nil
+}
+
+func liveTimelineStaffing(in *engine.Input, p *engine.Plan) error {
+	n := float64(in.Int("attendance"))
+	alcohol := in.Bool("alcohol")
+	securityRatio := 100.0
+	if alcohol {
+		securityRatio = 75
+	}
+	staff := map[string]any{
+		"security":     int(math.Ceil(n / securityRatio)),
+		"first_aiders": int(math.Max(2, math.Ceil(n/1000*2))),
+	}
+	staff["crowd_managers"] = int(math.Max(1, math.Ceil(n/250)))
+	if in.Str("event_type") == "outdoor-festival" {
+		toilets := n / 100 * math.Max(1, in.Float("duration_hours")/4)
+		if alcohol {
+			toilets *= 1.2
+		}
+		staff["portable_toilets"] = int(math.Ceil(toilets))
+		staff["accessible_toilets"] = int(math.Max(1, math.Ceil(math.Ceil(toilets)*0.05)))
+	}
+	p.Set("staffing", staff)
+	return nil
+}
+
+func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
+	ms := p.Milestones()
+	staff := p.Get("staffing").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), ms[0].Date), "Lock the first dependency",
+		fmt.Sprintf("%s (%s) gates every later date: the announcement needs it, and the on-sale needs the announcement.", ms[0].Title, engine.FormatDate(ms[0].Date)))
+	p.Recommend(engine.High, "Staff to the numbers", fmt.Sprintf("Plan %v security staff and %v first aiders for %d people; write them into the event management plan the permit and insurer will ask for.",
+		staff["security"], staff["first_aiders"], in.Int("attendance")))
+	p.Recommend(engine.Medium, "Train crowd managers", fmt.Sprintf("NFPA 101 requires trained crowd managers at 1 per 250 occupants: %v for this event, briefed on exits and the evacuation plan.", staff["crowd_managers"]))
+	if t, ok := staff["portable_toilets"]; ok {
+		p.Recommend(engine.Medium, "Book sanitation early", fmt.Sprintf("Order %v portable toilets, %v of them accessible, with servicing during the day; suppliers sell out for summer weekends.", t, staff["accessible_toilets"]))
+	}
+	p.Recommend(engine.Low, "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
+	p.Strategy("%s (%s, %d people) on %s: first deadline %s (%s), on sale %s weeks out, %v security and %v first aiders planned.",
+		in.Str("event_name"), in.Str("event_type"), in.Int("attendance"), engine.FormatDate(in.Date("event_date")), engine.FormatDate(ms[0].Date), ms[0].Title,
+		fmt.Sprint(liveLeads[in.Str("event_type")].onSaleWeeks), staff["security"], staff["first_aiders"])
+	return nil
+}

@@ -1,0 +1,145 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Promoter's budget and settlement forecast for a ticketed concert. Rules
+// used (standard concert-promotion deal structure):
+//   - The artist is offered a guarantee "versus" a back-end percentage:
+//     once net box office covers show expenses, the guarantee and the
+//     promoter's profit (15% of expenses plus guarantee), the artist takes
+//     their split (85% is the common headline figure) of the overage.
+//   - Net box office is gross less ticket taxes (entered, as they vary by
+//     city and state) and card and ticketing fees absorbed by the promoter,
+//     3% here (conservative).
+//   - Promoters aim to break even at 60–70% of capacity; a break-even above
+//     70% is flagged.
+//   - Club and theatre shows go on sale 6–10 weeks out (8 used, Friday
+//     10am as most on-sales); the ticket count is checked halfway, and the
+//     show is advanced two weeks out. Settlement is done on the night.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "live-events-show-settlement",
+		Name:        "Concert budget and settlement",
+		Vertical:    "live-events",
+		Description: "Forecasts a concert's settlement under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates.",
+		Fields: []engine.Field{
+			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
+			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
+			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Average face value per ticket."},
+			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
+			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Artist guarantee."},
+			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
+			{Name: "expenses_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Show expenses: venue, production, marketing, staffing, insurance."},
+			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Ticket or amusement taxes included in the price, in percent."},
+		},
+		ExampleContext: map[string]any{
+			"event_date":       "2027-03-12",
+			"capacity":         1200,
+			"ticket_price_usd": 35,
+			"sell_through_pct": 75,
+			"guarantee_usd":    12000,
+			"artist_split_pct": 85,
+			"expenses_usd":     14500,
+			"ticket_tax_pct":   5,
+			"as_of":            "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "settle", Run: liveSettlementForecast},
+			{Name: "schedule", Run: liveSettlementSchedule},
+			{Name: "recommend", Run: liveSettlementRecommend},
+		},
+	})
+}
+
+const (
+	liveCardFees        = 0.03
+	livePromoterProfit  = 0.15
+	liveHighBreakEven   = 70.0
+	liveOnSaleWeeks     = 8
+	liveAdvanceDays     = 14
+	liveSettlementTitle = "Show and settlement on the night"
+)
+
+// liveNetPerTicket is what one ticket leaves after taxes and fees.
+func liveNetPerTicket(in *engine.Input) float64 {
+	return in.Float("ticket_price_usd") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
+}
+
+func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
+	capacity := in.Int("capacity")
+	sold := int(math.Round(float64(capacity) * in.Float("sell_through_pct") / 100))
+	perTicket := liveNetPerTicket(in)
+	gross := float64(sold) * in.Float("ticket_price_usd")
+	net := float64(sold) * perTicket
+	expenses, guarantee := in.Float("expenses_usd"), in.Float("guarantee_usd")
+	profit := (expenses + guarantee) * livePromoterProfit
+	split := expenses + guarantee + profit
+	overage := math.Max(0, net-split)
+	artist := guarantee + overage*in.Float("artist_split_pct")/100
+	promoter := net - expenses - artist
+
+	breakEven := int(math.Ceil((expenses + guarantee) / perTicket))
+	splitTickets := int(math.Ceil(split / perTicket))
+	beOcc := float64(breakEven) / float64(capacity) * 100
+	p.Set("settlement", map[string]any{
+		"tickets_sold": sold, "gross_usd": engine.Money(gross), "net_box_office_usd": engine.Money(net),
+		"split_point_usd": engine.Money(split), "overage_usd": engine.Money(overage),
+		"artist_payout_usd": engine.Money(artist), "promoter_result_usd": engine.Money(promoter),
+	})
+	p.Set("break_even", map[string]any{
+		"tickets": breakEven, "capacity_pct": engine.Round(beOcc, 1),
+		"split_point_tickets": splitTickets, "net_per_ticket_usd": engine.Money(perTicket),
+	})
+	switch {
+	case breakEven > capacity:
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %d tickets at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
+			engine.USD(expenses+guarantee), breakEven, engine.USD(perTicket), capacity)
+	case beOcc > liveHighBreakEven:
+		p.Warn("BREAK_EVEN_HIGH", "Break-even is %d tickets, %.0f%% of capacity; promoters aim for 60–70%%.", breakEven, beOcc)
+	}
+	if promoter < 0 {
+		p.Warn("PROJECTED_LOSS", "At %d tickets sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
+			sold, engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
+	}
+	return nil
+}
+
+func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
+	event, asOf := in.Date("event_date"), p.AsOf()
+	p.SetTarget(event)
+	onSale := engine.OnOrBefore(engine.AddWeeks(event, -liveOnSaleWeeks), time.Friday)
+	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
+	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", onSale)
+	p.Milestone("pace-check", "Pace check: half the selling window gone", pace)
+	p.Milestone("advance", "Show advanced with the artist's team", engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
+	p.Milestone("show", liveSettlementTitle, event)
+	p.Set("on_sale_date", engine.FormatDate(onSale))
+	if days := engine.DaysBetween(asOf, event); days < 0 {
+		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date.", engine.FormatDate(event))
+	} else if onSale.Before(asOf) {
+		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); the show has %d days to sell instead of %d.",
+			engine.FormatDate(onSale), days, engine.DaysBetween(onSale, event))
+	}
+	return nil
+}
+
+func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
+	s := p.Get("settlement").(map[string]any)
+	be := p.Get("break_even").(map[string]any)
+	onSale := p.GetDate("on_sale_date")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
+		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")
+	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%v tickets cover expenses and guarantee; by the pace check about half of them should be sold.", be["tickets"]))
+	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
+	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
+	p.Strategy("At %v tickets (%s net box office) the artist takes %s and the promoter %s; break-even is %v tickets (%v%% of capacity) and the split point %v; on sale %s.",
+		s["tickets_sold"], engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
+		be["tickets"], be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
+	return nil
+}

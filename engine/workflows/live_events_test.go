@@ -1,0 +1,81 @@
+package workflows_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestLiveEventsSettlementVersusDeal(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", nil)
+	entNoWarnings(t, res)
+	perTicket := 35 / 1.05 * 0.97
+	if got := entNum(t, res, "break_even", "tickets"); got != math.Ceil(26500/perTicket) {
+		t.Errorf("break-even %v tickets, want (expenses + guarantee) / net per ticket = %v", got, math.Ceil(26500/perTicket))
+	}
+	// 900 sold do not reach the split point (26,500 × 1.15): guarantee only.
+	if got := entNum(t, res, "settlement", "artist_payout_usd"); got != 12000 {
+		t.Errorf("artist payout %v, want the guarantee", got)
+	}
+	if got := entNum(t, res, "settlement", "promoter_result_usd"); !entNear(got, engine.Money(900*perTicket-26500)) {
+		t.Errorf("promoter %v, want %.2f", got, 900*perTicket-26500)
+	}
+	sellout := entRun(t, "live-events-show-settlement", map[string]any{"sell_through_pct": 100})
+	net := 1200 * perTicket
+	artist := 12000 + 0.85*(net-26500*1.15)
+	if got := entNum(t, sellout, "settlement", "artist_payout_usd"); !entNear(got, engine.Money(artist)) {
+		t.Errorf("sell-out artist payout %v, want guarantee + 85%% of overage = %.2f", got, artist)
+	}
+	on := milestoneDate(t, res, "on-sale")
+	if on.Weekday() != time.Friday || engine.DaysBetween(on, milestoneDate(t, res, "show")) != 56 {
+		t.Errorf("on-sale %v, want the Friday 8 weeks before the show", on)
+	}
+}
+
+func TestLiveEventsSettlementWarnings(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 40000, "event_date": "2026-12-18"})
+	entWant(t, res, "BREAK_EVEN_ABOVE_CAPACITY", "PROJECTED_LOSS", "ON_SALE_LATE")
+	high := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 15000})
+	entWant(t, high, "BREAK_EVEN_HIGH")
+}
+
+func TestLiveEventsTimelineStaffing(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", nil)
+	entWant(t, res, "VENUE_LEAD_TIME")
+	if hasWarning(res, "EVENT_TOO_SOON") {
+		t.Error("nine months is enough for permits and sales")
+	}
+	if got := entStr(t, res, "next_year_event_date"); got != "2028-08-19" {
+		t.Errorf("next year %s, want the same Saturday a year on", got)
+	}
+	// 4,500 people with alcohol: security 1:75, crowd managers 1:250,
+	// first aid 2 per 1,000, toilets 1:100 × 9/4 hours × 1.2.
+	want := map[string]float64{"security": 60, "crowd_managers": 18, "first_aiders": 9, "portable_toilets": math.Ceil(45 * 2.25 * 1.2)}
+	for k, v := range want {
+		if got := entNum(t, res, "staffing", k); got != v {
+			t.Errorf("%s %v, want %v", k, got, v)
+		}
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "permit"), milestoneDate(t, res, "event")); d < 90 {
+		t.Errorf("permit filed %d days out, want at least 90", d)
+	}
+	club := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "attendance": 400, "alcohol": false, "venue_booked": true})
+	if _, ok := entAt(t, club, "staffing").(map[string]any)["portable_toilets"]; ok {
+		t.Error("a club has plumbing")
+	}
+	if got, cm := entNum(t, club, "staffing", "security"), entNum(t, club, "staffing", "crowd_managers"); got != 4 || cm != 2 {
+		t.Errorf("club security %v and crowd managers %v, want 400/100 and 400/250 rounded up", got, cm)
+	}
+}
+
+func TestLiveEventsTimelineTooSoon(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-12-05", "attendance": 300})
+	entWant(t, res, "EVENT_TOO_SOON", "SELLING_WINDOW_SHORT", "VENUE_LEAD_TIME")
+	// Club minimum: max(30 days insurance, half of 8 weeks) = 30 days from
+	// 2026-11-20, on the event's weekday (Saturday).
+	if got := entStr(t, res, "earliest_feasible_event_date"); got != "2026-12-26" {
+		t.Errorf("earliest date %s, want Saturday 2026-12-26", got)
+	}
+}

@@ -1,0 +1,220 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Tour merch order: how many of each item to order, what each unit earns
+// after the venue's cut and card fees, and when each must be ordered to
+// arrive before the first show. Rules used:
+//   - Sales are projected from a per-head spend (commonly $2–6 at club level;
+//     $4 by default) split across the items by their share of sales.
+//   - Venues take a merch cut, commonly 20% of soft goods (apparel, posters,
+//     accessories) and about half that on hard goods (vinyl, CDs).
+//   - Card processing at Square's US in-person rate, 2.6% + $0.15 a sale.
+//   - Screen printers quote 2–3 weeks after art approval and commonly have a
+//     24-piece minimum, priced by the dozen; posters and CDs take 2–3 weeks;
+//     vinyl pressing takes 8–10+ weeks. Each lead time adds a week of
+//     shipping, and stock should land a week before the first show.
+//   - Sizes and reprints: order 10% over the projection on apparel.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "music-merch-plan",
+		Name:        "Tour merch order",
+		Vertical:    "music",
+		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item.",
+		Fields: []engine.Field{
+			{Name: "tour_start", Kind: engine.Date, Required: true, Description: "Date of the first show; stock must arrive before it."},
+			{Name: "shows", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Number of shows the order must cover."},
+			{Name: "avg_attendance", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Expected paid attendance per show."},
+			{Name: "per_head_usd", Kind: engine.Number, Default: 4, Min: engine.Bound(0.5), Max: engine.Bound(50), Description: "Expected merch spend per attendee."},
+			{Name: "venue_cut_pct", Kind: engine.Number, Default: 20, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Venue's cut of soft-goods sales, in percent; hard goods are charged half."},
+			{Name: "items", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Items on the merch table.", Items: []engine.Field{
+				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
+				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
+				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Landed cost per unit."},
+				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Price at the table."},
+				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
+			}},
+			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Cash available to pay for the order up front."},
+		},
+		ExampleContext: map[string]any{
+			"tour_start":     "2027-04-08",
+			"shows":          18,
+			"avg_attendance": 250,
+			"per_head_usd":   5,
+			"items": []any{
+				map[string]any{"name": "Tour T-shirt", "kind": "apparel", "unit_cost_usd": 9.5, "price_usd": 30, "share_pct": 55},
+				map[string]any{"name": "EP on vinyl", "kind": "vinyl", "unit_cost_usd": 11, "price_usd": 30, "share_pct": 30},
+				map[string]any{"name": "Tote bag", "kind": "accessory", "unit_cost_usd": 6, "price_usd": 20, "share_pct": 15},
+			},
+			"cash_budget_usd": 8500,
+			"as_of":           "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "size-order", Run: musicMerchSizeOrder},
+			{Name: "schedule", Run: musicMerchSchedule},
+			{Name: "recommend", Run: musicMerchRecommend},
+		},
+	})
+}
+
+const (
+	musicMerchCardPct    = 2.6
+	musicMerchCardFixed  = 0.15
+	musicMerchApparelMin = 24
+)
+
+// Production weeks before shipping; a week of shipping and a week of margin
+// before the first show are added on top.
+var musicMerchLeadWeeks = map[string]int{"apparel": 3, "poster": 3, "accessory": 4, "cd": 3, "vinyl": 10}
+
+func musicMerchVenueCut(in *engine.Input, kind string) float64 {
+	cut := in.Float("venue_cut_pct")
+	if kind == "cd" || kind == "vinyl" {
+		return cut / 2
+	}
+	return cut
+}
+
+func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
+	heads := float64(in.Int("shows") * in.Int("avg_attendance"))
+	projected := heads * in.Float("per_head_usd")
+	var shareSum float64
+	for _, it := range in.List("items") {
+		shareSum += it.Float("share_pct")
+	}
+	if shareSum == 0 {
+		return fmt.Errorf("items: share_pct sums to 0")
+	}
+	if math.Abs(shareSum-100) > 0.5 {
+		p.Warn("SHARES_NOT_100", "Item shares add up to %.1f%%, not 100%%; they were scaled to 100%%.", shareSum)
+	}
+	var lines []map[string]any
+	var cash, revenue, net float64
+	for _, it := range in.List("items") {
+		price, cost, kind := it.Float("price_usd"), it.Float("unit_cost_usd"), it.Str("kind")
+		cut := musicMerchVenueCut(in, kind)
+		keep := 1 - cut/100 - musicMerchCardPct/100
+		margin := engine.Money(price*keep - musicMerchCardFixed - cost)
+		breakEven := engine.Money((cost + musicMerchCardFixed) / keep)
+		var units int
+		if price > 0 {
+			units = int(math.Ceil(projected * it.Float("share_pct") / shareSum / price))
+		}
+		if kind == "apparel" {
+			units = int(math.Ceil(float64(units)*1.1/12)) * 12
+			units = max(units, musicMerchApparelMin)
+		}
+		if margin <= 0 {
+			p.Warn("PRICE_BELOW_COST", "%s at $%.2f keeps $%.2f after a %.0f%% venue cut and card fees, below its $%.2f cost: charge at least $%.2f.",
+				it.Str("name"), price, engine.Money(price*keep-musicMerchCardFixed), cut, cost, breakEven)
+		} else if margin < 0.3*price {
+			p.Warn("THIN_MARGIN", "%s keeps only $%.2f a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), margin, 100*margin/price)
+		}
+		lines = append(lines, map[string]any{
+			"name": it.Str("name"), "kind": kind, "units": units,
+			"order_cost_usd": engine.Money(float64(units) * cost), "net_per_unit_usd": margin,
+			"break_even_price_usd": breakEven, "venue_cut_pct": cut,
+		})
+		cash += float64(units) * cost
+		revenue += float64(units) * price
+		net += float64(units) * margin
+	}
+	p.Set("order", lines)
+	p.Set("projection", map[string]any{
+		"attendance":           int(heads),
+		"projected_sales_usd":  engine.Money(projected),
+		"order_cost_usd":       engine.Money(cash),
+		"sell_out_revenue_usd": engine.Money(revenue),
+		"sell_out_net_usd":     engine.Money(net),
+	})
+	if in.Has("cash_budget_usd") && cash > in.Float("cash_budget_usd") {
+		b := in.Float("cash_budget_usd")
+		p.Warn("MERCH_BUDGET_SHORT", "The order costs $%.2f but only $%.2f is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
+			engine.Money(cash), b, math.Floor(100*b/cash))
+		p.Set("budget_scale_pct", math.Floor(100*b/cash))
+	}
+	return nil
+}
+
+func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
+	start := in.Date("tour_start")
+	p.SetTarget(start)
+	arrive := engine.PrevWorkday(engine.AddDays(start, -7))
+	earliestOrder := map[string]time.Time{}
+	for _, it := range in.List("items") {
+		kind := it.Str("kind")
+		// Production, then a week of shipping, then the arrival margin.
+		order := engine.PrevWorkday(engine.AddWeeks(arrive, -musicMerchLeadWeeks[kind]-1))
+		if d, ok := earliestOrder[kind]; !ok || order.Before(d) {
+			earliestOrder[kind] = order
+		}
+	}
+	deadlines := map[string]string{}
+	var first time.Time
+	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
+		order, ok := earliestOrder[kind]
+		if !ok {
+			continue
+		}
+		deadlines[kind] = engine.FormatDate(order)
+		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
+		if first.IsZero() || order.Before(first) {
+			first = order
+		}
+		if order.Before(p.AsOf()) {
+			lands := engine.AddWeeks(p.AsOf(), musicMerchLeadWeeks[kind]+1)
+			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %d weeks of production and a week of shipping; ordered today it lands around %s%s.",
+				kind, engine.FormatDate(order), musicMerchLeadWeeks[kind], engine.FormatDate(lands), musicMerchLateNote(lands, start))
+			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
+		}
+	}
+	p.Set("order_deadlines", deadlines)
+	p.Milestone("art-approved", "Merch art and mockups approved", engine.PrevWorkday(engine.AddDays(first, -7)))
+	p.Milestone("stock-arrives", "Stock delivered, counted and packed", arrive)
+	p.Milestone("tour-start", "First show: merch table open", start)
+	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.AddDays(start, 7))
+	return nil
+}
+
+func musicMerchLateNote(lands, start time.Time) string {
+	if lands.After(start) {
+		return fmt.Sprintf(", %d days after the first show: sell it as a pre-order or ship it to a later venue", engine.DaysBetween(start, lands))
+	}
+	return ", still before the first show"
+}
+
+func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
+	proj := p.Get("projection").(map[string]any)
+	deadlines := p.Get("order_deadlines").(map[string]string)
+	var kinds []string
+	for _, k := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
+		if d, ok := deadlines[k]; ok {
+			kinds = append(kinds, k+" by "+d)
+			due, _ := engine.ParseDate(d)
+			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Place the "+k+" order",
+				fmt.Sprintf("%d weeks of production plus a week of shipping puts the %s order on %s so it lands a week before the first show.", musicMerchLeadWeeks[k], k, d))
+		}
+	}
+	var best map[string]any
+	for _, l := range p.Get("order").([]map[string]any) {
+		if best == nil || l["net_per_unit_usd"].(float64) > best["net_per_unit_usd"].(float64) {
+			best = l
+		}
+	}
+	p.Recommend(engine.Medium, "Lead the table with "+best["name"].(string),
+		fmt.Sprintf("It keeps $%.2f a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", best["net_per_unit_usd"].(float64)))
+	p.Recommend(engine.Medium, "Agree the merch cut when advancing",
+		fmt.Sprintf("The plan assumes a %.0f%% cut on soft goods and half that on vinyl and CDs; venues that sell merch themselves often charge more, so confirm before the show.", in.Float("venue_cut_pct")))
+	p.Recommend(engine.Low, "Count stock after every show",
+		"Track units sold per size and per night; reorder apparel when any size is below two shows' worth.")
+	p.Strategy("Project $%.2f of merch from %d attendees at $%.2f a head; order $%.2f of stock (%s) for a sell-out net of $%.2f after venue cuts and card fees.",
+		proj["projected_sales_usd"].(float64), proj["attendance"].(int), in.Float("per_head_usd"), proj["order_cost_usd"].(float64), strings.Join(kinds, ", "), proj["sell_out_net_usd"].(float64))
+	return nil
+}

@@ -1,0 +1,187 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Paid-subscription launch for a newsletter: pricing, platform fees,
+// projected paid subscribers and the launch calendar. Rules used:
+//   - Fees: Substack keeps 10% of subscription revenue; every Stripe-based
+//     platform pays Stripe 2.9% + $0.30 per charge plus 0.7% for recurring
+//     billing (Stripe pricing). beehiiv and Ghost take 0% of revenue but
+//     charge a plan fee (entered as platform_cost_usd). Kit charges 3.5% +
+//     $0.30 per transaction, processing included.
+//   - Substack's minimum prices are $5 a month and, as writers report it,
+//     $50 a year (figures of $30–50 circulate; the higher floor is checked).
+//   - Annual plans are conventionally priced at about 10× the monthly price
+//     ("two months free"); 30% of paid readers are assumed to choose annual.
+//   - 5–10% of free subscribers converting to paid is the range Substack
+//     cites for established writers; 3% / 5% / 10% are the low, base and
+//     high cases. Launching paid is commonly advised from about 1,000
+//     engaged free subscribers.
+//   - A paid launch is announced two weeks ahead, with a founding-member
+//     offer that closes a week after launch (standard practice).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "newsletters-paid-launch",
+		Name:        "Paid newsletter launch",
+		Vertical:    "newsletters",
+		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign.",
+		Fields: []engine.Field{
+			{Name: "platform", Kind: engine.String, Enum: []string{"substack", "beehiiv", "ghost", "kit"}, Default: "substack", Description: "Newsletter platform."},
+			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Description: "Free subscribers today."},
+			{Name: "monthly_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Monthly subscription price."},
+			{Name: "annual_price_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(5000), Description: "Annual subscription price; defaults to 10× the monthly price."},
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day paid subscriptions open."},
+			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit)."},
+			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Monthly net income the paid tier should reach."},
+		},
+		ExampleContext: map[string]any{
+			"platform":          "substack",
+			"free_subscribers":  4200,
+			"monthly_price_usd": 8,
+			"annual_price_usd":  80,
+			"launch_date":       "2027-01-12",
+			"income_goal_usd":   3000,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-pricing", Run: newsPaidCheckPricing},
+			{Name: "project", Run: newsPaidProject},
+			{Name: "schedule", Run: newsPaidSchedule},
+			{Name: "recommend", Run: newsPaidRecommend},
+		},
+	})
+}
+
+type newsPlatformFees struct{ revenuePct, perChargeUSD float64 }
+
+var newsPlatforms = map[string]newsPlatformFees{
+	"substack": {0.10 + 0.029 + 0.007, 0.30},
+	"beehiiv":  {0.029 + 0.007, 0.30},
+	"ghost":    {0.029 + 0.007, 0.30},
+	"kit":      {0.035, 0.30},
+}
+
+const (
+	newsAnnualShare    = 0.30
+	newsConvLow        = 0.03
+	newsConvBase       = 0.05
+	newsConvHigh       = 0.10
+	newsMinList        = 1000
+	newsAnnounceDays   = 14
+	newsFoundingDays   = 7
+	newsSubstackMinMo  = 5.0
+	newsSubstackMinYr  = 50.0
+	newsAnnualMultiple = 10.0
+)
+
+func newsAnnualPrice(in *engine.Input) float64 {
+	if in.Has("annual_price_usd") {
+		return in.Float("annual_price_usd")
+	}
+	return in.Float("monthly_price_usd") * newsAnnualMultiple
+}
+
+func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
+	monthly, annual := in.Float("monthly_price_usd"), newsAnnualPrice(in)
+	p.Set("annual_price_usd", engine.Money(annual))
+	if in.Str("platform") == "substack" && (monthly < newsSubstackMinMo || annual < newsSubstackMinYr) {
+		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are $5 a month and $50 a year; %s / %s cannot be set. Use at least %s / %s.",
+			engine.USD(monthly), engine.USD(annual), engine.USD(math.Max(monthly, newsSubstackMinMo)), engine.USD(math.Max(annual, newsSubstackMinYr)))
+	}
+	ratio := annual / monthly
+	p.Set("annual_months_equivalent", engine.Round(ratio, 2))
+	switch {
+	case ratio >= 12:
+		p.Warn("ANNUAL_NO_DISCOUNT", "The annual price is %.1f× the monthly price, no saving over paying monthly; about 10× (%s) is the convention that moves readers to annual.", ratio, engine.USD(monthly*newsAnnualMultiple))
+	case ratio < 8:
+		p.Warn("ANNUAL_DISCOUNT_DEEP", "The annual price is only %.1f× the monthly price (%.0f%% off); about 10× (%s) keeps annual attractive without giving away a third of the revenue.", ratio, (1-ratio/12)*100, engine.USD(monthly*newsAnnualMultiple))
+	}
+	return nil
+}
+
+// newsNetPerSub is the blended monthly net a paid subscriber brings after
+// the platform's and Stripe's fees.
+func newsNetPerSub(in *engine.Input, annual float64) (monthlyNet, annualNetPerMonth, blended float64) {
+	f := newsPlatforms[in.Str("platform")]
+	monthly := in.Float("monthly_price_usd")
+	monthlyNet = monthly*(1-f.revenuePct) - f.perChargeUSD
+	annualNetPerMonth = (annual*(1-f.revenuePct) - f.perChargeUSD) / 12
+	blended = (1-newsAnnualShare)*monthlyNet + newsAnnualShare*annualNetPerMonth
+	return monthlyNet, annualNetPerMonth, blended
+}
+
+func newsPaidProject(in *engine.Input, p *engine.Plan) error {
+	free := in.Int("free_subscribers")
+	annual := p.Get("annual_price_usd").(float64)
+	monthlyNet, annualNet, blended := newsNetPerSub(in, annual)
+	cost := in.Float("platform_cost_usd")
+	p.Set("net_per_paid_subscriber_usd", map[string]any{
+		"monthly_plan": engine.Money(monthlyNet), "annual_plan_per_month": engine.Money(annualNet), "blended": engine.Money(blended),
+	})
+	scenario := func(rate float64) map[string]any {
+		paid := int(math.Round(float64(free) * rate))
+		return map[string]any{
+			"conversion_pct": rate * 100, "paid_subscribers": paid,
+			"monthly_net_usd": engine.Money(float64(paid)*blended - cost),
+			"annual_net_usd":  engine.Money((float64(paid)*blended - cost) * 12),
+		}
+	}
+	base := scenario(newsConvBase)
+	p.Set("projection", map[string]any{"low": scenario(newsConvLow), "base": base, "high": scenario(newsConvHigh)})
+	if free < newsMinList {
+		p.Warn("LIST_TOO_SMALL", "%d free subscribers convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", free, base["paid_subscribers"])
+	}
+	if in.Has("income_goal_usd") {
+		goal := in.Float("income_goal_usd")
+		needed := int(math.Ceil((goal + cost) / blended))
+		list := int(math.Ceil(float64(needed) / newsConvBase))
+		p.Set("income_goal", map[string]any{"paid_subscribers_needed": needed, "free_list_needed_at_5pct": list})
+		if float64(needed) > float64(free)*newsConvHigh {
+			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %d paid subscribers, more than even a 10%% conversion of %d free subscribers gives; at 5%% it takes a list of %d.",
+				engine.USD(goal), needed, free, list)
+		}
+	}
+	return nil
+}
+
+func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	p.SetTarget(launch)
+	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
+		alt := engine.AddDays(asOf, newsAnnounceDays)
+		p.Warn("LAUNCH_TOO_SOON", "Launch is %d days away; readers need a two-week announcement with the founding-member offer. Earliest launch: %s.", lead, engine.FormatDate(alt))
+		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+	}
+	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
+	p.Milestone("paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays))
+	p.Milestone("launch", "Paid subscriptions open", launch)
+	p.Milestone("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays))
+	p.Milestone("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
+	p.WarnPassedMilestones()
+	return nil
+}
+
+func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	base := p.Get("projection").(map[string]any)["base"].(map[string]any)
+	net := p.Get("net_per_paid_subscriber_usd").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -newsAnnounceDays)), "Announce with a reason to pay",
+		"Say what paid readers get (extra issues, archive, community) and what stays free; the announcement email is the biggest converter of the launch.")
+	p.RecommendBy(engine.Medium, engine.AddDays(launch, newsFoundingDays), "Close the founding offer on time",
+		"A deadline converts fence-sitters; extend it and the next offer is ignored.")
+	p.Recommend(engine.Medium, "Push annual plans", fmt.Sprintf("An annual subscriber nets %s a month against %s monthly and cannot churn for a year.",
+		engine.USD(net["annual_plan_per_month"].(float64)), engine.USD(net["monthly_plan"].(float64))))
+	if goal, ok := p.Get("income_goal").(map[string]any); ok {
+		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %d paid subscribers, a free list of about %d at 5%% conversion.", goal["paid_subscribers_needed"], goal["free_list_needed_at_5pct"]))
+	}
+	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %d free subscribers, %d paid readers net about %s a month (%s each after fees), announced %s.",
+		in.Str("platform"), engine.FormatDate(launch), engine.USD(in.Float("monthly_price_usd")), engine.USD(p.Get("annual_price_usd").(float64)),
+		in.Int("free_subscribers"), base["paid_subscribers"], engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
+		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
+	return nil
+}

@@ -1,0 +1,119 @@
+package workflows_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestNewslettersPaidLaunchFeesAndGoal(t *testing.T) {
+	res := entRun(t, "newsletters-paid-launch", nil)
+	entWant(t, res, "GOAL_OUT_OF_REACH")
+	// Substack 10% + Stripe 2.9% + 0.7% billing + $0.30 a charge.
+	monthly := 8*(1-0.136) - 0.30
+	annual := (80*(1-0.136) - 0.30) / 12
+	blended := 0.7*monthly + 0.3*annual
+	if got := entNum(t, res, "net_per_paid_subscriber_usd", "monthly_plan"); !entNear(got, engine.Money(monthly)) {
+		t.Errorf("monthly net %v, want %.2f", got, monthly)
+	}
+	if got := entNum(t, res, "projection", "base", "paid_subscribers"); got != 210 {
+		t.Errorf("paid at 5%% of 4,200: %v, want 210", got)
+	}
+	if got := entNum(t, res, "projection", "base", "monthly_net_usd"); !entNear(got, engine.Money(210*blended)) {
+		t.Errorf("base monthly net %v, want %.2f", got, 210*blended)
+	}
+	needed := math.Ceil(3000 / blended)
+	if got := entNum(t, res, "income_goal", "paid_subscribers_needed"); got != needed {
+		t.Errorf("subscribers for $3,000 %v, want %v", got, needed)
+	}
+	if got := entNum(t, res, "income_goal", "free_list_needed_at_5pct"); got != math.Ceil(needed/0.05) {
+		t.Errorf("list needed %v, want %v", got, math.Ceil(needed/0.05))
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "announce"), milestoneDate(t, res, "launch")); d != 14 {
+		t.Errorf("announcement %d days ahead, want 14", d)
+	}
+
+	// beehiiv takes no revenue share but its plan fee comes off the top.
+	bh := entRun(t, "newsletters-paid-launch", map[string]any{"platform": "beehiiv", "platform_cost_usd": 49})
+	bBlended := 0.7*(8*(1-0.036)-0.30) + 0.3*(80*(1-0.036)-0.30)/12
+	if got := entNum(t, bh, "projection", "base", "monthly_net_usd"); !entNear(got, engine.Money(210*bBlended-49)) {
+		t.Errorf("beehiiv monthly net %v, want %.2f", got, 210*bBlended-49)
+	}
+}
+
+func TestNewslettersPaidLaunchPricingChecks(t *testing.T) {
+	low := entRun(t, "newsletters-paid-launch", map[string]any{"monthly_price_usd": 4, "annual_price_usd": nil})
+	entWant(t, low, "PRICE_BELOW_MINIMUM")
+	if got := entNum(t, low, "annual_price_usd"); got != 40 {
+		t.Errorf("default annual %v, want 10 × monthly", got)
+	}
+	if hasWarning(entRun(t, "newsletters-paid-launch", map[string]any{"platform": "ghost", "monthly_price_usd": 4, "annual_price_usd": nil}), "PRICE_BELOW_MINIMUM") {
+		t.Error("the $5 minimum is Substack's, not Ghost's")
+	}
+	entWant(t, entRun(t, "newsletters-paid-launch", map[string]any{"annual_price_usd": 96}), "ANNUAL_NO_DISCOUNT")
+	entWant(t, entRun(t, "newsletters-paid-launch", map[string]any{"annual_price_usd": 50}), "ANNUAL_DISCOUNT_DEEP")
+	soon := entRun(t, "newsletters-paid-launch", map[string]any{"launch_date": "2026-11-27", "free_subscribers": 600})
+	entWant(t, soon, "LAUNCH_TOO_SOON", "LIST_TOO_SMALL", "MILESTONE_PASSED")
+	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2026-12-04" {
+		t.Errorf("earliest launch %s, want 14 days after the plan date", got)
+	}
+}
+
+func TestNewslettersSenderWarmupRamp(t *testing.T) {
+	res := entRun(t, "newsletters-sender-warmup", nil)
+	entWant(t, res, "MISSING_AUTHENTICATION")
+	if hasWarning(res, "AUTH_LEAD_TIME") {
+		t.Error("17 days leave time to publish DMARC")
+	}
+	ramp := entAt(t, res, "warmup_schedule").([]any)
+	want := []float64{2000, 4000, 8000, 16000, 32000, 38000}
+	if len(ramp) != len(want) {
+		t.Fatalf("ramp %v, want %v", ramp, want)
+	}
+	var prev time.Time
+	for i, r := range ramp {
+		m := r.(map[string]any)
+		d := entDay(m["date"].(string))
+		if m["volume"] != want[i] {
+			t.Errorf("day %d volume %v, want %v", i+1, m["volume"], want[i])
+		}
+		if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday || (i > 0 && !d.After(prev)) {
+			t.Errorf("send day %v is not the next business day", d)
+		}
+		prev = d
+	}
+	if got := entStr(t, res, "full_list_date"); got != "2026-12-14" {
+		t.Errorf("full list %s, want 2026-12-14 (Monday after the weekend)", got)
+	}
+	if got := entAt(t, res, "missing_authentication").([]any); len(got) != 1 || got[0] != "DMARC" {
+		t.Errorf("missing %v, want DMARC", got)
+	}
+
+	small := entRun(t, "newsletters-sender-warmup", map[string]any{"list_size": 3000, "situation": "new-domain", "authentication": []any{"spf"}})
+	entNoWarnings(t, small)
+	if got := entNum(t, small, "warmup_send_days"); got != 4 {
+		t.Errorf("500 → 1,000 → 2,000 → 3,000 is 4 days, got %v", got)
+	}
+}
+
+func TestNewslettersSenderWarmupCompliance(t *testing.T) {
+	res := entRun(t, "newsletters-sender-warmup", map[string]any{
+		"start_date": "2026-11-24", "authentication": []any{}, "one_click_unsubscribe": false,
+		"spam_rate_pct": 0.35, "engaged_pct": 10,
+	})
+	entWant(t, res, "MISSING_AUTHENTICATION", "AUTH_LEAD_TIME", "ONE_CLICK_UNSUBSCRIBE_MISSING", "SPAM_RATE_TOO_HIGH", "LOW_ENGAGEMENT")
+	if got := entStr(t, res, "earliest_feasible_start_date"); got != "2026-11-27" {
+		t.Errorf("earliest start %s, want a week after the plan date", got)
+	}
+	if got := entStr(t, res, "first_send_date"); got != "2026-11-27" {
+		t.Errorf("ramp starts %s, want the feasible date", got)
+	}
+	entWant(t, entRun(t, "newsletters-sender-warmup", map[string]any{"spam_rate_pct": 0.15}), "SPAM_RATE_ELEVATED")
+	est := entRun(t, "newsletters-sender-warmup", map[string]any{"situation": "established", "authentication": []any{"spf", "dkim", "dmarc"}})
+	entNoWarnings(t, est)
+	if got := entNum(t, est, "warmup_send_days"); got != 1 {
+		t.Errorf("an established sender needs no ramp, got %v days", got)
+	}
+}

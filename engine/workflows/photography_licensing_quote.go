@@ -1,0 +1,195 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Commercial photography estimate: creative fee plus a usage licence priced
+// by media, duration and territory, with the production calendar.
+// Rules used:
+//   - Usage-based licensing: the fee for the shoot (creative fee = day rate ×
+//     days) is separate from the licence, which scales with media, duration
+//     and territory (ASMP licensing guidance; Getty/industry rate tables use
+//     the same three axes). ASMP publishes no fixed multipliers, so these are
+//     conservative planning factors, expressed as a share of the creative
+//     fee: editorial 25%, web/social 50%, print collateral 75%, advertising
+//     150%, out-of-home 200%, all media 300%; each year beyond the first adds
+//     50% of the first-year licence; regional ×0.75, national ×1,
+//     worldwide ×2.
+//   - Pre-production (scouting, casting, permits) is billed at half the day
+//     rate, half a day per shoot day; retouching at $75 per final image
+//     (commonly $50–$150).
+//   - Commercial photographers take a 50% advance on signing; the balance is
+//     invoiced on delivery, net 30.
+//   - Estimate approval must leave 5 business days plus the pre-production
+//     days before the shoot (city film permits commonly need 3–5 business
+//     days); proofs 2 business days after the shoot, client selects within
+//     3, retouching about 8 finished images per day.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "photography-licensing-quote",
+		Name:        "Commercial shoot estimate and licence",
+		Vertical:    "photography",
+		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget.",
+		Fields: []engine.Field{
+			{Name: "shoot_date", Kind: engine.Date, Required: true, Description: "First shoot day."},
+			{Name: "shoot_days", Kind: engine.Number, Default: 1, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Shoot days (half days allowed)."},
+			{Name: "day_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(100), Max: engine.Bound(50000), Description: "Your creative day rate in US dollars."},
+			{Name: "final_images", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Retouched images delivered and licensed."},
+			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "web_social", "print_collateral", "advertising", "out_of_home", "all_media"}, Default: "web_social", Description: "Media the images are licensed for."},
+			{Name: "license_years", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Licence duration in years."},
+			{Name: "territory", Kind: engine.String, Enum: []string{"regional", "national", "worldwide"}, Default: "national", Description: "Where the images may be used."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's stated budget, in US dollars."},
+		},
+		ExampleContext: map[string]any{
+			"shoot_date":        "2027-01-19",
+			"shoot_days":        2,
+			"day_rate_usd":      2500,
+			"final_images":      24,
+			"usage":             "advertising",
+			"license_years":     2,
+			"territory":         "national",
+			"client_budget_usd": 15000,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "quote", Run: phLicQuote},
+			{Name: "fit-budget", Run: phLicBudget},
+			{Name: "schedule", Run: phLicSchedule},
+			{Name: "recommend", Run: phLicRecommend},
+		},
+	})
+}
+
+var (
+	phLicUsage     = map[string]float64{"editorial": 0.25, "web_social": 0.5, "print_collateral": 0.75, "advertising": 1.5, "out_of_home": 2, "all_media": 3}
+	phLicTerritory = map[string]float64{"regional": 0.75, "national": 1, "worldwide": 2}
+	phLicTerrOrder = []string{"regional", "national", "worldwide"}
+)
+
+const phLicRetouchPerImage = 75.0
+
+// phLicTotal prices one combination of days, images and licence terms.
+func phLicTotal(in *engine.Input, years int, territory string) (creative, prepro, usage, retouch, total float64) {
+	days, rate := in.Float("shoot_days"), in.Float("day_rate_usd")
+	creative = engine.Money(rate * days)
+	prepro = engine.Money(rate * 0.5 * (days * 0.5))
+	usage = engine.Money(creative * phLicUsage[in.Str("usage")] * (1 + 0.5*float64(years-1)) * phLicTerritory[territory])
+	retouch = engine.Money(phLicRetouchPerImage * float64(in.Int("final_images")))
+	total = engine.Money(creative + prepro + usage + retouch)
+	return
+}
+
+func phLicQuote(in *engine.Input, p *engine.Plan) error {
+	creative, prepro, usage, retouch, total := phLicTotal(in, in.Int("license_years"), in.Str("territory"))
+	p.Set("quote", map[string]any{
+		"creative_fee_usd":  creative,
+		"preproduction_usd": prepro,
+		"usage_license_usd": usage,
+		"retouching_usd":    retouch,
+		"total_usd":         total,
+		"advance_usd":       engine.Money(total / 2),
+		"balance_usd":       engine.Money(total - engine.Money(total/2)),
+		"usage_pct_of_fee":  engine.Round(usage/creative*100, 1),
+	})
+	p.Set("total_usd", total)
+	return nil
+}
+
+func phLicBudget(in *engine.Input, p *engine.Plan) error {
+	if !in.Has("client_budget_usd") {
+		return nil
+	}
+	budget, total := in.Float("client_budget_usd"), p.Get("total_usd").(float64)
+	if budget >= total {
+		return nil
+	}
+	// Keep the media (the client's need) and trade duration and territory
+	// down until the quote fits; prefer the closest total to the budget.
+	years, terr := in.Int("license_years"), in.Str("territory")
+	bestTotal, bestYears, bestTerr := -1.0, 0, ""
+	for y := years; y >= 1; y-- {
+		for _, t := range phLicTerrOrder {
+			if phLicTerritory[t] > phLicTerritory[terr] {
+				continue
+			}
+			if _, _, _, _, tot := phLicTotal(in, y, t); tot <= budget && tot > bestTotal {
+				bestTotal, bestYears, bestTerr = tot, y, t
+			}
+		}
+	}
+	if bestTotal > 0 {
+		p.Set("budget_alternative", map[string]any{"license_years": bestYears, "territory": bestTerr, "total_usd": bestTotal})
+		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget. Keeping %s usage, a %d-year %s licence fits at %s.",
+			studioUSD(total), studioUSD(budget), studioLabel(in.Str("usage")), bestYears, bestTerr, studioUSD(bestTotal))
+		return nil
+	}
+	creative, prepro, usage, _, _ := phLicTotal(in, 1, "regional")
+	images := int(math.Floor((budget - creative - prepro - usage) / phLicRetouchPerImage))
+	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; cut the shoot days or deliver %d retouched images instead of %d.",
+		studioUSD(total), studioUSD(budget), max(images, 0), in.Int("final_images"))
+	p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": max(images, 0)})
+	return nil
+}
+
+func phLicSchedule(in *engine.Input, p *engine.Plan) error {
+	shoot := in.Date("shoot_date")
+	days := in.Float("shoot_days")
+	lead := 5 + studioCeil(days*0.5)
+	approve := engine.AddWorkdays(shoot, -lead)
+	if approve.Before(p.AsOf()) {
+		earliest := engine.AddWorkdays(p.AsOf(), lead)
+		code := "SHOOT_TOO_SOON"
+		if shoot.Before(p.AsOf()) {
+			code = "SHOOT_DATE_PASSED"
+		}
+		p.Warn(code, "A %g-day shoot needs the estimate approved %d business days ahead for pre-production; from %s the earliest shoot date is %s.",
+			days, lead, engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
+		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
+		shoot, approve = earliest, p.AsOf()
+	}
+	p.SetTarget(shoot)
+	last := engine.AddWorkdays(shoot, max(studioCeil(days)-1, 0))
+	proofs := engine.AddWorkdays(last, 2)
+	selects := engine.AddWorkdays(proofs, 3)
+	delivery := engine.AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
+	years := in.Int("license_years")
+	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
+	p.Milestone("estimate-approved", "Estimate signed and 50% advance paid", approve)
+	p.Milestone("shoot", "Shoot day 1", shoot)
+	if last.After(shoot) {
+		p.Milestone("shoot-wrap", "Last shoot day", last)
+	}
+	p.Milestone("proofs", "Proof gallery to client", proofs)
+	p.Milestone("client-selects", "Client selects due", selects)
+	p.Milestone("delivery", "Retouched finals delivered; balance invoiced", delivery)
+	p.Milestone("invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
+	p.Milestone("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires)
+	p.Set("schedule", map[string]any{
+		"estimate_approved_by": engine.FormatDate(approve),
+		"shoot":                engine.FormatDate(shoot),
+		"delivery":             engine.FormatDate(delivery),
+		"license_expires":      engine.FormatDate(expires),
+	})
+	return nil
+}
+
+func phLicRecommend(in *engine.Input, p *engine.Plan) error {
+	q := p.Get("quote").(map[string]any)
+	s := p.Get("schedule").(map[string]any)
+	approve, _ := engine.ParseDate(s["estimate_approved_by"].(string))
+	expires, _ := engine.ParseDate(s["license_expires"].(string))
+	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
+		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %d years) and take the %s advance before booking crew.",
+			studioLabel(in.Str("usage")), in.Str("territory"), in.Int("license_years"), studioUSD(q["advance_usd"].(float64))))
+	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
+	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
+	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")
+	p.Strategy("Quote %s: %s creative fee, %s for a %d-year %s %s licence (%g%% of the fee), %s pre-production and %s retouching; shoot %s, deliver %s, licence to %s.",
+		studioUSD(q["total_usd"].(float64)), studioUSD(q["creative_fee_usd"].(float64)), studioUSD(q["usage_license_usd"].(float64)), in.Int("license_years"), in.Str("territory"), studioLabel(in.Str("usage")),
+		q["usage_pct_of_fee"], studioUSD(q["preproduction_usd"].(float64)), studioUSD(q["retouching_usd"].(float64)), s["shoot"], s["delivery"], s["license_expires"])
+	return nil
+}

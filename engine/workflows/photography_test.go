@@ -1,0 +1,97 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestPhotographyLicensingQuoteAndBudgetAlternative(t *testing.T) {
+	w, _ := engine.LookupWorkflow("photography-licensing-quote")
+	res := run(t, "photography-licensing-quote", clone(w.ExampleContext))
+	q := res["quote"].(map[string]any)
+	// 2 days × $2,500 = $5,000; advertising 150% × (1 + 0.5 for year 2) ×
+	// national 1 = $11,250; pre-production 1 day at half rate = $1,250;
+	// 24 images × $75 = $1,800.
+	want := map[string]float64{"creative_fee_usd": 5000, "usage_license_usd": 11250, "preproduction_usd": 1250, "retouching_usd": 1800, "total_usd": 19300, "advance_usd": 9650}
+	for k, v := range want {
+		if q[k] != v {
+			t.Errorf("%s = %v, want %v", k, q[k], v)
+		}
+	}
+	// $15,000 budget: 2y regional is $16,487.50 and 1y national $15,550, so
+	// the largest fitting licence is 1 year regional at $13,675.
+	alt := res["budget_alternative"].(map[string]any)
+	if !hasWarning(res, "BUDGET_BELOW_QUOTE") || alt["license_years"] != 1.0 || alt["territory"] != "regional" || alt["total_usd"] != 13675.0 {
+		t.Fatalf("alternative %v, warnings %v", alt, warningCodes(res))
+	}
+	// Approval 5 business days + 1 pre-production day before the shoot.
+	approve, shoot := milestoneDate(t, res, "estimate-approved"), milestoneDate(t, res, "shoot")
+	if studioWorkdaysBetween(approve, shoot) != 6 {
+		t.Fatalf("approval %v is not 6 business days before %v", approve, shoot)
+	}
+	if engine.FormatDate(milestoneDate(t, res, "license-expires")) != "2029-01-31" {
+		t.Fatalf("2-year licence from delivery 2027-02-01 should expire 2029-01-31, got %v", milestoneDate(t, res, "license-expires"))
+	}
+}
+
+func TestPhotographyLicensingTerritoryAndShootTooSoon(t *testing.T) {
+	ctx := map[string]any{"shoot_date": "2026-11-24", "shoot_days": 2, "day_rate_usd": 2500, "usage": "advertising", "territory": "worldwide", "as_of": "2026-11-20"}
+	res := run(t, "photography-licensing-quote", ctx)
+	if res["quote"].(map[string]any)["usage_license_usd"] != 15000.0 {
+		t.Fatalf("worldwide doubles the 1-year $7,500 licence: %v", res["quote"])
+	}
+	if !hasWarning(res, "SHOOT_TOO_SOON") || res["earliest_feasible_shoot_date"] != "2026-11-30" {
+		t.Fatalf("want SHOOT_TOO_SOON and earliest 2026-11-30 (6 business days), got %v %v", warningCodes(res), res["earliest_feasible_shoot_date"])
+	}
+}
+
+func TestPhotographyPrintEditionTiers(t *testing.T) {
+	w, _ := engine.LookupWorkflow("photography-print-editions")
+	res := run(t, "photography-print-editions", clone(w.ExampleContext))
+	tiers := res["tiers"].([]any)
+	prices := []float64{1200, 1500, 1900} // +25% steps, rounded up to $50
+	for i, tr := range tiers {
+		if tr.(map[string]any)["price_usd"] != prices[i] || tr.(map[string]any)["count"] != 5.0 {
+			t.Fatalf("tier %d = %v, want 5 prints at %v", i+1, tr, prices[i])
+		}
+	}
+	s := res["sell_out"].(map[string]any)
+	// 5 × (1200 + 1500 + 1900) = 23,000; 50% commission; 17 prints × $240.
+	if s["revenue_usd"] != 23000.0 || s["commission_usd"] != 11500.0 || s["print_costs_usd"] != 4080.0 || s["artist_net_usd"] != 7420.0 {
+		t.Fatalf("sell-out %v", s)
+	}
+	release := milestoneDate(t, res, "release")
+	if studioWorkdaysBetween(milestoneDate(t, res, "order-prints"), release) != 15 {
+		t.Fatal("prints not ordered 15 business days before release")
+	}
+}
+
+func TestPhotographyPrintEditionWarnings(t *testing.T) {
+	res := run(t, "photography-print-editions", map[string]any{
+		"edition_size": 10, "artist_proofs": 4, "print_cost_usd": 300, "start_price_usd": 500, "release_date": "2026-12-01", "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"ARTIST_PROOFS_EXCESSIVE", "PRICE_BELOW_COST", "RELEASE_TOO_SOON"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if res["suggested_artist_proofs"] != 2.0 || res["minimum_start_price_usd"] != 600.0 {
+		t.Errorf("suggested APs %v (want 2), minimum price %v (want 600 = 300 / 50%%)", res["suggested_artist_proofs"], res["minimum_start_price_usd"])
+	}
+	if res["earliest_feasible_release_date"] != "2026-12-18" {
+		t.Errorf("earliest release %v, want 2026-12-18 (4 weeks out)", res["earliest_feasible_release_date"])
+	}
+}
+
+// studioWorkdaysBetween counts Monday–Friday days after a up to b.
+func studioWorkdaysBetween(a, b time.Time) int {
+	n := 0
+	for d := a.AddDate(0, 0, 1); !d.After(b); d = d.AddDate(0, 0, 1) {
+		if d.Weekday() != time.Saturday && d.Weekday() != time.Sunday {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,161 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Podcast launch plan, scheduled backwards from launch day. Rules used:
+//   - Launch with about 3 episodes so new listeners can binge and the show
+//     ranks on follows in its first week, and keep a bank beyond that (2
+//     episodes for a weekly show, 1 otherwise) so the cadence survives a
+//     missed week.
+//   - Apple Podcasts artwork: square, 1400–3000 px, JPEG or PNG, RGB.
+//   - Submit the feed (with a trailer) to Apple Podcasts and Spotify two
+//     weeks before launch: Apple's review can take several days, and the
+//     show page must exist before it can be promoted.
+//   - Production time per episode (record, edit, show notes) is an input;
+//     episodes are produced on business days and finished three days before
+//     they must be in the bank.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "podcasting-launch-plan",
+		Name:        "Podcast launch plan",
+		Vertical:    "podcasting",
+		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes.",
+		Fields: []engine.Field{
+			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Launch day (the first episodes go live)."},
+			{Name: "cadence", Kind: engine.String, Enum: []string{"weekly", "biweekly", "monthly"}, Default: "weekly", Description: "Release cadence after launch."},
+			{Name: "launch_episodes", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Episodes released on launch day."},
+			{Name: "episodes_ready", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Episodes already finished."},
+			{Name: "production_days_per_episode", Kind: engine.Number, Default: 2, Min: engine.Bound(0.25), Max: engine.Bound(20), Description: "Working days to record, edit and write notes for one episode."},
+			{Name: "artwork_px", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Side of the square cover art in pixels."},
+		},
+		ExampleContext: map[string]any{
+			"show_name":                   "Night Shift Notes",
+			"launch_date":                 "2027-01-12",
+			"cadence":                     "weekly",
+			"launch_episodes":             3,
+			"episodes_ready":              1,
+			"production_days_per_episode": 2.5,
+			"artwork_px":                  3000,
+			"as_of":                       "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-specs", Run: podLaunchSpecs},
+			{Name: "schedule", Run: podLaunchSchedule},
+			{Name: "recommend", Run: podLaunchRecommend},
+		},
+	})
+}
+
+const podLaunchFeedLeadDays = 14
+
+func podLaunchBank(in *engine.Input) int {
+	if in.Str("cadence") == "weekly" {
+		return 2
+	}
+	return 1
+}
+
+// Days between regular releases; "monthly" shows release every fourth week
+// so the release weekday never changes.
+var podLaunchStepDays = map[string]int{"weekly": 7, "biweekly": 14, "monthly": 28}
+
+func podLaunchSpecs(in *engine.Input, p *engine.Plan) error {
+	if !in.Has("artwork_px") {
+		p.Warn("ARTWORK_UNKNOWN", "No artwork size given; Apple Podcasts needs square art of 1400–3000 px (JPEG or PNG, RGB).")
+		return nil
+	}
+	px := in.Int("artwork_px")
+	switch {
+	case px < 1400:
+		p.Warn("ARTWORK_SPEC", "Cover art of %d px is below Apple Podcasts' 1400 px minimum; re-export at 3000 px square from a larger source.", px)
+	case px > 3000:
+		p.Warn("ARTWORK_SPEC", "Cover art of %d px is above Apple Podcasts' 3000 px maximum; downscale to 3000 px square.", px)
+	}
+	p.Set("artwork_ok", px >= 1400 && px <= 3000)
+	return nil
+}
+
+func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	p.SetTarget(launch)
+	needed := in.Int("launch_episodes") + podLaunchBank(in)
+	missing := max(0, needed-in.Int("episodes_ready"))
+	workDays := int(math.Ceil(float64(missing) * in.Float("production_days_per_episode")))
+	bankBy := engine.PrevWorkday(engine.AddDays(launch, -3))
+	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
+	p.Set("episodes_needed_at_launch", needed)
+	p.Set("episodes_to_produce", missing)
+	p.Set("production_days_needed", workDays)
+
+	produceFrom := engine.AddWorkdays(bankBy, -workDays)
+	if workDays == 0 {
+		produceFrom = bankBy
+	}
+	// The trailer is cut from the first recordings, so production starts at
+	// least two business days before it.
+	trailer := engine.PrevWorkday(engine.AddDays(feed, -2))
+	if first := engine.AddWorkdays(trailer, -2); missing > 0 && first.Before(produceFrom) {
+		produceFrom = first
+	}
+	if produceFrom.Before(p.AsOf()) || feed.Before(p.AsOf()) {
+		done := engine.AddWorkdays(p.AsOf(), workDays)
+		earliest := engine.Later(engine.AddDays(done, 3), engine.AddDays(p.AsOf(), podLaunchFeedLeadDays+2))
+		earliest = engine.OnOrAfter(earliest, launch.Weekday())
+		if launch.Before(p.AsOf()) {
+			p.Warn("LAUNCH_DATE_PASSED", "Launch day %s is before the plan date %s; the earliest launch on a %s is %s.",
+				engine.FormatDate(launch), engine.FormatDate(p.AsOf()), launch.Weekday(), engine.FormatDate(earliest))
+		} else {
+			p.Warn("LAUNCH_TOO_SOON", "%d episode(s) still to make at %.1f days each need %d working days, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
+				missing, in.Float("production_days_per_episode"), workDays, podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
+		}
+		p.Set("earliest_feasible_launch", engine.FormatDate(earliest))
+	}
+	if missing > 0 {
+		p.Milestone("production-start", fmt.Sprintf("Production of %d episode(s) starts", missing), engine.Later(produceFrom, p.AsOf()))
+	}
+	p.Milestone("trailer-ready", "Trailer and cover art final", trailer)
+	p.Milestone("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", feed)
+	p.Milestone("episodes-banked", fmt.Sprintf("%d episodes finished and scheduled", needed), bankBy)
+	p.Milestone("launch", fmt.Sprintf("Launch: %d episodes live", in.Int("launch_episodes")), launch)
+
+	var calendar []map[string]any
+	step := podLaunchStepDays[in.Str("cadence")]
+	n := in.Int("launch_episodes")
+	for i := 1; i <= n; i++ {
+		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(launch)})
+	}
+	d := launch
+	for i := n + 1; i <= n+5; i++ {
+		d = engine.AddDays(d, step)
+		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(d)})
+	}
+	next, _ := engine.ParseDate(calendar[n]["date"].(string))
+	p.Milestone("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next)
+	p.Milestone("thirty-day-review", "30-day review: downloads per episode, follows, drop-off", engine.AddDays(launch, 30))
+	p.Set("release_calendar", calendar)
+	return nil
+}
+
+func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), feed), "Submit the feed early",
+		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
+	if m := p.Get("episodes_to_produce").(int); m > 0 {
+		p.Recommend(engine.High, "Batch-record the launch episodes",
+			fmt.Sprintf("Record the %d missing episode(s) in back-to-back sessions; %d working days of production are needed before launch.", m, p.Get("production_days_needed").(int)))
+	}
+	p.Recommend(engine.Medium, "Release on a fixed day and time",
+		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
+	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
+	p.Strategy("Launch %q on %s with %d episodes and %d more banked for a %s cadence: produce %d episode(s) (%d working days), submit the feed by %s, then release every %s.",
+		in.Str("show_name"), engine.FormatDate(launch), in.Int("launch_episodes"), podLaunchBank(in), in.Str("cadence"),
+		p.Get("episodes_to_produce").(int), p.Get("production_days_needed").(int), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+	return nil
+}

@@ -1,0 +1,155 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Podcast sponsorship rate card and campaign calendar. Rules used:
+//   - Podcast ads are priced per thousand downloads (CPM), counted over the
+//     episode's first 30 days. Commonly cited host-read benchmarks
+//     (AdvertiseCast, AdResults Media): pre-roll about $18, mid-roll about
+//     $25, post-roll about $10. Pre-produced or programmatic spots commonly
+//     sell at around 60% of host-read rates.
+//   - Multi-month buys of 3 months or more commonly get 10% off.
+//   - Ad networks and sales reps commonly keep 30–50% of what they sell.
+//   - Most marketplaces and direct sponsors look for at least 1,000
+//     downloads an episode; networks often want 5,000.
+//   - Brands book 2–4 weeks ahead: the insertion order is signed two weeks
+//     before the first air date, talking points arrive a week before, and
+//     the delivery report follows 30 days after the last episode.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "podcasting-sponsorship-rates",
+		Name:        "Sponsorship rate card",
+		Vertical:    "podcasting",
+		Description: "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report.",
+		Fields: []engine.Field{
+			{Name: "downloads_per_episode", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Average downloads per episode in its first 30 days."},
+			{Name: "episodes_per_month", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(31), Description: "Episodes released per month."},
+			{Name: "ad_slots", Kind: engine.StringList, Enum: []string{"pre_roll", "mid_roll", "post_roll"}, Default: []string{"pre_roll", "mid_roll"}, Min: engine.Bound(1), Description: "Ad positions sold in each episode."},
+			{Name: "host_read", Kind: engine.Boolean, Default: true, Description: "Host-read ads (false: pre-produced spots)."},
+			{Name: "sell_through_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the inventory expected to sell, in percent."},
+			{Name: "rep_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(70), Description: "Ad network or sales rep commission, in percent."},
+			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First air date of the sponsor campaign being planned."},
+			{Name: "campaign_months", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Length of the campaign in months."},
+		},
+		ExampleContext: map[string]any{
+			"downloads_per_episode": 6500,
+			"episodes_per_month":    4,
+			"ad_slots":              []any{"pre_roll", "mid_roll"},
+			"host_read":             true,
+			"sell_through_pct":      60,
+			"rep_commission_pct":    0,
+			"campaign_start":        "2027-01-05",
+			"campaign_months":       3,
+			"as_of":                 "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "rate-card", Run: podSponsorRates},
+			{Name: "schedule", Run: podSponsorSchedule},
+			{Name: "recommend", Run: podSponsorRecommend},
+		},
+	})
+}
+
+var podSponsorCPM = map[string]float64{"pre_roll": 18, "mid_roll": 25, "post_roll": 10}
+
+const (
+	podSponsorProducedFactor = 0.6
+	podSponsorMultiDiscount  = 0.10
+	podSponsorMinDownloads   = 1000
+	podSponsorNetworkMin     = 5000
+	podSponsorIOLeadDays     = 14
+)
+
+func podSponsorRates(in *engine.Input, p *engine.Plan) error {
+	dl := float64(in.Int("downloads_per_episode"))
+	factor := 1.0
+	if !in.Bool("host_read") {
+		factor = podSponsorProducedFactor
+	}
+	card := map[string]any{}
+	var perEpisode float64
+	for _, slot := range []string{"pre_roll", "mid_roll", "post_roll"} {
+		if !slices.Contains(in.Strings("ad_slots"), slot) {
+			continue
+		}
+		cpm := podSponsorCPM[slot] * factor
+		price := engine.Money(dl / 1000 * cpm)
+		card[slot] = map[string]any{"cpm_usd": engine.Money(cpm), "per_episode_usd": price}
+		perEpisode += price
+	}
+	eps := float64(in.Int("episodes_per_month"))
+	inventory := engine.Money(perEpisode * eps)
+	gross := engine.Money(inventory * in.Float("sell_through_pct") / 100)
+	net := engine.Money(gross * (1 - in.Float("rep_commission_pct")/100))
+	months := in.Int("campaign_months")
+	pkg := perEpisode * eps * float64(months)
+	discount := 0.0
+	if months >= 3 {
+		discount = podSponsorMultiDiscount
+	}
+	p.Set("rate_card", card)
+	p.Set("per_episode_all_slots_usd", engine.Money(perEpisode))
+	p.Set("monthly", map[string]any{"inventory_usd": inventory, "expected_gross_usd": gross, "expected_net_usd": net})
+	p.Set("sponsor_package", map[string]any{
+		"months": months, "episodes": int(eps) * months, "list_usd": engine.Money(pkg),
+		"discount_pct": discount * 100, "price_usd": engine.Money(pkg * (1 - discount)),
+	})
+	if dl < podSponsorMinDownloads {
+		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%.0f downloads an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns $%.2f. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", dl, perEpisode)
+	}
+	return nil
+}
+
+func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
+	start := in.Date("campaign_start")
+	p.SetTarget(start)
+	io := engine.PrevWorkday(engine.AddDays(start, -podSponsorIOLeadDays))
+	if io.Before(p.AsOf()) {
+		earliest := engine.AddDays(p.AsOf(), podSponsorIOLeadDays)
+		earliest = engine.OnOrAfter(earliest, start.Weekday())
+		p.Warn("IO_LEAD_TIME", "A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
+			engine.FormatDate(start), engine.FormatDate(io), start.Weekday(), engine.FormatDate(earliest))
+		p.Set("earliest_campaign_start", engine.FormatDate(earliest))
+	}
+	end := engine.AddDays(engine.AddMonths(start, in.Int("campaign_months")), -1)
+	p.Milestone("pitch", "Media kit and rate card sent to prospects", engine.Later(p.AsOf(), engine.AddDays(io, -14)))
+	p.Milestone("io-signed", "Insertion order signed", io)
+	p.Milestone("talking-points", "Talking points, promo code and landing page received", engine.PrevWorkday(engine.AddDays(start, -7)))
+	p.Milestone("campaign-start", "First sponsored episode airs", start)
+	if in.Int("campaign_months") > 1 {
+		p.Milestone("first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
+	}
+	p.Milestone("campaign-end", "Last sponsored episode airs", end)
+	p.Milestone("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30))
+	p.Set("campaign", map[string]string{"io_by": engine.FormatDate(io), "start": engine.FormatDate(start), "end": engine.FormatDate(end)})
+	return nil
+}
+
+func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
+	pkg := p.Get("sponsor_package").(map[string]any)
+	monthly := p.Get("monthly").(map[string]any)
+	c := p.Get("campaign").(map[string]string)
+	io, _ := engine.ParseDate(c["io_by"])
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(io, -14)), "Send the rate card",
+		fmt.Sprintf("Offer the %d-month package at $%.2f (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
+			pkg["months"].(int), pkg["price_usd"].(float64), pkg["discount_pct"].(float64)))
+	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
+		p.Recommend(engine.Medium, "Sell direct before joining a network",
+			fmt.Sprintf("At %d downloads an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", d))
+	}
+	if !in.Bool("host_read") {
+		p.Recommend(engine.Medium, "Offer host-read spots", "Host-read ads command higher CPMs than pre-produced spots (about 1.7× on this card) and convert better.")
+	}
+	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
+	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
+	p.Strategy("At %d downloads an episode, sell %s at $%.2f an episode in all; %.0f%% sell-through of %d episodes a month brings $%.2f gross, $%.2f net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at $%.2f.",
+		in.Int("downloads_per_episode"), slots, p.Get("per_episode_all_slots_usd").(float64), in.Float("sell_through_pct"), in.Int("episodes_per_month"),
+		monthly["expected_gross_usd"].(float64), monthly["expected_net_usd"].(float64), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], pkg["price_usd"].(float64))
+	return nil
+}

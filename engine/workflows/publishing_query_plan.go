@@ -1,0 +1,175 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Literary agent query plan. Rules used:
+//   - A query letter runs 250–350 words, with 2–3 comparable titles
+//     published in the last 3–5 years (older comps suggest the author does
+//     not know the current market).
+//   - Word counts agents accept by category, as commonly published in agent
+//     guidelines: literary 70–100k, upmarket and commercial 80–100k,
+//     thriller, mystery and horror 70–90k, romance 70–100k, fantasy and
+//     science fiction 90–120k, young adult 60–90k, middle grade 30–55k,
+//     memoir 70–90k, narrative nonfiction 70–100k.
+//   - Query in batches of about 10 so the letter can be revised: most full
+//     requests arrive within 4 weeks, so batches go out 4 weeks apart, and
+//     fewer than 1 request per 10 queries means the package needs work.
+//     Agents commonly answer in 6–12 weeks ("no response means no"); 8 weeks
+//     are allowed after the last batch.
+//   - Agencies slow down over the holidays: no batch goes out between
+//     15 December and 6 January. Batches go out on Tuesdays, after agents
+//     have cleared the weekend's inbox.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "publishing-query-plan",
+		Name:        "Agent query plan",
+		Vertical:    "publishing",
+		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete.",
+		Fields: []engine.Field{
+			{Name: "genre", Kind: engine.String, Required: true, Enum: []string{"literary", "upmarket", "commercial", "thriller", "mystery", "horror", "romance", "fantasy", "science_fiction", "young_adult", "middle_grade", "memoir", "narrative_nonfiction"}, Description: "Category the book is pitched in."},
+			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(500000), Description: "Manuscript word count."},
+			{Name: "query_words", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(2000), Description: "Word count of the query letter body."},
+			{Name: "comp_titles", Kind: engine.ObjectList, Max: engine.Bound(6), Description: "Comparable titles named in the query.", Items: []engine.Field{
+				{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Title of the comp."},
+				{Name: "year", Kind: engine.Integer, Required: true, Min: engine.Bound(1900), Max: engine.Bound(2100), Description: "Year it was published."},
+			}},
+			{Name: "agents", Kind: engine.Integer, Default: 60, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Agents on the query list."},
+			{Name: "batch_size", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(50), Description: "Queries per batch."},
+			{Name: "start_date", Kind: engine.Date, Description: "First day of querying; defaults to the plan date."},
+		},
+		ExampleContext: map[string]any{
+			"genre":       "upmarket",
+			"word_count":  92000,
+			"query_words": 310,
+			"comp_titles": []any{
+				map[string]any{"title": "Tomorrow, and Tomorrow, and Tomorrow", "year": 2022},
+				map[string]any{"title": "The Covenant of Water", "year": 2023},
+			},
+			"agents":     40,
+			"batch_size": 10,
+			"start_date": "2026-12-08",
+			"as_of":      "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-package", Run: pubQueryCheck},
+			{Name: "schedule", Run: pubQuerySchedule},
+			{Name: "recommend", Run: pubQueryRecommend},
+		},
+	})
+}
+
+var pubQueryRanges = map[string][2]int{
+	"literary": {70000, 100000}, "upmarket": {80000, 100000}, "commercial": {80000, 100000},
+	"thriller": {70000, 90000}, "mystery": {70000, 90000}, "horror": {70000, 90000}, "romance": {70000, 100000},
+	"fantasy": {90000, 120000}, "science_fiction": {90000, 120000}, "young_adult": {60000, 90000},
+	"middle_grade": {30000, 55000}, "memoir": {70000, 90000}, "narrative_nonfiction": {70000, 100000},
+}
+
+const (
+	pubQueryBatchGapWeeks = 4
+	pubQueryResponseWeeks = 8
+)
+
+func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
+	genre, wc := in.Str("genre"), in.Int("word_count")
+	r := pubQueryRanges[genre]
+	p.Set("word_count_range", r)
+	if wc < r[0] || wc > r[1] {
+		dir, by := "over", wc-r[1]
+		if wc < r[0] {
+			dir, by = "under", r[0]-wc
+		}
+		p.Warn("WORD_COUNT_OUT_OF_RANGE", "%d words is %d %s the %d–%d agents expect for %s; many will pass on the number alone.", wc, by, dir, r[0], r[1], strings.ReplaceAll(genre, "_", " "))
+	}
+	switch q := in.Int("query_words"); {
+	case q > 350:
+		p.Warn("QUERY_TOO_LONG", "The query is %d words; cut %d to reach 350 (aim for 250–350: hook, stakes, comps, bio).", q, q-350)
+	case q < 250:
+		p.Warn("QUERY_TOO_SHORT", "The query is %d words; 250–350 leaves room for the stakes and the comps.", q)
+	}
+	oldest := p.AsOf().Year() - 5
+	var stale []string
+	comps := in.List("comp_titles")
+	for _, c := range comps {
+		if c.Int("year") < oldest {
+			stale = append(stale, fmt.Sprintf("%s (%d)", c.Str("title"), c.Int("year")))
+		}
+	}
+	if len(stale) > 0 {
+		p.Warn("COMP_TOO_OLD", "%s %s more than 5 years old; use comps published %d or later.", strings.Join(stale, ", "), map[bool]string{true: "is", false: "are"}[len(stale) == 1], oldest)
+	}
+	if fresh := len(comps) - len(stale); fresh < 2 {
+		p.Warn("TOO_FEW_COMPS", "The query has %d current comp title(s); agents look for 2–3 from the last 3–5 years.", fresh)
+	}
+	p.Set("comps_current", len(comps)-len(stale))
+	return nil
+}
+
+// pubQuerySendDay moves a batch to a Tuesday outside the holiday slowdown.
+func pubQuerySendDay(d time.Time) time.Time {
+	d = engine.OnOrAfter(d, time.Tuesday)
+	if (d.Month() == time.December && d.Day() >= 15) || (d.Month() == time.January && d.Day() <= 6) {
+		y := d.Year()
+		if d.Month() == time.December {
+			y++
+		}
+		d = engine.OnOrAfter(time.Date(y, time.January, 7, 0, 0, 0, 0, time.UTC), time.Tuesday)
+	}
+	return d
+}
+
+func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
+	start := p.AsOf()
+	if in.Has("start_date") {
+		start = engine.Later(start, in.Date("start_date"))
+	}
+	agents, size := in.Int("agents"), in.Int("batch_size")
+	n := int(math.Ceil(float64(agents) / float64(size)))
+	var batches []map[string]any
+	send := pubQuerySendDay(start)
+	if !send.Equal(engine.OnOrAfter(start, time.Tuesday)) {
+		p.Warn("HOLIDAY_SLOWDOWN", "Querying would start in the holiday slowdown; the first batch moves to %s.", engine.FormatDate(send))
+	}
+	p.SetTarget(send)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			send = pubQuerySendDay(engine.AddWeeks(send, pubQueryBatchGapWeeks))
+		}
+		count := min(size, agents-i*size)
+		batches = append(batches, map[string]any{"batch": i + 1, "send_date": engine.FormatDate(send), "queries": count, "revise_if_requests_below": int(math.Ceil(float64(count) / 10))})
+		p.Milestone(fmt.Sprintf("batch-%d", i+1), fmt.Sprintf("Batch %d: %d queries out", i+1, count), send)
+	}
+	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
+	checkpoint := engine.AddWeeks(first, pubQueryBatchGapWeeks)
+	done := engine.AddWeeks(send, pubQueryResponseWeeks)
+	p.Milestone("first-checkpoint", "Checkpoint: count full requests from batch 1, revise before batch 2", engine.AddDays(checkpoint, -1))
+	p.Milestone("querying-complete", "Last responses due; decide whether to revise or shelve", done)
+	p.Set("batches", batches)
+	p.Set("querying_complete", engine.FormatDate(done))
+	p.Set("target_full_requests", int(math.Ceil(float64(agents)/10)))
+	return nil
+}
+
+func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
+	batches := p.Get("batches").([]map[string]any)
+	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))), "Finish the query package",
+		fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %d current comps named.", p.Get("comps_current").(int)))
+	p.RecommendBy(engine.High, engine.AddWeeks(first, pubQueryBatchGapWeeks), "Revise if batch 1 is quiet",
+		"Fewer than one full request per 10 queries means the query or opening pages are not working; revise before sending batch 2.")
+	p.Recommend(engine.Medium, "Mix the batches",
+		"Put a few dream agents, a few newer agents building lists and a few mid-career agents in every batch, so each batch tests the package fairly.")
+	p.Recommend(engine.Low, "Track every query",
+		"Log agent, date, materials sent and response; close out non-responders after their stated window.")
+	r := p.Get("word_count_range").([2]int)
+	p.Strategy("Query %d agents for the %d-word %s manuscript (%d–%d expected) in %d batches from %s, revising after each; all responses in by %s; %d full requests is the healthy benchmark.",
+		in.Int("agents"), in.Int("word_count"), strings.ReplaceAll(in.Str("genre"), "_", " "), r[0], r[1], len(batches), batches[0]["send_date"], p.Get("querying_complete"), p.Get("target_full_requests").(int))
+	return nil
+}

@@ -1,0 +1,99 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestPublishingLaunchTimelineTuesdayAndWindows(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-09-15", "as_of": "2026-11-20"})
+	if !hasWarning(res, "PUB_DATE_NOT_TUESDAY") || res["pub_date"] != "2027-09-21" {
+		t.Fatalf("Wednesday 2027-09-15 should move to Tuesday 2027-09-21: %v %v", warningCodes(res), res["pub_date"])
+	}
+	pub := milestoneDate(t, res, "pub-day")
+	galleys := milestoneDate(t, res, "galleys-to-trade")
+	if galleys != engine.PrevWorkday(engine.AddMonths(pub, -5)) {
+		t.Errorf("galleys %v, want 5 months before %v", galleys, pub)
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "podcast-pitching"), pub); d < 42 || d > 44 {
+		t.Errorf("podcasts pitched %d days out, want 6 weeks", d)
+	}
+	if d := milestoneDate(t, res, "catalog-metadata"); d != engine.PrevWorkday(engine.AddMonths(pub, -9)) {
+		t.Errorf("catalog %v, want 9 months out", d)
+	}
+}
+
+func TestPublishingLaunchTimelineTooSoon(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-02-16", "as_of": "2026-11-20"})
+	for _, code := range []string{"BUYER_WINDOW_MISSED", "TRADE_REVIEW_WINDOW_MISSED", "LONG_LEAD_MISSED"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	// Buyers need 6 months (182 days): as_of + 182 = 2027-05-21, next Tuesday 2027-05-25.
+	if res["earliest_feasible_pub_date"] != "2027-05-25" {
+		t.Errorf("earliest pub %v, want 2027-05-25", res["earliest_feasible_pub_date"])
+	}
+}
+
+func TestPublishingLaunchTimelineIndependentCosts(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2027-06-03", "path": "independent", "formats": []any{"paperback", "ebook", "hardcover", "audiobook"},
+		"arc_count": 40, "budget_usd": 500, "as_of": "2026-11-20",
+	})
+	// Three ISBN formats: the $295 ten-pack beats 3 × $125.
+	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 295 {
+		t.Errorf("ISBNs %v, want 295", c)
+	}
+	if c := mediaNum(t, res, "costs", "arc_usd"); c != 40*10.5 {
+		t.Errorf("ARCs %v, want 420", c)
+	}
+	if !hasWarning(res, "BUDGET_SHORT") || mediaNum(t, res, "affordable_arcs") != 19 {
+		t.Errorf("$500 − $295 buys 19 ARCs: %v %v", warningCodes(res), res["affordable_arcs"])
+	}
+	if hasWarning(res, "PUB_DATE_NOT_TUESDAY") {
+		t.Error("independent books need not go on sale on a Tuesday")
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "final-ebook-file"), mediaDay("2027-06-03")); d < 3 {
+		t.Errorf("final ebook file %d days out, KDP needs 72 hours", d)
+	}
+}
+
+func TestPublishingQueryPlanBatchesSkipHolidays(t *testing.T) {
+	res := run(t, "publishing-query-plan", mediaExample(t, "publishing-query-plan"))
+	batches := res["batches"].([]any)
+	want := []string{"2026-12-08", "2027-01-12", "2027-02-09", "2027-03-09"}
+	if len(batches) != len(want) {
+		t.Fatalf("%d batches, want 4", len(batches))
+	}
+	for i, b := range batches {
+		d := b.(map[string]any)["send_date"].(string)
+		if d != want[i] || mediaDay(d).Weekday() != time.Tuesday {
+			t.Errorf("batch %d on %s, want Tuesday %s (4 weeks apart, none 15 Dec–6 Jan)", i+1, d, want[i])
+		}
+	}
+	if res["querying_complete"] != "2027-05-04" {
+		t.Errorf("complete %v, want last batch + 8 weeks", res["querying_complete"])
+	}
+	if len(warningCodes(res)) != 0 {
+		t.Errorf("unexpected warnings %v", warningCodes(res))
+	}
+}
+
+func TestPublishingQueryPlanPackageChecks(t *testing.T) {
+	res := run(t, "publishing-query-plan", map[string]any{
+		"genre": "fantasy", "word_count": 150000, "query_words": 420, "agents": 25, "as_of": "2026-11-20",
+		"comp_titles": []any{map[string]any{"title": "Old Comp", "year": 2015}, map[string]any{"title": "New Comp", "year": 2024}},
+	})
+	for _, code := range []string{"WORD_COUNT_OUT_OF_RANGE", "QUERY_TOO_LONG", "COMP_TOO_OLD", "TOO_FEW_COMPS"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	batches := res["batches"].([]any)
+	if len(batches) != 3 || batches[2].(map[string]any)["queries"] != 5.0 {
+		t.Errorf("25 agents in 10s: 10, 10, 5; got %v", batches)
+	}
+}

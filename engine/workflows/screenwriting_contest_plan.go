@@ -1,0 +1,165 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Screenplay contest and fellowship entry plan. Rules used:
+//   - Contests publish early / regular / late deadlines with rising fees;
+//     a script is entered at the cheapest deadline still open once it is
+//     ready (the same tiering as film festivals on FilmFreeway).
+//   - Readers expect industry lengths, one page ≈ one minute: features
+//     90–120 pages, one-hour pilots 50–65, half-hour pilots 25–35. Many
+//     contests also cap the page count; over the cap the entry is
+//     disqualified or docked.
+//   - Register the script (WGAW Registry and/or the US Copyright Office)
+//     before it goes to readers.
+//   - Contests are listed in order of preference; the fee budget is spent in
+//     that order.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "screenwriting-contest-plan",
+		Name:        "Contest and fellowship entry plan",
+		Vertical:    "screenwriting",
+		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference.",
+		Fields: []engine.Field{
+			{Name: "script_format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "Format of the script."},
+			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Page count of the draft to be entered."},
+			{Name: "ready_date", Kind: engine.Date, Required: true, Description: "Date the draft is ready to enter."},
+			{Name: "contests", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Contests and fellowships in order of preference.", Items: []engine.Field{
+				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Contest name."},
+				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Entry fee at the early deadline."},
+				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular deadline."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Entry fee at the regular deadline."},
+				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Entry fee at the late deadline."},
+				{Name: "max_pages", Kind: engine.Integer, Min: engine.Bound(1), Description: "Page cap, if the contest has one."},
+				{Name: "notification_date", Kind: engine.Date, Description: "Date winners or finalists are announced."},
+			}},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total entry-fee budget."},
+			{Name: "registered", Kind: engine.Boolean, Default: false, Description: "Whether the script is already registered (WGAW Registry or Copyright Office)."},
+		},
+		ExampleContext: map[string]any{
+			"script_format": "feature",
+			"page_count":    112,
+			"ready_date":    "2027-02-15",
+			"contests": []any{
+				map[string]any{"name": "Westside Screenwriting Fellowship", "early_deadline": "2027-03-02", "early_fee_usd": 50, "regular_deadline": "2027-04-01", "regular_fee_usd": 70, "late_deadline": "2027-05-01", "late_fee_usd": 90, "max_pages": 120, "notification_date": "2027-10-15"},
+				map[string]any{"name": "Lone Star Screenplay Competition", "early_deadline": "2027-03-25", "early_fee_usd": 55, "regular_deadline": "2027-04-15", "regular_fee_usd": 70, "late_deadline": "2027-05-20", "late_fee_usd": 85, "notification_date": "2027-09-01"},
+				map[string]any{"name": "Mountain Writers Lab", "regular_deadline": "2027-05-01", "regular_fee_usd": 40, "notification_date": "2027-11-15"},
+				map[string]any{"name": "Open Page Awards", "early_deadline": "2027-01-15", "early_fee_usd": 39, "regular_deadline": "2027-03-15", "regular_fee_usd": 59, "late_deadline": "2027-04-15", "late_fee_usd": 79, "max_pages": 110, "notification_date": "2027-10-01"},
+			},
+			"budget_usd": 200,
+			"as_of":      "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-pages", Run: scriptContestPages},
+			{Name: "pick-deadlines", Run: scriptContestPick},
+			{Name: "recommend", Run: scriptContestRecommend},
+		},
+	})
+}
+
+var scriptContestRanges = map[string][2]int{
+	"feature":         {90, 120},
+	"one_hour_pilot":  {50, 65},
+	"half_hour_pilot": {25, 35},
+}
+
+func scriptContestPages(in *engine.Input, p *engine.Plan) error {
+	r := scriptContestRanges[in.Str("script_format")]
+	pages := in.Int("page_count")
+	p.Set("page_range", r)
+	if pages < r[0] || pages > r[1] {
+		p.Warn("PAGE_COUNT_OUT_OF_RANGE", "%d pages is outside the %d–%d pages readers expect for a %s; %s.",
+			pages, r[0], r[1], strings.ReplaceAll(in.Str("script_format"), "_", " "),
+			map[bool]string{true: fmt.Sprintf("cut %d pages", pages-r[1]), false: fmt.Sprintf("it reads %d pages short", r[0]-pages)}[pages > r[1]])
+	}
+	if !in.Bool("registered") {
+		p.Warn("NOT_REGISTERED", "The script is not registered; register it with the WGAW Registry ($20, $10 for members) or the Copyright Office ($45 single author) before it goes to readers, by %s.", engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))))
+	}
+	return nil
+}
+
+func scriptContestPick(in *engine.Input, p *engine.Plan) error {
+	ready := engine.Later(p.AsOf(), in.Date("ready_date"))
+	pages := in.Int("page_count")
+	budget, capped := in.Float("budget_usd"), in.Has("budget_usd")
+	var spent, saved float64
+	entries := []map[string]any{}
+	dropped := []string{}
+	for _, c := range in.List("contests") {
+		tiers := []engine.FeeTier{
+			{Name: "early", Deadline: c.Date("early_deadline"), FeeUSD: c.Float("early_fee_usd")},
+			{Name: "regular", Deadline: c.Date("regular_deadline"), FeeUSD: c.Float("regular_fee_usd")},
+			{Name: "late", Deadline: c.Date("late_deadline"), FeeUSD: c.Float("late_fee_usd")},
+		}
+		name := c.Str("name")
+		if c.Has("max_pages") && pages > c.Int("max_pages") {
+			p.Warn("PAGE_LIMIT_EXCEEDED", "%s caps entries at %d pages; the %d-page draft must lose %d pages to enter.", name, c.Int("max_pages"), pages, pages-c.Int("max_pages"))
+			continue
+		}
+		t, ok := engine.CheapestOpenTier(tiers, ready)
+		if !ok {
+			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s; enter next year's cycle.", name, engine.FormatDate(ready))
+			continue
+		}
+		if capped && spent+t.FeeUSD > budget {
+			dropped = append(dropped, name)
+			continue
+		}
+		spent += t.FeeUSD
+		saved += engine.LastTierFee(tiers) - t.FeeUSD
+		e := map[string]any{"contest": name, "deadline": t.Name, "submit_by": engine.FormatDate(t.Deadline), "fee_usd": t.FeeUSD}
+		slug := slugKey(name)
+		p.Milestone("enter-"+slug, fmt.Sprintf("Enter %s (%s deadline, $%.2f)", name, t.Name, t.FeeUSD), t.Deadline)
+		if c.Has("notification_date") {
+			e["notification_date"] = engine.FormatDate(c.Date("notification_date"))
+			p.Milestone("results-"+slug, name+" results", c.Date("notification_date"))
+		}
+		entries = append(entries, e)
+	}
+	if len(dropped) > 0 {
+		p.Warn("OVER_BUDGET", "The $%.2f budget is spent after $%.2f; %s left out.", budget, spent, strings.Join(dropped, ", "))
+	}
+	p.Milestone("script-ready", "Contest draft ready (proofed, title page without contact details if required)", in.Date("ready_date"))
+	// The plan works towards the first entry deadline.
+	target := in.Date("ready_date")
+	for i, e := range entries {
+		if d, _ := engine.ParseDate(e["submit_by"].(string)); i == 0 || d.Before(target) {
+			target = d
+		}
+	}
+	p.SetTarget(target)
+	p.Set("entries", entries)
+	p.Set("left_out", dropped)
+	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved)})
+	return nil
+}
+
+func scriptContestRecommend(in *engine.Input, p *engine.Plan) error {
+	entries := p.Get("entries").([]map[string]any)
+	sorted := append([]map[string]any(nil), entries...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
+	for _, e := range sorted {
+		due, _ := engine.ParseDate(e["submit_by"].(string))
+		p.RecommendBy(engine.High, due, "Enter "+e["contest"].(string), fmt.Sprintf("Enter at the %s deadline for $%.2f.", e["deadline"], e["fee_usd"].(float64)))
+	}
+	if len(entries) == 0 {
+		p.Recommend(engine.High, "Find open contests", "No listed contest is open for this draft: add contests whose deadlines fall after the ready date and whose page caps the draft meets.")
+	}
+	p.Recommend(engine.Medium, "Enter once, with the best draft",
+		"Most contests charge again for a revised draft; enter at the early deadline only if the draft is final, otherwise use the regular deadline.")
+	p.Recommend(engine.Low, "Plan for the results",
+		"Have a second sample and a logline-and-bio query ready for when placements are announced; managers read quarter-finalists and up.")
+	fees := p.Get("fees").(map[string]any)
+	p.Strategy("Enter the %d-page %s in %d contest(s) for $%.2f in fees (saving $%.2f against late deadlines) once ready on %s; %d left out by budget.",
+		in.Int("page_count"), strings.ReplaceAll(in.Str("script_format"), "_", " "), len(entries), fees["total_usd"].(float64), fees["saved_vs_late_usd"].(float64),
+		engine.FormatDate(in.Date("ready_date")), len(p.Get("left_out").([]string)))
+	return nil
+}

@@ -1,0 +1,166 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Writing schedule for a spec script, backwards from the date it must go out
+// (a contest or fellowship deadline, a manager meeting). Rules used:
+//   - One page ≈ one minute of screen time. Target lengths: feature 110
+//     pages (90–120), one-hour pilot 58 (50–65), half-hour pilot 32 (25–35).
+//   - Outline weeks: 4 for a feature, 2 for a pilot. A sustainable first
+//     draft pace is 2–5 pages a writing day (3 by default); more than 5 is a
+//     crunch few drafts survive.
+//   - Every rewrite pass follows a week of notes from trusted readers;
+//     a pass takes 3 weeks on a feature, 2 on a one-hour pilot, 1 on a half
+//     hour. A final week of polish and proofreading.
+//   - Register before the script goes out: WGAW Registry $20 ($10 for
+//     members), valid 5 years; US Copyright Office eCO $45 for a single
+//     author (Single Application) or $65 for co-written scripts (Standard).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "screenwriting-draft-schedule",
+		Name:        "Spec script writing schedule",
+		Vertical:    "screenwriting",
+		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees.",
+		Fields: []engine.Field{
+			{Name: "format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "What is being written."},
+			{Name: "target_date", Kind: engine.Date, Required: true, Description: "Date the finished script must go out."},
+			{Name: "pages_per_day", Kind: engine.Number, Default: 3, Min: engine.Bound(0.5), Max: engine.Bound(15), Description: "First-draft pages per writing day."},
+			{Name: "writing_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(1), Max: engine.Bound(7), Description: "Writing days per week."},
+			{Name: "rewrite_passes", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Rewrite passes after the first draft."},
+			{Name: "writers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Number of credited writers."},
+			{Name: "wga_member", Kind: engine.Boolean, Default: false, Description: "Whether the writer is a WGA member (registry discount)."},
+		},
+		ExampleContext: map[string]any{
+			"format":                "one_hour_pilot",
+			"target_date":           "2027-05-01",
+			"pages_per_day":         3,
+			"writing_days_per_week": 4,
+			"rewrite_passes":        2,
+			"writers":               1,
+			"as_of":                 "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "size", Run: scriptDraftSize},
+			{Name: "schedule", Run: scriptDraftSchedule},
+			{Name: "recommend", Run: scriptDraftRecommend},
+		},
+	})
+}
+
+type scriptDraftFormat struct {
+	pages, outlineWeeks, passWeeks int
+}
+
+var scriptDraftFormats = map[string]scriptDraftFormat{
+	"feature":         {110, 4, 3},
+	"one_hour_pilot":  {58, 2, 2},
+	"half_hour_pilot": {32, 2, 1},
+}
+
+const scriptDraftMaxPace = 5.0
+
+func scriptDraftWeeks(in *engine.Input, pace float64) (draftWeeks, otherWeeks int) {
+	f := scriptDraftFormats[in.Str("format")]
+	days := math.Ceil(float64(f.pages) / pace)
+	draftWeeks = int(math.Ceil(days / float64(in.Int("writing_days_per_week"))))
+	// Notes + pass for every rewrite, plus a week of polish.
+	otherWeeks = f.outlineWeeks + in.Int("rewrite_passes")*(1+f.passWeeks) + 1
+	return draftWeeks, otherWeeks
+}
+
+func scriptDraftSize(in *engine.Input, p *engine.Plan) error {
+	f := scriptDraftFormats[in.Str("format")]
+	draft, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
+	p.Set("target_pages", f.pages)
+	p.Set("weeks", map[string]int{"outline": f.outlineWeeks, "first_draft": draft, "notes_and_rewrites": in.Int("rewrite_passes") * (1 + f.passWeeks), "polish": 1, "total": draft + other})
+	fees := map[string]float64{"wga_registry_usd": 20, "copyright_usd": 45}
+	if in.Bool("wga_member") {
+		fees["wga_registry_usd"] = 10
+	}
+	if in.Int("writers") > 1 {
+		fees["copyright_usd"] = 65
+	}
+	fees["total_usd"] = fees["wga_registry_usd"] + fees["copyright_usd"]
+	p.Set("registration_fees", fees)
+	return nil
+}
+
+func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
+	f := scriptDraftFormats[in.Str("format")]
+	target := in.Date("target_date")
+	p.SetTarget(target)
+	weeks := p.Get("weeks").(map[string]int)
+	register := engine.PrevWorkday(engine.AddDays(target, -3))
+	polish := engine.AddWeeks(target, -1)
+	rewritesStart := engine.AddWeeks(polish, -weeks["notes_and_rewrites"])
+	draftStart := engine.AddWeeks(rewritesStart, -weeks["first_draft"])
+	outlineStart := engine.AddWeeks(draftStart, -f.outlineWeeks)
+
+	if outlineStart.Before(p.AsOf()) {
+		totalWeeks := weeks["total"]
+		earliest := engine.AddWeeks(p.AsOf(), totalWeeks)
+		p.Set("earliest_feasible_target", engine.FormatDate(earliest))
+		// Weeks left for the first draft once outline, notes, rewrites and
+		// polish are kept whole.
+		_, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
+		left := engine.DaysBetween(p.AsOf(), target)/7 - other
+		if target.Before(p.AsOf()) {
+			p.Warn("TARGET_DATE_PASSED", "The target %s is before the plan date %s; at %.1f pages a day the earliest date is %s.",
+				engine.FormatDate(target), engine.FormatDate(p.AsOf()), in.Float("pages_per_day"), engine.FormatDate(earliest))
+		} else if left <= 0 {
+			p.Warn("SCHEDULE_INFEASIBLE", "Outline, %d rewrite pass(es) and polish alone need %d weeks but only %d remain before %s; the earliest feasible date at %.1f pages a day is %s, or cut rewrite passes.",
+				in.Int("rewrite_passes"), other, engine.DaysBetween(p.AsOf(), target)/7, engine.FormatDate(target), in.Float("pages_per_day"), engine.FormatDate(earliest))
+		} else {
+			need := engine.Round(float64(f.pages)/float64(left*in.Int("writing_days_per_week")), 1)
+			p.Set("required_pages_per_day", need)
+			code := "PACE_INCREASE_NEEDED"
+			if need > scriptDraftMaxPace {
+				code = "PACE_UNREALISTIC"
+			}
+			p.Warn(code, "Starting today leaves %d week(s) for the first draft: %.1f pages a day instead of %.1f (sustainable is up to %.0f). At your pace the earliest date is %s.",
+				left, need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
+			outlineStart = p.AsOf()
+			draftStart = engine.AddWeeks(outlineStart, f.outlineWeeks)
+		}
+	}
+	p.Milestone("outline-start", "Outline and beat sheet begin", outlineStart)
+	if draftStart.After(outlineStart) {
+		p.Milestone("first-draft-start", "First draft begins", draftStart)
+	}
+	p.Milestone("first-draft-done", "First draft finished; out to readers for notes", rewritesStart)
+	for i := 1; i <= in.Int("rewrite_passes"); i++ {
+		p.Milestone(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)))
+	}
+	p.Milestone("registered", "Registered with the WGAW Registry and the Copyright Office", register)
+	p.Milestone("target", "Script goes out", target)
+	p.Set("schedule", map[string]string{
+		"outline_start": engine.FormatDate(outlineStart), "first_draft_start": engine.FormatDate(draftStart),
+		"first_draft_done": engine.FormatDate(rewritesStart), "register_by": engine.FormatDate(register),
+	})
+	return nil
+}
+
+func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
+	s := p.Get("schedule").(map[string]string)
+	fees := p.Get("registration_fees").(map[string]float64)
+	pace := in.Float("pages_per_day")
+	if v, ok := p.Get("required_pages_per_day").(float64); ok {
+		pace = v
+	}
+	done, _ := engine.ParseDate(s["first_draft_done"])
+	p.RecommendBy(engine.High, done, "Protect the first-draft block",
+		fmt.Sprintf("Write %.1f pages a day, %d days a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, in.Int("writing_days_per_week"), p.Get("target_pages").(int), s["first_draft_done"]))
+	reg, _ := engine.ParseDate(s["register_by"])
+	p.RecommendBy(engine.Medium, reg, "Register before it goes out",
+		fmt.Sprintf("Register the final draft with the WGAW Registry ($%.0f, five years) and the Copyright Office ($%.0f); the copyright registration is what allows an infringement suit.", fees["wga_registry_usd"], fees["copyright_usd"]))
+	p.Recommend(engine.Medium, "Line up readers before the draft is done",
+		"Book two or three trusted readers for the notes week after each draft, so no pass waits on feedback.")
+	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %d rewrite pass(es) with notes, polish and register by %s ($%.0f) for %s.",
+		p.Get("target_pages").(int), in.Str("format"), s["outline_start"], s["first_draft_done"], pace, in.Int("rewrite_passes"), s["register_by"], fees["total_usd"], engine.FormatDate(in.Date("target_date")))
+	return nil
+}

@@ -1,0 +1,81 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestScreenwritingDraftScheduleBackwards(t *testing.T) {
+	res := run(t, "screenwriting-draft-schedule", mediaExample(t, "screenwriting-draft-schedule"))
+	// One-hour pilot: 58 pages at 3 a day, 4 days a week = 20 days = 5 weeks;
+	// outline 2, two passes of (1 notes + 2 rewrite), polish 1: 14 weeks.
+	if w := mediaNum(t, res, "weeks", "total"); w != 14 {
+		t.Fatalf("total weeks %v, want 14", w)
+	}
+	target := mediaDay("2027-05-01")
+	if d := engine.DaysBetween(milestoneDate(t, res, "outline-start"), target); d != 14*7 {
+		t.Errorf("outline starts %d days before the target, want 98", d)
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "rewrite-2-done"), target); d != 7 {
+		t.Errorf("last rewrite ends %d days out, want a week of polish", d)
+	}
+	if total := mediaNum(t, res, "registration_fees", "total_usd"); total != 20+45 {
+		t.Errorf("fees %v, want $20 WGAW + $45 single-author copyright", total)
+	}
+	member := mediaExample(t, "screenwriting-draft-schedule")
+	member["wga_member"], member["writers"] = true, 2
+	if total := mediaNum(t, run(t, "screenwriting-draft-schedule", member), "registration_fees", "total_usd"); total != 10+65 {
+		t.Errorf("member with co-writer: fees %v, want $10 + $65", total)
+	}
+}
+
+func TestScreenwritingDraftSchedulePace(t *testing.T) {
+	// Feature due in 12 weeks with 2 passes: outline 4 + rewrites 8 + polish 1
+	// leaves nothing for the draft.
+	none := run(t, "screenwriting-draft-schedule", map[string]any{"target_date": "2027-02-12", "as_of": "2026-11-20"})
+	if !hasWarning(none, "SCHEDULE_INFEASIBLE") {
+		t.Errorf("want SCHEDULE_INFEASIBLE: %v", warningCodes(none))
+	}
+	// With no rewrites: 12 weeks − 4 outline − 1 polish = 7 weeks for 110
+	// pages at 5 days a week = 3.1 pages a day, above the planned 2.
+	tight := run(t, "screenwriting-draft-schedule", map[string]any{"target_date": "2027-02-12", "rewrite_passes": 0, "pages_per_day": 2, "as_of": "2026-11-20"})
+	if !hasWarning(tight, "PACE_INCREASE_NEEDED") || mediaNum(t, tight, "required_pages_per_day") != 3.1 {
+		t.Errorf("warnings %v, required %v", warningCodes(tight), tight["required_pages_per_day"])
+	}
+	// Two weeks left for the draft: 110 / 10 days = 11 pages a day.
+	crunch := run(t, "screenwriting-draft-schedule", map[string]any{"target_date": "2027-01-08", "rewrite_passes": 0, "as_of": "2026-11-20"})
+	if !hasWarning(crunch, "PACE_UNREALISTIC") || mediaNum(t, crunch, "required_pages_per_day") != 11 {
+		t.Errorf("warnings %v, required %v", warningCodes(crunch), crunch["required_pages_per_day"])
+	}
+	if _, ok := crunch["earliest_feasible_target"]; !ok {
+		t.Error("no earliest feasible target proposed")
+	}
+}
+
+func TestScreenwritingContestPlanFeesAndPages(t *testing.T) {
+	res := run(t, "screenwriting-contest-plan", mediaExample(t, "screenwriting-contest-plan"))
+	if total := mediaNum(t, res, "fees", "total_usd"); total != 50+55+40 {
+		t.Errorf("fees %v, want 145", total)
+	}
+	if saved := mediaNum(t, res, "fees", "saved_vs_late_usd"); saved != (90-50)+(85-55) {
+		t.Errorf("saved %v, want 70", saved)
+	}
+	if !hasWarning(res, "PAGE_LIMIT_EXCEEDED") || !hasWarning(res, "NOT_REGISTERED") {
+		t.Errorf("warnings %v", warningCodes(res))
+	}
+	if len(res["entries"].([]any)) != 3 {
+		t.Errorf("the 112-page draft cannot enter the 110-page-cap contest: %v", res["entries"])
+	}
+	ctx := mediaExample(t, "screenwriting-contest-plan")
+	ctx["page_count"], ctx["budget_usd"], ctx["registered"] = 128, 80, true
+	long := run(t, "screenwriting-contest-plan", ctx)
+	for _, code := range []string{"PAGE_COUNT_OUT_OF_RANGE", "PAGE_LIMIT_EXCEEDED", "OVER_BUDGET"} {
+		if !hasWarning(long, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(long))
+		}
+	}
+	if hasWarning(long, "NOT_REGISTERED") {
+		t.Error("registered script still warned")
+	}
+}

@@ -1,0 +1,163 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Brand-deal quote for a multi-platform social campaign. Rules used:
+//   - Per-post baselines per 1,000 followers, as widely cited from
+//     Influencer Marketing Hub's rate rules of thumb: Instagram $10,
+//     YouTube $20, TikTok $5 (the low end of the $5–25 quoted), X $2.
+//   - Brands pay for reach that engages: the baseline is scaled by the
+//     creator's engagement rate against a typical rate for the platform
+//     (Instagram 2%, TikTok 4%, YouTube 3%, X 0.5%; commonly reported
+//     benchmarks), between 0.5× and 2×.
+//   - Paid usage (whitelisting) and exclusivity are priced on top
+//     (sponsorUplift); managers and agents commission 10–20% of the fee.
+//   - Deliverables need a brief and contract two weeks out, a draft to the
+//     brand a week out and approval by three business days out; insights are
+//     reported 7 days after posting; invoices are net 30.
+//   - Posts must carry a clear disclosure (#ad, the platform's paid
+//     partnership label) under the FTC Endorsement Guides (16 CFR Part 255).
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "social-media-brand-deal",
+		Name:        "Brand deal quote and schedule",
+		Vertical:    "social-media",
+		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment.",
+		Fields: []engine.Field{
+			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
+				{Name: "platform", Kind: engine.String, Required: true, Enum: []string{"instagram", "tiktok", "youtube", "x"}, Description: "Platform."},
+				{Name: "followers", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Followers on that platform."},
+				{Name: "engagement_rate_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Average engagement rate on that platform, in percent."},
+				{Name: "posts", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Posts to deliver on that platform."},
+			}},
+			{Name: "go_live_date", Kind: engine.Date, Required: true, Description: "Day the first post goes live."},
+			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content as ads."},
+			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
+			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+		},
+		ExampleContext: map[string]any{
+			"deliverables": []any{
+				map[string]any{"platform": "instagram", "followers": 85000, "engagement_rate_pct": 3.1, "posts": 2},
+				map[string]any{"platform": "tiktok", "followers": 140000, "engagement_rate_pct": 5.2, "posts": 1},
+			},
+			"go_live_date":      "2026-12-10",
+			"usage_rights_days": 60,
+			"exclusivity_days":  30,
+			"commission_pct":    15,
+			"offer_usd":         2500,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "price", Run: socialDealPrice},
+			{Name: "schedule", Run: socialDealSchedule},
+			{Name: "recommend", Run: socialDealRecommend},
+		},
+	})
+}
+
+type socialDealRate struct{ perThousand, benchmarkPct float64 }
+
+var socialDealRates = map[string]socialDealRate{
+	"instagram": {10, 2},
+	"tiktok":    {5, 4},
+	"youtube":   {20, 3},
+	"x":         {2, 0.5},
+}
+
+const (
+	socialDealLeadDays = 14
+	socialDealNetDays  = 30
+)
+
+func socialDealPrice(in *engine.Input, p *engine.Plan) error {
+	var base float64
+	var lines []map[string]any
+	for _, d := range in.List("deliverables") {
+		r := socialDealRates[d.Str("platform")]
+		eng := d.Float("engagement_rate_pct")
+		mult := math.Min(2, math.Max(0.5, eng/r.benchmarkPct))
+		fee := float64(d.Int("followers")) / 1000 * r.perThousand * mult * float64(d.Int("posts"))
+		base += fee
+		lines = append(lines, map[string]any{
+			"platform": d.Str("platform"), "posts": d.Int("posts"), "engagement_multiple": engine.Round(mult, 2), "fee_usd": engine.Money(fee),
+		})
+		if eng < r.benchmarkPct/2 {
+			p.Warn("LOW_ENGAGEMENT", "%s engagement of %.1f%% is under half the ~%.1f%% typical for the platform; brands check it, and the quote is halved for it.",
+				d.Str("platform"), eng, r.benchmarkPct)
+		}
+	}
+	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
+	total := math.Round(base*(1+(usage+excl)/100)/10) * 10
+	commission := engine.Money(total * in.Float("commission_pct") / 100)
+	p.Set("quote", map[string]any{
+		"lines": lines, "base_usd": engine.Money(base),
+		"usage_rights_pct": usage, "exclusivity_pct": excl,
+		"total_usd": total, "commission_usd": commission, "creator_net_usd": engine.Money(total - commission),
+	})
+	if in.Has("offer_usd") {
+		offer := in.Float("offer_usd")
+		// A counter within 20% is normal negotiation; beyond, the offer is
+		// for a smaller package than the one asked.
+		if offer < 0.8*total {
+			p.Warn("OFFER_BELOW_RATE", "The %s offer is %.0f%% of the %s quote (%s after %.0f%% commission); counter, or cut deliverables or usage rights to fit the budget.",
+				engine.USD(offer), offer/total*100, engine.USD(total), engine.USD(offer*(1-in.Float("commission_pct")/100)), in.Float("commission_pct"))
+		}
+	}
+	if d := in.Int("exclusivity_days"); d > 90 {
+		p.Warn("EXCLUSIVITY_LONG", "%d days of exclusivity shuts the category's other brands out for a season; the uplift is capped at %.0f%%, so price each month beyond 90 days separately.", d, exclusivityCapPct)
+	}
+	return nil
+}
+
+func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
+	live, asOf := in.Date("go_live_date"), p.AsOf()
+	p.SetTarget(live)
+	lead := engine.DaysBetween(asOf, live)
+	switch {
+	case lead < 0:
+		p.Warn("GO_LIVE_PASSED", "The go-live date %s is %d days before the plan date.", engine.FormatDate(live), -lead)
+	case lead < socialDealLeadDays:
+		alt := engine.AddDays(asOf, socialDealLeadDays)
+		p.Warn("DRAFT_WINDOW_TIGHT", "Only %d days to go live; brief, draft and brand approval need about 14. Earliest comfortable go-live: %s.", lead, engine.FormatDate(alt))
+		p.Set("earliest_feasible_go_live_date", engine.FormatDate(alt))
+	}
+	p.Milestone("contract", "Brief and contract signed", engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays)))
+	p.Milestone("draft", "Draft content sent to the brand", engine.PrevWorkday(engine.AddDays(live, -7)))
+	p.Milestone("approval", "Brand approval", engine.AddWorkdays(live, -3))
+	p.Milestone("go-live", "First post live with disclosure", live)
+	p.Milestone("insights", "Insights report (7 days)", engine.AddDays(live, 7))
+	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
+	if d := in.Int("usage_rights_days"); d > 0 {
+		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
+	}
+	if d := in.Int("exclusivity_days"); d > 0 {
+		p.Milestone("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d))
+	}
+	if lead >= 0 {
+		p.WarnPassedMilestones()
+	}
+	return nil
+}
+
+func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
+	live := in.Date("go_live_date")
+	q := p.Get("quote").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays))), "Send the quote with line items",
+		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
+			engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
+	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
+	p.RecommendBy(engine.Medium, engine.AddDays(live, 7), "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
+	if in.Int("usage_rights_days") > 0 {
+		p.Recommend(engine.Low, "Get usage rights end dates in the contract", "Paid usage should stop on the contract date or be renewed at the monthly rate; ask for the ad account's spend and placements.")
+	}
+	p.Strategy("Quote %s for the package (%s base, +%.0f%% usage rights, +%.0f%% exclusivity), %s to you after commission, first post live %s with approval by %s.",
+		engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
+		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), engine.FormatDate(engine.AddWorkdays(live, -3)))
+	return nil
+}

@@ -1,0 +1,175 @@
+package workflows
+
+import (
+	"fmt"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Sync license quote for an independent song: a fee per side, what the
+// writer actually keeps, and the clearance calendar to the air date.
+// Rules used:
+//   - A sync needs two licenses, the composition (sync, from the publishers)
+//     and the recording (master use, from the master owner). Supervisors
+//     quote them "most favoured nations" (MFN): both sides are paid the same.
+//   - Fees per side are midpoints of the ranges commonly quoted for
+//     independent music in trade guides and supervisor interviews (a starting
+//     point, not a market survey):
+//     student film $250, independent film $2,500, studio film $25,000,
+//     network TV episode $3,000, streaming series $4,000, trailer $25,000,
+//     regional ad $10,000, national ad $50,000, video game $5,000, online or
+//     branded video $1,000. The baseline grant is worldwide (ads: US).
+//   - Usage scales the fee: background ×1, featured/visual vocal ×1.5, main
+//     or end title ×2. Territory: US-only ×0.75 of a worldwide grant,
+//     worldwide advertising ×2 of US.
+//   - A quote is a range of 0.6×–1.5× the midpoint.
+//   - Sync agents and libraries commonly commission 20–50% of the fee.
+//   - One-stop songs (one party controls master and 100% of the publishing)
+//     clear in about 5 business days; otherwise allow 15 business days for
+//     labels and co-publishers. Final files are due 10 business days
+//     before air for the mix; US PROs pay broadcast performance royalties
+//     roughly 6–9 months after air, from the production's cue sheet.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "songwriting-sync-quote",
+		Name:        "Sync license quote",
+		Vertical:    "songwriting",
+		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date.",
+		Fields: []engine.Field{
+			{Name: "media", Kind: engine.String, Required: true, Enum: []string{"student_film", "indie_film", "studio_film", "tv_episode", "streaming_series", "trailer", "advertising_regional", "advertising_national", "video_game", "online_video"}, Description: "Where the song will be used."},
+			{Name: "usage", Kind: engine.String, Enum: []string{"background", "featured", "main_title"}, Default: "background", Description: "How prominent the use is."},
+			{Name: "territory", Kind: engine.String, Enum: []string{"us", "worldwide"}, Default: "worldwide", Description: "Territory of the license."},
+			{Name: "controlled_publishing_pct", Kind: engine.Number, Default: 100, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the composition you control, in percent."},
+			{Name: "owns_master", Kind: engine.Boolean, Default: true, Description: "Whether you own the recording (master)."},
+			{Name: "agent_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Sync agent's or library's commission, in percent."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "All-in offer received (both sides), if any."},
+			{Name: "air_date", Kind: engine.Date, Required: true, Description: "First broadcast, release or campaign date."},
+		},
+		ExampleContext: map[string]any{
+			"media":                     "streaming_series",
+			"usage":                     "featured",
+			"territory":                 "worldwide",
+			"controlled_publishing_pct": 50,
+			"owns_master":               true,
+			"agent_commission_pct":      25,
+			"offer_usd":                 6000,
+			"air_date":                  "2027-02-12",
+			"as_of":                     "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "quote", Run: songSyncFee},
+			{Name: "schedule", Run: songSyncSchedule},
+			{Name: "recommend", Run: songSyncRecommend},
+		},
+	})
+}
+
+var songSyncBase = map[string]float64{
+	"student_film": 250, "indie_film": 2500, "studio_film": 25000, "tv_episode": 3000, "streaming_series": 4000,
+	"trailer": 25000, "advertising_regional": 10000, "advertising_national": 50000, "video_game": 5000, "online_video": 1000,
+}
+
+var songSyncUsage = map[string]float64{"background": 1, "featured": 1.5, "main_title": 2}
+
+func songSyncFee(in *engine.Input, p *engine.Plan) error {
+	media := in.Str("media")
+	perSide := songSyncBase[media] * songSyncUsage[in.Str("usage")]
+	isAd := media == "advertising_regional" || media == "advertising_national"
+	switch {
+	case isAd && in.Str("territory") == "worldwide":
+		perSide *= 2
+	case !isAd && in.Str("territory") == "us":
+		perSide *= 0.75
+	}
+	perSide = engine.Money(perSide)
+	low, high := engine.Money(perSide*0.6), engine.Money(perSide*1.5)
+	ctrl := in.Float("controlled_publishing_pct") / 100
+	gross := perSide * ctrl
+	if in.Bool("owns_master") {
+		gross += perSide
+	}
+	commission := engine.Money(gross * in.Float("agent_commission_pct") / 100)
+	p.Set("quote", map[string]any{
+		"per_side_usd":       perSide,
+		"per_side_range_usd": []float64{low, high},
+		"all_in_usd":         engine.Money(2 * perSide),
+		"all_in_range_usd":   []float64{engine.Money(2 * low), engine.Money(2 * high)},
+	})
+	p.Set("your_take", map[string]any{
+		"sync_side_usd":   engine.Money(perSide * ctrl),
+		"master_side_usd": map[bool]float64{true: perSide, false: 0}[in.Bool("owns_master")],
+		"commission_usd":  commission,
+		"net_usd":         engine.Money(gross - commission),
+	})
+	if in.Has("offer_usd") {
+		offer := in.Float("offer_usd")
+		switch {
+		case offer < 2*low:
+			p.Warn("OFFER_BELOW_RANGE", "The $%.2f all-in offer ($%.2f a side) is below the $%.2f–$%.2f a-side range for a %s %s use; counter at $%.2f all-in.",
+				offer, offer/2, low, high, in.Str("usage"), media, engine.Money(2*perSide))
+			p.Set("counter_offer_usd", engine.Money(2*perSide))
+		case offer > 2*high:
+			p.Set("offer_assessment", "above range")
+		default:
+			p.Set("offer_assessment", "within range")
+		}
+		side := offer / 2
+		offerGross := side * ctrl
+		if in.Bool("owns_master") {
+			offerGross += side
+		}
+		p.Set("offer_net_usd", engine.Money(offerGross*(1-in.Float("agent_commission_pct")/100)))
+	}
+	p.Set("one_stop", in.Bool("owns_master") && in.Float("controlled_publishing_pct") == 100)
+	return nil
+}
+
+func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
+	air := in.Date("air_date")
+	p.SetTarget(air)
+	clearDays := 15
+	if p.Get("one_stop").(bool) {
+		clearDays = 5
+	}
+	filesDue := engine.AddWorkdays(air, -10)
+	signBy := engine.PrevWorkday(engine.AddDays(filesDue, -1))
+	startBy := engine.AddWorkdays(signBy, -clearDays)
+	p.Set("clearance_business_days", clearDays)
+	p.Set("license_signed_by", engine.FormatDate(signBy))
+	if startBy.Before(p.AsOf()) {
+		cleared := engine.AddWorkdays(p.AsOf(), clearDays)
+		p.Warn("CLEARANCE_TOO_TIGHT", "Clearance needs about %d business days%s and files are due %s; starting %s it clears around %s. Ask for a pre-cleared quote now or offer a one-stop alternative.",
+			clearDays, map[bool]string{true: "", false: " (master or co-publishers to clear)"}[p.Get("one_stop").(bool)],
+			engine.FormatDate(filesDue), engine.FormatDate(p.AsOf()), engine.FormatDate(cleared))
+		p.Set("earliest_clearance_date", engine.FormatDate(cleared))
+	}
+	p.Milestone("quote-sent", "Quote sent to the music supervisor", p.AsOf())
+	p.Milestone("clearance-start", "Clearance requests out to all rights holders", engine.Later(p.AsOf(), startBy))
+	p.Milestone("license-signed", "Sync and master-use licenses signed", signBy)
+	p.Milestone("files-delivered", "WAV master, instrumental and stems delivered", filesDue)
+	p.Milestone("air-date", "First air / release", air)
+	p.Milestone("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.AddDays(air, 30))
+	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
+	return nil
+}
+
+func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
+	q := p.Get("quote").(map[string]any)
+	take := p.Get("your_take").(map[string]any)
+	signBy, _ := engine.ParseDate(p.Get("license_signed_by").(string))
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), signBy), "Quote both sides MFN",
+		fmt.Sprintf("Quote $%.2f a side ($%.2f all-in) for a %s %s use, %s, and insist the master and sync fees stay equal.",
+			q["per_side_usd"].(float64), q["all_in_usd"].(float64), in.Str("usage"), in.Str("media"), in.Str("territory")))
+	if !p.Get("one_stop").(bool) {
+		p.Recommend(engine.High, "Line up the other rights holders",
+			"You do not control every side: get written pre-clearance from the label and co-publishers at the same fee before confirming, or the supervisor will move to a one-stop track.")
+	}
+	p.Recommend(engine.Medium, "Get the cue sheet right",
+		"Ask the production for the cue sheet after air and check the use type, duration and every writer's PRO and share: performance royalties are paid from it.")
+	p.Recommend(engine.Low, "Keep an instrumental and stems ready",
+		"Editors cut around dialogue; having a clean instrumental and stems speeds clearance and wins placements.")
+	p.Strategy("Quote $%.2f a side ($%.2f all-in, range $%.2f–$%.2f) for the %s %s use; you keep $%.2f after shares and commission. Sign by %s and deliver files %d business days before the %s air date.",
+		q["per_side_usd"].(float64), q["all_in_usd"].(float64), q["all_in_range_usd"].([]float64)[0], q["all_in_range_usd"].([]float64)[1],
+		in.Str("usage"), in.Str("media"), take["net_usd"].(float64), p.Get("license_signed_by"), 10, engine.FormatDate(in.Date("air_date")))
+	return nil
+}

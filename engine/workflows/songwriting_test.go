@@ -1,0 +1,110 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestSongwritingSplitsSharesFeesAndDeadlines(t *testing.T) {
+	res := run(t, "songwriting-split-registration", mediaExample(t, "songwriting-split-registration"))
+	shares := res["royalty_shares"].([]any)
+	nova := shares[0].(map[string]any)
+	if nova["writer_share_pct"] != 25.0 || nova["publisher_share_pct"] != 25.0 || nova["per_1000_usd_writer"] != 250.0 {
+		t.Errorf("a 50%% writer gets 25%% writer and 25%% publisher share ($250 of $1,000 each): %v", nova)
+	}
+	// Three writers: Standard Application ($65) plus the sound recording ($65).
+	if total := mediaNum(t, res, "copyright_fees", "total_usd"); total != 130 {
+		t.Errorf("copyright fees %v, want 130", total)
+	}
+	if res["copyright_deadline"] != "2027-06-05" {
+		t.Errorf("§412 deadline %v, want release + 3 months = 2027-06-05", res["copyright_deadline"])
+	}
+	reg := milestoneDate(t, res, "pro-mlc-registration")
+	if engine.DaysBetween(reg, mediaDay("2027-03-05")) != 14 {
+		t.Errorf("registrations due %v, want 14 days before release", reg)
+	}
+	if !hasWarning(res, "WRITER_NOT_AFFILIATED") || hasWarning(res, "SPLITS_NOT_100") {
+		t.Errorf("warnings %v", warningCodes(res))
+	}
+}
+
+func TestSongwritingSplitsSingleWriterAndBadSplits(t *testing.T) {
+	solo := run(t, "songwriting-split-registration", map[string]any{
+		"song_title": "S", "release_date": "2027-03-05", "as_of": "2026-11-20", "register_sound_recording": false,
+		"writers": []any{map[string]any{"name": "A", "share_pct": 100, "pro": "ASCAP", "publisher": "A Music"}},
+	})
+	if total := mediaNum(t, solo, "copyright_fees", "total_usd"); total != 45 {
+		t.Errorf("one author, one work, not for hire is a $45 Single Application; got %v", total)
+	}
+	bad := run(t, "songwriting-split-registration", map[string]any{
+		"song_title": "S", "release_date": "2027-03-05", "as_of": "2026-11-20",
+		"writers": []any{
+			map[string]any{"name": "A", "share_pct": 60, "pro": "BMI"},
+			map[string]any{"name": "B", "share_pct": 30, "pro": "BMI"},
+		},
+	})
+	if !hasWarning(bad, "SPLITS_NOT_100") || mediaNum(t, bad, "splits_total_pct") != 90 {
+		t.Errorf("60+30 should warn SPLITS_NOT_100 with a 90%% total: %v", warningCodes(bad))
+	}
+}
+
+func TestSongwritingSplitsCopyrightWindow(t *testing.T) {
+	ctx := map[string]any{
+		"song_title": "S", "release_date": "2026-10-02", "as_of": "2026-11-20",
+		"writers": []any{map[string]any{"name": "A", "share_pct": 100, "pro": "BMI"}},
+	}
+	closing := run(t, "songwriting-split-registration", clone(ctx))
+	if !hasWarning(closing, "COPYRIGHT_412_WINDOW_CLOSING") {
+		t.Errorf("released 49 days ago: %v", warningCodes(closing))
+	}
+	ctx["release_date"] = "2026-07-01"
+	closed := run(t, "songwriting-split-registration", ctx)
+	if !hasWarning(closed, "COPYRIGHT_412_WINDOW_CLOSED") {
+		t.Errorf("released more than 3 months ago: %v", warningCodes(closed))
+	}
+}
+
+func TestSongwritingSyncQuoteExample(t *testing.T) {
+	res := run(t, "songwriting-sync-quote", mediaExample(t, "songwriting-sync-quote"))
+	// Streaming series $4,000 a side × 1.5 featured, worldwide.
+	if s := mediaNum(t, res, "quote", "per_side_usd"); s != 6000 {
+		t.Fatalf("per side %v, want 6000", s)
+	}
+	// 50% of the sync side plus the whole master side, less 25% commission.
+	if n := mediaNum(t, res, "your_take", "net_usd"); n != (3000+6000)*0.75 {
+		t.Errorf("net %v, want %v", n, (3000+6000)*0.75)
+	}
+	// $6,000 all-in is below 2 × 0.6 × $6,000 = $7,200.
+	if !hasWarning(res, "OFFER_BELOW_RANGE") || mediaNum(t, res, "counter_offer_usd") != 12000 {
+		t.Errorf("offer should be countered at 12000: %v %v", warningCodes(res), res["counter_offer_usd"])
+	}
+	if n := mediaNum(t, res, "offer_net_usd"); n != (1500+3000)*0.75 {
+		t.Errorf("offer net %v, want %v", n, (1500+3000)*0.75)
+	}
+	air := milestoneDate(t, res, "air-date")
+	files := milestoneDate(t, res, "files-delivered")
+	if files.Weekday() == 6 || files.Weekday() == 0 || engine.DaysBetween(files, air) < 14 {
+		t.Errorf("files due %v, want 10 business days before %v", files, air)
+	}
+}
+
+func TestSongwritingSyncQuoteTerritoryAndClearance(t *testing.T) {
+	ad := map[string]any{"media": "advertising_national", "territory": "us", "air_date": "2027-03-01", "as_of": "2026-11-20"}
+	us := run(t, "songwriting-sync-quote", clone(ad))
+	ad["territory"] = "worldwide"
+	ww := run(t, "songwriting-sync-quote", ad)
+	if a, b := mediaNum(t, us, "quote", "per_side_usd"), mediaNum(t, ww, "quote", "per_side_usd"); a != 50000 || b != 100000 {
+		t.Errorf("national ad per side: US %v, worldwide %v; want 50000 and 100000", a, b)
+	}
+	tight := run(t, "songwriting-sync-quote", map[string]any{
+		"media": "tv_episode", "owns_master": false, "air_date": "2026-12-18", "as_of": "2026-11-20",
+	})
+	if !hasWarning(tight, "CLEARANCE_TOO_TIGHT") || tight["earliest_clearance_date"] != "2026-12-11" {
+		t.Errorf("15 business days from 2026-11-20 is 2026-12-11: %v %v", warningCodes(tight), tight["earliest_clearance_date"])
+	}
+	oneStop := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-12-18", "as_of": "2026-11-20"})
+	if hasWarning(oneStop, "CLEARANCE_TOO_TIGHT") {
+		t.Errorf("a one-stop song clears in 5 business days: %v", warningCodes(oneStop))
+	}
+}

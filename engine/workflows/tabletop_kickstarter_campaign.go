@@ -1,0 +1,221 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Crowdfunding maths and fulfilment timeline for a tabletop game on
+// Kickstarter. Rules used:
+//   - Kickstarter takes 5% of funds collected; payment processing is 3% +
+//     $0.20 per pledge of $10 or more (Kickstarter fees, US). 4% of pledges
+//     are assumed to fail at collection (2–5% is commonly reported).
+//   - Campaigns run 1–60 days; Kickstarter reports that 30 days or fewer
+//     succeed more often. Funds arrive about 14 days after the end.
+//   - A pre-launch page gathering followers for 4–8 weeks is standard;
+//     4 weeks is the minimum planned here.
+//   - Board-game factories quote a minimum order of 1,000–1,500 copies;
+//     1,000 is used, and 10% extra copies are ordered for damage
+//     replacements.
+//   - Retail pricing needs MSRP at 4–6× the manufacturing cost, because
+//     distributors buy at about 40% of MSRP (industry rule of thumb); 5× is
+//     suggested and a pledge under 4× is flagged.
+//   - After funding: pledge manager 4 weeks, then the factory and freight
+//     chain of tabletop-manufacturing-freight to the US, then 4 weeks of
+//     fulfilment to backers.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "tabletop-kickstarter-campaign",
+		Name:        "Kickstarter campaign maths",
+		Vertical:    "tabletop",
+		Description: "Computes the minimum funding goal and backers needed for a tabletop Kickstarter from pledge, unit cost, print minimums, fees and absorbed shipping, projects the surplus at the expected backers, and dates the campaign through pledge manager, manufacturing, freight and an estimated delivery month.",
+		Fields: []engine.Field{
+			{Name: "project_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the game."},
+			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day the campaign goes live."},
+			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},
+			{Name: "pledge_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Description: "Price of the core pledge tier (one copy of the game)."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Description: "Manufacturing cost per copy at the quoted print run."},
+			{Name: "fixed_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Art, design, tooling, marketing and other costs paid once."},
+			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Freight and fulfilment cost per backer not charged to backers."},
+			{Name: "expected_backers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Description: "Backers expected at the core pledge."},
+		},
+		ExampleContext: map[string]any{
+			"project_title":           "Harbor Lights",
+			"launch_date":             "2027-03-09",
+			"campaign_days":           30,
+			"pledge_usd":              49,
+			"unit_cost_usd":           9.5,
+			"fixed_costs_usd":         18000,
+			"shipping_per_backer_usd": 6,
+			"expected_backers":        900,
+			"as_of":                   "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "check-dates", Run: tabletopKSCheckDates},
+			{Name: "funding-maths", Run: tabletopKSFunding},
+			{Name: "fulfilment", Run: tabletopKSFulfilment},
+			{Name: "recommend", Run: tabletopKSRecommend},
+		},
+	})
+}
+
+const (
+	tabletopKSPlatformPct     = 0.05
+	tabletopKSProcessingPct   = 0.03
+	tabletopKSPerPledge       = 0.20
+	tabletopKSSmallPledge     = 0.05
+	tabletopKSDroppedPct      = 0.04
+	tabletopKSFundsDays       = 14
+	tabletopKSPrelaunchDays   = 28
+	tabletopKSPledgeMgrWeeks  = 4
+	tabletopKSFulfilmentWeeks = 4
+	tabletopMOQ               = 1000
+	tabletopOveragePct        = 0.10 // spares: see tabletopKSWithSpares
+	tabletopMSRPMultiple      = 5.0
+)
+
+// tabletopKSPrintRun orders 10% spares over the backers, rounded up to
+// hundreds, and never less than the factory minimum.
+func tabletopKSPrintRun(backers int) int {
+	run := (tabletopKSWithSpares(backers) + 99) / 100 * 100
+	return max(run, tabletopMOQ)
+}
+
+// tabletopKSWithSpares is the copies backers need plus 10% spares.
+func tabletopKSWithSpares(backers int) int { return backers + (backers+9)/10 }
+
+type tabletopKSMaths struct {
+	pledged, collected, fees, net, costs, surplus float64
+	printRun                                      int
+}
+
+func tabletopKSAt(in *engine.Input, backers int) tabletopKSMaths {
+	pledge := in.Float("pledge_usd")
+	perPledge := tabletopKSPerPledge
+	if pledge < 10 {
+		perPledge = tabletopKSSmallPledge
+	}
+	m := tabletopKSMaths{printRun: tabletopKSPrintRun(backers)}
+	m.pledged = float64(backers) * pledge
+	m.collected = m.pledged * (1 - tabletopKSDroppedPct)
+	m.fees = m.collected*(tabletopKSPlatformPct+tabletopKSProcessingPct) + perPledge*float64(backers)*(1-tabletopKSDroppedPct)
+	m.net = m.collected - m.fees
+	m.costs = in.Float("fixed_costs_usd") + float64(m.printRun)*in.Float("unit_cost_usd") + float64(backers)*in.Float("shipping_per_backer_usd")
+	m.surplus = m.net - m.costs
+	return m
+}
+
+func tabletopKSCheckDates(in *engine.Input, p *engine.Plan) error {
+	launch, asOf := in.Date("launch_date"), p.AsOf()
+	end := engine.AddDays(launch, in.Int("campaign_days"))
+	p.SetTarget(launch)
+	p.Set("campaign_end_date", engine.FormatDate(end))
+	if lead := engine.DaysBetween(asOf, launch); lead < tabletopKSPrelaunchDays {
+		alt := engine.OnOrAfter(engine.AddDays(asOf, tabletopKSPrelaunchDays), time.Tuesday)
+		p.Warn("LAUNCH_TOO_SOON", "Launch is %d days away; a pre-launch page needs at least 4 weeks to gather followers. Earliest Tuesday launch: %s.", lead, engine.FormatDate(alt))
+		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+	}
+	if d := in.Int("campaign_days"); d > 30 {
+		p.Warn("CAMPAIGN_LONG", "%d days is longer than the 30 or fewer that Kickstarter reports succeed more often; the mid-campaign slump just gets longer.", d)
+	}
+	return nil
+}
+
+func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
+	pledge, unit := in.Float("pledge_usd"), in.Float("unit_cost_usd")
+	backers := in.Int("expected_backers")
+	at := tabletopKSAt(in, backers)
+	p.Set("forecast", map[string]any{
+		"backers": backers, "print_run": at.printRun,
+		"pledged_usd": engine.Money(at.pledged), "collected_usd": engine.Money(at.collected),
+		"fees_usd": engine.Money(at.fees), "net_usd": engine.Money(at.net),
+		"costs_usd": engine.Money(at.costs), "surplus_usd": engine.Money(at.surplus),
+	})
+	p.Set("suggested_msrp_usd", engine.Money(unit*tabletopMSRPMultiple))
+	if pledge < 4*unit {
+		p.Warn("PLEDGE_BELOW_RETAIL_MODEL", "The %s pledge is %.1f× the unit cost; retail needs an MSRP of 4–6× (about %s), or distribution will lose money later.",
+			engine.USD(pledge), pledge/unit, engine.USD(unit*tabletopMSRPMultiple))
+	}
+
+	// The margin one more backer brings once the print run grows with them.
+	marginal := pledge*(1-tabletopKSDroppedPct)*(1-tabletopKSPlatformPct-tabletopKSProcessingPct) -
+		tabletopKSPerPledge*(1-tabletopKSDroppedPct) - unit*(1+tabletopOveragePct) - in.Float("shipping_per_backer_usd")
+	p.Set("margin_per_backer_usd", engine.Money(marginal))
+	if marginal <= 0 {
+		p.Warn("PLEDGE_BELOW_COST", "Each backer at %s loses %s after fees, manufacturing (%s with spares) and absorbed shipping; no number of backers funds this.",
+			engine.USD(pledge), engine.USD(-marginal), engine.USD(unit*(1+tabletopOveragePct)))
+		return nil
+	}
+	needed := 0
+	for b := 1; b <= 200000; b++ {
+		if tabletopKSAt(in, b).surplus >= 0 {
+			needed = b
+			break
+		}
+	}
+	if needed == 0 {
+		p.Warn("GOAL_OUT_OF_REACH", "Even 200,000 backers at %s do not cover %s of fixed costs.", engine.USD(pledge), engine.USD(in.Float("fixed_costs_usd")))
+		return nil
+	}
+	goal := math.Ceil(float64(needed)*pledge/100) * 100
+	p.Set("backers_needed", needed)
+	p.Set("minimum_funding_goal_usd", goal)
+	if backers < needed {
+		p.Warn("BACKERS_BELOW_BREAK_EVEN", "%d expected backers leave a shortfall of %s; the campaign needs %d backers (a goal of at least %s) to cover its costs.",
+			backers, engine.USD(-at.surplus), needed, engine.USD(goal))
+	}
+	// Worth flagging once a tenth of the minimum run has no buyer yet.
+	if spare := tabletopMOQ - tabletopKSWithSpares(backers); spare >= tabletopMOQ/10 {
+		p.Warn("BELOW_MINIMUM_ORDER", "The factory minimum is %d copies; with %d backers about %d copies (%s at cost) are left for retail, conventions and later sales.",
+			tabletopMOQ, backers, spare, engine.USD(float64(spare)*unit))
+	}
+	return nil
+}
+
+func tabletopKSFulfilment(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	end := p.GetDate("campaign_end_date")
+	funds := engine.AddDays(end, tabletopKSFundsDays)
+	pmClose := engine.AddWeeks(funds, tabletopKSPledgeMgrWeeks)
+	exFactory, _ := tabletopFactoryDays(pmClose, 7*(tabletopPrepressWeeks+tabletopSampleWeeks+tabletopProductionWeeks))
+	inWarehouse := engine.AddWeeks(exFactory, tabletopOceanWeeks["us"])
+	delivered := engine.AddWeeks(inWarehouse, tabletopKSFulfilmentWeeks)
+	p.Milestone("prelaunch-page", "Pre-launch page live, collecting followers", engine.AddWeeks(launch, -6))
+	p.Milestone("launch", "Campaign launches", launch)
+	p.Milestone("campaign-end", "Campaign ends", end)
+	p.Milestone("funds", "Funds arrive from Kickstarter", funds)
+	p.Milestone("pledge-manager-close", "Pledge manager closes; final files to the factory", pmClose)
+	p.Milestone("ex-factory", "Games leave the factory", exFactory)
+	p.Milestone("in-warehouse", "Games in the fulfilment warehouse", inWarehouse)
+	p.Milestone("delivery", "Backers receive their games", delivered)
+	p.Set("estimated_delivery_month", delivered.Format("2006-01"))
+	p.Set("months_to_delivery", int(math.Round(float64(engine.DaysBetween(end, delivered))/30.44)))
+	p.WarnPassedMilestones("prelaunch-page")
+	return nil
+}
+
+func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
+	launch := in.Date("launch_date")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+		"Followers of the pre-launch page are notified at launch; a strong first 48 hours (about a third of the goal) pulls Kickstarter's recommendation algorithm behind the campaign.")
+	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
+		p.Recommend(engine.High, "Set the goal to what makes the game",
+			fmt.Sprintf("A goal of %s (%d backers at %s) covers the print run, fees and shipping; a lower goal risks funding a game you cannot afford to make.",
+				engine.USD(goal), p.Get("backers_needed"), engine.USD(in.Float("pledge_usd"))))
+	}
+	p.Recommend(engine.Medium, "Promise a realistic delivery month",
+		fmt.Sprintf("Pledge manager, factory and ocean freight put delivery in %s, %d months after the campaign; promise that month, not earlier.", p.Get("estimated_delivery_month"), p.Get("months_to_delivery")))
+	p.Recommend(engine.Low, "Launch on a Tuesday morning", "Tuesday–Thursday launches in the US morning catch both European and American backers on the first day.")
+	f := p.Get("forecast").(map[string]any)
+	goalText := "no goal can cover the costs"
+	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
+		goalText = "a minimum goal of " + engine.USD(goal)
+	}
+	p.Strategy("%s: %d-day campaign from %s with %s; %d backers at %s net %s after fees against %s of costs (surplus %s), delivering in %s.",
+		in.Str("project_title"), in.Int("campaign_days"), engine.FormatDate(launch), goalText, in.Int("expected_backers"), engine.USD(in.Float("pledge_usd")),
+		engine.USD(f["net_usd"].(float64)), engine.USD(f["costs_usd"].(float64)), engine.USD(f["surplus_usd"].(float64)), p.Get("estimated_delivery_month"))
+	return nil
+}

@@ -1,0 +1,112 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// tvBizDays counts business days from a to b.
+func tvBizDays(a, b string) int {
+	d, end := mediaDay(a), mediaDay(b)
+	n := 0
+	for d.Before(end) {
+		d = engine.AddDays(d, 1)
+		if d.Weekday() != 0 && d.Weekday() != 6 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTelevisionEpisodeDeliveryDGAPeriodsAndLead(t *testing.T) {
+	res := run(t, "television-episode-delivery", mediaExample(t, "television-episode-delivery"))
+	eps := res["episodes"].([]any)
+	if len(eps) != 8 {
+		t.Fatalf("%d episodes", len(eps))
+	}
+	for i, e := range eps {
+		m := e.(map[string]any)
+		if n := tvBizDays(m["wrap"].(string), m["editors_assembly"].(string)); n != 6 {
+			t.Errorf("ep %d: assembly %d business days after wrap, want 6 (DGA)", i+1, n)
+		}
+		if n := tvBizDays(m["editors_assembly"].(string), m["directors_cut"].(string)); n != 4 {
+			t.Errorf("ep %d: director's cut %d days, want 4 for one hour (DGA)", i+1, n)
+		}
+		air := mediaDay(m["air_date"].(string))
+		if engine.DaysBetween(mediaDay("2027-05-21"), air) != 7*i {
+			t.Errorf("ep %d airs %v, not weekly", i+1, air)
+		}
+		if d := engine.DaysBetween(mediaDay(m["delivery_due"].(string)), air); d < 42 || d > 44 {
+			t.Errorf("ep %d due %d days before air, want 42 (streaming)", i+1, d)
+		}
+	}
+	if last := eps[7].(map[string]any); last["slack_days"].(float64) != 1 {
+		t.Errorf("episode 8 slack %v, want 1", last["slack_days"])
+	}
+	if len(warningCodes(res)) != 0 {
+		t.Errorf("unexpected warnings %v", warningCodes(res))
+	}
+}
+
+func TestTelevisionEpisodeDeliveryLateProposesPremiere(t *testing.T) {
+	ctx := mediaExample(t, "television-episode-delivery")
+	ctx["premiere_date"] = "2027-04-23"
+	res := run(t, "television-episode-delivery", clone(ctx))
+	if !hasWarning(res, "EPISODES_LATE") {
+		t.Fatalf("premiere 4 weeks earlier should make episodes late: %v", warningCodes(res))
+	}
+	earliest := mediaDate(t, res, "earliest_feasible_premiere")
+	if earliest.Weekday() != mediaDay("2027-04-23").Weekday() {
+		t.Errorf("proposed premiere %v is not on the slot's weekday", earliest)
+	}
+	ctx["premiere_date"] = engine.FormatDate(earliest)
+	again := run(t, "television-episode-delivery", ctx)
+	if hasWarning(again, "EPISODES_LATE") {
+		t.Errorf("the proposed premiere %v is still late", earliest)
+	}
+	// Broadcast needs only 2 weeks: the same early premiere works on air.
+	ctx["premiere_date"], ctx["platform"] = "2027-04-23", "broadcast"
+	if b := run(t, "television-episode-delivery", ctx); hasWarning(b, "EPISODES_LATE") {
+		t.Errorf("broadcast delivery 14 days out should fit: %v", warningCodes(b))
+	}
+}
+
+func TestTelevisionWritersRoomStaffingAndCost(t *testing.T) {
+	for eps, want := range map[int]float64{4: 3, 8: 5, 13: 6} {
+		res := run(t, "television-writers-room", map[string]any{
+			"episodes": eps, "room_start": "2027-01-04", "scripts_due": "2027-06-30", "writers": 6, "as_of": "2026-11-20",
+		})
+		if m := mediaNum(t, res, "minimum_writers"); m != want {
+			t.Errorf("%d episodes: MBA minimum %v, want %v", eps, m, want)
+		}
+	}
+	res := run(t, "television-writers-room", mediaExample(t, "television-writers-room"))
+	// 8 one-hour scripts: 2 weeks to break + ceil(8 × 1.5) = 14 weeks; the room has 16.
+	if mediaNum(t, res, "weeks_needed") != 14 || mediaNum(t, res, "weeks_available") != 16 {
+		t.Errorf("weeks needed %v available %v", res["weeks_needed"], res["weeks_available"])
+	}
+	if total := mediaNum(t, res, "budget", "total_usd"); !mediaClose(total, engine.Money(5*16*6200*1.21)) {
+		t.Errorf("total %v, want %v", total, engine.Money(5*16*6200*1.21))
+	}
+}
+
+func TestTelevisionWritersRoomTooSmallAndTooShort(t *testing.T) {
+	res := run(t, "television-writers-room", map[string]any{
+		"episodes": 13, "room_start": "2027-01-04", "scripts_due": "2027-03-29", "writers": 4, "budget_usd": 100000, "as_of": "2026-11-20",
+	})
+	for _, code := range []string{"BELOW_MINIMUM_STAFF", "ROOM_TOO_SHORT", "ROOM_OVER_BUDGET"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	// 2 + ceil(13 × 1.5) = 22 weeks before 2027-03-29, on a Monday.
+	start := mediaDate(t, res, "latest_room_start")
+	if start.Weekday() != 1 || engine.DaysBetween(start, mediaDay("2027-03-29")) < 22*7 {
+		t.Errorf("latest start %v", start)
+	}
+	// Budgeted at the MBA minimum of 6 writers, not the 4 planned.
+	if w := mediaNum(t, res, "budget", "writers"); w != 6 {
+		t.Errorf("budgeted writers %v, want 6", w)
+	}
+}

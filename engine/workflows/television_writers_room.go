@@ -1,0 +1,169 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Writers' room staffing, length and cost for a US series under the WGA
+// Minimum Basic Agreement. Rules used:
+//   - 2023 MBA minimum staffing: development rooms at least 3 writers;
+//     post-greenlight rooms at least 3 writers for up to 6 episodes, 5 for
+//     7–12 and 6 for 13 or more, unless one writer writes every episode.
+//     Development-room writers are guaranteed at least 10 consecutive weeks
+//     (at a 25% weekly premium, reflected in the average rate given).
+//   - Weekly minimums rise each year of the MBA (staff writers roughly
+//     $5,000–5,500 a week in 2025–26; writer-producers get a 9.5% premium
+//     over the story-editor rate), so the average weekly rate is an input.
+//   - Employer pension and health contributions: health 12% (2023 MBA) plus
+//     pension ≈9%, taken as 21% of gross, a conservative figure.
+//   - Planning norm for a room: 2 weeks to break the season, then about 1
+//     week per half-hour script or 1.5 weeks per one-hour script (outline,
+//     draft, room pass), the pace most showrunners budget for.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "television-writers-room",
+		Name:        "Writers' room staffing and budget",
+		Vertical:    "television",
+		Description: "Checks a writers' room against the WGA 2023 MBA minimum staffing, computes the weeks the scripts need against the weeks available, and budgets weekly pay with pension and health.",
+		Fields: []engine.Field{
+			{Name: "episodes", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Episodes ordered (or to be developed)."},
+			{Name: "room_type", Kind: engine.String, Enum: []string{"development", "post_greenlight"}, Default: "post_greenlight", Description: "Development (pre-greenlight) room or post-greenlight room."},
+			{Name: "episode_length", Kind: engine.String, Enum: []string{"half_hour", "one_hour"}, Default: "one_hour", Description: "Episode length."},
+			{Name: "room_start", Kind: engine.Date, Required: true, Description: "First day of the room."},
+			{Name: "scripts_due", Kind: engine.Date, Required: true, Description: "Date every script must be delivered (start of prep)."},
+			{Name: "writers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Writers in the room, showrunner included."},
+			{Name: "weekly_rate_usd", Kind: engine.Number, Default: 5500, Min: engine.Bound(0), Description: "Average weekly pay per writer."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Budget for the room, fringe included."},
+		},
+		ExampleContext: map[string]any{
+			"episodes":        8,
+			"room_type":       "post_greenlight",
+			"episode_length":  "one_hour",
+			"room_start":      "2027-01-04",
+			"scripts_due":     "2027-04-30",
+			"writers":         5,
+			"weekly_rate_usd": 6200,
+			"budget_usd":      650000,
+			"as_of":           "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "staffing", Run: tvRoomStaffing},
+			{Name: "schedule", Run: tvRoomSchedule},
+			{Name: "budget", Run: tvRoomBudget},
+			{Name: "recommend", Run: tvRoomRecommend},
+		},
+	})
+}
+
+const (
+	tvRoomFringe     = 0.21
+	tvRoomBreakWeeks = 2
+	tvRoomDevWeeks   = 10
+)
+
+func tvRoomMinimum(in *engine.Input) int {
+	if in.Str("room_type") == "development" {
+		return 3
+	}
+	switch n := in.Int("episodes"); {
+	case n <= 6:
+		return 3
+	case n <= 12:
+		return 5
+	default:
+		return 6
+	}
+}
+
+func tvRoomStaffing(in *engine.Input, p *engine.Plan) error {
+	minimum := tvRoomMinimum(in)
+	p.Set("minimum_writers", minimum)
+	if w := in.Int("writers"); w < minimum && w != 1 {
+		p.Warn("BELOW_MINIMUM_STAFF", "%d writers is below the 2023 MBA minimum of %d for a %s room on %d episodes; hire %d more (the only exception is one writer writing every episode).",
+			w, minimum, in.Str("room_type"), in.Int("episodes"), minimum-w)
+	}
+	return nil
+}
+
+func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
+	start, due := in.Date("room_start"), in.Date("scripts_due")
+	p.SetTarget(due)
+	perScript := 1.5
+	if in.Str("episode_length") == "half_hour" {
+		perScript = 1
+	}
+	needed := tvRoomBreakWeeks + int(math.Ceil(perScript*float64(in.Int("episodes"))))
+	if in.Str("room_type") == "development" {
+		needed = max(needed, tvRoomDevWeeks)
+	}
+	available := max(0, engine.DaysBetween(start, due)/7)
+	if !due.After(start) {
+		p.Warn("SCRIPTS_DUE_BEFORE_START", "Scripts are due %s, before the room opens on %s.", engine.FormatDate(due), engine.FormatDate(start))
+	}
+	p.Set("weeks_needed", needed)
+	p.Set("weeks_available", available)
+	weeks := max(needed, available)
+	if in.Str("room_type") == "development" && available < tvRoomDevWeeks {
+		p.Warn("DEVELOPMENT_ROOM_TOO_SHORT", "The room runs %d weeks; development-room writers are guaranteed at least %d consecutive weeks under the 2023 MBA, so budget %d.", available, tvRoomDevWeeks, tvRoomDevWeeks)
+	}
+	if available < needed {
+		latestStart := engine.OnOrBefore(engine.AddWeeks(due, -needed), time.Monday)
+		earliestDue := engine.AddWeeks(start, needed)
+		p.Warn("ROOM_TOO_SHORT", "%d episodes need about %d weeks (%d to break the season, %.1f a script) but the room has %d; start by %s or move scripts due to %s.",
+			in.Int("episodes"), needed, tvRoomBreakWeeks, perScript, available, engine.FormatDate(latestStart), engine.FormatDate(earliestDue))
+		p.Set("latest_room_start", engine.FormatDate(latestStart))
+		p.Set("earliest_scripts_due", engine.FormatDate(earliestDue))
+	}
+	if start.Before(p.AsOf()) {
+		p.Warn("ROOM_ALREADY_STARTED", "The room start %s is before the plan date %s.", engine.FormatDate(start), engine.FormatDate(p.AsOf()))
+	}
+	p.Set("paid_weeks", weeks)
+	p.Milestone("room-start", "Room opens", start)
+	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
+	p.Milestone("first-draft", "First script draft in", engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript)))))
+	p.Milestone("scripts-due", "All scripts delivered", due)
+	return nil
+}
+
+func tvRoomBudget(in *engine.Input, p *engine.Plan) error {
+	weeks := p.Get("paid_weeks").(int)
+	writers := max(in.Int("writers"), p.Get("minimum_writers").(int))
+	if in.Int("writers") == 1 {
+		writers = 1
+	}
+	salaries := engine.Money(float64(writers*weeks) * in.Float("weekly_rate_usd"))
+	fringe := engine.Money(salaries * tvRoomFringe)
+	total := engine.Money(salaries + fringe)
+	p.Set("budget", map[string]any{
+		"writers": writers, "weeks": weeks, "weekly_rate_usd": in.Float("weekly_rate_usd"),
+		"salaries_usd": salaries, "pension_health_usd": fringe, "total_usd": total,
+		"per_episode_usd": engine.Money(total / float64(in.Int("episodes"))),
+	})
+	if in.Has("budget_usd") && total > in.Float("budget_usd") {
+		b := in.Float("budget_usd")
+		affordable := int(b / ((1 + tvRoomFringe) * in.Float("weekly_rate_usd") * float64(writers)))
+		p.Warn("ROOM_OVER_BUDGET", "%d writers for %d weeks at $%.2f plus 21%% pension and health cost $%.2f, $%.2f over the $%.2f budget; the budget pays for %d weeks.",
+			writers, weeks, in.Float("weekly_rate_usd"), total, total-b, b, affordable)
+		p.Set("affordable_weeks", affordable)
+	}
+	return nil
+}
+
+func tvRoomRecommend(in *engine.Input, p *engine.Plan) error {
+	b := p.Get("budget").(map[string]any)
+	start := in.Date("room_start")
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -4))), "Close writer deals a month out",
+		fmt.Sprintf("Make offers to %d writers (minimum %d) with start dates, weeks guaranteed and episode assignments; agents need time to close.", b["writers"].(int), p.Get("minimum_writers").(int)))
+	p.Recommend(engine.High, "Budget script fees on top of weekly pay",
+		"Under the 2023 MBA staff writers assigned an episode are paid script fees in addition to their weekly salary; add them per assigned script.")
+	p.Recommend(engine.Medium, "Keep writers through production",
+		"Writers employed into prep and production can rewrite for locations and cast; the 2023 MBA rewards keeping writer-producers on through post.")
+	p.Strategy("Staff a %s room of %d writers (MBA minimum %d) for %d weeks from %s to %s: %d weeks needed for %d %s scripts; $%.2f in salaries plus $%.2f pension and health, $%.2f in all ($%.2f an episode).",
+		in.Str("room_type"), b["writers"].(int), p.Get("minimum_writers").(int), b["weeks"].(int), engine.FormatDate(start), engine.FormatDate(in.Date("scripts_due")),
+		p.Get("weeks_needed").(int), in.Int("episodes"), in.Str("episode_length"), b["salaries_usd"].(float64), b["pension_health_usd"].(float64), b["total_usd"].(float64), b["per_episode_usd"].(float64))
+	return nil
+}

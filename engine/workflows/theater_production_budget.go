@@ -1,0 +1,174 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Production budget and box-office break-even for a stage run. Rules used:
+//   - Authors' royalties are a percentage of gross box office: 6–10% for
+//     plays under Dramatists Guild and licensing terms, up to about 12% for
+//     musicals with orchestrations; entered as royalty_pct.
+//   - Ticketing and card fees absorbed by the producer run about 5% of
+//     gross (conservative).
+//   - The company is paid for 4 weeks of rehearsal and tech plus the run,
+//     counted in 8-performance weeks (the commercial standard). Employer
+//     payroll taxes and union pension and health contributions add about
+//     20% to wages (conservative; Equity contributions vary by agreement).
+//   - Production budgets carry a 10% contingency (standard practice).
+//   - Non-profit theatres commonly budget for 60–75% paid capacity; a
+//     break-even above 75% is flagged.
+//   - Single tickets go on sale 8 weeks before opening; the budget is locked
+//     12 weeks out; licensors want box-office reports and royalties within
+//     two weeks of closing.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "theater-production-budget",
+		Name:        "Production budget and break-even",
+		Vertical:    "theater",
+		Description: "Budgets a stage run (payroll with burden for rehearsal and run weeks, fixed production costs, contingency, royalties, ticketing fees) against box office at the expected occupancy, and computes the break-even occupancy, tickets and ticket price, with the budget-lock, on-sale and settlement dates.",
+		Fields: []engine.Field{
+			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening night."},
+			{Name: "seats", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(5000), Description: "Sellable seats per performance."},
+			{Name: "performances", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Performances, previews included."},
+			{Name: "avg_ticket_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Average ticket price after discounts and comps."},
+			{Name: "occupancy_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected paid occupancy, in percent."},
+			{Name: "royalty_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Authors' royalty on gross box office, in percent."},
+			{Name: "weekly_payroll_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Weekly wages of cast, stage management and crew."},
+			{Name: "fixed_costs_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Design fees, sets, costumes, lighting, venue, marketing and other one-off costs."},
+		},
+		ExampleContext: map[string]any{
+			"opening_date":       "2027-04-16",
+			"seats":              180,
+			"performances":       24,
+			"avg_ticket_usd":     42,
+			"occupancy_pct":      65,
+			"royalty_pct":        10,
+			"weekly_payroll_usd": 7800,
+			"fixed_costs_usd":    38000,
+			"as_of":              "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "budget", Run: theaterBudgetCosts},
+			{Name: "break-even", Run: theaterBudgetBreakEven},
+			{Name: "schedule", Run: theaterBudgetSchedule},
+			{Name: "recommend", Run: theaterBudgetRecommend},
+		},
+	})
+}
+
+const (
+	theaterRehearsalWeeks  = 4
+	theaterShowsPerWeek    = 8
+	theaterPayrollBurden   = 0.20
+	theaterContingency     = 0.10
+	theaterTicketFees      = 0.05
+	theaterHighBreakEven   = 75.0
+	theaterOnSaleWeeks     = 8
+	theaterBudgetLockWeeks = 12
+)
+
+func theaterRunWeeks(in *engine.Input) int {
+	return int(math.Ceil(float64(in.Int("performances")) / theaterShowsPerWeek))
+}
+
+func theaterBudgetCosts(in *engine.Input, p *engine.Plan) error {
+	weeks := theaterRehearsalWeeks + theaterRunWeeks(in)
+	wages := in.Float("weekly_payroll_usd") * float64(weeks)
+	burden := wages * theaterPayrollBurden
+	fixed := in.Float("fixed_costs_usd")
+	contingency := (wages + burden + fixed) * theaterContingency
+	p.Set("costs", map[string]any{
+		"payroll_weeks": weeks, "wages_usd": engine.Money(wages), "payroll_burden_usd": engine.Money(burden),
+		"fixed_usd": engine.Money(fixed), "contingency_usd": engine.Money(contingency),
+		"total_usd": engine.Money(wages + burden + fixed + contingency),
+	})
+	return nil
+}
+
+func theaterBudgetBreakEven(in *engine.Input, p *engine.Plan) error {
+	seats, perfs := in.Int("seats"), in.Int("performances")
+	price, occ := in.Float("avg_ticket_usd"), in.Float("occupancy_pct")/100
+	keep := 1 - theaterTicketFees - in.Float("royalty_pct")/100
+	costs := p.Get("costs").(map[string]any)["total_usd"].(float64)
+	potential := float64(seats*perfs) * price
+	gross := potential * occ
+	royalties := gross * in.Float("royalty_pct") / 100
+	fees := gross * theaterTicketFees
+	result := gross - royalties - fees - costs
+	p.Set("box_office", map[string]any{
+		"gross_potential_usd": engine.Money(potential), "projected_gross_usd": engine.Money(gross),
+		"royalties_usd": engine.Money(royalties), "ticketing_fees_usd": engine.Money(fees),
+		"projected_result_usd": engine.Money(result),
+	})
+	if keep <= 0 || potential == 0 {
+		p.Warn("NO_BOX_OFFICE_MARGIN", "Royalties and fees take all of the box office; no occupancy covers %s of costs.", engine.USD(costs))
+		return nil
+	}
+	beOcc := costs / (potential * keep) * 100
+	tickets := int(math.Ceil(costs / (price * keep)))
+	be := map[string]any{
+		"occupancy_pct": engine.Round(beOcc, 1), "tickets": tickets,
+		"tickets_per_performance": int(math.Ceil(float64(tickets) / float64(perfs))),
+	}
+	if occ > 0 {
+		be["ticket_price_at_projected_occupancy_usd"] = engine.Money(costs / (float64(seats*perfs) * occ * keep))
+	}
+	p.Set("break_even", be)
+	switch {
+	case beOcc > 100:
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Covering %s of costs needs %d tickets, %.0f%% of the %d seats on sale; no sell-out breaks even. Raise prices, add performances or cut costs.",
+			engine.USD(costs), tickets, beOcc, seats*perfs)
+	case beOcc > theaterHighBreakEven:
+		p.Warn("BREAK_EVEN_HIGH", "Break-even needs %.0f%% paid occupancy; theatres usually budget for 60–75%%.", beOcc)
+	}
+	if result < 0 && occ > 0 {
+		p.Warn("PROJECTED_LOSS", "At %.0f%% occupancy the run loses %s; break-even takes %.0f%% or an average ticket of %s.",
+			occ*100, engine.USD(-result), beOcc, engine.USD(be["ticket_price_at_projected_occupancy_usd"].(float64)))
+	}
+	return nil
+}
+
+func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
+	opening, asOf := in.Date("opening_date"), p.AsOf()
+	p.SetTarget(opening)
+	closing := engine.AddDays(opening, 7*theaterRunWeeks(in)-1)
+	lock := engine.PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))
+	onSale := engine.OnOrBefore(engine.AddWeeks(opening, -theaterOnSaleWeeks), time.Monday)
+	p.Milestone("budget-lock", "Budget locked and approved", lock)
+	p.Milestone("on-sale", "Single tickets on sale", onSale)
+	p.Milestone("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
+	p.Milestone("opening", "Opening night", opening)
+	p.Milestone("closing", "Closing performance", closing)
+	p.Milestone("royalty-report", "Box-office report and royalties to the licensor", engine.AddDays(closing, 14))
+	p.Set("closing_date", engine.FormatDate(closing))
+	if lock.Before(asOf) {
+		p.Warn("BUDGET_LOCK_PASSED", "The budget should have been locked by %s (12 weeks before opening); lock it now, before design and build commitments grow.", engine.FormatDate(lock))
+	}
+	if onSale.Before(asOf) {
+		p.Warn("ON_SALE_LATE", "Tickets should have gone on sale %s (8 weeks out); %d days of sales remain before opening.", engine.FormatDate(onSale), engine.DaysBetween(asOf, opening))
+	}
+	return nil
+}
+
+func theaterBudgetRecommend(in *engine.Input, p *engine.Plan) error {
+	opening := in.Date("opening_date")
+	costs := p.Get("costs").(map[string]any)
+	box := p.Get("box_office").(map[string]any)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))), "Lock the budget with a contingency",
+		fmt.Sprintf("Total costs of %s include a %s contingency; spend it only with the producer's sign-off.", engine.USD(costs["total_usd"].(float64)), engine.USD(costs["contingency_usd"].(float64))))
+	beText := "no occupancy breaks even"
+	if be, ok := p.Get("break_even").(map[string]any); ok {
+		beText = fmt.Sprintf("breaks even at %v%% paid (%v tickets a performance)", be["occupancy_pct"], be["tickets_per_performance"])
+		p.Recommend(engine.Medium, "Track sales against break-even", fmt.Sprintf("Check weekly that advance sales are on course for %v tickets a performance; discount early rather than paper the house late.", be["tickets_per_performance"]))
+	}
+	p.Recommend(engine.Medium, "Apply for production grants", "State and local arts councils and foundations fund productions on deadlines months ahead; a grant lowers the occupancy you need.")
+	p.Recommend(engine.Low, "Report royalties on time", "Licensors audit box-office statements; late or missing reports can cost the next licence.")
+	p.Strategy("%d performances from %s cost %s (%d payroll weeks); the run %s, and at %.0f%% the box office of %s returns %s.",
+		in.Int("performances"), engine.FormatDate(opening), engine.USD(costs["total_usd"].(float64)), costs["payroll_weeks"], beText,
+		in.Float("occupancy_pct"), engine.USD(box["projected_gross_usd"].(float64)), engine.USD(box["projected_result_usd"].(float64)))
+	return nil
+}

@@ -1,0 +1,156 @@
+package workflows
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Rate and production schedule for a sponsored YouTube video. Rules used:
+//   - Sponsors price YouTube integrations on expected views: a flat fee of
+//     $20–50 per 1,000 views a video gets in its first 30 days, for a 60–90
+//     second integration (commonly quoted by creator agencies and sponsorship
+//     marketplaces); $25 is the planning rate.
+//   - A short mention is priced at about half an integration, a dedicated
+//     video at 2–3× (2.5× used).
+//   - Finance and tech audiences command higher CPMs, gaming and broad
+//     entertainment lower (relative multipliers, commonly reported).
+//   - Usage rights and exclusivity are priced on top (sponsorUplift).
+//   - A sponsored upload needs about three weeks: contract, script approval,
+//     filming, a draft cut the brand reviews (2–3 business days a round, two
+//     rounds standard), final approval.
+//   - Paid promotion must be disclosed: YouTube's "includes paid promotion"
+//     setting, and a clear verbal and on-screen disclosure in the video (FTC
+//     Endorsement Guides, 16 CFR Part 255). Invoices are commonly net 30.
+func init() {
+	engine.Register(&engine.Workflow{
+		ID:          "video-sponsored-integration",
+		Name:        "Sponsored video rate and schedule",
+		Vertical:    "video",
+		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date.",
+		Fields: []engine.Field{
+			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
+			{Name: "niche", Kind: engine.String, Enum: []string{"finance", "tech", "education", "lifestyle", "entertainment", "gaming"}, Default: "lifestyle", Description: "Channel niche, as advertisers see it."},
+			{Name: "format", Kind: engine.String, Enum: []string{"mention", "integration", "dedicated"}, Default: "integration", Description: "Short mention (≤30 s), integration (60–90 s) or dedicated video."},
+			{Name: "publish_date", Kind: engine.Date, Required: true, Description: "Day the sponsored video goes live."},
+			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content in its own ads."},
+			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+		},
+		ExampleContext: map[string]any{
+			"avg_views_30d":     48000,
+			"niche":             "tech",
+			"format":            "integration",
+			"publish_date":      "2027-01-14",
+			"usage_rights_days": 30,
+			"exclusivity_days":  30,
+			"offer_usd":         1200,
+			"as_of":             "2026-11-20",
+		},
+		Steps: []engine.Step{
+			{Name: "price", Run: videoSponsorPrice},
+			{Name: "schedule", Run: videoSponsorSchedule},
+			{Name: "recommend", Run: videoSponsorRecommend},
+		},
+	})
+}
+
+const (
+	videoSponsorCPMLow   = 20.0
+	videoSponsorCPM      = 25.0
+	videoSponsorCPMHigh  = 50.0
+	videoSponsorLeadDays = 21
+	videoSponsorNetDays  = 30
+)
+
+var (
+	videoSponsorFormat = map[string]float64{"mention": 0.5, "integration": 1, "dedicated": 2.5}
+	videoSponsorNiche  = map[string]float64{"finance": 1.5, "tech": 1.3, "education": 1.1, "lifestyle": 1, "entertainment": 0.9, "gaming": 0.8}
+)
+
+func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
+	views := float64(in.Int("avg_views_30d"))
+	mult := videoSponsorFormat[in.Str("format")] * videoSponsorNiche[in.Str("niche")]
+	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
+	addOns := 1 + (usage+excl)/100
+	// Quotes are rounded to $10.
+	fee := func(cpm float64) float64 { return math.Round(views/1000*cpm*mult*addOns/10) * 10 }
+	quote, low, high := fee(videoSponsorCPM), fee(videoSponsorCPMLow), fee(videoSponsorCPMHigh)
+	p.Set("rate", map[string]any{
+		"quote_usd": quote, "market_low_usd": low, "market_high_usd": high,
+		"base_usd":              engine.Money(views / 1000 * videoSponsorCPM * mult),
+		"effective_cpm_usd":     engine.Money(quote / views * 1000),
+		"usage_rights_pct":      usage,
+		"exclusivity_pct":       excl,
+		"format_niche_multiple": engine.Round(mult, 2),
+	})
+	if in.Has("offer_usd") {
+		offer := in.Float("offer_usd")
+		p.Set("offer_vs_quote_pct", engine.Round(offer/quote*100, 1))
+		if offer < low {
+			p.Warn("OFFER_BELOW_MARKET", "The %s offer is %.0f%% of the %s quote and below the market range of %s–%s for a %s %s with %.0f expected views; counter at %s.",
+				engine.USD(offer), offer/quote*100, engine.USD(quote), engine.USD(low), engine.USD(high), in.Str("niche"), in.Str("format"), views, engine.USD(quote))
+		}
+	}
+	if d := in.Int("exclusivity_days"); d > 90 {
+		p.Warn("EXCLUSIVITY_LONG", "%d days of exclusivity blocks the category's other sponsors for a season; the %.0f%% uplift is capped, so ask for a per-month fee beyond 90 days.", d, excl)
+	}
+	return nil
+}
+
+func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
+	publish, asOf := in.Date("publish_date"), p.AsOf()
+	p.SetTarget(publish)
+	lead := engine.DaysBetween(asOf, publish)
+	p.Set("days_until_publish", lead)
+	switch {
+	case lead < 0:
+		p.Warn("PUBLISH_DATE_PASSED", "The publish date %s is %d days before the plan date.", engine.FormatDate(publish), -lead)
+	case lead < videoSponsorLeadDays:
+		alt := engine.AddDays(asOf, videoSponsorLeadDays)
+		p.Warn("SCHEDULE_TIGHT", "Only %d days to publish; contract, script approval and two draft rounds need about 21. Earliest comfortable publish date: %s.", lead, engine.FormatDate(alt))
+		p.Set("earliest_feasible_publish_date", engine.FormatDate(alt))
+	}
+	steps := []struct {
+		key, title string
+		daysBefore int
+	}{
+		{"contract", "Contract signed: deliverables, usage, exclusivity, payment terms", 21},
+		{"script", "Script or talking points sent to the brand", 14},
+		{"script-approved", "Script approved", 11},
+		{"filming", "Integration filmed", 9},
+		{"draft", "Draft cut sent to the brand", 7},
+		{"final-approval", "Final approval from the brand", 3},
+	}
+	for _, s := range steps {
+		d := engine.AddDays(publish, -s.daysBefore)
+		if s.key != "filming" {
+			d = engine.PrevWorkday(d)
+		}
+		p.Milestone(s.key, s.title, d)
+	}
+	p.Milestone("publish", "Sponsored video published, paid promotion disclosed", publish)
+	p.Milestone("report", "7-day performance report to the brand", engine.AddDays(publish, 7))
+	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
+	if lead >= 0 {
+		p.WarnPassedMilestones("report", "payment-due")
+	}
+	return nil
+}
+
+func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
+	publish := in.Date("publish_date")
+	rate := p.Get("rate").(map[string]any)
+	quote := rate["quote_usd"].(float64)
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(publish, -21))), "Quote on views, in writing",
+		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%d days) and exclusivity (%d days) as separate lines so they can be negotiated without cutting the base fee.",
+			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"), in.Int("usage_rights_days"), in.Int("exclusivity_days")))
+	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
+	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
+	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))
+	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from $%.0f–%.0f base CPMs on %d expected views), contract signed by %s for the %s publish date.",
+		engine.USD(quote), in.Str("niche"), in.Str("format"), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)),
+		videoSponsorCPMLow, videoSponsorCPMHigh, in.Int("avg_views_30d"), engine.FormatDate(engine.PrevWorkday(engine.AddDays(publish, -21))), engine.FormatDate(publish))
+	return nil
+}

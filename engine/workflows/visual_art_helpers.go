@@ -1,0 +1,102 @@
+package workflows
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+// Helpers shared by the visual-art, photography, illustration, comics,
+// animation, fashion, design and crafts workflows. They are prefixed
+// "studio" so they cannot collide with helpers of other verticals in this
+// package. Calendar and date helpers these workflows share with the other
+// verticals live in the engine package.
+
+// studioRush prices a compressed schedule. Creative trade practice (Graphic
+// Artists Guild Handbook: Pricing & Ethical Guidelines; common freelance
+// terms) charges a rush fee of 25–100% when a client's deadline is shorter
+// than the normal schedule. We charge 25% when the job gets at least 85% of
+// the working days it needs, 50% down to two thirds of them (evenings and
+// weekends can recover about a third), and call anything shorter infeasible.
+func studioRush(needed, available int) (premium float64, feasible bool) {
+	switch {
+	case available >= needed:
+		return 0, true
+	case float64(available) >= 0.85*float64(needed):
+		return 0.25, true
+	case float64(available) >= float64(needed)*2/3:
+		return 0.5, true
+	}
+	return 0, false
+}
+
+// studioCleanPrice rounds a retail price up to the steps buyers expect
+// ($1 under $20, $5 under $100, $10 under $1,000, $50 under $5,000, then
+// $100), so rounding never drops a price below the computed one.
+func studioCleanPrice(v float64) float64 {
+	step := 100.0
+	switch {
+	case v < 20:
+		step = 1
+	case v < 100:
+		step = 5
+	case v < 1000:
+		step = 10
+	case v < 5000:
+		step = 50
+	}
+	return math.Ceil(engine.Round(v/step, 6)) * step
+}
+
+// studioUSD formats an amount for warning and strategy text: $1,234 or
+// $1,234.50. Studio quotes and price lists are mostly whole dollars, so these
+// verticals drop ".00" where engine.USD (used by the others) keeps it; the
+// two differ only there.
+func studioUSD(v float64) string { return strings.TrimSuffix(engine.USD(v), ".00") }
+
+// studioCeil rounds up to a whole number, ignoring float noise (2.0000001
+// is 2).
+func studioCeil(v float64) int { return int(math.Ceil(engine.Round(v, 6))) }
+
+// studioLabel turns an enum value into words for messages ("book_cover" →
+// "book cover", "3d_cg" → "3D CG").
+func studioLabel(s string) string { return studioLabels.Replace(s) }
+
+var studioLabels = strings.NewReplacer("_", " ", "2d", "2D", "3d", "3D", "cg", "CG")
+
+// studioCount formats a whole number with thousands separators.
+func studioCount(n int) string {
+	s := studioUSD(float64(n))
+	return strings.Replace(s, "$", "", 1)
+}
+
+// studioStage is one step of a client job, in business days.
+type studioStage struct {
+	key, title string
+	days       int
+}
+
+// studioScheduleStages lays the stages end to end from start as milestones.
+// A rushed job (fewer business days to end than the stages need) has every
+// stage compressed in proportion, keeping at least a day each; the last
+// stage always lands on end, so slack goes to the final round.
+func studioScheduleStages(p *engine.Plan, start, end time.Time, stages []studioStage) {
+	needed := 0
+	for _, s := range stages {
+		needed += s.days
+	}
+	scale := 1.0
+	if avail := engine.WorkdaysBetween(start, end); avail < needed {
+		scale = float64(avail) / float64(needed)
+	}
+	d := start
+	for i, s := range stages {
+		d = engine.AddWorkdays(d, max(1, int(float64(s.days)*scale)))
+		if i == len(stages)-1 || d.After(end) {
+			d = end
+		}
+		p.Milestone(s.key, s.title, d)
+	}
+}

@@ -1,0 +1,41 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Job is one run of a workflow, synchronous or asynchronous.
+type Job struct{ ent.Schema }
+
+func (Job) Mixin() []ent.Mixin { return []ent.Mixin{prefixedID{}, timestamps{}} }
+
+func (Job) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("organization_id").Immutable(),
+		field.String("key_id").Immutable(),
+		field.String("vertical").Immutable(),
+		field.String("workflow").Immutable(),
+		// queued, processing, completed, failed, canceled.
+		field.String("status"),
+		field.Int("progress").Default(0),
+		field.String("current_step").Optional(),
+		field.JSON("context", map[string]any{}),
+		field.JSON("result", map[string]any{}).Optional(),
+		field.String("error_code").Optional(),
+		field.Text("error_message").Optional(),
+		field.String("error_step").Optional(),
+		field.Int("attempts").Default(0),
+		field.Bool("async").Default(false).Immutable(),
+		field.Time("started_at").Optional().Nillable(),
+		field.Time("completed_at").Optional().Nillable(),
+	}
+}
+
+func (Job) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("organization_id", "id"),
+		index.Fields("organization_id", "status", "id"),
+	}
+}

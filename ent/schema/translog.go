@@ -1,0 +1,54 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// LogHash is one stored hash of the transparency log's Merkle tree, at its
+// tlog storage index. Hashes are only ever appended.
+type LogHash struct{ ent.Schema }
+
+func (LogHash) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("origin").Immutable(),
+		field.Int64("idx").Immutable(),
+		field.Bytes("hash").Immutable(),
+	}
+}
+
+func (LogHash) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("origin", "idx").Unique()}
+}
+
+// LogState is the head of a log: its size and latest signed checkpoint. Its
+// row is locked while a batch is appended, so replicas never fork the log.
+type LogState struct{ ent.Schema }
+
+func (LogState) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("origin").Unique().Immutable(),
+		field.Int64("size").Default(0),
+		field.Bytes("root_hash").Optional(),
+		field.Text("checkpoint").Default(""),
+		field.Time("updated_at").Default(now).UpdateDefault(now),
+	}
+}
+
+// SigningKey holds the TSA and log key material of one log origin. Every
+// replica loads it, so all sign with the same keys; retired origins stay
+// published so old certificates keep verifying.
+type SigningKey struct{ ent.Schema }
+
+func (SigningKey) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("origin").Unique().Immutable(),
+		field.Bytes("material").Sensitive().Immutable(),
+		field.Text("verifier_key").Immutable(),
+		field.Text("tsa_root_pem").Immutable(),
+		field.Text("tsa_cert_pem").Immutable(),
+		field.Bool("current").Default(true),
+		field.Time("created_at").Immutable().Default(now),
+	}
+}

@@ -1,0 +1,41 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Webhook is an HTTPS endpoint of an organization that receives signed
+// events.
+type Webhook struct{ ent.Schema }
+
+func (Webhook) Mixin() []ent.Mixin { return []ent.Mixin{prefixedID{}, timestamps{}} }
+
+func (Webhook) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("organization_id").Immutable(),
+		field.String("url").MaxLen(2048).Immutable(),
+		// Subscribed event types, or ["*"].
+		field.Strings("events").Immutable(),
+		// The signing secret must be kept readable (not hashed): every
+		// delivery is signed with it. It is never returned by the API.
+		field.String("secret").Sensitive().Immutable(),
+		// active, or disabled (the endpoint answered 410 Gone).
+		field.String("status").Default("active"),
+		field.String("disabled_reason").Optional(),
+		field.Time("disabled_at").Optional().Nillable(),
+		// Deleted webhooks are kept (soft delete) so that their deliveries
+		// stay consistent, but they are invisible to the API and receive
+		// nothing, not even retries already queued.
+		field.Time("deleted_at").Optional().Nillable(),
+	}
+}
+
+func (Webhook) Indexes() []ent.Index {
+	return []ent.Index{
+		// Listing (newest first) and fan-out both look up an
+		// organization's webhooks.
+		index.Fields("organization_id", "id"),
+	}
+}

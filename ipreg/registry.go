@@ -1,0 +1,458 @@
+package ipreg
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/iprecord"
+	"github.com/creativeops/creativeops/ent/loghash"
+	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/signingkey"
+	"github.com/creativeops/creativeops/events"
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/storage"
+)
+
+// maxBatch bounds how many registrations share one checkpoint.
+const maxBatch = 256
+
+// Registry registers works: it timestamps each record, appends it to the
+// transparency log and signs a checkpoint covering it, in one transaction
+// with the record and its ip.registered event. Registrations that arrive
+// while a batch is being sealed are sealed together in the next one, so
+// under load many records share one checkpoint signature and one commit.
+type Registry struct {
+	store  *storage.Store
+	events *events.Emitter
+	log    *slog.Logger
+
+	keys *Keys
+
+	queue chan *pending
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// Registration is a work to register.
+type Registration struct {
+	OrganizationID string
+	CreatorID      string
+	Title          string
+	Type           string
+	ContentHash    string // normalised
+	Description    string
+}
+
+type pending struct {
+	reg  Registration
+	rec  *ent.IPRecord
+	err  error
+	done chan struct{}
+}
+
+// OpenRegistry loads the current signing keys, creating them on the first
+// start (every replica then loads the same ones), and starts the sequencer.
+func OpenRegistry(ctx context.Context, store *storage.Store, emitter *events.Emitter, log *slog.Logger) (*Registry, error) {
+	keys, err := loadOrCreateKeys(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	seqCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r := &Registry{store: store, events: emitter, log: log, keys: keys, queue: make(chan *pending, 4*maxBatch), stop: stop, done: make(chan struct{})}
+	go r.sequence(seqCtx)
+	return r, nil
+}
+
+// Close stops the sequencer after the batch in progress.
+func (r *Registry) Close() {
+	r.stop()
+	<-r.done
+}
+
+// Keys are the current signing keys.
+func (r *Registry) Keys() *Keys { return r.keys }
+
+// RotateKeys retires the current signing keys and creates new ones with a
+// new log origin: records registered from then on go to a fresh log, and
+// the retired keys stay published (GET /v1/ip/keys) so every certificate
+// issued before keeps verifying. Running servers switch when restarted.
+func RotateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
+	k, err := GenerateKeys(newOrigin(), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	err = store.Tx(ctx, func(tx *ent.Client, _ *sql.Tx) error {
+		if err := tx.SigningKey.Update().Where(signingkey.Current(true)).SetCurrent(false).Exec(ctx); err != nil {
+			return err
+		}
+		return storeKeys(ctx, tx, k)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func newOrigin() string { return "creativeops.dev/ip-log/" + ids.New("log")[4:] }
+
+// storeKeys makes k the current keys and opens the empty log of its origin.
+func storeKeys(ctx context.Context, tx *ent.Client, k *Keys) error {
+	material, err := k.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := tx.SigningKey.Create().SetOrigin(k.Origin()).SetMaterial(material).SetVerifierKey(k.VerifierKey()).
+		SetTsaRootPem(string(k.RootPEM())).SetTsaCertPem(string(k.TSACertPEM())).Exec(ctx); err != nil {
+		return err
+	}
+	return tx.LogState.Create().SetOrigin(k.Origin()).Exec(ctx)
+}
+
+func loadOrCreateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		row, err := store.Ent.SigningKey.Query().Where(signingkey.Current(true)).Order(ent.Desc(signingkey.FieldCreatedAt)).First(ctx)
+		if err == nil {
+			k := &Keys{}
+			if err := k.UnmarshalBinary(row.Material); err != nil {
+				return nil, fmt.Errorf("load IP registry keys: %w", err)
+			}
+			return k, nil
+		}
+		if !ent.IsNotFound(err) {
+			return nil, err
+		}
+		k, err := GenerateKeys(newOrigin(), time.Now())
+		if err != nil {
+			return nil, err
+		}
+		err = store.Tx(ctx, func(tx *ent.Client, _ *sql.Tx) error {
+			// Another replica may have created keys meanwhile: the first
+			// committed set wins and everyone loads it on the next loop.
+			if n, err := tx.SigningKey.Query().Where(signingkey.Current(true)).Count(ctx); err != nil || n > 0 {
+				return errors.Join(err, errKeysExist)
+			}
+			return storeKeys(ctx, tx, k)
+		})
+		if err == nil {
+			return k, nil
+		}
+		if !errors.Is(err, errKeysExist) && !ent.IsConstraintError(err) {
+			return nil, err
+		}
+	}
+	return nil, errors.New("could not load or create IP registry keys")
+}
+
+var errKeysExist = errors.New("keys exist")
+
+// Register timestamps and logs a work. It returns once the record is
+// covered by a signed checkpoint and committed.
+func (r *Registry) Register(ctx context.Context, reg Registration) (*ent.IPRecord, error) {
+	p := &pending{reg: reg, done: make(chan struct{})}
+	select {
+	case r.queue <- p:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case <-p.done:
+		return p.rec, p.err
+	case <-ctx.Done():
+		// The batch may still commit; the client can find the record in the
+		// catalog by its content hash.
+		return nil, ctx.Err()
+	}
+}
+
+func (r *Registry) sequence(ctx context.Context) {
+	defer close(r.done)
+	for {
+		var batch []*pending
+		select {
+		case p := <-r.queue:
+			batch = append(batch, p)
+		case <-ctx.Done():
+			return
+		}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case p := <-r.queue:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		if err := r.seal(ctx, batch); err != nil {
+			r.log.Error("sealing IP registrations failed", "records", len(batch), "error", err)
+			for _, p := range batch {
+				if p.err == nil {
+					p.err = err
+				}
+			}
+		}
+		for _, p := range batch {
+			close(p.done)
+		}
+	}
+}
+
+// seal appends a batch to the log in one transaction: lock the log head,
+// refuse duplicates, timestamp each record, store the new tree hashes, sign
+// the new checkpoint, insert the records and their events.
+func (r *Registry) seal(ctx context.Context, batch []*pending) error {
+	origin := r.keys.Origin()
+	return r.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+		for _, p := range batch {
+			p.rec, p.err = nil, nil
+		}
+		q := tx.LogState.Query().Where(logstate.Origin(origin))
+		if r.store.Dialect == dialect.Postgres {
+			// Serialises sequencers of all replicas; SQLite transactions
+			// are already serialised by its single writer.
+			q = q.ForUpdate()
+		}
+		head, err := q.Only(ctx)
+		if err != nil {
+			return fmt.Errorf("lock log head: %w", err)
+		}
+		n := head.Size
+		at := time.Now().UTC().Truncate(time.Second)
+		var accepted []*pending
+		var leaves [][]byte
+		var records []Record
+		seen := map[string]string{}
+		for _, p := range batch {
+			key := p.reg.OrganizationID + "\x00" + p.reg.ContentHash
+			if first, dup := seen[key]; dup {
+				p.err = duplicate(p.reg.ContentHash, first)
+				continue
+			}
+			existing, err := tx.IPRecord.Query().Where(iprecord.OrganizationID(p.reg.OrganizationID), iprecord.ContentHash(p.reg.ContentHash)).Only(ctx)
+			if err == nil {
+				p.err = duplicate(p.reg.ContentHash, existing.ID)
+				continue
+			}
+			if !ent.IsNotFound(err) {
+				return err
+			}
+			rec := Record{
+				ID:             ids.New(ids.IPRecord),
+				OrganizationID: p.reg.OrganizationID,
+				CreatorID:      p.reg.CreatorID,
+				Title:          p.reg.Title,
+				Type:           p.reg.Type,
+				ContentHash:    p.reg.ContentHash,
+				Description:    p.reg.Description,
+				Timestamp:      at,
+				CertificateID:  ids.New(ids.Certificate),
+			}
+			seen[key] = rec.ID
+			accepted = append(accepted, p)
+			records = append(records, rec)
+			leaves = append(leaves, CanonicalBytes(rec))
+		}
+		if len(accepted) == 0 {
+			return nil
+		}
+		reader := &dbHashes{ctx: ctx, client: tx, origin: origin}
+		hashes, err := AppendHashes(n, leaves, reader)
+		if err != nil {
+			return fmt.Errorf("append to log: %w", err)
+		}
+		size := n + int64(len(accepted))
+		root, err := TreeHash(size, Overlay(reader, n, hashes))
+		if err != nil {
+			return fmt.Errorf("tree hash: %w", err)
+		}
+		checkpoint, err := SignCheckpoint(r.keys, size, root)
+		if err != nil {
+			return err
+		}
+		first := tlog.StoredHashIndex(0, n)
+		creates := make([]*ent.LogHashCreate, len(hashes))
+		for i, h := range hashes {
+			creates[i] = tx.LogHash.Create().SetOrigin(origin).SetIdx(first + int64(i)).SetHash(h[:])
+		}
+		for start := 0; start < len(creates); start += 500 {
+			if err := tx.LogHash.CreateBulk(creates[start:min(start+500, len(creates))]...).Exec(ctx); err != nil {
+				return fmt.Errorf("store log hashes: %w", err)
+			}
+		}
+		if err := tx.LogState.UpdateOne(head).SetSize(size).SetRootHash(root[:]).SetCheckpoint(string(checkpoint)).Exec(ctx); err != nil {
+			return err
+		}
+		for i, p := range accepted {
+			rec := records[i]
+			digest := sha256.Sum256(leaves[i])
+			token, err := r.keys.Timestamp(digest, new(big.Int).SetInt64(n+int64(i)+1), at)
+			if err != nil {
+				return fmt.Errorf("timestamp: %w", err)
+			}
+			row, err := tx.IPRecord.Create().
+				SetID(rec.ID).SetOrganizationID(rec.OrganizationID).SetCreatorID(rec.CreatorID).
+				SetTitle(rec.Title).SetType(rec.Type).SetContentHash(rec.ContentHash).SetDescription(rec.Description).
+				SetTimestamp(at).SetCertificateID(rec.CertificateID).SetLogOrigin(origin).SetLogIndex(n + int64(i)).
+				SetRecordBytes(leaves[i]).SetToken(token).
+				Save(ctx)
+			if err != nil {
+				return fmt.Errorf("store record: %w", err)
+			}
+			if _, err := r.events.Emit(ctx, tx, sqlTx, rec.OrganizationID, events.IPRegistered, RecordToProto(row)); err != nil {
+				return err
+			}
+			p.rec = row
+		}
+		return nil
+	})
+}
+
+func duplicate(hash, existingID string) error {
+	return apierror.Conflict("DUPLICATE_CONTENT",
+		fmt.Sprintf("content %s is already registered as %s; the first registration is the priority claim", hash, existingID),
+		map[string]string{"existing_id": existingID})
+}
+
+// dbHashes reads stored tree hashes for tlog.
+type dbHashes struct {
+	ctx    context.Context
+	client *ent.Client
+	origin string
+}
+
+func (d *dbHashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	rows, err := d.client.LogHash.Query().Where(loghash.Origin(d.origin), loghash.IdxIn(indexes...)).All(d.ctx)
+	if err != nil {
+		return nil, err
+	}
+	byIdx := make(map[int64][]byte, len(rows))
+	for _, row := range rows {
+		byIdx[row.Idx] = row.Hash
+	}
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		h, ok := byIdx[idx]
+		if !ok || len(h) != tlog.HashSize {
+			return nil, fmt.Errorf("log %s: hash %d missing", d.origin, idx)
+		}
+		copy(out[i][:], h)
+	}
+	return out, nil
+}
+
+// Head is a log's latest signed state.
+type Head struct {
+	Origin     string
+	Size       int64
+	Root       []byte
+	Checkpoint string
+}
+
+// Head returns the current log's latest checkpoint.
+func (r *Registry) Head(ctx context.Context) (Head, error) {
+	st, err := r.store.Read.LogState.Query().Where(logstate.Origin(r.keys.Origin())).Only(ctx)
+	if err != nil {
+		return Head{}, err
+	}
+	return Head{Origin: st.Origin, Size: st.Size, Root: st.RootHash, Checkpoint: st.Checkpoint}, nil
+}
+
+// Certificate builds the bundle for a record, with an inclusion proof
+// against the latest checkpoint of the record's log.
+func (r *Registry) Certificate(ctx context.Context, rec *ent.IPRecord) (Bundle, error) {
+	st, err := r.store.Read.LogState.Query().Where(logstate.Origin(rec.LogOrigin)).Only(ctx)
+	if err != nil {
+		return Bundle{}, err
+	}
+	key, err := r.store.Read.SigningKey.Query().Where(signingkey.Origin(rec.LogOrigin)).Only(ctx)
+	if err != nil {
+		return Bundle{}, err
+	}
+	proof, err := InclusionProof(st.Size, rec.LogIndex, &dbHashes{ctx: ctx, client: r.store.Read, origin: rec.LogOrigin})
+	if err != nil {
+		return Bundle{}, err
+	}
+	parsed, err := ParseRecord(rec.RecordBytes)
+	if err != nil {
+		return Bundle{}, err
+	}
+	b := Bundle{
+		Format: BundleFormat, Record: rec.RecordBytes,
+		ID: parsed.ID, OrganizationID: parsed.OrganizationID, CreatorID: parsed.CreatorID, Title: parsed.Title,
+		Type: parsed.Type, Description: parsed.Description, Timestamp: parsed.Timestamp, CertificateID: parsed.CertificateID,
+		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: st.Size,
+		InclusionProof: proof, Checkpoint: st.Checkpoint, LogVerifierKey: key.VerifierKey,
+		TSARootPEM: key.TsaRootPem, TSAPolicyOID: PolicyOID,
+	}
+	return b, nil
+}
+
+// Consistency proves that the current log at size `to` extends size `from`.
+func (r *Registry) Consistency(ctx context.Context, from, to int64) (tlog.TreeProof, error) {
+	return ConsistencyProof(from, to, &dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()})
+}
+
+// PublishedKeys lists every log origin's keys, current first.
+func (r *Registry) PublishedKeys(ctx context.Context) ([]*ent.SigningKey, error) {
+	return r.store.Read.SigningKey.Query().Order(ent.Desc(signingkey.FieldCurrent), ent.Desc(signingkey.FieldCreatedAt)).All(ctx)
+}
+
+// RecordToProto renders a record as the API returns it.
+func RecordToProto(r *ent.IPRecord) *creativeopsv1.IPRecord {
+	return &creativeopsv1.IPRecord{
+		Id:            r.ID,
+		CreatorId:     r.CreatorID,
+		Title:         r.Title,
+		Type:          r.Type,
+		ContentHash:   r.ContentHash,
+		Description:   r.Description,
+		Timestamp:     timestamppb.New(r.Timestamp),
+		CertificateId: r.CertificateID,
+		Status:        r.Status,
+		LogIndex:      r.LogIndex,
+	}
+}
+
+// BundleToProto renders a certificate bundle as the API returns it.
+func BundleToProto(b Bundle) *creativeopsv1.Certificate {
+	proof := make([][]byte, len(b.InclusionProof))
+	for i, h := range b.InclusionProof {
+		proof[i] = append([]byte(nil), h[:]...)
+	}
+	return &creativeopsv1.Certificate{
+		Format: b.Format, Record: b.Record, Id: b.ID, OrganizationId: b.OrganizationID, CreatorId: b.CreatorID,
+		Title: b.Title, Type: b.Type, Description: b.Description, Timestamp: timestamppb.New(b.Timestamp),
+		CertificateId: b.CertificateID, ContentHash: b.ContentHash, Token: b.Token, LogIndex: b.LogIndex,
+		TreeSize: b.TreeSize, InclusionProof: proof, Checkpoint: b.Checkpoint, LogVerifierKey: b.LogVerifierKey,
+		TsaRootPem: b.TSARootPEM, TsaPolicyOid: b.TSAPolicyOID,
+	}
+}
+
+// BundleFromProto is the inverse of BundleToProto, for the offline verifier.
+func BundleFromProto(c *creativeopsv1.Certificate) Bundle {
+	proof := make([]tlog.Hash, len(c.GetInclusionProof()))
+	for i, h := range c.GetInclusionProof() {
+		copy(proof[i][:], h)
+	}
+	return Bundle{
+		Format: c.GetFormat(), Record: c.GetRecord(), ID: c.GetId(), OrganizationID: c.GetOrganizationId(),
+		CreatorID: c.GetCreatorId(), Title: c.GetTitle(), Type: c.GetType(), Description: c.GetDescription(),
+		Timestamp: c.GetTimestamp().AsTime(), CertificateID: c.GetCertificateId(), ContentHash: c.GetContentHash(),
+		Token: c.GetToken(), LogIndex: c.GetLogIndex(), TreeSize: c.GetTreeSize(), InclusionProof: proof,
+		Checkpoint: c.GetCheckpoint(), LogVerifierKey: c.GetLogVerifierKey(), TSARootPEM: c.GetTsaRootPem(),
+		TSAPolicyOID: c.GetTsaPolicyOid(),
+	}
+}

@@ -1,0 +1,104 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/riverqueue/river"
+
+	"github.com/creativeops/creativeops/engine"
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/job"
+)
+
+// errCanceled stops a run whose job was canceled while it ran.
+var errCanceled = errors.New("job canceled")
+
+// Worker executes asynchronous runs on River.
+type Worker struct {
+	river.WorkerDefaults[RunArgs]
+	Runner *Runner
+}
+
+// Work runs a job's workflow. It is safe to call more than once for the
+// same job (River retries, a rescued job after a crash): a job that is
+// already finished is left alone, and the finishing update only applies to
+// a job still processing.
+func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
+	r := w.Runner
+	id := rj.Args.JobID
+	j, err := r.Store.Read.Job.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if j.Status != Queued && j.Status != Processing {
+		return nil
+	}
+	t := now()
+	upd := r.Store.Ent.Job.Update().
+		Where(job.ID(id), job.StatusIn(Queued, Processing)).
+		SetStatus(Processing).AddAttempts(1).SetProgress(0).SetUpdatedAt(t)
+	if j.StartedAt == nil {
+		upd = upd.SetStartedAt(t)
+	}
+	if n, err := upd.Save(ctx); err != nil || n == 0 {
+		return err
+	}
+	wf, err := Lookup(j.Vertical, j.Workflow)
+	if err != nil {
+		return r.finish(ctx, id, nil, &engine.StepError{Step: "lookup", Code: "UNKNOWN_WORKFLOW", Err: err})
+	}
+	in, err := wf.Prepare(j.Context)
+	if err != nil {
+		return r.finish(ctx, id, nil, &engine.StepError{Step: "prepare", Code: "INVALID_CONTEXT", Err: err})
+	}
+	progress := startProgress(ctx, r, id)
+	result, runErr := wf.Run(ctx, in, j.CreatedAt, progress.report)
+	progress.close()
+	switch {
+	case errors.Is(runErr, errCanceled):
+		return nil
+	case runErr != nil && ctx.Err() != nil:
+		// Shutdown or timeout: let River retry, and record the failure once
+		// retries are exhausted.
+		if rj.Attempt >= rj.MaxAttempts {
+			return errors.Join(runErr, r.finish(context.WithoutCancel(ctx), id, nil, retriesExhausted(runErr)))
+		}
+		return runErr
+	}
+	return r.finish(ctx, id, result, runErr)
+}
+
+// finish records the outcome and its event in one transaction, only if the
+// job is still processing (not canceled, not finished by another attempt).
+func (r *Runner) finish(ctx context.Context, id string, result map[string]any, runErr error) error {
+	return r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+		t := now()
+		upd := tx.Job.Update().Where(job.ID(id), job.Status(Processing)).SetCompletedAt(t).SetUpdatedAt(t)
+		if runErr != nil {
+			code, step := failure(runErr)
+			upd = upd.SetStatus(Failed).SetErrorCode(code).SetErrorMessage(runErr.Error()).SetErrorStep(step)
+		} else {
+			upd = upd.SetStatus(Completed).SetProgress(100).SetResult(result)
+		}
+		n, err := upd.Save(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+		j, err := tx.Job.Get(ctx, id)
+		if err != nil {
+			return fmt.Errorf("reload finished job: %w", err)
+		}
+		return r.emitFinished(ctx, tx, sqlTx, j)
+	})
+}
+
+func retriesExhausted(err error) *engine.StepError {
+	_, step := failure(err)
+	return &engine.StepError{Step: step, Code: "RETRIES_EXHAUSTED", Err: err}
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/engine"
+	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/job"
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/storage"
+)
+
+type engineService struct {
+	creativeopsv1.UnimplementedEngineServiceServer
+	store  *storage.Store
+	runner *jobs.Runner
+}
+
+func (s *engineService) ListVerticals(ctx context.Context, _ *creativeopsv1.ListVerticalsRequest) (*creativeopsv1.ListVerticalsResponse, error) {
+	vs := engine.Verticals()
+	out := &creativeopsv1.ListVerticalsResponse{Verticals: make([]*creativeopsv1.Vertical, len(vs)), Total: int32(len(vs))}
+	for i, v := range vs {
+		out.Verticals[i] = &creativeopsv1.Vertical{Key: v.Key, Name: v.Name, Description: v.Description, WorkflowCount: int32(len(engine.Workflows(v.Key)))}
+	}
+	return out, nil
+}
+
+func (s *engineService) ListWorkflows(ctx context.Context, req *creativeopsv1.ListWorkflowsRequest) (*creativeopsv1.ListWorkflowsResponse, error) {
+	if v := req.GetVertical(); v != "" {
+		if err := checkVertical("vertical", v); err != nil {
+			return nil, err
+		}
+	}
+	ws := engine.Workflows(req.GetVertical())
+	out := &creativeopsv1.ListWorkflowsResponse{Workflows: make([]*creativeopsv1.Workflow, len(ws)), Total: int32(len(ws))}
+	for i, w := range ws {
+		out.Workflows[i] = workflowToProto(w)
+	}
+	return out, nil
+}
+
+func (s *engineService) GetWorkflow(ctx context.Context, req *creativeopsv1.GetWorkflowRequest) (*creativeopsv1.Workflow, error) {
+	w, ok := engine.LookupWorkflow(req.GetId())
+	if !ok {
+		return nil, apierror.NotFound("workflow", req.GetId())
+	}
+	return workflowToProto(w), nil
+}
+
+func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunWorkflowRequest) (*creativeopsv1.Job, error) {
+	p := principal(ctx)
+	j, err := s.runner.Submit(ctx, jobs.Request{
+		OrganizationID: p.OrganizationID,
+		KeyID:          p.KeyID,
+		Vertical:       req.GetVertical(),
+		Workflow:       req.GetWorkflow(),
+		Context:        req.GetContext().AsMap(),
+		Async:          req.GetAsync(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if req.GetAsync() {
+		setHTTPStatus(ctx, 202, headerLocation, "/v1/engine/status/"+j.ID)
+	}
+	return jobs.ToProto(j), nil
+}
+
+func (s *engineService) GetJob(ctx context.Context, req *creativeopsv1.GetJobRequest) (*creativeopsv1.Job, error) {
+	p := principal(ctx)
+	j, err := s.store.Read.Job.Query().Where(job.ID(req.GetJobId()), job.OrganizationID(p.OrganizationID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierror.NotFound("job", req.GetJobId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return jobs.ToProto(j), nil
+}
+
+func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJobsRequest) (*creativeopsv1.ListJobsResponse, error) {
+	p := principal(ctx)
+	after, err := decodePageToken(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	size := pageSize(req.GetPageSize())
+	q := s.store.Read.Job.Query().Where(job.OrganizationID(p.OrganizationID))
+	if v := req.GetStatus(); v != "" {
+		q = q.Where(job.Status(v))
+	}
+	if v := req.GetVertical(); v != "" {
+		if err := checkVertical("vertical", v); err != nil {
+			return nil, err
+		}
+		q = q.Where(job.Vertical(v))
+	}
+	if v := req.GetWorkflow(); v != "" {
+		q = q.Where(job.Workflow(v))
+	}
+	if after != "" {
+		q = q.Where(job.IDLT(after))
+	}
+	rows, err := q.Order(ent.Desc(job.FieldID)).Limit(size + 1).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, next := nextPageToken(rows, size, func(j *ent.Job) string { return j.ID })
+	out := &creativeopsv1.ListJobsResponse{Jobs: make([]*creativeopsv1.Job, len(rows)), NextPageToken: next}
+	for i, j := range rows {
+		out.Jobs[i] = jobs.ToProto(j)
+	}
+	return out, nil
+}
+
+func (s *engineService) CancelJob(ctx context.Context, req *creativeopsv1.CancelJobRequest) (*creativeopsv1.Job, error) {
+	p := principal(ctx)
+	j, err := s.runner.Cancel(ctx, p.OrganizationID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return jobs.ToProto(j), nil
+}
+
+func workflowToProto(w *engine.Workflow) *creativeopsv1.Workflow {
+	out := &creativeopsv1.Workflow{Id: w.ID, Name: w.Name, Vertical: w.Vertical, Description: w.Description}
+	if s, err := structpb.NewStruct(jsonValue(w.InputSchema())); err == nil {
+		out.InputSchema = s
+	}
+	if s, err := structpb.NewStruct(jsonValue(w.ExampleContext)); err == nil {
+		out.ExampleContext = s
+	}
+	for _, st := range w.Steps {
+		out.Steps = append(out.Steps, st.Name)
+	}
+	return out
+}
+
+// jsonValue turns Go literals ([]string, int, nested maps) into the plain
+// JSON values a protobuf Struct holds.
+func jsonValue(m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/engine"
+	"github.com/creativeops/creativeops/ent"
+)
+
+// toStatusError is the one place where errors become API errors. Anything
+// not recognised is an internal error: its cause is logged with the request
+// id and never sent to the client.
+func toStatusError(ctx context.Context, log *slog.Logger, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var ce *engine.ContextError
+	switch {
+	case errors.As(err, &ce):
+		violations := make([]apierror.FieldViolation, len(ce.Violations))
+		for i, v := range ce.Violations {
+			violations[i] = apierror.FieldViolation{Field: v.Field, Description: v.Description}
+		}
+		return apierror.InvalidFields(ce.Error(), violations)
+	case ent.IsNotFound(err):
+		return apierror.New(codes.NotFound, "NOT_FOUND", "resource not found")
+	case ent.IsConstraintError(err):
+		return apierror.New(codes.AlreadyExists, "CONFLICT", "the request conflicts with an existing resource")
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	}
+	log.ErrorContext(ctx, "internal error", "request_id", requestIDFrom(ctx), "error", err)
+	return status.Error(codes.Internal, "internal error")
+}
+
+// httpStatusOverrides are business errors whose HTTP status has no gRPC
+// code of its own.
+var httpStatusOverrides = map[string]int{
+	"PAYLOAD_TOO_LARGE":        http.StatusRequestEntityTooLarge,
+	"IDEMPOTENCY_KEY_MISMATCH": http.StatusUnprocessableEntity,
+	"METHOD_NOT_ALLOWED":       http.StatusMethodNotAllowed,
+	"JOB_ALREADY_FINISHED":     http.StatusConflict,
+	"WEBHOOK_DISABLED":         http.StatusConflict,
+}
+
+func httpStatus(st *status.Status) int {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			if s, ok := httpStatusOverrides[info.Reason]; ok {
+				return s
+			}
+		}
+	}
+	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+type errorBody struct {
+	Error errorPayload `json:"error"`
+}
+
+type errorPayload struct {
+	Code      int               `json:"code"`
+	Status    string            `json:"status"`
+	Message   string            `json:"message"`
+	Details   []json.RawMessage `json:"details"`
+	RequestID string            `json:"request_id"`
+}
+
+// writeError renders a status as the AIP-193 JSON error body.
+func writeError(w http.ResponseWriter, r *http.Request, st *status.Status) {
+	httpCode := httpStatus(st)
+	body := errorBody{Error: errorPayload{
+		Code:      httpCode,
+		Status:    code.Code_name[int32(st.Code())],
+		Message:   st.Message(),
+		Details:   []json.RawMessage{},
+		RequestID: requestIDFrom(r.Context()),
+	}}
+	for _, a := range st.Proto().GetDetails() {
+		if b, err := protojson.Marshal(a); err == nil {
+			body.Error.Details = append(body.Error.Details, b)
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	if httpCode == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="creativeops"`)
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			if s := info.Metadata["retry_after_seconds"]; s != "" {
+				if _, err := strconv.Atoi(s); err == nil {
+					h.Set("Retry-After", s)
+				}
+			}
+		}
+	}
+	b, _ := json.Marshal(body)
+	w.WriteHeader(httpCode)
+	_, _ = w.Write(b)
+	if info := requestInfoFrom(r.Context()); info != nil {
+		info.grpcCode = st.Code()
+	}
+}

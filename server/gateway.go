@@ -1,0 +1,174 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/creativeops/creativeops/apierror"
+)
+
+// Handlers set these response headers through grpc.SetHeader; the gateway
+// turns them into the HTTP status and headers.
+const (
+	headerHTTPCode = "x-http-code"
+	headerLocation = "location"
+)
+
+// setHTTPStatus asks the REST facade to answer with a status other than 200
+// (201 Created, 202 Accepted, 204 No Content). gRPC callers ignore it.
+func setHTTPStatus(ctx context.Context, code int, kv ...string) {
+	md := metadata.Pairs(append([]string{headerHTTPCode, strconv.Itoa(code)}, kv...)...)
+	_ = grpc.SetHeader(ctx, md)
+}
+
+// forwardedResponseHeaders are the gRPC response headers exposed over REST.
+var forwardedResponseHeaders = map[string]bool{
+	headerLocation:        true,
+	"ratelimit":           true,
+	"ratelimit-policy":    true,
+	"retry-after":         true,
+	"idempotent-replayed": true,
+}
+
+// forwardedRequestHeaders are the HTTP request headers passed to the
+// services as gRPC metadata.
+var forwardedRequestHeaders = map[string]bool{
+	"Authorization":   true,
+	"Idempotency-Key": true,
+}
+
+type runtimeMux = runtime.ServeMux
+
+func newGatewayMux() *runtime.ServeMux {
+	jsonpb := &runtime.JSONPb{
+		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+	}
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: jsonBodies{jsonpb}}),
+		runtime.WithIncomingHeaderMatcher(func(key string) (string, bool) {
+			key = textproto.CanonicalMIMEHeaderKey(key)
+			return key, forwardedRequestHeaders[key]
+		}),
+		runtime.WithOutgoingHeaderMatcher(func(key string) (string, bool) {
+			return key, forwardedResponseHeaders[key]
+		}),
+		runtime.WithForwardResponseOption(forwardHTTPStatus),
+		runtime.WithErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+			if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+				for k, vs := range md.HeaderMD {
+					if forwardedResponseHeaders[k] {
+						for _, v := range vs {
+							w.Header().Add(k, v)
+						}
+					}
+				}
+			}
+			writeError(w, r, status.Convert(err))
+		}),
+		runtime.WithRoutingErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+			switch httpStatus {
+			case http.StatusMethodNotAllowed:
+				writeError(w, r, apierror.New(codes.Unimplemented, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path).GRPCStatus())
+			default:
+				writeError(w, r, apierror.New(codes.NotFound, "ROUTE_NOT_FOUND", "no route "+r.Method+" "+r.URL.Path).GRPCStatus())
+			}
+		}),
+	)
+}
+
+// jsonBodies decodes request bodies with error messages that say what is
+// wrong and where, instead of the decoder's bare "unexpected EOF".
+type jsonBodies struct{ *runtime.JSONPb }
+
+func (m jsonBodies) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return io.EOF
+		}
+		if err := checkJSON(data); err != nil {
+			return err
+		}
+		msg, ok := v.(proto.Message)
+		if !ok {
+			return fmt.Errorf("cannot decode into %T", v)
+		}
+		if err := m.UnmarshalOptions.Unmarshal(data, msg); err != nil {
+			return fmt.Errorf("invalid request body: %s", strings.TrimPrefix(err.Error(), "proto: "))
+		}
+		return nil
+	})
+}
+
+// checkJSON reports malformed JSON with its line and column.
+func checkJSON(data []byte) error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		if _, isObject := v.(map[string]any); !isObject {
+			return errors.New("malformed JSON body: the body must be a JSON object")
+		}
+		return nil
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+		line, col := position(data, int64(len(data)))
+		return fmt.Errorf("malformed JSON body: it ends unexpectedly at line %d, column %d", line, col)
+	case errors.As(err, &se):
+		line, col := position(data, se.Offset)
+		return fmt.Errorf("malformed JSON body at line %d, column %d: %s", line, col, se.Error())
+	}
+	return fmt.Errorf("malformed JSON body: %v", err)
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func forwardHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	v := md.HeaderMD.Get(headerHTTPCode)
+	if len(v) == 0 {
+		return nil
+	}
+	code, err := strconv.Atoi(v[0])
+	if err != nil {
+		return nil
+	}
+	if code == http.StatusNoContent {
+		w.Header().Del("Content-Type")
+	}
+	w.WriteHeader(code)
+	return nil
+}

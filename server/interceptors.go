@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"buf.build/go/protovalidate"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/auth"
+)
+
+// interceptorChain is the ordered list every call runs through, over gRPC
+// and over REST alike.
+func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
+	return []grpc.UnaryServerInterceptor{
+		s.recoverPanics,
+		s.logRequests,
+		s.observeCalls,
+		s.mapErrors,
+		s.authenticate,
+		s.limitRate,
+		s.validate,
+		s.idempotent,
+	}
+}
+
+func (s *Server) recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.ErrorContext(ctx, "panic", "method", info.FullMethod, "request_id", requestIDFrom(ctx), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	return handler(ctx, req)
+}
+
+// logRequests gives native gRPC calls a request id and a log line; calls
+// through the gateway already have both from the HTTP layer.
+func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if cameViaGateway(ctx) {
+		if ri := requestInfoFrom(ctx); ri != nil {
+			ri.route = s.routes[info.FullMethod]
+		}
+		return handler(ctx, req)
+	}
+	start := time.Now()
+	ri := &requestInfo{id: incomingRequestID(ctx), route: s.routes[info.FullMethod]}
+	ctx = withRequestInfo(ctx, ri)
+	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
+	resp, err := handler(ctx, req)
+	st, _ := status.FromError(err)
+	s.log.InfoContext(ctx, "request", "transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
+		"route", ri.route.Template, "code", st.Code().String(), "latency_ms", msSince(start), "key_id", ri.keyID)
+	return resp, err
+}
+
+func incomingRequestID(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get("x-request-id"); len(v) > 0 && validRequestID(v[0]) {
+		return v[0]
+	}
+	return newRequestID()
+}
+
+func (s *Server) mapErrors(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	resp, err := handler(ctx, req)
+	if err != nil {
+		return nil, toStatusError(ctx, s.log, err)
+	}
+	return resp, nil
+}
+
+var errUnauthenticated = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
+	"missing or invalid API key: send Authorization: Bearer <key>")
+
+func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if publicMethods[info.FullMethod] {
+		return handler(ctx, req)
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	var token string
+	if v := md.Get("authorization"); len(v) > 0 {
+		scheme, rest, ok := strings.Cut(v[0], " ")
+		if ok && strings.EqualFold(scheme, "bearer") {
+			token = strings.TrimSpace(rest)
+		}
+	}
+	if token == "" {
+		return nil, errUnauthenticated
+	}
+	p, err := s.keys.Authenticate(ctx, token)
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		return nil, errUnauthenticated
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ri := requestInfoFrom(ctx); ri != nil {
+		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
+	}
+	scope, known := scopes[info.FullMethod]
+	if !known {
+		return nil, apierror.New(codes.PermissionDenied, "METHOD_NOT_AVAILABLE", "this method is not available to API keys")
+	}
+	if !p.Allows(scope) {
+		e := apierror.New(codes.PermissionDenied, "MISSING_SCOPE", fmt.Sprintf("the API key lacks the %s scope", scope))
+		e.Metadata = map[string]string{"scope": scope}
+		return nil, e
+	}
+	return handler(auth.WithPrincipal(ctx, p), req)
+}
+
+func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	msg, ok := req.(proto.Message)
+	if !ok {
+		return handler(ctx, req)
+	}
+	if err := s.validator.Validate(msg); err != nil {
+		var ve *protovalidate.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, err
+		}
+		violations := make([]apierror.FieldViolation, 0, len(ve.Violations))
+		parts := make([]string, 0, len(ve.Violations))
+		for _, v := range ve.Violations {
+			field := protovalidate.FieldPathString(v.Proto.GetField())
+			violations = append(violations, apierror.FieldViolation{Field: field, Description: v.Proto.GetMessage()})
+			parts = append(parts, field+": "+v.Proto.GetMessage())
+		}
+		return nil, apierror.InvalidFields("invalid request: "+strings.Join(parts, "; "), violations)
+	}
+	return handler(ctx, req)
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// principal returns the authenticated caller; every handler runs behind the
+// auth interceptor, so a missing one is a wiring bug.
+func principal(ctx context.Context) *auth.Principal {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		panic("server: handler called without an authenticated principal")
+	}
+	return p
+}

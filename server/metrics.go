@@ -1,0 +1,201 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/delivery"
+	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/storage"
+)
+
+// metrics is what GET /metrics exposes, on a registry of its own so that
+// nothing registered globally by a dependency leaks into it.
+type metrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	rateLimited prometheus.Counter
+	replays     prometheus.Counter
+}
+
+// latencyBuckets suit an API whose reads take about a millisecond and
+// whose synchronous runs may take seconds.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{registry: prometheus.NewRegistry()}
+	labels := []string{"transport", "method", "route", "code"}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_requests_total",
+		Help: "Requests served, by transport (rest or grpc), HTTP method and route template of the API method, and HTTP status (gRPC codes mapped to theirs).",
+	}, labels)
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "creativeops_request_duration_seconds",
+		Help:    "Server-side request latency, by transport, method, route and HTTP status.",
+		Buckets: latencyBuckets,
+	}, labels)
+	m.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "creativeops_rate_limited_requests_total",
+		Help: "Requests refused with 429 because their API key exceeded its rate limit.",
+	})
+	m.replays = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "creativeops_idempotent_replays_total",
+		Help: "POST requests answered from a stored response because their Idempotency-Key was seen before.",
+	})
+	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+		collectors.NewDBStatsCollector(s.store.DB, s.store.Dialect),
+		buildInfo(),
+		&tableCollector{store: s.store},
+	)
+	if f := s.flusher; f != nil {
+		m.registry.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "creativeops_analytics_flushed_aggregates_total",
+				Help: "Usage aggregates (minute, organization, key, route, status) written to the database.",
+			}, func() float64 { return float64(f.Rows.Load()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "creativeops_analytics_flush_failures_total",
+				Help: "Usage flushes that failed; their data is retried with the next flush.",
+			}, func() float64 { return float64(f.Failures.Load()) }),
+		)
+	}
+	return m
+}
+
+func (m *metrics) observe(transport, method, route string, code int, d time.Duration) {
+	c := strconv.Itoa(code)
+	m.requests.WithLabelValues(transport, method, route, c).Inc()
+	m.latency.WithLabelValues(transport, method, route, c).Observe(d.Seconds())
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// buildInfo is creativeops_build_info{version, revision, go_version} = 1.
+func buildInfo() prometheus.Collector {
+	version, revision, goVersion := "(devel)", "unknown", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				revision = s.Value
+			}
+		}
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "creativeops_build_info",
+		Help:        "Always 1; the labels say which build is running.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "go_version": goVersion},
+	})
+	g.Set(1)
+	return g
+}
+
+// tableCollector reports state kept in the database: jobs and webhook
+// deliveries by status, and the background queue's depth. Every replica
+// reports the same totals (sum them with max(), not sum()). Scrapes are
+// answered from a cache at most tableCacheFor old, so frequent scrapes
+// cost the database nothing more.
+type tableCollector struct {
+	store *storage.Store
+
+	mu      sync.Mutex
+	at      time.Time
+	cached  []prometheus.Metric
+	lastErr error
+}
+
+const tableCacheFor = 5 * time.Second
+
+var (
+	jobsDesc = prometheus.NewDesc("creativeops_jobs",
+		"Engine jobs in the database by status (queued, processing, completed, failed, canceled), all organizations.", []string{"status"}, nil)
+	deliveriesDesc = prometheus.NewDesc("creativeops_webhook_deliveries",
+		"Webhook deliveries in the database by status (pending, succeeded, failed), all organizations.", []string{"status"}, nil)
+	queueDesc = prometheus.NewDesc("creativeops_queue_jobs",
+		"Background queue jobs waiting or running, by queue (engine, webhooks) and state (available, scheduled, retryable, running).", []string{"queue", "state"}, nil)
+	scrapeErrDesc = prometheus.NewDesc("creativeops_table_scrape_error",
+		"1 when the last read of the database counts failed.", nil, nil)
+)
+
+func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- jobsDesc
+	ch <- deliveriesDesc
+	ch <- queueDesc
+	ch <- scrapeErrDesc
+}
+
+func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) > tableCacheFor {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.cached, c.lastErr = c.read(ctx)
+		cancel()
+		c.at = time.Now()
+	}
+	for _, m := range c.cached {
+		ch <- m
+	}
+	failed := 0.0
+	if c.lastErr != nil {
+		failed = 1
+	}
+	ch <- prometheus.MustNewConstMetric(scrapeErrDesc, prometheus.GaugeValue, failed)
+}
+
+func (c *tableCollector) read(ctx context.Context) ([]prometheus.Metric, error) {
+	var out []prometheus.Metric
+	type byStatus []struct {
+		Status string `json:"status"`
+		Count  int64  `json:"count"`
+	}
+	var js byStatus
+	if err := c.store.Read.Job.Query().GroupBy(job.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &js); err != nil {
+		return nil, err
+	}
+	for _, s := range js {
+		out = append(out, prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(s.Count), s.Status))
+	}
+	var ds byStatus
+	if err := c.store.Read.Delivery.Query().GroupBy(delivery.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &ds); err != nil {
+		return nil, err
+	}
+	for _, s := range ds {
+		out = append(out, prometheus.MustNewConstMetric(deliveriesDesc, prometheus.GaugeValue, float64(s.Count), s.Status))
+	}
+	// River's table is the same on both databases; finished jobs are left
+	// out, so the index on state keeps this cheap.
+	rows, err := c.store.DB.QueryContext(ctx, `SELECT queue, state, count(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var queue, state string
+		var n int64
+		if err := rows.Scan(&queue, &state, &n); err != nil {
+			return nil, err
+		}
+		out = append(out, prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), queue, state))
+	}
+	return out, rows.Err()
+}

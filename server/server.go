@@ -1,0 +1,390 @@
+// Package server wires the service together: one listener serving REST
+// (grpc-gateway) and gRPC, the interceptor chain both run through, and a
+// graceful shutdown.
+package server
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"buf.build/go/protovalidate"
+	"github.com/riverqueue/river"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/events"
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/webhooks"
+)
+
+// Config is what `creativeops serve` is started with.
+type Config struct {
+	// HTTPAddr serves REST and gRPC on one port.
+	HTTPAddr string
+	// GRPCAddr optionally serves gRPC alone on a second port.
+	GRPCAddr              string
+	DatabaseURL           string
+	DataDir               string
+	AllowInsecureWebhooks bool
+	Logger                *slog.Logger
+	// ShutdownTimeout bounds how long in-flight requests may take to finish.
+	ShutdownTimeout time.Duration
+	// Console receives the one-time bootstrap key (default os.Stderr).
+	Console io.Writer
+	// Workers is the number of concurrent asynchronous engine runs per
+	// instance (default 8).
+	Workers int
+	// JobTimeout bounds one attempt of an asynchronous run (default 1 min);
+	// RescueAfter is when a run whose worker died is retried elsewhere
+	// (default 2 min, must exceed JobTimeout).
+	JobTimeout, RescueAfter time.Duration
+	// WebhookSchedule is the delay before each delivery attempt
+	// (default webhooks.DefaultSchedule, the Svix schedule).
+	WebhookSchedule webhooks.Schedule
+	// WebhookWorkers is the number of concurrent delivery attempts per
+	// instance (default 20).
+	WebhookWorkers int
+	// WebhookTimeout bounds one delivery attempt (default 15 s).
+	WebhookTimeout time.Duration
+	// RateLimit is the default per-key rate (default 100 requests/s, burst
+	// 200); a key's own limit overrides it.
+	RateLimit auth.RateLimit
+	// RedisURL, when set, shares the rate limits across replicas.
+	RedisURL string
+	// DisableAnalytics turns usage recording off (the usage endpoint still
+	// reports what was stored before).
+	DisableAnalytics bool
+	// AnalyticsFlushInterval is how often usage aggregates are written to
+	// the database (default 5 s).
+	AnalyticsFlushInterval time.Duration
+}
+
+// Server is a running service instance.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	store     *storage.Store
+	keys      *auth.Store
+	validator protovalidate.Validator
+	routes    map[string]route
+	river     *river.Client[*sql.Tx]
+	runner    *jobs.Runner
+	registry  *ipreg.Registry
+	events    *events.Emitter
+
+	metrics     *metrics
+	usage       *analytics.Recorder // nil when analytics is disabled
+	flusher     *analytics.Flusher
+	limiter     *rateLimiter
+	stopCleanup func()
+
+	grpc    *grpc.Server
+	health  *health.Server
+	gateway http.Handler
+	http    *http.Server
+}
+
+// New opens the database, migrates it and builds the service.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	if cfg.Console == nil {
+		cfg.Console = os.Stderr
+	}
+	cfg.Workers = cmp.Or(cfg.Workers, 8)
+	cfg.JobTimeout = cmp.Or(cfg.JobTimeout, time.Minute)
+	cfg.RescueAfter = cmp.Or(cfg.RescueAfter, 2*time.Minute)
+	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, 20)
+	cfg.WebhookTimeout = cmp.Or(cfg.WebhookTimeout, webhooks.DefaultTimeout)
+	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, 20*time.Second)
+	if cfg.AnalyticsFlushInterval <= 0 {
+		cfg.AnalyticsFlushInterval = 5 * time.Second
+	}
+	if len(cfg.WebhookSchedule) == 0 {
+		cfg.WebhookSchedule = webhooks.DefaultSchedule
+	}
+	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
+		cfg.RateLimit = auth.RateLimit{RequestsPerSecond: DefaultRateLimitRPS, Burst: DefaultRateLimitBurst}
+	}
+	store, err := storage.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	validator, err := protovalidate.New()
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		store:     store,
+		keys:      &auth.Store{Ent: store.Ent, Read: store.Read},
+		validator: validator,
+		routes:    routesFromDescriptors(),
+	}
+	s.events = &events.Emitter{}
+	s.runner = &jobs.Runner{Store: store, Events: s.events, Log: s.log}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.Worker{Runner: s.runner})
+	dispatcher := &webhooks.Dispatcher{Schedule: cfg.WebhookSchedule}
+	s.events.FanOut = dispatcher.FanOut
+	river.AddWorker(workers, &webhooks.Worker{
+		Store:      store,
+		Dispatcher: dispatcher,
+		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
+		Log:        s.log,
+	})
+	s.river, err = river.NewClient(store.River, &river.Config{
+		Queues: map[string]river.QueueConfig{
+			jobs.Queue:     {MaxWorkers: cfg.Workers},
+			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
+		},
+		Workers:              workers,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		// database/sql pools cannot LISTEN, so workers poll; a short
+		// interval keeps the queue-to-start delay low.
+		FetchPollInterval: 50 * time.Millisecond,
+		FetchCooldown:     10 * time.Millisecond,
+		Logger:            slog.New(discardBelow{s.log.Handler(), slog.LevelWarn}),
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.runner.River = s.river
+	dispatcher.River = s.river
+	s.registry, err = ipreg.OpenRegistry(ctx, store, s.events, s.log)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := s.startLimits(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.startAnalytics()
+	s.metrics = newMetrics(s)
+
+	chain := s.interceptorChain()
+	s.grpc = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(chain...),
+		grpc.MaxRecvMsgSize(MaxBodyBytes),
+	)
+	inproc := newInProcess(chainUnary(chain...))
+	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
+		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{store: store, events: s.events})
+		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
+		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{store: store, runner: s.runner})
+		creativeopsv1.RegisterIPServiceServer(reg, &ipService{store: store, registry: s.registry})
+		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{store: store, events: s.events, dispatcher: dispatcher, allowInsecure: cfg.AllowInsecureWebhooks})
+		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
+	}
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+
+	gw := newGatewayMux()
+	for _, register := range []func(context.Context, *runtimeMux, grpc.ClientConnInterface) error{
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterCreatorsServiceHandlerClient(ctx, m, creativeopsv1.NewCreatorsServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterKeysServiceHandlerClient(ctx, m, creativeopsv1.NewKeysServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterEngineServiceHandlerClient(ctx, m, creativeopsv1.NewEngineServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterIPServiceHandlerClient(ctx, m, creativeopsv1.NewIPServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterWebhooksServiceHandlerClient(ctx, m, creativeopsv1.NewWebhooksServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))
+		},
+	} {
+		if err := register(ctx, gw, inproc); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
+	s.gateway = gw
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		Protocols:         new(http.Protocols),
+	}
+	s.http.Protocols.SetHTTP1(true)
+	s.http.Protocols.SetUnencryptedHTTP2(true)
+	return s, nil
+}
+
+// Handler is the single HTTP handler: gRPC requests (HTTP/2 with an
+// application/grpc content type) go to the gRPC server, everything else to
+// the REST routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.Handle("/", s.gateway)
+	rest := s.restMiddleware(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			s.grpc.ServeHTTP(w, r)
+			return
+		}
+		rest.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "application/json")
+	if err := s.store.Ping(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}`))
+		return
+	}
+	_, _ = w.Write([]byte(`{"status":"ok"}`))
+}
+
+// StartWorkers starts the background workers (asynchronous runs).
+func (s *Server) StartWorkers(ctx context.Context) error {
+	return s.river.Start(context.WithoutCancel(ctx))
+}
+
+// Serve serves REST and gRPC on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// ServeGRPC serves gRPC alone on ln until Shutdown.
+func (s *Server) ServeGRPC(ln net.Listener) error { return s.grpc.Serve(ln) }
+
+// Shutdown stops accepting, lets in-flight requests finish within the
+// configured deadline, then closes the database.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.health.Shutdown()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
+	httpErr := s.http.Shutdown(ctx)
+	stopped := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpc.Stop()
+	}
+	// Requests have finished: what they recorded is written now, before
+	// the workers take the rest of the deadline.
+	analyticsErr := s.stopAnalytics(ctx)
+	// Workers get the rest of the deadline to finish their runs; whatever
+	// is still running is canceled and retried by the next instance.
+	var riverErr error
+	if err := s.river.Stop(ctx); err != nil {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		riverErr = s.river.StopAndCancel(stopCtx)
+		cancel()
+	}
+	s.registry.Close()
+	limitsErr := s.stopLimits()
+	return errors.Join(httpErr, riverErr, analyticsErr, limitsErr, s.store.Close())
+}
+
+// Run serves until ctx is canceled (SIGTERM), then shuts down gracefully.
+func Run(ctx context.Context, cfg Config) error {
+	s, err := New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := s.Bootstrap(ctx); err != nil {
+		s.store.Close()
+		return err
+	}
+	if err := s.StartWorkers(ctx); err != nil {
+		s.store.Close()
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		s.store.Close()
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- s.Serve(ln) }()
+	s.log.Info("serving REST and gRPC", "addr", ln.Addr().String())
+	if cfg.GRPCAddr != "" {
+		gln, err := net.Listen("tcp", cfg.GRPCAddr)
+		if err != nil {
+			_ = s.Shutdown(context.Background())
+			return fmt.Errorf("listen on %s: %w", cfg.GRPCAddr, err)
+		}
+		go func() { errc <- s.ServeGRPC(gln) }()
+		s.log.Info("serving gRPC", "addr", gln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+		s.log.Info("shutting down")
+	case err := <-errc:
+		if err != nil {
+			_ = s.Shutdown(context.Background())
+			return err
+		}
+	}
+	return s.Shutdown(context.Background())
+}
+
+// Store exposes the database, for tests and administration.
+func (s *Server) Store() *storage.Store { return s.store }
+
+// discardBelow keeps River's informational logs out of the service log.
+type discardBelow struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (d discardBelow) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= d.min && d.Handler.Enabled(ctx, l)
+}
+
+func (d discardBelow) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return discardBelow{d.Handler.WithAttrs(attrs), d.min}
+}
+
+func (d discardBelow) WithGroup(name string) slog.Handler {
+	return discardBelow{d.Handler.WithGroup(name), d.min}
+}

@@ -1,0 +1,156 @@
+// Package storage opens the database behind the service: embedded SQLite by
+// default, PostgreSQL for several replicas. ent and River share one *sql.DB
+// so a state change and the background job it causes commit together.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"modernc.org/sqlite"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/migrate"
+)
+
+// Store is an open database.
+type Store struct {
+	DB  *sql.DB
+	Ent *ent.Client
+	// Read serves queries that need no transaction. On SQLite it is a
+	// separate pool of read-only connections, so reads run in parallel
+	// beside the single writer (WAL); on PostgreSQL it is Ent.
+	Read    *ent.Client
+	readDB  *sql.DB
+	Dialect string
+	// River is the queue driver over the same pool.
+	River riverdriver.Driver[*sql.Tx]
+}
+
+// Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
+// sqlite:///var/lib/x.db) or postgres://...
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	s := &Store{}
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite://"):
+		path := strings.TrimPrefix(databaseURL, "sqlite://")
+		path, query, _ := strings.Cut(path, "?")
+		if path == "" {
+			return nil, errors.New("database url: sqlite:// needs a file path, e.g. sqlite://./data/creativeops.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+		// WAL lets readers run beside the writer; IMMEDIATE transactions take
+		// the write lock up front so two writers never deadlock on upgrade.
+		dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		if query != "" {
+			dsn += "&" + query
+		}
+		db := sql.OpenDB(stmtConnector{dsn: dsn, drv: &sqlite.Driver{}})
+		// SQLite runs one writer at a time; one connection turns lock
+		// contention (SQLITE_BUSY) into orderly queueing, as River's SQLite
+		// driver recommends.
+		db.SetMaxOpenConns(1)
+		db.SetConnMaxIdleTime(0)
+		s.DB, s.Dialect = db, dialect.SQLite
+		readDB := sql.OpenDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}})
+		readDB.SetMaxOpenConns(4)
+		readDB.SetMaxIdleConns(4)
+		s.readDB = readDB
+		s.River = riversqlite.New(db)
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		if _, err := url.Parse(databaseURL); err != nil {
+			return nil, fmt.Errorf("database url: %w", err)
+		}
+		db, err := sql.Open("pgx", databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		// Replicas share the server's connection limit (100 by default):
+		// 16 each leaves room for several replicas and for operators.
+		db.SetMaxOpenConns(16)
+		db.SetMaxIdleConns(16)
+		db.SetConnMaxLifetime(30 * time.Minute)
+		s.DB, s.Dialect = db, dialect.Postgres
+		s.River = riverdatabasesql.New(db)
+	default:
+		return nil, fmt.Errorf("database url %q: want sqlite://<path> or postgres://...", databaseURL)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := s.DB.PingContext(pingCtx); err != nil {
+		s.DB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	s.Ent = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.DB)))
+	s.Read = s.Ent
+	if s.readDB != nil {
+		s.Read = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.readDB)))
+	}
+	return s, nil
+}
+
+// Migrate brings the schema up to date. It only adds: columns and indexes
+// that a newer version no longer uses are left in place, so upgrades never
+// drop data.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.Ent.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	m, err := rivermigrate.New(s.River, nil)
+	if err != nil {
+		return fmt.Errorf("migrate queue: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrate queue: %w", err)
+	}
+	return nil
+}
+
+// Tx runs fn in a transaction, giving it an ent client bound to the
+// transaction and the raw *sql.Tx (for River's InsertTx).
+func (s *Store) Tx(ctx context.Context, fn func(tx *ent.Client, sqlTx *sql.Tx) error) error {
+	sqlTx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	client := ent.NewClient(ent.Driver(txDriver{entsql.NewDriver(s.Dialect, entsql.Conn{ExecQuerier: sqlTx})}))
+	if err := fn(client, sqlTx); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	return sqlTx.Commit()
+}
+
+// txDriver runs everything on an open transaction; ent operations that
+// would start their own (UpdateOne) join it instead.
+type txDriver struct{ *entsql.Driver }
+
+func (d txDriver) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(d.Driver), nil }
+
+// Ping checks the database is reachable (readiness).
+func (s *Store) Ping(ctx context.Context) error { return s.DB.PingContext(ctx) }
+
+// Close closes the pools.
+func (s *Store) Close() error {
+	if s.readDB != nil {
+		s.readDB.Close()
+	}
+	return s.DB.Close()
+}

@@ -1,0 +1,187 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/delivery"
+	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/ids"
+)
+
+// Webhook statuses.
+const (
+	WebhookActive = "active"
+	// WebhookDisabled: the endpoint answered 410 Gone; it receives nothing
+	// more.
+	WebhookDisabled = "disabled"
+)
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	// DeliveryFailed: retries exhausted, endpoint gone (410), or the
+	// webhook was disabled or deleted before the delivery completed.
+	DeliveryFailed = "failed"
+)
+
+// Queue is the River queue deliveries run on, separate from engine runs so
+// that a slow customer endpoint never delays a job, nor the reverse.
+const Queue = "webhooks"
+
+// maxJobAttempts bounds River's own retries of a delivery job. Failed HTTP
+// attempts never count against it (they follow the Schedule, each as a new
+// job); only errors of our own, such as a database outage while recording
+// an attempt, do.
+const maxJobAttempts = 10
+
+// immediateWithin is the delay under which a retry job is inserted as
+// available and the worker snoozes it until the attempt is due. River
+// promotes scheduled jobs only every 5 seconds (its scheduler interval, not
+// configurable), which would stretch a 1 s retry into 5; a snoozed job
+// shorter than that interval is made available at once with its due time,
+// which the fetch query honours to the poll interval.
+const immediateWithin = 4 * time.Second
+
+// DeliverArgs is the River job that makes the next attempt of a delivery.
+type DeliverArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	// Attempt is how many attempts the delivery had when the job was
+	// enqueued. The job only acts while the delivery still has that many,
+	// so a job run twice (a rescue after a crash, a retry after the
+	// attempt was recorded) cannot record or send a later attempt twice.
+	Attempt int `json:"attempt"`
+}
+
+// Kind names the River job kind.
+func (DeliverArgs) Kind() string { return "webhooks.deliver" }
+
+// InsertOpts puts deliveries on their queue.
+func (DeliverArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Queue, MaxAttempts: maxJobAttempts}
+}
+
+// Dispatcher turns events into deliveries. Everything it writes goes into
+// the caller's transaction, so an event and its deliveries and their queue
+// jobs commit, or vanish, together.
+type Dispatcher struct {
+	// River inserts the delivery jobs; set once the client exists.
+	River *river.Client[*sql.Tx]
+	// Schedule is the retry schedule (DefaultSchedule when empty).
+	Schedule Schedule
+	// Jitter returns values in [0, 1) for the schedule (nil: random).
+	Jitter func() float64
+}
+
+func (d *Dispatcher) schedule() Schedule {
+	if len(d.Schedule) == 0 {
+		return DefaultSchedule
+	}
+	return d.Schedule
+}
+
+// FanOut is an events.FanOut: it creates one delivery for every active
+// webhook of the event's organization subscribed to its type. webhook.test
+// events are left out: they are addressed to one webhook, by Enqueue.
+func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event) error {
+	if ev.Type == EventWebhookTest {
+		return nil
+	}
+	hooks, err := tx.Webhook.Query().
+		Where(webhook.OrganizationID(ev.OrganizationID), webhook.Status(WebhookActive), webhook.DeletedAtIsNil()).
+		Select(webhook.FieldID, webhook.FieldEvents).
+		All(ctx)
+	if err != nil {
+		return fmt.Errorf("webhooks: find subscribers: %w", err)
+	}
+	var targets []string
+	for _, wh := range hooks {
+		if Matches(wh.Events, ev.Type) {
+			targets = append(targets, wh.ID)
+		}
+	}
+	_, err = d.enqueue(ctx, tx, sqlTx, ev, targets)
+	return err
+}
+
+// Enqueue creates a delivery of ev to one webhook, whatever the webhook
+// subscribes to: for webhook.test and redeliveries.
+func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event, webhookID string) (*ent.Delivery, error) {
+	out, err := d.enqueue(ctx, tx, sqlTx, ev, []string{webhookID})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event, webhookIDs []string) ([]*ent.Delivery, error) {
+	if len(webhookIDs) == 0 {
+		return nil, nil
+	}
+	if d.River == nil {
+		return nil, errors.New("webhooks: dispatcher has no River client")
+	}
+	t := now()
+	delay, _ := d.schedule().Next(0, d.Jitter)
+	due := t.Add(delay)
+	creates := make([]*ent.DeliveryCreate, len(webhookIDs))
+	for i, id := range webhookIDs {
+		creates[i] = tx.Delivery.Create().
+			SetID(ids.New(ids.Delivery)).
+			SetOrganizationID(ev.OrganizationID).
+			SetWebhookID(id).
+			SetEventID(ev.ID).
+			SetEventType(ev.Type).
+			SetStatus(DeliveryPending).
+			SetNextRetryAt(due).
+			SetCreatedAt(t).
+			SetUpdatedAt(t)
+	}
+	ds, err := tx.Delivery.CreateBulk(creates...).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: create deliveries: %w", err)
+	}
+	jobs := make([]river.InsertManyParams, len(ds))
+	for i, dl := range ds {
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due)}
+	}
+	if _, err := d.River.InsertManyTx(ctx, sqlTx, jobs); err != nil {
+		return nil, fmt.Errorf("webhooks: enqueue deliveries: %w", err)
+	}
+	return ds, nil
+}
+
+// jobOpts schedules a job for due; see immediateWithin.
+func jobOpts(now, due time.Time) *river.InsertOpts {
+	if due.Sub(now) <= immediateWithin {
+		return nil
+	}
+	return &river.InsertOpts{ScheduledAt: due}
+}
+
+// StopDeliveries fails the pending deliveries of a webhook that was just
+// disabled or deleted, in the caller's transaction. Their queued jobs then
+// find nothing to do, so the endpoint receives nothing more.
+func StopDeliveries(ctx context.Context, tx *ent.Client, webhookID, reason string) error {
+	t := now()
+	_, err := tx.Delivery.Update().
+		Where(delivery.WebhookID(webhookID), delivery.Status(DeliveryPending)).
+		SetStatus(DeliveryFailed).
+		SetLastError(reason).
+		ClearNextRetryAt().
+		SetCompletedAt(t).
+		SetUpdatedAt(t).
+		Save(ctx)
+	return err
+}
+
+// Times are kept to the microsecond, the precision PostgreSQL stores, so
+// both databases return the same values.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -1,0 +1,189 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/delivery"
+	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/storage"
+)
+
+// errStale rolls back the recording of an attempt that another run of the
+// same job recorded first.
+var errStale = errors.New("webhooks: delivery changed while attempting")
+
+// Worker makes delivery attempts on River. Each job makes one attempt and,
+// in the transaction that records it, either finishes the delivery or
+// enqueues the job of the next attempt at the time the Schedule (or the
+// endpoint's Retry-After) says. A crash before that transaction commits
+// leaves the job to be rescued and the attempt made again (deliveries are
+// at least once; receivers deduplicate on webhook-id); a crash after it
+// leaves a job that finds the delivery moved on and does nothing.
+type Worker struct {
+	river.WorkerDefaults[DeliverArgs]
+	Store      *storage.Store
+	Dispatcher *Dispatcher
+	// Client must come from NewClient (it carries the SSRF guard).
+	Client *http.Client
+	Log    *slog.Logger
+}
+
+// Timeout leaves the HTTP client's own timeout room to expire first, so an
+// attempt that times out is recorded as such rather than killed by River.
+func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.Client.Timeout + 30*time.Second
+}
+
+// Work makes the attempt the job stands for, if it is still due.
+func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	args := job.Args
+	read := w.Store.Read
+	d, err := read.Delivery.Get(ctx, args.DeliveryID)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != DeliveryPending || d.Attempts != args.Attempt {
+		return nil
+	}
+	if d.NextRetryAt != nil {
+		if wait := time.Until(*d.NextRetryAt); wait > 0 {
+			return river.JobSnooze(wait)
+		}
+	}
+	wh, err := read.Webhook.Get(ctx, d.WebhookID)
+	switch {
+	case ent.IsNotFound(err):
+		return w.abandon(ctx, d, "webhook deleted")
+	case err != nil:
+		return err
+	case wh.DeletedAt != nil:
+		return w.abandon(ctx, d, "webhook deleted")
+	case wh.Status != WebhookActive:
+		return w.abandon(ctx, d, "webhook disabled: "+wh.DisabledReason)
+	}
+	ev, err := read.Event.Get(ctx, d.EventID)
+	if ent.IsNotFound(err) {
+		return w.abandon(ctx, d, "event not found")
+	}
+	if err != nil {
+		return err
+	}
+	payload := Event{ID: ev.ID, Type: ev.Type, Timestamp: ev.CreatedAt, Data: json.RawMessage(ev.Data)}
+
+	at := time.Now()
+	a := Deliver(ctx, w.Client, wh.URL, wh.Secret, payload, at)
+	if a.Outcome != Succeeded && ctx.Err() != nil {
+		// Shutting down mid-attempt: the attempt does not count, and the
+		// next instance to start makes it again at once.
+		return river.JobSnooze(0)
+	}
+	err = w.Store.Tx(context.WithoutCancel(ctx), func(tx *ent.Client, sqlTx *sql.Tx) error {
+		return w.record(ctx, tx, sqlTx, d, wh, a, at)
+	})
+	if errors.Is(err, errStale) {
+		return nil
+	}
+	return err
+}
+
+// record stores an attempt and what follows from it, in one transaction.
+func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *ent.Delivery, wh *ent.Webhook, a Attempt, at time.Time) error {
+	ctx = context.WithoutCancel(ctx)
+	t := now()
+	number := d.Attempts + 1
+	upd := tx.Delivery.Update().
+		Where(delivery.ID(d.ID), delivery.Status(DeliveryPending), delivery.Attempts(d.Attempts)).
+		SetAttempts(number).
+		SetResponseStatus(a.StatusCode).
+		SetLatencyMs(a.Latency.Milliseconds()).
+		SetLastError(a.Err).
+		SetUpdatedAt(t)
+	var next *time.Time
+	switch a.Outcome {
+	case Succeeded:
+		upd = upd.SetStatus(DeliverySucceeded).SetCompletedAt(t).ClearNextRetryAt()
+	case Disable:
+		upd = upd.SetStatus(DeliveryFailed).SetCompletedAt(t).ClearNextRetryAt()
+	default:
+		sched := w.Dispatcher.schedule()
+		if delay, ok := sched.Next(number, w.Dispatcher.Jitter); ok {
+			due := t.Add(max(delay, a.RetryAfter))
+			next = &due
+			upd = upd.SetNextRetryAt(due)
+		} else {
+			upd = upd.SetStatus(DeliveryFailed).SetCompletedAt(t).ClearNextRetryAt().
+				SetLastError(fmt.Sprintf("%s; gave up after %d attempts", a.Err, number))
+		}
+	}
+	n, err := upd.Save(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errStale
+	}
+	err = tx.DeliveryAttempt.Create().
+		SetDeliveryID(d.ID).
+		SetNumber(number).
+		SetAt(at.UTC().Truncate(time.Microsecond)).
+		SetResponseStatus(a.StatusCode).
+		SetLatencyMs(a.Latency.Milliseconds()).
+		SetError(a.Err).
+		SetResponseBody(a.ResponseBody).
+		SetNillableNextRetryAt(next).
+		Exec(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.Outcome == Disable:
+		reason := fmt.Sprintf("endpoint answered 410 Gone at %s", t.Format(time.RFC3339))
+		n, err := tx.Webhook.Update().
+			Where(webhook.ID(wh.ID), webhook.Status(WebhookActive)).
+			SetStatus(WebhookDisabled).SetDisabledReason(reason).SetDisabledAt(t).SetUpdatedAt(t).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			w.log().Info("webhook disabled", "webhook_id", wh.ID, "organization_id", wh.OrganizationID, "reason", reason)
+		}
+		return StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
+	case next != nil:
+		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next))
+		return err
+	case a.Outcome != Succeeded:
+		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)
+	}
+	return nil
+}
+
+// abandon fails a delivery that can no longer be made.
+func (w *Worker) abandon(ctx context.Context, d *ent.Delivery, reason string) error {
+	t := now()
+	_, err := w.Store.Ent.Delivery.Update().
+		Where(delivery.ID(d.ID), delivery.Status(DeliveryPending), delivery.Attempts(d.Attempts)).
+		SetStatus(DeliveryFailed).SetLastError(reason).ClearNextRetryAt().SetCompletedAt(t).SetUpdatedAt(t).
+		Save(context.WithoutCancel(ctx))
+	return err
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.Default()
+	}
+	return w.Log
+}
