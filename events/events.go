@@ -37,17 +37,27 @@ type Emitter struct {
 	FanOut FanOut
 }
 
+// Encode renders an event's data. Callers encode before opening their
+// transaction, so the database's write lock is not held while JSON is built.
+func Encode(data proto.Message) ([]byte, error) { return Marshal.Marshal(data) }
+
 // Emit records an event inside the caller's transaction.
 func (e *Emitter) Emit(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID, typ string, data proto.Message) (*ent.Event, error) {
-	b, err := Marshal.Marshal(data)
+	b, err := Encode(data)
 	if err != nil {
 		return nil, err
 	}
+	return e.EmitEncoded(ctx, tx, sqlTx, orgID, typ, b)
+}
+
+// EmitEncoded records an event whose data is already encoded (see Encode)
+// inside the caller's transaction.
+func (e *Emitter) EmitEncoded(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID, typ string, data []byte) (*ent.Event, error) {
 	ev, err := tx.Event.Create().
 		SetID(ids.New(ids.Event)).
 		SetOrganizationID(orgID).
 		SetType(typ).
-		SetData(string(b)).
+		SetData(string(data)).
 		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond)).
 		Save(ctx)
 	if err != nil {

@@ -210,114 +210,185 @@ func (r *Registry) sequence(ctx context.Context) {
 	}
 }
 
-// seal appends a batch to the log in one transaction: lock the log head,
-// refuse duplicates, timestamp each record, store the new tree hashes, sign
-// the new checkpoint, insert the records and their events.
+// seal appends a batch to the log. Everything that costs CPU (duplicate
+// checks, tree hashes, the checkpoint and timestamp signatures, event
+// payloads) is planned against the log head as last committed, outside the
+// write transaction. The transaction then locks the head and, if no other
+// sequencer (another replica) appended meanwhile, only writes; if one did,
+// it plans again under the lock.
 func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	origin := r.keys.Origin()
+	head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
+	if err != nil {
+		return fmt.Errorf("read log head: %w", err)
+	}
+	planned, err := r.plan(ctx, r.store.Read, head.Size, batch)
+	if err != nil {
+		return err
+	}
 	return r.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
-		for _, p := range batch {
-			p.rec, p.err = nil, nil
-		}
 		q := tx.LogState.Query().Where(logstate.Origin(origin))
 		if r.store.Dialect == dialect.Postgres {
 			// Serialises sequencers of all replicas; SQLite transactions
 			// are already serialised by its single writer.
 			q = q.ForUpdate()
 		}
-		head, err := q.Only(ctx)
+		locked, err := q.Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock log head: %w", err)
 		}
-		n := head.Size
-		at := time.Now().UTC().Truncate(time.Second)
-		var accepted []*pending
-		var leaves [][]byte
-		var records []Record
-		seen := map[string]string{}
-		for _, p := range batch {
-			key := p.reg.OrganizationID + "\x00" + p.reg.ContentHash
-			if first, dup := seen[key]; dup {
-				p.err = duplicate(p.reg.ContentHash, first)
-				continue
-			}
-			existing, err := tx.IPRecord.Query().Where(iprecord.OrganizationID(p.reg.OrganizationID), iprecord.ContentHash(p.reg.ContentHash)).Only(ctx)
-			if err == nil {
-				p.err = duplicate(p.reg.ContentHash, existing.ID)
-				continue
-			}
-			if !ent.IsNotFound(err) {
+		p := planned
+		if locked.Size != p.from {
+			if p, err = r.plan(ctx, tx, locked.Size, batch); err != nil {
 				return err
 			}
-			rec := Record{
-				ID:             ids.New(ids.IPRecord),
-				OrganizationID: p.reg.OrganizationID,
-				CreatorID:      p.reg.CreatorID,
-				Title:          p.reg.Title,
-				Type:           p.reg.Type,
-				ContentHash:    p.reg.ContentHash,
-				Description:    p.reg.Description,
-				Timestamp:      at,
-				CertificateID:  ids.New(ids.Certificate),
-			}
-			seen[key] = rec.ID
-			accepted = append(accepted, p)
-			records = append(records, rec)
-			leaves = append(leaves, CanonicalBytes(rec))
 		}
-		if len(accepted) == 0 {
-			return nil
-		}
-		reader := &dbHashes{ctx: ctx, client: tx, origin: origin}
-		hashes, err := AppendHashes(n, leaves, reader)
-		if err != nil {
-			return fmt.Errorf("append to log: %w", err)
-		}
-		size := n + int64(len(accepted))
-		root, err := TreeHash(size, Overlay(reader, n, hashes))
-		if err != nil {
-			return fmt.Errorf("tree hash: %w", err)
-		}
-		checkpoint, err := SignCheckpoint(r.keys, size, root)
-		if err != nil {
+		if err := r.write(ctx, tx, sqlTx, locked, p); err != nil {
 			return err
 		}
-		first := tlog.StoredHashIndex(0, n)
-		creates := make([]*ent.LogHashCreate, len(hashes))
-		for i, h := range hashes {
-			creates[i] = tx.LogHash.Create().SetOrigin(origin).SetIdx(first + int64(i)).SetHash(h[:])
+		for _, pd := range batch {
+			pd.rec, pd.err = nil, nil
 		}
-		for start := 0; start < len(creates); start += 500 {
-			if err := tx.LogHash.CreateBulk(creates[start:min(start+500, len(creates))]...).Exec(ctx); err != nil {
-				return fmt.Errorf("store log hashes: %w", err)
-			}
+		for i, why := range p.rejected {
+			batch[i].err = why
 		}
-		if err := tx.LogState.UpdateOne(head).SetSize(size).SetRootHash(root[:]).SetCheckpoint(string(checkpoint)).Exec(ctx); err != nil {
-			return err
-		}
-		for i, p := range accepted {
-			rec := records[i]
-			digest := sha256.Sum256(leaves[i])
-			token, err := r.keys.Timestamp(digest, new(big.Int).SetInt64(n+int64(i)+1), at)
-			if err != nil {
-				return fmt.Errorf("timestamp: %w", err)
-			}
-			row, err := tx.IPRecord.Create().
-				SetID(rec.ID).SetOrganizationID(rec.OrganizationID).SetCreatorID(rec.CreatorID).
-				SetTitle(rec.Title).SetType(rec.Type).SetContentHash(rec.ContentHash).SetDescription(rec.Description).
-				SetTimestamp(at).SetCertificateID(rec.CertificateID).SetLogOrigin(origin).SetLogIndex(n + int64(i)).
-				SetRecordBytes(leaves[i]).SetToken(token).
-				Save(ctx)
-			if err != nil {
-				return fmt.Errorf("store record: %w", err)
-			}
-			if _, err := r.events.Emit(ctx, tx, sqlTx, rec.OrganizationID, events.IPRegistered, RecordToProto(row)); err != nil {
-				return err
-			}
-			p.rec = row
+		for i, row := range p.rows {
+			p.accepted[i].rec = row
 		}
 		return nil
 	})
+}
+
+// sealPlan is a batch ready to be written at log position from.
+type sealPlan struct {
+	from       int64
+	rejected   map[int]error // batch index → why (duplicates)
+	accepted   []*pending
+	rows       []*ent.IPRecord
+	events     [][]byte
+	hashes     []tlog.Hash
+	size       int64
+	root       tlog.Hash
+	checkpoint []byte
+}
+
+// plan prepares a batch for appending at log position n, reading through
+// client (the read pool, or the locking transaction).
+func (r *Registry) plan(ctx context.Context, client *ent.Client, n int64, batch []*pending) (*sealPlan, error) {
+	origin := r.keys.Origin()
+	p := &sealPlan{from: n, rejected: map[int]error{}}
+	at := time.Now().UTC().Truncate(time.Second)
+	var leaves [][]byte
+	seen := map[string]string{}
+	for bi, pd := range batch {
+		key := pd.reg.OrganizationID + "\x00" + pd.reg.ContentHash
+		if first, dup := seen[key]; dup {
+			p.rejected[bi] = duplicate(pd.reg.ContentHash, first)
+			continue
+		}
+		existing, err := client.IPRecord.Query().Where(iprecord.OrganizationID(pd.reg.OrganizationID), iprecord.ContentHash(pd.reg.ContentHash)).Only(ctx)
+		if err == nil {
+			p.rejected[bi] = duplicate(pd.reg.ContentHash, existing.ID)
+			continue
+		}
+		if !ent.IsNotFound(err) {
+			return nil, err
+		}
+		rec := Record{
+			ID:             ids.New(ids.IPRecord),
+			OrganizationID: pd.reg.OrganizationID,
+			CreatorID:      pd.reg.CreatorID,
+			Title:          pd.reg.Title,
+			Type:           pd.reg.Type,
+			ContentHash:    pd.reg.ContentHash,
+			Description:    pd.reg.Description,
+			Timestamp:      at,
+			CertificateID:  ids.New(ids.Certificate),
+		}
+		seen[key] = rec.ID
+		leaf := CanonicalBytes(rec)
+		index := n + int64(len(p.accepted))
+		digest := sha256.Sum256(leaf)
+		token, err := r.keys.Timestamp(digest, new(big.Int).SetInt64(index+1), at)
+		if err != nil {
+			return nil, fmt.Errorf("timestamp: %w", err)
+		}
+		row := &ent.IPRecord{
+			ID: rec.ID, OrganizationID: rec.OrganizationID, CreatorID: rec.CreatorID, Title: rec.Title,
+			Type: rec.Type, ContentHash: rec.ContentHash, Description: rec.Description, Timestamp: at,
+			CertificateID: rec.CertificateID, Status: "registered", LogOrigin: origin, LogIndex: index,
+			RecordBytes: leaf, Token: token, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
+		}
+		data, err := events.Encode(RecordToProto(row))
+		if err != nil {
+			return nil, err
+		}
+		p.accepted = append(p.accepted, pd)
+		p.rows = append(p.rows, row)
+		p.events = append(p.events, data)
+		leaves = append(leaves, leaf)
+	}
+	if len(p.accepted) == 0 {
+		return p, nil
+	}
+	reader := &dbHashes{ctx: ctx, client: client, origin: origin}
+	hashes, err := AppendHashes(n, leaves, reader)
+	if err != nil {
+		return nil, fmt.Errorf("append to log: %w", err)
+	}
+	p.hashes = hashes
+	p.size = n + int64(len(p.accepted))
+	if p.root, err = TreeHash(p.size, Overlay(reader, n, hashes)); err != nil {
+		return nil, fmt.Errorf("tree hash: %w", err)
+	}
+	if p.checkpoint, err = SignCheckpoint(r.keys, p.size, p.root); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// write stores a planned batch: tree hashes, the new head, the records and
+// their events.
+func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, head *ent.LogState, p *sealPlan) error {
+	if len(p.accepted) == 0 {
+		return nil
+	}
+	origin := r.keys.Origin()
+	first := tlog.StoredHashIndex(0, p.from)
+	creates := make([]*ent.LogHashCreate, len(p.hashes))
+	for i, h := range p.hashes {
+		creates[i] = tx.LogHash.Create().SetOrigin(origin).SetIdx(first + int64(i)).SetHash(h[:])
+	}
+	for start := 0; start < len(creates); start += 500 {
+		if err := tx.LogHash.CreateBulk(creates[start:min(start+500, len(creates))]...).Exec(ctx); err != nil {
+			return fmt.Errorf("store log hashes: %w", err)
+		}
+	}
+	if err := tx.LogState.UpdateOne(head).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx); err != nil {
+		return err
+	}
+	records := make([]*ent.IPRecordCreate, len(p.rows))
+	for i, row := range p.rows {
+		records[i] = tx.IPRecord.Create().
+			SetID(row.ID).SetOrganizationID(row.OrganizationID).SetCreatorID(row.CreatorID).
+			SetTitle(row.Title).SetType(row.Type).SetContentHash(row.ContentHash).SetDescription(row.Description).
+			SetTimestamp(row.Timestamp).SetCertificateID(row.CertificateID).SetStatus(row.Status).
+			SetLogOrigin(row.LogOrigin).SetLogIndex(row.LogIndex).
+			SetRecordBytes(row.RecordBytes).SetToken(row.Token).SetCreatedAt(row.CreatedAt)
+	}
+	// 200 rows of fifteen columns keep a statement well under SQLite's
+	// and PostgreSQL's bound-parameter limits.
+	for start := 0; start < len(records); start += 200 {
+		if err := tx.IPRecord.CreateBulk(records[start:min(start+200, len(records))]...).Exec(ctx); err != nil {
+			return fmt.Errorf("store records: %w", err)
+		}
+	}
+	for i, row := range p.rows {
+		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, row.OrganizationID, events.IPRegistered, p.events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func duplicate(hash, existingID string) error {

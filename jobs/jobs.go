@@ -103,55 +103,82 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 		return nil, err
 	}
 	created := now()
-	create := func(tx *ent.Client) *ent.JobCreate {
-		return tx.Job.Create().
-			SetID(ids.New(ids.Job)).
-			SetOrganizationID(req.OrganizationID).
-			SetKeyID(req.KeyID).
-			SetVertical(req.Vertical).
-			SetWorkflow(req.Workflow).
-			SetContext(in.Values()).
-			SetAsync(req.Async).
-			SetCreatedAt(created).
-			SetUpdatedAt(created)
+	j := &ent.Job{
+		ID: ids.New(ids.Job), OrganizationID: req.OrganizationID, KeyID: req.KeyID,
+		Vertical: req.Vertical, Workflow: req.Workflow, Context: in.Values(), Async: req.Async,
+		CreatedAt: created, UpdatedAt: created,
 	}
-	var j *ent.Job
 	if req.Async {
+		j.Status = Queued
 		err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
-			j, err = create(tx).SetStatus(Queued).Save(ctx)
-			if err != nil {
+			if err := jobCreate(tx, j).Exec(ctx); err != nil {
 				return err
 			}
-			_, err = r.River.InsertTx(ctx, sqlTx, RunArgs{JobID: j.ID}, nil)
+			_, err := r.River.InsertTx(ctx, sqlTx, RunArgs{JobID: j.ID}, nil)
 			return err
 		})
-		return j, err
+		if err != nil {
+			return nil, err
+		}
+		return j, nil
 	}
 	// A synchronous run is pure computation: run it, then persist the
-	// finished job and its event together.
+	// finished job and its event together. Both are built first, so the
+	// transaction (and SQLite's single writer) only writes.
 	result, runErr := wf.Run(ctx, in, created, nil)
 	if runErr != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	completed := now()
+	j.Attempts, j.StartedAt, j.CompletedAt = 1, &created, &completed
+	if runErr != nil {
+		j.Status = Failed
+		j.ErrorCode, j.ErrorStep = failure(runErr)
+		j.ErrorMessage = runErr.Error()
+	} else {
+		j.Status, j.Progress, j.Result = Completed, 100, result
+	}
+	typ, data, err := finishedEvent(j)
+	if err != nil {
+		return nil, err
+	}
 	err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
-		c := create(tx).SetAttempts(1).SetStartedAt(created).SetCompletedAt(now())
-		if runErr != nil {
-			c = applyFailure(c, runErr)
-		} else {
-			c = c.SetStatus(Completed).SetProgress(100).SetResult(result)
-		}
-		j, err = c.Save(ctx)
-		if err != nil {
+		if err := jobCreate(tx, j).Exec(ctx); err != nil {
 			return err
 		}
-		return r.emitFinished(ctx, tx, sqlTx, j)
+		_, err := r.Events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		return err
 	})
-	return j, err
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
 }
 
-func applyFailure(c *ent.JobCreate, err error) *ent.JobCreate {
-	code, step := failure(err)
-	return c.SetStatus(Failed).SetErrorCode(code).SetErrorMessage(err.Error()).SetErrorStep(step)
+// jobCreate inserts j as it is.
+func jobCreate(tx *ent.Client, j *ent.Job) *ent.JobCreate {
+	c := tx.Job.Create().
+		SetID(j.ID).
+		SetOrganizationID(j.OrganizationID).
+		SetKeyID(j.KeyID).
+		SetVertical(j.Vertical).
+		SetWorkflow(j.Workflow).
+		SetContext(j.Context).
+		SetAsync(j.Async).
+		SetStatus(j.Status).
+		SetProgress(j.Progress).
+		SetAttempts(j.Attempts).
+		SetNillableStartedAt(j.StartedAt).
+		SetNillableCompletedAt(j.CompletedAt).
+		SetCreatedAt(j.CreatedAt).
+		SetUpdatedAt(j.UpdatedAt)
+	if j.Result != nil {
+		c.SetResult(j.Result)
+	}
+	if j.ErrorCode != "" {
+		c.SetErrorCode(j.ErrorCode).SetErrorMessage(j.ErrorMessage).SetErrorStep(j.ErrorStep)
+	}
+	return c
 }
 
 // failure names what a failed run records: the error code and the step.
@@ -163,13 +190,14 @@ func failure(err error) (code, step string) {
 	return "STEP_FAILED", ""
 }
 
-func (r *Runner) emitFinished(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, j *ent.Job) error {
-	typ := events.JobCompleted
+// finishedEvent is the event a finished job emits, encoded.
+func finishedEvent(j *ent.Job) (typ string, data []byte, err error) {
+	typ = events.JobCompleted
 	if j.Status == Failed {
 		typ = events.JobFailed
 	}
-	_, err := r.Events.Emit(ctx, tx, sqlTx, j.OrganizationID, typ, ToProto(j))
-	return err
+	data, err = events.Encode(ToProto(j))
+	return typ, data, err
 }
 
 // Cancel stops a queued or processing job. A running worker notices at its

@@ -87,8 +87,12 @@ func (p *progressReporter) flush(ctx context.Context) {
 	}
 }
 
-// close stops the timer; the run's outcome is written by finish.
-func (p *progressReporter) close() {
+// close stops the timer and returns the progress the run reached; the
+// run's outcome is written by finish.
+func (p *progressReporter) close() int {
 	close(p.stop)
 	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pct
 }

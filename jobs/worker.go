@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/riverqueue/river"
 
@@ -45,21 +44,23 @@ func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
 		SetStatus(Processing).AddAttempts(1).SetProgress(0).SetUpdatedAt(t)
 	if j.StartedAt == nil {
 		upd = upd.SetStartedAt(t)
+		j.StartedAt = &t
 	}
 	if n, err := upd.Save(ctx); err != nil || n == 0 {
 		return err
 	}
+	j.Status, j.Attempts, j.Progress, j.UpdatedAt = Processing, j.Attempts+1, 0, t
 	wf, err := Lookup(j.Vertical, j.Workflow)
 	if err != nil {
-		return r.finish(ctx, id, nil, &engine.StepError{Step: "lookup", Code: "UNKNOWN_WORKFLOW", Err: err})
+		return r.finish(ctx, j, nil, &engine.StepError{Step: "lookup", Code: "UNKNOWN_WORKFLOW", Err: err})
 	}
 	in, err := wf.Prepare(j.Context)
 	if err != nil {
-		return r.finish(ctx, id, nil, &engine.StepError{Step: "prepare", Code: "INVALID_CONTEXT", Err: err})
+		return r.finish(ctx, j, nil, &engine.StepError{Step: "prepare", Code: "INVALID_CONTEXT", Err: err})
 	}
 	progress := startProgress(ctx, r, id)
 	result, runErr := wf.Run(ctx, in, j.CreatedAt, progress.report)
-	progress.close()
+	j.Progress = progress.close()
 	switch {
 	case errors.Is(runErr, errCanceled):
 		return nil
@@ -67,34 +68,45 @@ func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
 		// Shutdown or timeout: let River retry, and record the failure once
 		// retries are exhausted.
 		if rj.Attempt >= rj.MaxAttempts {
-			return errors.Join(runErr, r.finish(context.WithoutCancel(ctx), id, nil, retriesExhausted(runErr)))
+			return errors.Join(runErr, r.finish(context.WithoutCancel(ctx), j, nil, retriesExhausted(runErr)))
 		}
 		return runErr
 	}
-	return r.finish(ctx, id, result, runErr)
+	return r.finish(ctx, j, result, runErr)
 }
 
 // finish records the outcome and its event in one transaction, only if the
 // job is still processing (not canceled, not finished by another attempt).
-func (r *Runner) finish(ctx context.Context, id string, result map[string]any, runErr error) error {
+// j is the job as this attempt left it; the finished job and its event are
+// built before the transaction, which then only writes.
+func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, runErr error) error {
+	t := now()
+	j.CompletedAt, j.UpdatedAt = &t, t
+	if runErr != nil {
+		j.Status = Failed
+		j.ErrorCode, j.ErrorStep = failure(runErr)
+		j.ErrorMessage = runErr.Error()
+	} else {
+		j.Status, j.Progress, j.Result = Completed, 100, result
+	}
+	typ, data, err := finishedEvent(j)
+	if err != nil {
+		return err
+	}
 	return r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
-		t := now()
-		upd := tx.Job.Update().Where(job.ID(id), job.Status(Processing)).SetCompletedAt(t).SetUpdatedAt(t)
+		upd := tx.Job.Update().Where(job.ID(j.ID), job.Status(Processing)).
+			SetStatus(j.Status).SetProgress(j.Progress).SetCompletedAt(t).SetUpdatedAt(t)
 		if runErr != nil {
-			code, step := failure(runErr)
-			upd = upd.SetStatus(Failed).SetErrorCode(code).SetErrorMessage(runErr.Error()).SetErrorStep(step)
+			upd = upd.SetErrorCode(j.ErrorCode).SetErrorMessage(j.ErrorMessage).SetErrorStep(j.ErrorStep)
 		} else {
-			upd = upd.SetStatus(Completed).SetProgress(100).SetResult(result)
+			upd = upd.SetResult(result)
 		}
 		n, err := upd.Save(ctx)
 		if err != nil || n == 0 {
 			return err
 		}
-		j, err := tx.Job.Get(ctx, id)
-		if err != nil {
-			return fmt.Errorf("reload finished job: %w", err)
-		}
-		return r.emitFinished(ctx, tx, sqlTx, j)
+		_, err = r.Events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		return err
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -54,23 +55,37 @@ func (s *creatorsService) CreateCreator(ctx context.Context, req *creativeopsv1.
 		metadata = req.GetMetadata().AsMap()
 	}
 	// The creator.created event (and its webhook deliveries) commits with
-	// the creator, so neither exists without the other.
-	var c *ent.Creator
-	err := s.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
-		var err error
-		c, err = tx.Creator.Create().
-			SetID(ids.New(ids.Creator)).
-			SetOrganizationID(p.OrganizationID).
-			SetName(req.GetName()).
-			SetEmail(email).
-			SetEmailKey(strings.ToLower(email)).
-			SetVertical(req.GetVertical()).
-			SetMetadata(metadata).
-			Save(ctx)
+	// the creator, so neither exists without the other. Both are built
+	// before the transaction, which then only writes.
+	t := time.Now().UTC().Truncate(time.Microsecond)
+	c := &ent.Creator{
+		ID: ids.New(ids.Creator), OrganizationID: p.OrganizationID,
+		Name: req.GetName(), Email: email, EmailKey: strings.ToLower(email),
+		Vertical: req.GetVertical(), Status: "active", Metadata: metadata,
+		CreatedAt: t, UpdatedAt: t,
+	}
+	out := creatorToProto(c)
+	data, err := events.Encode(out)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+		err := tx.Creator.Create().
+			SetID(c.ID).
+			SetOrganizationID(c.OrganizationID).
+			SetName(c.Name).
+			SetEmail(c.Email).
+			SetEmailKey(c.EmailKey).
+			SetVertical(c.Vertical).
+			SetStatus(c.Status).
+			SetMetadata(c.Metadata).
+			SetCreatedAt(t).
+			SetUpdatedAt(t).
+			Exec(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = s.events.Emit(ctx, tx, sqlTx, p.OrganizationID, events.CreatorCreated, creatorToProto(c))
+		_, err = s.events.EmitEncoded(ctx, tx, sqlTx, p.OrganizationID, events.CreatorCreated, data)
 		return err
 	})
 	if ent.IsConstraintError(err) {
@@ -81,7 +96,7 @@ func (s *creatorsService) CreateCreator(ctx context.Context, req *creativeopsv1.
 		return nil, err
 	}
 	setHTTPStatus(ctx, 201)
-	return creatorToProto(c), nil
+	return out, nil
 }
 
 func (s *creatorsService) GetCreator(ctx context.Context, req *creativeopsv1.GetCreatorRequest) (*creativeopsv1.Creator, error) {

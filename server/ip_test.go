@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -372,5 +373,24 @@ func TestIPConcurrentRegistrationsTwoInstances(t *testing.T) {
 	}
 	if len(seen) != total {
 		t.Fatalf("%d distinct indexes, want %d", len(seen), total)
+	}
+
+	// The same work sent to both instances at once is registered once:
+	// the other gets the duplicate conflict, whichever sequencer is first.
+	for i := 0; i < 20; i++ {
+		body := map[string]any{"creator_id": cr, "title": "Twin", "type": "song", "content_hash": digestOf(fmt.Sprint("twin", i))}
+		codes := make(chan int, 2)
+		for _, s := range []*testserver.Server{a, b} {
+			go func() { codes <- register(t, s, a.AdminKey, body).Status }()
+		}
+		got := []int{<-codes, <-codes}
+		slices.Sort(got)
+		if got[0] != 201 || got[1] != 409 {
+			t.Fatalf("twin registration %d: statuses %v, want one 201 and one 409", i, got)
+		}
+	}
+	cp = a.Do(t, "GET", "/v1/ip/log/checkpoint", a.AdminKey, nil).JSON
+	if fmt.Sprint(cp["tree_size"]) != fmt.Sprint(total+20) {
+		t.Fatalf("log size %v after twins, want %d", cp["tree_size"], total+20)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
@@ -39,7 +40,10 @@ type Config struct {
 	// HTTPAddr serves REST and gRPC on one port.
 	HTTPAddr string
 	// GRPCAddr optionally serves gRPC alone on a second port.
-	GRPCAddr              string
+	GRPCAddr string
+	// DebugAddr, when set, serves the Go profiler (/debug/pprof/) on its
+	// own listener; keep it on loopback or a private network.
+	DebugAddr             string
 	DatabaseURL           string
 	DataDir               string
 	AllowInsecureWebhooks bool
@@ -283,11 +287,26 @@ func (s *Server) StartWorkers(ctx context.Context) error {
 	return s.river.Start(context.WithoutCancel(ctx))
 }
 
-// Serve serves REST and gRPC on ln until Shutdown.
+// Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
+// the gRPC server's own transport, the rest on the HTTP server (connMux).
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.http.Serve(ln)
+	m := newConnMux(ln)
+	go m.serve()
+	grpcDone := make(chan error, 1)
+	go func() { grpcDone <- s.grpc.Serve(m.grpc) }()
+	err := s.http.Serve(m.http)
+	m.close()
 	if errors.Is(err, http.ErrServerClosed) {
-		return nil
+		err = nil
+	}
+	// The gRPC side stops with the mux; its own error only matters if it
+	// stopped first.
+	select {
+	case gerr := <-grpcDone:
+		if err == nil && gerr != nil && !errors.Is(gerr, net.ErrClosed) {
+			err = gerr
+		}
+	default:
 	}
 	return err
 }
@@ -356,6 +375,17 @@ func Run(ctx context.Context, cfg Config) error {
 		go func() { errc <- s.ServeGRPC(gln) }()
 		s.log.Info("serving gRPC", "addr", gln.Addr().String())
 	}
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			_ = s.Shutdown(context.Background())
+			return fmt.Errorf("listen on %s: %w", cfg.DebugAddr, err)
+		}
+		debug := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+		defer debug.Close()
+		go func() { _ = debug.Serve(dln) }()
+		s.log.Info("serving the profiler", "addr", dln.Addr().String())
+	}
 	select {
 	case <-ctx.Done():
 		s.log.Info("shutting down")
@@ -387,4 +417,15 @@ func (d discardBelow) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (d discardBelow) WithGroup(name string) slog.Handler {
 	return discardBelow{d.Handler.WithGroup(name), d.min}
+}
+
+// debugHandler serves the Go runtime profiles, for --debug-addr.
+func debugHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }

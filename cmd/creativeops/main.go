@@ -139,6 +139,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	httpAddr := fs.str("http-addr", ":8080", "address serving REST and gRPC")
 	grpcAddr := fs.str("grpc-addr", "", "optional address serving gRPC only")
+	debugAddr := fs.str("debug-addr", "", "optional address serving the Go profiler at /debug/pprof/ (keep it private, e.g. 127.0.0.1:6060)")
 	dbURL := fs.databaseURL()
 	dataDir := fs.str("data-dir", "./data", "directory for local state")
 	insecure := fs.boolean("allow-insecure-webhooks", false, "allow http:// and private-address webhook URLs (development only)")
@@ -179,6 +180,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	return server.Run(ctx, server.Config{
 		HTTPAddr:              *httpAddr,
 		GRPCAddr:              *grpcAddr,
+		DebugAddr:             *debugAddr,
 		DatabaseURL:           *dbURL,
 		DataDir:               *dataDir,
 		AllowInsecureWebhooks: *insecure,
