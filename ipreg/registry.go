@@ -210,21 +210,27 @@ func (r *Registry) sequence(ctx context.Context) {
 	}
 }
 
-// seal appends a batch to the log. Everything that costs CPU (duplicate
-// checks, tree hashes, the checkpoint and timestamp signatures, event
-// payloads) is planned against the log head as last committed, outside the
-// write transaction. The transaction then locks the head and, if no other
-// sequencer (another replica) appended meanwhile, only writes; if one did,
-// it plans again under the lock.
+// seal appends a batch to the log. On SQLite, everything that costs CPU
+// (duplicate checks, tree hashes, the checkpoint and timestamp signatures,
+// event payloads) is planned against the log head as last committed,
+// outside the write transaction, so the single writer is held only for the
+// writes; this process's sequencer is the log's only writer, so the plan is
+// still current when the transaction locks the head. On PostgreSQL several
+// replicas append to one log: a plan made outside the head's row lock is
+// usually stale by the time the lock is granted, so there the batch is
+// planned under the lock (which only sequencers contend for). Either way,
+// if the head moved, the batch is planned again under the lock.
 func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	origin := r.keys.Origin()
-	head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
-	if err != nil {
-		return fmt.Errorf("read log head: %w", err)
-	}
-	planned, err := r.plan(ctx, r.store.Read, head.Size, batch)
-	if err != nil {
-		return err
+	var planned *sealPlan
+	if r.store.Dialect != dialect.Postgres {
+		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
+		if err != nil {
+			return fmt.Errorf("read log head: %w", err)
+		}
+		if planned, err = r.plan(ctx, r.store.Read, head.Size, batch); err != nil {
+			return err
+		}
 	}
 	return r.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
 		q := tx.LogState.Query().Where(logstate.Origin(origin))
@@ -238,7 +244,7 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 			return fmt.Errorf("lock log head: %w", err)
 		}
 		p := planned
-		if locked.Size != p.from {
+		if p == nil || locked.Size != p.from {
 			if p, err = r.plan(ctx, tx, locked.Size, batch); err != nil {
 				return err
 			}

@@ -20,6 +20,7 @@ import (
 
 	"buf.build/go/protovalidate"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -80,6 +81,13 @@ type Config struct {
 	AnalyticsFlushInterval time.Duration
 }
 
+// queueWorkers is the River client that works jobs.
+type queueWorkers interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+}
+
 // Server is a running service instance.
 type Server struct {
 	cfg       Config
@@ -88,10 +96,13 @@ type Server struct {
 	keys      *auth.Store
 	validator protovalidate.Validator
 	routes    map[string]route
-	river     *river.Client[*sql.Tx]
-	runner    *jobs.Runner
-	registry  *ipreg.Registry
-	events    *events.Emitter
+	// river inserts jobs (inside ent transactions); workers works them:
+	// the same client on SQLite, a LISTENing pgx one on PostgreSQL.
+	river    *river.Client[*sql.Tx]
+	workers  queueWorkers
+	runner   *jobs.Runner
+	registry *ipreg.Registry
+	events   *events.Emitter
 
 	metrics     *metrics
 	usage       *analytics.Recorder // nil when analytics is disabled
@@ -159,20 +170,40 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Log:        s.log,
 	})
-	s.river, err = river.NewClient(store.River, &river.Config{
-		Queues: map[string]river.QueueConfig{
-			jobs.Queue:     {MaxWorkers: cfg.Workers},
-			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
-		},
-		Workers:              workers,
-		JobTimeout:           cfg.JobTimeout,
-		RescueStuckJobsAfter: cfg.RescueAfter,
-		// database/sql pools cannot LISTEN, so workers poll; a short
+	queues := map[string]river.QueueConfig{
+		jobs.Queue:     {MaxWorkers: cfg.Workers},
+		webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
+	}
+	riverLog := slog.New(discardBelow{s.log.Handler(), slog.LevelWarn})
+	if store.Pool == nil {
+		// SQLite: one client inserts and works. It cannot be told of
+		// inserts made in other transactions, so workers poll; a short
 		// interval keeps the queue-to-start delay low.
-		FetchPollInterval: 50 * time.Millisecond,
-		FetchCooldown:     10 * time.Millisecond,
-		Logger:            slog.New(discardBelow{s.log.Handler(), slog.LevelWarn}),
-	})
+		s.river, err = river.NewClient(store.River, &river.Config{
+			Queues: queues, Workers: workers,
+			JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+			FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
+			Logger: riverLog,
+		})
+		s.workers = s.river
+	} else {
+		// PostgreSQL: jobs are inserted inside ent's database/sql
+		// transactions, which River's database/sql driver does, sending a
+		// NOTIFY with each; they are worked by a client on River's pgx
+		// driver, which LISTENs for those on every replica, so workers
+		// start at once and poll only as a fallback.
+		s.river, err = river.NewClient(store.River, &river.Config{
+			Workers: workers, FetchCooldown: 10 * time.Millisecond, Logger: riverLog,
+		})
+		if err == nil {
+			s.workers, err = river.NewClient(riverpgxv5.New(store.Pool), &river.Config{
+				Queues: queues, Workers: workers,
+				JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+				FetchPollInterval: 500 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
+				Logger: riverLog,
+			})
+		}
+	}
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -284,7 +315,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 
 // StartWorkers starts the background workers (asynchronous runs).
 func (s *Server) StartWorkers(ctx context.Context) error {
-	return s.river.Start(context.WithoutCancel(ctx))
+	return s.workers.Start(context.WithoutCancel(ctx))
 }
 
 // Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
@@ -334,9 +365,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// Workers get the rest of the deadline to finish their runs; whatever
 	// is still running is canceled and retried by the next instance.
 	var riverErr error
-	if err := s.river.Stop(ctx); err != nil {
+	if err := s.workers.Stop(ctx); err != nil {
 		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		riverErr = s.river.StopAndCancel(stopCtx)
+		riverErr = s.workers.StopAndCancel(stopCtx)
 		cancel()
 	}
 	s.registry.Close()

@@ -21,7 +21,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
 	"github.com/creativeops/creativeops/ent"
@@ -40,6 +41,10 @@ type Store struct {
 	Dialect string
 	// River is the queue driver over the same pool.
 	River riverdriver.Driver[*sql.Tx]
+	// Pool is the PostgreSQL connection pool behind DB (nil on SQLite). Job
+	// workers use it through River's pgx driver, which can LISTEN for
+	// inserted jobs instead of polling.
+	Pool *pgxpool.Pool
 }
 
 // Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
@@ -78,16 +83,22 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		if _, err := url.Parse(databaseURL); err != nil {
 			return nil, fmt.Errorf("database url: %w", err)
 		}
-		db, err := sql.Open("pgx", databaseURL)
+		cfg, err := pgxpool.ParseConfig(databaseURL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("database url: %w", err)
 		}
 		// Replicas share the server's connection limit (100 by default):
 		// 16 each leaves room for several replicas and for operators.
-		db.SetMaxOpenConns(16)
-		db.SetMaxIdleConns(16)
-		db.SetConnMaxLifetime(30 * time.Minute)
-		s.DB, s.Dialect = db, dialect.Postgres
+		cfg.MaxConns = 16
+		cfg.MaxConnLifetime = 30 * time.Minute
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("connect to database: %w", err)
+		}
+		// database/sql (ent, and River's inserts inside ent transactions)
+		// and River's workers share the one pool.
+		db := stdlib.OpenDBFromPool(pool)
+		s.DB, s.Dialect, s.Pool = db, dialect.Postgres, pool
 		s.River = riverdatabasesql.New(db)
 	default:
 		return nil, fmt.Errorf("database url %q: want sqlite://<path> or postgres://...", databaseURL)
@@ -152,5 +163,9 @@ func (s *Store) Close() error {
 	if s.readDB != nil {
 		s.readDB.Close()
 	}
-	return s.DB.Close()
+	err := s.DB.Close()
+	if s.Pool != nil {
+		s.Pool.Close()
+	}
+	return err
 }
