@@ -6,6 +6,7 @@ package bench
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -26,6 +27,11 @@ func (r Result) Throughput() float64 { return float64(r.OK+r.Errors) / r.Elapsed
 // Rate sends requests at a fixed rate for a fixed duration (open loop:
 // latency is measured from when a request was due, so a stalled server
 // cannot hide its queueing). Every loop is bounded by count and time.
+//
+// The first request is due at a random point of the first interval, so
+// that several streams run side by side (one per operation of a mix) are
+// independent, as separate clients are, instead of all firing in the same
+// instant every interval.
 func Rate(ctx context.Context, rps int, d time.Duration, concurrency int, do func(context.Context) error) Result {
 	total := int(float64(rps) * d.Seconds())
 	interval := time.Second / time.Duration(rps)
@@ -44,7 +50,8 @@ func Rate(ctx context.Context, rps int, d time.Duration, concurrency int, do fun
 			}
 		}()
 	}
-	start := time.Now()
+	begin := time.Now()
+	start := begin.Add(rand.N(interval))
 	for i := 0; i < total && ctx.Err() == nil; i++ {
 		at := start.Add(time.Duration(i) * interval)
 		if wait := time.Until(at); wait > 0 {
@@ -54,7 +61,7 @@ func Rate(ctx context.Context, rps int, d time.Duration, concurrency int, do fun
 	}
 	close(due)
 	wg.Wait()
-	r := rec.result(time.Since(start))
+	r := rec.result(time.Since(begin))
 	r.Sent = total
 	return r
 }
