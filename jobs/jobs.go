@@ -63,6 +63,15 @@ type Runner struct {
 	// River enqueues asynchronous runs; it is set once the client exists.
 	River *river.Client[*sql.Tx]
 	Log   *slog.Logger
+	// Finished, when set, is told of every job this process finished
+	// (committed as completed or failed).
+	Finished func(status string, async bool)
+}
+
+func (r *Runner) finished(j *ent.Job) {
+	if r.Finished != nil {
+		r.Finished(j.Status, j.Async)
+	}
 }
 
 // Request is a run as the API receives it.
@@ -152,6 +161,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.finished(j)
 	return j, nil
 }
 

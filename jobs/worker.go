@@ -93,7 +93,8 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 	if err != nil {
 		return err
 	}
-	return r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	done := false
+	err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
 		upd := tx.Job.Update().Where(job.ID(j.ID), job.Status(Processing)).
 			SetStatus(j.Status).SetProgress(j.Progress).SetCompletedAt(t).SetUpdatedAt(t)
 		if runErr != nil {
@@ -106,8 +107,13 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 			return err
 		}
 		_, err = r.Events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		done = err == nil
 		return err
 	})
+	if err == nil && done {
+		r.finished(j)
+	}
+	return err
 }
 
 func retriesExhausted(err error) *engine.StepError {

@@ -319,6 +319,7 @@ func TestMetrics(t *testing.T) {
 		`creativeops_request_duration_seconds_bucket{code="200",method="GET",route="/v1/creators/{id}",transport="rest",le="+Inf"} 1`,
 		`creativeops_request_duration_seconds_count{code="200",method="POST",route="/v1/engine/run",transport="rest"} 1`,
 		`creativeops_jobs{status="completed"} 1`,
+		`creativeops_jobs_finished_total{async="false",status="completed"} 1`,
 		`creativeops_table_scrape_error 0`,
 		`creativeops_build_info{`,
 		`go_goroutines `,
@@ -353,4 +354,32 @@ func keyID(t *testing.T, s *testserver.Server, secret string) string {
 		t.Fatal(err)
 	}
 	return p.KeyID
+}
+
+// waitMetrics waits up to 5 s for /metrics to contain every line of want
+// (counters are bumped just after the change they count commits).
+func waitMetrics(t *testing.T, s *testserver.Server, want ...string) {
+	t.Helper()
+	var text string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(s.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		text = string(body)
+		missing := false
+		for _, w := range want {
+			missing = missing || !strings.Contains(text, w)
+		}
+		if !missing {
+			return
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
 }

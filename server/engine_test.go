@@ -176,6 +176,7 @@ func TestEngineAsyncLifecycle(t *testing.T) {
 				t.Fatalf("cancel of a completed job: %d %s", c.Status, c.Body)
 			}
 			t.Logf("statuses observed while polling: %v", seen)
+			waitMetrics(t, s, `creativeops_jobs_finished_total{async="true",status="completed"} 1`)
 		})
 	}
 }

@@ -26,6 +26,8 @@ type metrics struct {
 	latency     *prometheus.HistogramVec
 	rateLimited prometheus.Counter
 	replays     prometheus.Counter
+	jobs        *prometheus.CounterVec
+	attempts    *prometheus.CounterVec
 }
 
 // latencyBuckets suit an API whose reads take about a millisecond and
@@ -52,7 +54,15 @@ func newMetrics(s *Server) *metrics {
 		Name: "creativeops_idempotent_replays_total",
 		Help: "POST requests answered from a stored response because their Idempotency-Key was seen before.",
 	})
-	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays,
+	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_jobs_finished_total",
+		Help: "Engine jobs this replica finished, by status (completed, failed) and async (true, false).",
+	}, []string{"status", "async"})
+	m.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_webhook_delivery_attempts_total",
+		Help: "Webhook delivery attempts this replica made, by result: succeeded, retrying (another attempt is scheduled) or failed (gave up, or the endpoint answered 410).",
+	}, []string{"result"})
+	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.jobs, m.attempts,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,12 +165,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	river.AddWorker(workers, &jobs.Worker{Runner: s.runner})
 	dispatcher := &webhooks.Dispatcher{Schedule: cfg.WebhookSchedule}
 	s.events.FanOut = dispatcher.FanOut
-	river.AddWorker(workers, &webhooks.Worker{
+	webhookWorker := &webhooks.Worker{
 		Store:      store,
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Log:        s.log,
-	})
+	}
+	river.AddWorker(workers, webhookWorker)
 	queues := map[string]river.QueueConfig{
 		jobs.Queue:     {MaxWorkers: cfg.Workers},
 		webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
@@ -221,6 +223,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.startAnalytics()
 	s.metrics = newMetrics(s)
+	s.runner.Finished = func(status string, async bool) {
+		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
+	}
+	webhookWorker.Attempted = func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() }
 
 	chain := s.interceptorChain()
 	s.grpc = grpc.NewServer(

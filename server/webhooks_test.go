@@ -412,6 +412,8 @@ func TestWebhookRetries(t *testing.T) {
 					t.Errorf("attempt %d: %v", i+1, a)
 				}
 			}
+			waitMetrics(t, s, `creativeops_webhook_delivery_attempts_total{result="retrying"} 2`,
+				`creativeops_webhook_delivery_attempts_total{result="succeeded"} 1`)
 		})
 	}
 }

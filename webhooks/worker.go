@@ -36,6 +36,10 @@ type Worker struct {
 	// Client must come from NewClient (it carries the SSRF guard).
 	Client *http.Client
 	Log    *slog.Logger
+	// Attempted, when set, is told of every recorded attempt's result:
+	// "succeeded", "retrying" or "failed" (gave up, or the endpoint
+	// answered 410).
+	Attempted func(result string)
 }
 
 // Timeout leaves the HTTP client's own timeout room to expire first, so an
@@ -90,17 +94,24 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// next instance to start makes it again at once.
 		return river.JobSnooze(0)
 	}
+	var result string
 	err = w.Store.Tx(context.WithoutCancel(ctx), func(tx *ent.Client, sqlTx *sql.Tx) error {
-		return w.record(ctx, tx, sqlTx, d, wh, a, at)
+		var err error
+		result, err = w.record(ctx, tx, sqlTx, d, wh, a, at)
+		return err
 	})
 	if errors.Is(err, errStale) {
 		return nil
 	}
+	if err == nil && w.Attempted != nil {
+		w.Attempted(result)
+	}
 	return err
 }
 
-// record stores an attempt and what follows from it, in one transaction.
-func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *ent.Delivery, wh *ent.Webhook, a Attempt, at time.Time) error {
+// record stores an attempt and what follows from it, in one transaction,
+// and says what became of the delivery (see Worker.Attempted).
+func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *ent.Delivery, wh *ent.Webhook, a Attempt, at time.Time) (string, error) {
 	ctx = context.WithoutCancel(ctx)
 	t := now()
 	number := d.Attempts + 1
@@ -130,10 +141,17 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 	}
 	n, err := upd.Save(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if n == 0 {
-		return errStale
+		return "", errStale
+	}
+	result := "failed"
+	switch {
+	case a.Outcome == Succeeded:
+		result = "succeeded"
+	case next != nil:
+		result = "retrying"
 	}
 	err = tx.DeliveryAttempt.Create().
 		SetDeliveryID(d.ID).
@@ -146,7 +164,7 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 		SetNillableNextRetryAt(next).
 		Exec(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	switch {
 	case a.Outcome == Disable:
@@ -156,19 +174,19 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 			SetStatus(WebhookDisabled).SetDisabledReason(reason).SetDisabledAt(t).SetUpdatedAt(t).
 			Save(ctx)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if n > 0 {
 			w.log().Info("webhook disabled", "webhook_id", wh.ID, "organization_id", wh.OrganizationID, "reason", reason)
 		}
-		return StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
+		return result, StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
 	case next != nil:
 		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next))
-		return err
+		return result, err
 	case a.Outcome != Succeeded:
 		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)
 	}
-	return nil
+	return result, nil
 }
 
 // abandon fails a delivery that can no longer be made.
