@@ -383,3 +383,42 @@ func waitMetrics(t *testing.T, s *testserver.Server, want ...string) {
 		}
 	}
 }
+
+// Usage older than the retention is deleted by the clean-up; newer usage,
+// and everything when retention is off, is kept.
+func TestAnalyticsRetention(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		retention time.Duration
+		wantRows  int
+	}{
+		{"30 days", 30 * 24 * time.Hour, 1},
+		{"off", 0, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.AnalyticsRetention = tc.retention }})
+			ctx := context.Background()
+			for _, age := range []time.Duration{31 * 24 * time.Hour, time.Hour} {
+				minute := time.Now().Add(-age).Truncate(time.Minute).Unix()
+				err := s.Store.Ent.UsageMinute.Create().SetMinute(minute).SetOrganizationID(s.OrgID).SetKeyID("key_x").
+					SetMethod("GET").SetRoute("/v1/creators/{id}").SetStatus(200).SetRequests(1).SetHistogram([]byte{}).Exec(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.CleanUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := s.Store.Ent.UsageMinute.Query().All(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.wantRows {
+				t.Fatalf("%d usage rows left, want %d", len(rows), tc.wantRows)
+			}
+			if tc.retention > 0 && time.Since(time.Unix(rows[0].Minute, 0)) > tc.retention {
+				t.Fatalf("kept the old minute %d", rows[0].Minute)
+			}
+		})
+	}
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
+	"github.com/creativeops/creativeops/ent/usageminute"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 )
 
@@ -506,8 +507,8 @@ func replyType(fullMethod string) (protoreflect.MessageType, error) {
 	return protoregistry.GlobalTypes.FindMessageByName(md.Output().FullName())
 }
 
-// startLimits sets up the rate limiter and the periodic deletion of
-// expired idempotency keys.
+// startLimits sets up the rate limiter and the periodic clean-up (expired
+// idempotency keys, usage past its retention).
 func (s *Server) startLimits() error {
 	l, err := newRateLimiter(s.cfg.RateLimit, s.cfg.RedisURL, s.log)
 	if err != nil {
@@ -515,7 +516,7 @@ func (s *Server) startLimits() error {
 	}
 	s.limiter = l
 	stop, done := make(chan struct{}), make(chan struct{})
-	go s.cleanIdempotencyKeys(idempotencyCleanupEvery, stop, done)
+	go s.cleanUpEvery(cleanupEvery, stop, done)
 	s.stopCleanup = sync.OnceFunc(func() { close(stop); <-done })
 	return nil
 }
@@ -530,13 +531,13 @@ func (s *Server) stopLimits() error {
 	return nil
 }
 
-// idempotencyCleanupEvery is how often expired keys are deleted. Every
-// replica does it; the deletes are idempotent. An expired key that is
-// still in the table is ignored by requests.
-const idempotencyCleanupEvery = 10 * time.Minute
+// cleanupEvery is how often expired idempotency keys and usage past its
+// retention are deleted. Every replica does it; the deletes are
+// idempotent. An expired key still in the table is ignored by requests.
+const cleanupEvery = 10 * time.Minute
 
-// cleanIdempotencyKeys deletes expired keys every interval until stop.
-func (s *Server) cleanIdempotencyKeys(interval time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+// cleanUpEvery runs CleanUp every interval until stop.
+func (s *Server) cleanUpEvery(interval time.Duration, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -545,14 +546,32 @@ func (s *Server) cleanIdempotencyKeys(interval time.Duration, stop <-chan struct
 		case <-stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			n, err := s.store.Ent.IdempotencyKey.Delete().Where(idempotencykey.ExpiresAtLT(time.Now().UTC())).Exec(ctx)
-			cancel()
-			if err != nil {
-				s.log.Warn("expired idempotency keys not deleted", "error", err)
-			} else if n > 0 {
-				s.log.Debug("expired idempotency keys deleted", "count", n)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			if err := s.CleanUp(ctx); err != nil {
+				s.log.Warn("clean-up failed", "error", err)
 			}
+			cancel()
 		}
 	}
+}
+
+// CleanUp deletes expired idempotency keys and usage aggregates older than
+// the analytics retention (the server does it every 10 minutes).
+func (s *Server) CleanUp(ctx context.Context) error {
+	now := time.Now().UTC()
+	keys, err := s.store.Ent.IdempotencyKey.Delete().Where(idempotencykey.ExpiresAtLT(now)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	var minutes int
+	if s.cfg.AnalyticsRetention > 0 {
+		cutoff := now.Add(-s.cfg.AnalyticsRetention).Unix()
+		if minutes, err = s.store.Ent.UsageMinute.Delete().Where(usageminute.MinuteLT(cutoff)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete usage past retention: %w", err)
+		}
+	}
+	if keys > 0 || minutes > 0 {
+		s.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes)
+	}
+	return nil
 }

@@ -80,6 +80,9 @@ type Config struct {
 	// AnalyticsFlushInterval is how often usage aggregates are written to
 	// the database (default 5 s).
 	AnalyticsFlushInterval time.Duration
+	// AnalyticsRetention is how long usage aggregates are kept; older
+	// minutes are deleted every 10 minutes. Zero keeps them forever.
+	AnalyticsRetention time.Duration
 }
 
 // queueWorkers is the River client that works jobs.

@@ -153,8 +153,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	redisURL := fs.str("redis-url", "", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
 	recordUsage := fs.boolean("analytics", true, "record per-request usage analytics (GET /v1/analytics/usage)")
 	flushEvery := fs.duration("analytics-flush-interval", 5*time.Second, "how often usage aggregates are written to the database")
+	retention := fs.duration("analytics-retention", 90*24*time.Hour, "how long per-minute usage is kept (0 keeps it forever)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *retention < 0 {
+		return errors.New("--analytics-retention must not be negative")
 	}
 	if *rateLimit <= 0 || *rateBurst <= 0 {
 		return errors.New("--rate-limit and --rate-limit-burst must be positive")
@@ -196,6 +200,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		RedisURL:               *redisURL,
 		DisableAnalytics:       !*recordUsage,
 		AnalyticsFlushInterval: *flushEvery,
+		AnalyticsRetention:     *retention,
 	})
 }
 

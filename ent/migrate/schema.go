@@ -380,6 +380,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{UsageMinutesColumns[2], UsageMinutesColumns[1], UsageMinutesColumns[3], UsageMinutesColumns[4], UsageMinutesColumns[5], UsageMinutesColumns[6]},
 			},
+			{
+				Name:    "usageminute_minute",
+				Unique:  false,
+				Columns: []*schema.Column{UsageMinutesColumns[1]},
+			},
 		},
 	}
 	// WebhooksColumns holds the columns for the "webhooks" table.

@@ -37,5 +37,7 @@ func (UsageMinute) Indexes() []ent.Index {
 		// The upsert target; organization and minute first for the usage
 		// query's range scan.
 		index.Fields("organization_id", "minute", "key_id", "method", "route", "status").Unique(),
+		// Pruning past the retention period deletes by minute alone.
+		index.Fields("minute"),
 	}
 }
