@@ -140,14 +140,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	}
 	completed := now()
 	j.Attempts, j.StartedAt, j.CompletedAt = 1, &created, &completed
-	if runErr != nil {
-		j.Status = Failed
-		j.ErrorCode, j.ErrorStep = failure(runErr)
-		j.ErrorMessage = runErr.Error()
-	} else {
-		j.Status, j.Progress, j.Result = Completed, 100, result
-	}
-	typ, data, err := finishedEvent(j)
+	typ, data, err := settle(j, result, runErr)
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +193,16 @@ func failure(err error) (code, step string) {
 	return "STEP_FAILED", ""
 }
 
-// finishedEvent is the event a finished job emits, encoded.
-func finishedEvent(j *ent.Job) (typ string, data []byte, err error) {
+// settle records a run's outcome on j and returns the event the finished
+// job emits, encoded.
+func settle(j *ent.Job, result map[string]any, runErr error) (typ string, data []byte, err error) {
 	typ = events.JobCompleted
-	if j.Status == Failed {
-		typ = events.JobFailed
+	if runErr != nil {
+		j.Status, typ = Failed, events.JobFailed
+		j.ErrorCode, j.ErrorStep = failure(runErr)
+		j.ErrorMessage = runErr.Error()
+	} else {
+		j.Status, j.Progress, j.Result = Completed, 100, result
 	}
 	data, err = events.Encode(ToProto(j))
 	return typ, data, err

@@ -82,14 +82,7 @@ func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
 func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, runErr error) error {
 	t := now()
 	j.CompletedAt, j.UpdatedAt = &t, t
-	if runErr != nil {
-		j.Status = Failed
-		j.ErrorCode, j.ErrorStep = failure(runErr)
-		j.ErrorMessage = runErr.Error()
-	} else {
-		j.Status, j.Progress, j.Result = Completed, 100, result
-	}
-	typ, data, err := finishedEvent(j)
+	typ, data, err := settle(j, result, runErr)
 	if err != nil {
 		return err
 	}
