@@ -222,8 +222,9 @@ func (r *Registry) sequence(ctx context.Context) {
 // if the head moved, the batch is planned again under the lock.
 func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	origin := r.keys.Origin()
+	shared := r.store.Dialect == dialect.Postgres
 	var planned *sealPlan
-	if r.store.Dialect != dialect.Postgres {
+	if !shared {
 		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
 		if err != nil {
 			return fmt.Errorf("read log head: %w", err)
@@ -234,7 +235,7 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	}
 	return r.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
 		q := tx.LogState.Query().Where(logstate.Origin(origin))
-		if r.store.Dialect == dialect.Postgres {
+		if shared {
 			// Serialises sequencers of all replicas; SQLite transactions
 			// are already serialised by its single writer.
 			q = q.ForUpdate()
@@ -251,9 +252,6 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 		}
 		if err := r.write(ctx, tx, sqlTx, locked, p); err != nil {
 			return err
-		}
-		for _, pd := range batch {
-			pd.rec, pd.err = nil, nil
 		}
 		for i, why := range p.rejected {
 			batch[i].err = why

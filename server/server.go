@@ -180,16 +180,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
 	}
 	riverLog := slog.New(discardBelow{s.log.Handler(), slog.LevelWarn})
-	if store.Pool == nil {
+	work := &river.Config{
+		Queues: queues, Workers: workers,
+		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
 		// SQLite: one client inserts and works. It cannot be told of
 		// inserts made in other transactions, so workers poll; a short
 		// interval keeps the queue-to-start delay low.
-		s.river, err = river.NewClient(store.River, &river.Config{
-			Queues: queues, Workers: workers,
-			JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
-			FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
-			Logger: riverLog,
-		})
+		FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
+		Logger: riverLog,
+	}
+	if store.Pool == nil {
+		s.river, err = river.NewClient(store.River, work)
 		s.workers = s.river
 	} else {
 		// PostgreSQL: jobs are inserted inside ent's database/sql
@@ -197,16 +198,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		// NOTIFY with each; they are worked by a client on River's pgx
 		// driver, which LISTENs for those on every replica, so workers
 		// start at once and poll only as a fallback.
+		work.FetchPollInterval = 500 * time.Millisecond
 		s.river, err = river.NewClient(store.River, &river.Config{
-			Workers: workers, FetchCooldown: 10 * time.Millisecond, Logger: riverLog,
+			Workers: workers, FetchCooldown: work.FetchCooldown, Logger: riverLog,
 		})
 		if err == nil {
-			s.workers, err = river.NewClient(riverpgxv5.New(store.Pool), &river.Config{
-				Queues: queues, Workers: workers,
-				JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
-				FetchPollInterval: 500 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
-				Logger: riverLog,
-			})
+			s.workers, err = river.NewClient(riverpgxv5.New(store.Pool), work)
 		}
 	}
 	if err != nil {
@@ -332,21 +329,13 @@ func (s *Server) StartWorkers(ctx context.Context) error {
 func (s *Server) Serve(ln net.Listener) error {
 	m := newConnMux(ln)
 	go m.serve()
-	grpcDone := make(chan error, 1)
-	go func() { grpcDone <- s.grpc.Serve(m.grpc) }()
+	// The gRPC side can only stop with the mux (its listener's one error
+	// is net.ErrClosed), which the HTTP server's shutdown closes.
+	go func() { _ = s.grpc.Serve(m.grpc) }()
 	err := s.http.Serve(m.http)
 	m.close()
 	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	// The gRPC side stops with the mux; its own error only matters if it
-	// stopped first.
-	select {
-	case gerr := <-grpcDone:
-		if err == nil && gerr != nil && !errors.Is(gerr, net.ErrClosed) {
-			err = gerr
-		}
-	default:
+		return nil
 	}
 	return err
 }
