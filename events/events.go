@@ -28,9 +28,10 @@ const (
 // Marshal renders a resource exactly as the REST API returns it.
 var Marshal = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
-// FanOut is called inside the emitting transaction for every event, so
-// deliveries are enqueued atomically with it. Nil until webhooks are wired.
-type FanOut func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event) error
+// FanOut is called inside the emitting transaction with the events it just
+// wrote, so deliveries are enqueued atomically with them. Nil until webhooks
+// are wired.
+type FanOut func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, evs []*ent.Event) error
 
 // Emitter writes events.
 type Emitter struct {
@@ -53,20 +54,51 @@ func (e *Emitter) Emit(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID
 // EmitEncoded records an event whose data is already encoded (see Encode)
 // inside the caller's transaction.
 func (e *Emitter) EmitEncoded(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID, typ string, data []byte) (*ent.Event, error) {
-	ev, err := tx.Event.Create().
-		SetID(ids.New(ids.Event)).
-		SetOrganizationID(orgID).
-		SetType(typ).
-		SetData(string(data)).
-		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond)).
-		Save(ctx)
+	evs, err := e.EmitBatch(ctx, tx, sqlTx, []Encoded{{OrganizationID: orgID, Type: typ, Data: data}})
 	if err != nil {
 		return nil, err
 	}
-	if e != nil && e.FanOut != nil {
-		if err := e.FanOut(ctx, tx, sqlTx, ev); err != nil {
+	return evs[0], nil
+}
+
+// Encoded is an event to record, its data already encoded.
+type Encoded struct {
+	OrganizationID string
+	Type           string
+	Data           []byte
+}
+
+// maxBatchRows keeps one insert of six-column rows under SQLite's and
+// PostgreSQL's bound-parameter limits.
+const maxBatchRows = 500
+
+// EmitBatch records several events inside the caller's transaction with
+// one insert and one fan-out, so a batch costs a few statements rather
+// than a few per event (the IP registry seals many records at once).
+func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, batch []Encoded) ([]*ent.Event, error) {
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	evs := make([]*ent.Event, 0, len(batch))
+	for start := 0; start < len(batch); start += maxBatchRows {
+		part := batch[start:min(start+maxBatchRows, len(batch))]
+		creates := make([]*ent.EventCreate, len(part))
+		for i, b := range part {
+			creates[i] = tx.Event.Create().
+				SetID(ids.New(ids.Event)).
+				SetOrganizationID(b.OrganizationID).
+				SetType(b.Type).
+				SetData(string(b.Data)).
+				SetCreatedAt(at)
+		}
+		saved, err := tx.Event.CreateBulk(creates...).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, saved...)
+	}
+	if e != nil && e.FanOut != nil && len(evs) > 0 {
+		if err := e.FanOut(ctx, tx, sqlTx, evs); err != nil {
 			return nil, err
 		}
 	}
-	return ev, nil
+	return evs, nil
 }

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/oklog/ulid/v2"
 	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -210,26 +212,32 @@ func (r *Registry) sequence(ctx context.Context) {
 	}
 }
 
-// seal appends a batch to the log. On SQLite, everything that costs CPU
-// (duplicate checks, tree hashes, the checkpoint and timestamp signatures,
-// event payloads) is planned against the log head as last committed,
-// outside the write transaction, so the single writer is held only for the
-// writes; this process's sequencer is the log's only writer, so the plan is
-// still current when the transaction locks the head. On PostgreSQL several
-// replicas append to one log: a plan made outside the head's row lock is
-// usually stale by the time the lock is granted, so there the batch is
-// planned under the lock (which only sequencers contend for). Either way,
-// if the head moved, the batch is planned again under the lock.
+// seal appends a batch to the log. What does not depend on the log's
+// position (canonical bytes, timestamp tokens) is prepared first, outside
+// any transaction. On SQLite the rest (duplicate checks, tree hashes, the
+// checkpoint signature, event payloads) is planned against the log head as
+// last committed, also outside the write transaction, so the single writer
+// is held only for the writes; this process's sequencer is the log's only
+// writer, so the plan is still current when the transaction locks the head.
+// On PostgreSQL several replicas append to one log: a plan made outside the
+// head's row lock is usually stale by the time the lock is granted, so
+// there the batch is placed under the lock (which only sequencers contend
+// for), with a fixed handful of statements however large the batch. Either
+// way, if the head moved, the batch is planned again under the lock.
 func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	origin := r.keys.Origin()
 	shared := r.store.Dialect == dialect.Postgres
+	drafts, err := r.prepare(batch)
+	if err != nil {
+		return err
+	}
 	var planned *sealPlan
 	if !shared {
 		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
 		if err != nil {
 			return fmt.Errorf("read log head: %w", err)
 		}
-		if planned, err = r.plan(ctx, r.store.Read, head.Size, batch); err != nil {
+		if planned, err = r.place(ctx, r.store.Read, head.Size, drafts); err != nil {
 			return err
 		}
 	}
@@ -246,57 +254,51 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 		}
 		p := planned
 		if p == nil || locked.Size != p.from {
-			if p, err = r.plan(ctx, tx, locked.Size, batch); err != nil {
+			if p, err = r.place(ctx, tx, locked.Size, drafts); err != nil {
 				return err
 			}
 		}
 		if err := r.write(ctx, tx, sqlTx, locked, p); err != nil {
 			return err
 		}
-		for i, why := range p.rejected {
-			batch[i].err = why
+		for _, d := range drafts {
+			d.pd.err = d.rejected
+		}
+		for _, d := range p.rejected {
+			d.pd.err = duplicate(d.row.ContentHash, p.existing[d])
 		}
 		for i, row := range p.rows {
-			p.accepted[i].rec = row
+			p.accepted[i].pd.rec = row
 		}
 		return nil
 	})
 }
 
-// sealPlan is a batch ready to be written at log position from.
-type sealPlan struct {
-	from       int64
-	rejected   map[int]error // batch index → why (duplicates)
-	accepted   []*pending
-	rows       []*ent.IPRecord
-	events     [][]byte
-	hashes     []tlog.Hash
-	size       int64
-	root       tlog.Hash
-	checkpoint []byte
+// draft is a registration prepared for the log: its record with canonical
+// bytes and timestamp token, everything but its position.
+type draft struct {
+	pd   *pending
+	row  *ent.IPRecord
+	leaf []byte
+	// rejected is set when the batch already holds the same content.
+	rejected error
 }
 
-// plan prepares a batch for appending at log position n, reading through
-// client (the read pool, or the locking transaction).
-func (r *Registry) plan(ctx context.Context, client *ent.Client, n int64, batch []*pending) (*sealPlan, error) {
+// prepare builds every registration's record and timestamp token. The
+// token's serial number is the certificate id's ULID, unique per TSA as
+// RFC 3161 requires and independent of the log, so tokens are signed
+// before any lock is taken.
+func (r *Registry) prepare(batch []*pending) ([]*draft, error) {
 	origin := r.keys.Origin()
-	p := &sealPlan{from: n, rejected: map[int]error{}}
 	at := time.Now().UTC().Truncate(time.Second)
-	var leaves [][]byte
 	seen := map[string]string{}
-	for bi, pd := range batch {
+	drafts := make([]*draft, len(batch))
+	for i, pd := range batch {
+		drafts[i] = &draft{pd: pd}
 		key := pd.reg.OrganizationID + "\x00" + pd.reg.ContentHash
 		if first, dup := seen[key]; dup {
-			p.rejected[bi] = duplicate(pd.reg.ContentHash, first)
+			drafts[i].rejected = duplicate(pd.reg.ContentHash, first)
 			continue
-		}
-		existing, err := client.IPRecord.Query().Where(iprecord.OrganizationID(pd.reg.OrganizationID), iprecord.ContentHash(pd.reg.ContentHash)).Only(ctx)
-		if err == nil {
-			p.rejected[bi] = duplicate(pd.reg.ContentHash, existing.ID)
-			continue
-		}
-		if !ent.IsNotFound(err) {
-			return nil, err
 		}
 		rec := Record{
 			ID:             ids.New(ids.IPRecord),
@@ -311,31 +313,85 @@ func (r *Registry) plan(ctx context.Context, client *ent.Client, n int64, batch 
 		}
 		seen[key] = rec.ID
 		leaf := CanonicalBytes(rec)
-		index := n + int64(len(p.accepted))
-		digest := sha256.Sum256(leaf)
-		token, err := r.keys.Timestamp(digest, new(big.Int).SetInt64(index+1), at)
-		if err != nil {
-			return nil, fmt.Errorf("timestamp: %w", err)
-		}
-		row := &ent.IPRecord{
-			ID: rec.ID, OrganizationID: rec.OrganizationID, CreatorID: rec.CreatorID, Title: rec.Title,
-			Type: rec.Type, ContentHash: rec.ContentHash, Description: rec.Description, Timestamp: at,
-			CertificateID: rec.CertificateID, Status: "registered", LogOrigin: origin, LogIndex: index,
-			RecordBytes: leaf, Token: token, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
-		}
-		data, err := events.Encode(RecordToProto(row))
+		serial, err := certificateSerial(rec.CertificateID)
 		if err != nil {
 			return nil, err
 		}
-		p.accepted = append(p.accepted, pd)
-		p.rows = append(p.rows, row)
-		p.events = append(p.events, data)
-		leaves = append(leaves, leaf)
+		token, err := r.keys.Timestamp(sha256.Sum256(leaf), serial, at)
+		if err != nil {
+			return nil, fmt.Errorf("timestamp: %w", err)
+		}
+		drafts[i].leaf = leaf
+		drafts[i].row = &ent.IPRecord{
+			ID: rec.ID, OrganizationID: rec.OrganizationID, CreatorID: rec.CreatorID, Title: rec.Title,
+			Type: rec.Type, ContentHash: rec.ContentHash, Description: rec.Description, Timestamp: at,
+			CertificateID: rec.CertificateID, Status: "registered", LogOrigin: origin,
+			RecordBytes: leaf, Token: token, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
+		}
+	}
+	return drafts, nil
+}
+
+// certificateSerial is the timestamp serial number of a certificate: the
+// 128 bits of its id's ULID.
+func certificateSerial(certificateID string) (*big.Int, error) {
+	u, err := ulid.ParseStrict(strings.ToUpper(strings.TrimPrefix(certificateID, ids.Certificate+"_")))
+	if err != nil {
+		return nil, fmt.Errorf("certificate id %s: %w", certificateID, err)
+	}
+	return new(big.Int).SetBytes(u[:]), nil
+}
+
+// sealPlan is a batch ready to be written at log position from.
+type sealPlan struct {
+	from int64
+	// rejected are drafts whose content is already registered, under the
+	// existing record's id.
+	rejected   []*draft
+	existing   map[*draft]string
+	accepted   []*draft
+	rows       []*ent.IPRecord
+	events     []events.Encoded
+	hashes     []tlog.Hash
+	size       int64
+	root       tlog.Hash
+	checkpoint []byte
+}
+
+// place plans drafts for appending at log position n, reading through
+// client (the read pool, or the locking transaction). It leaves the drafts
+// as they are, so a stale plan can be replaced by another.
+func (r *Registry) place(ctx context.Context, client *ent.Client, n int64, drafts []*draft) (*sealPlan, error) {
+	p := &sealPlan{from: n, existing: map[*draft]string{}}
+	registered, err := registeredContent(ctx, client, drafts)
+	if err != nil {
+		return nil, err
+	}
+	var leaves [][]byte
+	for _, d := range drafts {
+		if d.rejected != nil {
+			continue
+		}
+		if id, dup := registered[d.row.OrganizationID+"\x00"+d.row.ContentHash]; dup {
+			p.rejected = append(p.rejected, d)
+			p.existing[d] = id
+			continue
+		}
+		row := *d.row
+		row.LogIndex = n + int64(len(p.accepted))
+		data, err := events.Encode(RecordToProto(&row))
+		if err != nil {
+			return nil, err
+		}
+		p.accepted = append(p.accepted, d)
+		p.rows = append(p.rows, &row)
+		p.events = append(p.events, events.Encoded{OrganizationID: row.OrganizationID, Type: events.IPRegistered, Data: data})
+		leaves = append(leaves, d.leaf)
 	}
 	if len(p.accepted) == 0 {
 		return p, nil
 	}
-	reader := &dbHashes{ctx: ctx, client: client, origin: origin}
+	reader := &dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}
 	hashes, err := AppendHashes(n, leaves, reader)
 	if err != nil {
 		return nil, fmt.Errorf("append to log: %w", err)
@@ -349,6 +405,32 @@ func (r *Registry) plan(ctx context.Context, client *ent.Client, n int64, batch 
 		return nil, err
 	}
 	return p, nil
+}
+
+// registeredContent finds which of the drafts' contents their
+// organizations already registered, with one query per organization in
+// the batch: "org\x00hash" → existing record id.
+func registeredContent(ctx context.Context, client *ent.Client, drafts []*draft) (map[string]string, error) {
+	byOrg := map[string][]string{}
+	for _, d := range drafts {
+		if d.rejected == nil {
+			byOrg[d.row.OrganizationID] = append(byOrg[d.row.OrganizationID], d.row.ContentHash)
+		}
+	}
+	found := map[string]string{}
+	for org, hashes := range byOrg {
+		rows, err := client.IPRecord.Query().
+			Where(iprecord.OrganizationID(org), iprecord.ContentHashIn(hashes...)).
+			Select(iprecord.FieldID, iprecord.FieldContentHash).
+			All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("check duplicates: %w", err)
+		}
+		for _, row := range rows {
+			found[org+"\x00"+row.ContentHash] = row.ID
+		}
+	}
+	return found, nil
 }
 
 // write stores a planned batch: tree hashes, the new head, the records and
@@ -387,12 +469,8 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 			return fmt.Errorf("store records: %w", err)
 		}
 	}
-	for i, row := range p.rows {
-		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, row.OrganizationID, events.IPRegistered, p.events[i]); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := r.events.EmitBatch(ctx, tx, sqlTx, p.events)
+	return err
 }
 
 func duplicate(hash, existingID string) error {

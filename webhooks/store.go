@@ -87,42 +87,61 @@ func (d *Dispatcher) schedule() Schedule {
 	return d.Schedule
 }
 
-// FanOut is an events.FanOut: it creates one delivery for every active
-// webhook of the event's organization subscribed to its type. webhook.test
-// events are left out: they are addressed to one webhook, by Enqueue.
-func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event) error {
-	if ev.Type == EventWebhookTest {
-		return nil
-	}
-	hooks, err := tx.Webhook.Query().
-		Where(webhook.OrganizationID(ev.OrganizationID), webhook.Status(WebhookActive), webhook.DeletedAtIsNil()).
-		Select(webhook.FieldID, webhook.FieldEvents).
-		All(ctx)
-	if err != nil {
-		return fmt.Errorf("webhooks: find subscribers: %w", err)
-	}
-	var targets []string
-	for _, wh := range hooks {
-		if Matches(wh.Events, ev.Type) {
-			targets = append(targets, wh.ID)
+// FanOut is an events.FanOut: for every event it creates one delivery to
+// each active webhook of the event's organization subscribed to its type,
+// reading each organization's webhooks once per batch. webhook.test events
+// are left out: they are addressed to one webhook, by Enqueue.
+func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, evs []*ent.Event) error {
+	subscribers := map[string][]*ent.Webhook{}
+	var targets []target
+	for _, ev := range evs {
+		if ev.Type == EventWebhookTest {
+			continue
+		}
+		hooks, ok := subscribers[ev.OrganizationID]
+		if !ok {
+			var err error
+			hooks, err = tx.Webhook.Query().
+				Where(webhook.OrganizationID(ev.OrganizationID), webhook.Status(WebhookActive), webhook.DeletedAtIsNil()).
+				Select(webhook.FieldID, webhook.FieldEvents).
+				All(ctx)
+			if err != nil {
+				return fmt.Errorf("webhooks: find subscribers: %w", err)
+			}
+			subscribers[ev.OrganizationID] = hooks
+		}
+		for _, wh := range hooks {
+			if Matches(wh.Events, ev.Type) {
+				targets = append(targets, target{ev, wh.ID})
+			}
 		}
 	}
-	_, err = d.enqueue(ctx, tx, sqlTx, ev, targets)
+	_, err := d.enqueue(ctx, tx, sqlTx, targets)
 	return err
+}
+
+// target is one delivery to create: an event to a webhook.
+type target struct {
+	ev        *ent.Event
+	webhookID string
 }
 
 // Enqueue creates a delivery of ev to one webhook, whatever the webhook
 // subscribes to: for webhook.test and redeliveries.
 func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event, webhookID string) (*ent.Delivery, error) {
-	out, err := d.enqueue(ctx, tx, sqlTx, ev, []string{webhookID})
+	out, err := d.enqueue(ctx, tx, sqlTx, []target{{ev, webhookID}})
 	if err != nil {
 		return nil, err
 	}
 	return out[0], nil
 }
 
-func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ev *ent.Event, webhookIDs []string) ([]*ent.Delivery, error) {
-	if len(webhookIDs) == 0 {
+// maxDeliveryRows keeps one insert of ten-column rows under SQLite's and
+// PostgreSQL's bound-parameter limits.
+const maxDeliveryRows = 300
+
+func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, targets []target) ([]*ent.Delivery, error) {
+	if len(targets) == 0 {
 		return nil, nil
 	}
 	if d.River == nil {
@@ -131,22 +150,27 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	t := now()
 	delay, _ := d.schedule().Next(0, d.Jitter)
 	due := t.Add(delay)
-	creates := make([]*ent.DeliveryCreate, len(webhookIDs))
-	for i, id := range webhookIDs {
-		creates[i] = tx.Delivery.Create().
-			SetID(ids.New(ids.Delivery)).
-			SetOrganizationID(ev.OrganizationID).
-			SetWebhookID(id).
-			SetEventID(ev.ID).
-			SetEventType(ev.Type).
-			SetStatus(DeliveryPending).
-			SetNextRetryAt(due).
-			SetCreatedAt(t).
-			SetUpdatedAt(t)
-	}
-	ds, err := tx.Delivery.CreateBulk(creates...).Save(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: create deliveries: %w", err)
+	ds := make([]*ent.Delivery, 0, len(targets))
+	for start := 0; start < len(targets); start += maxDeliveryRows {
+		part := targets[start:min(start+maxDeliveryRows, len(targets))]
+		creates := make([]*ent.DeliveryCreate, len(part))
+		for i, tg := range part {
+			creates[i] = tx.Delivery.Create().
+				SetID(ids.New(ids.Delivery)).
+				SetOrganizationID(tg.ev.OrganizationID).
+				SetWebhookID(tg.webhookID).
+				SetEventID(tg.ev.ID).
+				SetEventType(tg.ev.Type).
+				SetStatus(DeliveryPending).
+				SetNextRetryAt(due).
+				SetCreatedAt(t).
+				SetUpdatedAt(t)
+		}
+		saved, err := tx.Delivery.CreateBulk(creates...).Save(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("webhooks: create deliveries: %w", err)
+		}
+		ds = append(ds, saved...)
 	}
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -83,7 +85,7 @@ func (f *fixture) emit(t *testing.T, orgID, typ string) *ent.Event {
 		if err != nil {
 			return err
 		}
-		return f.disp.FanOut(context.Background(), tx, sqlTx, ev)
+		return f.disp.FanOut(context.Background(), tx, sqlTx, []*ent.Event{ev})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +146,50 @@ func TestFanOutMatchesSubscriptions(t *testing.T) {
 	}
 	if jobsQueued != 2 {
 		t.Fatalf("%d jobs queued, want 2", jobsQueued)
+	}
+}
+
+// A batch of events from several organizations (an IP registry seal) fans
+// out in one call: each event reaches its own organization's subscribers.
+func TestFanOutBatch(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	allA := f.webhook(t, "org_a", EventWildcard)
+	ipA := f.webhook(t, "org_a", EventIPRegistered)
+	allB := f.webhook(t, "org_b", EventWildcard)
+	emitter := &events.Emitter{FanOut: f.disp.FanOut}
+	var evs []*ent.Event
+	err := f.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+		var err error
+		evs, err = emitter.EmitBatch(ctx, tx, sqlTx, []events.Encoded{
+			{OrganizationID: "org_a", Type: EventIPRegistered, Data: []byte(`{"id":"ip_1"}`)},
+			{OrganizationID: "org_b", Type: EventIPRegistered, Data: []byte(`{"id":"ip_2"}`)},
+			{OrganizationID: "org_a", Type: EventCreatorCreated, Data: []byte(`{"id":"cr_1"}`)},
+			{OrganizationID: "org_c", Type: EventIPRegistered, Data: []byte(`{"id":"ip_3"}`)},
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, d := range f.deliveries(t) {
+		got[d.EventID] = append(got[d.EventID], d.WebhookID)
+	}
+	want := map[string][]string{
+		evs[0].ID: {allA.ID, ipA.ID},
+		evs[1].ID: {allB.ID},
+		evs[2].ID: {allA.ID},
+	}
+	for ev, hooks := range want {
+		slices.Sort(hooks)
+		slices.Sort(got[ev])
+		if !slices.Equal(got[ev], hooks) {
+			t.Errorf("event %s delivered to %v, want %v", ev, got[ev], hooks)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("deliveries for %d events, want %d: %v", len(got), len(want), got)
 	}
 }
 

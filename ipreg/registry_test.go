@@ -1,0 +1,121 @@
+package ipreg
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/digitorus/timestamp"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/events"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/storage"
+)
+
+// TestSealBatch seals one batch mixing new works, a duplicate within the
+// batch, a work registered by an earlier batch and the same content under
+// another organization, on every backend: each outcome is decided once,
+// accepted records take consecutive log positions and verify, and their
+// events are written and fanned out together.
+func TestSealBatch(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := storage.Open(ctx, b.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var fanOuts [][]*ent.Event
+			emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
+				fanOuts = append(fanOuts, evs)
+				return nil
+			}}
+			r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(r.Close)
+
+			work := func(org, content string) *pending {
+				return &pending{reg: Registration{
+					OrganizationID: org, CreatorID: "cr_" + org, Title: content, Type: "song",
+					ContentHash: "sha256:" + strings.Repeat(content, 64)[:64],
+				}}
+			}
+			earlier := work("org_a", "1")
+			if err := r.seal(ctx, []*pending{earlier}); err != nil || earlier.err != nil {
+				t.Fatalf("first batch: %v %v", err, earlier.err)
+			}
+			fanOuts = nil
+
+			batch := []*pending{
+				work("org_a", "2"), // new
+				work("org_a", "2"), // same content earlier in this batch
+				work("org_a", "1"), // registered by the earlier batch
+				work("org_b", "1"), // same content, another organization
+				work("org_a", "3"), // new
+			}
+			if err := r.seal(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range []string{"", batch[0].rec.ID, earlier.rec.ID, "", ""} {
+				p := batch[i]
+				if want == "" {
+					if p.err != nil || p.rec == nil {
+						t.Fatalf("work %d: err %v, want a record", i, p.err)
+					}
+					continue
+				}
+				if p.rec != nil || p.err == nil || !strings.Contains(p.err.Error(), want) {
+					t.Fatalf("work %d: rec %v err %v, want a duplicate of %s", i, p.rec, p.err, want)
+				}
+			}
+			accepted := []*pending{batch[0], batch[3], batch[4]}
+			for i, p := range accepted {
+				if p.rec.LogIndex != int64(1+i) {
+					t.Errorf("record %d at log index %d, want %d", i, p.rec.LogIndex, 1+i)
+				}
+				bundle, err := r.Certificate(ctx, p.rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := Verify(bundle, nil)
+				if err != nil || !rep.OK {
+					t.Fatalf("record %d does not verify: %v %+v", i, err, rep.Failed())
+				}
+				resp, err := timestamp.ParseResponse(p.rec.Token)
+				if err != nil {
+					t.Fatal(err)
+				}
+				serial, _ := certificateSerial(p.rec.CertificateID)
+				if resp.SerialNumber.Cmp(serial) != 0 {
+					t.Errorf("token serial %v, want the certificate's %v", resp.SerialNumber, serial)
+				}
+			}
+			if len(fanOuts) != 1 || len(fanOuts[0]) != len(accepted) {
+				t.Fatalf("fan-outs %d of %v events, want one of %d", len(fanOuts), fanOuts, len(accepted))
+			}
+			for i, ev := range fanOuts[0] {
+				if ev.Type != events.IPRegistered || ev.OrganizationID != accepted[i].reg.OrganizationID ||
+					!strings.Contains(ev.Data, fmt.Sprintf(`"id":"%s"`, accepted[i].rec.ID)) {
+					t.Errorf("event %d = %+v, want ip.registered of %s", i, ev, accepted[i].rec.ID)
+				}
+			}
+			if n := st.Ent.Event.Query().CountX(ctx); n != 4 {
+				t.Errorf("%d events stored, want 4", n)
+			}
+			head, err := r.Head(ctx)
+			if err != nil || head.Size != 4 {
+				t.Fatalf("log size %d (%v), want 4", head.Size, err)
+			}
+		})
+	}
+}
