@@ -26,7 +26,9 @@ func Write(ctx context.Context, st *storage.Store, aggs map[Key]*Aggregate) erro
 	keys := slices.SortedFunc(maps.Keys(aggs), compareKeys)
 	for start := 0; start < len(keys); start += writeBatch {
 		batch := keys[start:min(start+writeBatch, len(keys))]
-		if err := st.Tx(ctx, func(_ *ent.Client, tx *sql.Tx) error { return writeBatchTx(ctx, st.Dialect, tx, batch, aggs) }); err != nil {
+		if err := st.Tx(ctx, func(ctx context.Context, _ *ent.Client, tx *sql.Tx) error {
+			return writeBatchTx(ctx, st.Dialect, tx, batch, aggs)
+		}); err != nil {
 			return fmt.Errorf("write usage: %w", err)
 		}
 	}

@@ -96,7 +96,7 @@ func RotateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = store.Tx(ctx, func(tx *ent.Client, _ *sql.Tx) error {
+	err = store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 		if err := tx.SigningKey.Update().Where(signingkey.Current(true)).SetCurrent(false).Exec(ctx); err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func loadOrCreateKeys(ctx context.Context, store *storage.Store) (*Keys, error) 
 		if err != nil {
 			return nil, err
 		}
-		err = store.Tx(ctx, func(tx *ent.Client, _ *sql.Tx) error {
+		err = store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 			// Another replica may have created keys meanwhile: the first
 			// committed set wins and everyone loads it on the next loop.
 			if n, err := tx.SigningKey.Query().Where(signingkey.Current(true)).Count(ctx); err != nil || n > 0 {
@@ -241,7 +241,7 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 			return err
 		}
 	}
-	return r.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	return r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		q := tx.LogState.Query().Where(logstate.Origin(origin))
 		if shared {
 			// Serialises sequencers of all replicas; SQLite transactions

@@ -119,7 +119,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	}
 	if req.Async {
 		j.Status = Queued
-		err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+		err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 			if err := jobCreate(tx, j).Exec(ctx); err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		if err := jobCreate(tx, j).Exec(ctx); err != nil {
 			return err
 		}

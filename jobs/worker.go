@@ -87,7 +87,7 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		return err
 	}
 	done := false
-	err = r.Store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		upd := tx.Job.Update().Where(job.ID(j.ID), job.Status(Processing)).
 			SetStatus(j.Status).SetProgress(j.Progress).SetCompletedAt(t).SetUpdatedAt(t)
 		if runErr != nil {

@@ -69,7 +69,7 @@ func (s *creatorsService) CreateCreator(ctx context.Context, req *creativeopsv1.
 	if err != nil {
 		return nil, err
 	}
-	err = s.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err = s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		err := tx.Creator.Create().
 			SetID(c.ID).
 			SetOrganizationID(c.OrganizationID).

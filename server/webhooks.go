@@ -151,7 +151,7 @@ func findWebhook(ctx context.Context, c *ent.Client, orgID, id string) (*ent.Web
 
 func (s *webhooksService) DeleteWebhook(ctx context.Context, req *creativeopsv1.DeleteWebhookRequest) (*emptypb.Empty, error) {
 	p := principal(ctx)
-	err := s.store.Tx(ctx, func(tx *ent.Client, _ *sql.Tx) error {
+	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 		t := time.Now().UTC().Truncate(time.Microsecond)
 		n, err := tx.Webhook.Update().
 			Where(webhook.ID(req.GetId()), webhook.OrganizationID(p.OrganizationID), webhook.DeletedAtIsNil()).
@@ -179,7 +179,7 @@ func (s *webhooksService) DeleteWebhook(ctx context.Context, req *creativeopsv1.
 func (s *webhooksService) TestWebhook(ctx context.Context, req *creativeopsv1.TestWebhookRequest) (*creativeopsv1.Delivery, error) {
 	p := principal(ctx)
 	var d *ent.Delivery
-	err := s.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		wh, err := findWebhook(ctx, tx, p.OrganizationID, req.GetId())
 		if err != nil {
 			return err
@@ -263,7 +263,7 @@ func (s *webhooksService) ListDeliveries(ctx context.Context, req *creativeopsv1
 func (s *webhooksService) RedeliverDelivery(ctx context.Context, req *creativeopsv1.RedeliverDeliveryRequest) (*creativeopsv1.Delivery, error) {
 	p := principal(ctx)
 	var d *ent.Delivery
-	err := s.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		wh, err := findWebhook(ctx, tx, p.OrganizationID, req.GetId())
 		if err != nil {
 			return err

@@ -29,6 +29,10 @@ import (
 	"github.com/creativeops/creativeops/ent/migrate"
 )
 
+// DefaultMaxConns is the PostgreSQL pool size of one replica unless the
+// database URL's pool_max_conns says otherwise.
+const DefaultMaxConns = 16
+
 // Store is an open database.
 type Store struct {
 	DB  *sql.DB
@@ -36,9 +40,13 @@ type Store struct {
 	// Read serves queries that need no transaction. On SQLite it is a
 	// separate pool of read-only connections, so reads run in parallel
 	// beside the single writer (WAL); on PostgreSQL it is Ent.
-	Read    *ent.Client
-	readDB  *sql.DB
-	Dialect string
+	Read   *ent.Client
+	readDB *sql.DB
+	// group batches SQLite's write transactions (nil on PostgreSQL).
+	group *groupCommitter
+	// checkpoints is the connection SQLite's WAL checkpoints run on.
+	checkpoints *sql.DB
+	Dialect     string
 	// River is the queue driver over the same pool.
 	River riverdriver.Driver[*sql.Tx]
 	// Pool is the PostgreSQL connection pool behind DB (nil on SQLite). Job
@@ -63,7 +71,10 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		}
 		// WAL lets readers run beside the writer; IMMEDIATE transactions take
 		// the write lock up front so two writers never deadlock on upgrade.
-		dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		// The writer checkpoints the WAL itself only as a fallback; see
+		// walCheckpointer.
+		dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate" +
+			fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", 4*restartFrames)
 		if query != "" {
 			dsn += "&" + query
 		}
@@ -79,6 +90,9 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		readDB.SetMaxIdleConns(4)
 		s.readDB = readDB
 		s.River = riversqlite.New(db)
+		ckptDB := sql.OpenDB(stmtConnector{dsn: "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)", drv: &sqlite.Driver{}})
+		ckptDB.SetMaxOpenConns(1)
+		s.checkpoints = ckptDB
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		if _, err := url.Parse(databaseURL); err != nil {
 			return nil, fmt.Errorf("database url: %w", err)
@@ -88,8 +102,11 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 			return nil, fmt.Errorf("database url: %w", err)
 		}
 		// Replicas share the server's connection limit (100 by default):
-		// 16 each leaves room for several replicas and for operators.
-		cfg.MaxConns = 16
+		// 16 each leaves room for several replicas and for operators. The
+		// URL's pool_max_conns sets another size (docs/deployment.md).
+		if !strings.Contains(cfg.ConnString(), "pool_max_conns=") {
+			cfg.MaxConns = DefaultMaxConns
+		}
 		cfg.MaxConnLifetime = 30 * time.Minute
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
@@ -106,6 +123,10 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := s.DB.PingContext(pingCtx); err != nil {
+		if s.checkpoints != nil {
+			s.checkpoints.Close()
+			s.readDB.Close()
+		}
 		s.DB.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
@@ -113,6 +134,9 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	s.Read = s.Ent
 	if s.readDB != nil {
 		s.Read = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.readDB)))
+	}
+	if s.Dialect == dialect.SQLite {
+		s.group = newGroupCommitter(s.DB, s.Dialect, startCheckpointer(s.checkpoints))
 	}
 	return s, nil
 }
@@ -134,19 +158,35 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// TxFunc is the work of one transaction. It must use the ctx it is given
+// (not one from outside) for its statements.
+type TxFunc func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error
+
 // Tx runs fn in a transaction, giving it an ent client bound to the
-// transaction and the raw *sql.Tx (for River's InsertTx).
-func (s *Store) Tx(ctx context.Context, fn func(tx *ent.Client, sqlTx *sql.Tx) error) error {
+// transaction and the raw *sql.Tx (for River's InsertTx). On SQLite the
+// transaction may be shared with others queued at the same moment (see
+// groupCommitter): fn's writes commit or roll back as a unit all the same,
+// and fn's error undoes only fn's writes. There ctx is detached from
+// cancellation once fn starts, so a caller that gives up cannot roll back
+// its neighbours.
+func (s *Store) Tx(ctx context.Context, fn TxFunc) error {
+	if s.group != nil {
+		return s.group.do(ctx, fn)
+	}
 	sqlTx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	client := ent.NewClient(ent.Driver(txDriver{entsql.NewDriver(s.Dialect, entsql.Conn{ExecQuerier: sqlTx})}))
-	if err := fn(client, sqlTx); err != nil {
+	if err := fn(ctx, txClient(s.Dialect, sqlTx), sqlTx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}
 	return sqlTx.Commit()
+}
+
+// txClient is an ent client bound to an open transaction.
+func txClient(dialect string, sqlTx *sql.Tx) *ent.Client {
+	return ent.NewClient(ent.Driver(txDriver{entsql.NewDriver(dialect, entsql.Conn{ExecQuerier: sqlTx})}))
 }
 
 // txDriver runs everything on an open transaction; ent operations that
@@ -160,6 +200,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.DB.PingContext(ctx) }
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	if s.readDB != nil {
 		s.readDB.Close()
 	}

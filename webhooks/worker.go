@@ -95,7 +95,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return river.JobSnooze(0)
 	}
 	var result string
-	err = w.Store.Tx(context.WithoutCancel(ctx), func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err = w.Store.Tx(context.WithoutCancel(ctx), func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		var err error
 		result, err = w.record(ctx, tx, sqlTx, d, wh, a, at)
 		return err

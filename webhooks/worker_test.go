@@ -79,7 +79,7 @@ func (f *fixture) webhook(t *testing.T, orgID string, events ...string) *ent.Web
 func (f *fixture) emit(t *testing.T, orgID, typ string) *ent.Event {
 	t.Helper()
 	var ev *ent.Event
-	err := f.store.Tx(context.Background(), func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err := f.store.Tx(context.Background(), func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		var err error
 		ev, err = tx.Event.Create().SetID(ids.New(ids.Event)).SetOrganizationID(orgID).SetType(typ).SetData(`{"id":"x"}`).Save(context.Background())
 		if err != nil {
@@ -159,7 +159,7 @@ func TestFanOutBatch(t *testing.T) {
 	allB := f.webhook(t, "org_b", EventWildcard)
 	emitter := &events.Emitter{FanOut: f.disp.FanOut}
 	var evs []*ent.Event
-	err := f.store.Tx(ctx, func(tx *ent.Client, sqlTx *sql.Tx) error {
+	err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		var err error
 		evs, err = emitter.EmitBatch(ctx, tx, sqlTx, []events.Encoded{
 			{OrganizationID: "org_a", Type: EventIPRegistered, Data: []byte(`{"id":"ip_1"}`)},
