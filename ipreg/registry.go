@@ -59,7 +59,11 @@ type Registration struct {
 }
 
 type pending struct {
-	reg  Registration
+	reg Registration
+	// row and leaf are the record as drafted by newPending: everything but
+	// its log position.
+	row  *ent.IPRecord
+	leaf []byte
 	rec  *ent.IPRecord
 	err  error
 	done chan struct{}
@@ -163,7 +167,10 @@ var errKeysExist = errors.New("keys exist")
 // Register timestamps and logs a work. It returns once the record is
 // covered by a signed checkpoint and committed.
 func (r *Registry) Register(ctx context.Context, reg Registration) (*ent.IPRecord, error) {
-	p := &pending{reg: reg, done: make(chan struct{})}
+	p, err := r.newPending(reg)
+	if err != nil {
+		return nil, err
+	}
 	select {
 	case r.queue <- p:
 	case <-ctx.Done():
@@ -213,8 +220,8 @@ func (r *Registry) sequence(ctx context.Context) {
 }
 
 // seal appends a batch to the log. What does not depend on the log's
-// position (canonical bytes, timestamp tokens) is prepared first, outside
-// any transaction. On SQLite the rest (duplicate checks, tree hashes, the
+// position (canonical bytes, timestamp tokens) was prepared by each
+// registration before it queued (newPending). On SQLite the rest (duplicate checks, tree hashes, the
 // checkpoint signature, event payloads) is planned against the log head as
 // last committed, also outside the write transaction, so the single writer
 // is held only for the writes; this process's sequencer is the log's only
@@ -227,10 +234,7 @@ func (r *Registry) sequence(ctx context.Context) {
 func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	origin := r.keys.Origin()
 	shared := r.store.Dialect == dialect.Postgres
-	drafts, err := r.prepare(batch)
-	if err != nil {
-		return err
-	}
+	drafts := draftBatch(batch)
 	var planned *sealPlan
 	if !shared {
 		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
@@ -274,8 +278,8 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 	})
 }
 
-// draft is a registration prepared for the log: its record with canonical
-// bytes and timestamp token, everything but its position.
+// draft is a registration of a batch being sealed: its record with
+// canonical bytes and timestamp token, everything but its position.
 type draft struct {
 	pd   *pending
 	row  *ent.IPRecord
@@ -284,52 +288,58 @@ type draft struct {
 	rejected error
 }
 
-// prepare builds every registration's record and timestamp token. The
-// token's serial number is the certificate id's ULID, unique per TSA as
-// RFC 3161 requires and independent of the log, so tokens are signed
-// before any lock is taken.
-func (r *Registry) prepare(batch []*pending) ([]*draft, error) {
-	origin := r.keys.Origin()
+// newPending drafts a registration's record and signs its timestamp token,
+// in the registering request's goroutine: the signatures of concurrent
+// registrations are made in parallel and ahead of the sequencer, which then
+// has only the log to extend. The token's serial number is the certificate
+// id's ULID, unique per TSA as RFC 3161 requires and independent of the
+// log position.
+func (r *Registry) newPending(reg Registration) (*pending, error) {
 	at := time.Now().UTC().Truncate(time.Second)
+	rec := Record{
+		ID:             ids.New(ids.IPRecord),
+		OrganizationID: reg.OrganizationID,
+		CreatorID:      reg.CreatorID,
+		Title:          reg.Title,
+		Type:           reg.Type,
+		ContentHash:    reg.ContentHash,
+		Description:    reg.Description,
+		Timestamp:      at,
+		CertificateID:  ids.New(ids.Certificate),
+	}
+	leaf := CanonicalBytes(rec)
+	serial, err := certificateSerial(rec.CertificateID)
+	if err != nil {
+		return nil, err
+	}
+	token, err := r.keys.Timestamp(sha256.Sum256(leaf), serial, at)
+	if err != nil {
+		return nil, fmt.Errorf("timestamp: %w", err)
+	}
+	row := &ent.IPRecord{
+		ID: rec.ID, OrganizationID: rec.OrganizationID, CreatorID: rec.CreatorID, Title: rec.Title,
+		Type: rec.Type, ContentHash: rec.ContentHash, Description: rec.Description, Timestamp: at,
+		CertificateID: rec.CertificateID, Status: "registered", LogOrigin: r.keys.Origin(),
+		RecordBytes: leaf, Token: token, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
+	}
+	return &pending{reg: reg, row: row, leaf: leaf, done: make(chan struct{})}, nil
+}
+
+// draftBatch pairs a batch with its outcome so far: the later of two
+// registrations of the same content in one batch is a duplicate already.
+func draftBatch(batch []*pending) []*draft {
 	seen := map[string]string{}
-	drafts := make([]*draft, len(batch))
+	out := make([]*draft, len(batch))
 	for i, pd := range batch {
-		drafts[i] = &draft{pd: pd}
+		out[i] = &draft{pd: pd, row: pd.row, leaf: pd.leaf}
 		key := pd.reg.OrganizationID + "\x00" + pd.reg.ContentHash
 		if first, dup := seen[key]; dup {
-			drafts[i].rejected = duplicate(pd.reg.ContentHash, first)
+			out[i].rejected = duplicate(pd.reg.ContentHash, first)
 			continue
 		}
-		rec := Record{
-			ID:             ids.New(ids.IPRecord),
-			OrganizationID: pd.reg.OrganizationID,
-			CreatorID:      pd.reg.CreatorID,
-			Title:          pd.reg.Title,
-			Type:           pd.reg.Type,
-			ContentHash:    pd.reg.ContentHash,
-			Description:    pd.reg.Description,
-			Timestamp:      at,
-			CertificateID:  ids.New(ids.Certificate),
-		}
-		seen[key] = rec.ID
-		leaf := CanonicalBytes(rec)
-		serial, err := certificateSerial(rec.CertificateID)
-		if err != nil {
-			return nil, err
-		}
-		token, err := r.keys.Timestamp(sha256.Sum256(leaf), serial, at)
-		if err != nil {
-			return nil, fmt.Errorf("timestamp: %w", err)
-		}
-		drafts[i].leaf = leaf
-		drafts[i].row = &ent.IPRecord{
-			ID: rec.ID, OrganizationID: rec.OrganizationID, CreatorID: rec.CreatorID, Title: rec.Title,
-			Type: rec.Type, ContentHash: rec.ContentHash, Description: rec.Description, Timestamp: at,
-			CertificateID: rec.CertificateID, Status: "registered", LogOrigin: origin,
-			RecordBytes: leaf, Token: token, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
-		}
+		seen[key] = pd.row.ID
 	}
-	return drafts, nil
+	return out
 }
 
 // certificateSerial is the timestamp serial number of a certificate: the

@@ -45,10 +45,14 @@ func TestSealBatch(t *testing.T) {
 			t.Cleanup(r.Close)
 
 			work := func(org, content string) *pending {
-				return &pending{reg: Registration{
+				p, err := r.newPending(Registration{
 					OrganizationID: org, CreatorID: "cr_" + org, Title: content, Type: "song",
 					ContentHash: "sha256:" + strings.Repeat(content, 64)[:64],
-				}}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
 			}
 			earlier := work("org_a", "1")
 			if err := r.seal(ctx, []*pending{earlier}); err != nil || earlier.err != nil {

@@ -102,18 +102,18 @@ func (c *walCheckpointer) restartDue() bool { return c.frames.Load() >= c.restar
 // unless a reader still holds old frames. So between two batches a PASSIVE
 // checkpoint on the writer's own connection copies the few frames the
 // background one has not, and the next batch's BEGIN rewinds. Nothing
-// waits: while readers hold old frames the copy stops short or the rewind
-// is skipped, and it is tried again after the next batch, until the WAL's
-// length shows it worked.
+// waits for readers: while one holds old frames the copy stops short and
+// is tried again after the next batch, and a rewind the readers prevented
+// shows in the background checkpointer's next count, which asks again.
 func (c *walCheckpointer) restart(writer *sql.DB) {
-	frames, err := c.checkpoint(context.Background(), writer, "PASSIVE")
-	if err != nil {
+	var busy, frames, copied int64
+	if err := writer.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
 		return
 	}
-	if frames < c.restartAt {
+	if frames == copied {
+		c.frames.Store(0)
 		c.restarts.Add(1)
 	}
-	c.frames.Store(frames)
 }
 
 func (c *walCheckpointer) close() {
