@@ -68,7 +68,7 @@ type Encoded struct {
 	Data           []byte
 }
 
-// maxBatchRows keeps one insert of six-column rows under SQLite's and
+// maxBatchRows keeps one insert of five-column rows under SQLite's and
 // PostgreSQL's bound-parameter limits.
 const maxBatchRows = 500
 
