@@ -266,24 +266,21 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 			return err
 		}
 		for _, d := range drafts {
-			d.pd.err = d.rejected
+			d.err = d.rejected
 		}
 		for _, d := range p.rejected {
-			d.pd.err = duplicate(d.row.ContentHash, p.existing[d])
+			d.err = duplicate(d.row.ContentHash, p.existing[d])
 		}
 		for i, row := range p.rows {
-			p.accepted[i].pd.rec = row
+			p.accepted[i].rec = row
 		}
 		return nil
 	})
 }
 
-// draft is a registration of a batch being sealed: its record with
-// canonical bytes and timestamp token, everything but its position.
+// draft is a registration of a batch being sealed.
 type draft struct {
-	pd   *pending
-	row  *ent.IPRecord
-	leaf []byte
+	*pending
 	// rejected is set when the batch already holds the same content.
 	rejected error
 }
@@ -331,7 +328,7 @@ func draftBatch(batch []*pending) []*draft {
 	seen := map[string]string{}
 	out := make([]*draft, len(batch))
 	for i, pd := range batch {
-		out[i] = &draft{pd: pd, row: pd.row, leaf: pd.leaf}
+		out[i] = &draft{pending: pd}
 		key := pd.reg.OrganizationID + "\x00" + pd.reg.ContentHash
 		if first, dup := seen[key]; dup {
 			out[i].rejected = duplicate(pd.reg.ContentHash, first)
