@@ -31,7 +31,8 @@ type walCheckpointer struct {
 	restartAt int64
 	// frames is the WAL's length in frames at the last checkpoint.
 	frames atomic.Int64
-	// restarts counts the WAL rewinds.
+	// restarts counts the times the writer copied every frame, so that
+	// its next transaction could rewind the WAL.
 	restarts atomic.Int64
 	// committed counts transactions the group committer committed: the
 	// checkpoint runs once enough of them have added frames.
@@ -75,23 +76,22 @@ func (c *walCheckpointer) run() {
 			// for writes made outside transactions.
 			if n := c.committed.Load(); n-seen >= checkpointTxns || now.Sub(last) >= time.Second {
 				seen, last = n, now
-				if frames, err := c.checkpoint(context.Background(), c.db, "PASSIVE"); err == nil {
+				if frames, _, err := checkpoint(c.db); err == nil {
 					c.frames.Store(frames)
 				}
 			}
-			// A failed checkpoint (the database busy with a RESTART, or
-			// closing) is retried on the next tick; the writer's automatic
-			// checkpoint is the fallback.
+			// A failed checkpoint (the database closing) is retried on the
+			// next tick; the writer's automatic checkpoint is the fallback.
 		}
 	}
 }
 
-// checkpoint runs one checkpoint of the given mode on db and returns the
-// WAL's length in frames.
-func (c *walCheckpointer) checkpoint(ctx context.Context, db *sql.DB, mode string) (int64, error) {
-	var busy, frames, copied int64
-	err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
-	return frames, err
+// checkpoint runs a PASSIVE checkpoint on db and returns the WAL's length
+// in frames and how many of them are copied into the database file.
+func checkpoint(db *sql.DB) (frames, copied int64, err error) {
+	var busy int64
+	err = db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	return frames, copied, err
 }
 
 // restartDue reports whether the WAL has grown past restartFrames.
@@ -106,11 +106,8 @@ func (c *walCheckpointer) restartDue() bool { return c.frames.Load() >= c.restar
 // is tried again after the next batch, and a rewind the readers prevented
 // shows in the background checkpointer's next count, which asks again.
 func (c *walCheckpointer) restart(writer *sql.DB) {
-	var busy, frames, copied int64
-	if err := writer.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
-		return
-	}
-	if frames == copied {
+	frames, copied, err := checkpoint(writer)
+	if err == nil && frames == copied {
 		c.frames.Store(0)
 		c.restarts.Add(1)
 	}
