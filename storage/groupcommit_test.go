@@ -258,7 +258,7 @@ func TestWALStaysBounded(t *testing.T) {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			for i := range 300 {
+			for i := range 600 {
 				err := st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 					name := fmt.Sprintf("w%d-%03d", w, i)
 					return tx.Organization.Create().SetID("org_" + name).SetName(name).Exec(ctx)
@@ -288,12 +288,15 @@ func TestWALStaysBounded(t *testing.T) {
 	if n := st.group.wal.restarts.Load(); n == 0 {
 		t.Fatal("the WAL was never rewound")
 	}
-	// 1,200 transactions write some 4,000 frames (16 MB); rewound, the
-	// file stays a small multiple of restartFrames.
-	if limit := 16 * restartFrames * 4120; largest > limit {
+	// 2,400 transactions write some 8,000 frames (32 MB); rewound, the
+	// file stays a small multiple of restartFrames, well under what a WAL
+	// that is checkpointed but never rewound reaches. The margin is wide:
+	// readers starved of CPU (a loaded machine, the race detector) hold
+	// their snapshots longer, and a checkpoint cannot pass them.
+	if limit := 32 * restartFrames * 4120; largest > limit {
 		t.Fatalf("WAL grew to %d bytes, want at most %d", largest, limit)
 	}
-	if n, err := st.Ent.Organization.Query().Count(ctx); err != nil || n != 1200 {
-		t.Fatalf("%d organizations (%v), want 1200", n, err)
+	if n, err := st.Ent.Organization.Query().Count(ctx); err != nil || n != 2400 {
+		t.Fatalf("%d organizations (%v), want 2400", n, err)
 	}
 }
