@@ -1,6 +1,7 @@
 package ipreg
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,13 +190,31 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (*ent.IPRecor
 
 func (r *Registry) sequence(ctx context.Context) {
 	defer close(r.done)
+	// flights are the batches whose transactions are queued or running,
+	// oldest first.
+	var flights []*flight
 	for {
+		flights = slices.DeleteFunc(flights, (*flight).landed)
+		var oldest chan struct{}
+		if len(flights) > 0 {
+			oldest = flights[0].done
+		}
 		var batch []*pending
-		select {
-		case p := <-r.queue:
-			batch = append(batch, p)
-		case <-ctx.Done():
-			return
+		if len(flights) < maxFlights {
+			select {
+			case p := <-r.queue:
+				batch = append(batch, p)
+			case <-oldest:
+				continue
+			case <-ctx.Done():
+				for _, f := range flights {
+					<-f.done
+				}
+				return
+			}
+		} else {
+			<-oldest
+			continue
 		}
 	drain:
 		for len(batch) < maxBatch {
@@ -205,49 +225,58 @@ func (r *Registry) sequence(ctx context.Context) {
 				break drain
 			}
 		}
-		if err := r.seal(ctx, batch); err != nil {
-			r.log.Error("sealing IP registrations failed", "records", len(batch), "error", err)
-			for _, p := range batch {
-				if p.err == nil {
-					p.err = err
-				}
-			}
-		}
-		for _, p := range batch {
-			close(p.done)
-		}
+		flights = append(flights, r.seal(ctx, batch, flights))
+	}
+}
+
+// maxFlights bounds how many sealed batches wait for the writer at once:
+// on SQLite the sequencer plans the next batch on top of the one being
+// committed instead of waiting for it.
+const maxFlights = 2
+
+// flight is a batch handed to the database.
+type flight struct {
+	// plan is what the batch was planned as outside the transaction (nil
+	// when it is placed under the head's lock); its transaction may still
+	// place it again.
+	plan *sealPlan
+	done chan struct{}
+}
+
+func (f *flight) landed() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
 	}
 }
 
 // seal appends a batch to the log. What does not depend on the log's
 // position (canonical bytes, timestamp tokens) was prepared by each
-// registration before it queued (newPending). On SQLite the rest (duplicate checks, tree hashes, the
-// checkpoint signature, event payloads) is planned against the log head as
-// last committed, also outside the write transaction, so the single writer
-// is held only for the writes; this process's sequencer is the log's only
-// writer, so the plan is still current when the transaction locks the head.
-// On PostgreSQL several replicas append to one log: a plan made outside the
-// head's row lock is usually stale by the time the lock is granted, so
-// there the batch is placed under the lock (which only sequencers contend
-// for), with a fixed handful of statements however large the batch. Either
-// way, if the head moved, the batch is planned again under the lock.
-func (r *Registry) seal(ctx context.Context, batch []*pending) error {
-	origin := r.keys.Origin()
-	shared := r.store.Dialect == dialect.Postgres
+// registration before it queued (newPending). On SQLite the rest (duplicate
+// checks, tree hashes, the checkpoint signature, event payloads) is planned
+// outside the write transaction, so the single writer is held only for the
+// writes: against the log head as last committed, or, while earlier batches
+// still wait for the writer, on top of the last of their plans. This
+// process's sequencer is the log's only writer and its transactions run in
+// the order it queued them, so the plan is normally still current when the
+// transaction locks the head. On PostgreSQL several replicas append to one
+// log: a plan made outside the head's row lock is usually stale by the
+// time the lock is granted, so there the batch is placed under the lock
+// (which only sequencers contend for), with a fixed handful of statements
+// however large the batch. Either way, if the head is not the one the plan
+// was built on (another sequencer appended, or an earlier batch failed),
+// the batch is planned again under the lock.
+func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) *flight {
+	f := &flight{done: make(chan struct{})}
 	drafts := draftBatch(batch)
-	var planned *sealPlan
-	if !shared {
-		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(origin)).Only(ctx)
-		if err != nil {
-			return fmt.Errorf("read log head: %w", err)
-		}
-		if planned, err = r.place(ctx, r.store.Read, head.Size, drafts); err != nil {
-			return err
-		}
+	if r.store.Dialect != dialect.Postgres {
+		f.plan = r.planAhead(ctx, drafts, ahead)
 	}
-	return r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
-		q := tx.LogState.Query().Where(logstate.Origin(origin))
-		if shared {
+	wait := r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+		q := tx.LogState.Query().Where(logstate.Origin(r.keys.Origin()))
+		if r.store.Dialect == dialect.Postgres {
 			// Serialises sequencers of all replicas; SQLite transactions
 			// are already serialised by its single writer.
 			q = q.ForUpdate()
@@ -256,9 +285,9 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 		if err != nil {
 			return fmt.Errorf("lock log head: %w", err)
 		}
-		p := planned
-		if p == nil || locked.Size != p.from {
-			if p, err = r.place(ctx, tx, locked.Size, drafts); err != nil {
+		p := f.plan
+		if p == nil || !p.buildsOn(locked) {
+			if p, err = r.place(ctx, tx, locked, drafts); err != nil {
 				return err
 			}
 		}
@@ -276,6 +305,66 @@ func (r *Registry) seal(ctx context.Context, batch []*pending) error {
 		}
 		return nil
 	})
+	go func() {
+		defer close(f.done)
+		if err := wait(); err != nil {
+			r.log.Error("sealing IP registrations failed", "records", len(batch), "error", err)
+			for _, p := range batch {
+				if p.err == nil {
+					p.err = err
+				}
+			}
+		}
+		for _, p := range batch {
+			close(p.done)
+		}
+	}()
+	return f
+}
+
+// planAhead plans drafts outside the write transaction: on top of the last
+// batch still waiting for the writer, or else on the committed head. It
+// returns nil, leaving the batch to be placed under the lock, when it
+// cannot plan (an earlier batch failed and its hashes will never be
+// stored, say).
+func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flight) *sealPlan {
+	var (
+		base     *ent.LogState
+		reader   tlog.HashReader = &dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()}
+		inFlight map[string]string
+	)
+	for _, f := range ahead {
+		if f.plan == nil {
+			return nil
+		}
+		if base == nil {
+			base = &ent.LogState{Size: f.plan.from, RootHash: f.plan.fromRoot}
+		} else if !f.plan.buildsOn(base) {
+			return nil
+		}
+		if len(f.plan.accepted) > 0 {
+			reader = Overlay(reader, f.plan.from, f.plan.hashes)
+			base = &ent.LogState{Size: f.plan.size, RootHash: f.plan.root[:]}
+		}
+		for _, row := range f.plan.rows {
+			if inFlight == nil {
+				inFlight = map[string]string{}
+			}
+			inFlight[row.OrganizationID+"\x00"+row.ContentHash] = row.ID
+		}
+	}
+	if base == nil {
+		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(r.keys.Origin())).Only(ctx)
+		if err != nil {
+			return nil
+		}
+		base = head
+	}
+	p, err := r.placeOn(ctx, r.store.Read, reader, base, drafts, inFlight)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // draft is a registration of a batch being sealed.
@@ -349,9 +438,11 @@ func certificateSerial(certificateID string) (*big.Int, error) {
 	return new(big.Int).SetBytes(u[:]), nil
 }
 
-// sealPlan is a batch ready to be written at log position from.
+// sealPlan is a batch ready to be written on top of the log head of size
+// from and root hash fromRoot.
 type sealPlan struct {
-	from int64
+	from     int64
+	fromRoot []byte
 	// rejected are drafts whose content is already registered, under the
 	// existing record's id.
 	rejected   []*draft
@@ -365,14 +456,33 @@ type sealPlan struct {
 	checkpoint []byte
 }
 
-// place plans drafts for appending at log position n, reading through
-// client (the read pool, or the locking transaction). It leaves the drafts
-// as they are, so a stale plan can be replaced by another.
-func (r *Registry) place(ctx context.Context, client *ent.Client, n int64, drafts []*draft) (*sealPlan, error) {
-	p := &sealPlan{from: n, existing: map[*draft]string{}}
+// buildsOn reports whether head is the log the plan was made for. Its
+// size alone would not do: a batch placed again under the lock can end at
+// the size its plan would have, with other records.
+func (p *sealPlan) buildsOn(head *ent.LogState) bool {
+	return head.Size == p.from && bytes.Equal(head.RootHash, p.fromRoot)
+}
+
+// place plans drafts for appending to the log at head, reading through
+// client (the locking transaction).
+func (r *Registry) place(ctx context.Context, client *ent.Client, head *ent.LogState, drafts []*draft) (*sealPlan, error) {
+	return r.placeOn(ctx, client, &dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}, head, drafts, nil)
+}
+
+// placeOn plans drafts for appending to the log at head, whose tree hashes
+// reader reads; client finds registered content, and inFlight ("org\x00hash"
+// → record id) is content of batches planned but not yet committed. It
+// leaves the drafts as they are, so a stale plan can be replaced by
+// another.
+func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.HashReader, head *ent.LogState, drafts []*draft, inFlight map[string]string) (*sealPlan, error) {
+	n := head.Size
+	p := &sealPlan{from: n, fromRoot: head.RootHash, existing: map[*draft]string{}}
 	registered, err := registeredContent(ctx, client, drafts)
 	if err != nil {
 		return nil, err
+	}
+	for k, id := range inFlight {
+		registered[k] = id
 	}
 	var leaves [][]byte
 	for _, d := range drafts {
@@ -398,7 +508,6 @@ func (r *Registry) place(ctx context.Context, client *ent.Client, n int64, draft
 	if len(p.accepted) == 0 {
 		return p, nil
 	}
-	reader := &dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}
 	hashes, err := AppendHashes(n, leaves, reader)
 	if err != nil {
 		return nil, fmt.Errorf("append to log: %w", err)

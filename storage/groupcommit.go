@@ -53,21 +53,34 @@ func newGroupCommitter(db *sql.DB, dialect string, wal *walCheckpointer) *groupC
 // do runs fn in a transaction shared with whatever else is queued and
 // returns once that transaction has committed or failed.
 func (g *groupCommitter) do(ctx context.Context, fn TxFunc) error {
+	r, err := g.enqueue(ctx, fn)
+	if err != nil {
+		return err
+	}
+	return r.wait()
+}
+
+// enqueue queues fn for the writer. Requests run in the order they were
+// queued.
+func (g *groupCommitter) enqueue(ctx context.Context, fn TxFunc) (*txRequest, error) {
 	r := &txRequest{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.mu.RLock()
+	defer g.mu.RUnlock()
 	if g.closed {
-		g.mu.RUnlock()
-		return errClosed
+		return nil, errClosed
 	}
 	select {
 	case g.queue <- r:
+		return r, nil
 	case <-ctx.Done():
-		g.mu.RUnlock()
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	g.mu.RUnlock()
-	// Once queued, the request is decided by the committer; its context is
-	// honoured only until its turn comes.
+}
+
+// wait returns once the request's transaction has committed or failed.
+// Once queued, the request is decided by the committer; its context is
+// honoured only until its turn comes.
+func (r *txRequest) wait() error {
 	<-r.done
 	if r.panicked != nil {
 		panic(r.panicked)

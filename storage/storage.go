@@ -184,6 +184,25 @@ func (s *Store) Tx(ctx context.Context, fn TxFunc) error {
 	return sqlTx.Commit()
 }
 
+// TxAsync queues fn to run as Tx runs it and returns without waiting for
+// the transaction: wait reports its outcome as Tx would (re-raising fn's
+// panic). Transactions that one goroutine queues run in the order it
+// queued them, so it can queue work that builds on work not yet
+// committed; the later one must check that what it built on did commit.
+// Where writes are not grouped (PostgreSQL) there is no queue: fn has run
+// and committed or failed by the time TxAsync returns.
+func (s *Store) TxAsync(ctx context.Context, fn TxFunc) (wait func() error) {
+	if s.group == nil {
+		err := s.Tx(ctx, fn)
+		return func() error { return err }
+	}
+	r, err := s.group.enqueue(ctx, fn)
+	if err != nil {
+		return func() error { return err }
+	}
+	return r.wait
+}
+
 // txClient is an ent client bound to an open transaction.
 func txClient(dialect string, sqlTx *sql.Tx) *ent.Client {
 	return ent.NewClient(ent.Driver(txDriver{entsql.NewDriver(dialect, entsql.Conn{ExecQuerier: sqlTx})}))
