@@ -26,35 +26,12 @@ func TestSealBatch(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
 			var fanOuts [][]*ent.Event
-			emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
+			r, st := openSealTest(t, b, func(evs []*ent.Event) error {
 				fanOuts = append(fanOuts, evs)
 				return nil
-			}}
-			r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(r.Close)
-
-			work := func(org, content string) *pending {
-				p, err := r.newPending(Registration{
-					OrganizationID: org, CreatorID: "cr_" + org, Title: content, Type: "song",
-					ContentHash: "sha256:" + strings.Repeat(content, 64)[:64],
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
-			}
+			})
+			work := func(org, content string) *pending { return r.testWork(t, org, content, content) }
 			earlier := work("org_a", "1")
 			<-r.seal(ctx, []*pending{earlier}, nil).done
 			if earlier.err != nil {
@@ -135,37 +112,15 @@ func TestSealAhead(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
+			r, _ := openSealTest(t, b, func(evs []*ent.Event) error {
 				for _, ev := range evs {
 					if strings.Contains(ev.Data, "refused") {
 						return errors.New("fan-out refused")
 					}
 				}
 				return nil
-			}}
-			r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(r.Close)
-			work := func(title, content string) *pending {
-				p, err := r.newPending(Registration{
-					OrganizationID: "org_a", CreatorID: "cr_a", Title: title, Type: "song",
-					ContentHash: "sha256:" + strings.Repeat(content, 64)[:64],
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
-			}
+			})
+			work := func(title, content string) *pending { return r.testWork(t, "org_a", title, content) }
 			first := work("refused", "1")
 			fa := r.seal(ctx, []*pending{first}, nil)
 			second := []*pending{work("again", "1"), work("new", "2")}
@@ -204,4 +159,42 @@ func TestSealAhead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openSealTest opens a migrated database of backend b and a registry on
+// it whose webhook fan-out is fanOut.
+func openSealTest(t *testing.T, b testdb.Backend, fanOut func([]*ent.Event) error) (*Registry, *storage.Store) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := storage.Open(ctx, b.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
+		return fanOut(evs)
+	}}
+	r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r, st
+}
+
+// testWork drafts a registration of a song whose content hash repeats
+// content.
+func (r *Registry) testWork(t *testing.T, org, title, content string) *pending {
+	t.Helper()
+	p, err := r.newPending(Registration{
+		OrganizationID: org, CreatorID: "cr_" + org, Title: title, Type: "song",
+		ContentHash: "sha256:" + strings.Repeat(content, 64)[:64],
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
