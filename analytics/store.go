@@ -24,8 +24,7 @@ const writeBatch = 200
 // that replicas flushing the same minutes lock rows in the same order.
 func Write(ctx context.Context, st *storage.Store, aggs map[Key]*Aggregate) error {
 	keys := slices.SortedFunc(maps.Keys(aggs), compareKeys)
-	for start := 0; start < len(keys); start += writeBatch {
-		batch := keys[start:min(start+writeBatch, len(keys))]
+	for batch := range slices.Chunk(keys, writeBatch) {
 		if err := st.Tx(ctx, func(ctx context.Context, _ *ent.Client, tx *sql.Tx) error {
 			return writeBatchTx(ctx, st.Dialect, tx, batch, aggs)
 		}); err != nil {

@@ -7,6 +7,7 @@ package events
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -78,8 +79,7 @@ const maxBatchRows = 500
 func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, batch []Encoded) ([]*ent.Event, error) {
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	evs := make([]*ent.Event, 0, len(batch))
-	for start := 0; start < len(batch); start += maxBatchRows {
-		part := batch[start:min(start+maxBatchRows, len(batch))]
+	for part := range slices.Chunk(batch, maxBatchRows) {
 		creates := make([]*ent.EventCreate, len(part))
 		for i, b := range part {
 			creates[i] = tx.Event.Create().

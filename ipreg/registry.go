@@ -561,8 +561,8 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 	for i, h := range p.hashes {
 		creates[i] = tx.LogHash.Create().SetOrigin(origin).SetIdx(first + int64(i)).SetHash(h[:])
 	}
-	for start := 0; start < len(creates); start += 500 {
-		if err := tx.LogHash.CreateBulk(creates[start:min(start+500, len(creates))]...).Exec(ctx); err != nil {
+	for part := range slices.Chunk(creates, 500) {
+		if err := tx.LogHash.CreateBulk(part...).Exec(ctx); err != nil {
 			return fmt.Errorf("store log hashes: %w", err)
 		}
 	}
@@ -580,8 +580,8 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 	}
 	// 200 rows of fifteen columns keep a statement well under SQLite's
 	// and PostgreSQL's bound-parameter limits.
-	for start := 0; start < len(records); start += 200 {
-		if err := tx.IPRecord.CreateBulk(records[start:min(start+200, len(records))]...).Exec(ctx); err != nil {
+	for part := range slices.Chunk(records, 200) {
+		if err := tx.IPRecord.CreateBulk(part...).Exec(ctx); err != nil {
 			return fmt.Errorf("store records: %w", err)
 		}
 	}

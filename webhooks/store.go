@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -151,8 +152,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	delay, _ := d.schedule().Next(0, d.Jitter)
 	due := t.Add(delay)
 	ds := make([]*ent.Delivery, 0, len(targets))
-	for start := 0; start < len(targets); start += maxDeliveryRows {
-		part := targets[start:min(start+maxDeliveryRows, len(targets))]
+	for part := range slices.Chunk(targets, maxDeliveryRows) {
 		creates := make([]*ent.DeliveryCreate, len(part))
 		for i, tg := range part {
 			creates[i] = tx.Delivery.Create().
