@@ -297,8 +297,8 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 		for _, d := range drafts {
 			d.err = d.rejected
 		}
-		for _, d := range p.rejected {
-			d.err = duplicate(d.row.ContentHash, p.existing[d])
+		for d, existingID := range p.rejected {
+			d.err = duplicate(d.row.ContentHash, existingID)
 		}
 		for i, row := range p.rows {
 			p.accepted[i].rec = row
@@ -350,7 +350,7 @@ func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flig
 			if inFlight == nil {
 				inFlight = map[string]string{}
 			}
-			inFlight[row.OrganizationID+"\x00"+row.ContentHash] = row.ID
+			inFlight[contentKey(row.OrganizationID, row.ContentHash)] = row.ID
 		}
 	}
 	if base == nil {
@@ -418,7 +418,7 @@ func draftBatch(batch []*pending) []*draft {
 	out := make([]*draft, len(batch))
 	for i, pd := range batch {
 		out[i] = &draft{pending: pd}
-		key := pd.reg.OrganizationID + "\x00" + pd.reg.ContentHash
+		key := contentKey(pd.reg.OrganizationID, pd.reg.ContentHash)
 		if first, dup := seen[key]; dup {
 			out[i].rejected = duplicate(pd.reg.ContentHash, first)
 			continue
@@ -443,10 +443,9 @@ func certificateSerial(certificateID string) (*big.Int, error) {
 type sealPlan struct {
 	from     int64
 	fromRoot []byte
-	// rejected are drafts whose content is already registered, under the
-	// existing record's id.
-	rejected   []*draft
-	existing   map[*draft]string
+	// rejected are the drafts whose content is already registered, with
+	// the existing record's id.
+	rejected   map[*draft]string
 	accepted   []*draft
 	rows       []*ent.IPRecord
 	events     []events.Encoded
@@ -470,28 +469,29 @@ func (r *Registry) place(ctx context.Context, client *ent.Client, head *ent.LogS
 }
 
 // placeOn plans drafts for appending to the log at head, whose tree hashes
-// reader reads; client finds registered content, and inFlight ("org\x00hash"
+// reader reads; client finds registered content, and inFlight (contentKey
 // → record id) is content of batches planned but not yet committed. It
 // leaves the drafts as they are, so a stale plan can be replaced by
 // another.
 func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.HashReader, head *ent.LogState, drafts []*draft, inFlight map[string]string) (*sealPlan, error) {
 	n := head.Size
-	p := &sealPlan{from: n, fromRoot: head.RootHash, existing: map[*draft]string{}}
+	p := &sealPlan{from: n, fromRoot: head.RootHash, rejected: map[*draft]string{}}
 	registered, err := registeredContent(ctx, client, drafts)
 	if err != nil {
 		return nil, err
-	}
-	for k, id := range inFlight {
-		registered[k] = id
 	}
 	var leaves [][]byte
 	for _, d := range drafts {
 		if d.rejected != nil {
 			continue
 		}
-		if id, dup := registered[d.row.OrganizationID+"\x00"+d.row.ContentHash]; dup {
-			p.rejected = append(p.rejected, d)
-			p.existing[d] = id
+		key := contentKey(d.row.OrganizationID, d.row.ContentHash)
+		id, dup := registered[key]
+		if !dup {
+			id, dup = inFlight[key]
+		}
+		if dup {
+			p.rejected[d] = id
 			continue
 		}
 		row := *d.row
@@ -525,7 +525,7 @@ func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.
 
 // registeredContent finds which of the drafts' contents their
 // organizations already registered, with one query per organization in
-// the batch: "org\x00hash" → existing record id.
+// the batch, by contentKey → existing record id.
 func registeredContent(ctx context.Context, client *ent.Client, drafts []*draft) (map[string]string, error) {
 	byOrg := map[string][]string{}
 	for _, d := range drafts {
@@ -543,7 +543,7 @@ func registeredContent(ctx context.Context, client *ent.Client, drafts []*draft)
 			return nil, fmt.Errorf("check duplicates: %w", err)
 		}
 		for _, row := range rows {
-			found[org+"\x00"+row.ContentHash] = row.ID
+			found[contentKey(org, row.ContentHash)] = row.ID
 		}
 	}
 	return found, nil
@@ -588,6 +588,10 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 	_, err := r.events.EmitBatch(ctx, tx, sqlTx, p.events)
 	return err
 }
+
+// contentKey identifies a work within the registry: an organization
+// registers a content hash once.
+func contentKey(orgID, contentHash string) string { return orgID + "\x00" + contentHash }
 
 func duplicate(hash, existingID string) error {
 	return apierror.Conflict("DUPLICATE_CONTENT",
