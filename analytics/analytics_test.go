@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/analytics"
-	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -134,7 +134,7 @@ func openStore(t *testing.T, url string) *storage.Store {
 // Two replicas flush into the same rows; the report merges them exactly
 // and computes percentiles from the summed histograms.
 func TestWriteAndReport(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := openStore(t, b.URL(t))

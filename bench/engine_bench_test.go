@@ -13,6 +13,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
 )
@@ -57,7 +58,7 @@ func BenchmarkAsyncThroughput(b *testing.B) {
 		async[k] = v
 	}
 	async["async"] = true
-	for _, backend := range testserver.Backends(b) {
+	for _, backend := range testdb.Backends(b) {
 		b.Run(backend.Name, func(b *testing.B) {
 			s := testserver.Start(b, testserver.Options{DatabaseURL: backend.URL(b), Configure: func(c *server.Config) { c.Workers = 32 }})
 			client := Client()

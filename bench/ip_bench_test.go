@@ -11,13 +11,14 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 )
 
 // BenchmarkIPRegister: registrations per second with certificates (token +
 // log entry + signed checkpoint per batch) and their latency, 64 clients.
 func BenchmarkIPRegister(b *testing.B) {
-	for _, backend := range testserver.Backends(b) {
+	for _, backend := range testdb.Backends(b) {
 		b.Run(backend.Name, func(b *testing.B) {
 			s := testserver.Start(b, testserver.Options{DatabaseURL: backend.URL(b), NoWorkers: true})
 			r := s.Do(b, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "W", "email": "w@example.com", "vertical": "music"})

@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
 )
@@ -28,12 +29,12 @@ type routeStatus struct {
 }
 
 func TestUsageAnalytics(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) { testUsageAnalytics(t, b) })
 	}
 }
 
-func testUsageAnalytics(t *testing.T, b testserver.Backend) {
+func testUsageAnalytics(t *testing.T, b testdb.Backend) {
 	s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), Configure: noAutoFlush})
 	ctx := context.Background()
 	readerKey := s.NewKey(t, "acme", auth.ScopeCreatorsRead)
@@ -231,7 +232,7 @@ func TestUsageValidation(t *testing.T) {
 
 // Shutdown writes what is still buffered.
 func TestUsageFlushedOnShutdown(t *testing.T) {
-	url := testserver.SQLiteURL(t)
+	url := testdb.SQLiteURL(t)
 	s := testserver.Start(t, testserver.Options{DatabaseURL: url, Configure: noAutoFlush})
 	for range 3 {
 		s.Do(t, "GET", "/v1/engine/verticals", s.AdminKey, nil)
@@ -248,7 +249,7 @@ func TestUsageFlushedOnShutdown(t *testing.T) {
 
 // Several replicas write into the same rows: counts and histograms add up.
 func TestUsageReplicasAddUp(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL := b.URL(t)
 			s1 := testserver.Start(t, testserver.Options{DatabaseURL: dbURL, Configure: noAutoFlush})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 )
 
@@ -48,7 +49,7 @@ type env struct {
 	creatorID          string
 }
 
-func newEnv(t *testing.T, b testserver.Backend) *env {
+func newEnv(t *testing.T, b testdb.Backend) *env {
 	s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
 	e := &env{Server: s, readOnly: s.NewKey(t, "acme", auth.ScopeCreatorsRead), otherOrg: s.NewKey(t, "globex", auth.ScopeAll)}
 	r := s.Do(t, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "Existing", "email": "existing@example.com", "vertical": "film"})
@@ -191,7 +192,7 @@ func creatorCases(e *env, transport string) []apiCase {
 }
 
 func TestCreatorsAPI(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			e := newEnv(t, b)
 			for _, transport := range []string{"rest", "grpc"} {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 )
 
@@ -139,7 +140,7 @@ func TestEngineRunErrors(t *testing.T) {
 }
 
 func TestEngineAsyncLifecycle(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
 			r := s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": releaseContext, "async": true})
@@ -198,7 +199,7 @@ func TestEngineCancelQueuedJob(t *testing.T) {
 // The job moves queued → processing (with progress advancing per step) →
 // completed, observed by polling while a step is held.
 func TestEngineAsyncProgress(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			release := testserver.HoldRuns()
 			defer release()

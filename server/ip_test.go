@@ -20,6 +20,7 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/ipreg"
 )
@@ -323,10 +324,10 @@ func TestIPCertificatesVerify(t *testing.T) {
 // Two server instances on one PostgreSQL register 200 works concurrently:
 // the log never forks.
 func TestIPConcurrentRegistrationsTwoInstances(t *testing.T) {
-	if os.Getenv(testserver.PostgresEnv) == "" {
-		t.Skipf("PostgreSQL tests skipped: %s is not set", testserver.PostgresEnv)
+	if os.Getenv(testdb.PostgresEnv) == "" {
+		t.Skipf("PostgreSQL tests skipped: %s is not set", testdb.PostgresEnv)
 	}
-	url := testserver.PostgresURL(t)
+	url := testdb.PostgresURL(t)
 	a := testserver.Start(t, testserver.Options{DatabaseURL: url})
 	b := testserver.Start(t, testserver.Options{DatabaseURL: url})
 	cr := newCreator(t, a, a.AdminKey, "w@example.com")

@@ -19,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
 )
@@ -136,9 +137,9 @@ func redisURL(t *testing.T) string {
 
 func TestRateLimitSharedAcrossReplicas(t *testing.T) {
 	rurl := redisURL(t)
-	dbURL := testserver.SQLiteURL(t)
-	if os.Getenv(testserver.PostgresEnv) != "" {
-		dbURL = testserver.PostgresURL(t)
+	dbURL := testdb.SQLiteURL(t)
+	if os.Getenv(testdb.PostgresEnv) != "" {
+		dbURL = testdb.PostgresURL(t)
 	}
 	configure := func(c *server.Config) {
 		c.RateLimit = auth.RateLimit{RequestsPerSecond: 1, Burst: 4}
@@ -193,12 +194,12 @@ func TestRateLimitRedisDown(t *testing.T) {
 var asyncRun = map[string]any{"vertical": "music", "workflow": "release-strategy", "context": releaseContext, "async": true}
 
 func TestIdempotency(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) { testIdempotency(t, b) })
 	}
 }
 
-func testIdempotency(t *testing.T, b testserver.Backend) {
+func testIdempotency(t *testing.T, b testdb.Backend) {
 	// Without workers jobs stay queued, so replayed bodies are comparable.
 	s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), NoWorkers: true})
 	ctx := context.Background()
@@ -323,7 +324,7 @@ func testIdempotency(t *testing.T, b testserver.Backend) {
 // Identical requests sent at once: one runs, the others get 409 or the
 // replay; never two jobs.
 func TestIdempotencyConcurrent(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), NoWorkers: true})
 			const rounds, parallel = 5, 4

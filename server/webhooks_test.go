@@ -22,6 +22,7 @@ import (
 
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/webhooks"
@@ -200,7 +201,7 @@ func settled(ds []map[string]any) bool {
 }
 
 func TestWebhooksAPI(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
 			rc := newReceiver(t, nil)
@@ -372,7 +373,7 @@ func TestWebhookSignedPayload(t *testing.T) {
 // delivery, with the same webhook-id on every attempt, and the log shows
 // the three attempts.
 func TestWebhookRetries(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), Configure: withSchedule(fastSchedule)})
 			rc := newReceiver(t, func(n int) reply {
@@ -435,7 +436,7 @@ func TestWebhookRetriesExhausted(t *testing.T) {
 // An event is not lost when the server stops before delivering it, nor
 // when the endpoint is down while the server restarts.
 func TestWebhookDeliverySurvivesRestart(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL := b.URL(t)
 			sched := withSchedule(webhooks.Schedule{0, 300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond})
@@ -625,7 +626,7 @@ func TestWebhookTenancy(t *testing.T) {
 // A deleted webhook receives nothing afterwards, not even retries that were
 // already queued.
 func TestWebhookDeletedReceivesNothing(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), Configure: withSchedule(webhooks.Schedule{0, 400 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond})})
 			rc := newReceiver(t, answer(http.StatusInternalServerError))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -98,7 +99,7 @@ func TestAsyncJobsSurviveKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills server processes")
 	}
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL := b.URL(t)
 			st, err := storage.Open(context.Background(), dbURL)

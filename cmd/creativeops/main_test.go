@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
-	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/internal/testdb"
 )
 
 func TestKeysCreatePrintsOnlyTheKey(t *testing.T) {
-	for _, b := range testserver.Backends(t) {
+	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			url := b.URL(t)
 			var out, errOut bytes.Buffer
@@ -63,7 +63,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestFirstServeBootstrapsAKey(t *testing.T) {
-	url := testserver.SQLiteURL(t)
+	url := testdb.SQLiteURL(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 )
 
@@ -77,7 +78,7 @@ func TestVerifyCommand(t *testing.T) {
 // Rotating the IP registry keys starts a new log; certificates issued
 // before keep verifying and the old keys stay published.
 func TestIPRotateKeys(t *testing.T) {
-	url := testserver.SQLiteURL(t)
+	url := testdb.SQLiteURL(t)
 	s := testserver.Start(t, testserver.Options{DatabaseURL: url})
 	r := s.Do(t, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "W", "email": "w@example.com", "vertical": "music"})
 	creator := r.JSON["id"].(string)

@@ -25,21 +25,6 @@ import (
 	"github.com/creativeops/creativeops/storage"
 )
 
-// PostgresEnv names the variable holding a PostgreSQL URL for tests.
-const PostgresEnv = testdb.PostgresEnv
-
-// Backend is a database a test runs against.
-type Backend = testdb.Backend
-
-// Backends lists SQLite, and PostgreSQL when configured.
-func Backends(t testing.TB) []Backend { return testdb.Backends(t) }
-
-// SQLiteURL returns a database file in the test's temporary directory.
-func SQLiteURL(t testing.TB) string { return testdb.SQLiteURL(t) }
-
-// PostgresURL creates a database for the test and drops it at cleanup.
-func PostgresURL(t testing.TB) string { return testdb.PostgresURL(t) }
-
 // Server is a running test server.
 type Server struct {
 	*server.Server
@@ -65,7 +50,7 @@ type Options struct {
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	if opts.DatabaseURL == "" {
-		opts.DatabaseURL = SQLiteURL(t)
+		opts.DatabaseURL = testdb.SQLiteURL(t)
 	}
 	ctx := context.Background()
 	cfg := server.Config{
