@@ -4,17 +4,14 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -36,54 +33,6 @@ import (
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
-
-// Config is what `creativeops serve` is started with.
-type Config struct {
-	// HTTPAddr serves REST and gRPC on one port.
-	HTTPAddr string
-	// GRPCAddr optionally serves gRPC alone on a second port.
-	GRPCAddr string
-	// DebugAddr, when set, serves the Go profiler (/debug/pprof/) on its
-	// own listener; keep it on loopback or a private network.
-	DebugAddr             string
-	DatabaseURL           string
-	DataDir               string
-	AllowInsecureWebhooks bool
-	Logger                *slog.Logger
-	// ShutdownTimeout bounds how long in-flight requests may take to finish.
-	ShutdownTimeout time.Duration
-	// Console receives the one-time bootstrap key (default os.Stderr).
-	Console io.Writer
-	// Workers is the number of concurrent asynchronous engine runs per
-	// instance (default 8).
-	Workers int
-	// JobTimeout bounds one attempt of an asynchronous run (default 1 min);
-	// RescueAfter is when a run whose worker died is retried elsewhere
-	// (default 2 min, must exceed JobTimeout).
-	JobTimeout, RescueAfter time.Duration
-	// WebhookSchedule is the delay before each delivery attempt
-	// (default webhooks.DefaultSchedule, the Svix schedule).
-	WebhookSchedule webhooks.Schedule
-	// WebhookWorkers is the number of concurrent delivery attempts per
-	// instance (default 20).
-	WebhookWorkers int
-	// WebhookTimeout bounds one delivery attempt (default 15 s).
-	WebhookTimeout time.Duration
-	// RateLimit is the default per-key rate (default 100 requests/s, burst
-	// 200); a key's own limit overrides it.
-	RateLimit auth.RateLimit
-	// RedisURL, when set, shares the rate limits across replicas.
-	RedisURL string
-	// DisableAnalytics turns usage recording off (the usage endpoint still
-	// reports what was stored before).
-	DisableAnalytics bool
-	// AnalyticsFlushInterval is how often usage aggregates are written to
-	// the database (default 5 s).
-	AnalyticsFlushInterval time.Duration
-	// AnalyticsRetention is how long usage aggregates are kept; older
-	// minutes are deleted every 10 minutes. Zero keeps them forever.
-	AnalyticsRetention time.Duration
-}
 
 // queueWorkers is the River client that works jobs.
 type queueWorkers interface {
@@ -122,25 +71,7 @@ type Server struct {
 
 // New opens the database, migrates it and builds the service.
 func New(ctx context.Context, cfg Config) (*Server, error) {
-	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
-	if cfg.Console == nil {
-		cfg.Console = os.Stderr
-	}
-	cfg.Workers = cmp.Or(cfg.Workers, 8)
-	cfg.JobTimeout = cmp.Or(cfg.JobTimeout, time.Minute)
-	cfg.RescueAfter = cmp.Or(cfg.RescueAfter, 2*time.Minute)
-	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, 20)
-	cfg.WebhookTimeout = cmp.Or(cfg.WebhookTimeout, webhooks.DefaultTimeout)
-	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, 20*time.Second)
-	if cfg.AnalyticsFlushInterval <= 0 {
-		cfg.AnalyticsFlushInterval = 5 * time.Second
-	}
-	if len(cfg.WebhookSchedule) == 0 {
-		cfg.WebhookSchedule = webhooks.DefaultSchedule
-	}
-	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
-		cfg.RateLimit = auth.RateLimit{RequestsPerSecond: DefaultRateLimitRPS, Burst: DefaultRateLimitBurst}
-	}
+	cfg = cfg.withDefaults()
 	store, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"cmp"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/webhooks"
+)
+
+// Config is what `creativeops serve` is started with.
+type Config struct {
+	// HTTPAddr serves REST and gRPC on one port.
+	HTTPAddr string
+	// GRPCAddr optionally serves gRPC alone on a second port.
+	GRPCAddr string
+	// DebugAddr, when set, serves the Go profiler (/debug/pprof/) on its
+	// own listener; keep it on loopback or a private network.
+	DebugAddr             string
+	DatabaseURL           string
+	DataDir               string
+	AllowInsecureWebhooks bool
+	Logger                *slog.Logger
+	// ShutdownTimeout bounds how long in-flight requests may take to finish.
+	ShutdownTimeout time.Duration
+	// Console receives the one-time bootstrap key (default os.Stderr).
+	Console io.Writer
+	// Workers is the number of concurrent asynchronous engine runs per
+	// instance (default 8).
+	Workers int
+	// JobTimeout bounds one attempt of an asynchronous run (default 1 min);
+	// RescueAfter is when a run whose worker died is retried elsewhere
+	// (default 2 min, must exceed JobTimeout).
+	JobTimeout, RescueAfter time.Duration
+	// WebhookSchedule is the delay before each delivery attempt
+	// (default webhooks.DefaultSchedule, the Svix schedule).
+	WebhookSchedule webhooks.Schedule
+	// WebhookWorkers is the number of concurrent delivery attempts per
+	// instance (default 20).
+	WebhookWorkers int
+	// WebhookTimeout bounds one delivery attempt (default 15 s).
+	WebhookTimeout time.Duration
+	// RateLimit is the default per-key rate (default 100 requests/s, burst
+	// 200); a key's own limit overrides it.
+	RateLimit auth.RateLimit
+	// RedisURL, when set, shares the rate limits across replicas.
+	RedisURL string
+	// DisableAnalytics turns usage recording off (the usage endpoint still
+	// reports what was stored before).
+	DisableAnalytics bool
+	// AnalyticsFlushInterval is how often usage aggregates are written to
+	// the database (default 5 s).
+	AnalyticsFlushInterval time.Duration
+	// AnalyticsRetention is how long usage aggregates are kept; older
+	// minutes are deleted every 10 minutes. Zero keeps them forever.
+	AnalyticsRetention time.Duration
+}
+
+// DefaultConfig is the configuration `creativeops serve` starts from: the
+// one place its defaults are written. Flags and environment variables
+// override it.
+func DefaultConfig() Config {
+	return Config{
+		HTTPAddr:               ":8080",
+		DatabaseURL:            "sqlite://./data/creativeops.db",
+		DataDir:                "./data",
+		ShutdownTimeout:        20 * time.Second,
+		Workers:                8,
+		JobTimeout:             time.Minute,
+		RescueAfter:            2 * time.Minute,
+		WebhookSchedule:        webhooks.DefaultSchedule,
+		WebhookWorkers:         20,
+		WebhookTimeout:         webhooks.DefaultTimeout,
+		RateLimit:              auth.RateLimit{RequestsPerSecond: DefaultRateLimitRPS, Burst: DefaultRateLimitBurst},
+		AnalyticsFlushInterval: 5 * time.Second,
+		AnalyticsRetention:     90 * 24 * time.Hour,
+	}
+}
+
+// withDefaults fills what a caller (usually a test) left zero.
+func (cfg Config) withDefaults() Config {
+	def := DefaultConfig()
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	if cfg.Console == nil {
+		cfg.Console = io.Writer(os.Stderr)
+	}
+	cfg.Workers = cmp.Or(cfg.Workers, def.Workers)
+	cfg.JobTimeout = cmp.Or(cfg.JobTimeout, def.JobTimeout)
+	cfg.RescueAfter = cmp.Or(cfg.RescueAfter, def.RescueAfter)
+	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, def.WebhookWorkers)
+	cfg.WebhookTimeout = cmp.Or(cfg.WebhookTimeout, def.WebhookTimeout)
+	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
+	if cfg.AnalyticsFlushInterval <= 0 {
+		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
+	}
+	if len(cfg.WebhookSchedule) == 0 {
+		cfg.WebhookSchedule = def.WebhookSchedule
+	}
+	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
+		cfg.RateLimit = def.RateLimit
+	}
+	return cfg
+}
