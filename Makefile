@@ -10,6 +10,7 @@ all: generate lint test
 ## generate: regenerate protobuf/gRPC/gateway/OpenAPI code and ent, and docs
 generate:
 	$(TOOL) buf generate
+	$(GO) run ./internal/genopenapi
 	$(GO) generate ./ent
 	$(GO) run ./internal/gendocs
 

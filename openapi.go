@@ -3,7 +3,8 @@ package creativeops
 
 import _ "embed"
 
-// OpenAPIYAML is the generated OpenAPI 3 document (gen/openapi).
+// OpenAPIJSON is the OpenAPI 3 document served at /v1/openapi.json, as
+// internal/genopenapi generates it into gen/openapi.
 //
-//go:embed gen/openapi/openapi.yaml
-var OpenAPIYAML []byte
+//go:embed gen/openapi/openapi.json
+var OpenAPIJSON []byte

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -94,8 +93,8 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 	code := http.StatusOK
 	if err != nil {
 		code = httpStatus(status.Convert(err))
-	} else if c := hc.status(); c != 0 {
-		code = c
+	} else {
+		code = successStatus(info.FullMethod, hc.wasAccepted())
 	}
 	d := time.Since(start)
 	rt := s.routes[info.FullMethod]
@@ -110,12 +109,12 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 	return resp, err
 }
 
-// headerCapture passes response headers on while remembering the HTTP
-// status and location a handler asked the REST facade for.
+// headerCapture passes response headers on while remembering whether a
+// handler queued its work (markAccepted) and the location it gave.
 type headerCapture struct {
 	grpc.ServerTransportStream
 	mu       sync.Mutex
-	httpCode int
+	accepted bool
 	location string
 }
 
@@ -130,20 +129,18 @@ func captureHeaders(ctx context.Context) (context.Context, *headerCapture) {
 func (c *headerCapture) note(md metadata.MD) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v := md.Get(headerHTTPCode); len(v) > 0 {
-		if n, err := strconv.Atoi(v[0]); err == nil {
-			c.httpCode = n
-		}
+	if len(md.Get(headerAccepted)) > 0 {
+		c.accepted = true
 	}
 	if v := md.Get(headerLocation); len(v) > 0 {
 		c.location = v[0]
 	}
 }
 
-func (c *headerCapture) status() int {
+func (c *headerCapture) wasAccepted() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.httpCode
+	return c.accepted
 }
 
 func (c *headerCapture) locationHeader() string {

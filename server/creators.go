@@ -95,7 +95,6 @@ func (s *creatorsService) CreateCreator(ctx context.Context, req *creativeopsv1.
 	if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 201)
 	return out, nil
 }
 

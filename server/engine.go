@@ -67,7 +67,7 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 		return nil, err
 	}
 	if req.GetAsync() {
-		setHTTPStatus(ctx, 202, headerLocation, "/v1/engine/status/"+j.ID)
+		markAccepted(ctx, "/v1/engine/status/"+j.ID)
 	}
 	return jobs.ToProto(j), nil
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
-	"strconv"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -21,20 +20,21 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 )
 
 // Handlers set these response headers through grpc.SetHeader; the gateway
 // turns them into the HTTP status and headers.
 const (
-	headerHTTPCode = "x-http-code"
+	headerAccepted = "x-accepted"
 	headerLocation = "location"
 )
 
-// setHTTPStatus asks the REST facade to answer with a status other than 200
-// (201 Created, 202 Accepted, 204 No Content). gRPC callers ignore it.
-func setHTTPStatus(ctx context.Context, code int, kv ...string) {
-	md := metadata.Pairs(append([]string{headerHTTPCode, strconv.Itoa(code)}, kv...)...)
-	_ = grpc.SetHeader(ctx, md)
+// markAccepted tells the REST facade that the call queued its work rather
+// than doing it, so it answers with the method's declared accepted status
+// (202) and a Location to poll. gRPC callers see the location header only.
+func markAccepted(ctx context.Context, location string) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs(headerAccepted, "1", headerLocation, location))
 }
 
 // forwardedResponseHeaders are the gRPC response headers exposed over REST.
@@ -153,17 +153,14 @@ func position(data []byte, offset int64) (line, col int) {
 	return line, col
 }
 
+// forwardHTTPStatus answers with the success status the method declares
+// (creativeops.v1.rule), or its accepted status when the handler queued
+// the work (markAccepted).
 func forwardHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
-	md, ok := runtime.ServerMetadataFromContext(ctx)
-	if !ok {
-		return nil
-	}
-	v := md.HeaderMD.Get(headerHTTPCode)
-	if len(v) == 0 {
-		return nil
-	}
-	code, err := strconv.Atoi(v[0])
-	if err != nil {
+	name, _ := runtime.RPCMethod(ctx)
+	md, _ := runtime.ServerMetadataFromContext(ctx)
+	code := successStatus(name, len(md.HeaderMD.Get(headerAccepted)) > 0)
+	if code == http.StatusOK {
 		return nil
 	}
 	if code == http.StatusNoContent {
@@ -171,4 +168,17 @@ func forwardHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Messa
 	}
 	w.WriteHeader(code)
 	return nil
+}
+
+// successStatus is the HTTP status of a successful call of the method: the
+// one its rule declares, or its accepted status when the work was queued.
+func successStatus(fullMethod string, accepted bool) int {
+	m, ok := rpcrule.Lookup(fullMethod)
+	switch {
+	case !ok:
+		return http.StatusOK
+	case accepted && m.AcceptedStatus != 0:
+		return m.AcceptedStatus
+	}
+	return m.SuccessStatus
 }

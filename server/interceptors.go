@@ -17,6 +17,7 @@ import (
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 )
 
 // interceptorChain is the ordered list every call runs through, over gRPC
@@ -108,8 +109,9 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 	if ri := requestInfoFrom(ctx); ri != nil {
 		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
 	}
-	scope, known := scopes[info.FullMethod]
-	if !known {
+	rule, known := rpcrule.Lookup(info.FullMethod)
+	scope := rule.Scope
+	if !known || scope == "" {
 		return nil, apierror.New(codes.PermissionDenied, "METHOD_NOT_AVAILABLE", "this method is not available to API keys")
 	}
 	if !p.Allows(scope) {

@@ -47,7 +47,6 @@ func (s *ipService) RegisterWork(ctx context.Context, req *creativeopsv1.Registe
 	if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 201)
 	return ipreg.RecordToProto(rec), nil
 }
 

@@ -38,7 +38,6 @@ func (s *keysService) CreateKey(ctx context.Context, req *creativeopsv1.CreateKe
 	if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 201)
 	out := keyToProto(k)
 	out.Secret = &secret
 	return out, nil
@@ -92,7 +91,6 @@ func (s *keysService) RevokeKey(ctx context.Context, req *creativeopsv1.RevokeKe
 	} else if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 204)
 	return &emptypb.Empty{}, nil
 }
 

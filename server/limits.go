@@ -32,6 +32,7 @@ import (
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/usageminute"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 )
 
 // Default per-key rate limit (SPEC §2); a key's own limit overrides it.
@@ -434,10 +435,7 @@ func (s *Server) runIdempotent(ctx context.Context, req any, info *grpc.UnarySer
 	}
 	b, merr := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	if merr == nil {
-		code := hc.status()
-		if code == 0 {
-			code = http.StatusOK
-		}
+		code := successStatus(info.FullMethod, hc.wasAccepted())
 		headers := map[string]string{}
 		if loc := hc.locationHeader(); loc != "" {
 			headers[headerLocation] = loc
@@ -456,8 +454,8 @@ func (s *Server) runIdempotent(ctx context.Context, req any, info *grpc.UnarySer
 // marked Idempotent-Replayed.
 func (s *Server) replay(ctx context.Context, info *grpc.UnaryServerInfo, row *ent.IdempotencyKey) (any, error) {
 	md := metadata.Pairs("idempotent-replayed", "true")
-	if row.HTTPStatus != 0 && row.HTTPStatus != http.StatusOK && !row.Failed {
-		md.Set(headerHTTPCode, strconv.Itoa(row.HTTPStatus))
+	if rule, ok := rpcrule.Lookup(info.FullMethod); ok && !row.Failed && rule.AcceptedStatus != 0 && row.HTTPStatus == rule.AcceptedStatus {
+		md.Set(headerAccepted, "1")
 	}
 	for k, v := range row.Headers {
 		md.Set(k, v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -119,5 +120,12 @@ func TestRequestIDAndRouting(t *testing.T) {
 	create := paths["/v1/creators"].(map[string]any)["post"].(map[string]any)["responses"].(map[string]any)
 	if _, ok := create["201"]; !ok {
 		t.Errorf("POST /v1/creators documents no 201: %v", create)
+	}
+	committed, err := os.ReadFile("../gen/openapi/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served := s.Do(t, "GET", "/v1/openapi.json", "", nil).Body; string(served) != string(committed) {
+		t.Error("the served OpenAPI document differs from the committed gen/openapi/openapi.json")
 	}
 }

@@ -67,7 +67,6 @@ func (s *webhooksService) CreateWebhook(ctx context.Context, req *creativeopsv1.
 	if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 201)
 	out := webhookToProto(wh)
 	if generated {
 		// Shown once: only this response carries it.
@@ -170,7 +169,6 @@ func (s *webhooksService) DeleteWebhook(ctx context.Context, req *creativeopsv1.
 	if err != nil {
 		return nil, err
 	}
-	setHTTPStatus(ctx, 204)
 	return &emptypb.Empty{}, nil
 }
 
@@ -198,7 +196,6 @@ func (s *webhooksService) TestWebhook(ctx context.Context, req *creativeopsv1.Te
 		return nil, err
 	}
 	// The delivery is queued, not yet made.
-	setHTTPStatus(ctx, 202)
 	return deliveryToProto(d, nil), nil
 }
 
@@ -289,7 +286,6 @@ func (s *webhooksService) RedeliverDelivery(ctx context.Context, req *creativeop
 		return nil, err
 	}
 	// The delivery is queued, not yet made.
-	setHTTPStatus(ctx, 202)
 	return deliveryToProto(d, nil), nil
 }
 

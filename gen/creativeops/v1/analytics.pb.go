@@ -522,7 +522,7 @@ var File_creativeops_v1_analytics_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_analytics_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x01\n" +
+	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x01\n" +
 	"\x0fGetUsageRequest\x12.\n" +
 	"\x04from\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
 	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12<\n" +
@@ -566,9 +566,10 @@ const file_creativeops_v1_analytics_proto_rawDesc = "" +
 	"\x06totals\x18\x04 \x01(\v2\x1b.creativeops.v1.UsageTotalsR\x06totals\x12;\n" +
 	"\tendpoints\x18\x05 \x03(\v2\x1d.creativeops.v1.EndpointUsageR\tendpoints\x122\n" +
 	"\x06series\x18\x06 \x03(\v2\x1a.creativeops.v1.UsagePointR\x06series\x12,\n" +
-	"\x04jobs\x18\a \x01(\v2\x18.creativeops.v1.JobStatsR\x04jobs2y\n" +
-	"\x10AnalyticsService\x12e\n" +
-	"\bGetUsage\x12\x1f.creativeops.v1.GetUsageRequest\x1a\x1b.creativeops.v1.UsageReport\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/analytics/usageBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x04jobs\x18\a \x01(\v2\x18.creativeops.v1.JobStatsR\x04jobs2\x8d\x01\n" +
+	"\x10AnalyticsService\x12y\n" +
+	"\bGetUsage\x12\x1f.creativeops.v1.GetUsageRequest\x1a\x1b.creativeops.v1.UsageReport\"/\x8a\xb5\x18\x10\n" +
+	"\x0eanalytics:read\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/analytics/usageBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_analytics_proto_rawDescOnce sync.Once
@@ -616,6 +617,7 @@ func file_creativeops_v1_analytics_proto_init() {
 	if File_creativeops_v1_analytics_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -362,7 +362,7 @@ var File_creativeops_v1_creators_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x02\n" +
+	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x02\n" +
 	"\aCreator\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -391,12 +391,15 @@ const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"s\n" +
 	"\x14ListCreatorsResponse\x123\n" +
 	"\bcreators\x18\x01 \x03(\v2\x17.creativeops.v1.CreatorR\bcreators\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xd0\x02\n" +
-	"\x0fCreatorsService\x12g\n" +
-	"\rCreateCreator\x12$.creativeops.v1.CreateCreatorRequest\x1a\x17.creativeops.v1.Creator\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/creators\x12c\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\x8e\x03\n" +
+	"\x0fCreatorsService\x12~\n" +
+	"\rCreateCreator\x12$.creativeops.v1.CreateCreatorRequest\x1a\x17.creativeops.v1.Creator\".\x8a\xb5\x18\x13\n" +
+	"\x0ecreators:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/creators\x12v\n" +
 	"\n" +
-	"GetCreator\x12!.creativeops.v1.GetCreatorRequest\x1a\x17.creativeops.v1.Creator\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/creators/{id}\x12o\n" +
-	"\fListCreators\x12#.creativeops.v1.ListCreatorsRequest\x1a$.creativeops.v1.ListCreatorsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/creatorsBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"GetCreator\x12!.creativeops.v1.GetCreatorRequest\x1a\x17.creativeops.v1.Creator\",\x8a\xb5\x18\x0f\n" +
+	"\rcreators:read\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/creators/{id}\x12\x82\x01\n" +
+	"\fListCreators\x12#.creativeops.v1.ListCreatorsRequest\x1a$.creativeops.v1.ListCreatorsResponse\"'\x8a\xb5\x18\x0f\n" +
+	"\rcreators:read\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/creatorsBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_creators_proto_rawDescOnce sync.Once
@@ -444,6 +447,7 @@ func file_creativeops_v1_creators_proto_init() {
 	if File_creativeops_v1_creators_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -912,7 +912,7 @@ var File_creativeops_v1_engine_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/engine.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"y\n" +
+	"\x1bcreativeops/v1/engine.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"y\n" +
 	"\bVertical\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
@@ -978,15 +978,24 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
 	"\x10CancelJobRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x90\x06\n" +
-	"\rEngineService\x12z\n" +
-	"\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/verticals\x12z\n" +
-	"\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/workflows\x12n\n" +
-	"\vGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/engine/workflows/{id}\x12a\n" +
-	"\vRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\"\x19\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12`\n" +
-	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/engine/status/{job_id}\x12f\n" +
-	"\bListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/engine/jobs\x12j\n" +
-	"\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.Job\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/engine/jobs/{id}:cancelBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x8a\a\n" +
+	"\rEngineService\x12\x8b\x01\n" +
+	"\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\"-\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/verticals\x12\x8b\x01\n" +
+	"\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\"-\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/workflows\x12\x7f\n" +
+	"\vGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\"2\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/engine/workflows/{id}\x12t\n" +
+	"\vRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\",\x8a\xb5\x18\x0f\n" +
+	"\n" +
+	"engine:run\x18\xca\x01\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12q\n" +
+	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"3\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/engine/status/{job_id}\x12w\n" +
+	"\bListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\"(\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/engine/jobs\x12z\n" +
+	"\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.Job\"6\x8a\xb5\x18\f\n" +
+	"\n" +
+	"engine:run\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/engine/jobs/{id}:cancelBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_engine_proto_rawDescOnce sync.Once
@@ -1058,6 +1067,7 @@ func file_creativeops_v1_engine_proto_init() {
 	if File_creativeops_v1_engine_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

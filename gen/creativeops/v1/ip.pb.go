@@ -1109,7 +1109,7 @@ var File_creativeops_v1_ip_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\n" +
-	"\x17creativeops/v1/ip.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n" +
+	"\x17creativeops/v1/ip.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n" +
 	"\bIPRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1204,16 +1204,24 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"tsaRootPem\x12.\n" +
 	"\x13tsa_certificate_pem\x18\x02 \x01(\tR\x11tsaCertificatePem\x12$\n" +
 	"\x0etsa_policy_oid\x18\x03 \x01(\tR\ftsaPolicyOid\x121\n" +
-	"\blog_keys\x18\x04 \x03(\v2\x16.creativeops.v1.LogKeyR\alogKeys2\xaf\a\n" +
-	"\tIPService\x12i\n" +
-	"\fRegisterWork\x12#.creativeops.v1.RegisterWorkRequest\x1a\x18.creativeops.v1.IPRecord\"\x1a\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/ip/register\x12n\n" +
-	"\vListCatalog\x12\".creativeops.v1.ListCatalogRequest\x1a#.creativeops.v1.ListCatalogResponse\"\x16\x82\xd3\xe4\x93\x02\x10\x12\x0e/v1/ip/catalog\x12d\n" +
-	"\tGetRecord\x12 .creativeops.v1.GetRecordRequest\x1a\x18.creativeops.v1.IPRecord\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/ip/records/{id}\x12\x82\x01\n" +
-	"\x0eGetCertificate\x12%.creativeops.v1.GetCertificateRequest\x1a\x1b.creativeops.v1.Certificate\",\x82\xd3\xe4\x93\x02&\x12$/v1/ip/certificates/{certificate_id}\x12\x8b\x01\n" +
-	"\x13GetCertificateToken\x12*.creativeops.v1.GetCertificateTokenRequest\x1a\x14.google.api.HttpBody\"2\x82\xd3\xe4\x93\x02,\x12*/v1/ip/certificates/{certificate_id}/token\x12p\n" +
-	"\rGetCheckpoint\x12$.creativeops.v1.GetCheckpointRequest\x1a\x1a.creativeops.v1.Checkpoint\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/ip/log/checkpoint\x12\x83\x01\n" +
-	"\x13GetConsistencyProof\x12*.creativeops.v1.GetConsistencyProofRequest\x1a .creativeops.v1.ConsistencyProof\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/ip/log/consistency\x12V\n" +
-	"\aGetKeys\x12\x1e.creativeops.v1.GetKeysRequest\x1a\x16.creativeops.v1.IPKeys\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/ip/keysBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\blog_keys\x18\x04 \x03(\v2\x16.creativeops.v1.LogKeyR\alogKeys2\x9b\b\n" +
+	"\tIPService\x12z\n" +
+	"\fRegisterWork\x12#.creativeops.v1.RegisterWorkRequest\x1a\x18.creativeops.v1.IPRecord\"+\x8a\xb5\x18\r\n" +
+	"\bip:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/ip/register\x12{\n" +
+	"\vListCatalog\x12\".creativeops.v1.ListCatalogRequest\x1a#.creativeops.v1.ListCatalogResponse\"#\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02\x10\x12\x0e/v1/ip/catalog\x12q\n" +
+	"\tGetRecord\x12 .creativeops.v1.GetRecordRequest\x1a\x18.creativeops.v1.IPRecord\"(\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/ip/records/{id}\x12\x8f\x01\n" +
+	"\x0eGetCertificate\x12%.creativeops.v1.GetCertificateRequest\x1a\x1b.creativeops.v1.Certificate\"9\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02&\x12$/v1/ip/certificates/{certificate_id}\x12\x98\x01\n" +
+	"\x13GetCertificateToken\x12*.creativeops.v1.GetCertificateTokenRequest\x1a\x14.google.api.HttpBody\"?\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02,\x12*/v1/ip/certificates/{certificate_id}/token\x12}\n" +
+	"\rGetCheckpoint\x12$.creativeops.v1.GetCheckpointRequest\x1a\x1a.creativeops.v1.Checkpoint\"*\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/ip/log/checkpoint\x12\x90\x01\n" +
+	"\x13GetConsistencyProof\x12*.creativeops.v1.GetConsistencyProofRequest\x1a .creativeops.v1.ConsistencyProof\"+\x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/ip/log/consistency\x12c\n" +
+	"\aGetKeys\x12\x1e.creativeops.v1.GetKeysRequest\x1a\x16.creativeops.v1.IPKeys\" \x8a\xb5\x18\t\n" +
+	"\aip:read\x82\xd3\xe4\x93\x02\r\x12\v/v1/ip/keysBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_ip_proto_rawDescOnce sync.Once
@@ -1282,6 +1290,7 @@ func file_creativeops_v1_ip_proto_init() {
 	if File_creativeops_v1_ip_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -481,7 +481,7 @@ var File_creativeops_v1_keys_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\n" +
-	"\x19creativeops/v1/keys.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"w\n" +
+	"\x19creativeops/v1/keys.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"w\n" +
 	"\tRateLimit\x12G\n" +
 	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00j\xf8@!\x00\x00\x00\x00\x00\x00\x00\x00R\x11requestsPerSecond\x12!\n" +
 	"\x05burst\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xc0\x84=(\x01R\x05burst\"\xf1\x03\n" +
@@ -524,13 +524,21 @@ const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12M\n" +
 	"\fgrace_period\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\x0f\xbaH\f\xaa\x01\t\"\x05\b\x80\x9a\x9e\x012\x00R\vgracePeriod\"+\n" +
 	"\x10RevokeKeyRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x90\x03\n" +
-	"\vKeysService\x12Z\n" +
-	"\tCreateKey\x12 .creativeops.v1.CreateKeyRequest\x1a\x16.creativeops.v1.APIKey\"\x13\x82\xd3\xe4\x93\x02\r:\x01*\"\b/v1/keys\x12_\n" +
-	"\bListKeys\x12\x1f.creativeops.v1.ListKeysRequest\x1a .creativeops.v1.ListKeysResponse\"\x10\x82\xd3\xe4\x93\x02\n" +
-	"\x12\b/v1/keys\x12f\n" +
-	"\tRotateKey\x12 .creativeops.v1.RotateKeyRequest\x1a\x16.creativeops.v1.APIKey\"\x1f\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/v1/keys/{id}:rotate\x12\\\n" +
-	"\tRevokeKey\x12 .creativeops.v1.RevokeKeyRequest\x1a\x16.google.protobuf.Empty\"\x15\x82\xd3\xe4\x93\x02\x0f*\r/v1/keys/{id}BEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\xd6\x03\n" +
+	"\vKeysService\x12m\n" +
+	"\tCreateKey\x12 .creativeops.v1.CreateKeyRequest\x1a\x16.creativeops.v1.APIKey\"&\x8a\xb5\x18\x0f\n" +
+	"\n" +
+	"keys:admin\x10\xc9\x01\x82\xd3\xe4\x93\x02\r:\x01*\"\b/v1/keys\x12o\n" +
+	"\bListKeys\x12\x1f.creativeops.v1.ListKeysRequest\x1a .creativeops.v1.ListKeysResponse\" \x8a\xb5\x18\f\n" +
+	"\n" +
+	"keys:admin\x82\xd3\xe4\x93\x02\n" +
+	"\x12\b/v1/keys\x12v\n" +
+	"\tRotateKey\x12 .creativeops.v1.RotateKeyRequest\x1a\x16.creativeops.v1.APIKey\"/\x8a\xb5\x18\f\n" +
+	"\n" +
+	"keys:admin\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/v1/keys/{id}:rotate\x12o\n" +
+	"\tRevokeKey\x12 .creativeops.v1.RevokeKeyRequest\x1a\x16.google.protobuf.Empty\"(\x8a\xb5\x18\x0f\n" +
+	"\n" +
+	"keys:admin\x10\xcc\x01\x82\xd3\xe4\x93\x02\x0f*\r/v1/keys/{id}BEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_keys_proto_rawDescOnce sync.Once
@@ -587,6 +595,7 @@ func file_creativeops_v1_keys_proto_init() {
 	if File_creativeops_v1_keys_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	file_creativeops_v1_keys_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -828,7 +828,7 @@ var File_creativeops_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n" +
+	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
@@ -902,16 +902,23 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\x18RedeliverDeliveryRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12(\n" +
 	"\vdelivery_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\n" +
-	"deliveryId2\xcd\x06\n" +
-	"\x0fWebhooksService\x12g\n" +
-	"\rCreateWebhook\x12$.creativeops.v1.CreateWebhookRequest\x1a\x17.creativeops.v1.Webhook\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/webhooks\x12o\n" +
-	"\fListWebhooks\x12#.creativeops.v1.ListWebhooksRequest\x1a$.creativeops.v1.ListWebhooksResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/webhooks\x12c\n" +
+	"deliveryId2\xe4\a\n" +
+	"\x0fWebhooksService\x12~\n" +
+	"\rCreateWebhook\x12$.creativeops.v1.CreateWebhookRequest\x1a\x17.creativeops.v1.Webhook\".\x8a\xb5\x18\x13\n" +
+	"\x0ewebhooks:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/webhooks\x12\x82\x01\n" +
+	"\fListWebhooks\x12#.creativeops.v1.ListWebhooksRequest\x1a$.creativeops.v1.ListWebhooksResponse\"'\x8a\xb5\x18\x0f\n" +
+	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/webhooks\x12v\n" +
 	"\n" +
-	"GetWebhook\x12!.creativeops.v1.GetWebhookRequest\x1a\x17.creativeops.v1.Webhook\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/webhooks/{id}\x12h\n" +
-	"\rDeleteWebhook\x12$.creativeops.v1.DeleteWebhookRequest\x1a\x16.google.protobuf.Empty\"\x19\x82\xd3\xe4\x93\x02\x13*\x11/v1/webhooks/{id}\x12n\n" +
-	"\vTestWebhook\x12\".creativeops.v1.TestWebhookRequest\x1a\x18.creativeops.v1.Delivery\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/v1/webhooks/{id}:test\x12\x85\x01\n" +
-	"\x0eListDeliveries\x12%.creativeops.v1.ListDeliveriesRequest\x1a&.creativeops.v1.ListDeliveriesResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/webhooks/{id}/deliveries\x12\x98\x01\n" +
-	"\x11RedeliverDelivery\x12(.creativeops.v1.RedeliverDeliveryRequest\x1a\x18.creativeops.v1.Delivery\"?\x82\xd3\xe4\x93\x029:\x01*\"4/v1/webhooks/{id}/deliveries/{delivery_id}:redeliverBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"GetWebhook\x12!.creativeops.v1.GetWebhookRequest\x1a\x17.creativeops.v1.Webhook\",\x8a\xb5\x18\x0f\n" +
+	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/webhooks/{id}\x12\x7f\n" +
+	"\rDeleteWebhook\x12$.creativeops.v1.DeleteWebhookRequest\x1a\x16.google.protobuf.Empty\"0\x8a\xb5\x18\x13\n" +
+	"\x0ewebhooks:write\x10\xcc\x01\x82\xd3\xe4\x93\x02\x13*\x11/v1/webhooks/{id}\x12\x85\x01\n" +
+	"\vTestWebhook\x12\".creativeops.v1.TestWebhookRequest\x1a\x18.creativeops.v1.Delivery\"8\x8a\xb5\x18\x13\n" +
+	"\x0ewebhooks:write\x10\xca\x01\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/v1/webhooks/{id}:test\x12\x98\x01\n" +
+	"\x0eListDeliveries\x12%.creativeops.v1.ListDeliveriesRequest\x1a&.creativeops.v1.ListDeliveriesResponse\"7\x8a\xb5\x18\x0f\n" +
+	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/webhooks/{id}/deliveries\x12\xaf\x01\n" +
+	"\x11RedeliverDelivery\x12(.creativeops.v1.RedeliverDeliveryRequest\x1a\x18.creativeops.v1.Delivery\"V\x8a\xb5\x18\x13\n" +
+	"\x0ewebhooks:write\x10\xca\x01\x82\xd3\xe4\x93\x029:\x01*\"4/v1/webhooks/{id}/deliveries/{delivery_id}:redeliverBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_webhooks_proto_rawDescOnce sync.Once
@@ -978,6 +985,7 @@ func file_creativeops_v1_webhooks_proto_init() {
 	if File_creativeops_v1_webhooks_proto != nil {
 		return
 	}
+	file_creativeops_v1_options_proto_init()
 	file_creativeops_v1_webhooks_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
