@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	entsql "entgo.io/ent/dialect/sql"
 
@@ -148,4 +149,10 @@ func ReadMinutes(ctx context.Context, client *ent.Client, org, keyID string, fro
 		}
 	}
 	return nil
+}
+
+// DeleteBefore deletes the usage minutes that started before cutoff and
+// says how many rows went (the retention period's clean-up).
+func DeleteBefore(ctx context.Context, st *storage.Store, cutoff time.Time) (int, error) {
+	return st.Ent.UsageMinute.Delete().Where(usageminute.MinuteLT(cutoff.Unix())).Exec(ctx)
 }

@@ -16,6 +16,59 @@ import (
 // malformed, revoked or expired. Callers are not told which.
 var ErrUnauthenticated = errors.New("invalid API key")
 
+// ErrNoSuchKey is returned for a key id that names no active key of the
+// organization.
+var ErrNoSuchKey = errors.New("no such active API key")
+
+// Key is an API key as the API shows it: never its secret.
+type Key struct {
+	ID             string
+	OrganizationID string
+	Name           string
+	Scopes         []string
+	// Prefix is the secret's first characters, to recognise it by.
+	Prefix    string
+	CreatedAt time.Time
+	ExpiresAt *time.Time
+	RevokedAt *time.Time
+	// PreviousSecretExpiresAt is when the secret replaced by the last
+	// rotation stops working; nil when none is in its grace period.
+	PreviousSecretExpiresAt *time.Time
+	RateLimit               *RateLimit
+}
+
+func toKey(k *ent.APIKey) *Key {
+	out := &Key{
+		ID: k.ID, OrganizationID: k.OrganizationID, Name: k.Name, Scopes: k.Scopes, Prefix: k.Prefix,
+		CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
+	}
+	if k.PreviousSecretHash != nil {
+		out.PreviousSecretExpiresAt = k.PreviousSecretExpiresAt
+	}
+	if k.RateLimitRps != nil && k.RateLimitBurst != nil {
+		out.RateLimit = &RateLimit{RequestsPerSecond: *k.RateLimitRps, Burst: *k.RateLimitBurst}
+	}
+	return out
+}
+
+// ListKeys returns up to limit keys of the organization after the id
+// after, newest first, revoked and expired ones included.
+func (s *Store) ListKeys(ctx context.Context, orgID, after string, limit int) ([]*Key, error) {
+	q := s.Reader().APIKey.Query().Where(apikey.OrganizationID(orgID))
+	if after != "" {
+		q = q.Where(apikey.IDLT(after))
+	}
+	rows, err := q.Order(ent.Desc(apikey.FieldID)).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Key, len(rows))
+	for i, k := range rows {
+		out[i] = toKey(k)
+	}
+	return out, nil
+}
+
 // Store keeps organizations and keys.
 type Store struct {
 	Ent *ent.Client
@@ -50,7 +103,7 @@ type NewKeyParams struct {
 
 // CreateKey stores a new key and returns it with its secret, which is not
 // kept and cannot be shown again.
-func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*ent.APIKey, string, error) {
+func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, error) {
 	for _, sc := range p.Scopes {
 		if !ValidScope(sc) {
 			return nil, "", fmt.Errorf("unknown scope %q", sc)
@@ -75,7 +128,33 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*ent.APIKey, str
 	if err != nil {
 		return nil, "", err
 	}
-	return k, secret, nil
+	return toKey(k), secret, nil
+}
+
+// DefaultOrganization is the organization a new installation starts with.
+const DefaultOrganization = "default"
+
+// Bootstrap gives a brand-new installation a way in: on a database with no
+// organization it creates DefaultOrganization with one all-scopes key and
+// returns the organization's id and the key's secret. Otherwise, or when
+// another replica starting at the same time won the race, it returns "".
+func (s *Store) Bootstrap(ctx context.Context) (orgID, secret string, err error) {
+	n, err := s.Ent.Organization.Query().Count(ctx)
+	if err != nil || n > 0 {
+		return "", "", err
+	}
+	org, err := s.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(DefaultOrganization).Save(ctx)
+	if ent.IsConstraintError(err) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	_, secret, err = s.CreateKey(ctx, NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{ScopeAll}})
+	if err != nil {
+		return "", "", err
+	}
+	return org.ID, secret, nil
 }
 
 // EnsureOrganization returns the organization with the name, creating it if
@@ -136,8 +215,11 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 // RotateKey gives a key a new secret; the current one keeps working for the
 // grace period. A secret already in its grace period is replaced, so at most
 // two secrets are ever valid.
-func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Duration) (*ent.APIKey, string, error) {
+func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Duration) (*Key, string, error) {
 	k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, "", ErrNoSuchKey
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -154,7 +236,7 @@ func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Dura
 	if err != nil {
 		return nil, "", err
 	}
-	return k, secret, nil
+	return toKey(k), secret, nil
 }
 
 // RevokeKey stops a key (and any secret in its grace period) at once.
@@ -167,7 +249,7 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, id string) error {
 		return err
 	}
 	if n == 0 {
-		return &ent.NotFoundError{}
+		return ErrNoSuchKey
 	}
 	return nil
 }

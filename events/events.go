@@ -10,9 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ids"
 )
@@ -26,26 +23,34 @@ const (
 	WebhookTest    = "webhook.test"
 )
 
-// Marshal renders a resource exactly as the REST API returns it.
-var Marshal = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
-
 // FanOut is called inside the emitting transaction with the events it just
-// wrote, so deliveries are enqueued atomically with them. Nil until webhooks
-// are wired.
+// wrote, so deliveries are enqueued atomically with them.
 type FanOut func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, evs []*ent.Event) error
+
+// Encoder renders a domain resource (a creator, a job, an IP record) as
+// the data of its event: exactly as the API returns the resource. The
+// transport layer provides it, so the domain never knows the wire format.
+type Encoder func(resource any) ([]byte, error)
 
 // Emitter writes events.
 type Emitter struct {
-	FanOut FanOut
+	encode Encoder
+	fanOut FanOut
+}
+
+// NewEmitter returns an emitter that encodes event data with encode and
+// hands the events it writes to fanOut (nil: no webhooks).
+func NewEmitter(encode Encoder, fanOut FanOut) *Emitter {
+	return &Emitter{encode: encode, fanOut: fanOut}
 }
 
 // Encode renders an event's data. Callers encode before opening their
 // transaction, so the database's write lock is not held while JSON is built.
-func Encode(data proto.Message) ([]byte, error) { return Marshal.Marshal(data) }
+func (e *Emitter) Encode(resource any) ([]byte, error) { return e.encode(resource) }
 
-// Emit records an event inside the caller's transaction.
-func (e *Emitter) Emit(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID, typ string, data proto.Message) (*ent.Event, error) {
-	b, err := Encode(data)
+// Emit records an event about resource inside the caller's transaction.
+func (e *Emitter) Emit(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, orgID, typ string, resource any) (*ent.Event, error) {
+	b, err := e.Encode(resource)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +100,8 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 		}
 		evs = append(evs, saved...)
 	}
-	if e != nil && e.FanOut != nil && len(evs) > 0 {
-		if err := e.FanOut(ctx, tx, sqlTx, evs); err != nil {
+	if e != nil && e.fanOut != nil && len(evs) > 0 {
+		if err := e.fanOut(ctx, tx, sqlTx, evs); err != nil {
 			return nil, err
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/mod/sumdb/tlog"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/ent"
@@ -25,7 +24,6 @@ import (
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/events"
-	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -168,7 +166,7 @@ var errKeysExist = errors.New("keys exist")
 
 // Register timestamps and logs a work. It returns once the record is
 // covered by a signed checkpoint and committed.
-func (r *Registry) Register(ctx context.Context, reg Registration) (*ent.IPRecord, error) {
+func (r *Registry) Register(ctx context.Context, reg Registration) (*Work, error) {
 	p, err := r.newPending(reg)
 	if err != nil {
 		return nil, err
@@ -180,7 +178,10 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (*ent.IPRecor
 	}
 	select {
 	case <-p.done:
-		return p.rec, p.err
+		if p.err != nil {
+			return nil, p.err
+		}
+		return toWork(p.rec), nil
 	case <-ctx.Done():
 		// The batch may still commit; the client can find the record in the
 		// catalog by its content hash.
@@ -496,7 +497,7 @@ func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.
 		}
 		row := *d.row
 		row.LogIndex = n + int64(len(p.accepted))
-		data, err := events.Encode(RecordToProto(&row))
+		data, err := r.events.Encode(toWork(&row))
 		if err != nil {
 			return nil, err
 		}
@@ -645,25 +646,25 @@ func (r *Registry) Head(ctx context.Context) (Head, error) {
 
 // Certificate builds the bundle for a record, with an inclusion proof
 // against the latest checkpoint of the record's log.
-func (r *Registry) Certificate(ctx context.Context, rec *ent.IPRecord) (Bundle, error) {
-	st, err := r.store.Read.LogState.Query().Where(logstate.Origin(rec.LogOrigin)).Only(ctx)
+func (r *Registry) Certificate(ctx context.Context, rec *Work) (Bundle, error) {
+	st, err := r.store.Read.LogState.Query().Where(logstate.Origin(rec.logOrigin)).Only(ctx)
 	if err != nil {
 		return Bundle{}, err
 	}
-	key, err := r.store.Read.SigningKey.Query().Where(signingkey.Origin(rec.LogOrigin)).Only(ctx)
+	key, err := r.store.Read.SigningKey.Query().Where(signingkey.Origin(rec.logOrigin)).Only(ctx)
 	if err != nil {
 		return Bundle{}, err
 	}
-	proof, err := InclusionProof(st.Size, rec.LogIndex, &dbHashes{ctx: ctx, client: r.store.Read, origin: rec.LogOrigin})
+	proof, err := InclusionProof(st.Size, rec.LogIndex, &dbHashes{ctx: ctx, client: r.store.Read, origin: rec.logOrigin})
 	if err != nil {
 		return Bundle{}, err
 	}
-	parsed, err := ParseRecord(rec.RecordBytes)
+	parsed, err := ParseRecord(rec.recordBytes)
 	if err != nil {
 		return Bundle{}, err
 	}
 	b := Bundle{
-		Format: BundleFormat, Record: rec.RecordBytes,
+		Format: BundleFormat, Record: rec.recordBytes,
 		ID: parsed.ID, OrganizationID: parsed.OrganizationID, CreatorID: parsed.CreatorID, Title: parsed.Title,
 		Type: parsed.Type, Description: parsed.Description, Timestamp: parsed.Timestamp, CertificateID: parsed.CertificateID,
 		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: st.Size,
@@ -678,54 +679,24 @@ func (r *Registry) Consistency(ctx context.Context, from, to int64) (tlog.TreePr
 	return ConsistencyProof(from, to, &dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()})
 }
 
+// PublishedKey is one log origin's public keys.
+type PublishedKey struct {
+	Origin      string
+	VerifierKey string
+	Current     bool
+	TSARootPEM  string
+	TSACertPEM  string
+}
+
 // PublishedKeys lists every log origin's keys, current first.
-func (r *Registry) PublishedKeys(ctx context.Context) ([]*ent.SigningKey, error) {
-	return r.store.Read.SigningKey.Query().Order(ent.Desc(signingkey.FieldCurrent), ent.Desc(signingkey.FieldCreatedAt)).All(ctx)
-}
-
-// RecordToProto renders a record as the API returns it.
-func RecordToProto(r *ent.IPRecord) *creativeopsv1.IPRecord {
-	return &creativeopsv1.IPRecord{
-		Id:            r.ID,
-		CreatorId:     r.CreatorID,
-		Title:         r.Title,
-		Type:          r.Type,
-		ContentHash:   r.ContentHash,
-		Description:   r.Description,
-		Timestamp:     timestamppb.New(r.Timestamp),
-		CertificateId: r.CertificateID,
-		Status:        r.Status,
-		LogIndex:      r.LogIndex,
+func (r *Registry) PublishedKeys(ctx context.Context) ([]PublishedKey, error) {
+	rows, err := r.store.Read.SigningKey.Query().Order(ent.Desc(signingkey.FieldCurrent), ent.Desc(signingkey.FieldCreatedAt)).All(ctx)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// BundleToProto renders a certificate bundle as the API returns it.
-func BundleToProto(b Bundle) *creativeopsv1.Certificate {
-	proof := make([][]byte, len(b.InclusionProof))
-	for i, h := range b.InclusionProof {
-		proof[i] = append([]byte(nil), h[:]...)
+	out := make([]PublishedKey, len(rows))
+	for i, k := range rows {
+		out[i] = PublishedKey{Origin: k.Origin, VerifierKey: k.VerifierKey, Current: k.Current, TSARootPEM: k.TsaRootPem, TSACertPEM: k.TsaCertPem}
 	}
-	return &creativeopsv1.Certificate{
-		Format: b.Format, Record: b.Record, Id: b.ID, OrganizationId: b.OrganizationID, CreatorId: b.CreatorID,
-		Title: b.Title, Type: b.Type, Description: b.Description, Timestamp: timestamppb.New(b.Timestamp),
-		CertificateId: b.CertificateID, ContentHash: b.ContentHash, Token: b.Token, LogIndex: b.LogIndex,
-		TreeSize: b.TreeSize, InclusionProof: proof, Checkpoint: b.Checkpoint, LogVerifierKey: b.LogVerifierKey,
-		TsaRootPem: b.TSARootPEM, TsaPolicyOid: b.TSAPolicyOID,
-	}
-}
-
-// BundleFromProto is the inverse of BundleToProto, for the offline verifier.
-func BundleFromProto(c *creativeopsv1.Certificate) Bundle {
-	proof := make([]tlog.Hash, len(c.GetInclusionProof()))
-	for i, h := range c.GetInclusionProof() {
-		copy(proof[i][:], h)
-	}
-	return Bundle{
-		Format: c.GetFormat(), Record: c.GetRecord(), ID: c.GetId(), OrganizationID: c.GetOrganizationId(),
-		CreatorID: c.GetCreatorId(), Title: c.GetTitle(), Type: c.GetType(), Description: c.GetDescription(),
-		Timestamp: c.GetTimestamp().AsTime(), CertificateID: c.GetCertificateId(), ContentHash: c.GetContentHash(),
-		Token: c.GetToken(), LogIndex: c.GetLogIndex(), TreeSize: c.GetTreeSize(), InclusionProof: proof,
-		Checkpoint: c.GetCheckpoint(), LogVerifierKey: c.GetLogVerifierKey(), TSARootPEM: c.GetTsaRootPem(),
-		TSAPolicyOID: c.GetTsaPolicyOid(),
-	}
+	return out, nil
 }

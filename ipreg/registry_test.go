@@ -3,6 +3,7 @@ package ipreg
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -64,7 +65,7 @@ func TestSealBatch(t *testing.T) {
 				if p.rec.LogIndex != int64(1+i) {
 					t.Errorf("record %d at log index %d, want %d", i, p.rec.LogIndex, 1+i)
 				}
-				bundle, err := r.Certificate(ctx, p.rec)
+				bundle, err := r.Certificate(ctx, toWork(p.rec))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +145,7 @@ func TestSealAhead(t *testing.T) {
 				if p.err != nil || p.rec == nil || p.rec.LogIndex != int64(i) {
 					t.Fatalf("work %d: rec %+v err %v, want a record at index %d", i, p.rec, p.err, i)
 				}
-				bundle, err := r.Certificate(ctx, p.rec)
+				bundle, err := r.Certificate(ctx, toWork(p.rec))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,9 +175,15 @@ func openSealTest(t *testing.T, b testdb.Backend, fanOut func([]*ent.Event) erro
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
+	// The service encodes events with server/wire; what matters here is
+	// that each event carries its own work.
+	encode := func(v any) ([]byte, error) {
+		w := v.(*Work)
+		return json.Marshal(map[string]string{"id": w.ID, "title": w.Title})
+	}
+	emitter := events.NewEmitter(encode, func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
 		return fanOut(evs)
-	}}
+	})
 	r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -14,15 +14,12 @@ import (
 
 	"github.com/riverqueue/river"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/events"
-	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -58,20 +55,104 @@ func (RunArgs) InsertOpts() river.InsertOpts {
 
 // Runner creates and executes jobs.
 type Runner struct {
-	Store  *storage.Store
-	Events *events.Emitter
-	// River enqueues asynchronous runs; it is set once the client exists.
-	River *river.Client[*sql.Tx]
-	Log   *slog.Logger
-	// Finished, when set, is told of every job this process finished
-	// (committed as completed or failed).
-	Finished func(status string, async bool)
+	store  *storage.Store
+	events *events.Emitter
+	river  *river.Client[*sql.Tx]
+	log    *slog.Logger
+	onDone func(status string, async bool)
+}
+
+// NewRunner returns a runner that stores jobs in store, emits their events
+// through emitter and enqueues asynchronous runs on queue. onDone, when not
+// nil, is told of every job this process finished (committed as completed
+// or failed).
+func NewRunner(store *storage.Store, emitter *events.Emitter, queue *river.Client[*sql.Tx], log *slog.Logger, onDone func(status string, async bool)) *Runner {
+	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone}
 }
 
 func (r *Runner) finished(j *ent.Job) {
-	if r.Finished != nil {
-		r.Finished(j.Status, j.Async)
+	if r.onDone != nil {
+		r.onDone(j.Status, j.Async)
 	}
+}
+
+// Job is a workflow run as the API shows it.
+type Job struct {
+	ID             string
+	OrganizationID string
+	KeyID          string
+	Status         string
+	Vertical       string
+	Workflow       string
+	Context        map[string]any
+	Result         map[string]any // nil until completed
+	Progress       int
+	Attempts       int
+	Async          bool
+	ErrorCode      string
+	ErrorMessage   string
+	ErrorStep      string
+	CreatedAt      time.Time
+	StartedAt      *time.Time
+	CompletedAt    *time.Time
+}
+
+func toJob(j *ent.Job) *Job {
+	return &Job{
+		ID: j.ID, OrganizationID: j.OrganizationID, KeyID: j.KeyID, Status: j.Status,
+		Vertical: j.Vertical, Workflow: j.Workflow, Context: j.Context, Result: j.Result,
+		Progress: j.Progress, Attempts: j.Attempts, Async: j.Async,
+		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, ErrorStep: j.ErrorStep,
+		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
+	}
+}
+
+// Get returns a job of the organization.
+func (r *Runner) Get(ctx context.Context, orgID, id string) (*Job, error) {
+	j, err := r.store.Read.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierror.NotFound("job", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toJob(j), nil
+}
+
+// ListQuery selects a page of jobs, newest first.
+type ListQuery struct {
+	Status, Vertical, Workflow string // empty: any
+	After                      string // the last id of the previous page
+	Limit                      int
+}
+
+// List returns up to q.Limit jobs of the organization after q.After.
+func (r *Runner) List(ctx context.Context, orgID string, q ListQuery) ([]*Job, error) {
+	query := r.store.Read.Job.Query().Where(job.OrganizationID(orgID))
+	if q.Status != "" {
+		query = query.Where(job.Status(q.Status))
+	}
+	if q.Vertical != "" {
+		if _, ok := engine.LookupVertical(q.Vertical); !ok {
+			return nil, apierror.Invalid("UNKNOWN_VERTICAL", "vertical", fmt.Sprintf("unknown vertical %q; GET /v1/engine/verticals lists the keys", q.Vertical))
+		}
+		query = query.Where(job.Vertical(q.Vertical))
+	}
+	if q.Workflow != "" {
+		query = query.Where(job.Workflow(q.Workflow))
+	}
+	if q.After != "" {
+		query = query.Where(job.IDLT(q.After))
+	}
+	rows, err := query.Order(ent.Desc(job.FieldID)).Limit(q.Limit).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Job, len(rows))
+	for i, j := range rows {
+		out[i] = toJob(j)
+	}
+	return out, nil
 }
 
 // Request is a run as the API receives it.
@@ -102,7 +183,7 @@ func Lookup(vertical, workflow string) (*engine.Workflow, error) {
 
 // Submit validates a run and either executes it now (synchronous) or
 // enqueues it (asynchronous). The returned job is as stored.
-func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
+func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 	wf, err := Lookup(req.Vertical, req.Workflow)
 	if err != nil {
 		return nil, err
@@ -119,17 +200,17 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	}
 	if req.Async {
 		j.Status = Queued
-		err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+		err = r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 			if err := jobCreate(tx, j).Exec(ctx); err != nil {
 				return err
 			}
-			_, err := r.River.InsertTx(ctx, sqlTx, RunArgs{JobID: j.ID}, nil)
+			_, err := r.river.InsertTx(ctx, sqlTx, RunArgs{JobID: j.ID}, nil)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		return j, nil
+		return toJob(j), nil
 	}
 	// A synchronous run is pure computation: run it, then persist the
 	// finished job and its event together. Both are built first, so the
@@ -140,22 +221,22 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*ent.Job, error) {
 	}
 	completed := now()
 	j.Attempts, j.StartedAt, j.CompletedAt = 1, &created, &completed
-	typ, data, err := settle(j, result, runErr)
+	typ, data, err := r.settle(j, result, runErr)
 	if err != nil {
 		return nil, err
 	}
-	err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+	err = r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		if err := jobCreate(tx, j).Exec(ctx); err != nil {
 			return err
 		}
-		_, err := r.Events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		_, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	r.finished(j)
-	return j, nil
+	return toJob(j), nil
 }
 
 // jobCreate inserts j as it is.
@@ -195,7 +276,7 @@ func failure(err error) (code, step string) {
 
 // settle records a run's outcome on j and returns the event the finished
 // job emits, encoded.
-func settle(j *ent.Job, result map[string]any, runErr error) (typ string, data []byte, err error) {
+func (r *Runner) settle(j *ent.Job, result map[string]any, runErr error) (typ string, data []byte, err error) {
 	typ = events.JobCompleted
 	if runErr != nil {
 		j.Status, typ = Failed, events.JobFailed
@@ -204,22 +285,22 @@ func settle(j *ent.Job, result map[string]any, runErr error) (typ string, data [
 	} else {
 		j.Status, j.Progress, j.Result = Completed, 100, result
 	}
-	data, err = events.Encode(ToProto(j))
+	data, err = r.events.Encode(toJob(j))
 	return typ, data, err
 }
 
 // Cancel stops a queued or processing job. A running worker notices at its
 // next step and stops without finishing the job.
-func (r *Runner) Cancel(ctx context.Context, orgID, id string) (*ent.Job, error) {
+func (r *Runner) Cancel(ctx context.Context, orgID, id string) (*Job, error) {
 	t := now()
-	n, err := r.Store.Ent.Job.Update().
+	n, err := r.store.Ent.Job.Update().
 		Where(job.ID(id), job.OrganizationID(orgID), job.StatusIn(Queued, Processing)).
 		SetStatus(Canceled).SetCompletedAt(t).SetUpdatedAt(t).
 		Save(ctx)
 	if err != nil {
 		return nil, err
 	}
-	j, err := r.Store.Ent.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx)
+	j, err := r.store.Ent.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierror.NotFound("job", id)
 	}
@@ -231,40 +312,21 @@ func (r *Runner) Cancel(ctx context.Context, orgID, id string) (*ent.Job, error)
 		e.Metadata = map[string]string{"status": j.Status}
 		return nil, e
 	}
-	return j, nil
+	return toJob(j), nil
 }
 
-// ToProto renders a job as the API returns it.
-func ToProto(j *ent.Job) *creativeopsv1.Job {
-	out := &creativeopsv1.Job{
-		Id:          j.ID,
-		Status:      j.Status,
-		Vertical:    j.Vertical,
-		Workflow:    j.Workflow,
-		Progress:    int32(j.Progress),
-		CreatedAt:   timestamppb.New(j.CreatedAt),
-		StartedAt:   optionalTime(j.StartedAt),
-		CompletedAt: optionalTime(j.CompletedAt),
-		Attempts:    int32(j.Attempts),
-		Async:       j.Async,
+// CountByStatus counts the jobs of every organization by status.
+func CountByStatus(ctx context.Context, store *storage.Store) (map[string]int64, error) {
+	var rows []struct {
+		Status string `json:"status"`
+		Count  int64  `json:"count"`
 	}
-	if s, err := structpb.NewStruct(j.Context); err == nil {
-		out.Context = s
+	if err := store.Read.Job.Query().GroupBy(job.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &rows); err != nil {
+		return nil, err
 	}
-	if j.Result != nil {
-		if s, err := structpb.NewStruct(j.Result); err == nil {
-			out.Result = s
-		}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.Status] = r.Count
 	}
-	if j.Status == Failed {
-		out.Error = &creativeopsv1.JobError{Code: j.ErrorCode, Message: j.ErrorMessage, Step: j.ErrorStep}
-	}
-	return out
-}
-
-func optionalTime(t *time.Time) *timestamppb.Timestamp {
-	if t == nil {
-		return nil
-	}
-	return timestamppb.New(*t)
+	return out, nil
 }

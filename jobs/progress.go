@@ -70,14 +70,14 @@ func (p *progressReporter) flush(ctx context.Context) {
 	if pct == written || pct >= 100 {
 		return
 	}
-	n, err := p.runner.Store.Ent.Job.Update().
+	n, err := p.runner.store.Ent.Job.Update().
 		Where(job.ID(p.id), job.Status(Processing)).
 		SetProgress(pct).SetCurrentStep(step).SetUpdatedAt(now()).
 		Save(ctx)
 	switch {
 	case err != nil:
 		// Progress is advisory; the outcome is written by finish.
-		p.runner.Log.Debug("writing job progress failed", "job_id", p.id, "error", err)
+		p.runner.log.Debug("writing job progress failed", "job_id", p.id, "error", err)
 	case n == 0:
 		p.canceled.Store(true)
 	default:

@@ -18,17 +18,20 @@ var errCanceled = errors.New("job canceled")
 // Worker executes asynchronous runs on River.
 type Worker struct {
 	river.WorkerDefaults[RunArgs]
-	Runner *Runner
+	runner *Runner
 }
+
+// NewWorker returns the River worker of asynchronous runs.
+func NewWorker(r *Runner) *Worker { return &Worker{runner: r} }
 
 // Work runs a job's workflow. It is safe to call more than once for the
 // same job (River retries, a rescued job after a crash): a job that is
 // already finished is left alone, and the finishing update only applies to
 // a job still processing.
 func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
-	r := w.Runner
+	r := w.runner
 	id := rj.Args.JobID
-	j, err := r.Store.Read.Job.Get(ctx, id)
+	j, err := r.store.Read.Job.Get(ctx, id)
 	if ent.IsNotFound(err) {
 		return nil
 	}
@@ -39,7 +42,7 @@ func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
 		return nil
 	}
 	t := now()
-	upd := r.Store.Ent.Job.Update().
+	upd := r.store.Ent.Job.Update().
 		Where(job.ID(id), job.StatusIn(Queued, Processing)).
 		SetStatus(Processing).AddAttempts(1).SetProgress(0).SetUpdatedAt(t)
 	if j.StartedAt == nil {
@@ -82,12 +85,12 @@ func (w *Worker) Work(ctx context.Context, rj *river.Job[RunArgs]) error {
 func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, runErr error) error {
 	t := now()
 	j.CompletedAt, j.UpdatedAt = &t, t
-	typ, data, err := settle(j, result, runErr)
+	typ, data, err := r.settle(j, result, runErr)
 	if err != nil {
 		return err
 	}
 	done := false
-	err = r.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+	err = r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		upd := tx.Job.Update().Where(job.ID(j.ID), job.Status(Processing)).
 			SetStatus(j.Status).SetProgress(j.Progress).SetCompletedAt(t).SetUpdatedAt(t)
 		if runErr != nil {
@@ -99,7 +102,7 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		if err != nil || n == 0 {
 			return err
 		}
-		_, err = r.Events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		_, err = r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
 		done = err == nil
 		return err
 	})

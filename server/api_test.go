@@ -191,27 +191,6 @@ func creatorCases(e *env, transport string) []apiCase {
 	}
 }
 
-func TestCreatorsAPI(t *testing.T) {
-	for _, b := range testdb.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			e := newEnv(t, b)
-			for _, transport := range []string{"rest", "grpc"} {
-				t.Run(transport, func(t *testing.T) {
-					for _, c := range creatorCases(e, transport) {
-						t.Run(c.name, func(t *testing.T) {
-							if transport == "rest" {
-								runREST(t, e, c)
-							} else {
-								runGRPC(t, e, c)
-							}
-						})
-					}
-				})
-			}
-		})
-	}
-}
-
 func runREST(t *testing.T, e *env, c apiCase) {
 	t.Helper()
 	r := e.Do(t, c.httpMethod, c.path, c.key, c.body)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -74,7 +75,7 @@ func DefaultConfig() Config {
 		WebhookSchedule:        webhooks.DefaultSchedule,
 		WebhookWorkers:         20,
 		WebhookTimeout:         webhooks.DefaultTimeout,
-		RateLimit:              auth.RateLimit{RequestsPerSecond: DefaultRateLimitRPS, Burst: DefaultRateLimitBurst},
+		RateLimit:              auth.RateLimit{RequestsPerSecond: ratelimit.DefaultRPS, Burst: ratelimit.DefaultBurst},
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
 	}

@@ -7,18 +7,15 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/creators"
 	"github.com/creativeops/creativeops/engine"
-	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
-	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/ent/job"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/jobs"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/server/wire"
 )
 
 type engineService struct {
 	creativeopsv1.UnimplementedEngineServiceServer
-	store  *storage.Store
 	runner *jobs.Runner
 }
 
@@ -33,7 +30,7 @@ func (s *engineService) ListVerticals(ctx context.Context, _ *creativeopsv1.List
 
 func (s *engineService) ListWorkflows(ctx context.Context, req *creativeopsv1.ListWorkflowsRequest) (*creativeopsv1.ListWorkflowsResponse, error) {
 	if v := req.GetVertical(); v != "" {
-		if err := checkVertical("vertical", v); err != nil {
+		if err := creators.CheckVertical("vertical", v); err != nil {
 			return nil, err
 		}
 	}
@@ -69,63 +66,43 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 	if req.GetAsync() {
 		markAccepted(ctx, "/v1/engine/status/"+j.ID)
 	}
-	return jobs.ToProto(j), nil
+	return wire.Job(j), nil
 }
 
 func (s *engineService) GetJob(ctx context.Context, req *creativeopsv1.GetJobRequest) (*creativeopsv1.Job, error) {
-	p := principal(ctx)
-	j, err := s.store.Read.Job.Query().Where(job.ID(req.GetJobId()), job.OrganizationID(p.OrganizationID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierror.NotFound("job", req.GetJobId())
-	}
+	j, err := s.runner.Get(ctx, principal(ctx).OrganizationID, req.GetJobId())
 	if err != nil {
 		return nil, err
 	}
-	return jobs.ToProto(j), nil
+	return wire.Job(j), nil
 }
 
 func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJobsRequest) (*creativeopsv1.ListJobsResponse, error) {
-	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	page, err := readPage(req)
 	if err != nil {
 		return nil, err
 	}
-	size := pageSize(req.GetPageSize())
-	q := s.store.Read.Job.Query().Where(job.OrganizationID(p.OrganizationID))
-	if v := req.GetStatus(); v != "" {
-		q = q.Where(job.Status(v))
-	}
-	if v := req.GetVertical(); v != "" {
-		if err := checkVertical("vertical", v); err != nil {
-			return nil, err
-		}
-		q = q.Where(job.Vertical(v))
-	}
-	if v := req.GetWorkflow(); v != "" {
-		q = q.Where(job.Workflow(v))
-	}
-	if after != "" {
-		q = q.Where(job.IDLT(after))
-	}
-	rows, err := q.Order(ent.Desc(job.FieldID)).Limit(size + 1).All(ctx)
+	rows, err := s.runner.List(ctx, principal(ctx).OrganizationID, jobs.ListQuery{
+		Status: req.GetStatus(), Vertical: req.GetVertical(), Workflow: req.GetWorkflow(),
+		After: page.after, Limit: page.fetch(),
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(j *ent.Job) string { return j.ID })
+	rows, next := nextPageToken(rows, page.size, func(j *jobs.Job) string { return j.ID })
 	out := &creativeopsv1.ListJobsResponse{Jobs: make([]*creativeopsv1.Job, len(rows)), NextPageToken: next}
 	for i, j := range rows {
-		out.Jobs[i] = jobs.ToProto(j)
+		out.Jobs[i] = wire.Job(j)
 	}
 	return out, nil
 }
 
 func (s *engineService) CancelJob(ctx context.Context, req *creativeopsv1.CancelJobRequest) (*creativeopsv1.Job, error) {
-	p := principal(ctx)
-	j, err := s.runner.Cancel(ctx, p.OrganizationID, req.GetId())
+	j, err := s.runner.Cancel(ctx, principal(ctx).OrganizationID, req.GetId())
 	if err != nil {
 		return nil, err
 	}
-	return jobs.ToProto(j), nil
+	return wire.Job(j), nil
 }
 
 func workflowToProto(w *engine.Workflow) *creativeopsv1.Workflow {

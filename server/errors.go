@@ -17,7 +17,7 @@ import (
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/engine"
-	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // toStatusError is the one place where errors become API errors. Anything
@@ -38,9 +38,9 @@ func toStatusError(ctx context.Context, log *slog.Logger, err error) error {
 			violations[i] = apierror.FieldViolation{Field: v.Field, Description: v.Description}
 		}
 		return apierror.InvalidFields(ce.Error(), violations)
-	case ent.IsNotFound(err):
+	case storage.IsNotFound(err):
 		return apierror.New(codes.NotFound, "NOT_FOUND", "resource not found")
-	case ent.IsConstraintError(err):
+	case storage.IsConflict(err):
 		return apierror.New(codes.AlreadyExists, "CONFLICT", "the request conflicts with an existing resource")
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request canceled")

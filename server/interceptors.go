@@ -21,43 +21,54 @@ import (
 )
 
 // interceptorChain is the ordered list every call runs through, over gRPC
-// and over REST alike.
+// and over REST (through the in-process gateway) alike.
 func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
-		s.recoverPanics,
-		s.logRequests,
-		s.observeCalls,
-		s.mapErrors,
-		s.authenticate,
-		s.limitRate,
-		s.validate,
-		s.idempotent,
+		s.identify,      // request id and route, so everything below can name the request
+		s.recoverPanics, // a panic is an Internal error, logged with its request id and counted
+		s.logRequests,   // one log line per native gRPC call (REST calls are logged by the HTTP layer)
+		s.observeCalls,  // metrics and usage analytics (likewise)
+		s.mapErrors,     // domain errors become API errors
+		s.authenticate,  // API key → principal, and the method's declared scope
+		s.limitRate,     // the key's token bucket
+		s.validate,      // buf.validate rules of the request message
+		s.idempotent,    // Idempotency-Key on POSTs
 	}
+}
+
+// identify gives native gRPC calls a request id (the client's
+// x-request-id when valid) and names the route of every call; calls
+// through the gateway already carry the HTTP layer's id.
+func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if ri := requestInfoFrom(ctx); ri != nil {
+		ri.route = s.routes[info.FullMethod]
+		return handler(ctx, req)
+	}
+	ri := &requestInfo{id: incomingRequestID(ctx), route: s.routes[info.FullMethod]}
+	ctx = withRequestInfo(ctx, ri)
+	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
+	return handler(ctx, req)
 }
 
 func (s *Server) recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.ErrorContext(ctx, "panic", "method", info.FullMethod, "request_id", requestIDFrom(ctx), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			s.metrics.panics.Inc()
 			err = status.Error(codes.Internal, "internal error")
 		}
 	}()
 	return handler(ctx, req)
 }
 
-// logRequests gives native gRPC calls a request id and a log line; calls
-// through the gateway already have both from the HTTP layer.
+// logRequests writes one line per native gRPC call; calls through the
+// gateway are logged by the HTTP layer with their final HTTP status.
 func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if cameViaGateway(ctx) {
-		if ri := requestInfoFrom(ctx); ri != nil {
-			ri.route = s.routes[info.FullMethod]
-		}
 		return handler(ctx, req)
 	}
 	start := time.Now()
-	ri := &requestInfo{id: incomingRequestID(ctx), route: s.routes[info.FullMethod]}
-	ctx = withRequestInfo(ctx, ri)
-	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
+	ri := requestInfoFrom(ctx)
 	resp, err := handler(ctx, req)
 	st, _ := status.FromError(err)
 	s.log.InfoContext(ctx, "request", "transport", "grpc", "request_id", ri.id, "method", info.FullMethod,

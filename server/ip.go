@@ -4,22 +4,19 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
 
 	"github.com/creativeops/creativeops/apierror"
-	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/ent/creator"
-	"github.com/creativeops/creativeops/ent/iprecord"
+	"github.com/creativeops/creativeops/creators"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ipreg"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/server/wire"
 )
 
 type ipService struct {
 	creativeopsv1.UnimplementedIPServiceServer
-	store    *storage.Store
+	creators *creators.Service
 	registry *ipreg.Registry
 }
 
@@ -29,7 +26,7 @@ func (s *ipService) RegisterWork(ctx context.Context, req *creativeopsv1.Registe
 	if err != nil {
 		return nil, apierror.InvalidField("content_hash", err.Error())
 	}
-	exists, err := s.store.Read.Creator.Query().Where(creator.ID(req.GetCreatorId()), creator.OrganizationID(p.OrganizationID)).Exist(ctx)
+	exists, err := s.creators.Exists(ctx, p.OrganizationID, req.GetCreatorId())
 	if err != nil {
 		return nil, err
 	}
@@ -47,81 +44,53 @@ func (s *ipService) RegisterWork(ctx context.Context, req *creativeopsv1.Registe
 	if err != nil {
 		return nil, err
 	}
-	return ipreg.RecordToProto(rec), nil
+	return wire.Record(rec), nil
 }
 
 func (s *ipService) ListCatalog(ctx context.Context, req *creativeopsv1.ListCatalogRequest) (*creativeopsv1.ListCatalogResponse, error) {
-	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	page, err := readPage(req)
 	if err != nil {
 		return nil, err
 	}
-	size := pageSize(req.GetPageSize())
-	q := s.store.Read.IPRecord.Query().Where(iprecord.OrganizationID(p.OrganizationID))
-	if v := req.GetCreatorId(); v != "" {
-		q = q.Where(iprecord.CreatorID(v))
-	}
-	if v := req.GetType(); v != "" {
-		q = q.Where(iprecord.Type(v))
-	}
-	if v := strings.TrimSpace(req.GetQ()); v != "" {
-		q = q.Where(iprecord.TitleContainsFold(v))
+	q := ipreg.CatalogQuery{
+		CreatorID: req.GetCreatorId(), Type: req.GetType(), TitleContains: req.GetQ(),
+		After: page.after, Limit: page.fetch(),
 	}
 	if v := req.GetRegisteredAfter(); v != nil {
-		q = q.Where(iprecord.TimestampGT(v.AsTime()))
+		t := v.AsTime()
+		q.RegisteredAfter = &t
 	}
 	if v := req.GetRegisteredBefore(); v != nil {
-		q = q.Where(iprecord.TimestampLT(v.AsTime()))
+		t := v.AsTime()
+		q.RegisteredBefore = &t
 	}
 	if v := req.GetContentHash(); v != "" {
-		hash, err := ipreg.NormalizeContentHash(v)
-		if err != nil {
+		if q.ContentHash, err = ipreg.NormalizeContentHash(v); err != nil {
 			return nil, apierror.InvalidField("content_hash", err.Error())
 		}
-		q = q.Where(iprecord.ContentHash(hash))
 	}
-	total, err := q.Clone().Count(ctx)
+	rows, total, err := s.registry.Catalog(ctx, principal(ctx).OrganizationID, q)
 	if err != nil {
 		return nil, err
 	}
-	if after != "" {
-		q = q.Where(iprecord.IDLT(after))
-	}
-	rows, err := q.Order(ent.Desc(iprecord.FieldID)).Limit(size + 1).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, next := nextPageToken(rows, size, func(r *ent.IPRecord) string { return r.ID })
+	rows, next := nextPageToken(rows, page.size, func(w *ipreg.Work) string { return w.ID })
 	out := &creativeopsv1.ListCatalogResponse{Records: make([]*creativeopsv1.IPRecord, len(rows)), Total: int32(total), NextPageToken: next}
 	for i, r := range rows {
-		out.Records[i] = ipreg.RecordToProto(r)
+		out.Records[i] = wire.Record(r)
 	}
 	return out, nil
 }
 
 func (s *ipService) GetRecord(ctx context.Context, req *creativeopsv1.GetRecordRequest) (*creativeopsv1.IPRecord, error) {
-	p := principal(ctx)
-	r, err := s.store.Read.IPRecord.Query().Where(iprecord.ID(req.GetId()), iprecord.OrganizationID(p.OrganizationID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierror.NotFound("ip record", req.GetId())
-	}
+	r, err := s.registry.Work(ctx, principal(ctx).OrganizationID, req.GetId())
 	if err != nil {
 		return nil, err
 	}
-	return ipreg.RecordToProto(r), nil
-}
-
-func (s *ipService) record(ctx context.Context, certificateID string) (*ent.IPRecord, error) {
-	p := principal(ctx)
-	r, err := s.store.Read.IPRecord.Query().Where(iprecord.CertificateID(certificateID), iprecord.OrganizationID(p.OrganizationID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierror.NotFound("certificate", certificateID)
-	}
-	return r, err
+	return wire.Record(r), nil
 }
 
 func (s *ipService) GetCertificate(ctx context.Context, req *creativeopsv1.GetCertificateRequest) (*creativeopsv1.Certificate, error) {
-	r, err := s.record(ctx, req.GetCertificateId())
+	r, err := s.registry.WorkByCertificate(ctx, principal(ctx).OrganizationID, req.GetCertificateId())
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +98,11 @@ func (s *ipService) GetCertificate(ctx context.Context, req *creativeopsv1.GetCe
 	if err != nil {
 		return nil, err
 	}
-	return ipreg.BundleToProto(b), nil
+	return wire.Certificate(b), nil
 }
 
 func (s *ipService) GetCertificateToken(ctx context.Context, req *creativeopsv1.GetCertificateTokenRequest) (*httpbody.HttpBody, error) {
-	r, err := s.record(ctx, req.GetCertificateId())
+	r, err := s.registry.WorkByCertificate(ctx, principal(ctx).OrganizationID, req.GetCertificateId())
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +148,7 @@ func (s *ipService) GetKeys(ctx context.Context, _ *creativeopsv1.GetKeysRequest
 	out := &creativeopsv1.IPKeys{TsaPolicyOid: ipreg.PolicyOID}
 	for i, k := range keys {
 		if i == 0 {
-			out.TsaRootPem, out.TsaCertificatePem = k.TsaRootPem, k.TsaCertPem
+			out.TsaRootPem, out.TsaCertificatePem = k.TSARootPEM, k.TSACertPEM
 		}
 		out.LogKeys = append(out.LogKeys, &creativeopsv1.LogKey{Origin: k.Origin, VerifierKey: k.VerifierKey, Current: k.Current})
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/server/wire"
 )
 
 func digestOf(s string) string {
@@ -219,7 +220,7 @@ func fetchBundle(t *testing.T, s *testserver.Server, key, certID string) ([]byte
 	if err := protojson.Unmarshal(r.Body, &c); err != nil {
 		t.Fatal(err)
 	}
-	return r.Body, ipreg.BundleFromProto(&c)
+	return r.Body, wire.Bundle(&c)
 }
 
 func TestIPCertificatesVerify(t *testing.T) {

@@ -2,16 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
-	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/ent/apikey"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/server/wire"
 )
 
 const defaultRotationGrace = 24 * time.Hour
@@ -38,30 +37,24 @@ func (s *keysService) CreateKey(ctx context.Context, req *creativeopsv1.CreateKe
 	if err != nil {
 		return nil, err
 	}
-	out := keyToProto(k)
+	out := wire.Key(k)
 	out.Secret = &secret
 	return out, nil
 }
 
 func (s *keysService) ListKeys(ctx context.Context, req *creativeopsv1.ListKeysRequest) (*creativeopsv1.ListKeysResponse, error) {
-	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	page, err := readPage(req)
 	if err != nil {
 		return nil, err
 	}
-	size := pageSize(req.GetPageSize())
-	q := s.keys.Reader().APIKey.Query().Where(apikey.OrganizationID(p.OrganizationID))
-	if after != "" {
-		q = q.Where(apikey.IDLT(after))
-	}
-	rows, err := q.Order(ent.Desc(apikey.FieldID)).Limit(size + 1).All(ctx)
+	rows, err := s.keys.ListKeys(ctx, principal(ctx).OrganizationID, page.after, page.fetch())
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(k *ent.APIKey) string { return k.ID })
+	rows, next := nextPageToken(rows, page.size, func(k *auth.Key) string { return k.ID })
 	out := &creativeopsv1.ListKeysResponse{Keys: make([]*creativeopsv1.APIKey, len(rows)), NextPageToken: next}
 	for i, k := range rows {
-		out.Keys[i] = keyToProto(k)
+		out.Keys[i] = wire.Key(k)
 	}
 	return out, nil
 }
@@ -73,50 +66,24 @@ func (s *keysService) RotateKey(ctx context.Context, req *creativeopsv1.RotateKe
 		grace = req.GetGracePeriod().AsDuration()
 	}
 	k, secret, err := s.keys.RotateKey(ctx, p.OrganizationID, req.GetId(), grace)
-	if ent.IsNotFound(err) {
+	if errors.Is(err, auth.ErrNoSuchKey) {
 		return nil, apierror.NotFound("api key", req.GetId())
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := keyToProto(k)
+	out := wire.Key(k)
 	out.Secret = &secret
 	return out, nil
 }
 
 func (s *keysService) RevokeKey(ctx context.Context, req *creativeopsv1.RevokeKeyRequest) (*emptypb.Empty, error) {
-	p := principal(ctx)
-	if err := s.keys.RevokeKey(ctx, p.OrganizationID, req.GetId()); ent.IsNotFound(err) {
+	err := s.keys.RevokeKey(ctx, principal(ctx).OrganizationID, req.GetId())
+	if errors.Is(err, auth.ErrNoSuchKey) {
 		return nil, apierror.NotFound("api key", req.GetId())
-	} else if err != nil {
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &emptypb.Empty{}, nil
-}
-
-func keyToProto(k *ent.APIKey) *creativeopsv1.APIKey {
-	out := &creativeopsv1.APIKey{
-		Id:             k.ID,
-		OrganizationId: k.OrganizationID,
-		Name:           k.Name,
-		Scopes:         k.Scopes,
-		Prefix:         k.Prefix,
-		CreatedAt:      timestamppb.New(k.CreatedAt),
-		ExpiresAt:      optionalTime(k.ExpiresAt),
-		RevokedAt:      optionalTime(k.RevokedAt),
-	}
-	if k.PreviousSecretHash != nil {
-		out.PreviousSecretExpiresAt = optionalTime(k.PreviousSecretExpiresAt)
-	}
-	if k.RateLimitRps != nil && k.RateLimitBurst != nil {
-		out.RateLimit = &creativeopsv1.RateLimit{RequestsPerSecond: *k.RateLimitRps, Burst: int32(*k.RateLimitBurst)}
-	}
-	return out
-}
-
-func optionalTime(t *time.Time) *timestamppb.Timestamp {
-	if t == nil {
-		return nil
-	}
-	return timestamppb.New(*t)
 }

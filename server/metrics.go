@@ -12,10 +12,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/ent/delivery"
-	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/webhooks"
 )
 
 // metrics is what GET /metrics exposes, on a registry of its own so that
@@ -26,6 +26,7 @@ type metrics struct {
 	latency     *prometheus.HistogramVec
 	rateLimited prometheus.Counter
 	replays     prometheus.Counter
+	panics      prometheus.Counter
 	jobs        *prometheus.CounterVec
 	attempts    *prometheus.CounterVec
 }
@@ -34,7 +35,8 @@ type metrics struct {
 // whose synchronous runs may take seconds.
 var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-func newMetrics(s *Server) *metrics {
+// newMetrics builds the registry; flusher is nil when analytics is off.
+func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 	m := &metrics{registry: prometheus.NewRegistry()}
 	labels := []string{"transport", "method", "route", "code"}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -54,6 +56,10 @@ func newMetrics(s *Server) *metrics {
 		Name: "creativeops_idempotent_replays_total",
 		Help: "POST requests answered from a stored response because their Idempotency-Key was seen before.",
 	})
+	m.panics = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "creativeops_panics_total",
+		Help: "Requests whose handler panicked (answered 500 Internal, logged with their request id), over either transport.",
+	})
 	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "creativeops_jobs_finished_total",
 		Help: "Engine jobs this replica finished, by status (completed, failed) and async (true, false).",
@@ -62,15 +68,15 @@ func newMetrics(s *Server) *metrics {
 		Name: "creativeops_webhook_delivery_attempts_total",
 		Help: "Webhook delivery attempts this replica made, by result: succeeded, retrying (another attempt is scheduled) or failed (gave up, or the endpoint answered 410).",
 	}, []string{"result"})
-	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.jobs, m.attempts,
+	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
-		collectors.NewDBStatsCollector(s.store.DB, s.store.Dialect),
+		collectors.NewDBStatsCollector(store.DB, store.Dialect),
 		buildInfo(),
-		&tableCollector{store: s.store},
+		&tableCollector{store: store},
 	)
-	if f := s.flusher; f != nil {
+	if f := flusher; f != nil {
 		m.registry.MustRegister(
 			prometheus.NewCounterFunc(prometheus.CounterOpts{
 				Name: "creativeops_analytics_flushed_aggregates_total",
@@ -173,39 +179,26 @@ func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 
 func (c *tableCollector) read(ctx context.Context) ([]prometheus.Metric, error) {
 	var out []prometheus.Metric
-	type byStatus []struct {
-		Status string `json:"status"`
-		Count  int64  `json:"count"`
-	}
-	var js byStatus
-	if err := c.store.Read.Job.Query().GroupBy(job.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &js); err != nil {
-		return nil, err
-	}
-	for _, s := range js {
-		out = append(out, prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(s.Count), s.Status))
-	}
-	var ds byStatus
-	if err := c.store.Read.Delivery.Query().GroupBy(delivery.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &ds); err != nil {
-		return nil, err
-	}
-	for _, s := range ds {
-		out = append(out, prometheus.MustNewConstMetric(deliveriesDesc, prometheus.GaugeValue, float64(s.Count), s.Status))
-	}
-	// River's table is the same on both databases; finished jobs are left
-	// out, so the index on state keeps this cheap.
-	rows, err := c.store.DB.QueryContext(ctx, `SELECT queue, state, count(*) FROM river_job
-		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state`)
+	js, err := jobs.CountByStatus(ctx, c.store)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var queue, state string
-		var n int64
-		if err := rows.Scan(&queue, &state, &n); err != nil {
-			return nil, err
-		}
-		out = append(out, prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), queue, state))
+	for status, n := range js {
+		out = append(out, prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(n), status))
 	}
-	return out, rows.Err()
+	ds, err := webhooks.CountDeliveriesByStatus(ctx, c.store)
+	if err != nil {
+		return nil, err
+	}
+	for status, n := range ds {
+		out = append(out, prometheus.MustNewConstMetric(deliveriesDesc, prometheus.GaugeValue, float64(n), status))
+	}
+	qs, err := c.store.QueueDepth(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for k, n := range qs {
+		out = append(out, prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), k[0], k[1]))
+	}
+	return out, nil
 }

@@ -51,3 +51,28 @@ func nextPageToken[T any](items []T, size int, id func(T) string) ([]T, string) 
 	items = items[:size]
 	return items, encodePageToken(id(items[size-1]))
 }
+
+// pagedRequest is a list request: every one has a page size and token.
+type pagedRequest interface {
+	GetPageSize() int32
+	GetPageToken() string
+}
+
+// page is where a list request continues and how much it returns.
+type page struct {
+	after string
+	size  int
+}
+
+// readPage decodes a list request's page token and size.
+func readPage(req pagedRequest) (page, error) {
+	after, err := decodePageToken(req.GetPageToken())
+	if err != nil {
+		return page{}, err
+	}
+	return page{after: after, size: pageSize(req.GetPageSize())}, nil
+}
+
+// fetch is how many rows to read: one more than the page, to learn
+// whether another page follows.
+func (p page) fetch() int { return p.size + 1 }

@@ -14,6 +14,7 @@ import (
 	"net/http/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -26,10 +27,15 @@ import (
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/creators"
+	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -41,76 +47,191 @@ type queueWorkers interface {
 	StopAndCancel(ctx context.Context) error
 }
 
-// Server is a running service instance.
+// Server is a service instance: its storage, domain services and
+// transports, built once by New.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	store     *storage.Store
-	keys      *auth.Store
-	validator protovalidate.Validator
-	routes    map[string]route
-	// river inserts jobs (inside ent transactions); workers works them:
-	// the same client on SQLite, a LISTENing pgx one on PostgreSQL.
-	river    *river.Client[*sql.Tx]
-	workers  queueWorkers
-	runner   *jobs.Runner
-	registry *ipreg.Registry
-	events   *events.Emitter
+	cfg Config
+	log *slog.Logger
 
+	store       *storage.Store
+	keys        *auth.Store
+	validator   protovalidate.Validator
+	routes      map[string]route
+	workers     queueWorkers
+	registry    *ipreg.Registry
 	metrics     *metrics
 	usage       *analytics.Recorder // nil when analytics is disabled
-	flusher     *analytics.Flusher
-	limiter     *rateLimiter
-	stopCleanup func()
+	flusher     *analytics.Flusher  // nil when analytics is disabled
+	limiter     *ratelimit.Limiter
+	idempotency *idempotency.Store
+	janitor     *janitor
 
 	grpc    *grpc.Server
 	health  *health.Server
 	gateway http.Handler
 	http    *http.Server
+
+	// acquired lists, in order, what New and StartWorkers opened or
+	// started; Shutdown (or a failed New) releases it in reverse.
+	mu       sync.Mutex
+	acquired []resource
+	stopped  bool
 }
 
-// New opens the database, migrates it and builds the service.
+// resource is something the server holds that must be given back.
+type resource struct {
+	name    string
+	release func(context.Context) error
+}
+
+func (s *Server) hold(name string, release func(context.Context) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acquired = append(s.acquired, resource{name, release})
+}
+
+// releaseAll gives everything back, newest first, and reports what failed.
+func (s *Server) releaseAll(ctx context.Context) error {
+	s.mu.Lock()
+	held := s.acquired
+	s.acquired = nil
+	s.mu.Unlock()
+	var errs []error
+	for i := len(held) - 1; i >= 0; i-- {
+		if err := held[i].release(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", held[i].name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// New opens and migrates the database and builds the service: each part
+// from the parts it depends on, in one order. If any step fails, what the
+// steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	s := &Server{cfg: cfg, log: cfg.Logger, routes: routesFromDescriptors()}
+	built := false
+	defer func() {
+		if !built {
+			_ = s.releaseAll(context.Background())
+		}
+	}()
+	var err error
+
+	// Storage.
 	store, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
+	s.store = store
+	s.hold("database", func(context.Context) error { return store.Close() })
 	if err := store.Migrate(ctx); err != nil {
-		store.Close()
 		return nil, err
 	}
-	validator, err := protovalidate.New()
-	if err != nil {
-		store.Close()
+	if s.validator, err = protovalidate.New(); err != nil {
 		return nil, err
 	}
-	s := &Server{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		store:     store,
-		keys:      &auth.Store{Ent: store.Ent, Read: store.Read},
-		validator: validator,
-		routes:    routesFromDescriptors(),
-	}
-	s.events = &events.Emitter{}
-	s.runner = &jobs.Runner{Store: store, Events: s.events, Log: s.log}
+
+	// The queue: River clients share one registry of workers, filled once
+	// the domain services that work jobs exist.
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &jobs.Worker{Runner: s.runner})
-	dispatcher := &webhooks.Dispatcher{Schedule: cfg.WebhookSchedule}
-	s.events.FanOut = dispatcher.FanOut
-	webhookWorker := &webhooks.Worker{
+	queue, jobWorkers, err := newQueue(store, workers, cfg, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.workers = jobWorkers
+
+	// Analytics first: the metrics read the flusher's counters.
+	if !cfg.DisableAnalytics {
+		s.usage = analytics.NewRecorder()
+		s.flusher = &analytics.Flusher{Recorder: s.usage, Store: store, Interval: cfg.AnalyticsFlushInterval, Log: s.log}
+	}
+	s.metrics = newMetrics(store, s.flusher)
+
+	// Domain services.
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule}
+	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
+	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
+		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
+	})
+	river.AddWorker(workers, jobs.NewWorker(runner))
+	river.AddWorker(workers, &webhooks.Worker{
 		Store:      store,
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Log:        s.log,
+		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
+	})
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
+	creatorsSvc := creators.NewService(store, emitter)
+	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, cfg.AllowInsecureWebhooks)
+	s.registry, err = ipreg.OpenRegistry(ctx, store, emitter, s.log)
+	if err != nil {
+		return nil, err
 	}
-	river.AddWorker(workers, webhookWorker)
+	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
+	s.limiter, err = ratelimit.New(cfg.RateLimit, cfg.RedisURL, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.hold("rate limiter", func(context.Context) error { return s.limiter.Close() })
+	s.idempotency = idempotency.NewStore(store)
+
+	// Background work that needs no listener: usage flushes and clean-up.
+	if s.flusher != nil {
+		s.flusher.Start()
+		s.hold("analytics flusher", s.stopAnalytics)
+	}
+	s.janitor = newJanitor(store, s.idempotency, cfg.AnalyticsRetention, s.log)
+	if err := s.janitor.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.hold("clean-up", s.janitor.Stop)
+
+	// Transports: one interceptor chain for gRPC and for REST through the
+	// in-process gateway.
+	chain := s.interceptorChain()
+	s.grpc = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(chain...),
+		grpc.MaxRecvMsgSize(MaxBodyBytes),
+	)
+	inproc := newInProcess(chainUnary(chain...))
+	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
+		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc})
+		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
+		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{runner: runner})
+		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
+		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
+		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
+	}
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	if s.gateway, err = newGateway(ctx, inproc); err != nil {
+		return nil, err
+	}
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		Protocols:         new(http.Protocols),
+	}
+	s.http.Protocols.SetHTTP1(true)
+	s.http.Protocols.SetUnencryptedHTTP2(true)
+	built = true
+	return s, nil
+}
+
+// newQueue builds the River clients: queue inserts jobs inside ent's
+// database/sql transactions; workers works them. On SQLite they are one
+// client; on PostgreSQL workers is a LISTENing pgx client.
+func newQueue(store *storage.Store, workers *river.Workers, cfg Config, log *slog.Logger) (*river.Client[*sql.Tx], queueWorkers, error) {
 	queues := map[string]river.QueueConfig{
 		jobs.Queue:     {MaxWorkers: cfg.Workers},
 		webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
 	}
-	riverLog := slog.New(discardBelow{s.log.Handler(), slog.LevelWarn})
+	riverLog := slog.New(discardBelow{log.Handler(), slog.LevelWarn})
 	work := &river.Config{
 		Queues: queues, Workers: workers,
 		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
@@ -121,62 +242,31 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Logger: riverLog,
 	}
 	if store.Pool == nil {
-		s.river, err = river.NewClient(store.River, work)
-		s.workers = s.river
-	} else {
-		// PostgreSQL: jobs are inserted inside ent's database/sql
-		// transactions, which River's database/sql driver does, sending a
-		// NOTIFY with each; they are worked by a client on River's pgx
-		// driver, which LISTENs for those on every replica, so workers
-		// start at once and poll only as a fallback.
-		work.FetchPollInterval = 500 * time.Millisecond
-		s.river, err = river.NewClient(store.River, &river.Config{
-			Workers: workers, FetchCooldown: work.FetchCooldown, Logger: riverLog,
-		})
-		if err == nil {
-			s.workers, err = river.NewClient(riverpgxv5.New(store.Pool), work)
-		}
+		c, err := river.NewClient(store.River, work)
+		return c, c, err
 	}
+	// PostgreSQL: jobs are inserted inside ent's database/sql
+	// transactions, which River's database/sql driver does, sending a
+	// NOTIFY with each; they are worked by a client on River's pgx driver,
+	// which LISTENs for those on every replica, so workers start at once
+	// and poll only as a fallback.
+	work.FetchPollInterval = 500 * time.Millisecond
+	inserter, err := river.NewClient(store.River, &river.Config{
+		Workers: workers, FetchCooldown: work.FetchCooldown, Logger: riverLog,
+	})
 	if err != nil {
-		store.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	s.runner.River = s.river
-	dispatcher.River = s.river
-	s.registry, err = ipreg.OpenRegistry(ctx, store, s.events, s.log)
+	worker, err := river.NewClient(riverpgxv5.New(store.Pool), work)
 	if err != nil {
-		store.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	if err := s.startLimits(); err != nil {
-		store.Close()
-		return nil, err
-	}
-	s.startAnalytics()
-	s.metrics = newMetrics(s)
-	s.runner.Finished = func(status string, async bool) {
-		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
-	}
-	webhookWorker.Attempted = func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() }
+	return inserter, worker, nil
+}
 
-	chain := s.interceptorChain()
-	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(chain...),
-		grpc.MaxRecvMsgSize(MaxBodyBytes),
-	)
-	inproc := newInProcess(chainUnary(chain...))
-	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
-		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{store: store, events: s.events})
-		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
-		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{store: store, runner: s.runner})
-		creativeopsv1.RegisterIPServiceServer(reg, &ipService{store: store, registry: s.registry})
-		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{store: store, events: s.events, dispatcher: dispatcher, allowInsecure: cfg.AllowInsecureWebhooks})
-		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
-	}
-	s.health = health.NewServer()
-	healthpb.RegisterHealthServer(s.grpc, s.health)
-	reflection.Register(s.grpc)
-
+// newGateway is the REST facade: every service's grpc-gateway handlers,
+// calling the services in process through the interceptor chain.
+func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handler, error) {
 	gw := newGatewayMux()
 	for _, register := range []func(context.Context, *runtimeMux, grpc.ClientConnInterface) error{
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
@@ -198,21 +288,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))
 		},
 	} {
-		if err := register(ctx, gw, inproc); err != nil {
-			store.Close()
+		if err := register(ctx, gw, conn); err != nil {
 			return nil, err
 		}
 	}
-	s.gateway = gw
-	s.http = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		Protocols:         new(http.Protocols),
-	}
-	s.http.Protocols.SetHTTP1(true)
-	s.http.Protocols.SetUnencryptedHTTP2(true)
-	return s, nil
+	return gw, nil
 }
 
 // Handler is the single HTTP handler: gRPC requests (HTTP/2 with an
@@ -250,9 +330,24 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(`{"status":"ok"}`))
 }
 
-// StartWorkers starts the background workers (asynchronous runs).
+// StartWorkers starts the background workers (asynchronous runs and
+// webhook deliveries). Shutdown stops them.
 func (s *Server) StartWorkers(ctx context.Context) error {
-	return s.workers.Start(context.WithoutCancel(ctx))
+	if err := s.workers.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	s.hold("queue workers", func(ctx context.Context) error {
+		// Workers get the rest of the deadline to finish their runs;
+		// whatever is still running is canceled and retried by the next
+		// instance.
+		if err := s.workers.Stop(ctx); err != nil {
+			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return s.workers.StopAndCancel(stopCtx)
+		}
+		return nil
+	})
+	return nil
 }
 
 // Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
@@ -275,8 +370,17 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) ServeGRPC(ln net.Listener) error { return s.grpc.Serve(ln) }
 
 // Shutdown stops accepting, lets in-flight requests finish within the
-// configured deadline, then closes the database.
+// configured deadline, then releases everything New and StartWorkers
+// acquired, in reverse order: the workers, the usage flush, the clean-up,
+// the limiter, the registry, and last the database.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return nil
+	}
+	s.stopped = true
+	s.mu.Unlock()
 	s.health.Shutdown()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -288,74 +392,87 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		s.grpc.Stop()
 	}
-	// Requests have finished: what they recorded is written now, before
-	// the workers take the rest of the deadline.
-	analyticsErr := s.stopAnalytics(ctx)
-	// Workers get the rest of the deadline to finish their runs; whatever
-	// is still running is canceled and retried by the next instance.
-	var riverErr error
-	if err := s.workers.Stop(ctx); err != nil {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		riverErr = s.workers.StopAndCancel(stopCtx)
-		cancel()
-	}
-	s.registry.Close()
-	limitsErr := s.stopLimits()
-	return errors.Join(httpErr, riverErr, analyticsErr, limitsErr, s.store.Close())
+	return errors.Join(httpErr, s.releaseAll(ctx))
 }
 
-// Run serves until ctx is canceled (SIGTERM), then shuts down gracefully.
-func Run(ctx context.Context, cfg Config) error {
+// Run binds its listeners, bootstraps a new installation, starts the
+// workers and serves until ctx is canceled (SIGTERM), then shuts down
+// gracefully. It binds first, so a busy port fails before anything is
+// created or printed; a failure at any step releases what the steps before
+// it acquired.
+func Run(ctx context.Context, cfg Config) (err error) {
+	cfg = cfg.withDefaults()
+	listeners, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			for _, l := range listeners {
+				l.ln.Close()
+			}
+		}
+	}()
 	s, err := New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	if err := s.Bootstrap(ctx); err != nil {
-		s.store.Close()
-		return err
+		return errors.Join(err, s.Shutdown(context.Background()))
 	}
 	if err := s.StartWorkers(ctx); err != nil {
-		s.store.Close()
-		return err
+		return errors.Join(err, s.Shutdown(context.Background()))
 	}
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		s.store.Close()
-		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-	}
-	errc := make(chan error, 2)
-	go func() { errc <- s.Serve(ln) }()
-	s.log.Info("serving REST and gRPC", "addr", ln.Addr().String())
-	if cfg.GRPCAddr != "" {
-		gln, err := net.Listen("tcp", cfg.GRPCAddr)
-		if err != nil {
-			_ = s.Shutdown(context.Background())
-			return fmt.Errorf("listen on %s: %w", cfg.GRPCAddr, err)
+	errc := make(chan error, len(listeners))
+	var debug *http.Server
+	for _, l := range listeners {
+		switch l.kind {
+		case "http":
+			go func() { errc <- s.Serve(l.ln) }()
+			s.log.Info("serving REST and gRPC", "addr", l.ln.Addr().String())
+		case "grpc":
+			go func() { errc <- s.ServeGRPC(l.ln) }()
+			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
+		case "debug":
+			debug = &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+			go func() { _ = debug.Serve(l.ln) }()
+			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
 		}
-		go func() { errc <- s.ServeGRPC(gln) }()
-		s.log.Info("serving gRPC", "addr", gln.Addr().String())
 	}
-	if cfg.DebugAddr != "" {
-		dln, err := net.Listen("tcp", cfg.DebugAddr)
-		if err != nil {
-			_ = s.Shutdown(context.Background())
-			return fmt.Errorf("listen on %s: %w", cfg.DebugAddr, err)
-		}
-		debug := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+	if debug != nil {
 		defer debug.Close()
-		go func() { _ = debug.Serve(dln) }()
-		s.log.Info("serving the profiler", "addr", dln.Addr().String())
 	}
 	select {
 	case <-ctx.Done():
 		s.log.Info("shutting down")
+		return s.Shutdown(context.Background())
 	case err := <-errc:
-		if err != nil {
-			_ = s.Shutdown(context.Background())
-			return err
-		}
+		return errors.Join(err, s.Shutdown(context.Background()))
 	}
-	return s.Shutdown(context.Background())
+}
+
+type listener struct {
+	kind string // "http", "grpc" or "debug"
+	ln   net.Listener
+}
+
+// listen binds every configured address, or none.
+func listen(cfg Config) ([]listener, error) {
+	var out []listener
+	for _, a := range []struct{ kind, addr string }{{"http", cfg.HTTPAddr}, {"grpc", cfg.GRPCAddr}, {"debug", cfg.DebugAddr}} {
+		if a.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			for _, l := range out {
+				l.ln.Close()
+			}
+			return nil, fmt.Errorf("listen on %s: %w", a.addr, err)
+		}
+		out = append(out, listener{a.kind, ln})
+	}
+	return out, nil
 }
 
 // Store exposes the database, for tests and administration.

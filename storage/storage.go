@@ -231,3 +231,25 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// QueueDepth counts the background queue's jobs waiting or running, by
+// queue and state. Finished jobs are left out, so the index on state keeps
+// it cheap; River's table is the same on both databases.
+func (s *Store) QueueDepth(ctx context.Context) (map[[2]string]int64, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT queue, state, count(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[[2]string]int64{}
+	for rows.Next() {
+		var queue, state string
+		var n int64
+		if err := rows.Scan(&queue, &state, &n); err != nil {
+			return nil, err
+		}
+		out[[2]string{queue, state}] = n
+	}
+	return out, rows.Err()
+}

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -157,7 +158,7 @@ func TestFanOutBatch(t *testing.T) {
 	allA := f.webhook(t, "org_a", EventWildcard)
 	ipA := f.webhook(t, "org_a", EventIPRegistered)
 	allB := f.webhook(t, "org_b", EventWildcard)
-	emitter := &events.Emitter{FanOut: f.disp.FanOut}
+	emitter := events.NewEmitter(func(v any) ([]byte, error) { return json.Marshal(v) }, f.disp.FanOut)
 	var evs []*ent.Event
 	err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		var err error

@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/clustertest"
 	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -275,7 +276,7 @@ func checkIPLog(ctx context.Context, t *testing.T, st *storage.Store, client *cl
 			t.Errorf("certificate of %s: %v", r.ID, err)
 			continue
 		}
-		b := ipreg.BundleFromProto(cert)
+		b := wire.Bundle(cert)
 		pin := ipreg.TrustAnchors{TSARootPEM: keys.GetTsaRootPem(), LogVerifierKey: verifierKeys[r.LogOrigin]}
 		rep, err := ipreg.VerifyPinned(b, nil, pin)
 		if err != nil {

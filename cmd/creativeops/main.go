@@ -27,6 +27,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -157,8 +158,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	jobTimeout := fs.duration("job-timeout", time.Minute, "time limit of one attempt of an asynchronous run; a run whose server died is retried after twice this")
 	webhookSchedule := fs.str("webhook-retry-schedule", webhooks.DefaultSchedule.String(), "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
 	webhookWorkers := fs.integer("webhook-workers", 20, "concurrent webhook delivery attempts")
-	rateLimit := fs.integer("rate-limit", server.DefaultRateLimitRPS, "default requests per second per API key (a key's own limit overrides it)")
-	rateBurst := fs.integer("rate-limit-burst", server.DefaultRateLimitBurst, "default burst (token bucket size) per API key")
+	rateLimit := fs.integer("rate-limit", int(server.DefaultConfig().RateLimit.RequestsPerSecond), "default requests per second per API key (a key's own limit overrides it)")
+	rateBurst := fs.integer("rate-limit-burst", server.DefaultConfig().RateLimit.Burst, "default burst (token bucket size) per API key")
 	redisURL := fs.str("redis-url", "", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
 	recordUsage := fs.boolean("analytics", true, "record per-request usage analytics (GET /v1/analytics/usage)")
 	flushEvery := fs.duration("analytics-flush-interval", 5*time.Second, "how often usage aggregates are written to the database")
@@ -308,7 +309,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if *id == "" {
 				return errors.New("keys revoke needs --id")
 			}
-			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, o.ID, *id); ent.IsNotFound(err) {
+			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
 				return fmt.Errorf("no active key %s in organization %q", *id, *org)
 			} else if err != nil {
 				return err
@@ -365,7 +366,7 @@ func verify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	bundle := ipreg.BundleFromProto(&cert)
+	bundle := wire.Bundle(&cert)
 	var report ipreg.Report
 	if *rootPath != "" || *logKey != "" {
 		if *rootPath == "" || *logKey == "" {

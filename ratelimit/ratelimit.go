@@ -1,0 +1,221 @@
+// Package ratelimit is the per-key token bucket every authenticated call
+// spends from: in this process (golang.org/x/time/rate), or in Redis
+// shared by every replica (GCRA, github.com/go-redis/redis_rate) when a
+// Redis URL is configured.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
+
+	"github.com/creativeops/creativeops/auth"
+)
+
+// Default per-key rate limit (SPEC §2); a key's own limit overrides it.
+const (
+	DefaultRPS   = 100
+	DefaultBurst = 200
+)
+
+// Limiter holds the buckets.
+type Limiter struct {
+	def   auth.RateLimit
+	log   *slog.Logger
+	rdb   *redis.Client
+	redis *redis_rate.Limiter
+
+	buckets   sync.Map // key id → *bucket
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	// lastRedisWarning rate-limits the log line of a failing Redis.
+	lastRedisWarning atomic.Int64
+}
+
+type bucket struct {
+	mu       sync.Mutex
+	lim      *rate.Limiter
+	rps      float64
+	burst    int
+	lastUsed atomic.Int64 // Unix nanoseconds
+}
+
+// Decision is the outcome of one request against its key's bucket.
+type Decision struct {
+	Allowed    bool
+	Limit      auth.RateLimit
+	Remaining  int
+	Reset      time.Duration // until the bucket is full again
+	RetryAfter time.Duration // until the next request may pass (refused only)
+}
+
+// bucketIdle is how long an unused bucket is kept; it is only dropped once
+// full again, so forgetting it changes nothing.
+const bucketIdle = 10 * time.Minute
+
+// redisTimeout bounds the shared limiter's round trip; past it the request
+// is limited by this replica alone rather than kept waiting.
+const redisTimeout = 250 * time.Millisecond
+
+// New returns a limiter applying def to keys without a limit of their
+// own; with a Redis URL the buckets are shared through Redis.
+func New(def auth.RateLimit, redisURL string, log *slog.Logger) (*Limiter, error) {
+	l := &Limiter{def: def, log: log, stop: make(chan struct{}), done: make(chan struct{})}
+	if redisURL != "" {
+		opts, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis url: %w", err)
+		}
+		l.rdb = redis.NewClient(opts)
+		l.redis = redis_rate.NewLimiter(l.rdb)
+	}
+	go l.evictIdle()
+	return l, nil
+}
+
+// Close stops the limiter and its Redis client.
+func (l *Limiter) Close() error {
+	var err error
+	l.closeOnce.Do(func() {
+		close(l.stop)
+		<-l.done
+		if l.rdb != nil {
+			err = l.rdb.Close()
+		}
+	})
+	return err
+}
+
+func (l *Limiter) evictIdle() {
+	defer close(l.done)
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case now := <-t.C:
+			l.buckets.Range(func(k, v any) bool {
+				b := v.(*bucket)
+				if now.Sub(time.Unix(0, b.lastUsed.Load())) > bucketIdle && b.lim.TokensAt(now) >= float64(b.lim.Burst()) {
+					l.buckets.Delete(k)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Take spends a token of the key's bucket.
+func (l *Limiter) Take(ctx context.Context, keyID string, lim auth.RateLimit) Decision {
+	if l.redis != nil {
+		if d, err := l.takeShared(ctx, keyID, lim); err == nil {
+			return d
+		} else if last := l.lastRedisWarning.Load(); time.Since(time.Unix(0, last)) > time.Minute && l.lastRedisWarning.CompareAndSwap(last, time.Now().UnixNano()) {
+			l.log.WarnContext(ctx, "shared rate limit unavailable; limiting per replica", "error", err)
+		}
+	}
+	return l.takeLocal(keyID, lim)
+}
+
+func (l *Limiter) takeLocal(keyID string, lim auth.RateLimit) Decision {
+	now := time.Now()
+	v, ok := l.buckets.Load(keyID)
+	if !ok {
+		v, _ = l.buckets.LoadOrStore(keyID, &bucket{lim: rate.NewLimiter(rate.Limit(lim.RequestsPerSecond), lim.Burst), rps: lim.RequestsPerSecond, burst: lim.Burst})
+	}
+	b := v.(*bucket)
+	b.lastUsed.Store(now.UnixNano())
+	b.mu.Lock()
+	if b.rps != lim.RequestsPerSecond || b.burst != lim.Burst {
+		// The key's limit changed: keep the tokens, apply the new rates.
+		b.lim.SetLimitAt(now, rate.Limit(lim.RequestsPerSecond))
+		b.lim.SetBurstAt(now, lim.Burst)
+		b.rps, b.burst = lim.RequestsPerSecond, lim.Burst
+	}
+	allowed := b.lim.AllowN(now, 1)
+	tokens := b.lim.TokensAt(now)
+	b.mu.Unlock()
+	d := Decision{Allowed: allowed, Limit: lim, Remaining: max(0, int(math.Floor(tokens)))}
+	d.Reset = secondsToDuration((float64(lim.Burst) - tokens) / lim.RequestsPerSecond)
+	if !allowed {
+		d.RetryAfter = secondsToDuration((1 - tokens) / lim.RequestsPerSecond)
+	}
+	return d
+}
+
+func (l *Limiter) takeShared(ctx context.Context, keyID string, lim auth.RateLimit) (Decision, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redisTimeout)
+	defer cancel()
+	res, err := l.redis.Allow(ctx, "creativeops:"+keyID, gcraLimit(lim))
+	if err != nil {
+		return Decision{}, err
+	}
+	d := Decision{Allowed: res.Allowed > 0, Limit: lim, Remaining: res.Remaining, Reset: max(res.ResetAfter, 0)}
+	if !d.Allowed {
+		d.RetryAfter = max(res.RetryAfter, 0)
+	}
+	return d, nil
+}
+
+// gcraLimit expresses requests per second as redis_rate's integer rate per
+// period: 100/s stays 100 per second, 0.5/s becomes 1 per 2 s.
+func gcraLimit(lim auth.RateLimit) redis_rate.Limit {
+	if r := lim.RequestsPerSecond; r >= 1 && r == math.Trunc(r) {
+		return redis_rate.Limit{Rate: int(r), Burst: lim.Burst, Period: time.Second}
+	}
+	return redis_rate.Limit{Rate: 1, Burst: lim.Burst, Period: secondsToDuration(1 / lim.RequestsPerSecond)}
+}
+
+func secondsToDuration(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// CeilSeconds rounds a duration up to whole seconds.
+func CeilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// PolicyHeader is RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers-07,
+// section 5): the quota per window in seconds, and the bucket size as the
+// burst extension parameter, e.g. "100;w=1;burst=200". A fractional rate is
+// written as a whole quota over a longer window ("1;w=2" for 0.5/s).
+func PolicyHeader(lim auth.RateLimit) string {
+	if v, ok := policyHeaders.Load(lim); ok {
+		return v.(string)
+	}
+	h := formatPolicy(lim)
+	policyHeaders.Store(lim, h)
+	return h
+}
+
+// policyHeaders caches the header of each limit in use (the default and
+// the few per-key overrides).
+var policyHeaders sync.Map
+
+func formatPolicy(lim auth.RateLimit) string {
+	r := lim.RequestsPerSecond
+	for w := 1; w <= 3600; w++ {
+		if q := r * float64(w); q >= 1 && math.Abs(q-math.Round(q)) < 1e-9 {
+			return fmt.Sprintf("%d;w=%d;burst=%d", int64(math.Round(q)), w, lim.Burst)
+		}
+	}
+	return fmt.Sprintf("%d;w=1;burst=%d", max(1, int64(math.Round(r))), lim.Burst)
+}
+
+// Header is RateLimit (draft-07, section 4): limit is the bucket
+// size, remaining the requests that may be sent now, reset the seconds
+// until the bucket is full again.
+func Header(d Decision) string {
+	return fmt.Sprintf("limit=%d, remaining=%d, reset=%d", d.Limit.Burst, d.Remaining, CeilSeconds(d.Reset))
+}

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/idempotency"
+	"github.com/creativeops/creativeops/storage"
+)
+
+// cleanupEvery is how often expired idempotency keys and usage past its
+// retention are deleted. Every replica does it; the deletes are
+// idempotent. An expired key still in the table is ignored by requests.
+const cleanupEvery = 10 * time.Minute
+
+// janitor deletes what has outlived its use: expired idempotency keys and
+// usage minutes past the analytics retention.
+type janitor struct {
+	store       *storage.Store
+	idempotency *idempotency.Store
+	retention   time.Duration // 0 keeps usage forever
+	log         *slog.Logger
+	stop, done  chan struct{}
+}
+
+func newJanitor(store *storage.Store, idem *idempotency.Store, retention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, retention: retention, log: log}
+}
+
+func (j *janitor) Start(context.Context) error {
+	j.stop, j.done = make(chan struct{}), make(chan struct{})
+	go j.loop(cleanupEvery)
+	return nil
+}
+
+func (j *janitor) Stop(context.Context) error {
+	close(j.stop)
+	<-j.done
+	return nil
+}
+
+func (j *janitor) loop(interval time.Duration) {
+	defer close(j.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-j.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			if err := j.CleanUp(ctx); err != nil {
+				j.log.Warn("clean-up failed", "error", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// CleanUp deletes expired idempotency keys and usage aggregates older than
+// the analytics retention.
+func (j *janitor) CleanUp(ctx context.Context) error {
+	now := time.Now().UTC()
+	keys, err := j.idempotency.DeleteExpired(ctx, now)
+	if err != nil {
+		return fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	var minutes int
+	if j.retention > 0 {
+		if minutes, err = analytics.DeleteBefore(ctx, j.store, now.Add(-j.retention)); err != nil {
+			return fmt.Errorf("delete usage past retention: %w", err)
+		}
+	}
+	if keys > 0 || minutes > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// observeHTTP counts a REST request once its response is written: always in
+// the Prometheus metrics, and in the usage analytics when it was
+// authenticated (its organization is known).
+func (s *Server) observeHTTP(r *http.Request, ri *requestInfo, code int, start time.Time) {
+	d := time.Since(start)
+	if code == 0 {
+		code = http.StatusOK
+	}
+	method, route := ri.route.Method, ri.route.Template
+	if route == "" {
+		method, route = r.Method, unroutedPath(r.URL.Path)
+	}
+	s.metrics.observe("rest", method, route, code, d)
+	if s.usage != nil && ri.orgID != "" && ri.route.Template != "" {
+		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
+	}
+}
+
+// unroutedPath names requests outside the API methods without letting
+// arbitrary paths become metric labels.
+func unroutedPath(path string) string {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json":
+		return path
+	}
+	return "unmatched"
+}
+
+// observeCalls is the metrics interceptor for native gRPC calls; calls
+// through the REST gateway are counted by observeHTTP with their final
+// HTTP status instead, so every request is counted once.
+func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if cameViaGateway(ctx) {
+		return handler(ctx, req)
+	}
+	start := time.Now()
+	ctx, hc := captureHeaders(ctx)
+	resp, err := handler(ctx, req)
+	code := http.StatusOK
+	if err != nil {
+		code = httpStatus(status.Convert(err))
+	} else {
+		code = successStatus(info.FullMethod, hc.wasAccepted())
+	}
+	d := time.Since(start)
+	rt := s.routes[info.FullMethod]
+	method, route := rt.Method, rt.Template
+	if route == "" {
+		method, route = "POST", info.FullMethod // health checks and other non-REST methods
+	}
+	s.metrics.observe("grpc", method, route, code, d)
+	if ri := requestInfoFrom(ctx); s.usage != nil && ri != nil && ri.orgID != "" && rt.Template != "" {
+		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
+	}
+	return resp, err
+}
+
+// headerCapture passes response headers on while remembering whether a
+// handler queued its work (markAccepted) and the location it gave.
+type headerCapture struct {
+	grpc.ServerTransportStream
+	mu       sync.Mutex
+	accepted bool
+	location string
+}
+
+func captureHeaders(ctx context.Context) (context.Context, *headerCapture) {
+	c := &headerCapture{ServerTransportStream: grpc.ServerTransportStreamFromContext(ctx)}
+	if c.ServerTransportStream == nil {
+		return ctx, c
+	}
+	return grpc.NewContextWithServerTransportStream(ctx, c), c
+}
+
+func (c *headerCapture) note(md metadata.MD) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(md.Get(headerAccepted)) > 0 {
+		c.accepted = true
+	}
+	if v := md.Get(headerLocation); len(v) > 0 {
+		c.location = v[0]
+	}
+}
+
+func (c *headerCapture) wasAccepted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accepted
+}
+
+func (c *headerCapture) locationHeader() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.location
+}
+
+func (c *headerCapture) SetHeader(md metadata.MD) error {
+	c.note(md)
+	return c.ServerTransportStream.SetHeader(md)
+}
+
+func (c *headerCapture) SendHeader(md metadata.MD) error {
+	c.note(md)
+	return c.ServerTransportStream.SendHeader(md)
+}

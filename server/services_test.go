@@ -1,0 +1,388 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/testserver"
+)
+
+// fixture is what the service cases of one transport act on: resources
+// created for it alone, so the REST and gRPC runs do not share state.
+type fixture struct {
+	keyToRotate, keyToRevoke string
+	jobID                    string
+	workID, certificateID    string
+	webhookID, deliveryID    string
+	webhookToDelete          string
+	receiver                 string
+}
+
+func newFixture(t *testing.T, e *env, transport string) fixture {
+	t.Helper()
+	var fx fixture
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(receiver.Close)
+	fx.receiver = receiver.URL
+	post := func(path string, body any) map[string]any {
+		r := e.Do(t, "POST", path, e.AdminKey, body)
+		if r.Status >= 300 {
+			t.Fatalf("POST %s: %d %s", path, r.Status, r.Body)
+		}
+		return r.JSON
+	}
+	fx.keyToRotate = post("/v1/keys", map[string]any{"name": "rotate-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
+	fx.keyToRevoke = post("/v1/keys", map[string]any{"name": "revoke-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
+	fx.jobID = post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy",
+		"context": map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}})["id"].(string)
+	work := post("/v1/ip/register", map[string]any{"creator_id": e.creatorID, "title": "Fixture " + transport, "type": "song",
+		"content_hash": "sha256:" + strings.Repeat(map[string]string{"rest": "c", "grpc": "d"}[transport], 64)})
+	fx.workID, fx.certificateID = work["id"].(string), work["certificate_id"].(string)
+	fx.webhookID = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/" + transport, "events": []string{"creator.created"}})["id"].(string)
+	fx.webhookToDelete = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/gone-" + transport, "events": []string{"creator.created"}})["id"].(string)
+	fx.deliveryID = post("/v1/webhooks/"+fx.webhookID+":test", map[string]any{})["id"].(string)
+	return fx
+}
+
+// serviceCases covers every RPC of every service but creators (see
+// creatorCases), each as a REST call and the same gRPC call.
+func serviceCases(e *env, fx fixture, transport string) []apiCase {
+	msg := func(m proto.Message) func() proto.Message {
+		return func() proto.Message { return proto.Clone(m) }
+	}
+	ctx, _ := structpb.NewStruct(map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"})
+	hash := "sha256:" + strings.Repeat(map[string]string{"rest": "a", "grpc": "b"}[transport], 64)
+	now := time.Now().UTC()
+	from := now.Add(-time.Hour).Format(time.RFC3339)
+	return []apiCase{
+		// Keys.
+		{
+			name: "create key", key: e.AdminKey, method: "/creativeops.v1.KeysService/CreateKey", resp: msg(&creativeopsv1.APIKey{}),
+			req:        &creativeopsv1.CreateKeyRequest{Name: "ci", Scopes: []string{"engine:run"}},
+			httpMethod: "POST", path: "/v1/keys", body: map[string]any{"name": "ci", "scopes": []string{"engine:run"}},
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if s, _ := b["secret"].(string); !strings.HasPrefix(s, "co_live_") {
+					t.Errorf("secret %q not shown on creation", s)
+				}
+			},
+		},
+		{
+			name: "create key with an unknown scope", key: e.AdminKey, method: "/creativeops.v1.KeysService/CreateKey", resp: msg(&creativeopsv1.APIKey{}),
+			req:        &creativeopsv1.CreateKeyRequest{Name: "ci", Scopes: []string{"everything"}},
+			httpMethod: "POST", path: "/v1/keys", body: map[string]any{"name": "ci", "scopes": []string{"everything"}},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument,
+		},
+		{
+			name: "list keys", key: e.AdminKey, method: "/creativeops.v1.KeysService/ListKeys", resp: msg(&creativeopsv1.ListKeysResponse{}),
+			req:        &creativeopsv1.ListKeysRequest{PageSize: 2},
+			httpMethod: "GET", path: "/v1/keys?page_size=2",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if keys, _ := b["keys"].([]any); len(keys) != 2 || b["next_page_token"] == "" {
+					t.Errorf("want a page of 2 keys and a next page: %v", b)
+				}
+			},
+		},
+		{
+			name: "rotate key", key: e.AdminKey, method: "/creativeops.v1.KeysService/RotateKey", resp: msg(&creativeopsv1.APIKey{}),
+			req:        &creativeopsv1.RotateKeyRequest{Id: fx.keyToRotate, GracePeriod: durationpb.New(time.Minute)},
+			httpMethod: "POST", path: "/v1/keys/" + fx.keyToRotate + ":rotate", body: map[string]any{"grace_period": "60s"},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["id"] != fx.keyToRotate || b["previous_secret_expires_at"] == nil {
+					t.Errorf("rotation not reported: %v", b)
+				}
+			},
+		},
+		{
+			name: "revoke key", key: e.AdminKey, method: "/creativeops.v1.KeysService/RevokeKey", resp: msg(&emptypb.Empty{}),
+			req:        &creativeopsv1.RevokeKeyRequest{Id: fx.keyToRevoke},
+			httpMethod: "DELETE", path: "/v1/keys/" + fx.keyToRevoke,
+			wantHTTP: http.StatusNoContent,
+		},
+		{
+			name: "revoke a key of another organization", key: e.otherOrg, method: "/creativeops.v1.KeysService/RevokeKey", resp: msg(&emptypb.Empty{}),
+			req:        &creativeopsv1.RevokeKeyRequest{Id: fx.keyToRotate},
+			httpMethod: "DELETE", path: "/v1/keys/" + fx.keyToRotate,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "keys need keys:admin", key: e.readOnly, method: "/creativeops.v1.KeysService/ListKeys", resp: msg(&creativeopsv1.ListKeysResponse{}),
+			req:        &creativeopsv1.ListKeysRequest{},
+			httpMethod: "GET", path: "/v1/keys",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
+
+		// Engine.
+		{
+			name: "list verticals", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListVerticals", resp: msg(&creativeopsv1.ListVerticalsResponse{}),
+			req: &creativeopsv1.ListVerticalsRequest{}, httpMethod: "GET", path: "/v1/engine/verticals",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["total"] != 24.0 {
+					t.Errorf("total %v, want 24 verticals", b["total"])
+				}
+			},
+		},
+		{
+			name: "list workflows of a vertical", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListWorkflows", resp: msg(&creativeopsv1.ListWorkflowsResponse{}),
+			req: &creativeopsv1.ListWorkflowsRequest{Vertical: "music"}, httpMethod: "GET", path: "/v1/engine/workflows?vertical=music",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "list workflows of an unknown vertical", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListWorkflows", resp: msg(&creativeopsv1.ListWorkflowsResponse{}),
+			req: &creativeopsv1.ListWorkflowsRequest{Vertical: "opera-on-ice"}, httpMethod: "GET", path: "/v1/engine/workflows?vertical=opera-on-ice",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantReason: "UNKNOWN_VERTICAL", wantFields: []string{"vertical"},
+		},
+		{
+			name: "get workflow", key: e.AdminKey, method: "/creativeops.v1.EngineService/GetWorkflow", resp: msg(&creativeopsv1.Workflow{}),
+			req: &creativeopsv1.GetWorkflowRequest{Id: "release-strategy"}, httpMethod: "GET", path: "/v1/engine/workflows/release-strategy",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["vertical"] != "music" || b["input_schema"] == nil {
+					t.Errorf("unexpected workflow %v", b)
+				}
+			},
+		},
+		{
+			name: "run a workflow", key: e.AdminKey, method: "/creativeops.v1.EngineService/RunWorkflow", resp: msg(&creativeopsv1.Job{}),
+			req:        &creativeopsv1.RunWorkflowRequest{Vertical: "music", Workflow: "release-strategy", Context: ctx},
+			httpMethod: "POST", path: "/v1/engine/run", body: map[string]any{"vertical": "music", "workflow": "release-strategy", "context": ctx.AsMap()},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["status"] != "completed" || b["result"] == nil {
+					t.Errorf("synchronous run not completed: %v", b["status"])
+				}
+			},
+		},
+		{
+			name: "run a workflow asynchronously", key: e.AdminKey, method: "/creativeops.v1.EngineService/RunWorkflow", resp: msg(&creativeopsv1.Job{}),
+			req:        &creativeopsv1.RunWorkflowRequest{Vertical: "music", Workflow: "release-strategy", Context: ctx, Async: true},
+			httpMethod: "POST", path: "/v1/engine/run", body: map[string]any{"vertical": "music", "workflow": "release-strategy", "context": ctx.AsMap(), "async": true},
+			wantHTTP: map[string]int{"rest": http.StatusAccepted, "grpc": http.StatusOK}[transport],
+		},
+		{
+			name: "get job", key: e.AdminKey, method: "/creativeops.v1.EngineService/GetJob", resp: msg(&creativeopsv1.Job{}),
+			req: &creativeopsv1.GetJobRequest{JobId: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "get a job of another organization", key: e.otherOrg, method: "/creativeops.v1.EngineService/GetJob", resp: msg(&creativeopsv1.Job{}),
+			req: &creativeopsv1.GetJobRequest{JobId: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "list jobs", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListJobs", resp: msg(&creativeopsv1.ListJobsResponse{}),
+			req: &creativeopsv1.ListJobsRequest{Status: "completed"}, httpMethod: "GET", path: "/v1/engine/jobs?status=completed",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "cancel a finished job", key: e.AdminKey, method: "/creativeops.v1.EngineService/CancelJob", resp: msg(&creativeopsv1.Job{}),
+			req: &creativeopsv1.CancelJobRequest{Id: fx.jobID}, httpMethod: "POST", path: "/v1/engine/jobs/" + fx.jobID + ":cancel", body: map[string]any{},
+			wantHTTP: http.StatusConflict, wantCode: codes.FailedPrecondition, wantReason: "JOB_ALREADY_FINISHED",
+		},
+
+		// IP registry.
+		{
+			name: "register a work", key: e.AdminKey, method: "/creativeops.v1.IPService/RegisterWork", resp: msg(&creativeopsv1.IPRecord{}),
+			req:        &creativeopsv1.RegisterWorkRequest{CreatorId: e.creatorID, Title: "Case " + transport, Type: "song", ContentHash: hash},
+			httpMethod: "POST", path: "/v1/ip/register", body: map[string]any{"creator_id": e.creatorID, "title": "Case " + transport, "type": "song", "content_hash": hash},
+			wantHTTP: http.StatusCreated,
+		},
+		{
+			name: "register a work of an unknown creator", key: e.AdminKey, method: "/creativeops.v1.IPService/RegisterWork", resp: msg(&creativeopsv1.IPRecord{}),
+			req:        &creativeopsv1.RegisterWorkRequest{CreatorId: "cr_01k0000000000000000000000", Title: "X", Type: "song", ContentHash: hash},
+			httpMethod: "POST", path: "/v1/ip/register", body: map[string]any{"creator_id": "cr_01k0000000000000000000000", "title": "X", "type": "song", "content_hash": hash},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+		{
+			name: "list the catalog", key: e.AdminKey, method: "/creativeops.v1.IPService/ListCatalog", resp: msg(&creativeopsv1.ListCatalogResponse{}),
+			req: &creativeopsv1.ListCatalogRequest{Q: "fixture"}, httpMethod: "GET", path: "/v1/ip/catalog?q=fixture",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["total"].(float64) < 1 {
+					t.Errorf("the fixture work is not in the catalog: %v", b)
+				}
+			},
+		},
+		{
+			name: "get a record", key: e.AdminKey, method: "/creativeops.v1.IPService/GetRecord", resp: msg(&creativeopsv1.IPRecord{}),
+			req: &creativeopsv1.GetRecordRequest{Id: fx.workID}, httpMethod: "GET", path: "/v1/ip/records/" + fx.workID,
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "get a certificate", key: e.AdminKey, method: "/creativeops.v1.IPService/GetCertificate", resp: msg(&creativeopsv1.Certificate{}),
+			req: &creativeopsv1.GetCertificateRequest{CertificateId: fx.certificateID}, httpMethod: "GET", path: "/v1/ip/certificates/" + fx.certificateID,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["certificate_id"] != fx.certificateID || b["checkpoint"] == "" {
+					t.Errorf("unexpected certificate %v", b)
+				}
+			},
+		},
+		{
+			name: "get a certificate's token", key: e.AdminKey, method: "/creativeops.v1.IPService/GetCertificateToken", resp: msg(&httpbody.HttpBody{}),
+			req: &creativeopsv1.GetCertificateTokenRequest{CertificateId: fx.certificateID}, httpMethod: "GET", path: "/v1/ip/certificates/" + fx.certificateID + "/token",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "get the checkpoint", key: e.AdminKey, method: "/creativeops.v1.IPService/GetCheckpoint", resp: msg(&creativeopsv1.Checkpoint{}),
+			req: &creativeopsv1.GetCheckpointRequest{}, httpMethod: "GET", path: "/v1/ip/log/checkpoint",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "get a consistency proof", key: e.AdminKey, method: "/creativeops.v1.IPService/GetConsistencyProof", resp: msg(&creativeopsv1.ConsistencyProof{}),
+			req: &creativeopsv1.GetConsistencyProofRequest{From: 1, To: 1}, httpMethod: "GET", path: "/v1/ip/log/consistency?from=1&to=1",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "a consistency proof past the log", key: e.AdminKey, method: "/creativeops.v1.IPService/GetConsistencyProof", resp: msg(&creativeopsv1.ConsistencyProof{}),
+			req: &creativeopsv1.GetConsistencyProofRequest{From: 1, To: 1 << 40}, httpMethod: "GET", path: fmt.Sprintf("/v1/ip/log/consistency?from=1&to=%d", int64(1)<<40),
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"to"},
+		},
+		{
+			name: "get the registry's keys", key: e.AdminKey, method: "/creativeops.v1.IPService/GetKeys", resp: msg(&creativeopsv1.IPKeys{}),
+			req: &creativeopsv1.GetKeysRequest{}, httpMethod: "GET", path: "/v1/ip/keys",
+			wantHTTP: http.StatusOK,
+		},
+
+		// Webhooks.
+		{
+			name: "create a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/CreateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.CreateWebhookRequest{Url: fx.receiver + "/case", Events: []string{"ip.registered"}},
+			httpMethod: "POST", path: "/v1/webhooks", body: map[string]any{"url": fx.receiver + "/case", "events": []string{"ip.registered"}},
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if s, _ := b["secret"].(string); !strings.HasPrefix(s, "whsec_") {
+					t.Errorf("secret %q not shown on creation", s)
+				}
+			},
+		},
+		{
+			name: "create a webhook for an unknown event", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/CreateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.CreateWebhookRequest{Url: fx.receiver + "/case", Events: []string{"nothing.happened"}},
+			httpMethod: "POST", path: "/v1/webhooks", body: map[string]any{"url": fx.receiver + "/case", "events": []string{"nothing.happened"}},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"events[0]"},
+		},
+		{
+			name: "list webhooks", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/ListWebhooks", resp: msg(&creativeopsv1.ListWebhooksResponse{}),
+			req: &creativeopsv1.ListWebhooksRequest{}, httpMethod: "GET", path: "/v1/webhooks",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "get a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/GetWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req: &creativeopsv1.GetWebhookRequest{Id: fx.webhookID}, httpMethod: "GET", path: "/v1/webhooks/" + fx.webhookID,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if _, shown := b["secret"]; shown && b["secret"] != nil && b["secret"] != "" {
+					t.Errorf("secret shown after creation: %v", b["secret"])
+				}
+			},
+		},
+		{
+			name: "send a test event", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/TestWebhook", resp: msg(&creativeopsv1.Delivery{}),
+			req: &creativeopsv1.TestWebhookRequest{Id: fx.webhookID}, httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookID + ":test", body: map[string]any{},
+			wantHTTP: map[string]int{"rest": http.StatusAccepted, "grpc": http.StatusOK}[transport],
+		},
+		{
+			name: "list deliveries", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/ListDeliveries", resp: msg(&creativeopsv1.ListDeliveriesResponse{}),
+			req: &creativeopsv1.ListDeliveriesRequest{Id: fx.webhookID}, httpMethod: "GET", path: "/v1/webhooks/" + fx.webhookID + "/deliveries",
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "redeliver", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/RedeliverDelivery", resp: msg(&creativeopsv1.Delivery{}),
+			req:        &creativeopsv1.RedeliverDeliveryRequest{Id: fx.webhookID, DeliveryId: fx.deliveryID},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookID + "/deliveries/" + fx.deliveryID + ":redeliver", body: map[string]any{},
+			wantHTTP: map[string]int{"rest": http.StatusAccepted, "grpc": http.StatusOK}[transport],
+		},
+		{
+			name: "delete a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/DeleteWebhook", resp: msg(&emptypb.Empty{}),
+			req: &creativeopsv1.DeleteWebhookRequest{Id: fx.webhookToDelete}, httpMethod: "DELETE", path: "/v1/webhooks/" + fx.webhookToDelete,
+			wantHTTP: map[string]int{"rest": http.StatusNoContent, "grpc": http.StatusOK}[transport],
+		},
+		{
+			name: "get a deleted webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/GetWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req: &creativeopsv1.GetWebhookRequest{Id: fx.webhookToDelete}, httpMethod: "GET", path: "/v1/webhooks/" + fx.webhookToDelete,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+
+		// Analytics.
+		{
+			name: "get usage", key: e.AdminKey, method: "/creativeops.v1.AnalyticsService/GetUsage", resp: msg(&creativeopsv1.UsageReport{}),
+			req: &creativeopsv1.GetUsageRequest{Granularity: "hour"}, httpMethod: "GET", path: "/v1/analytics/usage?granularity=hour&from=" + from,
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "usage needs analytics:read", key: e.readOnly, method: "/creativeops.v1.AnalyticsService/GetUsage", resp: msg(&creativeopsv1.UsageReport{}),
+			req: &creativeopsv1.GetUsageRequest{}, httpMethod: "GET", path: "/v1/analytics/usage",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
+	}
+}
+
+// TestServicesOverBothTransports runs the case table of every service
+// over REST and over gRPC, and fails when an RPC has no case: a new RPC
+// cannot ship tested over one transport only.
+func TestServicesOverBothTransports(t *testing.T) {
+	covered := map[string]bool{}
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			e := newEnv(t, b)
+			for _, transport := range []string{"rest", "grpc"} {
+				t.Run(transport, func(t *testing.T) {
+					fx := newFixture(t, e, transport)
+					cases := append(creatorCases(e, transport), serviceCases(e, fx, transport)...)
+					for _, c := range cases {
+						covered[c.method] = true
+						t.Run(c.name, func(t *testing.T) {
+							if transport == "rest" {
+								runREST(t, e, c)
+							} else {
+								runGRPC(t, e, c)
+							}
+						})
+					}
+				})
+			}
+		})
+	}
+	for _, m := range rpcrule.All() {
+		if !covered[m.FullMethod] {
+			t.Errorf("%s has no case in the REST+gRPC case table", m.FullMethod)
+		}
+	}
+}
+
+// Every RPC answers its declared success status over REST (the case table
+// asserts the statuses; this ties them to the declarations).
+func TestDeclaredStatusesMatchTheCases(t *testing.T) {
+	e := &env{Server: &testserver.Server{AdminKey: "co_live_placeholder"}}
+	cases := serviceCases(e, fixture{}, "rest")
+	for _, c := range append(cases, creatorCases(e, "rest")...) {
+		if c.wantHTTP >= 300 || c.name == "run a workflow asynchronously" {
+			continue
+		}
+		m, ok := rpcrule.Lookup(c.method)
+		if !ok {
+			t.Fatalf("%s: unknown method", c.method)
+		}
+		if m.SuccessStatus != c.wantHTTP {
+			t.Errorf("%s (%s) expects %d but declares %d", c.name, c.method, c.wantHTTP, m.SuccessStatus)
+		}
+	}
+}
