@@ -29,7 +29,11 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/kylelemons/godebug v1.1.0 // indirect
+require (
+	connectrpc.com/connect v1.19.1 // indirect
+	connectrpc.com/vanguard v0.4.0 // indirect
+	github.com/kylelemons/godebug v1.1.0 // indirect
+)
 
 require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect

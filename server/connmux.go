@@ -129,7 +129,7 @@ func firstRequestIsGRPC(w io.Writer, r io.Reader) (bool, error) {
 		}
 		if h, ok := f.(*http2.MetaHeadersFrame); ok {
 			return strings.HasPrefix(h.PseudoValue("method"), "POST") &&
-				strings.HasPrefix(headerValue(h, "content-type"), "application/grpc"), nil
+				isNativeGRPC(headerValue(h, "content-type")), nil
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +68,7 @@ type Server struct {
 	grpc    *grpc.Server
 	health  *health.Server
 	gateway http.Handler
+	rpcWeb  http.Handler // Connect and gRPC-Web
 	http    *http.Server
 
 	// acquired lists, in order, what New and StartWorkers opened or
@@ -211,6 +211,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.gateway, err = newGateway(ctx, inproc); err != nil {
 		return nil, err
 	}
+	if s.rpcWeb, err = newRPCWeb(s.grpc); err != nil {
+		return nil, err
+	}
 	s.http = &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -296,8 +299,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 }
 
 // Handler is the single HTTP handler: gRPC requests (HTTP/2 with an
-// application/grpc content type) go to the gRPC server, everything else to
-// the REST routes.
+// application/grpc content type) go to the gRPC server, Connect and
+// gRPC-Web calls (paths naming an RPC) to the transcoder in front of it,
+// everything else to the REST routes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -310,11 +314,15 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+		switch {
+		case r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")):
 			s.grpc.ServeHTTP(w, r)
-			return
+		case isRPCPath(r.URL.Path):
+			asConnectCall(r)
+			s.rpcWeb.ServeHTTP(w, r)
+		default:
+			rest.ServeHTTP(w, r)
 		}
-		rest.ServeHTTP(w, r)
 	})
 }
 
