@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint test test-short run build bench docs bench-cluster
+.PHONY: all generate check-generated lint lint-openapi test test-short run build bench docs bench-cluster
 
 all: generate lint test
 
@@ -24,6 +24,10 @@ lint:
 	$(TOOL) buf lint
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed" >&2; exit 1)
+
+## lint-openapi: Redocly's recommended rules over the served OpenAPI document (needs Node.js and npm)
+lint-openapi:
+	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json
 
 ## test: all tests (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:

@@ -218,6 +218,7 @@ func runREST(t *testing.T, e *env, c apiCase) {
 		}
 		return
 	}
+	checkResponseSchema(t, c.method, r.Status, r.JSON)
 	if c.check != nil {
 		c.check(t, r.JSON)
 	}

@@ -16,8 +16,13 @@ import (
 	"strconv"
 	"strings"
 
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"go.yaml.in/yaml/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 )
 
@@ -53,9 +58,16 @@ func finish(src []byte) ([]byte, error) {
 	}
 	components := child(doc, "components")
 	schemas := child(components, "schemas")
+	if err := describeSchemas(schemas); err != nil {
+		return nil, err
+	}
 	schemas["Error"] = errorSchema()
-	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "API key: co_live_..."}}
+	components["responses"] = errorResponses()
+	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...) sent as Authorization: Bearer <key>."}}
 	doc["security"] = []any{map[string]any{"bearer": []any{}}}
+	doc["servers"] = []any{map[string]any{"url": "/", "description": "The server that serves this document (GET /v1/openapi.json)."}}
+	info := child(doc, "info")
+	info["description"] = "The REST face of creativeops: creator accounts, the workflow engine, the IP registry, webhooks and usage analytics. The same methods are served over gRPC, Connect and gRPC-Web on the same port. Errors follow Google AIP-193."
 	errorResponse := map[string]any{"description": "Error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
 
 	operations := map[string]rpcrule.Method{}
@@ -76,8 +88,18 @@ func finish(src []byte) ([]byte, error) {
 				return nil, fmt.Errorf("operation %s %s has no RPC in the descriptors", method, path)
 			}
 			seen++
+			o["summary"] = summary(o["description"], m.Name)
+			if d, ok := o["description"].(string); ok {
+				o["description"] = unwrap(d)
+			}
+			if body, ok := o["requestBody"].(map[string]any); ok {
+				addExample(body, schemas)
+			}
 			responses := child(o, "responses")
 			responses["default"] = errorResponse
+			for _, code := range errorCodes(method, path) {
+				responses[code] = map[string]any{"$ref": "#/components/responses/" + errorResponseNames[code]}
+			}
 			ok200, _ := responses["200"].(map[string]any)
 			if ok200 == nil {
 				return nil, fmt.Errorf("operation %s %s has no 200 response to start from", method, path)
@@ -91,12 +113,22 @@ func finish(src []byte) ([]byte, error) {
 				responses[strconv.Itoa(m.SuccessStatus)] = r
 			}
 			if m.AcceptedStatus != 0 {
-				responses[strconv.Itoa(m.AcceptedStatus)] = map[string]any{"description": statusDescriptions[m.AcceptedStatus], "content": ok200["content"]}
+				responses[strconv.Itoa(m.AcceptedStatus)] = map[string]any{
+					"description": statusDescriptions[m.AcceptedStatus],
+					"content":     ok200["content"],
+					"headers": map[string]any{"Location": map[string]any{
+						"description": "Where to poll the queued work, e.g. /v1/engine/status/{id}.",
+						"schema":      map[string]any{"type": "string"},
+					}},
+				}
 			}
 		}
 	}
 	if seen != len(operations) {
 		return nil, fmt.Errorf("the document has %d operations for %d RPCs", seen, len(operations))
+	}
+	if err := dropUnused(doc, schemas); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -154,4 +186,284 @@ func errorSchema() map[string]any {
 			},
 		},
 	}
+}
+
+// errorResponseNames names the shared error responses by status.
+var errorResponseNames = map[string]string{
+	"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound",
+	"409": "Conflict", "429": "TooManyRequests", "500": "InternalError",
+}
+
+// errorCodes lists the error statuses an operation can answer.
+func errorCodes(method, path string) []string {
+	codes := []string{"400", "401", "403"}
+	if strings.Contains(path, "{") {
+		codes = append(codes, "404")
+	}
+	if method == "post" || method == "delete" {
+		codes = append(codes, "409")
+	}
+	return append(codes, "429", "500")
+}
+
+func errorResponses() map[string]any {
+	body := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}
+	out := map[string]any{}
+	for code, name := range errorResponseNames {
+		r := map[string]any{"description": map[string]string{
+			"400": "The request is invalid; details name the fields at fault.",
+			"401": "No API key, or one that is unknown, revoked or expired.",
+			"403": "The API key lacks the scope the method needs.",
+			"404": "No such resource in the caller's organization.",
+			"409": "The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key reused or in progress).",
+			"429": "The API key exceeded its rate limit.",
+			"500": "An internal error; the request id identifies it in the server's log.",
+		}[code], "content": body}
+		if code == "429" {
+			r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "Seconds to wait before retrying.", "schema": map[string]any{"type": "integer"}}}
+		}
+		out[name] = r
+	}
+	return out
+}
+
+// summary is the first sentence of an operation's description, or its
+// method's name in words ("ListVerticals": "List verticals").
+func summary(d any, method string) string {
+	s, _ := d.(string)
+	s = unwrap(s)
+	if s == "" {
+		var b strings.Builder
+		for i, r := range method {
+			if i > 0 && r >= 'A' && r <= 'Z' {
+				b.WriteByte(' ')
+				r += 'a' - 'A'
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSuffix(s, ".")
+}
+
+// unwrap joins the lines of a proto comment.
+func unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// describeSchemas fills in what protoc-gen-openapi leaves out of the
+// message schemas: free-form objects (google.protobuf.Struct) as free-form,
+// fields the server sends as null as nullable, and required lists — every
+// field of a message the API returns (it always sends them all), and the
+// fields a request must set (buf.validate: required, min_len, min_items).
+// A proto3 optional scalar (a secret shown once) is left out when unset.
+func describeSchemas(schemas map[string]any) error {
+	messages := map[string]protoreflect.MessageDescriptor{}
+	protoregistry.GlobalFiles.RangeFilesByPackage(rpcrule.Package, func(fd protoreflect.FileDescriptor) bool {
+		ms := fd.Messages()
+		for i := 0; i < ms.Len(); i++ {
+			messages[string(ms.Get(i).Name())] = ms.Get(i)
+		}
+		return true
+	})
+	returned := map[protoreflect.FullName]bool{}
+	var walk func(md protoreflect.MessageDescriptor)
+	walk = func(md protoreflect.MessageDescriptor) {
+		if returned[md.FullName()] || md.ParentFile().Package() != rpcrule.Package {
+			return
+		}
+		returned[md.FullName()] = true
+		fs := md.Fields()
+		for i := 0; i < fs.Len(); i++ {
+			if f := fs.Get(i); f.Message() != nil {
+				walk(f.Message())
+			}
+		}
+	}
+	for _, m := range rpcrule.All() {
+		walk(m.Descriptor.Output())
+	}
+	for name, raw := range schemas {
+		schema, ok := raw.(map[string]any)
+		md, known := messages[name]
+		if !ok || !known {
+			continue
+		}
+		props, _ := schema["properties"].(map[string]any)
+		var required []any
+		fs := md.Fields()
+		for i := 0; i < fs.Len(); i++ {
+			f := fs.Get(i)
+			key := string(f.Name())
+			prop, ok := props[key].(map[string]any)
+			if !ok {
+				return fmt.Errorf("schema %s has no property %s", name, key)
+			}
+			props[key] = describeField(f, prop)
+			optionalScalar := f.HasPresence() && f.Message() == nil
+			if (returned[md.FullName()] && !optionalScalar) || mustSet(f) {
+				required = append(required, key)
+			}
+		}
+		if len(required) > 0 {
+			schema["required"] = required
+		}
+	}
+	return nil
+}
+
+func describeField(f protoreflect.FieldDescriptor, prop map[string]any) map[string]any {
+	if f.IsList() || f.IsMap() {
+		return prop
+	}
+	// Message fields are null only where the proto says so
+	// (creativeops.v1.nullable); proto3 optional scalars are left out
+	// when unset (see describeSchemas), never null.
+	nullable := false
+	if f.Message() != nil {
+		nullable, _ = proto.GetExtension(f.Options(), creativeopsv1.E_Nullable).(bool)
+	}
+	if msg := f.Message(); msg != nil {
+		switch msg.FullName() {
+		case "google.protobuf.Struct":
+			prop = withDescription(map[string]any{"type": "object", "additionalProperties": true}, prop)
+		case "google.protobuf.Value":
+			prop = withDescription(map[string]any{}, prop)
+		}
+	}
+	if !nullable {
+		return prop
+	}
+	if ref, ok := prop["$ref"]; ok {
+		// OpenAPI 3.0 cannot put nullable beside a $ref; a nullable
+		// object made of the referenced one says the same.
+		return withDescription(map[string]any{"type": "object", "allOf": []any{map[string]any{"$ref": ref}}, "nullable": true}, prop)
+	}
+	if _, ok := prop["allOf"]; ok {
+		prop["type"] = "object"
+	}
+	prop["nullable"] = true
+	return prop
+}
+
+// withDescription copies from's description, if it has one, to to.
+func withDescription(to, from map[string]any) map[string]any {
+	if d, ok := from["description"].(string); ok && d != "" {
+		to["description"] = d
+	}
+	return to
+}
+
+// dropUnused removes the schemas nothing refers to (protoc-gen-openapi's
+// google.rpc.Status, replaced here by the AIP-193 Error).
+func dropUnused(doc map[string]any, schemas map[string]any) error {
+	for {
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		dropped := false
+		for name := range schemas {
+			if !bytes.Contains(b, []byte(`"#/components/schemas/`+name+`"`)) {
+				delete(schemas, name)
+				dropped = true
+			}
+		}
+		if !dropped {
+			return nil
+		}
+	}
+}
+
+// mustSet reports whether a request must set the field, by its
+// buf.validate rules.
+func mustSet(f protoreflect.FieldDescriptor) bool {
+	rules, ok := proto.GetExtension(f.Options(), validate.E_Field).(*validate.FieldRules)
+	if !ok || rules == nil {
+		return false
+	}
+	if rules.GetRequired() {
+		return true
+	}
+	if s := rules.GetString(); s != nil && s.GetMinLen() > 0 {
+		return true
+	}
+	if r := rules.GetRepeated(); r != nil && r.GetMinItems() > 0 {
+		return true
+	}
+	return false
+}
+
+// examples are the request fields' example values, by name; other fields
+// of a request body get a value of their type.
+var examples = map[string]any{
+	"name":          "Nova Reyes",
+	"email":         "nova@example.com",
+	"vertical":      "music",
+	"metadata":      map[string]any{"label": "Night Owl"},
+	"workflow":      "release-strategy",
+	"context":       map[string]any{"artist": "Nova Reyes", "genre": "indie pop", "releaseDate": "2027-03-03"},
+	"async":         false,
+	"creator_id":    "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+	"title":         "The Long Night",
+	"type":          "song",
+	"content_hash":  "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+	"description":   "Debut single, master v3.",
+	"url":           "https://hooks.example.com/creativeops",
+	"events":        []any{"engine.job.completed", "creator.created"},
+	"scopes":        []any{"creators:read", "engine:run"},
+	"rate_limit":    map[string]any{"requests_per_second": 5, "burst": 10},
+	"grace_period":  "3600s",
+	"expires_at":    "2027-01-01T00:00:00Z",
+	"secret":        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+}
+
+// addExample gives a request body an example built from its schema.
+func addExample(body map[string]any, schemas map[string]any) {
+	content, _ := body["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	if media == nil {
+		return
+	}
+	schema, _ := media["schema"].(map[string]any)
+	ref, _ := schema["$ref"].(string)
+	target, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+	if target == nil {
+		return
+	}
+	props, _ := target["properties"].(map[string]any)
+	required := map[string]bool{}
+	if rs, ok := target["required"].([]any); ok {
+		for _, r := range rs {
+			required[r.(string)] = true
+		}
+	}
+	example := map[string]any{}
+	for key, raw := range props {
+		if v, ok := examples[key]; ok {
+			if key == "secret" && !required[key] {
+				continue // generated when left out, which is the usual way
+			}
+			example[key] = v
+			continue
+		}
+		if !required[key] {
+			continue
+		}
+		p, _ := raw.(map[string]any)
+		switch p["type"] {
+		case "integer", "number":
+			example[key] = 1
+		case "boolean":
+			example[key] = false
+		case "array":
+			example[key] = []any{}
+		case "object":
+			example[key] = map[string]any{}
+		default:
+			example[key] = "string"
+		}
+	}
+	media["example"] = example
 }

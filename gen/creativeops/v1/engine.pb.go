@@ -945,22 +945,22 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\bJobError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\tR\x04step\"\xfc\x03\n" +
+	"\x04step\x18\x03 \x01(\tR\x04step\"\x94\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n" +
 	"\bvertical\x18\x03 \x01(\tR\bvertical\x12\x1a\n" +
 	"\bworkflow\x18\x04 \x01(\tR\bworkflow\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\x05R\bprogress\x121\n" +
-	"\acontext\x18\x06 \x01(\v2\x17.google.protobuf.StructR\acontext\x12/\n" +
-	"\x06result\x18\a \x01(\v2\x17.google.protobuf.StructR\x06result\x12.\n" +
-	"\x05error\x18\b \x01(\v2\x18.creativeops.v1.JobErrorR\x05error\x129\n" +
+	"\acontext\x18\x06 \x01(\v2\x17.google.protobuf.StructR\acontext\x125\n" +
+	"\x06result\x18\a \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\x06result\x124\n" +
+	"\x05error\x18\b \x01(\v2\x18.creativeops.v1.JobErrorB\x04\x90\xb5\x18\x01R\x05error\x129\n" +
 	"\n" +
-	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12?\n" +
 	"\n" +
 	"started_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n" +
-	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12\x1a\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\tstartedAt\x12C\n" +
+	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vcompletedAt\x12\x1a\n" +
 	"\battempts\x18\f \x01(\x05R\battempts\x12\x14\n" +
 	"\x05async\x18\r \x01(\bR\x05async\"/\n" +
 	"\rGetJobRequest\x12\x1e\n" +

@@ -484,7 +484,7 @@ const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\x19creativeops/v1/keys.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"w\n" +
 	"\tRateLimit\x12G\n" +
 	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00j\xf8@!\x00\x00\x00\x00\x00\x00\x00\x00R\x11requestsPerSecond\x12!\n" +
-	"\x05burst\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xc0\x84=(\x01R\x05burst\"\xf1\x03\n" +
+	"\x05burst\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xc0\x84=(\x01R\x05burst\"\x89\x04\n" +
 	"\x06APIKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0forganization_id\x18\x02 \x01(\tR\x0eorganizationId\x12\x12\n" +
@@ -492,15 +492,15 @@ const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\x06scopes\x18\x04 \x03(\tR\x06scopes\x12\x16\n" +
 	"\x06prefix\x18\x05 \x01(\tR\x06prefix\x129\n" +
 	"\n" +
-	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12?\n" +
 	"\n" +
-	"expires_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x129\n" +
+	"expires_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\texpiresAt\x12?\n" +
 	"\n" +
-	"revoked_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x128\n" +
+	"revoked_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\trevokedAt\x12>\n" +
 	"\n" +
-	"rate_limit\x18\t \x01(\v2\x19.creativeops.v1.RateLimitR\trateLimit\x12W\n" +
+	"rate_limit\x18\t \x01(\v2\x19.creativeops.v1.RateLimitB\x04\x90\xb5\x18\x01R\trateLimit\x12]\n" +
 	"\x1aprevious_secret_expires_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\x17previousSecretExpiresAt\x12\x1b\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\x17previousSecretExpiresAt\x12\x1b\n" +
 	"\x06secret\x18\v \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
 	"\a_secret\"\xdd\x02\n" +
 	"\x10CreateKeyRequest\x12\x1d\n" +

@@ -100,6 +100,14 @@ var file_creativeops_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,50001,opt,name=rule",
 		Filename:      "creativeops/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         50002,
+		Name:          "creativeops.v1.nullable",
+		Tag:           "varint,50002,opt,name=nullable",
+		Filename:      "creativeops/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -109,6 +117,16 @@ var (
 	//
 	// optional creativeops.v1.MethodRule rule = 50001;
 	E_Rule = &file_creativeops_v1_options_proto_extTypes[0]
+)
+
+// Extension fields to descriptorpb.FieldOptions.
+var (
+	// The server sends this message field as null when it has no value (a
+	// job's result before it completes, a key's revoked_at while it is
+	// active). Message fields without it are always set in responses.
+	//
+	// optional bool nullable = 50002;
+	E_Nullable = &file_creativeops_v1_options_proto_extTypes[1]
 )
 
 var File_creativeops_v1_options_proto protoreflect.FileDescriptor
@@ -121,7 +139,8 @@ const file_creativeops_v1_options_proto_rawDesc = "" +
 	"\x05scope\x18\x01 \x01(\tR\x05scope\x12%\n" +
 	"\x0esuccess_status\x18\x02 \x01(\x05R\rsuccessStatus\x12'\n" +
 	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus:P\n" +
-	"\x04rule\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\v2\x1a.creativeops.v1.MethodRuleR\x04ruleBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x04rule\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\v2\x1a.creativeops.v1.MethodRuleR\x04rule:;\n" +
+	"\bnullable\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\bR\bnullableBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_options_proto_rawDescOnce sync.Once
@@ -139,14 +158,16 @@ var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 1
 var file_creativeops_v1_options_proto_goTypes = []any{
 	(*MethodRule)(nil),                 // 0: creativeops.v1.MethodRule
 	(*descriptorpb.MethodOptions)(nil), // 1: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 2: google.protobuf.FieldOptions
 }
 var file_creativeops_v1_options_proto_depIdxs = []int32{
 	1, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
-	0, // 1: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	1, // [1:2] is the sub-list for extension type_name
-	0, // [0:1] is the sub-list for extension extendee
+	2, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
+	0, // 2: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	2, // [2:3] is the sub-list for extension type_name
+	0, // [0:2] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -162,7 +183,7 @@ func file_creativeops_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_options_proto_rawDesc), len(file_creativeops_v1_options_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
-			NumExtensions: 1,
+			NumExtensions: 2,
 			NumServices:   0,
 		},
 		GoTypes:           file_creativeops_v1_options_proto_goTypes,

@@ -857,16 +857,16 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\x14DeleteWebhookRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"-\n" +
 	"\x12TestWebhookRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x98\x02\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x9e\x02\n" +
 	"\x0fDeliveryAttempt\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12'\n" +
 	"\x0fresponse_status\x18\x02 \x01(\x05R\x0eresponseStatus\x12\x1d\n" +
 	"\n" +
 	"latency_ms\x18\x03 \x01(\x05R\tlatencyMs\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x16\n" +
-	"\x06number\x18\x05 \x01(\x05R\x06number\x12>\n" +
-	"\rnext_retry_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vnextRetryAt\x12#\n" +
-	"\rresponse_body\x18\a \x01(\tR\fresponseBody\"\x8a\x04\n" +
+	"\x06number\x18\x05 \x01(\x05R\x06number\x12D\n" +
+	"\rnext_retry_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vnextRetryAt\x12#\n" +
+	"\rresponse_body\x18\a \x01(\tR\fresponseBody\"\x96\x04\n" +
 	"\bDelivery\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -880,12 +880,12 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"latency_ms\x18\b \x01(\x05R\tlatencyMs\x12\x1d\n" +
 	"\n" +
-	"last_error\x18\t \x01(\tR\tlastError\x12>\n" +
+	"last_error\x18\t \x01(\tR\tlastError\x12D\n" +
 	"\rnext_retry_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\vnextRetryAt\x129\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vnextRetryAt\x129\n" +
 	"\n" +
-	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12=\n" +
-	"\fcompleted_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12@\n" +
+	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12C\n" +
+	"\fcompleted_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vcompletedAt\x12@\n" +
 	"\vattempt_log\x18\r \x03(\v2\x1f.creativeops.v1.DeliveryAttemptR\n" +
 	"attemptLog\"x\n" +
 	"\x15ListDeliveriesRequest\x12\x17\n" +
