@@ -87,7 +87,7 @@ func TestPlanDeliverable(t *testing.T) {
 	p := &Plan{asOf: mustDate(t, "2026-11-20")}
 	p.Deliverable("thanksgiving", "Masters", mustDate(t, "2026-11-26"), RegionUS) // Thursday, Thanksgiving
 	p.Deliverable("open", "Artwork", mustDate(t, "2026-11-25"), RegionUS)
-	p.Deliverable("sunday", "Tech pack", mustDate(t, "2026-11-22"), RegionUS)     // Sunday: Friday the 20th is as_of, allowed
+	p.Deliverable("sunday", "Tech pack", mustDate(t, "2026-11-22"), RegionUS)    // Sunday: Friday the 20th is as_of, allowed
 	p.Deliverable("weekend-asof", "Proofs", mustDate(t, "2026-11-21"), RegionUS) // Saturday
 	p.Deliverable("deadweek", "Files", mustDate(t, "2026-12-28"), RegionUK)
 	p.Deliverable("past", "Old", mustDate(t, "2026-11-15"), RegionUS) // a Sunday before as_of: stays passed
