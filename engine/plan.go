@@ -229,12 +229,12 @@ func (p *Plan) GetDate(key string) time.Time {
 }
 
 type milestoneJSON struct {
-	Key         string `json:"key"`
-	Title       string `json:"title"`
-	Date        string `json:"date"`
-	DaysFromNow int    `json:"days_from_as_of"`
-	Passed      bool   `json:"passed"`
-	Deliverable bool   `json:"deliverable,omitempty"`
+	Key         string   `json:"key"`
+	Title       string   `json:"title"`
+	Date        string   `json:"date"`
+	DaysFromNow int      `json:"days_from_as_of"`
+	Passed      bool     `json:"passed"`
+	Deliverable bool     `json:"deliverable,omitempty"`
 	MovedFrom   string   `json:"moved_from,omitempty"`
 	Note        string   `json:"note,omitempty"`
 	After       []string `json:"after,omitempty"`

@@ -376,4 +376,3 @@ func Describe(w *engine.Workflow) []string {
 	}
 	return out
 }
-
