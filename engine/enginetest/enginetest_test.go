@@ -23,6 +23,9 @@ func testWorkflow() *engine.Workflow {
 			{Name: "format", Kind: engine.String, Enum: []string{"digital", "vinyl"}, Default: "digital"},
 			{Name: "copies", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(5000), Default: 100},
 			{Name: "label", Kind: engine.String, Max: engine.Bound(40)},
+			// rush is absent from the example: its default must be varied
+			// away from, not flipped from false.
+			{Name: "rush", Kind: engine.Boolean, Default: true},
 			{Name: "tracks", Kind: engine.ObjectList, Min: engine.Bound(1), Max: engine.Bound(30), Items: []engine.Field{
 				{Name: "title", Kind: engine.String, Required: true},
 				{Name: "minutes", Kind: engine.Number, Min: engine.Bound(0.5), Max: engine.Bound(30), Required: true},
@@ -33,6 +36,9 @@ func testWorkflow() *engine.Workflow {
 		Steps: []engine.Step{{Name: "plan", Run: func(in *engine.Input, p *engine.Plan) error {
 			release := in.Date("release_date")
 			lead := 30
+			if !in.Bool("rush") {
+				lead = 45
+			}
 			if in.Str("format") == "vinyl" {
 				lead = 120
 			}
@@ -182,7 +188,7 @@ func TestGenerateContextsCoversTheDomain(t *testing.T) {
 
 func TestInputsMatter(t *testing.T) {
 	w := testWorkflow()
-	for _, path := range []string{"release_date", "format", "copies", "tracks", "tracks[].minutes", "country"} {
+	for _, path := range []string{"release_date", "format", "copies", "tracks", "tracks[].minutes", "country", "rush"} {
 		if ok, tried := fieldMatters(w, path); !ok {
 			t.Errorf("%s: does not matter (%d tried)", path, tried)
 		}

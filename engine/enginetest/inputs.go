@@ -15,8 +15,17 @@ import (
 
 // shifts move every date of the example (as_of included) together, so a
 // field whose effect depends on the calendar (country: which holidays a
-// deliverable meets) is tried against several seasons.
-var shifts = []int{0, 38, 101, 173, 263, 333}
+// deliverable meets) is tried on every day of a year, in an order that
+// spreads the first tries over the seasons and weekdays (11 days apart:
+// 0, 11, 22...; 11 and 366 are coprime, so every shift comes round). Most
+// fields matter at the first shift.
+var shifts = func() []int {
+	out := make([]int, 366)
+	for i := range out {
+		out[i] = i * 11 % 366
+	}
+	return out
+}()
 
 // dateKeys are result keys whose strings are dates, compared verbatim.
 var dateKeys = map[string]bool{"date": true, "due_date": true, "target_date": true, "start": true, "end": true,
@@ -104,6 +113,10 @@ func fieldMatters(w *engine.Workflow, path string) (matters bool, tried int) {
 			continue
 		}
 		cur := current(base, f.Name, list)
+		if cur == nil && f.Default != nil {
+			// An absent field takes its default: vary away from that.
+			cur = cloneValue(f.Default)
+		}
 		for _, v := range variants(f, cur) {
 			ctx := Clone(base)
 			if !set(ctx, f.Name, list, v) {
