@@ -138,10 +138,13 @@ func (p *Plan) PostEvent(target time.Time, why string) {
 // depends on, however dates were moved by re-planning or the calendar. Call
 // it after adding the milestones; unknown keys are ignored.
 func (p *Plan) DependsOn(key string, on ...string) {
+	known := func(k string) bool {
+		return slices.ContainsFunc(p.milestones, func(m Milestone) bool { return m.Key == k })
+	}
 	for i := range p.milestones {
 		if p.milestones[i].Key == key {
 			for _, k := range on {
-				if !slices.Contains(p.milestones[i].After, k) {
+				if known(k) && !slices.Contains(p.milestones[i].After, k) {
 					p.milestones[i].After = append(p.milestones[i].After, k)
 				}
 			}

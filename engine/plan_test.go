@@ -174,7 +174,7 @@ func TestPlanDependsOn(t *testing.T) {
 	p := &Plan{asOf: mustDate(t, "2026-11-20")}
 	p.Milestone("art", "Artwork final", mustDate(t, "2026-12-01"))
 	p.Milestone("masters", "Vinyl masters", mustDate(t, "2026-12-05"))
-	p.DependsOn("masters", "art", "art")
+	p.DependsOn("masters", "art", "art", "not-in-this-plan")
 	res, _ := p.Result()
 	m := res["timeline"].(map[string]any)["milestones"].([]any)[1].(map[string]any)
 	if !reflect.DeepEqual(m["after"], []any{"art"}) {
