@@ -92,9 +92,9 @@ const (
 	// acxLimiterCeiling is where the limiter is set: half a dB under the
 	// -3 dB requirement, the headroom MP3 encoding eats.
 	acxLimiterCeiling = -3.5
-	acxNoiseMax                        = -60.0
-	acxMaxMinutes                      = 120.0
-	acxReviewBizDays                   = 14
+	acxNoiseMax       = -60.0
+	acxMaxMinutes     = 120.0
+	acxReviewBizDays  = 14
 )
 
 func acxCheckFiles(in *engine.Input, p *engine.Plan) error {
