@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -124,5 +125,35 @@ func TestAudiobooksACXCheckPackageAndFixTime(t *testing.T) {
 	tl := res["timeline"].(map[string]any)
 	if tl["requested_date"] != "2026-11-23" || tl["feasible_date"] != "2026-11-30" {
 		t.Errorf("timeline %v", tl)
+	}
+}
+
+// A release too close is re-planned: every milestone is built on the
+// earliest feasible release, none lies before the plan date, and the
+// requested date is kept beside it.
+func TestAudiobooksProductionPlanReplansOnTheFeasibleRelease(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", map[string]any{"word_count": 120000, "release_date": "2027-01-05", "as_of": "2026-11-20"})
+	earliest := res["earliest_feasible_release"].(string)
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2027-01-05" || tl["feasible_date"] != earliest || !hasWarning(res, "REPLANNED") {
+		t.Fatalf("timeline %v, earliest %v", tl, earliest)
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale")); d != earliest {
+		t.Errorf("on-sale milestone %s, want the feasible %s", d, earliest)
+	}
+	if d := milestoneDate(t, res, "casting-opens"); d.Before(mediaDay("2026-11-20")) {
+		t.Errorf("casting opens %s, before the plan date", engine.FormatDate(d))
+	}
+	if s := res["strategy"].(string); !strings.Contains(s, "release on "+earliest) {
+		t.Errorf("strategy does not plan on the feasible release: %s", s)
+	}
+}
+
+// A release in the dead week moves to the last working day before it when
+// the schedule allows.
+func TestAudiobooksProductionPlanAvoidsTheDeadWeek(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", map[string]any{"word_count": 30000, "release_date": "2027-12-28", "as_of": "2026-11-20"})
+	if !hasWarning(res, "RELEASE_IN_DEAD_WEEK") || engine.FormatDate(milestoneDate(t, res, "on-sale")) != "2027-12-23" {
+		t.Errorf("warnings %v, on-sale %s; want 2027-12-23", warningCodes(res), engine.FormatDate(milestoneDate(t, res, "on-sale")))
 	}
 }
