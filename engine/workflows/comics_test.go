@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +98,17 @@ func TestComicsWebcomicBufferBelowTarget(t *testing.T) {
 	// (6 + 20) / 1.5 → 18 weeks, on the Monday update day.
 	if res["earliest_full_buffer_launch_date"] != "2027-03-29" {
 		t.Fatalf("earliest full-buffer launch %v, want Monday 2027-03-29", res["earliest_full_buffer_launch_date"])
+	}
+	// The plan is built on it: the launch, the buffer and the strategy.
+	tl := res["timeline"].(map[string]any)
+	if engine.FormatDate(milestoneDate(t, res, "launch")) != "2027-03-29" || tl["requested_date"] != "2026-12-07" || tl["feasible_date"] != "2027-03-29" {
+		t.Errorf("launch %s, timeline %v", engine.FormatDate(milestoneDate(t, res, "launch")), tl)
+	}
+	if b := res["buffer"].(map[string]any); b["pages_after_launch"].(float64) < b["target_pages"].(float64) {
+		t.Errorf("re-planned launch still short of the buffer: %v", b)
+	}
+	if s := res["strategy"].(string); !strings.HasPrefix(s, "Launch on 2027-03-29") {
+		t.Errorf("strategy %q", s)
 	}
 }
 
