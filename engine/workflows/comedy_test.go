@@ -139,3 +139,46 @@ func TestComedyClubTourConflictsAndLosses(t *testing.T) {
 		t.Errorf("Boulder net %v, want %.2f", got, 197.6*0.75-800)
 	}
 }
+
+// On-sales are re-planned, never left in the past or on a holiday: a late
+// on-sale goes on sale on the plan date, one that falls on Good Friday (a UK
+// bank holiday) moves to the Friday before, and played shows carry no
+// milestones.
+func TestComedyTourReplansOnSales(t *testing.T) {
+	res := run(t, "comedy-club-tour", map[string]any{
+		"comic": "Dana Okafor", "country": "UK", "as_of": "2026-11-20",
+		"shows": []any{
+			map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20},
+			map[string]any{"city": "York", "date": "2026-12-11", "capacity": 200, "ticket_price_usd": 20},
+			// 6 weeks before 2027-05-07 is Friday 2027-03-26, Good Friday.
+			map[string]any{"city": "Hull", "date": "2027-05-07", "capacity": 200, "ticket_price_usd": 20},
+		},
+	})
+	for _, code := range []string{"SHOW_DATE_PASSED", "ON_SALE_LATE", "ON_SALE_MOVED"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale-2")); d != "2026-11-20" {
+		t.Errorf("late on-sale %s, want the plan date 2026-11-20", d)
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale-3")); d != "2027-03-19" {
+		t.Errorf("Good Friday on-sale moved to %s, want 2027-03-19", d)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if strings.Contains(m.(map[string]any)["title"].(string), "Leeds") {
+			t.Errorf("played show still on the timeline: %v", m)
+		}
+	}
+	if st := res["shows"].([]any)[0].(map[string]any)["status"]; st != "played" {
+		t.Errorf("Leeds status %v, want played", st)
+	}
+	// Every show played: a post-event plan.
+	done := run(t, "comedy-club-tour", map[string]any{
+		"comic": "Dana Okafor", "as_of": "2026-11-20",
+		"shows": []any{map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20}},
+	})
+	if !hasWarning(done, "POST_EVENT") || done["timeline"].(map[string]any)["post_event"] != true {
+		t.Errorf("all shows played: %v", warningCodes(done))
+	}
+}
