@@ -37,6 +37,11 @@ func TestAnimationShortInfeasibleSuggestsCrew(t *testing.T) {
 	if res["earliest_feasible_completion_date"] != "2028-01-28" {
 		t.Errorf("earliest completion %v, want 2028-01-28", res["earliest_feasible_completion_date"])
 	}
+	// The plan is built on the earliest completion, the deadline beside it.
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2027-06-04" || tl["feasible_date"] != "2028-01-28" || engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2028-01-28" {
+		t.Errorf("timeline %v", tl)
+	}
 	// 98 days remain for animation + compositing: 240 × 7 × 1.2 / (6 × 98) → 4.
 	if res["animators_needed_for_deadline"] != 4.0 {
 		t.Errorf("animators needed %v, want 4", res["animators_needed_for_deadline"])
