@@ -122,7 +122,9 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	finish := deadline
 	if latest := engine.AddDays(deadline, -total); latest.Before(start) {
-		finish = engine.AddDays(start, total)
+		// The earliest finish, on a working day: the deliverables are a
+		// hand-over.
+		finish = engine.NextOpen(engine.AddDays(start, total), r)
 		available := engine.DaysBetween(start, deadline) - (total - ph[3] - ph[4])
 		msg := "no crew size fits: the other phases alone need more time than remains"
 		if available > 0 {
