@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint lint-openapi test test-short run build bench docs bench-cluster
+.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench docs bench-cluster
 
 all: generate lint test
 
@@ -32,6 +32,10 @@ lint-openapi:
 ## test: all tests (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 ./...
+
+## test-python: the Python client against a live server (needs Debian's python3-pytest)
+test-python:
+	pytest-3 -q clients/python/tests
 
 ## run: serve on the embedded SQLite database in ./data
 run:

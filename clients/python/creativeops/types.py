@@ -1,0 +1,99 @@
+"""The shapes of the API's resources, as TypedDicts (JSON objects with
+proto field names, every field present; null where noted)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, TypedDict
+
+
+class Creator(TypedDict):
+    id: str
+    name: str
+    email: str
+    vertical: str
+    status: str
+    metadata: Optional[Dict[str, Any]]
+    created_at: str
+    updated_at: str
+
+
+class RateLimit(TypedDict):
+    requests_per_second: float
+    burst: int
+
+
+class APIKey(TypedDict, total=False):
+    id: str
+    organization_id: str
+    name: str
+    scopes: List[str]
+    prefix: str
+    created_at: str
+    expires_at: Optional[str]
+    revoked_at: Optional[str]
+    rate_limit: Optional[RateLimit]
+    previous_secret_expires_at: Optional[str]
+    secret: str  # only when created or rotated
+
+
+class JobError(TypedDict):
+    code: str
+    message: str
+    step: str
+
+
+# "async" is a keyword, so Job is declared in the functional form.
+Job = TypedDict("Job", {
+    "id": str,
+    "status": str,  # queued, processing, completed, failed, canceled
+    "vertical": str,
+    "workflow": str,
+    "progress": int,
+    "context": Dict[str, Any],
+    "result": Optional[Dict[str, Any]],
+    "error": Optional[JobError],
+    "created_at": str,
+    "started_at": Optional[str],
+    "completed_at": Optional[str],
+    "attempts": int,
+    "async": bool,
+})
+
+
+class IPRecord(TypedDict):
+    id: str
+    creator_id: str
+    title: str
+    type: str
+    content_hash: str
+    description: str
+    timestamp: str
+    certificate_id: str
+    status: str
+    log_index: int
+
+
+class Webhook(TypedDict, total=False):
+    id: str
+    url: str
+    events: List[str]
+    status: str
+    created_at: str
+    disabled_reason: str
+    secret: str  # only when created without one of your own
+
+
+class Delivery(TypedDict):
+    id: str
+    webhook_id: str
+    event_id: str
+    event_type: str
+    status: str  # pending, succeeded, failed
+    attempts: int
+    response_status: int
+    latency_ms: int
+    last_error: str
+    next_retry_at: Optional[str]
+    created_at: str
+    completed_at: Optional[str]
+    attempt_log: List[Dict[str, Any]]

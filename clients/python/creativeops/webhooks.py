@@ -1,0 +1,76 @@
+"""Verification of webhook deliveries (Standard Webhooks)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from typing import Any, Mapping, Optional, Union
+
+SECRET_PREFIX = "whsec_"
+DEFAULT_TOLERANCE = 5 * 60
+
+
+class WebhookVerificationError(Exception):
+    """The delivery is not authentic, or too old to trust."""
+
+
+def _key(secret: str) -> bytes:
+    if not secret:
+        raise WebhookVerificationError("empty webhook secret")
+    if secret.startswith(SECRET_PREFIX):
+        try:
+            key = base64.b64decode(secret[len(SECRET_PREFIX):], validate=True)
+        except ValueError as e:
+            raise WebhookVerificationError("the whsec_ secret is not valid base64") from e
+        if not key:
+            raise WebhookVerificationError("the whsec_ secret has an empty key")
+        return key
+    return secret.encode()
+
+
+def _header(headers: Mapping[str, str], name: str) -> str:
+    for k, v in headers.items():
+        if k.lower() == name:
+            return v
+    raise WebhookVerificationError(f"missing {name} header")
+
+
+def verify_webhook(
+    payload: Union[bytes, str],
+    headers: Mapping[str, str],
+    secret: str,
+    tolerance: float = DEFAULT_TOLERANCE,
+    now: Optional[float] = None,
+) -> Any:
+    """Checks a delivery's signature and timestamp and returns its event.
+
+    payload is the request body exactly as received; headers its HTTP
+    headers (any case); secret the webhook's secret, "whsec_..." or raw.
+    Raises WebhookVerificationError unless one of the webhook-signature
+    values is the HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"
+    and the timestamp is within tolerance seconds of now.
+    """
+    body = payload.encode() if isinstance(payload, str) else bytes(payload)
+    msg_id = _header(headers, "webhook-id")
+    stamp = _header(headers, "webhook-timestamp")
+    signatures = _header(headers, "webhook-signature")
+    try:
+        sent = int(stamp)
+    except ValueError as e:
+        raise WebhookVerificationError("webhook-timestamp is not a number") from e
+    current = time.time() if now is None else now
+    if abs(current - sent) > tolerance:
+        raise WebhookVerificationError("webhook-timestamp is outside the tolerance")
+    mac = hmac.new(_key(secret), f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
+    expected = base64.b64encode(mac).decode()
+    for sig in signatures.split():
+        version, _, value = sig.partition(",")
+        if version == "v1" and hmac.compare_digest(value, expected):
+            try:
+                return json.loads(body)
+            except ValueError as e:
+                raise WebhookVerificationError("the payload is not JSON") from e
+    raise WebhookVerificationError("no matching signature")

@@ -1,0 +1,102 @@
+"""The client against a live server: every flow a user starts with."""
+
+import hashlib
+import http.server
+import json
+import queue
+import threading
+import uuid
+
+import pytest
+
+from creativeops import CreativeOps, NotFound, RateLimited, Unauthenticated, verify_webhook
+
+
+@pytest.fixture(scope="module")
+def co(server):
+    base, key = server
+    return CreativeOps(api_key=key, base_url=base)
+
+
+@pytest.fixture(scope="module")
+def creator(co):
+    return co.creators.create(name="Nova Reyes", email=f"nova-{uuid.uuid4().hex[:8]}@example.com", vertical="music",
+                              metadata={"label": "Night Owl"})
+
+
+CONTEXT = {"artist": "Nova Reyes", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}
+
+
+def test_create_and_get_a_creator(co, creator):
+    assert creator["id"].startswith("cr_")
+    got = co.creators.get(creator["id"])
+    assert got["email"] == creator["email"] and got["metadata"] == {"label": "Night Owl"}
+
+
+def test_list_follows_pages(co, creator):
+    for i in range(3):
+        co.creators.create(name=f"Page {i}", email=f"page-{i}-{uuid.uuid4().hex[:6]}@example.com", vertical="film")
+    ids = [c["id"] for c in co.creators.list(vertical="film", page_size=2)]
+    assert len(ids) >= 3 and len(set(ids)) == len(ids)
+
+
+def test_run_a_workflow_sync_and_async(co):
+    job = co.engine.run("music", "release-strategy", CONTEXT)
+    assert job["status"] == "completed" and "strategy" in job["result"]
+    queued = co.engine.run("music", "release-strategy", CONTEXT, async_=True)
+    assert queued["status"] in ("queued", "processing", "completed")
+    done = co.engine.wait(queued["id"], timeout=60)
+    assert done["status"] == "completed" and done["result"]["strategy"] == job["result"]["strategy"]
+
+
+def test_register_a_work_and_fetch_its_certificate(co, creator):
+    content = uuid.uuid4().bytes
+    record = co.ip.register(creator["id"], "The Long Night", "song", "sha256:" + hashlib.sha256(content).hexdigest())
+    bundle = co.ip.certificate(record["certificate_id"])
+    assert bundle["content_hash"] == record["content_hash"] and bundle["inclusion_proof"] is not None
+    assert co.ip.certificate_token(record["certificate_id"])[:1] == b"\x30"  # a DER SEQUENCE
+
+
+def test_a_webhook_delivery_verifies(co):
+    received = queue.Queue()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.put((body, dict(self.headers)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        hook = co.webhooks.create(f"http://127.0.0.1:{srv.server_port}/hook", ["creator.created"])
+        co.creators.create(name="Hook", email=f"hook-{uuid.uuid4().hex[:8]}@example.com", vertical="music")
+        body, headers = received.get(timeout=30)
+        event = verify_webhook(body, headers, hook["secret"])
+        assert event["type"] == "creator.created" and event["data"]["name"] == "Hook"
+    finally:
+        srv.shutdown()
+
+
+def test_errors_are_typed(co, server):
+    with pytest.raises(NotFound) as e:
+        co.creators.get("cr_01k0000000000000000000000")
+    assert e.value.http_status == 404 and e.value.request_id.startswith("req_")
+    with pytest.raises(Unauthenticated):
+        CreativeOps(api_key="co_live_nope", base_url=server[0]).creators.get("cr_x")
+
+
+def test_a_rate_limited_request_is_retried(co, server):
+    key = co.keys.create("slow", ["creators:read"], rate_limit={"requests_per_second": 1, "burst": 1})
+    slow = CreativeOps(api_key=key["secret"], base_url=server[0], max_retries=2)
+    for _ in range(3):  # the 2nd and 3rd wait for the bucket (Retry-After: 1)
+        assert isinstance(list(slow.creators.list()), list)
+    impatient = CreativeOps(api_key=key["secret"], base_url=server[0], max_retries=0)
+    with pytest.raises(RateLimited) as e:
+        for _ in range(3):
+            list(impatient.creators.list())
+    assert e.value.retry_after and e.value.retry_after >= 1

@@ -1,0 +1,28 @@
+"""The package installs with pip, offline, and imports from where it went."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_pip_installs_it(tmp_path):
+    pytest.importorskip("wheel", reason="pip builds the wheel with setuptools and wheel (Debian: python3-wheel)")
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src, ignore=shutil.ignore_patterns("tests", "__pycache__", "build", "*.egg-info"))
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-index",
+         "--break-system-packages", "--target", str(target), str(src)],
+        check=True, timeout=300,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import creativeops, sys; print(creativeops.__file__, creativeops.__version__)"],
+        env={**os.environ, "PYTHONPATH": str(target)}, cwd=str(tmp_path), capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.startswith(str(target)) and out.stdout.strip().endswith("0.1.0")
+    assert (target / "creativeops" / "py.typed").exists()

@@ -1,0 +1,46 @@
+import base64
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from creativeops import WebhookVerificationError, verify_webhook
+
+SECRET = "whsec_" + base64.b64encode(b"0123456789abcdef01234567").decode()
+BODY = json.dumps({"id": "evt_1", "type": "webhook.test", "data": {}}).encode()
+
+
+def signed(body=BODY, secret_key=b"0123456789abcdef01234567", msg_id="msg_1", stamp=1_800_000_000):
+    mac = hmac.new(secret_key, f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
+    return {"Webhook-Id": msg_id, "Webhook-Timestamp": str(stamp), "Webhook-Signature": "v1," + base64.b64encode(mac).decode()}
+
+
+def test_accepts_a_signed_delivery():
+    event = verify_webhook(BODY, signed(), SECRET, now=1_800_000_010)
+    assert event["id"] == "evt_1"
+
+
+def test_accepts_one_of_several_signatures_and_raw_secrets():
+    headers = signed(secret_key=b"raw-secret")
+    headers["Webhook-Signature"] = "v1,bm9wZQ== " + headers["Webhook-Signature"]
+    assert verify_webhook(BODY.decode(), headers, "raw-secret", now=1_800_000_000)["type"] == "webhook.test"
+
+
+@pytest.mark.parametrize("change", ["body", "secret", "id", "old", "future", "missing"])
+def test_refuses_what_was_not_signed_so(change):
+    headers, body, secret, now = signed(), BODY, SECRET, 1_800_000_000
+    if change == "body":
+        body = BODY.replace(b"evt_1", b"evt_2")
+    elif change == "secret":
+        secret = "whsec_" + base64.b64encode(b"another key of 24 bytes!").decode()
+    elif change == "id":
+        headers["Webhook-Id"] = "msg_2"
+    elif change == "old":
+        now += 301
+    elif change == "future":
+        now -= 301
+    elif change == "missing":
+        del headers["Webhook-Signature"]
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook(body, headers, secret, now=now)
