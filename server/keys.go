@@ -23,7 +23,7 @@ type keysService struct {
 
 func (s *keysService) CreateKey(ctx context.Context, req *creativeopsv1.CreateKeyRequest) (*creativeopsv1.APIKey, error) {
 	p := principal(ctx)
-	params := auth.NewKeyParams{OrganizationID: p.OrganizationID, Name: req.GetName(), Scopes: req.GetScopes()}
+	params := auth.NewKeyParams{By: p, OrganizationID: p.OrganizationID, Name: req.GetName(), Scopes: req.GetScopes()}
 	if req.GetExpiresAt() != nil {
 		t := req.GetExpiresAt().AsTime()
 		if !t.After(time.Now()) {
@@ -73,7 +73,7 @@ func (s *keysService) RotateKey(ctx context.Context, req *creativeopsv1.RotateKe
 	if req.GetGracePeriod() != nil {
 		grace = req.GetGracePeriod().AsDuration()
 	}
-	k, secret, err := s.keys.RotateKey(ctx, p.OrganizationID, req.GetId(), grace)
+	k, secret, err := s.keys.RotateKey(ctx, p, p.OrganizationID, req.GetId(), grace)
 	if ent.IsNotFound(err) {
 		return nil, apierror.NotFound("api key", req.GetId())
 	}
@@ -87,7 +87,7 @@ func (s *keysService) RotateKey(ctx context.Context, req *creativeopsv1.RotateKe
 
 func (s *keysService) RevokeKey(ctx context.Context, req *creativeopsv1.RevokeKeyRequest) (*emptypb.Empty, error) {
 	p := principal(ctx)
-	if err := s.keys.RevokeKey(ctx, p.OrganizationID, req.GetId()); ent.IsNotFound(err) {
+	if err := s.keys.RevokeKey(ctx, p, p.OrganizationID, req.GetId()); ent.IsNotFound(err) {
 		return nil, apierror.NotFound("api key", req.GetId())
 	} else if err != nil {
 		return nil, err

@@ -308,7 +308,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if *id == "" {
 				return errors.New("keys revoke needs --id")
 			}
-			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, o.ID, *id); ent.IsNotFound(err) {
+			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); ent.IsNotFound(err) {
 				return fmt.Errorf("no active key %s in organization %q", *id, *org)
 			} else if err != nil {
 				return err
