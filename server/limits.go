@@ -31,7 +31,6 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/usageminute"
-	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 )
 
 // Default per-key rate limit (SPEC §2); a key's own limit overrides it.
@@ -424,14 +423,10 @@ func (s *Server) runIdempotent(ctx context.Context, req any, info *grpc.UnarySer
 		}
 		return nil, err
 	}
+	// Secrets are never stored: a replay says what was done, without them,
+	// and names what it left out.
 	msg, _ := resp.(proto.Message)
-	if k, ok := msg.(*creativeopsv1.APIKey); ok && k.Secret != nil {
-		// Only digests of API keys are ever stored: a replayed key creation
-		// or rotation says what was done, without the secret.
-		k = proto.Clone(k).(*creativeopsv1.APIKey)
-		k.Secret = nil
-		msg = k
-	}
+	msg, redacted := redactSecrets(msg)
 	b, merr := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	if merr == nil {
 		code := hc.status()
@@ -441,6 +436,9 @@ func (s *Server) runIdempotent(ctx context.Context, req any, info *grpc.UnarySer
 		headers := map[string]string{}
 		if loc := hc.locationHeader(); loc != "" {
 			headers[headerLocation] = loc
+		}
+		if len(redacted) > 0 {
+			headers[headerRedacted] = redactedHeader(redacted)
 		}
 		_, merr = update.SetResponse(b).SetHTTPStatus(code).SetHeaders(headers).Save(saveCtx)
 	}
