@@ -160,9 +160,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	webhookWorker.Attempted = func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() }
 
 	chain := s.interceptorChain()
+	codec := newRequestCodec()
 	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(chain...),
+		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
 		grpc.MaxRecvMsgSize(MaxBodyBytes),
+		grpc.ForceServerCodecV2(codec),
 	)
 	inproc := newInProcess(chainUnary(chain...))
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
