@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -165,5 +167,40 @@ func TestMetadataNestingIsBounded(t *testing.T) {
 	list, err := client.ListCreators(ctx, &creativeopsv1.ListCreatorsRequest{})
 	if err != nil || len(list.GetCreators()) != 1 {
 		t.Fatalf("gRPC read: %v", err)
+	}
+}
+
+// One organization's unstorable registrations, sent alongside another's,
+// fail alone with a 400; the other organization's all succeed.
+func TestBadRegistrationsDoNotFailOtherOrganizations(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
+			other := s.NewKey(t, "globex", "*")
+			creator := func(key string) string {
+				r := s.Do(t, "POST", "/v1/creators", key, map[string]any{"name": "C", "email": "c@example.com", "vertical": "music"})
+				return r.JSON["id"].(string)
+			}
+			mine, theirs := creator(s.AdminKey), creator(other)
+			const n = 20
+			var wg sync.WaitGroup
+			statuses := make([]int, 2*n)
+			for i := range n {
+				wg.Go(func() {
+					r := s.Do(t, "POST", "/v1/ip/register", s.AdminKey, map[string]any{"creator_id": mine, "title": fmt.Sprintf("bad\x00%d", i), "type": "book", "content_hash": fmt.Sprintf("%064x", i)})
+					statuses[i] = r.Status
+				})
+				wg.Go(func() {
+					r := s.Do(t, "POST", "/v1/ip/register", other, map[string]any{"creator_id": theirs, "title": fmt.Sprintf("good %d", i), "type": "book", "content_hash": fmt.Sprintf("%064x", i)})
+					statuses[n+i] = r.Status
+				})
+			}
+			wg.Wait()
+			for i, st := range statuses {
+				if want := map[bool]int{true: http.StatusBadRequest, false: http.StatusCreated}[i < n]; st != want {
+					t.Fatalf("registration %d: %d, want %d", i, st, want)
+				}
+			}
+		})
 	}
 }
