@@ -68,3 +68,34 @@ func TestMissingScopes(t *testing.T) {
 		t.Errorf("* lacks %v", m)
 	}
 }
+
+// A key's rate limit has a documented range: 0.01–100000 requests per
+// second, bursts of 1–1000000.
+func TestKeyRateLimitRange(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	for _, c := range []struct {
+		rps   float64
+		burst int
+		field string
+	}{
+		{1e-300, 10, "rate_limit.requests_per_second"},
+		{0.001, 10, "rate_limit.requests_per_second"},
+		{100001, 10, "rate_limit.requests_per_second"},
+		{1, 0, "rate_limit.burst"},
+		{1, 1000001, "rate_limit.burst"},
+		{0.01, 1, ""},
+		{100000, 1000000, ""},
+	} {
+		r := s.Do(t, "POST", "/v1/keys", s.AdminKey, map[string]any{"name": "rl", "scopes": []string{"ip:read"},
+			"rate_limit": map[string]any{"requests_per_second": c.rps, "burst": c.burst}})
+		if c.field == "" {
+			if r.Status != http.StatusCreated {
+				t.Errorf("%g/s burst %d refused: %d %s", c.rps, c.burst, r.Status, r.Body)
+			}
+			continue
+		}
+		if r.Status != http.StatusBadRequest || len(r.ViolatedFields()) != 1 || r.ViolatedFields()[0] != c.field {
+			t.Errorf("%g/s burst %d: %d %v", c.rps, c.burst, r.Status, r.ViolatedFields())
+		}
+	}
+}
