@@ -113,7 +113,7 @@ func (s *creatorsService) GetCreator(ctx context.Context, req *creativeopsv1.Get
 
 func (s *creatorsService) ListCreators(ctx context.Context, req *creativeopsv1.ListCreatorsRequest) (*creativeopsv1.ListCreatorsResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *creatorsService) ListCreators(ctx context.Context, req *creativeopsv1.L
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(c *ent.Creator) string { return c.ID })
+	rows, next := nextPageToken(req, rows, size, func(c *ent.Creator) string { return c.ID })
 	out := &creativeopsv1.ListCreatorsResponse{Creators: make([]*creativeopsv1.Creator, len(rows)), NextPageToken: next}
 	for i, c := range rows {
 		out.Creators[i] = creatorToProto(c)

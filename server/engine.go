@@ -86,7 +86,7 @@ func (s *engineService) GetJob(ctx context.Context, req *creativeopsv1.GetJobReq
 
 func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJobsRequest) (*creativeopsv1.ListJobsResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJob
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(j *ent.Job) string { return j.ID })
+	rows, next := nextPageToken(req, rows, size, func(j *ent.Job) string { return j.ID })
 	out := &creativeopsv1.ListJobsResponse{Jobs: make([]*creativeopsv1.Job, len(rows)), NextPageToken: next}
 	for i, j := range rows {
 		out.Jobs[i] = jobs.ToProto(j)

@@ -53,7 +53,7 @@ func (s *ipService) RegisterWork(ctx context.Context, req *creativeopsv1.Registe
 
 func (s *ipService) ListCatalog(ctx context.Context, req *creativeopsv1.ListCatalogRequest) (*creativeopsv1.ListCatalogResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *ipService) ListCatalog(ctx context.Context, req *creativeopsv1.ListCata
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(r *ent.IPRecord) string { return r.ID })
+	rows, next := nextPageToken(req, rows, size, func(r *ent.IPRecord) string { return r.ID })
 	out := &creativeopsv1.ListCatalogResponse{Records: make([]*creativeopsv1.IPRecord, len(rows)), Total: int32(total), NextPageToken: next}
 	for i, r := range rows {
 		out.Records[i] = ipreg.RecordToProto(r)

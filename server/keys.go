@@ -46,7 +46,7 @@ func (s *keysService) CreateKey(ctx context.Context, req *creativeopsv1.CreateKe
 
 func (s *keysService) ListKeys(ctx context.Context, req *creativeopsv1.ListKeysRequest) (*creativeopsv1.ListKeysResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *keysService) ListKeys(ctx context.Context, req *creativeopsv1.ListKeysR
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(k *ent.APIKey) string { return k.ID })
+	rows, next := nextPageToken(req, rows, size, func(k *ent.APIKey) string { return k.ID })
 	out := &creativeopsv1.ListKeysResponse{Keys: make([]*creativeopsv1.APIKey, len(rows)), NextPageToken: next}
 	for i, k := range rows {
 		out.Keys[i] = keyToProto(k)

@@ -108,7 +108,7 @@ func fieldNames(vs []apierror.FieldViolation) string {
 
 func (s *webhooksService) ListWebhooks(ctx context.Context, req *creativeopsv1.ListWebhooksRequest) (*creativeopsv1.ListWebhooksResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s *webhooksService) ListWebhooks(ctx context.Context, req *creativeopsv1.L
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(w *ent.Webhook) string { return w.ID })
+	rows, next := nextPageToken(req, rows, size, func(w *ent.Webhook) string { return w.ID })
 	out := &creativeopsv1.ListWebhooksResponse{Webhooks: make([]*creativeopsv1.Webhook, len(rows)), NextPageToken: next}
 	for i, w := range rows {
 		out.Webhooks[i] = webhookToProto(w)
@@ -216,7 +216,7 @@ func checkActive(wh *ent.Webhook) error {
 
 func (s *webhooksService) ListDeliveries(ctx context.Context, req *creativeopsv1.ListDeliveriesRequest) (*creativeopsv1.ListDeliveriesResponse, error) {
 	p := principal(ctx)
-	after, err := decodePageToken(req.GetPageToken())
+	after, err := decodePageToken(req)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func (s *webhooksService) ListDeliveries(ctx context.Context, req *creativeopsv1
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, size, func(d *ent.Delivery) string { return d.ID })
+	rows, next := nextPageToken(req, rows, size, func(d *ent.Delivery) string { return d.ID })
 	attempts := map[string][]*ent.DeliveryAttempt{}
 	if len(rows) > 0 {
 		deliveryIDs := make([]string, len(rows))
