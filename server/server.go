@@ -104,6 +104,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Log:        s.log,
+		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	}
 	river.AddWorker(workers, webhookWorker)
 	queues := map[string]river.QueueConfig{

@@ -20,7 +20,6 @@ import (
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
-	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -56,14 +55,9 @@ func (s *webhooksService) CreateWebhook(ctx context.Context, req *creativeopsv1.
 	default:
 		return nil, apierror.InvalidFields("invalid request: "+fieldNames(violations), violations)
 	}
-	wh, err := s.store.Ent.Webhook.Create().
-		SetID(ids.New(ids.Webhook)).
-		SetOrganizationID(p.OrganizationID).
-		SetURL(req.GetUrl()).
-		SetEvents(req.GetEvents()).
-		SetSecret(secret).
-		SetStatus(webhooks.WebhookActive).
-		Save(ctx)
+	wh, err := webhooks.Register(ctx, s.store, webhooks.NewWebhook{
+		OrganizationID: p.OrganizationID, URL: req.GetUrl(), Events: req.GetEvents(), Secret: secret,
+	})
 	if err != nil {
 		return nil, err
 	}
