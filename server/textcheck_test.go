@@ -204,3 +204,16 @@ func TestBadRegistrationsDoNotFailOtherOrganizations(t *testing.T) {
 		})
 	}
 }
+
+// Invalid UTF-8 over REST, in a body or a query parameter, is a 400 too.
+func TestInvalidUTF8OverRESTIsRejected(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	r := s.Do(t, "POST", "/v1/creators", s.AdminKey, []byte("{\"name\":\"No\xffva\",\"email\":\"n@example.com\",\"vertical\":\"music\"}"))
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf("body: %d %s", r.Status, r.Body)
+	}
+	r = s.Do(t, "GET", "/v1/creators?vertical=%FF", s.AdminKey, nil)
+	if r.Status != http.StatusBadRequest || !slices.Contains(r.ViolatedFields(), "vertical") || !strings.Contains(string(r.Body), "UTF-8") {
+		t.Fatalf("query: %d %s", r.Status, r.Body)
+	}
+}
