@@ -2,6 +2,7 @@ package server
 
 import (
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -18,7 +19,7 @@ const headerRedacted = "idempotent-redacted"
 // through it: a secret is shown once, to the request that created it, and
 // is never stored, so a replay cannot hand it to whoever repeats the key.
 func redactSecrets(msg proto.Message) (proto.Message, []string) {
-	if msg == nil || !hasRedacted(msg.ProtoReflect().Descriptor(), map[protoreflect.FullName]bool{}) {
+	if msg == nil || !typeHasRedacted(msg.ProtoReflect().Descriptor()) {
 		return msg, nil
 	}
 	out := proto.Clone(msg)
@@ -30,6 +31,18 @@ func redactSecrets(msg proto.Message) (proto.Message, []string) {
 func isRedacted(fd protoreflect.FieldDescriptor) bool {
 	opts, ok := fd.Options().(*descriptorpb.FieldOptions)
 	return ok && opts.GetDebugRedact()
+}
+
+// redactedTypes caches hasRedacted per response type.
+var redactedTypes sync.Map // protoreflect.FullName → bool
+
+func typeHasRedacted(md protoreflect.MessageDescriptor) bool {
+	if v, ok := redactedTypes.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	has := hasRedacted(md, map[protoreflect.FullName]bool{})
+	redactedTypes.Store(md.FullName(), has)
+	return has
 }
 
 // hasRedacted reports whether a message type can hold a redacted field, so
