@@ -60,3 +60,21 @@ func FromContext(ctx context.Context) (*Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(*Principal)
 	return p, ok
 }
+
+// MissingScopes returns the scopes of want that the principal does not hold.
+// A key may only create, rotate or revoke keys whose scopes are a subset of
+// its own: keys:admin lets a key manage keys, not widen its own reach by
+// minting or taking over a broader one. "*" covers every scope, and only "*"
+// covers "*".
+func (p *Principal) MissingScopes(want []string) []string {
+	if slices.Contains(p.Scopes, ScopeAll) {
+		return nil
+	}
+	var missing []string
+	for _, s := range want {
+		if !slices.Contains(p.Scopes, s) && !slices.Contains(missing, s) {
+			missing = append(missing, s)
+		}
+	}
+	return missing
+}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
+	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/organization"
@@ -94,6 +98,9 @@ func (s *Store) now() time.Time {
 
 // NewKeyParams describes a key to create.
 type NewKeyParams struct {
+	// By, when set, is the caller creating the key; the new key's scopes
+	// must be a subset of its own. Unset for bootstrap and the CLI.
+	By             *Principal
 	OrganizationID string
 	Name           string
 	Scopes         []string
@@ -108,6 +115,9 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, er
 		if !ValidScope(sc) {
 			return nil, "", fmt.Errorf("unknown scope %q", sc)
 		}
+	}
+	if err := mayManage(p.By, p.Scopes, "create"); err != nil {
+		return nil, "", err
 	}
 	secret, err := NewKey()
 	if err != nil {
@@ -214,33 +224,64 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 
 // RotateKey gives a key a new secret; the current one keeps working for the
 // grace period. A secret already in its grace period is replaced, so at most
-// two secrets are ever valid.
-func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Duration) (*Key, string, error) {
-	k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, "", ErrNoSuchKey
+// two secrets are ever valid. by, when set, must hold every scope of the key.
+//
+// The update is conditional on the secret read: of two concurrent rotations
+// the later one sees the earlier one's secret and rotates on top of it, so
+// every secret returned works (the earlier one for the grace period), and
+// none is lost to a write that overwrote it unseen.
+func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, grace time.Duration) (*Key, string, error) {
+	const attempts = 5
+	for range attempts {
+		k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, "", ErrNoSuchKey
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if err := mayManage(by, k.Scopes, "rotate"); err != nil {
+			return nil, "", err
+		}
+		secret, err := NewKey()
+		if err != nil {
+			return nil, "", err
+		}
+		n, err := s.Ent.APIKey.Update().
+			Where(apikey.ID(k.ID), apikey.SecretHash(k.SecretHash), apikey.RevokedAtIsNil()).
+			SetPreviousSecretHash(k.SecretHash).
+			SetPreviousSecretExpiresAt(s.now().Add(grace)).
+			SetSecretHash(Hash(secret)).
+			SetPrefix(DisplayPrefix(secret)).
+			Save(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if n == 0 {
+			continue // rotated or revoked meanwhile: read it again
+		}
+		k, err = s.Ent.APIKey.Get(ctx, k.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		return toKey(k), secret, nil
 	}
-	if err != nil {
-		return nil, "", err
-	}
-	secret, err := NewKey()
-	if err != nil {
-		return nil, "", err
-	}
-	k, err = k.Update().
-		SetPreviousSecretHash(k.SecretHash).
-		SetPreviousSecretExpiresAt(s.now().Add(grace)).
-		SetSecretHash(Hash(secret)).
-		SetPrefix(DisplayPrefix(secret)).
-		Save(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return toKey(k), secret, nil
+	return nil, "", apierror.New(codes.Aborted, "CONCURRENT_ROTATION", "the key is being rotated concurrently; try again")
 }
 
-// RevokeKey stops a key (and any secret in its grace period) at once.
-func (s *Store) RevokeKey(ctx context.Context, orgID, id string) error {
+// RevokeKey stops a key (and any secret in its grace period) at once. by,
+// when set, must hold every scope of the key.
+func (s *Store) RevokeKey(ctx context.Context, by *Principal, orgID, id string) error {
+	k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
+	if ent.IsNotFound(err) {
+		return ErrNoSuchKey
+	}
+	if err != nil {
+		return err
+	}
+	if err := mayManage(by, k.Scopes, "revoke"); err != nil {
+		return err
+	}
 	n, err := s.Ent.APIKey.Update().
 		Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).
 		SetRevokedAt(s.now()).
@@ -252,4 +293,21 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, id string) error {
 		return ErrNoSuchKey
 	}
 	return nil
+}
+
+// mayManage refuses an action on a key whose scopes the caller does not all
+// hold, naming the ones it lacks.
+func mayManage(by *Principal, scopes []string, action string) error {
+	if by == nil {
+		return nil
+	}
+	missing := by.MissingScopes(scopes)
+	if len(missing) == 0 {
+		return nil
+	}
+	list := strings.Join(missing, ",")
+	e := apierror.New(codes.PermissionDenied, "SCOPE_NOT_HELD",
+		fmt.Sprintf("cannot %s a key with scopes the caller lacks: %s", action, list))
+	e.Metadata = map[string]string{"missing_scopes": list}
+	return e
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"entgo.io/ent/dialect"
 	"github.com/oklog/ulid/v2"
@@ -56,6 +57,23 @@ type Registration struct {
 	Type           string
 	ContentHash    string // normalised
 	Description    string
+}
+
+// storable refuses, before it can join a batch, text the database would
+// refuse (PostgreSQL stores no NUL bytes) or could not return as valid UTF-8.
+func (reg Registration) storable() error {
+	for _, f := range []struct{ name, value string }{
+		{"creator_id", reg.CreatorID}, {"title", reg.Title}, {"type", reg.Type},
+		{"content_hash", reg.ContentHash}, {"description", reg.Description},
+	} {
+		switch {
+		case strings.IndexByte(f.value, 0) >= 0:
+			return apierror.InvalidField(f.name, "must not contain NUL bytes")
+		case !utf8.ValidString(f.value):
+			return apierror.InvalidField(f.name, "must be valid UTF-8")
+		}
+	}
+	return nil
 }
 
 type pending struct {
@@ -167,6 +185,9 @@ var errKeysExist = errors.New("keys exist")
 // Register timestamps and logs a work. It returns once the record is
 // covered by a signed checkpoint and committed.
 func (r *Registry) Register(ctx context.Context, reg Registration) (*Work, error) {
+	if err := reg.storable(); err != nil {
+		return nil, err
+	}
 	p, err := r.newPending(reg)
 	if err != nil {
 		return nil, err
@@ -269,13 +290,48 @@ func (f *flight) landed() bool {
 // however large the batch. Either way, if the head is not the one the plan
 // was built on (another sequencer appended, or an earlier batch failed),
 // the batch is planned again under the lock.
+//
+// A batch shares one transaction, so a row the database refuses would fail
+// every registration in it, other organizations' included: a batch that
+// fails is sealed again one registration at a time, and only the ones that
+// still fail report the error.
 func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) *flight {
 	f := &flight{done: make(chan struct{})}
+	wait := r.commit(ctx, f, batch, ahead)
+	go func() {
+		defer close(f.done)
+		err := wait()
+		if err != nil && len(batch) > 1 && ctx.Err() == nil {
+			r.log.Warn("sealing IP registrations failed; sealing them one by one", "records", len(batch), "error", err)
+			for _, p := range batch {
+				p.rec, p.err = nil, nil
+				if err := r.commit(ctx, &flight{}, []*pending{p}, nil)(); err != nil {
+					r.log.Error("sealing an IP registration failed", "record", p.row.ID, "organization", p.reg.OrganizationID, "error", err)
+					p.rec, p.err = nil, err
+				}
+			}
+		} else if err != nil {
+			r.log.Error("sealing IP registrations failed", "records", len(batch), "error", err)
+			for _, p := range batch {
+				p.rec, p.err = nil, err
+			}
+		}
+		for _, p := range batch {
+			close(p.done)
+		}
+	}()
+	return f
+}
+
+// commit queues the transaction that writes a batch and returns the wait
+// for its outcome. On success each registration has its record or its
+// rejection.
+func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahead []*flight) func() error {
 	drafts := draftBatch(batch)
 	if r.store.Dialect != dialect.Postgres {
 		f.plan = r.planAhead(ctx, drafts, ahead)
 	}
-	wait := r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+	return r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		q := tx.LogState.Query().Where(logstate.Origin(r.keys.Origin()))
 		if r.store.Dialect == dialect.Postgres {
 			// Serialises sequencers of all replicas; SQLite transactions
@@ -306,21 +362,6 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 		}
 		return nil
 	})
-	go func() {
-		defer close(f.done)
-		if err := wait(); err != nil {
-			r.log.Error("sealing IP registrations failed", "records", len(batch), "error", err)
-			for _, p := range batch {
-				if p.err == nil {
-					p.err = err
-				}
-			}
-		}
-		for _, p := range batch {
-			close(p.done)
-		}
-	}()
-	return f
 }
 
 // planAhead plans drafts outside the write transaction: on top of the last

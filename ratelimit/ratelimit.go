@@ -176,15 +176,27 @@ func gcraLimit(lim auth.RateLimit) redis_rate.Limit {
 	return redis_rate.Limit{Rate: 1, Burst: lim.Burst, Period: secondsToDuration(1 / lim.RequestsPerSecond)}
 }
 
+// maxWait caps the waits the limiter reports. The API accepts rates from
+// 0.01/s and bursts up to 1e6 (a full bucket in 1e8 s); keys stored before
+// that range was enforced can hold any rate, and a conversion of a float
+// beyond time.Duration's range to an integer is not defined (it read
+// reset=-9223372036 for 1e-300/s), so the arithmetic saturates instead.
+const maxWait = 1 << 30 * time.Second
+
 func secondsToDuration(s float64) time.Duration {
-	if s <= 0 || math.IsNaN(s) {
+	switch {
+	case s <= 0 || math.IsNaN(s):
 		return 0
+	case s >= maxWait.Seconds():
+		return maxWait
 	}
 	return time.Duration(s * float64(time.Second))
 }
 
 // CeilSeconds rounds a duration up to whole seconds.
-func CeilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+func CeilSeconds(d time.Duration) int {
+	return int(math.Ceil(min(max(d, 0), maxWait).Seconds()))
+}
 
 // PolicyHeader is RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers-07,
 // section 5): the quota per window in seconds, and the bucket size as the

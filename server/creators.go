@@ -62,7 +62,7 @@ func (s *creatorsService) ListCreators(ctx context.Context, req *creativeopsv1.L
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(c *creators.Creator) string { return c.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(c *creators.Creator) string { return c.ID })
 	out := &creativeopsv1.ListCreatorsResponse{Creators: make([]*creativeopsv1.Creator, len(rows)), NextPageToken: next}
 	for i, c := range rows {
 		out.Creators[i] = wire.Creator(c)

@@ -89,7 +89,7 @@ func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJob
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(j *jobs.Job) string { return j.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(j *jobs.Job) string { return j.ID })
 	out := &creativeopsv1.ListJobsResponse{Jobs: make([]*creativeopsv1.Job, len(rows)), NextPageToken: next}
 	for i, j := range rows {
 		out.Jobs[i] = wire.Job(j)

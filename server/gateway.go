@@ -44,6 +44,7 @@ var forwardedResponseHeaders = map[string]bool{
 	"ratelimit-policy":    true,
 	"retry-after":         true,
 	"idempotent-replayed": true,
+	headerRedacted:        true,
 }
 
 // forwardedRequestHeaders are the HTTP request headers passed to the

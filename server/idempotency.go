@@ -20,7 +20,6 @@ import (
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
-	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 )
@@ -92,19 +91,18 @@ func (s *Server) runIdempotent(ctx context.Context, req any, info *grpc.UnarySer
 		}
 		return nil, err
 	}
+	// Secrets are never stored: a replay says what was done, without them,
+	// and names what it left out.
 	msg, _ := resp.(proto.Message)
-	if k, ok := msg.(*creativeopsv1.APIKey); ok && k.Secret != nil {
-		// Only digests of API keys are ever stored: a replayed key creation
-		// or rotation says what was done, without the secret.
-		k = proto.Clone(k).(*creativeopsv1.APIKey)
-		k.Secret = nil
-		msg = k
-	}
+	msg, redacted := redactSecrets(msg)
 	b, merr := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	if merr == nil {
 		headers := map[string]string{}
 		if loc := hc.locationHeader(); loc != "" {
 			headers[headerLocation] = loc
+		}
+		if len(redacted) > 0 {
+			headers[headerRedacted] = redactedHeader(redacted)
 		}
 		merr = s.idempotency.Finish(saveCtx, id, idempotency.Outcome{
 			Response: b, HTTPStatus: successStatus(info.FullMethod, hc.wasAccepted()), Headers: headers,

@@ -138,6 +138,9 @@ func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if !ok {
 		return handler(ctx, req)
 	}
+	if err := checkText(msg); err != nil {
+		return nil, err
+	}
 	if err := s.validator.Validate(msg); err != nil {
 		var ve *protovalidate.ValidationError
 		if !errors.As(err, &ve) {

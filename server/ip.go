@@ -73,7 +73,7 @@ func (s *ipService) ListCatalog(ctx context.Context, req *creativeopsv1.ListCata
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(w *ipreg.Work) string { return w.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(w *ipreg.Work) string { return w.ID })
 	out := &creativeopsv1.ListCatalogResponse{Records: make([]*creativeopsv1.IPRecord, len(rows)), Total: int32(total), NextPageToken: next}
 	for i, r := range rows {
 		out.Records[i] = wire.Record(r)

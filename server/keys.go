@@ -22,7 +22,7 @@ type keysService struct {
 
 func (s *keysService) CreateKey(ctx context.Context, req *creativeopsv1.CreateKeyRequest) (*creativeopsv1.APIKey, error) {
 	p := principal(ctx)
-	params := auth.NewKeyParams{OrganizationID: p.OrganizationID, Name: req.GetName(), Scopes: req.GetScopes()}
+	params := auth.NewKeyParams{By: p, OrganizationID: p.OrganizationID, Name: req.GetName(), Scopes: req.GetScopes()}
 	if req.GetExpiresAt() != nil {
 		t := req.GetExpiresAt().AsTime()
 		if !t.After(time.Now()) {
@@ -51,7 +51,7 @@ func (s *keysService) ListKeys(ctx context.Context, req *creativeopsv1.ListKeysR
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(k *auth.Key) string { return k.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(k *auth.Key) string { return k.ID })
 	out := &creativeopsv1.ListKeysResponse{Keys: make([]*creativeopsv1.APIKey, len(rows)), NextPageToken: next}
 	for i, k := range rows {
 		out.Keys[i] = wire.Key(k)
@@ -65,7 +65,7 @@ func (s *keysService) RotateKey(ctx context.Context, req *creativeopsv1.RotateKe
 	if req.GetGracePeriod() != nil {
 		grace = req.GetGracePeriod().AsDuration()
 	}
-	k, secret, err := s.keys.RotateKey(ctx, p.OrganizationID, req.GetId(), grace)
+	k, secret, err := s.keys.RotateKey(ctx, p, p.OrganizationID, req.GetId(), grace)
 	if errors.Is(err, auth.ErrNoSuchKey) {
 		return nil, apierror.NotFound("api key", req.GetId())
 	}
@@ -78,7 +78,8 @@ func (s *keysService) RotateKey(ctx context.Context, req *creativeopsv1.RotateKe
 }
 
 func (s *keysService) RevokeKey(ctx context.Context, req *creativeopsv1.RevokeKeyRequest) (*emptypb.Empty, error) {
-	err := s.keys.RevokeKey(ctx, principal(ctx).OrganizationID, req.GetId())
+	p := principal(ctx)
+	err := s.keys.RevokeKey(ctx, p, p.OrganizationID, req.GetId())
 	if errors.Is(err, auth.ErrNoSuchKey) {
 		return nil, apierror.NotFound("api key", req.GetId())
 	}

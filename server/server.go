@@ -162,6 +162,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Log:        s.log,
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
+		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
 	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
 	creatorsSvc := creators.NewService(store, emitter)
@@ -192,9 +193,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// Transports: one interceptor chain for gRPC and for REST through the
 	// in-process gateway.
 	chain := s.interceptorChain()
+	// Native gRPC decodes requests before any interceptor runs; the codec
+	// remembers what it could not decode (invalid UTF-8) so the first
+	// interceptor answers InvalidArgument instead of gRPC's Internal.
+	codec := newRequestCodec()
 	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(chain...),
+		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
 		grpc.MaxRecvMsgSize(MaxBodyBytes),
+		grpc.ForceServerCodecV2(codec),
 	)
 	inproc := newInProcess(chainUnary(chain...))
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {

@@ -39,7 +39,7 @@ func (s *webhooksService) ListWebhooks(ctx context.Context, req *creativeopsv1.L
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(w *webhooks.Webhook) string { return w.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(w *webhooks.Webhook) string { return w.ID })
 	out := &creativeopsv1.ListWebhooksResponse{Webhooks: make([]*creativeopsv1.Webhook, len(rows)), NextPageToken: next}
 	for i, w := range rows {
 		out.Webhooks[i] = wire.Webhook(w)
@@ -79,7 +79,7 @@ func (s *webhooksService) ListDeliveries(ctx context.Context, req *creativeopsv1
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(rows, page.size, func(d *webhooks.Delivery) string { return d.ID })
+	rows, next := nextPageToken(req, rows, page.size, func(d *webhooks.Delivery) string { return d.ID })
 	out := &creativeopsv1.ListDeliveriesResponse{Deliveries: make([]*creativeopsv1.Delivery, len(rows)), NextPageToken: next}
 	for i, d := range rows {
 		out.Deliveries[i] = wire.Delivery(d)

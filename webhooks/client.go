@@ -2,9 +2,11 @@ package webhooks
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"code.dny.dev/ssrf"
@@ -39,6 +41,28 @@ var insecureGuardian = ssrf.New(
 	),
 )
 
+// metadataAddrs are cloud metadata services outside link-local, refused in
+// every mode: AWS's IPv6 endpoint (inside fc00::/7, which development mode
+// allows), Alibaba's (inside CGNAT, likewise) and Azure's wire server (a
+// public address reachable only from inside Azure).
+var metadataAddrs = map[netip.Addr]bool{
+	netip.MustParseAddr("fd00:ec2::254"):   true,
+	netip.MustParseAddr("100.100.100.200"): true,
+	netip.MustParseAddr("168.63.129.16"):   true,
+}
+
+var errMetadataAddr = errors.New("webhooks: refusing to connect to a cloud metadata address")
+
+// guard is the dialer's Control hook: the metadata addresses, then g.
+func guard(g *ssrf.Guardian) func(network, address string, c syscall.RawConn) error {
+	return func(network, address string, c syscall.RawConn) error {
+		if ap, err := netip.ParseAddrPort(address); err == nil && metadataAddrs[ap.Addr().Unmap().WithZone("")] {
+			return errMetadataAddr
+		}
+		return g.Safe(network, address, c)
+	}
+}
+
 // NewClient returns the HTTP client deliveries must use. The SSRF check runs
 // as the dialer's Control hook, after DNS resolution and for every address
 // tried, so a hostname that resolves (or is rebound) to an internal address
@@ -58,7 +82,7 @@ func NewClient(allowInsecure bool, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{
 		Timeout:   10 * time.Second,
 		KeepAlive: 30 * time.Second,
-		Control:   g.Safe,
+		Control:   guard(g),
 	}
 	transport := &http.Transport{
 		// Never a proxy: the proxy would do the DNS resolution and dial,

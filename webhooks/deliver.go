@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcome is what the service must do after an attempt. It is a string so
@@ -33,6 +34,13 @@ const MaxResponseBody = 1 << 10
 // MaxRetryAfter caps Attempt.RetryAfter so that a hostile or broken
 // Retry-After cannot park a message far beyond the schedule's longest step.
 const MaxRetryAfter = 10 * time.Hour
+
+// MaxErrorLength bounds Attempt.Err, which quotes the receiver's status
+// line or the transport's error.
+const MaxErrorLength = 1 << 10
+
+// maxStatusLength bounds the receiver's status line quoted in Attempt.Err.
+const maxStatusLength = 256
 
 // drainLimit is how much more of a body we read, and discard, so the
 // connection can be reused; past it closing is cheaper than reading.
@@ -62,7 +70,17 @@ var defaultClient = sync.OnceValue(func() *http.Client { return NewClient(false,
 //
 // Errors never escape as Go errors: every failure is an Attempt with Outcome
 // Retry, because the caller's job is the same whatever went wrong.
+//
+// Everything in the Attempt that came from the receiver (its status line,
+// body, and the transport errors that quote its bytes) is made valid UTF-8
+// without NULs and bounded, so it can be stored and listed as is.
 func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time) Attempt {
+	a := deliver(ctx, client, endpoint, secret, ev, now)
+	a.Err = sanitizeBounded(a.Err, MaxErrorLength)
+	return a
+}
+
+func deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time) Attempt {
 	if client == nil {
 		client = defaultClient()
 	}
@@ -92,7 +110,7 @@ func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, 
 
 	a.StatusCode = resp.StatusCode
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
-	a.ResponseBody = sanitize(b)
+	a.ResponseBody = sanitizeBounded(string(b), MaxResponseBody)
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
 
 	switch code := resp.StatusCode; {
@@ -103,7 +121,7 @@ func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, 
 		a.Err = "endpoint answered 410 Gone: disable the webhook"
 	default:
 		a.Outcome = Retry
-		a.Err = fmt.Sprintf("endpoint answered %s", resp.Status)
+		a.Err = fmt.Sprintf("endpoint answered %s", sanitizeBounded(resp.Status, maxStatusLength))
 		if code >= 300 && code <= 399 {
 			a.Err += " (redirects are not followed)"
 		}
@@ -137,7 +155,18 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return min(max(d, 0), MaxRetryAfter)
 }
 
-func sanitize(b []byte) string {
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	return strings.ReplaceAll(s, "\x00", "")
+// sanitizeBounded makes text from a receiver storable: valid UTF-8 (invalid
+// bytes become U+FFFD), no NULs (PostgreSQL refuses them), at most max
+// bytes, cut at a character boundary.
+func sanitizeBounded(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }

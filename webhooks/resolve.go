@@ -26,8 +26,12 @@ func CheckResolved(ctx context.Context, raw string, r *net.Resolver) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidURL, err)
 	}
-	host := u.Hostname()
-	if _, err := netip.ParseAddr(host); err == nil || host == "" {
+	// Resolve the name the dialer will: in its ASCII lookup form.
+	host, err := normalizeHost(u.Hostname())
+	if err != nil {
+		return err
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
 		return nil // literal addresses are ValidateURL's job
 	}
 	if r == nil {

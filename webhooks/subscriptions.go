@@ -16,7 +16,6 @@ import (
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/events"
-	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -107,14 +106,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in NewWebhook) (wh *
 	default:
 		return nil, "", apierror.InvalidFields("invalid request: "+fieldNames(violations), violations)
 	}
-	row, err := s.store.Ent.Webhook.Create().
-		SetID(ids.New(ids.Webhook)).
-		SetOrganizationID(orgID).
-		SetURL(in.URL).
-		SetEvents(in.Events).
-		SetSecret(secret).
-		SetStatus(WebhookActive).
-		Save(ctx)
+	row, err := register(ctx, s.store, orgID, NewWebhook{URL: in.URL, Events: in.Events, Secret: secret})
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // MaxURLLength bounds endpoint URLs; anything longer is almost certainly a
@@ -49,37 +51,87 @@ func ValidateURL(raw string, allowInsecure bool) error {
 	if u.User != nil {
 		return fmt.Errorf("%w: must not contain user info", ErrInvalidURL)
 	}
-	host := u.Hostname()
-	if host == "" {
-		return fmt.Errorf("%w: missing host", ErrInvalidURL)
+	host, err := normalizeHost(u.Hostname())
+	if err != nil {
+		return err
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("%w: invalid port %q", ErrInvalidURL, p)
 		}
 	}
+	// Link-local addresses (169.254.0.0/16, fe80::/10: cloud metadata) and
+	// metadata host names are refused in every mode, as the dialer refuses
+	// them; --allow-insecure-webhooks only opens loopback and private
+	// networks.
+	g := strictGuardian
 	if allowInsecure {
-		return nil
+		g = insecureGuardian
 	}
-
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := strictGuardian.SafeAddr(ip.WithZone("")); err != nil {
+		if metadataAddrs[ip.Unmap().WithZone("")] {
+			return fmt.Errorf("%w: %s is a cloud metadata service", ErrInvalidURL, ip)
+		}
+		if err := g.SafeAddr(ip.WithZone("")); err != nil {
 			return fmt.Errorf("%w: %s is not a public address", ErrInvalidURL, ip)
 		}
 		return nil
 	}
-	name := strings.ToLower(strings.TrimSuffix(host, "."))
-	// RFC 6761 reserves localhost and everything under it for loopback.
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return fmt.Errorf("%w: %s is a loopback name", ErrInvalidURL, host)
+	if metadataHosts[host] {
+		return fmt.Errorf("%w: %s is a cloud metadata service", ErrInvalidURL, host)
 	}
 	// Some resolvers (getaddrinfo via inet_aton) read "127.1", "2130706433"
 	// or "0x7f.1" as IPv4 addresses; no real DNS name ends in a numeric
 	// label, so refusing them closes that bypass of the literal-IP check.
-	if numericLabel(name[strings.LastIndexByte(name, '.')+1:]) {
+	if numericLabel(host[strings.LastIndexByte(host, '.')+1:]) {
 		return fmt.Errorf("%w: %s looks like a numeric address", ErrInvalidURL, host)
 	}
+	if allowInsecure {
+		return nil
+	}
+	// RFC 6761 reserves localhost and everything under it for loopback.
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return fmt.Errorf("%w: %s is a loopback name", ErrInvalidURL, host)
+	}
 	return nil
+}
+
+// metadataHosts are the names cloud metadata services answer on; their
+// addresses are link-local (or, on some clouds, only reachable from the
+// instance), and no webhook receiver lives there.
+var metadataHosts = map[string]bool{
+	"metadata":                   true,
+	"metadata.google.internal":   true,
+	"metadata.goog":              true,
+	"instance-data":              true,
+	"instance-data.ec2.internal": true,
+}
+
+// lookupProfile maps a host the way resolvers and browsers do (UTS #46):
+// full-width and ideographic dots become ".", letters are lower-cased and
+// Unicode labels become their xn-- form.
+var lookupProfile = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.StrictDomainName(false))
+
+// normalizeHost returns the host the checks apply to: an IP literal as is,
+// a name in its ASCII lookup form without trailing dots, so that
+// "127。0。0。1", "LOCALHOST." and "localhost.." are judged as the
+// addresses they resolve to.
+func normalizeHost(host string) (string, error) {
+	if host == "" {
+		return "", fmt.Errorf("%w: missing host", ErrInvalidURL)
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return host, nil
+	}
+	ascii, err := lookupProfile.ToASCII(host)
+	if err != nil {
+		return "", fmt.Errorf("%w: host %q is not a valid domain name", ErrInvalidURL, host)
+	}
+	ascii = strings.TrimRight(ascii, ".")
+	if ascii == "" || strings.Contains(ascii, "..") {
+		return "", fmt.Errorf("%w: host %q is not a valid domain name", ErrInvalidURL, host)
+	}
+	return ascii, nil
 }
 
 func numericLabel(l string) bool {

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,6 +63,36 @@ func TestValidateURL(t *testing.T) {
 		{"http://user:pass@localhost", true, true},
 		{"ftp://localhost", true, true},
 		{"http://", true, true},
+
+		// Hosts are judged as resolvers read them: Unicode dots, case and
+		// trailing dots do not hide an address.
+		{"https://127。0。0。1/hook", false, true},
+		{"https://127．0．0．1/hook", false, true},
+		{"https://169｡254｡169｡254/", false, true},
+		{"https://localhost../", false, true},
+		{"https://LOCALHOST。/", false, true},
+		{"https://api.localhost./", false, true},
+		{"https://10.0.0.1./", false, true},
+		{"https://example..com/", false, true},
+		{"https://.../", false, true},
+		{"https://example.com./hook", false, false},
+		{"https://bücher.example/hook", false, false},
+		{"https://example。com/hook", false, false},
+
+		// Link-local and metadata services stay refused in development.
+		{"http://169.254.169.254/latest/meta-data", true, true},
+		{"http://169.254.1.1:8080/", true, true},
+		{"http://[fe80::1]/", true, true},
+		{"http://[fe80::1%25eth0]/", true, true},
+		{"http://169。254。169。254/", true, true},
+		{"http://metadata.google.internal/computeMetadata/v1/", true, true},
+		{"http://Metadata.Google.Internal./", true, true},
+		{"http://metadata/", true, true},
+		{"http://2852039166/", true, true},
+		{"http://[fd00:ec2::254]/", true, true},
+		{"http://100.100.100.200/", true, true},
+		{"https://168.63.129.16/", false, true},
+		{"http://localhost./hook", true, false},
 	}
 	for _, tt := range tests {
 		err := ValidateURL(tt.url, tt.allowInsecure)
@@ -71,5 +102,23 @@ func TestValidateURL(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrInvalidURL) {
 			t.Errorf("ValidateURL(%q) = %v, not ErrInvalidURL", tt.url, err)
 		}
+	}
+}
+
+// The dialer refuses cloud metadata addresses that the development mode's
+// allowed ranges would otherwise let through.
+func TestDialGuardRefusesMetadataAddresses(t *testing.T) {
+	for _, g := range []struct {
+		name string
+		c    func(network, address string, c syscall.RawConn) error
+	}{{"strict", guard(strictGuardian)}, {"insecure", guard(insecureGuardian)}} {
+		for _, addr := range []string{"[fd00:ec2::254]:80", "100.100.100.200:80", "168.63.129.16:443", "169.254.169.254:80", "[::ffff:100.100.100.200]:80"} {
+			if err := g.c("tcp", addr, nil); err == nil {
+				t.Errorf("%s guard dials %s", g.name, addr)
+			}
+		}
+	}
+	if err := guard(insecureGuardian)("tcp4", "127.0.0.1:8080", nil); err != nil {
+		t.Errorf("insecure guard refuses loopback: %v", err)
 	}
 }

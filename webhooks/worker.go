@@ -36,6 +36,9 @@ type Worker struct {
 	// Client must come from NewClient (it carries the SSRF guard).
 	Client *http.Client
 	Log    *slog.Logger
+	// Slots, when set, bounds the attempts in flight per organization and
+	// per receiver host (see Slots).
+	Slots *Slots
 	// Attempted, when set, is told of every recorded attempt's result:
 	// "succeeded", "retrying" or "failed" (gave up, or the endpoint
 	// answered 410).
@@ -78,6 +81,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	case wh.Status != WebhookActive:
 		return w.abandon(ctx, d, "webhook disabled: "+wh.DisabledReason)
 	}
+	// Before anything else is read: a job that finds no slot costs little.
+	release, ok := w.Slots.acquire(wh.OrganizationID, receiverHost(wh.URL))
+	if !ok {
+		return river.JobSnooze(snoozeFor(job.Metadata))
+	}
+	defer release()
 	ev, err := read.Event.Get(ctx, d.EventID)
 	if ent.IsNotFound(err) {
 		return w.abandon(ctx, d, "event not found")

@@ -309,7 +309,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if *id == "" {
 				return errors.New("keys revoke needs --id")
 			}
-			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
+			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
 				return fmt.Errorf("no active key %s in organization %q", *id, *org)
 			} else if err != nil {
 				return err

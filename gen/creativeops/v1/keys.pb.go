@@ -26,7 +26,8 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Per-key rate limit (token bucket).
+// Per-key rate limit (token bucket): 0.01 to 100000 requests per second,
+// burst 1 to 1000000.
 type RateLimit struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	RequestsPerSecond float64                `protobuf:"fixed64,1,opt,name=requests_per_second,json=requestsPerSecond,proto3" json:"requests_per_second,omitempty"`
@@ -95,7 +96,8 @@ type APIKey struct {
 	RateLimit *RateLimit `protobuf:"bytes,9,opt,name=rate_limit,json=rateLimit,proto3" json:"rate_limit,omitempty"`
 	// When a rotated-out secret stops working.
 	PreviousSecretExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=previous_secret_expires_at,json=previousSecretExpiresAt,proto3" json:"previous_secret_expires_at,omitempty"`
-	// The key itself: present only in the response that created or rotated it.
+	// The key itself: present only in the response that created or rotated it
+	// (never in an idempotent replay of that response).
 	Secret        *string `protobuf:"bytes,11,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -483,8 +485,8 @@ const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\n" +
 	"\x19creativeops/v1/keys.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"w\n" +
 	"\tRateLimit\x12G\n" +
-	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00j\xf8@!\x00\x00\x00\x00\x00\x00\x00\x00R\x11requestsPerSecond\x12!\n" +
-	"\x05burst\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xc0\x84=(\x01R\x05burst\"\x89\x04\n" +
+	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00j\xf8@){\x14\xaeG\xe1z\x84?R\x11requestsPerSecond\x12!\n" +
+	"\x05burst\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xc0\x84=(\x01R\x05burst\"\x8e\x04\n" +
 	"\x06APIKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0forganization_id\x18\x02 \x01(\tR\x0eorganizationId\x12\x12\n" +
@@ -500,8 +502,8 @@ const file_creativeops_v1_keys_proto_rawDesc = "" +
 	"\n" +
 	"rate_limit\x18\t \x01(\v2\x19.creativeops.v1.RateLimitB\x04\x90\xb5\x18\x01R\trateLimit\x12]\n" +
 	"\x1aprevious_secret_expires_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\x17previousSecretExpiresAt\x12\x1b\n" +
-	"\x06secret\x18\v \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\x17previousSecretExpiresAt\x12 \n" +
+	"\x06secret\x18\v \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01B\t\n" +
 	"\a_secret\"\xdd\x02\n" +
 	"\x10CreateKeyRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18dR\x04name\x12\xb4\x01\n" +

@@ -35,7 +35,8 @@ type Webhook struct {
 	Status    string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// The generated signing secret: present only in the creation response,
-	// and only when the caller did not supply one.
+	// and only when the caller did not supply one (never in an idempotent
+	// replay of that response).
 	Secret *string `protobuf:"bytes,6,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
 	// Why the webhook was disabled; empty while active.
 	DisabledReason string `protobuf:"bytes,7,opt,name=disabled_reason,json=disabledReason,proto3" json:"disabled_reason,omitempty"`
@@ -828,22 +829,22 @@ var File_creativeops_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n" +
+	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06events\x18\x03 \x03(\tR\x06events\x12\x16\n" +
 	"\x06status\x18\x04 \x01(\tR\x06status\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n" +
-	"\x06secret\x18\x06 \x01(\tH\x00R\x06secret\x88\x01\x01\x12'\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12 \n" +
+	"\x06secret\x18\x06 \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01\x12'\n" +
 	"\x0fdisabled_reason\x18\a \x01(\tR\x0edisabledReasonB\t\n" +
-	"\a_secret\"\xdb\x01\n" +
+	"\a_secret\"\xde\x01\n" +
 	"\x14CreateWebhookRequest\x12\x1c\n" +
 	"\x03url\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x10R\x03url\x12\x82\x01\n" +
-	"\x06events\x18\x02 \x03(\tBj\xbaHg\x92\x01d\b\x01\x10\x14\x18\x01\"\\rZR\x01*R\x14engine.job.completedR\x11engine.job.failedR\rip.registeredR\x0fcreator.createdR\fwebhook.testR\x06events\x12 \n" +
-	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x06secret\"]\n" +
+	"\x06events\x18\x02 \x03(\tBj\xbaHg\x92\x01d\b\x01\x10\x14\x18\x01\"\\rZR\x01*R\x14engine.job.completedR\x11engine.job.failedR\rip.registeredR\x0fcreator.createdR\fwebhook.testR\x06events\x12#\n" +
+	"\x06secret\x18\x03 \x01(\tB\v\xbaH\x05r\x03\x18\x80\x02\x80\x01\x01R\x06secret\"]\n" +
 	"\x13ListWebhooksRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +

@@ -1,0 +1,94 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Slots shares an instance's delivery workers fairly. An attempt holds a
+// slot of its organization and one of its receiver's host for as long as
+// it runs; when either is full the job is snoozed (not failed: a snooze is
+// not an attempt and does not touch the retry schedule) and the worker is
+// free for someone else's delivery. So one organization never holds more
+// than PerOrganization workers, whatever its backlog, and a slow receiver
+// never holds more than PerHost, whoever registered it: the remaining
+// workers keep delivering other organizations' events.
+//
+// The limits are per instance, like the worker pool they divide.
+type Slots struct {
+	PerOrganization int
+	PerHost         int
+
+	mu    sync.Mutex
+	orgs  map[string]int
+	hosts map[string]int
+}
+
+// NewSlots divides workers: an organization may use half of them, a
+// receiver host a quarter (at least one each).
+func NewSlots(workers int) *Slots {
+	return &Slots{PerOrganization: max(1, workers/2), PerHost: max(1, workers/4)}
+}
+
+// acquire takes a slot of the organization and of the host, or neither.
+// A nil Slots has no limits.
+func (s *Slots) acquire(org, host string) (release func(), ok bool) {
+	if s == nil {
+		return func() {}, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.orgs == nil {
+		s.orgs, s.hosts = map[string]int{}, map[string]int{}
+	}
+	if s.orgs[org] >= s.PerOrganization || s.hosts[host] >= s.PerHost {
+		return nil, false
+	}
+	s.orgs[org]++
+	s.hosts[host]++
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.orgs[org]--; s.orgs[org] == 0 {
+			delete(s.orgs, org)
+		}
+		if s.hosts[host]--; s.hosts[host] == 0 {
+			delete(s.hosts, host)
+		}
+	}), true
+}
+
+// receiverHost is what per-receiver limits key on: the URL's host name,
+// lower-cased, without port (one machine behind several ports is still one
+// slow receiver).
+func receiverHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+}
+
+const (
+	snoozeFirst = 500 * time.Millisecond
+	snoozeMax   = 30 * time.Second
+)
+
+// snoozeFor is how long a job that found no slot waits: doubling with each
+// snooze of the job (River counts them in its metadata), up to snoozeMax,
+// with ±25% jitter so that a backlog does not come back all at once. A
+// large backlog of one organization is thus looked at less and less often
+// while its slots stay full, instead of being fetched again every second.
+func snoozeFor(metadata []byte) time.Duration {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(metadata, &m)
+	d := snoozeFirst << min(max(m.Snoozes, 0), 6)
+	d = min(d, snoozeMax)
+	return time.Duration(float64(d) * (0.75 + rand.Float64()/2))
+}
