@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -35,6 +36,8 @@ type Worker struct {
 	Dispatcher *Dispatcher
 	// Client must come from NewClient (it carries the SSRF guard).
 	Client *http.Client
+	// Keyring opens the webhooks' signing secrets.
+	Keyring *secrets.Keyring
 	Log    *slog.Logger
 	// Attempted, when set, is told of every recorded attempt's result:
 	// "succeeded", "retrying" or "failed" (gave up, or the endpoint
@@ -85,10 +88,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if err != nil {
 		return err
 	}
+	secret, err := OpenSecret(w.Keyring, wh)
+	if err != nil {
+		return err
+	}
 	payload := Event{ID: ev.ID, Type: ev.Type, Timestamp: ev.CreatedAt, Data: json.RawMessage(ev.Data)}
 
 	at := time.Now()
-	a := Deliver(ctx, w.Client, wh.URL, wh.Secret, payload, at)
+	a := Deliver(ctx, w.Client, wh.URL, secret, payload, at)
 	if a.Outcome != Succeeded && ctx.Err() != nil {
 		// Shutting down mid-attempt: the attempt does not count, and the
 		// next instance to start makes it again at once.
