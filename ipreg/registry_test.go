@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -177,7 +178,11 @@ func openSealTest(t *testing.T, b testdb.Backend, fanOut func([]*ent.Event) erro
 	emitter := &events.Emitter{FanOut: func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
 		return fanOut(evs)
 	}}
-	r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
+	keyring, err := secrets.NewKeyring(secrets.GenerateKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRegistry(ctx, st, keyring, emitter, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
