@@ -93,6 +93,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		validator: validator,
 		routes:    routesFromDescriptors(),
 	}
+	keyring, err := openKeyring(ctx, cfg, store)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	s.events = &events.Emitter{}
 	s.runner = &jobs.Runner{Store: store, Events: s.events, Log: s.log}
 	workers := river.NewWorkers()
@@ -103,6 +108,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Store:      store,
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
+		Keyring:    keyring,
 		Log:        s.log,
 	}
 	river.AddWorker(workers, webhookWorker)
@@ -143,7 +149,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.runner.River = s.river
 	dispatcher.River = s.river
-	s.registry, err = ipreg.OpenRegistry(ctx, store, s.events, s.log)
+	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, s.events, s.log)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -170,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
 		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{store: store, runner: s.runner})
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{store: store, registry: s.registry})
-		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{store: store, events: s.events, dispatcher: dispatcher, allowInsecure: cfg.AllowInsecureWebhooks})
+		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{store: store, events: s.events, dispatcher: dispatcher, keyring: keyring, allowInsecure: cfg.AllowInsecureWebhooks})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
 	}
 	s.health = health.NewServer()

@@ -21,6 +21,7 @@ import (
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -30,6 +31,7 @@ type webhooksService struct {
 	store      *storage.Store
 	events     *events.Emitter
 	dispatcher *webhooks.Dispatcher
+	keyring    *secrets.Keyring
 	// allowInsecure admits http:// and private addresses (development).
 	allowInsecure bool
 }
@@ -56,12 +58,15 @@ func (s *webhooksService) CreateWebhook(ctx context.Context, req *creativeopsv1.
 	default:
 		return nil, apierror.InvalidFields("invalid request: "+fieldNames(violations), violations)
 	}
+	id := ids.New(ids.Webhook)
+	keyID, sealed := webhooks.SealSecret(s.keyring, id, secret)
 	wh, err := s.store.Ent.Webhook.Create().
-		SetID(ids.New(ids.Webhook)).
+		SetID(id).
 		SetOrganizationID(p.OrganizationID).
 		SetURL(req.GetUrl()).
 		SetEvents(req.GetEvents()).
-		SetSecret(secret).
+		SetSecret(sealed).
+		SetSecretKeyID(keyID).
 		SetStatus(webhooks.WebhookActive).
 		Save(ctx)
 	if err != nil {

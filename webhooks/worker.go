@@ -38,7 +38,7 @@ type Worker struct {
 	Client *http.Client
 	// Keyring opens the webhooks' signing secrets.
 	Keyring *secrets.Keyring
-	Log    *slog.Logger
+	Log     *slog.Logger
 	// Attempted, when set, is told of every recorded attempt's result:
 	// "succeeded", "retrying" or "failed" (gave up, or the endpoint
 	// answered 410).
