@@ -63,6 +63,9 @@ type Config struct {
 	// only open what they sealed until it is sealed again under the first.
 	// Empty: <DataDir>/master.key, created on the first start.
 	MasterKeyFiles []string
+	// TLSCertFile and TLSKeyFile, when set, serve TLS on HTTPAddr and
+	// GRPCAddr; both files are read again when they change.
+	TLSCertFile, TLSKeyFile string
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the

@@ -325,6 +325,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err == nil {
+		ln, err = s.TLSListener(ln)
+	}
 	if err != nil {
 		s.store.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
@@ -334,6 +337,9 @@ func Run(ctx context.Context, cfg Config) error {
 	s.log.Info("serving REST and gRPC", "addr", ln.Addr().String())
 	if cfg.GRPCAddr != "" {
 		gln, err := net.Listen("tcp", cfg.GRPCAddr)
+		if err == nil {
+			gln, err = s.TLSListener(gln)
+		}
 		if err != nil {
 			_ = s.Shutdown(context.Background())
 			return fmt.Errorf("listen on %s: %w", cfg.GRPCAddr, err)

@@ -156,6 +156,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	dbURL := fs.databaseURL()
 	dataDir := fs.str("data-dir", "./data", "directory for local state")
 	masterKeys := fs.masterKeyFiles()
+	tlsCert := fs.str("tls-cert-file", "", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
+	tlsKey := fs.str("tls-key-file", "", "PEM private key of --tls-cert-file")
 	insecure := fs.boolean("allow-insecure-webhooks", false, "allow http:// and private-address webhook URLs (development only)")
 	logFormat := fs.str("log-format", "json", "log format: json or text")
 	workers := fs.integer("workers", 8, "concurrent asynchronous engine runs")
@@ -205,6 +207,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		DatabaseURL:           *dbURL,
 		DataDir:               *dataDir,
 		MasterKeyFiles:        splitList(*masterKeys),
+		TLSCertFile:           *tlsCert,
+		TLSKeyFile:            *tlsKey,
 		AllowInsecureWebhooks: *insecure,
 		Logger:                log,
 		Console:               stderr,
