@@ -163,3 +163,16 @@ func TestOpenDefault(t *testing.T) {
 		t.Fatal("Open in a missing data directory succeeded")
 	}
 }
+
+// BenchmarkOpenString is what every webhook delivery attempt adds to open
+// its secret.
+func BenchmarkOpenString(b *testing.B) {
+	kr, _ := NewKeyring(GenerateKey())
+	id, sealed := kr.SealString("whsec_c2VjcmV0IHNpZ25pbmcga2V5IGJ5dGVz", "creativeops webhook secret\x00wh_01k0000000000000000000000")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := kr.OpenString(id, sealed, "creativeops webhook secret\x00wh_01k0000000000000000000000"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
