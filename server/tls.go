@@ -17,10 +17,15 @@ import (
 // are in the clear: ALPN offers h2 and http/1.1, and the handshake runs in
 // the connection's own goroutine, bounded by the time a new connection has
 // to show what it is. The certificate is read again when its files change.
+// When the certificate does not load, ln is closed.
 func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
 	cfg, err := tlsConfig(s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.log)
-	if err != nil || cfg == nil {
-		return ln, err
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if cfg == nil {
+		return ln, nil
 	}
 	// Connections reach the HTTP server through the connection mux, in
 	// the clear; should it ever be given the TLS connections themselves,
