@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/creativeops/creativeops/ipreg"
@@ -16,6 +17,10 @@ import (
 // older master key. A database sealed under other keys fails the start
 // with a message naming the key files.
 func openKeyring(ctx context.Context, cfg Config, store *storage.Store) (*secrets.Keyring, error) {
+	if len(cfg.MasterKeyFiles) == 0 && cfg.DataDir == "" {
+		// Not the working directory: a key made there is easily lost.
+		return nil, errors.New("no master key: set --master-key-file, or --data-dir to keep one in")
+	}
 	keyring, created, err := secrets.Open(cfg.MasterKeyFiles, cfg.DataDir)
 	if err != nil {
 		return nil, err

@@ -182,3 +182,16 @@ func TestSecretsAtRest(t *testing.T) {
 		})
 	}
 }
+
+// With neither a key file nor a data directory there is nowhere to keep a
+// master key: the start fails rather than leave one in the working
+// directory.
+func TestMasterKeyNeedsAPlace(t *testing.T) {
+	_, err := server.New(context.Background(), server.Config{DatabaseURL: testdb.SQLiteURL(t), Logger: slog.New(slog.DiscardHandler)})
+	if err == nil || !strings.Contains(err.Error(), "--master-key-file") {
+		t.Fatalf("start without a master key or data directory: %v", err)
+	}
+	if _, err := os.Stat(secrets.DefaultKeyFile); err == nil {
+		t.Fatal("a master key was created in the working directory")
+	}
+}

@@ -144,7 +144,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatalf("HTTP/2 got certificate %s", got.Subject)
 	}
 
-	grpcCall := func(cfg *tls.Config) {
+	grpcCall := func(addr string, cfg *tls.Config) {
 		t.Helper()
 		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
 		if err != nil {
@@ -157,7 +157,19 @@ func TestServeTLS(t *testing.T) {
 			t.Fatalf("gRPC over TLS: %v", err)
 		}
 	}
-	grpcCall(trusting(first))
+	grpcCall(addr, trusting(first))
+
+	// The gRPC-only port is served over TLS too.
+	plainGRPC, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcLn, err := s.TLSListener(plainGRPC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s.ServeGRPC(grpcLn) }()
+	grpcCall(grpcLn.Addr().String(), trusting(first))
 
 	// In the clear, the port answers nothing useful: no HTTP response.
 	if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
@@ -169,7 +181,7 @@ func TestServeTLS(t *testing.T) {
 	if got := rest(trusting(first, second), false); !got.Equal(second) {
 		t.Fatalf("after replacing the files a new connection got %s, want the new certificate", got.Subject)
 	}
-	grpcCall(trusting(second))
+	grpcCall(addr, trusting(second))
 }
 
 // A certificate written before its key (a pair that does not match) leaves
