@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/secrets"
@@ -24,6 +26,15 @@ func openKeyring(ctx context.Context, cfg Config, store *storage.Store) (*secret
 	keyring, created, err := secrets.Open(cfg.MasterKeyFiles, cfg.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	files := cfg.MasterKeyFiles
+	if len(files) == 0 {
+		files = []string{filepath.Join(cfg.DataDir, secrets.DefaultKeyFile)}
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			cfg.Logger.Warn("master key file is readable by other users than its owner: restrict it to 0600 or 0400", "file", f, "mode", fi.Mode().Perm().String())
+		}
 	}
 	if created != "" {
 		cfg.Logger.Warn("created a master key file: secrets at rest are sealed with it; back it up apart from the database and give the same file to every replica (--master-key-file)", "file", created)

@@ -202,3 +202,20 @@ func TestMasterKeyNeedsAPlace(t *testing.T) {
 		t.Fatal("a master key was created in the working directory")
 	}
 }
+
+// A master key file others can read is served with, and warned about.
+func TestMasterKeyFileModeWarning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "master.key")
+	if err := os.WriteFile(path, secrets.EncodeKey(secrets.GenerateKey()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	s, err := server.New(context.Background(), server.Config{DatabaseURL: testdb.SQLiteURL(t), DataDir: t.TempDir(), MasterKeyFiles: []string{path}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Shutdown(context.Background())
+	if !strings.Contains(logs.String(), "readable by other users") || !strings.Contains(logs.String(), path) {
+		t.Fatalf("no warning about a 0644 master key file:\n%s", logs.String())
+	}
+}
