@@ -76,8 +76,9 @@ type Replica struct {
 	lastSeen Usage
 }
 
-// NewReplica prepares a replica with its own data directory under dir and a
-// free loopback port. Call Start to run it.
+// NewReplica prepares a replica with its own data directory under dir, a
+// free loopback port, and the master key file dir/master.key that every
+// replica made under dir shares. Call Start to run it.
 func (l *Launcher) NewReplica(name, dir string, args ServeArgs) (*Replica, error) {
 	addr, err := FreeAddr()
 	if err != nil {
