@@ -9844,20 +9844,21 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 // SigningKeyMutation represents an operation that mutates the SigningKey nodes in the graph.
 type SigningKeyMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *int
-	origin        *string
-	material      *[]byte
-	verifier_key  *string
-	tsa_root_pem  *string
-	tsa_cert_pem  *string
-	current       *bool
-	created_at    *time.Time
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*SigningKey, error)
-	predicates    []predicate.SigningKey
+	op              Op
+	typ             string
+	id              *int
+	origin          *string
+	material        *[]byte
+	material_key_id *string
+	verifier_key    *string
+	tsa_root_pem    *string
+	tsa_cert_pem    *string
+	current         *bool
+	created_at      *time.Time
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*SigningKey, error)
+	predicates      []predicate.SigningKey
 }
 
 var _ ent.Mutation = (*SigningKeyMutation)(nil)
@@ -10028,6 +10029,42 @@ func (m *SigningKeyMutation) OldMaterial(ctx context.Context) (v []byte, err err
 // ResetMaterial resets all changes to the "material" field.
 func (m *SigningKeyMutation) ResetMaterial() {
 	m.material = nil
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (m *SigningKeyMutation) SetMaterialKeyID(s string) {
+	m.material_key_id = &s
+}
+
+// MaterialKeyID returns the value of the "material_key_id" field in the mutation.
+func (m *SigningKeyMutation) MaterialKeyID() (r string, exists bool) {
+	v := m.material_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaterialKeyID returns the old "material_key_id" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldMaterialKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaterialKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaterialKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaterialKeyID: %w", err)
+	}
+	return oldValue.MaterialKeyID, nil
+}
+
+// ResetMaterialKeyID resets all changes to the "material_key_id" field.
+func (m *SigningKeyMutation) ResetMaterialKeyID() {
+	m.material_key_id = nil
 }
 
 // SetVerifierKey sets the "verifier_key" field.
@@ -10244,12 +10281,15 @@ func (m *SigningKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SigningKeyMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.origin != nil {
 		fields = append(fields, signingkey.FieldOrigin)
 	}
 	if m.material != nil {
 		fields = append(fields, signingkey.FieldMaterial)
+	}
+	if m.material_key_id != nil {
+		fields = append(fields, signingkey.FieldMaterialKeyID)
 	}
 	if m.verifier_key != nil {
 		fields = append(fields, signingkey.FieldVerifierKey)
@@ -10278,6 +10318,8 @@ func (m *SigningKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.Origin()
 	case signingkey.FieldMaterial:
 		return m.Material()
+	case signingkey.FieldMaterialKeyID:
+		return m.MaterialKeyID()
 	case signingkey.FieldVerifierKey:
 		return m.VerifierKey()
 	case signingkey.FieldTsaRootPem:
@@ -10301,6 +10343,8 @@ func (m *SigningKeyMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldOrigin(ctx)
 	case signingkey.FieldMaterial:
 		return m.OldMaterial(ctx)
+	case signingkey.FieldMaterialKeyID:
+		return m.OldMaterialKeyID(ctx)
 	case signingkey.FieldVerifierKey:
 		return m.OldVerifierKey(ctx)
 	case signingkey.FieldTsaRootPem:
@@ -10333,6 +10377,13 @@ func (m *SigningKeyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetMaterial(v)
+		return nil
+	case signingkey.FieldMaterialKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaterialKeyID(v)
 		return nil
 	case signingkey.FieldVerifierKey:
 		v, ok := value.(string)
@@ -10423,6 +10474,9 @@ func (m *SigningKeyMutation) ResetField(name string) error {
 		return nil
 	case signingkey.FieldMaterial:
 		m.ResetMaterial()
+		return nil
+	case signingkey.FieldMaterialKeyID:
+		m.ResetMaterialKeyID()
 		return nil
 	case signingkey.FieldVerifierKey:
 		m.ResetVerifierKey()
@@ -11397,6 +11451,7 @@ type WebhookMutation struct {
 	events          *[]string
 	appendevents    []string
 	secret          *string
+	secret_key_id   *string
 	status          *string
 	disabled_reason *string
 	disabled_at     *time.Time
@@ -11742,6 +11797,42 @@ func (m *WebhookMutation) ResetSecret() {
 	m.secret = nil
 }
 
+// SetSecretKeyID sets the "secret_key_id" field.
+func (m *WebhookMutation) SetSecretKeyID(s string) {
+	m.secret_key_id = &s
+}
+
+// SecretKeyID returns the value of the "secret_key_id" field in the mutation.
+func (m *WebhookMutation) SecretKeyID() (r string, exists bool) {
+	v := m.secret_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecretKeyID returns the old "secret_key_id" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldSecretKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecretKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecretKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecretKeyID: %w", err)
+	}
+	return oldValue.SecretKeyID, nil
+}
+
+// ResetSecretKeyID resets all changes to the "secret_key_id" field.
+func (m *WebhookMutation) ResetSecretKeyID() {
+	m.secret_key_id = nil
+}
+
 // SetStatus sets the "status" field.
 func (m *WebhookMutation) SetStatus(s string) {
 	m.status = &s
@@ -11959,7 +12050,7 @@ func (m *WebhookMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, webhook.FieldCreatedAt)
 	}
@@ -11977,6 +12068,9 @@ func (m *WebhookMutation) Fields() []string {
 	}
 	if m.secret != nil {
 		fields = append(fields, webhook.FieldSecret)
+	}
+	if m.secret_key_id != nil {
+		fields = append(fields, webhook.FieldSecretKeyID)
 	}
 	if m.status != nil {
 		fields = append(fields, webhook.FieldStatus)
@@ -12010,6 +12104,8 @@ func (m *WebhookMutation) Field(name string) (ent.Value, bool) {
 		return m.Events()
 	case webhook.FieldSecret:
 		return m.Secret()
+	case webhook.FieldSecretKeyID:
+		return m.SecretKeyID()
 	case webhook.FieldStatus:
 		return m.Status()
 	case webhook.FieldDisabledReason:
@@ -12039,6 +12135,8 @@ func (m *WebhookMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldEvents(ctx)
 	case webhook.FieldSecret:
 		return m.OldSecret(ctx)
+	case webhook.FieldSecretKeyID:
+		return m.OldSecretKeyID(ctx)
 	case webhook.FieldStatus:
 		return m.OldStatus(ctx)
 	case webhook.FieldDisabledReason:
@@ -12097,6 +12195,13 @@ func (m *WebhookMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSecret(v)
+		return nil
+	case webhook.FieldSecretKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecretKeyID(v)
 		return nil
 	case webhook.FieldStatus:
 		v, ok := value.(string)
@@ -12213,6 +12318,9 @@ func (m *WebhookMutation) ResetField(name string) error {
 		return nil
 	case webhook.FieldSecret:
 		m.ResetSecret()
+		return nil
+	case webhook.FieldSecretKeyID:
+		m.ResetSecretKeyID()
 		return nil
 	case webhook.FieldStatus:
 		m.ResetStatus()

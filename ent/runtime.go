@@ -381,12 +381,16 @@ func init() {
 	}()
 	signingkeyFields := schema.SigningKey{}.Fields()
 	_ = signingkeyFields
+	// signingkeyDescMaterialKeyID is the schema descriptor for material_key_id field.
+	signingkeyDescMaterialKeyID := signingkeyFields[2].Descriptor()
+	// signingkey.DefaultMaterialKeyID holds the default value on creation for the material_key_id field.
+	signingkey.DefaultMaterialKeyID = signingkeyDescMaterialKeyID.Default.(string)
 	// signingkeyDescCurrent is the schema descriptor for current field.
-	signingkeyDescCurrent := signingkeyFields[5].Descriptor()
+	signingkeyDescCurrent := signingkeyFields[6].Descriptor()
 	// signingkey.DefaultCurrent holds the default value on creation for the current field.
 	signingkey.DefaultCurrent = signingkeyDescCurrent.Default.(bool)
 	// signingkeyDescCreatedAt is the schema descriptor for created_at field.
-	signingkeyDescCreatedAt := signingkeyFields[6].Descriptor()
+	signingkeyDescCreatedAt := signingkeyFields[7].Descriptor()
 	// signingkey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	signingkey.DefaultCreatedAt = signingkeyDescCreatedAt.Default.(func() time.Time)
 	usageminuteFields := schema.UsageMinute{}.Fields()
@@ -428,8 +432,12 @@ func init() {
 	webhookDescURL := webhookFields[1].Descriptor()
 	// webhook.URLValidator is a validator for the "url" field. It is called by the builders before save.
 	webhook.URLValidator = webhookDescURL.Validators[0].(func(string) error)
+	// webhookDescSecretKeyID is the schema descriptor for secret_key_id field.
+	webhookDescSecretKeyID := webhookFields[4].Descriptor()
+	// webhook.DefaultSecretKeyID holds the default value on creation for the secret_key_id field.
+	webhook.DefaultSecretKeyID = webhookDescSecretKeyID.Default.(string)
 	// webhookDescStatus is the schema descriptor for status field.
-	webhookDescStatus := webhookFields[4].Descriptor()
+	webhookDescStatus := webhookFields[5].Descriptor()
 	// webhook.DefaultStatus holds the default value on creation for the status field.
 	webhook.DefaultStatus = webhookDescStatus.Default.(string)
 	// webhookDescID is the schema descriptor for id field.

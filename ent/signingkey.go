@@ -21,6 +21,8 @@ type SigningKey struct {
 	Origin string `json:"origin,omitempty"`
 	// Material holds the value of the "material" field.
 	Material []byte `json:"-"`
+	// MaterialKeyID holds the value of the "material_key_id" field.
+	MaterialKeyID string `json:"material_key_id,omitempty"`
 	// VerifierKey holds the value of the "verifier_key" field.
 	VerifierKey string `json:"verifier_key,omitempty"`
 	// TsaRootPem holds the value of the "tsa_root_pem" field.
@@ -45,7 +47,7 @@ func (*SigningKey) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case signingkey.FieldID:
 			values[i] = new(sql.NullInt64)
-		case signingkey.FieldOrigin, signingkey.FieldVerifierKey, signingkey.FieldTsaRootPem, signingkey.FieldTsaCertPem:
+		case signingkey.FieldOrigin, signingkey.FieldMaterialKeyID, signingkey.FieldVerifierKey, signingkey.FieldTsaRootPem, signingkey.FieldTsaCertPem:
 			values[i] = new(sql.NullString)
 		case signingkey.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -81,6 +83,12 @@ func (_m *SigningKey) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field material", values[i])
 			} else if value != nil {
 				_m.Material = *value
+			}
+		case signingkey.FieldMaterialKeyID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field material_key_id", values[i])
+			} else if value.Valid {
+				_m.MaterialKeyID = value.String
 			}
 		case signingkey.FieldVerifierKey:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -152,6 +160,9 @@ func (_m *SigningKey) String() string {
 	builder.WriteString(_m.Origin)
 	builder.WriteString(", ")
 	builder.WriteString("material=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("material_key_id=")
+	builder.WriteString(_m.MaterialKeyID)
 	builder.WriteString(", ")
 	builder.WriteString("verifier_key=")
 	builder.WriteString(_m.VerifierKey)

@@ -34,6 +34,20 @@ func (_c *SigningKeyCreate) SetMaterial(v []byte) *SigningKeyCreate {
 	return _c
 }
 
+// SetMaterialKeyID sets the "material_key_id" field.
+func (_c *SigningKeyCreate) SetMaterialKeyID(v string) *SigningKeyCreate {
+	_c.mutation.SetMaterialKeyID(v)
+	return _c
+}
+
+// SetNillableMaterialKeyID sets the "material_key_id" field if the given value is not nil.
+func (_c *SigningKeyCreate) SetNillableMaterialKeyID(v *string) *SigningKeyCreate {
+	if v != nil {
+		_c.SetMaterialKeyID(*v)
+	}
+	return _c
+}
+
 // SetVerifierKey sets the "verifier_key" field.
 func (_c *SigningKeyCreate) SetVerifierKey(v string) *SigningKeyCreate {
 	_c.mutation.SetVerifierKey(v)
@@ -115,6 +129,10 @@ func (_c *SigningKeyCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *SigningKeyCreate) defaults() {
+	if _, ok := _c.mutation.MaterialKeyID(); !ok {
+		v := signingkey.DefaultMaterialKeyID
+		_c.mutation.SetMaterialKeyID(v)
+	}
 	if _, ok := _c.mutation.Current(); !ok {
 		v := signingkey.DefaultCurrent
 		_c.mutation.SetCurrent(v)
@@ -132,6 +150,9 @@ func (_c *SigningKeyCreate) check() error {
 	}
 	if _, ok := _c.mutation.Material(); !ok {
 		return &ValidationError{Name: "material", err: errors.New(`ent: missing required field "SigningKey.material"`)}
+	}
+	if _, ok := _c.mutation.MaterialKeyID(); !ok {
+		return &ValidationError{Name: "material_key_id", err: errors.New(`ent: missing required field "SigningKey.material_key_id"`)}
 	}
 	if _, ok := _c.mutation.VerifierKey(); !ok {
 		return &ValidationError{Name: "verifier_key", err: errors.New(`ent: missing required field "SigningKey.verifier_key"`)}
@@ -182,6 +203,10 @@ func (_c *SigningKeyCreate) createSpec() (*SigningKey, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Material(); ok {
 		_spec.SetField(signingkey.FieldMaterial, field.TypeBytes, value)
 		_node.Material = value
+	}
+	if value, ok := _c.mutation.MaterialKeyID(); ok {
+		_spec.SetField(signingkey.FieldMaterialKeyID, field.TypeString, value)
+		_node.MaterialKeyID = value
 	}
 	if value, ok := _c.mutation.VerifierKey(); ok {
 		_spec.SetField(signingkey.FieldVerifierKey, field.TypeString, value)
@@ -255,6 +280,30 @@ type (
 	}
 )
 
+// SetMaterial sets the "material" field.
+func (u *SigningKeyUpsert) SetMaterial(v []byte) *SigningKeyUpsert {
+	u.Set(signingkey.FieldMaterial, v)
+	return u
+}
+
+// UpdateMaterial sets the "material" field to the value that was provided on create.
+func (u *SigningKeyUpsert) UpdateMaterial() *SigningKeyUpsert {
+	u.SetExcluded(signingkey.FieldMaterial)
+	return u
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (u *SigningKeyUpsert) SetMaterialKeyID(v string) *SigningKeyUpsert {
+	u.Set(signingkey.FieldMaterialKeyID, v)
+	return u
+}
+
+// UpdateMaterialKeyID sets the "material_key_id" field to the value that was provided on create.
+func (u *SigningKeyUpsert) UpdateMaterialKeyID() *SigningKeyUpsert {
+	u.SetExcluded(signingkey.FieldMaterialKeyID)
+	return u
+}
+
 // SetCurrent sets the "current" field.
 func (u *SigningKeyUpsert) SetCurrent(v bool) *SigningKeyUpsert {
 	u.Set(signingkey.FieldCurrent, v)
@@ -280,9 +329,6 @@ func (u *SigningKeyUpsertOne) UpdateNewValues() *SigningKeyUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.Origin(); exists {
 			s.SetIgnore(signingkey.FieldOrigin)
-		}
-		if _, exists := u.create.mutation.Material(); exists {
-			s.SetIgnore(signingkey.FieldMaterial)
 		}
 		if _, exists := u.create.mutation.VerifierKey(); exists {
 			s.SetIgnore(signingkey.FieldVerifierKey)
@@ -325,6 +371,34 @@ func (u *SigningKeyUpsertOne) Update(set func(*SigningKeyUpsert)) *SigningKeyUps
 		set(&SigningKeyUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetMaterial sets the "material" field.
+func (u *SigningKeyUpsertOne) SetMaterial(v []byte) *SigningKeyUpsertOne {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.SetMaterial(v)
+	})
+}
+
+// UpdateMaterial sets the "material" field to the value that was provided on create.
+func (u *SigningKeyUpsertOne) UpdateMaterial() *SigningKeyUpsertOne {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.UpdateMaterial()
+	})
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (u *SigningKeyUpsertOne) SetMaterialKeyID(v string) *SigningKeyUpsertOne {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.SetMaterialKeyID(v)
+	})
+}
+
+// UpdateMaterialKeyID sets the "material_key_id" field to the value that was provided on create.
+func (u *SigningKeyUpsertOne) UpdateMaterialKeyID() *SigningKeyUpsertOne {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.UpdateMaterialKeyID()
+	})
 }
 
 // SetCurrent sets the "current" field.
@@ -520,9 +594,6 @@ func (u *SigningKeyUpsertBulk) UpdateNewValues() *SigningKeyUpsertBulk {
 			if _, exists := b.mutation.Origin(); exists {
 				s.SetIgnore(signingkey.FieldOrigin)
 			}
-			if _, exists := b.mutation.Material(); exists {
-				s.SetIgnore(signingkey.FieldMaterial)
-			}
 			if _, exists := b.mutation.VerifierKey(); exists {
 				s.SetIgnore(signingkey.FieldVerifierKey)
 			}
@@ -565,6 +636,34 @@ func (u *SigningKeyUpsertBulk) Update(set func(*SigningKeyUpsert)) *SigningKeyUp
 		set(&SigningKeyUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetMaterial sets the "material" field.
+func (u *SigningKeyUpsertBulk) SetMaterial(v []byte) *SigningKeyUpsertBulk {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.SetMaterial(v)
+	})
+}
+
+// UpdateMaterial sets the "material" field to the value that was provided on create.
+func (u *SigningKeyUpsertBulk) UpdateMaterial() *SigningKeyUpsertBulk {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.UpdateMaterial()
+	})
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (u *SigningKeyUpsertBulk) SetMaterialKeyID(v string) *SigningKeyUpsertBulk {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.SetMaterialKeyID(v)
+	})
+}
+
+// UpdateMaterialKeyID sets the "material_key_id" field to the value that was provided on create.
+func (u *SigningKeyUpsertBulk) UpdateMaterialKeyID() *SigningKeyUpsertBulk {
+	return u.Update(func(s *SigningKeyUpsert) {
+		s.UpdateMaterialKeyID()
+	})
 }
 
 // SetCurrent sets the "current" field.

@@ -28,6 +28,26 @@ func (_u *SigningKeyUpdate) Where(ps ...predicate.SigningKey) *SigningKeyUpdate 
 	return _u
 }
 
+// SetMaterial sets the "material" field.
+func (_u *SigningKeyUpdate) SetMaterial(v []byte) *SigningKeyUpdate {
+	_u.mutation.SetMaterial(v)
+	return _u
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (_u *SigningKeyUpdate) SetMaterialKeyID(v string) *SigningKeyUpdate {
+	_u.mutation.SetMaterialKeyID(v)
+	return _u
+}
+
+// SetNillableMaterialKeyID sets the "material_key_id" field if the given value is not nil.
+func (_u *SigningKeyUpdate) SetNillableMaterialKeyID(v *string) *SigningKeyUpdate {
+	if v != nil {
+		_u.SetMaterialKeyID(*v)
+	}
+	return _u
+}
+
 // SetCurrent sets the "current" field.
 func (_u *SigningKeyUpdate) SetCurrent(v bool) *SigningKeyUpdate {
 	_u.mutation.SetCurrent(v)
@@ -89,6 +109,12 @@ func (_u *SigningKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			}
 		}
 	}
+	if value, ok := _u.mutation.Material(); ok {
+		_spec.SetField(signingkey.FieldMaterial, field.TypeBytes, value)
+	}
+	if value, ok := _u.mutation.MaterialKeyID(); ok {
+		_spec.SetField(signingkey.FieldMaterialKeyID, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Current(); ok {
 		_spec.SetField(signingkey.FieldCurrent, field.TypeBool, value)
 	}
@@ -112,6 +138,26 @@ type SigningKeyUpdateOne struct {
 	hooks     []Hook
 	mutation  *SigningKeyMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetMaterial sets the "material" field.
+func (_u *SigningKeyUpdateOne) SetMaterial(v []byte) *SigningKeyUpdateOne {
+	_u.mutation.SetMaterial(v)
+	return _u
+}
+
+// SetMaterialKeyID sets the "material_key_id" field.
+func (_u *SigningKeyUpdateOne) SetMaterialKeyID(v string) *SigningKeyUpdateOne {
+	_u.mutation.SetMaterialKeyID(v)
+	return _u
+}
+
+// SetNillableMaterialKeyID sets the "material_key_id" field if the given value is not nil.
+func (_u *SigningKeyUpdateOne) SetNillableMaterialKeyID(v *string) *SigningKeyUpdateOne {
+	if v != nil {
+		_u.SetMaterialKeyID(*v)
+	}
+	return _u
 }
 
 // SetCurrent sets the "current" field.
@@ -204,6 +250,12 @@ func (_u *SigningKeyUpdateOne) sqlSave(ctx context.Context) (_node *SigningKey, 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Material(); ok {
+		_spec.SetField(signingkey.FieldMaterial, field.TypeBytes, value)
+	}
+	if value, ok := _u.mutation.MaterialKeyID(); ok {
+		_spec.SetField(signingkey.FieldMaterialKeyID, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Current(); ok {
 		_spec.SetField(signingkey.FieldCurrent, field.TypeBool, value)

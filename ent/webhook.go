@@ -30,6 +30,8 @@ type Webhook struct {
 	Events []string `json:"events,omitempty"`
 	// Secret holds the value of the "secret" field.
 	Secret string `json:"-"`
+	// SecretKeyID holds the value of the "secret_key_id" field.
+	SecretKeyID string `json:"secret_key_id,omitempty"`
 	// Status holds the value of the "status" field.
 	Status string `json:"status,omitempty"`
 	// DisabledReason holds the value of the "disabled_reason" field.
@@ -48,7 +50,7 @@ func (*Webhook) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case webhook.FieldEvents:
 			values[i] = new([]byte)
-		case webhook.FieldID, webhook.FieldOrganizationID, webhook.FieldURL, webhook.FieldSecret, webhook.FieldStatus, webhook.FieldDisabledReason:
+		case webhook.FieldID, webhook.FieldOrganizationID, webhook.FieldURL, webhook.FieldSecret, webhook.FieldSecretKeyID, webhook.FieldStatus, webhook.FieldDisabledReason:
 			values[i] = new(sql.NullString)
 		case webhook.FieldCreatedAt, webhook.FieldUpdatedAt, webhook.FieldDisabledAt, webhook.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
@@ -110,6 +112,12 @@ func (_m *Webhook) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field secret", values[i])
 			} else if value.Valid {
 				_m.Secret = value.String
+			}
+		case webhook.FieldSecretKeyID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field secret_key_id", values[i])
+			} else if value.Valid {
+				_m.SecretKeyID = value.String
 			}
 		case webhook.FieldStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -189,6 +197,9 @@ func (_m *Webhook) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.Events))
 	builder.WriteString(", ")
 	builder.WriteString("secret=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("secret_key_id=")
+	builder.WriteString(_m.SecretKeyID)
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(_m.Status)

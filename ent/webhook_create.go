@@ -75,6 +75,20 @@ func (_c *WebhookCreate) SetSecret(v string) *WebhookCreate {
 	return _c
 }
 
+// SetSecretKeyID sets the "secret_key_id" field.
+func (_c *WebhookCreate) SetSecretKeyID(v string) *WebhookCreate {
+	_c.mutation.SetSecretKeyID(v)
+	return _c
+}
+
+// SetNillableSecretKeyID sets the "secret_key_id" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillableSecretKeyID(v *string) *WebhookCreate {
+	if v != nil {
+		_c.SetSecretKeyID(*v)
+	}
+	return _c
+}
+
 // SetStatus sets the "status" field.
 func (_c *WebhookCreate) SetStatus(v string) *WebhookCreate {
 	_c.mutation.SetStatus(v)
@@ -180,6 +194,10 @@ func (_c *WebhookCreate) defaults() {
 		v := webhook.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.SecretKeyID(); !ok {
+		v := webhook.DefaultSecretKeyID
+		_c.mutation.SetSecretKeyID(v)
+	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := webhook.DefaultStatus
 		_c.mutation.SetStatus(v)
@@ -210,6 +228,9 @@ func (_c *WebhookCreate) check() error {
 	}
 	if _, ok := _c.mutation.Secret(); !ok {
 		return &ValidationError{Name: "secret", err: errors.New(`ent: missing required field "Webhook.secret"`)}
+	}
+	if _, ok := _c.mutation.SecretKeyID(); !ok {
+		return &ValidationError{Name: "secret_key_id", err: errors.New(`ent: missing required field "Webhook.secret_key_id"`)}
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Webhook.status"`)}
@@ -278,6 +299,10 @@ func (_c *WebhookCreate) createSpec() (*Webhook, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Secret(); ok {
 		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
 		_node.Secret = value
+	}
+	if value, ok := _c.mutation.SecretKeyID(); ok {
+		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
+		_node.SecretKeyID = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)
@@ -356,6 +381,30 @@ func (u *WebhookUpsert) SetUpdatedAt(v time.Time) *WebhookUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *WebhookUpsert) UpdateUpdatedAt() *WebhookUpsert {
 	u.SetExcluded(webhook.FieldUpdatedAt)
+	return u
+}
+
+// SetSecret sets the "secret" field.
+func (u *WebhookUpsert) SetSecret(v string) *WebhookUpsert {
+	u.Set(webhook.FieldSecret, v)
+	return u
+}
+
+// UpdateSecret sets the "secret" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateSecret() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldSecret)
+	return u
+}
+
+// SetSecretKeyID sets the "secret_key_id" field.
+func (u *WebhookUpsert) SetSecretKeyID(v string) *WebhookUpsert {
+	u.Set(webhook.FieldSecretKeyID, v)
+	return u
+}
+
+// UpdateSecretKeyID sets the "secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateSecretKeyID() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldSecretKeyID)
 	return u
 }
 
@@ -454,9 +503,6 @@ func (u *WebhookUpsertOne) UpdateNewValues() *WebhookUpsertOne {
 		if _, exists := u.create.mutation.Events(); exists {
 			s.SetIgnore(webhook.FieldEvents)
 		}
-		if _, exists := u.create.mutation.Secret(); exists {
-			s.SetIgnore(webhook.FieldSecret)
-		}
 	}))
 	return u
 }
@@ -499,6 +545,34 @@ func (u *WebhookUpsertOne) SetUpdatedAt(v time.Time) *WebhookUpsertOne {
 func (u *WebhookUpsertOne) UpdateUpdatedAt() *WebhookUpsertOne {
 	return u.Update(func(s *WebhookUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetSecret sets the "secret" field.
+func (u *WebhookUpsertOne) SetSecret(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetSecret(v)
+	})
+}
+
+// UpdateSecret sets the "secret" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateSecret() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateSecret()
+	})
+}
+
+// SetSecretKeyID sets the "secret_key_id" field.
+func (u *WebhookUpsertOne) SetSecretKeyID(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetSecretKeyID(v)
+	})
+}
+
+// UpdateSecretKeyID sets the "secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateSecretKeyID() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateSecretKeyID()
 	})
 }
 
@@ -774,9 +848,6 @@ func (u *WebhookUpsertBulk) UpdateNewValues() *WebhookUpsertBulk {
 			if _, exists := b.mutation.Events(); exists {
 				s.SetIgnore(webhook.FieldEvents)
 			}
-			if _, exists := b.mutation.Secret(); exists {
-				s.SetIgnore(webhook.FieldSecret)
-			}
 		}
 	}))
 	return u
@@ -820,6 +891,34 @@ func (u *WebhookUpsertBulk) SetUpdatedAt(v time.Time) *WebhookUpsertBulk {
 func (u *WebhookUpsertBulk) UpdateUpdatedAt() *WebhookUpsertBulk {
 	return u.Update(func(s *WebhookUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetSecret sets the "secret" field.
+func (u *WebhookUpsertBulk) SetSecret(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetSecret(v)
+	})
+}
+
+// UpdateSecret sets the "secret" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateSecret() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateSecret()
+	})
+}
+
+// SetSecretKeyID sets the "secret_key_id" field.
+func (u *WebhookUpsertBulk) SetSecretKeyID(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetSecretKeyID(v)
+	})
+}
+
+// UpdateSecretKeyID sets the "secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateSecretKeyID() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateSecretKeyID()
 	})
 }
 

@@ -35,6 +35,34 @@ func (_u *WebhookUpdate) SetUpdatedAt(v time.Time) *WebhookUpdate {
 	return _u
 }
 
+// SetSecret sets the "secret" field.
+func (_u *WebhookUpdate) SetSecret(v string) *WebhookUpdate {
+	_u.mutation.SetSecret(v)
+	return _u
+}
+
+// SetNillableSecret sets the "secret" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillableSecret(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetSecret(*v)
+	}
+	return _u
+}
+
+// SetSecretKeyID sets the "secret_key_id" field.
+func (_u *WebhookUpdate) SetSecretKeyID(v string) *WebhookUpdate {
+	_u.mutation.SetSecretKeyID(v)
+	return _u
+}
+
+// SetNillableSecretKeyID sets the "secret_key_id" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillableSecretKeyID(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetSecretKeyID(*v)
+	}
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *WebhookUpdate) SetStatus(v string) *WebhookUpdate {
 	_u.mutation.SetStatus(v)
@@ -168,6 +196,12 @@ func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhook.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.Secret(); ok {
+		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SecretKeyID(); ok {
+		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)
 	}
@@ -214,6 +248,34 @@ type WebhookUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *WebhookUpdateOne) SetUpdatedAt(v time.Time) *WebhookUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetSecret sets the "secret" field.
+func (_u *WebhookUpdateOne) SetSecret(v string) *WebhookUpdateOne {
+	_u.mutation.SetSecret(v)
+	return _u
+}
+
+// SetNillableSecret sets the "secret" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillableSecret(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetSecret(*v)
+	}
+	return _u
+}
+
+// SetSecretKeyID sets the "secret_key_id" field.
+func (_u *WebhookUpdateOne) SetSecretKeyID(v string) *WebhookUpdateOne {
+	_u.mutation.SetSecretKeyID(v)
+	return _u
+}
+
+// SetNillableSecretKeyID sets the "secret_key_id" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillableSecretKeyID(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetSecretKeyID(*v)
+	}
 	return _u
 }
 
@@ -379,6 +441,12 @@ func (_u *WebhookUpdateOne) sqlSave(ctx context.Context) (_node *Webhook, err er
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhook.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Secret(); ok {
+		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SecretKeyID(); ok {
+		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)

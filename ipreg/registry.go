@@ -26,6 +26,7 @@ import (
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -89,8 +90,16 @@ type pending struct {
 
 // OpenRegistry loads the current signing keys, creating them on the first
 // start (every replica then loads the same ones), and starts the sequencer.
-func OpenRegistry(ctx context.Context, store *storage.Store, emitter *events.Emitter, log *slog.Logger) (*Registry, error) {
-	keys, err := loadOrCreateKeys(ctx, store)
+// The keys are stored sealed under keyring's master key; any stored in the
+// clear (by an earlier version) or under an older master key are sealed
+// again first (ResealKeys).
+func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, emitter *events.Emitter, log *slog.Logger) (*Registry, error) {
+	if n, err := ResealKeys(ctx, store, keyring); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Info("sealed IP registry keys under the master key", "keys", n, "master_key", keyring.SealingKeyID())
+	}
+	keys, err := loadOrCreateKeys(ctx, store, keyring)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +122,7 @@ func (r *Registry) Keys() *Keys { return r.keys }
 // new log origin: records registered from then on go to a fresh log, and
 // the retired keys stay published (GET /v1/ip/keys) so every certificate
 // issued before keeps verifying. Running servers switch when restarted.
-func RotateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
+func RotateKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyring) (*Keys, error) {
 	k, err := GenerateKeys(newOrigin(), time.Now())
 	if err != nil {
 		return nil, err
@@ -122,7 +131,7 @@ func RotateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
 		if err := tx.SigningKey.Update().Where(signingkey.Current(true)).SetCurrent(false).Exec(ctx); err != nil {
 			return err
 		}
-		return storeKeys(ctx, tx, k)
+		return storeKeys(ctx, tx, keyring, k)
 	})
 	if err != nil {
 		return nil, err
@@ -133,24 +142,29 @@ func RotateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
 func newOrigin() string { return "creativeops.dev/ip-log/" + ids.New("log")[4:] }
 
 // storeKeys makes k the current keys and opens the empty log of its origin.
-func storeKeys(ctx context.Context, tx *ent.Client, k *Keys) error {
-	material, err := k.MarshalBinary()
+func storeKeys(ctx context.Context, tx *ent.Client, keyring *secrets.Keyring, k *Keys) error {
+	plain, err := k.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	if err := tx.SigningKey.Create().SetOrigin(k.Origin()).SetMaterial(material).SetVerifierKey(k.VerifierKey()).
+	keyID, material := keyring.Seal(plain, materialAAD(k.Origin()))
+	if err := tx.SigningKey.Create().SetOrigin(k.Origin()).SetMaterial(material).SetMaterialKeyID(keyID).SetVerifierKey(k.VerifierKey()).
 		SetTsaRootPem(string(k.RootPEM())).SetTsaCertPem(string(k.TSACertPEM())).Exec(ctx); err != nil {
 		return err
 	}
 	return tx.LogState.Create().SetOrigin(k.Origin()).Exec(ctx)
 }
 
-func loadOrCreateKeys(ctx context.Context, store *storage.Store) (*Keys, error) {
+func loadOrCreateKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyring) (*Keys, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		row, err := store.Ent.SigningKey.Query().Where(signingkey.Current(true)).Order(ent.Desc(signingkey.FieldCreatedAt)).First(ctx)
 		if err == nil {
+			plain, err := openMaterial(keyring, row)
+			if err != nil {
+				return nil, err
+			}
 			k := &Keys{}
-			if err := k.UnmarshalBinary(row.Material); err != nil {
+			if err := k.UnmarshalBinary(plain); err != nil {
 				return nil, fmt.Errorf("load IP registry keys: %w", err)
 			}
 			return k, nil
@@ -168,7 +182,7 @@ func loadOrCreateKeys(ctx context.Context, store *storage.Store) (*Keys, error) 
 			if n, err := tx.SigningKey.Query().Where(signingkey.Current(true)).Count(ctx); err != nil || n > 0 {
 				return errors.Join(err, errKeysExist)
 			}
-			return storeKeys(ctx, tx, k)
+			return storeKeys(ctx, tx, keyring, k)
 		})
 		if err == nil {
 			return k, nil
@@ -181,6 +195,55 @@ func loadOrCreateKeys(ctx context.Context, store *storage.Store) (*Keys, error) 
 }
 
 var errKeysExist = errors.New("keys exist")
+
+// materialAAD binds sealed key material to its log origin.
+func materialAAD(origin string) []byte { return []byte("creativeops ip registry keys\x00" + origin) }
+
+// openMaterial returns the key material of a row: sealed, or in the clear
+// when an earlier version stored it (no key id) and ResealKeys has not
+// sealed it yet.
+func openMaterial(keyring *secrets.Keyring, row *ent.SigningKey) ([]byte, error) {
+	if row.MaterialKeyID == "" {
+		return row.Material, nil
+	}
+	plain, err := keyring.Open(row.MaterialKeyID, row.Material, materialAAD(row.Origin))
+	if err != nil {
+		return nil, fmt.Errorf("IP registry keys of %s: %w", row.Origin, err)
+	}
+	return plain, nil
+}
+
+// ResealKeys seals under keyring's newest master key the key material of
+// every log origin, retired ones included, stored in the clear (before
+// keys were sealed) or under an older master key, and returns how many it
+// rewrote. A row is rewritten only if it still has the key it was read
+// with, so replicas starting together agree. Material sealed under a key
+// the keyring lacks is an error: the master key files are not those the
+// database was written with.
+func ResealKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyring) (int, error) {
+	current := keyring.SealingKeyID()
+	rows, err := store.Ent.SigningKey.Query().Where(signingkey.MaterialKeyIDNEQ(current)).All(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("find IP registry keys to seal: %w", err)
+	}
+	n := 0
+	for _, row := range rows {
+		plain, err := openMaterial(keyring, row)
+		if err != nil {
+			return n, err
+		}
+		keyID, sealed := keyring.Seal(plain, materialAAD(row.Origin))
+		k, err := store.Ent.SigningKey.Update().
+			Where(signingkey.ID(row.ID), signingkey.MaterialKeyID(row.MaterialKeyID)).
+			SetMaterial(sealed).SetMaterialKeyID(keyID).
+			Save(ctx)
+		if err != nil {
+			return n, fmt.Errorf("seal IP registry keys of %s: %w", row.Origin, err)
+		}
+		n += k
+	}
+	return n, nil
+}
 
 // Register timestamps and logs a work. It returns once the record is
 // covered by a signed checkpoint and committed.

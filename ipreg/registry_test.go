@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -184,7 +185,11 @@ func openSealTest(t *testing.T, b testdb.Backend, fanOut func([]*ent.Event) erro
 	emitter := events.NewEmitter(encode, func(_ context.Context, _ *ent.Client, _ *sql.Tx, evs []*ent.Event) error {
 		return fanOut(evs)
 	})
-	r, err := OpenRegistry(ctx, st, emitter, slog.New(slog.DiscardHandler))
+	keyring, err := secrets.NewKeyring(secrets.GenerateKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRegistry(ctx, st, keyring, emitter, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

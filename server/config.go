@@ -58,6 +58,15 @@ type Config struct {
 	// AnalyticsRetention is how long usage aggregates are kept; older
 	// minutes are deleted every 10 minutes. Zero keeps them forever.
 	AnalyticsRetention time.Duration
+
+	// MasterKeyFiles seal secrets at rest (webhook secrets, the IP
+	// registry's private keys), newest first: the first seals, the others
+	// only open what they sealed until it is sealed again under the first.
+	// Empty: <DataDir>/master.key, created on the first start.
+	MasterKeyFiles []string
+	// TLSCertFile and TLSKeyFile, when set, serve TLS on HTTPAddr and
+	// GRPCAddr; both files are read again when they change.
+	TLSCertFile, TLSKeyFile string
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the

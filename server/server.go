@@ -129,6 +129,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := store.Migrate(ctx); err != nil {
 		return nil, err
 	}
+	// Secrets at rest are sealed under the master keys; an upgrade seals
+	// what an earlier version stored in the clear before anything reads it.
+	keyring, err := openKeyring(ctx, cfg, store)
+	if err != nil {
+		return nil, err
+	}
 	if s.validator, err = protovalidate.New(); err != nil {
 		return nil, err
 	}
@@ -160,14 +166,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Store:      store,
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
+		Keyring:    keyring,
 		Log:        s.log,
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
 	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
 	creatorsSvc := creators.NewService(store, emitter)
-	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, cfg.AllowInsecureWebhooks)
-	s.registry, err = ipreg.OpenRegistry(ctx, store, emitter, s.log)
+	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks)
+	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -423,13 +430,23 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	defer func() {
 		if err != nil {
 			for _, l := range listeners {
-				l.ln.Close()
+				_ = l.ln.Close()
 			}
 		}
 	}()
 	s, err := New(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	for i, l := range listeners {
+		if l.kind == "debug" {
+			continue
+		}
+		ln, err := s.TLSListener(l.ln) // closes l.ln when it fails
+		if err != nil {
+			return errors.Join(err, s.Shutdown(context.Background()))
+		}
+		listeners[i].ln = ln
 	}
 	if err := s.Bootstrap(ctx); err != nil {
 		return errors.Join(err, s.Shutdown(context.Background()))

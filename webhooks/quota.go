@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -29,7 +30,7 @@ const MaxWebhooksPerOrganization = 50
 // that, on PostgreSQL, holds the organization's row, so concurrent
 // registrations cannot overshoot the limit (SQLite serialises writers
 // already).
-func register(ctx context.Context, store *storage.Store, orgID string, nw NewWebhook) (*ent.Webhook, error) {
+func register(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, orgID string, nw NewWebhook) (*ent.Webhook, error) {
 	var wh *ent.Webhook
 	err := store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 		if store.Dialect == dialect.Postgres {
@@ -48,12 +49,15 @@ func register(ctx context.Context, store *storage.Store, orgID string, nw NewWeb
 			e.Metadata = map[string]string{"limit": strconv.Itoa(MaxWebhooksPerOrganization)}
 			return e
 		}
+		id := ids.New(ids.Webhook)
+		keyID, sealed := SealSecret(keyring, id, nw.Secret)
 		wh, err = tx.Webhook.Create().
-			SetID(ids.New(ids.Webhook)).
+			SetID(id).
 			SetOrganizationID(orgID).
 			SetURL(nw.URL).
 			SetEvents(nw.Events).
-			SetSecret(nw.Secret).
+			SetSecret(sealed).
+			SetSecretKeyID(keyID).
 			SetStatus(WebhookActive).
 			Save(ctx)
 		return err

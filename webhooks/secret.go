@@ -1,9 +1,16 @@
 package webhooks
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/secrets"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // Bounds of a secret a customer supplies. A raw secret shorter than 16
@@ -39,4 +46,89 @@ func ValidateSecret(secret string) error {
 		return fmt.Errorf("%w: at least %d characters are required, not %d", ErrInvalidSecret, MinSecretLength, n)
 	}
 	return nil
+}
+
+// secretAAD binds a sealed secret to its webhook: a sealed value copied to
+// another webhook's row does not open there.
+func secretAAD(webhookID string) string { return "creativeops webhook secret\x00" + webhookID }
+
+// SealSecret returns the stored form of a webhook's signing secret: sealed
+// under the keyring's newest master key, and that key's id.
+func SealSecret(kr *secrets.Keyring, webhookID, secret string) (keyID, sealed string) {
+	return kr.SealString(secret, secretAAD(webhookID))
+}
+
+// OpenSecret returns the signing secret of a stored webhook. A secret
+// stored in the clear by a version that did not seal secrets (no key id)
+// is returned as it is, until ResealSecrets seals it.
+func OpenSecret(kr *secrets.Keyring, wh *ent.Webhook) (string, error) {
+	if wh.SecretKeyID == "" {
+		return wh.Secret, nil
+	}
+	s, err := kr.OpenString(wh.SecretKeyID, wh.Secret, secretAAD(wh.ID))
+	if err != nil {
+		return "", fmt.Errorf("webhooks: secret of %s: %w", wh.ID, err)
+	}
+	return s, nil
+}
+
+// resealBatch bounds the rows one reseal transaction rewrites.
+const resealBatch = 200
+
+// ResealSecrets seals again under the keyring's newest master key every
+// webhook secret stored in the clear (written before secrets were sealed)
+// or under an older key, deleted webhooks included, and returns how many
+// it rewrote. Each row is rewritten only if it still has the key it was
+// read with, so replicas doing the same at once agree. A secret sealed
+// under a key the keyring lacks is an error: the master key files are not
+// those the database was written with.
+func ResealSecrets(ctx context.Context, store *storage.Store, kr *secrets.Keyring) (int, error) {
+	current := kr.SealingKeyID()
+	total := 0
+	after := ""
+	for {
+		rows, err := store.Ent.Webhook.Query().
+			Where(webhook.SecretKeyIDNEQ(current), webhook.IDGT(after)).
+			Order(ent.Asc(webhook.FieldID)).
+			Limit(resealBatch).
+			Select(webhook.FieldID, webhook.FieldSecret, webhook.FieldSecretKeyID).
+			All(ctx)
+		if err != nil {
+			return total, fmt.Errorf("webhooks: find secrets to seal: %w", err)
+		}
+		if len(rows) == 0 {
+			return total, nil
+		}
+		after = rows[len(rows)-1].ID
+		type resealed struct{ id, oldKey, sealed string }
+		batch := make([]resealed, len(rows))
+		for i, wh := range rows {
+			secret, err := OpenSecret(kr, wh)
+			if err != nil {
+				return total, err
+			}
+			_, sealed := SealSecret(kr, wh.ID, secret)
+			batch[i] = resealed{wh.ID, wh.SecretKeyID, sealed}
+		}
+		n := 0
+		err = store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+			n = 0
+			for _, r := range batch {
+				k, err := tx.Webhook.Update().
+					Where(webhook.ID(r.id), webhook.SecretKeyID(r.oldKey)).
+					SetSecret(r.sealed).
+					SetSecretKeyID(current).
+					Save(ctx)
+				if err != nil {
+					return err
+				}
+				n += k
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("webhooks: seal secrets: %w", err)
+		}
+		total += n
+	}
 }

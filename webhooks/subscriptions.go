@@ -16,6 +16,7 @@ import (
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/events"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -73,13 +74,14 @@ type Service struct {
 	store      *storage.Store
 	events     *events.Emitter
 	dispatcher *Dispatcher
+	keyring    *secrets.Keyring // seals signing secrets at rest
 	// allowInsecure admits http:// and private addresses (development).
 	allowInsecure bool
 }
 
 // NewService returns the webhooks service.
-func NewService(store *storage.Store, emitter *events.Emitter, dispatcher *Dispatcher, allowInsecure bool) *Service {
-	return &Service{store: store, events: emitter, dispatcher: dispatcher, allowInsecure: allowInsecure}
+func NewService(store *storage.Store, emitter *events.Emitter, dispatcher *Dispatcher, keyring *secrets.Keyring, allowInsecure bool) *Service {
+	return &Service{store: store, events: emitter, dispatcher: dispatcher, keyring: keyring, allowInsecure: allowInsecure}
 }
 
 // Create stores a webhook. When in.Secret is empty a secret is generated
@@ -106,7 +108,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in NewWebhook) (wh *
 	default:
 		return nil, "", apierror.InvalidFields("invalid request: "+fieldNames(violations), violations)
 	}
-	row, err := register(ctx, s.store, orgID, NewWebhook{URL: in.URL, Events: in.Events, Secret: secret})
+	row, err := register(ctx, s.store, s.keyring, orgID, NewWebhook{URL: in.URL, Events: in.Events, Secret: secret})
 	if err != nil {
 		return nil, "", err
 	}

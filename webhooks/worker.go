@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -35,7 +36,9 @@ type Worker struct {
 	Dispatcher *Dispatcher
 	// Client must come from NewClient (it carries the SSRF guard).
 	Client *http.Client
-	Log    *slog.Logger
+	// Keyring opens the webhooks' signing secrets.
+	Keyring *secrets.Keyring
+	Log     *slog.Logger
 	// Slots, when set, bounds the attempts in flight per organization and
 	// per receiver host (see Slots).
 	Slots *Slots
@@ -94,10 +97,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if err != nil {
 		return err
 	}
+	secret, err := OpenSecret(w.Keyring, wh)
+	if err != nil {
+		return err
+	}
 	payload := Event{ID: ev.ID, Type: ev.Type, Timestamp: ev.CreatedAt, Data: json.RawMessage(ev.Data)}
 
 	at := time.Now()
-	a := Deliver(ctx, w.Client, wh.URL, wh.Secret, payload, at)
+	a := Deliver(ctx, w.Client, wh.URL, secret, payload, at)
 	if a.Outcome != Succeeded && ctx.Err() != nil {
 		// Shutting down mid-attempt: the attempt does not count, and the
 		// next instance to start makes it again at once.

@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -30,12 +31,13 @@ import (
 // never works jobs: the tests call Worker.Work themselves, to run a job
 // twice or out of order as a crash or a rescue would.
 type fixture struct {
-	store  *storage.Store
-	disp   *Dispatcher
-	worker *Worker
-	hits   atomic.Int32
-	code   atomic.Int32
-	srv    *httptest.Server
+	store   *storage.Store
+	disp    *Dispatcher
+	worker  *Worker
+	keyring *secrets.Keyring
+	hits    atomic.Int32
+	code    atomic.Int32
+	srv     *httptest.Server
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -56,7 +58,11 @@ func newFixture(t *testing.T) *fixture {
 		w.WriteHeader(int(f.code.Load()))
 	}))
 	t.Cleanup(f.srv.Close)
-	f.worker = &Worker{Store: st, Dispatcher: f.disp, Client: NewClient(true, 5*time.Second)}
+	f.keyring, err = secrets.NewKeyring(secrets.GenerateKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.worker = &Worker{Store: st, Dispatcher: f.disp, Client: NewClient(true, 5*time.Second), Keyring: f.keyring}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, f.worker)
 	f.disp.River, err = river.NewClient(st.River, &river.Config{Workers: workers})
@@ -68,8 +74,10 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) webhook(t *testing.T, orgID string, events ...string) *ent.Webhook {
 	t.Helper()
-	wh, err := f.store.Ent.Webhook.Create().SetID(ids.New(ids.Webhook)).SetOrganizationID(orgID).
-		SetURL(f.srv.URL).SetEvents(events).SetSecret(GenerateSecret()).Save(context.Background())
+	id := ids.New(ids.Webhook)
+	keyID, sealed := SealSecret(f.keyring, id, GenerateSecret())
+	wh, err := f.store.Ent.Webhook.Create().SetID(id).SetOrganizationID(orgID).
+		SetURL(f.srv.URL).SetEvents(events).SetSecret(sealed).SetSecretKeyID(keyID).Save(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func freeAddr(t *testing.T) string {
 func startChild(t *testing.T, dbURL, addr string, hold bool) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"=serve --http-addr "+addr+" --database-url "+dbURL+" --data-dir "+t.TempDir()+" --job-timeout 1s --log-format text")
+	cmd.Env = append(os.Environ(), childArgsEnv+"=serve --http-addr "+addr+" --database-url "+dbURL+" --data-dir "+t.TempDir()+" --master-key-file "+testserver.MasterKeyFile(t)+" --job-timeout 1s --log-format text")
 	if hold {
 		cmd.Env = append(cmd.Env, "CREATIVEOPS_TEST_HOLD=1")
 	}

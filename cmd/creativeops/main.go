@@ -41,6 +41,8 @@ Usage:
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
   creativeops ip rotate-keys    retire the IP registry's signing keys, start a new log
+  creativeops secrets new-key --out FILE    write a new master key file (0600)
+  creativeops secrets rotate    seal every secret at rest under the newest master key
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
                                 check an IP certificate offline
 
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return verify(args[1:], stdout, stderr)
 	case "ip":
 		return ipCommand(ctx, args[1:], stdout, stderr)
+	case "secrets":
+		return secretsCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -152,6 +156,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	debugAddr := fs.str("debug-addr", "", "optional address serving the Go profiler at /debug/pprof/ (keep it private, e.g. 127.0.0.1:6060)")
 	dbURL := fs.databaseURL()
 	dataDir := fs.str("data-dir", "./data", "directory for local state")
+	masterKeys := fs.masterKeyFiles()
+	tlsCert := fs.str("tls-cert-file", "", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
+	tlsKey := fs.str("tls-key-file", "", "PEM private key of --tls-cert-file")
 	insecure := fs.boolean("allow-insecure-webhooks", false, "allow http:// and private-address webhook URLs (development only)")
 	logFormat := fs.str("log-format", "json", "log format: json or text")
 	workers := fs.integer("workers", 8, "concurrent asynchronous engine runs")
@@ -200,6 +207,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		DebugAddr:             *debugAddr,
 		DatabaseURL:           *dbURL,
 		DataDir:               *dataDir,
+		MasterKeyFiles:        splitList(*masterKeys),
+		TLSCertFile:           *tlsCert,
+		TLSKeyFile:            *tlsKey,
 		AllowInsecureWebhooks: *insecure,
 		Logger:                log,
 		Console:               stderr,
@@ -404,7 +414,12 @@ func ipCommand(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fs := newFlagSet("ip rotate-keys", stderr)
 	dbURL := fs.databaseURL()
+	dataDir, masterKeys := fs.dataDir(), fs.masterKeyFiles()
 	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	keyring, err := loadKeyring(*masterKeys, *dataDir)
+	if err != nil {
 		return err
 	}
 	st, err := openStore(ctx, *dbURL)
@@ -412,7 +427,7 @@ func ipCommand(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	k, err := ipreg.RotateKeys(ctx, st)
+	k, err := ipreg.RotateKeys(ctx, st, keyring)
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,12 @@ func TestFirstServeBootstrapsAKey(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--http-addr", addr, "--database-url", url, "--data-dir", t.TempDir(), "--log-format", "text"}, &bytes.Buffer{}, &stderr)
+		done <- run(ctx, []string{"serve", "--http-addr", addr, "--database-url", url, "--data-dir", dataDir, "--log-format", "text"}, &bytes.Buffer{}, &stderr)
 	}()
 	keyRe := regexp.MustCompile(`co_live_[0-9A-Za-z]{38}`)
 	var key string
@@ -107,7 +108,7 @@ func TestFirstServeBootstrapsAKey(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	var stderr2 syncBuffer
 	go func() {
-		done <- run(ctx2, []string{"serve", "--http-addr", addr, "--database-url", url, "--data-dir", t.TempDir()}, &bytes.Buffer{}, &stderr2)
+		done <- run(ctx2, []string{"serve", "--http-addr", addr, "--database-url", url, "--data-dir", dataDir}, &bytes.Buffer{}, &stderr2)
 	}()
 	time.Sleep(time.Second)
 	cancel2()

@@ -97,7 +97,7 @@ func TestIPRotateKeys(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"ip", "rotate-keys", "--database-url", url}, &out, &bytes.Buffer{}); err != nil {
+	if err := run(t.Context(), []string{"ip", "rotate-keys", "--database-url", url, "--master-key-file", testserver.MasterKeyFile(t)}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "new log origin") || strings.Contains(out.String(), oldOrigin.(string)) {

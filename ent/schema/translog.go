@@ -44,7 +44,13 @@ type SigningKey struct{ ent.Schema }
 func (SigningKey) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("origin").Unique().Immutable(),
-		field.Bytes("material").Sensitive().Immutable(),
+		// The private keys, sealed under the master key (package
+		// secrets); sealed again when the master key changes.
+		field.Bytes("material").Sensitive(),
+		// The master key material is sealed under; empty for material
+		// stored in the clear before it was sealed, which the next start
+		// seals.
+		field.String("material_key_id").Default(""),
 		field.Text("verifier_key").Immutable(),
 		field.Text("tsa_root_pem").Immutable(),
 		field.Text("tsa_cert_pem").Immutable(),

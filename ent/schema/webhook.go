@@ -19,8 +19,15 @@ func (Webhook) Fields() []ent.Field {
 		// Subscribed event types, or ["*"].
 		field.Strings("events").Immutable(),
 		// The signing secret must be kept readable (not hashed): every
-		// delivery is signed with it. It is never returned by the API.
-		field.String("secret").Sensitive().Immutable(),
+		// delivery is signed with it. It is never returned by the API. It
+		// is stored sealed under the master key (package secrets), in
+		// base64; it changes only when it is sealed again under a newer
+		// master key.
+		field.String("secret").Sensitive(),
+		// The master key the secret is sealed under; empty for a secret
+		// stored in the clear before secrets were sealed, which the next
+		// start seals.
+		field.String("secret_key_id").Default(""),
 		// active, or disabled (the endpoint answered 410 Gone).
 		field.String("status").Default("active"),
 		field.String("disabled_reason").Optional(),

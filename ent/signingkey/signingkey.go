@@ -17,6 +17,8 @@ const (
 	FieldOrigin = "origin"
 	// FieldMaterial holds the string denoting the material field in the database.
 	FieldMaterial = "material"
+	// FieldMaterialKeyID holds the string denoting the material_key_id field in the database.
+	FieldMaterialKeyID = "material_key_id"
 	// FieldVerifierKey holds the string denoting the verifier_key field in the database.
 	FieldVerifierKey = "verifier_key"
 	// FieldTsaRootPem holds the string denoting the tsa_root_pem field in the database.
@@ -36,6 +38,7 @@ var Columns = []string{
 	FieldID,
 	FieldOrigin,
 	FieldMaterial,
+	FieldMaterialKeyID,
 	FieldVerifierKey,
 	FieldTsaRootPem,
 	FieldTsaCertPem,
@@ -54,6 +57,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultMaterialKeyID holds the default value on creation for the "material_key_id" field.
+	DefaultMaterialKeyID string
 	// DefaultCurrent holds the default value on creation for the "current" field.
 	DefaultCurrent bool
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -71,6 +76,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByOrigin orders the results by the origin field.
 func ByOrigin(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOrigin, opts...).ToFunc()
+}
+
+// ByMaterialKeyID orders the results by the material_key_id field.
+func ByMaterialKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMaterialKeyID, opts...).ToFunc()
 }
 
 // ByVerifierKey orders the results by the verifier_key field.

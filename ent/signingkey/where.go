@@ -64,6 +64,11 @@ func Material(v []byte) predicate.SigningKey {
 	return predicate.SigningKey(sql.FieldEQ(FieldMaterial, v))
 }
 
+// MaterialKeyID applies equality check predicate on the "material_key_id" field. It's identical to MaterialKeyIDEQ.
+func MaterialKeyID(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldEQ(FieldMaterialKeyID, v))
+}
+
 // VerifierKey applies equality check predicate on the "verifier_key" field. It's identical to VerifierKeyEQ.
 func VerifierKey(v string) predicate.SigningKey {
 	return predicate.SigningKey(sql.FieldEQ(FieldVerifierKey, v))
@@ -192,6 +197,71 @@ func MaterialLT(v []byte) predicate.SigningKey {
 // MaterialLTE applies the LTE predicate on the "material" field.
 func MaterialLTE(v []byte) predicate.SigningKey {
 	return predicate.SigningKey(sql.FieldLTE(FieldMaterial, v))
+}
+
+// MaterialKeyIDEQ applies the EQ predicate on the "material_key_id" field.
+func MaterialKeyIDEQ(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldEQ(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDNEQ applies the NEQ predicate on the "material_key_id" field.
+func MaterialKeyIDNEQ(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldNEQ(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDIn applies the In predicate on the "material_key_id" field.
+func MaterialKeyIDIn(vs ...string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldIn(FieldMaterialKeyID, vs...))
+}
+
+// MaterialKeyIDNotIn applies the NotIn predicate on the "material_key_id" field.
+func MaterialKeyIDNotIn(vs ...string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldNotIn(FieldMaterialKeyID, vs...))
+}
+
+// MaterialKeyIDGT applies the GT predicate on the "material_key_id" field.
+func MaterialKeyIDGT(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldGT(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDGTE applies the GTE predicate on the "material_key_id" field.
+func MaterialKeyIDGTE(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldGTE(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDLT applies the LT predicate on the "material_key_id" field.
+func MaterialKeyIDLT(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldLT(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDLTE applies the LTE predicate on the "material_key_id" field.
+func MaterialKeyIDLTE(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldLTE(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDContains applies the Contains predicate on the "material_key_id" field.
+func MaterialKeyIDContains(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldContains(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDHasPrefix applies the HasPrefix predicate on the "material_key_id" field.
+func MaterialKeyIDHasPrefix(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldHasPrefix(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDHasSuffix applies the HasSuffix predicate on the "material_key_id" field.
+func MaterialKeyIDHasSuffix(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldHasSuffix(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDEqualFold applies the EqualFold predicate on the "material_key_id" field.
+func MaterialKeyIDEqualFold(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldEqualFold(FieldMaterialKeyID, v))
+}
+
+// MaterialKeyIDContainsFold applies the ContainsFold predicate on the "material_key_id" field.
+func MaterialKeyIDContainsFold(v string) predicate.SigningKey {
+	return predicate.SigningKey(sql.FieldContainsFold(FieldMaterialKeyID, v))
 }
 
 // VerifierKeyEQ applies the EQ predicate on the "verifier_key" field.

@@ -25,6 +25,8 @@ const (
 	FieldEvents = "events"
 	// FieldSecret holds the string denoting the secret field in the database.
 	FieldSecret = "secret"
+	// FieldSecretKeyID holds the string denoting the secret_key_id field in the database.
+	FieldSecretKeyID = "secret_key_id"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
 	// FieldDisabledReason holds the string denoting the disabled_reason field in the database.
@@ -46,6 +48,7 @@ var Columns = []string{
 	FieldURL,
 	FieldEvents,
 	FieldSecret,
+	FieldSecretKeyID,
 	FieldStatus,
 	FieldDisabledReason,
 	FieldDisabledAt,
@@ -71,6 +74,8 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// URLValidator is a validator for the "url" field. It is called by the builders before save.
 	URLValidator func(string) error
+	// DefaultSecretKeyID holds the default value on creation for the "secret_key_id" field.
+	DefaultSecretKeyID string
 	// DefaultStatus holds the default value on creation for the "status" field.
 	DefaultStatus string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -108,6 +113,11 @@ func ByURL(opts ...sql.OrderTermOption) OrderOption {
 // BySecret orders the results by the secret field.
 func BySecret(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSecret, opts...).ToFunc()
+}
+
+// BySecretKeyID orders the results by the secret_key_id field.
+func BySecretKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSecretKeyID, opts...).ToFunc()
 }
 
 // ByStatus orders the results by the status field.

@@ -89,6 +89,11 @@ func Secret(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldSecret, v))
 }
 
+// SecretKeyID applies equality check predicate on the "secret_key_id" field. It's identical to SecretKeyIDEQ.
+func SecretKeyID(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldSecretKeyID, v))
+}
+
 // Status applies equality check predicate on the "status" field. It's identical to StatusEQ.
 func Status(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldStatus, v))
@@ -382,6 +387,71 @@ func SecretEqualFold(v string) predicate.Webhook {
 // SecretContainsFold applies the ContainsFold predicate on the "secret" field.
 func SecretContainsFold(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldContainsFold(FieldSecret, v))
+}
+
+// SecretKeyIDEQ applies the EQ predicate on the "secret_key_id" field.
+func SecretKeyIDEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDNEQ applies the NEQ predicate on the "secret_key_id" field.
+func SecretKeyIDNEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDIn applies the In predicate on the "secret_key_id" field.
+func SecretKeyIDIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldSecretKeyID, vs...))
+}
+
+// SecretKeyIDNotIn applies the NotIn predicate on the "secret_key_id" field.
+func SecretKeyIDNotIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldSecretKeyID, vs...))
+}
+
+// SecretKeyIDGT applies the GT predicate on the "secret_key_id" field.
+func SecretKeyIDGT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDGTE applies the GTE predicate on the "secret_key_id" field.
+func SecretKeyIDGTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDLT applies the LT predicate on the "secret_key_id" field.
+func SecretKeyIDLT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDLTE applies the LTE predicate on the "secret_key_id" field.
+func SecretKeyIDLTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDContains applies the Contains predicate on the "secret_key_id" field.
+func SecretKeyIDContains(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContains(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDHasPrefix applies the HasPrefix predicate on the "secret_key_id" field.
+func SecretKeyIDHasPrefix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasPrefix(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDHasSuffix applies the HasSuffix predicate on the "secret_key_id" field.
+func SecretKeyIDHasSuffix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasSuffix(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDEqualFold applies the EqualFold predicate on the "secret_key_id" field.
+func SecretKeyIDEqualFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEqualFold(FieldSecretKeyID, v))
+}
+
+// SecretKeyIDContainsFold applies the ContainsFold predicate on the "secret_key_id" field.
+func SecretKeyIDContainsFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContainsFold(FieldSecretKeyID, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

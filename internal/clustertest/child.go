@@ -67,6 +67,7 @@ func serveChild(ctx context.Context, args []string, stderr io.Writer) error {
 	httpAddr := fs.String("http-addr", "", "")
 	dbURL := fs.String("database-url", "", "")
 	dataDir := fs.String("data-dir", "", "")
+	masterKey := fs.String("master-key-file", "", "")
 	fs.String("log-format", "text", "")
 	jobTimeout := fs.Duration("job-timeout", time.Minute, "")
 	insecure := fs.Bool("allow-insecure-webhooks", false, "")
@@ -79,6 +80,7 @@ func serveChild(ctx context.Context, args []string, stderr io.Writer) error {
 		HTTPAddr:              *httpAddr,
 		DatabaseURL:           *dbURL,
 		DataDir:               *dataDir,
+		MasterKeyFiles:        []string{*masterKey},
 		AllowInsecureWebhooks: *insecure,
 		Logger:                slog.New(slog.NewTextHandler(stderr, nil)),
 		Console:               stderr,

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/creativeops/creativeops/secrets"
 )
 
 // Launcher starts server processes: the creativeops binary at Binary, or,
@@ -55,6 +58,9 @@ type Replica struct {
 	Addr    string
 	DataDir string
 	LogPath string
+	// masterKey is the master key file the replicas made under one
+	// directory share, as replicas of one database must.
+	masterKey string
 
 	launcher *Launcher
 	args     ServeArgs
@@ -70,8 +76,9 @@ type Replica struct {
 	lastSeen Usage
 }
 
-// NewReplica prepares a replica with its own data directory under dir and a
-// free loopback port. Call Start to run it.
+// NewReplica prepares a replica with its own data directory under dir, a
+// free loopback port, and the master key file dir/master.key that every
+// replica made under dir shares. Call Start to run it.
 func (l *Launcher) NewReplica(name, dir string, args ServeArgs) (*Replica, error) {
 	addr, err := FreeAddr()
 	if err != nil {
@@ -81,7 +88,11 @@ func (l *Launcher) NewReplica(name, dir string, args ServeArgs) (*Replica, error
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, err
 	}
-	return &Replica{Name: name, Addr: addr, DataDir: dataDir, LogPath: filepath.Join(dataDir, "server.log"), launcher: l, args: args}, nil
+	masterKey := filepath.Join(dir, secrets.DefaultKeyFile)
+	if err := secrets.CreateKeyFile(masterKey); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	return &Replica{Name: name, Addr: addr, DataDir: dataDir, LogPath: filepath.Join(dataDir, "server.log"), masterKey: masterKey, launcher: l, args: args}, nil
 }
 
 // FreeAddr returns a loopback address with a port that was free a moment ago.
@@ -106,6 +117,7 @@ func (r *Replica) serveArgs() []string {
 		"--http-addr", r.Addr,
 		"--database-url", a.DatabaseURL,
 		"--data-dir", r.DataDir,
+		"--master-key-file", r.masterKey,
 		"--log-format", "text",
 		"--job-timeout", a.JobTimeout.String(),
 		"--allow-insecure-webhooks",

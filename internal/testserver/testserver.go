@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -35,6 +37,21 @@ type Server struct {
 	conn     *grpc.ClientConn
 	OrgID    string
 	AdminKey string
+}
+
+// masterKey is the master key of every test server, so that a test may
+// restart servers on one database, each with its own data directory.
+var masterKey = bytes.Repeat([]byte{0x5e}, secrets.KeySize)
+
+// MasterKeyFile writes the test servers' master key to a file for
+// --master-key-file.
+func MasterKeyFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "master.key")
+	if err := os.WriteFile(path, secrets.EncodeKey(masterKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Options tune a test server.
@@ -57,6 +74,7 @@ func Start(t testing.TB, opts Options) *Server {
 		HTTPAddr:              "127.0.0.1:0",
 		DatabaseURL:           opts.DatabaseURL,
 		DataDir:               t.TempDir(),
+		MasterKeyFiles:        []string{MasterKeyFile(t)},
 		AllowInsecureWebhooks: true,
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ShutdownTimeout:       5 * time.Second,

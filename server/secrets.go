@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/secrets"
+	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/webhooks"
+)
+
+// openKeyring loads the master keys that seal secrets at rest (creating
+// <data-dir>/master.key on the first start when none is configured) and
+// seals every secret stored in the clear by an earlier version or under an
+// older master key. A database sealed under other keys fails the start
+// with a message naming the key files.
+func openKeyring(ctx context.Context, cfg Config, store *storage.Store) (*secrets.Keyring, error) {
+	if len(cfg.MasterKeyFiles) == 0 && cfg.DataDir == "" {
+		// Not the working directory: a key made there is easily lost.
+		return nil, errors.New("no master key: set --master-key-file, or --data-dir to keep one in")
+	}
+	keyring, created, err := secrets.Open(cfg.MasterKeyFiles, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	files := cfg.MasterKeyFiles
+	if len(files) == 0 {
+		files = []string{filepath.Join(cfg.DataDir, secrets.DefaultKeyFile)}
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			cfg.Logger.Warn("master key file is readable by other users than its owner: restrict it to 0600 or 0400", "file", f, "mode", fi.Mode().Perm().String())
+		}
+	}
+	if created != "" {
+		cfg.Logger.Warn("created a master key file: secrets at rest are sealed with it; back it up apart from the database and give the same file to every replica (--master-key-file)", "file", created)
+	}
+	n, err := ResealSecrets(ctx, store, keyring)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the database was written with other master key files: pass them with --master-key-file, newest first)", err)
+	}
+	if n > 0 {
+		cfg.Logger.Info("sealed secrets under the master key", "secrets", n, "master_key", keyring.SealingKeyID())
+	}
+	return keyring, nil
+}
+
+// ResealSecrets seals under keyring's newest master key every secret at
+// rest not yet sealed under it (the IP registry's keys, webhook secrets)
+// and returns how many it rewrote: `creativeops secrets rotate`, and every
+// start.
+func ResealSecrets(ctx context.Context, store *storage.Store, keyring *secrets.Keyring) (int, error) {
+	keys, err := ipreg.ResealKeys(ctx, store, keyring)
+	if err != nil {
+		return keys, fmt.Errorf("master key: %w", err)
+	}
+	hooks, err := webhooks.ResealSecrets(ctx, store, keyring)
+	if err != nil {
+		return keys + hooks, fmt.Errorf("master key: %w", err)
+	}
+	return keys + hooks, nil
+}
