@@ -2,12 +2,15 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ids"
 )
@@ -22,6 +25,8 @@ type Store struct {
 	// Read, when set, serves lookups (see storage.Store.Read).
 	Read *ent.Client
 	Now  func() time.Time
+
+	cache *keyCache // nil until StartCache
 }
 
 // Reader is the client for queries outside transactions.
@@ -60,18 +65,23 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*ent.APIKey, str
 	if err != nil {
 		return nil, "", err
 	}
-	c := s.Ent.APIKey.Create().
-		SetID(ids.New(ids.Key)).
-		SetOrganizationID(p.OrganizationID).
-		SetName(p.Name).
-		SetPrefix(DisplayPrefix(secret)).
-		SetSecretHash(Hash(secret)).
-		SetScopes(p.Scopes).
-		SetNillableExpiresAt(p.ExpiresAt)
-	if p.RateLimit != nil {
-		c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
-	}
-	k, err := c.Save(ctx)
+	var k *ent.APIKey
+	err = s.change(ctx, func(tx *ent.Client) error {
+		c := tx.APIKey.Create().
+			SetID(ids.New(ids.Key)).
+			SetOrganizationID(p.OrganizationID).
+			SetName(p.Name).
+			SetPrefix(DisplayPrefix(secret)).
+			SetSecretHash(Hash(secret)).
+			SetScopes(p.Scopes).
+			SetNillableExpiresAt(p.ExpiresAt)
+		if p.RateLimit != nil {
+			c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
+		}
+		var err error
+		k, err = c.Save(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -96,14 +106,23 @@ func (s *Store) EnsureOrganization(ctx context.Context, name string) (*ent.Organ
 	return org, err
 }
 
-// Authenticate resolves a bearer secret to its principal. It reads the
-// database on every call, so a revocation takes effect at once on every
-// replica.
+// Authenticate resolves a bearer secret to its principal. With the cache
+// started (StartCache) a verified key is served from memory while the cache
+// is known current; otherwise every call reads the database.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, error) {
 	if !WellFormed(secret) {
 		return nil, ErrUnauthenticated
 	}
-	h := Hash(secret)
+	sum := sha256.Sum256([]byte(secret))
+	gen, cacheable := uint64(0), false
+	if s.cache != nil {
+		var e *cachedKey
+		e, gen, cacheable = s.cache.lookup(sum)
+		if e != nil {
+			return e.principal(s.now())
+		}
+	}
+	h := hex.EncodeToString(sum[:])
 	// Two single-index lookups: the current secret is by far the common case.
 	k, err := s.Reader().APIKey.Query().Where(apikey.SecretHash(h)).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -115,42 +134,43 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	var e *cachedKey
 	switch {
 	case HashEqual(k.SecretHash, h):
-	case k.PreviousSecretHash != nil && HashEqual(*k.PreviousSecretHash, h) &&
-		k.PreviousSecretExpiresAt != nil && now.Before(*k.PreviousSecretExpiresAt):
+		e = newCachedKey(k, false)
+	case k.PreviousSecretHash != nil && HashEqual(*k.PreviousSecretHash, h):
+		e = newCachedKey(k, true)
 	default:
 		return nil, ErrUnauthenticated
 	}
-	if k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
-		return nil, ErrUnauthenticated
+	if cacheable {
+		s.cache.store(sum, e, gen)
 	}
-	p := &Principal{KeyID: k.ID, OrganizationID: k.OrganizationID, Scopes: k.Scopes}
-	if k.RateLimitRps != nil && k.RateLimitBurst != nil {
-		p.RateLimit = &RateLimit{RequestsPerSecond: *k.RateLimitRps, Burst: *k.RateLimitBurst}
-	}
-	return p, nil
+	return e.principal(s.now())
 }
 
 // RotateKey gives a key a new secret; the current one keeps working for the
 // grace period. A secret already in its grace period is replaced, so at most
 // two secrets are ever valid.
 func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Duration) (*ent.APIKey, string, error) {
-	k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	secret, err := NewKey()
 	if err != nil {
 		return nil, "", err
 	}
-	k, err = k.Update().
-		SetPreviousSecretHash(k.SecretHash).
-		SetPreviousSecretExpiresAt(s.now().Add(grace)).
-		SetSecretHash(Hash(secret)).
-		SetPrefix(DisplayPrefix(secret)).
-		Save(ctx)
+	var k *ent.APIKey
+	err = s.change(ctx, func(tx *ent.Client) error {
+		old, err := tx.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
+		if err != nil {
+			return err
+		}
+		k, err = old.Update().
+			SetPreviousSecretHash(old.SecretHash).
+			SetPreviousSecretExpiresAt(s.now().Add(grace)).
+			SetSecretHash(Hash(secret)).
+			SetPrefix(DisplayPrefix(secret)).
+			Save(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -159,15 +179,45 @@ func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Dura
 
 // RevokeKey stops a key (and any secret in its grace period) at once.
 func (s *Store) RevokeKey(ctx context.Context, orgID, id string) error {
-	n, err := s.Ent.APIKey.Update().
-		Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).
-		SetRevokedAt(s.now()).
-		Save(ctx)
+	return s.change(ctx, func(tx *ent.Client) error {
+		n, err := tx.APIKey.Update().
+			Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).
+			SetRevokedAt(s.now()).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return &ent.NotFoundError{}
+		}
+		return nil
+	})
+}
+
+// change runs a write to API keys in one transaction with an increment of
+// the key epoch, so no replica's cache outlives a committed change by more
+// than KeyChangeBound. Every write to api_keys must go through it.
+func (s *Store) change(ctx context.Context, fn func(tx *ent.Client) error) error {
+	tx, err := s.Ent.Tx(ctx)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return &ent.NotFoundError{}
+	if err := fn(tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	err = tx.KeyEpoch.Create().SetID(keyEpochID).SetEpoch(1).
+		OnConflictColumns(keyepoch.FieldID).AddEpoch(1).Exec(ctx)
+	if err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("bump key epoch: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// This replica need not wait for its next poll.
+	if s.cache != nil {
+		s.cache.drop()
 	}
 	return nil
 }

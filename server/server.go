@@ -62,6 +62,8 @@ type Server struct {
 	flusher     *analytics.Flusher
 	limiter     *rateLimiter
 	stopCleanup func()
+	// stopKeyCache ends the poll of the key epoch (see auth.Store.StartCache).
+	stopKeyCache func()
 
 	grpc    *grpc.Server
 	health  *health.Server
@@ -212,8 +214,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.http.Protocols.SetHTTP1(true)
 	s.http.Protocols.SetUnencryptedHTTP2(true)
+	s.stopKeyCache = s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	return s, nil
 }
+
+// SyncKeys makes this instance observe API key changes committed so far
+// (its poller does so every auth.DefaultKeyPollInterval).
+func (s *Server) SyncKeys(ctx context.Context) error { return s.keys.SyncKeys(ctx) }
 
 // Handler is the single HTTP handler: gRPC requests (HTTP/2 with an
 // application/grpc content type) go to the gRPC server, everything else to
@@ -300,6 +307,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		cancel()
 	}
 	s.registry.Close()
+	s.stopKeyCache()
 	limitsErr := s.stopLimits()
 	return errors.Join(httpErr, riverErr, analyticsErr, limitsErr, s.store.Close())
 }
