@@ -57,6 +57,12 @@ type Config struct {
 	// AnalyticsRetention is how long usage aggregates are kept; older
 	// minutes are deleted every 10 minutes. Zero keeps them forever.
 	AnalyticsRetention time.Duration
+	// LogRequests chooses which requests get a log line: LogRequestsAll,
+	// LogRequestsSampled (default) or LogRequestsErrors.
+	LogRequests string
+	// LogSlow is the latency from which a request is always logged
+	// (default 500 ms).
+	LogSlow time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -77,6 +83,8 @@ func DefaultConfig() Config {
 		RateLimit:              auth.RateLimit{RequestsPerSecond: DefaultRateLimitRPS, Burst: DefaultRateLimitBurst},
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
+		LogRequests:            LogRequestsSampled,
+		LogSlow:                500 * time.Millisecond,
 	}
 }
 
@@ -93,6 +101,8 @@ func (cfg Config) withDefaults() Config {
 	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, def.WebhookWorkers)
 	cfg.WebhookTimeout = cmp.Or(cfg.WebhookTimeout, def.WebhookTimeout)
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
+	cfg.LogRequests = cmp.Or(cfg.LogRequests, def.LogRequests)
+	cfg.LogSlow = cmp.Or(cfg.LogSlow, def.LogSlow)
 	if cfg.AnalyticsFlushInterval <= 0 {
 		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
 	}

@@ -45,6 +45,7 @@ type queueWorkers interface {
 type Server struct {
 	cfg       Config
 	log       *slog.Logger
+	reqLog    *requestLog
 	store     *storage.Store
 	keys      *auth.Store
 	validator protovalidate.Validator
@@ -74,6 +75,10 @@ type Server struct {
 // New opens the database, migrates it and builds the service.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	reqLog, err := newRequestLog(cfg.LogRequests, cfg.LogSlow)
+	if err != nil {
+		return nil, err
+	}
 	store, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -90,6 +95,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
+		reqLog:    reqLog,
 		store:     store,
 		keys:      &auth.Store{Ent: store.Ent, Read: store.Read},
 		validator: validator,
