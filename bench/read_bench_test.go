@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -70,15 +71,22 @@ func BenchmarkReadRatio(b *testing.B) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "\nGET /v1/creators/{id}, %d closed-loop clients on loopback, %d rounds of %v per target (targets take turns).\n", clients, rounds, d)
 	fmt.Fprintf(&out, "req/s: the median round (all rounds); vs bare: the median of each round's ratio to the bare handler's round just before it (all rounds).\n\n")
-	fmt.Fprintf(&out, "| Database | Target | req/s (rounds) | vs bare net/http (rounds) | p50 ms | p99 ms |\n|---|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&out, "| Database | Target | req/s (rounds) | vs bare net/http (rounds) | p50 ms | p99 ms | pool waits per 1k requests | mean pool wait ms |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, be := range backends {
 		b.Run(be.Name, func(b *testing.B) {
-			targets := readTargets(b, be.URL(b))
+			targets, db := readTargets(b, be.URL(b))
 			results := make([][]Result, len(targets))
+			// The service and the bare handlers share the database pool;
+			// targets take turns, so its waits are each target's own.
+			waits := make([]sql.DBStats, len(targets))
 			for range b.N {
 				for r := 0; r < rounds; r++ {
 					for i, t := range targets {
+						before := db.Stats()
 						results[i] = append(results[i], Closed(context.Background(), clients, d, 1<<30, t.do))
+						after := db.Stats()
+						waits[i].WaitCount += after.WaitCount - before.WaitCount
+						waits[i].WaitDuration += after.WaitDuration - before.WaitDuration
 					}
 				}
 			}
@@ -95,8 +103,17 @@ func BenchmarkReadRatio(b *testing.B) {
 					}
 				}
 				ratio := median(rs)
-				fmt.Fprintf(&out, "| %s | %s | %.0f (%s) | **%.2f×** (%s) | %.2f | %.2f |\n", be.Name, t.name, m.Throughput(),
-					strings.Join(each, ", "), ratio, strings.Join(ratios, ", "), float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000)
+				var requests int
+				for _, res := range results[i] {
+					requests += res.OK + res.Errors
+				}
+				meanWait := 0.0
+				if waits[i].WaitCount > 0 {
+					meanWait = float64(waits[i].WaitDuration.Microseconds()) / 1000 / float64(waits[i].WaitCount)
+				}
+				fmt.Fprintf(&out, "| %s | %s | %.0f (%s) | **%.2f×** (%s) | %.2f | %.2f | %.1f | %.2f |\n", be.Name, t.name, m.Throughput(),
+					strings.Join(each, ", "), ratio, strings.Join(ratios, ", "), float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000,
+					1000*float64(waits[i].WaitCount)/float64(max(1, requests)), meanWait)
 				b.ReportMetric(ratio, t.id+"-ratio")
 			}
 		})
@@ -112,9 +129,9 @@ func medianRound(rs []Result) Result {
 }
 
 // readTargets starts the service on the database, a bare net/http handler
-// and a bare gRPC server on the same rows, and returns the four loads; the
-// bare net/http handler comes first.
-func readTargets(b *testing.B, url string) []readTarget {
+// and a bare gRPC server on the same rows, and returns the four loads (the
+// bare net/http handler first) and the pool the reads go through.
+func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	logFile, err := os.Create(b.TempDir() + "/server.log")
 	if err != nil {
 		b.Fatal(err)
@@ -160,7 +177,7 @@ func readTargets(b *testing.B, url string) []readTarget {
 		{"rest", "REST GET /v1/creators/{id}", restGet(s.URL+"/v1/creators/"+id, s.AdminKey)},
 		{"bare-grpc", "bare gRPC server (ent read)", grpcGet(grpcBare)},
 		{"grpc", "gRPC GetCreator", grpcGet(grpcService)},
-	}
+	}, s.Store.ReadDB()
 }
 
 // grpcClients opens 4 HTTP/2 connections, as a client library's small
