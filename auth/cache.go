@@ -21,6 +21,12 @@ const KeyChangeBound = time.Second
 // epoch: four cheap primary-key reads a second, well inside KeyChangeBound.
 const DefaultKeyPollInterval = 250 * time.Millisecond
 
+// maxKeyAge is how long an entry is used before the key is read again
+// whatever the epoch says. It bounds what the epoch cannot see: a change
+// written by something that does not increment it (a replica of a version
+// before the cache, during a rolling upgrade, or a hand-written UPDATE).
+const maxKeyAge = time.Minute
+
 // maxCachedKeys bounds the memory of the cache; when it is full the cache
 // starts over, which costs one database read per active key.
 const maxCachedKeys = 10_000
@@ -32,6 +38,7 @@ const keyEpochID = 1
 // so that time-based checks (expiry, the end of a rotation's grace period)
 // run on every use and need no invalidation.
 type cachedKey struct {
+	read              time.Time // when it was read from the database
 	p                 Principal
 	previous          bool // the secret is the key's previous one (rotation grace)
 	previousExpiresAt *time.Time
@@ -41,6 +48,7 @@ type cachedKey struct {
 
 func newCachedKey(k *ent.APIKey, previous bool) *cachedKey {
 	e := &cachedKey{
+		read:              time.Now(),
 		p:                 Principal{KeyID: k.ID, OrganizationID: k.OrganizationID, Scopes: k.Scopes},
 		previous:          previous,
 		previousExpiresAt: k.PreviousSecretExpiresAt,
@@ -93,7 +101,11 @@ func (c *keyCache) lookup(sum [32]byte) (e *cachedKey, gen uint64, cacheable boo
 	if !c.known || time.Since(c.checked) >= KeyChangeBound {
 		return nil, 0, false
 	}
-	return c.entries[sum], c.gen, true
+	e = c.entries[sum]
+	if e != nil && time.Since(e.read) >= maxKeyAge {
+		e = nil
+	}
+	return e, c.gen, true
 }
 
 func (c *keyCache) store(sum [32]byte, e *cachedKey, gen uint64) {

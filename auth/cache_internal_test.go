@@ -10,7 +10,7 @@ import (
 // has confirmed it current, and never stores what was read before a drop.
 func TestKeyCacheBound(t *testing.T) {
 	sum := sha256.Sum256([]byte("secret"))
-	e := &cachedKey{p: Principal{KeyID: "key_1"}}
+	e := &cachedKey{read: time.Now(), p: Principal{KeyID: "key_1"}}
 
 	c := newKeyCache()
 	if _, _, ok := c.lookup(sum); ok {
@@ -39,6 +39,15 @@ func TestKeyCacheBound(t *testing.T) {
 	c.store(sum, e, before)
 	if got, _, _ := c.lookup(sum); got != nil {
 		t.Fatal("an entry read before the drop was stored after it")
+	}
+
+	// An entry older than maxKeyAge is read again, epoch or not.
+	c.observe(3, time.Now())
+	_, gen, _ = c.lookup(sum)
+	old := &cachedKey{read: time.Now().Add(-maxKeyAge)}
+	c.store(sum, old, gen)
+	if got, _, ok := c.lookup(sum); got != nil || !ok {
+		t.Fatal("an entry past maxKeyAge answers")
 	}
 
 	// The last successful poll started longer ago than the bound (polls
