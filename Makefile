@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench docs bench-cluster
+.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster
 
 all: generate lint test
 
@@ -47,6 +47,10 @@ build:
 ## bench: benchmarks (see bench/README.md)
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./bench/...
+
+## bench-read: GET /v1/creators/{id} over REST and gRPC beside a bare net/http handler, as ratios (~1 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
+bench-read:
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
 
 ## bench-cluster: SQLite, PostgreSQL ×1 and ×3 under the realistic mix; rewrites docs/performance.md (~5 min)
 bench-cluster:

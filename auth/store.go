@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ids"
 )
@@ -79,6 +82,8 @@ type Store struct {
 	// Read, when set, serves lookups (see storage.Store.Read).
 	Read *ent.Client
 	Now  func() time.Time
+
+	cache *keyCache // nil until StartCache
 }
 
 // Reader is the client for queries outside transactions.
@@ -123,18 +128,23 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, er
 	if err != nil {
 		return nil, "", err
 	}
-	c := s.Ent.APIKey.Create().
-		SetID(ids.New(ids.Key)).
-		SetOrganizationID(p.OrganizationID).
-		SetName(p.Name).
-		SetPrefix(DisplayPrefix(secret)).
-		SetSecretHash(Hash(secret)).
-		SetScopes(p.Scopes).
-		SetNillableExpiresAt(p.ExpiresAt)
-	if p.RateLimit != nil {
-		c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
-	}
-	k, err := c.Save(ctx)
+	var k *ent.APIKey
+	err = s.change(ctx, func(tx *ent.Client) error {
+		c := tx.APIKey.Create().
+			SetID(ids.New(ids.Key)).
+			SetOrganizationID(p.OrganizationID).
+			SetName(p.Name).
+			SetPrefix(DisplayPrefix(secret)).
+			SetSecretHash(Hash(secret)).
+			SetScopes(p.Scopes).
+			SetNillableExpiresAt(p.ExpiresAt)
+		if p.RateLimit != nil {
+			c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
+		}
+		var err error
+		k, err = c.Save(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -185,14 +195,23 @@ func (s *Store) EnsureOrganization(ctx context.Context, name string) (*ent.Organ
 	return org, err
 }
 
-// Authenticate resolves a bearer secret to its principal. It reads the
-// database on every call, so a revocation takes effect at once on every
-// replica.
+// Authenticate resolves a bearer secret to its principal. With the cache
+// started (StartCache) a verified key is served from memory while the cache
+// is known current; otherwise every call reads the database.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, error) {
 	if !WellFormed(secret) {
 		return nil, ErrUnauthenticated
 	}
-	h := Hash(secret)
+	sum := sha256.Sum256([]byte(secret))
+	gen, cacheable := uint64(0), false
+	if s.cache != nil {
+		var e *cachedKey
+		e, gen, cacheable = s.cache.lookup(sum)
+		if e != nil {
+			return e.principal(s.now())
+		}
+	}
+	h := hex.EncodeToString(sum[:])
 	// Two single-index lookups: the current secret is by far the common case.
 	k, err := s.Reader().APIKey.Query().Where(apikey.SecretHash(h)).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -204,22 +223,19 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	var e *cachedKey
 	switch {
 	case HashEqual(k.SecretHash, h):
-	case k.PreviousSecretHash != nil && HashEqual(*k.PreviousSecretHash, h) &&
-		k.PreviousSecretExpiresAt != nil && now.Before(*k.PreviousSecretExpiresAt):
+		e = newCachedKey(k, false)
+	case k.PreviousSecretHash != nil && HashEqual(*k.PreviousSecretHash, h):
+		e = newCachedKey(k, true)
 	default:
 		return nil, ErrUnauthenticated
 	}
-	if k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
-		return nil, ErrUnauthenticated
+	if cacheable {
+		s.cache.store(sum, e, gen)
 	}
-	p := &Principal{KeyID: k.ID, OrganizationID: k.OrganizationID, Scopes: k.Scopes}
-	if k.RateLimitRps != nil && k.RateLimitBurst != nil {
-		p.RateLimit = &RateLimit{RequestsPerSecond: *k.RateLimitRps, Burst: *k.RateLimitBurst}
-	}
-	return p, nil
+	return e.principal(s.now())
 }
 
 // RotateKey gives a key a new secret; the current one keeps working for the
@@ -247,24 +263,30 @@ func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, 
 		if err != nil {
 			return nil, "", err
 		}
-		n, err := s.Ent.APIKey.Update().
-			Where(apikey.ID(k.ID), apikey.SecretHash(k.SecretHash), apikey.RevokedAtIsNil()).
-			SetPreviousSecretHash(k.SecretHash).
-			SetPreviousSecretExpiresAt(s.now().Add(grace)).
-			SetSecretHash(Hash(secret)).
-			SetPrefix(DisplayPrefix(secret)).
-			Save(ctx)
+		// The clock is read before the transaction opens: nothing slow
+		// happens while the database's write lock is held.
+		expires := s.now().Add(grace)
+		var rotated *ent.APIKey
+		err = s.change(ctx, func(tx *ent.Client) error {
+			n, err := tx.APIKey.Update().
+				Where(apikey.ID(k.ID), apikey.SecretHash(k.SecretHash), apikey.RevokedAtIsNil()).
+				SetPreviousSecretHash(k.SecretHash).
+				SetPreviousSecretExpiresAt(expires).
+				SetSecretHash(Hash(secret)).
+				SetPrefix(DisplayPrefix(secret)).
+				Save(ctx)
+			if err != nil || n == 0 {
+				return err // n == 0: rotated or revoked meanwhile, read it again
+			}
+			rotated, err = tx.APIKey.Get(ctx, k.ID)
+			return err
+		})
 		if err != nil {
 			return nil, "", err
 		}
-		if n == 0 {
-			continue // rotated or revoked meanwhile: read it again
+		if rotated != nil {
+			return toKey(rotated), secret, nil
 		}
-		k, err = s.Ent.APIKey.Get(ctx, k.ID)
-		if err != nil {
-			return nil, "", err
-		}
-		return toKey(k), secret, nil
 	}
 	return nil, "", apierror.New(codes.Aborted, "CONCURRENT_ROTATION", "the key is being rotated concurrently; try again")
 }
@@ -282,15 +304,46 @@ func (s *Store) RevokeKey(ctx context.Context, by *Principal, orgID, id string) 
 	if err := mayManage(by, k.Scopes, "revoke"); err != nil {
 		return err
 	}
-	n, err := s.Ent.APIKey.Update().
-		Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).
-		SetRevokedAt(s.now()).
-		Save(ctx)
+	revokedAt := s.now()
+	return s.change(ctx, func(tx *ent.Client) error {
+		n, err := tx.APIKey.Update().
+			Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).
+			SetRevokedAt(revokedAt).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNoSuchKey
+		}
+		return nil
+	})
+}
+
+// change runs a write to API keys in one transaction with an increment of
+// the key epoch, so no replica's cache outlives a committed change by more
+// than KeyChangeBound. Every write to api_keys must go through it.
+func (s *Store) change(ctx context.Context, fn func(tx *ent.Client) error) error {
+	tx, err := s.Ent.Tx(ctx)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return ErrNoSuchKey
+	if err := fn(tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	err = tx.KeyEpoch.Create().SetID(keyEpochID).SetEpoch(1).
+		OnConflictColumns(keyepoch.FieldID).AddEpoch(1).Exec(ctx)
+	if err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("bump key epoch: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// This replica need not wait for its next poll.
+	if s.cache != nil {
+		s.cache.drop()
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
@@ -54,6 +55,8 @@ type Client struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// KeyEpoch is the client for interacting with the KeyEpoch builders.
+	KeyEpoch *KeyEpochClient
 	// LogHash is the client for interacting with the LogHash builders.
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
@@ -85,6 +88,7 @@ func (c *Client) init() {
 	c.IPRecord = NewIPRecordClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Job = NewJobClient(c.config)
+	c.KeyEpoch = NewKeyEpochClient(c.config)
 	c.LogHash = NewLogHashClient(c.config)
 	c.LogState = NewLogStateClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
@@ -191,6 +195,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		IPRecord:        NewIPRecordClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
+		KeyEpoch:        NewKeyEpochClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
@@ -224,6 +229,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		IPRecord:        NewIPRecordClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
+		KeyEpoch:        NewKeyEpochClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
@@ -260,8 +266,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event, c.IPRecord,
-		c.IdempotencyKey, c.Job, c.LogHash, c.LogState, c.Organization, c.SigningKey,
-		c.UsageMinute, c.Webhook,
+		c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState, c.Organization,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -272,8 +278,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event, c.IPRecord,
-		c.IdempotencyKey, c.Job, c.LogHash, c.LogState, c.Organization, c.SigningKey,
-		c.UsageMinute, c.Webhook,
+		c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState, c.Organization,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -298,6 +304,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *JobMutation:
 		return c.Job.mutate(ctx, m)
+	case *KeyEpochMutation:
+		return c.KeyEpoch.mutate(ctx, m)
 	case *LogHashMutation:
 		return c.LogHash.mutate(ctx, m)
 	case *LogStateMutation:
@@ -1411,6 +1419,139 @@ func (c *JobClient) mutate(ctx context.Context, m *JobMutation) (Value, error) {
 	}
 }
 
+// KeyEpochClient is a client for the KeyEpoch schema.
+type KeyEpochClient struct {
+	config
+}
+
+// NewKeyEpochClient returns a client for the KeyEpoch from the given config.
+func NewKeyEpochClient(c config) *KeyEpochClient {
+	return &KeyEpochClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `keyepoch.Hooks(f(g(h())))`.
+func (c *KeyEpochClient) Use(hooks ...Hook) {
+	c.hooks.KeyEpoch = append(c.hooks.KeyEpoch, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `keyepoch.Intercept(f(g(h())))`.
+func (c *KeyEpochClient) Intercept(interceptors ...Interceptor) {
+	c.inters.KeyEpoch = append(c.inters.KeyEpoch, interceptors...)
+}
+
+// Create returns a builder for creating a KeyEpoch entity.
+func (c *KeyEpochClient) Create() *KeyEpochCreate {
+	mutation := newKeyEpochMutation(c.config, OpCreate)
+	return &KeyEpochCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of KeyEpoch entities.
+func (c *KeyEpochClient) CreateBulk(builders ...*KeyEpochCreate) *KeyEpochCreateBulk {
+	return &KeyEpochCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *KeyEpochClient) MapCreateBulk(slice any, setFunc func(*KeyEpochCreate, int)) *KeyEpochCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &KeyEpochCreateBulk{err: fmt.Errorf("calling to KeyEpochClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*KeyEpochCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &KeyEpochCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for KeyEpoch.
+func (c *KeyEpochClient) Update() *KeyEpochUpdate {
+	mutation := newKeyEpochMutation(c.config, OpUpdate)
+	return &KeyEpochUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *KeyEpochClient) UpdateOne(_m *KeyEpoch) *KeyEpochUpdateOne {
+	mutation := newKeyEpochMutation(c.config, OpUpdateOne, withKeyEpoch(_m))
+	return &KeyEpochUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *KeyEpochClient) UpdateOneID(id int) *KeyEpochUpdateOne {
+	mutation := newKeyEpochMutation(c.config, OpUpdateOne, withKeyEpochID(id))
+	return &KeyEpochUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for KeyEpoch.
+func (c *KeyEpochClient) Delete() *KeyEpochDelete {
+	mutation := newKeyEpochMutation(c.config, OpDelete)
+	return &KeyEpochDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *KeyEpochClient) DeleteOne(_m *KeyEpoch) *KeyEpochDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *KeyEpochClient) DeleteOneID(id int) *KeyEpochDeleteOne {
+	builder := c.Delete().Where(keyepoch.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &KeyEpochDeleteOne{builder}
+}
+
+// Query returns a query builder for KeyEpoch.
+func (c *KeyEpochClient) Query() *KeyEpochQuery {
+	return &KeyEpochQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeKeyEpoch},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a KeyEpoch entity by its id.
+func (c *KeyEpochClient) Get(ctx context.Context, id int) (*KeyEpoch, error) {
+	return c.Query().Where(keyepoch.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *KeyEpochClient) GetX(ctx context.Context, id int) *KeyEpoch {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *KeyEpochClient) Hooks() []Hook {
+	return c.hooks.KeyEpoch
+}
+
+// Interceptors returns the client interceptors.
+func (c *KeyEpochClient) Interceptors() []Interceptor {
+	return c.inters.KeyEpoch
+}
+
+func (c *KeyEpochClient) mutate(ctx context.Context, m *KeyEpochMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&KeyEpochCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&KeyEpochUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&KeyEpochUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&KeyEpochDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown KeyEpoch mutation op: %q", m.Op())
+	}
+}
+
 // LogHashClient is a client for the LogHash schema.
 type LogHashClient struct {
 	config
@@ -2245,12 +2386,12 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, Creator, Delivery, DeliveryAttempt, Event, IPRecord, IdempotencyKey,
-		Job, LogHash, LogState, Organization, SigningKey, UsageMinute,
+		Job, KeyEpoch, LogHash, LogState, Organization, SigningKey, UsageMinute,
 		Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, Creator, Delivery, DeliveryAttempt, Event, IPRecord, IdempotencyKey,
-		Job, LogHash, LogState, Organization, SigningKey, UsageMinute,
+		Job, KeyEpoch, LogHash, LogState, Organization, SigningKey, UsageMinute,
 		Webhook []ent.Interceptor
 	}
 )

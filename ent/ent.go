@@ -20,6 +20,7 @@ import (
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
@@ -94,6 +95,7 @@ func checkColumn(t, c string) error {
 			iprecord.Table:        iprecord.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			job.Table:             job.ValidColumn,
+			keyepoch.Table:        keyepoch.ValidColumn,
 			loghash.Table:         loghash.ValidColumn,
 			logstate.Table:        logstate.ValidColumn,
 			organization.Table:    organization.ValidColumn,

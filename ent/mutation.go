@@ -19,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
@@ -45,6 +46,7 @@ const (
 	TypeIPRecord        = "IPRecord"
 	TypeIdempotencyKey  = "IdempotencyKey"
 	TypeJob             = "Job"
+	TypeKeyEpoch        = "KeyEpoch"
 	TypeLogHash         = "LogHash"
 	TypeLogState        = "LogState"
 	TypeOrganization    = "Organization"
@@ -8153,6 +8155,374 @@ func (m *JobMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *JobMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Job edge %s", name)
+}
+
+// KeyEpochMutation represents an operation that mutates the KeyEpoch nodes in the graph.
+type KeyEpochMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	epoch         *int64
+	addepoch      *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*KeyEpoch, error)
+	predicates    []predicate.KeyEpoch
+}
+
+var _ ent.Mutation = (*KeyEpochMutation)(nil)
+
+// keyepochOption allows management of the mutation configuration using functional options.
+type keyepochOption func(*KeyEpochMutation)
+
+// newKeyEpochMutation creates new mutation for the KeyEpoch entity.
+func newKeyEpochMutation(c config, op Op, opts ...keyepochOption) *KeyEpochMutation {
+	m := &KeyEpochMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeKeyEpoch,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withKeyEpochID sets the ID field of the mutation.
+func withKeyEpochID(id int) keyepochOption {
+	return func(m *KeyEpochMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *KeyEpoch
+		)
+		m.oldValue = func(ctx context.Context) (*KeyEpoch, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().KeyEpoch.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withKeyEpoch sets the old KeyEpoch of the mutation.
+func withKeyEpoch(node *KeyEpoch) keyepochOption {
+	return func(m *KeyEpochMutation) {
+		m.oldValue = func(context.Context) (*KeyEpoch, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m KeyEpochMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m KeyEpochMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of KeyEpoch entities.
+func (m *KeyEpochMutation) SetID(id int) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *KeyEpochMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *KeyEpochMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().KeyEpoch.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetEpoch sets the "epoch" field.
+func (m *KeyEpochMutation) SetEpoch(i int64) {
+	m.epoch = &i
+	m.addepoch = nil
+}
+
+// Epoch returns the value of the "epoch" field in the mutation.
+func (m *KeyEpochMutation) Epoch() (r int64, exists bool) {
+	v := m.epoch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEpoch returns the old "epoch" field's value of the KeyEpoch entity.
+// If the KeyEpoch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *KeyEpochMutation) OldEpoch(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEpoch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEpoch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEpoch: %w", err)
+	}
+	return oldValue.Epoch, nil
+}
+
+// AddEpoch adds i to the "epoch" field.
+func (m *KeyEpochMutation) AddEpoch(i int64) {
+	if m.addepoch != nil {
+		*m.addepoch += i
+	} else {
+		m.addepoch = &i
+	}
+}
+
+// AddedEpoch returns the value that was added to the "epoch" field in this mutation.
+func (m *KeyEpochMutation) AddedEpoch() (r int64, exists bool) {
+	v := m.addepoch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEpoch resets all changes to the "epoch" field.
+func (m *KeyEpochMutation) ResetEpoch() {
+	m.epoch = nil
+	m.addepoch = nil
+}
+
+// Where appends a list predicates to the KeyEpochMutation builder.
+func (m *KeyEpochMutation) Where(ps ...predicate.KeyEpoch) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the KeyEpochMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *KeyEpochMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.KeyEpoch, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *KeyEpochMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *KeyEpochMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (KeyEpoch).
+func (m *KeyEpochMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *KeyEpochMutation) Fields() []string {
+	fields := make([]string, 0, 1)
+	if m.epoch != nil {
+		fields = append(fields, keyepoch.FieldEpoch)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *KeyEpochMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case keyepoch.FieldEpoch:
+		return m.Epoch()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *KeyEpochMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case keyepoch.FieldEpoch:
+		return m.OldEpoch(ctx)
+	}
+	return nil, fmt.Errorf("unknown KeyEpoch field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *KeyEpochMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case keyepoch.FieldEpoch:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEpoch(v)
+		return nil
+	}
+	return fmt.Errorf("unknown KeyEpoch field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *KeyEpochMutation) AddedFields() []string {
+	var fields []string
+	if m.addepoch != nil {
+		fields = append(fields, keyepoch.FieldEpoch)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *KeyEpochMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case keyepoch.FieldEpoch:
+		return m.AddedEpoch()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *KeyEpochMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case keyepoch.FieldEpoch:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEpoch(v)
+		return nil
+	}
+	return fmt.Errorf("unknown KeyEpoch numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *KeyEpochMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *KeyEpochMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *KeyEpochMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown KeyEpoch nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *KeyEpochMutation) ResetField(name string) error {
+	switch name {
+	case keyepoch.FieldEpoch:
+		m.ResetEpoch()
+		return nil
+	}
+	return fmt.Errorf("unknown KeyEpoch field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *KeyEpochMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *KeyEpochMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *KeyEpochMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *KeyEpochMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *KeyEpochMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *KeyEpochMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *KeyEpochMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown KeyEpoch unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *KeyEpochMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown KeyEpoch edge %s", name)
 }
 
 // LogHashMutation represents an operation that mutates the LogHash nodes in the graph.

@@ -12,6 +12,7 @@ import (
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/schema"
@@ -310,6 +311,12 @@ func init() {
 			return nil
 		}
 	}()
+	keyepochFields := schema.KeyEpoch{}.Fields()
+	_ = keyepochFields
+	// keyepochDescEpoch is the schema descriptor for epoch field.
+	keyepochDescEpoch := keyepochFields[1].Descriptor()
+	// keyepoch.DefaultEpoch holds the default value on creation for the epoch field.
+	keyepoch.DefaultEpoch = keyepochDescEpoch.Default.(int64)
 	logstateFields := schema.LogState{}.Fields()
 	_ = logstateFields
 	// logstateDescSize is the schema descriptor for size field.

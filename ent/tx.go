@@ -30,6 +30,8 @@ type Tx struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// KeyEpoch is the client for interacting with the KeyEpoch builders.
+	KeyEpoch *KeyEpochClient
 	// LogHash is the client for interacting with the LogHash builders.
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
@@ -181,6 +183,7 @@ func (tx *Tx) init() {
 	tx.IPRecord = NewIPRecordClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
+	tx.KeyEpoch = NewKeyEpochClient(tx.config)
 	tx.LogHash = NewLogHashClient(tx.config)
 	tx.LogState = NewLogStateClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)

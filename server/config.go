@@ -67,6 +67,12 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile, when set, serve TLS on HTTPAddr and
 	// GRPCAddr; both files are read again when they change.
 	TLSCertFile, TLSKeyFile string
+	// LogRequests chooses which requests get a log line: LogRequestsAll,
+	// LogRequestsSampled (default) or LogRequestsErrors.
+	LogRequests string
+	// LogSlow is the latency from which a request is always logged
+	// (default 500 ms).
+	LogSlow time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -87,6 +93,8 @@ func DefaultConfig() Config {
 		RateLimit:              auth.RateLimit{RequestsPerSecond: ratelimit.DefaultRPS, Burst: ratelimit.DefaultBurst},
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
+		LogRequests:            LogRequestsSampled,
+		LogSlow:                500 * time.Millisecond,
 	}
 }
 
@@ -103,6 +111,8 @@ func (cfg Config) withDefaults() Config {
 	cfg.WebhookWorkers = cmp.Or(cfg.WebhookWorkers, def.WebhookWorkers)
 	cfg.WebhookTimeout = cmp.Or(cfg.WebhookTimeout, def.WebhookTimeout)
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
+	cfg.LogRequests = cmp.Or(cfg.LogRequests, def.LogRequests)
+	cfg.LogSlow = cmp.Or(cfg.LogSlow, def.LogSlow)
 	if cfg.AnalyticsFlushInterval <= 0 {
 		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
 	}

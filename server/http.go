@@ -140,6 +140,10 @@ func tooLarge() *status.Status {
 }
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
+	latency := time.Since(start)
+	if !s.reqLog.wants(rec.status >= 400, latency) {
+		return
+	}
 	routeName := ri.route.Template
 	if routeName == "" {
 		routeName = r.URL.Path
@@ -148,5 +152,5 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 		}
 	}
 	s.log.InfoContext(r.Context(), "request", "transport", "http", "request_id", ri.id, "method", r.Method,
-		"route", routeName, "status", rec.status, "latency_ms", msSince(start), "key_id", ri.keyID)
+		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID)
 }

@@ -70,9 +70,11 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	start := time.Now()
 	ri := requestInfoFrom(ctx)
 	resp, err := handler(ctx, req)
-	st, _ := status.FromError(err)
-	s.log.InfoContext(ctx, "request", "transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
-		"route", ri.route.Template, "code", st.Code().String(), "latency_ms", msSince(start), "key_id", ri.keyID)
+	latency := time.Since(start)
+	if code := status.Code(err); s.reqLog.wants(code != codes.OK, latency) {
+		s.log.InfoContext(ctx, "request", "transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
+			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID)
+	}
 	return resp, err
 }
 
@@ -158,7 +160,7 @@ func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerIn
 	return handler(ctx, req)
 }
 
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // principal returns the authenticated caller; every handler runs behind the
 // auth interceptor, so a missing one is a wiring bug.

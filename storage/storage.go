@@ -214,6 +214,15 @@ type txDriver struct{ *entsql.Driver }
 
 func (d txDriver) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(d.Driver), nil }
 
+// ReadDB is the pool behind Read: SQLite's read-only connections, or DB.
+// Its Stats show how often reads waited for a connection.
+func (s *Store) ReadDB() *sql.DB {
+	if s.readDB != nil {
+		return s.readDB
+	}
+	return s.DB
+}
+
 // Ping checks the database is reachable (readiness).
 func (s *Store) Ping(ctx context.Context) error { return s.DB.PingContext(ctx) }
 

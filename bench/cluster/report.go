@@ -166,7 +166,7 @@ func (r *report) markdown() string {
 	w("  (`music/release-strategy`) 15 %%, register IP 15 %%, catalog query (a creator's first 20 records) 15 %%,\n")
 	w("  async run 10 %% — each accepted async run is then polled until completed (after 100 ms, backing off to\n")
 	w("  1 s; polls count as requests). 100 creators are seeded first; the API key's rate limit is raised so\n")
-	w("  the limiter runs but never refuses. Servers log one line per request at INFO, as deployed.\n")
+	w("  the limiter runs but never refuses. Servers log requests as deployed by default (`--log-requests sampled`: failed and slow ones, 1 in 100 of the rest).\n")
 	w("- **Fixed rate**: open loop at each rate of `-rps` (%s req/s) for `-duration` (%s), each share its own\n", joinInts(o.rates), o.duration)
 	w("  fixed-rate stream (`bench.Rate`) starting at a random point of its first interval, so the streams are\n")
 	w("  independent like separate clients rather than firing together: latency counts from when a request was\n")

@@ -171,8 +171,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	recordUsage := fs.boolean("analytics", true, "record per-request usage analytics (GET /v1/analytics/usage)")
 	flushEvery := fs.duration("analytics-flush-interval", 5*time.Second, "how often usage aggregates are written to the database")
 	retention := fs.duration("analytics-retention", 90*24*time.Hour, "how long per-minute usage is kept (0 keeps it forever)")
+	logDefaults := server.DefaultConfig()
+	logRequests := fs.str("log-requests", logDefaults.LogRequests, fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones)", server.RequestLogSampleEvery))
+	logSlow := fs.duration("log-slow", logDefaults.LogSlow, "requests taking at least this long are always logged")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	switch *logRequests {
+	case server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors:
+	default:
+		return fmt.Errorf("--log-requests must be all, sampled or errors, not %q", *logRequests)
+	}
+	if *logSlow <= 0 {
+		return errors.New("--log-slow must be positive")
 	}
 	if *retention < 0 {
 		return errors.New("--analytics-retention must not be negative")
@@ -224,6 +235,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		DisableAnalytics:       !*recordUsage,
 		AnalyticsFlushInterval: *flushEvery,
 		AnalyticsRetention:     *retention,
+		LogRequests:            *logRequests,
+		LogSlow:                *logSlow,
 	})
 }
 

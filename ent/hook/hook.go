@@ -105,6 +105,18 @@ func (f JobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobMutation", m)
 }
 
+// The KeyEpochFunc type is an adapter to allow the use of ordinary
+// function as KeyEpoch mutator.
+type KeyEpochFunc func(context.Context, *ent.KeyEpochMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f KeyEpochFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.KeyEpochMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.KeyEpochMutation", m)
+}
+
 // The LogHashFunc type is an adapter to allow the use of ordinary
 // function as LogHash mutator.
 type LogHashFunc func(context.Context, *ent.LogHashMutation) (ent.Value, error)

@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -291,6 +292,17 @@ var (
 			},
 		},
 	}
+	// KeyEpochColumns holds the columns for the "key_epoch" table.
+	KeyEpochColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "epoch", Type: field.TypeInt64, Default: 0},
+	}
+	// KeyEpochTable holds the schema information for the "key_epoch" table.
+	KeyEpochTable = &schema.Table{
+		Name:       "key_epoch",
+		Columns:    KeyEpochColumns,
+		PrimaryKey: []*schema.Column{KeyEpochColumns[0]},
+	}
 	// LogHashesColumns holds the columns for the "log_hashes" table.
 	LogHashesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -426,6 +438,7 @@ var (
 		IPRecordsTable,
 		IdempotencyKeysTable,
 		JobsTable,
+		KeyEpochTable,
 		LogHashesTable,
 		LogStatesTable,
 		OrganizationsTable,
@@ -438,4 +451,7 @@ var (
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
 	CreatorsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	KeyEpochTable.Annotation = &entsql.Annotation{
+		Table: "key_epoch",
+	}
 }

@@ -30,6 +30,9 @@ type IdempotencyKey func(*sql.Selector)
 // Job is the predicate function for job builders.
 type Job func(*sql.Selector)
 
+// KeyEpoch is the predicate function for keyepoch builders.
+type KeyEpoch func(*sql.Selector)
+
 // LogHash is the predicate function for loghash builders.
 type LogHash func(*sql.Selector)
 

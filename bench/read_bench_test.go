@@ -1,0 +1,271 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/creator"
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
+)
+
+// The read benchmark: GET /v1/creators/{id} through the whole service
+// (auth, rate limiting, analytics, request logging, REST and gRPC) beside
+// a bare net/http handler that reads the same row through ent and writes
+// it as JSON with no middleware. All run in this process, one at a time,
+// under the same closed loop; the ratio to the bare handler in the same
+// run is the figure that survives a noisy, shared machine.
+//
+//	make bench-read      # = go test -run '^$' -bench ReadRatio -benchtime 1x ./bench/
+//
+// Environment: BENCH_SECONDS (per round and target, default 2),
+// BENCH_ROUNDS (default 5, medians are reported), BENCH_CLIENTS
+// (default 32), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
+// CREATIVEOPS_TEST_POSTGRES_URL), BENCH_LOG_REQUESTS (the server's
+// --log-requests, default its default).
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// readTarget is one thing the load is pointed at.
+type readTarget struct {
+	id   string // short, for the benchmark's metrics
+	name string
+	do   func(ctx context.Context, i int) error
+}
+
+func BenchmarkReadRatio(b *testing.B) {
+	var backends []testdb.Backend
+	for _, be := range testdb.Backends(b) {
+		if db := os.Getenv("BENCH_DB"); db == "" || db == be.Name {
+			backends = append(backends, be)
+		}
+	}
+	rounds, clients := envInt("BENCH_ROUNDS", 5), envInt("BENCH_CLIENTS", 32)
+	d := time.Duration(envInt("BENCH_SECONDS", 2)) * time.Second
+	var out strings.Builder
+	fmt.Fprintf(&out, "\nGET /v1/creators/{id}, %d closed-loop clients on loopback, %d rounds of %v per target (targets take turns).\n", clients, rounds, d)
+	fmt.Fprintf(&out, "req/s: the median round (all rounds); vs bare: the median of each round's ratio to the bare handler's round just before it (all rounds).\n")
+	fmt.Fprintf(&out, "CPU per request: this process's CPU time (clients, servers, SQLite) over the target's requests; steadier than req/s on a shared machine.\n\n")
+	fmt.Fprintf(&out, "| Database | Target | req/s (rounds) | vs bare net/http (rounds) | p50 ms | p99 ms | CPU µs per request | pool waits per 1k requests | mean pool wait ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, be := range backends {
+		b.Run(be.Name, func(b *testing.B) {
+			targets, db := readTargets(b, be.URL(b))
+			results := make([][]Result, len(targets))
+			// The service and the bare handlers share the database pool;
+			// targets take turns, so its waits are each target's own.
+			waits := make([]sql.DBStats, len(targets))
+			// CPU time of this process (load generator, service, bare
+			// handlers and, on SQLite, the database) while each target ran.
+			cpu := make([]time.Duration, len(targets))
+			for range b.N {
+				for r := 0; r < rounds; r++ {
+					for i, t := range targets {
+						before, cpuBefore := db.Stats(), cpuTime()
+						results[i] = append(results[i], Closed(context.Background(), clients, d, 1<<30, t.do))
+						after := db.Stats()
+						cpu[i] += cpuTime() - cpuBefore
+						waits[i].WaitCount += after.WaitCount - before.WaitCount
+						waits[i].WaitDuration += after.WaitDuration - before.WaitDuration
+					}
+				}
+			}
+			for i, t := range targets {
+				m := medianRound(results[i])
+				var each, ratios []string
+				var rs []float64
+				for r, res := range results[i] {
+					each = append(each, fmt.Sprintf("%.0f", res.Throughput()))
+					rs = append(rs, res.Throughput()/results[0][r].Throughput())
+					ratios = append(ratios, fmt.Sprintf("%.2f", rs[r]))
+					if res.Errors > 0 {
+						b.Errorf("%s: %d errors", t.name, res.Errors)
+					}
+				}
+				ratio := median(rs)
+				var requests int
+				for _, res := range results[i] {
+					requests += res.OK + res.Errors
+				}
+				meanWait := 0.0
+				if waits[i].WaitCount > 0 {
+					meanWait = float64(waits[i].WaitDuration.Microseconds()) / 1000 / float64(waits[i].WaitCount)
+				}
+				fmt.Fprintf(&out, "| %s | %s | %.0f (%s) | **%.2f×** (%s) | %.2f | %.2f | %.0f | %.1f | %.2f |\n", be.Name, t.name, m.Throughput(),
+					strings.Join(each, ", "), ratio, strings.Join(ratios, ", "), float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000,
+					float64(cpu[i].Microseconds())/float64(max(1, requests)), 1000*float64(waits[i].WaitCount)/float64(max(1, requests)), meanWait)
+				b.ReportMetric(ratio, t.id+"-ratio")
+			}
+		})
+	}
+	fmt.Fprintln(os.Stdout, out.String())
+}
+
+// medianRound is the round with the median throughput.
+func medianRound(rs []Result) Result {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b Result) int { return cmp.Compare(a.Throughput(), b.Throughput()) })
+	return rs[len(rs)/2]
+}
+
+// readTargets starts the service on the database, a bare net/http handler
+// and a bare gRPC server on the same rows, and returns the four loads (the
+// bare net/http handler first) and the pool the reads go through.
+func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
+	logFile, err := os.Create(b.TempDir() + "/server.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { logFile.Close() })
+	s := testserver.Start(b, testserver.Options{DatabaseURL: url, Configure: func(c *server.Config) {
+		// The log goes to a file, as a deployed server's goes to a
+		// pipe: the writes are real.
+		c.Logger = slog.New(slog.NewJSONHandler(logFile, nil))
+		c.LogRequests = os.Getenv("BENCH_LOG_REQUESTS")
+		c.DisableAnalytics = false
+	}})
+	r := s.Do(b, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "Nova Reyes", "email": "nova@example.com", "vertical": "music", "metadata": map[string]any{"label": "Night Owl"}})
+	if r.Status != http.StatusCreated {
+		b.Fatalf("create creator: %d %s", r.Status, r.Body)
+	}
+	id := r.JSON["id"].(string)
+	read := s.Store.Read
+	orgID := s.OrgID
+
+	bareHTTP := serveBareHTTP(b, read, orgID)
+	bareGRPC := serveBareGRPC(b, read, orgID)
+	client := Client()
+	b.Cleanup(client.CloseIdleConnections)
+	grpcService := grpcClients(b, s.Addr, s.AdminKey)
+	grpcBare := grpcClients(b, bareGRPC, "")
+	getRequest := &creativeopsv1.GetCreatorRequest{Id: id}
+	grpcGet := func(cs []creativeopsv1.CreatorsServiceClient) func(ctx context.Context, i int) error {
+		return func(ctx context.Context, i int) error {
+			c, err := cs[i%len(cs)].GetCreator(ctx, getRequest)
+			if err == nil && c.GetId() != id {
+				err = fmt.Errorf("got creator %q", c.GetId())
+			}
+			return err
+		}
+	}
+	restGet := func(url, key string) func(ctx context.Context, i int) error {
+		f := get(client, url, key)
+		return func(ctx context.Context, _ int) error { return f(ctx) }
+	}
+	return []readTarget{
+		{"bare-http", "bare net/http (ent read, JSON)", restGet(bareHTTP+"/v1/creators/"+id, "")},
+		{"rest", "REST GET /v1/creators/{id}", restGet(s.URL+"/v1/creators/"+id, s.AdminKey)},
+		{"bare-grpc", "bare gRPC server (ent read)", grpcGet(grpcBare)},
+		{"grpc", "gRPC GetCreator", grpcGet(grpcService)},
+	}, s.Store.ReadDB()
+}
+
+// grpcClients opens 4 HTTP/2 connections, as a client library's small
+// pool would; calls take them in turn.
+func grpcClients(b *testing.B, addr, key string) []creativeopsv1.CreatorsServiceClient {
+	var out []creativeopsv1.CreatorsServiceClient
+	for range 4 {
+		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+		if key != "" {
+			opts = append(opts, grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+				return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key), method, req, reply, cc, opts...)
+			}))
+		}
+		cc, err := grpc.NewClient("passthrough:///"+addr, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cc.Close() })
+		out = append(out, creativeopsv1.NewCreatorsServiceClient(cc))
+	}
+	return out
+}
+
+// creatorJSON is the REST representation the bare handler writes.
+type creatorJSON struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Email     string         `json:"email"`
+	Vertical  string         `json:"vertical"`
+	Status    string         `json:"status"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+func serveBareHTTP(b *testing.B, read *ent.Client, orgID string) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/creators/{id}", func(w http.ResponseWriter, r *http.Request) {
+		c, err := read.Creator.Query().Where(creator.ID(r.PathValue("id")), creator.OrganizationID(orgID)).Only(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(creatorJSON{c.ID, c.Name, c.Email, c.Vertical, c.Status, c.Metadata, c.CreatedAt, c.UpdatedAt})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+type bareCreators struct {
+	creativeopsv1.UnimplementedCreatorsServiceServer
+	read  *ent.Client
+	orgID string
+}
+
+func (s *bareCreators) GetCreator(ctx context.Context, req *creativeopsv1.GetCreatorRequest) (*creativeopsv1.Creator, error) {
+	c, err := s.read.Creator.Query().Where(creator.ID(req.GetId()), creator.OrganizationID(s.orgID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &creativeopsv1.Creator{Id: c.ID, Name: c.Name, Email: c.Email, Vertical: c.Vertical, Status: c.Status,
+		CreatedAt: timestamppb.New(c.CreatedAt), UpdatedAt: timestamppb.New(c.UpdatedAt)}
+	if c.Metadata != nil {
+		out.Metadata, _ = structpb.NewStruct(c.Metadata)
+	}
+	return out, nil
+}
+
+func serveBareGRPC(b *testing.B, read *ent.Client, orgID string) string {
+	srv := grpc.NewServer()
+	creativeopsv1.RegisterCreatorsServiceServer(srv, &bareCreators{read: read, orgID: orgID})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(srv.Stop)
+	return ln.Addr().String()
+}
