@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
@@ -144,7 +145,17 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // Migrate brings the schema up to date. It only adds: columns and indexes
 // that a newer version no longer uses are left in place, so upgrades never
 // drop data.
+// On PostgreSQL, replicas that start together take turns: each migrates
+// under a session advisory lock, so the second finds the schema made and
+// adds nothing, instead of both creating the same tables and types at once.
 func (s *Store) Migrate(ctx context.Context) error {
+	if s.Pool != nil {
+		unlock, err := s.advisoryLock(ctx, migrationLock)
+		if err != nil {
+			return fmt.Errorf("migrate schema: %w", err)
+		}
+		defer unlock()
+	}
 	if err := s.Ent.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
@@ -156,6 +167,32 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate queue: %w", err)
 	}
 	return nil
+}
+
+// migrationLock is the key of the PostgreSQL advisory lock held while
+// migrating ("cops" in ASCII), shared by every version of the service.
+const migrationLock int64 = 0x636f7073
+
+// advisoryLock waits for a PostgreSQL session advisory lock and returns
+// its release. It holds the lock on a connection of its own, outside the
+// pool, so that the work done under it can use every pooled connection
+// (a pool_max_conns=1 pool would otherwise deadlock on itself).
+func (s *Store) advisoryLock(ctx context.Context, key int64) (unlock func(), err error) {
+	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("take the advisory lock %d: %w", key, err)
+	}
+	return func() {
+		// Closing the session releases the lock even if the unlock fails.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
+		conn.Close(ctx)
+	}, nil
 }
 
 // TxFunc is the work of one transaction. It must use the ctx it is given
