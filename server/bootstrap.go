@@ -1,34 +1,107 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/term"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ids"
 )
 
+// BootstrapKeyFile is the file in the data directory that receives the
+// first key when no terminal is there to show it.
+const BootstrapKeyFile = "bootstrap-key"
+
+// errBootstrapped ends the bootstrap transaction of a replica that found
+// the organizations already made.
+var errBootstrapped = errors.New("already bootstrapped")
+
 // Bootstrap gives a brand-new installation a way in: on an empty database it
-// creates the organization "default" with one all-scopes key, printed once
-// on stderr. When replicas start together only the one whose organization
-// insert wins prints a key.
+// creates the organization "default" with one all-scopes key, shown once.
+// The organization and its key commit together, and when replicas start
+// together only the one whose insert wins shows a key; the others carry on
+// silently. A database with organizations but no usable key gets a warning
+// saying how to make one.
 func (s *Server) Bootstrap(ctx context.Context) error {
-	n, err := s.store.Ent.Organization.Query().Count(ctx)
-	if err != nil || n > 0 {
+	var org *ent.Organization
+	var secret string
+	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		n, err := tx.Organization.Query().Count(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return errBootstrapped
+		}
+		if org, err = tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName("default").Save(ctx); err != nil {
+			return err
+		}
+		_, secret, err = (&auth.Store{Ent: tx}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{auth.ScopeAll}})
 		return err
+	})
+	switch {
+	case errors.Is(err, errBootstrapped), ent.IsConstraintError(err):
+		return s.warnWithoutKeys(ctx)
+	case err != nil:
+		return fmt.Errorf("bootstrap: %w", err)
 	}
-	org, err := s.store.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName("default").Save(ctx)
-	if ent.IsConstraintError(err) {
+	return s.showBootstrapKey(org, secret)
+}
+
+// showBootstrapKey prints the first key on the console when an operator
+// is watching it. Otherwise (a service manager, a container, a pipe into
+// log storage) the console carries JSON log lines, which a banner would
+// break and where a secret does not belong: the key goes to a file only
+// its owner can read, and the log says where.
+func (s *Server) showBootstrapKey(org *ent.Organization, secret string) error {
+	if f, ok := s.cfg.Console.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(f, "\nCreated organization %q (%s) and an API key with all scopes.\nIt is shown only this once:\n\n    %s\n\n", org.Name, org.ID, secret)
 		return nil
 	}
-	if err != nil {
-		return err
+	path := filepath.Join(cmp.Or(s.cfg.DataDir, DefaultConfig().DataDir), BootstrapKeyFile)
+	// A file left by an earlier installation is replaced, never read by
+	// anyone in between: remove it, then create the new one exclusively.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("bootstrap key file: %w", err)
 	}
-	_, secret, err := s.keys.CreateKey(ctx, auth.NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{auth.ScopeAll}})
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return fmt.Errorf("bootstrap key file: %w", err)
 	}
-	fmt.Fprintf(s.cfg.Console, "\nCreated organization %q (%s) and an API key with all scopes.\nIt is shown only this once:\n\n    %s\n\n", org.Name, org.ID, secret)
+	_, err = fmt.Fprintln(f, secret)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("bootstrap key file %s: %w", path, err)
+	}
+	s.log.Warn("created organization \"default\" and an API key with all scopes; the key is in a file readable only by this user: keep it elsewhere and delete the file",
+		"org", org.Name, "org_id", org.ID, "key_file", path)
+	return nil
+}
+
+// warnWithoutKeys tells the operator of an installation that no key can
+// open how to make one.
+func (s *Server) warnWithoutKeys(ctx context.Context) error {
+	usable, err := s.store.Ent.APIKey.Query().Where(
+		apikey.RevokedAtIsNil(),
+		apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(time.Now())),
+	).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if !usable {
+		s.log.Warn("no active API key: every request will be refused; create one with: creativeops keys create --org NAME --scopes '*' (creativeops orgs list shows the organizations)")
+	}
 	return nil
 }
