@@ -322,7 +322,7 @@ func TestMetrics(t *testing.T) {
 		`creativeops_jobs{status="completed"} 1`,
 		`creativeops_jobs_finished_total{async="false",status="completed"} 1`,
 		`creativeops_table_scrape_error 0`,
-		`creativeops_build_info{`,
+		`creativeops_build_info{commit="`,
 		`go_goroutines `,
 		`go_sql_open_connections`,
 		`creativeops_rate_limited_requests_total 0`,
