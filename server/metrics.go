@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/storage"
 )
 
