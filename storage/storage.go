@@ -129,6 +129,9 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 			s.readDB.Close()
 		}
 		s.DB.Close()
+		if s.Dialect == dialect.SQLite {
+			return nil, sqliteOpenError(strings.TrimPrefix(databaseURL, "sqlite://"), err)
+		}
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	s.Ent = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.DB)))
@@ -167,6 +170,20 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate queue: %w", err)
 	}
 	return nil
+}
+
+// sqliteOpenError names the file SQLite could not open and the likely
+// cause: SQLite's own message ("unable to open database file") says
+// neither.
+func sqliteOpenError(path string, err error) error {
+	path, _, _ = strings.Cut(path, "?")
+	cause := "check that its directory is writable by this user"
+	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+		cause = "it is a directory; give the path of a file inside it"
+	} else if statErr == nil {
+		cause = "check that the file and its directory are writable by this user"
+	}
+	return fmt.Errorf("open SQLite database %s: %w (%s)", path, err, cause)
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock held while

@@ -3,6 +3,9 @@ package storage
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/internal/testdb"
@@ -73,6 +76,30 @@ func TestConcurrentMigrate(t *testing.T) {
 		var n int
 		if err := stores[0].DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
 			t.Errorf("table %s: %v", table, err)
+		}
+	}
+}
+
+// A database SQLite cannot open is named in the error, with the likely
+// cause.
+func TestOpenSQLiteErrorNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "creativeops.db")
+	if err := os.Mkdir(path, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), "sqlite://"+path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("Open on a directory: %v; want the path and the cause", err)
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), "sqlite://"+filepath.Join(ro, "x.db"))
+		if err == nil || !strings.Contains(err.Error(), ro) || !strings.Contains(err.Error(), "writable") {
+			t.Fatalf("Open in a read-only directory: %v; want the path and the cause", err)
 		}
 	}
 }
