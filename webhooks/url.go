@@ -17,6 +17,10 @@ const MaxURLLength = 2048
 // 400 without matching on text.
 var ErrInvalidURL = errors.New("invalid webhook URL")
 
+// insecureHint tells whoever reads a refusal how a development server
+// accepts such a URL.
+const insecureHint = "http:// and private or loopback addresses are accepted only by a server started with --allow-insecure-webhooks (CREATIVEOPS_ALLOW_INSECURE_WEBHOOKS=true), for development"
+
 // ValidateURL checks an endpoint URL when a webhook is registered. With
 // allowInsecure false it also refuses literal internal addresses and
 // localhost, so customers get an immediate error instead of a webhook whose
@@ -34,7 +38,7 @@ func ValidateURL(raw string, allowInsecure bool) error {
 	case "https":
 	case "http":
 		if !allowInsecure {
-			return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
+			return fmt.Errorf("%w: scheme must be https; %s", ErrInvalidURL, insecureHint)
 		}
 	case "":
 		return fmt.Errorf("%w: not an absolute URL", ErrInvalidURL)
@@ -64,14 +68,14 @@ func ValidateURL(raw string, allowInsecure bool) error {
 
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if err := strictGuardian.SafeAddr(ip.WithZone("")); err != nil {
-			return fmt.Errorf("%w: %s is not a public address", ErrInvalidURL, ip)
+			return fmt.Errorf("%w: %s is not a public address; %s", ErrInvalidURL, ip, insecureHint)
 		}
 		return nil
 	}
 	name := strings.ToLower(strings.TrimSuffix(host, "."))
 	// RFC 6761 reserves localhost and everything under it for loopback.
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return fmt.Errorf("%w: %s is a loopback name", ErrInvalidURL, host)
+		return fmt.Errorf("%w: %s is a loopback name; %s", ErrInvalidURL, host, insecureHint)
 	}
 	// Some resolvers (getaddrinfo via inet_aton) read "127.1", "2130706433"
 	// or "0x7f.1" as IPv4 addresses; no real DNS name ends in a numeric
