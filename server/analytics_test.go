@@ -221,6 +221,10 @@ func TestUsageValidation(t *testing.T) {
 			t.Errorf("%s: %d %v, want 400 naming %s: %s", c.query, r.Status, r.ViolatedFields(), c.field, r.Body)
 		}
 	}
+	// The refusal of an unknown granularity lists the accepted values.
+	if r := s.Do(t, "GET", "/v1/analytics/usage?granularity=week", s.AdminKey, nil); !strings.Contains(string(r.Body), "must be minute, hour or day") {
+		t.Errorf("granularity=week: %s", r.Body)
+	}
 	if r := s.Do(t, "GET", "/v1/analytics/usage?from=yesterday", s.AdminKey, nil); r.Status != 400 {
 		t.Errorf("unparsable from: %d", r.Status)
 	}

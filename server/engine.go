@@ -74,9 +74,9 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 
 func (s *engineService) GetJob(ctx context.Context, req *creativeopsv1.GetJobRequest) (*creativeopsv1.Job, error) {
 	p := principal(ctx)
-	j, err := s.store.Read.Job.Query().Where(job.ID(req.GetJobId()), job.OrganizationID(p.OrganizationID)).Only(ctx)
+	j, err := s.store.Read.Job.Query().Where(job.ID(req.GetId()), job.OrganizationID(p.OrganizationID)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, apierror.NotFound("job", req.GetJobId())
+		return nil, apierror.NotFound("job", req.GetId())
 	}
 	if err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ func TestRequestIDAndRouting(t *testing.T) {
 	}
 	doc := s.Do(t, "GET", "/v1/openapi.json", "", nil).JSON
 	paths := doc["paths"].(map[string]any)
-	for _, p := range []string{"/v1/engine/run", "/v1/engine/workflows", "/v1/engine/status/{job_id}", "/v1/creators", "/v1/creators/{id}", "/v1/ip/register", "/v1/ip/catalog", "/v1/webhooks", "/v1/webhooks/{id}", "/v1/analytics/usage", "/v1/keys"} {
+	for _, p := range []string{"/v1/engine/run", "/v1/engine/workflows", "/v1/engine/status/{id}", "/v1/creators", "/v1/creators/{id}", "/v1/ip/register", "/v1/ip/catalog", "/v1/webhooks", "/v1/webhooks/{id}", "/v1/analytics/usage", "/v1/keys"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}

@@ -694,7 +694,7 @@ func (x *Job) GetAsync() bool {
 
 type GetJobRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -729,9 +729,9 @@ func (*GetJobRequest) Descriptor() ([]byte, []int) {
 	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *GetJobRequest) GetJobId() string {
+func (x *GetJobRequest) GetId() string {
 	if x != nil {
-		return x.JobId
+		return x.Id
 	}
 	return ""
 }
@@ -962,9 +962,9 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n" +
 	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12\x1a\n" +
 	"\battempts\x18\f \x01(\x05R\battempts\x12\x14\n" +
-	"\x05async\x18\r \x01(\bR\x05async\"/\n" +
-	"\rGetJobRequest\x12\x1e\n" +
-	"\x06job_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x05jobId\"\xe3\x01\n" +
+	"\x05async\x18\r \x01(\bR\x05async\"(\n" +
+	"\rGetJobRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xe3\x01\n" +
 	"\x0fListJobsRequest\x12P\n" +
 	"\x06status\x18\x01 \x01(\tB8\xbaH5r3R\x00R\x06queuedR\n" +
 	"processingR\tcompletedR\x06failedR\bcanceledR\x06status\x12\x1a\n" +
@@ -978,13 +978,13 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
 	"\x10CancelJobRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x90\x06\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x8c\x06\n" +
 	"\rEngineService\x12z\n" +
 	"\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/verticals\x12z\n" +
 	"\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/workflows\x12n\n" +
 	"\vGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/engine/workflows/{id}\x12a\n" +
-	"\vRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\"\x19\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12`\n" +
-	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/engine/status/{job_id}\x12f\n" +
+	"\vRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\"\x19\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12\\\n" +
+	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/engine/status/{id}\x12f\n" +
 	"\bListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/engine/jobs\x12j\n" +
 	"\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.Job\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/engine/jobs/{id}:cancelBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
