@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,14 +48,16 @@ func TestRESTBodies(t *testing.T) {
 		wantStatus int
 		wantInMsg  string
 		wantReason string
+		wantField  string
 	}{
-		{"malformed JSON", "POST", `{"name": "A", "email": }`, 400, "line 1, column", ""},
-		{"truncated JSON", "POST", `{"name": "A",`, 400, "ends unexpectedly", ""},
-		{"not an object", "POST", `[1,2]`, 400, "must be a JSON object", ""},
-		{"unknown field", "POST", `{"name":"A","email":"a@example.com","vertical":"music","nickname":"x"}`, 400, `unknown field "nickname"`, ""},
-		{"oversized body", "POST", `{"name":"A","email":"a@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`, 413, "1 MiB", "PAYLOAD_TOO_LARGE"},
-		{"lowerCamelCase accepted", "POST", `{"name":"A","email":"camel@example.com","vertical":"music"}`, 201, "", ""},
-		{"metadata over 16 KiB", "POST", `{"name":"A","email":"big@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 17<<10) + `"}}`, 400, "metadata", ""},
+		{"malformed JSON", "POST", `{"name": "A", "email": }`, 400, "line 1, column", "MALFORMED_BODY", ""},
+		{"truncated JSON", "POST", `{"name": "A",`, 400, "ends unexpectedly", "MALFORMED_BODY", ""},
+		{"not an object", "POST", `[1,2]`, 400, "must be a JSON object", "MALFORMED_BODY", ""},
+		{"unknown field", "POST", `{"name":"A","email":"a@example.com","vertical":"music","nickname":"x"}`, 400, `unknown field "nickname"`, "UNKNOWN_FIELD", "nickname"},
+		{"wrong type", "POST", `{"name":"A","email":5,"vertical":"music"}`, 400, "email", "INVALID_ARGUMENT", "email"},
+		{"oversized body", "POST", `{"name":"A","email":"a@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`, 413, "1 MiB", "PAYLOAD_TOO_LARGE", ""},
+		{"lowerCamelCase accepted", "POST", `{"name":"A","email":"camel@example.com","vertical":"music"}`, 201, "", "", ""},
+		{"metadata over 16 KiB", "POST", `{"name":"A","email":"big@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 17<<10) + `"}}`, 400, "metadata", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,6 +72,9 @@ func TestRESTBodies(t *testing.T) {
 				}
 				if c.wantReason != "" && r.ErrorReason() != c.wantReason {
 					t.Errorf("reason %q, want %q", r.ErrorReason(), c.wantReason)
+				}
+				if c.wantField != "" && !slices.Equal(r.ViolatedFields(), []string{c.wantField}) {
+					t.Errorf("field violations %v, want %s", r.ViolatedFields(), c.wantField)
 				}
 			}
 		})
