@@ -147,7 +147,7 @@ func (s *Store) RotateKey(ctx context.Context, orgID, id string, grace time.Dura
 	}
 	k, err = k.Update().
 		SetPreviousSecretHash(k.SecretHash).
-		SetPreviousSecretExpiresAt(s.now().Add(grace)).
+		SetPreviousSecretExpiresAt(s.now().Add(grace).Truncate(time.Microsecond)).
 		SetSecretHash(Hash(secret)).
 		SetPrefix(DisplayPrefix(secret)).
 		Save(ctx)
