@@ -3,10 +3,13 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -15,6 +18,7 @@ import (
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -125,5 +129,58 @@ func TestRequestIDAndRouting(t *testing.T) {
 	create := paths["/v1/creators"].(map[string]any)["post"].(map[string]any)["responses"].(map[string]any)
 	if _, ok := create["201"]; !ok {
 		t.Errorf("POST /v1/creators documents no 201: %v", create)
+	}
+}
+
+// levelRecorder keeps the level of every "request" log record by route.
+type levelRecorder struct {
+	mu     sync.Mutex
+	levels map[string]slog.Level
+}
+
+func (h *levelRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *levelRecorder) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *levelRecorder) WithGroup(string) slog.Handler            { return h }
+func (h *levelRecorder) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "request" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "route" {
+			h.mu.Lock()
+			h.levels[a.Value.String()] = r.Level
+			h.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+func (h *levelRecorder) level(route string) (slog.Level, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l, ok := h.levels[route]
+	return l, ok
+}
+
+// Probes are logged at DEBUG, API requests at INFO.
+func TestProbesLoggedAtDebug(t *testing.T) {
+	rec := &levelRecorder{levels: map[string]slog.Level{}}
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.Logger = slog.New(rec) }})
+	for _, path := range []string{"/healthz", "/readyz", "/v1/creators"} {
+		if r := s.Do(t, "GET", path, s.AdminKey, nil); r.Status != 200 {
+			t.Fatalf("%s: %d", path, r.Status)
+		}
+	}
+	for route, want := range map[string]slog.Level{"/healthz": slog.LevelDebug, "/readyz": slog.LevelDebug, "/v1/creators": slog.LevelInfo} {
+		// The line is written once the response is sent: wait for it.
+		var got slog.Level
+		ok := false
+		for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			got, ok = rec.level(route)
+		}
+		if !ok || got != want {
+			t.Errorf("%s logged at %v (found %v), want %v", route, got, ok, want)
+		}
 	}
 }
