@@ -54,6 +54,8 @@ type Store struct {
 	// workers use it through River's pgx driver, which can LISTEN for
 	// inserted jobs instead of polling.
 	Pool *pgxpool.Pool
+	// sqlitePath is the database file (empty on PostgreSQL).
+	sqlitePath string
 }
 
 // Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
@@ -85,7 +87,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		// driver recommends.
 		db.SetMaxOpenConns(1)
 		db.SetConnMaxIdleTime(0)
-		s.DB, s.Dialect = db, dialect.SQLite
+		s.DB, s.Dialect, s.sqlitePath = db, dialect.SQLite, path
 		readDB := sql.OpenDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}})
 		readDB.SetMaxOpenConns(4)
 		readDB.SetMaxIdleConns(4)
@@ -148,15 +150,25 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // Migrate brings the schema up to date. It only adds: columns and indexes
 // that a newer version no longer uses are left in place, so upgrades never
 // drop data.
-// On PostgreSQL, replicas that start together take turns: each migrates
-// under a session advisory lock, so the second finds the schema made and
-// adds nothing, instead of both creating the same tables and types at once.
+// Processes that start together take turns: each migrates under a lock (a
+// session advisory lock on PostgreSQL, a lock file beside a SQLite
+// database), so the second finds the schema made and adds nothing, instead
+// of both creating the same tables and types at once.
 func (s *Store) Migrate(ctx context.Context) error {
-	if s.Pool != nil {
-		unlock, err := s.advisoryLock(ctx, migrationLock)
-		if err != nil {
-			return fmt.Errorf("migrate schema: %w", err)
-		}
+	var unlock func()
+	var err error
+	switch {
+	case s.Pool != nil:
+		unlock, err = s.advisoryLock(ctx, migrationLock)
+	case s.sqlitePath != "":
+		// Processes sharing the file (serve, and creativeops migrate or
+		// keys beside it) take the same turns.
+		unlock, err = lockFile(s.sqlitePath + "-migrate.lock")
+	}
+	if err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	if unlock != nil {
 		defer unlock()
 	}
 	if err := s.Ent.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {

@@ -41,42 +41,47 @@ func TestPostgresPoolSize(t *testing.T) {
 	}
 }
 
-// Replicas started together on an empty PostgreSQL database migrate it
-// one after the other; without the advisory lock two of them creating the
-// same tables at once fail on PostgreSQL's catalog constraints.
+// Replicas started together on an empty database migrate it one after
+// the other: without a lock, two of them creating the same tables at once
+// fail (on PostgreSQL's catalog constraints, or SQLite's "table already
+// exists").
 func TestConcurrentMigrate(t *testing.T) {
-	url := testdb.PostgresURL(t)
-	ctx := context.Background()
-	const replicas = 4
-	stores := make([]*Store, replicas)
-	for i := range stores {
-		st, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		stores[i] = st
-	}
-	errs := make(chan error, replicas)
-	start := make(chan struct{})
-	for _, st := range stores {
-		go func() {
-			<-start
-			errs <- st.Migrate(ctx)
-		}()
-	}
-	close(start)
-	for range replicas {
-		if err := <-errs; err != nil {
-			t.Errorf("concurrent migration: %v", err)
-		}
-	}
-	// The schema is whole: ent's tables and River's.
-	for _, table := range []string{"organizations", "river_job"} {
-		var n int
-		if err := stores[0].DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-			t.Errorf("table %s: %v", table, err)
-		}
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			url := b.URL(t)
+			ctx := context.Background()
+			const replicas = 4
+			stores := make([]*Store, replicas)
+			for i := range stores {
+				st, err := Open(ctx, url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				stores[i] = st
+			}
+			errs := make(chan error, replicas)
+			start := make(chan struct{})
+			for _, st := range stores {
+				go func() {
+					<-start
+					errs <- st.Migrate(ctx)
+				}()
+			}
+			close(start)
+			for range replicas {
+				if err := <-errs; err != nil {
+					t.Errorf("concurrent migration: %v", err)
+				}
+			}
+			// The schema is whole: ent's tables and River's.
+			for _, table := range []string{"organizations", "river_job"} {
+				var n int
+				if err := stores[0].DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+					t.Errorf("table %s: %v", table, err)
+				}
+			}
+		})
 	}
 }
 
