@@ -361,12 +361,12 @@ func keyID(t *testing.T, s *testserver.Server, secret string) string {
 	return p.KeyID
 }
 
-// waitMetrics waits up to 5 s for /metrics to contain every line of want
+// waitMetrics waits (up to 30 s, for a loaded machine) for /metrics to contain every line of want
 // (counters are bumped just after the change they count commits).
 func waitMetrics(t *testing.T, s *testserver.Server, want ...string) {
 	t.Helper()
 	var text string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get(s.URL + "/metrics")
 		if err != nil {
 			t.Fatal(err)
