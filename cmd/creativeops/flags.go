@@ -40,6 +40,8 @@ type flagSet struct {
 	// args is how many positional arguments the command takes.
 	args     int
 	envFlags []string // flags that read the environment, in declaration order
+	// positional holds the arguments that are not flags, once parsed.
+	positional []string
 }
 
 func newFlagSet(synopsis string, args int) *flagSet {
@@ -69,22 +71,40 @@ func (f *flagSet) parse(args []string, stdout io.Writer) error {
 			}
 		}
 	}
-	err := f.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		f.help(stdout)
-		return flag.ErrHelp
+	// Flags may come before or after the arguments (orgs create acme
+	// --data-dir /srv/co); after "--" everything is an argument.
+	f.positional = nil
+	for rest := args; ; {
+		err := f.Parse(rest)
+		if errors.Is(err, flag.ErrHelp) {
+			f.help(stdout)
+			return flag.ErrHelp
+		}
+		if err != nil {
+			return usagef("%s: %v (see creativeops %s -h)", f.Name(), err, f.Name())
+		}
+		rest = f.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			f.positional = append(f.positional, rest...)
+			break
+		}
+		f.positional = append(f.positional, rest[0])
+		rest = rest[1:]
 	}
-	if err != nil {
-		return usagef("%s: %v (see creativeops %s -h)", f.Name(), err, f.Name())
+	if len(f.positional) > f.args {
+		return usagef("%s: unexpected argument %q (see creativeops %s -h)", f.Name(), f.positional[f.args], f.Name())
 	}
-	if f.NArg() > f.args {
-		return usagef("%s: unexpected argument %q (flags come before arguments; see creativeops %s -h)", f.Name(), f.Arg(f.args), f.Name())
-	}
-	if f.NArg() < f.args {
+	if len(f.positional) < f.args {
 		return usagef("usage: creativeops %s", f.synopsis)
 	}
 	return nil
 }
+
+// arg is the i-th positional argument.
+func (f *flagSet) arg(i int) string { return f.positional[i] }
 
 func (f *flagSet) help(w io.Writer) {
 	fmt.Fprintf(w, "Usage: creativeops %s\n", f.synopsis)

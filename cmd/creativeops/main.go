@@ -241,7 +241,7 @@ func orgsCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	name := strings.TrimSpace(fs.Arg(0))
+	name := strings.TrimSpace(fs.arg(0))
 	if name == "" || len(name) > 100 {
 		return usagef("orgs create: the name must be 1 to 100 characters")
 	}
