@@ -33,8 +33,18 @@ var errBootstrapped = errors.New("already bootstrapped")
 // silently. A database with organizations but no usable key gets a warning
 // saying how to make one.
 func (s *Server) Bootstrap(ctx context.Context) error {
+	// An operator watching a terminal reads the key there. Otherwise (a
+	// service manager, a container, a pipe into log storage) the console
+	// carries JSON log lines, which a banner would break and where a
+	// secret does not belong: the key goes to a file only its owner can
+	// read, written before the key commits, so that a key that cannot be
+	// saved is never created.
+	terminal := false
+	if f, ok := s.cfg.Console.(*os.File); ok {
+		terminal = term.IsTerminal(int(f.Fd()))
+	}
 	var org *ent.Organization
-	var secret string
+	var secret, keyFile string
 	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 		n, err := tx.Organization.Query().Count(ctx)
 		if err != nil {
@@ -46,7 +56,12 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		if org, err = tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName("default").Save(ctx); err != nil {
 			return err
 		}
-		_, secret, err = (&auth.Store{Ent: tx}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{auth.ScopeAll}})
+		if _, secret, err = (&auth.Store{Ent: tx}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{auth.ScopeAll}}); err != nil {
+			return err
+		}
+		if !terminal {
+			keyFile, err = writeKeyFile(cmp.Or(s.cfg.DataDir, DefaultConfig().DataDir), secret)
+		}
 		return err
 	})
 	switch {
@@ -55,39 +70,38 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	return s.showBootstrapKey(org, secret)
-}
-
-// showBootstrapKey prints the first key on the console when an operator
-// is watching it. Otherwise (a service manager, a container, a pipe into
-// log storage) the console carries JSON log lines, which a banner would
-// break and where a secret does not belong: the key goes to a file only
-// its owner can read, and the log says where.
-func (s *Server) showBootstrapKey(org *ent.Organization, secret string) error {
-	if f, ok := s.cfg.Console.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprintf(f, "\nCreated organization %q (%s) and an API key with all scopes.\nIt is shown only this once:\n\n    %s\n\n", org.Name, org.ID, secret)
+	if terminal {
+		fmt.Fprintf(s.cfg.Console, "\nCreated organization %q (%s) and an API key with all scopes.\nIt is shown only this once:\n\n    %s\n\n", org.Name, org.ID, secret)
 		return nil
 	}
-	path := filepath.Join(cmp.Or(s.cfg.DataDir, DefaultConfig().DataDir), BootstrapKeyFile)
-	// A file left by an earlier installation is replaced, never read by
-	// anyone in between: remove it, then create the new one exclusively.
+	s.log.Warn("created organization \"default\" and an API key with all scopes; the key is in a file readable only by this user: keep it elsewhere and delete the file",
+		"org", org.Name, "org_id", org.ID, "key_file", keyFile)
+	return nil
+}
+
+// writeKeyFile writes the first key to dir/BootstrapKeyFile, mode 0600. A
+// file left by an earlier installation is replaced, never read by anyone
+// in between: it is removed, then the new one created exclusively.
+func writeKeyFile(dir, secret string) (string, error) {
+	path := filepath.Join(dir, BootstrapKeyFile)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", fmt.Errorf("bootstrap key file: %w", err)
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("bootstrap key file: %w", err)
+		return "", fmt.Errorf("bootstrap key file: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("bootstrap key file: %w", err)
+		return "", fmt.Errorf("bootstrap key file: %w", err)
 	}
 	_, err = fmt.Fprintln(f, secret)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("bootstrap key file %s: %w", path, err)
+		return "", fmt.Errorf("bootstrap key file %s: %w", path, err)
 	}
-	s.log.Warn("created organization \"default\" and an API key with all scopes; the key is in a file readable only by this user: keep it elsewhere and delete the file",
-		"org", org.Name, "org_id", org.ID, "key_file", path)
-	return nil
+	return path, nil
 }
 
 // warnWithoutKeys tells the operator of an installation that no key can

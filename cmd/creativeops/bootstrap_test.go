@@ -15,6 +15,7 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/storage"
 )
 
 var keyRe = regexp.MustCompile(`co_live_[0-9A-Za-z]{38}`)
@@ -138,5 +139,29 @@ func TestBootstrapKeyFileWithoutATerminal(t *testing.T) {
 	}
 	if keyRe.MatchString(logs2.String()) {
 		t.Fatal("a second start printed a key")
+	}
+}
+
+// A key that cannot be saved is not created: the start fails, saying
+// why, and leaves the database without organizations, so that the next
+// start bootstraps again.
+func TestBootstrapKeyFileUnwritable(t *testing.T) {
+	dataDir := t.TempDir()
+	// A directory in the key file's place cannot be replaced by the file.
+	if err := os.MkdirAll(filepath.Join(dataDir, server.BootstrapKeyFile, "x"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	url := "sqlite://" + filepath.Join(dataDir, "creativeops.db")
+	err := run(context.Background(), []string{"serve", "--http-addr", freeAddr(t), "--data-dir", dataDir}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "bootstrap key file") {
+		t.Fatalf("serve: %v, want a bootstrap key file error", err)
+	}
+	st, err := storage.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.Ent.Organization.Query().Count(context.Background()); err != nil || n != 0 {
+		t.Fatalf("%d organizations (%v) after a failed bootstrap, want 0", n, err)
 	}
 }
