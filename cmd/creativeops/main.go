@@ -64,11 +64,11 @@ func main() {
 // success and help, 2 for a command line that cannot be acted on, 1 for a
 // command that failed.
 func exitCode(err error, stderr io.Writer) int {
-	var usage usageError
+	var badUsage usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, &usage):
+	case errors.As(err, &badUsage):
 		fmt.Fprintln(stderr, "creativeops:", err)
 		return 2
 	}
