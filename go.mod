@@ -29,6 +29,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require golang.org/x/term v0.47.0
+
 require (
 	connectrpc.com/connect v1.19.1 // indirect
 	connectrpc.com/vanguard v0.4.0 // indirect
@@ -79,7 +81,7 @@ require (
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 	golang.org/x/net v0.61.0
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.16.0
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

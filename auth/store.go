@@ -130,19 +130,8 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, er
 	}
 	var k *ent.APIKey
 	err = s.change(ctx, func(tx *ent.Client) error {
-		c := tx.APIKey.Create().
-			SetID(ids.New(ids.Key)).
-			SetOrganizationID(p.OrganizationID).
-			SetName(p.Name).
-			SetPrefix(DisplayPrefix(secret)).
-			SetSecretHash(Hash(secret)).
-			SetScopes(p.Scopes).
-			SetNillableExpiresAt(p.ExpiresAt)
-		if p.RateLimit != nil {
-			c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
-		}
 		var err error
-		k, err = c.Save(ctx)
+		k, err = createKey(ctx, tx, p, secret)
 		return err
 	})
 	if err != nil {
@@ -151,30 +140,76 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, er
 	return toKey(k), secret, nil
 }
 
+// createKey inserts a key with the given secret inside the caller's
+// transaction (see change).
+func createKey(ctx context.Context, tx *ent.Client, p NewKeyParams, secret string) (*ent.APIKey, error) {
+	c := tx.APIKey.Create().
+		SetID(ids.New(ids.Key)).
+		SetOrganizationID(p.OrganizationID).
+		SetName(p.Name).
+		SetPrefix(DisplayPrefix(secret)).
+		SetSecretHash(Hash(secret)).
+		SetScopes(p.Scopes).
+		SetNillableExpiresAt(p.ExpiresAt)
+	if p.RateLimit != nil {
+		c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
+	}
+	return c.Save(ctx)
+}
+
 // DefaultOrganization is the organization a new installation starts with.
 const DefaultOrganization = "default"
 
+// ErrBootstrapped is returned by Bootstrap on a database that already has
+// an organization.
+var ErrBootstrapped = errors.New("already bootstrapped")
+
 // Bootstrap gives a brand-new installation a way in: on a database with no
-// organization it creates DefaultOrganization with one all-scopes key and
-// returns the organization's id and the key's secret. Otherwise, or when
-// another replica starting at the same time won the race, it returns "".
-func (s *Store) Bootstrap(ctx context.Context) (orgID, secret string, err error) {
-	n, err := s.Ent.Organization.Query().Count(ctx)
-	if err != nil || n > 0 {
+// organization it creates DefaultOrganization with one all-scopes key, in
+// one transaction, and returns the organization's id and the key's secret.
+// keep is called with the secret before that transaction commits, so a key
+// that cannot be kept (written to a file, say) is never created. On a
+// database with organizations, or when another replica starting at the
+// same time won the race, it returns ErrBootstrapped.
+func (s *Store) Bootstrap(ctx context.Context, keep func(secret string) error) (orgID, secret string, err error) {
+	secret, err = NewKey()
+	if err != nil {
 		return "", "", err
 	}
-	org, err := s.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(DefaultOrganization).Save(ctx)
+	err = s.change(ctx, func(tx *ent.Client) error {
+		n, err := tx.Organization.Query().Count(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrBootstrapped
+		}
+		org, err := tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName(DefaultOrganization).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := createKey(ctx, tx, NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{ScopeAll}}, secret); err != nil {
+			return err
+		}
+		orgID = org.ID
+		return keep(secret)
+	})
 	if ent.IsConstraintError(err) {
-		return "", "", nil
+		return "", "", ErrBootstrapped
 	}
 	if err != nil {
 		return "", "", err
 	}
-	_, secret, err = s.CreateKey(ctx, NewKeyParams{OrganizationID: org.ID, Name: "bootstrap", Scopes: []string{ScopeAll}})
-	if err != nil {
-		return "", "", err
-	}
-	return org.ID, secret, nil
+	return orgID, secret, nil
+}
+
+// HasUsableKey reports whether any key, of any organization, can still
+// authenticate (neither revoked nor expired).
+func (s *Store) HasUsableKey(ctx context.Context) (bool, error) {
+	return s.Reader().APIKey.Query().Where(
+		apikey.RevokedAtIsNil(),
+		apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(s.now())),
+	).Exist(ctx)
 }
 
 // EnsureOrganization returns the organization with the name, creating it if
@@ -265,7 +300,7 @@ func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, 
 		}
 		// The clock is read before the transaction opens: nothing slow
 		// happens while the database's write lock is held.
-		expires := s.now().Add(grace)
+		expires := s.now().Add(grace).Truncate(time.Microsecond)
 		var rotated *ent.APIKey
 		err = s.change(ctx, func(tx *ent.Client) error {
 			n, err := tx.APIKey.Update().

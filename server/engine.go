@@ -70,7 +70,7 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 }
 
 func (s *engineService) GetJob(ctx context.Context, req *creativeopsv1.GetJobRequest) (*creativeopsv1.Job, error) {
-	j, err := s.runner.Get(ctx, principal(ctx).OrganizationID, req.GetJobId())
+	j, err := s.runner.Get(ctx, principal(ctx).OrganizationID, req.GetId())
 	if err != nil {
 		return nil, err
 	}

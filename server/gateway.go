@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"regexp"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -71,6 +72,7 @@ func newGatewayMux() *runtime.ServeMux {
 			return key, forwardedResponseHeaders[key]
 		}),
 		runtime.WithForwardResponseOption(forwardHTTPStatus),
+		runtime.WithMiddlewares(recordBodyErrors),
 		runtime.WithErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 			if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 				for k, vs := range md.HeaderMD {
@@ -81,7 +83,13 @@ func newGatewayMux() *runtime.ServeMux {
 					}
 				}
 			}
-			writeError(w, r, status.Convert(err))
+			st := status.Convert(err)
+			if b, ok := r.Body.(*decodedBody); ok && b.err != nil {
+				// The gateway flattened the decoding error to text; answer
+				// with its reason and field instead.
+				st = b.err.GRPCStatus()
+			}
+			writeError(w, r, st)
 		}),
 		runtime.WithRoutingErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
 			switch httpStatus {
@@ -92,6 +100,24 @@ func newGatewayMux() *runtime.ServeMux {
 			}
 		}),
 	)
+}
+
+// decodedBody is a REST request body that remembers why it could not be
+// decoded: the generated gateway code turns a decoder's error into plain
+// text (InvalidArgument, no details), and the error handler reads the
+// typed error back from here.
+type decodedBody struct {
+	io.ReadCloser
+	err *apierror.Error
+}
+
+func recordBodyErrors(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = &decodedBody{ReadCloser: r.Body}
+		}
+		next(w, r, params)
+	}
 }
 
 // jsonBodies decodes request bodies with error messages that say what is
@@ -107,18 +133,44 @@ func (m jsonBodies) NewDecoder(r io.Reader) runtime.Decoder {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return io.EOF
 		}
-		if err := checkJSON(data); err != nil {
-			return err
-		}
 		msg, ok := v.(proto.Message)
 		if !ok {
 			return fmt.Errorf("cannot decode into %T", v)
 		}
-		if err := m.UnmarshalOptions.Unmarshal(data, msg); err != nil {
-			return fmt.Errorf("invalid request body: %s", strings.TrimPrefix(err.Error(), "proto: "))
+		if e := m.decode(data, msg); e != nil {
+			if b, ok := r.(*decodedBody); ok {
+				b.err = e
+			}
+			return e
 		}
 		return nil
 	})
+}
+
+var (
+	unknownFieldRe = regexp.MustCompile(`unknown field "([^"]+)"`)
+	badValueRe     = regexp.MustCompile(`invalid value for [^ ]+ field ([^ :]+)`)
+)
+
+// decode unmarshals a body, reporting malformed JSON as MALFORMED_BODY
+// and a field the message does not have as UNKNOWN_FIELD, naming the field
+// whenever the decoder does.
+func (m jsonBodies) decode(data []byte, msg proto.Message) *apierror.Error {
+	if err := checkJSON(data); err != nil {
+		return apierror.New(codes.InvalidArgument, "MALFORMED_BODY", err.Error())
+	}
+	err := m.UnmarshalOptions.Unmarshal(data, msg)
+	if err == nil {
+		return nil
+	}
+	text := "invalid request body: " + strings.TrimPrefix(err.Error(), "proto: ")
+	if f := unknownFieldRe.FindStringSubmatch(text); f != nil {
+		return apierror.Invalid("UNKNOWN_FIELD", f[1], text)
+	}
+	if f := badValueRe.FindStringSubmatch(text); f != nil {
+		return apierror.Invalid("INVALID_ARGUMENT", f[1], text)
+	}
+	return apierror.New(codes.InvalidArgument, "INVALID_ARGUMENT", text)
 }
 
 // checkJSON reports malformed JSON with its line and column.

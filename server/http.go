@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -151,6 +152,12 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 			routeName = "unmatched"
 		}
 	}
-	s.log.InfoContext(r.Context(), "request", "transport", "http", "request_id", ri.id, "method", r.Method,
+	// Probes come every few seconds from every load balancer and
+	// orchestrator: at INFO they would drown the requests.
+	level := slog.LevelInfo
+	if routeName == "/healthz" || routeName == "/readyz" {
+		level = slog.LevelDebug
+	}
+	s.log.Log(r.Context(), level, "request", "transport", "http", "request_id", ri.id, "method", r.Method,
 		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID)
 }

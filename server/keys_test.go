@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,13 +42,17 @@ func TestKeysLifecycle(t *testing.T) {
 	}
 
 	// Rotation with a grace period: both secrets work.
-	r = s.Do(t, "POST", "/v1/keys/"+id+":rotate", s.AdminKey, map[string]any{"grace_period": "3600s"})
+	r = s.Do(t, "POST", "/v1/keys/"+id+":rotate", s.AdminKey, map[string]any{"grace_period": "3600.000000789s"})
 	if r.Status != 200 {
 		t.Fatalf("rotate: %d %s", r.Status, r.Body)
 	}
 	rotated, _ := r.JSON["secret"].(string)
 	if rotated == secret || !auth.WellFormed(rotated) || r.JSON["previous_secret_expires_at"] == nil {
 		t.Fatalf("rotate returned %v", r.JSON)
+	}
+	// API timestamps have microsecond precision, like every stored one.
+	if at, _ := r.JSON["previous_secret_expires_at"].(string); !microseconds.MatchString(at) {
+		t.Errorf("previous_secret_expires_at %q has more than microsecond precision", at)
 	}
 	for _, k := range []string{secret, rotated} {
 		if r := s.Do(t, "GET", "/v1/creators", k, nil); r.Status != 200 {
@@ -125,3 +130,7 @@ func TestPagination(t *testing.T) {
 		t.Fatalf("page_size over 200 accepted: %d", r.Status)
 	}
 }
+
+// microseconds matches an RFC 3339 timestamp with at most six fractional
+// digits.
+var microseconds = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$`)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
@@ -101,24 +101,13 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
-// buildInfo is creativeops_build_info{version, revision, go_version} = 1.
+// buildInfo is creativeops_build_info{version, commit, go_version} = 1.
 func buildInfo() prometheus.Collector {
-	version, revision, goVersion := "(devel)", "unknown", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
-	}
+	bi := buildinfo.Read()
 	g := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "creativeops_build_info",
 		Help:        "Always 1; the labels say which build is running.",
-		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "go_version": goVersion},
+		ConstLabels: prometheus.Labels{"version": bi.Version, "commit": bi.Commit, "go_version": bi.GoVersion},
 	})
 	g.Set(1)
 	return g

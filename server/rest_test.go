@@ -3,10 +3,14 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -15,6 +19,7 @@ import (
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -48,14 +53,16 @@ func TestRESTBodies(t *testing.T) {
 		wantStatus int
 		wantInMsg  string
 		wantReason string
+		wantField  string
 	}{
-		{"malformed JSON", "POST", `{"name": "A", "email": }`, 400, "line 1, column", ""},
-		{"truncated JSON", "POST", `{"name": "A",`, 400, "ends unexpectedly", ""},
-		{"not an object", "POST", `[1,2]`, 400, "must be a JSON object", ""},
-		{"unknown field", "POST", `{"name":"A","email":"a@example.com","vertical":"music","nickname":"x"}`, 400, `unknown field "nickname"`, ""},
-		{"oversized body", "POST", `{"name":"A","email":"a@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`, 413, "1 MiB", "PAYLOAD_TOO_LARGE"},
-		{"lowerCamelCase accepted", "POST", `{"name":"A","email":"camel@example.com","vertical":"music"}`, 201, "", ""},
-		{"metadata over 16 KiB", "POST", `{"name":"A","email":"big@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 17<<10) + `"}}`, 400, "metadata", ""},
+		{"malformed JSON", "POST", `{"name": "A", "email": }`, 400, "line 1, column", "MALFORMED_BODY", ""},
+		{"truncated JSON", "POST", `{"name": "A",`, 400, "ends unexpectedly", "MALFORMED_BODY", ""},
+		{"not an object", "POST", `[1,2]`, 400, "must be a JSON object", "MALFORMED_BODY", ""},
+		{"unknown field", "POST", `{"name":"A","email":"a@example.com","vertical":"music","nickname":"x"}`, 400, `unknown field "nickname"`, "UNKNOWN_FIELD", "nickname"},
+		{"wrong type", "POST", `{"name":"A","email":5,"vertical":"music"}`, 400, "email", "INVALID_ARGUMENT", "email"},
+		{"oversized body", "POST", `{"name":"A","email":"a@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`, 413, "1 MiB", "PAYLOAD_TOO_LARGE", ""},
+		{"lowerCamelCase accepted", "POST", `{"name":"A","email":"camel@example.com","vertical":"music"}`, 201, "", "", ""},
+		{"metadata over 16 KiB", "POST", `{"name":"A","email":"big@example.com","vertical":"music","metadata":{"blob":"` + strings.Repeat("x", 17<<10) + `"}}`, 400, "metadata", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,6 +77,9 @@ func TestRESTBodies(t *testing.T) {
 				}
 				if c.wantReason != "" && r.ErrorReason() != c.wantReason {
 					t.Errorf("reason %q, want %q", r.ErrorReason(), c.wantReason)
+				}
+				if c.wantField != "" && !slices.Equal(r.ViolatedFields(), []string{c.wantField}) {
+					t.Errorf("field violations %v, want %s", r.ViolatedFields(), c.wantField)
 				}
 			}
 		})
@@ -112,7 +122,7 @@ func TestRequestIDAndRouting(t *testing.T) {
 	}
 	doc := s.Do(t, "GET", "/v1/openapi.json", "", nil).JSON
 	paths := doc["paths"].(map[string]any)
-	for _, p := range []string{"/v1/engine/run", "/v1/engine/workflows", "/v1/engine/status/{job_id}", "/v1/creators", "/v1/creators/{id}", "/v1/ip/register", "/v1/ip/catalog", "/v1/webhooks", "/v1/webhooks/{id}", "/v1/analytics/usage", "/v1/keys"} {
+	for _, p := range []string{"/v1/engine/run", "/v1/engine/workflows", "/v1/engine/status/{id}", "/v1/creators", "/v1/creators/{id}", "/v1/ip/register", "/v1/ip/catalog", "/v1/webhooks", "/v1/webhooks/{id}", "/v1/analytics/usage", "/v1/keys"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
@@ -127,5 +137,61 @@ func TestRequestIDAndRouting(t *testing.T) {
 	}
 	if served := s.Do(t, "GET", "/v1/openapi.json", "", nil).Body; string(served) != string(committed) {
 		t.Error("the served OpenAPI document differs from the committed gen/openapi/openapi.json")
+	}
+}
+
+// levelRecorder keeps the level of every "request" log record by route.
+type levelRecorder struct {
+	mu     sync.Mutex
+	levels map[string]slog.Level
+}
+
+func (h *levelRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *levelRecorder) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *levelRecorder) WithGroup(string) slog.Handler            { return h }
+func (h *levelRecorder) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "request" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "route" {
+			h.mu.Lock()
+			h.levels[a.Value.String()] = r.Level
+			h.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+func (h *levelRecorder) level(route string) (slog.Level, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l, ok := h.levels[route]
+	return l, ok
+}
+
+// Probes are logged at DEBUG, API requests at INFO.
+func TestProbesLoggedAtDebug(t *testing.T) {
+	rec := &levelRecorder{levels: map[string]slog.Level{}}
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
+		c.Logger = slog.New(rec)
+		c.LogRequests = server.LogRequestsAll // sampling would leave out the successful lines
+	}})
+	for _, path := range []string{"/healthz", "/readyz", "/v1/creators"} {
+		if r := s.Do(t, "GET", path, s.AdminKey, nil); r.Status != 200 {
+			t.Fatalf("%s: %d", path, r.Status)
+		}
+	}
+	for route, want := range map[string]slog.Level{"/healthz": slog.LevelDebug, "/readyz": slog.LevelDebug, "/v1/creators": slog.LevelInfo} {
+		// The line is written once the response is sent: wait for it.
+		var got slog.Level
+		ok := false
+		for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			got, ok = rec.level(route)
+		}
+		if !ok || got != want {
+			t.Errorf("%s logged at %v (found %v), want %v", route, got, ok, want)
+		}
 	}
 }

@@ -178,12 +178,12 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 		},
 		{
 			name: "get job", key: e.AdminKey, method: "/creativeops.v1.EngineService/GetJob", resp: msg(&creativeopsv1.Job{}),
-			req: &creativeopsv1.GetJobRequest{JobId: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
+			req: &creativeopsv1.GetJobRequest{Id: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
 			wantHTTP: http.StatusOK,
 		},
 		{
 			name: "get a job of another organization", key: e.otherOrg, method: "/creativeops.v1.EngineService/GetJob", resp: msg(&creativeopsv1.Job{}),
-			req: &creativeopsv1.GetJobRequest{JobId: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
+			req: &creativeopsv1.GetJobRequest{Id: fx.jobID}, httpMethod: "GET", path: "/v1/engine/status/" + fx.jobID,
 			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
 		},
 		{

@@ -76,13 +76,19 @@ func (c *walCheckpointer) run() {
 			// for writes made outside transactions.
 			if n := c.committed.Load(); n-seen >= checkpointTxns || now.Sub(last) >= time.Second {
 				seen, last = n, now
-				if frames, _, err := checkpoint(c.db); err == nil {
-					c.frames.Store(frames)
-				}
+				c.checkpoint()
 			}
-			// A failed checkpoint (the database closing) is retried on the
-			// next tick; the writer's automatic checkpoint is the fallback.
 		}
+	}
+}
+
+// checkpoint runs one background checkpoint and records the WAL's length,
+// which tells the writer whether to rewind it. A failed checkpoint (the
+// database closing) is retried on the next tick; the writer's automatic
+// checkpoint is the fallback.
+func (c *walCheckpointer) checkpoint() {
+	if frames, _, err := checkpoint(c.db); err == nil {
+		c.frames.Store(frames)
 	}
 }
 

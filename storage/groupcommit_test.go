@@ -218,12 +218,19 @@ func TestGroupCommitClosed(t *testing.T) {
 	}
 }
 
-// Under steady writes with readers beside them, the WAL is checkpointed in
-// the background and rewound by the writer between batches, so it stays
-// near restartFrames instead of growing with every write.
+// The WAL is checkpointed in the background and rewound by the writer
+// between batches, so it stays near restartFrames instead of growing with
+// every write; a reader holding an old snapshot delays the rewind only
+// until it lets go. The test drives the checkpointer itself, one checkpoint
+// every few transactions, rather than racing its ticker: what it checks
+// does not depend on how fast the machine is.
 func TestWALStaysBounded(t *testing.T) {
 	every, restart := checkpointEvery, restartFrames
-	checkpointEvery, restartFrames = 5*time.Millisecond, 64
+	// The ticker never fires during the test; restartFrames is small so
+	// that a rewind comes due every few dozen transactions, well before
+	// the writer's own automatic checkpoint (4*restartFrames) would step
+	// in.
+	checkpointEvery, restartFrames = time.Hour, 64
 	t.Cleanup(func() { checkpointEvery, restartFrames = every, restart })
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -235,68 +242,104 @@ func TestWALStaysBounded(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	stopReads := make(chan struct{})
-	var readers sync.WaitGroup
-	for range 2 {
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			for {
-				select {
-				case <-stopReads:
-					return
-				default:
-					_, _ = st.Read.Organization.Query().Count(ctx)
-					time.Sleep(100 * time.Microsecond)
-				}
-			}
-		}()
-	}
-	var largest int64
-	var writers sync.WaitGroup
-	for w := range 4 {
-		writers.Add(1)
-		go func() {
-			defer writers.Done()
-			for i := range 600 {
-				err := st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
-					name := fmt.Sprintf("w%d-%03d", w, i)
-					return tx.Organization.Create().SetID("org_" + name).SetName(name).Exec(ctx)
-				})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	done := make(chan struct{})
-	go func() { writers.Wait(); close(done) }()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		case <-time.After(2 * time.Millisecond):
+	wal := st.group.wal
+	written := 0
+	tx := func() {
+		t.Helper()
+		name := fmt.Sprintf("o%05d", written)
+		err := st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+			return tx.Organization.Create().SetID("org_" + name).SetName(name).Exec(ctx)
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if fi, err := os.Stat(filepath.Join(dir, "w.db-wal")); err == nil {
-			largest = max(largest, fi.Size())
+		written++
+	}
+	// write commits n transactions in rounds of four, as steady writes
+	// with readers beside them do: a reader's snapshot, taken after the
+	// round's first transaction, is still open when the background
+	// checkpoint runs, so that checkpoint never copies the whole WAL and
+	// SQLite alone would never rewind it. It returns the longest WAL (in
+	// frames) a checkpoint saw.
+	write := func(n int) (longest int64) {
+		t.Helper()
+		for range n / 4 {
+			tx()
+			reader, err := st.readDB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var count int
+			if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM organizations").Scan(&count); err != nil {
+				t.Fatal(err)
+			}
+			tx()
+			tx()
+			tx()
+			wal.checkpoint()
+			longest = max(longest, wal.frames.Load())
+			if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil {
+				t.Fatal(err)
+			}
+			reader.Close()
 		}
+		return longest
 	}
-	close(stopReads)
-	readers.Wait()
-	t.Logf("WAL rewound %d times, at most %d bytes", st.group.wal.restarts.Load(), largest)
-	if n := st.group.wal.restarts.Load(); n == 0 {
-		t.Fatal("the WAL was never rewound")
+	// A checkpoint finds the WAL past restartFrames at most four
+	// transactions (a few frames each) after it got there; the next batch
+	// rewinds it. Without the rewind the WAL would reach the automatic
+	// checkpoint's 4*restartFrames.
+	bound := 2 * restartFrames
+
+	if longest := write(1000); longest > bound {
+		t.Fatalf("steady writes: WAL reached %d frames, want at most %d", longest, bound)
 	}
-	// 2,400 transactions write some 8,000 frames (32 MB); rewound, the
-	// file stays a small multiple of restartFrames, well under what a WAL
-	// that is checkpointed but never rewound reaches. The margin is wide:
-	// readers starved of CPU (a loaded machine, the race detector) hold
-	// their snapshots longer, and a checkpoint cannot pass them.
-	if limit := 32 * restartFrames * 4120; largest > limit {
-		t.Fatalf("WAL grew to %d bytes, want at most %d", largest, limit)
+	if wal.restarts.Load() < 5 {
+		t.Fatalf("WAL rewound %d times in 1,000 transactions", wal.restarts.Load())
 	}
-	if n, err := st.Ent.Organization.Query().Count(ctx); err != nil || n != 2400 {
-		t.Fatalf("%d organizations (%v), want 2400", n, err)
+	if fi, err := os.Stat(filepath.Join(dir, "w.db-wal")); err != nil {
+		t.Fatal(err)
+	} else if limit := bound*4120 + 32; fi.Size() > limit {
+		t.Fatalf("WAL file of %d bytes, want at most %d", fi.Size(), limit)
+	}
+
+	// A reader in the middle of a transaction pins the frames its
+	// snapshot needs: no checkpoint can copy past them, so no rewind.
+	conn, err := st.readDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM organizations").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	before := wal.restarts.Load()
+	if longest := write(200); longest <= bound {
+		t.Fatalf("with a reader pinning it the WAL stayed at %d frames: the test no longer exercises the reader", longest)
+	}
+	if got := wal.restarts.Load(); got != before {
+		t.Fatalf("WAL rewound %d times under a reader's snapshot", got-before)
+	}
+	// Once it lets go, the next checkpoints catch up and the WAL is
+	// rewound again.
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	write(8)
+	if wal.restarts.Load() == before {
+		t.Fatal("the WAL was not rewound after the reader finished")
+	}
+	if longest := write(400); longest > bound {
+		t.Fatalf("after the reader: WAL reached %d frames, want at most %d", longest, bound)
+	}
+	if n, err := st.Ent.Organization.Query().Count(ctx); err != nil || n != written {
+		t.Fatalf("%d organizations (%v), want %d", n, err, written)
 	}
 }

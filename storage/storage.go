@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
@@ -53,6 +54,8 @@ type Store struct {
 	// workers use it through River's pgx driver, which can LISTEN for
 	// inserted jobs instead of polling.
 	Pool *pgxpool.Pool
+	// sqlitePath is the database file (empty on PostgreSQL).
+	sqlitePath string
 }
 
 // Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
@@ -84,7 +87,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		// driver recommends.
 		db.SetMaxOpenConns(1)
 		db.SetConnMaxIdleTime(0)
-		s.DB, s.Dialect = db, dialect.SQLite
+		s.DB, s.Dialect, s.sqlitePath = db, dialect.SQLite, path
 		readDB := sql.OpenDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}})
 		readDB.SetMaxOpenConns(4)
 		readDB.SetMaxIdleConns(4)
@@ -128,6 +131,9 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 			s.readDB.Close()
 		}
 		s.DB.Close()
+		if s.Dialect == dialect.SQLite {
+			return nil, sqliteOpenError(strings.TrimPrefix(databaseURL, "sqlite://"), err)
+		}
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	s.Ent = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.DB)))
@@ -144,7 +150,27 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // Migrate brings the schema up to date. It only adds: columns and indexes
 // that a newer version no longer uses are left in place, so upgrades never
 // drop data.
+// Processes that start together take turns: each migrates under a lock (a
+// session advisory lock on PostgreSQL, a lock file beside a SQLite
+// database), so the second finds the schema made and adds nothing, instead
+// of both creating the same tables and types at once.
 func (s *Store) Migrate(ctx context.Context) error {
+	var unlock func()
+	var err error
+	switch {
+	case s.Pool != nil:
+		unlock, err = s.advisoryLock(ctx, migrationLock)
+	case s.sqlitePath != "":
+		// Processes sharing the file (serve, and creativeops migrate or
+		// keys beside it) take the same turns.
+		unlock, err = lockFile(s.sqlitePath + "-migrate.lock")
+	}
+	if err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
+	}
+	if unlock != nil {
+		defer unlock()
+	}
 	if err := s.Ent.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
@@ -156,6 +182,46 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate queue: %w", err)
 	}
 	return nil
+}
+
+// sqliteOpenError names the file SQLite could not open and the likely
+// cause: SQLite's own message ("unable to open database file") says
+// neither.
+func sqliteOpenError(path string, err error) error {
+	path, _, _ = strings.Cut(path, "?")
+	cause := "check that its directory is writable by this user"
+	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+		cause = "it is a directory; give the path of a file inside it"
+	} else if statErr == nil {
+		cause = "check that the file and its directory are writable by this user"
+	}
+	return fmt.Errorf("open SQLite database %s: %w (%s)", path, err, cause)
+}
+
+// migrationLock is the key of the PostgreSQL advisory lock held while
+// migrating ("cops" in ASCII), shared by every version of the service.
+const migrationLock int64 = 0x636f7073
+
+// advisoryLock waits for a PostgreSQL session advisory lock and returns
+// its release. It holds the lock on a connection of its own, outside the
+// pool, so that the work done under it can use every pooled connection
+// (a pool_max_conns=1 pool would otherwise deadlock on itself).
+func (s *Store) advisoryLock(ctx context.Context, key int64) (unlock func(), err error) {
+	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("take the advisory lock %d: %w", key, err)
+	}
+	return func() {
+		// Closing the session releases the lock even if the unlock fails.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
+		conn.Close(ctx)
+	}, nil
 }
 
 // TxFunc is the work of one transaction. It must use the ctx it is given

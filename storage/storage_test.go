@@ -3,6 +3,9 @@ package storage
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/internal/testdb"
@@ -34,6 +37,74 @@ func TestPostgresPoolSize(t *testing.T) {
 		st.Close()
 		if got != c.want {
 			t.Errorf("%s: pool of %d, want %d", c.url, got, c.want)
+		}
+	}
+}
+
+// Replicas started together on an empty database migrate it one after
+// the other: without a lock, two of them creating the same tables at once
+// fail (on PostgreSQL's catalog constraints, or SQLite's "table already
+// exists").
+func TestConcurrentMigrate(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			url := b.URL(t)
+			ctx := context.Background()
+			const replicas = 4
+			stores := make([]*Store, replicas)
+			for i := range stores {
+				st, err := Open(ctx, url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				stores[i] = st
+			}
+			errs := make(chan error, replicas)
+			start := make(chan struct{})
+			for _, st := range stores {
+				go func() {
+					<-start
+					errs <- st.Migrate(ctx)
+				}()
+			}
+			close(start)
+			for range replicas {
+				if err := <-errs; err != nil {
+					t.Errorf("concurrent migration: %v", err)
+				}
+			}
+			// The schema is whole: ent's tables and River's.
+			for _, table := range []string{"organizations", "river_job"} {
+				var n int
+				if err := stores[0].DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+					t.Errorf("table %s: %v", table, err)
+				}
+			}
+		})
+	}
+}
+
+// A database SQLite cannot open is named in the error, with the likely
+// cause.
+func TestOpenSQLiteErrorNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "creativeops.db")
+	if err := os.Mkdir(path, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), "sqlite://"+path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("Open on a directory: %v; want the path and the cause", err)
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), "sqlite://"+filepath.Join(ro, "x.db"))
+		if err == nil || !strings.Contains(err.Error(), ro) || !strings.Contains(err.Error(), "writable") {
+			t.Fatalf("Open in a read-only directory: %v; want the path and the cause", err)
 		}
 	}
 }

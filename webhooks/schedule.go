@@ -47,7 +47,9 @@ func (s Schedule) Next(attemptsMade int, jitter func() float64) (delay time.Dura
 	}
 	j := min(max(jitter(), 0), 1)
 	factor := 1 + JitterFraction*(2*j-1)
-	return time.Duration(float64(s[attemptsMade]) * factor), true
+	// Whole microseconds, as every timestamp the API shows: a delivery's
+	// next_retry_at is a microsecond timestamp plus this.
+	return time.Duration(float64(s[attemptsMade]) * factor).Truncate(time.Microsecond), true
 }
 
 // String is the inverse of ParseSchedule, for logs and config dumps.

@@ -117,3 +117,16 @@ func TestParseSchedule(t *testing.T) {
 		}
 	}
 }
+
+// Jittered delays are whole microseconds, so next_retry_at has the
+// precision of every other API timestamp.
+func TestScheduleNextMicroseconds(t *testing.T) {
+	for _, j := range []float64{0, 0.123456789, 0.5, 0.987654321} {
+		for n := range DefaultSchedule {
+			d, ok := DefaultSchedule.Next(n, func() float64 { return j })
+			if !ok || d%time.Microsecond != 0 {
+				t.Fatalf("attempt %d, jitter %v: delay %v (%d ns)", n, j, d, int64(d))
+			}
+		}
+	}
+}

@@ -19,6 +19,10 @@ const MaxURLLength = 2048
 // 400 without matching on text.
 var ErrInvalidURL = errors.New("invalid webhook URL")
 
+// insecureHint tells whoever reads a refusal how a development server
+// accepts such a URL.
+const insecureHint = "http:// and private or loopback addresses are accepted only by a server started with --allow-insecure-webhooks (CREATIVEOPS_ALLOW_INSECURE_WEBHOOKS=true), for development"
+
 // ValidateURL checks an endpoint URL when a webhook is registered. With
 // allowInsecure false it also refuses literal internal addresses and
 // localhost, so customers get an immediate error instead of a webhook whose
@@ -36,7 +40,7 @@ func ValidateURL(raw string, allowInsecure bool) error {
 	case "https":
 	case "http":
 		if !allowInsecure {
-			return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
+			return fmt.Errorf("%w: scheme must be https; %s", ErrInvalidURL, insecureHint)
 		}
 	case "":
 		return fmt.Errorf("%w: not an absolute URL", ErrInvalidURL)
@@ -73,7 +77,7 @@ func ValidateURL(raw string, allowInsecure bool) error {
 			return fmt.Errorf("%w: %s is a cloud metadata service", ErrInvalidURL, ip)
 		}
 		if err := g.SafeAddr(ip.WithZone("")); err != nil {
-			return fmt.Errorf("%w: %s is not a public address", ErrInvalidURL, ip)
+			return fmt.Errorf("%w: %s is not a public address; %s", ErrInvalidURL, ip, insecureHint)
 		}
 		return nil
 	}
@@ -91,7 +95,7 @@ func ValidateURL(raw string, allowInsecure bool) error {
 	}
 	// RFC 6761 reserves localhost and everything under it for loopback.
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Errorf("%w: %s is a loopback name", ErrInvalidURL, host)
+		return fmt.Errorf("%w: %s is a loopback name; %s", ErrInvalidURL, host, insecureHint)
 	}
 	return nil
 }

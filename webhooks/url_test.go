@@ -122,3 +122,13 @@ func TestDialGuardRefusesMetadataAddresses(t *testing.T) {
 		t.Errorf("insecure guard refuses loopback: %v", err)
 	}
 }
+
+// A refusal that the development flag would lift says so.
+func TestValidateURLNamesTheInsecureFlag(t *testing.T) {
+	for _, u := range []string{"http://example.com/hook", "https://127.0.0.1/hook", "https://localhost/hook"} {
+		err := ValidateURL(u, false)
+		if err == nil || !strings.Contains(err.Error(), "--allow-insecure-webhooks") {
+			t.Errorf("%s: %v; want a mention of --allow-insecure-webhooks", u, err)
+		}
+	}
+}

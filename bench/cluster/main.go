@@ -82,9 +82,17 @@ func main() {
 	if o.postgres == "" {
 		o.postgres = clustertest.DefaultPostgresURL
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, o); err != nil {
+	// Ctrl-C, a kill, or the terminal closing (SIGHUP) all end the run the
+	// same way: the servers stop, the databases are dropped and the run
+	// directory is removed before the program exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Print("interrupted; servers stopped, databases and files removed")
+			os.Exit(130)
+		}
 		log.Fatal(err)
 	}
 }
@@ -128,15 +136,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "creativeops-bench-")
+	sess, err := newSession(o.keep)
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		log.Printf("run directory: %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer sess.close()
+	dir := sess.dir
 	bin := o.bin
 	if bin == "" {
 		bin = filepath.Join(dir, "creativeops")
@@ -168,17 +173,8 @@ func run(ctx context.Context, o options) error {
 	// awake: the others are paused (SIGSTOP) and take no CPU. The
 	// max-throughput phases then take turns in rounds, so that other work
 	// on this shared machine weighs on every configuration alike.
-	var runs []*modeRun
-	defer func() {
-		for _, mr := range runs {
-			mr.close()
-		}
-	}()
 	for _, m := range ms {
-		mr, err := startMode(ctx, o, m, bin, filepath.Join(dir, strings.NewReplacer(" ", "", "×", "x").Replace(m.String())))
-		if mr != nil {
-			runs = append(runs, mr)
-		}
+		mr, err := sess.start(ctx, o, m, bin)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
@@ -186,18 +182,22 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
+	runs := sess.runs
 	for _, mr := range runs {
 		if err := mr.fixedRate(ctx, o); err != nil {
 			return fmt.Errorf("%s: %w", mr.res.Mode, err)
 		}
 	}
-	for round := 0; round < o.rounds; round++ {
+	for round := 0; round < o.rounds && ctx.Err() == nil; round++ {
 		for i := range runs {
 			mr := runs[(i+round)%len(runs)]
 			if err := mr.maxRound(ctx, o, round); err != nil {
 				return fmt.Errorf("%s: %w", mr.res.Mode, err)
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	for _, mr := range runs {
 		mr.res.pickMedians()
@@ -257,6 +257,51 @@ func (r *modeResult) pickMedians() {
 	r.Max, r.MaxNoIP, r.GetOnly = median(r.MaxRounds), median(r.NoIPRounds), median(r.GetOnlyRounds)
 }
 
+// session owns everything a run creates outside its own memory: the run
+// directory (binary, data directories, logs, SQLite files) and the
+// clusters (server processes, PostgreSQL databases). close removes all of
+// it, whether the run finished, failed or was interrupted.
+type session struct {
+	dir  string
+	keep bool
+	runs []*modeRun
+}
+
+func newSession(keep bool) (*session, error) {
+	dir, err := os.MkdirTemp("", "creativeops-bench-")
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		log.Printf("run directory: %s", dir)
+	}
+	return &session{dir: dir, keep: keep}, nil
+}
+
+// start starts a configuration's cluster; close stops it even if start
+// failed half-way.
+func (s *session) start(ctx context.Context, o options, m mode, bin string) (*modeRun, error) {
+	mr, err := startMode(ctx, o, m, bin, filepath.Join(s.dir, strings.NewReplacer(" ", "", "×", "x").Replace(m.String())))
+	if mr != nil {
+		s.runs = append(s.runs, mr)
+	}
+	return mr, err
+}
+
+// close stops the servers, drops the databases and, unless -keep, removes
+// the run directory.
+func (s *session) close() {
+	for _, mr := range s.runs {
+		mr.close()
+	}
+	s.runs = nil
+	if !s.keep {
+		if err := os.RemoveAll(s.dir); err != nil {
+			log.Printf("remove %s: %v", s.dir, err)
+		}
+	}
+}
+
 // modeRun is one configuration's cluster and load.
 type modeRun struct {
 	c      *clustertest.Cluster
@@ -311,10 +356,16 @@ func (mr *modeRun) close() {
 
 // awake runs fn with the cluster resumed, and pauses it again.
 func (mr *modeRun) awake(ctx context.Context, fn func()) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := mr.c.Resume(ctx); err != nil {
 		return err
 	}
 	fn()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	mr.settle(ctx)
 	if mr.c.Proxy != nil {
 		mr.res.Served = mr.c.Proxy.Served()
@@ -327,10 +378,13 @@ func (mr *modeRun) awake(ctx context.Context, fn func()) error {
 // a pause) starts, within bounds: pollers get 20 s; if some runs are still
 // unfinished then, the queue gets 60 s more to drain.
 func (mr *modeRun) settle(ctx context.Context) {
-	if mr.load.WaitPollers(20 * time.Second) {
+	if mr.load.WaitPollers(ctx, 20*time.Second) {
 		return
 	}
 	mr.load.StopPollers()
+	if ctx.Err() != nil {
+		return
+	}
 	if !mr.c.WaitQueueIdle(ctx, 60*time.Second) {
 		log.Printf("%s: engine queue not seen empty; continuing", mr.res.Mode)
 	}
@@ -341,8 +395,11 @@ func (mr *modeRun) fixedRate(ctx context.Context, o options) error {
 	return mr.awake(ctx, func() {
 		log.Printf("%s: warm-up", m)
 		mr.load.RunRate(ctx, "warm-up", clustertest.RealisticMix, max(1, o.rates[0]/2), 3*time.Second)
-		mr.load.WaitPollers(30 * time.Second)
+		mr.load.WaitPollers(ctx, 30*time.Second)
 		for _, rate := range o.rates {
+			if ctx.Err() != nil {
+				return
+			}
 			log.Printf("%s: fixed rate %d req/s for %s", m, rate, o.duration)
 			before := mr.meter.read()
 			p := mr.load.RunRate(ctx, fmt.Sprintf("fixed rate %d req/s", rate), clustertest.RealisticMix, rate, o.duration)
@@ -384,7 +441,11 @@ func (mr *modeRun) maxRound(ctx context.Context, o options, round int) error {
 			// What the configuration costs doing nothing: queue polling,
 			// leader election, metrics.
 			before := mr.meter.read()
-			time.Sleep(idleFor)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(idleFor):
+			}
 			mr.res.Idle = phaseUsage{Phase: clustertest.PhaseResult{Name: "idle", Elapsed: idleFor}, Processes: mr.meter.since(before)}
 		}
 		mx := closed("max throughput", clustertest.RealisticMix, d)

@@ -68,7 +68,7 @@ func TestSoakResourcesStayFlat(t *testing.T) {
 		}
 	}
 	p := <-done
-	load.WaitPollers(30 * time.Second)
+	load.WaitPollers(ctx, 30*time.Second)
 	t.Logf("load: %.0f req/s for %s, %d requests, %d errors", p.Throughput(), p.Elapsed.Round(time.Second), p.Requests, p.Errors)
 	if p.ServerErrors > 0 {
 		errs, _ := load.Errors()

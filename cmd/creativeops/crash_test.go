@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +27,10 @@ const childArgsEnv = "CREATIVEOPS_TEST_CHILD_ARGS"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childArgsEnv); args != "" {
-		if err := run(context.Background(), strings.Fields(args), os.Stdout, os.Stderr); err != nil {
+		// Like main, stop gracefully on SIGINT and SIGTERM.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := run(ctx, strings.Fields(args), os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -43,8 +43,8 @@ func TestKeysRevokeReachesARunningServer(t *testing.T) {
 
 func TestServeRejectsBadRequestLogFlags(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
-		{"--log-requests verbose", "--log-requests"},
-		{"--log-slow 0s", "--log-slow"},
+		{"--log-requests verbose", "log-requests"},
+		{"--log-slow 0s", "log-slow"},
 	} {
 		args := append([]string{"serve", "--database-url", testdb.SQLiteURL(t), "--data-dir", t.TempDir()}, strings.Fields(tc.args)...)
 		err := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})

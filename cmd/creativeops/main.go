@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -25,120 +26,113 @@ import (
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/organization"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
-	"github.com/creativeops/creativeops/webhooks"
 )
 
 const usage = `creativeops — workflow engine, creator accounts, IP registry, webhooks and analytics.
 
 Usage:
-  creativeops serve   [flags]   run the service (REST and gRPC on one port)
-  creativeops migrate [flags]   bring the database schema up to date
+  creativeops serve   [flags]        run the service (REST and gRPC on one port)
+  creativeops migrate [flags]        bring the database schema up to date
+  creativeops orgs create NAME       create an organization
+  creativeops orgs list              list the organizations
   creativeops keys create --org NAME --scopes LIST [--name LABEL]
+                                     create an API key (printed once, alone, on stdout)
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
-  creativeops ip rotate-keys    retire the IP registry's signing keys, start a new log
-  creativeops secrets new-key --out FILE    write a new master key file (0600)
-  creativeops secrets rotate    seal every secret at rest under the newest master key
+  creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
+  creativeops secrets new-key --out FILE
+                                     write a new master key file (0600)
+  creativeops secrets rotate         seal every secret at rest under the newest master key
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
-                                check an IP certificate offline
+                                     check an IP certificate offline
+  creativeops version                print the version, VCS commit and Go version
 
-Every command but verify takes --database-url (env CREATIVEOPS_DATABASE_URL).
+Every command but verify, version and secrets new-key takes --data-dir and
+--database-url (env CREATIVEOPS_DATA_DIR, CREATIVEOPS_DATABASE_URL).
 Run "creativeops COMMAND -h" for the flags of a command.
 `
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "creativeops:", err)
-		}
-		os.Exit(2)
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// exitCode reports err on stderr and turns it into the exit status: 0 for
+// success and help, 2 for a command line that cannot be acted on, 1 for a
+// command that failed.
+func exitCode(err error, stderr io.Writer) int {
+	var badUsage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &badUsage):
+		fmt.Fprintln(stderr, "creativeops:", err)
+		return 2
 	}
+	fmt.Fprintln(stderr, "creativeops:", err)
+	return 1
+}
+
+// command is a subcommand: run gets the arguments after its name.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+var commands = map[string]command{
+	"serve":   serve,
+	"migrate": migrate,
+	"orgs":    group("orgs", map[string]command{"create": orgsCreate, "list": orgsList}),
+	"keys":    group("keys", map[string]command{"create": keysCreate, "list": keysList, "revoke": keysRevoke}),
+	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
+	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
+	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+		return verify(args, stdout, stderr)
+	},
+	"version": version,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		return usagef("no command given")
 	}
-	switch args[0] {
-	case "serve":
-		return serve(ctx, args[1:], stderr)
-	case "migrate":
-		return migrate(ctx, args[1:], stderr)
-	case "keys":
-		return keys(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return verify(args[1:], stdout, stderr)
-	case "ip":
-		return ipCommand(ctx, args[1:], stdout, stderr)
-	case "secrets":
-		return secretsCommand(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
-}
-
-// flagSet makes a flag set whose flags default to CREATIVEOPS_<FLAG>
-// environment variables.
-type flagSet struct {
-	*flag.FlagSet
-}
-
-func newFlagSet(name string, stderr io.Writer) *flagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return &flagSet{fs}
-}
-
-func envName(flagName string) string {
-	return "CREATIVEOPS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-func (f *flagSet) str(name, def, help string) *string {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		def = v
+	cmd, ok := commands[args[0]]
+	if !ok {
+		return usagef("unknown command %q (run creativeops help)", args[0])
 	}
-	return f.String(name, def, help+" (env "+envName(name)+")")
+	return cmd(ctx, args[1:], stdout, stderr)
 }
 
-func (f *flagSet) boolean(name string, def bool, help string) *bool {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		def = v == "1" || strings.EqualFold(v, "true")
-	}
-	return f.Bool(name, def, help+" (env "+envName(name)+")")
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "-help" || arg == "--help"
 }
 
-func (f *flagSet) integer(name string, def int, help string) *int {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			def = n
+// group is a command made of subcommands (keys create, keys list, ...).
+func group(name string, subs map[string]command) command {
+	names := slices.Sorted(maps.Keys(subs))
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if len(args) == 0 {
+			return usagef("%s needs a subcommand: %s (run creativeops %s -h)", name, strings.Join(names, ", "), name)
 		}
-	}
-	return f.Int(name, def, help+" (env "+envName(name)+")")
-}
-
-func (f *flagSet) duration(name string, def time.Duration, help string) *time.Duration {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			def = d
+		if isHelp(args[0]) {
+			fmt.Fprintf(stdout, "Usage: creativeops %s SUBCOMMAND [flags]\n\nSubcommands: %s\nRun \"creativeops %s SUBCOMMAND -h\" for the flags of one.\n", name, strings.Join(names, ", "), name)
+			return nil
 		}
+		sub, ok := subs[args[0]]
+		if !ok {
+			return usagef("unknown %s subcommand %q: want %s", name, args[0], strings.Join(names, ", "))
+		}
+		return sub(ctx, args[1:], stdout, stderr)
 	}
-	return f.Duration(name, def, help+" (env "+envName(name)+")")
-}
-
-const defaultDatabaseURL = "sqlite://./data/creativeops.db"
-
-func (f *flagSet) databaseURL() *string {
-	return f.str("database-url", defaultDatabaseURL, "database: sqlite://<path> or postgres://...")
 }
 
 // defaultGCPercent is the server's GOGC unless the environment sets one.
@@ -149,95 +143,74 @@ func (f *flagSet) databaseURL() *string {
 // lent to marking during every cycle (docs/deployment.md).
 const defaultGCPercent = 400
 
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr)
-	httpAddr := fs.str("http-addr", ":8080", "address serving REST and gRPC")
-	grpcAddr := fs.str("grpc-addr", "", "optional address serving gRPC only")
-	debugAddr := fs.str("debug-addr", "", "optional address serving the Go profiler at /debug/pprof/ (keep it private, e.g. 127.0.0.1:6060)")
-	dbURL := fs.databaseURL()
-	dataDir := fs.str("data-dir", "./data", "directory for local state")
-	masterKeys := fs.masterKeyFiles()
-	tlsCert := fs.str("tls-cert-file", "", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
-	tlsKey := fs.str("tls-key-file", "", "PEM private key of --tls-cert-file")
-	insecure := fs.boolean("allow-insecure-webhooks", false, "allow http:// and private-address webhook URLs (development only)")
-	logFormat := fs.str("log-format", "json", "log format: json or text")
-	workers := fs.integer("workers", 8, "concurrent asynchronous engine runs")
-	jobTimeout := fs.duration("job-timeout", time.Minute, "time limit of one attempt of an asynchronous run; a run whose server died is retried after twice this")
-	webhookSchedule := fs.str("webhook-retry-schedule", webhooks.DefaultSchedule.String(), "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
-	webhookWorkers := fs.integer("webhook-workers", 20, "concurrent webhook delivery attempts")
-	rateLimit := fs.integer("rate-limit", int(server.DefaultConfig().RateLimit.RequestsPerSecond), "default requests per second per API key (a key's own limit overrides it)")
-	rateBurst := fs.integer("rate-limit-burst", server.DefaultConfig().RateLimit.Burst, "default burst (token bucket size) per API key")
-	redisURL := fs.str("redis-url", "", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
-	recordUsage := fs.boolean("analytics", true, "record per-request usage analytics (GET /v1/analytics/usage)")
-	flushEvery := fs.duration("analytics-flush-interval", 5*time.Second, "how often usage aggregates are written to the database")
-	retention := fs.duration("analytics-retention", 90*24*time.Hour, "how long per-minute usage is kept (0 keeps it forever)")
-	logDefaults := server.DefaultConfig()
-	logRequests := fs.str("log-requests", logDefaults.LogRequests, fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones)", server.RequestLogSampleEvery))
-	logSlow := fs.duration("log-slow", logDefaults.LogSlow, "requests taking at least this long are always logged")
-	if err := fs.Parse(args); err != nil {
+// serveConfig parses the flags and environment of serve into the server's
+// configuration, starting from server.DefaultConfig.
+func serveConfig(args []string, stdout io.Writer) (server.Config, string, error) {
+	cfg := server.DefaultConfig()
+	fs := newFlagSet("serve [flags]", 0)
+	fs.env(textValue{&cfg.HTTPAddr, listenAddr(false)}, "http-addr", "address serving REST and gRPC")
+	fs.env(textValue{&cfg.GRPCAddr, listenAddr(true)}, "grpc-addr", "optional address serving gRPC only")
+	fs.env(textValue{&cfg.DebugAddr, listenAddr(true)}, "debug-addr", "optional address serving the Go profiler at /debug/pprof/ (keep it private, e.g. 127.0.0.1:6060)")
+	dbURL := fs.database(&cfg.DataDir)
+	fs.env(boolValue{&cfg.AllowInsecureWebhooks}, "allow-insecure-webhooks", "allow http:// and private-address webhook URLs (development only)")
+	logFormat := "json"
+	fs.env(textValue{&logFormat, oneOf("json", "text")}, "log-format", "log format: json or text")
+	fs.env(intValue{&cfg.Workers, 1}, "workers", "concurrent asynchronous engine runs")
+	fs.env(durationValue{p: &cfg.JobTimeout}, "job-timeout", "time limit of one attempt of an asynchronous run; a run whose server died is retried after twice this")
+	fs.env(scheduleValue{&cfg.WebhookSchedule}, "webhook-retry-schedule", "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
+	fs.env(intValue{&cfg.WebhookWorkers, 1}, "webhook-workers", "concurrent webhook delivery attempts")
+	fs.env(floatValue{&cfg.RateLimit.RequestsPerSecond}, "rate-limit", "default requests per second per API key (a key's own limit overrides it)")
+	fs.env(intValue{&cfg.RateLimit.Burst, 1}, "rate-limit-burst", "default burst (token bucket size) per API key")
+	fs.env(textValue{&cfg.RedisURL, redisURL}, "redis-url", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
+	recordUsage := !cfg.DisableAnalytics
+	fs.env(boolValue{&recordUsage}, "analytics", "record per-request usage analytics (GET /v1/analytics/usage)")
+	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
+	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
+	masterKeyFlag(fs, &cfg.MasterKeyFiles)
+	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
+	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")
+	fs.env(textValue{&cfg.LogRequests, oneOf(server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors)}, "log-requests",
+		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones)", server.RequestLogSampleEvery))
+	fs.env(durationValue{p: &cfg.LogSlow}, "log-slow", "requests taking at least this long are always logged")
+	if err := fs.parse(args, stdout); err != nil {
+		return cfg, "", err
+	}
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		return cfg, "", usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
+	}
+	cfg.DatabaseURL = dbURL()
+	cfg.DisableAnalytics = !recordUsage
+	cfg.RescueAfter = 2 * cfg.JobTimeout
+	return cfg, logFormat, nil
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, logFormat, err := serveConfig(args, stdout)
+	if err != nil {
 		return err
 	}
-	switch *logRequests {
-	case server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors:
-	default:
-		return fmt.Errorf("--log-requests must be all, sampled or errors, not %q", *logRequests)
-	}
-	if *logSlow <= 0 {
-		return errors.New("--log-slow must be positive")
-	}
-	if *retention < 0 {
-		return errors.New("--analytics-retention must not be negative")
-	}
-	if *rateLimit <= 0 || *rateBurst <= 0 {
-		return errors.New("--rate-limit and --rate-limit-burst must be positive")
-	}
-	schedule, err := webhooks.ParseSchedule(*webhookSchedule)
-	if err != nil {
-		return fmt.Errorf("--webhook-retry-schedule: %w", err)
-	}
-	var handler slog.Handler
-	switch *logFormat {
-	case "json":
-		handler = slog.NewJSONHandler(stderr, nil)
-	case "text":
+	var handler slog.Handler = slog.NewJSONHandler(stderr, nil)
+	if logFormat == "text" {
 		handler = slog.NewTextHandler(stderr, nil)
-	default:
-		return fmt.Errorf("--log-format must be json or text, not %q", *logFormat)
 	}
 	log := slog.New(handler)
 	slog.SetDefault(log)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	if err := os.MkdirAll(*dataDir, 0o750); err != nil {
-		return err
+	bi := buildinfo.Read()
+	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir)
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
 	}
-	return server.Run(ctx, server.Config{
-		HTTPAddr:              *httpAddr,
-		GRPCAddr:              *grpcAddr,
-		DebugAddr:             *debugAddr,
-		DatabaseURL:           *dbURL,
-		DataDir:               *dataDir,
-		MasterKeyFiles:        splitList(*masterKeys),
-		TLSCertFile:           *tlsCert,
-		TLSKeyFile:            *tlsKey,
-		AllowInsecureWebhooks: *insecure,
-		Logger:                log,
-		Console:               stderr,
-		Workers:               *workers,
-		JobTimeout:            *jobTimeout,
-		RescueAfter:           2 * *jobTimeout,
-		WebhookSchedule:       schedule,
-		WebhookWorkers:        *webhookWorkers,
+	cfg.Logger, cfg.Console = log, stderr
+	return server.Run(ctx, cfg)
+}
 
-		RateLimit:              auth.RateLimit{RequestsPerSecond: float64(*rateLimit), Burst: *rateBurst},
-		RedisURL:               *redisURL,
-		DisableAnalytics:       !*recordUsage,
-		AnalyticsFlushInterval: *flushEvery,
-		AnalyticsRetention:     *retention,
-		LogRequests:            *logRequests,
-		LogSlow:                *logSlow,
-	})
+// dbFlags declares the database flags of an administration command.
+func dbFlags(fs *flagSet) func() string {
+	var dataDir string
+	return fs.database(&dataDir)
 }
 
 func openStore(ctx context.Context, url string) (*storage.Store, error) {
@@ -252,13 +225,13 @@ func openStore(ctx context.Context, url string) (*storage.Store, error) {
 	return st, nil
 }
 
-func migrate(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("migrate", stderr)
-	dbURL := fs.databaseURL()
-	if err := fs.Parse(args); err != nil {
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("migrate [flags]", 0)
+	dbURL := dbFlags(fs)
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *dbURL)
+	st, err := openStore(ctx, dbURL())
 	if err != nil {
 		return err
 	}
@@ -267,113 +240,205 @@ func migrate(ctx context.Context, args []string, stderr io.Writer) error {
 	return nil
 }
 
-func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("keys needs a subcommand: create, list or revoke")
+func version(_ context.Context, args []string, stdout, _ io.Writer) error {
+	fs := newFlagSet("version", 0)
+	if err := fs.parse(args, stdout); err != nil {
+		return err
 	}
-	fs := newFlagSet("keys "+args[0], stderr)
-	dbURL := fs.databaseURL()
-	org := fs.String("org", "", "organization name")
-	switch args[0] {
-	case "create":
-		scopeList := fs.String("scopes", "", `comma-separated scopes, or "*" for all`)
-		name := fs.String("name", "cli", "label of the key")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *org == "" || *scopeList == "" {
-			return errors.New("keys create needs --org and --scopes")
-		}
-		scopes := strings.Split(*scopeList, ",")
-		for i, sc := range scopes {
-			scopes[i] = strings.TrimSpace(sc)
-			if !auth.ValidScope(scopes[i]) {
-				return fmt.Errorf("unknown scope %q (known: %s)", scopes[i], strings.Join(auth.AllScopes, ", "))
-			}
-		}
-		st, err := openStore(ctx, *dbURL)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		ks := &auth.Store{Ent: st.Ent}
-		o, err := ks.EnsureOrganization(ctx, *org)
-		if err != nil {
-			return err
-		}
-		_, secret, err := ks.CreateKey(ctx, auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, secret)
-		return nil
-	case "list", "revoke":
-		id := fs.String("id", "", "key id (revoke)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *org == "" {
-			return fmt.Errorf("keys %s needs --org", args[0])
-		}
-		st, err := openStore(ctx, *dbURL)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		o, err := st.Ent.Organization.Query().Where(organization.Name(*org)).Only(ctx)
-		if ent.IsNotFound(err) {
-			return fmt.Errorf("no organization named %q", *org)
-		}
-		if err != nil {
-			return err
-		}
-		if args[0] == "revoke" {
-			if *id == "" {
-				return errors.New("keys revoke needs --id")
-			}
-			if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
-				return fmt.Errorf("no active key %s in organization %q", *id, *org)
-			} else if err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "revoked %s\n", *id)
-			return nil
-		}
-		ks, err := st.Ent.APIKey.Query().Where(apikey.OrganizationID(o.ID)).Order(ent.Asc(apikey.FieldID)).All(ctx)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tCREATED\tSTATE")
-		for _, k := range ks {
-			state := "active"
-			switch {
-			case k.RevokedAt != nil:
-				state = "revoked"
-			case k.ExpiresAt != nil && k.ExpiresAt.Before(time.Now()):
-				state = "expired"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, strings.Join(k.Scopes, ","), k.CreatedAt.Format(time.RFC3339), state)
-		}
-		return tw.Flush()
+	fmt.Fprintln(stdout, buildinfo.Read())
+	return nil
+}
+
+func orgsCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("orgs create [flags] NAME", 1)
+	dbURL := dbFlags(fs)
+	if err := fs.parse(args, stdout); err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown keys subcommand %q", args[0])
+	name := strings.TrimSpace(fs.arg(0))
+	if name == "" || len(name) > 100 {
+		return usagef("orgs create: the name must be 1 to 100 characters")
+	}
+	st, err := openStore(ctx, dbURL())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	o, err := st.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx)
+	if ent.IsConstraintError(err) {
+		return fmt.Errorf("organization %q already exists", name)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, o.ID)
+	fmt.Fprintf(stderr, "created organization %q; give it a key with: creativeops keys create --org %s --scopes '*'\n", name, shellQuote(name))
+	return nil
+}
+
+func orgsList(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs := newFlagSet("orgs list [flags]", 0)
+	dbURL := dbFlags(fs)
+	if err := fs.parse(args, stdout); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, dbURL())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	orgs, err := st.Ent.Organization.Query().Order(ent.Asc(organization.FieldName)).All(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tACTIVE KEYS\tCREATED")
+	for _, o := range orgs {
+		n, err := st.Ent.APIKey.Query().Where(apikey.OrganizationID(o.ID), apikey.RevokedAtIsNil(),
+			apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(time.Now()))).Count(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", o.ID, o.Name, n, o.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+// keysFlags declares what every keys subcommand takes.
+func keysFlags(synopsis string) (fs *flagSet, dbURL func() string, org *string) {
+	fs = newFlagSet(synopsis, 0)
+	dbURL = dbFlags(fs)
+	org = fs.String("org", "", "organization name (creativeops orgs list shows them)")
+	return fs, dbURL, org
+}
+
+// openOrg opens the database and finds the organization a keys command
+// names. A name that matches none is an error: creating organizations is
+// orgs create's alone, so a typo never makes a new one.
+func openOrg(ctx context.Context, cmd, dbURL, name string) (*storage.Store, *ent.Organization, error) {
+	if name == "" {
+		return nil, nil, usagef("%s needs --org NAME", cmd)
+	}
+	st, err := openStore(ctx, dbURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := st.Ent.Organization.Query().Where(organization.Name(name)).Only(ctx)
+	if ent.IsNotFound(err) {
+		err = fmt.Errorf("no organization named %q: see them with creativeops orgs list, or create it with creativeops orgs create %s", name, shellQuote(name))
+	}
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, o, nil
+}
+
+func keysCreate(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs, dbURL, org := keysFlags("keys create --org NAME --scopes LIST [--name LABEL] [flags]")
+	scopeList := fs.String("scopes", "", `comma-separated scopes, or "*" for all`)
+	name := fs.String("name", "cli", "label of the key")
+	if err := fs.parse(args, stdout); err != nil {
+		return err
+	}
+	if *scopeList == "" {
+		return usagef("keys create needs --scopes (comma-separated, or \"*\" for all)")
+	}
+	scopes := strings.Split(*scopeList, ",")
+	for i, sc := range scopes {
+		scopes[i] = strings.TrimSpace(sc)
+		if !auth.ValidScope(scopes[i]) {
+			return usagef("--scopes: unknown scope %q (known: %s)", scopes[i], strings.Join(auth.AllScopes, ", "))
+		}
+	}
+	st, o, err := openOrg(ctx, "keys create", dbURL(), *org)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, secret)
+	return nil
+}
+
+func keysList(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs, dbURL, org := keysFlags("keys list --org NAME [flags]")
+	if err := fs.parse(args, stdout); err != nil {
+		return err
+	}
+	st, o, err := openOrg(ctx, "keys list", dbURL(), *org)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ks, err := st.Ent.APIKey.Query().Where(apikey.OrganizationID(o.ID)).Order(ent.Asc(apikey.FieldID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tCREATED\tSTATE")
+	for _, k := range ks {
+		state := "active"
+		switch {
+		case k.RevokedAt != nil:
+			state = "revoked"
+		case k.ExpiresAt != nil && k.ExpiresAt.Before(time.Now()):
+			state = "expired"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, strings.Join(k.Scopes, ","), k.CreatedAt.Format(time.RFC3339), state)
+	}
+	return tw.Flush()
+}
+
+func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dbURL, org := keysFlags("keys revoke --org NAME --id KEY_ID [flags]")
+	id := fs.String("id", "", "id of the key to revoke (creativeops keys list shows them)")
+	if err := fs.parse(args, stdout); err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("keys revoke needs --id KEY_ID")
+	}
+	st, o, err := openOrg(ctx, "keys revoke", dbURL(), *org)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
+		return fmt.Errorf("no active key %s in organization %q", *id, *org)
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "revoked %s\n", *id)
+	return nil
+}
+
+// shellQuote quotes a name for a command line an operator copies.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // verify checks a certificate bundle (the JSON of
 // GET /v1/ip/certificates/{id}) without contacting the service.
 func verify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("verify", stderr)
+	fs := newFlagSet("verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]", 0)
 	bundlePath := fs.String("bundle", "", "certificate bundle JSON file")
 	workPath := fs.String("file", "", "the work itself, to check its SHA-256 against the record")
 	rootPath := fs.String("root", "", "expected TSA root certificate (PEM file), e.g. from GET /v1/ip/keys")
 	logKey := fs.String("log-key", "", "expected log verifier key, e.g. from GET /v1/ip/keys")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
 	if *bundlePath == "" {
-		return errors.New("verify needs --bundle FILE")
+		return usagef("verify needs --bundle FILE")
 	}
 	data, err := os.ReadFile(*bundlePath)
 	if err != nil {
@@ -393,7 +458,7 @@ func verify(args []string, stdout, stderr io.Writer) error {
 	var report ipreg.Report
 	if *rootPath != "" || *logKey != "" {
 		if *rootPath == "" || *logKey == "" {
-			return errors.New("pin both --root and --log-key, or neither")
+			return usagef("pin both --root and --log-key, or neither")
 		}
 		root, err := os.ReadFile(*rootPath)
 		if err != nil {
@@ -418,33 +483,5 @@ func verify(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("certificate %s does NOT verify: %s", cert.GetCertificateId(), strings.Join(report.Failed(), ", "))
 	}
 	fmt.Fprintf(stdout, "certificate %s verifies: %q (%s) existed at %s\n", cert.GetCertificateId(), cert.GetTitle(), cert.GetContentHash(), cert.GetTimestamp().AsTime().Format(time.RFC3339))
-	return nil
-}
-
-func ipCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "rotate-keys" {
-		return errors.New("ip needs a subcommand: rotate-keys")
-	}
-	fs := newFlagSet("ip rotate-keys", stderr)
-	dbURL := fs.databaseURL()
-	dataDir, masterKeys := fs.dataDir(), fs.masterKeyFiles()
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	keyring, err := loadKeyring(*masterKeys, *dataDir)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, *dbURL)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	k, err := ipreg.RotateKeys(ctx, st, keyring)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "new log origin %s\nverifier key %s\n", k.Origin(), k.VerifierKey())
-	fmt.Fprintln(stderr, "restart every server to sign with the new keys; the old ones stay published")
 	return nil
 }

@@ -292,7 +292,7 @@ func (c *Client) RunWorkflow(ctx context.Context, tr Transport, workflow string,
 func (c *Client) JobStatus(ctx context.Context, tr Transport, id string) (string, error) {
 	const op = "GetJob"
 	if tr == GRPC {
-		j, err := creativeopsv1.NewEngineServiceClient(c.conn()).GetJob(ctx, &creativeopsv1.GetJobRequest{JobId: id})
+		j, err := creativeopsv1.NewEngineServiceClient(c.conn()).GetJob(ctx, &creativeopsv1.GetJobRequest{Id: id})
 		if err != nil {
 			return "", grpcErr(op, err)
 		}

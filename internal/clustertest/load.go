@@ -321,13 +321,18 @@ func (l *Load) poll(ctx context.Context, tr Transport, id string, submitted time
 }
 
 // WaitPollers waits (at most timeout) for the pollers of submitted runs.
-func (l *Load) WaitPollers(timeout time.Duration) bool {
+// It gives up early, returning false, when ctx ends.
+func (l *Load) WaitPollers(ctx context.Context, timeout time.Duration) bool {
 	done := make(chan struct{})
 	go func() { l.pollers.Wait(); close(done) }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
 	case <-done:
 		return true
-	case <-time.After(timeout):
+	case <-t.C:
+		return false
+	case <-ctx.Done():
 		return false
 	}
 }

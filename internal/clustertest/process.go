@@ -151,6 +151,7 @@ func (r *Replica) Start(ctx context.Context) error {
 		cmd.Env = append(os.Environ(), childEnv+"="+string(enc))
 	}
 	cmd.Env = append(cmd.Env, r.launcher.Env...)
+	cmd.SysProcAttr = childAttr()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()

@@ -522,11 +522,12 @@ var File_creativeops_v1_analytics_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_analytics_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x01\n" +
+	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9c\x02\n" +
 	"\x0fGetUsageRequest\x12.\n" +
 	"\x04from\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
-	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12<\n" +
-	"\vgranularity\x18\x03 \x01(\tB\x1a\xbaH\x17r\x15R\x00R\x06minuteR\x04hourR\x03dayR\vgranularity\x12\x15\n" +
+	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12\x95\x01\n" +
+	"\vgranularity\x18\x03 \x01(\tBs\xbaHp\xba\x01m\n" +
+	"\x14granularity.accepted\x12.must be minute, hour or day (empty means hour)\x1a%this in ['', 'minute', 'hour', 'day']R\vgranularity\x12\x15\n" +
 	"\x06key_id\x18\x04 \x01(\tR\x05keyId\"\xa5\x01\n" +
 	"\vUsageTotals\x12\x1a\n" +
 	"\brequests\x18\x01 \x01(\x03R\brequests\x12\x16\n" +

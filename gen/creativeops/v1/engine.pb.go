@@ -694,7 +694,7 @@ func (x *Job) GetAsync() bool {
 
 type GetJobRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -729,9 +729,9 @@ func (*GetJobRequest) Descriptor() ([]byte, []int) {
 	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *GetJobRequest) GetJobId() string {
+func (x *GetJobRequest) GetId() string {
 	if x != nil {
-		return x.JobId
+		return x.Id
 	}
 	return ""
 }
@@ -962,9 +962,9 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\tstartedAt\x12C\n" +
 	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vcompletedAt\x12\x1a\n" +
 	"\battempts\x18\f \x01(\x05R\battempts\x12\x14\n" +
-	"\x05async\x18\r \x01(\bR\x05async\"/\n" +
-	"\rGetJobRequest\x12\x1e\n" +
-	"\x06job_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x05jobId\"\xe3\x01\n" +
+	"\x05async\x18\r \x01(\bR\x05async\"(\n" +
+	"\rGetJobRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xe3\x01\n" +
 	"\x0fListJobsRequest\x12P\n" +
 	"\x06status\x18\x01 \x01(\tB8\xbaH5r3R\x00R\x06queuedR\n" +
 	"processingR\tcompletedR\x06failedR\bcanceledR\x06status\x12\x1a\n" +
@@ -978,7 +978,7 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
 	"\x10CancelJobRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x8a\a\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x86\a\n" +
 	"\rEngineService\x12\x8b\x01\n" +
 	"\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\"-\x8a\xb5\x18\r\n" +
 	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/verticals\x12\x8b\x01\n" +
@@ -988,9 +988,9 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\vengine:read\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/engine/workflows/{id}\x12t\n" +
 	"\vRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\",\x8a\xb5\x18\x0f\n" +
 	"\n" +
-	"engine:run\x18\xca\x01\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12q\n" +
-	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"3\x8a\xb5\x18\r\n" +
-	"\vengine:read\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/engine/status/{job_id}\x12w\n" +
+	"engine:run\x18\xca\x01\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/engine/run\x12m\n" +
+	"\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\"/\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/engine/status/{id}\x12w\n" +
 	"\bListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\"(\x8a\xb5\x18\r\n" +
 	"\vengine:read\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/engine/jobs\x12z\n" +
 	"\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.Job\"6\x8a\xb5\x18\f\n" +

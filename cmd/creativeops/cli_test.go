@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/creativeops/creativeops/internal/buildinfo"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/server"
+)
+
+// cli runs the program as main does and returns its exit status and
+// output.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = exitCode(run(context.Background(), args, &out, &errOut), &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// Help goes to stdout and exits 0, at every level; what cannot be acted
+// on exits 2 with the reason on stderr.
+func TestHelpAndExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // in stdout
+		err  string // in stderr
+	}{
+		{[]string{"-h"}, 0, "Usage:", ""},
+		{[]string{"--help"}, 0, "creativeops orgs create NAME", ""},
+		{[]string{"help"}, 0, "creativeops version", ""},
+		{[]string{"serve", "-h"}, 0, "CREATIVEOPS_JOB_TIMEOUT", ""},
+		{[]string{"keys", "-h"}, 0, "Subcommands: create, list, revoke", ""},
+		{[]string{"keys", "create", "-h"}, 0, "-scopes", ""},
+		{[]string{"orgs", "--help"}, 0, "Subcommands: create, list", ""},
+		{[]string{"orgs", "create", "-h"}, 0, "orgs create [flags] NAME", ""},
+		{[]string{"ip", "-h"}, 0, "rotate-keys", ""},
+		{[]string{"verify", "-h"}, 0, "-bundle", ""},
+		{[]string{"migrate", "-h"}, 0, "-data-dir", ""},
+		{[]string{"version", "-h"}, 0, "Usage: creativeops version", ""},
+		{nil, 2, "", "no command given"},
+		{[]string{"serv"}, 2, "", `unknown command "serv"`},
+		{[]string{"keys"}, 2, "", "keys needs a subcommand"},
+		{[]string{"keys", "rotate"}, 2, "", `unknown keys subcommand "rotate"`},
+		{[]string{"serve", "--no-such-flag"}, 2, "", "no-such-flag"},
+		{[]string{"keys", "create", "--org", "acme"}, 2, "", "needs --scopes"},
+		{[]string{"keys", "list"}, 2, "", "needs --org"},
+		{[]string{"verify"}, 2, "", "needs --bundle"},
+		{[]string{"orgs", "create"}, 2, "", "usage: creativeops orgs create"},
+	} {
+		code, out, errOut := cli(t, c.args...)
+		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.err) {
+			t.Errorf("creativeops %s: exit %d, stdout %q, stderr %q; want exit %d, %q in stdout, %q in stderr",
+				strings.Join(c.args, " "), code, out, errOut, c.code, c.out, c.err)
+		}
+		if c.code == 0 && errOut != "" {
+			t.Errorf("creativeops %s: help wrote to stderr: %q", strings.Join(c.args, " "), errOut)
+		}
+	}
+}
+
+// No command takes an argument it would silently ignore.
+func TestExtraArgumentsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"serve", "--data-dir", dir, "8080"},
+		{"migrate", "--data-dir", dir, "now"},
+		{"version", "--verbose"},
+		{"version", "extra"},
+		{"orgs", "list", "--data-dir", dir, "acme"},
+		{"orgs", "create", "--data-dir", dir, "acme", "beta"},
+		{"keys", "list", "--org", "acme", "--data-dir", dir, "extra"},
+		{"keys", "create", "--org", "acme", "--scopes", "*", "--data-dir", dir, "--name", "a", "b"},
+		{"keys", "revoke", "--org", "acme", "--data-dir", dir, "--id", "key_1", "key_2"},
+		{"ip", "rotate-keys", "--data-dir", dir, "now"},
+		{"verify", "--bundle", "b.json", "w.pdf"},
+	} {
+		code, _, errOut := cli(t, args...)
+		if code != 2 || !(strings.Contains(errOut, "unexpected argument") || strings.Contains(errOut, "flag provided but not defined")) {
+			t.Errorf("creativeops %s: exit %d, %q; want exit 2 refusing the extra argument", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := cli(t, "version")
+	bi := buildinfo.Read()
+	if code != 0 || out != bi.String()+"\n" {
+		t.Fatalf("version: exit %d, %q; want %q", code, out, bi.String())
+	}
+	for _, want := range []string{bi.Version, "commit " + bi.Commit, bi.GoVersion} {
+		if want == "" || !strings.Contains(out, want) {
+			t.Errorf("version output %q lacks %q", out, want)
+		}
+	}
+}
+
+// Every value of serve is checked before anything starts: the message
+// names the flag or variable, the value and what is accepted.
+func TestServeConfigStrict(t *testing.T) {
+	for _, c := range []struct {
+		env, value string
+		want       string // what is accepted
+	}{
+		{"CREATIVEOPS_WORKERS", "abc", "whole number"},
+		{"CREATIVEOPS_WORKERS", "0", "at least 1"},
+		{"CREATIVEOPS_WEBHOOK_WORKERS", "-3", "at least 1"},
+		{"CREATIVEOPS_JOB_TIMEOUT", "5", "with its unit"},
+		{"CREATIVEOPS_JOB_TIMEOUT", "0s", "positive duration"},
+		{"CREATIVEOPS_ANALYTICS_FLUSH_INTERVAL", "-1s", "positive duration"},
+		{"CREATIVEOPS_ANALYTICS_RETENTION", "90d", "or 0"},
+		{"CREATIVEOPS_ANALYTICS_RETENTION", "-1h", "or 0"},
+		{"CREATIVEOPS_ALLOW_INSECURE_WEBHOOKS", "yes", "true or false"},
+		{"CREATIVEOPS_ANALYTICS", "on", "true or false"},
+		{"CREATIVEOPS_RATE_LIMIT", "0", "positive number"},
+		{"CREATIVEOPS_RATE_LIMIT", "Inf", "positive number"},
+		{"CREATIVEOPS_RATE_LIMIT", "NaN", "positive number"},
+		{"CREATIVEOPS_RATE_LIMIT", "fast", "positive number"},
+		{"CREATIVEOPS_RATE_LIMIT_BURST", "0", "at least 1"},
+		{"CREATIVEOPS_LOG_FORMAT", "yaml", "json, text"},
+		{"CREATIVEOPS_HTTP_ADDR", "8080", "host:port"},
+		{"CREATIVEOPS_HTTP_ADDR", "", "host:port"},
+		{"CREATIVEOPS_GRPC_ADDR", "localhost", "host:port"},
+		{"CREATIVEOPS_DEBUG_ADDR", "127.0.0.1:99999", "host:port"},
+		{"CREATIVEOPS_DATABASE_URL", "mysql://db", "sqlite://<path> or postgres://"},
+		{"CREATIVEOPS_DATABASE_URL", "sqlite://", "sqlite://<path>"},
+		{"CREATIVEOPS_DATA_DIR", " ", "directory"},
+		{"CREATIVEOPS_REDIS_URL", "localhost:6379", "redis://"},
+		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,5", "comma-separated durations"},
+		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,-5s", "comma-separated durations"},
+	} {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
+			t.Setenv(c.env, c.value)
+			_, _, err := serveConfig(nil, &bytes.Buffer{})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			for _, want := range []string{c.env, `"` + c.value + `"`, c.want} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("%q does not say %q", msg, want)
+				}
+			}
+			// The same value on the command line is refused alike.
+			flagName := "--" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(c.env, "CREATIVEOPS_")), "_", "-")
+			os.Unsetenv(c.env)
+			_, _, err = serveConfig([]string{flagName + "=" + c.value}, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(flagName, "-")) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s=%s: %v", flagName, c.value, err)
+			}
+		})
+	}
+}
+
+// The defaults are server.DefaultConfig's; the database follows
+// --data-dir unless --database-url is given; the command line overrides
+// the environment.
+func TestServeConfigDefaults(t *testing.T) {
+	cfg, format, err := serveConfig(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := server.DefaultConfig()
+	if cfg.HTTPAddr != def.HTTPAddr || cfg.Workers != def.Workers || cfg.JobTimeout != def.JobTimeout ||
+		cfg.RateLimit != def.RateLimit || cfg.AnalyticsRetention != def.AnalyticsRetention ||
+		cfg.DatabaseURL != def.DatabaseURL || cfg.DataDir != def.DataDir || format != "json" ||
+		cfg.RescueAfter != 2*def.JobTimeout || cfg.DisableAnalytics {
+		t.Fatalf("defaults %+v differ from server.DefaultConfig %+v", cfg, def)
+	}
+	t.Setenv("CREATIVEOPS_DATA_DIR", "/srv/co")
+	t.Setenv("CREATIVEOPS_WORKERS", "3")
+	cfg, _, err = serveConfig([]string{"--workers", "5", "--analytics=false", "--rate-limit", "0.5"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DatabaseURL != "sqlite:///srv/co/creativeops.db" || cfg.Workers != 5 || !cfg.DisableAnalytics || cfg.RateLimit.RequestsPerSecond != 0.5 {
+		t.Fatalf("got database %q, workers %d, analytics off %v, rate %v", cfg.DatabaseURL, cfg.Workers, cfg.DisableAnalytics, cfg.RateLimit.RequestsPerSecond)
+	}
+	cfg, _, err = serveConfig([]string{"--database-url", "postgres://db/co"}, &bytes.Buffer{})
+	if err != nil || cfg.DatabaseURL != "postgres://db/co" {
+		t.Fatalf("explicit database: %q, %v", cfg.DatabaseURL, err)
+	}
+}
+
+// Organizations are made by orgs create alone: keys commands refuse a
+// name that matches none, saying how to create it, and create nothing.
+func TestKeysRefuseUnknownOrganization(t *testing.T) {
+	url := testdb.SQLiteURL(t)
+	if code, out, errOut := cli(t, "orgs", "create", "--database-url", url, "acme"); code != 0 || !strings.HasPrefix(out, "org_") {
+		t.Fatalf("orgs create: exit %d, %q, %q", code, out, errOut)
+	}
+	if code, _, errOut := cli(t, "orgs", "create", "--database-url", url, "acme"); code != 1 || !strings.Contains(errOut, `organization "acme" already exists`) {
+		t.Fatalf("second orgs create: exit %d, %q", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"keys", "create", "--org", "acme-typo", "--scopes", "*"},
+		{"keys", "list", "--org", "acme-typo"},
+		{"keys", "revoke", "--org", "acme-typo", "--id", "key_1"},
+	} {
+		code, out, errOut := cli(t, append(args, "--database-url", url)...)
+		if code != 1 || out != "" || !strings.Contains(errOut, `no organization named "acme-typo"`) || !strings.Contains(errOut, "creativeops orgs create acme-typo") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	code, out, _ := cli(t, "orgs", "list", "--database-url", url)
+	if code != 0 || !strings.Contains(out, "acme") || strings.Contains(out, "acme-typo") {
+		t.Fatalf("orgs list: exit %d\n%s", code, out)
+	}
+}

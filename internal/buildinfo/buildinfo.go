@@ -1,0 +1,64 @@
+// Package buildinfo says which build of creativeops is running: its
+// version, the VCS commit it was built from and the Go version that built
+// it. Go records them in the binary; a release build can set the first two
+// explicitly:
+//
+//	go build -ldflags "-X github.com/creativeops/creativeops/internal/buildinfo.version=v1.2.0 \
+//	  -X github.com/creativeops/creativeops/internal/buildinfo.commit=$(git rev-parse HEAD)" ./cmd/creativeops
+package buildinfo
+
+import (
+	"cmp"
+	"runtime/debug"
+	"strings"
+)
+
+// Set with -ldflags -X; empty means "as Go recorded it".
+var (
+	version string
+	commit  string
+)
+
+// Info describes a build.
+type Info struct {
+	Version   string
+	Commit    string
+	GoVersion string
+}
+
+// Read returns the running binary's build information. What is unknown
+// (a binary built with -buildvcs=false, or a test binary) reads
+// "unknown"; a build from a source tree rather than a tagged module reads
+// version "(devel)".
+func Read() Info {
+	info := Info{Version: version, Commit: commit}
+	var modified bool
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		info.GoVersion = bi.GoVersion
+		if info.Version == "" && bi.Main.Version != "" {
+			info.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if info.Commit == "" {
+					info.Commit = s.Value
+				}
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if modified && commit == "" && !strings.HasSuffix(info.Commit, "-dirty") && info.Commit != "" {
+		info.Commit += "-dirty"
+	}
+	info.Version = cmp.Or(info.Version, "(devel)")
+	info.Commit = cmp.Or(info.Commit, "unknown")
+	info.GoVersion = cmp.Or(info.GoVersion, "unknown")
+	return info
+}
+
+// String is the one-line form creativeops version prints.
+func (i Info) String() string {
+	return "creativeops " + i.Version + " (commit " + i.Commit + ", " + i.GoVersion + ")"
+}
