@@ -258,7 +258,7 @@ func (s *Server) StartWorkers(ctx context.Context) error {
 // Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
 // the gRPC server's own transport, the rest on the HTTP server (connMux).
 func (s *Server) Serve(ln net.Listener) error {
-	m := newConnMux(ln)
+	m := newConnMux(ln, s.cfg.ReadHeaderTimeout, s.log)
 	go m.serve()
 	// The gRPC side can only stop with the mux (its listener's one error
 	// is net.ErrClosed), which the HTTP server's shutdown closes.
