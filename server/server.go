@@ -14,6 +14,7 @@ import (
 	"net/http/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -67,6 +68,10 @@ type Server struct {
 	health  *health.Server
 	gateway http.Handler
 	http    *http.Server
+
+	// streaming names the gRPC methods with streams (streamingMethods).
+	streaming     map[string]bool
+	streamingOnce sync.Once
 }
 
 // New opens the database, migrates it and builds the service.
@@ -160,10 +165,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	webhookWorker.Attempted = func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() }
 
 	chain := s.interceptorChain()
-	s.grpc = grpc.NewServer(
+	s.grpc = grpc.NewServer(append(s.grpcLimits(),
 		grpc.ChainUnaryInterceptor(chain...),
 		grpc.MaxRecvMsgSize(MaxBodyBytes),
-	)
+	)...)
 	inproc := newInProcess(chainUnary(chain...))
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
 		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{store: store, events: s.events})
@@ -204,14 +209,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	s.gateway = gw
-	s.http = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		Protocols:         new(http.Protocols),
-	}
-	s.http.Protocols.SetHTTP1(true)
-	s.http.Protocols.SetUnencryptedHTTP2(true)
+	s.http = cfg.httpServer(s.Handler())
 	return s, nil
 }
 
@@ -341,7 +339,7 @@ func Run(ctx context.Context, cfg Config) error {
 			_ = s.Shutdown(context.Background())
 			return fmt.Errorf("listen on %s: %w", cfg.DebugAddr, err)
 		}
-		debug := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+		debug := s.cfg.httpServer(debugHandler())
 		defer debug.Close()
 		go func() { _ = debug.Serve(dln) }()
 		s.log.Info("serving the profiler", "addr", dln.Addr().String())

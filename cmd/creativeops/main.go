@@ -163,8 +163,22 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	recordUsage := fs.boolean("analytics", true, "record per-request usage analytics (GET /v1/analytics/usage)")
 	flushEvery := fs.duration("analytics-flush-interval", 5*time.Second, "how often usage aggregates are written to the database")
 	retention := fs.duration("analytics-retention", 90*24*time.Hour, "how long per-minute usage is kept (0 keeps it forever)")
+	def := server.DefaultConfig()
+	readHeaderTimeout := fs.duration("read-header-timeout", def.ReadHeaderTimeout, "time a new connection has to send its first request's headers")
+	readTimeout := fs.duration("read-timeout", def.ReadTimeout, "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
+	writeTimeout := fs.duration("write-timeout", def.WriteTimeout, "time from a request's headers to the end of its response")
+	idleTimeout := fs.duration("idle-timeout", def.IdleTimeout, "how long a connection with no request in flight stays open")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	for _, t := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--read-header-timeout", *readHeaderTimeout}, {"--read-timeout", *readTimeout},
+		{"--write-timeout", *writeTimeout}, {"--idle-timeout", *idleTimeout}} {
+		if t.d <= 0 {
+			return fmt.Errorf("%s must be positive, not %s", t.flag, t.d)
+		}
 	}
 	if *retention < 0 {
 		return errors.New("--analytics-retention must not be negative")
@@ -213,6 +227,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		DisableAnalytics:       !*recordUsage,
 		AnalyticsFlushInterval: *flushEvery,
 		AnalyticsRetention:     *retention,
+		ReadHeaderTimeout:      *readHeaderTimeout,
+		ReadTimeout:            *readTimeout,
+		WriteTimeout:           *writeTimeout,
+		IdleTimeout:            *idleTimeout,
 	})
 }
 
