@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint test test-short run build bench docs bench-cluster
+.PHONY: all generate check-generated lint test test-short run build bench docs bench-cluster vuln fuzz-short
 
 all: generate lint test
 
@@ -27,6 +27,15 @@ lint:
 ## test: all tests (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 ./...
+
+## vuln: report known vulnerabilities in the code the module calls (needs vuln.go.dev)
+vuln:
+	./scripts/vuln
+
+## fuzz-short: run every fuzz target for FUZZTIME (default 5s) each
+FUZZTIME ?= 5s
+fuzz-short:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz-short
 
 ## run: serve on the embedded SQLite database in ./data
 run:
