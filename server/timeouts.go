@@ -20,6 +20,7 @@ func (cfg Config) httpServer(h http.Handler) *http.Server {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
@@ -28,8 +29,9 @@ func (cfg Config) httpServer(h http.Handler) *http.Server {
 			// A connection silent for a read timeout is pinged, and
 			// closed if the ping is not answered; one whose writes make no
 			// progress for a write timeout is closed.
-			SendPingTimeout:  cfg.ReadTimeout,
-			WriteByteTimeout: cfg.WriteTimeout,
+			SendPingTimeout:      cfg.ReadTimeout,
+			WriteByteTimeout:     cfg.WriteTimeout,
+			MaxConcurrentStreams: maxConcurrentStreams,
 		},
 	}
 	srv.Protocols.SetHTTP1(true)
@@ -37,13 +39,18 @@ func (cfg Config) httpServer(h http.Handler) *http.Server {
 	return srv
 }
 
+// maxConcurrentStreams is net/http's default for HTTP/2, applied to gRPC's
+// own transport too.
+const maxConcurrentStreams = 250
+
 var (
 	errRequestReadTimeout = errors.New("the request was not received within the read timeout")
 	errCallTimeout        = errors.New("the call did not finish within the write timeout")
 )
 
 // grpcLimits are the same limits on grpc.Server's own transport: the
-// handshake within the read-header timeout, idle connections closed after
+// handshake within the read-header timeout, headers and concurrent streams
+// capped as on the HTTP server, idle connections closed after
 // the idle timeout and quiet ones pinged, and, for each unary call, its
 // request received within the read timeout of its headers and the whole
 // call within the write timeout (a shorter grpc-timeout from the client
@@ -51,6 +58,10 @@ var (
 func (s *Server) grpcLimits() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.ConnectionTimeout(s.cfg.ReadHeaderTimeout),
+		// The HTTP server's defaults, which grpc-go's exceed (16 MiB of
+		// headers, unlimited streams per connection).
+		grpc.MaxHeaderListSize(http.DefaultMaxHeaderBytes),
+		grpc.MaxConcurrentStreams(maxConcurrentStreams),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
 			MaxConnectionIdle: s.cfg.IdleTimeout,
 			Time:              s.cfg.ReadTimeout,
