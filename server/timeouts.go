@@ -71,28 +71,35 @@ func (s *Server) grpcLimits() []grpc.ServerOption {
 	}
 }
 
-type readTimerKey struct{}
+type callLimitsKey struct{}
+
+// callLimits are one unary call's timers: read is stopped when the
+// request is in; cancel ends the write-timeout context early, though the
+// stream's end (which cancels its parent) releases it anyway.
+type callLimits struct {
+	read   *time.Timer
+	cancel context.CancelFunc
+}
 
 // limitCall runs when a call's headers arrive, before its message.
 // Streaming methods (health Watch, reflection) are long-lived by design
-// and left to keepalive.
+// and left to keepalive. Nothing here waits for the call to end: a read
+// timer that outlives an aborted call fires into an ended context.
 func (s *Server) limitCall(ctx context.Context, info *tap.Info) (context.Context, error) {
 	if s.streamingMethods()[info.FullMethodName] {
 		return ctx, nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	read := time.AfterFunc(s.cfg.ReadTimeout, func() { cancel(errRequestReadTimeout) })
-	ctx, cancelCall := context.WithTimeoutCause(ctx, s.cfg.WriteTimeout, errCallTimeout)
-	// The stream's context ends with the call; the timers go with it.
-	context.AfterFunc(ctx, func() { read.Stop(); cancelCall() })
-	return context.WithValue(ctx, readTimerKey{}, read), nil
+	ctx, cancelRead := context.WithCancelCause(ctx)
+	lim := &callLimits{read: time.AfterFunc(s.cfg.ReadTimeout, func() { cancelRead(errRequestReadTimeout) })}
+	ctx, lim.cancel = context.WithTimeoutCause(ctx, s.cfg.WriteTimeout, errCallTimeout)
+	return context.WithValue(ctx, callLimitsKey{}, lim), nil
 }
 
 // requestReceived is outermost on the gRPC server: a unary interceptor runs
 // once the request message is in, which ends its read timeout.
 func requestReceived(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if t, ok := ctx.Value(readTimerKey{}).(*time.Timer); ok {
-		t.Stop()
+	if lim, ok := ctx.Value(callLimitsKey{}).(*callLimits); ok {
+		lim.read.Stop()
 	}
 	return handler(ctx, req)
 }

@@ -39,7 +39,7 @@ func TestLimitCallReadTimeout(t *testing.T) {
 }
 
 // Once the message is in (the outermost interceptor runs), the read timer
-// is stopped; the call's end stops both timers.
+// is stopped; the call's end releases the call's context.
 func TestLimitCallStopsReadTimerOnReceipt(t *testing.T) {
 	s := limitedServer(time.Hour, time.Hour)
 	parent, cancel := context.WithCancel(context.Background())
@@ -47,7 +47,7 @@ func TestLimitCallStopsReadTimerOnReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer := ctx.Value(readTimerKey{}).(*time.Timer)
+	timer := ctx.Value(callLimitsKey{}).(*callLimits).read
 	_, _ = requestReceived(ctx, nil, &grpc.UnaryServerInfo{}, func(ctx context.Context, _ any) (any, error) { return nil, nil })
 	if timer.Stop() {
 		t.Fatal("the read timer was still running after the request arrived")
@@ -66,7 +66,7 @@ func TestLimitCallLeavesStreamsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := ctx.Deadline(); ok || ctx.Value(readTimerKey{}) != nil {
+	if _, ok := ctx.Deadline(); ok || ctx.Value(callLimitsKey{}) != nil {
 		t.Fatal("a streaming method got call limits")
 	}
 }
