@@ -324,3 +324,30 @@ func TestConnMuxLargeFirstHeadersStillServed(t *testing.T) {
 		t.Fatalf("the call was not served by the HTTP side")
 	}
 }
+
+// A connection that does not show its first request within the
+// classification deadline is closed, whether it says nothing, stops inside
+// the HTTP/2 preface or after it.
+func TestConnMuxDropsSlowClassification(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newConnMux(ln, 100*time.Millisecond, nil)
+	go m.serve()
+	t.Cleanup(m.close)
+	for _, send := range []string{"", http2.ClientPreface, http2.ClientPreface[:10]} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, send); err != nil {
+			t.Fatal(err)
+		}
+		// The mux may send its SETTINGS first; then the connection ends.
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Fatalf("after %q: %v", send, err)
+		}
+		c.Close()
+	}
+}
