@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster
+.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short
 
 all: generate lint test
 
@@ -36,6 +36,15 @@ test:
 ## test-python: the Python client against a live server (needs Debian's python3-pytest)
 test-python:
 	pytest-3 -q clients/python/tests
+
+## vuln: report known vulnerabilities in the code the module calls (needs vuln.go.dev)
+vuln:
+	./scripts/vuln
+
+## fuzz-short: run every fuzz target for FUZZTIME (default 5s) each
+FUZZTIME ?= 5s
+fuzz-short:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz-short
 
 ## run: serve on the embedded SQLite database in ./data
 run:

@@ -27,6 +27,13 @@ type Config struct {
 	Logger                *slog.Logger
 	// ShutdownTimeout bounds how long in-flight requests may take to finish.
 	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout bounds how long a new connection may take to send
+	// its first request's headers (and an HTTP request its headers);
+	// ReadTimeout bounds reading one whole request, body included, on
+	// every transport (per stream on HTTP/2 and gRPC); WriteTimeout bounds
+	// a request from its headers to the end of its response; IdleTimeout is
+	// how long a connection with no request in flight is kept open.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// Console receives the one-time bootstrap key (default os.Stderr).
 	Console io.Writer
 	// Workers is the number of concurrent asynchronous engine runs per
@@ -84,6 +91,10 @@ func DefaultConfig() Config {
 		DatabaseURL:            "sqlite://./data/creativeops.db",
 		DataDir:                "./data",
 		ShutdownTimeout:        20 * time.Second,
+		ReadHeaderTimeout:      10 * time.Second,
+		ReadTimeout:            30 * time.Second,
+		WriteTimeout:           time.Minute,
+		IdleTimeout:            2 * time.Minute,
 		Workers:                8,
 		JobTimeout:             time.Minute,
 		RescueAfter:            2 * time.Minute,
@@ -113,6 +124,10 @@ func (cfg Config) withDefaults() Config {
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
 	cfg.LogRequests = cmp.Or(cfg.LogRequests, def.LogRequests)
 	cfg.LogSlow = cmp.Or(cfg.LogSlow, def.LogSlow)
+	cfg.ReadHeaderTimeout = cmp.Or(cfg.ReadHeaderTimeout, def.ReadHeaderTimeout)
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, def.ReadTimeout)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, def.WriteTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, def.IdleTimeout)
 	if cfg.AnalyticsFlushInterval <= 0 {
 		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
 	}

@@ -4,18 +4,31 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
-// sniffTimeout bounds how long a new connection may take to show what it
-// is; a client that says nothing for that long is dropped.
-const sniffTimeout = 10 * time.Second
+// sniffLimit bounds what the mux reads (and keeps, to replay) of a new
+// connection while it looks for the first request. A gRPC client's preface,
+// SETTINGS, WINDOW_UPDATE and first HEADERS take a few hundred bytes; a
+// connection that has sent more without a request goes to the HTTP server,
+// whose HTTP/2 implementation discards what it does not need.
+const sniffLimit = 8 << 10
+
+// Accept errors such as running out of file descriptors are waited out,
+// as net/http does: the wait starts at minAcceptDelay and doubles up to
+// maxAcceptDelay while errors persist.
+const (
+	minAcceptDelay = 5 * time.Millisecond
+	maxAcceptDelay = time.Second
+)
 
 // connMux splits one listener between the gRPC server's own HTTP/2
 // transport and the HTTP server. gRPC through http.Server (grpc.Server's
@@ -32,69 +45,136 @@ const sniffTimeout = 10 * time.Second
 type connMux struct {
 	root       net.Listener
 	grpc, http *muxListener
-	closeOnce  sync.Once
-	done       chan struct{}
+	// sniffTimeout bounds how long a new connection may take to show what
+	// it is; a client that says too little in that time is dropped.
+	sniffTimeout time.Duration
+	log          *slog.Logger
+	closeOnce    sync.Once
+	done         chan struct{}
+	err          error // why accepting stopped, when not by close; set before done closes
 }
 
-func newConnMux(root net.Listener) *connMux {
-	m := &connMux{root: root, done: make(chan struct{})}
+func newConnMux(root net.Listener, sniffTimeout time.Duration, log *slog.Logger) *connMux {
+	if log == nil {
+		log = slog.Default()
+	}
+	m := &connMux{root: root, sniffTimeout: sniffTimeout, log: log, done: make(chan struct{})}
 	m.grpc = &muxListener{mux: m, conns: make(chan net.Conn)}
 	m.http = &muxListener{mux: m, conns: make(chan net.Conn)}
 	return m
 }
 
-// serve accepts connections until the root listener is closed.
+// serve accepts connections until the mux is closed or the root listener
+// fails for good. Temporary errors (out of file descriptors, a connection
+// reset before it was accepted) are logged and retried after a growing
+// pause, so a burst of connections cannot end the process.
 func (m *connMux) serve() {
-	defer m.close()
+	var delay time.Duration
 	for {
 		c, err := m.root.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
+		if err == nil {
+			delay = 0
+			go m.classify(c)
+			continue
+		}
+		select {
+		case <-m.done:
+			return
+		default:
+		}
+		if errors.Is(err, net.ErrClosed) || !temporaryAcceptError(err) {
+			m.stop(err)
 			return
 		}
-		go m.classify(c)
+		delay = min(max(2*delay, minAcceptDelay), maxAcceptDelay)
+		m.log.Warn("accepting a connection failed; retrying", "error", err.Error(), "retry_in", delay.String())
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-m.done:
+			t.Stop()
+			return
+		}
 	}
 }
 
-func (m *connMux) close() {
+// temporaryAcceptError tells errors worth waiting out from a listener that
+// is gone: running out of file descriptors or kernel memory, and
+// connections aborted before they were accepted.
+func temporaryAcceptError(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM,
+		syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN, syscall.EPROTO, syscall.EPERM} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	var ne interface{ Temporary() bool }
+	var te interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Temporary() || errors.As(err, &te) && te.Timeout()
+}
+
+// stop closes the mux because the root listener failed; both sides then
+// return that error from Accept.
+func (m *connMux) stop(err error) {
 	m.closeOnce.Do(func() {
+		m.err = err
 		close(m.done)
 		_ = m.root.Close()
 	})
 }
 
+func (m *connMux) close() { m.stop(nil) }
+
 func (m *connMux) classify(c net.Conn) {
-	_ = c.SetReadDeadline(time.Now().Add(sniffTimeout))
+	_ = c.SetDeadline(time.Now().Add(m.sniffTimeout))
 	var seen bytes.Buffer
-	r := io.TeeReader(c, &seen)
+	r := io.TeeReader(&sniffReader{r: c, left: sniffLimit}, &seen)
 	to, conn := m.http, net.Conn(nil)
 	switch isH2, err := readPreface(r); {
 	case err != nil:
 		_ = c.Close()
 		return
 	case !isH2:
-		conn = &replayConn{Conn: c, r: io.MultiReader(&seen, c)}
+		conn = &replayConn{Conn: c, r: io.MultiReader(&seen, c), sniffed: seen.Len()}
 	default:
 		grpc, err := firstRequestIsGRPC(c, r)
-		if err != nil {
+		switch {
+		case errors.Is(err, errSniffLimit) || errors.Is(err, http2.ErrFrameTooLarge):
+			// No request within the limit: the HTTP server takes it from
+			// here, with its own limits, and answers gRPC too if one comes.
+		case err != nil:
 			_ = c.Close()
 			return
+		case grpc:
+			to, conn = m.grpc, &replayConn{Conn: c, r: io.MultiReader(&seen, c), sniffed: seen.Len()}
 		}
-		if grpc {
-			to, conn = m.grpc, &replayConn{Conn: c, r: io.MultiReader(&seen, c)}
-		} else {
-			conn = &replayConn{Conn: c, r: &settingsAckFilter{r: io.MultiReader(&seen, c), preface: len(http2.ClientPreface)}}
+		if conn == nil {
+			conn = &replayConn{Conn: c, r: &settingsAckFilter{r: io.MultiReader(&seen, c), preface: len(http2.ClientPreface)}, sniffed: seen.Len()}
 		}
 	}
-	_ = c.SetReadDeadline(time.Time{})
+	_ = c.SetDeadline(time.Time{})
 	select {
 	case to.conns <- conn:
 	case <-m.done:
 		_ = c.Close()
 	}
+}
+
+var errSniffLimit = errors.New("connection sent too much before its first request")
+
+// sniffReader reads at most left bytes, then fails with errSniffLimit.
+type sniffReader struct {
+	r    io.Reader
+	left int
+}
+
+func (s *sniffReader) Read(p []byte) (int, error) {
+	if s.left <= 0 {
+		return 0, errSniffLimit
+	}
+	n, err := s.r.Read(p[:min(len(p), s.left)])
+	s.left -= n
+	return n, err
 }
 
 // readPreface reads as much of the HTTP/2 client preface as the connection
@@ -118,6 +198,9 @@ func readPreface(r io.Reader) (bool, error) {
 // first request's headers.
 func firstRequestIsGRPC(w io.Writer, r io.Reader) (bool, error) {
 	fr := http2.NewFramer(w, r)
+	// A frame longer than the whole budget is refused from its header,
+	// before anything is allocated for its payload.
+	fr.SetMaxReadFrameSize(sniffLimit)
 	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	if err := fr.WriteSettings(); err != nil {
 		return false, err
@@ -146,7 +229,8 @@ func headerValue(h *http2.MetaHeadersFrame, name string) string {
 // replayConn reads what sniffing consumed before the rest of the stream.
 type replayConn struct {
 	net.Conn
-	r io.Reader
+	r       io.Reader
+	sniffed int // bytes read while classifying, at most sniffLimit
 }
 
 func (c *replayConn) Read(p []byte) (int, error) { return c.r.Read(p) }
@@ -204,6 +288,9 @@ func (l *muxListener) Accept() (net.Conn, error) {
 	case c := <-l.conns:
 		return c, nil
 	case <-l.mux.done:
+		if l.mux.err != nil {
+			return nil, l.mux.err
+		}
 		return nil, net.ErrClosed
 	}
 }

@@ -91,10 +91,26 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 	return m
 }
 
+// observe counts one request. Every label comes from a closed set, so
+// that requests cannot add series at will: the method is one HTTP defines
+// (or "other"), the route an API template or one of the few fixed paths
+// (the callers' business), the code a status this server wrote.
 func (m *metrics) observe(transport, method, route string, code int, d time.Duration) {
+	method = methodLabel(method)
 	c := strconv.Itoa(code)
 	m.requests.WithLabelValues(transport, method, route, c).Inc()
 	m.latency.WithLabelValues(transport, method, route, c).Observe(d.Seconds())
+}
+
+// methodLabel names the HTTP methods of RFC 9110 (and PATCH); any other
+// method a client sends is "other".
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 func (m *metrics) handler() http.Handler {

@@ -59,7 +59,11 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 	rt := s.routes[info.FullMethod]
 	method, route := rt.Method, rt.Template
 	if route == "" {
-		method, route = "POST", info.FullMethod // health checks and other non-REST methods
+		// Health checks and reflection: registered methods, a closed set.
+		method, route = "POST", "other"
+		if publicMethods[info.FullMethod] {
+			route = info.FullMethod
+		}
 	}
 	s.metrics.observe("grpc", method, route, code, d)
 	if ri := requestInfoFrom(ctx); s.usage != nil && ri != nil && ri.orgID != "" && rt.Template != "" {

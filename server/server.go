@@ -78,6 +78,10 @@ type Server struct {
 	mu       sync.Mutex
 	acquired []resource
 	stopped  bool
+
+	// streaming names the gRPC methods with streams (streamingMethods).
+	streaming     map[string]bool
+	streamingOnce sync.Once
 }
 
 // resource is something the server holds that must be given back.
@@ -211,7 +215,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// remembers what it could not decode (invalid UTF-8) so the first
 	// interceptor answers InvalidArgument instead of gRPC's Internal.
 	codec := newRequestCodec()
-	s.grpc = grpc.NewServer(
+	s.grpc = grpc.NewServer(append(s.grpcLimits(),
 		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
 		grpc.MaxRecvMsgSize(MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
@@ -221,7 +225,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		// tenth of the gRPC path's CPU). Calls beyond the workers still
 		// get a goroutine of their own.
 		grpc.NumStreamWorkers(uint32(16*runtime.GOMAXPROCS(0))),
-	)
+	)...)
 	inproc := newInProcess(chainUnary(chain...))
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
 		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc})
@@ -240,14 +244,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.rpcWeb, err = newRPCWeb(s.grpc); err != nil {
 		return nil, err
 	}
-	s.http = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		Protocols:         new(http.Protocols),
-	}
-	s.http.Protocols.SetHTTP1(true)
-	s.http.Protocols.SetUnencryptedHTTP2(true)
+	s.http = cfg.httpServer(s.Handler())
 	built = true
 	return s, nil
 }
@@ -391,7 +388,7 @@ func (s *Server) StartWorkers(ctx context.Context) error {
 // Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
 // the gRPC server's own transport, the rest on the HTTP server (connMux).
 func (s *Server) Serve(ln net.Listener) error {
-	m := newConnMux(ln)
+	m := newConnMux(ln, s.cfg.ReadHeaderTimeout, s.log)
 	go m.serve()
 	// The gRPC side can only stop with the mux (its listener's one error
 	// is net.ErrClosed), which the HTTP server's shutdown closes.
@@ -482,7 +479,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+			debug = cfg.httpServer(debugHandler())
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
 		}

@@ -172,6 +172,10 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(textValue{&cfg.LogRequests, oneOf(server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors)}, "log-requests",
 		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones)", server.RequestLogSampleEvery))
 	fs.env(durationValue{p: &cfg.LogSlow}, "log-slow", "requests taking at least this long are always logged")
+	fs.env(durationValue{p: &cfg.ReadHeaderTimeout}, "read-header-timeout", "time a new connection has to send its first request's headers")
+	fs.env(durationValue{p: &cfg.ReadTimeout}, "read-timeout", "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
+	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
+	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
