@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +21,14 @@ import (
 //     A festival that asks for a higher premiere than the film can still
 //     offer will not programme it, and screening early at one festival
 //     spends the premiere another one on the list requires.
-//   - Festivals are listed in order of preference; the fee budget is spent
-//     in that order.
+//   - Only one festival can give a film its world premiere: two festivals on
+//     the list that both require it are exclusive, whatever their dates
+//     (the first to accept wins it; the other must be withdrawn from).
+//   - The fee budget buys the most value, not the first festivals listed:
+//     the set of eligible, open entries that fits the budget with the
+//     largest total priority (1–5 per festival, 3 by default, so with equal
+//     priorities the most festivals), ties going to the festivals listed
+//     first (the order of preference).
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "film-festival-submissions",
@@ -37,13 +44,14 @@ func init() {
 				{Name: "festival_date", Kind: engine.Date, Required: true, Description: "Opening day of the festival."},
 				{Name: "premiere_required", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "none", Description: "Premiere status the festival requires."},
 				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
-				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the early deadline."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000 USD)."},
 				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular (official) deadline."},
-				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Fee at the regular deadline."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000 USD)."},
 				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
-				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the late deadline."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000 USD)."},
+				{Name: "priority", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "How much this festival matters, 1 (nice to have) to 5 (essential); the budget buys the largest total priority."},
 			}},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total submission-fee budget."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"film_title":        "Salt Year",
@@ -76,6 +84,7 @@ var filmFestPremiereRank = map[string]int{"none": 0, "regional": 1, "internation
 type filmFestEntry struct {
 	name, premiere string
 	date           time.Time
+	priority       int
 	tier           engine.FeeTier
 	open, eligible bool
 	hasEarly       bool
@@ -92,7 +101,7 @@ func filmFestEntries(in *engine.Input, p *engine.Plan) []*filmFestEntry {
 			{Name: "regular", Deadline: f.Date("regular_deadline"), FeeUSD: f.Float("regular_fee_usd")},
 			{Name: "late", Deadline: f.Date("late_deadline"), FeeUSD: f.Float("late_fee_usd")},
 		}
-		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date")}
+		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date"), priority: max(1, f.Int("priority"))}
 		e.tier, e.open = engine.CheapestOpenTier(tiers, ready)
 		e.eligible = filmFestPremiereRank[e.premiere] <= can
 		e.hasEarly = !tiers[0].Deadline.IsZero()
@@ -113,8 +122,8 @@ func filmFestPick(in *engine.Input, p *engine.Plan) error {
 		case !e.open:
 			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s (film ready %s); aim for its next edition.", e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), engine.FormatDate(lock))
 		case e.hasEarly && e.tier.Name != "early":
-			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for $%.2f.",
-				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), e.tier.FeeUSD)
+			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for %s.",
+				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), engine.USD(e.tier.FeeUSD))
 		}
 	}
 	return nil
@@ -138,8 +147,71 @@ func filmFestPremieres(in *engine.Input, p *engine.Plan) error {
 			}
 		}
 	}
+	exclusive := []string{}
+	for i, a := range entries {
+		if !a.eligible || !a.open || a.premiere != "world" {
+			continue
+		}
+		for _, b := range entries[i+1:] {
+			if b.eligible && b.open && b.premiere == "world" {
+				p.Warn("WORLD_PREMIERE_EXCLUSIVE", "%s and %s both require the world premiere; only one can have it. Enter both if you like, but when one accepts, withdraw from the other before it programmes the film.",
+					a.name, b.name)
+				exclusive = append(exclusive, a.name+" / "+b.name)
+			}
+		}
+	}
 	p.Set("premiere_conflicts", conflicts)
+	p.Set("exclusive_premieres", exclusive)
 	return nil
+}
+
+// filmFestChoose picks the entries the budget buys: the largest total
+// priority that fits, ties to the festivals listed first. Fees are rounded
+// up to whole dollars, so the chosen set never costs more than the budget.
+func filmFestChoose(entries []*filmFestEntry, budget float64, capped bool) []bool {
+	take := make([]bool, len(entries))
+	var total float64
+	for i, e := range entries {
+		if e.eligible && e.open {
+			take[i] = true
+			total += e.tier.FeeUSD
+		}
+	}
+	if !capped || total <= budget {
+		return take
+	}
+	// Value: priority first, then a preference bonus smaller than one
+	// priority point in total (at most 40 entries: 40·41/2 < 1000).
+	n := len(entries)
+	capacity := int(math.Floor(min(budget, total)))
+	// 0/1 knapsack over whole dollars, last entry first, so that keep[i]
+	// says whether entry i is taken given the dollars left for entries i..
+	best := make([]int32, capacity+1)
+	keep := make([][]uint64, n)
+	cost := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		keep[i] = make([]uint64, capacity/64+1)
+		if !take[i] {
+			continue
+		}
+		cost[i] = int(math.Ceil(entries[i].tier.FeeUSD - 1e-9))
+		v := int32(entries[i].priority*1000 + (n - i))
+		for c := capacity; c >= cost[i]; c-- {
+			if w := best[c-cost[i]] + v; w > best[c] {
+				best[c] = w
+				keep[i][c/64] |= 1 << (c % 64)
+			}
+		}
+	}
+	chosen := make([]bool, n)
+	c := capacity
+	for i := 0; i < n; i++ {
+		if take[i] && keep[i][c/64]&(1<<(c%64)) != 0 {
+			chosen[i] = true
+			c -= cost[i]
+		}
+	}
+	return chosen
 }
 
 func filmFestBudget(in *engine.Input, p *engine.Plan) error {
@@ -148,11 +220,12 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 	var spent, saved float64
 	plan := []map[string]any{}
 	dropped := []string{}
-	for _, e := range entries {
+	chosen := filmFestChoose(entries, budget, capped)
+	for i, e := range entries {
 		if !e.eligible || !e.open {
 			continue
 		}
-		if capped && spent+e.tier.FeeUSD > budget {
+		if !chosen[i] {
 			dropped = append(dropped, e.name)
 			continue
 		}
@@ -161,12 +234,13 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		plan = append(plan, map[string]any{
 			"festival": e.name, "festival_date": engine.FormatDate(e.date), "deadline": e.tier.Name,
 			"submit_by": engine.FormatDate(e.tier.Deadline), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
+			"priority": e.priority,
 		})
 		p.Milestone("submit-"+slugKey(e.name), fmt.Sprintf("Submit to %s (%s deadline)", e.name, e.tier.Name), e.tier.Deadline)
 		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
 	}
 	if len(dropped) > 0 {
-		p.Warn("OVER_BUDGET", "The $%.2f fee budget runs out after $%.2f; %s left out. Raise the budget or ask those festivals for a fee waiver.", budget, spent, strings.Join(dropped, ", "))
+		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
 	}
 	p.Set("submissions", plan)
 	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "budget_usd": budget})
@@ -196,7 +270,7 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	for _, s := range sorted {
 		due, _ := engine.ParseDate(s["submit_by"].(string))
 		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
-			fmt.Sprintf("Enter at the %s deadline for $%.2f; festival opens %s (premiere required: %s).", s["deadline"], s["fee_usd"].(float64), s["festival_date"], s["premiere_required"]))
+			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], engine.USD(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
 	}
 	lock := in.Date("picture_lock_date")
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), lock), "Prepare the submission kit",
@@ -206,7 +280,8 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	if len(plan) == 0 {
 		p.Recommend(engine.High, "Rebuild the festival list", "No listed festival is both open and eligible: add festivals whose deadlines fall after picture lock and whose premiere rules the film meets.")
 	}
-	p.Strategy("Enter %q in %d festival(s) for $%.2f in fees (saving $%.2f against late deadlines), locked by %s, offering a %s premiere; %d festival(s) left out by budget.",
-		in.Str("film_title"), len(plan), fees["total_usd"].(float64), fees["saved_vs_late_usd"].(float64), engine.FormatDate(lock), in.Str("premiere_status"), len(p.Get("left_out").([]string)))
+	p.Strategy("Enter %q in %s for %s in fees (saving %s against late deadlines), locked by %s, offering a %s premiere; %s left out by budget.",
+		in.Str("film_title"), countNoun(len(plan), "festival", "festivals"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		engine.FormatDate(lock), in.Str("premiere_status"), countNoun(len(p.Get("left_out").([]string)), "festival", "festivals"))
 	return nil
 }

@@ -116,3 +116,43 @@ func TestFilmProductionScheduleInfeasibleAndTier(t *testing.T) {
 		t.Errorf("earliest delivery %v is %d days out, want about 28 weeks", earliest, d)
 	}
 }
+
+// Only one festival can give a film its world premiere, so two on the list
+// that both require it are exclusive whatever their dates (the example's
+// Hudson Spring and Lakeside both ask for it).
+func TestFilmFestivalSubmissionsWorldPremiereFestivalsAreExclusive(t *testing.T) {
+	res := run(t, "film-festival-submissions", mediaExample(t, "film-festival-submissions"))
+	if !hasWarning(res, "WORLD_PREMIERE_EXCLUSIVE") {
+		t.Fatalf("two world-premiere festivals not flagged: %v", warningCodes(res))
+	}
+	ex := res["exclusive_premieres"].([]any)
+	if len(ex) != 1 || ex[0] != "Hudson Spring Film Festival / Lakeside Film Festival" {
+		t.Fatalf("exclusive premieres %v", ex)
+	}
+}
+
+// The budget buys the most value, not the first festivals listed: with
+// $100, one $90 festival listed first used to take it all; two $50
+// festivals of the same priority are worth more. A festival marked
+// essential (priority 5) against two at 2 wins the budget back.
+func TestFilmFestivalSubmissionsBudgetBuysMostValue(t *testing.T) {
+	fest := func(name string, fee float64, priority int) map[string]any {
+		return map[string]any{"name": name, "festival_date": "2027-09-01", "regular_deadline": "2027-04-01", "regular_fee_usd": fee, "priority": priority}
+	}
+	ctx := map[string]any{
+		"film_title": "F", "picture_lock_date": "2027-02-01", "budget_usd": 100, "as_of": "2026-11-20",
+		"festivals": []any{fest("Big", 90, 3), fest("Mid A", 50, 3), fest("Mid B", 50, 3)},
+	}
+	res := run(t, "film-festival-submissions", ctx)
+	if got := res["left_out"].([]any); len(got) != 1 || got[0] != "Big" {
+		t.Errorf("left out %v, want [Big]: two entries beat one at equal priority", got)
+	}
+	if total := mediaNum(t, res, "fees", "total_usd"); total != 100 {
+		t.Errorf("fees %v, want 100", total)
+	}
+	ctx["festivals"] = []any{fest("Big", 90, 5), fest("Mid A", 50, 2), fest("Mid B", 50, 2)}
+	res = run(t, "film-festival-submissions", ctx)
+	if got := res["left_out"].([]any); len(got) != 2 || got[0] != "Mid A" || got[1] != "Mid B" {
+		t.Errorf("left out %v, want the two priority-2 festivals", got)
+	}
+}
