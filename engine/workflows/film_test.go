@@ -156,3 +156,43 @@ func TestFilmFestivalSubmissionsBudgetBuysMostValue(t *testing.T) {
 		t.Errorf("left out %v, want the two priority-2 festivals", got)
 	}
 }
+
+// A $400,000 film is over the $300,000 Ultra Low Budget cap, so it shoots
+// under the Moderate Low Budget agreement and its cast is costed at that
+// tier's ≈$436 a day (35% of the Basic Agreement day rate, SAG-AFTRA 2025
+// low-budget theatrical rates), not ULB's $249.
+func TestFilmProductionOverUltraLowCapCostedAtModerateLowRate(t *testing.T) {
+	ctx := mediaExample(t, "film-production-schedule")
+	ctx["budget_usd"] = 400000
+	res := run(t, "film-production-schedule", ctx)
+	if res["required_sag_agreement"] != "moderate_low" || mediaNum(t, res, "budget", "cast_day_rate_usd") != 436 {
+		t.Fatalf("agreement %v at %v a day, want moderate_low at 436", res["required_sag_agreement"], mediaNum(t, res, "budget", "cast_day_rate_usd"))
+	}
+	if c := mediaNum(t, res, "budget", "cast_with_fringe_usd"); !mediaClose(c, engine.Money(5*24*436*1.21)) {
+		t.Errorf("cast cost %v, want %v", c, engine.Money(5*24*436*1.21))
+	}
+	// Over the $2,000,000 Low Budget cap: the Basic Agreement rate.
+	ctx["budget_usd"] = 2500000
+	res = run(t, "film-production-schedule", ctx)
+	if res["required_sag_agreement"] != "basic" || mediaNum(t, res, "budget", "cast_day_rate_usd") != 1245 {
+		t.Fatalf("agreement %v at %v a day, want basic at 1245", res["required_sag_agreement"], mediaNum(t, res, "budget", "cast_day_rate_usd"))
+	}
+}
+
+// An infeasible delivery is re-planned: the timeline is built on the
+// earliest feasible delivery, not only warned about.
+func TestFilmProductionInfeasibleDeliveryIsReplanned(t *testing.T) {
+	res := run(t, "film-production-schedule", map[string]any{
+		"delivery_date": "2027-03-01", "script_pages": 100, "budget_usd": 250000, "as_of": "2026-11-20",
+	})
+	earliest := mediaDate(t, res, "earliest_feasible_delivery")
+	if !hasWarning(res, "REPLANNED") || milestoneDate(t, res, "delivery") != earliest || res["requested_date"] != "2027-03-01" {
+		t.Fatalf("delivery milestone %v, earliest %v, warnings %v", milestoneDate(t, res, "delivery"), earliest, warningCodes(res))
+	}
+	if prep := milestoneDate(t, res, "prep-start"); prep.Before(mediaDay("2026-11-20")) {
+		t.Errorf("prep starts %v, before the plan date", prep)
+	}
+	if sag := milestoneDate(t, res, "sag-signatory"); sag.Before(mediaDay("2026-11-20")) {
+		t.Errorf("SAG-AFTRA application %v, before the plan date", sag)
+	}
+}
