@@ -42,7 +42,7 @@ func init() {
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "web_social", "print_collateral", "advertising", "out_of_home", "all_media"}, Default: "web_social", Description: "Media the images are licensed for."},
 			{Name: "license_years", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Licence duration in years."},
 			{Name: "territory", Kind: engine.String, Enum: []string{"regional", "national", "worldwide"}, Default: "national", Description: "Where the images may be used."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's stated budget, in US dollars."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's stated budget, in US dollars (0–10,000,000)."},
 		},
 		ExampleContext: map[string]any{
 			"shoot_date":        "2027-01-19",
@@ -127,11 +127,30 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 			studioUSD(total), studioUSD(budget), studioLabel(in.Str("usage")), bestYears, bestTerr, studioUSD(bestTotal))
 		return nil
 	}
+	// Even the smallest licence does not fit: trade images first (never
+	// below one delivered image), then shoot days (in half days).
 	creative, prepro, usage, _, _ := phLicTotal(in, 1, "regional")
-	images := int(math.Floor((budget - creative - prepro - usage) / phLicRetouchPerImage))
-	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; cut the shoot days or deliver %d retouched images instead of %d.",
-		studioUSD(total), studioUSD(budget), max(images, 0), in.Int("final_images"))
-	p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": max(images, 0)})
+	images := min(in.Int("final_images"), int(math.Floor((budget-creative-prepro-usage)/phLicRetouchPerImage)))
+	if images >= 1 {
+		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; deliver %s instead of %d.",
+			studioUSD(total), studioUSD(budget), countNoun(images, "retouched image", "retouched images"), in.Int("final_images"))
+		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": images})
+		return nil
+	}
+	// Cost of one shoot day with a 1-year regional licence: creative fee,
+	// pre-production (a quarter of it) and usage, all proportional to days.
+	perDay := (creative + prepro + usage) / in.Float("shoot_days")
+	days := math.Floor((budget-phLicRetouchPerImage)/perDay*2) / 2
+	if days >= 0.5 {
+		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence with one image does not fit at %g shoot days; a %g-day shoot with 1 retouched image does.",
+			studioUSD(total), studioUSD(budget), in.Float("shoot_days"), days)
+		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": 1, "shoot_days": days})
+		return nil
+	}
+	minimum := engine.Money(perDay*0.5 + phLicRetouchPerImage)
+	p.Warn("BUDGET_BELOW_MINIMUM", "The %s budget does not cover the smallest job at this day rate (a half-day shoot, 1 retouched image, 1-year regional licence: %s); decline, or ask for at least that.",
+		studioUSD(budget), studioUSD(minimum))
+	p.Set("budget_alternative", map[string]any{"minimum_quote_usd": minimum})
 	return nil
 }
 
