@@ -34,7 +34,7 @@ func init() {
 			{Name: "start_date", Kind: engine.Date, Description: "Kickoff date; defaults to the plan date."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(6), Description: "Revision rounds included."},
 			{Name: "hours_per_week", Kind: engine.Number, Default: 20, Min: engine.Bound(2), Max: engine.Bound(60), Description: "Hours a week you can give this project."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's budget, in US dollars."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in US dollars (0–10,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"project_type":      "brand_identity",

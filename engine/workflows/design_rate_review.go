@@ -32,10 +32,10 @@ func init() {
 		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect.",
 		Fields: []engine.Field{
 			{Name: "target_income_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},
-			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars."},
+			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars (0–10,000,000 USD)."},
 			{Name: "billable_hours_per_week", Kind: engine.Number, Default: 25, Min: engine.Bound(5), Max: engine.Bound(60), Description: "Hours a week you actually bill."},
 			{Name: "weeks_off", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(26), Description: "Weeks a year without billing: holidays, sickness, quiet periods."},
-			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Description: "Your current hourly rate in US dollars."},
+			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Your current hourly rate in US dollars (1–10,000 USD)."},
 			{Name: "effective_date", Kind: engine.Date, Required: true, Description: "When the new rate should take effect."},
 			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether US self-employment tax applies."},
 		},

@@ -34,12 +34,12 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},
 			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in US dollars."},
-			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in US dollars."},
+			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in US dollars (0–10,000 USD)."},
 			{Name: "duty_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Import duty rate for the style's HTS code, in percent (0 for domestic production)."},
-			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Freight, brokerage and inbound shipping per unit, in US dollars."},
+			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in US dollars (0–1,000 USD)."},
 			{Name: "units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000000), Description: "Units in the production run."},
 			{Name: "ex_factory_date", Kind: engine.Date, Required: true, Description: "Date the goods must leave the factory."},
-			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Description: "Retail price the style must hit, in US dollars."},
+			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in US dollars (1–100,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"fabric_yards":              2.2,

@@ -34,10 +34,10 @@ func init() {
 		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it.",
 		Fields: []engine.Field{
 			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Development and marketing spend to recoup, in US dollars."},
+			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in US dollars (0–1,000,000,000 USD)."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
-			{Name: "launch_month_units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Description: "Copies expected to sell in the launch month."},
-			{Name: "monthly_units", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Copies expected per month afterwards (the long tail)."},
+			{Name: "launch_month_units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Copies expected to sell in the launch month (1–100,000,000)."},
+			{Name: "monthly_units", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Copies expected per month afterwards (the long tail) (0–10,000,000)."},
 			{Name: "avg_discount_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Average discount across all copies sold (launch discount and sales), in percent."},
 			{Name: "refund_rate_pct", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Share of purchases refunded, in percent."},
 			{Name: "publisher_share_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Publisher's share of net revenue, in percent (0 when self-published)."},

@@ -40,7 +40,7 @@ func init() {
 			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
-			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Steam wishlists so far."},
+			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Steam wishlists so far (0–100,000,000)."},
 		},
 		ExampleContext: map[string]any{
 			"game_title":      "Lanternfall",

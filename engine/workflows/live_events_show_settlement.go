@@ -31,11 +31,11 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
 			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
-			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Average face value per ticket."},
+			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average face value per ticket (0–100,000 USD)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
-			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Artist guarantee."},
+			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee (0–100,000,000 USD)."},
 			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
-			{Name: "expenses_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Show expenses: venue, production, marketing, staffing, insurance."},
+			{Name: "expenses_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses: venue, production, marketing, staffing, insurance (0–100,000,000 USD)."},
 			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Ticket or amusement taxes included in the price, in percent."},
 		},
 		ExampleContext: map[string]any{

@@ -37,11 +37,11 @@ func init() {
 			{Name: "items", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Items on the merch table.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
 				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
-				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Landed cost per unit."},
-				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Price at the table."},
+				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000 USD)."},
+				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Price at the table (0–10,000 USD)."},
 				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
 			}},
-			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Cash available to pay for the order up front."},
+			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"tour_start":     "2027-04-08",

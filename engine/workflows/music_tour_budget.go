@@ -35,7 +35,7 @@ func init() {
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(2), Max: engine.Bound(60), Description: "The shows, in routing order.", Items: []engine.Field{
 				{Name: "city", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "City of the venue."},
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
-				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Guaranteed fee in US dollars."},
+				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in US dollars (0–10,000,000 USD)."},
 				{Name: "miles_from_previous", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the previous show (from home for the first)."},
 			}},
 			{Name: "miles_home", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the last show back home."},

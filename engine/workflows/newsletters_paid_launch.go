@@ -32,12 +32,12 @@ func init() {
 		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign.",
 		Fields: []engine.Field{
 			{Name: "platform", Kind: engine.String, Enum: []string{"substack", "beehiiv", "ghost", "kit"}, Default: "substack", Description: "Newsletter platform."},
-			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Description: "Free subscribers today."},
+			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Free subscribers today (0–100,000,000)."},
 			{Name: "monthly_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Monthly subscription price."},
 			{Name: "annual_price_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(5000), Description: "Annual subscription price; defaults to 10× the monthly price."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day paid subscriptions open."},
-			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit)."},
-			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Monthly net income the paid tier should reach."},
+			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit) (0–100,000 USD)."},
+			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Monthly net income the paid tier should reach (0–100,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"platform":          "substack",

@@ -35,8 +35,8 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
 			{Name: "artist_proofs", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Artist's proofs (AP) outside the numbered edition."},
-			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Lab, paper, mounting and framing cost per print, in US dollars."},
-			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Description: "Retail price of the first tier, in US dollars."},
+			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in US dollars (0–1,000,000 USD)."},
+			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in US dollars (1–10,000,000 USD)."},
 			{Name: "tiers", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "Number of price tiers the edition is split into."},
 			{Name: "step_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Price rise from one tier to the next, in percent."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Gallery or platform commission, in percent (0 for direct sales)."},
