@@ -114,13 +114,13 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	switch {
 	case !deadline.After(start) || !feasible:
 		end = engine.AddWorkdays(start, needed)
-		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %d business days including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
-			in.Float("hours_per_week"), needed, dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
+		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
+			in.Float("hours_per_week"), countNoun(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
 		rush = 0
 	case rush > 0:
-		p.Warn("RUSH_FEE", "%d business days to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
-			available, engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
+		p.Warn("RUSH_FEE", "%s to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
+			countNoun(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
 	}
 	fee := p.Get("fee_usd").(float64)
 	total := engine.Money(fee * (1 + rush))
@@ -182,9 +182,9 @@ func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.High, "Make review days part of the deal", fmt.Sprintf("The schedule assumes %d business days per client review; put it in the contract so late feedback moves the deadline, not your weekends.", dsQuoteReviewDays))
 	p.Recommend(engine.Medium, "Track hours against the estimate", fmt.Sprintf("Log time per phase against the %g-hour estimate; past 80%% of a phase's hours, raise scope before you are over.", q["hours"]))
 	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
-	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %d business days with client reviews, final files on %s.",
+	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %s with client reviews, final files on %s.",
 		studioUSD(q["total_usd"].(float64)), studioLabel(in.Str("project_type")), q["hours"], studioUSD(in.Float("hourly_rate_usd")), dsQuoteRushNote(q),
-		q["kickoff_date"], q["business_days"], q["final_files_date"])
+		q["kickoff_date"], countNoun(q["business_days"].(int), "business day", "business days"), q["final_files_date"])
 	return nil
 }
 

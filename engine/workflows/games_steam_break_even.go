@@ -164,8 +164,8 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 		p.Set("break_even_payout_date", engine.FormatDate(payout(breakEven)))
 		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
 		if breakEven >= 12 {
-			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %d copies a month carries the plan.",
-				engine.USD(budget), breakEven+1, p.Get("break_even_month"), in.Int("monthly_units"))
+			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
+				engine.USD(budget), breakEven+1, p.Get("break_even_month"), countNoun(in.Int("monthly_units"), "copy", "copies"))
 		}
 		return nil
 	}
@@ -173,8 +173,8 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	// that fails to break even here.
 	needed := engine.Money(price * budget / cumNet)
 	p.Set("break_even_price_usd", needed)
-	p.Warn("NO_BREAK_EVEN", "%d copies over 36 months earn %s against a budget of %s; break-even needs %d copies at %s or a price of %s on this sales curve.",
-		totalUnits, engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
+	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %v copies at %s or a price of %s on this sales curve.",
+		countNoun(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
 	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
 	return nil
 }

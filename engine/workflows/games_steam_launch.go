@@ -83,7 +83,7 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	days := engine.DaysBetween(asOf, launch)
 	p.Set("days_until_launch", days)
 	if days < 0 {
-		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %d days before the plan date %s.", engine.FormatDate(launch), -days, engine.FormatDate(asOf))
+		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %s before the plan date %s.", engine.FormatDate(launch), countNoun(-days, "day", "days"), engine.FormatDate(asOf))
 	}
 
 	// Steam's hard floor: 30 days after the app fee, and two public weeks
@@ -114,8 +114,8 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 		p.Set("coming_soon_days", runway)
 		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
 			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
-			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %d days before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
-				engine.FormatDate(pageLive), runway, engine.FormatDate(rec))
+			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
+				engine.FormatDate(pageLive), countNoun(runway, "day", "days"), engine.FormatDate(rec))
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
 	}
@@ -221,8 +221,8 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"benchmark_reached": need == 0,
 	})
 	if need > 0 && days >= 0 && days < 56 {
-		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%d wishlists with %d days to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
-			w, days, gamesWishlistBenchmark, perWeek)
+		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%s with %s to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
+			countNoun(w, "wishlist", "wishlists"), countNoun(days, "day", "days"), gamesWishlistBenchmark, perWeek)
 	}
 	price := in.Float("price_usd")
 	if price == 0 {
@@ -269,8 +269,8 @@ func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 			fmt.Sprintf("%d more wishlists reach %d by launch: about %d a week from festivals, creator coverage and store-page updates.", wp["needed"], gamesWishlistBenchmark, wp["needed_per_week"]))
 	}
 	p.Recommend(engine.Low, "Plan a launch discount", "A 10–20% launch discount for the first week is common and counts as the game's first discount for Steam's cooldown; see games-steam-discount-calendar.")
-	p.Strategy("Launch %s on Steam on %s (%d days from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
-		title, engine.FormatDate(launch), p.Get("days_until_launch"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
+	p.Strategy("Launch %s on Steam on %s (%s from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
+		title, engine.FormatDate(launch), countNoun(p.Get("days_until_launch").(int), "day", "days"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
 		wp["needed_per_week"], gamesWishlistBenchmark, p.Get("earliest_allowed_launch_date"))
 	return nil
 }

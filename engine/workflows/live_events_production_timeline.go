@@ -113,8 +113,8 @@ func liveTimelineFeasibility(in *engine.Input, p *engine.Plan) error {
 		}
 		switch m.Key {
 		case "on-sale", "announce":
-			p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; the event has %d days to sell instead of the usual %d.",
-				m.Title, engine.FormatDate(m.Date), days, engine.DaysBetween(m.Date, event))
+			p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; the event has %s to sell instead of the usual %d.",
+				m.Title, engine.FormatDate(m.Date), countNoun(days, "day", "days"), engine.DaysBetween(m.Date, event))
 		case "venue":
 			// The same weekend a year on keeps the season and the weekday.
 			next := engine.AddWeeks(event, 52)
@@ -137,8 +137,8 @@ func liveTimelineFeasibility(in *engine.Input, p *engine.Plan) error {
 	if days < minimum {
 		alt := engine.OnOrAfter(engine.AddDays(asOf, minimum), event.Weekday())
 		p.Set("earliest_feasible_event_date", engine.FormatDate(alt))
-		p.Warn("EVENT_TOO_SOON", "%d days is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the earliest %s is %s.",
-			days, minimum, in.Str("event_type"), event.Weekday(), engine.FormatDate(alt))
+		p.Warn("EVENT_TOO_SOON", "%s is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the earliest %s is %s.",
+			countNoun(days, "day", "days"), minimum, in.Str("event_type"), event.Weekday(), engine.FormatDate(alt))
 	}
 	return nil
 }

@@ -98,14 +98,14 @@ func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	})
 	switch {
 	case breakEven > capacity:
-		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %d tickets at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
-			engine.USD(expenses+guarantee), breakEven, engine.USD(perTicket), capacity)
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %s at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
+			engine.USD(expenses+guarantee), countNoun(breakEven, "ticket", "tickets"), engine.USD(perTicket), capacity)
 	case beOcc > liveHighBreakEven:
-		p.Warn("BREAK_EVEN_HIGH", "Break-even is %d tickets, %.0f%% of capacity; promoters aim for 60–70%%.", breakEven, beOcc)
+		p.Warn("BREAK_EVEN_HIGH", "Break-even is %s, %.0f%% of capacity; promoters aim for 60–70%%.", countNoun(breakEven, "ticket", "tickets"), beOcc)
 	}
 	if promoter < 0 {
-		p.Warn("PROJECTED_LOSS", "At %d tickets sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
-			sold, engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
+		p.Warn("PROJECTED_LOSS", "At %s sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
+			countNoun(sold, "ticket", "tickets"), engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
 	}
 	return nil
 }
@@ -123,8 +123,8 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	if days := engine.DaysBetween(asOf, event); days < 0 {
 		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date.", engine.FormatDate(event))
 	} else if onSale.Before(asOf) {
-		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); the show has %d days to sell instead of %d.",
-			engine.FormatDate(onSale), days, engine.DaysBetween(onSale, event))
+		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); the show has %s to sell instead of %d.",
+			engine.FormatDate(onSale), countNoun(days, "day", "days"), engine.DaysBetween(onSale, event))
 	}
 	return nil
 }
@@ -135,11 +135,11 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	onSale := p.GetDate("on_sale_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
 		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")
-	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%v tickets cover expenses and guarantee; by the pace check about half of them should be sold.", be["tickets"]))
+	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", countNoun(be["tickets"].(int), "ticket", "tickets")))
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
-	p.Strategy("At %v tickets (%s net box office) the artist takes %s and the promoter %s; break-even is %v tickets (%v%% of capacity) and the split point %v; on sale %s.",
-		s["tickets_sold"], engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
-		be["tickets"], be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
+	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%v%% of capacity) and the split point %v; on sale %s.",
+		countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
+		countNoun(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
 	return nil
 }

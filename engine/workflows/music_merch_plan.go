@@ -170,8 +170,8 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		if order.Before(p.AsOf()) {
 			lands := engine.AddWeeks(p.AsOf(), musicMerchLeadWeeks[kind]+1)
-			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %d weeks of production and a week of shipping; ordered today it lands around %s%s.",
-				kind, engine.FormatDate(order), musicMerchLeadWeeks[kind], engine.FormatDate(lands), musicMerchLateNote(lands, start))
+			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered today it lands around %s%s.",
+				kind, engine.FormatDate(order), countNoun(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
 		}
 	}
@@ -185,7 +185,7 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 
 func musicMerchLateNote(lands, start time.Time) string {
 	if lands.After(start) {
-		return fmt.Sprintf(", %d days after the first show: sell it as a pre-order or ship it to a later venue", engine.DaysBetween(start, lands))
+		return fmt.Sprintf(", %s after the first show: sell it as a pre-order or ship it to a later venue", countNoun(engine.DaysBetween(start, lands), "day", "days"))
 	}
 	return ", still before the first show"
 }

@@ -125,8 +125,8 @@ func musicTourRoute(in *engine.Input, p *engine.Plan) error {
 		hours := engine.Round(s.miles/musicTourMPH, 1)
 		drivable := gap > 0 && s.miles <= dayMiles*float64(gap)
 		if gap > 0 && !drivable {
-			p.Warn("DRIVE_TOO_LONG", "%s: %.0f miles (%.1f hours at %.0f mph) in %d day(s) exceeds the %.0f-hour daily drive of a %s (%.0f miles a day); add %d day(s) off before it or reroute.",
-				s.city, s.miles, hours, musicTourMPH, gap, v.maxDriveHours, in.Str("vehicle"), dayMiles, int(math.Ceil(s.miles/dayMiles))-gap)
+			p.Warn("DRIVE_TOO_LONG", "%s: %.0f miles (%.1f hours at %.0f mph) in %s exceeds the %.0f-hour daily drive of a %s (%.0f miles a day); add %s off before it or reroute.",
+				s.city, s.miles, hours, musicTourMPH, countNoun(gap, "day", "days"), v.maxDriveHours, in.Str("vehicle"), dayMiles, countNoun(int(math.Ceil(s.miles/dayMiles))-gap, "day", "days"))
 		}
 		miles += s.miles
 		legs = append(legs, map[string]any{
@@ -210,11 +210,11 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
-		p.Warn("BOOKING_LEAD_TIME", "The first show is %d days away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Expect holds to be gone: the earliest comfortable start is %s.", lead, engine.FormatDate(earliest))
+		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Expect holds to be gone: the earliest comfortable start is %s.", countNoun(lead, "day", "days"), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_start", engine.FormatDate(earliest))
 	}
 	if lead >= 0 && lead < musicTourAnnounceLead {
-		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %d days to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", lead)
+		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", countNoun(lead, "day", "days"))
 	}
 	announce := engine.OnOrBefore(engine.AddDays(first, -musicTourAnnounceLead), time.Tuesday)
 	book := engine.PrevWorkday(engine.AddDays(first, -musicTourComfortBooking))

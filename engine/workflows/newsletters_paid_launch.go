@@ -154,7 +154,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
 		alt := engine.AddDays(asOf, newsAnnounceDays)
-		p.Warn("LAUNCH_TOO_SOON", "Launch is %d days away; readers need a two-week announcement with the founding-member offer. Earliest launch: %s.", lead, engine.FormatDate(alt))
+		p.Warn("LAUNCH_TOO_SOON", "Launch is %s away; readers need a two-week announcement with the founding-member offer. Earliest launch: %s.", countNoun(lead, "day", "days"), engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
 	}
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))

@@ -170,8 +170,8 @@ func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Export openers and clickers of the last 90 days and send to them first; the schedule doubles daily to the full %d over %d send days.", in.Int("list_size"), p.Get("warmup_send_days")))
 	p.Recommend(engine.Medium, "Watch Postmaster Tools daily during the ramp", "Hold the volume at the previous day's level if the spam rate passes 0.1% or domain reputation drops below High.")
 	p.Recommend(engine.Low, "Keep one-click unsubscribe visible", "An easy unsubscribe is cheaper than a spam complaint, which counts against the 0.3% limit.")
-	p.Strategy("Warm up %d subscribers from %s: %d send days doubling from the most engaged to the full list on %s, as a %s; %s.",
-		in.Int("list_size"), engine.FormatDate(start), p.Get("warmup_send_days"), p.Get("full_list_date"),
+	p.Strategy("Warm up %s from %s: %s doubling from the most engaged to the full list on %s, as a %s; %s.",
+		countNoun(in.Int("list_size"), "subscriber", "subscribers"), engine.FormatDate(start), countNoun(p.Get("warmup_send_days").(int), "send day", "send days"), p.Get("full_list_date"),
 		map[bool]string{true: "bulk sender under Gmail and Yahoo's rules", false: "sender under 5,000 a day"}[p.Get("bulk_sender").(bool)],
 		map[bool]string{true: "authentication complete", false: "publish the missing authentication first"}[len(p.Get("missing_authentication").([]string)) == 0])
 	return nil

@@ -165,8 +165,8 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 		if shoot.Before(p.AsOf()) {
 			code = "SHOOT_DATE_PASSED"
 		}
-		p.Warn(code, "A %g-day shoot needs the estimate approved %d business days ahead for pre-production; from %s the earliest shoot date is %s.",
-			days, lead, engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
+		p.Warn(code, "A %g-day shoot needs the estimate approved %s ahead for pre-production; from %s the earliest shoot date is %s.",
+			days, countNoun(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
 		shoot, approve = earliest, p.AsOf()
 	}
@@ -202,8 +202,8 @@ func phLicRecommend(in *engine.Input, p *engine.Plan) error {
 	approve, _ := engine.ParseDate(s["estimate_approved_by"].(string))
 	expires, _ := engine.ParseDate(s["license_expires"].(string))
 	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
-		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %d years) and take the %s advance before booking crew.",
-			studioLabel(in.Str("usage")), in.Str("territory"), in.Int("license_years"), studioUSD(q["advance_usd"].(float64))))
+		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %s) and take the %s advance before booking crew.",
+			studioLabel(in.Str("usage")), in.Str("territory"), countNoun(in.Int("license_years"), "year", "years"), studioUSD(q["advance_usd"].(float64))))
 	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
 	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
 	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")

@@ -126,8 +126,8 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	proof := engine.PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
 		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 4))
-		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %d days away. The earliest release is %s.",
-			engine.FormatDate(release), engine.DaysBetween(p.AsOf(), release), engine.FormatDate(earliest))
+		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %s away. The earliest release is %s.",
+			engine.FormatDate(release), countNoun(engine.DaysBetween(p.AsOf(), release), "day", "days"), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
 		release, proof = earliest, p.AsOf()
 	}
@@ -152,8 +152,8 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Print to order by tier", "Order prints as each tier sells rather than the whole edition at once; keep the approved proof as the colour reference.")
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
-	p.Strategy("Release %s on %s from %s to %s in %d tiers; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
-		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), len(p.Get("tiers").([]map[string]any)),
+	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
+		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), countNoun(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
 		studioUSD(s["revenue_usd"].(float64)), studioUSD(s["artist_net_usd"].(float64)), studioUSD(s["commission_usd"].(float64)), studioUSD(s["print_costs_usd"].(float64)))
 	return nil
 }
