@@ -185,7 +185,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production; the plan is built on the earliest delivery that keeps a %d-week selling window, %s.",
 				engine.FormatDate(market), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), fsCalSellingWeeks, engine.FormatDate(earliest))
 			p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
-			releaseReplanned(p, delivery, earliest, why)
+			replanOn(p, delivery, earliest, why)
 			c = fsCalBuild(in, earliest, market)
 		}
 		c.design = start

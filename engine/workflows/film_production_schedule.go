@@ -149,7 +149,7 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(delivery), engine.FormatDate(prep), countNoun(s.prepWeeks, "week", "weeks"), countNoun(s.shootDays, "shoot day", "shoot days"),
 			countNoun(s.editWeeks, "week", "weeks"), countNoun(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
 		p.Set("earliest_feasible_delivery", engine.FormatDate(fDelivery))
-		releaseReplanned(p, delivery, fDelivery, "prep would have to start before the plan date")
+		replanOn(p, delivery, fDelivery, "prep would have to start before the plan date")
 		prep, start, wrap, lock, delivery = fPrep, fStart, fWrap, fLock, fDelivery
 		sag = engine.PrevWorkday(engine.AddWeeks(start, -6))
 		p.SetTarget(delivery)

@@ -163,7 +163,7 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Warn("DISTRIBUTOR_LEAD_TIME", "Distributors need the release 21–28 days before release day%s; %s is too close. The plan is built on the earliest feasible Friday, %s.",
 			map[bool]string{true: " (and before the first focus track)", false: ""}[singles > 0], engine.FormatDate(release), engine.FormatDate(earliest))
-		releaseReplanned(p, asked, earliest, "distributor lead time")
+		replanOn(p, asked, earliest, "distributor lead time")
 		release = earliest
 	}
 	p.SetTarget(release)
@@ -183,14 +183,6 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 		p.Set("vinyl_release_date", engine.FormatDate(vinyl))
 	}
 	return nil
-}
-
-// releaseReplanned records that the plan is built on a later date than the
-// one asked for.
-func releaseReplanned(p *engine.Plan, requested, feasible time.Time, why string) {
-	p.Set("requested_date", engine.FormatDate(requested))
-	p.Set("feasible_date", engine.FormatDate(feasible))
-	p.Warn("REPLANNED", "The plan is built on %s instead of the requested %s (%s).", engine.FormatDate(feasible), engine.FormatDate(requested), why)
 }
 
 func releaseSchedule(in *engine.Input, p *engine.Plan) error {

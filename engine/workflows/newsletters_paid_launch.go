@@ -134,7 +134,7 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 	base := scenario(newsConvBase)
 	p.Set("projection", map[string]any{"low": scenario(newsConvLow), "base": base, "high": scenario(newsConvHigh)})
 	if free < newsMinList {
-		p.Warn("LIST_TOO_SMALL", "%d free subscribers convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", free, base["paid_subscribers"])
+		p.Warn("LIST_TOO_SMALL", "%s convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", countNoun(free, "free subscriber", "free subscribers"), base["paid_subscribers"])
 	}
 	if in.Has("income_goal_usd") {
 		goal := in.Float("income_goal_usd")
@@ -151,12 +151,21 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 
 func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	launch, asOf := in.Date("launch_date"), p.AsOf()
-	p.SetTarget(launch)
+	// A launch too soon for the two-week announcement, or already past, is
+	// re-planned on the earliest launch that keeps it.
 	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
 		alt := engine.AddDays(asOf, newsAnnounceDays)
-		p.Warn("LAUNCH_TOO_SOON", "Launch is %s away; readers need a two-week announcement with the founding-member offer. Earliest launch: %s.", countNoun(lead, "day", "days"), engine.FormatDate(alt))
+		away, why := countNoun(lead, "day", "days")+" away", "readers need a two-week announcement"
+		if lead < 0 {
+			away, why = "already past", "the requested launch date has passed"
+		}
+		p.Warn("LAUNCH_TOO_SOON", "Launch is %s; readers need a two-week announcement with the founding-member offer. The plan is built on the earliest launch, %s.", away, engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+		replanOn(p, launch, alt, why)
+		launch = alt
 	}
+	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
 	p.Milestone("paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays))
 	p.Milestone("launch", "Paid subscriptions open", launch)
@@ -167,7 +176,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 }
 
 func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	launch := p.GetDate("launch_date")
 	base := p.Get("projection").(map[string]any)["base"].(map[string]any)
 	net := p.Get("net_per_paid_subscriber_usd").(map[string]any)
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -newsAnnounceDays)), "Announce with a reason to pay",

@@ -114,8 +114,20 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	list, asOf := in.Int("list_size"), p.AsOf()
 	start := engine.NextWorkday(in.Date("start_date"))
-	if alt, ok := p.Get("earliest_feasible_start_date").(string); ok {
-		start, _ = engine.ParseDate(alt)
+	// The seed test needs two days before the first send, and missing
+	// authentication a week to publish and verify: a start sooner than that
+	// (or already past) is re-planned on the earliest feasible workday.
+	lead, why := 2, "a seed test needs two days before the first send"
+	if len(p.Get("missing_authentication").([]string)) > 0 {
+		lead, why = newsAuthLeadDays, "authentication takes a week to publish and verify"
+	}
+	if earliest := engine.NextWorkday(engine.AddDays(asOf, lead)); start.Before(earliest) {
+		if in.Date("start_date").Before(asOf) {
+			why = "the requested start date has passed"
+		}
+		replanOn(p, in.Date("start_date"), earliest, why)
+		p.Set("earliest_feasible_start_date", engine.FormatDate(earliest))
+		start = earliest
 	}
 	p.SetTarget(start)
 	p.Set("first_send_date", engine.FormatDate(start))
@@ -144,7 +156,9 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	p.Set("warmup_schedule", ramp)
 	p.Set("warmup_send_days", len(ramp))
 	p.Set("full_list_date", engine.FormatDate(day))
-	p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.AddDays(start, -newsAuthLeadDays))
+	if len(p.Get("missing_authentication").([]string)) > 0 {
+		p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
+	}
 	p.Milestone("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.PrevWorkday(engine.AddDays(start, -2)))
 	p.Milestone("first-send", fmt.Sprintf("First warm-up send (%d most engaged)", ramp[0]["volume"]), start)
 	p.Milestone("full-list", "Full list reached", day)

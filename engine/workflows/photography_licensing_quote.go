@@ -28,6 +28,9 @@ import (
 //     days before the shoot (city film permits commonly need 3–5 business
 //     days); proofs 2 business days after the shoot, client selects within
 //     3, retouching about 8 finished images per day.
+//
+// A shoot date too close or already past (this is a quote, so the shoot has
+// not happened) is re-planned on the earliest feasible shoot date.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "photography-licensing-quote",
@@ -168,6 +171,7 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn(code, "A %g-day shoot needs the estimate approved %s ahead for pre-production; from %s the earliest shoot date is %s.",
 			days, countNoun(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
+		replanOn(p, shoot, earliest, "the estimate could not be approved in time for pre-production")
 		shoot, approve = earliest, p.AsOf()
 	}
 	p.SetTarget(shoot)

@@ -126,9 +126,15 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	proof := engine.PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
 		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 4))
-		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %s away. The earliest release is %s.",
-			engine.FormatDate(release), countNoun(engine.DaysBetween(p.AsOf(), release), "day", "days"), engine.FormatDate(earliest))
+		away := countNoun(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
+		why := "proofing and printing need 4 weeks"
+		if release.Before(p.AsOf()) {
+			away, why = "already past", "the requested release date has passed"
+		}
+		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %s. The plan is built on the earliest release, %s.",
+			engine.FormatDate(release), away, engine.FormatDate(earliest))
 		p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
+		replanOn(p, release, earliest, why)
 		release, proof = earliest, p.AsOf()
 	}
 	p.SetTarget(release)
