@@ -79,3 +79,31 @@ func TestLiveEventsTimelineTooSoon(t *testing.T) {
 		t.Errorf("earliest date %s, want Saturday 2026-12-26", got)
 	}
 }
+
+// Re-planned, not only warned: a club show 15 days out is built on the
+// earliest feasible date, and the lead times already missed are due now,
+// never before the plan date.
+func TestLiveEventsTimelineReplannedNotInThePast(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-12-05", "attendance": 300})
+	entWant(t, res, "REPLANNED")
+	if got := milestoneDate(t, res, "event"); got != mediaDay("2026-12-26") {
+		t.Errorf("event milestone %v, want the re-planned 2026-12-26", got)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["passed"] == true {
+			t.Errorf("milestone %v on %v lies before the plan date", mm["key"], mm["date"])
+		}
+	}
+	if a, o := milestoneDate(t, res, "announce"), milestoneDate(t, res, "on-sale"); !a.Before(o) {
+		t.Errorf("announce %v is not before on-sale %v", a, o)
+	}
+}
+
+// A show already held gets a post-event plan: the settlement.
+func TestLiveEventsTimelinePastEventGetsPostEventPlan(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-11-01", "attendance": 300})
+	entWant(t, res, "EVENT_DATE_PASSED")
+	if res["plan_kind"] != "post_event" || milestoneDate(t, res, "settlement") != mediaDay("2026-11-20") {
+		t.Fatalf("plan %v, settlement %v", res["plan_kind"], milestoneDate(t, res, "settlement"))
+	}
+}
