@@ -31,7 +31,7 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
 			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
-			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average face value per ticket (0–100,000 USD)."},
+			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket (1–100,000 USD; this plans a ticketed show)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
 			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee (0–100,000,000 USD)."},
 			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
@@ -110,28 +110,47 @@ func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// liveSettlementSchedule lays out on-sale, pace check and advance. A show
+// already past gets a post-show plan (reconcile the settlement); an on-sale
+// date already missed moves to the next Friday before the show, and the
+// later steps follow it, so nothing is due before the plan date.
 func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	event, asOf := in.Date("event_date"), p.AsOf()
 	p.SetTarget(event)
+	if event.Before(asOf) {
+		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date; this is a post-show plan: reconcile the settlement against this forecast.", engine.FormatDate(event))
+		p.Set("plan_kind", "post_event")
+		p.Milestone("show", liveSettlementTitle, event)
+		return nil
+	}
+	p.Set("plan_kind", "pre_event")
 	onSale := engine.OnOrBefore(engine.AddWeeks(event, -liveOnSaleWeeks), time.Friday)
+	if onSale.Before(asOf) {
+		late := onSale
+		onSale = engine.Earlier(engine.OnOrAfter(asOf, time.Friday), event)
+		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); going on sale %s, the show has %s to sell instead of %d.",
+			engine.FormatDate(late), engine.FormatDate(onSale), countNoun(engine.DaysBetween(onSale, event), "day", "days"), engine.DaysBetween(late, event))
+	}
 	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
+	advance := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
 	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", onSale)
 	p.Milestone("pace-check", "Pace check: half the selling window gone", pace)
-	p.Milestone("advance", "Show advanced with the artist's team", engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
+	p.Milestone("advance", "Show advanced with the artist's team", engine.Later(advance, pace))
 	p.Milestone("show", liveSettlementTitle, event)
 	p.Set("on_sale_date", engine.FormatDate(onSale))
-	if days := engine.DaysBetween(asOf, event); days < 0 {
-		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date.", engine.FormatDate(event))
-	} else if onSale.Before(asOf) {
-		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); the show has %s to sell instead of %d.",
-			engine.FormatDate(onSale), countNoun(days, "day", "days"), engine.DaysBetween(onSale, event))
-	}
 	return nil
 }
 
 func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("settlement").(map[string]any)
 	be := p.Get("break_even").(map[string]any)
+	if p.Get("plan_kind") == "post_event" {
+		p.RecommendBy(engine.High, p.AsOf(), "Reconcile the settlement", fmt.Sprintf("Check the night's settlement sheet against this forecast (%s, %s net box office) and file the variance for the next offer.",
+			countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64))))
+		p.Strategy("The show on %s has been played: reconcile its settlement against the forecast of %s, artist %s and promoter %s.",
+			engine.FormatDate(in.Date("event_date")), countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)))
+		return nil
+	}
 	onSale := p.GetDate("on_sale_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
 		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")

@@ -107,3 +107,22 @@ func TestLiveEventsTimelinePastEventGetsPostEventPlan(t *testing.T) {
 		t.Fatalf("plan %v, settlement %v", res["plan_kind"], milestoneDate(t, res, "settlement"))
 	}
 }
+
+// A missed on-sale moves to the next Friday and the later steps follow it:
+// nothing is due before the plan date.
+func TestLiveEventsSettlementLateOnSaleIsReplanned(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", map[string]any{"event_date": "2026-12-18"})
+	entWant(t, res, "ON_SALE_LATE")
+	if got := milestoneDate(t, res, "on-sale"); got != mediaDay("2026-11-20") {
+		t.Errorf("on-sale %v, want Friday 2026-11-20 (the plan date)", got)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["passed"] == true {
+			t.Errorf("milestone %v on %v lies before the plan date", mm["key"], mm["date"])
+		}
+	}
+	past := entRun(t, "live-events-show-settlement", map[string]any{"event_date": "2026-10-02"})
+	if past["plan_kind"] != "post_event" {
+		t.Errorf("past show: %v", past["plan_kind"])
+	}
+}
