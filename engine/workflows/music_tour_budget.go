@@ -193,8 +193,8 @@ func musicTourBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	p.Set("break_even_avg_guarantee_usd", breakEven)
 	if net < 0 {
-		p.Warn("TOUR_LOSS", "Guarantees of $%.2f less %.0f%% commissions ($%.2f) do not cover $%.2f of road costs: the tour loses $%.2f. Shows must average $%.2f (now $%.2f) to break even.",
-			gross, commissionPct, agent+manager, total, -net, breakEven, engine.Money(gross/float64(len(shows))))
+		p.Warn("TOUR_LOSS", "Guarantees of %s less %.0f%% commissions (%s) do not cover %s of road costs: the tour loses %s. Shows must average %s (now %s) to break even.",
+			engine.USD(gross), commissionPct, engine.USD(agent+manager), engine.USD(total), engine.USD(-net), engine.USD(breakEven), engine.USD(gross/float64(len(shows))))
 	}
 	return nil
 }
@@ -207,10 +207,10 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	lead := engine.DaysBetween(p.AsOf(), first)
 	switch {
 	case lead < 0:
-		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
+		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s; the plan covers the shows still to play and the settlement review.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
-		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Expect holds to be gone: the earliest comfortable start is %s.", countNoun(lead, "day", "days"), engine.FormatDate(earliest))
+		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", countNoun(lead, "day", "days"), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_start", engine.FormatDate(earliest))
 	}
 	if lead >= 0 && lead < musicTourAnnounceLead {
@@ -222,14 +222,22 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, s := range shows {
 		advance = append(advance, map[string]any{"city": s.city, "advance_by": engine.FormatDate(engine.PrevWorkday(engine.AddDays(s.date, -musicTourAdvanceLead)))})
 	}
+	// Steps whose lead time is already missed are due now (clamping to the
+	// plan date keeps their order); a tour already under way lists only
+	// what is left.
+	asOf := p.AsOf()
+	announce = engine.Later(asOf, announce)
+	book = engine.Later(asOf, book)
 	p.Set("announce_date", engine.FormatDate(announce))
 	p.Set("advance_deadlines", advance)
-	p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
-	p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
-	p.Milestone("advance-first-show", "First show advanced with the venue", engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead)))
+	if lead >= 0 {
+		p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
+		p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
+		p.Milestone("advance-first-show", "First show advanced with the venue", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
+	}
 	p.Milestone("first-show", "First show: "+shows[0].city, first)
 	p.Milestone("last-show", "Last show: "+shows[len(shows)-1].city, last)
-	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.AddDays(last, 7))
+	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.Later(asOf, engine.AddDays(last, 7)))
 	return nil
 }
 
@@ -245,7 +253,7 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Announce and put tickets on sale together about 6 weeks out, on a Tuesday, and push every date from one tour link.")
 	if net := budget["net_usd"].(float64); net < 0 {
 		p.Recommend(engine.High, "Close the gap before booking more dates",
-			fmt.Sprintf("Ask for guarantees averaging $%.2f, cut the travel party, or add a weekend show to cover the $%.2f shortfall.", p.Get("break_even_avg_guarantee_usd").(float64), -net))
+			fmt.Sprintf("Ask for guarantees averaging %s, cut the travel party, or add a weekend show to cover the %s shortfall.", engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)), engine.USD(-net)))
 	}
 	for _, l := range p.Get("legs").([]map[string]any) {
 		if !l["drivable"].(bool) {
@@ -258,9 +266,9 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Confirm load-in, set times, backline, parking, guest list and settlement terms with each venue 14 days before the show (see advance_deadlines).")
 	p.Recommend(engine.Low, "Carry merch to offset costs",
 		"Merch often decides whether a club tour breaks even; agree each venue's merch cut when advancing.")
-	p.Strategy("Route %s's %d shows from %s to %s: %d days on the road, %.0f miles (%.1f hours driving). Guarantees of $%.2f less commissions and $%.2f of costs leave $%.2f; break-even is $%.2f a show. Confirm holds by %s and announce on %s.",
-		in.Str("artist"), tour["shows"].(int), tour["first_show"], tour["last_show"], tour["days_on_road"].(int), tour["total_miles"].(float64), tour["drive_hours"].(float64),
-		budget["gross_guarantees_usd"].(float64), budget["total_costs_usd"].(float64), budget["net_usd"].(float64), p.Get("break_even_avg_guarantee_usd").(float64),
+	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. Confirm holds by %s and announce on %s.",
+		in.Str("artist"), countNoun(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], countNoun(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
+		engine.USD(budget["gross_guarantees_usd"].(float64)), engine.USD(budget["total_costs_usd"].(float64)), engine.USD(budget["net_usd"].(float64)), engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)),
 		engine.FormatDate(book), p.Get("announce_date"))
 	return nil
 }
