@@ -136,8 +136,8 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 	})
 	if in.Has("cash_budget_usd") && cash > in.Float("cash_budget_usd") {
 		b := in.Float("cash_budget_usd")
-		p.Warn("MERCH_BUDGET_SHORT", "The order costs $%.2f but only $%.2f is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
-			engine.Money(cash), b, math.Floor(100*b/cash))
+		p.Warn("MERCH_BUDGET_SHORT", "The order costs %s but only %s is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
+			engine.USD(cash), engine.USD(b), math.Floor(100*b/cash))
 		p.Set("budget_scale_pct", math.Floor(100*b/cash))
 	}
 	return nil
@@ -156,31 +156,48 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			earliestOrder[kind] = order
 		}
 	}
-	deadlines := map[string]string{}
+	// Art is approved a week before the first order; an order whose
+	// deadline has passed (or falls before the art can be approved) is placed
+	// now and its stock arrives when it lands, not on the planned day.
+	asOf := p.AsOf()
 	var first time.Time
-	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
-		order, ok := earliestOrder[kind]
-		if !ok {
-			continue
-		}
-		deadlines[kind] = engine.FormatDate(order)
-		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
+	for _, order := range earliestOrder {
 		if first.IsZero() || order.Before(first) {
 			first = order
 		}
-		if order.Before(p.AsOf()) {
-			lands := engine.AddWeeks(p.AsOf(), musicMerchLeadWeeks[kind]+1)
-			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered today it lands around %s%s.",
-				kind, engine.FormatDate(order), countNoun(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(lands), musicMerchLateNote(lands, start))
+	}
+	art := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -7)))
+	deadlines := map[string]string{}
+	p.Milestone("art-approved", "Merch art and mockups approved", art)
+	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
+		planned, ok := earliestOrder[kind]
+		if !ok {
+			continue
+		}
+		order := engine.Later(art, planned)
+		deadlines[kind] = engine.FormatDate(order)
+		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
+		if order.After(planned) {
+			lands := engine.AddWeeks(order, musicMerchLeadWeeks[kind]+1)
+			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
+				kind, engine.FormatDate(planned), countNoun(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
+			p.Milestone("arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
 	}
 	p.Set("order_deadlines", deadlines)
-	p.Milestone("art-approved", "Merch art and mockups approved", engine.PrevWorkday(engine.AddDays(first, -7)))
-	p.Milestone("stock-arrives", "Stock delivered, counted and packed", arrive)
+	p.Milestone("stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive))
 	p.Milestone("tour-start", "First show: merch table open", start)
-	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.AddDays(start, 7))
+	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
 	return nil
+}
+
+// musicMerchArrival says when an order lands.
+func musicMerchArrival(p *engine.Plan, kind string) string {
+	if lands, ok := p.Get("earliest_arrival_" + kind).(string); ok {
+		return "it lands around " + lands
+	}
+	return "it lands a week before the first show"
 }
 
 func musicMerchLateNote(lands, start time.Time) string {
@@ -199,7 +216,7 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 			kinds = append(kinds, k+" by "+d)
 			due, _ := engine.ParseDate(d)
 			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Place the "+k+" order",
-				fmt.Sprintf("%d weeks of production plus a week of shipping puts the %s order on %s so it lands a week before the first show.", musicMerchLeadWeeks[k], k, d))
+				fmt.Sprintf("%s of production plus a week of shipping: order the %s by %s; %s.", countNoun(musicMerchLeadWeeks[k], "week", "weeks"), k, d, musicMerchArrival(p, k)))
 		}
 	}
 	var best map[string]any
@@ -209,12 +226,12 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.Recommend(engine.Medium, "Lead the table with "+best["name"].(string),
-		fmt.Sprintf("It keeps $%.2f a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", best["net_per_unit_usd"].(float64)))
+		fmt.Sprintf("It keeps %s a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", engine.USD(best["net_per_unit_usd"].(float64))))
 	p.Recommend(engine.Medium, "Agree the merch cut when advancing",
 		fmt.Sprintf("The plan assumes a %.0f%% cut on soft goods and half that on vinyl and CDs; venues that sell merch themselves often charge more, so confirm before the show.", in.Float("venue_cut_pct")))
 	p.Recommend(engine.Low, "Count stock after every show",
 		"Track units sold per size and per night; reorder apparel when any size is below two shows' worth.")
-	p.Strategy("Project $%.2f of merch from %d attendees at $%.2f a head; order $%.2f of stock (%s) for a sell-out net of $%.2f after venue cuts and card fees.",
-		proj["projected_sales_usd"].(float64), proj["attendance"].(int), in.Float("per_head_usd"), proj["order_cost_usd"].(float64), strings.Join(kinds, ", "), proj["sell_out_net_usd"].(float64))
+	p.Strategy("Project %s of merch from %s at %s a head; order %s of stock (%s) for a sell-out net of %s after venue cuts and card fees.",
+		engine.USD(proj["projected_sales_usd"].(float64)), countNoun(proj["attendance"].(int), "attendee", "attendees"), engine.USD(in.Float("per_head_usd")), engine.USD(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), engine.USD(proj["sell_out_net_usd"].(float64)))
 	return nil
 }
