@@ -111,7 +111,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		stock = in.Int("units_in_stock") + can
 		need := engine.AddDays(p.AsOf(), days+3)
 		p.Warn("PRODUCTION_SHORTFALL", "Making %s at %g a week takes %s, but %d remain before the %s cut-off; you can bring %d of the %d target. A fair on or after %s leaves time for full stock.",
-			countNoun(toMake, "item", "items"), rate, countNoun(days, "day", "days"), left, engine.FormatDate(end), stock, p.Get("stock_target").(int), engine.FormatDate(need))
+			engine.Plural(toMake, "item", "items"), rate, engine.Plural(days, "day", "days"), left, engine.FormatDate(end), stock, p.Get("stock_target").(int), engine.FormatDate(need))
 		p.Set("max_stock_by_fair", stock)
 		start = p.AsOf()
 	}
@@ -128,10 +128,10 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 	})
 	if profit < 0 {
 		p.Warn("LOSS_LIKELY", "Selling %d of %s (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
-			sold, countNoun(stock, "item", "items"), in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
+			sold, engine.Plural(stock, "item", "items"), in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
 	}
 	if toMake > 0 {
-		p.Milestone("production-start", "Start making "+countNoun(toMake, "item", "items"), start)
+		p.Milestone("production-start", "Start making "+engine.Plural(toMake, "item", "items"), start)
 	}
 	p.Milestone("mock-booth", "Practice booth set-up, price signs, card reader test", engine.Later(p.AsOf(), engine.AddDays(fair, -14)))
 	p.Milestone("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
@@ -151,7 +151,7 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
 	be := "no break-even at this price"
 	if v, ok := p.Get("break_even_units").(int); ok {
-		be = "break even at " + countNoun(v, "item", "items")
+		be = "break even at " + engine.Plural(v, "item", "items")
 	}
 	p.Strategy("For the %s fair, the %s goal (%v sales, 10× the booth fee) needs %v items at %g%% sell-through; you will bring %v, %s, and can expect %v sales and %s profit.",
 		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), goal["units"], p.Get("stock_target"), in.Float("sell_through_pct"), f["stock_brought"], be, f["expected_sold"], studioUSD(f["expected_profit_usd"].(float64)))

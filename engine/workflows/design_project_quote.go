@@ -115,12 +115,12 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	case !deadline.After(start) || !feasible:
 		end = engine.AddWorkdays(start, needed)
 		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
-			in.Float("hours_per_week"), countNoun(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
+			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
 		rush = 0
 	case rush > 0:
 		p.Warn("RUSH_FEE", "%s to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
-			countNoun(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
+			engine.Plural(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
 	}
 	fee := p.Get("fee_usd").(float64)
 	total := engine.Money(fee * (1 + rush))
@@ -184,7 +184,7 @@ func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
 	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %s with client reviews, final files on %s.",
 		studioUSD(q["total_usd"].(float64)), studioLabel(in.Str("project_type")), q["hours"], studioUSD(in.Float("hourly_rate_usd")), dsQuoteRushNote(q),
-		q["kickoff_date"], countNoun(q["business_days"].(int), "business day", "business days"), q["final_files_date"])
+		q["kickoff_date"], engine.Plural(q["business_days"].(int), "business day", "business days"), q["final_files_date"])
 	return nil
 }
 

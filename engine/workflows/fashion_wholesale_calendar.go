@@ -169,7 +169,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 		if sellWeeks := engine.DaysBetween(market, c.orderClose) / 7; sellWeeks >= 4 {
 			c = fsCalBuild(in, delivery, market)
 			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s; orders for %s production must close on %s, so buyers get %s instead of the usual 6.",
-				engine.FormatDate(start), engine.FormatDate(market), in.Str("production"), engine.FormatDate(c.orderClose), countNoun(sellWeeks, "selling week", "selling weeks"))
+				engine.FormatDate(start), engine.FormatDate(market), in.Str("production"), engine.FormatDate(c.orderClose), engine.Plural(sellWeeks, "selling week", "selling weeks"))
 		} else {
 			// Re-plan: the earliest delivery (on the 1st of a month, when
 			// stores take deliveries) that keeps a full selling window.
@@ -214,7 +214,7 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 	cal := p.Get("calendar").(map[string]any)
 	ms := []struct{ key, field, title string }{
 		{"design-start", "design_start", "Design and fabric sourcing start"},
-		{"tech-packs", "tech_packs", fmt.Sprintf("Tech packs written (%s, about %d a week per technical designer)", countNoun(in.Int("styles"), "style", "styles"), fsCalTechPackStylesPerWeek)},
+		{"tech-packs", "tech_packs", fmt.Sprintf("Tech packs written (%s, about %d a week per technical designer)", engine.Plural(in.Int("styles"), "style", "styles"), fsCalTechPackStylesPerWeek)},
 		{"protos", "protos", fmt.Sprintf("Tech packs to the factory; %d proto/fit rounds begin", in.Int("sample_rounds"))},
 		{"sms", "sms", "Salesman samples ordered"},
 		{"line-sheet", "line_sheet", "Line sheet and wholesale prices ready"},
@@ -246,7 +246,7 @@ func fsCalRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Put the ship window on the line sheet", fmt.Sprintf("State delivery %s–%s and order minimums on the line sheet so orders match what production can ship.", cal["start_ship"], cal["cancel"]))
 	p.Recommend(engine.Low, "Cut styles that don't sell in", "Drop styles that miss the factory minimum after order close rather than producing them below MOQ.")
 	p.Strategy("Deliver the %s collection (%s) from %s: samples in the showroom for the %s on %s, orders close %s (%s), bulk PO %s and ex-factory %s, cancel date %s.",
-		p.Get("season"), countNoun(in.Int("styles"), "style", "styles"), cal["start_ship"], p.Get("market_season"), cal["market"], cal["order_close"],
-		countNoun(cal["selling_weeks"].(int), "selling week", "selling weeks"), cal["factory_po"], cal["ex_factory"], cal["cancel"])
+		p.Get("season"), engine.Plural(in.Int("styles"), "style", "styles"), cal["start_ship"], p.Get("market_season"), cal["market"], cal["order_close"],
+		engine.Plural(cal["selling_weeks"].(int), "selling week", "selling weeks"), cal["factory_po"], cal["ex_factory"], cal["cancel"])
 	return nil
 }

@@ -281,7 +281,7 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.High, "Rebuild the festival list", "No listed festival is both open and eligible: add festivals whose deadlines fall after picture lock and whose premiere rules the film meets.")
 	}
 	p.Strategy("Enter %q in %s for %s in fees (saving %s against late deadlines), locked by %s, offering a %s premiere; %s left out by budget.",
-		in.Str("film_title"), countNoun(len(plan), "festival", "festivals"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
-		engine.FormatDate(lock), in.Str("premiere_status"), countNoun(len(p.Get("left_out").([]string)), "festival", "festivals"))
+		in.Str("film_title"), engine.Plural(len(plan), "festival", "festivals"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		engine.FormatDate(lock), in.Str("premiere_status"), engine.Plural(len(p.Get("left_out").([]string)), "festival", "festivals"))
 	return nil
 }

@@ -146,8 +146,8 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 		fLock := engine.NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
 		fDelivery := engine.NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
 		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %s of prep, %s, %s of editing and %s of finishing the earliest delivery is %s, and the schedule is built on it.",
-			engine.FormatDate(delivery), engine.FormatDate(prep), countNoun(s.prepWeeks, "week", "weeks"), countNoun(s.shootDays, "shoot day", "shoot days"),
-			countNoun(s.editWeeks, "week", "weeks"), countNoun(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
+			engine.FormatDate(delivery), engine.FormatDate(prep), engine.Plural(s.prepWeeks, "week", "weeks"), engine.Plural(s.shootDays, "shoot day", "shoot days"),
+			engine.Plural(s.editWeeks, "week", "weeks"), engine.Plural(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
 		p.Set("earliest_feasible_delivery", engine.FormatDate(fDelivery))
 		replanOn(p, delivery, fDelivery, "prep would have to start before the plan date")
 		prep, start, wrap, lock, delivery = fPrep, fStart, fWrap, fLock, fDelivery
@@ -219,13 +219,13 @@ func filmProdRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	prep, _ := engine.ParseDate(sch["prep_start"])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), prep), "Lock the shooting schedule in prep",
-		fmt.Sprintf("Break down the %d-page script into %s and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), countNoun(p.Get("shoot_days").(int), "shoot day", "shoot days")))
+		fmt.Sprintf("Break down the %d-page script into %s and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), engine.Plural(p.Get("shoot_days").(int), "shoot day", "shoot days")))
 	p.Recommend(engine.Medium, "Protect the post schedule",
 		fmt.Sprintf("Book the editor from wrap (%s) to lock (%s) and sound and colour from lock to delivery; post is where late shoots are paid for.", sch["wrap"], sch["picture_lock"]))
 	p.Recommend(engine.Low, "Keep the contingency untouched until wrap",
 		fmt.Sprintf("Hold the %s contingency for weather days, reshoots and deliverables.", engine.USD(b["contingency_usd"].(float64))))
 	p.Strategy("Shoot %s in %s from %s to %s, lock picture %s and deliver %s. Cast under the %s agreement costs %s with fringe, leaving %s (%s a shoot day) after a 10%% contingency.",
-		countNoun(in.Int("script_pages"), "page", "pages"), countNoun(p.Get("shoot_days").(int), "day", "days"), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
+		engine.Plural(in.Int("script_pages"), "page", "pages"), engine.Plural(p.Get("shoot_days").(int), "day", "days"), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
 		b["agreement"], engine.USD(b["cast_with_fringe_usd"].(float64)), engine.USD(b["remaining_usd"].(float64)), engine.USD(b["remaining_per_shoot_day_usd"].(float64)))
 	return nil
 }

@@ -186,7 +186,7 @@ func TestFilmProductionInfeasibleDeliveryIsReplanned(t *testing.T) {
 		"delivery_date": "2027-03-01", "script_pages": 100, "budget_usd": 250000, "as_of": "2026-11-20",
 	})
 	earliest := mediaDate(t, res, "earliest_feasible_delivery")
-	if !hasWarning(res, "REPLANNED") || milestoneDate(t, res, "delivery") != earliest || res["requested_date"] != "2027-03-01" {
+	if !hasWarning(res, "REPLANNED") || milestoneDate(t, res, "delivery") != earliest || res["timeline"].(map[string]any)["requested_date"] != "2027-03-01" {
 		t.Fatalf("delivery milestone %v, earliest %v, warnings %v", milestoneDate(t, res, "delivery"), earliest, warningCodes(res))
 	}
 	if prep := milestoneDate(t, res, "prep-start"); prep.Before(mediaDay("2026-11-20")) {

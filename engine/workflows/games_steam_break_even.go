@@ -165,7 +165,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
 		if breakEven >= 12 {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
-				engine.USD(budget), breakEven+1, p.Get("break_even_month"), countNoun(in.Int("monthly_units"), "copy", "copies"))
+				engine.USD(budget), breakEven+1, p.Get("break_even_month"), engine.Plural(in.Int("monthly_units"), "copy", "copies"))
 		}
 		return nil
 	}
@@ -174,7 +174,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	needed := engine.Money(price * budget / cumNet)
 	p.Set("break_even_price_usd", needed)
 	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %v copies at %s or a price of %s on this sales curve.",
-		countNoun(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
+		engine.Plural(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
 	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
 	return nil
 }

@@ -209,12 +209,12 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	if len(skipped) > 0 {
 		p.Recommend(engine.Medium, "Choose your seasonal sales deliberately",
-			fmt.Sprintf("%s closed to the game (first: %s, %s); use the weeks after launch for updates and visibility rounds instead.", countNoun(len(skipped), "seasonal sale is", "seasonal sales are"), skipped[0]["sale"], skipped[0]["reason"]))
+			fmt.Sprintf("%s closed to the game (first: %s, %s); use the weeks after launch for updates and visibility rounds instead.", engine.Plural(len(skipped), "seasonal sale is", "seasonal sales are"), skipped[0]["sale"], skipped[0]["reason"]))
 	}
 	p.Recommend(engine.Medium, "Deepen slowly", "Step discounts up about 10 points per major sale and never go deeper outside a seasonal sale than inside one; each new low resets what wishlisters wait for.")
 	p.Recommend(engine.Low, "Pair discounts with updates", "A content update or a new trailer released in a discount week lifts the sale's visibility in followers' feeds.")
 	p.Strategy("Over %s from launch on %s: %s planned, %s joined and %d closed by Steam's 28-day rules, deepening to %d%% off (%s at the lowest).",
-		countNoun(in.Int("months"), "month", "months"), engine.FormatDate(in.Date("launch_date")), countNoun(len(list), "discount", "discounts"), countNoun(p.Get("seasonal_sales_joined").(int), "seasonal sale", "seasonal sales"), len(skipped), p.Get("deepest_discount_pct"),
+		engine.Plural(in.Int("months"), "month", "months"), engine.FormatDate(in.Date("launch_date")), engine.Plural(len(list), "discount", "discounts"), engine.Plural(p.Get("seasonal_sales_joined").(int), "seasonal sale", "seasonal sales"), len(skipped), p.Get("deepest_discount_pct"),
 		engine.USD(engine.Money(in.Float("price_usd")*float64(100-p.Get("deepest_discount_pct").(int))/100)))
 	return nil
 }

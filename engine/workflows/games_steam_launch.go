@@ -83,7 +83,7 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	days := engine.DaysBetween(asOf, launch)
 	p.Set("days_until_launch", days)
 	if days < 0 {
-		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %s before the plan date %s.", engine.FormatDate(launch), countNoun(-days, "day", "days"), engine.FormatDate(asOf))
+		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %s before the plan date %s.", engine.FormatDate(launch), engine.Plural(-days, "day", "days"), engine.FormatDate(asOf))
 	}
 
 	// Steam's hard floor: 30 days after the app fee, and two public weeks
@@ -115,7 +115,7 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
 			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
 			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
-				engine.FormatDate(pageLive), countNoun(runway, "day", "days"), engine.FormatDate(rec))
+				engine.FormatDate(pageLive), engine.Plural(runway, "day", "days"), engine.FormatDate(rec))
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
 	}
@@ -222,7 +222,7 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 	})
 	if need > 0 && days >= 0 && days < 56 {
 		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%s with %s to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
-			countNoun(w, "wishlist", "wishlists"), countNoun(days, "day", "days"), gamesWishlistBenchmark, perWeek)
+			engine.Plural(w, "wishlist", "wishlists"), engine.Plural(days, "day", "days"), gamesWishlistBenchmark, perWeek)
 	}
 	price := in.Float("price_usd")
 	if price == 0 {
@@ -270,7 +270,7 @@ func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Recommend(engine.Low, "Plan a launch discount", "A 10–20% launch discount for the first week is common and counts as the game's first discount for Steam's cooldown; see games-steam-discount-calendar.")
 	p.Strategy("Launch %s on Steam on %s (%s from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
-		title, engine.FormatDate(launch), countNoun(p.Get("days_until_launch").(int), "day", "days"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
+		title, engine.FormatDate(launch), engine.Plural(p.Get("days_until_launch").(int), "day", "days"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
 		wp["needed_per_week"], gamesWishlistBenchmark, p.Get("earliest_allowed_launch_date"))
 	return nil
 }

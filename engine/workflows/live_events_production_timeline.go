@@ -115,7 +115,7 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 		event = engine.OnOrAfter(engine.AddDays(asOf, minimum), requested.Weekday())
 		p.Set("earliest_feasible_event_date", engine.FormatDate(event))
 		p.Warn("EVENT_TOO_SOON", "%s is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the plan is built on the earliest %s, %s.",
-			countNoun(days, "day", "days"), minimum, in.Str("event_type"), requested.Weekday(), engine.FormatDate(event))
+			engine.Plural(days, "day", "days"), minimum, in.Str("event_type"), requested.Weekday(), engine.FormatDate(event))
 		replanOn(p, requested, event, "permits, insurance and the selling window need more time")
 	}
 	p.SetTarget(event)
@@ -126,7 +126,7 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 			switch key {
 			case "on-sale", "announce":
 				p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; it is due now, and the event has %s to sell instead of the usual %d.",
-					title, engine.FormatDate(d), countNoun(days, "day", "days"), engine.DaysBetween(d, event))
+					title, engine.FormatDate(d), engine.Plural(days, "day", "days"), engine.DaysBetween(d, event))
 			case "venue":
 				// The same weekend a year on keeps the season and the weekday.
 				next := engine.AddWeeks(event, 52)

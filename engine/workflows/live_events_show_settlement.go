@@ -99,13 +99,13 @@ func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	switch {
 	case breakEven > capacity:
 		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %s at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
-			engine.USD(expenses+guarantee), countNoun(breakEven, "ticket", "tickets"), engine.USD(perTicket), capacity)
+			engine.USD(expenses+guarantee), engine.Plural(breakEven, "ticket", "tickets"), engine.USD(perTicket), capacity)
 	case beOcc > liveHighBreakEven:
-		p.Warn("BREAK_EVEN_HIGH", "Break-even is %s, %.0f%% of capacity; promoters aim for 60–70%%.", countNoun(breakEven, "ticket", "tickets"), beOcc)
+		p.Warn("BREAK_EVEN_HIGH", "Break-even is %s, %.0f%% of capacity; promoters aim for 60–70%%.", engine.Plural(breakEven, "ticket", "tickets"), beOcc)
 	}
 	if promoter < 0 {
 		p.Warn("PROJECTED_LOSS", "At %s sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
-			countNoun(sold, "ticket", "tickets"), engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
+			engine.Plural(sold, "ticket", "tickets"), engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
 	}
 	return nil
 }
@@ -129,7 +129,7 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 		late := onSale
 		onSale = engine.Earlier(engine.OnOrAfter(asOf, time.Friday), event)
 		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); going on sale %s, the show has %s to sell instead of %d.",
-			engine.FormatDate(late), engine.FormatDate(onSale), countNoun(engine.DaysBetween(onSale, event), "day", "days"), engine.DaysBetween(late, event))
+			engine.FormatDate(late), engine.FormatDate(onSale), engine.Plural(engine.DaysBetween(onSale, event), "day", "days"), engine.DaysBetween(late, event))
 	}
 	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
 	advance := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
@@ -146,19 +146,19 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	be := p.Get("break_even").(map[string]any)
 	if p.Get("plan_kind") == "post_event" {
 		p.RecommendBy(engine.High, p.AsOf(), "Reconcile the settlement", fmt.Sprintf("Check the night's settlement sheet against this forecast (%s, %s net box office) and file the variance for the next offer.",
-			countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64))))
+			engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64))))
 		p.Strategy("The show on %s has been played: reconcile its settlement against the forecast of %s, artist %s and promoter %s.",
-			engine.FormatDate(in.Date("event_date")), countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)))
+			engine.FormatDate(in.Date("event_date")), engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)))
 		return nil
 	}
 	onSale := p.GetDate("on_sale_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
 		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")
-	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", countNoun(be["tickets"].(int), "ticket", "tickets")))
+	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", engine.Plural(be["tickets"].(int), "ticket", "tickets")))
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
 	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%v%% of capacity) and the split point %v; on sale %s.",
-		countNoun(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
-		countNoun(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
+		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
+		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
 	return nil
 }

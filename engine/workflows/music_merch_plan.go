@@ -180,7 +180,7 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 		if order.After(planned) {
 			lands := engine.AddWeeks(order, musicMerchLeadWeeks[kind]+1)
 			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
-				kind, engine.FormatDate(planned), countNoun(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
+				kind, engine.FormatDate(planned), engine.Plural(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
 			p.Milestone("arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
@@ -202,7 +202,7 @@ func musicMerchArrival(p *engine.Plan, kind string) string {
 
 func musicMerchLateNote(lands, start time.Time) string {
 	if lands.After(start) {
-		return fmt.Sprintf(", %s after the first show: sell it as a pre-order or ship it to a later venue", countNoun(engine.DaysBetween(start, lands), "day", "days"))
+		return fmt.Sprintf(", %s after the first show: sell it as a pre-order or ship it to a later venue", engine.Plural(engine.DaysBetween(start, lands), "day", "days"))
 	}
 	return ", still before the first show"
 }
@@ -216,7 +216,7 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 			kinds = append(kinds, k+" by "+d)
 			due, _ := engine.ParseDate(d)
 			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Place the "+k+" order",
-				fmt.Sprintf("%s of production plus a week of shipping: order the %s by %s; %s.", countNoun(musicMerchLeadWeeks[k], "week", "weeks"), k, d, musicMerchArrival(p, k)))
+				fmt.Sprintf("%s of production plus a week of shipping: order the %s by %s; %s.", engine.Plural(musicMerchLeadWeeks[k], "week", "weeks"), k, d, musicMerchArrival(p, k)))
 		}
 	}
 	var best map[string]any
@@ -232,6 +232,6 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Count stock after every show",
 		"Track units sold per size and per night; reorder apparel when any size is below two shows' worth.")
 	p.Strategy("Project %s of merch from %s at %s a head; order %s of stock (%s) for a sell-out net of %s after venue cuts and card fees.",
-		engine.USD(proj["projected_sales_usd"].(float64)), countNoun(proj["attendance"].(int), "attendee", "attendees"), engine.USD(in.Float("per_head_usd")), engine.USD(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), engine.USD(proj["sell_out_net_usd"].(float64)))
+		engine.USD(proj["projected_sales_usd"].(float64)), engine.Plural(proj["attendance"].(int), "attendee", "attendees"), engine.USD(in.Float("per_head_usd")), engine.USD(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), engine.USD(proj["sell_out_net_usd"].(float64)))
 	return nil
 }

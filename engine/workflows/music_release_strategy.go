@@ -159,7 +159,7 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	if release.Before(earliest) {
 		days := engine.DaysBetween(p.AsOf(), release)
 		if days < 7 {
-			p.Warn("PITCH_WINDOW_MISSED", "Only %s to the requested release: Spotify editorial pitches need at least 7 days, so that date could not be pitched or reach Release Radar through a pitch.", countNoun(days, "day", "days"))
+			p.Warn("PITCH_WINDOW_MISSED", "Only %s to the requested release: Spotify editorial pitches need at least 7 days, so that date could not be pitched or reach Release Radar through a pitch.", engine.Plural(days, "day", "days"))
 		}
 		p.Warn("DISTRIBUTOR_LEAD_TIME", "Distributors need the release 21–28 days before release day%s; %s is too close. The plan is built on the earliest feasible Friday, %s.",
 			map[bool]string{true: " (and before the first focus track)", false: ""}[singles > 0], engine.FormatDate(release), engine.FormatDate(earliest))
@@ -300,7 +300,7 @@ func releaseBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	if made > b {
 		p.Warn("BUDGET_BELOW_MANUFACTURING", "Manufacturing %s of each physical format costs %s, more than the %s budget; nothing is left for marketing. Cut the run or the formats.",
-			countNoun(units, "unit", "units"), engine.USD(made), engine.USD(b))
+			engine.Plural(units, "unit", "units"), engine.USD(made), engine.USD(b))
 	} else if marketing < 500 {
 		p.Warn("BUDGET_LOW", "%s left for marketing covers little paid promotion; lean on the editorial pitch, pre-save and organic content.", engine.USD(marketing))
 	}
@@ -337,7 +337,7 @@ func releaseRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.Medium, lcDate, "Start "+g.channelName, g.advice)
 	if kind != "single" {
 		p.Recommend(engine.Medium, "Lead with focus tracks",
-			fmt.Sprintf("Release %s four weeks apart on Fridays before the %s so each gets its own Release Radar and playlist cycle.", countNoun(releaseFocusTracks(kind), "focus track", "focus tracks"), kind))
+			fmt.Sprintf("Release %s four weeks apart on Fridays before the %s so each gets its own Release Radar and playlist cycle.", engine.Plural(releaseFocusTracks(kind), "focus track", "focus tracks"), kind))
 	}
 	if m := p.GetDate("vinyl_masters_date"); !m.IsZero() {
 		p.RecommendBy(engine.High, m, "Send vinyl masters and artwork to the plant",

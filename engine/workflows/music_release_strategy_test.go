@@ -48,7 +48,7 @@ func TestReleaseStrategyTooSoonIsReplanned(t *testing.T) {
 	// The plan is built on the first Friday at least 21 days out, and the
 	// requested date is kept beside it.
 	if res["earliest_feasible_release_date"] != "2026-12-18" || res["release_date"] != "2026-12-18" ||
-		res["requested_release_date"] != "2026-11-27" || res["feasible_date"] != "2026-12-18" {
+		res["requested_release_date"] != "2026-11-27" || res["timeline"].(map[string]any)["feasible_date"] != "2026-12-18" {
 		t.Errorf("release %v (earliest %v, requested %v), want the plan built on 2026-12-18",
 			res["release_date"], res["earliest_feasible_release_date"], res["requested_release_date"])
 	}

@@ -126,7 +126,7 @@ func musicTourRoute(in *engine.Input, p *engine.Plan) error {
 		drivable := gap > 0 && s.miles <= dayMiles*float64(gap)
 		if gap > 0 && !drivable {
 			p.Warn("DRIVE_TOO_LONG", "%s: %.0f miles (%.1f hours at %.0f mph) in %s exceeds the %.0f-hour daily drive of a %s (%.0f miles a day); add %s off before it or reroute.",
-				s.city, s.miles, hours, musicTourMPH, countNoun(gap, "day", "days"), v.maxDriveHours, in.Str("vehicle"), dayMiles, countNoun(int(math.Ceil(s.miles/dayMiles))-gap, "day", "days"))
+				s.city, s.miles, hours, musicTourMPH, engine.Plural(gap, "day", "days"), v.maxDriveHours, in.Str("vehicle"), dayMiles, engine.Plural(int(math.Ceil(s.miles/dayMiles))-gap, "day", "days"))
 		}
 		miles += s.miles
 		legs = append(legs, map[string]any{
@@ -210,11 +210,11 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s; the plan covers the shows still to play and the settlement review.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
-		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", countNoun(lead, "day", "days"), engine.FormatDate(earliest))
+		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", engine.Plural(lead, "day", "days"), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_start", engine.FormatDate(earliest))
 	}
 	if lead >= 0 && lead < musicTourAnnounceLead {
-		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", countNoun(lead, "day", "days"))
+		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", engine.Plural(lead, "day", "days"))
 	}
 	announce := engine.OnOrBefore(engine.AddDays(first, -musicTourAnnounceLead), time.Tuesday)
 	book := engine.PrevWorkday(engine.AddDays(first, -musicTourComfortBooking))
@@ -267,7 +267,7 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Carry merch to offset costs",
 		"Merch often decides whether a club tour breaks even; agree each venue's merch cut when advancing.")
 	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. Confirm holds by %s and announce on %s.",
-		in.Str("artist"), countNoun(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], countNoun(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
+		in.Str("artist"), engine.Plural(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], engine.Plural(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
 		engine.USD(budget["gross_guarantees_usd"].(float64)), engine.USD(budget["total_costs_usd"].(float64)), engine.USD(budget["net_usd"].(float64)), engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)),
 		engine.FormatDate(book), p.Get("announce_date"))
 	return nil

@@ -134,7 +134,7 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 	base := scenario(newsConvBase)
 	p.Set("projection", map[string]any{"low": scenario(newsConvLow), "base": base, "high": scenario(newsConvHigh)})
 	if free < newsMinList {
-		p.Warn("LIST_TOO_SMALL", "%s convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", countNoun(free, "free subscriber", "free subscribers"), base["paid_subscribers"])
+		p.Warn("LIST_TOO_SMALL", "%s convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", engine.Plural(free, "free subscriber", "free subscribers"), base["paid_subscribers"])
 	}
 	if in.Has("income_goal_usd") {
 		goal := in.Float("income_goal_usd")
@@ -155,7 +155,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	// re-planned on the earliest launch that keeps it.
 	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
 		alt := engine.AddDays(asOf, newsAnnounceDays)
-		away, why := countNoun(lead, "day", "days")+" away", "readers need a two-week announcement"
+		away, why := engine.Plural(lead, "day", "days")+" away", "readers need a two-week announcement"
 		if lead < 0 {
 			away, why = "already past", "the requested launch date has passed"
 		}

@@ -185,7 +185,7 @@ func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Watch Postmaster Tools daily during the ramp", "Hold the volume at the previous day's level if the spam rate passes 0.1% or domain reputation drops below High.")
 	p.Recommend(engine.Low, "Keep one-click unsubscribe visible", "An easy unsubscribe is cheaper than a spam complaint, which counts against the 0.3% limit.")
 	p.Strategy("Warm up %s from %s: %s doubling from the most engaged to the full list on %s, as a %s; %s.",
-		countNoun(in.Int("list_size"), "subscriber", "subscribers"), engine.FormatDate(start), countNoun(p.Get("warmup_send_days").(int), "send day", "send days"), p.Get("full_list_date"),
+		engine.Plural(in.Int("list_size"), "subscriber", "subscribers"), engine.FormatDate(start), engine.Plural(p.Get("warmup_send_days").(int), "send day", "send days"), p.Get("full_list_date"),
 		map[bool]string{true: "bulk sender under Gmail and Yahoo's rules", false: "sender under 5,000 a day"}[p.Get("bulk_sender").(bool)],
 		map[bool]string{true: "authentication complete", false: "publish the missing authentication first"}[len(p.Get("missing_authentication").([]string)) == 0])
 	return nil

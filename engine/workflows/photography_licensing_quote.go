@@ -136,7 +136,7 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	images := min(in.Int("final_images"), int(math.Floor((budget-creative-prepro-usage)/phLicRetouchPerImage)))
 	if images >= 1 {
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; deliver %s instead of %d.",
-			studioUSD(total), studioUSD(budget), countNoun(images, "retouched image", "retouched images"), in.Int("final_images"))
+			studioUSD(total), studioUSD(budget), engine.Plural(images, "retouched image", "retouched images"), in.Int("final_images"))
 		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": images})
 		return nil
 	}
@@ -169,7 +169,7 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 			code = "SHOOT_DATE_PASSED"
 		}
 		p.Warn(code, "A %g-day shoot needs the estimate approved %s ahead for pre-production; from %s the earliest shoot date is %s.",
-			days, countNoun(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
+			days, engine.Plural(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
 		replanOn(p, shoot, earliest, "the estimate could not be approved in time for pre-production")
 		shoot, approve = earliest, p.AsOf()
@@ -207,7 +207,7 @@ func phLicRecommend(in *engine.Input, p *engine.Plan) error {
 	expires, _ := engine.ParseDate(s["license_expires"].(string))
 	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
 		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %s) and take the %s advance before booking crew.",
-			studioLabel(in.Str("usage")), in.Str("territory"), countNoun(in.Int("license_years"), "year", "years"), studioUSD(q["advance_usd"].(float64))))
+			studioLabel(in.Str("usage")), in.Str("territory"), engine.Plural(in.Int("license_years"), "year", "years"), studioUSD(q["advance_usd"].(float64))))
 	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
 	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
 	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")

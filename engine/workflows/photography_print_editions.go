@@ -126,7 +126,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	proof := engine.PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
 		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 4))
-		away := countNoun(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
+		away := engine.Plural(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
 		why := "proofing and printing need 4 weeks"
 		if release.Before(p.AsOf()) {
 			away, why = "already past", "the requested release date has passed"
@@ -159,7 +159,7 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
 	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
-		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), countNoun(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
+		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), engine.Plural(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
 		studioUSD(s["revenue_usd"].(float64)), studioUSD(s["artist_net_usd"].(float64)), studioUSD(s["commission_usd"].(float64)), studioUSD(s["print_costs_usd"].(float64)))
 	return nil
 }
