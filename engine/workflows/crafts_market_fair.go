@@ -153,7 +153,8 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 	if v, ok := p.Get("break_even_units").(int); ok {
 		be = "break even at " + engine.Plural(v, "item", "items")
 	}
-	p.Strategy("For the %s fair, the %s goal (%v sales, 10× the booth fee) needs %v items at %g%% sell-through; you will bring %v, %s, and can expect %v sales and %s profit.",
-		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), goal["units"], p.Get("stock_target"), in.Float("sell_through_pct"), f["stock_brought"], be, f["expected_sold"], studioUSD(f["expected_profit_usd"].(float64)))
+	p.Strategy("For the %s fair, the %s goal (%s, 10× the booth fee) needs %s at %g%% sell-through; you will bring %s, %s, and can expect %s and %s profit.",
+		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), engine.Plural(goal["units"].(int), "sale", "sales"), engine.Plural(p.Get("stock_target").(int), "item", "items"),
+		in.Float("sell_through_pct"), engine.Plural(f["stock_brought"].(int), "item", "items"), be, engine.Plural(f["expected_sold"].(int), "sale", "sales"), studioUSD(f["expected_profit_usd"].(float64)))
 	return nil
 }

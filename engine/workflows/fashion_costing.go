@@ -147,7 +147,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("ex-factory", "Goods leave the factory", exf)
 	p.Milestone("arrival", "Arrival: duty, freight and brokerage paid", arrival)
 	if in.Int("units") < 300 {
-		p.Warn("SMALL_RUN", "%d units is under the 300 per style and colour many factories set as a minimum; expect a small-run surcharge of 10–30%% on CMT, or combine colours.", in.Int("units"))
+		p.Warn("SMALL_RUN", "%s is under the 300 per style and colour many factories set as a minimum; expect a small-run surcharge of 10–30%% on CMT, or combine colours.", engine.Plural(in.Int("units"), "unit", "units"))
 	}
 	return nil
 }

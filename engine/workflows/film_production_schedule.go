@@ -115,8 +115,8 @@ func filmProdSize(in *engine.Input, p *engine.Plan) error {
 	p.Set("shoot_days", s.shootDays)
 	p.Set("phases_weeks", map[string]int{"prep": s.prepWeeks, "edit_to_lock": s.editWeeks, "finishing": s.finishWeek})
 	if ppd := in.Float("pages_per_day"); ppd > 5 {
-		p.Warn("PAGES_PER_DAY_HIGH", "%.1f pages a day is above the 3–5 pages independent features usually manage; at 4 pages the shoot needs %d days, not %d.",
-			ppd, int(math.Ceil(float64(in.Int("script_pages"))/4)), s.shootDays)
+		p.Warn("PAGES_PER_DAY_HIGH", "%.1f pages a day is above the 3–5 pages independent features usually manage; at 4 pages the shoot needs %s, not %d.",
+			ppd, engine.Plural(int(math.Ceil(float64(in.Int("script_pages"))/4)), "day", "days"), s.shootDays)
 	}
 	return nil
 }

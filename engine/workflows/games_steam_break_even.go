@@ -197,8 +197,8 @@ func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
 	if d, ok := p.Get("break_even_payout_date").(string); ok {
 		when = "with the payout of " + d
 	}
-	p.Strategy("At %s a copy nets %s; the %s budget needs %d copies and is recouped %s (36-month projection: %d copies, %s net).",
-		engine.USD(in.Float("price_usd")), engine.USD(per["developer_net"].(float64)), engine.USD(in.Float("budget_usd")), p.Get("break_even_units"), when,
-		p.Get("projected_36_month_units"), engine.USD(p.Get("projected_36_month_net_usd").(float64)))
+	p.Strategy("At %s a copy nets %s; the %s budget needs %s and is recouped %s (36-month projection: %s, %s net).",
+		engine.USD(in.Float("price_usd")), engine.USD(per["developer_net"].(float64)), engine.USD(in.Float("budget_usd")), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), when,
+		engine.Plural(p.Get("projected_36_month_units").(int), "copy", "copies"), engine.USD(p.Get("projected_36_month_net_usd").(float64)))
 	return nil
 }
