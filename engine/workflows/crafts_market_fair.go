@@ -95,10 +95,25 @@ func crFairStock(in *engine.Input, p *engine.Plan) error {
 
 func crFairProduction(in *engine.Input, p *engine.Plan) error {
 	fair := in.Date("fair_date")
-	if fair.Before(p.AsOf()) {
-		p.Warn("FAIR_DATE_PASSED", "The fair date %s is before the plan date %s.", engine.FormatDate(fair), engine.FormatDate(p.AsOf()))
-	}
 	p.SetTarget(fair)
+	if fair.Before(p.AsOf()) {
+		// A fair already held: a post-event plan, the forecast as the
+		// yardstick for the review and the restock.
+		p.PostEvent(fair, "compare the sales with this forecast and restock the best-sellers for the next fair.")
+		p.Set("post_event", true)
+		_, contribution := crFairContribution(in)
+		stock := p.Get("stock_target").(int)
+		sold := int(math.Floor(engine.Round(float64(stock)*in.Float("sell_through_pct")/100, 6)))
+		p.Set("forecast", map[string]any{
+			"stock_brought": stock, "expected_sold": sold,
+			"expected_sales_usd":     engine.Money(float64(sold) * in.Float("avg_price_usd")),
+			"expected_profit_usd":    engine.Money(float64(sold)*contribution - p.Get("event_costs_usd").(float64)),
+			"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
+		})
+		p.Milestone("fair", "Fair day", fair)
+		p.Milestone("restock-review", "Review what sold; restock best-sellers", engine.Later(p.AsOf(), engine.AddDays(fair, 7)))
+		return nil
+	}
 	end := engine.AddDays(fair, -3)
 	toMake := p.Get("units_to_make").(int)
 	rate := in.Float("units_per_week")
@@ -144,8 +159,10 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 	f := p.Get("forecast").(map[string]any)
 	goal := p.Get("sales_goal").(map[string]any)
 	fair := in.Date("fair_date")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
-		"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
+	if p.Get("post_event") == nil {
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
+			"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
+	}
 	p.Recommend(engine.Medium, "Offer a range of price points", "Mix an impulse item under $15 with your core pieces; small sales cover the booth while bigger ones make the profit.")
 	p.Recommend(engine.Medium, "Collect emails at the booth", "Most visitors don't buy on the day; an email list turns them into online customers after the fair.")
 	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
