@@ -167,6 +167,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
 				engine.USD(budget), breakEven+1, p.Get("break_even_month"), engine.Plural(in.Int("monthly_units"), "copy", "copies"))
 		}
+		gamesBreakEvenHistory(p, launch)
 		return nil
 	}
 	// Net is linear in price below Valve's $10M tier, which covers any budget
@@ -176,7 +177,18 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %v copies at %s or a price of %s on this sales curve.",
 		engine.Plural(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
 	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
+	gamesBreakEvenHistory(p, launch)
 	return nil
+}
+
+// gamesBreakEvenHistory: a launch already past makes the projection a
+// post-launch one (compare it with actual sales); steps of it already
+// behind the plan date are named as such.
+func gamesBreakEvenHistory(p *engine.Plan, launch time.Time) {
+	if launch.Before(p.AsOf()) {
+		p.PostEvent(launch, "compare the projection with actual Steam sales and refunds month by month.")
+		notePassed(p, "launch")
+	}
 }
 
 func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
@@ -186,7 +198,7 @@ func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.High, "Budget on the developer net, not the price",
 		fmt.Sprintf("Each copy listed at %s returns %s to you (%.0f%% of list) after discounts, taxes and regional pricing, refunds and Valve's 30%%.",
 			engine.USD(per["list_price"].(float64)), engine.USD(per["developer_net"].(float64)), ratio*100))
-	p.RecommendBy(engine.Medium, engine.AddDays(launch, gamesRefundWindowDays), "Read the refund reasons",
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(launch, gamesRefundWindowDays)), "Read the refund reasons",
 		"Steam reports a reason with each refund; a rate above 10% in the first two weeks points at performance or expectation problems worth patching before the first sale.")
 	if in.Float("publisher_share_pct") > 0 {
 		p.Recommend(engine.Medium, "Check the publisher's recoup terms",

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,4 +21,21 @@ func replanOn(p *engine.Plan, requested, feasible time.Time, why string) {
 		why = strings.ToUpper(why[:1]) + why[1:] + "."
 	}
 	p.Replanned(requested, feasible, why)
+}
+
+// notePassed adds one PASSED warning naming every milestone already behind
+// the plan date (keys in skip aside), for projections that run from a date
+// in the past: those steps are history, reported as such rather than
+// scheduled. It returns how many it named.
+func notePassed(p *engine.Plan, skip ...string) int {
+	var past []string
+	for _, m := range p.Milestones() {
+		if m.Date.Before(p.AsOf()) && !slices.Contains(skip, m.Key) {
+			past = append(past, fmt.Sprintf("%s (%s)", m.Title, engine.FormatDate(m.Date)))
+		}
+	}
+	if len(past) > 0 {
+		p.Warn("PASSED", "Already behind the plan date %s: %s.", engine.FormatDate(p.AsOf()), strings.Join(past, "; "))
+	}
+	return len(past)
 }
