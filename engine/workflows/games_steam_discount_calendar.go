@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -195,16 +196,24 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("seasonal_sales_joined", seasonal)
 	p.Set("deepest_discount_pct", deepest)
+	if launch.Before(p.AsOf()) {
+		// Launched already: the calendar from launch is history up to the
+		// plan date; the discounts still ahead are what to set up.
+		p.PostEvent(launch, "discounts already behind the plan date are history; set up the ones still ahead.")
+		notePassed(p, "launch")
+	}
 	return nil
 }
 
 func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	list := p.Get("discounts").([]map[string]any)
 	skipped := p.Get("skipped_sales").([]map[string]any)
-	if len(list) > 0 {
-		first := list[0]
+	// The first discount that has not started yet.
+	next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) })
+	if next >= 0 {
+		first := list[next]
 		due, _ := engine.ParseDate(first["set_up_by"].(string))
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the first discount in Steamworks",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the next discount in Steamworks",
 			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], engine.USD(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {

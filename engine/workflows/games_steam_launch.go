@@ -81,10 +81,17 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	p.Set("launch_date", engine.FormatDate(launch))
 	days := engine.DaysBetween(asOf, launch)
-	p.Set("days_until_launch", days)
 	if days < 0 {
-		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %s before the plan date %s.", engine.FormatDate(launch), engine.Plural(-days, "day", "days"), engine.FormatDate(asOf))
+		// Already launched: a post-launch plan (week-one review, first
+		// discount, the wishlist conversion) instead of a launch schedule.
+		p.PostEvent(launch, "review the launch numbers, answer reviews and plan the first discount with games-steam-discount-calendar.")
+		p.Set("plan_kind", "post_launch")
+		p.Set("days_until_launch", days)
+		p.Set("store_page_live_date", engine.FormatDate(launch))
+		p.Set("earliest_allowed_launch_date", engine.FormatDate(launch))
+		return nil
 	}
+	p.Set("plan_kind", "pre_launch")
 
 	// Steam's hard floor: 30 days after the app fee, and two public weeks
 	// after a store page that still has to pass review.
@@ -107,7 +114,17 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch: %s.",
 			engine.FormatDate(earliest), engine.FormatDate(launch), engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+		replanOn(p, launch, alt, "Steam allows release only 30 days after the app fee and two public weeks of the store page")
+		launch = alt
+		p.SetTarget(launch)
+		p.Set("launch_date", engine.FormatDate(launch))
+		days = engine.DaysBetween(asOf, launch)
+		if !live {
+			pageLive = engine.Later(engine.AddMonths(launch, -gamesSteamRunwayIdealMonths), engine.AddDays(asOf, gamesSteamReviewDays))
+			p.Set("store_page_live_date", engine.FormatDate(pageLive))
+		}
 	}
+	p.Set("days_until_launch", days)
 
 	runway := engine.DaysBetween(pageLive, launch)
 	if !live {
@@ -132,11 +149,14 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 }
 
 func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
+	if p.Get("plan_kind") == "post_launch" {
+		return nil
+	}
 	if !in.Bool("has_demo") {
 		p.Warn("NO_DEMO", "Steam Next Fest requires a playable demo; without one the game cannot take part in any edition before %s.", p.Get("launch_date"))
 		return nil
 	}
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	pageLive := p.GetDate("store_page_live_date")
 	register := func(f steamEvent) time.Time {
 		return engine.PrevWorkday(engine.AddWeeks(f.Start, -gamesNextFestRegisterWeeks))
@@ -182,7 +202,12 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 }
 
 func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
+	if p.Get("plan_kind") == "post_launch" {
+		p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+		p.Milestone("launch-review", "Launch review: sales, refunds, reviews, wishlist conversion", asOf)
+		return nil
+	}
 	pageLive := p.GetDate("store_page_live_date")
 	if !in.Bool("store_page_live") {
 		submit := engine.PrevWorkday(engine.AddDays(pageLive, -gamesSteamReviewDays))
@@ -202,7 +227,6 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("press-keys", "Review keys sent to press and creators under embargo", engine.PrevWorkday(engine.AddDays(launch, -13)))
 	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
 	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
-	p.WarnPassedMilestones("week-one-review")
 	return nil
 }
 
@@ -246,9 +270,18 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 }
 
 func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	title := in.Str("game_title")
 	wp := p.Get("wishlist_plan").(map[string]any)
+	if p.Get("plan_kind") == "post_launch" {
+		p.RecommendBy(engine.High, asOf, "Review the launch",
+			"Compare sales with the wishlist count (10–20% convert in the first week), read refund reasons and answer negative reviews with patches.")
+		p.RecommendBy(engine.Medium, asOf, "Plan the first discount",
+			"Steam's 28-day rules decide which seasonal sales the game can join; lay them out with games-steam-discount-calendar.")
+		p.Strategy("%s launched on Steam on %s: review the launch against its %s and plan the first discounts.",
+			title, engine.FormatDate(launch), engine.Plural(in.Int("wishlists"), "wishlist", "wishlists"))
+		return nil
+	}
 	if !in.Bool("store_page_live") {
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(p.GetDate("store_page_live_date"), -gamesSteamReviewDays)), "Get the Coming Soon page up",
 			fmt.Sprintf("Capsule art, a trailer and five screenshots sell the wishlist; the page can be public on %s and every week it is live gathers wishlists for launch.", p.Get("store_page_live_date")))
