@@ -97,8 +97,9 @@ func ilBookScope(in *engine.Input, p *engine.Plan) error {
 
 func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	pub := in.Date("publication_date")
-	if pub.Before(p.AsOf()) {
-		p.Warn("PUBLICATION_DATE_PASSED", "The publication date %s is before the plan date %s.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
+	passed := pub.Before(p.AsOf())
+	if passed {
+		p.Warn("PUBLICATION_DATE_PASSED", "The publication date %s is before the plan date %s; the art cannot be made for it, so the plan is built on the earliest publication the art allows.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
 	}
 	due := engine.PrevWorkday(engine.AddMonths(pub, -12))
 	if in.Has("finals_due") {
@@ -112,7 +113,7 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	needed, dummy := art["working_days"].(int), art["dummy_days"].(int)
 	available := engine.WorkdaysBetween(p.AsOf(), due)
 	start := engine.AddWorkdays(due, -needed)
-	if needed > available {
+	if needed > available || due.Before(p.AsOf()) {
 		earliest := engine.AddWorkdays(p.AsOf(), needed)
 		earliestPub := engine.AddMonths(earliest, 12)
 		p.Warn("FINALS_AT_RISK", "The art needs %d working days and %d remain before finals are due on %s; at %g days a spread the earliest finals date is %s, which keeps a 12-month lead only for publication on or after %s. Negotiate the date now, or cut days per spread.",
@@ -120,7 +121,16 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Set("earliest_feasible_finals_date", engine.FormatDate(earliest))
 		p.Set("earliest_feasible_publication_date", engine.FormatDate(earliestPub))
 		due, start = earliest, p.AsOf()
+		if earliestPub.After(pub) {
+			why := "the art needs more working days than remain before finals"
+			if passed {
+				why = "the requested publication date has passed"
+			}
+			replanOn(p, pub, earliestPub, why)
+			pub = earliestPub
+		}
 	}
+	p.Set("publication_date", engine.FormatDate(pub))
 	p.Set("slack_working_days", max(available-needed, 0))
 	p.Set("finals_due", engine.FormatDate(due))
 	p.SetTarget(due)
@@ -135,7 +145,7 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("art-start", "Latest start on the art", start)
 	p.Milestone("finals", "Final art and jacket delivered", due)
 	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
-	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.AddMonths(pub, -5))
+	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
 	p.Milestone("publication", "Publication day", pub)
 	return nil
 }
@@ -165,7 +175,7 @@ func ilBookRecommend(in *engine.Input, p *engine.Plan) error {
 	due := p.GetDate("finals_due")
 	p.RecommendBy(engine.High, p.GetDate("sketch_approval"), "Get sketch approval in writing",
 		"Approval of the revised sketches releases the second third of the advance and freezes composition; changes after it are billable.")
-	p.RecommendBy(engine.High, engine.AddWeeks(due, -8), "Send a progress batch",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(due, -8)), "Send a progress batch",
 		"Deliver the first finished spreads eight weeks before the deadline so colour and printing issues surface early.")
 	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
 		studioUSD(a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
