@@ -59,7 +59,7 @@ func init() {
 			"premiere_status":   "world",
 			"festivals": []any{
 				map[string]any{"name": "Hudson Spring Film Festival", "festival_date": "2027-06-09", "premiere_required": "world",
-					"early_deadline": "2026-11-13", "early_fee_usd": 60, "regular_deadline": "2026-12-11", "regular_fee_usd": 80, "late_deadline": "2027-01-22", "late_fee_usd": 100},
+					"early_deadline": "2026-11-13", "early_fee_usd": 60, "regular_deadline": "2027-01-15", "regular_fee_usd": 80, "late_deadline": "2027-01-22", "late_fee_usd": 100},
 				map[string]any{"name": "Baltic Summer IFF", "festival_date": "2027-07-02", "premiere_required": "international",
 					"regular_deadline": "2027-03-01", "regular_fee_usd": 0},
 				map[string]any{"name": "Lakeside Film Festival", "festival_date": "2027-08-04", "premiere_required": "world",
@@ -88,6 +88,8 @@ type filmFestEntry struct {
 	tier           engine.FeeTier
 	open, eligible bool
 	hasEarly       bool
+	earlyFee       float64
+	held           bool // the festival opens before the film is ready
 	savings        float64 // fee saved by entering at this tier rather than the last one
 }
 
@@ -103,8 +105,11 @@ func filmFestEntries(in *engine.Input, p *engine.Plan) []*filmFestEntry {
 		}
 		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date"), priority: max(1, f.Int("priority"))}
 		e.tier, e.open = engine.CheapestOpenTier(tiers, ready)
+		e.held = e.date.Before(ready)
+		e.open = e.open && !e.held
 		e.eligible = filmFestPremiereRank[e.premiere] <= can
 		e.hasEarly = !tiers[0].Deadline.IsZero()
+		e.earlyFee = tiers[0].FeeUSD
 		if e.open {
 			e.savings = engine.LastTierFee(tiers) - e.tier.FeeUSD
 		}
@@ -119,6 +124,8 @@ func filmFestPick(in *engine.Input, p *engine.Plan) error {
 		switch {
 		case !e.eligible:
 			p.Warn("PREMIERE_INELIGIBLE", "%s requires a %s premiere; the film can only offer a %s premiere, so it will not be programmed.", e.name, e.premiere, in.Str("premiere_status"))
+		case e.held:
+			p.Warn("FESTIVAL_PASSED", "%s opens %s, before the film is ready (%s); aim for its next edition.", e.name, engine.FormatDate(e.date), engine.FormatDate(engine.Later(p.AsOf(), lock)))
 		case !e.open:
 			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s (film ready %s); aim for its next edition.", e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), engine.FormatDate(lock))
 		case e.hasEarly && e.tier.Name != "early":
@@ -217,7 +224,7 @@ func filmFestChoose(entries []*filmFestEntry, budget float64, capped bool) []boo
 func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 	entries := filmFestEntries(in, p)
 	budget, capped := in.Float("budget_usd"), in.Has("budget_usd")
-	var spent, saved float64
+	var spent, saved, missedEarly float64
 	plan := []map[string]any{}
 	dropped := []string{}
 	chosen := filmFestChoose(entries, budget, capped)
@@ -231,6 +238,9 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		}
 		spent += e.tier.FeeUSD
 		saved += e.savings
+		if e.hasEarly && e.tier.Name != "early" {
+			missedEarly += e.tier.FeeUSD - e.earlyFee
+		}
 		plan = append(plan, map[string]any{
 			"festival": e.name, "festival_date": engine.FormatDate(e.date), "deadline": e.tier.Name,
 			"submit_by": engine.FormatDate(e.tier.Deadline), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
@@ -243,10 +253,18 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
 	}
 	p.Set("submissions", plan)
-	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "budget_usd": budget})
+	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "missed_early_cost_usd": engine.Money(missedEarly), "budget_usd": budget})
 	p.Set("left_out", dropped)
 	lock := in.Date("picture_lock_date")
-	p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+	if lock.Before(p.AsOf()) {
+		// Locked already: entries go in from the plan date.
+		p.Set("picture_locked_on", engine.FormatDate(lock))
+	} else {
+		p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+		for _, s := range plan {
+			p.DependsOn("submit-"+slugKey(s["festival"].(string)), "picture-lock")
+		}
+	}
 	if len(plan) > 0 {
 		first := plan[0]["festival_date"].(string)
 		for _, s := range plan {

@@ -14,25 +14,30 @@ func TestFilmFestivalSubmissionsPicksCheapestOpenDeadline(t *testing.T) {
 		m := s.(map[string]any)
 		tiers[m["festival"].(string)] = m["deadline"].(string)
 	}
-	// Locked 2027-01-15: Hudson's early and regular deadlines have passed.
-	want := map[string]string{"Hudson Spring Film Festival": "late", "Baltic Summer IFF": "regular", "Lakeside Film Festival": "early", "Hometown Film Days": "regular"}
+	// Locked 2027-01-15: Hudson's early deadline has passed, its regular
+	// one is that day.
+	want := map[string]string{"Hudson Spring Film Festival": "regular", "Baltic Summer IFF": "regular", "Lakeside Film Festival": "early", "Hometown Film Days": "regular"}
 	for f, tier := range want {
 		if tiers[f] != tier {
 			t.Errorf("%s entered at %q, want %q", f, tiers[f], tier)
 		}
 	}
-	if total := mediaNum(t, res, "fees", "total_usd"); total != 100+0+50+40 {
-		t.Errorf("fees %v, want 190", total)
+	if total := mediaNum(t, res, "fees", "total_usd"); total != 80+0+50+40 {
+		t.Errorf("fees %v, want 170", total)
 	}
-	if saved := mediaNum(t, res, "fees", "saved_vs_late_usd"); saved != 50 {
-		t.Errorf("saved %v, want 50 (Lakeside early $50 vs late $100)", saved)
+	if saved := mediaNum(t, res, "fees", "saved_vs_late_usd"); saved != 70 {
+		t.Errorf("saved %v, want 70 (Hudson regular $80 vs late $100, Lakeside early $50 vs late $100)", saved)
+	}
+	// Missing early deadlines cost Hudson $80 − $60 and Hometown $40 − $25.
+	if missed := mediaNum(t, res, "fees", "missed_early_cost_usd"); missed != 35 {
+		t.Errorf("missed early cost %v, want 35", missed)
 	}
 	// Hometown screens in May, before the two world-premiere festivals.
 	if got := len(res["premiere_conflicts"].([]any)); got != 2 || !hasWarning(res, "PREMIERE_CONFLICT") {
 		t.Errorf("premiere conflicts %v", res["premiere_conflicts"])
 	}
-	if milestoneDate(t, res, "submit-hudson-spring-film-festival") != mediaDay("2027-01-22") {
-		t.Error("Hudson submission not on its late deadline")
+	if milestoneDate(t, res, "submit-hudson-spring-film-festival") != mediaDay("2027-01-15") {
+		t.Error("Hudson submission not on its regular deadline")
 	}
 }
 
