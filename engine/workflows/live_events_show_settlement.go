@@ -84,6 +84,16 @@ func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	artist := guarantee + overage*in.Float("artist_split_pct")/100
 	promoter := net - expenses - artist
 
+	// At a sell-out: what the back end is worth to each side, so the
+	// artist's split is weighed even when the expected count stays under
+	// the split point.
+	soldOut := float64(capacity) * perTicket
+	soldOutArtist := guarantee + math.Max(0, soldOut-split)*in.Float("artist_split_pct")/100
+	p.Set("at_sell_out", map[string]any{
+		"tickets": capacity, "net_box_office_usd": engine.Money(soldOut),
+		"artist_payout_usd": engine.Money(soldOutArtist), "promoter_result_usd": engine.Money(soldOut - expenses - soldOutArtist),
+	})
+
 	breakEven := int(math.Ceil((expenses + guarantee) / perTicket))
 	splitTickets := int(math.Ceil(split / perTicket))
 	beOcc := float64(breakEven) / float64(capacity) * 100
@@ -157,8 +167,8 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", engine.Plural(be["tickets"].(int), "ticket", "tickets")))
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
-	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%v%% of capacity) and the split point %v; on sale %s.",
+	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%.1f%% of capacity) and the split point %s; on sale %s.",
 		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
-		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
+		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"].(float64), engine.Plural(be["split_point_tickets"].(int), "ticket", "tickets"), engine.FormatDate(onSale))
 	return nil
 }
