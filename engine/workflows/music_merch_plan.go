@@ -38,7 +38,7 @@ func init() {
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
 				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
 				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000 USD)."},
-				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Price at the table (0–10,000 USD)."},
+				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000 USD)."},
 				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
 			}},
 			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000 USD)."},
@@ -56,6 +56,7 @@ func init() {
 			"cash_budget_usd": 8500,
 			"as_of":           "2026-11-20",
 		},
+		Check: musicMerchCheck,
 		Steps: []engine.Step{
 			{Name: "size-order", Run: musicMerchSizeOrder},
 			{Name: "schedule", Run: musicMerchSchedule},
@@ -80,6 +81,16 @@ func musicMerchVenueCut(in *engine.Input, kind string) float64 {
 		return cut / 2
 	}
 	return cut
+}
+
+// musicMerchCheck rejects an order with nothing to split the sales over.
+func musicMerchCheck(in *engine.Input, _ time.Time) []engine.Violation {
+	for _, it := range in.List("items") {
+		if it.Float("share_pct") > 0 {
+			return nil
+		}
+	}
+	return []engine.Violation{{Field: "context.items", Description: "at least one item needs a share_pct above 0: the shares split the projected sales between items"}}
 }
 
 func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
@@ -146,6 +157,9 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 	start := in.Date("tour_start")
 	p.SetTarget(start)
+	if start.Before(p.AsOf()) {
+		p.PostEvent(start, "the tour is under way: count stock after every show and reorder what sells; orders placed now land as dated.")
+	}
 	arrive := engine.PrevWorkday(engine.AddDays(start, -7))
 	earliestOrder := map[string]time.Time{}
 	for _, it := range in.List("items") {

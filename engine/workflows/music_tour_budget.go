@@ -206,8 +206,11 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(first)
 	lead := engine.DaysBetween(p.AsOf(), first)
 	switch {
+	case last.Before(p.AsOf()):
+		p.SetTarget(last)
+		p.PostEvent(last, "the tour is over: reconcile every settlement against this budget.")
 	case lead < 0:
-		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s; the plan covers the shows still to play and the settlement review.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
+		p.PostEvent(first, "the tour is under way: the plan covers the shows still to play and the settlement review.")
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
 		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", engine.Plural(lead, "day", "days"), engine.FormatDate(earliest))
