@@ -53,6 +53,7 @@ func init() {
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"digital", "vinyl", "cd", "cassette"}, Default: []string{"digital"}, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Release formats."},
 			{Name: "physical_units", Kind: engine.Integer, Default: 300, Min: engine.Bound(100), Max: engine.Bound(10000), Description: "Units manufactured of each physical format (vinyl, CD, cassette)."},
 			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in US dollars (0–10,000,000), manufacturing included."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"artist":       "Nova Reyes",
@@ -144,8 +145,7 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	p.Set("requested_release_date", engine.FormatDate(asked))
 	if release.Before(p.AsOf()) {
 		// Already out: a post-release plan.
-		p.Warn("RELEASE_DATE_PASSED", "The release date %s is before the plan date %s; this is a post-release plan for music that is already out.",
-			engine.FormatDate(release), engine.FormatDate(p.AsOf()))
+		p.PostEvent(release, "the music is out, so it can no longer be pitched to editorial; keep it growing through curators and plan the next release.")
 		p.Set("plan_kind", "post_release")
 		p.Set("release_date", engine.FormatDate(release))
 		p.Set("days_until_release", engine.DaysBetween(p.AsOf(), release))
@@ -169,6 +169,12 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(release)
 	p.Set("release_date", engine.FormatDate(release))
 	p.Set("days_until_release", engine.DaysBetween(p.AsOf(), release))
+	if engine.InDeadWeek(release) {
+		better := engine.OnOrAfter(time.Date(release.Year()+map[bool]int{true: 1, false: 0}[release.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Friday)
+		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week: editors, playlists and press are off and nothing new is programmed. A better release day is Friday %s.",
+			engine.FormatDate(release), engine.FormatDate(better))
+		p.Set("better_release_date", engine.FormatDate(better))
+	}
 
 	if hasFormat(in, "vinyl") {
 		// Artwork a week before masters; masters 16 weeks before stock; stock
@@ -198,21 +204,34 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	kind := in.Str("release_type")
 	singles := releaseFocusTracks(kind)
 	first := engine.AddWeeks(release, -4*singles)
+	r := in.Region()
 	// Every pre-release date is clamped to the plan date; clamping keeps
 	// their order because it is monotone.
 	at := func(d time.Time) time.Time { return engine.Later(asOf, d) }
 	delivery := at(engine.PrevWorkday(engine.AddDays(first, -releaseDistributorPlanDays)))
-	artwork := at(engine.AddDays(delivery, -7))
-	if v := p.GetDate("vinyl_release_date"); !v.IsZero() {
-		masters := at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylPlantWeeks + releaseVinylToDistWeeks))))
+	// Artwork is locked a week before the delivery's actual (open) day.
+	artwork := at(engine.AddDays(openDay(p, delivery, r), -7))
+	var masters time.Time
+	v := p.GetDate("vinyl_release_date")
+	if !v.IsZero() {
+		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylPlantWeeks + releaseVinylToDistWeeks))))
 		artwork = engine.Earlier(artwork, at(engine.AddDays(masters, -7)))
+	}
+	// Hand-overs fall on open days; each stays after the one it needs.
+	artwork = deliver(p, "artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", artwork, r)
+	delivery = deliver(p, "distributor-delivery", "Audio and metadata delivered to the distributor", delivery, r, artwork)
+	p.DependsOn("distributor-delivery", "artwork-metadata")
+	if !v.IsZero() {
+		masters = deliver(p, "vinyl-masters", "Vinyl masters, final jacket and label artwork to the pressing plant", masters, r, artwork)
 		stock := engine.AddWeeks(v, -releaseVinylToDistWeeks)
-		p.Milestone("vinyl-masters", "Vinyl masters, final jacket and label artwork to the pressing plant", masters)
-		p.Milestone("vinyl-test-pressings", "Approve vinyl test pressings", at(engine.AddWeeks(masters, 6)))
+		p.Milestone("vinyl-test-pressings", "Approve vinyl test pressings", engine.Later(masters, at(engine.AddWeeks(masters, 6))))
 		p.Milestone("vinyl-stock", "Vinyl stock at the distributor", stock)
 		if v.After(release) {
 			p.Milestone("vinyl-release", "Vinyl release (Friday)", v)
 		}
+		p.DependsOn("vinyl-masters", "artwork-metadata")
+		p.DependsOn("vinyl-test-pressings", "vinyl-masters")
+		p.DependsOn("vinyl-stock", "vinyl-test-pressings")
 		p.Set("vinyl_masters_date", engine.FormatDate(masters))
 	}
 	for i := 1; i <= singles; i++ {
@@ -230,15 +249,18 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	g := releaseGenreOf(in.Str("genre"))
 	channel := at(engine.AddWeeks(release, -g.leadWeeks))
 
-	p.Milestone("artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", artwork)
-	p.Milestone("distributor-delivery", "Audio and metadata delivered to the distributor", delivery)
+	pitch = deliver(p, "editorial-pitch", "Spotify editorial pitch submitted", pitch, r, delivery)
+	p.DependsOn("editorial-pitch", "distributor-delivery")
 	p.Milestone("lead-channel", "Lead channel starts: "+g.channelName, channel)
 	p.Milestone("announce", "Release announced", announce)
 	p.Milestone("presave-opens", "Pre-save campaign opens", presave)
-	p.Milestone("editorial-pitch", "Spotify editorial pitch submitted", pitch)
 	p.Milestone("pitch-deadline", "Last day for the editorial pitch (7 days out)", pitchDeadline)
 	p.Milestone("release-day", "Release day, Friday 00:01 local time", release)
 	p.Milestone("week-one-review", "First-week review: saves, playlist adds, Release Radar reach", engine.AddDays(release, 7))
+	p.DependsOn("release-day", "distributor-delivery", "pitch-deadline")
+	for i := 1; i <= singles; i++ {
+		p.DependsOn(fmt.Sprintf("focus-track-%d", i), "distributor-delivery")
+	}
 	p.Set("distributor_delivery", engine.FormatDate(delivery))
 	p.Set("artwork_final", engine.FormatDate(artwork))
 	p.Set("presave_opens", engine.FormatDate(presave))

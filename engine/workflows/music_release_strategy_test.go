@@ -80,7 +80,7 @@ func TestReleaseStrategyPastDateGetsPostReleasePlan(t *testing.T) {
 	res := run(t, "release-strategy", map[string]any{
 		"artist": "A", "genre": "rock", "release_date": "2026-10-02", "as_of": "2026-11-20",
 	})
-	if res["plan_kind"] != "post_release" || !hasWarning(res, "RELEASE_DATE_PASSED") {
+	if res["plan_kind"] != "post_release" || !hasWarning(res, "POST_EVENT") {
 		t.Fatalf("plan kind %v, warnings %v", res["plan_kind"], warningCodes(res))
 	}
 	for _, r := range res["recommendations"].([]any) {
@@ -200,5 +200,24 @@ func TestReleaseStrategyAlbumFocusTracksAndBudget(t *testing.T) {
 	}
 	if sum != 10000 {
 		t.Fatalf("budget split sums to %v, want 10000", sum)
+	}
+}
+
+// Deliverables fall on open days: a release on Friday 2027-01-29 puts the
+// distributor delivery 28 days earlier on Friday 2027-01-01, New Year's
+// Day, inside the dead week; it moves to the previous open day, Wednesday
+// 2026-12-23, and the artwork lock a week before it stays before it.
+func TestReleaseStrategyDeliverablesAvoidClosedDays(t *testing.T) {
+	res := run(t, "release-strategy", map[string]any{"artist": "A", "genre": "pop", "release_date": "2027-01-29", "as_of": "2026-11-20"})
+	if d := milestoneDate(t, res, "distributor-delivery"); d != mediaDay("2026-12-23") {
+		t.Errorf("distributor delivery %v, want 2026-12-23", d)
+	}
+	if a := milestoneDate(t, res, "artwork-metadata"); !a.Before(milestoneDate(t, res, "distributor-delivery")) || engine.Closed(a, engine.RegionUS) {
+		t.Errorf("artwork %v", a)
+	}
+	// A Christmas release is warned about with a better date.
+	res = run(t, "release-strategy", map[string]any{"artist": "A", "genre": "pop", "release_date": "2027-12-31", "as_of": "2026-11-20"})
+	if !hasWarning(res, "RELEASE_IN_DEAD_WEEK") || res["better_release_date"] != "2028-01-07" {
+		t.Errorf("dead-week release: %v, better %v", warningCodes(res), res["better_release_date"])
 	}
 }

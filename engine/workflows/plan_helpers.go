@@ -39,3 +39,36 @@ func notePassed(p *engine.Plan, skip ...string) int {
 	}
 	return len(past)
 }
+
+// openDay is where engine.Plan.Deliverable puts a hand-over due on d: d
+// itself when it is open, else the previous open day of region r, or the
+// next one when the previous would fall before the plan date.
+func openDay(p *engine.Plan, d time.Time, r engine.Region) time.Time {
+	if !engine.Closed(d, r) {
+		return d
+	}
+	moved := engine.PrevOpen(d, r)
+	if !d.Before(p.AsOf()) && moved.Before(p.AsOf()) {
+		moved = engine.NextOpen(d, r)
+	}
+	return moved
+}
+
+// deliver adds a deliverable due on d (moved to an open day of r) that
+// cannot come before any of after: when the move would put it before one
+// of them, it goes to the first open day on or after the latest. It returns
+// the date the deliverable got, for the steps that follow it.
+func deliver(p *engine.Plan, key, title string, d time.Time, r engine.Region, after ...time.Time) time.Time {
+	final := openDay(p, d, r)
+	for _, a := range after {
+		if final.Before(a) {
+			final = engine.NextOpen(a, r)
+		}
+	}
+	if final.Equal(openDay(p, d, r)) {
+		p.Deliverable(key, title, d, r)
+	} else {
+		p.Deliverable(key, title, final, r)
+	}
+	return final
+}
