@@ -89,7 +89,7 @@ type filmFestEntry struct {
 	open, eligible bool
 	hasEarly       bool
 	earlyFee       float64
-	held           bool // the festival opens before the film is ready
+	held           bool    // the festival opens before the film is ready
 	savings        float64 // fee saved by entering at this tier rather than the last one
 }
 
