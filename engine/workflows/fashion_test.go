@@ -144,3 +144,22 @@ func TestFashionCostingWarnings(t *testing.T) {
 		t.Errorf("earliest ex-factory %v, want 2027-02-12 (12 weeks out)", res["earliest_feasible_ex_factory_date"])
 	}
 }
+
+// Asian factories close from 7 days before to 14 days after Chinese New
+// Year (26 January 2028: closed 19 January–9 February, 22 days); a
+// production window that spans the closure starts that much earlier.
+func TestFashionWholesaleChineseNewYearLengthensProduction(t *testing.T) {
+	res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-04-03", "styles": 24, "as_of": "2026-11-20"})
+	if !hasWarning(res, "FACTORY_CLOSURE") || res["factory_closed_days"] != 22.0 {
+		t.Fatalf("warnings %v, closed days %v", warningCodes(res), res["factory_closed_days"])
+	}
+	po, exf := milestoneDate(t, res, "factory-po"), milestoneDate(t, res, "ex-factory")
+	if d := engine.DaysBetween(po, exf); d < 84+22 {
+		t.Errorf("PO %v to ex-factory %v is %d days, want 12 weeks plus the 22 closed days", po, exf, d)
+	}
+	// Domestic production does not close for it.
+	res = run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-04-03", "styles": 24, "production": "domestic", "as_of": "2026-11-20"})
+	if hasWarning(res, "FACTORY_CLOSURE") {
+		t.Errorf("domestic: %v", warningCodes(res))
+	}
+}

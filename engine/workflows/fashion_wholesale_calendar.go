@@ -45,6 +45,7 @@ func init() {
 			{Name: "ship_window_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(14), Max: engine.Bound(60), Description: "Days from start-ship to cancel date on retailers' orders."},
 			{Name: "design_start", Kind: engine.Date, Description: "When design work can start; defaults to the plan date."},
 			{Name: "technical_designers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Technical designers writing tech packs (about 5 styles a week each)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":    "2028-02-01",
@@ -78,6 +79,23 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	c.inDC = engine.AddDays(delivery, -7)
 	c.exFactory = engine.PrevWorkday(engine.AddWeeks(c.inDC, -l.freight))
 	c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+	if in.Str("production") == "overseas" {
+		// Asian factories close around Chinese New Year: goods cannot leave
+		// during the closure, and closed days inside the production window
+		// add to it.
+		for engine.FactoryClosed(c.exFactory) {
+			c.exFactory = engine.PrevWorkday(engine.AddDays(c.exFactory, -1))
+		}
+		c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+		for closed := 0; ; {
+			n := fsCalFactoryClosedDays(c.po, c.exFactory)
+			if n == closed {
+				break
+			}
+			closed = n
+			c.po = engine.PrevWorkday(engine.AddDays(engine.AddWeeks(c.exFactory, -l.bulk), -closed))
+		}
+	}
 	c.orderClose = engine.PrevWorkday(engine.AddDays(c.po, -7))
 	if market.IsZero() {
 		market = engine.OnOrBefore(engine.AddWeeks(c.orderClose, -fsCalSellingWeeks), time.Monday)
@@ -90,6 +108,18 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	c.techPacks = engine.AddWeeks(c.protos, -fsCalTechPackWeeks(in))
 	c.design = engine.AddWeeks(c.techPacks, -4)
 	return c
+}
+
+// fsCalFactoryClosedDays counts the Chinese New Year factory-closure days
+// from a to b.
+func fsCalFactoryClosedDays(a, b time.Time) int {
+	n := 0
+	for d := a; !d.After(b); d = engine.AddDays(d, 1) {
+		if engine.FactoryClosed(d) {
+			n++
+		}
+	}
+	return n
 }
 
 // fsCalSellingWeeks is the selling window from market opening to order
@@ -173,10 +203,9 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 		} else {
 			// Re-plan: the earliest delivery (on the 1st of a month, when
 			// stores take deliveries) that keeps a full selling window.
-			lead := engine.DaysBetween(c.orderClose, delivery)
-			earliest := engine.AddDays(market, 7*fsCalSellingWeeks+lead)
-			if earliest.Day() != 1 {
-				earliest = time.Date(earliest.Year(), earliest.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			earliest := time.Date(market.Year(), market.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			for fsCalBuild(in, earliest, market).orderClose.Before(engine.AddWeeks(market, fsCalSellingWeeks)) {
+				earliest = earliest.AddDate(0, 1, 0)
 			}
 			why := "the collection cannot be developed, sold and produced in time"
 			if delivery.Before(p.AsOf()) {
@@ -226,9 +255,30 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		{"start-ship", "start_ship", "Start-ship: first delivery to stores"},
 		{"cancel", "cancel", "Cancel date: orders not shipped may be refused"},
 	}
-	for _, m := range ms {
+	// Hand-overs (tech packs, line sheet, the PO) fall on open days of the
+	// brand's country and stay after the step before them.
+	deliverables := map[string]bool{"tech-packs": true, "line-sheet": true, "factory-po": true}
+	var prev time.Time
+	for i, m := range ms {
 		d, _ := engine.ParseDate(cal[m.field].(string))
-		p.Milestone(m.key, m.title, d)
+		if deliverables[m.key] {
+			d = deliver(p, m.key, m.title, d, in.Region(), prev)
+		} else {
+			p.Milestone(m.key, m.title, d)
+		}
+		if i > 0 {
+			p.DependsOn(m.key, ms[i-1].key)
+		}
+		prev = d
+	}
+	if in.Str("production") == "overseas" {
+		po, _ := engine.ParseDate(cal["factory_po"].(string))
+		exf, _ := engine.ParseDate(cal["ex_factory"].(string))
+		if n := fsCalFactoryClosedDays(po, exf); n > 0 {
+			p.Warn("FACTORY_CLOSURE", "The production window %s–%s spans %s of the Chinese New Year factory closure; the PO is placed that much earlier so goods still leave on %s.",
+				engine.FormatDate(po), engine.FormatDate(exf), engine.Plural(n, "day", "days"), engine.FormatDate(exf))
+			p.Set("factory_closed_days", n)
+		}
 	}
 	start, _ := engine.ParseDate(cal["start_ship"].(string))
 	p.SetTarget(start)
