@@ -120,6 +120,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 		p.Warn("PO_DATE_PASSED", "Bulk production needs about 12 weeks from PO; for ex-factory %s the PO was due %s. The earliest ex-factory date from today is %s.",
 			engine.FormatDate(exf), engine.FormatDate(po), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_ex_factory_date", engine.FormatDate(earliest))
+		replanOn(p, exf, earliest, "bulk production needs about 12 weeks from the PO")
 		exf, po = earliest, p.AsOf()
 	}
 	uc := p.Get("unit_cost").(map[string]any)
