@@ -47,6 +47,7 @@ func init() {
 			{Name: "principal_cast", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Principal performers, counted as working every shoot day (a conservative upper bound)."},
 			{Name: "sag_agreement", Kind: engine.String, Enum: []string{"ultra_low", "moderate_low", "low", "non_union"}, Default: "ultra_low", Description: "Performer agreement."},
 			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000 USD)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":       "2027-09-01",
@@ -143,8 +144,8 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 		fPrep := engine.OnOrAfter(p.AsOf(), time.Monday)
 		fStart := engine.AddWeeks(fPrep, s.prepWeeks)
 		fWrap := filmProdShoot(fStart, s.shootDays, perWeek)
-		fLock := engine.NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
-		fDelivery := engine.NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
+		fLock := engine.NextOpen(engine.AddWeeks(fWrap, s.editWeeks), in.Region())
+		fDelivery := engine.NextOpen(engine.AddWeeks(fLock, s.finishWeek), in.Region())
 		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %s of prep, %s, %s of editing and %s of finishing the earliest delivery is %s, and the schedule is built on it.",
 			engine.FormatDate(delivery), engine.FormatDate(prep), engine.Plural(s.prepWeeks, "week", "weeks"), engine.Plural(s.shootDays, "shoot day", "shoot days"),
 			engine.Plural(s.editWeeks, "week", "weeks"), engine.Plural(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
@@ -158,18 +159,22 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("SAG_PAPERWORK_LATE", "SAG-AFTRA asks for the signatory application 4–6 weeks before the first day of work (%s); apply today.", engine.FormatDate(start))
 	}
 	sag = engine.Later(p.AsOf(), sag)
-	p.Set("schedule", map[string]string{
-		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
-		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
-	})
 	p.Milestone("prep-start", "Pre-production starts", prep)
 	if in.Str("sag_agreement") != "non_union" {
 		p.Milestone("sag-signatory", "SAG-AFTRA signatory application submitted", sag)
 	}
 	p.Milestone("principal-photography", "First day of principal photography", start)
 	p.Milestone("wrap", "Picture wrap", wrap)
-	p.Milestone("picture-lock", "Picture lock", lock)
-	p.Milestone("delivery", "Delivery", delivery)
+	lock = deliver(p, "picture-lock", "Picture lock", lock, in.Region(), wrap)
+	delivery = deliver(p, "delivery", "Delivery", delivery, in.Region(), lock)
+	p.Set("schedule", map[string]string{
+		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
+		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
+	})
+	p.DependsOn("principal-photography", "prep-start")
+	p.DependsOn("wrap", "principal-photography")
+	p.DependsOn("picture-lock", "wrap")
+	p.DependsOn("delivery", "picture-lock")
 	return nil
 }
 

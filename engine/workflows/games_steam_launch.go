@@ -41,6 +41,7 @@ func init() {
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
 			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Steam wishlists so far (0–100,000,000)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"game_title":      "Lanternfall",
@@ -223,8 +224,9 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Milestone("app-fee", "Steam Direct fee paid ($100)", engine.Later(p.AsOf(), due))
 	}
-	p.Milestone("build-review", "Release build submitted for Valve's review", engine.PrevWorkday(engine.AddDays(launch, -14)))
-	p.Milestone("press-keys", "Review keys sent to press and creators under embargo", engine.PrevWorkday(engine.AddDays(launch, -13)))
+	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
+	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
+	p.DependsOn("press-keys", "build-review")
 	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
 	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
 	return nil

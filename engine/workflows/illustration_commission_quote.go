@@ -37,6 +37,7 @@ func init() {
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "book_interior", "book_cover", "advertising", "packaging"}, Default: "editorial", Description: "How the client will use the art."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Revision rounds included in the fee."},
 			{Name: "hours_per_day", Kind: engine.Number, Default: 6, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Hours a day you can give this job."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":   "2026-12-18",
@@ -139,7 +140,7 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(delivery)
 	p.Milestone("brief-signed", "Brief, usage and fee agreed in writing", p.AsOf())
 	studioScheduleStages(p, p.AsOf(), delivery, stages)
-	p.Milestone("delivery", "Final files delivered; invoice sent", delivery)
+	deliver(p, "delivery", "Final files delivered; invoice sent", delivery, in.Region(), p.AsOf())
 	p.Milestone("invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
 	return nil
 }

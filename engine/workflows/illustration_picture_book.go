@@ -41,6 +41,7 @@ func init() {
 			{Name: "list_price_usd", Kind: engine.Number, Default: 18.99, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Hardcover list price in US dollars (1–1,000 USD)."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 5, Min: engine.Bound(0.5), Max: engine.Bound(15), Description: "Illustrator's royalty, in percent of list price."},
 			{Name: "finals_due", Kind: engine.Date, Description: "Contract deadline for final art; defaults to 12 months before publication."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"publication_date": "2028-06-06",
@@ -137,13 +138,14 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	approval := start
 	if dummy > 0 {
 		d := engine.AddWorkdays(start, ilBookDummyDays)
-		p.Milestone("dummy", "Thumbnails and dummy to editor and art director", d)
+		d = deliver(p, "dummy", "Thumbnails and dummy to editor and art director", d, in.Region(), start)
 		approval = engine.AddWorkdays(d, ilBookReviewDays+ilBookRevisionDays)
 		p.Milestone("sketch-approval", "Revised sketches approved (second advance instalment)", approval)
 	}
 	p.Set("sketch_approval", engine.FormatDate(approval))
 	p.Milestone("art-start", "Latest start on the art", start)
-	p.Milestone("finals", "Final art and jacket delivered", due)
+	deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
+	p.DependsOn("finals", "art-start", "sketch-approval")
 	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
 	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
 	p.Milestone("publication", "Publication day", pub)

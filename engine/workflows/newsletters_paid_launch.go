@@ -38,6 +38,7 @@ func init() {
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day paid subscriptions open."},
 			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit) (0–100,000 USD)."},
 			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Monthly net income the paid tier should reach (0–100,000,000 USD)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"platform":          "substack",
@@ -167,7 +168,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	p.Set("launch_date", engine.FormatDate(launch))
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
-	p.Milestone("paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays))
+	deliver(p, "paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays), in.Region(), engine.AddDays(launch, -newsAnnounceDays))
 	p.Milestone("launch", "Paid subscriptions open", launch)
 	p.Milestone("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays))
 	p.Milestone("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))

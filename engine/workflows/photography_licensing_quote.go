@@ -46,6 +46,7 @@ func init() {
 			{Name: "license_years", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Licence duration in years."},
 			{Name: "territory", Kind: engine.String, Enum: []string{"regional", "national", "worldwide"}, Default: "national", Description: "Where the images may be used."},
 			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's stated budget, in US dollars (0–10,000,000)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"shoot_date":        "2027-01-19",
@@ -180,15 +181,20 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 	selects := engine.AddWorkdays(proofs, 3)
 	delivery := engine.AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
 	years := in.Int("license_years")
-	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
 	p.Milestone("estimate-approved", "Estimate signed and 50% advance paid", approve)
 	p.Milestone("shoot", "Shoot day 1", shoot)
 	if last.After(shoot) {
 		p.Milestone("shoot-wrap", "Last shoot day", last)
 	}
-	p.Milestone("proofs", "Proof gallery to client", proofs)
+	proofs = deliver(p, "proofs", "Proof gallery to client", proofs, in.Region(), last)
+	// Selects and retouching are counted in open days from the proofs.
+	selects = engine.AddOpenDays(proofs, 3, in.Region())
+	delivery = engine.AddOpenDays(selects, studioCeil(float64(in.Int("final_images"))/8), in.Region())
 	p.Milestone("client-selects", "Client selects due", selects)
-	p.Milestone("delivery", "Retouched finals delivered; balance invoiced", delivery)
+	delivery = deliver(p, "delivery", "Retouched finals delivered; balance invoiced", delivery, in.Region(), selects)
+	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
+	p.DependsOn("client-selects", "proofs")
+	p.DependsOn("delivery", "client-selects")
 	p.Milestone("invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
 	p.Milestone("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires)
 	p.Set("schedule", map[string]any{

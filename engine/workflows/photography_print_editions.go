@@ -41,6 +41,7 @@ func init() {
 			{Name: "step_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Price rise from one tier to the next, in percent."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Gallery or platform commission, in percent (0 for direct sales)."},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Day the edition goes on sale."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"edition_size":    15,
@@ -141,7 +142,8 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	order := engine.AddWorkdays(release, -15)
 	arrive := engine.AddWorkdays(order, 10)
 	p.Milestone("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
-	p.Milestone("order-prints", "First tier ordered from the lab (10 business days)", order)
+	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
+	p.DependsOn("order-prints", "test-prints")
 	p.Milestone("prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Milestone("announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Milestone("release", "Edition on sale (tier 1)", release)
