@@ -137,6 +137,12 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
 	}
+	if engine.InDeadWeek(launch) {
+		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Tuesday)
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, inside Steam's Winter Sale: press and creators are off and the front page belongs to discounts. A better launch is Tuesday %s.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
+	}
 	switch launch.Weekday() {
 	case time.Friday, time.Saturday, time.Sunday:
 		p.Warn("LAUNCH_DAY_RISKY", "%s is a %s: a launch-day bug would wait for the weekend. Launch Monday–Thursday, e.g. Tuesday %s.",

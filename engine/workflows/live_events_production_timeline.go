@@ -41,6 +41,7 @@ func init() {
 			{Name: "alcohol", Kind: engine.Boolean, Default: false, Description: "Whether alcohol is served."},
 			{Name: "duration_hours", Kind: engine.Number, Default: 4, Min: engine.Bound(1), Max: engine.Bound(24), Description: "Hours the audience is on site per day."},
 			{Name: "venue_booked", Kind: engine.Boolean, Default: false, Description: "Whether the venue or site is already confirmed."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"event_name":     "Riverside Sound Day",
@@ -140,7 +141,13 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 			}
 			d = engine.NextWorkday(asOf)
 		}
-		p.Milestone(key, title, d)
+		switch key {
+		case "permit", "insurance":
+			// Paperwork handed to the city and the venue: an open day.
+			deliver(p, key, title, d, in.Region())
+		default:
+			p.Milestone(key, title, d)
+		}
 	}
 	if !in.Bool("venue_booked") {
 		due("venue", "Venue or site contracted", engine.PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
