@@ -24,9 +24,13 @@ import (
 //     but Etsy's percentage fees still apply to it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "crafts-etsy-pricing",
-		Name:        "Etsy pricing",
-		Vertical:    "crafts",
+		ID:       "crafts-etsy-pricing",
+		Name:     "Etsy pricing",
+		Vertical: "crafts",
+		Sources: []engine.Source{
+			{Title: "Etsy Fees & Payments Policy", URL: "https://www.etsy.com/legal/fees/", Checked: "2026-11"},
+			{Title: "Etsy Seller Handbook: pricing", URL: "https://www.etsy.com/seller-handbook", Checked: "2026-11"},
+		},
 		Description: "Prices a handmade item with the materials + labour + overhead formula, applies Etsy's listing, transaction, processing and Offsite Ads fees, and shows net per sale, effective hourly wage, break-even price and the listing calendar.",
 		Fields: []engine.Field{
 			{Name: "materials_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Materials per item, in US dollars (0–10,000 USD)."},

@@ -24,9 +24,12 @@ import (
 //     problems.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "crafts-market-fair",
-		Name:        "Craft fair stock and break-even",
-		Vertical:    "crafts",
+		ID:       "crafts-market-fair",
+		Name:     "Craft fair stock and break-even",
+		Vertical: "crafts",
+		Sources: []engine.Source{
+			{Title: "Square: in-person payment pricing (US)", URL: "https://squareup.com/us/en/payments/pricing", Checked: "2026-11"},
+		},
 		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses.",
 		Fields: []engine.Field{
 			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},

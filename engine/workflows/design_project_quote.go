@@ -23,9 +23,12 @@ import (
 //     (studioRush).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "design-project-quote",
-		Name:        "Design project quote",
-		Vertical:    "design",
+		ID:       "design-project-quote",
+		Name:     "Design project quote",
+		Vertical: "design",
+		Sources: []engine.Source{
+			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
+		},
 		Description: "Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget.",
 		Fields: []engine.Field{
 			{Name: "project_type", Kind: engine.String, Required: true, Enum: []string{"logo", "brand_identity", "website", "packaging", "editorial_layout"}, Description: "Kind of project."},

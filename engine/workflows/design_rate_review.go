@@ -26,9 +26,13 @@ import (
 //     phased in over two steps six months apart.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "design-rate-review",
-		Name:        "Freelance rate review",
-		Vertical:    "design",
+		ID:       "design-rate-review",
+		Name:     "Freelance rate review",
+		Vertical: "design",
+		Sources: []engine.Source{
+			{Title: "IRS: Schedule SE, self-employment tax", URL: "https://www.irs.gov/forms-pubs/about-schedule-se-form-1040", Checked: "2026-11"},
+			{Title: "SSA: contribution and benefit base", URL: "https://www.ssa.gov/oact/cola/cbb.html", Checked: "2026-11"},
+		},
 		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect.",
 		Fields: []engine.Field{
 			{Name: "target_income_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},

@@ -27,9 +27,13 @@ import (
 //     300 units per style and colour often carry small-run surcharges.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "fashion-costing",
-		Name:        "Garment costing and production cash",
-		Vertical:    "fashion",
+		ID:       "fashion-costing",
+		Name:     "Garment costing and production cash",
+		Vertical: "fashion",
+		Sources: []engine.Source{
+			{Title: "U.S. Customs and Border Protection: duty on transaction value; Harmonized Tariff Schedule", URL: "https://hts.usitc.gov/", Checked: "2026-11"},
+			{Title: "Stripe pricing (card processing)", URL: "https://stripe.com/pricing", Checked: "2026-11"},
+		},
 		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run.",
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},

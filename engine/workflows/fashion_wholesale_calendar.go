@@ -33,9 +33,14 @@ import (
 //     refused.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "fashion-wholesale-calendar",
-		Name:        "Wholesale collection calendar",
-		Vertical:    "fashion",
+		ID:       "fashion-wholesale-calendar",
+		Name:     "Wholesale collection calendar",
+		Vertical: "fashion",
+		Sources: []engine.Source{
+			{Title: "Fédération de la Haute Couture et de la Mode: Paris fashion week and showroom calendar", URL: "https://fhcm.paris/en/calendar", Checked: "2026-11"},
+			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},
+			{Title: "Chinese New Year dates (factory closures around them)", URL: "https://www.timeanddate.com/holidays/china/chinese-new-year", Checked: "2026-11"},
+		},
 		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Start-ship date of the first delivery to stores."},

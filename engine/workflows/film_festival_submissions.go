@@ -31,9 +31,13 @@ import (
 //     first (the order of preference).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "film-festival-submissions",
-		Name:        "Festival submission plan",
-		Vertical:    "film",
+		ID:       "film-festival-submissions",
+		Name:     "Festival submission plan",
+		Vertical: "film",
+		Sources: []engine.Source{
+			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
+			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},
+		},
 		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference.",
 		Fields: []engine.Field{
 			{Name: "film_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the film."},

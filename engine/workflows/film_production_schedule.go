@@ -35,9 +35,12 @@ import (
 // requested one shown beside it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "film-production-schedule",
-		Name:        "Production schedule and cast budget",
-		Vertical:    "film",
+		ID:       "film-production-schedule",
+		Name:     "Production schedule and cast budget",
+		Vertical: "film",
+		Sources: []engine.Source{
+			{Title: "SAG-AFTRA low budget theatrical agreements (Ultra Low, Moderate Low, Low) and rates", URL: "https://www.sagaftra.org/production-center/contract/802/getting-started", Checked: "2026-11"},
+		},
 		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the finished film must be delivered (festival deadline, distributor delivery)."},

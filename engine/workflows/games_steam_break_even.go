@@ -28,9 +28,13 @@ import (
 //     year; a break-even later than 12 months is flagged.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "games-steam-break-even",
-		Name:        "Steam revenue and break-even",
-		Vertical:    "games",
+		ID:       "games-steam-break-even",
+		Name:     "Steam revenue and break-even",
+		Vertical: "games",
+		Sources: []engine.Source{
+			{Title: "Steam refunds policy (14 days, under 2 hours played)", URL: "https://store.steampowered.com/steam_refunds/", Checked: "2026-11"},
+			{Title: "Steamworks: payments and revenue share tiers", URL: "https://partner.steamgames.com/doc/finance/payments_salesreporting", Checked: "2026-11"},
+		},
 		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it.",
 		Fields: []engine.Field{
 			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},

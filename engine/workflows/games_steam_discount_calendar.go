@@ -26,9 +26,12 @@ import (
 //   - Discounts are set up in Steamworks ahead of time; two weeks is planned.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "games-steam-discount-calendar",
-		Name:        "Steam discount calendar",
-		Vertical:    "games",
+		ID:       "games-steam-discount-calendar",
+		Name:     "Steam discount calendar",
+		Vertical: "games",
+		Sources: []engine.Source{
+			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
+		},
 		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},

@@ -29,9 +29,14 @@ import (
 //     patch on working days, and outside the storewide seasonal sales.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "games-steam-launch",
-		Name:        "Steam launch plan",
-		Vertical:    "games",
+		ID:       "games-steam-launch",
+		Name:     "Steam launch plan",
+		Vertical: "games",
+		Sources: []engine.Source{
+			{Title: "Steamworks: Steam Direct app fee", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
+			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
+			{Title: "Steamworks: release process and Coming Soon page", URL: "https://partner.steamgames.com/doc/store/releasing", Checked: "2026-11"},
+		},
 		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met.",
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},

@@ -25,9 +25,12 @@ import (
 //     clients pay on acceptance, net 30.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "illustration-commission-quote",
-		Name:        "Illustration commission quote",
-		Vertical:    "illustration",
+		ID:       "illustration-commission-quote",
+		Name:     "Illustration commission quote",
+		Vertical: "illustration",
+		Sources: []engine.Source{
+			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
+		},
 		Description: "Quotes a commissioned illustration job by hours, rate and usage, adds a rush fee when the deadline is shorter than the normal schedule, sets kill fees and deposit, and schedules sketches, approvals, finals and revisions to delivery.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs final art."},

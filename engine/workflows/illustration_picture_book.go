@@ -28,9 +28,13 @@ import (
 //     out when royalties reach it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "illustration-picture-book",
-		Name:        "Picture book art schedule and advance",
-		Vertical:    "illustration",
+		ID:       "illustration-picture-book",
+		Name:     "Picture book art schedule and advance",
+		Vertical: "illustration",
+		Sources: []engine.Source{
+			{Title: "SCBWI: picture book contracts, advances and royalties", URL: "https://www.scbwi.org/", Checked: "2026-11"},
+			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
+		},
 		Description: "Plans the art for a picture-book contract: spread count from the page count, dummy, sketches and finals against the finals deadline, advance instalments, copies needed to earn out and the effective day rate, with warnings when the art or the publication date is at risk.",
 		Fields: []engine.Field{
 			{Name: "publication_date", Kind: engine.Date, Required: true, Description: "Scheduled publication date."},

@@ -29,9 +29,13 @@ import (
 //     20% with alcohol (portable sanitation planning charts, conservative).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "live-events-production-timeline",
-		Name:        "Event production timeline and staffing",
-		Vertical:    "live-events",
+		ID:       "live-events-production-timeline",
+		Name:     "Event production timeline and staffing",
+		Vertical: "live-events",
+		Sources: []engine.Source{
+			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
+			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
+		},
 		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed.",
 		Fields: []engine.Field{
 			{Name: "event_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the event."},

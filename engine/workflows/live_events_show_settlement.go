@@ -24,9 +24,12 @@ import (
 //     show is advanced two weeks out. Settlement is done on the night.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "live-events-show-settlement",
-		Name:        "Concert budget and settlement",
-		Vertical:    "live-events",
+		ID:       "live-events-show-settlement",
+		Name:     "Concert budget and settlement",
+		Vertical: "live-events",
+		Sources: []engine.Source{
+			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
+		},
 		Description: "Forecasts a concert's settlement under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates.",
 		Fields: []engine.Field{
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},

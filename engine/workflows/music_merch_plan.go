@@ -24,9 +24,12 @@ import (
 //   - Sizes and reprints: order 10% over the projection on apparel.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "music-merch-plan",
-		Name:        "Tour merch order",
-		Vertical:    "music",
+		ID:       "music-merch-plan",
+		Name:     "Tour merch order",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "Merch cut and per-head planning figures (standard touring practice; check each venue's deal)", URL: "https://www.musicgateway.com/", Checked: "2026-11"},
+		},
 		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item.",
 		Fields: []engine.Field{
 			{Name: "tour_start", Kind: engine.Date, Required: true, Description: "Date of the first show; stock must arrive before it."},

@@ -41,9 +41,14 @@ import (
 // earliest feasible Friday, with the requested date shown beside it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "release-strategy",
-		Name:        "Release strategy",
-		Vertical:    "music",
+		ID:       "release-strategy",
+		Name:     "Release strategy",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "Spotify for Artists: pitching music to playlist editors (7 days before release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
+			{Title: "IFPI: Global Release Day, new music on Fridays (2015)", URL: "https://www.ifpi.org/", Checked: "2026-11"},
+			{Title: "Record Store Day: vinyl pressing lead times and plant turnaround", URL: "https://recordstoreday.com/", Checked: "2026-11"},
+		},
 		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, editorial pitch, pre-save, vinyl lead times, manufacturing and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},

@@ -26,9 +26,13 @@ import (
 //     the venue two weeks out.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "music-tour-budget",
-		Name:        "Tour routing and budget",
-		Vertical:    "music",
+		ID:       "music-tour-budget",
+		Name:     "Tour routing and budget",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "FMCSA hours of service, passenger-carrying vehicles (49 CFR 395.5)", URL: "https://www.ecfr.gov/current/title-49/subtitle-B/chapter-III/subchapter-B/part-395/section-395.5", Checked: "2026-11"},
+			{Title: "IRS standard mileage rates", URL: "https://www.irs.gov/tax-professionals/standard-mileage-rates", Checked: "2026-11"},
+		},
 		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},

@@ -26,9 +26,13 @@ import (
 //     offer that closes a week after launch (standard practice).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "newsletters-paid-launch",
-		Name:        "Paid newsletter launch",
-		Vertical:    "newsletters",
+		ID:       "newsletters-paid-launch",
+		Name:     "Paid newsletter launch",
+		Vertical: "newsletters",
+		Sources: []engine.Source{
+			{Title: "Substack: pricing and fees", URL: "https://support.substack.com/", Checked: "2026-11"},
+			{Title: "Stripe pricing", URL: "https://stripe.com/pricing", Checked: "2026-11"},
+		},
 		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign.",
 		Fields: []engine.Field{
 			{Name: "platform", Kind: engine.String, Enum: []string{"substack", "beehiiv", "ghost", "kit"}, Default: "substack", Description: "Newsletter platform."},

@@ -29,9 +29,14 @@ import (
 //     under 20% engaged calls for a re-engagement pass before sending.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "newsletters-sender-warmup",
-		Name:        "Sender warm-up and compliance",
-		Vertical:    "newsletters",
+		ID:       "newsletters-sender-warmup",
+		Name:     "Sender warm-up and compliance",
+		Vertical: "newsletters",
+		Sources: []engine.Source{
+			{Title: "Google: email sender guidelines (February 2024)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
+			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},
+			{Title: "RFC 8058: one-click unsubscribe", URL: "https://www.rfc-editor.org/rfc/rfc8058", Checked: "2026-11"},
+		},
 		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list.",
 		Fields: []engine.Field{
 			{Name: "list_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(10_000_000), Description: "Subscribers to send to."},

@@ -33,9 +33,12 @@ import (
 // not happened) is re-planned on the earliest feasible shoot date.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "photography-licensing-quote",
-		Name:        "Commercial shoot estimate and licence",
-		Vertical:    "photography",
+		ID:       "photography-licensing-quote",
+		Name:     "Commercial shoot estimate and licence",
+		Vertical: "photography",
+		Sources: []engine.Source{
+			{Title: "ASMP: licensing guide", URL: "https://www.asmp.org/business/licensing/", Checked: "2026-11"},
+		},
 		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget.",
 		Fields: []engine.Field{
 			{Name: "shoot_date", Kind: engine.Date, Required: true, Description: "First shoot day."},

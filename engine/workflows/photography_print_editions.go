@@ -28,9 +28,12 @@ import (
 //     first test print to release.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "photography-print-editions",
-		Name:        "Limited print edition",
-		Vertical:    "photography",
+		ID:       "photography-print-editions",
+		Name:     "Limited print edition",
+		Vertical: "photography",
+		Sources: []engine.Source{
+			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
+		},
 		Description: "Prices a limited photographic edition in rising tiers, computes revenue, commission and print costs if it sells out, checks artist's proofs and edition size against convention, and schedules proofing, printing and release.",
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
