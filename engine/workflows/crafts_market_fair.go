@@ -30,7 +30,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "Square: in-person payment pricing (US)", URL: "https://squareup.com/us/en/payments/pricing", Checked: "2026-11"},
 		},
-		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses.",
+		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses. A fair already held gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},
 			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in US dollars (0–100,000 USD)."},

@@ -29,7 +29,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
 		},
-		Description: "Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget.",
+		Description: "Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget. A deadline the schedule cannot meet is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "project_type", Kind: engine.String, Required: true, Enum: []string{"logo", "brand_identity", "website", "packaging", "editorial_layout"}, Description: "Kind of project."},
 			{Name: "hourly_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate in US dollars."},
@@ -120,6 +120,7 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
 			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
+		replanOn(p, deadline, end, "the project needs more business days than remain")
 		rush = 0
 	case rush > 0:
 		p.Warn("RUSH_FEE", "%s to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",

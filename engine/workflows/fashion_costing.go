@@ -34,7 +34,7 @@ func init() {
 			{Title: "U.S. Customs and Border Protection: duty on transaction value; Harmonized Tariff Schedule", URL: "https://hts.usitc.gov/", Checked: "2026-11"},
 			{Title: "Stripe pricing (card processing)", URL: "https://stripe.com/pricing", Checked: "2026-11"},
 		},
-		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run.",
+		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run. An ex-factory date the PO can no longer reach is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},
 			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in US dollars."},

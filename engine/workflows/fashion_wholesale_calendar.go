@@ -41,7 +41,7 @@ func init() {
 			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},
 			{Title: "Chinese New Year dates (factory closures around them)", URL: "https://www.timeanddate.com/holidays/china/chinese-new-year", Checked: "2026-11"},
 		},
-		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met.",
+		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met. A delivery that cannot be developed, sold and produced in time, or one already past, is re-planned on the earliest feasible delivery, and the season is named for it.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Start-ship date of the first delivery to stores."},
 			{Name: "production", Kind: engine.String, Enum: []string{"overseas", "domestic"}, Default: "overseas", Description: "Where bulk production happens."},

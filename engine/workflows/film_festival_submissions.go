@@ -38,7 +38,7 @@ func init() {
 			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
 			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},
 		},
-		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference.",
+		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference. Festivals whose deadlines have passed, or that open before the film is ready, are left out for their next edition.",
 		Fields: []engine.Field{
 			{Name: "film_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the film."},
 			{Name: "picture_lock_date", Kind: engine.Date, Required: true, Description: "Date a submittable cut is ready."},

@@ -41,7 +41,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "SAG-AFTRA low budget theatrical agreements (Ultra Low, Moderate Low, Low) and rates", URL: "https://www.sagaftra.org/production-center/contract/802/getting-started", Checked: "2026-11"},
 		},
-		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps.",
+		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps. A delivery date prep can no longer reach, or one already past, is re-planned on the earliest feasible delivery.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the finished film must be delivered (festival deadline, distributor delivery)."},
 			{Name: "script_pages", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Length of the shooting script in pages."},

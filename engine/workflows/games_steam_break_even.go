@@ -35,7 +35,7 @@ func init() {
 			{Title: "Steam refunds policy (14 days, under 2 hours played)", URL: "https://store.steampowered.com/steam_refunds/", Checked: "2026-11"},
 			{Title: "Steamworks: payments and revenue share tiers", URL: "https://partner.steamgames.com/doc/finance/payments_salesreporting", Checked: "2026-11"},
 		},
-		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it.",
+		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it. For a game already launched it is a post-launch projection to compare with actual sales.",
 		Fields: []engine.Field{
 			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},
 			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in US dollars (0–1,000,000,000 USD)."},

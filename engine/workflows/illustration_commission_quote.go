@@ -31,7 +31,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
 		},
-		Description: "Quotes a commissioned illustration job by hours, rate and usage, adds a rush fee when the deadline is shorter than the normal schedule, sets kill fees and deposit, and schedules sketches, approvals, finals and revisions to delivery.",
+		Description: "Quotes a commissioned illustration job by hours, rate and usage, adds a rush fee when the deadline is shorter than the normal schedule, sets kill fees and deposit, and schedules sketches, approvals, finals and revisions to delivery. A delivery date too close or already past is re-planned on the earliest feasible delivery.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs final art."},
 			{Name: "pieces", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Number of illustrations."},
@@ -92,6 +92,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 			needed, in.Int("revision_rounds"), available, engine.FormatDate(delivery), engine.FormatDate(end))
 		p.Set("earliest_feasible_delivery_date", engine.FormatDate(end))
 		p.Set("rush_pct", 0.0)
+		replanOn(p, delivery, end, map[bool]string{true: "the requested delivery date has passed", false: "the job needs more working days than remain"}[delivery.Before(p.AsOf())])
 	case rush > 0:
 		p.Warn("RUSH_FEE", "Delivery on %s leaves %d working days for a %d-day job; a %.0f%% rush fee applies, or move delivery to %s to avoid it.",
 			engine.FormatDate(delivery), available, needed, rush*100, engine.FormatDate(engine.AddWorkdays(p.AsOf(), needed)))

@@ -35,7 +35,7 @@ func init() {
 			{Title: "SCBWI: picture book contracts, advances and royalties", URL: "https://www.scbwi.org/", Checked: "2026-11"},
 			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
 		},
-		Description: "Plans the art for a picture-book contract: spread count from the page count, dummy, sketches and finals against the finals deadline, advance instalments, copies needed to earn out and the effective day rate, with warnings when the art or the publication date is at risk.",
+		Description: "Plans the art for a picture-book contract: spread count from the page count, dummy, sketches and finals against the finals deadline, advance instalments, copies needed to earn out and the effective day rate, with warnings when the art or the publication date is at risk. A publication date too close for the art, or already past, is re-planned on the earliest publication the art allows.",
 		Fields: []engine.Field{
 			{Name: "publication_date", Kind: engine.Date, Required: true, Description: "Scheduled publication date."},
 			{Name: "page_count", Kind: engine.Integer, Default: 32, Min: engine.Bound(16), Max: engine.Bound(64), Description: "Total pages, including front matter."},

@@ -36,7 +36,7 @@ func init() {
 			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
 			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
 		},
-		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed.",
+		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed. An event closer than its hard minimum is re-planned on the earliest feasible date; missed lead times are due now; an event already held gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "event_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the event."},
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Event day (first day for a multi-day event)."},

@@ -30,7 +30,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "Merch cut and per-head planning figures (standard touring practice; check each venue's deal)", URL: "https://www.musicgateway.com/", Checked: "2026-11"},
 		},
-		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item.",
+		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item. An order whose deadline has passed is placed now and its stock dated when it lands; a tour already under way gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "tour_start", Kind: engine.Date, Required: true, Description: "Date of the first show; stock must arrive before it."},
 			{Name: "shows", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Number of shows the order must cover."},

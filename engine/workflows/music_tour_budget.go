@@ -33,7 +33,7 @@ func init() {
 			{Title: "FMCSA hours of service, passenger-carrying vehicles (49 CFR 395.5)", URL: "https://www.ecfr.gov/current/title-49/subtitle-B/chapter-III/subchapter-B/part-395/section-395.5", Checked: "2026-11"},
 			{Title: "IRS standard mileage rates", URL: "https://www.irs.gov/tax-professionals/standard-mileage-rates", Checked: "2026-11"},
 		},
-		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates.",
+		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates. Steps whose lead time has passed are due now; a tour already started or over gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(2), Max: engine.Bound(60), Description: "The shows, in routing order.", Items: []engine.Field{

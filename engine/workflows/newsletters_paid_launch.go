@@ -33,7 +33,7 @@ func init() {
 			{Title: "Substack: pricing and fees", URL: "https://support.substack.com/", Checked: "2026-11"},
 			{Title: "Stripe pricing", URL: "https://stripe.com/pricing", Checked: "2026-11"},
 		},
-		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign.",
+		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign. A launch too soon for the two-week announcement, or already past, is re-planned; a launch in the dead week is warned with a better date.",
 		Fields: []engine.Field{
 			{Name: "platform", Kind: engine.String, Enum: []string{"substack", "beehiiv", "ghost", "kit"}, Default: "substack", Description: "Newsletter platform."},
 			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Free subscribers today (0–100,000,000)."},

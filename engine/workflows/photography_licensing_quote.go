@@ -39,7 +39,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "ASMP: licensing guide", URL: "https://www.asmp.org/business/licensing/", Checked: "2026-11"},
 		},
-		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget.",
+		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget. A shoot date too close or already past (this is a quote) is re-planned on the earliest feasible shoot date.",
 		Fields: []engine.Field{
 			{Name: "shoot_date", Kind: engine.Date, Required: true, Description: "First shoot day."},
 			{Name: "shoot_days", Kind: engine.Number, Default: 1, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Shoot days (half days allowed)."},

@@ -34,7 +34,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
 		},
-		Description: "Prices a limited photographic edition in rising tiers, computes revenue, commission and print costs if it sells out, checks artist's proofs and edition size against convention, and schedules proofing, printing and release.",
+		Description: "Prices a limited photographic edition in rising tiers, computes revenue, commission and print costs if it sells out, checks artist's proofs and edition size against convention, and schedules proofing, printing and release. A release too close for proofing and printing, or already past, is re-planned on the earliest feasible release.",
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
 			{Name: "artist_proofs", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Artist's proofs (AP) outside the numbered edition."},
