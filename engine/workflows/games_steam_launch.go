@@ -276,8 +276,8 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
 	if float64(highUnits)*price < 1000 {
-		p.Warn("APP_FEE_NOT_RECOUPED", "At %d wishlists the first week grosses at most %s, below the $1,000 that recoups the $%.0f Steam Direct fee.",
-			w, engine.USD(float64(highUnits)*price), gamesSteamAppFeeUSD)
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week grosses at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
+			engine.Plural(w, "wishlist", "wishlists"), engine.USD(float64(highUnits)*price), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }
@@ -315,8 +315,8 @@ func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 			fmt.Sprintf("%d more wishlists reach %d by launch: about %d a week from festivals, creator coverage and store-page updates.", wp["needed"], gamesWishlistBenchmark, wp["needed_per_week"]))
 	}
 	p.Recommend(engine.Low, "Plan a launch discount", "A 10–20% launch discount for the first week is common and counts as the game's first discount for Steam's cooldown; see games-steam-discount-calendar.")
-	p.Strategy("Launch %s on Steam on %s (%s from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
+	p.Strategy("Launch %s on Steam on %s (%s from %s): Coming Soon page from %s, %s, %s needed per week to reach %s; Steam allows release from %s at the earliest.",
 		title, engine.FormatDate(launch), engine.Plural(p.Get("days_until_launch").(int), "day", "days"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
-		wp["needed_per_week"], gamesWishlistBenchmark, p.Get("earliest_allowed_launch_date"))
+		engine.Plural(wp["needed_per_week"].(int), "wishlist", "wishlists"), engine.FormatInt(gamesWishlistBenchmark), p.Get("earliest_allowed_launch_date"))
 	return nil
 }

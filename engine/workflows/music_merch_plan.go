@@ -126,10 +126,10 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 			units = max(units, musicMerchApparelMin)
 		}
 		if margin <= 0 {
-			p.Warn("PRICE_BELOW_COST", "%s at $%.2f keeps $%.2f after a %.0f%% venue cut and card fees, below its $%.2f cost: charge at least $%.2f.",
-				it.Str("name"), price, engine.Money(price*keep-musicMerchCardFixed), cut, cost, breakEven)
+			p.Warn("PRICE_BELOW_COST", "%s at %s keeps %s after a %.0f%% venue cut and card fees, below its %s cost: charge at least %s.",
+				it.Str("name"), engine.USD(price), engine.USD(price*keep-musicMerchCardFixed), cut, engine.USD(cost), engine.USD(breakEven))
 		} else if margin < 0.3*price {
-			p.Warn("THIN_MARGIN", "%s keeps only $%.2f a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), margin, 100*margin/price)
+			p.Warn("THIN_MARGIN", "%s keeps only %s a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), engine.USD(margin), 100*margin/price)
 		}
 		lines = append(lines, map[string]any{
 			"name": it.Str("name"), "kind": kind, "units": units,

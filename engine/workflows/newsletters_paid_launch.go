@@ -147,8 +147,8 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 		list := int(math.Ceil(float64(needed) / newsConvBase))
 		p.Set("income_goal", map[string]any{"paid_subscribers_needed": needed, "free_list_needed_at_5pct": list})
 		if float64(needed) > float64(free)*newsConvHigh {
-			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %d paid subscribers, more than even a 10%% conversion of %d free subscribers gives; at 5%% it takes a list of %d.",
-				engine.USD(goal), needed, free, list)
+			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %s, more than even a 10%% conversion of %s gives; at 5%% it takes a list of %s.",
+				engine.USD(goal), engine.Plural(needed, "paid subscriber", "paid subscribers"), engine.Plural(free, "free subscriber", "free subscribers"), engine.FormatInt(list))
 		}
 	}
 	return nil
@@ -197,11 +197,11 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Push annual plans", fmt.Sprintf("An annual subscriber nets %s a month against %s monthly and cannot churn for a year.",
 		engine.USD(net["annual_plan_per_month"].(float64)), engine.USD(net["monthly_plan"].(float64))))
 	if goal, ok := p.Get("income_goal").(map[string]any); ok {
-		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %d paid subscribers, a free list of about %d at 5%% conversion.", goal["paid_subscribers_needed"], goal["free_list_needed_at_5pct"]))
+		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %s, a free list of about %s at 5%% conversion.", engine.Plural(goal["paid_subscribers_needed"].(int), "paid subscriber", "paid subscribers"), engine.FormatInt(goal["free_list_needed_at_5pct"].(int))))
 	}
-	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %d free subscribers, %d paid readers net about %s a month (%s each after fees), announced %s.",
+	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %s, %s net about %s a month (%s each after fees), announced %s.",
 		in.Str("platform"), engine.FormatDate(launch), engine.USD(in.Float("monthly_price_usd")), engine.USD(p.Get("annual_price_usd").(float64)),
-		in.Int("free_subscribers"), base["paid_subscribers"], engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
+		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
 		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
 	return nil
 }
