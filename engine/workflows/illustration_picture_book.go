@@ -186,8 +186,8 @@ func ilBookRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
 		studioUSD(a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
 	p.Recommend(engine.Low, "Keep the originals", "Contracts commonly return original art to the illustrator after printing; originals sell and exhibit.")
-	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s; the %s advance comes in thirds of %s and earns out at %s, about %s per working day.",
-		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due),
+	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s and publication on %s; the %s advance comes in thirds of %s and earns out at %s, about %s per working day.",
+		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due), p.Get("publication_date"),
 		studioUSD(a["total_usd"].(float64)), studioUSD(a["on_signing_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies"), studioUSD(a["effective_day_rate_usd"].(float64)))
 	return nil
 }
