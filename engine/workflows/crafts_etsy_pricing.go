@@ -160,6 +160,7 @@ func crEtsySchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	if listing.Before(p.AsOf()) {
 		p.Warn("LISTING_DATE_PASSED", "The listing date %s is before the plan date %s; the plan lists from today.", engine.FormatDate(listing), engine.FormatDate(p.AsOf()))
+		replanOn(p, listing, p.AsOf(), "the requested listing date has passed")
 		listing = p.AsOf()
 	}
 	p.SetTarget(listing)

@@ -126,6 +126,20 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(event)
 	p.Set("event_date", engine.FormatDate(event))
 	days := engine.DaysBetween(asOf, event)
+	if in.Str("event_type") == "outdoor-festival" {
+		// The outdoor season (northern hemisphere) runs May to September;
+		// outside it, weather, daylight and site hire work against the event.
+		if m := event.Month(); m < time.May || m > time.September {
+			next := time.Date(event.Year(), time.June, 1, 0, 0, 0, 0, time.UTC)
+			if !next.After(event) {
+				next = next.AddDate(1, 0, 0)
+			}
+			next = engine.OnOrAfter(next, event.Weekday())
+			p.Warn("OUTSIDE_FESTIVAL_SEASON", "%s is outside the May–September outdoor season: weather, daylight and site access raise costs and cut attendance. A %s in June, e.g. %s, is the usual choice.",
+				engine.FormatDate(event), event.Weekday(), engine.FormatDate(next))
+			p.Set("in_season_event_date", engine.FormatDate(next))
+		}
+	}
 	due := func(key, title string, d time.Time) {
 		if d.Before(asOf) {
 			switch key {

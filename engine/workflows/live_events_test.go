@@ -126,3 +126,13 @@ func TestLiveEventsSettlementLateOnSaleIsReplanned(t *testing.T) {
 		t.Errorf("past show: %v", past["plan_kind"])
 	}
 }
+
+// An outdoor festival outside the May–September season is warned about
+// with an in-season date on the same weekday.
+func TestLiveEventsOutdoorFestivalOutOfSeason(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_date": "2028-02-19"})
+	entWant(t, res, "OUTSIDE_FESTIVAL_SEASON")
+	if got := entStr(t, res, "in_season_event_date"); got != "2028-06-03" {
+		t.Errorf("in-season date %s, want Saturday 2028-06-03", got)
+	}
+}

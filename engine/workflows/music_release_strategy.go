@@ -23,7 +23,8 @@ import (
 //   - Vinyl: pressing plants quote 12–16 weeks from approved masters and
 //     final jacket and label artwork to finished stock (lacquer cut, plating,
 //     test pressings, the press queue; longer before Record Store Day and
-//     the Q4 rush). Plans use 16 weeks, the safe end, plus 2 weeks for the
+//     the Q4 rush). Plans use 16 weeks, the safe end (20 for vinyl on sale
+//     in November or December), plus 2 weeks for the
 //     stock to reach the distributor before release day. Artwork is final a
 //     week before the masters go to the plant, because the plant prints
 //     jackets and labels from it.
@@ -82,8 +83,19 @@ const (
 	releaseDistributorMinDays  = 21
 	releaseDistributorPlanDays = 28
 	releaseVinylPlantWeeks     = 16
+	releaseVinylRushWeeks      = 20
 	releaseVinylToDistWeeks    = 2
 )
+
+// releaseVinylWeeks is the plant turnaround planned for vinyl on sale on
+// d: 16 weeks, 20 for November and December, when plants are full with the
+// holiday rush.
+func releaseVinylWeeks(d time.Time) int {
+	if d.Month() >= time.November {
+		return releaseVinylRushWeeks
+	}
+	return releaseVinylPlantWeeks
+}
 
 // releaseFocusTracks is how many focus tracks lead the release, four weeks
 // apart.
@@ -184,10 +196,13 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	if hasFormat(in, "vinyl") {
 		// Artwork a week before masters; masters 16 weeks before stock; stock
 		// 2 weeks before the vinyl goes on sale.
-		masters := engine.AddWeeks(release, -(releaseVinylPlantWeeks + releaseVinylToDistWeeks))
+		masters := engine.AddWeeks(release, -(releaseVinylWeeks(release) + releaseVinylToDistWeeks))
 		vinyl := release
 		if engine.AddDays(masters, -7).Before(p.AsOf()) {
 			vinyl = engine.OnOrAfter(engine.AddDays(p.AsOf(), 7+7*(releaseVinylPlantWeeks+releaseVinylToDistWeeks)), time.Friday)
+			if w := releaseVinylWeeks(vinyl); w != releaseVinylPlantWeeks {
+				vinyl = engine.OnOrAfter(engine.AddDays(p.AsOf(), 7+7*(w+releaseVinylToDistWeeks)), time.Friday)
+			}
 			p.Warn("VINYL_LEAD_TIME", "Pressing plants quote 12–16 weeks from approved masters and final artwork, and stock needs 2 more weeks to reach the distributor; vinyl cannot be ready by %s. Release digital on %s and the vinyl on %s, selling it as a pre-order meanwhile.",
 				engine.FormatDate(release), engine.FormatDate(release), engine.FormatDate(vinyl))
 		}
@@ -219,7 +234,7 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	var masters time.Time
 	v := p.GetDate("vinyl_release_date")
 	if !v.IsZero() {
-		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylPlantWeeks + releaseVinylToDistWeeks))))
+		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
 		artwork = engine.Earlier(artwork, at(engine.AddDays(masters, -7)))
 	}
 	// Hand-overs fall on open days; each stays after the one it needs.

@@ -221,3 +221,13 @@ func TestReleaseStrategyDeliverablesAvoidClosedDays(t *testing.T) {
 		t.Errorf("dead-week release: %v, better %v", warningCodes(res), res["better_release_date"])
 	}
 }
+
+// Vinyl for November and December is planned at 20 weeks at the plant
+// (holiday rush) instead of 16.
+func TestReleaseStrategyHolidayVinylPlansTheRush(t *testing.T) {
+	res := run(t, "release-strategy", map[string]any{"artist": "A", "genre": "indie", "release_date": "2027-11-26", "formats": []any{"digital", "vinyl"}, "as_of": "2026-11-20"})
+	masters, stock := milestoneDate(t, res, "vinyl-masters"), milestoneDate(t, res, "vinyl-stock")
+	if weeks := engine.DaysBetween(masters, stock) / 7; weeks < 20 {
+		t.Errorf("masters %v to stock %v is %d weeks, want 20 for a holiday release", masters, stock, weeks)
+	}
+}
