@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/creativeops/creativeops/engine"
@@ -128,8 +129,13 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		can := int(math.Floor(engine.Round(rate*float64(left)/7, 6)))
 		stock = in.Int("units_in_stock") + can
 		need := engine.AddDays(p.AsOf(), days+3)
-		p.Warn("PRODUCTION_SHORTFALL", "Making %s at %g a week takes %s, but %d remain before the %s cut-off; you can bring %d of the %d target. A fair on or after %s leaves time for full stock.",
-			engine.Plural(toMake, "item", "items"), rate, engine.Plural(days, "day", "days"), left, engine.FormatDate(end), stock, p.Get("stock_target").(int), engine.FormatDate(need))
+		bring := fmt.Sprintf("you can bring %d of the %d target", stock, p.Get("stock_target").(int))
+		if stock == 0 {
+			// Never plan a fair with nothing on the table.
+			bring = "you would have nothing to sell: skip this fair"
+		}
+		p.Warn("PRODUCTION_SHORTFALL", "Making %s at %g a week takes %s, but %d remain before the %s cut-off; %s. A fair on or after %s leaves time for full stock.",
+			engine.Plural(toMake, "item", "items"), rate, engine.Plural(days, "day", "days"), left, engine.FormatDate(end), bring, engine.FormatDate(need))
 		p.Set("max_stock_by_fair", stock)
 		start = p.AsOf()
 	}
