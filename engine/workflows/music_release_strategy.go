@@ -235,7 +235,7 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	v := p.GetDate("vinyl_release_date")
 	if !v.IsZero() {
 		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
-		artwork = engine.Earlier(artwork, at(engine.AddDays(masters, -7)))
+		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, masters, r), -7)))
 	}
 	// Hand-overs fall on open days; each stays after the one it needs.
 	artwork = deliver(p, "artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", artwork, r)
@@ -378,12 +378,16 @@ func releaseRecommend(in *engine.Input, p *engine.Plan) error {
 	lcDate, _ := engine.ParseDate(lc["starts"].(string))
 	p.RecommendBy(engine.Medium, lcDate, "Start "+g.channelName, g.advice)
 	if kind != "single" {
-		p.Recommend(engine.Medium, "Lead with focus tracks",
-			fmt.Sprintf("Release %s four weeks apart on Fridays before the %s so each gets its own Release Radar and playlist cycle.", engine.Plural(releaseFocusTracks(kind), "focus track", "focus tracks"), kind))
+		lead := "Release a focus track on a Friday four weeks before the EP so it gets its own Release Radar and playlist cycle."
+		if releaseFocusTracks(kind) > 1 {
+			lead = fmt.Sprintf("Release %s four weeks apart on Fridays before the album so each gets its own Release Radar and playlist cycle.", engine.Plural(releaseFocusTracks(kind), "focus track", "focus tracks"))
+		}
+		p.Recommend(engine.Medium, "Lead with focus tracks", lead)
 	}
 	if m := p.GetDate("vinyl_masters_date"); !m.IsZero() {
 		p.RecommendBy(engine.High, m, "Send vinyl masters and artwork to the plant",
-			fmt.Sprintf("Plants quote 12–16 weeks from approved masters and final artwork; send both by %s for stock at the distributor two weeks before the vinyl release on %s.", engine.FormatDate(m), p.Get("vinyl_release_date")))
+			fmt.Sprintf("Plants quote 12–16 weeks from approved masters and final artwork (%d planned, the holiday rush included); send both by %s for stock at the distributor two weeks before the vinyl release on %s.",
+				releaseVinylWeeks(p.GetDate("vinyl_release_date")), engine.FormatDate(m), p.Get("vinyl_release_date")))
 	}
 	p.Recommend(engine.Low, "Plan week-one content", "Schedule short-form video and a behind-the-scenes post for release week; engagement in the first week feeds algorithmic playlists.")
 	vinyl := ""
