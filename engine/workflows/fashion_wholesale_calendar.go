@@ -268,6 +268,7 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		d, _ := engine.ParseDate(cal[m.field].(string))
 		if deliverables[m.key] {
 			d = deliver(p, m.key, m.title, d, in.Region(), prev)
+			cal[m.field] = engine.FormatDate(d) // the summary states the date the timeline holds
 		} else {
 			p.Milestone(m.key, m.title, d)
 		}
