@@ -83,7 +83,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 	end := delivery
 	switch {
 	case delivery.Before(p.AsOf()) || !feasible:
-		end = engine.AddWorkdays(p.AsOf(), needed)
+		end = engine.NextOpen(engine.AddWorkdays(p.AsOf(), needed), in.Region())
 		code := "DEADLINE_INFEASIBLE"
 		if delivery.Before(p.AsOf()) {
 			code = "DELIVERY_DATE_PASSED"
@@ -131,7 +131,10 @@ func ilCommPrice(in *engine.Input, p *engine.Plan) error {
 }
 
 func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
-	delivery := p.GetDate("delivery_date")
+	// Final files are handed over on an open day; the stages are laid out
+	// to it.
+	delivery := openDay(p, p.GetDate("delivery_date"), in.Region())
+	p.Set("delivery_date", engine.FormatDate(delivery))
 	sketch, review, finals, round := ilCommStages(in)
 	stages := []studioStage{
 		{"sketches", "Sketches delivered", sketch},
@@ -144,7 +147,7 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(delivery)
 	p.Milestone("brief-signed", "Brief, usage and fee agreed in writing", p.AsOf())
 	studioScheduleStages(p, p.AsOf(), delivery, stages)
-	deliver(p, "delivery", "Final files delivered; invoice sent", delivery, in.Region(), p.AsOf())
+	p.Deliverable("delivery", "Final files delivered; invoice sent", delivery, in.Region())
 	p.Milestone("invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
 	return nil
 }

@@ -137,8 +137,6 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("publication_date", engine.FormatDate(pub))
 	p.Set("slack_working_days", max(available-needed, 0))
-	p.Set("finals_due", engine.FormatDate(due))
-	p.SetTarget(due)
 	approval := start
 	if dummy > 0 {
 		d := engine.AddWorkdays(start, ilBookDummyDays)
@@ -148,7 +146,9 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("sketch_approval", engine.FormatDate(approval))
 	p.Milestone("art-start", "Latest start on the art", start)
-	deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
+	due = deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
+	p.Set("finals_due", engine.FormatDate(due)) // the date the timeline holds
+	p.SetTarget(due)
 	p.DependsOn("finals", "art-start", "sketch-approval")
 	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
 	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
