@@ -178,8 +178,8 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	// that fails to break even here.
 	needed := engine.Money(price * budget / cumNet)
 	p.Set("break_even_price_usd", needed)
-	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %v copies at %s or a price of %s on this sales curve.",
-		engine.Plural(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), p.Get("break_even_units"), engine.USD(price), engine.USD(needed))
+	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %s at %s or a price of %s on this sales curve.",
+		engine.Plural(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), engine.USD(price), engine.USD(needed))
 	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
 	gamesBreakEvenHistory(p, launch)
 	return nil
