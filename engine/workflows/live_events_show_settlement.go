@@ -30,25 +30,26 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
 		},
-		Description: "Forecasts a concert's settlement under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates. A missed on-sale moves to the next Friday; a show already played gets a post-show plan.",
+		Description: "Forecasts a concert's settlement (money in `currency`, US dollars by default) under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates. A missed on-sale moves to the next Friday; a show already played gets a post-show plan.",
 		Fields: []engine.Field{
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
 			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
-			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket (1–100,000 USD; this plans a ticketed show)."},
+			{Name: "ticket_price", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket, in `currency` (1–100,000; this plans a ticketed show)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
-			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee (0–100,000,000 USD)."},
+			{Name: "guarantee", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee, in `currency` (0–100,000,000)."},
 			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
-			{Name: "expenses_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses: venue, production, marketing, staffing, insurance (0–100,000,000 USD)."},
+			{Name: "expenses", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses in `currency`: venue, production, marketing, staffing, insurance (0–100,000,000)."},
 			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Ticket or amusement taxes included in the price, in percent."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"event_date":       "2027-03-12",
 			"capacity":         1200,
-			"ticket_price_usd": 35,
+			"ticket_price":     35,
 			"sell_through_pct": 75,
-			"guarantee_usd":    12000,
+			"guarantee":        12000,
 			"artist_split_pct": 85,
-			"expenses_usd":     14500,
+			"expenses":         14500,
 			"ticket_tax_pct":   5,
 			"as_of":            "2026-11-20",
 		},
@@ -69,18 +70,21 @@ const (
 	liveSettlementTitle = "Show and settlement on the night"
 )
 
+// liveMoney renders an amount in the show's currency.
+func liveMoney(in *engine.Input, v float64) string { return engine.FormatMoney(v, in.Currency("USD")) }
+
 // liveNetPerTicket is what one ticket leaves after taxes and fees.
 func liveNetPerTicket(in *engine.Input) float64 {
-	return in.Float("ticket_price_usd") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
+	return in.Float("ticket_price") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
 }
 
 func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	capacity := in.Int("capacity")
 	sold := int(math.Round(float64(capacity) * in.Float("sell_through_pct") / 100))
 	perTicket := liveNetPerTicket(in)
-	gross := float64(sold) * in.Float("ticket_price_usd")
+	gross := float64(sold) * in.Float("ticket_price")
 	net := float64(sold) * perTicket
-	expenses, guarantee := in.Float("expenses_usd"), in.Float("guarantee_usd")
+	expenses, guarantee := in.Float("expenses"), in.Float("guarantee")
 	profit := (expenses + guarantee) * livePromoterProfit
 	split := expenses + guarantee + profit
 	overage := math.Max(0, net-split)
@@ -93,32 +97,33 @@ func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	soldOut := float64(capacity) * perTicket
 	soldOutArtist := guarantee + math.Max(0, soldOut-split)*in.Float("artist_split_pct")/100
 	p.Set("at_sell_out", map[string]any{
-		"tickets": capacity, "net_box_office_usd": engine.Money(soldOut),
-		"artist_payout_usd": engine.Money(soldOutArtist), "promoter_result_usd": engine.Money(soldOut - expenses - soldOutArtist),
+		"tickets": capacity, "net_box_office": engine.Money(soldOut),
+		"artist_payout": engine.Money(soldOutArtist), "promoter_result": engine.Money(soldOut - expenses - soldOutArtist),
 	})
 
 	breakEven := int(math.Ceil((expenses + guarantee) / perTicket))
 	splitTickets := int(math.Ceil(split / perTicket))
 	beOcc := float64(breakEven) / float64(capacity) * 100
+	p.Set("currency", in.Currency("USD"))
 	p.Set("settlement", map[string]any{
-		"tickets_sold": sold, "gross_usd": engine.Money(gross), "net_box_office_usd": engine.Money(net),
-		"split_point_usd": engine.Money(split), "overage_usd": engine.Money(overage),
-		"artist_payout_usd": engine.Money(artist), "promoter_result_usd": engine.Money(promoter),
+		"tickets_sold": sold, "gross": engine.Money(gross), "net_box_office": engine.Money(net),
+		"split_point": engine.Money(split), "overage": engine.Money(overage),
+		"artist_payout": engine.Money(artist), "promoter_result": engine.Money(promoter),
 	})
 	p.Set("break_even", map[string]any{
 		"tickets": breakEven, "capacity_pct": engine.Round(beOcc, 1),
-		"split_point_tickets": splitTickets, "net_per_ticket_usd": engine.Money(perTicket),
+		"split_point_tickets": splitTickets, "net_per_ticket": engine.Money(perTicket),
 	})
 	switch {
 	case breakEven > capacity:
 		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %s at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
-			engine.USD(expenses+guarantee), engine.Plural(breakEven, "ticket", "tickets"), engine.USD(perTicket), capacity)
+			liveMoney(in, expenses+guarantee), engine.Plural(breakEven, "ticket", "tickets"), liveMoney(in, perTicket), capacity)
 	case beOcc > liveHighBreakEven:
 		p.Warn("BREAK_EVEN_HIGH", "Break-even is %s, %.0f%% of capacity; promoters aim for 60–70%%.", engine.Plural(breakEven, "ticket", "tickets"), beOcc)
 	}
 	if promoter < 0 {
 		p.Warn("PROJECTED_LOSS", "At %s sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
-			engine.Plural(sold, "ticket", "tickets"), engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
+			engine.Plural(sold, "ticket", "tickets"), liveMoney(in, -promoter), liveMoney(in, guarantee), liveMoney(in, expenses))
 	}
 	return nil
 }
@@ -159,9 +164,9 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	be := p.Get("break_even").(map[string]any)
 	if p.Get("plan_kind") == "post_event" {
 		p.RecommendBy(engine.High, p.AsOf(), "Reconcile the settlement", fmt.Sprintf("Check the night's settlement sheet against this forecast (%s, %s net box office) and file the variance for the next offer.",
-			engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64))))
+			engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["net_box_office"].(float64))))
 		p.Strategy("The show on %s has been played: reconcile its settlement against the forecast of %s, artist %s and promoter %s.",
-			engine.FormatDate(in.Date("event_date")), engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)))
+			engine.FormatDate(in.Date("event_date")), engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)))
 		return nil
 	}
 	onSale := p.GetDate("on_sale_date")
@@ -171,7 +176,7 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
 	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%.1f%% of capacity) and the split point %s; on sale %s.",
-		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
+		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["net_box_office"].(float64)), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)),
 		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"].(float64), engine.Plural(be["split_point_tickets"].(int), "ticket", "tickets"), engine.FormatDate(onSale))
 	return nil
 }

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,16 +17,16 @@ func TestLiveEventsSettlementVersusDeal(t *testing.T) {
 		t.Errorf("break-even %v tickets, want (expenses + guarantee) / net per ticket = %v", got, math.Ceil(26500/perTicket))
 	}
 	// 900 sold do not reach the split point (26,500 × 1.15): guarantee only.
-	if got := entNum(t, res, "settlement", "artist_payout_usd"); got != 12000 {
+	if got := entNum(t, res, "settlement", "artist_payout"); got != 12000 {
 		t.Errorf("artist payout %v, want the guarantee", got)
 	}
-	if got := entNum(t, res, "settlement", "promoter_result_usd"); !entNear(got, engine.Money(900*perTicket-26500)) {
+	if got := entNum(t, res, "settlement", "promoter_result"); !entNear(got, engine.Money(900*perTicket-26500)) {
 		t.Errorf("promoter %v, want %.2f", got, 900*perTicket-26500)
 	}
 	sellout := entRun(t, "live-events-show-settlement", map[string]any{"sell_through_pct": 100})
 	net := 1200 * perTicket
 	artist := 12000 + 0.85*(net-26500*1.15)
-	if got := entNum(t, sellout, "settlement", "artist_payout_usd"); !entNear(got, engine.Money(artist)) {
+	if got := entNum(t, sellout, "settlement", "artist_payout"); !entNear(got, engine.Money(artist)) {
 		t.Errorf("sell-out artist payout %v, want guarantee + 85%% of overage = %.2f", got, artist)
 	}
 	on := milestoneDate(t, res, "on-sale")
@@ -35,9 +36,9 @@ func TestLiveEventsSettlementVersusDeal(t *testing.T) {
 }
 
 func TestLiveEventsSettlementWarnings(t *testing.T) {
-	res := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 40000, "event_date": "2026-12-18"})
+	res := entRun(t, "live-events-show-settlement", map[string]any{"guarantee": 40000, "event_date": "2026-12-18"})
 	entWant(t, res, "BREAK_EVEN_ABOVE_CAPACITY", "PROJECTED_LOSS", "ON_SALE_LATE")
-	high := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 15000})
+	high := entRun(t, "live-events-show-settlement", map[string]any{"guarantee": 15000})
 	entWant(t, high, "BREAK_EVEN_HIGH")
 }
 
@@ -134,5 +135,15 @@ func TestLiveEventsOutdoorFestivalOutOfSeason(t *testing.T) {
 	entWant(t, res, "OUTSIDE_FESTIVAL_SEASON")
 	if got := entStr(t, res, "in_season_event_date"); got != "2028-06-03" {
 		t.Errorf("in-season date %s, want Saturday 2028-06-03", got)
+	}
+}
+
+// A UK promoter settles in pounds: the currency input changes every amount
+// in the text, grouped and never in scientific notation.
+func TestLiveEventsSettlementInPounds(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", map[string]any{"currency": "GBP"})
+	s := res["strategy"].(string)
+	if !strings.Contains(s, "£12,000.00") || strings.Contains(s, "$") || res["currency"] != "GBP" {
+		t.Fatalf("strategy %q, currency %v", s, res["currency"])
 	}
 }
