@@ -239,6 +239,8 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
 	p.DependsOn("press-keys", "build-review")
 	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+	p.DependsOn("store-page-live", "store-page-review")
+	p.DependsOn("launch", "store-page-live", "build-review", "press-keys", "app-fee")
 	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
 	return nil
 }

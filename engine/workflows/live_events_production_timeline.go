@@ -187,6 +187,12 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 	due("advance", "Production advance with artists and suppliers", engine.PrevWorkday(engine.AddDays(event, -l.advanceDays)))
 	p.Milestone("event", "Event day", event)
 	p.Milestone("settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
+	p.DependsOn("talent", "venue")
+	p.DependsOn("announce", "talent")
+	p.DependsOn("on-sale", "announce")
+	p.DependsOn("site-build", "permit")
+	p.DependsOn("event", "on-sale", "insurance", "advance", "site-build")
+	p.DependsOn("settlement", "event")
 	return nil
 }
 

@@ -243,6 +243,9 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("advance-first-show", "First show advanced with the venue", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
 	}
 	p.Milestone("first-show", "First show: "+shows[0].city, first)
+	p.DependsOn("announce", "holds-confirmed")
+	p.DependsOn("advance-first-show", "announce")
+	p.DependsOn("first-show", "advance-first-show")
 	p.Milestone("last-show", "Last show: "+shows[len(shows)-1].city, last)
 	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.Later(asOf, engine.AddDays(last, 7)))
 	return nil

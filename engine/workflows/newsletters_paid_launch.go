@@ -180,6 +180,8 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
 	deliver(p, "paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays), in.Region(), engine.AddDays(launch, -newsAnnounceDays))
 	p.Milestone("launch", "Paid subscriptions open", launch)
+	p.DependsOn("paid-content-ready", "announce")
+	p.DependsOn("launch", "announce", "paid-content-ready")
 	p.Milestone("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays))
 	p.Milestone("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
 	p.WarnPassedMilestones()

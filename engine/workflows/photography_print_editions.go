@@ -150,6 +150,8 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Milestone("announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Milestone("release", "Edition on sale (tier 1)", release)
+	p.DependsOn("prints-arrive", "order-prints")
+	p.DependsOn("release", "prints-arrive", "announce")
 	p.Milestone("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
 	p.Set("release_date", engine.FormatDate(release))
 	return nil
