@@ -19,7 +19,8 @@ import (
 //   - Card processing at Square's US in-person rate, 2.6% + $0.15 a sale.
 //   - Screen printers quote 2–3 weeks after art approval and commonly have a
 //     24-piece minimum, priced by the dozen; posters and CDs take 2–3 weeks;
-//     vinyl pressing takes 8–10+ weeks. Each lead time adds a week of
+//     vinyl pressing takes 12–16 weeks from approved masters (16 planned,
+//     as in release-strategy). Each lead time adds a week of
 //     shipping, and stock should land a week before the first show.
 //   - Sizes and reprints: order 10% over the projection on apparel.
 func init() {
@@ -76,7 +77,9 @@ const (
 
 // Production weeks before shipping; a week of shipping and a week of margin
 // before the first show are added on top.
-var musicMerchLeadWeeks = map[string]int{"apparel": 3, "poster": 3, "accessory": 4, "cd": 3, "vinyl": 10}
+// Vinyl takes the plant turnaround release-strategy plans with (16 weeks,
+// the safe end of what plants quote), not the 8–10 weeks of older quotes.
+var musicMerchLeadWeeks = map[string]int{"apparel": 3, "poster": 3, "accessory": 4, "cd": 3, "vinyl": releaseVinylPlantWeeks}
 
 func musicMerchVenueCut(in *engine.Input, kind string) float64 {
 	cut := in.Float("venue_cut_pct")
