@@ -289,8 +289,19 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	fees := p.Get("fees").(map[string]any)
 	sorted := append([]map[string]any(nil), plan...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
+	ready := engine.Later(p.AsOf(), in.Date("picture_lock_date"))
 	for _, s := range sorted {
 		due, _ := engine.ParseDate(s["submit_by"].(string))
+		if engine.InDeadWeek(due) {
+			// Festival offices and submission-platform support are closed
+			// between 24 December and 1 January: enter before it.
+			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
+			if !better.Before(ready) {
+				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
+					s["deadline"], s["festival"], s["submit_by"], engine.FormatDate(better))
+				due = better
+			}
+		}
 		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
 			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], engine.USD(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
 	}

@@ -201,3 +201,20 @@ func TestFilmProductionInfeasibleDeliveryIsReplanned(t *testing.T) {
 		t.Errorf("SAG-AFTRA application %v, before the plan date", sag)
 	}
 }
+
+// A regular deadline on 28 December falls in the dead week: the entry is
+// due before it, on Wednesday 23 December 2026.
+func TestFilmFestivalEntryInDeadWeekIsDueBefore(t *testing.T) {
+	res := run(t, "film-festival-submissions", map[string]any{
+		"film_title": "F", "picture_lock_date": "2026-12-01", "as_of": "2026-11-20",
+		"festivals": []any{map[string]any{"name": "Winter Fest", "festival_date": "2027-03-01", "regular_deadline": "2026-12-28", "regular_fee_usd": 50}},
+	})
+	if !hasWarning(res, "ENTRY_IN_DEAD_WEEK") {
+		t.Fatalf("warnings %v", warningCodes(res))
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if rm := r.(map[string]any); rm["title"] == "Submit to Winter Fest" && rm["due_date"] != "2026-12-23" {
+			t.Errorf("entry due %v, want 2026-12-23", rm["due_date"])
+		}
+	}
+}

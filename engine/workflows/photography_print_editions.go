@@ -142,6 +142,12 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 		release, proof = earliest, p.AsOf()
 	}
 	p.SetTarget(release)
+	if engine.InDeadWeek(release) {
+		better := engine.NextOpen(release, in.Region())
+		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, after the last gift-shipping dates, when collectors and press are away; a better release is %s.",
+			engine.FormatDate(release), engine.FormatDate(better))
+		p.Set("better_release_date", engine.FormatDate(better))
+	}
 	order := engine.AddWorkdays(release, -15)
 	arrive := engine.AddWorkdays(order, 10)
 	p.Milestone("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
