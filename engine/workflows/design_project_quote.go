@@ -40,6 +40,7 @@ func init() {
 			{Name: "hours_per_week", Kind: engine.Number, Default: 20, Min: engine.Bound(2), Max: engine.Bound(60), Description: "Hours a week you can give this project."},
 			{Name: "client_budget", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in `currency` (0–10,000,000)."},
 			engine.CurrencyField("USD"),
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"project_type":    "brand_identity",
@@ -119,7 +120,7 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	end := deadline
 	switch {
 	case !deadline.After(start) || !feasible:
-		end = engine.AddWorkdays(start, needed)
+		end = engine.NextOpen(engine.AddWorkdays(start, needed), in.Region())
 		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
 			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
@@ -147,6 +148,12 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 		"kickoff_date":     engine.FormatDate(start),
 		"final_files_date": engine.FormatDate(end),
 	})
+	// Final files are handed over on an open day of the designer's country.
+	if moved := openDay(p, end, in.Region()); !moved.Equal(end) && moved.After(start) {
+		end = moved
+		q := p.Get("quote").(map[string]any)
+		q["final_files_date"] = engine.FormatDate(end)
+	}
 	p.SetTarget(end)
 	p.Milestone("kickoff", "Contract signed, 50% paid, kickoff", start)
 	studioScheduleStages(p, start, end, stages)
