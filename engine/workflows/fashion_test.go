@@ -36,7 +36,7 @@ func TestFashionWholesaleSellingWindowIsSixWeeks(t *testing.T) {
 	res := run(t, "fashion-wholesale-calendar", clone(w.ExampleContext))
 	market, closeAt := milestoneDate(t, res, "market"), milestoneDate(t, res, "order-close")
 	if market.Weekday() != time.Monday || engine.DaysBetween(market, closeAt) > 48 || engine.DaysBetween(market, closeAt) < 42 {
-		t.Fatalf("market %v to order close %v, want a 6-week window opening on the Monday before", market, closeAt)
+		t.Fatalf("market %v to order close %v, want the 6-week selling window of the market-week calendar (FHCM Paris, CFDA New York: orders close 4–6 weeks after market), opening on the Monday before", market, closeAt)
 	}
 	if sw := res["calendar"].(map[string]any)["selling_weeks"]; sw != 6.0 {
 		t.Fatalf("selling weeks %v, want 6", sw)

@@ -128,7 +128,7 @@ func TestFilmProductionScheduleInfeasibleAndTier(t *testing.T) {
 func TestFilmFestivalSubmissionsWorldPremiereFestivalsAreExclusive(t *testing.T) {
 	res := run(t, "film-festival-submissions", mediaExample(t, "film-festival-submissions"))
 	if !hasWarning(res, "WORLD_PREMIERE_EXCLUSIVE") {
-		t.Fatalf("two world-premiere festivals not flagged: %v", warningCodes(res))
+		t.Fatalf("two festivals requiring the world premiere (a film has one: festivals' premiere rules, e.g. Sundance's) not flagged: %v", warningCodes(res))
 	}
 	ex := res["exclusive_premieres"].([]any)
 	if len(ex) != 1 || ex[0] != "Hudson Spring Film Festival / Lakeside Film Festival" {
@@ -171,7 +171,7 @@ func TestFilmProductionOverUltraLowCapCostedAtModerateLowRate(t *testing.T) {
 	ctx["budget_usd"] = 400000
 	res := run(t, "film-production-schedule", ctx)
 	if res["required_sag_agreement"] != "moderate_low" || mediaNum(t, res, "budget", "cast_day_rate_usd") != 436 {
-		t.Fatalf("agreement %v at %v a day, want moderate_low at 436", res["required_sag_agreement"], mediaNum(t, res, "budget", "cast_day_rate_usd"))
+		t.Fatalf("agreement %v at %v a day, want moderate_low at $436 (SAG-AFTRA Moderate Low Budget, budgets $300,000–$700,000)", res["required_sag_agreement"], mediaNum(t, res, "budget", "cast_day_rate_usd"))
 	}
 	if c := mediaNum(t, res, "budget", "cast_with_fringe_usd"); !mediaClose(c, engine.Money(5*24*436*1.21)) {
 		t.Errorf("cast cost %v, want %v", c, engine.Money(5*24*436*1.21))

@@ -131,7 +131,7 @@ func TestReleaseStrategyVinylSixteenWeeksAfterFinalArtwork(t *testing.T) {
 	}
 	stock := milestoneDate(t, res, "vinyl-stock")
 	if weeks := engine.DaysBetween(masters, stock) / 7; weeks < 16 {
-		t.Errorf("masters %v to stock %v is %d weeks, want the 16 plants quote at the safe end", masters, stock, weeks)
+		t.Errorf("masters %v to stock %v is %d weeks, want 16 (pressing plants quote 12–16 weeks from approved masters and artwork; the safe end is planned)", masters, stock, weeks)
 	}
 	if engine.DaysBetween(stock, milestoneDate(t, res, "release-day")) != 14 {
 		t.Errorf("stock %v is not 2 weeks before release", stock)
