@@ -24,17 +24,21 @@ import (
 //     but Etsy's percentage fees still apply to it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "crafts-etsy-pricing",
-		Name:        "Etsy pricing",
-		Vertical:    "crafts",
+		ID:       "crafts-etsy-pricing",
+		Name:     "Etsy pricing",
+		Vertical: "crafts",
+		Sources: []engine.Source{
+			{Title: "Etsy Fees & Payments Policy", URL: "https://www.etsy.com/legal/fees/", Checked: "2026-11"},
+			{Title: "Etsy Seller Handbook: pricing", URL: "https://www.etsy.com/seller-handbook", Checked: "2026-11"},
+		},
 		Description: "Prices a handmade item with the materials + labour + overhead formula, applies Etsy's listing, transaction, processing and Offsite Ads fees, and shows net per sale, effective hourly wage, break-even price and the listing calendar.",
 		Fields: []engine.Field{
-			{Name: "materials_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Materials per item, in US dollars."},
+			{Name: "materials_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Materials per item, in US dollars (0–10,000 USD)."},
 			{Name: "labor_hours", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Hours of work per item."},
 			{Name: "hourly_wage_usd", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(500), Description: "What you pay yourself per hour, in US dollars."},
-			{Name: "overhead_per_item_usd", Kind: engine.Number, Default: 1, Min: engine.Bound(0), Description: "Packaging, tools and utilities per item, in US dollars."},
-			{Name: "price_usd", Kind: engine.Number, Min: engine.Bound(0.2), Description: "Your current or planned price; when absent the formula price is used."},
-			{Name: "shipping_charged_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Shipping charged to the buyer (spent on postage), in US dollars."},
+			{Name: "overhead_per_item_usd", Kind: engine.Number, Default: 1, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Packaging, tools and utilities per item, in US dollars (0–10,000 USD)."},
+			{Name: "price_usd", Kind: engine.Number, Min: engine.Bound(0.2), Max: engine.Bound(100000), Description: "Your current or planned price; when absent the formula price is used (0.2–100,000 USD)."},
+			{Name: "shipping_charged_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Shipping charged to the buyer (spent on postage), in US dollars (0–1,000 USD)."},
 			{Name: "offsite_ads", Kind: engine.Boolean, Default: false, Description: "Whether the shop is in Etsy Offsite Ads."},
 			{Name: "listing_date", Kind: engine.Date, Description: "When the listing goes live; defaults to a week after the plan date."},
 		},
@@ -156,6 +160,7 @@ func crEtsySchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	if listing.Before(p.AsOf()) {
 		p.Warn("LISTING_DATE_PASSED", "The listing date %s is before the plan date %s; the plan lists from today.", engine.FormatDate(listing), engine.FormatDate(p.AsOf()))
+		replanOn(p, listing, p.AsOf(), "the requested listing date has passed")
 		listing = p.AsOf()
 	}
 	p.SetTarget(listing)

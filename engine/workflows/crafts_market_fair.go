@@ -25,16 +25,19 @@ import (
 //     problems.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "crafts-market-fair",
-		Name:        "Craft fair stock and break-even",
-		Vertical:    "crafts",
-		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses.",
+		ID:       "crafts-market-fair",
+		Name:     "Craft fair stock and break-even",
+		Vertical: "crafts",
+		Sources: []engine.Source{
+			{Title: "Square: in-person payment pricing (US)", URL: "https://squareup.com/us/en/payments/pricing", Checked: "2026-11"},
+		},
+		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses. A fair already held gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},
-			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Booth or table fee in US dollars."},
-			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Travel, lodging, jury fee, display and insurance for this event, in US dollars."},
-			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Description: "Average selling price per item, in US dollars."},
-			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Materials and packaging per item, in US dollars."},
+			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in US dollars (0–100,000 USD)."},
+			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Travel, lodging, jury fee, display and insurance for this event, in US dollars (0–100,000 USD)."},
+			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(100000), Description: "Average selling price per item, in US dollars (0.5–100,000 USD)."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Materials and packaging per item, in US dollars (0–100,000 USD)."},
 			{Name: "units_per_week", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(10000), Description: "Items you can make per week."},
 			{Name: "units_in_stock", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Items already made."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 30, Min: engine.Bound(5), Max: engine.Bound(100), Description: "Share of the stock you bring that you expect to sell, in percent."},
@@ -96,10 +99,25 @@ func crFairStock(in *engine.Input, p *engine.Plan) error {
 
 func crFairProduction(in *engine.Input, p *engine.Plan) error {
 	fair := in.Date("fair_date")
-	if fair.Before(p.AsOf()) {
-		p.Warn("FAIR_DATE_PASSED", "The fair date %s is before the plan date %s.", engine.FormatDate(fair), engine.FormatDate(p.AsOf()))
-	}
 	p.SetTarget(fair)
+	if fair.Before(p.AsOf()) {
+		// A fair already held: a post-event plan, the forecast as the
+		// yardstick for the review and the restock.
+		p.PostEvent(fair, "compare the sales with this forecast and restock the best-sellers for the next fair.")
+		p.Set("post_event", true)
+		_, contribution := crFairContribution(in)
+		stock := p.Get("stock_target").(int)
+		sold := int(math.Floor(engine.Round(float64(stock)*in.Float("sell_through_pct")/100, 6)))
+		p.Set("forecast", map[string]any{
+			"stock_brought": stock, "expected_sold": sold,
+			"expected_sales_usd":     engine.Money(float64(sold) * in.Float("avg_price_usd")),
+			"expected_profit_usd":    engine.Money(float64(sold)*contribution - p.Get("event_costs_usd").(float64)),
+			"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
+		})
+		p.Milestone("fair", "Fair day", fair)
+		p.Milestone("restock-review", "Review what sold; restock best-sellers", engine.Later(p.AsOf(), engine.AddDays(fair, 7)))
+		return nil
+	}
 	end := engine.AddDays(fair, -3)
 	toMake := p.Get("units_to_make").(int)
 	rate := in.Float("units_per_week")
@@ -111,8 +129,13 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		can := int(math.Floor(engine.Round(rate*float64(left)/7, 6)))
 		stock = in.Int("units_in_stock") + can
 		need := engine.AddDays(p.AsOf(), days+3)
-		p.Warn("PRODUCTION_SHORTFALL", "Making %d items at %g a week takes %d days, but %d remain before the %s cut-off; you can bring %d of the %d target. A fair on or after %s leaves time for full stock.",
-			toMake, rate, days, left, engine.FormatDate(end), stock, p.Get("stock_target").(int), engine.FormatDate(need))
+		bring := fmt.Sprintf("you can bring %d of the %d target", stock, p.Get("stock_target").(int))
+		if stock == 0 {
+			// Never plan a fair with nothing on the table.
+			bring = "you would have nothing to sell: skip this fair"
+		}
+		p.Warn("PRODUCTION_SHORTFALL", "Making %s at %g a week takes %s, but %d remain before the %s cut-off; %s. A fair on or after %s leaves time for full stock.",
+			engine.Plural(toMake, "item", "items"), rate, engine.Plural(days, "day", "days"), left, engine.FormatDate(end), bring, engine.FormatDate(need))
 		p.Set("max_stock_by_fair", stock)
 		start = p.AsOf()
 	}
@@ -128,11 +151,11 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
 	})
 	if profit < 0 {
-		p.Warn("LOSS_LIKELY", "Selling %d of %d items (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
-			sold, stock, in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
+		p.Warn("LOSS_LIKELY", "Selling %d of %s (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
+			sold, engine.Plural(stock, "item", "items"), in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
 	}
 	if toMake > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Start making %d items", toMake), start)
+		p.Milestone("production-start", "Start making "+engine.Plural(toMake, "item", "items"), start)
 	}
 	p.Milestone("mock-booth", "Practice booth set-up, price signs, card reader test", engine.Later(p.AsOf(), engine.AddDays(fair, -14)))
 	p.Milestone("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
@@ -145,16 +168,19 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 	f := p.Get("forecast").(map[string]any)
 	goal := p.Get("sales_goal").(map[string]any)
 	fair := in.Date("fair_date")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
-		"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
+	if p.Get("post_event") == nil {
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
+			"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
+	}
 	p.Recommend(engine.Medium, "Offer a range of price points", "Mix an impulse item under $15 with your core pieces; small sales cover the booth while bigger ones make the profit.")
 	p.Recommend(engine.Medium, "Collect emails at the booth", "Most visitors don't buy on the day; an email list turns them into online customers after the fair.")
 	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
 	be := "no break-even at this price"
 	if v, ok := p.Get("break_even_units").(int); ok {
-		be = fmt.Sprintf("break even at %d items", v)
+		be = "break even at " + engine.Plural(v, "item", "items")
 	}
-	p.Strategy("For the %s fair, the %s goal (%v sales, 10× the booth fee) needs %v items at %g%% sell-through; you will bring %v, %s, and can expect %v sales and %s profit.",
-		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), goal["units"], p.Get("stock_target"), in.Float("sell_through_pct"), f["stock_brought"], be, f["expected_sold"], studioUSD(f["expected_profit_usd"].(float64)))
+	p.Strategy("For the %s fair, the %s goal (%s, 10× the booth fee) needs %s at %g%% sell-through; you will bring %s, %s, and can expect %s and %s profit.",
+		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), engine.Plural(goal["units"].(int), "sale", "sales"), engine.Plural(p.Get("stock_target").(int), "item", "items"),
+		in.Float("sell_through_pct"), engine.Plural(f["stock_brought"].(int), "item", "items"), be, engine.Plural(f["expected_sold"].(int), "sale", "sales"), studioUSD(f["expected_profit_usd"].(float64)))
 	return nil
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -23,28 +24,33 @@ import (
 //     (studioRush).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "design-project-quote",
-		Name:        "Design project quote",
-		Vertical:    "design",
-		Description: "Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget.",
+		ID:       "design-project-quote",
+		Name:     "Design project quote",
+		Vertical: "design",
+		Sources: []engine.Source{
+			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
+		},
+		Description: "Money is in `currency` (US dollars by default). Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget. A deadline the schedule cannot meet is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "project_type", Kind: engine.String, Required: true, Enum: []string{"logo", "brand_identity", "website", "packaging", "editorial_layout"}, Description: "Kind of project."},
-			{Name: "hourly_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate in US dollars."},
+			{Name: "hourly_rate", Kind: engine.Number, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (10–1,000)."},
 			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Date the client needs final files."},
 			{Name: "start_date", Kind: engine.Date, Description: "Kickoff date; defaults to the plan date."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(6), Description: "Revision rounds included."},
 			{Name: "hours_per_week", Kind: engine.Number, Default: 20, Min: engine.Bound(2), Max: engine.Bound(60), Description: "Hours a week you can give this project."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's budget, in US dollars."},
+			{Name: "client_budget", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in `currency` (0–10,000,000)."},
+			engine.CurrencyField("USD"),
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
-			"project_type":      "brand_identity",
-			"hourly_rate_usd":   95,
-			"deadline":          "2027-02-26",
-			"start_date":        "2026-12-01",
-			"revision_rounds":   2,
-			"hours_per_week":    20,
-			"client_budget_usd": 9200,
-			"as_of":             "2026-11-20",
+			"project_type":    "brand_identity",
+			"hourly_rate":     95,
+			"deadline":        "2027-02-26",
+			"start_date":      "2026-12-01",
+			"revision_rounds": 2,
+			"hours_per_week":  20,
+			"client_budget":   9200,
+			"as_of":           "2026-11-20",
 		},
 		Steps: []engine.Step{
 			{Name: "estimate", Run: dsQuoteEstimate},
@@ -80,9 +86,10 @@ func dsQuoteHours(in *engine.Input, rounds int) (ph [4]float64, perRound, billed
 func dsQuoteEstimate(in *engine.Input, p *engine.Plan) error {
 	rounds := in.Int("revision_rounds")
 	_, _, billed := dsQuoteHours(in, rounds)
-	fee := engine.Money(billed * in.Float("hourly_rate_usd"))
+	fee := engine.Money(billed * in.Float("hourly_rate"))
 	p.Set("hours", engine.Round(billed, 2))
-	p.Set("fee_usd", fee)
+	p.Set("fee", fee)
+	p.Set("currency", in.Currency("USD"))
 	return nil
 }
 
@@ -113,25 +120,26 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	end := deadline
 	switch {
 	case !deadline.After(start) || !feasible:
-		end = engine.AddWorkdays(start, needed)
-		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %d business days including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
-			in.Float("hours_per_week"), needed, dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
+		end = engine.NextOpen(engine.AddWorkdays(start, needed), in.Region())
+		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
+			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
+		replanOn(p, deadline, end, "the project needs more business days than remain")
 		rush = 0
 	case rush > 0:
-		p.Warn("RUSH_FEE", "%d business days to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
-			available, engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
+		p.Warn("RUSH_FEE", "%s to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
+			engine.Plural(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
 	}
-	fee := p.Get("fee_usd").(float64)
+	fee := p.Get("fee").(float64)
 	total := engine.Money(fee * (1 + rush))
 	p.Set("quote", map[string]any{
 		"hours":            p.Get("hours"),
-		"fee_usd":          fee,
+		"fee":              fee,
 		"rush_pct":         rush * 100,
-		"total_usd":        total,
-		"on_signing_usd":   engine.Money(total * 0.5),
-		"on_concepts_usd":  engine.Money(total * 0.25),
-		"on_delivery_usd":  engine.Money(total - engine.Money(total*0.5) - engine.Money(total*0.25)),
+		"total":            total,
+		"on_signing":       engine.Money(total * 0.5),
+		"on_concepts":      engine.Money(total * 0.25),
+		"on_delivery":      engine.Money(total - engine.Money(total*0.5) - engine.Money(total*0.25)),
 		"business_days":    needed,
 		"days_available":   available,
 		"contingency_pct":  dsQuoteContingency * 100,
@@ -140,6 +148,12 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 		"kickoff_date":     engine.FormatDate(start),
 		"final_files_date": engine.FormatDate(end),
 	})
+	// Final files are handed over on an open day of the designer's country.
+	if moved := openDay(p, end, in.Region()); !moved.Equal(end) && moved.After(start) {
+		end = moved
+		q := p.Get("quote").(map[string]any)
+		q["final_files_date"] = engine.FormatDate(end)
+	}
 	p.SetTarget(end)
 	p.Milestone("kickoff", "Contract signed, 50% paid, kickoff", start)
 	studioScheduleStages(p, start, end, stages)
@@ -147,21 +161,30 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// dsMoney renders an amount in the quote's currency, without cents when
+// whole.
+func dsMoney(in *engine.Input, v float64) string {
+	if v == math.Trunc(v) {
+		return engine.FormatMoneyWhole(v, in.Currency("USD"))
+	}
+	return engine.FormatMoney(v, in.Currency("USD"))
+}
+
 func dsQuoteBudget(in *engine.Input, p *engine.Plan) error {
-	if !in.Has("client_budget_usd") {
+	if !in.Has("client_budget") {
 		return nil
 	}
 	q := p.Get("quote").(map[string]any)
-	budget, total := in.Float("client_budget_usd"), q["total_usd"].(float64)
+	budget, total := in.Float("client_budget"), q["total"].(float64)
 	if budget >= total {
 		return nil
 	}
-	rate := in.Float("hourly_rate_usd") * (1 + q["rush_pct"].(float64)/100)
+	rate := in.Float("hourly_rate") * (1 + q["rush_pct"].(float64)/100)
 	if rounds := in.Int("revision_rounds"); rounds > 1 {
 		_, _, h := dsQuoteHours(in, 1)
 		if alt := engine.Money(h * rate); alt <= budget {
-			p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; with 1 revision round instead of %d it is %s.", studioUSD(total), studioUSD(budget), rounds, studioUSD(alt))
-			p.Set("budget_alternative", map[string]any{"revision_rounds": 1, "total_usd": alt})
+			p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; with 1 revision round instead of %d it is %s.", dsMoney(in, total), dsMoney(in, budget), rounds, dsMoney(in, alt))
+			p.Set("budget_alternative", map[string]any{"revision_rounds": 1, "total": alt})
 			return nil
 		}
 	}
@@ -169,7 +192,7 @@ func dsQuoteBudget(in *engine.Input, p *engine.Plan) error {
 	_, _, h1 := dsQuoteHours(in, min(1, in.Int("revision_rounds")))
 	cut := engine.Round(h1/(1+dsQuoteContingency)-affordable, 1)
 	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; even with one revision round the work takes %g hours and the budget buys %g. Cut deliverables by about %g hours or phase the project.",
-		studioUSD(total), studioUSD(budget), engine.Round(h1/(1+dsQuoteContingency), 1), affordable, cut)
+		dsMoney(in, total), dsMoney(in, budget), engine.Round(h1/(1+dsQuoteContingency), 1), affordable, cut)
 	p.Set("budget_alternative", map[string]any{"revision_rounds": min(1, in.Int("revision_rounds")), "hours_affordable": affordable, "hours_to_cut": cut})
 	return nil
 }
@@ -178,13 +201,13 @@ func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	p.RecommendBy(engine.High, p.AsOf(), "Send a phased proposal",
 		fmt.Sprintf("List deliverables per phase, %d revision rounds, extra rounds at %s/hour, and payments of %s / %s / %s at signing, concept approval and delivery.",
-			in.Int("revision_rounds"), studioUSD(in.Float("hourly_rate_usd")), studioUSD(q["on_signing_usd"].(float64)), studioUSD(q["on_concepts_usd"].(float64)), studioUSD(q["on_delivery_usd"].(float64))))
+			in.Int("revision_rounds"), dsMoney(in, in.Float("hourly_rate")), dsMoney(in, q["on_signing"].(float64)), dsMoney(in, q["on_concepts"].(float64)), dsMoney(in, q["on_delivery"].(float64))))
 	p.Recommend(engine.High, "Make review days part of the deal", fmt.Sprintf("The schedule assumes %d business days per client review; put it in the contract so late feedback moves the deadline, not your weekends.", dsQuoteReviewDays))
 	p.Recommend(engine.Medium, "Track hours against the estimate", fmt.Sprintf("Log time per phase against the %g-hour estimate; past 80%% of a phase's hours, raise scope before you are over.", q["hours"]))
 	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
-	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %d business days with client reviews, final files on %s.",
-		studioUSD(q["total_usd"].(float64)), studioLabel(in.Str("project_type")), q["hours"], studioUSD(in.Float("hourly_rate_usd")), dsQuoteRushNote(q),
-		q["kickoff_date"], q["business_days"], q["final_files_date"])
+	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %s with client reviews, final files on %s.",
+		dsMoney(in, q["total"].(float64)), studioLabel(in.Str("project_type")), q["hours"], dsMoney(in, in.Float("hourly_rate")), dsQuoteRushNote(q),
+		q["kickoff_date"], engine.Plural(q["business_days"].(int), "business day", "business days"), q["final_files_date"])
 	return nil
 }
 

@@ -26,16 +26,20 @@ import (
 //     phased in over two steps six months apart.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "design-rate-review",
-		Name:        "Freelance rate review",
-		Vertical:    "design",
-		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect.",
+		ID:       "design-rate-review",
+		Name:     "Freelance rate review",
+		Vertical: "design",
+		Sources: []engine.Source{
+			{Title: "IRS: Schedule SE, self-employment tax", URL: "https://www.irs.gov/forms-pubs/about-schedule-se-form-1040", Checked: "2026-11"},
+			{Title: "SSA: contribution and benefit base", URL: "https://www.ssa.gov/oact/cola/cbb.html", Checked: "2026-11"},
+		},
+		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect. An effective date without 30 days' notice is re-planned on the first of the month that gives it.",
 		Fields: []engine.Field{
 			{Name: "target_income_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},
-			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars."},
+			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars (0–10,000,000 USD)."},
 			{Name: "billable_hours_per_week", Kind: engine.Number, Default: 25, Min: engine.Bound(5), Max: engine.Bound(60), Description: "Hours a week you actually bill."},
 			{Name: "weeks_off", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(26), Description: "Weeks a year without billing: holidays, sickness, quiet periods."},
-			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Description: "Your current hourly rate in US dollars."},
+			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Your current hourly rate in US dollars (1–10,000 USD)."},
 			{Name: "effective_date", Kind: engine.Date, Required: true, Description: "When the new rate should take effect."},
 			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether US self-employment tax applies."},
 		},
@@ -165,6 +169,7 @@ func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 		p.Warn("NOTICE_TOO_SHORT", "Clients get 30 days' notice of a new rate; notice for %s was due %s. The earliest fair effective date is %s.",
 			engine.FormatDate(eff), engine.FormatDate(all), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_effective_date", engine.FormatDate(earliest))
+		replanOn(p, eff, earliest, "clients get 30 days' notice of a new rate")
 		eff, all = earliest, p.AsOf()
 		retainers = engine.PrevWorkday(engine.AddDays(eff, -60))
 	}

@@ -11,16 +11,16 @@ func TestDesignProjectQuote(t *testing.T) {
 	res := run(t, "design-project-quote", clone(w.ExampleContext))
 	q := res["quote"].(map[string]any)
 	// Brand identity 80 h + 2 rounds × 15% of 50 h = 95 h, +10% = 104.5 h × $95.
-	if q["hours"] != 104.5 || q["total_usd"] != 9927.5 || q["business_days"] != 40.0 {
+	if q["hours"] != 104.5 || q["total"] != 9927.5 || q["business_days"] != 40.0 {
 		t.Fatalf("quote %v", q)
 	}
-	sum := q["on_signing_usd"].(float64) + q["on_concepts_usd"].(float64) + q["on_delivery_usd"].(float64)
-	if engine.Money(sum) != 9927.5 || q["on_signing_usd"] != 4963.75 {
+	sum := q["on_signing"].(float64) + q["on_concepts"].(float64) + q["on_delivery"].(float64)
+	if engine.Money(sum) != 9927.5 || q["on_signing"] != 4963.75 {
 		t.Fatalf("payments %v do not split 50/25/25", q)
 	}
 	// $9,200 budget: one revision round brings it to 96.25 h × $95 = $9,143.75.
 	alt := res["budget_alternative"].(map[string]any)
-	if !hasWarning(res, "BUDGET_BELOW_QUOTE") || alt["revision_rounds"] != 1.0 || alt["total_usd"] != 9143.75 {
+	if !hasWarning(res, "BUDGET_BELOW_QUOTE") || alt["revision_rounds"] != 1.0 || alt["total"] != 9143.75 {
 		t.Fatalf("budget alternative %v", alt)
 	}
 	if engine.FormatDate(milestoneDate(t, res, "final-files")) != "2027-02-26" || !milestoneDate(t, res, "concept-approval").Before(milestoneDate(t, res, "refinement-approval")) {
@@ -31,10 +31,10 @@ func TestDesignProjectQuote(t *testing.T) {
 func TestDesignProjectQuoteRushInfeasibleAndScopeCut(t *testing.T) {
 	w, _ := engine.LookupWorkflow("design-project-quote")
 	ctx := clone(w.ExampleContext)
-	delete(ctx, "client_budget_usd")
+	delete(ctx, "client_budget")
 	ctx["deadline"] = "2027-01-19" // 35 of 40 business days
 	res := run(t, "design-project-quote", ctx)
-	if q := res["quote"].(map[string]any); !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total_usd"] != 12409.38 {
+	if q := res["quote"].(map[string]any); !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total"] != 12409.38 {
 		t.Fatalf("want a 25%% rush: %v %v", warningCodes(res), q)
 	}
 	ctx["deadline"] = "2026-12-31" // 22 of 40
@@ -43,7 +43,7 @@ func TestDesignProjectQuoteRushInfeasibleAndScopeCut(t *testing.T) {
 		t.Fatalf("want DEADLINE_INFEASIBLE, earliest 2027-01-26: %v %v", warningCodes(res), res["earliest_feasible_deadline"])
 	}
 	ctx = clone(w.ExampleContext)
-	ctx["client_budget_usd"] = 8000
+	ctx["client_budget"] = 8000
 	alt := run(t, "design-project-quote", ctx)["budget_alternative"].(map[string]any)
 	// $8,000 / $95 / 1.1 = 76.6 h of work against 87.5 h with one round.
 	if alt["hours_affordable"] != 76.6 || alt["hours_to_cut"] != 10.9 {

@@ -27,19 +27,23 @@ import (
 //     300 units per style and colour often carry small-run surcharges.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "fashion-costing",
-		Name:        "Garment costing and production cash",
-		Vertical:    "fashion",
-		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run.",
+		ID:       "fashion-costing",
+		Name:     "Garment costing and production cash",
+		Vertical: "fashion",
+		Sources: []engine.Source{
+			{Title: "U.S. Customs and Border Protection: duty on transaction value; Harmonized Tariff Schedule", URL: "https://hts.usitc.gov/", Checked: "2026-11"},
+			{Title: "Stripe pricing (card processing)", URL: "https://stripe.com/pricing", Checked: "2026-11"},
+		},
+		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run. An ex-factory date the PO can no longer reach is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},
 			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in US dollars."},
-			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in US dollars."},
+			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in US dollars (0–10,000 USD)."},
 			{Name: "duty_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Import duty rate for the style's HTS code, in percent (0 for domestic production)."},
-			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Freight, brokerage and inbound shipping per unit, in US dollars."},
+			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in US dollars (0–1,000 USD)."},
 			{Name: "units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000000), Description: "Units in the production run."},
 			{Name: "ex_factory_date", Kind: engine.Date, Required: true, Description: "Date the goods must leave the factory."},
-			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Description: "Retail price the style must hit, in US dollars."},
+			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in US dollars (1–100,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"fabric_yards":              2.2,
@@ -120,6 +124,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 		p.Warn("PO_DATE_PASSED", "Bulk production needs about 12 weeks from PO; for ex-factory %s the PO was due %s. The earliest ex-factory date from today is %s.",
 			engine.FormatDate(exf), engine.FormatDate(po), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_ex_factory_date", engine.FormatDate(earliest))
+		replanOn(p, exf, earliest, "bulk production needs about 12 weeks from the PO")
 		exf, po = earliest, p.AsOf()
 	}
 	uc := p.Get("unit_cost").(map[string]any)
@@ -147,7 +152,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("ex-factory", "Goods leave the factory", exf)
 	p.Milestone("arrival", "Arrival: duty, freight and brokerage paid", arrival)
 	if in.Int("units") < 300 {
-		p.Warn("SMALL_RUN", "%d units is under the 300 per style and colour many factories set as a minimum; expect a small-run surcharge of 10–30%% on CMT, or combine colours.", in.Int("units"))
+		p.Warn("SMALL_RUN", "%s is under the 300 per style and colour many factories set as a minimum; expect a small-run surcharge of 10–30%% on CMT, or combine colours.", engine.Plural(in.Int("units"), "unit", "units"))
 	}
 	return nil
 }

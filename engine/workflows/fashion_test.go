@@ -14,41 +14,90 @@ func TestFashionWholesaleCalendarOnTrack(t *testing.T) {
 		t.Fatalf("unexpected warnings %v", warningCodes(res))
 	}
 	cal := res["calendar"].(map[string]any)
-	// Market 8 months before the 2028-02-01 delivery, on a Monday.
-	market := milestoneDate(t, res, "market")
-	if engine.FormatDate(market) != "2027-06-07" || market.Weekday() != time.Monday {
-		t.Fatalf("market %v, want Monday 2027-06-07", market)
-	}
 	// Overseas: a week to receive, 6 weeks of freight, 12 of production.
 	exf, po := milestoneDate(t, res, "ex-factory"), milestoneDate(t, res, "factory-po")
 	if engine.DaysBetween(po, exf) != 84 || engine.DaysBetween(exf, milestoneDate(t, res, "in-warehouse")) < 42 {
 		t.Fatalf("PO %v, ex-factory %v", po, exf)
 	}
-	if cal["cancel"] != "2028-03-02" || cal["selling_weeks"] != 14.0 || res["season"] != "Spring 2028" {
+	if cal["cancel"] != "2028-03-02" || res["season"] != "Spring 2028" {
 		t.Fatalf("calendar %v season %v", cal, res["season"])
 	}
-	// Buyers order 4–8 months before delivery.
-	if d := engine.DaysBetween(milestoneDate(t, res, "order-close"), milestoneDate(t, res, "start-ship")); d < 120 || d > 243 {
+	// Buyers order 4–6 months before delivery.
+	if d := engine.DaysBetween(milestoneDate(t, res, "order-close"), milestoneDate(t, res, "start-ship")); d < 120 || d > 183 {
 		t.Fatalf("orders close %d days before delivery", d)
 	}
 }
 
-func TestFashionWholesaleCalendarCompressedAndInfeasible(t *testing.T) {
-	ctx := map[string]any{"delivery_date": "2027-11-01", "styles": 24, "as_of": "2026-11-20"}
-	res := run(t, "fashion-wholesale-calendar", ctx)
-	if !hasWarning(res, "SELL_IN_COMPRESSED") || res["calendar"].(map[string]any)["market"] != "2027-04-19" {
-		t.Fatalf("want SELL_IN_COMPRESSED with market 2027-04-19 (21 weeks of development), got %v %v", warningCodes(res), res["calendar"])
+// Market weeks close orders 4–6 weeks after they open (the Paris/New York
+// showroom calendar); the plan used to open market 8 months before delivery
+// and leave a 14-week selling window. It is 6 weeks now.
+func TestFashionWholesaleSellingWindowIsSixWeeks(t *testing.T) {
+	w, _ := engine.LookupWorkflow("fashion-wholesale-calendar")
+	res := run(t, "fashion-wholesale-calendar", clone(w.ExampleContext))
+	market, closeAt := milestoneDate(t, res, "market"), milestoneDate(t, res, "order-close")
+	if market.Weekday() != time.Monday || engine.DaysBetween(market, closeAt) > 48 || engine.DaysBetween(market, closeAt) < 42 {
+		t.Fatalf("market %v to order close %v, want the 6-week selling window of the market-week calendar (FHCM Paris, CFDA New York: orders close 4–6 weeks after market), opening on the Monday before", market, closeAt)
 	}
-	ctx["delivery_date"] = "2027-09-01"
-	res = run(t, "fashion-wholesale-calendar", ctx)
-	if !hasWarning(res, "DELIVERY_INFEASIBLE") || res["earliest_feasible_delivery_date"] != "2027-11-01" {
-		t.Fatalf("want DELIVERY_INFEASIBLE with earliest 2027-11-01, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	if sw := res["calendar"].(map[string]any)["selling_weeks"]; sw != 6.0 {
+		t.Fatalf("selling weeks %v, want 6", sw)
+	}
+	if res["market_season"] != "Spring/Summer 2028 market" {
+		t.Fatalf("market season %v", res["market_season"])
+	}
+}
+
+// The season label used to be taken from the requested delivery even when
+// the calendar was re-planned on a later one: a September delivery re-planned
+// to November is the Holiday collection, not Fall.
+func TestFashionWholesaleSeasonFollowsReplannedDelivery(t *testing.T) {
+	res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2027-09-01", "styles": 24, "as_of": "2026-11-20"})
+	if !hasWarning(res, "DELIVERY_INFEASIBLE") || !hasWarning(res, "REPLANNED") || res["earliest_feasible_delivery_date"] != "2027-11-01" {
+		t.Fatalf("want the plan re-built on 2027-11-01, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	}
+	if milestoneDate(t, res, "start-ship") != mediaDay("2027-11-01") {
+		t.Fatalf("start-ship %v, want the re-planned 2027-11-01", milestoneDate(t, res, "start-ship"))
+	}
+	if res["season"] != "Holiday 2027" || res["requested_season"] != "Fall 2027" {
+		t.Fatalf("season %v (requested %v), want Holiday 2027 after re-planning", res["season"], res["requested_season"])
+	}
+	// A delivery already past is re-planned the same way.
+	res = run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2026-06-01", "styles": 24, "as_of": "2026-11-20"})
+	if !hasWarning(res, "DELIVERY_DATE_PASSED") || res["earliest_feasible_delivery_date"] != "2027-11-01" {
+		t.Fatalf("past delivery: %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	}
+}
+
+// A tech pack takes a technical designer about a day per style, 5 styles a
+// week: 10 styles take 2 weeks, 60 take 12, and 3 designers cut 60 to 4.
+func TestFashionWholesaleTechPacksScaleWithStyles(t *testing.T) {
+	weeks := func(styles, designers int) int {
+		res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2029-02-01", "styles": styles, "technical_designers": designers, "as_of": "2026-11-20"})
+		return engine.DaysBetween(milestoneDate(t, res, "tech-packs"), milestoneDate(t, res, "protos")) / 7
+	}
+	if w := weeks(10, 1); w != 2 {
+		t.Errorf("10 styles: %d weeks of tech packs, want 2", w)
+	}
+	if w := weeks(60, 1); w != 12 {
+		t.Errorf("60 styles: %d weeks of tech packs, want 12", w)
+	}
+	if w := weeks(60, 3); w != 4 {
+		t.Errorf("60 styles, 3 technical designers: %d weeks, want 4", w)
+	}
+}
+
+func TestFashionWholesaleCalendarCompressed(t *testing.T) {
+	ctx := map[string]any{"delivery_date": "2027-10-20", "styles": 24, "as_of": "2026-11-20"}
+	res := run(t, "fashion-wholesale-calendar", ctx)
+	// 4 weeks design + 5 of tech packs + 2×4 proto + 5 SMS + 1 = 23 weeks.
+	if !hasWarning(res, "SELL_IN_COMPRESSED") || res["calendar"].(map[string]any)["market"] != "2027-05-03" {
+		t.Fatalf("want SELL_IN_COMPRESSED with market 2027-05-03, got %v %v", warningCodes(res), res["calendar"])
 	}
 	// Domestic production closes orders ~10 weeks out instead of ~20, so
-	// the same delivery becomes sellable.
+	// an infeasible overseas delivery becomes sellable.
+	ctx["delivery_date"] = "2027-09-01"
 	ctx["production"] = "domestic"
 	res = run(t, "fashion-wholesale-calendar", ctx)
-	if hasWarning(res, "DELIVERY_INFEASIBLE") || !hasWarning(res, "SELL_IN_COMPRESSED") {
+	if hasWarning(res, "DELIVERY_INFEASIBLE") {
 		t.Fatalf("domestic: %v", warningCodes(res))
 	}
 }
@@ -93,5 +142,24 @@ func TestFashionCostingWarnings(t *testing.T) {
 	}
 	if res["earliest_feasible_ex_factory_date"] != "2027-02-12" {
 		t.Errorf("earliest ex-factory %v, want 2027-02-12 (12 weeks out)", res["earliest_feasible_ex_factory_date"])
+	}
+}
+
+// Asian factories close from 7 days before to 14 days after Chinese New
+// Year (26 January 2028: closed 19 January–9 February, 22 days); a
+// production window that spans the closure starts that much earlier.
+func TestFashionWholesaleChineseNewYearLengthensProduction(t *testing.T) {
+	res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-04-03", "styles": 24, "as_of": "2026-11-20"})
+	if !hasWarning(res, "FACTORY_CLOSURE") || res["factory_closed_days"] != 22.0 {
+		t.Fatalf("warnings %v, closed days %v", warningCodes(res), res["factory_closed_days"])
+	}
+	po, exf := milestoneDate(t, res, "factory-po"), milestoneDate(t, res, "ex-factory")
+	if d := engine.DaysBetween(po, exf); d < 84+22 {
+		t.Errorf("PO %v to ex-factory %v is %d days, want 12 weeks plus the 22 closed days", po, exf, d)
+	}
+	// Domestic production does not close for it.
+	res = run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-04-03", "styles": 24, "production": "domestic", "as_of": "2026-11-20"})
+	if hasWarning(res, "FACTORY_CLOSURE") {
+		t.Errorf("domestic: %v", warningCodes(res))
 	}
 }

@@ -10,15 +10,21 @@ import (
 // Wholesale calendar for a fashion collection, scheduled backwards from
 // the first in-store delivery.
 // Rules used:
-//   - Buyers place orders 4–8 months before delivery: the collection should
-//     be in the showroom (market week or trade show) 8 months out and
-//     cannot sell in later than 4 months out.
+//   - Market-week calendar: wholesale sells in market weeks (the Paris, New
+//     York, London and Milan showroom seasons: January–March for Fall/Winter,
+//     June–October for Spring/Summer, with Resort and Pre-Fall in between)
+//     and orders close 4–6 weeks after market opens; buyers place them 4–6
+//     months before delivery. The plan therefore opens market 6 weeks before
+//     order close (the selling window), never 8 months out, and cannot sell
+//     in later than 4 months before delivery.
 //   - Bulk production after the purchase order: overseas 10–14 weeks
 //     including fabric (we plan 12), domestic 6–8 weeks (7); freight and
 //     customs: ocean 4–6 weeks (6), domestic trucking 1 week; then a week to
 //     receive and inspect. Orders close a week before the factory PO so they
 //     can be consolidated.
-//   - Development: design 4 weeks; tech packs about 10 styles a week; each
+//   - Development: design 4 weeks; a tech pack (specs, graded measurements,
+//     bill of materials, construction) takes a technical designer about a
+//     day per style, so 5 styles a week per technical designer; each
 //     proto/fit round 4 weeks overseas, 3 domestic; salesman samples (SMS)
 //     5 weeks overseas, 3 domestic, in the showroom a week before market;
 //     line sheets ready 2 weeks before market.
@@ -27,10 +33,15 @@ import (
 //     refused.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "fashion-wholesale-calendar",
-		Name:        "Wholesale collection calendar",
-		Vertical:    "fashion",
-		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met.",
+		ID:       "fashion-wholesale-calendar",
+		Name:     "Wholesale collection calendar",
+		Vertical: "fashion",
+		Sources: []engine.Source{
+			{Title: "Fédération de la Haute Couture et de la Mode: Paris fashion week and showroom calendar", URL: "https://fhcm.paris/en/calendar", Checked: "2026-11"},
+			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},
+			{Title: "Chinese New Year dates (factory closures around them)", URL: "https://www.timeanddate.com/holidays/china/chinese-new-year", Checked: "2026-11"},
+		},
+		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met. A delivery that cannot be developed, sold and produced in time, or one already past, is re-planned on the earliest feasible delivery, and the season is named for it.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Start-ship date of the first delivery to stores."},
 			{Name: "production", Kind: engine.String, Enum: []string{"overseas", "domestic"}, Default: "overseas", Description: "Where bulk production happens."},
@@ -38,6 +49,8 @@ func init() {
 			{Name: "sample_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Proto/fit sample rounds before salesman samples."},
 			{Name: "ship_window_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(14), Max: engine.Bound(60), Description: "Days from start-ship to cancel date on retailers' orders."},
 			{Name: "design_start", Kind: engine.Date, Description: "When design work can start; defaults to the plan date."},
+			{Name: "technical_designers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Technical designers writing tech packs (about 5 styles a week each)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":    "2028-02-01",
@@ -71,7 +84,28 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	c.inDC = engine.AddDays(delivery, -7)
 	c.exFactory = engine.PrevWorkday(engine.AddWeeks(c.inDC, -l.freight))
 	c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+	if in.Str("production") == "overseas" {
+		// Asian factories close around Chinese New Year: goods cannot leave
+		// during the closure, and closed days inside the production window
+		// add to it.
+		for engine.FactoryClosed(c.exFactory) {
+			c.exFactory = engine.PrevWorkday(engine.AddDays(c.exFactory, -1))
+		}
+		c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+		for closed := 0; ; {
+			n := fsCalFactoryClosedDays(c.po, c.exFactory)
+			if n == closed {
+				break
+			}
+			closed = n
+			c.po = engine.PrevWorkday(engine.AddDays(engine.AddWeeks(c.exFactory, -l.bulk), -closed))
+		}
+	}
 	c.orderClose = engine.PrevWorkday(engine.AddDays(c.po, -7))
+	if market.IsZero() {
+		market = engine.OnOrBefore(engine.AddWeeks(c.orderClose, -fsCalSellingWeeks), time.Monday)
+		c.market = market
+	}
 	c.lineSheet = engine.PrevWorkday(engine.AddDays(market, -14))
 	c.smsDone = engine.AddDays(market, -7)
 	c.sms = engine.AddWeeks(c.smsDone, -l.sms)
@@ -81,8 +115,66 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	return c
 }
 
+// fsCalFactoryClosedDays counts the Chinese New Year factory-closure days
+// from a to b.
+func fsCalFactoryClosedDays(a, b time.Time) int {
+	n := 0
+	for d := a; !d.After(b); d = engine.AddDays(d, 1) {
+		if engine.FactoryClosed(d) {
+			n++
+		}
+	}
+	return n
+}
+
+// fsCalSellingWeeks is the selling window from market opening to order
+// close: market weeks close orders 4–6 weeks after they open.
+const fsCalSellingWeeks = 6
+
+// fsCalTechPackStylesPerWeek is what one technical designer writes.
+const fsCalTechPackStylesPerWeek = 5
+
 func fsCalTechPackWeeks(in *engine.Input) int {
-	return max(1, studioCeil(float64(in.Int("styles"))/10))
+	return max(1, studioCeil(float64(in.Int("styles"))/float64(fsCalTechPackStylesPerWeek*max(1, in.Int("technical_designers")))))
+}
+
+// fsCalSeason names the season a delivery belongs to, by the month of its
+// first delivery to stores: Spring deliveries January–March, Summer
+// April–May, Fall June–September (Fall 1 from June), Holiday October–
+// November, Resort December.
+func fsCalSeason(d time.Time) string {
+	var season string
+	switch m := d.Month(); {
+	case m <= time.March:
+		season = "Spring"
+	case m <= time.May:
+		season = "Summer"
+	case m <= time.September:
+		season = "Fall"
+	case m <= time.November:
+		season = "Holiday"
+	default:
+		season = "Resort"
+	}
+	year := d.Year()
+	if season == "Resort" {
+		year++ // Resort delivered in December is named for the year it sells in.
+	}
+	return fmt.Sprintf("%s %d", season, year)
+}
+
+// fsCalMarketSeason names the market week a market date falls in.
+func fsCalMarketSeason(d time.Time) string {
+	switch m := d.Month(); {
+	case m <= time.March:
+		return fmt.Sprintf("Fall/Winter %d market", d.Year())
+	case m <= time.May:
+		return fmt.Sprintf("Resort %d market", d.Year()+1)
+	case m <= time.October:
+		return fmt.Sprintf("Spring/Summer %d market", d.Year()+1)
+	default:
+		return fmt.Sprintf("Pre-Fall %d market", d.Year()+1)
+	}
 }
 
 // fsCalDevWeeks is design start to market.
@@ -94,20 +186,9 @@ func fsCalDevWeeks(in *engine.Input) int {
 func fsCalProduction(in *engine.Input, p *engine.Plan) error {
 	delivery := in.Date("delivery_date")
 	if delivery.Before(p.AsOf()) {
-		p.Warn("DELIVERY_DATE_PASSED", "The delivery date %s is before the plan date %s.", engine.FormatDate(delivery), engine.FormatDate(p.AsOf()))
+		p.Warn("DELIVERY_DATE_PASSED", "The delivery date %s is before the plan date %s; the calendar is re-planned on the earliest feasible delivery.", engine.FormatDate(delivery), engine.FormatDate(p.AsOf()))
 	}
-	var season string
-	switch m := delivery.Month(); {
-	case m <= time.March:
-		season = "Spring"
-	case m <= time.June:
-		season = "Summer"
-	case m <= time.September:
-		season = "Fall"
-	default:
-		season = "Holiday/Resort"
-	}
-	p.Set("season", fmt.Sprintf("%s %d", season, delivery.Year()))
+	p.Set("requested_season", fsCalSeason(delivery))
 	return nil
 }
 
@@ -117,31 +198,34 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 	if in.Has("design_start") && in.Date("design_start").After(start) {
 		start = in.Date("design_start")
 	}
-	ideal := engine.OnOrAfter(engine.AddMonths(delivery, -8), time.Monday)
-	c := fsCalBuild(in, delivery, ideal)
+	c := fsCalBuild(in, delivery, time.Time{})
 	if c.design.Before(start) {
 		market := engine.OnOrAfter(engine.AddWeeks(start, fsCalDevWeeks(in)), time.Monday)
-		c = fsCalBuild(in, delivery, market)
-		sellWeeks := engine.DaysBetween(market, c.orderClose) / 7
-		if !market.After(engine.AddMonths(delivery, -4)) && sellWeeks >= 4 {
-			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s, %.1f months before delivery instead of 8; buyers will have spent much of their open-to-buy, and orders close after %d weeks on %s.",
-				engine.FormatDate(start), engine.FormatDate(market), float64(engine.DaysBetween(market, delivery))/30.4, sellWeeks, engine.FormatDate(c.orderClose))
+		if sellWeeks := engine.DaysBetween(market, c.orderClose) / 7; sellWeeks >= 4 {
+			c = fsCalBuild(in, delivery, market)
+			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s; orders for %s production must close on %s, so buyers get %s instead of the usual 6.",
+				engine.FormatDate(start), engine.FormatDate(market), in.Str("production"), engine.FormatDate(c.orderClose), engine.Plural(sellWeeks, "selling week", "selling weeks"))
 		} else {
-			lead := engine.DaysBetween(c.orderClose, delivery)
-			earliest := engine.AddDays(market, 28+lead)
-			if four := engine.AddMonths(market, 4); four.After(earliest) {
-				earliest = four
+			// Re-plan: the earliest delivery (on the 1st of a month, when
+			// stores take deliveries) that keeps a full selling window.
+			earliest := time.Date(market.Year(), market.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			for fsCalBuild(in, earliest, market).orderClose.Before(engine.AddWeeks(market, fsCalSellingWeeks)) {
+				earliest = earliest.AddDate(0, 1, 0)
 			}
-			if earliest.Day() != 1 {
-				earliest = time.Date(earliest.Year(), earliest.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			why := "the collection cannot be developed, sold and produced in time"
+			if delivery.Before(p.AsOf()) {
+				why = "the requested delivery date has already passed"
 			}
-			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production; the earliest delivery that keeps a 4-week selling window is %s.",
-				engine.FormatDate(market), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), engine.FormatDate(earliest))
+			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production; the plan is built on the earliest delivery that keeps a %d-week selling window, %s.",
+				engine.FormatDate(market), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), fsCalSellingWeeks, engine.FormatDate(earliest))
 			p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
+			replanOn(p, delivery, earliest, why)
 			c = fsCalBuild(in, earliest, market)
 		}
 		c.design = start
 	}
+	p.Set("season", fsCalSeason(c.delivery))
+	p.Set("market_season", fsCalMarketSeason(c.market))
 	p.Set("calendar", map[string]any{
 		"design_start":  engine.FormatDate(c.design),
 		"tech_packs":    engine.FormatDate(c.techPacks),
@@ -164,7 +248,7 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 	cal := p.Get("calendar").(map[string]any)
 	ms := []struct{ key, field, title string }{
 		{"design-start", "design_start", "Design and fabric sourcing start"},
-		{"tech-packs", "tech_packs", "Tech packs written (about 10 styles a week)"},
+		{"tech-packs", "tech_packs", fmt.Sprintf("Tech packs written (%s, about %d a week per technical designer)", engine.Plural(in.Int("styles"), "style", "styles"), fsCalTechPackStylesPerWeek)},
 		{"protos", "protos", fmt.Sprintf("Tech packs to the factory; %d proto/fit rounds begin", in.Int("sample_rounds"))},
 		{"sms", "sms", "Salesman samples ordered"},
 		{"line-sheet", "line_sheet", "Line sheet and wholesale prices ready"},
@@ -176,9 +260,31 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		{"start-ship", "start_ship", "Start-ship: first delivery to stores"},
 		{"cancel", "cancel", "Cancel date: orders not shipped may be refused"},
 	}
-	for _, m := range ms {
+	// Hand-overs (tech packs, line sheet, the PO) fall on open days of the
+	// brand's country and stay after the step before them.
+	deliverables := map[string]bool{"tech-packs": true, "line-sheet": true, "factory-po": true}
+	var prev time.Time
+	for i, m := range ms {
 		d, _ := engine.ParseDate(cal[m.field].(string))
-		p.Milestone(m.key, m.title, d)
+		if deliverables[m.key] {
+			d = deliver(p, m.key, m.title, d, in.Region(), prev)
+			cal[m.field] = engine.FormatDate(d) // the summary states the date the timeline holds
+		} else {
+			p.Milestone(m.key, m.title, d)
+		}
+		if i > 0 {
+			p.DependsOn(m.key, ms[i-1].key)
+		}
+		prev = d
+	}
+	if in.Str("production") == "overseas" {
+		po, _ := engine.ParseDate(cal["factory_po"].(string))
+		exf, _ := engine.ParseDate(cal["ex_factory"].(string))
+		if n := fsCalFactoryClosedDays(po, exf); n > 0 {
+			p.Warn("FACTORY_CLOSURE", "The production window %s–%s spans %s of the Chinese New Year factory closure; the PO is placed that much earlier so goods still leave on %s.",
+				engine.FormatDate(po), engine.FormatDate(exf), engine.Plural(n, "day", "days"), engine.FormatDate(exf))
+			p.Set("factory_closed_days", n)
+		}
 	}
 	start, _ := engine.ParseDate(cal["start_ship"].(string))
 	p.SetTarget(start)
@@ -195,7 +301,8 @@ func fsCalRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Confirm the %s factory slot and fabric minimums a month before the PO; late POs push ex-factory past the cancel date.", in.Str("production")))
 	p.Recommend(engine.Medium, "Put the ship window on the line sheet", fmt.Sprintf("State delivery %s–%s and order minimums on the line sheet so orders match what production can ship.", cal["start_ship"], cal["cancel"]))
 	p.Recommend(engine.Low, "Cut styles that don't sell in", "Drop styles that miss the factory minimum after order close rather than producing them below MOQ.")
-	p.Strategy("Deliver the %s collection (%d styles) from %s: samples in the showroom for market on %s, orders close %s (%v selling weeks), bulk PO %s and ex-factory %s, cancel date %s.",
-		p.Get("season"), in.Int("styles"), cal["start_ship"], cal["market"], cal["order_close"], cal["selling_weeks"], cal["factory_po"], cal["ex_factory"], cal["cancel"])
+	p.Strategy("Deliver the %s collection (%s) from %s: samples in the showroom for the %s on %s, orders close %s (%s), bulk PO %s and ex-factory %s, cancel date %s.",
+		p.Get("season"), engine.Plural(in.Int("styles"), "style", "styles"), cal["start_ship"], p.Get("market_season"), cal["market"], cal["order_close"],
+		engine.Plural(cal["selling_weeks"].(int), "selling week", "selling weeks"), cal["factory_po"], cal["ex_factory"], cal["cancel"])
 	return nil
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -20,14 +21,24 @@ import (
 //     A festival that asks for a higher premiere than the film can still
 //     offer will not programme it, and screening early at one festival
 //     spends the premiere another one on the list requires.
-//   - Festivals are listed in order of preference; the fee budget is spent
-//     in that order.
+//   - Only one festival can give a film its world premiere: two festivals on
+//     the list that both require it are exclusive, whatever their dates
+//     (the first to accept wins it; the other must be withdrawn from).
+//   - The fee budget buys the most value, not the first festivals listed:
+//     the set of eligible, open entries that fits the budget with the
+//     largest total priority (1–5 per festival, 3 by default, so with equal
+//     priorities the most festivals), ties going to the festivals listed
+//     first (the order of preference).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "film-festival-submissions",
-		Name:        "Festival submission plan",
-		Vertical:    "film",
-		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference.",
+		ID:       "film-festival-submissions",
+		Name:     "Festival submission plan",
+		Vertical: "film",
+		Sources: []engine.Source{
+			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
+			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},
+		},
+		Description: "Picks the cheapest open deadline of each festival once the film is locked, checks premiere eligibility and premiere conflicts between festivals, and spends the fee budget in order of preference. Festivals whose deadlines have passed, or that open before the film is ready, are left out for their next edition.",
 		Fields: []engine.Field{
 			{Name: "film_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the film."},
 			{Name: "picture_lock_date", Kind: engine.Date, Required: true, Description: "Date a submittable cut is ready."},
@@ -37,13 +48,14 @@ func init() {
 				{Name: "festival_date", Kind: engine.Date, Required: true, Description: "Opening day of the festival."},
 				{Name: "premiere_required", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "none", Description: "Premiere status the festival requires."},
 				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
-				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the early deadline."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000 USD)."},
 				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular (official) deadline."},
-				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Fee at the regular deadline."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000 USD)."},
 				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
-				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Fee at the late deadline."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000 USD)."},
+				{Name: "priority", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "How much this festival matters, 1 (nice to have) to 5 (essential); the budget buys the largest total priority."},
 			}},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total submission-fee budget."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"film_title":        "Salt Year",
@@ -51,7 +63,7 @@ func init() {
 			"premiere_status":   "world",
 			"festivals": []any{
 				map[string]any{"name": "Hudson Spring Film Festival", "festival_date": "2027-06-09", "premiere_required": "world",
-					"early_deadline": "2026-11-13", "early_fee_usd": 60, "regular_deadline": "2026-12-11", "regular_fee_usd": 80, "late_deadline": "2027-01-22", "late_fee_usd": 100},
+					"early_deadline": "2026-11-13", "early_fee_usd": 60, "regular_deadline": "2027-01-15", "regular_fee_usd": 80, "late_deadline": "2027-01-22", "late_fee_usd": 100},
 				map[string]any{"name": "Baltic Summer IFF", "festival_date": "2027-07-02", "premiere_required": "international",
 					"regular_deadline": "2027-03-01", "regular_fee_usd": 0},
 				map[string]any{"name": "Lakeside Film Festival", "festival_date": "2027-08-04", "premiere_required": "world",
@@ -76,9 +88,12 @@ var filmFestPremiereRank = map[string]int{"none": 0, "regional": 1, "internation
 type filmFestEntry struct {
 	name, premiere string
 	date           time.Time
+	priority       int
 	tier           engine.FeeTier
 	open, eligible bool
 	hasEarly       bool
+	earlyFee       float64
+	held           bool    // the festival opens before the film is ready
 	savings        float64 // fee saved by entering at this tier rather than the last one
 }
 
@@ -92,10 +107,13 @@ func filmFestEntries(in *engine.Input, p *engine.Plan) []*filmFestEntry {
 			{Name: "regular", Deadline: f.Date("regular_deadline"), FeeUSD: f.Float("regular_fee_usd")},
 			{Name: "late", Deadline: f.Date("late_deadline"), FeeUSD: f.Float("late_fee_usd")},
 		}
-		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date")}
+		e := &filmFestEntry{name: f.Str("name"), premiere: f.Str("premiere_required"), date: f.Date("festival_date"), priority: max(1, f.Int("priority"))}
 		e.tier, e.open = engine.CheapestOpenTier(tiers, ready)
+		e.held = e.date.Before(ready)
+		e.open = e.open && !e.held
 		e.eligible = filmFestPremiereRank[e.premiere] <= can
 		e.hasEarly = !tiers[0].Deadline.IsZero()
+		e.earlyFee = tiers[0].FeeUSD
 		if e.open {
 			e.savings = engine.LastTierFee(tiers) - e.tier.FeeUSD
 		}
@@ -110,11 +128,13 @@ func filmFestPick(in *engine.Input, p *engine.Plan) error {
 		switch {
 		case !e.eligible:
 			p.Warn("PREMIERE_INELIGIBLE", "%s requires a %s premiere; the film can only offer a %s premiere, so it will not be programmed.", e.name, e.premiere, in.Str("premiere_status"))
+		case e.held:
+			p.Warn("FESTIVAL_PASSED", "%s opens %s, before the film is ready (%s); aim for its next edition.", e.name, engine.FormatDate(e.date), engine.FormatDate(engine.Later(p.AsOf(), lock)))
 		case !e.open:
 			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s (film ready %s); aim for its next edition.", e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), engine.FormatDate(lock))
 		case e.hasEarly && e.tier.Name != "early":
-			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for $%.2f.",
-				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), e.tier.FeeUSD)
+			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for %s.",
+				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), engine.USD(e.tier.FeeUSD))
 		}
 	}
 	return nil
@@ -138,41 +158,117 @@ func filmFestPremieres(in *engine.Input, p *engine.Plan) error {
 			}
 		}
 	}
+	exclusive := []string{}
+	for i, a := range entries {
+		if !a.eligible || !a.open || a.premiere != "world" {
+			continue
+		}
+		for _, b := range entries[i+1:] {
+			if b.eligible && b.open && b.premiere == "world" {
+				p.Warn("WORLD_PREMIERE_EXCLUSIVE", "%s and %s both require the world premiere; only one can have it. Enter both if you like, but when one accepts, withdraw from the other before it programmes the film.",
+					a.name, b.name)
+				exclusive = append(exclusive, a.name+" / "+b.name)
+			}
+		}
+	}
 	p.Set("premiere_conflicts", conflicts)
+	p.Set("exclusive_premieres", exclusive)
 	return nil
+}
+
+// filmFestChoose picks the entries the budget buys: the largest total
+// priority that fits, ties to the festivals listed first. Fees are rounded
+// up to whole dollars, so the chosen set never costs more than the budget.
+func filmFestChoose(entries []*filmFestEntry, budget float64, capped bool) []bool {
+	take := make([]bool, len(entries))
+	var total float64
+	for i, e := range entries {
+		if e.eligible && e.open {
+			take[i] = true
+			total += e.tier.FeeUSD
+		}
+	}
+	if !capped || total <= budget {
+		return take
+	}
+	// Value: priority first, then a preference bonus smaller than one
+	// priority point in total (at most 40 entries: 40·41/2 < 1000).
+	n := len(entries)
+	capacity := int(math.Floor(min(budget, total)))
+	// 0/1 knapsack over whole dollars, last entry first, so that keep[i]
+	// says whether entry i is taken given the dollars left for entries i..
+	best := make([]int32, capacity+1)
+	keep := make([][]uint64, n)
+	cost := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		keep[i] = make([]uint64, capacity/64+1)
+		if !take[i] {
+			continue
+		}
+		cost[i] = int(math.Ceil(entries[i].tier.FeeUSD - 1e-9))
+		v := int32(entries[i].priority*1000 + (n - i))
+		for c := capacity; c >= cost[i]; c-- {
+			if w := best[c-cost[i]] + v; w > best[c] {
+				best[c] = w
+				keep[i][c/64] |= 1 << (c % 64)
+			}
+		}
+	}
+	chosen := make([]bool, n)
+	c := capacity
+	for i := 0; i < n; i++ {
+		if take[i] && keep[i][c/64]&(1<<(c%64)) != 0 {
+			chosen[i] = true
+			c -= cost[i]
+		}
+	}
+	return chosen
 }
 
 func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 	entries := filmFestEntries(in, p)
 	budget, capped := in.Float("budget_usd"), in.Has("budget_usd")
-	var spent, saved float64
+	var spent, saved, missedEarly float64
 	plan := []map[string]any{}
 	dropped := []string{}
-	for _, e := range entries {
+	chosen := filmFestChoose(entries, budget, capped)
+	for i, e := range entries {
 		if !e.eligible || !e.open {
 			continue
 		}
-		if capped && spent+e.tier.FeeUSD > budget {
+		if !chosen[i] {
 			dropped = append(dropped, e.name)
 			continue
 		}
 		spent += e.tier.FeeUSD
 		saved += e.savings
+		if e.hasEarly && e.tier.Name != "early" {
+			missedEarly += e.tier.FeeUSD - e.earlyFee
+		}
 		plan = append(plan, map[string]any{
 			"festival": e.name, "festival_date": engine.FormatDate(e.date), "deadline": e.tier.Name,
 			"submit_by": engine.FormatDate(e.tier.Deadline), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
+			"priority": e.priority,
 		})
 		p.Milestone("submit-"+slugKey(e.name), fmt.Sprintf("Submit to %s (%s deadline)", e.name, e.tier.Name), e.tier.Deadline)
 		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
 	}
 	if len(dropped) > 0 {
-		p.Warn("OVER_BUDGET", "The $%.2f fee budget runs out after $%.2f; %s left out. Raise the budget or ask those festivals for a fee waiver.", budget, spent, strings.Join(dropped, ", "))
+		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
 	}
 	p.Set("submissions", plan)
-	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "budget_usd": budget})
+	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "missed_early_cost_usd": engine.Money(missedEarly), "budget_usd": budget})
 	p.Set("left_out", dropped)
 	lock := in.Date("picture_lock_date")
-	p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+	if lock.Before(p.AsOf()) {
+		// Locked already: entries go in from the plan date.
+		p.Set("picture_locked_on", engine.FormatDate(lock))
+	} else {
+		p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+		for _, s := range plan {
+			p.DependsOn("submit-"+slugKey(s["festival"].(string)), "picture-lock")
+		}
+	}
 	if len(plan) > 0 {
 		first := plan[0]["festival_date"].(string)
 		for _, s := range plan {
@@ -193,10 +289,21 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	fees := p.Get("fees").(map[string]any)
 	sorted := append([]map[string]any(nil), plan...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
+	ready := engine.Later(p.AsOf(), in.Date("picture_lock_date"))
 	for _, s := range sorted {
 		due, _ := engine.ParseDate(s["submit_by"].(string))
+		if engine.InDeadWeek(due) {
+			// Festival offices and submission-platform support are closed
+			// between 24 December and 1 January: enter before it.
+			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
+			if !better.Before(ready) {
+				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
+					s["deadline"], s["festival"], s["submit_by"], engine.FormatDate(better))
+				due = better
+			}
+		}
 		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
-			fmt.Sprintf("Enter at the %s deadline for $%.2f; festival opens %s (premiere required: %s).", s["deadline"], s["fee_usd"].(float64), s["festival_date"], s["premiere_required"]))
+			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], engine.USD(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
 	}
 	lock := in.Date("picture_lock_date")
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), lock), "Prepare the submission kit",
@@ -206,7 +313,8 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	if len(plan) == 0 {
 		p.Recommend(engine.High, "Rebuild the festival list", "No listed festival is both open and eligible: add festivals whose deadlines fall after picture lock and whose premiere rules the film meets.")
 	}
-	p.Strategy("Enter %q in %d festival(s) for $%.2f in fees (saving $%.2f against late deadlines), locked by %s, offering a %s premiere; %d festival(s) left out by budget.",
-		in.Str("film_title"), len(plan), fees["total_usd"].(float64), fees["saved_vs_late_usd"].(float64), engine.FormatDate(lock), in.Str("premiere_status"), len(p.Get("left_out").([]string)))
+	p.Strategy("Enter %q in %s for %s in fees (saving %s against late deadlines), locked by %s, offering a %s premiere; %s left out by budget.",
+		in.Str("film_title"), engine.Plural(len(plan), "festival", "festivals"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		engine.FormatDate(lock), in.Str("premiere_status"), engine.Plural(len(p.Get("left_out").([]string)), "festival", "festivals"))
 	return nil
 }

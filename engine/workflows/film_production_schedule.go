@@ -20,16 +20,28 @@ import (
 //     up to $300,000 at 20% of the Basic Agreement day rate ($249/day from
 //     1 July 2025), Moderate Low Budget up to $700,000 at 35% (≈$436/day),
 //     Low Budget up to $2,000,000 at 65% (≈$810/day); pension and health
-//     of about 21% on top (check the current agreement). Non-union day rates are taken at a commonly quoted
+//     of about 21% on top (check the current agreement). A budget over an
+//     agreement's cap must shoot under the next tier that covers it, and is
+//     costed at that tier's rate, up to the Basic (Theatrical) Agreement day
+//     performer rate (≈$1,245/day, of which the rates above are 20/35/65%).
+//     Non-union day rates are taken at a commonly quoted
 //     $200 with no fringe. SAG-AFTRA asks for the signatory application
 //     4–6 weeks before the first day of work: 6 weeks here.
 //   - A 10% contingency is standard in independent budgets.
+//
+// A delivery date that cannot be met (prep would start before the plan
+// date, or the date has passed) is re-planned: the schedule is built forward
+// from the next Monday and delivers on the earliest feasible date, the
+// requested one shown beside it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "film-production-schedule",
-		Name:        "Production schedule and cast budget",
-		Vertical:    "film",
-		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps.",
+		ID:       "film-production-schedule",
+		Name:     "Production schedule and cast budget",
+		Vertical: "film",
+		Sources: []engine.Source{
+			{Title: "SAG-AFTRA low budget theatrical agreements (Ultra Low, Moderate Low, Low) and rates", URL: "https://www.sagaftra.org/production-center/contract/802/getting-started", Checked: "2026-11"},
+		},
+		Description: "Schedules prep, principal photography, editing and finishing backwards from a delivery date, sizes shoot days from page count, and budgets cast under the chosen SAG-AFTRA low-budget agreement with contingency and tier caps. A delivery date prep can no longer reach, or one already past, is re-planned on the earliest feasible delivery.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the finished film must be delivered (festival deadline, distributor delivery)."},
 			{Name: "script_pages", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Length of the shooting script in pages."},
@@ -37,7 +49,8 @@ func init() {
 			{Name: "shoot_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(5), Max: engine.Bound(6), Description: "Shooting days per week."},
 			{Name: "principal_cast", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Principal performers, counted as working every shoot day (a conservative upper bound)."},
 			{Name: "sag_agreement", Kind: engine.String, Enum: []string{"ultra_low", "moderate_low", "low", "non_union"}, Default: "ultra_low", Description: "Performer agreement."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Total production budget."},
+			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000 USD)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":       "2027-09-01",
@@ -66,7 +79,8 @@ type filmProdTier struct {
 var filmProdTiers = map[string]filmProdTier{
 	"ultra_low":    {249, 300000, 0.21, "moderate_low"},
 	"moderate_low": {436, 700000, 0.21, "low"},
-	"low":          {810, 2000000, 0.21, ""},
+	"low":          {810, 2000000, 0.21, "basic"},
+	"basic":        {1245, math.Inf(1), 0.21, ""},
 	"non_union":    {200, math.Inf(1), 0, ""},
 }
 
@@ -105,8 +119,8 @@ func filmProdSize(in *engine.Input, p *engine.Plan) error {
 	p.Set("shoot_days", s.shootDays)
 	p.Set("phases_weeks", map[string]int{"prep": s.prepWeeks, "edit_to_lock": s.editWeeks, "finishing": s.finishWeek})
 	if ppd := in.Float("pages_per_day"); ppd > 5 {
-		p.Warn("PAGES_PER_DAY_HIGH", "%.1f pages a day is above the 3–5 pages independent features usually manage; at 4 pages the shoot needs %d days, not %d.",
-			ppd, int(math.Ceil(float64(in.Int("script_pages"))/4)), s.shootDays)
+		p.Warn("PAGES_PER_DAY_HIGH", "%.1f pages a day is above the 3–5 pages independent features usually manage; at 4 pages the shoot needs %s, not %d.",
+			ppd, engine.Plural(int(math.Ceil(float64(in.Int("script_pages"))/4)), "day", "days"), s.shootDays)
 	}
 	return nil
 }
@@ -128,63 +142,77 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 	sag := engine.PrevWorkday(engine.AddWeeks(start, -6))
 
 	if prep.Before(p.AsOf()) {
-		// Forward from the next Monday: the earliest delivery the norms allow.
+		// Re-plan forward from the next Monday: the earliest delivery the
+		// norms allow.
 		fPrep := engine.OnOrAfter(p.AsOf(), time.Monday)
 		fStart := engine.AddWeeks(fPrep, s.prepWeeks)
 		fWrap := filmProdShoot(fStart, s.shootDays, perWeek)
-		fLock := engine.NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
-		fDelivery := engine.NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
-		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %d weeks of prep, %d shoot days, %d weeks of editing and %d of finishing the earliest delivery is %s.",
-			engine.FormatDate(delivery), engine.FormatDate(prep), s.prepWeeks, s.shootDays, s.editWeeks, s.finishWeek, engine.FormatDate(fDelivery))
+		fLock := engine.NextOpen(engine.AddWeeks(fWrap, s.editWeeks), in.Region())
+		fDelivery := engine.NextOpen(engine.AddWeeks(fLock, s.finishWeek), in.Region())
+		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %s of prep, %s, %s of editing and %s of finishing the earliest delivery is %s, and the schedule is built on it.",
+			engine.FormatDate(delivery), engine.FormatDate(prep), engine.Plural(s.prepWeeks, "week", "weeks"), engine.Plural(s.shootDays, "shoot day", "shoot days"),
+			engine.Plural(s.editWeeks, "week", "weeks"), engine.Plural(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
 		p.Set("earliest_feasible_delivery", engine.FormatDate(fDelivery))
+		replanOn(p, delivery, fDelivery, "prep would have to start before the plan date")
+		prep, start, wrap, lock, delivery = fPrep, fStart, fWrap, fLock, fDelivery
+		sag = engine.PrevWorkday(engine.AddWeeks(start, -6))
+		p.SetTarget(delivery)
 	}
 	if in.Str("sag_agreement") != "non_union" && sag.Before(p.AsOf()) && !start.Before(p.AsOf()) {
 		p.Warn("SAG_PAPERWORK_LATE", "SAG-AFTRA asks for the signatory application 4–6 weeks before the first day of work (%s); apply today.", engine.FormatDate(start))
 	}
-	p.Set("schedule", map[string]string{
-		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
-		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
-	})
+	sag = engine.Later(p.AsOf(), sag)
 	p.Milestone("prep-start", "Pre-production starts", prep)
 	if in.Str("sag_agreement") != "non_union" {
 		p.Milestone("sag-signatory", "SAG-AFTRA signatory application submitted", sag)
 	}
 	p.Milestone("principal-photography", "First day of principal photography", start)
 	p.Milestone("wrap", "Picture wrap", wrap)
-	p.Milestone("picture-lock", "Picture lock", lock)
-	p.Milestone("delivery", "Delivery", delivery)
+	lock = deliver(p, "picture-lock", "Picture lock", lock, in.Region(), wrap)
+	delivery = deliver(p, "delivery", "Delivery", delivery, in.Region(), lock)
+	p.Set("schedule", map[string]string{
+		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
+		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
+	})
+	p.DependsOn("principal-photography", "prep-start")
+	p.DependsOn("wrap", "principal-photography")
+	p.DependsOn("picture-lock", "wrap")
+	p.DependsOn("delivery", "picture-lock")
 	return nil
+}
+
+// filmProdRequiredTier is the agreement a budget must shoot under: the one
+// chosen, or the first higher tier whose cap covers the budget.
+func filmProdRequiredTier(agreement string, budget float64) string {
+	for budget > filmProdTiers[agreement].capUSD && filmProdTiers[agreement].next != "" {
+		agreement = filmProdTiers[agreement].next
+	}
+	return agreement
 }
 
 func filmProdBudget(in *engine.Input, p *engine.Plan) error {
 	agreement := in.Str("sag_agreement")
-	tier := filmProdTiers[agreement]
 	budget := in.Float("budget_usd")
+	required := filmProdRequiredTier(agreement, budget)
+	tier := filmProdTiers[required]
 	days := p.Get("shoot_days").(int)
 	castDays := in.Int("principal_cast") * days
 	cast := engine.Money(float64(castDays) * tier.dayRateUSD * (1 + tier.fringe))
 	contingency := engine.Money(budget * 0.10)
 	rest := engine.Money(budget - cast - contingency)
 	p.Set("budget", map[string]any{
-		"total_usd": budget, "cast_days": castDays, "cast_day_rate_usd": tier.dayRateUSD,
+		"total_usd": budget, "cast_days": castDays, "cast_day_rate_usd": tier.dayRateUSD, "agreement": required,
 		"cast_with_fringe_usd": cast, "contingency_usd": contingency,
-		"remaining_usd": rest, "remaining_per_shoot_day_usd": engine.Money(rest / float64(days)),
+		"remaining_usd": rest, "remaining_per_shoot_day_usd": engine.Money(rest / float64(max(days, 1))),
 	})
-	if budget > tier.capUSD {
-		next := tier.next
-		for next != "" && budget > filmProdTiers[next].capUSD {
-			next = filmProdTiers[next].next
-		}
-		if next == "" {
-			next = "basic"
-		}
-		p.Warn("SAG_TIER_EXCEEDED", "A $%.0f budget is over the $%.0f cap of the %s agreement; it must shoot under the %s agreement, at higher day rates.",
-			budget, tier.capUSD, agreement, next)
-		p.Set("required_sag_agreement", next)
+	if required != agreement {
+		p.Warn("SAG_TIER_EXCEEDED", "A %s budget is over the %s cap of the %s agreement; it must shoot under the %s agreement, and cast is costed at its %s day rate.",
+			engine.USD(budget), engine.USD(filmProdTiers[agreement].capUSD), agreement, required, engine.USD(tier.dayRateUSD))
+		p.Set("required_sag_agreement", required)
 	}
 	if rest < 0 {
-		p.Warn("BUDGET_SHORT", "Cast ($%.2f with %.0f%% fringe) and the 10%% contingency ($%.2f) exceed the $%.2f budget by $%.2f.",
-			cast, tier.fringe*100, contingency, budget, -rest)
+		p.Warn("BUDGET_SHORT", "Cast (%s with %.0f%% fringe) and the 10%% contingency (%s) exceed the %s budget by %s.",
+			engine.USD(cast), tier.fringe*100, engine.USD(contingency), engine.USD(budget), engine.USD(-rest))
 	}
 	return nil
 }
@@ -199,13 +227,13 @@ func filmProdRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	prep, _ := engine.ParseDate(sch["prep_start"])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), prep), "Lock the shooting schedule in prep",
-		fmt.Sprintf("Break down the %d-page script into %d shoot days and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), p.Get("shoot_days").(int)))
+		fmt.Sprintf("Break down the %d-page script into %s and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), engine.Plural(p.Get("shoot_days").(int), "shoot day", "shoot days")))
 	p.Recommend(engine.Medium, "Protect the post schedule",
 		fmt.Sprintf("Book the editor from wrap (%s) to lock (%s) and sound and colour from lock to delivery; post is where late shoots are paid for.", sch["wrap"], sch["picture_lock"]))
 	p.Recommend(engine.Low, "Keep the contingency untouched until wrap",
-		fmt.Sprintf("Hold the $%.2f contingency for weather days, reshoots and deliverables.", b["contingency_usd"].(float64)))
-	p.Strategy("Shoot %d pages in %d days from %s to %s, lock picture %s and deliver %s. Cast under %s costs $%.2f with fringe, leaving $%.2f ($%.2f a shoot day) after a 10%% contingency.",
-		in.Int("script_pages"), p.Get("shoot_days").(int), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
-		in.Str("sag_agreement"), b["cast_with_fringe_usd"].(float64), b["remaining_usd"].(float64), b["remaining_per_shoot_day_usd"].(float64))
+		fmt.Sprintf("Hold the %s contingency for weather days, reshoots and deliverables.", engine.USD(b["contingency_usd"].(float64))))
+	p.Strategy("Shoot %s in %s from %s to %s, lock picture %s and deliver %s. Cast under the %s agreement costs %s with fringe, leaving %s (%s a shoot day) after a 10%% contingency.",
+		engine.Plural(in.Int("script_pages"), "page", "pages"), engine.Plural(p.Get("shoot_days").(int), "day", "days"), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
+		b["agreement"], engine.USD(b["cast_with_fringe_usd"].(float64)), engine.USD(b["remaining_usd"].(float64)), engine.USD(b["remaining_per_shoot_day_usd"].(float64)))
 	return nil
 }

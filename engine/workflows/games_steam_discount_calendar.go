@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -25,10 +26,13 @@ import (
 //   - Discounts are set up in Steamworks ahead of time; two weeks is planned.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "games-steam-discount-calendar",
-		Name:        "Steam discount calendar",
-		Vertical:    "games",
-		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out.",
+		ID:       "games-steam-discount-calendar",
+		Name:     "Steam discount calendar",
+		Vertical: "games",
+		Sources: []engine.Source{
+			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
+		},
+		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out. For a game already launched it is a post-launch plan: discounts behind the plan date are history.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
 			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},
@@ -195,26 +199,34 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("seasonal_sales_joined", seasonal)
 	p.Set("deepest_discount_pct", deepest)
+	if launch.Before(p.AsOf()) {
+		// Launched already: the calendar from launch is history up to the
+		// plan date; the discounts still ahead are what to set up.
+		p.PostEvent(launch, "discounts already behind the plan date are history; set up the ones still ahead.")
+		notePassed(p, "launch")
+	}
 	return nil
 }
 
 func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	list := p.Get("discounts").([]map[string]any)
 	skipped := p.Get("skipped_sales").([]map[string]any)
-	if len(list) > 0 {
-		first := list[0]
+	// The first discount that has not started yet.
+	next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) })
+	if next >= 0 {
+		first := list[next]
 		due, _ := engine.ParseDate(first["set_up_by"].(string))
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the first discount in Steamworks",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the next discount in Steamworks",
 			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], engine.USD(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {
 		p.Recommend(engine.Medium, "Choose your seasonal sales deliberately",
-			fmt.Sprintf("%d seasonal sale(s) are closed to the game (first: %s, %s); use the weeks after launch for updates and visibility rounds instead.", len(skipped), skipped[0]["sale"], skipped[0]["reason"]))
+			fmt.Sprintf("%s closed to the game (first: %s, %s); use the weeks after launch for updates and visibility rounds instead.", engine.Plural(len(skipped), "seasonal sale is", "seasonal sales are"), skipped[0]["sale"], skipped[0]["reason"]))
 	}
 	p.Recommend(engine.Medium, "Deepen slowly", "Step discounts up about 10 points per major sale and never go deeper outside a seasonal sale than inside one; each new low resets what wishlisters wait for.")
 	p.Recommend(engine.Low, "Pair discounts with updates", "A content update or a new trailer released in a discount week lifts the sale's visibility in followers' feeds.")
-	p.Strategy("Over %d months from launch on %s: %d discounts planned, %d seasonal sales joined and %d closed by Steam's 28-day rules, deepening to %d%% off (%s at the lowest).",
-		in.Int("months"), engine.FormatDate(in.Date("launch_date")), len(list), p.Get("seasonal_sales_joined"), len(skipped), p.Get("deepest_discount_pct"),
+	p.Strategy("Over %s from launch on %s: %s planned, %s joined and %d closed by Steam's 28-day rules, deepening to %d%% off (%s at the lowest).",
+		engine.Plural(in.Int("months"), "month", "months"), engine.FormatDate(in.Date("launch_date")), engine.Plural(len(list), "discount", "discounts"), engine.Plural(p.Get("seasonal_sales_joined").(int), "seasonal sale", "seasonal sales"), len(skipped), p.Get("deepest_discount_pct"),
 		engine.USD(engine.Money(in.Float("price_usd")*float64(100-p.Get("deepest_discount_pct").(int))/100)))
 	return nil
 }

@@ -29,10 +29,15 @@ import (
 //     patch on working days, and outside the storewide seasonal sales.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "games-steam-launch",
-		Name:        "Steam launch plan",
-		Vertical:    "games",
-		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met.",
+		ID:       "games-steam-launch",
+		Name:     "Steam launch plan",
+		Vertical: "games",
+		Sources: []engine.Source{
+			{Title: "Steamworks: Steam Direct app fee", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
+			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
+			{Title: "Steamworks: release process and Coming Soon page", URL: "https://partner.steamgames.com/doc/store/releasing", Checked: "2026-11"},
+		},
+		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met. A launch Steam cannot allow yet is re-planned on the earliest Tuesday it can; a launch date already past gets a post-launch plan; a launch in the 24 December–1 January dead week is warned with a better date.",
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
@@ -40,7 +45,8 @@ func init() {
 			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
-			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Steam wishlists so far."},
+			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Steam wishlists so far (0–100,000,000)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"game_title":      "Lanternfall",
@@ -81,10 +87,17 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	p.Set("launch_date", engine.FormatDate(launch))
 	days := engine.DaysBetween(asOf, launch)
-	p.Set("days_until_launch", days)
 	if days < 0 {
-		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is %d days before the plan date %s.", engine.FormatDate(launch), -days, engine.FormatDate(asOf))
+		// Already launched: a post-launch plan (week-one review, first
+		// discount, the wishlist conversion) instead of a launch schedule.
+		p.PostEvent(launch, "review the launch numbers, answer reviews and plan the first discount with games-steam-discount-calendar.")
+		p.Set("plan_kind", "post_launch")
+		p.Set("days_until_launch", days)
+		p.Set("store_page_live_date", engine.FormatDate(launch))
+		p.Set("earliest_allowed_launch_date", engine.FormatDate(launch))
+		return nil
 	}
+	p.Set("plan_kind", "pre_launch")
 
 	// Steam's hard floor: 30 days after the app fee, and two public weeks
 	// after a store page that still has to pass review.
@@ -107,17 +120,33 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch: %s.",
 			engine.FormatDate(earliest), engine.FormatDate(launch), engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+		replanOn(p, launch, alt, "Steam allows release only 30 days after the app fee and two public weeks of the store page")
+		launch = alt
+		p.SetTarget(launch)
+		p.Set("launch_date", engine.FormatDate(launch))
+		days = engine.DaysBetween(asOf, launch)
+		if !live {
+			pageLive = engine.Later(engine.AddMonths(launch, -gamesSteamRunwayIdealMonths), engine.AddDays(asOf, gamesSteamReviewDays))
+			p.Set("store_page_live_date", engine.FormatDate(pageLive))
+		}
 	}
+	p.Set("days_until_launch", days)
 
 	runway := engine.DaysBetween(pageLive, launch)
 	if !live {
 		p.Set("coming_soon_days", runway)
 		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
 			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
-			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %d days before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
-				engine.FormatDate(pageLive), runway, engine.FormatDate(rec))
+			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
+				engine.FormatDate(pageLive), engine.Plural(runway, "day", "days"), engine.FormatDate(rec))
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
+	}
+	if engine.InDeadWeek(launch) {
+		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Tuesday)
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, inside Steam's Winter Sale: press and creators are off and the front page belongs to discounts. A better launch is Tuesday %s.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
 	}
 	switch launch.Weekday() {
 	case time.Friday, time.Saturday, time.Sunday:
@@ -132,11 +161,14 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 }
 
 func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
+	if p.Get("plan_kind") == "post_launch" {
+		return nil
+	}
 	if !in.Bool("has_demo") {
 		p.Warn("NO_DEMO", "Steam Next Fest requires a playable demo; without one the game cannot take part in any edition before %s.", p.Get("launch_date"))
 		return nil
 	}
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	pageLive := p.GetDate("store_page_live_date")
 	register := func(f steamEvent) time.Time {
 		return engine.PrevWorkday(engine.AddWeeks(f.Start, -gamesNextFestRegisterWeeks))
@@ -182,7 +214,12 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 }
 
 func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
+	if p.Get("plan_kind") == "post_launch" {
+		p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+		p.Milestone("launch-review", "Launch review: sales, refunds, reviews, wishlist conversion", asOf)
+		return nil
+	}
 	pageLive := p.GetDate("store_page_live_date")
 	if !in.Bool("store_page_live") {
 		submit := engine.PrevWorkday(engine.AddDays(pageLive, -gamesSteamReviewDays))
@@ -198,11 +235,13 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Milestone("app-fee", "Steam Direct fee paid ($100)", engine.Later(p.AsOf(), due))
 	}
-	p.Milestone("build-review", "Release build submitted for Valve's review", engine.PrevWorkday(engine.AddDays(launch, -14)))
-	p.Milestone("press-keys", "Review keys sent to press and creators under embargo", engine.PrevWorkday(engine.AddDays(launch, -13)))
+	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
+	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
+	p.DependsOn("press-keys", "build-review")
 	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+	p.DependsOn("store-page-live", "store-page-review")
+	p.DependsOn("launch", "store-page-live", "build-review", "press-keys", "app-fee")
 	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
-	p.WarnPassedMilestones("week-one-review")
 	return nil
 }
 
@@ -221,8 +260,8 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"benchmark_reached": need == 0,
 	})
 	if need > 0 && days >= 0 && days < 56 {
-		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%d wishlists with %d days to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
-			w, days, gamesWishlistBenchmark, perWeek)
+		p.Warn("WISHLISTS_BELOW_BENCHMARK", "%s with %s to launch is short of the ~%d that reach Popular Upcoming; it needs %d a week. Consider moving launch after a Next Fest.",
+			engine.Plural(w, "wishlist", "wishlists"), engine.Plural(days, "day", "days"), gamesWishlistBenchmark, perWeek)
 	}
 	price := in.Float("price_usd")
 	if price == 0 {
@@ -239,16 +278,25 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
 	if float64(highUnits)*price < 1000 {
-		p.Warn("APP_FEE_NOT_RECOUPED", "At %d wishlists the first week grosses at most %s, below the $1,000 that recoups the $%.0f Steam Direct fee.",
-			w, engine.USD(float64(highUnits)*price), gamesSteamAppFeeUSD)
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week grosses at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
+			engine.Plural(w, "wishlist", "wishlists"), engine.USD(float64(highUnits)*price), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }
 
 func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	title := in.Str("game_title")
 	wp := p.Get("wishlist_plan").(map[string]any)
+	if p.Get("plan_kind") == "post_launch" {
+		p.RecommendBy(engine.High, asOf, "Review the launch",
+			"Compare sales with the wishlist count (10–20% convert in the first week), read refund reasons and answer negative reviews with patches.")
+		p.RecommendBy(engine.Medium, asOf, "Plan the first discount",
+			"Steam's 28-day rules decide which seasonal sales the game can join; lay them out with games-steam-discount-calendar.")
+		p.Strategy("%s launched on Steam on %s: review the launch against its %s and plan the first discounts.",
+			title, engine.FormatDate(launch), engine.Plural(in.Int("wishlists"), "wishlist", "wishlists"))
+		return nil
+	}
 	if !in.Bool("store_page_live") {
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(p.GetDate("store_page_live_date"), -gamesSteamReviewDays)), "Get the Coming Soon page up",
 			fmt.Sprintf("Capsule art, a trailer and five screenshots sell the wishlist; the page can be public on %s and every week it is live gathers wishlists for launch.", p.Get("store_page_live_date")))
@@ -269,8 +317,8 @@ func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 			fmt.Sprintf("%d more wishlists reach %d by launch: about %d a week from festivals, creator coverage and store-page updates.", wp["needed"], gamesWishlistBenchmark, wp["needed_per_week"]))
 	}
 	p.Recommend(engine.Low, "Plan a launch discount", "A 10–20% launch discount for the first week is common and counts as the game's first discount for Steam's cooldown; see games-steam-discount-calendar.")
-	p.Strategy("Launch %s on Steam on %s (%d days from %s): Coming Soon page from %s, %s, %d wishlists needed per week to reach %d; Steam allows release from %s at the earliest.",
-		title, engine.FormatDate(launch), p.Get("days_until_launch"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
-		wp["needed_per_week"], gamesWishlistBenchmark, p.Get("earliest_allowed_launch_date"))
+	p.Strategy("Launch %s on Steam on %s (%s from %s): Coming Soon page from %s, %s, %s needed per week to reach %s; Steam allows release from %s at the earliest.",
+		title, engine.FormatDate(launch), engine.Plural(p.Get("days_until_launch").(int), "day", "days"), engine.FormatDate(asOf), p.Get("store_page_live_date"), festLine,
+		engine.Plural(wp["needed_per_week"].(int), "wishlist", "wishlists"), engine.FormatInt(gamesWishlistBenchmark), p.Get("earliest_allowed_launch_date"))
 	return nil
 }

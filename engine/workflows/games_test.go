@@ -282,3 +282,15 @@ func TestGamesSteamDiscountSeasonalSaleLockouts(t *testing.T) {
 		t.Errorf("launch discount %v%%, want Steam's 10%% minimum", got)
 	}
 }
+
+// A launch in the 24 December–1 January dead week (inside Steam's Winter
+// Sale) is warned about with a better Tuesday after it.
+func TestGamesSteamLaunchInDeadWeekGetsBetterDate(t *testing.T) {
+	w, _ := engine.LookupWorkflow("games-steam-launch")
+	ctx := clone(w.ExampleContext)
+	ctx["launch_date"] = "2027-12-28"
+	res := run(t, "games-steam-launch", ctx)
+	if !hasWarning(res, "LAUNCH_IN_DEAD_WEEK") || res["better_launch_date"] != "2028-01-04" {
+		t.Fatalf("warnings %v, better %v", warningCodes(res), res["better_launch_date"])
+	}
+}

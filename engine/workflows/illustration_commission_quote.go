@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -25,24 +26,29 @@ import (
 //     clients pay on acceptance, net 30.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "illustration-commission-quote",
-		Name:        "Illustration commission quote",
-		Vertical:    "illustration",
-		Description: "Quotes a commissioned illustration job by hours, rate and usage, adds a rush fee when the deadline is shorter than the normal schedule, sets kill fees and deposit, and schedules sketches, approvals, finals and revisions to delivery.",
+		ID:       "illustration-commission-quote",
+		Name:     "Illustration commission quote",
+		Vertical: "illustration",
+		Sources: []engine.Source{
+			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
+		},
+		Description: "Quotes (in `currency`, US dollars by default) a commissioned illustration job by hours, rate and usage, adds a rush fee when the deadline is shorter than the normal schedule, sets kill fees and deposit, and schedules sketches, approvals, finals and revisions to delivery. A delivery date too close or already past is re-planned on the earliest feasible delivery.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs final art."},
 			{Name: "pieces", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Number of illustrations."},
 			{Name: "hours_per_piece", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(400), Description: "Working hours per illustration, sketches to finals."},
-			{Name: "hourly_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Your hourly rate in US dollars."},
+			{Name: "hourly_rate", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (1–1,000)."},
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "book_interior", "book_cover", "advertising", "packaging"}, Default: "editorial", Description: "How the client will use the art."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Revision rounds included in the fee."},
 			{Name: "hours_per_day", Kind: engine.Number, Default: 6, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Hours a day you can give this job."},
+			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":   "2026-12-18",
 			"pieces":          3,
 			"hours_per_piece": 14,
-			"hourly_rate_usd": 85,
+			"hourly_rate":     85,
 			"usage":           "book_cover",
 			"revision_rounds": 2,
 			"hours_per_day":   6,
@@ -79,7 +85,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 	end := delivery
 	switch {
 	case delivery.Before(p.AsOf()) || !feasible:
-		end = engine.AddWorkdays(p.AsOf(), needed)
+		end = engine.NextOpen(engine.AddWorkdays(p.AsOf(), needed), in.Region())
 		code := "DEADLINE_INFEASIBLE"
 		if delivery.Before(p.AsOf()) {
 			code = "DELIVERY_DATE_PASSED"
@@ -88,6 +94,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 			needed, in.Int("revision_rounds"), available, engine.FormatDate(delivery), engine.FormatDate(end))
 		p.Set("earliest_feasible_delivery_date", engine.FormatDate(end))
 		p.Set("rush_pct", 0.0)
+		replanOn(p, delivery, end, map[bool]string{true: "the requested delivery date has passed", false: "the job needs more working days than remain"}[delivery.Before(p.AsOf())])
 	case rush > 0:
 		p.Warn("RUSH_FEE", "Delivery on %s leaves %d working days for a %d-day job; a %.0f%% rush fee applies, or move delivery to %s to avoid it.",
 			engine.FormatDate(delivery), available, needed, rush*100, engine.FormatDate(engine.AddWorkdays(p.AsOf(), needed)))
@@ -98,7 +105,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 
 func ilCommPrice(in *engine.Input, p *engine.Plan) error {
 	hours := float64(in.Int("pieces")) * in.Float("hours_per_piece")
-	base := engine.Money(hours * in.Float("hourly_rate_usd"))
+	base := engine.Money(hours * in.Float("hourly_rate"))
 	factor := ilCommUsage[in.Str("usage")]
 	fee := engine.Money(base * factor)
 	rush := engine.Money(fee * p.Get("rush_pct").(float64) / 100)
@@ -107,17 +114,18 @@ func ilCommPrice(in *engine.Input, p *engine.Plan) error {
 	if in.Str("usage") == "advertising" || in.Str("usage") == "packaging" {
 		deposit = engine.Money(total / 2)
 	}
+	p.Set("currency", in.Currency("USD"))
 	p.Set("quote", map[string]any{
-		"hours":         hours,
-		"base_fee_usd":  base,
-		"usage_factor":  factor,
-		"fee_usd":       fee,
-		"rush_fee_usd":  rush,
-		"total_usd":     total,
-		"deposit_usd":   deposit,
-		"per_piece_usd": engine.Money(total / float64(in.Int("pieces"))),
+		"hours":        hours,
+		"base_fee":     base,
+		"usage_factor": factor,
+		"fee":          fee,
+		"rush_fee":     rush,
+		"total":        total,
+		"deposit":      deposit,
+		"per_piece":    engine.Money(total / float64(in.Int("pieces"))),
 	})
-	p.Set("kill_fees_usd", map[string]any{
+	p.Set("kill_fees", map[string]any{
 		"before_sketch_approval": engine.Money(total * 0.25),
 		"after_sketch_approval":  engine.Money(total * 0.5),
 		"after_finals":           total,
@@ -126,7 +134,10 @@ func ilCommPrice(in *engine.Input, p *engine.Plan) error {
 }
 
 func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
-	delivery := p.GetDate("delivery_date")
+	// Final files are handed over on an open day; the stages are laid out
+	// to it.
+	delivery := openDay(p, p.GetDate("delivery_date"), in.Region())
+	p.Set("delivery_date", engine.FormatDate(delivery))
 	sketch, review, finals, round := ilCommStages(in)
 	stages := []studioStage{
 		{"sketches", "Sketches delivered", sketch},
@@ -139,9 +150,18 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(delivery)
 	p.Milestone("brief-signed", "Brief, usage and fee agreed in writing", p.AsOf())
 	studioScheduleStages(p, p.AsOf(), delivery, stages)
-	p.Milestone("delivery", "Final files delivered; invoice sent", delivery)
+	p.Deliverable("delivery", "Final files delivered; invoice sent", delivery, in.Region())
 	p.Milestone("invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
 	return nil
+}
+
+// ilCommMoney renders an amount in the quote's currency, without cents
+// when whole.
+func ilCommMoney(in *engine.Input, v float64) string {
+	if v == math.Trunc(v) {
+		return engine.FormatMoneyWhole(v, in.Currency("USD"))
+	}
+	return engine.FormatMoney(v, in.Currency("USD"))
 }
 
 func ilCommRecommend(in *engine.Input, p *engine.Plan) error {
@@ -149,14 +169,14 @@ func ilCommRecommend(in *engine.Input, p *engine.Plan) error {
 	delivery := p.GetDate("delivery_date")
 	p.RecommendBy(engine.High, p.AsOf(), "Put the usage and kill fees in the contract",
 		fmt.Sprintf("State the licence (%s), %d included revision rounds, extra rounds at %s/hour, and kill fees of 25%%/50%%/100%% by stage.",
-			studioLabel(in.Str("usage")), in.Int("revision_rounds"), studioUSD(in.Float("hourly_rate_usd"))))
-	if q["deposit_usd"].(float64) > 0 {
-		p.RecommendBy(engine.High, p.AsOf(), "Take the deposit before sketching", fmt.Sprintf("Invoice the %s deposit (50%%) and start when it clears.", studioUSD(q["deposit_usd"].(float64))))
+			studioLabel(in.Str("usage")), in.Int("revision_rounds"), ilCommMoney(in, in.Float("hourly_rate"))))
+	if q["deposit"].(float64) > 0 {
+		p.RecommendBy(engine.High, p.AsOf(), "Take the deposit before sketching", fmt.Sprintf("Invoice the %s deposit (50%%) and start when it clears.", ilCommMoney(in, q["deposit"].(float64))))
 	}
 	p.Recommend(engine.Medium, "Fix review turnarounds", "Ask the client to return sketch and revision feedback within 2 business days; late feedback moves the delivery date, not your rate.")
 	p.Recommend(engine.Low, "Keep the rights you did not sell", "Retain copyright and portfolio rights; quote any extra use (merchandise, advertising, new territories) as a separate licence.")
-	p.Strategy("Quote %s for %d %s illustrations (%g hours at %s, usage ×%g%s) and deliver on %s after sketch approval and %d revision rounds.",
-		studioUSD(q["total_usd"].(float64)), in.Int("pieces"), studioLabel(in.Str("usage")), q["hours"], studioUSD(in.Float("hourly_rate_usd")), q["usage_factor"],
+	p.Strategy("Quote %s for %d %s %s (%g hours at %s, usage ×%g%s) and deliver on %s after sketch approval and %d revision rounds.",
+		ilCommMoney(in, q["total"].(float64)), in.Int("pieces"), studioLabel(in.Str("usage")), map[bool]string{true: "illustration", false: "illustrations"}[in.Int("pieces") == 1], q["hours"], ilCommMoney(in, in.Float("hourly_rate")), q["usage_factor"],
 		ilCommRushNote(p), engine.FormatDate(delivery), in.Int("revision_rounds"))
 	return nil
 }

@@ -28,19 +28,24 @@ import (
 //     out when royalties reach it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "illustration-picture-book",
-		Name:        "Picture book art schedule and advance",
-		Vertical:    "illustration",
-		Description: "Plans the art for a picture-book contract: spread count from the page count, dummy, sketches and finals against the finals deadline, advance instalments, copies needed to earn out and the effective day rate, with warnings when the art or the publication date is at risk.",
+		ID:       "illustration-picture-book",
+		Name:     "Picture book art schedule and advance",
+		Vertical: "illustration",
+		Sources: []engine.Source{
+			{Title: "SCBWI: picture book contracts, advances and royalties", URL: "https://www.scbwi.org/", Checked: "2026-11"},
+			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
+		},
+		Description: "Plans the art for a picture-book contract: spread count from the page count, dummy, sketches and finals against the finals deadline, advance instalments, copies needed to earn out and the effective day rate, with warnings when the art or the publication date is at risk. A publication date too close for the art, or already past, is re-planned on the earliest publication the art allows.",
 		Fields: []engine.Field{
 			{Name: "publication_date", Kind: engine.Date, Required: true, Description: "Scheduled publication date."},
 			{Name: "page_count", Kind: engine.Integer, Default: 32, Min: engine.Bound(16), Max: engine.Bound(64), Description: "Total pages, including front matter."},
 			{Name: "spreads_finished", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Spreads already painted to final (sketches are then taken as approved)."},
 			{Name: "days_per_spread", Kind: engine.Number, Default: 5, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Working days to paint one final spread."},
-			{Name: "advance_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Illustrator's advance in US dollars."},
-			{Name: "list_price_usd", Kind: engine.Number, Default: 18.99, Min: engine.Bound(1), Description: "Hardcover list price in US dollars."},
+			{Name: "advance_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Illustrator's advance in US dollars (0–10,000,000 USD)."},
+			{Name: "list_price_usd", Kind: engine.Number, Default: 18.99, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Hardcover list price in US dollars (1–1,000 USD)."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 5, Min: engine.Bound(0.5), Max: engine.Bound(15), Description: "Illustrator's royalty, in percent of list price."},
 			{Name: "finals_due", Kind: engine.Date, Description: "Contract deadline for final art; defaults to 12 months before publication."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"publication_date": "2028-06-06",
@@ -97,8 +102,9 @@ func ilBookScope(in *engine.Input, p *engine.Plan) error {
 
 func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	pub := in.Date("publication_date")
-	if pub.Before(p.AsOf()) {
-		p.Warn("PUBLICATION_DATE_PASSED", "The publication date %s is before the plan date %s.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
+	passed := pub.Before(p.AsOf())
+	if passed {
+		p.Warn("PUBLICATION_DATE_PASSED", "The publication date %s is before the plan date %s; the art cannot be made for it, so the plan is built on the earliest publication the art allows.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
 	}
 	due := engine.PrevWorkday(engine.AddMonths(pub, -12))
 	if in.Has("finals_due") {
@@ -112,7 +118,7 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	needed, dummy := art["working_days"].(int), art["dummy_days"].(int)
 	available := engine.WorkdaysBetween(p.AsOf(), due)
 	start := engine.AddWorkdays(due, -needed)
-	if needed > available {
+	if needed > available || due.Before(p.AsOf()) {
 		earliest := engine.AddWorkdays(p.AsOf(), needed)
 		earliestPub := engine.AddMonths(earliest, 12)
 		p.Warn("FINALS_AT_RISK", "The art needs %d working days and %d remain before finals are due on %s; at %g days a spread the earliest finals date is %s, which keeps a 12-month lead only for publication on or after %s. Negotiate the date now, or cut days per spread.",
@@ -120,22 +126,32 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Set("earliest_feasible_finals_date", engine.FormatDate(earliest))
 		p.Set("earliest_feasible_publication_date", engine.FormatDate(earliestPub))
 		due, start = earliest, p.AsOf()
+		if earliestPub.After(pub) {
+			why := "the art needs more working days than remain before finals"
+			if passed {
+				why = "the requested publication date has passed"
+			}
+			replanOn(p, pub, earliestPub, why)
+			pub = earliestPub
+		}
 	}
+	p.Set("publication_date", engine.FormatDate(pub))
 	p.Set("slack_working_days", max(available-needed, 0))
-	p.Set("finals_due", engine.FormatDate(due))
-	p.SetTarget(due)
 	approval := start
 	if dummy > 0 {
 		d := engine.AddWorkdays(start, ilBookDummyDays)
-		p.Milestone("dummy", "Thumbnails and dummy to editor and art director", d)
+		d = deliver(p, "dummy", "Thumbnails and dummy to editor and art director", d, in.Region(), start)
 		approval = engine.AddWorkdays(d, ilBookReviewDays+ilBookRevisionDays)
 		p.Milestone("sketch-approval", "Revised sketches approved (second advance instalment)", approval)
 	}
 	p.Set("sketch_approval", engine.FormatDate(approval))
 	p.Milestone("art-start", "Latest start on the art", start)
-	p.Milestone("finals", "Final art and jacket delivered", due)
+	due = deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
+	p.Set("finals_due", engine.FormatDate(due)) // the date the timeline holds
+	p.SetTarget(due)
+	p.DependsOn("finals", "art-start", "sketch-approval")
 	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
-	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.AddMonths(pub, -5))
+	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
 	p.Milestone("publication", "Publication day", pub)
 	return nil
 }
@@ -165,13 +181,13 @@ func ilBookRecommend(in *engine.Input, p *engine.Plan) error {
 	due := p.GetDate("finals_due")
 	p.RecommendBy(engine.High, p.GetDate("sketch_approval"), "Get sketch approval in writing",
 		"Approval of the revised sketches releases the second third of the advance and freezes composition; changes after it are billable.")
-	p.RecommendBy(engine.High, engine.AddWeeks(due, -8), "Send a progress batch",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(due, -8)), "Send a progress batch",
 		"Deliver the first finished spreads eight weeks before the deadline so colour and printing issues surface early.")
-	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s copies; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
-		studioUSD(a["royalty_per_copy_usd"].(float64)), studioCount(a["copies_to_earn_out"].(int))))
+	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
+		studioUSD(a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
 	p.Recommend(engine.Low, "Keep the originals", "Contracts commonly return original art to the illustrator after printing; originals sell and exhibit.")
-	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s; the %s advance comes in thirds of %s and earns out at %s copies, about %s per working day.",
-		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due),
-		studioUSD(a["total_usd"].(float64)), studioUSD(a["on_signing_usd"].(float64)), studioCount(a["copies_to_earn_out"].(int)), studioUSD(a["effective_day_rate_usd"].(float64)))
+	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s and publication on %s; the %s advance comes in thirds of %s and earns out at %s, about %s per working day.",
+		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due), p.Get("publication_date"),
+		studioUSD(a["total_usd"].(float64)), studioUSD(a["on_signing_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies"), studioUSD(a["effective_day_rate_usd"].(float64)))
 	return nil
 }

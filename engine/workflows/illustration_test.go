@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ func TestIllustrationCommissionQuote(t *testing.T) {
 	res := run(t, "illustration-commission-quote", clone(w.ExampleContext))
 	q := res["quote"].(map[string]any)
 	// 3 × 14 h × $85 = $3,570; book cover usage ×1.5 = $5,355.
-	if q["base_fee_usd"] != 3570.0 || q["total_usd"] != 5355.0 || q["rush_fee_usd"] != 0.0 || q["deposit_usd"] != 0.0 {
+	if q["base_fee"] != 3570.0 || q["total"] != 5355.0 || q["rush_fee"] != 0.0 || q["deposit"] != 0.0 {
 		t.Fatalf("quote %v", q)
 	}
 	// 42 h at 6 h/day: sketches 3 + review 2 + finals 5 + 2 rounds × 3 = 16
@@ -20,7 +21,7 @@ func TestIllustrationCommissionQuote(t *testing.T) {
 	if res["working_days_needed"] != 16.0 || res["working_days_available"] != 20.0 || len(warningCodes(res)) != 0 {
 		t.Fatalf("days %v/%v warnings %v", res["working_days_needed"], res["working_days_available"], warningCodes(res))
 	}
-	k := res["kill_fees_usd"].(map[string]any)
+	k := res["kill_fees"].(map[string]any)
 	if k["before_sketch_approval"] != 1338.75 || k["after_sketch_approval"] != 2677.5 || k["after_finals"] != 5355.0 {
 		t.Fatalf("kill fees %v, want 25/50/100%%", k)
 	}
@@ -45,8 +46,8 @@ func TestIllustrationCommissionRushTiers(t *testing.T) {
 		ctx := clone(w.ExampleContext)
 		ctx["delivery_date"] = c.delivery
 		res := run(t, "illustration-commission-quote", ctx)
-		if !hasWarning(res, c.code) || res["rush_pct"] != c.rush || res["quote"].(map[string]any)["total_usd"] != c.total {
-			t.Errorf("%s: rush %v total %v warnings %v; want %v%% %v %s", c.delivery, res["rush_pct"], res["quote"].(map[string]any)["total_usd"], warningCodes(res), c.rush, c.total, c.code)
+		if !hasWarning(res, c.code) || res["rush_pct"] != c.rush || res["quote"].(map[string]any)["total"] != c.total {
+			t.Errorf("%s: rush %v total %v warnings %v; want %v%% %v %s", c.delivery, res["rush_pct"], res["quote"].(map[string]any)["total"], warningCodes(res), c.rush, c.total, c.code)
 		}
 		if c.code == "DEADLINE_INFEASIBLE" && res["earliest_feasible_delivery_date"] != "2026-12-14" {
 			t.Errorf("earliest delivery %v, want 2026-12-14 (16 working days)", res["earliest_feasible_delivery_date"])
@@ -55,7 +56,7 @@ func TestIllustrationCommissionRushTiers(t *testing.T) {
 	ctx := clone(w.ExampleContext)
 	ctx["usage"] = "advertising"
 	q := run(t, "illustration-commission-quote", ctx)["quote"].(map[string]any)
-	if q["total_usd"] != 7140.0 || q["deposit_usd"] != 3570.0 {
+	if q["total"] != 7140.0 || q["deposit"] != 3570.0 {
 		t.Fatalf("advertising ×2 = 7140 with a 50%% deposit, got %v", q)
 	}
 }
@@ -105,5 +106,17 @@ func TestIllustrationPictureBookAtRisk(t *testing.T) {
 	})
 	if !hasWarning(late, "FINALS_TOO_LATE_FOR_PRINT") {
 		t.Errorf("finals 4 months before publication should warn: %v", warningCodes(late))
+	}
+}
+
+// Illustrators quote in their own currency: a euro quote says so in every
+// amount of its text.
+func TestIllustrationCommissionQuoteInEuros(t *testing.T) {
+	w, _ := engine.LookupWorkflow("illustration-commission-quote")
+	ctx := clone(w.ExampleContext)
+	ctx["currency"] = "EUR"
+	res := run(t, "illustration-commission-quote", ctx)
+	if s := res["strategy"].(string); !strings.Contains(s, "€") || strings.Contains(s, "$") || res["currency"] != "EUR" {
+		t.Fatalf("strategy %q, currency %v", s, res["currency"])
 	}
 }

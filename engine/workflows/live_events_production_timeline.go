@@ -29,10 +29,14 @@ import (
 //     20% with alcohol (portable sanitation planning charts, conservative).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "live-events-production-timeline",
-		Name:        "Event production timeline and staffing",
-		Vertical:    "live-events",
-		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed.",
+		ID:       "live-events-production-timeline",
+		Name:     "Event production timeline and staffing",
+		Vertical: "live-events",
+		Sources: []engine.Source{
+			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
+			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
+		},
+		Description: "Schedules venue, talent, permits, insurance, on-sale, advance and build backwards from the event date for a club show, theatre show or outdoor festival, sizes crowd managers, security, first aid and toilets for the attendance, and proposes the earliest feasible date when a lead time is already missed. An event closer than its hard minimum is re-planned on the earliest feasible date; missed lead times are due now; an event already held gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "event_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the event."},
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Event day (first day for a multi-day event)."},
@@ -41,6 +45,7 @@ func init() {
 			{Name: "alcohol", Kind: engine.Boolean, Default: false, Description: "Whether alcohol is served."},
 			{Name: "duration_hours", Kind: engine.Number, Default: 4, Min: engine.Bound(1), Max: engine.Bound(24), Description: "Hours the audience is on site per day."},
 			{Name: "venue_booked", Kind: engine.Boolean, Default: false, Description: "Whether the venue or site is already confirmed."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"event_name":     "Riverside Sound Day",
@@ -78,70 +83,122 @@ const (
 	liveBuildDays     = 5
 )
 
-func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
-	event := in.Date("event_date")
-	p.SetTarget(event)
-	l := liveLeads[in.Str("event_type")]
-	if !in.Bool("venue_booked") {
-		p.Milestone("venue", "Venue or site contracted", engine.PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
-	}
-	p.Milestone("talent", "Talent confirmed (offers accepted)", engine.PrevWorkday(engine.AddWeeks(event, -l.talentWeeks)))
-	p.Milestone("announce", "Announcement", engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks-1), time.Tuesday))
-	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks), time.Friday))
-	if l.permit {
-		p.Milestone("permit", "Special-event permit application filed", engine.PrevWorkday(engine.AddDays(event, -livePermitDays)))
-		p.Milestone("site-build", "Site build begins", engine.AddDays(event, -liveBuildDays))
-	}
-	p.Milestone("insurance", "Certificate of insurance to venue and city", engine.PrevWorkday(engine.AddDays(event, -liveInsuranceDays)))
-	p.Milestone("advance", "Production advance with artists and suppliers", engine.PrevWorkday(engine.AddDays(event, -l.advanceDays)))
-	p.Milestone("event", "Event day", event)
-	p.Milestone("settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
-	return nil
-}
-
-func liveTimelineFeasibility(in *engine.Input, p *engine.Plan) error {
-	asOf, event := p.AsOf(), in.Date("event_date")
-	days := engine.DaysBetween(asOf, event)
-	if days < 0 {
-		p.Warn("EVENT_DATE_PASSED", "The event date %s is before the plan date.", engine.FormatDate(event))
-		return nil
-	}
-	l := liveLeads[in.Str("event_type")]
-	for _, m := range p.Milestones() {
-		if !m.Date.Before(asOf) || m.Key == "settlement" {
-			continue
-		}
-		switch m.Key {
-		case "on-sale", "announce":
-			p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; the event has %d days to sell instead of the usual %d.",
-				m.Title, engine.FormatDate(m.Date), days, engine.DaysBetween(m.Date, event))
-		case "venue":
-			// The same weekend a year on keeps the season and the weekday.
-			next := engine.AddWeeks(event, 52)
-			p.Warn("VENUE_LEAD_TIME", "The venue should have been contracted by %s (%d months out); check availability now, or hold the same weekend next year, %s.",
-				engine.FormatDate(m.Date), l.venueMonths, engine.FormatDate(next))
-			p.Set("next_year_event_date", engine.FormatDate(next))
-		case "permit":
-			p.Warn("PERMIT_LEAD_TIME", "The special-event permit should have been filed by %s (90 days out); cities can refuse late applications.", engine.FormatDate(m.Date))
-		default:
-			p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date.", m.Title, engine.FormatDate(m.Date))
-		}
-	}
-	// The hard floor: the permit and insurance lead times, and at least half
-	// the usual selling window.
+// liveTimelineMinimum is the hard floor between the plan date and the event:
+// the permit and insurance lead times, and at least half the usual selling
+// window.
+func liveTimelineMinimum(l liveLeadTimes) int {
 	minimum := max(liveInsuranceDays, l.onSaleWeeks*7/2)
 	if l.permit {
 		minimum = max(minimum, livePermitDays)
 	}
+	return minimum
+}
+
+// liveTimelineSchedule decides the date the plan is built on, then lays the
+// milestones back from it. An event already past gets a post-event plan
+// (the settlement is what still matters); one closer than the hard minimum
+// is re-planned on the earliest feasible date, on the same weekday. Soft
+// lead times already missed (venue, talent, announcement) are compressed to
+// the plan date: they are due now, with a warning saying when they were due.
+func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
+	asOf, requested := p.AsOf(), in.Date("event_date")
+	l := liveLeads[in.Str("event_type")]
+	event := requested
+	minimum := liveTimelineMinimum(l)
 	p.Set("minimum_lead_days", minimum)
-	if days < minimum {
-		alt := engine.OnOrAfter(engine.AddDays(asOf, minimum), event.Weekday())
-		p.Set("earliest_feasible_event_date", engine.FormatDate(alt))
-		p.Warn("EVENT_TOO_SOON", "%d days is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the earliest %s is %s.",
-			days, minimum, in.Str("event_type"), event.Weekday(), engine.FormatDate(alt))
+	if requested.Before(asOf) {
+		p.Warn("EVENT_DATE_PASSED", "The event date %s is before the plan date; this is a post-event plan: settle artists, staff and suppliers.", engine.FormatDate(requested))
+		p.Set("plan_kind", "post_event")
+		p.SetTarget(event)
+		p.Set("event_date", engine.FormatDate(event))
+		p.Milestone("event", "Event day (held)", event)
+		p.Milestone("settlement", "Final settlement and supplier invoices", engine.Later(asOf, engine.AddDays(event, 7)))
+		return nil
 	}
+	p.Set("plan_kind", "pre_event")
+	if days := engine.DaysBetween(asOf, requested); days < minimum {
+		event = engine.OnOrAfter(engine.AddDays(asOf, minimum), requested.Weekday())
+		p.Set("earliest_feasible_event_date", engine.FormatDate(event))
+		p.Warn("EVENT_TOO_SOON", "%s is under the %d-day minimum for a %s (permits, insurance and half the usual selling window); the plan is built on the earliest %s, %s.",
+			engine.Plural(days, "day", "days"), minimum, in.Str("event_type"), requested.Weekday(), engine.FormatDate(event))
+		replanOn(p, requested, event, "permits, insurance and the selling window need more time")
+	}
+	p.SetTarget(event)
+	p.Set("event_date", engine.FormatDate(event))
+	days := engine.DaysBetween(asOf, event)
+	if in.Str("event_type") == "outdoor-festival" {
+		// The outdoor season (northern hemisphere) runs May to September;
+		// outside it, weather, daylight and site hire work against the event.
+		if m := event.Month(); m < time.May || m > time.September {
+			next := time.Date(event.Year(), time.June, 1, 0, 0, 0, 0, time.UTC)
+			if !next.After(event) {
+				next = next.AddDate(1, 0, 0)
+			}
+			next = engine.OnOrAfter(next, event.Weekday())
+			p.Warn("OUTSIDE_FESTIVAL_SEASON", "%s is outside the May–September outdoor season: weather, daylight and site access raise costs and cut attendance. A %s in June, e.g. %s, is the usual choice.",
+				engine.FormatDate(event), event.Weekday(), engine.FormatDate(next))
+			p.Set("in_season_event_date", engine.FormatDate(next))
+		}
+	}
+	due := func(key, title string, d time.Time) {
+		if d.Before(asOf) {
+			switch key {
+			case "on-sale", "announce":
+				p.Warn("SELLING_WINDOW_SHORT", "%s was due %s; it is due now, and the event has %s to sell instead of the usual %d.",
+					title, engine.FormatDate(d), engine.Plural(days, "day", "days"), engine.DaysBetween(d, event))
+			case "venue":
+				// The same weekend a year on keeps the season and the weekday.
+				next := engine.AddWeeks(event, 52)
+				p.Warn("VENUE_LEAD_TIME", "The venue should have been contracted by %s (%d months out); contract it now, or hold the same weekend next year, %s.",
+					engine.FormatDate(d), l.venueMonths, engine.FormatDate(next))
+				p.Set("next_year_event_date", engine.FormatDate(next))
+			case "permit":
+				p.Warn("PERMIT_LEAD_TIME", "The special-event permit should have been filed by %s (90 days out); file it now: cities can refuse late applications.", engine.FormatDate(d))
+			default:
+				p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date; it is due now.", title, engine.FormatDate(d))
+			}
+			d = engine.NextWorkday(asOf)
+		}
+		switch key {
+		case "permit", "insurance":
+			// Paperwork handed to the city and the venue: an open day.
+			deliver(p, key, title, d, in.Region())
+		default:
+			p.Milestone(key, title, d)
+		}
+	}
+	if !in.Bool("venue_booked") {
+		due("venue", "Venue or site contracted", engine.PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
+	}
+	due("talent", "Talent confirmed (offers accepted)", engine.PrevWorkday(engine.AddWeeks(event, -l.talentWeeks)))
+	announce := engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks-1), time.Tuesday)
+	onSale := engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks), time.Friday)
+	if onSale.Before(asOf) {
+		// Compressed: announce now (see due), on sale three days later.
+		onSale = engine.AddDays(engine.NextWorkday(asOf), 3)
+	}
+	due("announce", "Announcement", announce)
+	due("on-sale", "Tickets on sale (Friday 10am)", onSale)
+	if l.permit {
+		due("permit", "Special-event permit application filed", engine.PrevWorkday(engine.AddDays(event, -livePermitDays)))
+		p.Milestone("site-build", "Site build begins", engine.AddDays(event, -liveBuildDays))
+	}
+	due("insurance", "Certificate of insurance to venue and city", engine.PrevWorkday(engine.AddDays(event, -liveInsuranceDays)))
+	due("advance", "Production advance with artists and suppliers", engine.PrevWorkday(engine.AddDays(event, -l.advanceDays)))
+	p.Milestone("event", "Event day", event)
+	p.Milestone("settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
+	p.DependsOn("talent", "venue")
+	p.DependsOn("announce", "talent")
+	p.DependsOn("on-sale", "announce")
+	p.DependsOn("site-build", "permit")
+	p.DependsOn("event", "on-sale", "insurance", "advance", "site-build")
+	p.DependsOn("settlement", "event")
 	return nil
 }
+
+// liveTimelineFeasibility is kept as a step so progress reporting keeps its
+// shape; the decisions are made when the schedule is laid out.
+func liveTimelineFeasibility(in *engine.Input, p *engine.Plan) error { return nil }
 
 func liveTimelineStaffing(in *engine.Input, p *engine.Plan) error {
 	n := float64(in.Int("attendance"))
@@ -170,6 +227,14 @@ func liveTimelineStaffing(in *engine.Input, p *engine.Plan) error {
 func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
 	ms := p.Milestones()
 	staff := p.Get("staffing").(map[string]any)
+	if p.Get("plan_kind") == "post_event" {
+		settle := p.Milestones()[len(ms)-1].Date
+		p.RecommendBy(engine.High, settle, "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
+		p.RecommendBy(engine.Medium, p.AsOf(), "Debrief for the next edition", fmt.Sprintf("Compare actual attendance with the %d planned and staffing (%v security, %v first aiders) with incidents; book next year's date while the venue remembers you.",
+			in.Int("attendance"), staff["security"], staff["first_aiders"]))
+		p.Strategy("%s (%s) was held on %s: settle by %s and debrief for the next edition.", in.Str("event_name"), in.Str("event_type"), engine.FormatDate(in.Date("event_date")), engine.FormatDate(settle))
+		return nil
+	}
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), ms[0].Date), "Lock the first dependency",
 		fmt.Sprintf("%s (%s) gates every later date: the announcement needs it, and the on-sale needs the announcement.", ms[0].Title, engine.FormatDate(ms[0].Date)))
 	p.Recommend(engine.High, "Staff to the numbers", fmt.Sprintf("Plan %v security staff and %v first aiders for %d people; write them into the event management plan the permit and insurer will ask for.",
@@ -180,7 +245,7 @@ func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Recommend(engine.Low, "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
 	p.Strategy("%s (%s, %d people) on %s: first deadline %s (%s), on sale %s weeks out, %v security and %v first aiders planned.",
-		in.Str("event_name"), in.Str("event_type"), in.Int("attendance"), engine.FormatDate(in.Date("event_date")), engine.FormatDate(ms[0].Date), ms[0].Title,
+		in.Str("event_name"), in.Str("event_type"), in.Int("attendance"), p.Get("event_date"), engine.FormatDate(ms[0].Date), ms[0].Title,
 		fmt.Sprint(liveLeads[in.Str("event_type")].onSaleWeeks), staff["security"], staff["first_aiders"])
 	return nil
 }

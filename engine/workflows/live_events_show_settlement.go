@@ -24,28 +24,32 @@ import (
 //     show is advanced two weeks out. Settlement is done on the night.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "live-events-show-settlement",
-		Name:        "Concert budget and settlement",
-		Vertical:    "live-events",
-		Description: "Forecasts a concert's settlement under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates.",
+		ID:       "live-events-show-settlement",
+		Name:     "Concert budget and settlement",
+		Vertical: "live-events",
+		Sources: []engine.Source{
+			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
+		},
+		Description: "Forecasts a concert's settlement (money in `currency`, US dollars by default) under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates. A missed on-sale moves to the next Friday; a show already played gets a post-show plan.",
 		Fields: []engine.Field{
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
 			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
-			{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Average face value per ticket."},
+			{Name: "ticket_price", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket, in `currency` (1–100,000; this plans a ticketed show)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
-			{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Artist guarantee."},
+			{Name: "guarantee", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee, in `currency` (0–100,000,000)."},
 			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
-			{Name: "expenses_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Show expenses: venue, production, marketing, staffing, insurance."},
+			{Name: "expenses", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses in `currency`: venue, production, marketing, staffing, insurance (0–100,000,000)."},
 			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Ticket or amusement taxes included in the price, in percent."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"event_date":       "2027-03-12",
 			"capacity":         1200,
-			"ticket_price_usd": 35,
+			"ticket_price":     35,
 			"sell_through_pct": 75,
-			"guarantee_usd":    12000,
+			"guarantee":        12000,
 			"artist_split_pct": 85,
-			"expenses_usd":     14500,
+			"expenses":         14500,
 			"ticket_tax_pct":   5,
 			"as_of":            "2026-11-20",
 		},
@@ -66,80 +70,113 @@ const (
 	liveSettlementTitle = "Show and settlement on the night"
 )
 
+// liveMoney renders an amount in the show's currency.
+func liveMoney(in *engine.Input, v float64) string { return engine.FormatMoney(v, in.Currency("USD")) }
+
 // liveNetPerTicket is what one ticket leaves after taxes and fees.
 func liveNetPerTicket(in *engine.Input) float64 {
-	return in.Float("ticket_price_usd") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
+	return in.Float("ticket_price") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
 }
 
 func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	capacity := in.Int("capacity")
 	sold := int(math.Round(float64(capacity) * in.Float("sell_through_pct") / 100))
 	perTicket := liveNetPerTicket(in)
-	gross := float64(sold) * in.Float("ticket_price_usd")
+	gross := float64(sold) * in.Float("ticket_price")
 	net := float64(sold) * perTicket
-	expenses, guarantee := in.Float("expenses_usd"), in.Float("guarantee_usd")
+	expenses, guarantee := in.Float("expenses"), in.Float("guarantee")
 	profit := (expenses + guarantee) * livePromoterProfit
 	split := expenses + guarantee + profit
 	overage := math.Max(0, net-split)
 	artist := guarantee + overage*in.Float("artist_split_pct")/100
 	promoter := net - expenses - artist
 
+	// At a sell-out: what the back end is worth to each side, so the
+	// artist's split is weighed even when the expected count stays under
+	// the split point.
+	soldOut := float64(capacity) * perTicket
+	soldOutArtist := guarantee + math.Max(0, soldOut-split)*in.Float("artist_split_pct")/100
+	p.Set("at_sell_out", map[string]any{
+		"tickets": capacity, "net_box_office": engine.Money(soldOut),
+		"artist_payout": engine.Money(soldOutArtist), "promoter_result": engine.Money(soldOut - expenses - soldOutArtist),
+	})
+
 	breakEven := int(math.Ceil((expenses + guarantee) / perTicket))
 	splitTickets := int(math.Ceil(split / perTicket))
 	beOcc := float64(breakEven) / float64(capacity) * 100
+	p.Set("currency", in.Currency("USD"))
 	p.Set("settlement", map[string]any{
-		"tickets_sold": sold, "gross_usd": engine.Money(gross), "net_box_office_usd": engine.Money(net),
-		"split_point_usd": engine.Money(split), "overage_usd": engine.Money(overage),
-		"artist_payout_usd": engine.Money(artist), "promoter_result_usd": engine.Money(promoter),
+		"tickets_sold": sold, "gross": engine.Money(gross), "net_box_office": engine.Money(net),
+		"split_point": engine.Money(split), "overage": engine.Money(overage),
+		"artist_payout": engine.Money(artist), "promoter_result": engine.Money(promoter),
 	})
 	p.Set("break_even", map[string]any{
 		"tickets": breakEven, "capacity_pct": engine.Round(beOcc, 1),
-		"split_point_tickets": splitTickets, "net_per_ticket_usd": engine.Money(perTicket),
+		"split_point_tickets": splitTickets, "net_per_ticket": engine.Money(perTicket),
 	})
 	switch {
 	case breakEven > capacity:
-		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %d tickets at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
-			engine.USD(expenses+guarantee), breakEven, engine.USD(perTicket), capacity)
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Expenses and guarantee (%s) need %s at %s net each, more than the %d capacity; renegotiate the guarantee, raise prices or cut expenses.",
+			liveMoney(in, expenses+guarantee), engine.Plural(breakEven, "ticket", "tickets"), liveMoney(in, perTicket), capacity)
 	case beOcc > liveHighBreakEven:
-		p.Warn("BREAK_EVEN_HIGH", "Break-even is %d tickets, %.0f%% of capacity; promoters aim for 60–70%%.", breakEven, beOcc)
+		p.Warn("BREAK_EVEN_HIGH", "Break-even is %s, %.0f%% of capacity; promoters aim for 60–70%%.", engine.Plural(breakEven, "ticket", "tickets"), beOcc)
 	}
 	if promoter < 0 {
-		p.Warn("PROJECTED_LOSS", "At %d tickets sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
-			sold, engine.USD(-promoter), engine.USD(guarantee), engine.USD(expenses))
+		p.Warn("PROJECTED_LOSS", "At %s sold the promoter loses %s after paying the %s guarantee and %s of expenses.",
+			engine.Plural(sold, "ticket", "tickets"), liveMoney(in, -promoter), liveMoney(in, guarantee), liveMoney(in, expenses))
 	}
 	return nil
 }
 
+// liveSettlementSchedule lays out on-sale, pace check and advance. A show
+// already past gets a post-show plan (reconcile the settlement); an on-sale
+// date already missed moves to the next Friday before the show, and the
+// later steps follow it, so nothing is due before the plan date.
 func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	event, asOf := in.Date("event_date"), p.AsOf()
 	p.SetTarget(event)
+	if event.Before(asOf) {
+		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date; this is a post-show plan: reconcile the settlement against this forecast.", engine.FormatDate(event))
+		p.Set("plan_kind", "post_event")
+		p.Milestone("show", liveSettlementTitle, event)
+		return nil
+	}
+	p.Set("plan_kind", "pre_event")
 	onSale := engine.OnOrBefore(engine.AddWeeks(event, -liveOnSaleWeeks), time.Friday)
+	if onSale.Before(asOf) {
+		late := onSale
+		onSale = engine.Earlier(engine.OnOrAfter(asOf, time.Friday), event)
+		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); going on sale %s, the show has %s to sell instead of %d.",
+			engine.FormatDate(late), engine.FormatDate(onSale), engine.Plural(engine.DaysBetween(onSale, event), "day", "days"), engine.DaysBetween(late, event))
+	}
 	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
+	advance := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
 	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", onSale)
 	p.Milestone("pace-check", "Pace check: half the selling window gone", pace)
-	p.Milestone("advance", "Show advanced with the artist's team", engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
+	p.Milestone("advance", "Show advanced with the artist's team", engine.Later(advance, pace))
 	p.Milestone("show", liveSettlementTitle, event)
 	p.Set("on_sale_date", engine.FormatDate(onSale))
-	if days := engine.DaysBetween(asOf, event); days < 0 {
-		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date.", engine.FormatDate(event))
-	} else if onSale.Before(asOf) {
-		p.Warn("ON_SALE_LATE", "The on-sale should have been %s (8 weeks out); the show has %d days to sell instead of %d.",
-			engine.FormatDate(onSale), days, engine.DaysBetween(onSale, event))
-	}
 	return nil
 }
 
 func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("settlement").(map[string]any)
 	be := p.Get("break_even").(map[string]any)
+	if p.Get("plan_kind") == "post_event" {
+		p.RecommendBy(engine.High, p.AsOf(), "Reconcile the settlement", fmt.Sprintf("Check the night's settlement sheet against this forecast (%s, %s net box office) and file the variance for the next offer.",
+			engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["net_box_office"].(float64))))
+		p.Strategy("The show on %s has been played: reconcile its settlement against the forecast of %s, artist %s and promoter %s.",
+			engine.FormatDate(in.Date("event_date")), engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)))
+		return nil
+	}
 	onSale := p.GetDate("on_sale_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
 		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")
-	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%v tickets cover expenses and guarantee; by the pace check about half of them should be sold.", be["tickets"]))
+	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", engine.Plural(be["tickets"].(int), "ticket", "tickets")))
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
-	p.Strategy("At %v tickets (%s net box office) the artist takes %s and the promoter %s; break-even is %v tickets (%v%% of capacity) and the split point %v; on sale %s.",
-		s["tickets_sold"], engine.USD(s["net_box_office_usd"].(float64)), engine.USD(s["artist_payout_usd"].(float64)), engine.USD(s["promoter_result_usd"].(float64)),
-		be["tickets"], be["capacity_pct"], be["split_point_tickets"], engine.FormatDate(onSale))
+	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%.1f%% of capacity) and the split point %s; on sale %s.",
+		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["net_box_office"].(float64)), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)),
+		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"].(float64), engine.Plural(be["split_point_tickets"].(int), "ticket", "tickets"), engine.FormatDate(onSale))
 	return nil
 }

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,16 +17,16 @@ func TestLiveEventsSettlementVersusDeal(t *testing.T) {
 		t.Errorf("break-even %v tickets, want (expenses + guarantee) / net per ticket = %v", got, math.Ceil(26500/perTicket))
 	}
 	// 900 sold do not reach the split point (26,500 × 1.15): guarantee only.
-	if got := entNum(t, res, "settlement", "artist_payout_usd"); got != 12000 {
+	if got := entNum(t, res, "settlement", "artist_payout"); got != 12000 {
 		t.Errorf("artist payout %v, want the guarantee", got)
 	}
-	if got := entNum(t, res, "settlement", "promoter_result_usd"); !entNear(got, engine.Money(900*perTicket-26500)) {
+	if got := entNum(t, res, "settlement", "promoter_result"); !entNear(got, engine.Money(900*perTicket-26500)) {
 		t.Errorf("promoter %v, want %.2f", got, 900*perTicket-26500)
 	}
 	sellout := entRun(t, "live-events-show-settlement", map[string]any{"sell_through_pct": 100})
 	net := 1200 * perTicket
 	artist := 12000 + 0.85*(net-26500*1.15)
-	if got := entNum(t, sellout, "settlement", "artist_payout_usd"); !entNear(got, engine.Money(artist)) {
+	if got := entNum(t, sellout, "settlement", "artist_payout"); !entNear(got, engine.Money(artist)) {
 		t.Errorf("sell-out artist payout %v, want guarantee + 85%% of overage = %.2f", got, artist)
 	}
 	on := milestoneDate(t, res, "on-sale")
@@ -35,9 +36,9 @@ func TestLiveEventsSettlementVersusDeal(t *testing.T) {
 }
 
 func TestLiveEventsSettlementWarnings(t *testing.T) {
-	res := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 40000, "event_date": "2026-12-18"})
+	res := entRun(t, "live-events-show-settlement", map[string]any{"guarantee": 40000, "event_date": "2026-12-18"})
 	entWant(t, res, "BREAK_EVEN_ABOVE_CAPACITY", "PROJECTED_LOSS", "ON_SALE_LATE")
-	high := entRun(t, "live-events-show-settlement", map[string]any{"guarantee_usd": 15000})
+	high := entRun(t, "live-events-show-settlement", map[string]any{"guarantee": 15000})
 	entWant(t, high, "BREAK_EVEN_HIGH")
 }
 
@@ -77,5 +78,72 @@ func TestLiveEventsTimelineTooSoon(t *testing.T) {
 	// 2026-11-20, on the event's weekday (Saturday).
 	if got := entStr(t, res, "earliest_feasible_event_date"); got != "2026-12-26" {
 		t.Errorf("earliest date %s, want Saturday 2026-12-26", got)
+	}
+}
+
+// Re-planned, not only warned: a club show 15 days out is built on the
+// earliest feasible date, and the lead times already missed are due now,
+// never before the plan date.
+func TestLiveEventsTimelineReplannedNotInThePast(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-12-05", "attendance": 300})
+	entWant(t, res, "REPLANNED")
+	if got := milestoneDate(t, res, "event"); got != mediaDay("2026-12-26") {
+		t.Errorf("event milestone %v, want the re-planned 2026-12-26", got)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["passed"] == true {
+			t.Errorf("milestone %v on %v lies before the plan date", mm["key"], mm["date"])
+		}
+	}
+	if a, o := milestoneDate(t, res, "announce"), milestoneDate(t, res, "on-sale"); !a.Before(o) {
+		t.Errorf("announce %v is not before on-sale %v", a, o)
+	}
+}
+
+// A show already held gets a post-event plan: the settlement.
+func TestLiveEventsTimelinePastEventGetsPostEventPlan(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-11-01", "attendance": 300})
+	entWant(t, res, "EVENT_DATE_PASSED")
+	if res["plan_kind"] != "post_event" || milestoneDate(t, res, "settlement") != mediaDay("2026-11-20") {
+		t.Fatalf("plan %v, settlement %v", res["plan_kind"], milestoneDate(t, res, "settlement"))
+	}
+}
+
+// A missed on-sale moves to the next Friday and the later steps follow it:
+// nothing is due before the plan date.
+func TestLiveEventsSettlementLateOnSaleIsReplanned(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", map[string]any{"event_date": "2026-12-18"})
+	entWant(t, res, "ON_SALE_LATE")
+	if got := milestoneDate(t, res, "on-sale"); got != mediaDay("2026-11-20") {
+		t.Errorf("on-sale %v, want Friday 2026-11-20 (the plan date)", got)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["passed"] == true {
+			t.Errorf("milestone %v on %v lies before the plan date", mm["key"], mm["date"])
+		}
+	}
+	past := entRun(t, "live-events-show-settlement", map[string]any{"event_date": "2026-10-02"})
+	if past["plan_kind"] != "post_event" {
+		t.Errorf("past show: %v", past["plan_kind"])
+	}
+}
+
+// An outdoor festival outside the May–September season is warned about
+// with an in-season date on the same weekday.
+func TestLiveEventsOutdoorFestivalOutOfSeason(t *testing.T) {
+	res := entRun(t, "live-events-production-timeline", map[string]any{"event_date": "2028-02-19"})
+	entWant(t, res, "OUTSIDE_FESTIVAL_SEASON")
+	if got := entStr(t, res, "in_season_event_date"); got != "2028-06-03" {
+		t.Errorf("in-season date %s, want Saturday 2028-06-03", got)
+	}
+}
+
+// A UK promoter settles in pounds: the currency input changes every amount
+// in the text, grouped and never in scientific notation.
+func TestLiveEventsSettlementInPounds(t *testing.T) {
+	res := entRun(t, "live-events-show-settlement", map[string]any{"currency": "GBP"})
+	s := res["strategy"].(string)
+	if !strings.Contains(s, "£12,000.00") || strings.Contains(s, "$") || res["currency"] != "GBP" {
+		t.Fatalf("strategy %q, currency %v", s, res["currency"])
 	}
 }

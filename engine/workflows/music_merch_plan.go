@@ -19,15 +19,19 @@ import (
 //   - Card processing at Square's US in-person rate, 2.6% + $0.15 a sale.
 //   - Screen printers quote 2–3 weeks after art approval and commonly have a
 //     24-piece minimum, priced by the dozen; posters and CDs take 2–3 weeks;
-//     vinyl pressing takes 8–10+ weeks. Each lead time adds a week of
+//     vinyl pressing takes 12–16 weeks from approved masters (16 planned,
+//     as in release-strategy). Each lead time adds a week of
 //     shipping, and stock should land a week before the first show.
 //   - Sizes and reprints: order 10% over the projection on apparel.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "music-merch-plan",
-		Name:        "Tour merch order",
-		Vertical:    "music",
-		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item.",
+		ID:       "music-merch-plan",
+		Name:     "Tour merch order",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "Merch cut and per-head planning figures (standard touring practice; check each venue's deal)", URL: "https://www.musicgateway.com/", Checked: "2026-11"},
+		},
+		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item. An order whose deadline has passed is placed now and its stock dated when it lands; a tour already under way gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "tour_start", Kind: engine.Date, Required: true, Description: "Date of the first show; stock must arrive before it."},
 			{Name: "shows", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Number of shows the order must cover."},
@@ -37,11 +41,11 @@ func init() {
 			{Name: "items", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Items on the merch table.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
 				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
-				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Landed cost per unit."},
-				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Price at the table."},
+				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000 USD)."},
+				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000 USD)."},
 				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
 			}},
-			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Cash available to pay for the order up front."},
+			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000 USD)."},
 		},
 		ExampleContext: map[string]any{
 			"tour_start":     "2027-04-08",
@@ -56,6 +60,7 @@ func init() {
 			"cash_budget_usd": 8500,
 			"as_of":           "2026-11-20",
 		},
+		Check: musicMerchCheck,
 		Steps: []engine.Step{
 			{Name: "size-order", Run: musicMerchSizeOrder},
 			{Name: "schedule", Run: musicMerchSchedule},
@@ -72,7 +77,9 @@ const (
 
 // Production weeks before shipping; a week of shipping and a week of margin
 // before the first show are added on top.
-var musicMerchLeadWeeks = map[string]int{"apparel": 3, "poster": 3, "accessory": 4, "cd": 3, "vinyl": 10}
+// Vinyl takes the plant turnaround release-strategy plans with (16 weeks,
+// the safe end of what plants quote), not the 8–10 weeks of older quotes.
+var musicMerchLeadWeeks = map[string]int{"apparel": 3, "poster": 3, "accessory": 4, "cd": 3, "vinyl": releaseVinylPlantWeeks}
 
 func musicMerchVenueCut(in *engine.Input, kind string) float64 {
 	cut := in.Float("venue_cut_pct")
@@ -80,6 +87,16 @@ func musicMerchVenueCut(in *engine.Input, kind string) float64 {
 		return cut / 2
 	}
 	return cut
+}
+
+// musicMerchCheck rejects an order with nothing to split the sales over.
+func musicMerchCheck(in *engine.Input, _ time.Time) []engine.Violation {
+	for _, it := range in.List("items") {
+		if it.Float("share_pct") > 0 {
+			return nil
+		}
+	}
+	return []engine.Violation{{Field: "context.items", Description: "at least one item needs a share_pct above 0: the shares split the projected sales between items"}}
 }
 
 func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
@@ -112,10 +129,10 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 			units = max(units, musicMerchApparelMin)
 		}
 		if margin <= 0 {
-			p.Warn("PRICE_BELOW_COST", "%s at $%.2f keeps $%.2f after a %.0f%% venue cut and card fees, below its $%.2f cost: charge at least $%.2f.",
-				it.Str("name"), price, engine.Money(price*keep-musicMerchCardFixed), cut, cost, breakEven)
+			p.Warn("PRICE_BELOW_COST", "%s at %s keeps %s after a %.0f%% venue cut and card fees, below its %s cost: charge at least %s.",
+				it.Str("name"), engine.USD(price), engine.USD(price*keep-musicMerchCardFixed), cut, engine.USD(cost), engine.USD(breakEven))
 		} else if margin < 0.3*price {
-			p.Warn("THIN_MARGIN", "%s keeps only $%.2f a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), margin, 100*margin/price)
+			p.Warn("THIN_MARGIN", "%s keeps only %s a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), engine.USD(margin), 100*margin/price)
 		}
 		lines = append(lines, map[string]any{
 			"name": it.Str("name"), "kind": kind, "units": units,
@@ -136,8 +153,8 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 	})
 	if in.Has("cash_budget_usd") && cash > in.Float("cash_budget_usd") {
 		b := in.Float("cash_budget_usd")
-		p.Warn("MERCH_BUDGET_SHORT", "The order costs $%.2f but only $%.2f is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
-			engine.Money(cash), b, math.Floor(100*b/cash))
+		p.Warn("MERCH_BUDGET_SHORT", "The order costs %s but only %s is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
+			engine.USD(cash), engine.USD(b), math.Floor(100*b/cash))
 		p.Set("budget_scale_pct", math.Floor(100*b/cash))
 	}
 	return nil
@@ -146,6 +163,9 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 	start := in.Date("tour_start")
 	p.SetTarget(start)
+	if start.Before(p.AsOf()) {
+		p.PostEvent(start, "the tour is under way: count stock after every show and reorder what sells; orders placed now land as dated.")
+	}
 	arrive := engine.PrevWorkday(engine.AddDays(start, -7))
 	earliestOrder := map[string]time.Time{}
 	for _, it := range in.List("items") {
@@ -156,36 +176,53 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			earliestOrder[kind] = order
 		}
 	}
-	deadlines := map[string]string{}
+	// Art is approved a week before the first order; an order whose
+	// deadline has passed (or falls before the art can be approved) is placed
+	// now and its stock arrives when it lands, not on the planned day.
+	asOf := p.AsOf()
 	var first time.Time
-	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
-		order, ok := earliestOrder[kind]
-		if !ok {
-			continue
-		}
-		deadlines[kind] = engine.FormatDate(order)
-		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
+	for _, order := range earliestOrder {
 		if first.IsZero() || order.Before(first) {
 			first = order
 		}
-		if order.Before(p.AsOf()) {
-			lands := engine.AddWeeks(p.AsOf(), musicMerchLeadWeeks[kind]+1)
-			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %d weeks of production and a week of shipping; ordered today it lands around %s%s.",
-				kind, engine.FormatDate(order), musicMerchLeadWeeks[kind], engine.FormatDate(lands), musicMerchLateNote(lands, start))
+	}
+	art := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -7)))
+	deadlines := map[string]string{}
+	p.Milestone("art-approved", "Merch art and mockups approved", art)
+	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
+		planned, ok := earliestOrder[kind]
+		if !ok {
+			continue
+		}
+		order := engine.Later(art, planned)
+		deadlines[kind] = engine.FormatDate(order)
+		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
+		if order.After(planned) {
+			lands := engine.AddWeeks(order, musicMerchLeadWeeks[kind]+1)
+			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
+				kind, engine.FormatDate(planned), engine.Plural(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
+			p.Milestone("arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
 	}
 	p.Set("order_deadlines", deadlines)
-	p.Milestone("art-approved", "Merch art and mockups approved", engine.PrevWorkday(engine.AddDays(first, -7)))
-	p.Milestone("stock-arrives", "Stock delivered, counted and packed", arrive)
+	p.Milestone("stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive))
 	p.Milestone("tour-start", "First show: merch table open", start)
-	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.AddDays(start, 7))
+	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
 	return nil
+}
+
+// musicMerchArrival says when an order lands.
+func musicMerchArrival(p *engine.Plan, kind string) string {
+	if lands, ok := p.Get("earliest_arrival_" + kind).(string); ok {
+		return "it lands around " + lands
+	}
+	return "it lands a week before the first show"
 }
 
 func musicMerchLateNote(lands, start time.Time) string {
 	if lands.After(start) {
-		return fmt.Sprintf(", %d days after the first show: sell it as a pre-order or ship it to a later venue", engine.DaysBetween(start, lands))
+		return fmt.Sprintf(", %s after the first show: sell it as a pre-order or ship it to a later venue", engine.Plural(engine.DaysBetween(start, lands), "day", "days"))
 	}
 	return ", still before the first show"
 }
@@ -199,7 +236,7 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 			kinds = append(kinds, k+" by "+d)
 			due, _ := engine.ParseDate(d)
 			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Place the "+k+" order",
-				fmt.Sprintf("%d weeks of production plus a week of shipping puts the %s order on %s so it lands a week before the first show.", musicMerchLeadWeeks[k], k, d))
+				fmt.Sprintf("%s of production plus a week of shipping: order the %s by %s; %s.", engine.Plural(musicMerchLeadWeeks[k], "week", "weeks"), k, d, musicMerchArrival(p, k)))
 		}
 	}
 	var best map[string]any
@@ -209,12 +246,12 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.Recommend(engine.Medium, "Lead the table with "+best["name"].(string),
-		fmt.Sprintf("It keeps $%.2f a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", best["net_per_unit_usd"].(float64)))
+		fmt.Sprintf("It keeps %s a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", engine.USD(best["net_per_unit_usd"].(float64))))
 	p.Recommend(engine.Medium, "Agree the merch cut when advancing",
 		fmt.Sprintf("The plan assumes a %.0f%% cut on soft goods and half that on vinyl and CDs; venues that sell merch themselves often charge more, so confirm before the show.", in.Float("venue_cut_pct")))
 	p.Recommend(engine.Low, "Count stock after every show",
 		"Track units sold per size and per night; reorder apparel when any size is below two shows' worth.")
-	p.Strategy("Project $%.2f of merch from %d attendees at $%.2f a head; order $%.2f of stock (%s) for a sell-out net of $%.2f after venue cuts and card fees.",
-		proj["projected_sales_usd"].(float64), proj["attendance"].(int), in.Float("per_head_usd"), proj["order_cost_usd"].(float64), strings.Join(kinds, ", "), proj["sell_out_net_usd"].(float64))
+	p.Strategy("Project %s of merch from %s at %s a head; order %s of stock (%s) for a sell-out net of %s after venue cuts and card fees.",
+		engine.USD(proj["projected_sales_usd"].(float64)), engine.Plural(proj["attendance"].(int), "attendee", "attendees"), engine.USD(in.Float("per_head_usd")), engine.USD(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), engine.USD(proj["sell_out_net_usd"].(float64)))
 	return nil
 }

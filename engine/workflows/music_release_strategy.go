@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -14,30 +15,59 @@ import (
 //   - Spotify editorial pitches are for unreleased music and must be in at
 //     least 7 days before release to reach followers' Release Radar
 //     (Spotify for Artists); aim for three weeks.
-//   - Distributors want the release 21–28 days before release day.
-//   - Vinyl pressing takes 8–10+ weeks from approved lacquers.
+//   - Distributors want the release 21–28 days before release day: 21 is
+//     the least a plan is built on, 28 is planned when there is room. For an
+//     EP or album the whole project is delivered 28 days before its first
+//     focus track, and that one date is the one the summary, the timeline
+//     and the recommendations all state.
+//   - Vinyl: pressing plants quote 12–16 weeks from approved masters and
+//     final jacket and label artwork to finished stock (lacquer cut, plating,
+//     test pressings, the press queue; longer before Record Store Day and
+//     the Q4 rush). Plans use 16 weeks, the safe end (20 for vinyl on sale
+//     in November or December), plus 2 weeks for the
+//     stock to reach the distributor before release day. Artwork is final a
+//     week before the masters go to the plant, because the plant prints
+//     jackets and labels from it.
 //   - Pre-save campaigns open 2–4 weeks before release.
+//   - Genre sets where the campaign money goes and which channel needs the
+//     longest lead: country radio adds 6–8 weeks ahead, dance music is
+//     serviced to DJs 4 weeks ahead, jazz and classical press works 3 months
+//     ahead, hip-hop is carried by short-form video and rapid singles.
+//   - Physical formats are manufactured before anything is marketed: the
+//     budget's first lines are pressing and duplication (planning figures
+//     below), the rest is split for marketing.
+//
+// A release date already past gets a post-release plan (what still matters
+// once the music is out); a date too close to deliver is re-planned on the
+// earliest feasible Friday, with the requested date shown beside it.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "release-strategy",
-		Name:        "Release strategy",
-		Vertical:    "music",
-		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, editorial pitch, pre-save, vinyl lead times and a budget split, with warnings when the date is too close.",
+		ID:       "release-strategy",
+		Name:     "Release strategy",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "Spotify for Artists: pitching music to playlist editors (7 days before release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
+			{Title: "IFPI: Global Release Day, new music on Fridays (2015)", URL: "https://www.ifpi.org/", Checked: "2026-11"},
+			{Title: "Record Store Day: vinyl pressing lead times and plant turnaround", URL: "https://recordstoreday.com/", Checked: "2026-11"},
+		},
+		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, editorial pitch, pre-save, vinyl lead times, manufacturing and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
-			{Name: "genre", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Primary genre, as pitched to editors."},
+			{Name: "genre", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Primary genre, as pitched to editors. Recognised families (hip-hop/rap, electronic/dance, country, jazz/classical, rock/metal/punk, otherwise pop/indie) change the budget split and the lead channel."},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Planned release day; moved to the next Friday if it is not one."},
 			{Name: "release_type", Kind: engine.String, Enum: []string{"single", "ep", "album"}, Default: "single", Description: "What is released."},
-			{Name: "formats", Kind: engine.StringList, Enum: []string{"digital", "vinyl", "cd", "cassette"}, Default: []string{"digital"}, Min: engine.Bound(1), Description: "Release formats."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total marketing budget in US dollars."},
+			{Name: "formats", Kind: engine.StringList, Enum: []string{"digital", "vinyl", "cd", "cassette"}, Default: []string{"digital"}, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Release formats."},
+			{Name: "physical_units", Kind: engine.Integer, Default: 300, Min: engine.Bound(100), Max: engine.Bound(10000), Description: "Units manufactured of each physical format (vinyl, CD, cassette)."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in US dollars (0–10,000,000), manufacturing included."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"artist":       "Nova Reyes",
 			"genre":        "indie pop",
-			"release_date": "2027-03-05",
+			"release_date": "2027-05-07",
 			"release_type": "ep",
 			"formats":      []any{"digital", "vinyl"},
-			"budget_usd":   5000,
+			"budget_usd":   9000,
 			"as_of":        "2026-11-20",
 		},
 		Steps: []engine.Step{
@@ -49,6 +79,78 @@ func init() {
 	})
 }
 
+const (
+	releaseDistributorMinDays  = 21
+	releaseDistributorPlanDays = 28
+	releaseVinylPlantWeeks     = 16
+	releaseVinylRushWeeks      = 20
+	releaseVinylToDistWeeks    = 2
+)
+
+// releaseVinylWeeks is the plant turnaround planned for vinyl on sale on
+// d: 16 weeks, 20 for November and December, when plants are full with the
+// holiday rush.
+func releaseVinylWeeks(d time.Time) int {
+	if d.Month() >= time.November {
+		return releaseVinylRushWeeks
+	}
+	return releaseVinylPlantWeeks
+}
+
+// releaseFocusTracks is how many focus tracks lead the release, four weeks
+// apart.
+func releaseFocusTracks(kind string) int {
+	switch kind {
+	case "ep":
+		return 1
+	case "album":
+		return 2
+	}
+	return 0
+}
+
+// releaseGenre is what a genre family changes in the plan.
+type releaseGenre struct {
+	family string
+	// split of the marketing budget: paid ads, PR/playlisting, content, the
+	// genre's lead channel, contingency.
+	ads, pr, content, channel, contingency float64
+	channelName                            string // lead channel, named in the budget and timeline
+	leadWeeks                              int    // weeks before release the lead channel starts
+	advice                                 string
+}
+
+var releaseGenres = []struct {
+	keys []string
+	g    releaseGenre
+}{
+	{[]string{"hip hop", "hip-hop", "hiphop", "rap", "trap", "drill", "grime"}, releaseGenre{family: "hip-hop", ads: 0.30, pr: 0.15, content: 0.35, channel: 0.05, contingency: 0.15,
+		channelName: "short-form video seeding", leadWeeks: 3, advice: "Hip-hop campaigns are carried by short-form video: seed a 15-second hook to creators three weeks out and keep a single every 4–6 weeks."}},
+	{[]string{"electronic", "dance", "house", "techno", "edm", "drum and bass", "dnb", "trance", "dubstep"}, releaseGenre{family: "electronic", ads: 0.25, pr: 0.20, content: 0.15, channel: 0.25, contingency: 0.15,
+		channelName: "DJ promo and record pools", leadWeeks: 4, advice: "Service the track and extended mix to DJs and record pools four weeks out so it is in sets and charts by release day."}},
+	{[]string{"country", "americana", "bluegrass", "folk"}, releaseGenre{family: "country", ads: 0.20, pr: 0.20, content: 0.15, channel: 0.30, contingency: 0.15,
+		channelName: "radio promotion", leadWeeks: 8, advice: "Country and Americana still break on radio: hire a radio promoter and service stations eight weeks out; adds take weeks to build."}},
+	{[]string{"jazz", "classical", "orchestral", "opera", "chamber"}, releaseGenre{family: "jazz-classical", ads: 0.15, pr: 0.45, content: 0.15, channel: 0.10, contingency: 0.15,
+		channelName: "press and reviews (long-lead print)", leadWeeks: 13, advice: "Reviews drive jazz and classical: send advance copies to long-lead press three months out so reviews land in release week."}},
+	{[]string{"rock", "metal", "punk", "hardcore", "emo", "grunge"}, releaseGenre{family: "rock", ads: 0.30, pr: 0.25, content: 0.15, channel: 0.15, contingency: 0.15,
+		channelName: "live and tour support", leadWeeks: 6, advice: "Rock releases sell at shows: book release shows six weeks out and bring the physical formats to the merch table."}},
+}
+
+var releaseDefaultGenre = releaseGenre{family: "pop-indie", ads: 0.35, pr: 0.25, content: 0.20, channel: 0.05, contingency: 0.15,
+	channelName: "playlist and creator outreach", leadWeeks: 3, advice: "Pop and indie releases grow on playlists: pitch independent curators and creators three weeks out, alongside the editorial pitch."}
+
+func releaseGenreOf(genre string) releaseGenre {
+	g := strings.ToLower(genre)
+	for _, e := range releaseGenres {
+		for _, k := range e.keys {
+			if strings.Contains(g, k) {
+				return e.g
+			}
+		}
+	}
+	return releaseDefaultGenre
+}
+
 func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	asked := in.Date("release_date")
 	release := asked
@@ -57,129 +159,244 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 		p.Warn("RELEASE_NOT_FRIDAY", "%s is a %s; releases go out on Global Release Day, Friday 00:01 local time: plan for Friday %s instead.",
 			engine.FormatDate(asked), asked.Weekday(), engine.FormatDate(release))
 	}
+	p.Set("requested_release_date", engine.FormatDate(asked))
+	if release.Before(p.AsOf()) {
+		// Already out: a post-release plan.
+		p.PostEvent(release, "the music is out, so it can no longer be pitched to editorial; keep it growing through curators and plan the next release.")
+		p.Set("plan_kind", "post_release")
+		p.Set("release_date", engine.FormatDate(release))
+		p.Set("days_until_release", engine.DaysBetween(p.AsOf(), release))
+		p.SetTarget(release)
+		return nil
+	}
+	p.Set("plan_kind", "pre_release")
+	singles := releaseFocusTracks(in.Str("release_type"))
+	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), releaseDistributorMinDays+28*singles), time.Friday)
+	p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
+	if release.Before(earliest) {
+		days := engine.DaysBetween(p.AsOf(), release)
+		if days < 7 {
+			p.Warn("PITCH_WINDOW_MISSED", "Only %s to the requested release: Spotify editorial pitches need at least 7 days, so that date could not be pitched or reach Release Radar through a pitch.", engine.Plural(days, "day", "days"))
+		}
+		p.Warn("DISTRIBUTOR_LEAD_TIME", "Distributors need the release 21–28 days before release day%s; %s is too close. The plan is built on the earliest feasible Friday, %s.",
+			map[bool]string{true: " (and before the first focus track)", false: ""}[singles > 0], engine.FormatDate(release), engine.FormatDate(earliest))
+		replanOn(p, asked, earliest, "distributor lead time")
+		release = earliest
+	}
 	p.SetTarget(release)
 	p.Set("release_date", engine.FormatDate(release))
-	p.Set("requested_release_date", engine.FormatDate(asked))
+	p.Set("days_until_release", engine.DaysBetween(p.AsOf(), release))
+	if engine.InDeadWeek(release) {
+		better := engine.OnOrAfter(time.Date(release.Year()+map[bool]int{true: 1, false: 0}[release.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Friday)
+		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week: editors, playlists and press are off and nothing new is programmed. A better release day is Friday %s.",
+			engine.FormatDate(release), engine.FormatDate(better))
+		p.Set("better_release_date", engine.FormatDate(better))
+	}
 
-	days := engine.DaysBetween(p.AsOf(), release)
-	p.Set("days_until_release", days)
-	switch {
-	case days < 0:
-		p.Warn("RELEASE_DATE_PASSED", "The release date %s is before the plan date %s.", engine.FormatDate(release), engine.FormatDate(p.AsOf()))
-	case days < 7:
-		p.Warn("PITCH_WINDOW_MISSED", "Only %d days to release: Spotify editorial pitches need at least 7 days, so this release cannot be pitched or reach Release Radar through a pitch.", days)
-	}
-	if days >= 0 && days < 21 {
-		earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), 21), time.Friday)
-		p.Warn("DISTRIBUTOR_LEAD_TIME", "Distributors need the release 21–28 days before release day; %d days is too close. The earliest comfortable Friday is %s.", days, engine.FormatDate(earliest))
-		p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
-	}
-	if hasFormat(in, "vinyl") && days < 8*7 {
-		vinyl := engine.OnOrAfter(engine.AddWeeks(p.AsOf(), 10), time.Friday)
-		p.Warn("VINYL_LEAD_TIME", "Vinyl pressing takes 8–10+ weeks; release digital on %s and the vinyl on %s or later.", engine.FormatDate(release), engine.FormatDate(vinyl))
+	if hasFormat(in, "vinyl") {
+		// Artwork a week before masters; masters 16 weeks before stock; stock
+		// 2 weeks before the vinyl goes on sale.
+		masters := engine.AddWeeks(release, -(releaseVinylWeeks(release) + releaseVinylToDistWeeks))
+		vinyl := release
+		if engine.AddDays(masters, -7).Before(p.AsOf()) {
+			vinyl = engine.OnOrAfter(engine.AddDays(p.AsOf(), 7+7*(releaseVinylPlantWeeks+releaseVinylToDistWeeks)), time.Friday)
+			if w := releaseVinylWeeks(vinyl); w != releaseVinylPlantWeeks {
+				vinyl = engine.OnOrAfter(engine.AddDays(p.AsOf(), 7+7*(w+releaseVinylToDistWeeks)), time.Friday)
+			}
+			p.Warn("VINYL_LEAD_TIME", "Pressing plants quote 12–16 weeks from approved masters and final artwork, and stock needs 2 more weeks to reach the distributor; vinyl cannot be ready by %s. Release digital on %s and the vinyl on %s, selling it as a pre-order meanwhile.",
+				engine.FormatDate(release), engine.FormatDate(release), engine.FormatDate(vinyl))
+		}
 		p.Set("vinyl_release_date", engine.FormatDate(vinyl))
 	}
 	return nil
 }
 
 func releaseSchedule(in *engine.Input, p *engine.Plan) error {
-	release, _ := engine.ParseDate(p.Get("release_date").(string))
+	release := p.GetDate("release_date")
+	if p.Get("plan_kind") == "post_release" {
+		p.Milestone("release-day", "Release day (already out)", release)
+		review := engine.Later(p.AsOf(), engine.AddDays(release, 28))
+		p.Milestone("post-release-review", "Four-week review: streams, saves, playlist adds, sales", review)
+		p.Set("post_release_review", engine.FormatDate(review))
+		return nil
+	}
+	asOf := p.AsOf()
 	kind := in.Str("release_type")
-	delivery := engine.PrevWorkday(engine.AddDays(release, -28))
-	pitch := engine.AddDays(release, -21)
+	singles := releaseFocusTracks(kind)
+	first := engine.AddWeeks(release, -4*singles)
+	r := in.Region()
+	// Every pre-release date is clamped to the plan date; clamping keeps
+	// their order because it is monotone.
+	at := func(d time.Time) time.Time { return engine.Later(asOf, d) }
+	delivery := at(engine.PrevWorkday(engine.AddDays(first, -releaseDistributorPlanDays)))
+	// Artwork is locked a week before the delivery's actual (open) day.
+	artwork := at(engine.AddDays(openDay(p, delivery, r), -7))
+	var masters time.Time
+	v := p.GetDate("vinyl_release_date")
+	if !v.IsZero() {
+		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
+		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, masters, r), -7)))
+	}
+	// Hand-overs fall on open days; each stays after the one it needs.
+	artwork = deliver(p, "artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", artwork, r)
+	delivery = deliver(p, "distributor-delivery", "Audio and metadata delivered to the distributor", delivery, r, artwork)
+	p.DependsOn("distributor-delivery", "artwork-metadata")
+	if !v.IsZero() {
+		masters = deliver(p, "vinyl-masters", "Vinyl masters, final jacket and label artwork to the pressing plant", masters, r, artwork)
+		stock := engine.AddWeeks(v, -releaseVinylToDistWeeks)
+		p.Milestone("vinyl-test-pressings", "Approve vinyl test pressings", engine.Later(masters, at(engine.AddWeeks(masters, 6))))
+		p.Milestone("vinyl-stock", "Vinyl stock at the distributor", stock)
+		if v.After(release) {
+			p.Milestone("vinyl-release", "Vinyl release (Friday)", v)
+		}
+		p.DependsOn("vinyl-masters", "artwork-metadata")
+		p.DependsOn("vinyl-test-pressings", "vinyl-masters")
+		p.DependsOn("vinyl-stock", "vinyl-test-pressings")
+		p.Set("vinyl_masters_date", engine.FormatDate(masters))
+	}
+	for i := 1; i <= singles; i++ {
+		d := engine.AddWeeks(release, -4*(singles-i+1))
+		p.Milestone(fmt.Sprintf("focus-track-%d", i), fmt.Sprintf("Focus track %d released (Friday)", i), d)
+	}
+	pitch := at(engine.AddDays(release, -21))
 	pitchDeadline := engine.AddDays(release, -7)
 	presaveWeeks := 3
 	if kind == "album" {
 		presaveWeeks = 4
 	}
-	presave := engine.AddWeeks(release, -presaveWeeks)
-	p.Set("presave_opens", engine.FormatDate(presave))
+	announce := at(engine.AddDays(engine.AddWeeks(release, -presaveWeeks), -1))
+	presave := engine.Later(engine.AddDays(announce, 1), engine.AddWeeks(release, -presaveWeeks))
+	g := releaseGenreOf(in.Str("genre"))
+	channel := at(engine.AddWeeks(release, -g.leadWeeks))
 
-	if kind != "single" {
-		// Albums and EPs are carried by focus tracks released ahead of them,
-		// each on its own Friday, so every one gets a Release Radar slot.
-		singles := 1
-		if kind == "album" {
-			singles = 2
-		}
-		for i := singles; i >= 1; i-- {
-			d := engine.AddWeeks(release, -4*i)
-			p.Milestone(fmt.Sprintf("focus-track-%d", singles-i+1), fmt.Sprintf("Focus track %d released (Friday)", singles-i+1), d)
-		}
-		delivery = engine.PrevWorkday(engine.AddWeeks(release, -4*singles-4))
-	}
-	if hasFormat(in, "vinyl") {
-		lacquers := engine.PrevWorkday(engine.AddWeeks(release, -10))
-		if v, ok := p.Get("vinyl_release_date").(string); ok {
-			vd, _ := engine.ParseDate(v)
-			lacquers = engine.PrevWorkday(engine.AddWeeks(vd, -10))
-		}
-		p.Milestone("vinyl-masters", "Vinyl masters and artwork to the pressing plant", lacquers)
-	}
-	p.Milestone("artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", engine.AddDays(delivery, -7))
-	p.Milestone("distributor-delivery", "Audio and metadata delivered to the distributor", delivery)
-	p.Milestone("announce", "Release announced", engine.AddDays(presave, -1))
+	pitch = deliver(p, "editorial-pitch", "Spotify editorial pitch submitted", pitch, r, delivery)
+	p.DependsOn("editorial-pitch", "distributor-delivery")
+	p.Milestone("lead-channel", "Lead channel starts: "+g.channelName, channel)
+	p.Milestone("announce", "Release announced", announce)
 	p.Milestone("presave-opens", "Pre-save campaign opens", presave)
-	p.Milestone("editorial-pitch", "Spotify editorial pitch submitted", pitch)
 	p.Milestone("pitch-deadline", "Last day for the editorial pitch (7 days out)", pitchDeadline)
 	p.Milestone("release-day", "Release day, Friday 00:01 local time", release)
 	p.Milestone("week-one-review", "First-week review: saves, playlist adds, Release Radar reach", engine.AddDays(release, 7))
-	// Not p.WarnPassedMilestones: that message also gives the days overdue,
-	// and switching would change this workflow's published warning text.
-	for _, m := range p.Milestones() {
-		if m.Date.Before(p.AsOf()) && m.Key != "week-one-review" {
-			p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date.", m.Title, engine.FormatDate(m.Date))
-		}
+	p.DependsOn("release-day", "distributor-delivery", "pitch-deadline")
+	for i := 1; i <= singles; i++ {
+		p.DependsOn(fmt.Sprintf("focus-track-%d", i), "distributor-delivery")
 	}
+	p.Set("distributor_delivery", engine.FormatDate(delivery))
+	p.Set("artwork_final", engine.FormatDate(artwork))
+	p.Set("presave_opens", engine.FormatDate(presave))
+	p.Set("editorial_pitch", engine.FormatDate(pitch))
 	p.Set("editorial_pitch_deadline", engine.FormatDate(pitchDeadline))
+	p.Set("genre_family", g.family)
+	p.Set("lead_channel", map[string]any{"channel": g.channelName, "starts": engine.FormatDate(channel)})
 	return nil
 }
 
-// The split follows what independent release budgets commonly spend:
-// most on paid promotion and PR, a share on content, and a reserve.
+// Manufacturing planning figures (US plants and duplicators, small runs):
+// a 12" black 140 g LP with printed jacket costs about $1,000 in set-up
+// (lacquers, plating, test pressings) plus $6 a unit; a CD in a wallet
+// $300 plus $1.50; a cassette with J-card $100 plus $3.
+var releaseManufacturing = []struct {
+	format         string
+	setup, perUnit float64
+}{
+	{"vinyl", 1000, 6},
+	{"cd", 300, 1.5},
+	{"cassette", 100, 3},
+}
+
+// The marketing split follows what independent release budgets commonly
+// spend, shifted by genre (see releaseGenre): paid promotion, PR, content,
+// the genre's lead channel, and a reserve.
 func releaseBudget(in *engine.Input, p *engine.Plan) error {
 	if !in.Has("budget_usd") {
 		return nil
 	}
 	b := in.Float("budget_usd")
-	split := map[string]float64{
-		"paid_ads":       engine.Money(b * 0.35),
-		"pr_playlisting": engine.Money(b * 0.25),
-		"content":        engine.Money(b * 0.25),
-		"contingency":    engine.Money(b * 0.15),
+	units := in.Int("physical_units")
+	manufacturing := map[string]float64{}
+	var made float64
+	for _, m := range releaseManufacturing {
+		if hasFormat(in, m.format) {
+			c := engine.Money(m.setup + m.perUnit*float64(units))
+			manufacturing[m.format] = c
+			made += c
+		}
 	}
-	p.Set("budget", map[string]any{"total_usd": engine.Money(b), "split_usd": split})
-	if b < 500 {
-		p.Warn("BUDGET_LOW", "A budget of $%.2f covers little paid promotion; lean on the editorial pitch, pre-save and organic content.", b)
+	marketing := math.Max(0, b-made)
+	g := releaseGenreOf(in.Str("genre"))
+	split := map[string]float64{
+		"paid_ads":       engine.Money(marketing * g.ads),
+		"pr_playlisting": engine.Money(marketing * g.pr),
+		"content":        engine.Money(marketing * g.content),
+		"lead_channel":   engine.Money(marketing * g.channel),
+	}
+	split["contingency"] = engine.Money(marketing - split["paid_ads"] - split["pr_playlisting"] - split["content"] - split["lead_channel"])
+	p.Set("budget", map[string]any{
+		"total_usd":           engine.Money(b),
+		"manufacturing_usd":   manufacturing,
+		"manufacturing_units": units,
+		"marketing_usd":       engine.Money(marketing),
+		"split_usd":           split,
+		"lead_channel":        g.channelName,
+		"manufacturing_total": engine.Money(made),
+	})
+	if made > b {
+		p.Warn("BUDGET_BELOW_MANUFACTURING", "Manufacturing %s of each physical format costs %s, more than the %s budget; nothing is left for marketing. Cut the run or the formats.",
+			engine.Plural(units, "unit", "units"), engine.USD(made), engine.USD(b))
+	} else if marketing < 500 {
+		p.Warn("BUDGET_LOW", "%s left for marketing covers little paid promotion; lean on the editorial pitch, pre-save and organic content.", engine.USD(marketing))
 	}
 	return nil
 }
 
 func releaseRecommend(in *engine.Input, p *engine.Plan) error {
-	release, _ := engine.ParseDate(p.Get("release_date").(string))
+	release := p.GetDate("release_date")
 	artist, genre, kind := in.Str("artist"), in.Str("genre"), in.Str("release_type")
-	days := p.Get("days_until_release").(int)
-	if days >= 7 {
-		due := engine.Later(p.AsOf(), engine.AddDays(release, -21))
-		p.RecommendBy(engine.High, due, "Pitch to Spotify editorial",
-			fmt.Sprintf("Pitch one unreleased track from Spotify for Artists with genre %q, mood and instrumentation filled in; it must be in by %s (7 days out) to reach followers' Release Radar.", genre, p.Get("editorial_pitch_deadline")))
+	g := releaseGenreOf(genre)
+	if p.Get("plan_kind") == "post_release" {
+		asOf := p.AsOf()
+		p.RecommendBy(engine.High, asOf, "Pitch to independent playlist curators",
+			fmt.Sprintf("Spotify editorial pitches are only for unreleased music; pitch the %s release to independent %s curators and keep it in Release Radar through new saves.", genre, g.family))
+		p.RecommendBy(engine.Medium, p.GetDate("post_release_review"), "Review the first four weeks",
+			"Compare streams, saves and listener sources against the plan and move the remaining budget to the channel that worked.")
+		p.RecommendBy(engine.Medium, asOf, "Plan the next release", "Schedule the next single at least 28 days out so it can be delivered and pitched to editorial.")
+		p.Strategy("%s's %s %s came out on %s; this post-release plan keeps it growing through curator playlists and %s, and sets up the next release.",
+			artist, genre, kind, engine.FormatDate(release), g.channelName)
+		return nil
 	}
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(release, -28)), "Deliver to your distributor early",
-		"Deliver 21–28 days before release so stores ingest it, the release appears in Spotify for Artists for pitching, and pre-save links work.")
-	presave, _ := engine.ParseDate(p.Get("presave_opens").(string))
-	p.RecommendBy(engine.Medium, presave, "Run a pre-save campaign",
+	delivery := p.GetDate("distributor_delivery")
+	pitchDue := p.GetDate("editorial_pitch")
+	p.RecommendBy(engine.High, pitchDue, "Pitch to Spotify editorial",
+		fmt.Sprintf("Pitch one unreleased track from Spotify for Artists with genre %q, mood and instrumentation filled in; it must be in by %s (7 days out) to reach followers' Release Radar.", genre, p.Get("editorial_pitch_deadline")))
+	p.RecommendBy(engine.High, delivery, "Deliver to your distributor early",
+		fmt.Sprintf("Deliver on %s, 21–28 days before the first release date, so stores ingest it, the release appears in Spotify for Artists for pitching, and pre-save links work.", engine.FormatDate(delivery)))
+	p.RecommendBy(engine.High, p.GetDate("artwork_final"), "Finalise artwork and metadata",
+		"Lock cover art, credits, ISRCs and (for physical formats) jacket and label print files before anything goes to the distributor or the plant.")
+	p.RecommendBy(engine.Medium, p.GetDate("presave_opens"), "Run a pre-save campaign",
 		"Open pre-saves 2–4 weeks before release and point every announcement at one smart link.")
+	lc := p.Get("lead_channel").(map[string]any)
+	lcDate, _ := engine.ParseDate(lc["starts"].(string))
+	p.RecommendBy(engine.Medium, lcDate, "Start "+g.channelName, g.advice)
 	if kind != "single" {
-		p.Recommend(engine.Medium, "Lead with focus tracks",
-			fmt.Sprintf("Release focus tracks four weeks apart on Fridays before the %s so each gets its own Release Radar and playlist cycle.", kind))
+		lead := "Release a focus track on a Friday four weeks before the EP so it gets its own Release Radar and playlist cycle."
+		if releaseFocusTracks(kind) > 1 {
+			lead = fmt.Sprintf("Release %s four weeks apart on Fridays before the album so each gets its own Release Radar and playlist cycle.", engine.Plural(releaseFocusTracks(kind), "focus track", "focus tracks"))
+		}
+		p.Recommend(engine.Medium, "Lead with focus tracks", lead)
 	}
-	if hasFormat(in, "vinyl") {
-		p.Recommend(engine.Medium, "Book vinyl pressing now", "Pressing plants quote 8–10+ weeks from approved test pressings; sell the vinyl as a pre-order if it arrives after release day.")
+	if m := p.GetDate("vinyl_masters_date"); !m.IsZero() {
+		p.RecommendBy(engine.High, m, "Send vinyl masters and artwork to the plant",
+			fmt.Sprintf("Plants quote 12–16 weeks from approved masters and final artwork (%d planned, the holiday rush included); send both by %s for stock at the distributor two weeks before the vinyl release on %s.",
+				releaseVinylWeeks(p.GetDate("vinyl_release_date")), engine.FormatDate(m), p.Get("vinyl_release_date")))
 	}
 	p.Recommend(engine.Low, "Plan week-one content", "Schedule short-form video and a behind-the-scenes post for release week; engagement in the first week feeds algorithmic playlists.")
-	p.Strategy("Release %s's %s %s on Friday %s: deliver to the distributor by %s, pitch Spotify editorial by %s, and open pre-saves %s, building towards release week.",
-		artist, genre, kind, engine.FormatDate(release),
-		engine.FormatDate(engine.PrevWorkday(engine.AddDays(release, -28))), p.Get("editorial_pitch_deadline"), p.Get("presave_opens"))
+	vinyl := ""
+	if v, ok := p.Get("vinyl_release_date").(string); ok && v != engine.FormatDate(release) {
+		vinyl = fmt.Sprintf(" The vinyl follows on %s.", v)
+	}
+	p.Strategy("Release %s's %s %s on Friday %s: deliver to the distributor by %s, pitch Spotify editorial by %s, start %s on %s and open pre-saves %s, building towards release week.%s",
+		artist, genre, kind, engine.FormatDate(release), engine.FormatDate(delivery), p.Get("editorial_pitch_deadline"),
+		g.channelName, lc["starts"], p.Get("presave_opens"), vinyl)
 	return nil
 }
 

@@ -171,9 +171,10 @@ func TestMusicMerchPlanQuantitiesMarginsAndDates(t *testing.T) {
 		}
 	}
 	// Stock lands Thursday 04-01, a week before the first show; vinyl needs
-	// 10 weeks of pressing and 1 of shipping before that.
-	if d := milestoneDate(t, res, "order-vinyl"); d != mediaDay("2027-01-14") {
-		t.Errorf("vinyl order-by %v, want 2027-01-14", d)
+	// 16 weeks at the plant (plants quote 12–16 from approved masters; the
+	// safe end is planned) and 1 of shipping before that.
+	if d := milestoneDate(t, res, "order-vinyl"); d != mediaDay("2026-12-03") {
+		t.Errorf("vinyl order-by %v, want 2026-12-03 (17 weeks before arrival)", d)
 	}
 	if d := milestoneDate(t, res, "order-apparel"); engine.DaysBetween(d, mediaDay("2027-04-01")) != 28 {
 		t.Errorf("apparel order-by %v, want 4 weeks before arrival", d)
@@ -201,7 +202,7 @@ func TestMusicMerchPlanWarnsOnCostLateOrderAndCash(t *testing.T) {
 	if be := hoodie["break_even_price_usd"].(float64); !mediaClose(be, engine.Money(30.15/0.774)) {
 		t.Errorf("break-even price %v, want %v", be, engine.Money(30.15/0.774))
 	}
-	if res["earliest_arrival_vinyl"] != "2027-02-05" {
-		t.Errorf("vinyl ordered 2026-11-20 lands after 11 weeks (2027-02-05), got %v", res["earliest_arrival_vinyl"])
+	if res["earliest_arrival_vinyl"] != "2027-03-19" {
+		t.Errorf("vinyl ordered 2026-11-20 lands after 16 weeks at the plant and 1 of shipping (2027-03-19), got %v", res["earliest_arrival_vinyl"])
 	}
 }

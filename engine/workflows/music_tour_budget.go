@@ -26,16 +26,20 @@ import (
 //     the venue two weeks out.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "music-tour-budget",
-		Name:        "Tour routing and budget",
-		Vertical:    "music",
-		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates.",
+		ID:       "music-tour-budget",
+		Name:     "Tour routing and budget",
+		Vertical: "music",
+		Sources: []engine.Source{
+			{Title: "FMCSA hours of service, passenger-carrying vehicles (49 CFR 395.5)", URL: "https://www.ecfr.gov/current/title-49/subtitle-B/chapter-III/subchapter-B/part-395/section-395.5", Checked: "2026-11"},
+			{Title: "IRS standard mileage rates", URL: "https://www.irs.gov/tax-professionals/standard-mileage-rates", Checked: "2026-11"},
+		},
+		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates. Steps whose lead time has passed are due now; a tour already started or over gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(2), Max: engine.Bound(60), Description: "The shows, in routing order.", Items: []engine.Field{
 				{Name: "city", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "City of the venue."},
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
-				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Guaranteed fee in US dollars."},
+				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in US dollars (0–10,000,000 USD)."},
 				{Name: "miles_from_previous", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the previous show (from home for the first)."},
 			}},
 			{Name: "miles_home", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the last show back home."},
@@ -125,8 +129,8 @@ func musicTourRoute(in *engine.Input, p *engine.Plan) error {
 		hours := engine.Round(s.miles/musicTourMPH, 1)
 		drivable := gap > 0 && s.miles <= dayMiles*float64(gap)
 		if gap > 0 && !drivable {
-			p.Warn("DRIVE_TOO_LONG", "%s: %.0f miles (%.1f hours at %.0f mph) in %d day(s) exceeds the %.0f-hour daily drive of a %s (%.0f miles a day); add %d day(s) off before it or reroute.",
-				s.city, s.miles, hours, musicTourMPH, gap, v.maxDriveHours, in.Str("vehicle"), dayMiles, int(math.Ceil(s.miles/dayMiles))-gap)
+			p.Warn("DRIVE_TOO_LONG", "%s: %.0f miles (%.1f hours at %.0f mph) in %s exceeds the %.0f-hour daily drive of a %s (%.0f miles a day); add %s off before it or reroute.",
+				s.city, s.miles, hours, musicTourMPH, engine.Plural(gap, "day", "days"), v.maxDriveHours, in.Str("vehicle"), dayMiles, engine.Plural(int(math.Ceil(s.miles/dayMiles))-gap, "day", "days"))
 		}
 		miles += s.miles
 		legs = append(legs, map[string]any{
@@ -193,8 +197,8 @@ func musicTourBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	p.Set("break_even_avg_guarantee_usd", breakEven)
 	if net < 0 {
-		p.Warn("TOUR_LOSS", "Guarantees of $%.2f less %.0f%% commissions ($%.2f) do not cover $%.2f of road costs: the tour loses $%.2f. Shows must average $%.2f (now $%.2f) to break even.",
-			gross, commissionPct, agent+manager, total, -net, breakEven, engine.Money(gross/float64(len(shows))))
+		p.Warn("TOUR_LOSS", "Guarantees of %s less %.0f%% commissions (%s) do not cover %s of road costs: the tour loses %s. Shows must average %s (now %s) to break even.",
+			engine.USD(gross), commissionPct, engine.USD(agent+manager), engine.USD(total), engine.USD(-net), engine.USD(breakEven), engine.USD(gross/float64(len(shows))))
 	}
 	return nil
 }
@@ -206,15 +210,18 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(first)
 	lead := engine.DaysBetween(p.AsOf(), first)
 	switch {
+	case last.Before(p.AsOf()):
+		p.SetTarget(last)
+		p.PostEvent(last, "the tour is over: reconcile every settlement against this budget.")
 	case lead < 0:
-		p.Warn("TOUR_STARTED", "The first show (%s) is before the plan date %s.", engine.FormatDate(first), engine.FormatDate(p.AsOf()))
+		p.PostEvent(first, "the tour is under way: the plan covers the shows still to play and the settlement review.")
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
-		p.Warn("BOOKING_LEAD_TIME", "The first show is %d days away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Expect holds to be gone: the earliest comfortable start is %s.", lead, engine.FormatDate(earliest))
+		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", engine.Plural(lead, "day", "days"), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_start", engine.FormatDate(earliest))
 	}
 	if lead >= 0 && lead < musicTourAnnounceLead {
-		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %d days to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", lead)
+		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", engine.Plural(lead, "day", "days"))
 	}
 	announce := engine.OnOrBefore(engine.AddDays(first, -musicTourAnnounceLead), time.Tuesday)
 	book := engine.PrevWorkday(engine.AddDays(first, -musicTourComfortBooking))
@@ -222,14 +229,25 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, s := range shows {
 		advance = append(advance, map[string]any{"city": s.city, "advance_by": engine.FormatDate(engine.PrevWorkday(engine.AddDays(s.date, -musicTourAdvanceLead)))})
 	}
+	// Steps whose lead time is already missed are due now (clamping to the
+	// plan date keeps their order); a tour already under way lists only
+	// what is left.
+	asOf := p.AsOf()
+	announce = engine.Later(asOf, announce)
+	book = engine.Later(asOf, book)
 	p.Set("announce_date", engine.FormatDate(announce))
 	p.Set("advance_deadlines", advance)
-	p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
-	p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
-	p.Milestone("advance-first-show", "First show advanced with the venue", engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead)))
+	if lead >= 0 {
+		p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
+		p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
+		p.Milestone("advance-first-show", "First show advanced with the venue", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
+	}
 	p.Milestone("first-show", "First show: "+shows[0].city, first)
+	p.DependsOn("announce", "holds-confirmed")
+	p.DependsOn("advance-first-show", "announce")
+	p.DependsOn("first-show", "advance-first-show")
 	p.Milestone("last-show", "Last show: "+shows[len(shows)-1].city, last)
-	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.AddDays(last, 7))
+	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.Later(asOf, engine.AddDays(last, 7)))
 	return nil
 }
 
@@ -245,7 +263,7 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Announce and put tickets on sale together about 6 weeks out, on a Tuesday, and push every date from one tour link.")
 	if net := budget["net_usd"].(float64); net < 0 {
 		p.Recommend(engine.High, "Close the gap before booking more dates",
-			fmt.Sprintf("Ask for guarantees averaging $%.2f, cut the travel party, or add a weekend show to cover the $%.2f shortfall.", p.Get("break_even_avg_guarantee_usd").(float64), -net))
+			fmt.Sprintf("Ask for guarantees averaging %s, cut the travel party, or add a weekend show to cover the %s shortfall.", engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)), engine.USD(-net)))
 	}
 	for _, l := range p.Get("legs").([]map[string]any) {
 		if !l["drivable"].(bool) {
@@ -258,9 +276,9 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Confirm load-in, set times, backline, parking, guest list and settlement terms with each venue 14 days before the show (see advance_deadlines).")
 	p.Recommend(engine.Low, "Carry merch to offset costs",
 		"Merch often decides whether a club tour breaks even; agree each venue's merch cut when advancing.")
-	p.Strategy("Route %s's %d shows from %s to %s: %d days on the road, %.0f miles (%.1f hours driving). Guarantees of $%.2f less commissions and $%.2f of costs leave $%.2f; break-even is $%.2f a show. Confirm holds by %s and announce on %s.",
-		in.Str("artist"), tour["shows"].(int), tour["first_show"], tour["last_show"], tour["days_on_road"].(int), tour["total_miles"].(float64), tour["drive_hours"].(float64),
-		budget["gross_guarantees_usd"].(float64), budget["total_costs_usd"].(float64), budget["net_usd"].(float64), p.Get("break_even_avg_guarantee_usd").(float64),
+	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. Confirm holds by %s and announce on %s.",
+		in.Str("artist"), engine.Plural(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], engine.Plural(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
+		engine.USD(budget["gross_guarantees_usd"].(float64)), engine.USD(budget["total_costs_usd"].(float64)), engine.USD(budget["net_usd"].(float64)), engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)),
 		engine.FormatDate(book), p.Get("announce_date"))
 	return nil
 }

@@ -26,18 +26,23 @@ import (
 //     offer that closes a week after launch (standard practice).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "newsletters-paid-launch",
-		Name:        "Paid newsletter launch",
-		Vertical:    "newsletters",
-		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign.",
+		ID:       "newsletters-paid-launch",
+		Name:     "Paid newsletter launch",
+		Vertical: "newsletters",
+		Sources: []engine.Source{
+			{Title: "Substack: pricing and fees", URL: "https://support.substack.com/", Checked: "2026-11"},
+			{Title: "Stripe pricing", URL: "https://stripe.com/pricing", Checked: "2026-11"},
+		},
+		Description: "Projects paid subscribers and monthly net revenue for a newsletter's paid tier on Substack, beehiiv, Ghost or Kit after platform and Stripe fees, checks pricing against platform minimums and the annual-discount convention, sizes the list an income goal needs, and dates the launch campaign. A launch too soon for the two-week announcement, or already past, is re-planned; a launch in the dead week is warned with a better date.",
 		Fields: []engine.Field{
 			{Name: "platform", Kind: engine.String, Enum: []string{"substack", "beehiiv", "ghost", "kit"}, Default: "substack", Description: "Newsletter platform."},
-			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Description: "Free subscribers today."},
+			{Name: "free_subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Free subscribers today (0–100,000,000)."},
 			{Name: "monthly_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Monthly subscription price."},
 			{Name: "annual_price_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(5000), Description: "Annual subscription price; defaults to 10× the monthly price."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day paid subscriptions open."},
-			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit)."},
-			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Monthly net income the paid tier should reach."},
+			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit) (0–100,000 USD)."},
+			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Monthly net income the paid tier should reach (0–100,000,000 USD)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"platform":          "substack",
@@ -134,7 +139,7 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 	base := scenario(newsConvBase)
 	p.Set("projection", map[string]any{"low": scenario(newsConvLow), "base": base, "high": scenario(newsConvHigh)})
 	if free < newsMinList {
-		p.Warn("LIST_TOO_SMALL", "%d free subscribers convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", free, base["paid_subscribers"])
+		p.Warn("LIST_TOO_SMALL", "%s convert to about %d paid at 5%%; paid launches are commonly advised from about 1,000 engaged free subscribers.", engine.Plural(free, "free subscriber", "free subscribers"), base["paid_subscribers"])
 	}
 	if in.Has("income_goal_usd") {
 		goal := in.Float("income_goal_usd")
@@ -142,8 +147,8 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 		list := int(math.Ceil(float64(needed) / newsConvBase))
 		p.Set("income_goal", map[string]any{"paid_subscribers_needed": needed, "free_list_needed_at_5pct": list})
 		if float64(needed) > float64(free)*newsConvHigh {
-			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %d paid subscribers, more than even a 10%% conversion of %d free subscribers gives; at 5%% it takes a list of %d.",
-				engine.USD(goal), needed, free, list)
+			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %s, more than even a 10%% conversion of %s gives; at 5%% it takes a list of %s.",
+				engine.USD(goal), engine.Plural(needed, "paid subscriber", "paid subscribers"), engine.Plural(free, "free subscriber", "free subscribers"), engine.FormatInt(list))
 		}
 	}
 	return nil
@@ -151,15 +156,32 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 
 func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	launch, asOf := in.Date("launch_date"), p.AsOf()
-	p.SetTarget(launch)
+	// A launch too soon for the two-week announcement, or already past, is
+	// re-planned on the earliest launch that keeps it.
 	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
 		alt := engine.AddDays(asOf, newsAnnounceDays)
-		p.Warn("LAUNCH_TOO_SOON", "Launch is %d days away; readers need a two-week announcement with the founding-member offer. Earliest launch: %s.", lead, engine.FormatDate(alt))
+		away, why := engine.Plural(lead, "day", "days")+" away", "readers need a two-week announcement"
+		if lead < 0 {
+			away, why = "already past", "the requested launch date has passed"
+		}
+		p.Warn("LAUNCH_TOO_SOON", "Launch is %s; readers need a two-week announcement with the founding-member offer. The plan is built on the earliest launch, %s.", away, engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
+		replanOn(p, launch, alt, why)
+		launch = alt
+	}
+	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
+	if engine.InDeadWeek(launch) {
+		better := engine.NextOpen(launch, in.Region())
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when readers are away and open rates drop; the founding offer would run to empty inboxes. A better launch is %s.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
 	}
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
-	p.Milestone("paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays))
+	deliver(p, "paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays), in.Region(), engine.AddDays(launch, -newsAnnounceDays))
 	p.Milestone("launch", "Paid subscriptions open", launch)
+	p.DependsOn("paid-content-ready", "announce")
+	p.DependsOn("launch", "announce", "paid-content-ready")
 	p.Milestone("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays))
 	p.Milestone("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
 	p.WarnPassedMilestones()
@@ -167,7 +189,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 }
 
 func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	launch := p.GetDate("launch_date")
 	base := p.Get("projection").(map[string]any)["base"].(map[string]any)
 	net := p.Get("net_per_paid_subscriber_usd").(map[string]any)
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -newsAnnounceDays)), "Announce with a reason to pay",
@@ -177,11 +199,11 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Push annual plans", fmt.Sprintf("An annual subscriber nets %s a month against %s monthly and cannot churn for a year.",
 		engine.USD(net["annual_plan_per_month"].(float64)), engine.USD(net["monthly_plan"].(float64))))
 	if goal, ok := p.Get("income_goal").(map[string]any); ok {
-		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %d paid subscribers, a free list of about %d at 5%% conversion.", goal["paid_subscribers_needed"], goal["free_list_needed_at_5pct"]))
+		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %s, a free list of about %s at 5%% conversion.", engine.Plural(goal["paid_subscribers_needed"].(int), "paid subscriber", "paid subscribers"), engine.FormatInt(goal["free_list_needed_at_5pct"].(int))))
 	}
-	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %d free subscribers, %d paid readers net about %s a month (%s each after fees), announced %s.",
+	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %s, %s net about %s a month (%s each after fees), announced %s.",
 		in.Str("platform"), engine.FormatDate(launch), engine.USD(in.Float("monthly_price_usd")), engine.USD(p.Get("annual_price_usd").(float64)),
-		in.Int("free_subscribers"), base["paid_subscribers"], engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
+		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
 		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
 	return nil
 }

@@ -29,10 +29,15 @@ import (
 //     under 20% engaged calls for a re-engagement pass before sending.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "newsletters-sender-warmup",
-		Name:        "Sender warm-up and compliance",
-		Vertical:    "newsletters",
-		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list.",
+		ID:       "newsletters-sender-warmup",
+		Name:     "Sender warm-up and compliance",
+		Vertical: "newsletters",
+		Sources: []engine.Source{
+			{Title: "Google: email sender guidelines (February 2024)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
+			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},
+			{Title: "RFC 8058: one-click unsubscribe", URL: "https://www.rfc-editor.org/rfc/rfc8058", Checked: "2026-11"},
+		},
+		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list. A first send too soon for authentication and a seed test, or already past, is re-planned on the earliest feasible workday.",
 		Fields: []engine.Field{
 			{Name: "list_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(10_000_000), Description: "Subscribers to send to."},
 			{Name: "start_date", Kind: engine.Date, Required: true, Description: "First send from the new domain or platform."},
@@ -114,8 +119,20 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	list, asOf := in.Int("list_size"), p.AsOf()
 	start := engine.NextWorkday(in.Date("start_date"))
-	if alt, ok := p.Get("earliest_feasible_start_date").(string); ok {
-		start, _ = engine.ParseDate(alt)
+	// The seed test needs two days before the first send, and missing
+	// authentication a week to publish and verify: a start sooner than that
+	// (or already past) is re-planned on the earliest feasible workday.
+	lead, why := 2, "a seed test needs two days before the first send"
+	if len(p.Get("missing_authentication").([]string)) > 0 {
+		lead, why = newsAuthLeadDays, "authentication takes a week to publish and verify"
+	}
+	if earliest := engine.NextWorkday(engine.AddDays(asOf, lead)); start.Before(earliest) {
+		if in.Date("start_date").Before(asOf) {
+			why = "the requested start date has passed"
+		}
+		replanOn(p, in.Date("start_date"), earliest, why)
+		p.Set("earliest_feasible_start_date", engine.FormatDate(earliest))
+		start = earliest
 	}
 	p.SetTarget(start)
 	p.Set("first_send_date", engine.FormatDate(start))
@@ -144,7 +161,9 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	p.Set("warmup_schedule", ramp)
 	p.Set("warmup_send_days", len(ramp))
 	p.Set("full_list_date", engine.FormatDate(day))
-	p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.AddDays(start, -newsAuthLeadDays))
+	if len(p.Get("missing_authentication").([]string)) > 0 {
+		p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
+	}
 	p.Milestone("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.PrevWorkday(engine.AddDays(start, -2)))
 	p.Milestone("first-send", fmt.Sprintf("First warm-up send (%d most engaged)", ramp[0]["volume"]), start)
 	p.Milestone("full-list", "Full list reached", day)
@@ -170,8 +189,8 @@ func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Export openers and clickers of the last 90 days and send to them first; the schedule doubles daily to the full %d over %d send days.", in.Int("list_size"), p.Get("warmup_send_days")))
 	p.Recommend(engine.Medium, "Watch Postmaster Tools daily during the ramp", "Hold the volume at the previous day's level if the spam rate passes 0.1% or domain reputation drops below High.")
 	p.Recommend(engine.Low, "Keep one-click unsubscribe visible", "An easy unsubscribe is cheaper than a spam complaint, which counts against the 0.3% limit.")
-	p.Strategy("Warm up %d subscribers from %s: %d send days doubling from the most engaged to the full list on %s, as a %s; %s.",
-		in.Int("list_size"), engine.FormatDate(start), p.Get("warmup_send_days"), p.Get("full_list_date"),
+	p.Strategy("Warm up %s from %s: %s doubling from the most engaged to the full list on %s, as a %s; %s.",
+		engine.Plural(in.Int("list_size"), "subscriber", "subscribers"), engine.FormatDate(start), engine.Plural(p.Get("warmup_send_days").(int), "send day", "send days"), p.Get("full_list_date"),
 		map[bool]string{true: "bulk sender under Gmail and Yahoo's rules", false: "sender under 5,000 a day"}[p.Get("bulk_sender").(bool)],
 		map[bool]string{true: "authentication complete", false: "publish the missing authentication first"}[len(p.Get("missing_authentication").([]string)) == 0])
 	return nil

@@ -28,12 +28,18 @@ import (
 //     days before the shoot (city film permits commonly need 3–5 business
 //     days); proofs 2 business days after the shoot, client selects within
 //     3, retouching about 8 finished images per day.
+//
+// A shoot date too close or already past (this is a quote, so the shoot has
+// not happened) is re-planned on the earliest feasible shoot date.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "photography-licensing-quote",
-		Name:        "Commercial shoot estimate and licence",
-		Vertical:    "photography",
-		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget.",
+		ID:       "photography-licensing-quote",
+		Name:     "Commercial shoot estimate and licence",
+		Vertical: "photography",
+		Sources: []engine.Source{
+			{Title: "ASMP: licensing guide", URL: "https://www.asmp.org/business/licensing/", Checked: "2026-11"},
+		},
+		Description: "Quotes a commercial shoot (creative fee, usage licence by media, duration and territory, pre-production and retouching), schedules approval to delivery and licence expiry, and proposes the largest licence that fits a client's budget. A shoot date too close or already past (this is a quote) is re-planned on the earliest feasible shoot date.",
 		Fields: []engine.Field{
 			{Name: "shoot_date", Kind: engine.Date, Required: true, Description: "First shoot day."},
 			{Name: "shoot_days", Kind: engine.Number, Default: 1, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Shoot days (half days allowed)."},
@@ -42,7 +48,8 @@ func init() {
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "web_social", "print_collateral", "advertising", "out_of_home", "all_media"}, Default: "web_social", Description: "Media the images are licensed for."},
 			{Name: "license_years", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Licence duration in years."},
 			{Name: "territory", Kind: engine.String, Enum: []string{"regional", "national", "worldwide"}, Default: "national", Description: "Where the images may be used."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's stated budget, in US dollars."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's stated budget, in US dollars (0–10,000,000)."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"shoot_date":        "2027-01-19",
@@ -127,11 +134,30 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 			studioUSD(total), studioUSD(budget), studioLabel(in.Str("usage")), bestYears, bestTerr, studioUSD(bestTotal))
 		return nil
 	}
+	// Even the smallest licence does not fit: trade images first (never
+	// below one delivered image), then shoot days (in half days).
 	creative, prepro, usage, _, _ := phLicTotal(in, 1, "regional")
-	images := int(math.Floor((budget - creative - prepro - usage) / phLicRetouchPerImage))
-	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; cut the shoot days or deliver %d retouched images instead of %d.",
-		studioUSD(total), studioUSD(budget), max(images, 0), in.Int("final_images"))
-	p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": max(images, 0)})
+	images := min(in.Int("final_images"), int(math.Floor((budget-creative-prepro-usage)/phLicRetouchPerImage)))
+	if images >= 1 {
+		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; deliver %s instead of %d.",
+			studioUSD(total), studioUSD(budget), engine.Plural(images, "retouched image", "retouched images"), in.Int("final_images"))
+		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": images})
+		return nil
+	}
+	// Cost of one shoot day with a 1-year regional licence: creative fee,
+	// pre-production (a quarter of it) and usage, all proportional to days.
+	perDay := (creative + prepro + usage) / in.Float("shoot_days")
+	days := math.Floor((budget-phLicRetouchPerImage)/perDay*2) / 2
+	if days >= 0.5 {
+		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence with one image does not fit at %g shoot days; a %g-day shoot with 1 retouched image does.",
+			studioUSD(total), studioUSD(budget), in.Float("shoot_days"), days)
+		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": 1, "shoot_days": days})
+		return nil
+	}
+	minimum := engine.Money(perDay*0.5 + phLicRetouchPerImage)
+	p.Warn("BUDGET_BELOW_MINIMUM", "The %s budget does not cover the smallest job at this day rate (a half-day shoot, 1 retouched image, 1-year regional licence: %s); decline, or ask for at least that.",
+		studioUSD(budget), studioUSD(minimum))
+	p.Set("budget_alternative", map[string]any{"minimum_quote_usd": minimum})
 	return nil
 }
 
@@ -146,9 +172,10 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 		if shoot.Before(p.AsOf()) {
 			code = "SHOOT_DATE_PASSED"
 		}
-		p.Warn(code, "A %g-day shoot needs the estimate approved %d business days ahead for pre-production; from %s the earliest shoot date is %s.",
-			days, lead, engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
+		p.Warn(code, "A %g-day shoot needs the estimate approved %s ahead for pre-production; from %s the earliest shoot date is %s.",
+			days, engine.Plural(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
+		replanOn(p, shoot, earliest, "the estimate could not be approved in time for pre-production")
 		shoot, approve = earliest, p.AsOf()
 	}
 	p.SetTarget(shoot)
@@ -157,15 +184,20 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 	selects := engine.AddWorkdays(proofs, 3)
 	delivery := engine.AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
 	years := in.Int("license_years")
-	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
 	p.Milestone("estimate-approved", "Estimate signed and 50% advance paid", approve)
 	p.Milestone("shoot", "Shoot day 1", shoot)
 	if last.After(shoot) {
 		p.Milestone("shoot-wrap", "Last shoot day", last)
 	}
-	p.Milestone("proofs", "Proof gallery to client", proofs)
+	proofs = deliver(p, "proofs", "Proof gallery to client", proofs, in.Region(), last)
+	// Selects and retouching are counted in open days from the proofs.
+	selects = engine.AddOpenDays(proofs, 3, in.Region())
+	delivery = engine.AddOpenDays(selects, studioCeil(float64(in.Int("final_images"))/8), in.Region())
 	p.Milestone("client-selects", "Client selects due", selects)
-	p.Milestone("delivery", "Retouched finals delivered; balance invoiced", delivery)
+	delivery = deliver(p, "delivery", "Retouched finals delivered; balance invoiced", delivery, in.Region(), selects)
+	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
+	p.DependsOn("client-selects", "proofs")
+	p.DependsOn("delivery", "client-selects")
 	p.Milestone("invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
 	p.Milestone("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires)
 	p.Set("schedule", map[string]any{
@@ -183,8 +215,8 @@ func phLicRecommend(in *engine.Input, p *engine.Plan) error {
 	approve, _ := engine.ParseDate(s["estimate_approved_by"].(string))
 	expires, _ := engine.ParseDate(s["license_expires"].(string))
 	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
-		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %d years) and take the %s advance before booking crew.",
-			studioLabel(in.Str("usage")), in.Str("territory"), in.Int("license_years"), studioUSD(q["advance_usd"].(float64))))
+		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %s) and take the %s advance before booking crew.",
+			studioLabel(in.Str("usage")), in.Str("territory"), engine.Plural(in.Int("license_years"), "year", "years"), studioUSD(q["advance_usd"].(float64))))
 	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
 	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
 	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")

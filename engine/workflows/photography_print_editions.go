@@ -28,19 +28,23 @@ import (
 //     first test print to release.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "photography-print-editions",
-		Name:        "Limited print edition",
-		Vertical:    "photography",
-		Description: "Prices a limited photographic edition in rising tiers, computes revenue, commission and print costs if it sells out, checks artist's proofs and edition size against convention, and schedules proofing, printing and release.",
+		ID:       "photography-print-editions",
+		Name:     "Limited print edition",
+		Vertical: "photography",
+		Sources: []engine.Source{
+			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
+		},
+		Description: "Prices a limited photographic edition in rising tiers, computes revenue, commission and print costs if it sells out, checks artist's proofs and edition size against convention, and schedules proofing, printing and release. A release too close for proofing and printing, or already past, is re-planned on the earliest feasible release.",
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
 			{Name: "artist_proofs", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Artist's proofs (AP) outside the numbered edition."},
-			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Lab, paper, mounting and framing cost per print, in US dollars."},
-			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Description: "Retail price of the first tier, in US dollars."},
+			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in US dollars (0–1,000,000 USD)."},
+			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in US dollars (1–10,000,000 USD)."},
 			{Name: "tiers", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "Number of price tiers the edition is split into."},
 			{Name: "step_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Price rise from one tier to the next, in percent."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Gallery or platform commission, in percent (0 for direct sales)."},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Day the edition goes on sale."},
+			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{
 			"edition_size":    15,
@@ -126,19 +130,34 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	proof := engine.PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
 		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 4))
-		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %d days away. The earliest release is %s.",
-			engine.FormatDate(release), engine.DaysBetween(p.AsOf(), release), engine.FormatDate(earliest))
+		away := engine.Plural(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
+		why := "proofing and printing need 4 weeks"
+		if release.Before(p.AsOf()) {
+			away, why = "already past", "the requested release date has passed"
+		}
+		p.Warn("RELEASE_TOO_SOON", "Proofing and printing need 4 weeks (test prints, then a 5–10 business-day lab run); %s is %s. The plan is built on the earliest release, %s.",
+			engine.FormatDate(release), away, engine.FormatDate(earliest))
 		p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
+		replanOn(p, release, earliest, why)
 		release, proof = earliest, p.AsOf()
 	}
 	p.SetTarget(release)
+	if engine.InDeadWeek(release) {
+		better := engine.NextOpen(release, in.Region())
+		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, after the last gift-shipping dates, when collectors and press are away; a better release is %s.",
+			engine.FormatDate(release), engine.FormatDate(better))
+		p.Set("better_release_date", engine.FormatDate(better))
+	}
 	order := engine.AddWorkdays(release, -15)
 	arrive := engine.AddWorkdays(order, 10)
 	p.Milestone("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
-	p.Milestone("order-prints", "First tier ordered from the lab (10 business days)", order)
+	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
+	p.DependsOn("order-prints", "test-prints")
 	p.Milestone("prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Milestone("announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Milestone("release", "Edition on sale (tier 1)", release)
+	p.DependsOn("prints-arrive", "order-prints")
+	p.DependsOn("release", "prints-arrive", "announce")
 	p.Milestone("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
 	p.Set("release_date", engine.FormatDate(release))
 	return nil
@@ -152,8 +171,8 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Print to order by tier", "Order prints as each tier sells rather than the whole edition at once; keep the approved proof as the colour reference.")
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
-	p.Strategy("Release %s on %s from %s to %s in %d tiers; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
-		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), len(p.Get("tiers").([]map[string]any)),
+	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
+		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), engine.Plural(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
 		studioUSD(s["revenue_usd"].(float64)), studioUSD(s["artist_net_usd"].(float64)), studioUSD(s["commission_usd"].(float64)), studioUSD(s["print_costs_usd"].(float64)))
 	return nil
 }

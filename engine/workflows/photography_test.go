@@ -95,3 +95,32 @@ func studioWorkdaysBetween(a, b time.Time) int {
 	}
 	return n
 }
+
+// A budget below even a 1-year regional licence used to be answered with
+// "deliver 0 retouched images". A job always delivers at least one image:
+// fewer images first, then fewer shoot days, then the minimum quote.
+func TestPhotographyLicensingNeverRecommendsZeroImages(t *testing.T) {
+	base := map[string]any{"shoot_date": "2027-01-19", "shoot_days": 2, "day_rate_usd": 2500, "final_images": 24, "usage": "advertising", "as_of": "2026-11-20"}
+	// 2 days at $2,500: creative $5,000 + pre-production $1,250 + usage
+	// 150% × 0.75 = $5,625: $11,875 before retouching.
+	check := func(budget float64) map[string]any {
+		ctx := clone(base)
+		ctx["client_budget_usd"] = budget
+		res := run(t, "photography-licensing-quote", ctx)
+		alt := res["budget_alternative"].(map[string]any)
+		if n, ok := alt["final_images"]; ok && n.(float64) < 1 {
+			t.Fatalf("budget %v: recommends %v images", budget, n)
+		}
+		return alt
+	}
+	if alt := check(12000); alt["final_images"] != 1.0 {
+		t.Errorf("$12,000 leaves $125: 1 image, got %v", alt)
+	}
+	// $5,000: one day costs $5,937.50, half a day $2,968.75 + $75.
+	if alt := check(5000); alt["final_images"] != 1.0 || alt["shoot_days"] != 0.5 {
+		t.Errorf("$5,000: want a half-day shoot with 1 image, got %v", alt)
+	}
+	if alt := check(1000); alt["minimum_quote_usd"] != 3043.75 {
+		t.Errorf("$1,000: want the $3,043.75 minimum quote, got %v", alt)
+	}
+}

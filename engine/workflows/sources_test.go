@@ -13,30 +13,6 @@ import (
 // workflow that lists its sources fails the test, so the list only shrinks.
 // It must be empty when the engine issue is closed.
 var sourcesPending = []string{
-	// crafts, design, fashion, film, games, illustration, live-events, music, newsletters, photography
-	"music-merch-plan",                // music
-	"music-tour-budget",               // music
-	"release-strategy",                // music
-	"film-festival-submissions",       // film
-	"film-production-schedule",        // film
-	"photography-licensing-quote",     // photography
-	"photography-print-editions",      // photography
-	"illustration-commission-quote",   // illustration
-	"illustration-picture-book",       // illustration
-	"fashion-costing",                 // fashion
-	"fashion-wholesale-calendar",      // fashion
-	"design-project-quote",            // design
-	"design-rate-review",              // design
-	"crafts-etsy-pricing",             // crafts
-	"crafts-market-fair",              // crafts
-	"games-steam-break-even",          // games
-	"games-steam-discount-calendar",   // games
-	"games-steam-launch",              // games
-	"newsletters-paid-launch",         // newsletters
-	"newsletters-sender-warmup",       // newsletters
-	"live-events-production-timeline", // live-events
-	"live-events-show-settlement",     // live-events
-
 	// podcasting, publishing, screenwriting, social-media, songwriting, tabletop, television, theater, video, visual-art
 	"songwriting-split-registration",    // songwriting
 	"songwriting-sync-quote",            // songwriting
