@@ -24,11 +24,12 @@ import (
 //     the current total earned evenly over its window (the steady-rate
 //     model; a channel whose back catalogue keeps being watched does
 //     better), after t days the 12-month total is
-//       W(t) = W0 × (365 − t) / 365 + (daily rate) × t   for t ≤ 365
+//     W(t) = W0 × (365 − t) / 365 + (daily rate) × t   for t ≤ 365
 //     and (daily rate) × 365 from then on: it moves in a straight line from
 //     today's total to 12 months of the new pace, not by losing a twelfth
 //     of itself each month. The same holds for the 90-day Shorts total.
 //     Projected by day, so the date is the day the line is crossed.
+//
 // Source: YouTube Help, "YouTube Partner Program overview & eligibility",
 // https://support.google.com/youtube/answer/72851 (checked 2026-11).
 func init() {
