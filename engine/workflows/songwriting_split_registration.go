@@ -34,6 +34,7 @@ import (
 //     specially commissioned for one of the nine §101 categories (e.g. part
 //     of a motion picture or other audiovisual work) under a written
 //     agreement signed by both sides; otherwise it is an assignment.
+//
 // Sources: U.S. Copyright Office Circular 30 "Works Made for Hire" and
 // Circular 1, fee schedule 37 CFR 201.3 (checked 2026-11); ASCAP and BMI
 // writer and publisher share rules (checked 2026-11).
