@@ -124,7 +124,21 @@ func tabletopFreightWeeks(in *engine.Input) int {
 func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 	target, asOf := in.Date("in_warehouse_date"), p.AsOf()
 	p.SetTarget(target)
+	// Goods leave on a working day the factory is open: a pickup that would
+	// fall in the New Year shutdown happens on the last day before it.
 	exFactory := engine.AddWeeks(target, -tabletopFreightWeeks(in))
+	if tabletopFactoryClosed(exFactory) {
+		closed := exFactory
+		for tabletopFactoryClosed(exFactory) {
+			exFactory = engine.AddDays(exFactory, -1)
+		}
+		p.Warn("EX_FACTORY_IN_SHUTDOWN", "Goods would leave the factory on %s, during the Chinese New Year shutdown; they must be picked up before it, by %s, %d days earlier.",
+			engine.FormatDate(closed), engine.FormatDate(engine.PrevWorkday(exFactory)), engine.DaysBetween(engine.PrevWorkday(exFactory), closed))
+	}
+	exFactory = engine.PrevWorkday(exFactory)
+	for tabletopFactoryClosed(exFactory) {
+		exFactory = engine.PrevWorkday(engine.AddDays(exFactory, -1))
+	}
 	ppsApproved, skippedProd := tabletopFactoryDays(exFactory, -7*tabletopProductionWeeks)
 	proofsApproved, skippedSample := tabletopFactoryDays(ppsApproved, -7*tabletopSampleWeeks)
 	files, skippedPrepress := tabletopFactoryDays(proofsApproved, -7*tabletopPrepressWeeks)

@@ -107,3 +107,20 @@ func TestTabletopKickstarterInfeasibleInputs(t *testing.T) {
 		t.Errorf("a 45-day campaign from 2026-12-01 ends %s, want 2027-01-15", got)
 	}
 }
+
+// Factories in China close from about a week before Chinese New Year
+// (6 February 2027) while workers travel home; nothing is picked up then.
+// Stock due in the US warehouse on 2027-03-20 after 6 weeks at sea would
+// leave the factory on New Year's Day itself; it must leave on the last
+// working day before the shutdown, Friday 2027-01-29, and the whole
+// factory chain moves with it.
+func TestTabletopManufacturingNoPickupDuringNewYearShutdown_CNY2027(t *testing.T) {
+	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-20", "as_of": "2026-06-01"})
+	entWant(t, res, "EX_FACTORY_IN_SHUTDOWN")
+	if got := milestoneDate(t, res, "ex-factory"); engine.FormatDate(got) != "2027-01-29" {
+		t.Errorf("ex-factory %v, want 2027-01-29, the last working day before the shutdown", got)
+	}
+	if sample := milestoneDate(t, res, "sample-approved"); engine.DaysBetween(sample, milestoneDate(t, res, "ex-factory")) != 70 {
+		t.Errorf("mass production from %v: want 10 weeks of open factory days before ex-factory", sample)
+	}
+}
