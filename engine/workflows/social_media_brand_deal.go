@@ -31,7 +31,7 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
 				{Name: "platform", Kind: engine.String, Required: true, Enum: []string{"instagram", "tiktok", "youtube", "x"}, Description: "Platform."},
-				{Name: "followers", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Followers on that platform."},
+				{Name: "followers", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Followers on that platform."},
 				{Name: "engagement_rate_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Average engagement rate on that platform, in percent."},
 				{Name: "posts", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Posts to deliver on that platform."},
 			}},
@@ -39,7 +39,7 @@ func init() {
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content as ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 		},
 		ExampleContext: map[string]any{
 			"deliverables": []any{

@@ -30,13 +30,13 @@ func init() {
 		Vertical:    "video",
 		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date.",
 		Fields: []engine.Field{
-			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
+			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
 			{Name: "niche", Kind: engine.String, Enum: []string{"finance", "tech", "education", "lifestyle", "entertainment", "gaming"}, Default: "lifestyle", Description: "Channel niche, as advertisers see it."},
 			{Name: "format", Kind: engine.String, Enum: []string{"mention", "integration", "dedicated"}, Default: "integration", Description: "Short mention (≤30 s), integration (60–90 s) or dedicated video."},
 			{Name: "publish_date", Kind: engine.Date, Required: true, Description: "Day the sponsored video goes live."},
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content in its own ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 		},
 		ExampleContext: map[string]any{
 			"avg_views_30d":     48000,

@@ -32,10 +32,10 @@ func init() {
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Call or exhibition name."},
 				{Name: "deadline", Kind: engine.Date, Required: true, Description: "Submission deadline."},
-				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Entry fee in US dollars."},
+				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in US dollars."},
 				{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Commission taken on sales from the show, in percent."},
 			}},
-			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Description: "Entry-fee budget for the season, in US dollars."},
+			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in US dollars."},
 			{Name: "prep_days", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Days you need to tailor an application (selection, statement, forms)."},
 			{Name: "images_ready", Kind: engine.Boolean, Default: false, Description: "Whether the works are already professionally photographed."},
 		},

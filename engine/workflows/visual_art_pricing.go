@@ -35,7 +35,7 @@ func init() {
 			{Name: "height_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Height of the work in inches (unframed)."},
 			{Name: "method", Kind: engine.String, Enum: []string{"square_inch", "linear_inch"}, Default: "square_inch", Description: "Pricing rule: width × height × rate, or (width + height) × rate."},
 			{Name: "rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Max: engine.Bound(1000), Description: "Your rate in US dollars per square inch or per linear inch."},
-			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Cost of materials and framing for this work, in US dollars."},
+			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Cost of materials and framing for this work, in US dollars."},
 			{Name: "channel", Kind: engine.String, Enum: []string{"gallery", "marketplace", "website", "studio"}, Default: "gallery", Description: "Where the work sells: consignment gallery, online marketplace (Saatchi Art), own website, or studio/in person."},
 			{Name: "commission_pct", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Commission the seller keeps, in percent; defaults to 50 for a gallery, 40 for a marketplace, 0 otherwise."},
 			{Name: "sale_date", Kind: engine.Date, Description: "When the work goes on sale (exhibition opening, listing day); defaults to 30 days after the plan date."},
