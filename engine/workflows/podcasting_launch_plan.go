@@ -111,18 +111,19 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Warn("LAUNCH_DATE_PASSED", "Launch day %s is before the plan date %s; the earliest launch on a %s is %s.",
 				engine.FormatDate(launch), engine.FormatDate(p.AsOf()), launch.Weekday(), engine.FormatDate(earliest))
 		} else {
-			p.Warn("LAUNCH_TOO_SOON", "%d episode(s) still to make at %.1f days each need %d working days, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
-				missing, in.Float("production_days_per_episode"), workDays, podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
+			p.Warn("LAUNCH_TOO_SOON", "%s still to make at %.1f days each %s %s, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
+				nounCount(missing, "episode", "episodes"), in.Float("production_days_per_episode"), map[bool]string{true: "needs", false: "need"}[missing == 1],
+				nounCount(workDays, "working day", "working days"), podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
 		}
 		p.Set("earliest_feasible_launch", engine.FormatDate(earliest))
 	}
 	if missing > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Production of %d episode(s) starts", missing), engine.Later(produceFrom, p.AsOf()))
+		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", nounCount(missing, "episode", "episodes")), engine.Later(produceFrom, p.AsOf()))
 	}
 	p.Milestone("trailer-ready", "Trailer and cover art final", trailer)
 	p.Milestone("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", feed)
-	p.Milestone("episodes-banked", fmt.Sprintf("%d episodes finished and scheduled", needed), bankBy)
-	p.Milestone("launch", fmt.Sprintf("Launch: %d episodes live", in.Int("launch_episodes")), launch)
+	p.Milestone("episodes-banked", fmt.Sprintf("%s finished and scheduled", nounCount(needed, "episode", "episodes")), bankBy)
+	p.Milestone("launch", fmt.Sprintf("Launch: %s live", nounCount(in.Int("launch_episodes"), "episode", "episodes")), launch)
 
 	var calendar []map[string]any
 	step := podLaunchStepDays[in.Str("cadence")]
@@ -149,13 +150,13 @@ func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
 	if m := p.Get("episodes_to_produce").(int); m > 0 {
 		p.Recommend(engine.High, "Batch-record the launch episodes",
-			fmt.Sprintf("Record the %d missing episode(s) in back-to-back sessions; %d working days of production are needed before launch.", m, p.Get("production_days_needed").(int)))
+			fmt.Sprintf("Record the %s in back-to-back sessions; %s of production %s needed before launch.", nounCount(m, "missing episode", "missing episodes"), nounCount(p.Get("production_days_needed").(int), "working day", "working days"), map[bool]string{true: "is", false: "are"}[p.Get("production_days_needed").(int) == 1]))
 	}
 	p.Recommend(engine.Medium, "Release on a fixed day and time",
 		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
 	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
-	p.Strategy("Launch %q on %s with %d episodes and %d more banked for a %s cadence: produce %d episode(s) (%d working days), submit the feed by %s, then release every %s.",
-		in.Str("show_name"), engine.FormatDate(launch), in.Int("launch_episodes"), podLaunchBank(in), in.Str("cadence"),
-		p.Get("episodes_to_produce").(int), p.Get("production_days_needed").(int), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: produce %s (%s), submit the feed by %s, then release every %s.",
+		in.Str("show_name"), engine.FormatDate(launch), nounCount(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
+		nounCount(p.Get("episodes_to_produce").(int), "episode", "episodes"), nounCount(p.Get("production_days_needed").(int), "working day", "working days"), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
 	return nil
 }

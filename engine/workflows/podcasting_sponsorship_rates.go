@@ -101,7 +101,7 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		"discount_pct": discount * 100, "price_usd": engine.Money(pkg * (1 - discount)),
 	})
 	if dl < podSponsorMinDownloads {
-		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%.0f downloads an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns $%.2f. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", dl, perEpisode)
+		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%s an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns %s. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", roundedCount(dl, "download", "downloads"), engine.USD(perEpisode))
 	}
 	return nil
 }
@@ -137,19 +137,20 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	c := p.Get("campaign").(map[string]string)
 	io, _ := engine.ParseDate(c["io_by"])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(io, -14)), "Send the rate card",
-		fmt.Sprintf("Offer the %d-month package at $%.2f (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
-			pkg["months"].(int), pkg["price_usd"].(float64), pkg["discount_pct"].(float64)))
+		fmt.Sprintf("Offer the %d-month package at %s (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
+			pkg["months"].(int), engine.USD(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
 	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
 		p.Recommend(engine.Medium, "Sell direct before joining a network",
-			fmt.Sprintf("At %d downloads an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", d))
+			fmt.Sprintf("At %s an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", nounCount(d, "download", "downloads")))
 	}
 	if !in.Bool("host_read") {
 		p.Recommend(engine.Medium, "Offer host-read spots", "Host-read ads command higher CPMs than pre-produced spots (about 1.7× on this card) and convert better.")
 	}
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
-	p.Strategy("At %d downloads an episode, sell %s at $%.2f an episode in all; %.0f%% sell-through of %d episodes a month brings $%.2f gross, $%.2f net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at $%.2f.",
-		in.Int("downloads_per_episode"), slots, p.Get("per_episode_all_slots_usd").(float64), in.Float("sell_through_pct"), in.Int("episodes_per_month"),
-		monthly["expected_gross_usd"].(float64), monthly["expected_net_usd"].(float64), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], pkg["price_usd"].(float64))
+	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",
+		nounCount(in.Int("downloads_per_episode"), "download", "downloads"), slots, engine.USD(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
+		nounCount(in.Int("episodes_per_month"), "episode", "episodes"), engine.USD(monthly["expected_gross_usd"].(float64)), engine.USD(monthly["expected_net_usd"].(float64)),
+		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], engine.USD(pkg["price_usd"].(float64)))
 	return nil
 }
