@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"math"
-	"strconv"
 	"time"
 )
 
@@ -127,21 +125,9 @@ func NthWeekday(year int, m time.Month, wd time.Weekday, n int) time.Time {
 }
 
 // USD renders an amount for warning, strategy and recommendation text as
-// "$1,234.50" ("-$12.00" when negative), rounded to the cent. Result fields
-// stay numbers (see Money); this is only for prose, where a bare float
-// would read "1234.5".
-func USD(v float64) string {
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	cents := int64(math.Round(v * 100))
-	whole := strconv.FormatInt(cents/100, 10)
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	return fmt.Sprintf("%s$%s.%02d", sign, whole, cents%100)
-}
+// "$1,234.50" ("-$12.00" when negative), rounded to the cent: FormatMoney in
+// US dollars.
+func USD(v float64) string { return FormatMoney(v, "USD") }
 
 // Money rounds an amount to cents.
 func Money(v float64) float64 { return math.Round(v*100) / 100 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,13 @@ type Milestone struct {
 	Key   string    `json:"key"`
 	Title string    `json:"title"`
 	Date  time.Time `json:"-"`
+	// Deliverable marks work someone must hand over (see Plan.Deliverable);
+	// it is only ever due on an open day of the plan's region.
+	Deliverable bool `json:"-"`
+	// MovedFrom is the date the workflow asked for when the deliverable was
+	// moved off a closed day, and Note says why.
+	MovedFrom time.Time `json:"-"`
+	Note      string    `json:"-"`
 }
 
 // Warning flags a plan that cannot work as asked (a date too close, a
@@ -49,6 +57,10 @@ type Plan struct {
 	milestones []Milestone
 	warnings   []Warning
 	extra      map[string]any
+	// region is the calendar deliverables were scheduled on; requested and
+	// feasible are set by Replanned.
+	region              Region
+	requested, feasible time.Time
 }
 
 // AsOf is the date the plan is made on.
@@ -74,6 +86,51 @@ func (p *Plan) RecommendBy(pri Priority, due time.Time, title, detail string) {
 // Milestone adds a dated step to the timeline.
 func (p *Plan) Milestone(key, title string, d time.Time) {
 	p.milestones = append(p.milestones, Milestone{Key: key, Title: title, Date: d})
+}
+
+// Deliverable adds a milestone that is work someone must hand over (a
+// master, a manuscript, artwork, a tech pack): it is due on an open day of
+// region r. A date on a closed day (weekend, public holiday, 24 Dec–1 Jan) is
+// moved to the previous open day, so the work is in on time; when that would
+// put a step still ahead of the plan before as_of, it goes to the next open
+// day instead. The milestone reports the move (moved_from, note). Use
+// Milestone for fixed external dates (an event, a festival's deadline).
+func (p *Plan) Deliverable(key, title string, d time.Time, r Region) {
+	if r == "" {
+		r = RegionUS
+	}
+	p.region = r
+	m := Milestone{Key: key, Title: title, Date: d, Deliverable: true}
+	if Closed(d, r) {
+		moved := PrevOpen(d, r)
+		if !d.Before(p.asOf) && moved.Before(p.asOf) {
+			moved = NextOpen(d, r)
+		}
+		m.Date, m.MovedFrom = moved, d
+		m.Note = fmt.Sprintf("moved from %s (%s) to the %s open day", FormatDate(d), ClosedReason(d, r),
+			map[bool]string{true: "previous", false: "next"}[moved.Before(d)])
+	}
+	p.milestones = append(p.milestones, m)
+}
+
+// Replanned records that the plan is built on feasible instead of the date
+// the user asked for (requested), because requested cannot work (too close,
+// already passed, a closed week); why says so in a sentence. The result
+// reports both as timeline.requested_date and timeline.feasible_date, with a
+// REPLANNED warning; the target date becomes feasible unless the workflow
+// set another. Call it once, before building milestones on feasible.
+func (p *Plan) Replanned(requested, feasible time.Time, why string) {
+	p.requested, p.feasible = requested, feasible
+	if p.target.IsZero() || p.target.Equal(requested) {
+		p.target = feasible
+	}
+	p.Warn("REPLANNED", "%s The plan is built on %s instead of the requested %s.",
+		strings.TrimSpace(why), FormatDate(feasible), FormatDate(requested))
+}
+
+// IsReplanned reports whether Replanned was called, and the dates.
+func (p *Plan) IsReplanned() (requested, feasible time.Time, ok bool) {
+	return p.requested, p.feasible, !p.feasible.IsZero()
 }
 
 // Milestones returns the timeline so far, in date order.
@@ -141,6 +198,9 @@ type milestoneJSON struct {
 	Date        string `json:"date"`
 	DaysFromNow int    `json:"days_from_as_of"`
 	Passed      bool   `json:"passed"`
+	Deliverable bool   `json:"deliverable,omitempty"`
+	MovedFrom   string `json:"moved_from,omitempty"`
+	Note        string `json:"note,omitempty"`
 }
 
 // Result renders the plan as the job's result object.
@@ -149,7 +209,11 @@ func (p *Plan) Result() (map[string]any, error) {
 	timeline := map[string]any{}
 	list := make([]milestoneJSON, len(ms))
 	for i, m := range ms {
-		list[i] = milestoneJSON{Key: m.Key, Title: m.Title, Date: FormatDate(m.Date), DaysFromNow: DaysBetween(p.asOf, m.Date), Passed: m.Date.Before(p.asOf)}
+		list[i] = milestoneJSON{Key: m.Key, Title: m.Title, Date: FormatDate(m.Date), DaysFromNow: DaysBetween(p.asOf, m.Date),
+			Passed: m.Date.Before(p.asOf), Deliverable: m.Deliverable, Note: m.Note}
+		if !m.MovedFrom.IsZero() {
+			list[i].MovedFrom = FormatDate(m.MovedFrom)
+		}
 	}
 	timeline["milestones"] = list
 	if len(ms) > 0 {
@@ -158,6 +222,13 @@ func (p *Plan) Result() (map[string]any, error) {
 	}
 	if !p.target.IsZero() {
 		timeline["target_date"] = FormatDate(p.target)
+	}
+	if !p.feasible.IsZero() {
+		timeline["requested_date"] = FormatDate(p.requested)
+		timeline["feasible_date"] = FormatDate(p.feasible)
+	}
+	if p.region != "" {
+		timeline["region"] = string(p.region)
 	}
 	out := map[string]any{}
 	for k, v := range p.extra {

@@ -82,3 +82,73 @@ func TestPlanWarnPassedMilestones(t *testing.T) {
 		t.Errorf("a plan without milestones flagged %d: %v", n, empty.Warnings())
 	}
 }
+
+func TestPlanDeliverable(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Deliverable("thanksgiving", "Masters", mustDate(t, "2026-11-26"), RegionUS) // Thursday, Thanksgiving
+	p.Deliverable("open", "Artwork", mustDate(t, "2026-11-25"), RegionUS)
+	p.Deliverable("sunday", "Tech pack", mustDate(t, "2026-11-22"), RegionUS)    // Sunday: Friday the 20th is as_of, allowed
+	p.Deliverable("weekend-asof", "Proofs", mustDate(t, "2026-11-21"), RegionUS) // Saturday
+	p.Deliverable("deadweek", "Files", mustDate(t, "2026-12-28"), RegionUK)
+	p.Deliverable("past", "Old", mustDate(t, "2026-11-15"), RegionUS) // a Sunday before as_of: stays passed
+	want := map[string]struct{ date, from string }{
+		"thanksgiving": {"2026-11-25", "2026-11-26"},
+		"open":         {"2026-11-25", ""},
+		"sunday":       {"2026-11-20", "2026-11-22"},
+		"weekend-asof": {"2026-11-20", "2026-11-21"},
+		"deadweek":     {"2026-12-23", "2026-12-28"},
+		"past":         {"2026-11-13", "2026-11-15"},
+	}
+	for _, m := range p.Milestones() {
+		w := want[m.Key]
+		from := ""
+		if !m.MovedFrom.IsZero() {
+			from = FormatDate(m.MovedFrom)
+		}
+		if FormatDate(m.Date) != w.date || from != w.from || !m.Deliverable || (from != "") != (m.Note != "") {
+			t.Errorf("%s: date %s moved from %q (%s), want %s from %q", m.Key, FormatDate(m.Date), from, m.Note, w.date, w.from)
+		}
+	}
+
+	// A deliverable whose previous open day is before as_of goes to the next one.
+	p = &Plan{asOf: mustDate(t, "2026-11-21")} // a Saturday
+	p.Deliverable("k", "Masters", mustDate(t, "2026-11-22"), RegionUS)
+	if got := FormatDate(p.Milestones()[0].Date); got != "2026-11-23" {
+		t.Errorf("Sunday deliverable with as_of Saturday: %s, want Monday 2026-11-23", got)
+	}
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := res["timeline"].(map[string]any)
+	m := tl["milestones"].([]any)[0].(map[string]any)
+	if tl["region"] != "US" || m["deliverable"] != true || m["moved_from"] != "2026-11-22" || m["note"] != "moved from 2026-11-22 (a Sunday) to the next open day" {
+		t.Errorf("result timeline = %v", tl)
+	}
+}
+
+func TestPlanReplanned(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.SetTarget(mustDate(t, "2026-12-01"))
+	p.Replanned(mustDate(t, "2026-12-01"), mustDate(t, "2027-01-15"), "Vinyl needs 16 weeks.")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-12-01" || tl["feasible_date"] != "2027-01-15" || tl["target_date"] != "2027-01-15" {
+		t.Errorf("timeline = %v", tl)
+	}
+	ws := p.Warnings()
+	if len(ws) != 1 || ws[0].Code != "REPLANNED" || ws[0].Message != "Vinyl needs 16 weeks. The plan is built on 2027-01-15 instead of the requested 2026-12-01." {
+		t.Errorf("warnings = %v", ws)
+	}
+	if r, f, ok := p.IsReplanned(); !ok || !r.Equal(mustDate(t, "2026-12-01")) || !f.Equal(mustDate(t, "2027-01-15")) {
+		t.Errorf("IsReplanned = %v %v %v", r, f, ok)
+	}
+	// Not replanned: no dates in the timeline.
+	res, _ = (&Plan{asOf: mustDate(t, "2026-11-20")}).Result()
+	if _, ok := res["timeline"].(map[string]any)["feasible_date"]; ok {
+		t.Error("feasible_date without Replanned")
+	}
+}

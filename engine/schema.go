@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -213,6 +214,14 @@ func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 			return nil, err
 		}
 		violations = append(violations, flattenViolations(ve)...)
+	}
+	if len(violations) == 0 && w.Check != nil {
+		in := &Input{values: ctx}
+		asOf := in.AsOf()
+		if asOf.IsZero() {
+			asOf = time.Now().UTC().Truncate(24 * time.Hour)
+		}
+		violations = w.Check(in, asOf)
 	}
 	if len(violations) > 0 {
 		sort.SliceStable(violations, func(i, j int) bool { return violations[i].Field < violations[j].Field })

@@ -3,7 +3,9 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Workflow is a deterministic planner: given the same context (and as_of
@@ -23,8 +25,26 @@ type Workflow struct {
 	ExampleContext map[string]any
 	// Steps run in order; progress advances after each one.
 	Steps []Step
+	// Sources are the published rules and references the workflow's
+	// figures come from, each with the month it was last checked, so users
+	// know what to re-check when a platform or union changes a rule.
+	Sources []Source
+	// Check, when set, rejects contexts the schema accepts but the workflow
+	// cannot plan for (a launch date already past where no post-event plan
+	// makes sense, two fields that contradict each other). It runs in
+	// Prepare, so its violations are a 400 naming the field; asOf is the
+	// context's as_of, or today.
+	Check func(in *Input, asOf time.Time) []Violation
 
 	schema *compiledSchema
+}
+
+// Source is a published rule or reference a workflow relies on.
+type Source struct {
+	Title string
+	URL   string
+	// Checked is the month the rule was last verified, "2026-11".
+	Checked string
 }
 
 // Step is one stage of a workflow run. A step reads the validated input and
@@ -48,6 +68,11 @@ func Register(w *Workflow) {
 	}
 	if w.ID == "" || w.Name == "" || w.Description == "" || len(w.Steps) == 0 {
 		panic(fmt.Sprintf("engine: workflow %q: id, name, description and steps are required", w.ID))
+	}
+	for _, src := range w.Sources {
+		if _, err := time.Parse("2006-01", src.Checked); err != nil || src.Title == "" || !strings.HasPrefix(src.URL, "https://") {
+			panic(fmt.Sprintf("engine: workflow %q: source %q needs a title, an https URL and Checked as YYYY-MM", w.ID, src.Title))
+		}
 	}
 	s, err := compileSchema(w.ID, w.Fields)
 	if err != nil {

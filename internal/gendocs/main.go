@@ -53,6 +53,13 @@ func render() []byte {
 				steps[i] = "`" + s.Name + "`"
 			}
 			fmt.Fprintf(&b, "Steps: %s.\n\n", strings.Join(steps, " → "))
+			if len(w.Sources) > 0 {
+				b.WriteString("Sources (the published rules its figures follow, and the month each was last checked):\n\n")
+				for _, src := range w.Sources {
+					fmt.Fprintf(&b, "- [%s](%s), checked %s\n", src.Title, src.URL, src.Checked)
+				}
+				b.WriteString("\n")
+			}
 			b.WriteString("| Context field | Type | Required | Default | Description |\n|---|---|---|---|---|\n")
 			for _, f := range w.Fields {
 				writeField(&b, "", f)

@@ -1,0 +1,45 @@
+package engine_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/engine"
+)
+
+func TestWorkflowCheckRejectsInPrepare(t *testing.T) {
+	engine.Register(&engine.Workflow{
+		ID: "test-check", Name: "Check test", Vertical: "music", Description: "d",
+		Fields: []engine.Field{{Name: "launch_date", Kind: engine.Date, Required: true}},
+		Check: func(in *engine.Input, asOf time.Time) []engine.Violation {
+			if in.Date("launch_date").Before(asOf) {
+				return []engine.Violation{{Field: "context.launch_date", Description: "is before as_of"}}
+			}
+			return nil
+		},
+		Steps: []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
+	})
+	w, _ := engine.LookupWorkflow("test-check")
+	_, err := w.Prepare(map[string]any{"launch_date": "2026-01-01", "as_of": "2026-02-01"})
+	var ce *engine.ContextError
+	if !errors.As(err, &ce) || len(ce.Violations) != 1 || ce.Violations[0].Field != "context.launch_date" {
+		t.Fatalf("Prepare = %v, want a ContextError on context.launch_date", err)
+	}
+	if _, err := w.Prepare(map[string]any{"launch_date": "2026-03-01", "as_of": "2026-02-01"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRegisterRejectsBadSource(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a source without Checked was accepted")
+		}
+	}()
+	engine.Register(&engine.Workflow{
+		ID: "test-bad-source", Name: "n", Vertical: "music", Description: "d",
+		Sources: []engine.Source{{Title: "ACX", URL: "https://www.acx.com"}},
+		Steps:   []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
+	})
+}
