@@ -112,18 +112,18 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 				engine.FormatDate(launch), engine.FormatDate(p.AsOf()), launch.Weekday(), engine.FormatDate(earliest))
 		} else {
 			p.Warn("LAUNCH_TOO_SOON", "%s still to make at %.1f days each %s %s, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
-				nounCount(missing, "episode", "episodes"), in.Float("production_days_per_episode"), map[bool]string{true: "needs", false: "need"}[missing == 1],
-				nounCount(workDays, "working day", "working days"), podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
+				engine.Plural(missing, "episode", "episodes"), in.Float("production_days_per_episode"), map[bool]string{true: "needs", false: "need"}[missing == 1],
+				engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
 		}
 		p.Set("earliest_feasible_launch", engine.FormatDate(earliest))
 	}
 	if missing > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", nounCount(missing, "episode", "episodes")), engine.Later(produceFrom, p.AsOf()))
+		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), engine.Later(produceFrom, p.AsOf()))
 	}
 	p.Milestone("trailer-ready", "Trailer and cover art final", trailer)
 	p.Milestone("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", feed)
-	p.Milestone("episodes-banked", fmt.Sprintf("%s finished and scheduled", nounCount(needed, "episode", "episodes")), bankBy)
-	p.Milestone("launch", fmt.Sprintf("Launch: %s live", nounCount(in.Int("launch_episodes"), "episode", "episodes")), launch)
+	p.Milestone("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), bankBy)
+	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
 
 	var calendar []map[string]any
 	step := podLaunchStepDays[in.Str("cadence")]
@@ -150,13 +150,13 @@ func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
 	if m := p.Get("episodes_to_produce").(int); m > 0 {
 		p.Recommend(engine.High, "Batch-record the launch episodes",
-			fmt.Sprintf("Record the %s in back-to-back sessions; %s of production %s needed before launch.", nounCount(m, "missing episode", "missing episodes"), nounCount(p.Get("production_days_needed").(int), "working day", "working days"), map[bool]string{true: "is", false: "are"}[p.Get("production_days_needed").(int) == 1]))
+			fmt.Sprintf("Record the %s in back-to-back sessions; %s of production %s needed before launch.", engine.Plural(m, "missing episode", "missing episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"), map[bool]string{true: "is", false: "are"}[p.Get("production_days_needed").(int) == 1]))
 	}
 	p.Recommend(engine.Medium, "Release on a fixed day and time",
 		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
 	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
 	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: produce %s (%s), submit the feed by %s, then release every %s.",
-		in.Str("show_name"), engine.FormatDate(launch), nounCount(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
-		nounCount(p.Get("episodes_to_produce").(int), "episode", "episodes"), nounCount(p.Get("production_days_needed").(int), "working day", "working days"), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+		in.Str("show_name"), engine.FormatDate(launch), engine.Plural(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
+		engine.Plural(p.Get("episodes_to_produce").(int), "episode", "episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
 	return nil
 }

@@ -141,7 +141,7 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 			pkg["months"].(int), engine.USD(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
 	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
 		p.Recommend(engine.Medium, "Sell direct before joining a network",
-			fmt.Sprintf("At %s an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", nounCount(d, "download", "downloads")))
+			fmt.Sprintf("At %s an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", engine.Plural(d, "download", "downloads")))
 	}
 	if !in.Bool("host_read") {
 		p.Recommend(engine.Medium, "Offer host-read spots", "Host-read ads command higher CPMs than pre-produced spots (about 1.7× on this card) and convert better.")
@@ -149,8 +149,8 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
 	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",
-		nounCount(in.Int("downloads_per_episode"), "download", "downloads"), slots, engine.USD(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
-		nounCount(in.Int("episodes_per_month"), "episode", "episodes"), engine.USD(monthly["expected_gross_usd"].(float64)), engine.USD(monthly["expected_net_usd"].(float64)),
+		engine.Plural(in.Int("downloads_per_episode"), "download", "downloads"), slots, engine.USD(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
+		engine.Plural(in.Int("episodes_per_month"), "episode", "episodes"), engine.USD(monthly["expected_gross_usd"].(float64)), engine.USD(monthly["expected_net_usd"].(float64)),
 		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], engine.USD(pkg["price_usd"].(float64)))
 	return nil
 }

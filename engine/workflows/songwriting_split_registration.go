@@ -231,11 +231,11 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		"Store the split sheet with the date, song title, writers' PROs, IPI numbers and publishers; supervisors ask for it before any sync license.")
 	if in.Bool("work_for_hire") {
 		p.Strategy("%q is a work made for hire: %s owns the copyright, the publisher share, mechanicals and the master, and files the copyright (%s); %s %s the writer share of performance royalties (%.2f%% split). Register by %s, release on %s, and file no later than %s.",
-			in.Str("song_title"), songHiringParty(in), engine.USD(fees["total_usd"]), nounCount(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
+			in.Str("song_title"), songHiringParty(in), engine.USD(fees["total_usd"]), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
 			p.Get("splits_total_pct").(float64), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), p.Get("copyright_deadline"))
 		return nil
 	}
 	p.Strategy("Split %q %.2f%% across %s (each share half writer, half publisher), register with the PROs and The MLC by %s, release on %s, and file the copyright (%s) no later than %s.",
-		in.Str("song_title"), p.Get("splits_total_pct").(float64), nounCount(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), engine.USD(fees["total_usd"]), p.Get("copyright_deadline"))
+		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), engine.USD(fees["total_usd"]), p.Get("copyright_deadline"))
 	return nil
 }

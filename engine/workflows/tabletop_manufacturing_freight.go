@@ -16,9 +16,10 @@ import (
 //   - Pre-press file check and digital proofs: 2 weeks. Pre-production
 //     sample made, couriered and approved: 4 weeks. Mass production: 8–10
 //     weeks, 10 planned.
-//   - Factories stop for Chinese New Year: from about a week before until
-//     about three weeks after, while workers travel home and back. Factory
-//     work is counted around that shutdown.
+//   - Factories stop for Chinese New Year: from a week before until two
+//     weeks after (engine.FactoryClosed), while workers travel home and
+//     back. Factory work is counted around that shutdown, and goods are
+//     never picked up during it.
 //   - Ocean freight, port to port plus customs clearance and trucking to the
 //     warehouse: US/Canada 6 weeks, EU/UK 7 weeks, Australia 5 weeks. Air
 //     freight door to door: 2 weeks. Freight is booked 3 weeks before the
@@ -78,23 +79,9 @@ const (
 
 var tabletopOceanWeeks = map[string]int{"us": 6, "canada": 6, "eu": 7, "uk": 7, "australia": 5}
 
-// Chinese New Year (first day of the lunar year).
-var tabletopChineseNewYear = map[int]time.Time{
-	2025: time.Date(2025, 1, 29, 0, 0, 0, 0, time.UTC),
-	2026: time.Date(2026, 2, 17, 0, 0, 0, 0, time.UTC),
-	2027: time.Date(2027, 2, 6, 0, 0, 0, 0, time.UTC),
-	2028: time.Date(2028, 1, 26, 0, 0, 0, 0, time.UTC),
-	2029: time.Date(2029, 2, 13, 0, 0, 0, 0, time.UTC),
-	2030: time.Date(2030, 2, 3, 0, 0, 0, 0, time.UTC),
-	2031: time.Date(2031, 1, 23, 0, 0, 0, 0, time.UTC),
-	2032: time.Date(2032, 2, 11, 0, 0, 0, 0, time.UTC),
-}
-
-// tabletopFactoryClosed reports whether d falls in the New Year shutdown.
-func tabletopFactoryClosed(d time.Time) bool {
-	cny, ok := tabletopChineseNewYear[d.Year()]
-	return ok && !d.Before(engine.AddDays(cny, -7)) && d.Before(engine.AddDays(cny, 21))
-}
+// tabletopFactoryClosed reports whether d falls in the Chinese New Year
+// factory closure (engine.FactoryClosed: a week before to two weeks after).
+func tabletopFactoryClosed(d time.Time) bool { return engine.FactoryClosed(d) }
 
 // tabletopFactoryDays moves a date by n factory days (negative goes back),
 // skipping the shutdown, and returns the date and the closed days skipped.

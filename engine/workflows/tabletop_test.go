@@ -14,11 +14,11 @@ func TestTabletopManufacturingCountsNewYearShutdown(t *testing.T) {
 	if d := engine.DaysBetween(exFactory, target); d != 42 {
 		t.Errorf("ocean freight to the US %d days, want 6 weeks", d)
 	}
-	// 2 + 4 + 10 weeks of factory days, plus the 28 days closed around
-	// Chinese New Year 2027 (6 February).
+	// 2 + 4 + 10 weeks of factory days, plus the 22 days closed around
+	// Chinese New Year 2027 (6 February): 30 January to 20 February.
 	shutdown := entNum(t, res, "factory_shutdown_days")
-	if shutdown != 28 {
-		t.Errorf("shutdown days %v, want 28", shutdown)
+	if shutdown != 22 {
+		t.Errorf("shutdown days %v, want 22", shutdown)
 	}
 	files := milestoneDate(t, res, "files-to-factory")
 	if d := engine.DaysBetween(files, exFactory); d != 112+int(shutdown) {
@@ -36,18 +36,18 @@ func TestTabletopManufacturingCountsNewYearShutdown(t *testing.T) {
 func TestTabletopManufacturingLateFilesAndAirOption(t *testing.T) {
 	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-01"})
 	entWant(t, res, "FILES_DEADLINE_PASSED")
-	// From 2026-11-20: 112 factory days skipping 30 Jan–26 Feb 2027 end on
-	// 9 April, plus 6 weeks at sea.
-	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-21" {
-		t.Errorf("earliest in warehouse %s, want 2027-05-21", got)
+	// From 2026-11-20: 112 factory days skipping 30 Jan–20 Feb 2027 end on
+	// 3 April, plus 6 weeks at sea.
+	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-15" {
+		t.Errorf("earliest in warehouse %s, want 2027-05-15", got)
 	}
 	if hasWarning(res, "AIR_FREIGHT_OPTION") {
-		t.Error("air (23 April) cannot make 1 March either")
+		t.Error("air (17 April) cannot make 1 March either")
 	}
 	air := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-04-30"})
 	entWant(t, air, "FILES_DEADLINE_PASSED", "AIR_FREIGHT_OPTION")
-	if got := entStr(t, air, "air_in_warehouse_date"); got != "2027-04-23" {
-		t.Errorf("air arrival %s, want 2027-04-23", got)
+	if got := entStr(t, air, "air_in_warehouse_date"); got != "2027-04-17" {
+		t.Errorf("air arrival %s, want 2027-04-17", got)
 	}
 	heavy := entRun(t, "tabletop-manufacturing-freight", map[string]any{"freight": "air"})
 	entWant(t, heavy, "AIR_FREIGHT_HEAVY")

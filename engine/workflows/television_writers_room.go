@@ -124,11 +124,11 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 		latestStart := engine.OnOrBefore(engine.AddDays(requested, 1-7*needed), time.Monday)
 		if !requested.After(start) {
 			p.Warn("SCRIPTS_DUE_BEFORE_START", "Scripts are due %s, before the room opens on %s; the plan delivers them on %s, %s after the room opens.",
-				engine.FormatDate(requested), engine.FormatDate(start), engine.FormatDate(due), nounCount(needed, "week", "weeks"))
+				engine.FormatDate(requested), engine.FormatDate(start), engine.FormatDate(due), engine.Plural(needed, "week", "weeks"))
 		}
 		p.Warn("ROOM_TOO_SHORT", "%s %s about %s (%d to break the season, %.1f a script) but %s to %s is %s; the plan delivers the scripts on %s instead, or open the room by %s to keep %s.",
-			nounCount(in.Int("episodes"), "episode", "episodes"), map[bool]string{true: "needs", false: "need"}[in.Int("episodes") == 1], nounCount(needed, "week", "weeks"), tvRoomBreakWeeks, perScript,
-			engine.FormatDate(start), engine.FormatDate(requested), nounCount(available, "week", "weeks"), engine.FormatDate(due), engine.FormatDate(latestStart), engine.FormatDate(requested))
+			engine.Plural(in.Int("episodes"), "episode", "episodes"), map[bool]string{true: "needs", false: "need"}[in.Int("episodes") == 1], engine.Plural(needed, "week", "weeks"), tvRoomBreakWeeks, perScript,
+			engine.FormatDate(start), engine.FormatDate(requested), engine.Plural(available, "week", "weeks"), engine.FormatDate(due), engine.FormatDate(latestStart), engine.FormatDate(requested))
 		p.Set("latest_room_start", engine.FormatDate(latestStart))
 		p.Set("earliest_scripts_due", engine.FormatDate(due))
 		p.Set("requested_scripts_due", engine.FormatDate(requested))
@@ -136,7 +136,7 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	weeks := tvRoomWeeks(start, due)
 	if in.Str("room_type") == "development" && available < tvRoomDevWeeks {
 		p.Warn("DEVELOPMENT_ROOM_TOO_SHORT", "The room runs %s; development-room writers are guaranteed at least %d consecutive weeks under the 2023 MBA, so the plan budgets %d.",
-			nounCount(available, "week", "weeks"), tvRoomDevWeeks, weeks)
+			engine.Plural(available, "week", "weeks"), tvRoomDevWeeks, weeks)
 	}
 	if start.Before(p.AsOf()) {
 		p.Warn("ROOM_ALREADY_STARTED", "The room start %s is before the plan date %s.", engine.FormatDate(start), engine.FormatDate(p.AsOf()))
@@ -169,7 +169,7 @@ func tvRoomBudget(in *engine.Input, p *engine.Plan) error {
 		b := in.Float("budget_usd")
 		affordable := int(b / ((1 + tvRoomFringe) * in.Float("weekly_rate_usd") * float64(writers)))
 		p.Warn("ROOM_OVER_BUDGET", "%s for %s at %s a week plus 21%% pension and health cost %s, %s over the %s budget; the budget pays for %s.",
-			nounCount(writers, "writer", "writers"), nounCount(weeks, "week", "weeks"), engine.USD(in.Float("weekly_rate_usd")), engine.USD(total), engine.USD(total-b), engine.USD(b), nounCount(affordable, "week", "weeks"))
+			engine.Plural(writers, "writer", "writers"), engine.Plural(weeks, "week", "weeks"), engine.USD(in.Float("weekly_rate_usd")), engine.USD(total), engine.USD(total-b), engine.USD(b), engine.Plural(affordable, "week", "weeks"))
 		p.Set("affordable_weeks", affordable)
 	}
 	return nil
@@ -179,15 +179,15 @@ func tvRoomRecommend(in *engine.Input, p *engine.Plan) error {
 	b := p.Get("budget").(map[string]any)
 	start := in.Date("room_start")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -4))), "Close writer deals a month out",
-		fmt.Sprintf("Make offers to %s (minimum %d) with start dates, weeks guaranteed and episode assignments; agents need time to close.", nounCount(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int)))
+		fmt.Sprintf("Make offers to %s (minimum %d) with start dates, weeks guaranteed and episode assignments; agents need time to close.", engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int)))
 	p.Recommend(engine.High, "Budget script fees on top of weekly pay",
 		"Under the 2023 MBA staff writers assigned an episode are paid script fees in addition to their weekly salary; add them per assigned script.")
 	p.Recommend(engine.Medium, "Keep writers through production",
 		"Writers employed into prep and production can rewrite for locations and cast; the 2023 MBA rewards keeping writer-producers on through post.")
 	p.Strategy("Staff a %s room of %s (MBA minimum %d) for %s, from %s to %s: %s needed for %s; %s in salaries plus %s pension and health, %s in all (%s an episode).",
-		strings.ReplaceAll(in.Str("room_type"), "_", "-"), nounCount(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int), nounCount(b["weeks"].(int), "week", "weeks"),
-		engine.FormatDate(start), p.Get("scripts_due"), nounCount(p.Get("weeks_needed").(int), "week", "weeks"),
-		nounCount(in.Int("episodes"), strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" script", strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" scripts"),
+		strings.ReplaceAll(in.Str("room_type"), "_", "-"), engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int), engine.Plural(b["weeks"].(int), "week", "weeks"),
+		engine.FormatDate(start), p.Get("scripts_due"), engine.Plural(p.Get("weeks_needed").(int), "week", "weeks"),
+		engine.Plural(in.Int("episodes"), strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" script", strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" scripts"),
 		engine.USD(b["salaries_usd"].(float64)), engine.USD(b["pension_health_usd"].(float64)), engine.USD(b["total_usd"].(float64)), engine.USD(b["per_episode_usd"].(float64)))
 	return nil
 }

@@ -144,7 +144,7 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 	} else {
 		end := videoYPPProjection(in, videoYPPHorizonDays)
 		p.Warn("NOT_ELIGIBLE_WITHIN_36_MONTHS", "At the current pace the channel does not reach 1,000 subscribers with 4,000 watch hours or 10M Shorts views within 36 months (month 36: %s, %s, %s).",
-			nounCount(end.subs, "subscriber", "subscribers"), roundedCount(end.watchHours, "watch hour", "watch hours"), roundedCount(end.shorts, "Shorts view", "Shorts views"))
+			engine.Plural(end.subs, "subscriber", "subscribers"), roundedCount(end.watchHours, "watch hour", "watch hours"), roundedCount(end.shorts, "Shorts view", "Shorts views"))
 		p.Milestone("year-review", "Review the channel strategy against the pace needed", engine.AddMonths(asOf, 12))
 	}
 	p.Milestone("check-in", "Re-run with this month's Studio numbers", engine.AddMonths(asOf, 1))
@@ -174,7 +174,7 @@ func videoYPPGaps(in *engine.Input, p *engine.Plan) error {
 	p.Set("watch_hours_plateau", math.Round(plateau))
 	if plateau < videoYPPWatchHours && w0 < videoYPPWatchHours && p.Get("qualifying_path") != "Shorts views" {
 		p.Warn("WATCH_HOURS_PLATEAU", "At %s watch hours a month the rolling 12-month total levels off at %s, below 4,000; it takes about %s a month to qualify within a year.",
-			groupedInt(int64(math.Round(rate))), groupedInt(int64(math.Round(plateau))), groupedInt(int64(math.Ceil(needRate))))
+			engine.FormatInt(int(math.Round(rate))), engine.FormatInt(int(math.Round(plateau))), engine.FormatInt(int(math.Ceil(needRate))))
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func videoYPPRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	if need := pace["watch_hours_per_month"].(float64); need > 0 {
 		p.Recommend(engine.Medium, "Make longer videos that hold viewers",
-			fmt.Sprintf("Watch hours are the slower threshold: about %s public watch hours a month qualify within a year; Shorts views do not count towards them.", groupedInt(int64(need))))
+			fmt.Sprintf("Watch hours are the slower threshold: about %s public watch hours a month qualify within a year; Shorts views do not count towards them.", engine.FormatInt(int(need))))
 	} else {
 		p.Recommend(engine.Medium, "Keep the watch hours coming",
 			fmt.Sprintf("The channel has %s in its 12-month window today; hours older than 365 days drop out every day, so keep long-form uploads going until the application is approved.", roundedCount(in.Float("watch_hours_12mo"), "watch hour", "watch hours")))
@@ -204,7 +204,7 @@ func videoYPPRecommend(in *engine.Input, p *engine.Plan) error {
 		when = fmt.Sprintf("on %s via %s (decision about %s)", ad["eligible_on"], p.Get("qualifying_path"), ad["decision_expected"])
 	}
 	p.Strategy("From %s and %s, the channel qualifies for ad revenue sharing %s; at %s a month the 12-month total levels off at %s, and %s a month would qualify within a year.",
-		nounCount(in.Int("subscribers"), "subscriber", "subscribers"), roundedCount(in.Float("watch_hours_12mo"), "watch hour", "watch hours"), when,
-		roundedCount(in.Float("watch_hours_per_month"), "watch hour", "watch hours"), groupedInt(int64(p.Get("watch_hours_plateau").(float64))), groupedInt(int64(pace["watch_hours_per_month"].(float64))))
+		engine.Plural(in.Int("subscribers"), "subscriber", "subscribers"), roundedCount(in.Float("watch_hours_12mo"), "watch hour", "watch hours"), when,
+		roundedCount(in.Float("watch_hours_per_month"), "watch hour", "watch hours"), engine.FormatInt(int(p.Get("watch_hours_plateau").(float64))), engine.FormatInt(int(pace["watch_hours_per_month"].(float64))))
 	return nil
 }
