@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -32,6 +33,7 @@ func init() {
 			{Name: "launch_episodes", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Episodes released on launch day."},
 			{Name: "episodes_ready", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Episodes already finished."},
 			{Name: "production_days_per_episode", Kind: engine.Number, Default: 2, Min: engine.Bound(0.25), Max: engine.Bound(20), Description: "Working days to record, edit and write notes for one episode."},
+			engine.RegionField(),
 			{Name: "artwork_px", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Side of the square cover art in pixels."},
 		},
 		ExampleContext: map[string]any{
@@ -65,6 +67,36 @@ func podLaunchBank(in *engine.Input) int {
 // so the release weekday never changes.
 var podLaunchStepDays = map[string]int{"weekly": 7, "biweekly": 14, "monthly": 28}
 
+type podLaunchDates struct{ produceFrom, trailer, feed, bankBy time.Time }
+
+// podLaunchDatesFor schedules production backwards from launch on the
+// region's open days: episodes banked three days out, the feed in two weeks
+// out, the trailer two days before the feed, and production early enough
+// for both.
+func podLaunchDatesFor(launch time.Time, missing, workDays int, r engine.Region) podLaunchDates {
+	var d podLaunchDates
+	d.bankBy = engine.PrevOpen(engine.AddDays(launch, -3), r)
+	d.feed = engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), r)
+	d.produceFrom = d.bankBy
+	if workDays > 0 {
+		d.produceFrom = engine.AddOpenDays(d.bankBy, -workDays, r)
+	}
+	// The trailer is cut from the first recordings, so production starts at
+	// least two working days before it.
+	d.trailer = engine.PrevOpen(engine.AddDays(d.feed, -2), r)
+	if first := engine.AddOpenDays(d.trailer, -2, r); missing > 0 && first.Before(d.produceFrom) {
+		d.produceFrom = first
+	}
+	return d
+}
+
+func podLaunchFeasible(d podLaunchDates, missing int, asOf time.Time) bool {
+	if missing > 0 && d.produceFrom.Before(asOf) {
+		return false
+	}
+	return !d.trailer.Before(asOf)
+}
+
 func podLaunchSpecs(in *engine.Input, p *engine.Plan) error {
 	if !in.Has("artwork_px") {
 		p.Warn("ARTWORK_UNKNOWN", "No artwork size given; Apple Podcasts needs square art of 1400–3000 px (JPEG or PNG, RGB).")
@@ -82,47 +114,52 @@ func podLaunchSpecs(in *engine.Input, p *engine.Plan) error {
 }
 
 func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
-	p.SetTarget(launch)
+	requested := in.Date("launch_date")
+	r := in.Region()
 	needed := in.Int("launch_episodes") + podLaunchBank(in)
 	missing := max(0, needed-in.Int("episodes_ready"))
 	workDays := int(math.Ceil(float64(missing) * in.Float("production_days_per_episode")))
-	bankBy := engine.PrevWorkday(engine.AddDays(launch, -3))
-	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
 	p.Set("episodes_needed_at_launch", needed)
 	p.Set("episodes_to_produce", missing)
 	p.Set("production_days_needed", workDays)
 
-	produceFrom := engine.AddWorkdays(bankBy, -workDays)
-	if workDays == 0 {
-		produceFrom = bankBy
-	}
-	// The trailer is cut from the first recordings, so production starts at
-	// least two business days before it.
-	trailer := engine.PrevWorkday(engine.AddDays(feed, -2))
-	if first := engine.AddWorkdays(trailer, -2); missing > 0 && first.Before(produceFrom) {
-		produceFrom = first
-	}
-	if produceFrom.Before(p.AsOf()) || feed.Before(p.AsOf()) {
-		done := engine.AddWorkdays(p.AsOf(), workDays)
-		earliest := engine.Later(engine.AddDays(done, 3), engine.AddDays(p.AsOf(), podLaunchFeedLeadDays+2))
-		earliest = engine.OnOrAfter(earliest, launch.Weekday())
+	// A launch is feasible when production and the trailer can still start
+	// on or after the plan date; otherwise the plan moves to the first
+	// launch on the same weekday that is.
+	launch := requested
+	for !podLaunchFeasible(podLaunchDatesFor(launch, missing, workDays, r), missing, p.AsOf()) {
+		launch = engine.AddWeeks(launch, 1)
 		if launch.Before(p.AsOf()) {
-			p.Warn("LAUNCH_DATE_PASSED", "Launch day %s is before the plan date %s; the earliest launch on a %s is %s.",
-				engine.FormatDate(launch), engine.FormatDate(p.AsOf()), launch.Weekday(), engine.FormatDate(earliest))
-		} else {
-			p.Warn("LAUNCH_TOO_SOON", "%s still to make at %.1f days each %s %s, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
-				engine.Plural(missing, "episode", "episodes"), in.Float("production_days_per_episode"), map[bool]string{true: "needs", false: "need"}[missing == 1],
-				engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
+			launch = engine.OnOrAfter(p.AsOf(), requested.Weekday())
 		}
-		p.Set("earliest_feasible_launch", engine.FormatDate(earliest))
 	}
+	if !launch.Equal(requested) {
+		why := fmt.Sprintf("%s still to make need %s of production, and the feed goes in %d days before launch; the earliest %s launch that leaves that time is %s.",
+			engine.Plural(missing, "episode", "episodes"), engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays, requested.Weekday(), engine.FormatDate(launch))
+		code := "LAUNCH_TOO_SOON"
+		if requested.Before(p.AsOf()) {
+			code = "LAUNCH_DATE_PASSED"
+			why = fmt.Sprintf("Launch day %s is before the plan date %s. ", engine.FormatDate(requested), engine.FormatDate(p.AsOf())) + why
+		}
+		p.Warn(code, "%s", why)
+		p.Replanned(requested, launch, why)
+		p.Set("earliest_feasible_launch", engine.FormatDate(launch))
+	}
+	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
+	if engine.InDeadWeek(launch) {
+		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when listeners travel, press is off and charts are frozen; launch on %s instead.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
+	}
+	d := podLaunchDatesFor(launch, missing, workDays, r)
 	if missing > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), engine.Later(produceFrom, p.AsOf()))
+		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), d.produceFrom)
 	}
-	p.Milestone("trailer-ready", "Trailer and cover art final", trailer)
-	p.Milestone("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", feed)
-	p.Milestone("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), bankBy)
+	p.Deliverable("trailer-ready", "Trailer and cover art final", d.trailer, r)
+	p.Deliverable("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", d.feed, r)
+	p.Deliverable("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), d.bankBy, r)
 	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
 
 	var calendar []map[string]any
@@ -131,10 +168,10 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	for i := 1; i <= n; i++ {
 		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(launch)})
 	}
-	d := launch
+	release := launch
 	for i := n + 1; i <= n+5; i++ {
-		d = engine.AddDays(d, step)
-		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(d)})
+		release = engine.AddDays(release, step)
+		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(release)})
 	}
 	next, _ := engine.ParseDate(calendar[n]["date"].(string))
 	p.Milestone("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next)
@@ -144,8 +181,8 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 }
 
 func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
-	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
+	launch := p.GetDate("launch_date")
+	feed := engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), in.Region())
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), feed), "Submit the feed early",
 		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
 	if m := p.Get("episodes_to_produce").(int); m > 0 {

@@ -35,6 +35,7 @@ func init() {
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the inventory expected to sell, in percent."},
 			{Name: "rep_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(70), Description: "Ad network or sales rep commission, in percent."},
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First air date of the sponsor campaign being planned."},
+			engine.RegionField(),
 			{Name: "campaign_months", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Length of the campaign in months."},
 		},
 		ExampleContext: map[string]any{
@@ -107,26 +108,36 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 }
 
 func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
-	start := in.Date("campaign_start")
-	p.SetTarget(start)
-	io := engine.PrevWorkday(engine.AddDays(start, -podSponsorIOLeadDays))
-	if io.Before(p.AsOf()) {
-		earliest := engine.AddDays(p.AsOf(), podSponsorIOLeadDays)
-		earliest = engine.OnOrAfter(earliest, start.Weekday())
-		p.Warn("IO_LEAD_TIME", "A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
-			engine.FormatDate(start), engine.FormatDate(io), start.Weekday(), engine.FormatDate(earliest))
-		p.Set("earliest_campaign_start", engine.FormatDate(earliest))
+	requested, r := in.Date("campaign_start"), in.Region()
+	// The insertion order is signed two weeks before the first air date; a
+	// campaign whose insertion order date has passed moves to the first
+	// start on the same weekday that leaves the brand that time.
+	start := requested
+	for engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r).Before(p.AsOf()) {
+		start = engine.AddWeeks(start, 1)
+		if start.Before(p.AsOf()) {
+			start = engine.OnOrAfter(p.AsOf(), requested.Weekday())
+		}
 	}
+	if !start.Equal(requested) {
+		why := fmt.Sprintf("A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
+			engine.FormatDate(requested), engine.FormatDate(engine.PrevOpen(engine.AddDays(requested, -podSponsorIOLeadDays), r)), requested.Weekday(), engine.FormatDate(start))
+		p.Warn("IO_LEAD_TIME", "%s", why)
+		p.Replanned(requested, start, why)
+		p.Set("earliest_campaign_start", engine.FormatDate(start))
+	}
+	p.SetTarget(start)
+	io := engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r)
 	end := engine.AddDays(engine.AddMonths(start, in.Int("campaign_months")), -1)
 	p.Milestone("pitch", "Media kit and rate card sent to prospects", engine.Later(p.AsOf(), engine.AddDays(io, -14)))
-	p.Milestone("io-signed", "Insertion order signed", io)
-	p.Milestone("talking-points", "Talking points, promo code and landing page received", engine.PrevWorkday(engine.AddDays(start, -7)))
+	p.Deliverable("io-signed", "Insertion order signed", io, r)
+	p.Deliverable("talking-points", "Talking points, promo code and landing page received", engine.Later(io, engine.AddDays(start, -7)), r)
 	p.Milestone("campaign-start", "First sponsored episode airs", start)
 	if in.Int("campaign_months") > 1 {
 		p.Milestone("first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
 	}
 	p.Milestone("campaign-end", "Last sponsored episode airs", end)
-	p.Milestone("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30))
+	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30), r)
 	p.Set("campaign", map[string]string{"io_by": engine.FormatDate(io), "start": engine.FormatDate(start), "end": engine.FormatDate(end)})
 	return nil
 }
