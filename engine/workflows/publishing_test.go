@@ -36,6 +36,18 @@ func TestPublishingLaunchTimelineTooSoon(t *testing.T) {
 	if res["earliest_feasible_pub_date"] != "2027-05-25" {
 		t.Errorf("earliest pub %v, want 2027-05-25", res["earliest_feasible_pub_date"])
 	}
+	// The launch is built on that date, not on the one asked for.
+	if got := milestoneDate(t, res, "pub-day"); engine.FormatDate(got) != "2027-05-25" {
+		t.Errorf("publication milestone %v, want the feasible 2027-05-25", got)
+	}
+	if tl := res["timeline"].(map[string]any); tl["requested_date"] != "2027-02-16" || tl["feasible_date"] != "2027-05-25" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("timeline %v, warnings %v", tl, warningCodes(res))
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if m.(map[string]any)["passed"] == true {
+			t.Errorf("re-planned launch has a step in the past: %v", m)
+		}
+	}
 }
 
 func TestPublishingLaunchTimelineIndependentCosts(t *testing.T) {
