@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -39,6 +40,7 @@ func init() {
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content as ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
+			engine.RegionField(),
 			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 		},
 		ExampleContext: map[string]any{
@@ -110,28 +112,43 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if d := in.Int("exclusivity_days"); d > 90 {
-		p.Warn("EXCLUSIVITY_LONG", "%d days of exclusivity shuts the category's other brands out for a season; the uplift is capped at %.0f%%, so price each month beyond 90 days separately.", d, exclusivityCapPct)
+		p.Warn("EXCLUSIVITY_LONG", "%s of exclusivity shuts the category's other brands out for a season; the uplift is capped at %.0f%%, so price each month beyond 90 days separately.", engine.Plural(d, "day", "days"), exclusivityCapPct)
 	}
 	return nil
 }
 
+// socialDealSchedule plans the deal on the requested go-live date when the
+// brief, draft and approval still fit before it, and otherwise on the
+// earliest go-live that leaves them their time.
 func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
-	live, asOf := in.Date("go_live_date"), p.AsOf()
-	p.SetTarget(live)
-	lead := engine.DaysBetween(asOf, live)
-	switch {
-	case lead < 0:
-		p.Warn("GO_LIVE_PASSED", "The go-live date %s is %d days before the plan date.", engine.FormatDate(live), -lead)
-	case lead < socialDealLeadDays:
-		alt := engine.AddDays(asOf, socialDealLeadDays)
-		p.Warn("DRAFT_WINDOW_TIGHT", "Only %d days to go live; brief, draft and brand approval need about 14. Earliest comfortable go-live: %s.", lead, engine.FormatDate(alt))
-		p.Set("earliest_feasible_go_live_date", engine.FormatDate(alt))
+	requested, asOf, r := in.Date("go_live_date"), p.AsOf(), in.Region()
+	contractFor := func(live time.Time) time.Time { return engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r) }
+	live := requested
+	if contractFor(live).Before(asOf) {
+		live = engine.Later(live, engine.AddDays(asOf, socialDealLeadDays))
+		for contractFor(live).Before(asOf) {
+			live = engine.AddDays(live, 1)
+		}
+		lead := engine.DaysBetween(asOf, requested)
+		why := fmt.Sprintf("Only %s to go live; brief, draft and brand approval need about 14.", engine.Plural(lead, "day", "days"))
+		if lead < 0 {
+			why = fmt.Sprintf("The go-live date %s is %s before the plan date.", engine.FormatDate(requested), engine.Plural(-lead, "day", "days"))
+			p.Warn("GO_LIVE_PASSED", "%s", why)
+		} else {
+			p.Warn("DRAFT_WINDOW_TIGHT", "%s Earliest comfortable go-live: %s.", why, engine.FormatDate(live))
+		}
+		p.Replanned(requested, live, why)
+		p.Set("earliest_feasible_go_live_date", engine.FormatDate(live))
 	}
-	p.Milestone("contract", "Brief and contract signed", engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays)))
-	p.Milestone("draft", "Draft content sent to the brand", engine.PrevWorkday(engine.AddDays(live, -7)))
-	p.Milestone("approval", "Brand approval", engine.AddWorkdays(live, -3))
+	p.SetTarget(live)
+	p.Set("go_live_date", engine.FormatDate(live))
+	approval := engine.Later(asOf, engine.AddOpenDays(live, -3, r))
+	p.Deliverable("contract", "Brief and contract signed", contractFor(live), r)
+	p.Deliverable("draft", "Draft content sent to the brand", engine.Later(asOf, engine.PrevOpen(engine.AddDays(live, -7), r)), r)
+	p.Deliverable("approval", "Brand approval", approval, r)
+	p.Set("approval_date", engine.FormatDate(approval))
 	p.Milestone("go-live", "First post live with disclosure", live)
-	p.Milestone("insights", "Insights report (7 days)", engine.AddDays(live, 7))
+	p.Deliverable("insights", "Insights report (7 days)", engine.AddDays(live, 7), r)
 	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
 	if d := in.Int("usage_rights_days"); d > 0 {
 		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
@@ -139,16 +156,13 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	if d := in.Int("exclusivity_days"); d > 0 {
 		p.Milestone("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d))
 	}
-	if lead >= 0 {
-		p.WarnPassedMilestones()
-	}
 	return nil
 }
 
 func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
-	live := in.Date("go_live_date")
+	live := p.GetDate("go_live_date")
 	q := p.Get("quote").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays))), "Send the quote with line items",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), in.Region())), "Send the quote with line items",
 		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
 			engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
 	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
@@ -158,6 +172,6 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Strategy("Quote %s for the package (%s base, +%.0f%% usage rights, +%.0f%% exclusivity), %s to you after commission, first post live %s with approval by %s.",
 		engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
-		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), engine.FormatDate(engine.AddWorkdays(live, -3)))
+		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), p.Get("approval_date"))
 	return nil
 }
