@@ -55,6 +55,7 @@ func init() {
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Date the recording is first released (first publication)."},
 			{Name: "work_for_hire", Kind: engine.Boolean, Default: false, Description: "Whether the song was written as a work made for hire: the hiring party then owns the copyright, publisher share, mechanicals and master, and the writers keep the writer share of performance royalties."},
 			{Name: "hiring_party", Kind: engine.String, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Employer or commissioning party of a work made for hire (the copyright claimant); used when work_for_hire is true."},
+			engine.RegionField(),
 			{Name: "register_sound_recording", Kind: engine.Boolean, Default: true, Description: "Whether the writers also own the master and will register the sound recording."},
 		},
 		ExampleContext: map[string]any{
@@ -64,8 +65,10 @@ func init() {
 				map[string]any{"name": "Theo Park", "share_pct": 30, "pro": "ASCAP"},
 				map[string]any{"name": "Ines Duarte", "share_pct": 20, "pro": "none"},
 			},
-			"release_date": "2027-03-05",
-			"as_of":        "2026-11-20",
+			"release_date":             "2027-03-05",
+			"work_for_hire":            false,
+			"register_sound_recording": true,
+			"as_of":                    "2026-11-20",
 		},
 		Steps: []engine.Step{
 			{Name: "check-splits", Run: songSplitsCheck},
@@ -165,42 +168,60 @@ func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// songSplitsSchedule works back from the release. A song already released
+// gets a post-release plan: what was due before release is due now (on the
+// next open day), the release is reported as history, and the §412
+// deadline decides what registering still protects.
 func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
-	release := in.Date("release_date")
+	release, asOf, r := in.Date("release_date"), p.AsOf(), in.Region()
 	p.SetTarget(release)
 	deadline412 := engine.AddMonths(release, 3)
-	register := engine.PrevWorkday(engine.AddDays(release, -14))
+	register := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -14)))
 	p.Set("copyright_deadline", engine.FormatDate(deadline412))
-	p.Set("registration_deadline", engine.FormatDate(register))
-	days := engine.DaysBetween(p.AsOf(), release)
+	days := engine.DaysBetween(asOf, release)
 	switch {
-	case p.AsOf().After(deadline412):
+	case asOf.After(deadline412):
 		p.Warn("COPYRIGHT_412_WINDOW_CLOSED", "The song was released %s; the three-month window of 17 U.S.C. §412 closed %s. Register now: statutory damages and fees will only cover infringements that start after registration.",
 			engine.FormatDate(release), engine.FormatDate(deadline412))
 	case days < 0:
-		p.Warn("COPYRIGHT_412_WINDOW_CLOSING", "Released %d days ago: register the copyright by %s (%d days left) to keep statutory damages for infringements before registration.",
-			-days, engine.FormatDate(deadline412), engine.DaysBetween(p.AsOf(), deadline412))
+		p.Warn("COPYRIGHT_412_WINDOW_CLOSING", "Released %s ago (%s): register the copyright by %s (%s left) to keep statutory damages for infringements before registration.",
+			engine.Plural(-days, "day", "days"), engine.FormatDate(release), engine.FormatDate(deadline412), engine.Plural(engine.DaysBetween(asOf, deadline412), "day", "days"))
 	case days < 14:
-		p.Warn("REGISTRATION_AFTER_RELEASE", "Only %d days to release: PRO and MLC registrations take time to process, so early plays and streams may go unmatched and be paid late. Register today.", days)
+		p.Warn("REGISTRATION_AFTER_RELEASE", "Only %s to release: PRO and MLC registrations take time to process, so early plays and streams may go unmatched and be paid late. Register today.", engine.Plural(days, "day", "days"))
 	}
-	signBy := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(release, -42)))
+	if days < 0 {
+		p.Warn("ALREADY_RELEASED", "The song came out on %s, before the plan date; this is a post-release plan: splits, metadata and registrations are due now, and plays since release are claimed retroactively once the work is registered.",
+			engine.FormatDate(release))
+	}
+	signBy := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -42)))
+	metadata := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -28)))
 	if in.Bool("work_for_hire") {
-		p.Milestone("work-for-hire-agreement", "Work-for-hire agreement signed by "+songHiringParty(in)+" and every writer", signBy)
-		p.Milestone("split-sheet-signed", "Writer credits and writer-share splits confirmed by every writer", signBy)
+		p.Deliverable("work-for-hire-agreement", "Work-for-hire agreement signed by "+songHiringParty(in)+" and every writer", signBy, r)
+		p.Deliverable("split-sheet-signed", "Writer credits and writer-share splits confirmed by every writer", signBy, r)
 	} else {
-		p.Milestone("split-sheet-signed", "Split sheet signed by every writer", signBy)
+		p.Deliverable("split-sheet-signed", "Split sheet signed by every writer", signBy, r)
 	}
-	p.Milestone("iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", engine.PrevWorkday(engine.AddDays(release, -28)))
+	p.Deliverable("iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", metadata, r)
 	if in.Bool("work_for_hire") {
-		p.Milestone("pro-mlc-registration", "Work registered by "+songHiringParty(in)+" with the PROs (100% publisher share) and The MLC, writers listed as writers", register)
-		p.Milestone("copyright-filed", "Copyright application filed (eCO) by "+songHiringParty(in)+" as employer for hire", register)
+		p.Deliverable("pro-mlc-registration", "Work registered by "+songHiringParty(in)+" with the PROs (100% publisher share) and The MLC, writers listed as writers", register, r)
+		p.Deliverable("copyright-filed", "Copyright application filed (eCO) by "+songHiringParty(in)+" as employer for hire", register, r)
 	} else {
-		p.Milestone("pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register)
-		p.Milestone("copyright-filed", "Copyright application filed (eCO)", register)
+		p.Deliverable("pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register, r)
+		p.Deliverable("copyright-filed", "Copyright application filed (eCO)", register, r)
 	}
+	if in.Bool("register_sound_recording") {
+		p.Deliverable("sound-recording-filed", "Sound recording (SR) claim filed with the Copyright Office", register, r)
+	}
+	// Registration dates land on open days; report the day actually planned.
+	for _, m := range p.Milestones() {
+		if m.Key == "pro-mlc-registration" {
+			register = m.Date
+		}
+	}
+	p.Set("registration_deadline", engine.FormatDate(register))
 	p.Milestone("release", "Release (first publication)", release)
 	p.Milestone("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412)
-	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.AddMonths(release, 6))
+	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
 	return nil
 }
 

@@ -101,8 +101,20 @@ func TestSongwritingSyncQuoteTerritoryAndClearance(t *testing.T) {
 	tight := run(t, "songwriting-sync-quote", map[string]any{
 		"media": "tv_episode", "owns_master": false, "air_date": "2026-12-18", "as_of": "2026-11-20",
 	})
-	if !hasWarning(tight, "CLEARANCE_TOO_TIGHT") || tight["earliest_clearance_date"] != "2026-12-11" {
-		t.Errorf("15 business days from 2026-11-20 is 2026-12-11: %v %v", warningCodes(tight), tight["earliest_clearance_date"])
+	// 15 business days from 2026-11-20, Thanksgiving (26 November) not
+	// counted, end on 2026-12-14; the license is planned then.
+	if !hasWarning(tight, "CLEARANCE_TOO_TIGHT") || tight["earliest_clearance_date"] != "2026-12-14" {
+		t.Errorf("15 business days from 2026-11-20 is 2026-12-14: %v %v", warningCodes(tight), tight["earliest_clearance_date"])
+	}
+	if got := milestoneDate(t, tight, "license-signed"); engine.FormatDate(got) != "2026-12-14" {
+		t.Errorf("license planned %v, want the earliest clearance 2026-12-14", got)
+	}
+	if !milestoneDate(t, tight, "files-delivered").After(milestoneDate(t, tight, "license-signed")) {
+		t.Error("files are delivered after the license is signed")
+	}
+	aired := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-10-02", "as_of": "2026-11-20"})
+	if !hasWarning(aired, "AIR_DATE_PASSED") || engine.FormatDate(milestoneDate(t, aired, "license-signed")) != "2026-11-20" {
+		t.Errorf("a use that aired gets a retroactive license now: %v", warningCodes(aired))
 	}
 	oneStop := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-12-18", "as_of": "2026-11-20"})
 	if hasWarning(oneStop, "CLEARANCE_TOO_TIGHT") {
