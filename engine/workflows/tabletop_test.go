@@ -37,9 +37,16 @@ func TestTabletopManufacturingLateFilesAndAirOption(t *testing.T) {
 	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-01"})
 	entWant(t, res, "FILES_DEADLINE_PASSED")
 	// From 2026-11-20: 112 factory days skipping 30 Jan–20 Feb 2027 end on
-	// 3 April, plus 6 weeks at sea.
-	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-15" {
-		t.Errorf("earliest in warehouse %s, want 2027-05-15", got)
+	// Saturday 3 April; picked up Monday 5 April, plus 6 weeks at sea. The
+	// plan is built on that date, files due on the plan date.
+	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-17" {
+		t.Errorf("earliest in warehouse %s, want 2027-05-17", got)
+	}
+	if got := milestoneDate(t, res, "in-warehouse"); engine.FormatDate(got) != "2027-05-17" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("in warehouse %v, want the re-planned 2027-05-17: %v", got, warningCodes(res))
+	}
+	if got := milestoneDate(t, res, "files-to-factory"); got.Before(entDay("2026-11-20")) {
+		t.Errorf("files due %v, before the plan date", got)
 	}
 	if hasWarning(res, "AIR_FREIGHT_OPTION") {
 		t.Error("air (17 April) cannot make 1 March either")
@@ -100,11 +107,22 @@ func TestTabletopKickstarterInfeasibleInputs(t *testing.T) {
 	}
 	soon := entRun(t, "tabletop-kickstarter-campaign", map[string]any{"launch_date": "2026-12-01", "campaign_days": 45})
 	entWant(t, soon, "LAUNCH_TOO_SOON", "CAMPAIGN_LONG")
-	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2026-12-22" {
-		t.Errorf("earliest launch %s, want the Tuesday after 4 weeks, 2026-12-22", got)
+	// The Tuesday after 4 weeks is 2026-12-22, whose first 48 hours run
+	// into the 24 December–1 January dead week: the next is 2027-01-05.
+	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2027-01-05" {
+		t.Errorf("earliest launch %s, want 2027-01-05", got)
 	}
-	if got := entStr(t, soon, "campaign_end_date"); got != "2027-01-15" {
-		t.Errorf("a 45-day campaign from 2026-12-01 ends %s, want 2027-01-15", got)
+	// The campaign is built on it: 45 days from 2027-01-05.
+	if got := entStr(t, soon, "campaign_end_date"); got != "2027-02-19" {
+		t.Errorf("a 45-day campaign from 2027-01-05 ends %s, want 2027-02-19", got)
+	}
+	if hasWarning(soon, "LAUNCH_IN_DEAD_WEEK") || !hasWarning(soon, "REPLANNED") {
+		t.Errorf("warnings %v", warningCodes(soon))
+	}
+	dead := entRun(t, "tabletop-kickstarter-campaign", map[string]any{"launch_date": "2027-12-28"})
+	entWant(t, dead, "LAUNCH_IN_DEAD_WEEK")
+	if got := entStr(t, dead, "better_launch_date"); got != "2028-01-11" {
+		t.Errorf("better launch %s, want the first Tuesday from 5 January, 2028-01-11", got)
 	}
 }
 
