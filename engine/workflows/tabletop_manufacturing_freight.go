@@ -112,8 +112,8 @@ func tabletopFreightWeeks(in *engine.Input) int {
 
 type tabletopMfgDates struct {
 	files, proofs, sample, freightBooked, exFactory time.Time
-	shutdown                                       int
-	pickupMoved                                    time.Time // the pickup date that fell in the shutdown, if any
+	shutdown                                        int
+	pickupMoved                                     time.Time // the pickup date that fell in the shutdown, if any
 }
 
 // tabletopMfgBack schedules the factory chain backwards from the date stock
