@@ -8,13 +8,14 @@ import (
 	"github.com/creativeops/creativeops/engine"
 )
 
-// tvBizDays counts business days from a to b.
+// tvBizDays counts business days from a to b: weekdays that are not US
+// federal holidays (Presidents' Day falls in the example's post schedule).
 func tvBizDays(a, b string) int {
 	d, end := mediaDay(a), mediaDay(b)
 	n := 0
 	for d.Before(end) {
 		d = engine.AddDays(d, 1)
-		if d.Weekday() != 0 && d.Weekday() != 6 {
+		if !engine.Closed(d, engine.RegionUS) {
 			n++
 		}
 	}
@@ -61,6 +62,10 @@ func TestTelevisionEpisodeDeliveryLateProposesPremiere(t *testing.T) {
 	earliest := mediaDate(t, res, "earliest_feasible_premiere")
 	if earliest.Weekday() != mediaDay("2027-04-23").Weekday() {
 		t.Errorf("proposed premiere %v is not on the slot's weekday", earliest)
+	}
+	// The plan is built on the feasible premiere: no episode is late in it.
+	if got := milestoneDate(t, res, "premiere"); !got.Equal(earliest) || mediaNum(t, res, "late_episodes") != 0 || !hasWarning(res, "REPLANNED") {
+		t.Errorf("premiere milestone %v, late %v, warnings %v; want the plan on %v", got, res["late_episodes"], warningCodes(res), earliest)
 	}
 	ctx["premiere_date"] = engine.FormatDate(earliest)
 	again := run(t, "television-episode-delivery", ctx)

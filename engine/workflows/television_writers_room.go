@@ -37,6 +37,7 @@ func init() {
 			{Name: "room_start", Kind: engine.Date, Required: true, Description: "First day of the room."},
 			{Name: "scripts_due", Kind: engine.Date, Required: true, Description: "Date every script must be delivered (start of prep)."},
 			{Name: "writers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Writers in the room, showrunner included."},
+			engine.RegionField(),
 			{Name: "weekly_rate_usd", Kind: engine.Number, Default: 5500, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average weekly pay per writer, 0 to 100,000."},
 			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Budget for the room, fringe included, 0 to 1,000,000,000."},
 		},
@@ -84,8 +85,8 @@ func tvRoomStaffing(in *engine.Input, p *engine.Plan) error {
 	minimum := tvRoomMinimum(in)
 	p.Set("minimum_writers", minimum)
 	if w := in.Int("writers"); w < minimum && w != 1 {
-		p.Warn("BELOW_MINIMUM_STAFF", "%d writers is below the 2023 MBA minimum of %d for a %s room on %d episodes; hire %d more (the only exception is one writer writing every episode).",
-			w, minimum, in.Str("room_type"), in.Int("episodes"), minimum-w)
+		p.Warn("BELOW_MINIMUM_STAFF", "%s is below the 2023 MBA minimum of %d for a %s room on %s; hire %d more (the only exception is one writer writing every episode).",
+			engine.Plural(w, "writer", "writers"), minimum, strings.ReplaceAll(in.Str("room_type"), "_", "-"), engine.Plural(in.Int("episodes"), "episode", "episodes"), minimum-w)
 	}
 	return nil
 }
@@ -133,6 +134,26 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Set("earliest_scripts_due", engine.FormatDate(due))
 		p.Set("requested_scripts_due", engine.FormatDate(requested))
 	}
+	if due.Before(p.AsOf()) {
+		// Scripts still owed after their date: the room delivers at the end
+		// of the week after the plan date, and is paid until then.
+		late := due
+		due = engine.PrevWorkday(engine.AddDays(engine.OnOrAfter(p.AsOf(), time.Monday), 4))
+		p.Warn("SCRIPTS_OVERDUE", "Scripts were due %s, before the plan date %s; the plan delivers them on %s and pays the room until then.",
+			engine.FormatDate(late), engine.FormatDate(p.AsOf()), engine.FormatDate(due))
+		p.Set("requested_scripts_due", engine.FormatDate(requested))
+	}
+	// Delivery is on an open day, so the dates stated are the dates planned.
+	if r := in.Region(); engine.Closed(due, r) {
+		if prev := engine.PrevOpen(due, r); !prev.Before(p.AsOf()) && prev.After(start) {
+			due = prev
+		} else {
+			due = engine.NextOpen(due, r)
+		}
+	}
+	if !due.Equal(requested) {
+		p.Replanned(requested, due, fmt.Sprintf("%s of scripts cannot be delivered on %s.", engine.Plural(in.Int("episodes"), "episode", "episodes"), engine.FormatDate(requested)))
+	}
 	weeks := tvRoomWeeks(start, due)
 	if in.Str("room_type") == "development" && available < tvRoomDevWeeks {
 		p.Warn("DEVELOPMENT_ROOM_TOO_SHORT", "The room runs %s; development-room writers are guaranteed at least %d consecutive weeks under the 2023 MBA, so the plan budgets %d.",
@@ -147,7 +168,8 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("room-start", "Room opens", start)
 	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
 	p.Milestone("first-draft", "First script draft in", engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript)))))
-	p.Milestone("scripts-due", "All scripts delivered", due)
+	p.Deliverable("scripts-due", "All scripts delivered", due, in.Region())
+	warnPassedSteps(p, "room-start")
 	return nil
 }
 
