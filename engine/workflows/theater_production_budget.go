@@ -38,6 +38,7 @@ func init() {
 			{Name: "occupancy_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected paid occupancy, in percent."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Authors' royalty on gross box office, in percent."},
 			{Name: "weekly_payroll_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Weekly wages of cast, stage management and crew."},
+			engine.RegionField(),
 			{Name: "fixed_costs_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Design fees, sets, costumes, lighting, venue, marketing and other one-off costs."},
 		},
 		ExampleContext: map[string]any{
@@ -120,8 +121,8 @@ func theaterBudgetBreakEven(in *engine.Input, p *engine.Plan) error {
 	p.Set("break_even", be)
 	switch {
 	case beOcc > 100:
-		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Covering %s of costs needs %d tickets, %.0f%% of the %d seats on sale; no sell-out breaks even. Raise prices, add performances or cut costs.",
-			engine.USD(costs), tickets, beOcc, seats*perfs)
+		p.Warn("BREAK_EVEN_ABOVE_CAPACITY", "Covering %s of costs needs %s, %.0f%% of the %s on sale; no sell-out breaks even. Raise prices, add performances or cut costs.",
+			engine.USD(costs), engine.Plural(tickets, "ticket", "tickets"), beOcc, engine.Plural(seats*perfs, "seat", "seats"))
 	case beOcc > theaterHighBreakEven:
 		p.Warn("BREAK_EVEN_HIGH", "Break-even needs %.0f%% paid occupancy; theatres usually budget for 60–75%%.", beOcc)
 	}
@@ -132,25 +133,47 @@ func theaterBudgetBreakEven(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// theaterBudgetSchedule dates the budget's decisions against opening night,
+// a date the venue booking fixes. Steps already behind the plan date are
+// due now and reported; a run that has already opened gets a settlement
+// plan: the budget stands as the yardstick for actuals, and what is left
+// is closing and the royalty report.
 func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
-	opening, asOf := in.Date("opening_date"), p.AsOf()
+	opening, asOf, r := in.Date("opening_date"), p.AsOf(), in.Region()
 	p.SetTarget(opening)
 	closing := engine.AddDays(opening, 7*theaterRunWeeks(in)-1)
-	lock := engine.PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))
+	p.Set("closing_date", engine.FormatDate(closing))
+	report := engine.Later(asOf, engine.AddDays(closing, 14))
+	if opening.Before(asOf) {
+		state := fmt.Sprintf("closes %s", engine.FormatDate(closing))
+		if closing.Before(asOf) {
+			state = fmt.Sprintf("closed %s", engine.FormatDate(closing))
+		}
+		p.Warn("RUN_ALREADY_OPENED", "The run opened %s and %s, before the plan date %s: this is a settlement plan; compare actual sales and costs with the budget below and send the licensor's report.",
+			engine.FormatDate(opening), state, engine.FormatDate(asOf))
+		p.Milestone("opening", "Opening night", opening)
+		p.Milestone("closing", "Closing performance", closing)
+		p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
+		return nil
+	}
+	lock := engine.PrevOpen(engine.AddWeeks(opening, -theaterBudgetLockWeeks), r)
 	onSale := engine.OnOrBefore(engine.AddWeeks(opening, -theaterOnSaleWeeks), time.Monday)
-	p.Milestone("budget-lock", "Budget locked and approved", lock)
+	var skip []string
+	if lock.Before(asOf) {
+		p.Warn("BUDGET_LOCK_PASSED", "The budget should have been locked by %s (12 weeks before opening); lock it now, before design and build commitments grow.", engine.FormatDate(lock))
+		lock, skip = asOf, append(skip, "budget-lock")
+	}
+	if onSale.Before(asOf) {
+		p.Warn("ON_SALE_LATE", "Tickets should have gone on sale %s (8 weeks out); %s of sales remain before opening.", engine.FormatDate(onSale), engine.Plural(engine.DaysBetween(asOf, opening), "day", "days"))
+		onSale = asOf
+	}
+	p.Deliverable("budget-lock", "Budget locked and approved", lock, r)
 	p.Milestone("on-sale", "Single tickets on sale", onSale)
 	p.Milestone("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
 	p.Milestone("opening", "Opening night", opening)
 	p.Milestone("closing", "Closing performance", closing)
-	p.Milestone("royalty-report", "Box-office report and royalties to the licensor", engine.AddDays(closing, 14))
-	p.Set("closing_date", engine.FormatDate(closing))
-	if lock.Before(asOf) {
-		p.Warn("BUDGET_LOCK_PASSED", "The budget should have been locked by %s (12 weeks before opening); lock it now, before design and build commitments grow.", engine.FormatDate(lock))
-	}
-	if onSale.Before(asOf) {
-		p.Warn("ON_SALE_LATE", "Tickets should have gone on sale %s (8 weeks out); %d days of sales remain before opening.", engine.FormatDate(onSale), engine.DaysBetween(asOf, opening))
-	}
+	p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
+	warnPassedSteps(p, skip...)
 	return nil
 }
 
@@ -162,13 +185,13 @@ func theaterBudgetRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Total costs of %s include a %s contingency; spend it only with the producer's sign-off.", engine.USD(costs["total_usd"].(float64)), engine.USD(costs["contingency_usd"].(float64))))
 	beText := "no occupancy breaks even"
 	if be, ok := p.Get("break_even").(map[string]any); ok {
-		beText = fmt.Sprintf("breaks even at %v%% paid (%v tickets a performance)", be["occupancy_pct"], be["tickets_per_performance"])
-		p.Recommend(engine.Medium, "Track sales against break-even", fmt.Sprintf("Check weekly that advance sales are on course for %v tickets a performance; discount early rather than paper the house late.", be["tickets_per_performance"]))
+		beText = fmt.Sprintf("breaks even at %.1f%% paid (%s a performance)", be["occupancy_pct"].(float64), engine.Plural(be["tickets_per_performance"].(int), "ticket", "tickets"))
+		p.Recommend(engine.Medium, "Track sales against break-even", fmt.Sprintf("Check weekly that advance sales are on course for %s a performance; discount early rather than paper the house late.", engine.Plural(be["tickets_per_performance"].(int), "ticket", "tickets")))
 	}
 	p.Recommend(engine.Medium, "Apply for production grants", "State and local arts councils and foundations fund productions on deadlines months ahead; a grant lowers the occupancy you need.")
 	p.Recommend(engine.Low, "Report royalties on time", "Licensors audit box-office statements; late or missing reports can cost the next licence.")
-	p.Strategy("%d performances from %s cost %s (%d payroll weeks); the run %s, and at %.0f%% the box office of %s returns %s.",
-		in.Int("performances"), engine.FormatDate(opening), engine.USD(costs["total_usd"].(float64)), costs["payroll_weeks"], beText,
+	p.Strategy("%s from %s cost %s (%s); the run %s, and at %.0f%% the box office of %s returns %s.",
+		engine.Plural(in.Int("performances"), "performance", "performances"), engine.FormatDate(opening), engine.USD(costs["total_usd"].(float64)), engine.Plural(costs["payroll_weeks"].(int), "payroll week", "payroll weeks"), beText,
 		in.Float("occupancy_pct"), engine.USD(box["projected_gross_usd"].(float64)), engine.USD(box["projected_result_usd"].(float64)))
 	return nil
 }

@@ -45,6 +45,14 @@ func TestTheaterRehearsalScheduleBehind(t *testing.T) {
 	if engine.FormatDate(got) != "2027-05-07" || got.Weekday() != time.Friday {
 		t.Errorf("earliest opening %v, want Friday 2027-05-07", got)
 	}
+	// The calendar is built on it: opening on the feasible date, every task
+	// on or after the plan date.
+	if o := milestoneDate(t, res, "opening"); !o.Equal(got) || !hasWarning(res, "REPLANNED") {
+		t.Errorf("opening milestone %v, want %v: %v", o, got, warningCodes(res))
+	}
+	if first := milestoneDate(t, res, "rights-application"); first.Before(entDay("2026-11-20")) {
+		t.Errorf("rights application %v before the plan date", first)
+	}
 	if got := entNum(t, res, "rehearsal", "room_days"); got != 8*4 {
 		t.Errorf("non-union musical room days %v, want 8 weeks × 4 evenings", got)
 	}
