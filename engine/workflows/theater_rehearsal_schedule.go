@@ -83,8 +83,8 @@ func theaterCompanyFor(in *engine.Input) theaterCompany {
 
 type theaterChain struct {
 	rights, designStart, notice, prelimDesigns, auditions, callbacks, offers, finalDesigns time.Time
-	firstRehearsal, loadIn, techStart, firstPreview, closing                             time.Time
-	techDays, loadInDays, previewDays                                                     int
+	firstRehearsal, loadIn, techStart, firstPreview, closing                               time.Time
+	techDays, loadInDays, previewDays                                                      int
 }
 
 // theaterChainFor schedules the production backwards from opening night.
