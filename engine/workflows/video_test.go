@@ -101,8 +101,10 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 		t.Errorf("market range %v–%v, want 1620–4060 ($20–50 CPM)", lo, hi)
 	}
 	publish := milestoneDate(t, res, "publish")
-	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-24" {
-		t.Errorf("contract %v, want 21 days before publish on a workday", c)
+	// 21 days before publish is 24 December, in the dead week: the
+	// contract is due on the last open day before it.
+	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-23" {
+		t.Errorf("contract %v, want 2026-12-23, before the dead week", c)
 	}
 	if d := engine.DaysBetween(publish, milestoneDate(t, res, "payment-due")); d != 30 {
 		t.Errorf("payment %d days after publish, want net 30", d)
@@ -118,9 +120,16 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 
 func TestVideoSponsoredIntegrationTightSchedule(t *testing.T) {
 	res := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2026-12-01", "exclusivity_days": 120})
-	entWant(t, res, "SCHEDULE_TIGHT", "MILESTONE_PASSED", "EXCLUSIVITY_LONG")
+	entWant(t, res, "SCHEDULE_TIGHT", "REPLANNED", "EXCLUSIVITY_LONG")
 	if got := entStr(t, res, "earliest_feasible_publish_date"); got != "2026-12-11" {
 		t.Errorf("earliest publish %s, want 21 days after the plan date", got)
+	}
+	// Built on the feasible date: the contract is due on the plan date.
+	if got := milestoneDate(t, res, "publish"); engine.FormatDate(got) != "2026-12-11" {
+		t.Errorf("publish milestone %v, want 2026-12-11", got)
+	}
+	if got := milestoneDate(t, res, "contract"); engine.FormatDate(got) != "2026-11-20" {
+		t.Errorf("contract %v, want the plan date", got)
 	}
 	// 120 days = 4 started months × 10%, capped at 50%.
 	if got := entNum(t, res, "rate", "exclusivity_pct"); got != 40 {
