@@ -38,6 +38,7 @@ func init() {
 			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Cost of materials and framing for this work, in US dollars."},
 			{Name: "channel", Kind: engine.String, Enum: []string{"gallery", "marketplace", "website", "studio"}, Default: "gallery", Description: "Where the work sells: consignment gallery, online marketplace (Saatchi Art), own website, or studio/in person."},
 			{Name: "commission_pct", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Commission the seller keeps, in percent; defaults to 50 for a gallery, 40 for a marketplace, 0 otherwise."},
+			engine.RegionField(),
 			{Name: "sale_date", Kind: engine.Date, Description: "When the work goes on sale (exhibition opening, listing day); defaults to 30 days after the plan date."},
 		},
 		ExampleContext: map[string]any{
@@ -139,18 +140,21 @@ func vaPricingSchedule(in *engine.Input, p *engine.Plan) error {
 		sale = in.Date("sale_date")
 	}
 	if sale.Before(p.AsOf()) {
-		p.Warn("SALE_DATE_PASSED", "The sale date %s is before the plan date %s; the plan prices the work for sale from today.", engine.FormatDate(sale), engine.FormatDate(p.AsOf()))
+		why := fmt.Sprintf("The sale date %s is before the plan date %s; the plan prices the work for sale from today.", engine.FormatDate(sale), engine.FormatDate(p.AsOf()))
+		p.Warn("SALE_DATE_PASSED", "%s", why)
+		p.Replanned(sale, p.AsOf(), why)
 		sale = p.AsOf()
 	}
+	r := in.Region()
 	p.SetTarget(sale)
 	p.Set("sale_date", engine.FormatDate(sale))
-	p.Milestone("price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -14))))
+	p.Deliverable("price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.AddDays(sale, -14)), r)
 	switch in.Str("channel") {
 	case "gallery":
-		p.Milestone("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -21))))
+		p.Deliverable("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.AddDays(sale, -21)), r)
 		p.Milestone("payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
 	default:
-		p.Milestone("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -7))))
+		p.Deliverable("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.AddDays(sale, -7)), r)
 	}
 	p.Milestone("on-sale", "Work on sale", sale)
 	p.Milestone("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
@@ -165,10 +169,10 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 	if in.Str("method") == "linear_inch" {
 		method = "linear inches"
 	}
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(sale, -14)), "Publish one price everywhere",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -14), in.Region())), "Publish one price everywhere",
 		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioUSD(price)))
 	if in.Str("channel") == "gallery" {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -21))), "Get the consignment terms in writing",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -21), in.Region())), "Get the consignment terms in writing",
 			"Commission, who pays framing and shipping, insurance while on the walls, discounts (cap them at 10% and split them), and payment within 30 days of sale.")
 	}
 	p.Recommend(engine.Medium, "Price the rest of the series from the ladder",

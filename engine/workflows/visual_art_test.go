@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -88,9 +89,14 @@ func TestVisualArtExhibitionProductionBehind(t *testing.T) {
 	if !hasWarning(res, "PRODUCTION_BEHIND") {
 		t.Fatalf("14 works × 2 weeks = 28 weeks cannot fit in 14.4: %v", warningCodes(res))
 	}
+	// By the requested opening's cut-off 7 works fit (14.4 weeks / 2); the
+	// plan opens later with all 14.
+	if !strings.Contains(warningText(res, "PRODUCTION_BEHIND"), "you could show 7 works") {
+		t.Errorf("warning %q does not say 7 works fit", warningText(res, "PRODUCTION_BEHIND"))
+	}
 	prod := res["production"].(map[string]any)
-	if prod["max_works_by_cutoff"] != 7.0 {
-		t.Errorf("max works %v, want 7 (14.4 weeks / 2)", prod["max_works_by_cutoff"])
+	if prod["max_works_by_cutoff"] != 14.0 || !hasWarning(res, "REPLANNED") {
+		t.Errorf("max works %v by the re-planned cut-off, want all 14: %v", prod["max_works_by_cutoff"], warningCodes(res))
 	}
 	// 196 studio days from the plan date, then the same 45 days from
 	// cut-off to opening, moved to a Thursday.
@@ -142,4 +148,13 @@ func TestVisualArtOpenCallsPassedAndRushed(t *testing.T) {
 	if res["calls_entered"] != 1.0 || engine.FormatDate(milestoneDate(t, res, "call-1-prep")) != "2026-11-20" {
 		t.Fatalf("rushed call should start today: %v", res["calls"])
 	}
+}
+
+func warningText(res map[string]any, code string) string {
+	for _, w := range res["warnings"].([]any) {
+		if m := w.(map[string]any); m["code"] == code {
+			return m["message"].(string)
+		}
+	}
+	return ""
 }
