@@ -46,6 +46,11 @@ func init() {
 			"artwork_px":                  3000,
 			"as_of":                       "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Apple Podcasts for Creators: artwork requirements (1400–3000 px square, JPEG or PNG, RGB)", URL: "https://podcasters.apple.com/support/896-artwork-requirements", Checked: "2026-11"},
+			{Title: "Apple Podcasts for Creators: submit a show (review before it appears)", URL: "https://podcasters.apple.com/support/897-submit-a-show", Checked: "2026-11"},
+			{Title: "US federal holidays (OPM), for hand-over dates", URL: "https://www.opm.gov/policy-data-oversight/pay-leave/federal-holidays/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-specs", Run: podLaunchSpecs},
 			{Name: "schedule", Run: podLaunchSchedule},

@@ -49,6 +49,10 @@ func init() {
 			"campaign_months":       3,
 			"as_of":                 "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "AdvertiseCast: podcast advertising rates (CPM benchmarks per slot)", URL: "https://www.advertisecast.com/podcast-advertising-rates", Checked: "2026-11"},
+			{Title: "IAB Tech Lab: podcast measurement guidelines (downloads counted)", URL: "https://iabtechlab.com/standards/podcast-measurement-guidelines/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "rate-card", Run: podSponsorRates},
 			{Name: "schedule", Run: podSponsorSchedule},

@@ -56,6 +56,12 @@ func init() {
 			"arc_count": 120,
 			"as_of":     "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
+			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
+			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "ACX: audio submission requirements and review", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-date", Run: pubLaunchCheckDate},
 			{Name: "schedule", Run: pubLaunchSchedule},

@@ -59,6 +59,10 @@ func init() {
 			"start_date": "2026-12-08",
 			"as_of":      "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Jane Friedman: how to write a query letter (length, comps)", URL: "https://janefriedman.com/query-letters/", Checked: "2026-11"},
+			{Title: "Writer's Digest: word counts by genre", URL: "https://www.writersdigest.com/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-package", Run: pubQueryCheck},
 			{Name: "schedule", Run: pubQuerySchedule},

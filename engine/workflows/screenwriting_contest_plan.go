@@ -58,6 +58,10 @@ func init() {
 			"budget_usd": 200,
 			"as_of":      "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "WGAW Registry: fees and term of registration", URL: "https://www.wgawregistry.org/", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-pages", Run: scriptContestPages},
 			{Name: "pick-deadlines", Run: scriptContestPick},

@@ -55,6 +55,10 @@ func init() {
 			"offer_usd":         2500,
 			"as_of":             "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "FTC: Disclosures 101 for social media influencers", URL: "https://www.ftc.gov/business-guidance/resources/disclosures-101-social-media-influencers", Checked: "2026-11"},
+			{Title: "16 CFR Part 255, Guides Concerning the Use of Endorsements and Testimonials in Advertising", URL: "https://www.ecfr.gov/current/title-16/chapter-I/subchapter-B/part-255", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "price", Run: socialDealPrice},
 			{Name: "schedule", Run: socialDealSchedule},

@@ -47,6 +47,9 @@ func init() {
 			"batch_day":      "sunday",
 			"as_of":          "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Sprout Social: how often to post on each platform", URL: "https://sproutsocial.com/insights/how-often-to-post-on-social-media/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "cadence", Run: socialCalCadence},
 			{Name: "schedule", Run: socialCalSchedule},

@@ -70,6 +70,12 @@ func init() {
 			"register_sound_recording": true,
 			"as_of":                    "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "U.S. Copyright Office Circular 30: Works Made for Hire", URL: "https://www.copyright.gov/circs/circ30.pdf", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
+			{Title: "17 U.S.C. §412: registration as a prerequisite to statutory damages", URL: "https://www.law.cornell.edu/uscode/text/17/412", Checked: "2026-11"},
+			{Title: "The MLC: registering works and self-administered members", URL: "https://www.themlc.com/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-splits", Run: songSplitsCheck},
 			{Name: "schedule", Run: songSplitsSchedule},

@@ -58,6 +58,10 @@ func init() {
 			"air_date":                  "2027-02-12",
 			"as_of":                     "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "ASCAP: cue sheets and film and TV performance royalties", URL: "https://www.ascap.com/", Checked: "2026-11"},
+			{Title: "BMI: cue sheets for film and television", URL: "https://www.bmi.com/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "quote", Run: songSyncFee},
 			{Name: "schedule", Run: songSyncSchedule},

@@ -54,6 +54,10 @@ func init() {
 			"expected_backers":        900,
 			"as_of":                   "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Kickstarter: fees (5% platform, payment processing 3% + $0.20)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter: campaign length (1–60 days, 30 or fewer recommended)", URL: "https://www.kickstarter.com/help/handbook/funding", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-dates", Run: tabletopKSCheckDates},
 			{Name: "funding-maths", Run: tabletopKSFunding},

@@ -59,6 +59,11 @@ func init() {
 			"freight":           "ocean",
 			"as_of":             "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Panda Game Manufacturing: production timeline and Chinese New Year", URL: "https://www.pandagm.com/", Checked: "2026-11"},
+			{Title: "IATA: volumetric weight (6,000 cm³ per kg)", URL: "https://www.iata.org/", Checked: "2026-11"},
+			{Title: "Hong Kong Observatory: Gregorian–lunar calendar conversion (new-year dates)", URL: "https://www.hko.gov.hk/en/gts/time/conversion.htm", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "schedule", Run: tabletopMfgSchedule},
 			{Name: "size-shipment", Run: tabletopMfgShipment},

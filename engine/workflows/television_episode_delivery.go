@@ -49,6 +49,9 @@ func init() {
 			"platform":         "streaming",
 			"as_of":            "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "DGA Basic Agreement: episodic creative rights (editor's assembly, director's cut)", URL: "https://www.dga.org/Contracts/Agreements.aspx", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "shoot", Run: tvDeliveryShoot},
 			{Name: "post", Run: tvDeliveryPost},

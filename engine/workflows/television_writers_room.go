@@ -52,6 +52,10 @@ func init() {
 			"budget_usd":      650000,
 			"as_of":           "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "WGA 2023 Minimum Basic Agreement (minimum staffing, development rooms)", URL: "https://www.wga.org/contracts/contracts/mba", Checked: "2026-11"},
+			{Title: "WGA schedule of minimums", URL: "https://www.wga.org/contracts/contracts/schedule-of-minimums", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "staffing", Run: tvRoomStaffing},
 			{Name: "schedule", Run: tvRoomSchedule},

@@ -52,6 +52,10 @@ func init() {
 			"fixed_costs_usd":    38000,
 			"as_of":              "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Actors' Equity: agreements and rulebooks (payroll, pension and health)", URL: "https://www.actorsequity.org/resources/contracts/", Checked: "2026-11"},
+			{Title: "Dramatists Guild: production contracts and royalties", URL: "https://www.dramatistsguild.com/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "budget", Run: theaterBudgetCosts},
 			{Name: "break-even", Run: theaterBudgetBreakEven},

@@ -54,6 +54,10 @@ func init() {
 			"rights_secured":        false,
 			"as_of":                 "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Actors' Equity: agreements and rulebooks (rehearsal weeks and hours)", URL: "https://www.actorsequity.org/resources/contracts/", Checked: "2026-11"},
+			{Title: "Concord Theatricals: licensing a show", URL: "https://www.concordtheatricals.com/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "schedule", Run: theaterRehearsalSchedule},
 			{Name: "check-feasibility", Run: theaterRehearsalFeasibility},

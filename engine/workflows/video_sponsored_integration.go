@@ -50,6 +50,10 @@ func init() {
 			"offer_usd":         1200,
 			"as_of":             "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "YouTube Help: paid product placements, sponsorships and endorsements", URL: "https://support.google.com/youtube/answer/154235", Checked: "2026-11"},
+			{Title: "FTC: Disclosures 101 for social media influencers", URL: "https://www.ftc.gov/business-guidance/resources/disclosures-101-social-media-influencers", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "price", Run: videoSponsorPrice},
 			{Name: "schedule", Run: videoSponsorSchedule},

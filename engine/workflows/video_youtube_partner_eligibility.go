@@ -57,6 +57,9 @@ func init() {
 			"uploads_last_90_days":   6,
 			"as_of":                  "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "YouTube Help: YouTube Partner Program overview & eligibility (1,000 subscribers; 4,000 watch hours in 12 months or 10M Shorts views in 90 days; 500/3,000/3M for fan funding)", URL: "https://support.google.com/youtube/answer/72851", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "project", Run: videoYPPProject},
 			{Name: "gaps", Run: videoYPPGaps},

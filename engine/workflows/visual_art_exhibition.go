@@ -47,6 +47,10 @@ func init() {
 			"run_weeks":      5,
 			"as_of":          "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "USCIB: ATA Carnet for temporary export of works", URL: "https://www.uscib.org/ata-carnet/", Checked: "2026-11"},
+			{Title: "UK bank holidays (GOV.UK), for hand-over dates", URL: "https://www.gov.uk/bank-holidays", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "logistics", Run: vaExhibitionLogistics},
 			{Name: "production", Run: vaExhibitionProduction},

@@ -53,6 +53,9 @@ func init() {
 			"images_ready":   false,
 			"as_of":          "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "CaFÉ (CallForEntry.org): open calls, entry fees and commissions", URL: "https://www.callforentry.org/", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "check-deadlines", Run: vaCallsCheck},
 			{Name: "budget", Run: vaCallsBudget},

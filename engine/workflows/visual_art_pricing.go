@@ -51,6 +51,9 @@ func init() {
 			"sale_date":          "2027-02-04",
 			"as_of":              "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "Alan Bamberger, ArtBusiness.com: how to price art (size-based pricing, gallery commission)", URL: "https://www.artbusiness.com/price.html", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "price-by-size", Run: vaPricingSize},
 			{Name: "channel-net", Run: vaPricingNet},
