@@ -43,3 +43,25 @@ func TestRegisterRejectsBadSource(t *testing.T) {
 		Steps:   []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
 	})
 }
+
+// Whatever a field's own range, 1e308 is a 400 naming the field, never a
+// run that overflows to +Inf.
+func TestHugeNumbersAreRejectedNamingTheField(t *testing.T) {
+	engine.Register(&engine.Workflow{
+		ID: "test-huge", Name: "Huge test", Vertical: "music", Description: "d",
+		Fields: []engine.Field{
+			{Name: "budget_usd", Kind: engine.Number},
+			{Name: "items", Kind: engine.ObjectList, Items: []engine.Field{{Name: "cost", Kind: engine.Number}}},
+		},
+		Steps: []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
+	})
+	w, _ := engine.LookupWorkflow("test-huge")
+	_, err := w.Prepare(map[string]any{"budget_usd": 1e308, "items": []any{map[string]any{"cost": -1e13}}})
+	var ce *engine.ContextError
+	if !errors.As(err, &ce) || len(ce.Violations) != 2 || ce.Violations[0].Field != "context.budget_usd" || ce.Violations[1].Field != "context.items[0].cost" {
+		t.Fatalf("Prepare = %v, want violations on context.budget_usd and context.items[0].cost", err)
+	}
+	if _, err := w.Prepare(map[string]any{"budget_usd": 1e12}); err != nil {
+		t.Errorf("1e12 rejected: %v", err)
+	}
+}

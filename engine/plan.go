@@ -38,6 +38,9 @@ type Milestone struct {
 	// moved off a closed day, and Note says why.
 	MovedFrom time.Time `json:"-"`
 	Note      string    `json:"-"`
+	// After lists the keys of milestones that must be done first (see
+	// Plan.DependsOn).
+	After []string `json:"-"`
 }
 
 // Warning flags a plan that cannot work as asked (a date too close, a
@@ -61,6 +64,7 @@ type Plan struct {
 	// feasible are set by Replanned.
 	region              Region
 	requested, feasible time.Time
+	postEvent           time.Time
 }
 
 // AsOf is the date the plan is made on.
@@ -111,6 +115,41 @@ func (p *Plan) Deliverable(key, title string, d time.Time, r Region) {
 			map[bool]string{true: "previous", false: "next"}[moved.Before(d)])
 	}
 	p.milestones = append(p.milestones, m)
+}
+
+// PostEvent records that the plan's target (a release, publication,
+// launch) is already behind as_of, so the plan is a post-event plan: what
+// still matters afterwards. It adds a POST_EVENT warning; milestones on or
+// before the target that lie before as_of are history, reported as passed,
+// and need no warning each. Steps still to do are dated on or after as_of.
+func (p *Plan) PostEvent(target time.Time, why string) {
+	p.postEvent = target
+	if p.target.IsZero() {
+		p.target = target
+	}
+	p.Warn("POST_EVENT", "%s was %s; this is a post-event plan: %s", FormatDate(target),
+		Plural(DaysBetween(target, p.asOf), "day ago", "days ago"), strings.TrimSpace(why))
+}
+
+// DependsOn records that the milestone key cannot happen before the
+// milestones named in on (masters after final artwork, fulfilment after the
+// campaign ends). The timeline reports it as the milestone's "after" list,
+// and the invariant tests check that no milestone is dated before one it
+// depends on, however dates were moved by re-planning or the calendar. Call
+// it after adding the milestones; unknown keys are ignored.
+func (p *Plan) DependsOn(key string, on ...string) {
+	known := func(k string) bool {
+		return slices.ContainsFunc(p.milestones, func(m Milestone) bool { return m.Key == k })
+	}
+	for i := range p.milestones {
+		if p.milestones[i].Key == key {
+			for _, k := range on {
+				if known(k) && !slices.Contains(p.milestones[i].After, k) {
+					p.milestones[i].After = append(p.milestones[i].After, k)
+				}
+			}
+		}
+	}
 }
 
 // Replanned records that the plan is built on feasible instead of the date
@@ -193,14 +232,15 @@ func (p *Plan) GetDate(key string) time.Time {
 }
 
 type milestoneJSON struct {
-	Key         string `json:"key"`
-	Title       string `json:"title"`
-	Date        string `json:"date"`
-	DaysFromNow int    `json:"days_from_as_of"`
-	Passed      bool   `json:"passed"`
-	Deliverable bool   `json:"deliverable,omitempty"`
-	MovedFrom   string `json:"moved_from,omitempty"`
-	Note        string `json:"note,omitempty"`
+	Key         string   `json:"key"`
+	Title       string   `json:"title"`
+	Date        string   `json:"date"`
+	DaysFromNow int      `json:"days_from_as_of"`
+	Passed      bool     `json:"passed"`
+	Deliverable bool     `json:"deliverable,omitempty"`
+	MovedFrom   string   `json:"moved_from,omitempty"`
+	Note        string   `json:"note,omitempty"`
+	After       []string `json:"after,omitempty"`
 }
 
 // Result renders the plan as the job's result object.
@@ -210,7 +250,7 @@ func (p *Plan) Result() (map[string]any, error) {
 	list := make([]milestoneJSON, len(ms))
 	for i, m := range ms {
 		list[i] = milestoneJSON{Key: m.Key, Title: m.Title, Date: FormatDate(m.Date), DaysFromNow: DaysBetween(p.asOf, m.Date),
-			Passed: m.Date.Before(p.asOf), Deliverable: m.Deliverable, Note: m.Note}
+			Passed: m.Date.Before(p.asOf), Deliverable: m.Deliverable, Note: m.Note, After: m.After}
 		if !m.MovedFrom.IsZero() {
 			list[i].MovedFrom = FormatDate(m.MovedFrom)
 		}
@@ -229,6 +269,9 @@ func (p *Plan) Result() (map[string]any, error) {
 	}
 	if p.region != "" {
 		timeline["region"] = string(p.region)
+	}
+	if !p.postEvent.IsZero() {
+		timeline["post_event"] = true
 	}
 	out := map[string]any{}
 	for k, v := range p.extra {

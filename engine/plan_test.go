@@ -152,3 +152,32 @@ func TestPlanReplanned(t *testing.T) {
 		t.Error("feasible_date without Replanned")
 	}
 }
+
+func TestPlanPostEvent(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.PostEvent(mustDate(t, "2026-11-19"), "what still matters is the first-week review.")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := res["timeline"].(map[string]any)
+	if tl["post_event"] != true || tl["target_date"] != "2026-11-19" {
+		t.Errorf("timeline = %v", tl)
+	}
+	if ws := p.Warnings(); len(ws) != 1 || ws[0].Code != "POST_EVENT" ||
+		ws[0].Message != "2026-11-19 was 1 day ago; this is a post-event plan: what still matters is the first-week review." {
+		t.Errorf("warnings = %v", ws)
+	}
+}
+
+func TestPlanDependsOn(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Milestone("art", "Artwork final", mustDate(t, "2026-12-01"))
+	p.Milestone("masters", "Vinyl masters", mustDate(t, "2026-12-05"))
+	p.DependsOn("masters", "art", "art", "not-in-this-plan")
+	res, _ := p.Result()
+	m := res["timeline"].(map[string]any)["milestones"].([]any)[1].(map[string]any)
+	if !reflect.DeepEqual(m["after"], []any{"art"}) {
+		t.Errorf("masters after = %v, want [art]", m["after"])
+	}
+}

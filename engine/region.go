@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // A working calendar: public holidays per region, the industry's dead week
 // between Christmas and New Year, and the Chinese New Year closure of
@@ -162,20 +165,39 @@ func ukHolidays(year int) []holiday {
 // holiday on a Saturday is the Friday before, a UK bank holiday on a weekend
 // has a substitute weekday) and names it.
 func Holiday(d time.Time, r Region) (name string, ok bool) {
-	d = date(d.Year(), d.Month(), d.Day())
-	var hs []holiday
-	switch r {
-	case RegionUK:
-		hs = ukHolidays(d.Year())
-	default:
-		hs = usHolidays(d.Year())
+	if r != RegionUK {
+		r = RegionUS
 	}
+	name, ok = holidaysOf(r, d.Year())[d.YearDay()]
+	return name, ok
+}
+
+type regionYear struct {
+	r    Region
+	year int
+}
+
+// holidayCache holds each region's holidays of a year by day of the year:
+// plans ask for thousands of days, so a year is computed once.
+var holidayCache sync.Map // regionYear -> map[int]string
+
+func holidaysOf(r Region, year int) map[int]string {
+	key := regionYear{r, year}
+	if m, ok := holidayCache.Load(key); ok {
+		return m.(map[int]string)
+	}
+	hs := usHolidays(year)
+	if r == RegionUK {
+		hs = ukHolidays(year)
+	}
+	m := make(map[int]string, len(hs))
 	for _, h := range hs {
-		if h.date.Equal(d) {
-			return h.name, true
+		if h.date.Year() == year {
+			m[h.date.YearDay()] = h.name
 		}
 	}
-	return "", false
+	holidayCache.Store(key, m)
+	return m
 }
 
 // InDeadWeek reports whether d falls in the industry's dead week, 24

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -215,6 +216,7 @@ func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 		}
 		violations = append(violations, flattenViolations(ve)...)
 	}
+	violations = append(violations, hugeNumbers(ctx, "context")...)
 	if len(violations) == 0 && w.Check != nil {
 		in := &Input{values: ctx}
 		asOf := in.AsOf()
@@ -295,6 +297,35 @@ func applyDefaults(ctx map[string]any, fields []Field) map[string]any {
 		}
 	}
 	return ctx
+}
+
+// MaxMagnitude bounds every number of every context, whatever its field's
+// own range: a safety net so that no input (1e308) can overflow a plan's
+// arithmetic to infinity and fail the run instead of answering 400. Each
+// field's documented Min and Max are the real ranges; the ranges test in
+// engine/workflows requires them.
+const MaxMagnitude = 1e12
+
+func hugeNumbers(v any, path string) []Violation {
+	switch t := v.(type) {
+	case float64:
+		if math.IsNaN(t) || math.Abs(t) > MaxMagnitude {
+			return []Violation{{Field: path, Description: fmt.Sprintf("must be between -%s and %s", FormatInt(MaxMagnitude), FormatInt(MaxMagnitude))}}
+		}
+	case map[string]any:
+		var out []Violation
+		for k, x := range t {
+			out = append(out, hugeNumbers(x, path+"."+k)...)
+		}
+		return out
+	case []any:
+		var out []Violation
+		for i, x := range t {
+			out = append(out, hugeNumbers(x, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return out
+	}
+	return nil
 }
 
 func flattenViolations(ve *jsonschema.ValidationError) []Violation {

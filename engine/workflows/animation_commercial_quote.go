@@ -26,6 +26,12 @@ import (
 //     minute.
 //   - Rush fees of 25–100% for compressed schedules (studioRush); 50%
 //     deposit, 50% on delivery, net 30.
+//   - Days are working days of the studio's country: weekends, public
+//     holidays and the 24 December–1 January week are closed. Every approval
+//     gate is a hand-over to the client, on an open day.
+//   - A delivery date already past, or too close even with a rush, is
+//     re-planned on the earliest delivery the schedule allows, with the
+//     requested date beside it.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "animation-commercial-quote",
@@ -40,7 +46,12 @@ func init() {
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Revision rounds on the animation included in the quote."},
 			{Name: "voiceover", Kind: engine.Boolean, Default: true, Description: "Whether a professional voice-over is included."},
 			{Name: "music", Kind: engine.String, Enum: []string{"stock", "custom", "none"}, Default: "stock", Description: "Music: stock licence, custom score, or none."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The client's budget, in US dollars."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in US dollars (0–10,000,000)."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "GVAA Rate Guide: non-broadcast narration", URL: "https://globalvoiceacademy.com/gvaa-rate-guide-2/", Checked: "2026-11"},
+			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines (rush fees, deposits)", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":     "2027-02-26",
@@ -113,27 +124,33 @@ func anComPrice(in *engine.Input, p *engine.Plan, dur int) anComQuote {
 	case "custom":
 		q.music = 1000 * float64(studioCeil(float64(dur)/60))
 	}
-	q.rushPct, q.feasible = studioRush(q.needed, engine.WorkdaysBetween(p.AsOf(), in.Date("delivery_date")))
+	q.rushPct, q.feasible = studioRush(q.needed, anOpenDaysBetween(p.AsOf(), engine.PrevOpen(in.Date("delivery_date"), in.Region()), in.Region()))
 	q.rush = engine.Money(q.labor * q.rushPct)
 	q.total = engine.Money(q.labor + q.vo + q.music + q.rush)
 	return q
 }
 
 func anComQuoteStep(in *engine.Input, p *engine.Plan) error {
+	r := in.Region()
 	dur := in.Int("duration_seconds")
 	q := anComPrice(in, p, dur)
-	delivery := in.Date("delivery_date")
-	available := engine.WorkdaysBetween(p.AsOf(), delivery)
+	requested := in.Date("delivery_date")
+	delivery := engine.PrevOpen(requested, r)
+	available := anOpenDaysBetween(p.AsOf(), delivery, r)
 	switch {
-	case delivery.Before(p.AsOf()) || !q.feasible:
-		earliest := engine.AddWorkdays(p.AsOf(), q.needed)
-		p.Warn("DEADLINE_INFEASIBLE", "A %d-second %s video needs %d business days (%d production days plus client reviews); %d remain before %s, under the two thirds a rush can recover. The earliest delivery is %s.",
-			dur, studioLabel(in.Str("style")), q.needed, q.billable, available, engine.FormatDate(delivery), engine.FormatDate(earliest))
+	case requested.Before(p.AsOf()) || !q.feasible:
+		earliest := engine.AddOpenDays(p.AsOf(), q.needed, r)
+		p.Warn("DEADLINE_INFEASIBLE", "A %d-second %s video needs %s (%s plus client reviews); %s remain before %s, under the two thirds a rush can recover. The earliest delivery is %s.",
+			dur, studioLabel(in.Str("style")), engine.Plural(q.needed, "business day", "business days"), engine.Plural(q.billable, "production day", "production days"),
+			engine.Plural(available, "business day", "business days"), engine.FormatDate(requested), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
+		p.Replanned(requested, earliest, "The requested delivery cannot be met, even with a rush.")
 		delivery = earliest
+		q.rushPct, q.rush = 0, 0
+		q.total = engine.Money(q.labor + q.vo + q.music)
 	case q.rushPct > 0:
-		p.Warn("RUSH_FEE", "Delivery on %s leaves %d business days for a %d-day schedule; a %.0f%% rush fee (%s) applies, or deliver on %s at the normal rate.",
-			engine.FormatDate(delivery), available, q.needed, q.rushPct*100, studioUSD(q.rush), engine.FormatDate(engine.AddWorkdays(p.AsOf(), q.needed)))
+		p.Warn("RUSH_FEE", "Delivery on %s leaves %s for a %d-day schedule; a %.0f%% rush fee (%s) applies, or deliver on %s at the normal rate.",
+			engine.FormatDate(delivery), engine.Plural(available, "business day", "business days"), q.needed, q.rushPct*100, studioUSD(q.rush), engine.FormatDate(engine.AddOpenDays(p.AsOf(), q.needed, r)))
 	}
 	p.Set("delivery_date", engine.FormatDate(delivery))
 	p.Set("quote", map[string]any{
@@ -177,8 +194,9 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 	q := anComPrice(in, p, in.Int("duration_seconds"))
 	p.SetTarget(delivery)
 	p.Milestone("kickoff", "Kickoff: brief, deposit and references", p.AsOf())
-	studioScheduleStages(p, p.AsOf(), delivery, q.stages)
+	anScheduleStages(p, p.AsOf(), delivery, q.stages, in.Region(), "kickoff")
 	p.Milestone("final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
+	p.DependsOn("final-invoice", "delivery")
 	return nil
 }
 
@@ -186,15 +204,15 @@ func anComRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	p.RecommendBy(engine.High, p.AsOf(), "Take the deposit and lock the script first",
 		fmt.Sprintf("Invoice the %s deposit at kickoff; the script and voice-over are the cheapest places to make changes, animation the most expensive.", studioUSD(q["deposit_usd"].(float64))))
-	p.Recommend(engine.High, "Cap revisions in the contract", fmt.Sprintf("Include %d rounds on the animation; further rounds or changes to an approved script, board or animatic are billed at %s a day.",
-		in.Int("revision_rounds"), studioUSD(in.Float("day_rate_usd"))))
+	p.Recommend(engine.High, "Cap revisions in the contract", fmt.Sprintf("Include %s on the animation; further rounds or changes to an approved script, board or animatic are billed at %s a day.",
+		engine.Plural(in.Int("revision_rounds"), "round", "rounds"), studioUSD(in.Float("day_rate_usd"))))
 	if in.Bool("voiceover") {
 		p.Recommend(engine.Medium, "Book the voice before the animatic", "Record the final voice-over before animating so timing is set by the read, not re-cut after it.")
 	}
 	p.Recommend(engine.Low, "Agree the deliverables list", "Name formats up front (16:9 master, 9:16 and 1:1 cut-downs, captions); each extra cut-down is a quoted line, not a favour.")
-	p.Strategy("Quote %s for a %d-second %s video (%v production days at %s%s, %s per second) and deliver on %s after script, board, style-frame, animatic and %d revision approvals.",
-		studioUSD(q["total_usd"].(float64)), in.Int("duration_seconds"), studioLabel(in.Str("style")), q["production_days"], studioUSD(in.Float("day_rate_usd")),
-		anComRushNote(q), studioUSD(q["price_per_second_usd"].(float64)), p.Get("delivery_date"), in.Int("revision_rounds"))
+	p.Strategy("Quote %s for a %d-second %s video (%s at %s%s, %s per second) and deliver on %s after script, board, style-frame, animatic and %s.",
+		studioUSD(q["total_usd"].(float64)), in.Int("duration_seconds"), studioLabel(in.Str("style")), engine.Plural(q["production_days"].(int), "production day", "production days"), studioUSD(in.Float("day_rate_usd")),
+		anComRushNote(q), studioUSD(q["price_per_second_usd"].(float64)), p.Get("delivery_date"), engine.Plural(in.Int("revision_rounds"), "revision approval", "revision approvals"))
 	return nil
 }
 

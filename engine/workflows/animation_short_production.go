@@ -26,6 +26,11 @@ import (
 //   - The Academy's short-film rules cap running time at 40 minutes
 //     including credits; festivals project DCPs at 24, 25 or 30 fps (48/50/60
 //     for high frame rate).
+//   - When the pipeline cannot fit before the deadline (or the deadline has
+//     passed), the plan is built on the earliest completion, with the
+//     deadline beside it. Each phase's end is a hand-over on a working day of
+//     the studio's country; a deadline in the 24 December–1 January week is
+//     met by finishing before it.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "animation-short-production",
@@ -38,8 +43,13 @@ func init() {
 			{Name: "style", Kind: engine.String, Enum: []string{"2d_hand_drawn", "2d_rigged", "3d_cg", "stop_motion"}, Default: "2d_hand_drawn", Description: "Animation technique."},
 			{Name: "animators", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Animators working in parallel."},
 			{Name: "fps", Kind: engine.Integer, Default: 24, Min: engine.Bound(12), Max: engine.Bound(60), Description: "Frame rate of the finished film."},
-			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Cost of one animator-week in US dollars, for the labour budget."},
+			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Cost of one animator-week in US dollars, for the labour budget (0–100,000)."},
 			{Name: "start_date", Kind: engine.Date, Description: "When production can start; defaults to the plan date."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "Academy Awards rules: short films (40 minutes or less, credits included)", URL: "https://www.oscars.org/oscars/rules-eligibility", Checked: "2026-11"},
+			{Title: "DCI Digital Cinema System Specification (projection frame rates)", URL: "https://www.dcimovies.com/specification", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"deadline":          "2027-11-05",
@@ -96,6 +106,7 @@ func anShortScope(in *engine.Input, p *engine.Plan) error {
 }
 
 func anShortSchedule(in *engine.Input, p *engine.Plan) error {
+	r := in.Region()
 	deadline := in.Date("deadline")
 	start := p.AsOf()
 	if in.Has("start_date") && in.Date("start_date").After(start) {
@@ -120,12 +131,18 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 			need = max(need, in.Int("animators")+1)
 			if need <= 200 {
 				p.Set("animators_needed_for_deadline", need)
-				msg = fmt.Sprintf("%d animators would make the deadline", need)
+				msg = fmt.Sprintf("%s would make the deadline", engine.Plural(need, "animator", "animators"))
 			}
 		}
-		p.Warn("SCHEDULE_INFEASIBLE", "The pipeline needs %d weeks with %d animator(s) and %d remain before %s; the earliest finish is %s, or %s.",
-			studioCeil(float64(total)/7), in.Int("animators"), max(engine.DaysBetween(start, deadline)/7, 0), engine.FormatDate(deadline), engine.FormatDate(finish), msg)
+		p.Warn("SCHEDULE_INFEASIBLE", "The pipeline needs %s with %s and %s remain before %s; the earliest finish is %s, or %s.",
+			engine.Plural(studioCeil(float64(total)/7), "week", "weeks"), engine.Plural(in.Int("animators"), "animator", "animators"),
+			engine.Plural(max(engine.DaysBetween(start, deadline)/7, 0), "week", "weeks"), engine.FormatDate(deadline), engine.FormatDate(finish), msg)
 		p.Set("earliest_feasible_completion_date", engine.FormatDate(finish))
+		p.Replanned(deadline, finish, "The pipeline cannot be finished by the deadline.")
+	}
+	if engine.InDeadWeek(finish) {
+		p.Warn("DEADLINE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January week, when labs, sound studios and festival offices are closed; the plan delivers by %s.",
+			engine.FormatDate(finish), engine.FormatDate(engine.PrevOpen(finish, r)))
 	}
 	p.SetTarget(finish)
 	names := [7][2]string{
@@ -140,10 +157,13 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	d := engine.AddDays(finish, -total)
 	p.Milestone("start", "Latest production start", d)
 	dates := map[string]any{"start": engine.FormatDate(d)}
+	prev := "start"
 	for i, n := range names {
 		d = engine.AddDays(d, ph[i])
-		p.Milestone(n[0], n[1], d)
-		dates[n[0]] = engine.FormatDate(d)
+		p.Deliverable(n[0], n[1], d, r)
+		p.DependsOn(n[0], prev)
+		prev = n[0]
+		dates[n[0]] = engine.FormatDate(engine.PrevOpen(d, r))
 	}
 	p.Set("schedule", dates)
 	p.Set("total_weeks", engine.Round(float64(total)/7, 1))
@@ -173,8 +193,8 @@ func anShortRecommend(in *engine.Input, p *engine.Plan) error {
 	if v, ok := p.Get("animation_labor_usd").(float64); ok {
 		cost = fmt.Sprintf(", about %s of animation labour", studioUSD(v))
 	}
-	p.Strategy("Make the %d-second %s short in %g weeks with %d animator(s) (%g animator-weeks at %g s/week%s), starting by %s (%g weeks of slack): animatic locked %s, picture lock %s, deliverables %s.",
-		in.Int("runtime_seconds"), studioLabel(in.Str("style")), p.Get("total_weeks"), in.Int("animators"), p.Get("scope").(map[string]any)["animator_weeks"],
+	p.Strategy("Make the %d-second %s short in %g weeks with %s (%g animator-weeks at %g s/week%s), starting by %s (%g weeks of slack): animatic locked %s, picture lock %s, deliverables %s.",
+		in.Int("runtime_seconds"), studioLabel(in.Str("style")), p.Get("total_weeks"), engine.Plural(in.Int("animators"), "animator", "animators"), p.Get("scope").(map[string]any)["animator_weeks"],
 		anShortRate[in.Str("style")], cost, s["start"], p.Get("slack_weeks"), s["animatic-locked"], s["picture-lock"], s["deliverables"])
 	return nil
 }

@@ -37,6 +37,11 @@ func TestAnimationShortInfeasibleSuggestsCrew(t *testing.T) {
 	if res["earliest_feasible_completion_date"] != "2028-01-28" {
 		t.Errorf("earliest completion %v, want 2028-01-28", res["earliest_feasible_completion_date"])
 	}
+	// The plan is built on the earliest completion, the deadline beside it.
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2027-06-04" || tl["feasible_date"] != "2028-01-28" || engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2028-01-28" {
+		t.Errorf("timeline %v", tl)
+	}
 	// 98 days remain for animation + compositing: 240 × 7 × 1.2 / (6 × 98) → 4.
 	if res["animators_needed_for_deadline"] != 4.0 {
 		t.Errorf("animators needed %v, want 4", res["animators_needed_for_deadline"])
@@ -69,19 +74,33 @@ func TestAnimationCommercialQuote(t *testing.T) {
 	}
 }
 
+// Business days are open days of the studio's country: from Friday
+// 2026-11-20 (US), Thanksgiving, the 24 December–1 January week and Martin
+// Luther King Day are closed. Open days counted: 22 by 2026-12-23, 36 by
+// 2027-01-22, 42 by 2027-02-01, 49 by 2027-02-10.
 func TestAnimationCommercialRushAndInfeasible(t *testing.T) {
 	w, _ := engine.LookupWorkflow("animation-commercial-quote")
 	ctx := clone(w.ExampleContext)
 	delete(ctx, "client_budget_usd")
-	ctx["delivery_date"] = "2027-01-22" // 45 of the 49 business days
+	ctx["delivery_date"] = "2027-02-01" // 42 of the 49 open days: at least 85%
 	res := run(t, "animation-commercial-quote", ctx)
 	q := res["quote"].(map[string]any)
 	if !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total_usd"] != 22375.0 {
 		t.Fatalf("want a 25%% rush on $17,500 labour: %v %v", warningCodes(res), q)
 	}
-	ctx["delivery_date"] = "2026-12-31" // 30 of 49
+	ctx["delivery_date"] = "2027-01-22" // 36 of 49: at least two thirds
 	res = run(t, "animation-commercial-quote", ctx)
-	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_delivery_date"] != "2027-01-28" {
-		t.Fatalf("want DEADLINE_INFEASIBLE with earliest 2027-01-28, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	if q := res["quote"].(map[string]any); q["rush_pct"] != 50.0 {
+		t.Fatalf("want a 50%% rush: %v", q)
+	}
+	ctx["delivery_date"] = "2026-12-31" // in the dead week: 22 open days by 23 December
+	res = run(t, "animation-commercial-quote", ctx)
+	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_delivery_date"] != "2027-02-10" {
+		t.Fatalf("want DEADLINE_INFEASIBLE with earliest 2027-02-10, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	}
+	// The plan is built on it.
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-12-31" || tl["feasible_date"] != "2027-02-10" || engine.FormatDate(milestoneDate(t, res, "delivery")) != "2027-02-10" {
+		t.Fatalf("timeline %v", tl)
 	}
 }

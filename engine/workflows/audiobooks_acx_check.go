@@ -19,10 +19,21 @@ import (
 //     tone at the head and 1–5 s at the tail.
 //   - Opening and closing credits, and a retail sample of 1–5 minutes.
 //   - Gain moves RMS, peaks and noise floor together: the fix for a file is
-//     the gain to the -20 dB RMS middle of the range, then a limiter for any
-//     peak pushed above -3 dB, then noise reduction for any floor pushed
-//     above -60 dB.
-//   - ACX quality review takes 10–14 business days after submission.
+//     the gain to the -20 dB RMS middle of the range, then a limiter with
+//     its ceiling at -3.5 dB for any peak the gain leaves above that
+//     ceiling (MP3 encoding raises peaks by a few tenths of a dB, so a WAV
+//     limited to exactly -3 dB can fail on the exported MP3; the ACX
+//     mastering chain of the Audacity manual limits to -3.5 dB), then noise
+//     reduction for any floor pushed above -60 dB. The limiter reduction is
+//     measured to the -3.5 dB ceiling, not to -3 dB: a -1.9 dB peak needs
+//     1.6 dB of limiting, not 1.1.
+//   - ACX quality review takes 10–14 business days after submission; ACX
+//     is a US service, so its business days skip US federal holidays and
+//     the 24 December–1 January week.
+//   - A submission date already past is re-planned on the earliest date the
+//     fixes allow; the submission, the final listen and the remastering are
+//     deliverables, kept off weekends and the holidays of the country the
+//     producer works in.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "audiobooks-acx-check",
@@ -35,18 +46,24 @@ func init() {
 				{Name: "rms_db", Kind: engine.Number, Required: true, Min: engine.Bound(-90), Max: engine.Bound(0), Description: "Total RMS level in dB."},
 				{Name: "peak_db", Kind: engine.Number, Required: true, Min: engine.Bound(-90), Max: engine.Bound(6), Description: "Peak level in dB."},
 				{Name: "noise_floor_db", Kind: engine.Number, Required: true, Min: engine.Bound(-120), Max: engine.Bound(0), Description: "Noise floor (RMS of room tone) in dB."},
-				{Name: "duration_minutes", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Running time in minutes."},
-				{Name: "sample_rate_hz", Kind: engine.Integer, Default: 44100, Description: "Sample rate."},
-				{Name: "bitrate_kbps", Kind: engine.Integer, Default: 192, Description: "MP3 bit rate."},
+				{Name: "duration_minutes", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1440), Description: "Running time in minutes (0–1,440; ACX allows 120 a file)."},
+				{Name: "sample_rate_hz", Kind: engine.Integer, Default: 44100, Min: engine.Bound(8000), Max: engine.Bound(192000), Description: "Sample rate in Hz (8,000–192,000; ACX needs 44,100)."},
+				{Name: "bitrate_kbps", Kind: engine.Integer, Default: 192, Min: engine.Bound(8), Max: engine.Bound(320), Description: "MP3 bit rate in kbps (8–320; ACX needs 192 or more)."},
 				{Name: "constant_bitrate", Kind: engine.Boolean, Default: true, Description: "Whether the MP3 is CBR."},
 				{Name: "channels", Kind: engine.String, Enum: []string{"mono", "stereo"}, Default: "mono", Description: "Channel format."},
-				{Name: "head_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Description: "Seconds of room tone before the voice."},
-				{Name: "tail_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Description: "Seconds of room tone after the voice."},
+				{Name: "head_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Seconds of room tone before the voice (0–60; ACX wants 0.5–1)."},
+				{Name: "tail_room_tone_s", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Seconds of room tone after the voice (0–60; ACX wants 1–5)."},
 			}},
 			{Name: "has_opening_credits", Kind: engine.Boolean, Default: true, Description: "Whether an opening-credits file is included."},
 			{Name: "has_closing_credits", Kind: engine.Boolean, Default: true, Description: "Whether a closing-credits file is included."},
 			{Name: "retail_sample_minutes", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Length of the retail sample in minutes."},
 			{Name: "submission_date", Kind: engine.Date, Required: true, Description: "Date the book will be submitted to ACX."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "ACX Audio Submission Requirements", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
+			{Title: "Audacity Manual: ACX Check and the audiobook mastering chain (limiter at -3.5 dB)", URL: "https://manual.audacityteam.org/man/acx_check.html", Checked: "2026-11"},
+			{Title: "ACX: how long the quality review takes", URL: "https://www.acx.com/help/faq", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"files": []any{
@@ -72,9 +89,12 @@ func init() {
 const (
 	acxRMSMin, acxRMSMax, acxRMSTarget = -23.0, -18.0, -20.0
 	acxPeakMax                         = -3.0
-	acxNoiseMax                        = -60.0
-	acxMaxMinutes                      = 120.0
-	acxReviewBizDays                   = 14
+	// acxLimiterCeiling is where the limiter is set: half a dB under the
+	// -3 dB requirement, the headroom MP3 encoding eats.
+	acxLimiterCeiling = -3.5
+	acxNoiseMax       = -60.0
+	acxMaxMinutes     = 120.0
+	acxReviewBizDays  = 14
 )
 
 func acxCheckFiles(in *engine.Input, p *engine.Plan) error {
@@ -95,8 +115,8 @@ func acxCheckFiles(in *engine.Input, p *engine.Plan) error {
 			fail("RMS_OUT_OF_RANGE", fmt.Sprintf("RMS %.1f dB outside -23 to -18", rms))
 			fixes = append(fixes, fmt.Sprintf("apply %+.1f dB gain to reach -20 dB RMS", gain))
 		}
-		if newPeak := peak + gain; newPeak > acxPeakMax {
-			limit := engine.Round(newPeak-acxPeakMax, 1)
+		if newPeak := peak + gain; newPeak > acxLimiterCeiling {
+			limit := engine.Round(newPeak-acxLimiterCeiling, 1)
 			if peak > acxPeakMax {
 				fail("PEAK_TOO_HIGH", fmt.Sprintf("peak %.1f dB above -3", peak))
 			}
@@ -135,7 +155,7 @@ func acxCheckFiles(in *engine.Input, p *engine.Plan) error {
 	}
 	for _, code := range []string{"RMS_OUT_OF_RANGE", "PEAK_TOO_HIGH", "NOISE_FLOOR_TOO_HIGH", "FILE_TOO_LONG", "FORMAT_INVALID", "ROOM_TONE"} {
 		if names := failing[code]; len(names) > 0 {
-			p.Warn(code, "%d file(s) fail: %s.", len(names), strings.Join(names, "; "))
+			p.Warn(code, "%s: %s.", engine.Plural(len(names), "file fails", "files fail"), strings.Join(names, "; "))
 		}
 	}
 	p.Set("files", results)
@@ -165,49 +185,72 @@ func acxCheckPackage(in *engine.Input, p *engine.Plan) error {
 }
 
 func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
-	submit := in.Date("submission_date")
-	p.SetTarget(submit)
+	r := in.Region()
+	requested := in.Date("submission_date")
 	failed := p.Get("failing_files").(int)
-	if submit.Before(p.AsOf()) {
-		p.Warn("SUBMISSION_DATE_PASSED", "The submission date %s is before the plan date %s.", engine.FormatDate(submit), engine.FormatDate(p.AsOf()))
-	}
 	// Remastering and re-checking: a business day per 5 failing files, at
 	// least one, finished two business days before submission for a final
-	// listen.
+	// listen the day before.
 	fixDays := int(math.Ceil(float64(failed) / 5))
-	fixesDone := engine.AddWorkdays(submit, -2)
+	need := 1 // the final listen
 	if failed > 0 {
-		fixStart := engine.AddWorkdays(fixesDone, -fixDays)
-		if fixStart.Before(p.AsOf()) {
-			later := engine.AddWorkdays(p.AsOf(), fixDays+2)
-			p.Warn("FIX_TIME_SHORT", "%d failing file(s) need about %d business day(s) of remastering and a final listen before submission; submit on %s instead.", failed, fixDays, engine.FormatDate(later))
-			p.Set("earliest_submission_date", engine.FormatDate(later))
-			submit = later
-			fixesDone = engine.AddWorkdays(submit, -2)
-		}
-		p.Milestone("remaster", "Failing files remastered and re-measured", fixesDone)
+		need = fixDays + 2
 	}
-	review := engine.AddWorkdays(submit, acxReviewBizDays)
-	p.Milestone("final-listen", "Final listen of the whole book", engine.AddWorkdays(submit, -1))
-	p.Milestone("submit", "Submitted to ACX", submit)
+	earliest := engine.AddOpenDays(engine.NextOpen(p.AsOf(), r), need, r)
+	submit := engine.PrevOpen(requested, r)
+	switch {
+	case requested.Before(p.AsOf()):
+		submit = earliest
+		p.Replanned(requested, submit, fmt.Sprintf("The submission date %s is before the plan date %s.", engine.FormatDate(requested), engine.FormatDate(p.AsOf())))
+	case submit.Before(earliest):
+		submit = earliest
+		why := "The final listen needs a working day before submission."
+		if failed > 0 {
+			why = fmt.Sprintf("%s need about %s of remastering and a final listen before submission.",
+				acxFiles(failed, "failing file", "failing files"), engine.Plural(fixDays, "business day", "business days"))
+			p.Warn("FIX_TIME_SHORT", "%s need about %s of remastering and a final listen before submission; submit on %s instead.",
+				acxFiles(failed, "failing file", "failing files"), engine.Plural(fixDays, "business day", "business days"), engine.FormatDate(submit))
+		}
+		p.Replanned(requested, submit, why)
+	}
+	if _, _, ok := p.IsReplanned(); ok {
+		p.Set("earliest_submission_date", engine.FormatDate(submit))
+	}
+	p.SetTarget(submit)
+	if failed > 0 {
+		p.Deliverable("remaster", "Failing files remastered and re-measured", engine.AddOpenDays(submit, -2, r), r)
+	}
+	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
+	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
+	p.Deliverable("submit", "Submitted to ACX", submit, r)
 	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
+	p.DependsOn("final-listen", "remaster")
+	p.DependsOn("submit", "final-listen")
+	p.DependsOn("acx-review-done", "submit")
 	p.Set("review_complete_estimate", engine.FormatDate(review))
 	p.Set("submit_date", engine.FormatDate(submit))
 	return nil
 }
 
+// acxFiles counts files in words: "1 failing file", "3 failing files".
+func acxFiles(n int, singular, plural string) string { return engine.Plural(n, singular, plural) }
+
 func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
 	failed := p.Get("failing_files").(int)
 	submit, _ := engine.ParseDate(p.Get("submit_date").(string))
 	if failed > 0 {
-		p.RecommendBy(engine.High, engine.AddWorkdays(submit, -2), "Remaster the failing files",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddOpenDays(submit, -2, in.Region())), "Remaster the failing files",
 			"Apply the listed gain first, then the limiter, then noise reduction, and re-measure every file on the exported MP3, not the WAV.")
 	}
 	p.Recommend(engine.High, "Master the whole book with one chain",
 		"Run every chapter through the same gain, limiter and noise settings so levels stay consistent from file to file; ACX rejects books whose files jump in level.")
 	p.Recommend(engine.Medium, "Listen, don't just meter",
 		"ACX also rejects mouth noise, plosives, missed words and mid-word edits; spot-check the start, middle and end of every file.")
-	p.Strategy("%d of %d files pass the ACX checks (%.2f hours in all); fix %d before submitting on %s, and expect the ACX review to finish around %s.",
-		p.Get("passing_files").(int), len(in.List("files")), p.Get("total_runtime_hours").(float64), failed, p.Get("submit_date"), p.Get("review_complete_estimate"))
+	fix := "nothing to fix"
+	if failed > 0 {
+		fix = "fix " + acxFiles(failed, "file", "files")
+	}
+	p.Strategy("Files passing the ACX checks: %d of %d (%.2f hours in all); %s before submitting on %s, and expect the ACX review to finish around %s.",
+		p.Get("passing_files").(int), len(in.List("files")), p.Get("total_runtime_hours").(float64), fix, p.Get("submit_date"), p.Get("review_complete_estimate"))
 	return nil
 }

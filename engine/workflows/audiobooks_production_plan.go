@@ -3,6 +3,8 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"strings"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -27,6 +29,14 @@ import (
 //   - Retail price bands by length (ACX guidance): under 1 h under $7,
 //     1–3 h $7–10, 3–5 h $10–20, 5–10 h $15–25, 10–20 h $20–30, over 20 h
 //     $25–35.
+//   - Re-planning: when casting would have had to open before the plan date
+//     (or the release date has passed), the plan is built on the earliest
+//     release the pipeline allows, with the requested date beside it. A
+//     release in the 24 December–1 January dead week moves to the last
+//     working day before it when the schedule allows, else to the first
+//     after it. Hand-overs (First 15, chapters, proof notes, submission)
+//     fall on working days of the producer's country; ACX review days are
+//     US business days.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "audiobooks-production-plan",
@@ -40,7 +50,12 @@ func init() {
 			{Name: "rate_pfh_usd", Kind: engine.Number, Default: 250, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Rate per finished hour for a PFH deal."},
 			{Name: "distribution", Kind: engine.String, Enum: []string{"exclusive", "non_exclusive"}, Default: "exclusive", Description: "ACX exclusive (40% royalty) or non-exclusive (25%)."},
 			{Name: "narrator_days_per_week", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(6), Description: "Studio days the narrator gives the book each week."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Production budget."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Production budget in US dollars (0–1,000,000)."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "ACX Rights Holder FAQ: royalties (40% exclusive, 25% non-exclusive), Royalty Share, quality review time", URL: "https://www.acx.com/help/faq", Checked: "2026-11"},
+			{Title: "ACX Audio Submission Requirements: First 15 Minutes, proofing, file delivery", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"word_count":             84000,
@@ -98,39 +113,81 @@ func abProdEstimate(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
-func abProdSchedule(in *engine.Input, p *engine.Plan) error {
-	release := in.Date("release_date")
-	p.SetTarget(release)
-	days := p.Get("production_days").(int)
-	weeks := int(math.Ceil(float64(days) / float64(in.Int("narrator_days_per_week"))))
-	qaSubmit := engine.AddWorkdays(release, -abProdQABizDays)
-	fixesDone := qaSubmit
-	proofStart := engine.AddWorkdays(fixesDone, -(abProdFixBizDays + abProdProofBizDays))
-	recordEnd := proofStart
-	recordStart := engine.AddWeeks(recordEnd, -weeks)
-	first15 := engine.AddWorkdays(recordStart, abProdFirst15BizDays)
-	castingOpen := engine.AddWeeks(recordStart, -abProdCastingWeeks-1) // a week to sign the offer
+// abProdDates is a production schedule worked back from a release date.
+type abProdDates struct {
+	castingOpen, offer, recordStart, first15, recordEnd, proofNotes, qaSubmit, release time.Time
+}
 
-	if castingOpen.Before(p.AsOf()) {
-		total := abProdCastingWeeks + 1 + weeks
-		recEnd := engine.AddWeeks(p.AsOf(), total)
-		earliest := engine.AddWorkdays(recEnd, abProdProofBizDays+abProdFixBizDays+abProdQABizDays)
-		p.Warn("RELEASE_TOO_SOON", "%.1f finished hours need about %d studio days (%d weeks at %d days a week) plus casting, proofing and %d business days of ACX review; casting should have opened %s. The earliest realistic release is %s.",
-			p.Get("finished_hours").(float64), days, weeks, in.Int("narrator_days_per_week"), abProdQABizDays, engine.FormatDate(castingOpen), engine.FormatDate(earliest))
+func abProdBackwards(release time.Time, weeks int, r engine.Region) abProdDates {
+	var d abProdDates
+	d.release = release
+	d.qaSubmit = engine.PrevOpen(engine.AddOpenDays(release, -abProdQABizDays, engine.RegionUS), r)
+	d.recordEnd = engine.AddOpenDays(d.qaSubmit, -(abProdFixBizDays + abProdProofBizDays), r)
+	d.proofNotes = engine.AddOpenDays(d.recordEnd, abProdProofBizDays, r)
+	d.recordStart = engine.AddWeeks(d.recordEnd, -weeks)
+	d.first15 = engine.AddOpenDays(d.recordStart, abProdFirst15BizDays, r)
+	d.castingOpen = engine.AddWeeks(d.recordStart, -abProdCastingWeeks-1) // a week to sign the offer
+	d.offer = engine.AddWeeks(d.castingOpen, abProdCastingWeeks)
+	return d
+}
+
+func abProdSchedule(in *engine.Input, p *engine.Plan) error {
+	r := in.Region()
+	requested := in.Date("release_date")
+	days := p.Get("production_days").(int)
+	perWeek := in.Int("narrator_days_per_week")
+	weeks := int(math.Ceil(float64(days) / float64(perWeek)))
+	// The earliest release: cast from today, record, proof, fix and pass
+	// ACX review, then the first day whose backward schedule starts on or
+	// after today.
+	recEnd := engine.AddWeeks(p.AsOf(), abProdCastingWeeks+1+weeks)
+	earliest := engine.AddOpenDays(engine.AddOpenDays(recEnd, abProdProofBizDays+abProdFixBizDays, r), abProdQABizDays, engine.RegionUS)
+	for abProdBackwards(earliest, weeks, r).castingOpen.Before(p.AsOf()) {
+		earliest = engine.AddDays(earliest, 1)
+	}
+	release := requested
+	if release.Before(earliest) {
+		release = earliest
+		p.Warn("RELEASE_TOO_SOON", "%.1f finished hours need about %s (%s at %s a week) plus casting, proofing and %d business days of ACX review; casting should have opened %s. The earliest realistic release is %s.",
+			p.Get("finished_hours").(float64), engine.Plural(days, "studio day", "studio days"), engine.Plural(weeks, "week", "weeks"), engine.Plural(perWeek, "day", "days"),
+			abProdQABizDays, engine.FormatDate(abProdBackwards(requested, weeks, r).castingOpen), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_release", engine.FormatDate(earliest))
 	}
+	if engine.InDeadWeek(release) {
+		year := release.Year()
+		if release.Month() == time.January {
+			year--
+		}
+		better := engine.PrevOpen(time.Date(year, time.December, 23, 0, 0, 0, 0, time.UTC), r)
+		if better.Before(earliest) {
+			better = engine.NextOpen(release, r)
+		}
+		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January week, when retailers' merchandising, press and your own promotion are dark; release on %s instead.",
+			engine.FormatDate(release), engine.FormatDate(better))
+		release = better
+	}
+	if !release.Equal(requested) {
+		p.Replanned(requested, release, "The requested release cannot be met or falls in the dead week.")
+	}
+	p.SetTarget(release)
+	d := abProdBackwards(release, weeks, r)
 	p.Set("schedule", map[string]string{
-		"casting_opens": engine.FormatDate(castingOpen), "recording_starts": engine.FormatDate(recordStart), "recording_ends": engine.FormatDate(recordEnd),
-		"submit_to_acx": engine.FormatDate(qaSubmit), "release": engine.FormatDate(release),
+		"casting_opens": engine.FormatDate(d.castingOpen), "recording_starts": engine.FormatDate(d.recordStart), "recording_ends": engine.FormatDate(d.recordEnd),
+		"submit_to_acx": engine.FormatDate(d.qaSubmit), "release": engine.FormatDate(release),
 	})
-	p.Milestone("casting-opens", "Title posted on ACX; auditions open", castingOpen)
-	p.Milestone("offer-signed", "Narrator offer accepted", engine.AddWeeks(castingOpen, abProdCastingWeeks))
-	p.Milestone("recording-starts", "Recording starts", recordStart)
-	p.Milestone("first-15-approved", "First 15 Minutes approved", first15)
-	p.Milestone("recording-ends", "All chapters uploaded", recordEnd)
-	p.Milestone("proof-notes", "Proof-listen notes back to the producer", engine.AddWorkdays(recordEnd, abProdProofBizDays))
-	p.Milestone("submit-to-acx", "Approved and submitted to ACX quality review", qaSubmit)
+	p.Milestone("casting-opens", "Title posted on ACX; auditions open", d.castingOpen)
+	p.Milestone("offer-signed", "Narrator offer accepted", d.offer)
+	p.Milestone("recording-starts", "Recording starts", d.recordStart)
+	p.Deliverable("first-15-approved", "First 15 Minutes approved", d.first15, r)
+	p.Deliverable("recording-ends", "All chapters uploaded", d.recordEnd, r)
+	p.Deliverable("proof-notes", "Proof-listen notes back to the producer", d.proofNotes, r)
+	p.Deliverable("submit-to-acx", "Approved and submitted to ACX quality review", d.qaSubmit, r)
 	p.Milestone("on-sale", "On sale", release)
+	// Each step waits for the one before.
+	order := []string{"casting-opens", "offer-signed", "recording-starts", "first-15-approved", "recording-ends", "proof-notes", "submit-to-acx", "on-sale"}
+	for i := 1; i < len(order); i++ {
+		p.DependsOn(order[i], order[i-1])
+	}
 	return nil
 }
 
@@ -163,12 +220,13 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 		money["break_even_sales"] = int(math.Ceil(cost / perSale))
 		if in.Has("budget_usd") && cost > in.Float("budget_usd") {
 			b := in.Float("budget_usd")
-			p.Warn("BUDGET_SHORT", "%.1f finished hours at $%.0f PFH cost $%.2f, $%.2f over the $%.2f budget; the budget pays $%.0f PFH, or consider a Royalty Share deal.",
-				hours, in.Float("rate_pfh_usd"), cost, cost-b, b, math.Floor(b/hours))
+			p.Warn("BUDGET_SHORT", "%.1f finished hours at %s PFH cost %s, %s over the %s budget; the budget pays %s PFH, or consider a Royalty Share deal.",
+				hours, engine.FormatMoneyWhole(in.Float("rate_pfh_usd"), "USD"), engine.FormatMoney(cost, "USD"), engine.FormatMoney(cost-b, "USD"), engine.FormatMoney(b, "USD"),
+				engine.FormatMoneyWhole(math.Floor(b/hours), "USD"))
 			money["affordable_pfh_usd"] = math.Floor(b / hours)
 		}
 		if r := in.Float("rate_pfh_usd"); r < 150 {
-			p.Warn("RATE_BELOW_PRO_RANGE", "$%.0f PFH is below the $150–400 professional narrators commonly charge; expect fewer and less experienced auditions.", r)
+			p.Warn("RATE_BELOW_PRO_RANGE", "%s PFH is below the $150–400 professional narrators commonly charge; expect fewer and less experienced auditions.", engine.FormatMoneyWhole(r, "USD"))
 		}
 	} else {
 		money["production_cost_usd"] = 0.0
@@ -190,10 +248,10 @@ func abProdRecommend(in *engine.Input, p *engine.Plan) error {
 		"Give the narrator names, places and invented words with audio references before recording starts.")
 	if v, ok := m["break_even_sales"].(int); ok {
 		p.Recommend(engine.Low, "Plan the launch to earn back production",
-			fmt.Sprintf("At about $%.2f a sale to you, %d sales repay production; line up the launch with the ebook and print promotion.", m["author_per_sale_usd"].(float64), v))
+			fmt.Sprintf("At about %s a sale to you, %s repay production; line up the launch with the ebook and print promotion.", engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), engine.Plural(v, "sale", "sales")))
 	}
-	p.Strategy("Narrate %d words as about %.1f finished hours (%d studio days): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, $%.2f a sale to the author at the %s royalty.",
-		in.Int("word_count"), p.Get("finished_hours").(float64), p.Get("production_days").(int), s["casting_opens"], s["recording_starts"], s["recording_ends"],
-		s["submit_to_acx"], s["release"], in.Str("deal"), m["author_per_sale_usd"].(float64), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40])
+	p.Strategy("Narrate %s words as about %.1f finished hours (%s): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, %s a sale to the author at the %s royalty.",
+		engine.FormatInt(in.Int("word_count")), p.Get("finished_hours").(float64), engine.Plural(p.Get("production_days").(int), "studio day", "studio days"), s["casting_opens"], s["recording_starts"], s["recording_ends"],
+		s["submit_to_acx"], s["release"], strings.ReplaceAll(in.Str("deal"), "_", " "), engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40])
 	return nil
 }

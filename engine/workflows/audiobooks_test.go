@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -79,8 +80,22 @@ func TestAudiobooksACXCheckFixesAndDates(t *testing.T) {
 			t.Errorf("missing %s in %v", code, warningCodes(res))
 		}
 	}
-	if n := tvBizDays("2026-12-04", res["review_complete_estimate"].(string)); n != 14 {
-		t.Errorf("review ends %d business days after submission, want 14", n)
+	// 14 ACX business days after Friday 2026-12-04: ACX is a US service
+	// closed 24 December–1 January, so the 14th is Monday 2027-01-04.
+	if d := res["review_complete_estimate"]; d != "2027-01-04" {
+		t.Errorf("review ends %v, want 2027-01-04 (14 US business days, dead week skipped)", d)
+	}
+	// The limiter ceiling is -3.5 dB (ACX Audio Submission Requirements:
+	// peaks at most -3 dB; MP3 encoding adds a few tenths, so the mastering
+	// chain limits to -3.5 dB): chapter two's -6.5 dB peak lifted 4.6 dB to
+	// -1.9 dB needs 1.6 dB of limiting, not the 1.1 dB that only reaches -3.
+	if got := ch2["fixes"].([]any)[1]; got != "limit peaks by 1.6 dB (ceiling -3.5 dB for MP3 headroom)" {
+		t.Errorf("chapter two limiter fix %q, want 1.6 dB to the -3.5 dB ceiling", got)
+	}
+	// Chapter three: RMS in range, -1.8 dB peak: 1.7 dB to -3.5 dB.
+	ch3 := res["files"].([]any)[3].(map[string]any)
+	if got := ch3["fixes"].([]any)[0]; got != "limit peaks by 1.7 dB (ceiling -3.5 dB for MP3 headroom)" {
+		t.Errorf("chapter three limiter fix %q, want 1.7 dB", got)
 	}
 }
 
@@ -97,8 +112,48 @@ func TestAudiobooksACXCheckPackageAndFixTime(t *testing.T) {
 			t.Errorf("missing %s in %v", code, warningCodes(res))
 		}
 	}
-	// 12 failing files: 3 days of remastering + 2 for the final listen.
-	if res["earliest_submission_date"] != "2026-11-27" {
-		t.Errorf("earliest submission %v, want 2026-11-27", res["earliest_submission_date"])
+	// 12 failing files: 3 days of remastering + 2 for the final listen, in
+	// US business days from Friday 2026-11-20: Thanksgiving (26 November) is
+	// skipped, so the earliest submission is Monday 2026-11-30, and the plan
+	// is built on it.
+	if res["earliest_submission_date"] != "2026-11-30" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("earliest submission %v (want 2026-11-30), warnings %v", res["earliest_submission_date"], warningCodes(res))
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "submit")); d != "2026-11-30" {
+		t.Errorf("submission milestone %s, want the re-planned 2026-11-30", d)
+	}
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-11-23" || tl["feasible_date"] != "2026-11-30" {
+		t.Errorf("timeline %v", tl)
+	}
+}
+
+// A release too close is re-planned: every milestone is built on the
+// earliest feasible release, none lies before the plan date, and the
+// requested date is kept beside it.
+func TestAudiobooksProductionPlanReplansOnTheFeasibleRelease(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", map[string]any{"word_count": 120000, "release_date": "2027-01-05", "as_of": "2026-11-20"})
+	earliest := res["earliest_feasible_release"].(string)
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2027-01-05" || tl["feasible_date"] != earliest || !hasWarning(res, "REPLANNED") {
+		t.Fatalf("timeline %v, earliest %v", tl, earliest)
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale")); d != earliest {
+		t.Errorf("on-sale milestone %s, want the feasible %s", d, earliest)
+	}
+	if d := milestoneDate(t, res, "casting-opens"); d.Before(mediaDay("2026-11-20")) {
+		t.Errorf("casting opens %s, before the plan date", engine.FormatDate(d))
+	}
+	if s := res["strategy"].(string); !strings.Contains(s, "release on "+earliest) {
+		t.Errorf("strategy does not plan on the feasible release: %s", s)
+	}
+}
+
+// A release in the dead week moves to the last working day before it when
+// the schedule allows.
+func TestAudiobooksProductionPlanAvoidsTheDeadWeek(t *testing.T) {
+	res := run(t, "audiobooks-production-plan", map[string]any{"word_count": 30000, "release_date": "2027-12-28", "as_of": "2026-11-20"})
+	if !hasWarning(res, "RELEASE_IN_DEAD_WEEK") || engine.FormatDate(milestoneDate(t, res, "on-sale")) != "2027-12-23" {
+		t.Errorf("warnings %v, on-sale %s; want 2027-12-23", warningCodes(res), engine.FormatDate(milestoneDate(t, res, "on-sale")))
 	}
 }

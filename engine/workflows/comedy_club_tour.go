@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -24,6 +25,13 @@ import (
 //     10 days out.
 //   - Two shows on one date are normal in the same city (early and late),
 //     impossible in two cities.
+//   - Re-planning: an on-sale that should already have happened goes on
+//     sale on the plan date; one that falls on a public holiday or in the
+//     24 December–1 January week moves to the Friday before. Shows already
+//     played are reported as played, without milestones; when every show
+//     has been played the plan is a post-event plan (settle up). Advancing
+//     a show is a hand-over, on a working day of the comic's country
+//     before the show.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "comedy-club-tour",
@@ -37,15 +45,20 @@ func init() {
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
 				{Name: "venue_type", Kind: engine.String, Enum: []string{"club", "theater", "alt-room"}, Default: "club", Description: "Kind of room."},
 				{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(20000), Description: "Sellable seats."},
-				{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Average ticket price."},
+				{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in US dollars (0–1,000)."},
 				{Name: "deal", Kind: engine.String, Enum: []string{"flat", "door", "versus"}, Default: "versus", Description: "Flat guarantee, door percentage, or the greater of the two."},
-				{Name: "guarantee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Guaranteed fee."},
+				{Name: "guarantee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Guaranteed fee in US dollars (0–1,000,000)."},
 				{Name: "door_pct", Kind: engine.Number, Default: 70, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Comic's share of net box office, in percent."},
-				{Name: "costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Travel, hotel and opener costs for this show."},
+				{Name: "costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in US dollars (0–500,000)."},
 			}},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of seats sold, in percent."},
 			{Name: "agent_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(20), Description: "Agent commission, in percent."},
 			{Name: "manager_pct", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(25), Description: "Manager commission, in percent."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "SAG-AFTRA Agency Regulations: franchised agents' 10% commission", URL: "https://www.sagaftra.org/membership-benefits/agents-managers", Checked: "2026-11"},
+			{Title: "OPM: US federal holidays (on-sale and advance dates)", URL: "https://www.opm.gov/policy-data-oversight/pay-leave/federal-holidays/", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"comic": "Dana Okafor",
@@ -78,7 +91,14 @@ func comedyTourShows(in *engine.Input) []*engine.Input {
 
 func comedyTourRouting(in *engine.Input, p *engine.Plan) error {
 	shows := comedyTourShows(in)
-	p.SetTarget(shows[0].Date("date"))
+	target := shows[len(shows)-1].Date("date")
+	for _, s := range shows {
+		if !s.Date("date").Before(p.AsOf()) {
+			target = s.Date("date")
+			break
+		}
+	}
+	p.SetTarget(target)
 	for i := 1; i < len(shows); i++ {
 		a, b := shows[i-1], shows[i]
 		if a.Date("date").Equal(b.Date("date")) && a.Str("city") != b.Str("city") {
@@ -88,11 +108,25 @@ func comedyTourRouting(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// comedyTourOnSale is a show's on-sale Friday: the weeks out its room
+// needs, moved to an earlier Friday while that one is a public holiday or
+// in the dead week.
+func comedyTourOnSale(date time.Time, venue string, r engine.Region) time.Time {
+	d := engine.OnOrBefore(engine.AddWeeks(date, -comedyTourOnSaleWeeks[venue]), time.Friday)
+	for {
+		if _, holiday := engine.Holiday(d, r); !holiday && !engine.InDeadWeek(d) {
+			return d
+		}
+		d = engine.AddWeeks(d, -1)
+	}
+}
+
 func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
-	asOf := p.AsOf()
+	asOf, r := p.AsOf(), in.Region()
 	sell := in.Float("sell_through_pct") / 100
 	commission := (in.Float("agent_pct") + in.Float("manager_pct")) / 100
 	var rows []map[string]any
+	var played []string
 	var totalPay, totalComm, totalCosts float64
 	for i, s := range comedyTourShows(in) {
 		date := s.Date("date")
@@ -107,25 +141,46 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		}
 		comm := pay * commission
 		net := pay - comm - s.Float("costs_usd")
-		onSale := engine.OnOrBefore(engine.AddWeeks(date, -comedyTourOnSaleWeeks[s.Str("venue_type")]), time.Friday)
 		label := fmt.Sprintf("%s %s", s.Str("city"), engine.FormatDate(date))
-		rows = append(rows, map[string]any{
+		row := map[string]any{
 			"show": label, "deal": s.Str("deal"), "gross_box_office_usd": engine.Money(gross), "door_share_usd": engine.Money(door),
 			"pay_usd": engine.Money(pay), "commissions_usd": engine.Money(comm), "costs_usd": engine.Money(s.Float("costs_usd")), "net_usd": engine.Money(net),
-			"on_sale": engine.FormatDate(onSale),
-		})
+		}
 		totalPay += pay
 		totalComm += comm
 		totalCosts += s.Float("costs_usd")
-		p.Milestone(fmt.Sprintf("on-sale-%d", i+1), "On-sale: "+label, onSale)
-		p.Milestone(fmt.Sprintf("advance-%d", i+1), "Advance with the venue: "+label, engine.PrevWorkday(engine.AddDays(date, -10)))
-		p.Milestone(fmt.Sprintf("show-%d", i+1), "Show: "+label, date)
-		switch {
-		case date.Before(asOf):
-			p.Warn("SHOW_DATE_PASSED", "The %s show is before the plan date.", label)
-		case onSale.Before(asOf):
-			p.Warn("ON_SALE_LATE", "The %s show should have gone on sale %s (%d weeks out for a %s); it has %d days to sell.",
-				label, engine.FormatDate(onSale), comedyTourOnSaleWeeks[s.Str("venue_type")], s.Str("venue_type"), engine.DaysBetween(asOf, date))
+		rows = append(rows, row)
+		if date.Before(asOf) {
+			row["status"] = "played"
+			played = append(played, label)
+			continue
+		}
+		row["status"] = "upcoming"
+		onSale := comedyTourOnSale(date, s.Str("venue_type"), r)
+		if planned := engine.OnOrBefore(engine.AddWeeks(date, -comedyTourOnSaleWeeks[s.Str("venue_type")]), time.Friday); !planned.Equal(onSale) && !onSale.Before(asOf) {
+			p.Warn("ON_SALE_MOVED", "The %s on-sale would fall on %s (%s), when nobody is buying; it goes on sale on Friday %s instead.",
+				label, engine.FormatDate(planned), engine.ClosedReason(planned, r), engine.FormatDate(onSale))
+		}
+		if onSale.Before(asOf) {
+			p.Warn("ON_SALE_LATE", "The %s show should have gone on sale %s (%d weeks out for a %s); it goes on sale now, with %s to sell.",
+				label, engine.FormatDate(onSale), comedyTourOnSaleWeeks[s.Str("venue_type")], s.Str("venue_type"), engine.Plural(engine.DaysBetween(asOf, date), "day", "days"))
+			onSale = asOf
+		}
+		row["on_sale"] = engine.FormatDate(onSale)
+		n := i + 1
+		p.Milestone(fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale)
+		p.Milestone(fmt.Sprintf("show-%d", n), "Show: "+label, date)
+		p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("on-sale-%d", n))
+		advance := engine.PrevOpen(engine.AddDays(date, -10), r)
+		if advance.Before(asOf) {
+			advance = engine.NextOpen(asOf, r)
+		}
+		if advance.After(date) {
+			p.RecommendBy(engine.High, asOf, "Advance "+label+" today",
+				"Call the venue today to confirm set times, tech, hospitality, comps and the settlement contact; there is no working day left before the show.")
+		} else {
+			p.Deliverable(fmt.Sprintf("advance-%d", n), "Advance with the venue: "+label, advance, r)
+			p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("advance-%d", n))
 		}
 		if s.Str("deal") == "flat" && door > pay {
 			p.Warn("FLAT_DEAL_BELOW_DOOR", "The %s flat fee of %s is below the %s door share at %.0f%% sold; ask for a versus deal (%s vs %.0f%% of net).",
@@ -135,6 +190,15 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 			p.Warn("SHOW_LOSES_MONEY", "The %s show pays %s, %s after commissions, against %s of costs: a loss of %s at %.0f%% sold.",
 				label, engine.USD(pay), engine.USD(pay-comm), engine.USD(s.Float("costs_usd")), engine.USD(-net), sell*100)
 		}
+	}
+	if len(played) > 0 {
+		p.Warn("SHOW_DATE_PASSED", "Already played before the plan date %s: %s; they are counted in the totals as forecast, so replace them with the signed settlements.",
+			engine.FormatDate(asOf), strings.Join(played, "; "))
+	}
+	if len(played) == len(rows) {
+		last := comedyTourShows(in)[len(rows)-1].Date("date")
+		p.PostEvent(last, "settle every show, pay commissions and compare the settlements with this forecast.")
+		p.Deliverable("settled", "Every settlement reconciled and commissions paid", engine.AddOpenDays(engine.NextOpen(asOf, r), 5, r), r)
 	}
 	p.Set("shows", rows)
 	p.Set("totals", map[string]any{
@@ -149,20 +213,29 @@ func comedyTourRecommend(in *engine.Input, p *engine.Plan) error {
 	totals := p.Get("totals").(map[string]any)
 	rows := p.Get("shows").([]map[string]any)
 	// A theatre date late in the tour may go on sale before a club date.
-	first, _ := engine.ParseDate(rows[0]["on_sale"].(string))
-	for _, r := range rows[1:] {
-		if d, _ := engine.ParseDate(r["on_sale"].(string)); d.Before(first) {
-			first = d
+	var first time.Time
+	for _, r := range rows {
+		if s, ok := r["on_sale"].(string); ok {
+			if d, _ := engine.ParseDate(s); first.IsZero() || d.Before(first) {
+				first = d
+			}
 		}
 	}
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(first, -1)), "Have assets ready before the first on-sale",
-		"Headshot, 30-second clip and a one-line bio to every venue a week before its on-sale; venues sell what they can post.")
+	firstOnSale := "none left"
+	if !first.IsZero() {
+		firstOnSale = engine.FormatDate(first)
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(first, -1)), "Have assets ready before the first on-sale",
+			"Headshot, 30-second clip and a one-line bio to every venue a week before its on-sale; venues sell what they can post.")
+	} else {
+		p.RecommendBy(engine.High, p.AsOf(), "Collect every settlement sheet",
+			"Get the signed settlement, ticket count and any merch split from each venue; compare them with this forecast before paying commissions.")
+	}
 	p.Recommend(engine.Medium, "Ask for versus deals", "A versus deal keeps the guarantee as a floor and pays the door when the show sells; ask for it wherever a flat fee is offered.")
 	p.Recommend(engine.Medium, "Settle every night", "Count the door with the venue after the show and sign the settlement sheet; disputes weeks later are lost.")
 	p.Recommend(engine.Low, "Post clips in each market", "Short clips targeted to each city in the two weeks before the show move more tickets than a tour-wide post.")
-	p.Strategy("%s: %d shows from %s to %s pay %s at %.0f%% sold; after %s of commissions and %s of costs the tour nets %s; first on-sale %s.",
-		in.Str("comic"), len(shows), engine.FormatDate(shows[0].Date("date")), engine.FormatDate(shows[len(shows)-1].Date("date")),
+	p.Strategy("%s: %s from %s to %s pay %s at %.0f%% sold; after %s of commissions and %s of costs the tour nets %s; first on-sale %s.",
+		in.Str("comic"), engine.Plural(len(shows), "show", "shows"), engine.FormatDate(shows[0].Date("date")), engine.FormatDate(shows[len(shows)-1].Date("date")),
 		engine.USD(totals["pay_usd"].(float64)), in.Float("sell_through_pct"), engine.USD(totals["commissions_usd"].(float64)), engine.USD(totals["costs_usd"].(float64)),
-		engine.USD(totals["net_usd"].(float64)), engine.FormatDate(first))
+		engine.USD(totals["net_usd"].(float64)), firstOnSale)
 	return nil
 }

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,12 +35,12 @@ func TestComedyFringeDatesAndBreakEven(t *testing.T) {
 	if got := entNum(t, res, "box_office", "break_even_per_night"); got != math.Ceil(tickets/24) {
 		t.Errorf("per night %v, want %v", got, math.Ceil(tickets/24))
 	}
-	if got := entNum(t, res, "box_office", "projected_result_usd"); !entNear(got, 576*per-9500) {
+	if got := entNum(t, res, "box_office", "projected_result"); !entNear(got, 576*per-9500) {
 		t.Errorf("result at 40%% %v, want %.2f", got, 576*per-9500)
 	}
-	cheap := entRun(t, "comedy-edinburgh-fringe", map[string]any{"costs_usd": 3000})
+	cheap := entRun(t, "comedy-edinburgh-fringe", map[string]any{"costs": 3000})
 	if hasWarning(cheap, "PROJECTED_LOSS") || hasWarning(cheap, "BREAK_EVEN_HIGH") {
-		t.Errorf("a $3,000 run breaks even at 31%% full: %v", warningCodes(cheap))
+		t.Errorf("a £3,000 run breaks even at 31%% full: %v", warningCodes(cheap))
 	}
 }
 
@@ -50,7 +51,7 @@ func TestComedyFringeDeadlines(t *testing.T) {
 		t.Errorf("next year %v, want 2028", got)
 	}
 	venues := entRun(t, "comedy-edinburgh-fringe", map[string]any{"as_of": "2027-02-15"})
-	entWant(t, venues, "VENUE_DEADLINE_PASSED", "MILESTONE_PASSED")
+	entWant(t, venues, "VENUE_DEADLINE_PASSED")
 	auto := entRun(t, "comedy-edinburgh-fringe", map[string]any{"as_of": "2027-05-01", "year": nil})
 	if got := entNum(t, auto, "festival_year"); got != 2028 || hasWarning(auto, "REGISTRATION_DEADLINE_PASSED") {
 		t.Errorf("without a year the plan should pick 2028, got %v %v", got, warningCodes(auto))
@@ -58,7 +59,41 @@ func TestComedyFringeDeadlines(t *testing.T) {
 	if got := engine.FormatDate(milestoneDate(t, auto, "opening")); got != "2028-08-04" {
 		t.Errorf("2028 opens %s, want 2028-08-04", got)
 	}
-	entWant(t, entRun(t, "comedy-edinburgh-fringe", map[string]any{"year": 2026}), "FESTIVAL_PASSED")
+	// A festival that has ended is re-planned on the next one whose
+	// registration is open, with the requested opening kept beside it.
+	passed := entRun(t, "comedy-edinburgh-fringe", map[string]any{"year": 2026})
+	entWant(t, passed, "FESTIVAL_PASSED", "REPLANNED")
+	tl := passed["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-08-07" || tl["feasible_date"] != "2027-08-06" || engine.FormatDate(milestoneDate(t, passed, "opening")) != "2027-08-06" {
+		t.Errorf("passed festival re-planned as %v", tl)
+	}
+}
+
+// The Fringe sells tickets and charges fees in pounds sterling, so the plan
+// is in GBP unless the performer budgets in another currency.
+func TestComedyFringeMoneyInPounds(t *testing.T) {
+	res := entRun(t, "comedy-edinburgh-fringe", nil)
+	if res["currency"] != "GBP" {
+		t.Fatalf("currency %v, want GBP", res["currency"])
+	}
+	// 576 tickets × £6.75 = £3,888 against £9,500: -£5,612.00.
+	if s := res["strategy"].(string); !strings.Contains(s, "the run returns -£5,612.00") || strings.Contains(s, "$") {
+		t.Errorf("strategy not in pounds: %s", s)
+	}
+	usd := entRun(t, "comedy-edinburgh-fringe", map[string]any{"currency": "USD"})
+	if s := usd["strategy"].(string); !strings.Contains(s, "the run returns -$5,612.00") {
+		t.Errorf("strategy not in dollars: %s", s)
+	}
+	for _, bad := range []map[string]any{{"ticket_price": 1e308}, {"costs": 1e308}, {"currency": "XYZ"}} {
+		w, _ := engine.LookupWorkflow("comedy-edinburgh-fringe")
+		ctx := clone(w.ExampleContext)
+		for k, v := range bad {
+			ctx[k] = v
+		}
+		if _, err := w.Prepare(ctx); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
 }
 
 func TestComedyClubTourSettlements(t *testing.T) {
@@ -102,5 +137,48 @@ func TestComedyClubTourConflictsAndLosses(t *testing.T) {
 	// 40 × 65% × $10 × 95% × 80% = $197.60, less 25%, against $800.
 	if got := entNum(t, res, "shows", 1, "net_usd"); !entNear(got, engine.Money(197.6*0.75-800)) {
 		t.Errorf("Boulder net %v, want %.2f", got, 197.6*0.75-800)
+	}
+}
+
+// On-sales are re-planned, never left in the past or on a holiday: a late
+// on-sale goes on sale on the plan date, one that falls on Good Friday (a UK
+// bank holiday) moves to the Friday before, and played shows carry no
+// milestones.
+func TestComedyTourReplansOnSales(t *testing.T) {
+	res := run(t, "comedy-club-tour", map[string]any{
+		"comic": "Dana Okafor", "country": "UK", "as_of": "2026-11-20",
+		"shows": []any{
+			map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20},
+			map[string]any{"city": "York", "date": "2026-12-11", "capacity": 200, "ticket_price_usd": 20},
+			// 6 weeks before 2027-05-07 is Friday 2027-03-26, Good Friday.
+			map[string]any{"city": "Hull", "date": "2027-05-07", "capacity": 200, "ticket_price_usd": 20},
+		},
+	})
+	for _, code := range []string{"SHOW_DATE_PASSED", "ON_SALE_LATE", "ON_SALE_MOVED"} {
+		if !hasWarning(res, code) {
+			t.Errorf("missing %s in %v", code, warningCodes(res))
+		}
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale-2")); d != "2026-11-20" {
+		t.Errorf("late on-sale %s, want the plan date 2026-11-20", d)
+	}
+	if d := engine.FormatDate(milestoneDate(t, res, "on-sale-3")); d != "2027-03-19" {
+		t.Errorf("Good Friday on-sale moved to %s, want 2027-03-19", d)
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if strings.Contains(m.(map[string]any)["title"].(string), "Leeds") {
+			t.Errorf("played show still on the timeline: %v", m)
+		}
+	}
+	if st := res["shows"].([]any)[0].(map[string]any)["status"]; st != "played" {
+		t.Errorf("Leeds status %v, want played", st)
+	}
+	// Every show played: a post-event plan.
+	done := run(t, "comedy-club-tour", map[string]any{
+		"comic": "Dana Okafor", "as_of": "2026-11-20",
+		"shows": []any{map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20}},
+	})
+	if !hasWarning(done, "POST_EVENT") || done["timeline"].(map[string]any)["post_event"] != true {
+		t.Errorf("all shows played: %v", warningCodes(done))
 	}
 }

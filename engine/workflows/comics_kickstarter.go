@@ -29,6 +29,15 @@ import (
 //     from overseas printers (we plan 12 weeks); fulfilment about 3 weeks.
 //   - Saddle-stitched comics (48 pages or fewer) need a page count that is a
 //     multiple of 4; offset perfect-bound books print in 16-page signatures.
+//   - Offset printers for comics are mostly in China and elsewhere in East
+//     Asia, which stop for Chinese New Year: from a week before it to two
+//     weeks after (engine.FactoryClosed), printing does not advance, so a
+//     print window that meets the closure is longer by the days it loses.
+//   - Re-planning: a launch date already past or under 4 weeks away is
+//     re-planned on the first Tuesday 4 weeks out; a launch in the 24
+//     December–1 January week (backers and press are away) moves to the
+//     first Tuesday after it. Submitting for review and shipping rewards
+//     are hand-overs, kept on working days of the creator's country.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "comics-kickstarter",
@@ -40,10 +49,16 @@ func init() {
 			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},
 			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(8), Max: engine.Bound(600), Description: "Interior pages of the book."},
 			{Name: "print_run", Kind: engine.Integer, Required: true, Min: engine.Bound(50), Max: engine.Bound(50000), Description: "Copies to print."},
-			{Name: "unit_print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Description: "Printer's quote per copy, in US dollars."},
-			{Name: "creative_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Art, colours, letters, editing still to pay, in US dollars."},
-			{Name: "avg_pledge_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(1), Description: "Expected average pledge, in US dollars."},
-			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Description: "Packaging and postage per backer not charged separately, in US dollars."},
+			{Name: "unit_print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Printer's quote per copy, in US dollars (0.10–500)."},
+			{Name: "creative_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(2000000), Description: "Art, colours, letters, editing still to pay, in US dollars (0–2,000,000)."},
+			{Name: "avg_pledge_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Expected average pledge, in US dollars (1–10,000)."},
+			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Max: engine.Bound(500), Description: "Packaging and postage per backer not charged separately, in US dollars (0–500)."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "Kickstarter fees (5% platform fee; payment processing 3% + $0.20, or 5% + $0.05 under $10)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter Creator Handbook: campaign length (1–60 days, 30 or fewer recommended) and pre-launch pages", URL: "https://www.kickstarter.com/help/handbook", Checked: "2026-11"},
+			{Title: "Hong Kong Observatory: Gregorian–lunar calendar conversion (Chinese New Year dates)", URL: "https://www.hko.gov.hk/en/gts/time/conversion.htm", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"launch_date":             "2027-03-02",
@@ -134,45 +149,94 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// coKsFactoryDays returns the day n factory working days after start,
+// skipping the Chinese New Year closure (weekends are worked in the plan's
+// week-based print times, so only the closure is skipped).
+func coKsFactoryDays(start time.Time, n int) time.Time {
+	d := start
+	for n > 0 {
+		d = engine.AddDays(d, 1)
+		if !engine.FactoryClosed(d) {
+			n--
+		}
+	}
+	return d
+}
+
 func coKsSchedule(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	r := in.Region()
+	requested := in.Date("launch_date")
+	launch := requested
 	days := engine.DaysBetween(p.AsOf(), launch)
 	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), 28), time.Tuesday)
+	for engine.Closed(earliest, r) {
+		earliest = engine.AddWeeks(earliest, 1)
+	}
 	switch {
 	case days < 0:
 		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is before the plan date %s; the earliest sensible launch is Tuesday %s.", engine.FormatDate(launch), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
 	case days < 28:
-		p.Warn("LAUNCH_TOO_SOON", "Launching in %d days leaves no time for the 4–6 week pre-launch page that brings day-one backers; the earliest sensible launch is Tuesday %s.", days, engine.FormatDate(earliest))
+		p.Warn("LAUNCH_TOO_SOON", "Launching in %s leaves no time for the 4–6 week pre-launch page that brings day-one backers; the earliest sensible launch is Tuesday %s.", engine.Plural(days, "day", "days"), engine.FormatDate(earliest))
 	case days < 42:
-		p.Warn("PRELAUNCH_SHORT", "%d days to launch is under the 6 weeks a pre-launch page needs to gather followers; open it today and push every channel to it.", days)
+		p.Warn("PRELAUNCH_SHORT", "%s to launch is under the 6 weeks a pre-launch page needs to gather followers; open it today and push every channel to it.", engine.Plural(days, "day", "days"))
 	}
 	if days < 28 {
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(earliest))
 		launch = earliest
+	}
+	if engine.InDeadWeek(launch) {
+		better := engine.OnOrAfter(engine.NextOpen(launch, r), time.Tuesday)
+		for engine.Closed(better, r) {
+			better = engine.AddWeeks(better, 1)
+		}
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s falls in the 24 December–1 January week, when backers, press and newsletters are away and the first 48 hours decide the campaign; launch on Tuesday %s instead.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		launch = better
+	}
+	if !launch.Equal(requested) {
+		p.Replanned(requested, launch, "The requested launch is past, too soon for a pre-launch page, or in the dead week.")
 	}
 	if wd := launch.Weekday(); wd == time.Saturday || wd == time.Sunday || wd == time.Friday {
 		p.Recommend(engine.Medium, "Launch midweek", fmt.Sprintf("%s launches lose the first-day press and newsletter push; Tuesday to Thursday mornings are the norm.", wd))
 	}
 	p.SetTarget(launch)
 	end := engine.AddDays(launch, in.Int("campaign_days"))
-	funds := engine.AddDays(end, 14)
-	printWeeks, method := 4, "digital"
-	if in.Int("print_run") >= 500 {
-		printWeeks, method = 12, "offset and freight"
+	if engine.InDeadWeek(end) {
+		p.Warn("CAMPAIGN_ENDS_IN_DEAD_WEEK", "The campaign ends on %s, in the 24 December–1 January week, when the final 48-hour push reaches nobody; end it by 22 December or after 2 January.", engine.FormatDate(end))
 	}
-	printed := engine.AddWeeks(funds, printWeeks)
+	funds := engine.AddDays(end, 14)
+	printed := engine.AddWeeks(funds, 4)
+	method, printWeeks := "digital", 4
+	if in.Int("print_run") >= 500 {
+		method, printWeeks = "offset in Asia and ocean freight", 12
+		// 8 weeks of printing at a factory that stops for Chinese New Year,
+		// then 4 weeks at sea.
+		printed = engine.AddWeeks(coKsFactoryDays(funds, 56), 4)
+		if lost := engine.DaysBetween(funds, printed) - 84; lost > 0 {
+			p.Warn("CHINESE_NEW_YEAR", "Printing meets the Chinese New Year factory closure (%s to %s): books arrive %s later, on %s.",
+				engine.FormatDate(engine.AddDays(engine.ChineseNewYear(coKsCNYYear(funds)), -engine.FactoryClosureDaysBefore)),
+				engine.FormatDate(engine.AddDays(engine.ChineseNewYear(coKsCNYYear(funds)), engine.FactoryClosureDaysAfter)),
+				engine.Plural(lost, "day", "days"), engine.FormatDate(printed))
+		}
+	}
 	shipped := engine.AddWeeks(printed, 3)
 	// Promise the month after expected fulfilment: late rewards cost more
 	// goodwill than a conservative date.
 	estimate := engine.AddMonths(time.Date(shipped.Year(), shipped.Month(), 1, 0, 0, 0, 0, time.UTC), 1)
 	p.Milestone("prelaunch-page", "Pre-launch page live; collect followers", engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)))
-	p.Milestone("submit-review", "Project submitted for Kickstarter review", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(launch, -10))))
+	p.Deliverable("submit-review", "Project submitted for Kickstarter review", engine.Later(p.AsOf(), engine.AddDays(launch, -10)), r)
 	p.Milestone("launch", "Campaign launches", launch)
 	p.Milestone("campaign-end", "Campaign ends", end)
 	p.Milestone("backer-surveys", "Backer surveys / pledge manager open", engine.AddDays(end, 7))
 	p.Milestone("funds-arrive", "Funds arrive (about 14 days after the end); pay the printer's deposit", funds)
 	p.Milestone("books-printed", fmt.Sprintf("Books printed and delivered (%s, %d weeks)", method, printWeeks), printed)
-	p.Milestone("fulfilment", "All rewards shipped", shipped)
+	p.Deliverable("fulfilment", "All rewards shipped", shipped, r)
+	p.DependsOn("launch", "prelaunch-page", "submit-review")
+	p.DependsOn("campaign-end", "launch")
+	p.DependsOn("backer-surveys", "campaign-end")
+	p.DependsOn("funds-arrive", "campaign-end")
+	p.DependsOn("books-printed", "funds-arrive")
+	p.DependsOn("fulfilment", "books-printed")
 	p.Set("schedule", map[string]any{
 		"launch":             engine.FormatDate(launch),
 		"end":                engine.FormatDate(end),
@@ -184,22 +248,31 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// coKsCNYYear is the year of the Chinese New Year closure printing from
+// funds meets first.
+func coKsCNYYear(funds time.Time) int {
+	if funds.After(engine.AddDays(engine.ChineseNewYear(funds.Year()), engine.FactoryClosureDaysAfter)) {
+		return funds.Year() + 1
+	}
+	return funds.Year()
+}
+
 func coKsRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]any)
 	launch, _ := engine.ParseDate(s["launch"].(string))
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
 		"Followers of a pre-launch page are notified at launch; a strong first 48 hours decides most campaigns.")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(launch, -10))), "Finish print-ready files before launch",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(launch, -10), in.Region())), "Finish print-ready files before launch",
 		"Have the book lettered and print-ready, with a signed printer quote, before launch; backers fund printing, not unfinished pages.")
 	p.Recommend(engine.Medium, "Charge shipping separately", "Collect shipping by region in the pledge manager so postage increases and international backers do not eat the margin.")
 	p.Recommend(engine.Low, fmt.Sprintf("Promise delivery in %s", s["estimated_delivery"]), "Set the reward's estimated delivery to the month after planned fulfilment; a padded date kept beats an optimistic one missed.")
 	f, ok := p.Get("funding").(map[string]any)
 	if !ok {
-		p.Strategy("Launch on %s for %d days; no goal is computed until the average pledge covers shipping and fees, then fulfil by %s.", s["launch"], in.Int("campaign_days"), s["fulfilment"])
+		p.Strategy("Launch on %s for %s; no goal is computed until the average pledge covers shipping and fees, then fulfil by %s.", s["launch"], engine.Plural(in.Int("campaign_days"), "day", "days"), s["fulfilment"])
 		return nil
 	}
-	p.Strategy("Set the goal at %s (about %d backers at %s) to cover %s printing and %s creative costs after 5%% platform, processing and 5%% dropped-pledge losses; launch %s, funds %s, rewards shipped by %s.",
-		studioUSD(f["goal_usd"].(float64)), f["backers_needed"], studioUSD(in.Float("avg_pledge_usd")), studioUSD(f["printing_usd"].(float64)), studioUSD(in.Float("creative_costs_usd")),
+	p.Strategy("Set the goal at %s (about %s at %s) to cover %s printing and %s creative costs after 5%% platform, processing and 5%% dropped-pledge losses; launch %s, funds %s, rewards shipped by %s.",
+		studioUSD(f["goal_usd"].(float64)), engine.Plural(f["backers_needed"].(int), "backer", "backers"), studioUSD(in.Float("avg_pledge_usd")), studioUSD(f["printing_usd"].(float64)), studioUSD(in.Float("creative_costs_usd")),
 		s["launch"], s["funds"], s["fulfilment"])
 	return nil
 }

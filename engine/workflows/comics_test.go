@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,53 @@ func TestComicsWebcomicBufferBelowTarget(t *testing.T) {
 	// (6 + 20) / 1.5 → 18 weeks, on the Monday update day.
 	if res["earliest_full_buffer_launch_date"] != "2027-03-29" {
 		t.Fatalf("earliest full-buffer launch %v, want Monday 2027-03-29", res["earliest_full_buffer_launch_date"])
+	}
+	// The plan is built on it: the launch, the buffer and the strategy.
+	tl := res["timeline"].(map[string]any)
+	if engine.FormatDate(milestoneDate(t, res, "launch")) != "2027-03-29" || tl["requested_date"] != "2026-12-07" || tl["feasible_date"] != "2027-03-29" {
+		t.Errorf("launch %s, timeline %v", engine.FormatDate(milestoneDate(t, res, "launch")), tl)
+	}
+	if b := res["buffer"].(map[string]any); b["pages_after_launch"].(float64) < b["target_pages"].(float64) {
+		t.Errorf("re-planned launch still short of the buffer: %v", b)
+	}
+	if s := res["strategy"].(string); !strings.HasPrefix(s, "Launch on 2027-03-29") {
+		t.Errorf("strategy %q", s)
+	}
+}
+
+// Offset printing in Asia stops for Chinese New Year (2028-01-26: closed
+// 19 January to 9 February, engine.FactoryClosed): a print window that meets
+// it is 22 days longer.
+func TestComicsKickstarterChineseNewYearDelaysPrinting(t *testing.T) {
+	w, _ := engine.LookupWorkflow("comics-kickstarter")
+	ctx := clone(w.ExampleContext)
+	ctx["launch_date"] = "2027-11-02" // funds arrive 2027-12-16; 8 weeks of printing meet the closure
+	res := run(t, "comics-kickstarter", ctx)
+	if !hasWarning(res, "CHINESE_NEW_YEAR") {
+		t.Fatalf("no CHINESE_NEW_YEAR warning: %v", warningCodes(res))
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "funds-arrive"), milestoneDate(t, res, "books-printed")); d != 84+22 {
+		t.Errorf("funds to books %d days, want 84 + 22 closure days", d)
+	}
+}
+
+// A launch in the dead week, or too soon, is re-planned: milestones are
+// built on the new launch, with the requested date beside it.
+func TestComicsKickstarterReplansTheLaunch(t *testing.T) {
+	w, _ := engine.LookupWorkflow("comics-kickstarter")
+	ctx := clone(w.ExampleContext)
+	ctx["launch_date"] = "2027-12-28"
+	res := run(t, "comics-kickstarter", ctx)
+	if !hasWarning(res, "LAUNCH_IN_DEAD_WEEK") || engine.FormatDate(milestoneDate(t, res, "launch")) != "2028-01-04" {
+		t.Errorf("dead-week launch: %v, launch %s; want Tuesday 2028-01-04", warningCodes(res), engine.FormatDate(milestoneDate(t, res, "launch")))
+	}
+	ctx["launch_date"] = "2026-10-06" // already past
+	res = run(t, "comics-kickstarter", ctx)
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-10-06" || tl["feasible_date"] != "2026-12-22" || engine.FormatDate(milestoneDate(t, res, "launch")) != "2026-12-22" {
+		t.Errorf("past launch: timeline %v", tl)
+	}
+	if d := milestoneDate(t, res, "submit-review"); d.Before(mediaDay("2026-11-20")) || d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
+		t.Errorf("review submission %s: before the plan date or on a weekend", engine.FormatDate(d))
 	}
 }

@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -23,6 +24,13 @@ import (
 //   - Print collections gather a fixed number of pages; file preparation
 //     (cover, extras, corrections, print files) takes about 6 weeks after
 //     the last page of a volume is online.
+//   - Re-planning: a launch date already past is re-planned on the plan
+//     date; a launch without the 10-week buffer is re-planned on the first
+//     update day with a full buffer; a launch in the 24 December–1 January
+//     week (readers and platform features are away) moves a week at a time,
+//     on the same update weekday, until it is out of it. The requested date
+//     is reported beside the feasible one. Print files are a hand-over to
+//     the printer, kept on working days of the creator's country.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "comics-webcomic-launch",
@@ -36,6 +44,11 @@ func init() {
 			{Name: "buffer_pages", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Finished pages already in hand."},
 			{Name: "story_pages", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(5000), Description: "Pages in the story (or first arc)."},
 			{Name: "volume_pages", Kind: engine.Integer, Default: 120, Min: engine.Bound(24), Max: engine.Bound(400), Description: "Pages per collected print volume."},
+			engine.RegionField(),
+		},
+		Sources: []engine.Source{
+			{Title: "WEBTOON CANVAS Creators 101: keeping a buffer and an update schedule", URL: "https://www.webtoons.com/en/creators101/webtoon-canvas", Checked: "2026-11"},
+			{Title: "Tapas Creator Guide: launching a series with several episodes", URL: "https://tapas.io/creators", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
 			"launch_date":               "2027-03-01",
@@ -60,10 +73,25 @@ const (
 	coWebTargetWeeks = 10 // buffer kept after the launch drop
 )
 
-// coWebLaunch is the launch day actually planned (today when the date has
-// passed).
-func coWebLaunch(in *engine.Input, p *engine.Plan) time.Time {
-	return engine.Later(p.AsOf(), in.Date("launch_date"))
+// coWebLaunch is the launch day actually planned (see coWebBuffer).
+func coWebLaunch(_ *engine.Input, p *engine.Plan) time.Time { return p.GetDate("launch_date") }
+
+// coWebPages renders a page rate: "1 page", "1.5 pages", "0 pages".
+func coWebPages(n float64) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return fmt.Sprintf("%g pages", n)
+}
+
+// coWebBufferAt is the buffer at a launch date: pages in hand, the launch
+// drop, and the pages left after it.
+func coWebBufferAt(in *engine.Input, p *engine.Plan, launch time.Time) (atLaunch, dump, after int) {
+	prod, story := in.Float("production_pages_per_week"), in.Int("story_pages")
+	weeks := float64(engine.DaysBetween(p.AsOf(), launch)) / 7
+	atLaunch = min(in.Int("buffer_pages")+int(math.Floor(engine.Round(prod*weeks, 6))), story)
+	dump = min(studioCeil(coWebLaunchWeeks*in.Float("pages_per_week")), story)
+	return atLaunch, dump, atLaunch - dump
 }
 
 // coWebPostDate is the day page n goes online: on the update schedule, but
@@ -84,18 +112,42 @@ func coWebPostDate(in *engine.Input, p *engine.Plan, n int) time.Time {
 }
 
 func coWebBuffer(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	requested := in.Date("launch_date")
+	launch := requested
+	var why []string
 	if launch.Before(p.AsOf()) {
 		p.Warn("LAUNCH_DATE_PASSED", "The launch date %s is before the plan date %s; the plan launches today.", engine.FormatDate(launch), engine.FormatDate(p.AsOf()))
 		launch = p.AsOf()
+		why = append(why, "The launch date has passed.")
 	}
-	p.SetTarget(launch)
 	ppw, prod, story := in.Float("pages_per_week"), in.Float("production_pages_per_week"), in.Int("story_pages")
-	weeks := float64(engine.DaysBetween(p.AsOf(), launch)) / 7
-	atLaunch := min(in.Int("buffer_pages")+int(math.Floor(engine.Round(prod*weeks, 6))), story)
-	dump := min(studioCeil(coWebLaunchWeeks*ppw), story)
 	target := studioCeil(coWebTargetWeeks * ppw)
-	after := atLaunch - dump
+	atLaunch, dump, after := coWebBufferAt(in, p, launch)
+	if after < target && story-dump > after {
+		w := studioCeil(float64(dump+target-in.Int("buffer_pages")) / prod)
+		earliest := engine.OnOrAfter(engine.AddWeeks(p.AsOf(), w), launch.Weekday())
+		p.Warn("BUFFER_BELOW_TARGET", "At %s you would have %s; after the %d-page launch drop that leaves %d, under the %d-page (10-week) buffer. The plan launches on %s %s, with a full buffer.",
+			engine.FormatDate(launch), engine.Plural(atLaunch, "page", "pages"), dump, after, target, earliest.Weekday(), engine.FormatDate(earliest))
+		p.Set("earliest_full_buffer_launch_date", engine.FormatDate(earliest))
+		launch = earliest
+		why = append(why, "A launch without a 10-week buffer misses updates once production falls behind.")
+	}
+	if engine.InDeadWeek(launch) {
+		better := launch
+		for engine.InDeadWeek(better) {
+			better = engine.AddWeeks(better, 1)
+		}
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s falls in the 24 December–1 January week, when readers are away and platforms feature nothing new; launch on %s instead.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		launch = better
+		why = append(why, "The launch fell in the dead week.")
+	}
+	if !launch.Equal(requested) {
+		p.Replanned(requested, launch, strings.Join(why, " "))
+	}
+	p.Set("launch_date", engine.FormatDate(launch))
+	p.SetTarget(launch)
+	atLaunch, dump, after = coWebBufferAt(in, p, launch)
 	p.Set("buffer", map[string]any{
 		"pages_at_launch":           atLaunch,
 		"launch_drop_pages":         dump,
@@ -104,15 +156,9 @@ func coWebBuffer(in *engine.Input, p *engine.Plan) error {
 		"weeks_of_buffer":           engine.Round(float64(max(after, 0))/ppw, 1),
 		"pages_drawn_before_launch": atLaunch - in.Int("buffer_pages"),
 	})
-	if after < target && story-dump > after {
-		w := studioCeil(float64(dump+target-in.Int("buffer_pages")) / prod)
-		earliest := engine.OnOrAfter(engine.AddWeeks(p.AsOf(), w), launch.Weekday())
-		p.Warn("BUFFER_BELOW_TARGET", "At launch you will have %d pages; after the %d-page launch drop that leaves %d, under the %d-page (10-week) buffer. Launch on %s %s with a full buffer.",
-			atLaunch, dump, after, target, earliest.Weekday(), engine.FormatDate(earliest))
-		p.Set("earliest_full_buffer_launch_date", engine.FormatDate(earliest))
-	}
-	p.Milestone("launch", fmt.Sprintf("Launch: first %d pages online", dump), launch)
+	p.Milestone("launch", fmt.Sprintf("Launch: first %s online", engine.Plural(dump, "page", "pages")), launch)
 	p.Milestone("launch-prep", "Banner, thumbnail, synopsis and first pages uploaded as drafts", engine.Later(p.AsOf(), engine.AddDays(launch, -7)))
+	p.DependsOn("launch", "launch-prep")
 	return nil
 }
 
@@ -137,8 +183,8 @@ func coWebBurn(in *engine.Input, p *engine.Plan) error {
 	empty := engine.AddWeeks(launch, int(math.Floor(weeksLeft)))
 	p.Set("buffer_empty_date", engine.FormatDate(empty))
 	p.Milestone("buffer-empty", "Buffer runs out: updates slip to production pace", empty)
-	p.Warn("BUFFER_RUNS_OUT", "Posting %g pages a week while drawing %g drains the buffer by %g a week: the %d pages left after launch run out on %s. Post %g pages a week, or plan a hiatus before then.",
-		ppw, prod, drain, max(after, 0), engine.FormatDate(empty), sustainable)
+	p.Warn("BUFFER_RUNS_OUT", "Posting %s a week while drawing %g drains the buffer by %g a week: the %s left after launch run out on %s. Post %s a week, or plan a hiatus before then.",
+		coWebPages(ppw), prod, drain, engine.Plural(max(after, 0), "page", "pages"), engine.FormatDate(empty), coWebPages(sustainable))
 	return nil
 }
 
@@ -153,7 +199,9 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 		volumes = append(volumes, map[string]any{"volume": i, "pages": fmt.Sprintf("%d–%d", (i-1)*vol+1, last), "complete_online": engine.FormatDate(online), "print_files_ready": engine.FormatDate(ready)})
 		if i == 1 {
 			p.Milestone("volume-1-online", "Volume 1 complete online", online)
-			p.Milestone("volume-1-print-ready", "Volume 1 print files ready (cover, extras, corrections)", ready)
+			p.Deliverable("volume-1-print-ready", "Volume 1 print files ready (cover, extras, corrections)", ready, in.Region())
+			p.DependsOn("volume-1-online", "launch")
+			p.DependsOn("volume-1-print-ready", "volume-1-online")
 		}
 	}
 	end := coWebPostDate(in, p, story)
@@ -161,6 +209,7 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 	p.Set("story_complete_date", engine.FormatDate(end))
 	if n > 1 {
 		p.Milestone("story-complete", "Final page online", end)
+		p.DependsOn("story-complete", "volume-1-online")
 	}
 	return nil
 }
@@ -172,8 +221,8 @@ func coWebRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Upload the first %d pages and schedule the next updates before launch day; keep the update weekday fixed (%s).", b["launch_drop_pages"], launch.Weekday()))
 	if empty, ok := p.Get("buffer_empty_date").(string); ok {
 		d, _ := engine.ParseDate(empty)
-		p.RecommendBy(engine.High, engine.AddWeeks(d, -4), "Announce a schedule change before the buffer ends",
-			fmt.Sprintf("Drop to %g pages a week or announce a planned hiatus a month before %s; readers forgive a planned break, not silence.", p.Get("sustainable_pages_per_week"), empty))
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(d, -4)), "Announce a schedule change before the buffer ends",
+			fmt.Sprintf("Drop to %s a week or announce a planned hiatus a month before %s; readers forgive a planned break, not silence.", coWebPages(p.Get("sustainable_pages_per_week").(float64)), empty))
 	}
 	p.Recommend(engine.Medium, "Draw volume extras as you go", "Sketches, pin-ups and a short bonus story make the print collection worth buying for readers who followed online.")
 	p.Recommend(engine.Low, "Track reader retention per chapter", "Check subscribers and drop-off after each chapter; adjust pacing before the collected volume is laid out.")
@@ -181,8 +230,8 @@ func coWebRecommend(in *engine.Input, p *engine.Plan) error {
 	if e, ok := p.Get("buffer_empty_date").(string); ok {
 		empty = "the buffer runs out on " + e
 	}
-	p.Strategy("Launch on %s with %d pages in hand (%d in the launch drop, %g weeks of buffer after it) at %g pages a week; %s, volume 1 is complete online on %s and the story on %s.",
-		engine.FormatDate(launch), b["pages_at_launch"], b["launch_drop_pages"], b["weeks_of_buffer"], in.Float("pages_per_week"), empty,
+	p.Strategy("Launch on %s with %s in hand (%d in the launch drop, %g weeks of buffer after it) at %s a week; %s, volume 1 is complete online on %s and the story on %s.",
+		engine.FormatDate(launch), engine.Plural(b["pages_at_launch"].(int), "page", "pages"), b["launch_drop_pages"], b["weeks_of_buffer"], coWebPages(in.Float("pages_per_week")), empty,
 		p.Get("volumes").([]map[string]any)[0]["complete_online"], p.Get("story_complete_date"))
 	return nil
 }

@@ -34,7 +34,10 @@ func render() []byte {
 		"the date the plan is made on; it defaults to the day the job is created, and deadlines that have \"passed\" are judged against it.\n\n",
 		len(all), len(engine.Verticals()))
 	fmt.Fprintf(&b, "Every result has `strategy` (string), `recommendations` (`title`, `detail`, `priority`, optional `due_date`), "+
-		"`timeline` (`target_date`, `start`, `end`, `milestones` with `key`, `title`, `date`, `days_from_as_of`, `passed`), "+
+		"`timeline` (`target_date`, `start`, `end`, `milestones` with `key`, `title`, `date`, `days_from_as_of`, `passed`, and for work someone hands over "+
+		"`deliverable`, `moved_from` and `note` when the date was moved off a weekend, public holiday or the 24 December–1 January dead week, `after` listing "+
+		"the milestones it depends on; `requested_date` and `feasible_date` when the plan was re-planned on a feasible date, `region` for the holiday calendar, "+
+		"`post_event` when the target date had already passed), "+
 		"`warnings` (`code`, `message`) and `as_of`, plus the workflow-specific keys named below.\n\n")
 	b.WriteString("| Vertical | Workflows |\n|---|---|\n")
 	for _, v := range engine.Verticals() {

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each workflow's sources are listed under it, with the month each was
+// checked.
+func TestRenderListsSources(t *testing.T) {
+	doc := string(render())
+	i := strings.Index(doc, "\n### audiobooks-acx-check\n")
+	if i < 0 {
+		t.Fatal("no audiobooks-acx-check section")
+	}
+	section := doc[i:]
+	section = section[:strings.Index(section[1:], "\n### ")+1]
+	want := "- [ACX Audio Submission Requirements](https://www.acx.com/help/acx-audio-submission-requirements/201456300), checked 2026-11\n"
+	if !strings.Contains(section, want) {
+		t.Errorf("section lacks %q:\n%s", want, section)
+	}
+}
