@@ -166,6 +166,10 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", d.feed, r)
 	p.Deliverable("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), d.bankBy, r)
 	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
+	p.DependsOn("trailer-ready", "production-start")
+	p.DependsOn("feed-submitted", "trailer-ready")
+	p.DependsOn("episodes-banked", "production-start")
+	p.DependsOn("launch", "feed-submitted", "episodes-banked")
 
 	var calendar []map[string]any
 	step := podLaunchStepDays[in.Str("cadence")]

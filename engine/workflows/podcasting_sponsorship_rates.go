@@ -142,6 +142,9 @@ func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Milestone("campaign-end", "Last sponsored episode airs", end)
 	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30), r)
+	p.DependsOn("talking-points", "io-signed")
+	p.DependsOn("campaign-start", "io-signed", "talking-points")
+	p.DependsOn("delivery-report", "campaign-end")
 	p.Set("campaign", map[string]string{"io_by": engine.FormatDate(io), "start": engine.FormatDate(start), "end": engine.FormatDate(end)})
 	return nil
 }

@@ -195,6 +195,11 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
+	p.DependsOn("bound-books", "files-to-printer")
+	p.DependsOn("audio-master", "audio-narration")
+	for _, w := range steps {
+		p.DependsOn("pub-day", w.key)
+	}
 	p.Set("windows", windows)
 	return nil
 }

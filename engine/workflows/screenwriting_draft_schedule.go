@@ -173,6 +173,15 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Deliverable("registered", "Registered with the WGAW Registry and the Copyright Office", register, r)
 	p.Milestone("target", "Script goes out", target)
+	p.DependsOn("first-draft-done", "outline-start", "first-draft-start")
+	prev := "first-draft-done"
+	for i := 1; i <= in.Int("rewrite_passes"); i++ {
+		key := fmt.Sprintf("rewrite-%d-done", i)
+		p.DependsOn(key, prev)
+		prev = key
+	}
+	p.DependsOn("registered", prev)
+	p.DependsOn("target", "registered")
 	p.Set("schedule", map[string]string{
 		"outline_start": engine.FormatDate(outlineStart), "first_draft_start": engine.FormatDate(draftStart),
 		"first_draft_done": engine.FormatDate(engine.Later(p.AsOf(), rewritesStart)), "register_by": engine.FormatDate(register), "target": engine.FormatDate(target),

@@ -154,6 +154,10 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("go-live", "First post live with disclosure", live)
 	p.Deliverable("insights", "Insights report (7 days)", engine.AddDays(live, 7), r)
 	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
+	p.DependsOn("draft", "contract")
+	p.DependsOn("approval", "draft")
+	p.DependsOn("go-live", "approval")
+	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
 		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
 	}

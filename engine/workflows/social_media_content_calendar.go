@@ -155,6 +155,7 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 	first, _ := engine.ParseDate(batches[0])
 	p.Milestone("first-batch", "First batch production session", first)
 	p.Milestone("campaign-start", "Campaign starts", start)
+	p.DependsOn("campaign-start", "first-batch")
 	if in.Has("launch_date") {
 		launch := in.Date("launch_date")
 		if launch.Before(start) || launch.After(end) {

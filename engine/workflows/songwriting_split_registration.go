@@ -196,8 +196,7 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("REGISTRATION_AFTER_RELEASE", "Only %s to release: PRO and MLC registrations take time to process, so early plays and streams may go unmatched and be paid late. Register today.", engine.Plural(days, "day", "days"))
 	}
 	if days < 0 {
-		p.Warn("ALREADY_RELEASED", "The song came out on %s, before the plan date; this is a post-release plan: splits, metadata and registrations are due now, and plays since release are claimed retroactively once the work is registered.",
-			engine.FormatDate(release))
+		p.PostEvent(release, "the song is out, so splits, metadata and registrations are due now, and plays since release are claimed retroactively once the work is registered.")
 	}
 	signBy := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -42)))
 	metadata := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -28)))

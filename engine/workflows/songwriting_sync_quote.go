@@ -144,7 +144,7 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("clearance_business_days", clearDays)
 	if air.Before(asOf) {
-		p.Warn("AIR_DATE_PASSED", "The use aired on %s, before the plan date: without a signed license it is an infringement. License it retroactively now, at the quoted fee or above, and check the cue sheet.", engine.FormatDate(air))
+		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
 		p.Deliverable("license-signed", "Retroactive sync and master-use licenses signed", asOf, r)
 		p.Milestone("air-date", "First air / release", air)
 		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.Later(asOf, engine.AddDays(air, 30)), r)
@@ -182,6 +182,11 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("air-date", "First air / release", air)
 	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.AddDays(air, 30), r)
 	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
+	p.DependsOn("license-signed", "clearance-start")
+	p.DependsOn("files-delivered", "license-signed")
+	if filesDue.Before(air) {
+		p.DependsOn("air-date", "files-delivered")
+	}
 	return nil
 }
 

@@ -113,7 +113,7 @@ func TestSongwritingSyncQuoteTerritoryAndClearance(t *testing.T) {
 		t.Error("files are delivered after the license is signed")
 	}
 	aired := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-10-02", "as_of": "2026-11-20"})
-	if !hasWarning(aired, "AIR_DATE_PASSED") || engine.FormatDate(milestoneDate(t, aired, "license-signed")) != "2026-11-20" {
+	if !hasWarning(aired, "POST_EVENT") || engine.FormatDate(milestoneDate(t, aired, "license-signed")) != "2026-11-20" {
 		t.Errorf("a use that aired gets a retroactive license now: %v", warningCodes(aired))
 	}
 	oneStop := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-12-18", "as_of": "2026-11-20"})
@@ -166,5 +166,21 @@ func TestSongwritingWorkForHireMovesOwnershipToTheHiringParty_Circular30(t *test
 	}
 	if s := wfh["strategy"].(string); !strings.Contains(s, "Northlight Pictures owns the copyright") {
 		t.Errorf("strategy %q does not name the owner", s)
+	}
+}
+
+// A song already released gets a post-release plan: registrations are due
+// on the plan date (the next open day), never before it, and the release
+// is history.
+func TestSongwritingSplitsAfterReleaseIsAPostReleasePlan(t *testing.T) {
+	res := entRun(t, "songwriting-split-registration", map[string]any{"release_date": "2026-10-02"})
+	entWant(t, res, "POST_EVENT", "COPYRIGHT_412_WINDOW_CLOSING")
+	if tl := res["timeline"].(map[string]any); tl["post_event"] != true {
+		t.Errorf("timeline %v is not marked post-event", tl)
+	}
+	for _, key := range []string{"split-sheet-signed", "pro-mlc-registration", "copyright-filed"} {
+		if d := milestoneDate(t, res, key); engine.FormatDate(d) != "2026-11-20" {
+			t.Errorf("%s due %v, want the plan date 2026-11-20", key, d)
+		}
 	}
 }

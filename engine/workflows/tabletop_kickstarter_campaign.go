@@ -219,6 +219,12 @@ func tabletopKSFulfilment(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("ex-factory", "Games leave the factory", exFactory)
 	p.Milestone("in-warehouse", "Games in the fulfilment warehouse", inWarehouse)
 	p.Milestone("delivery", "Backers receive their games", delivered)
+	p.DependsOn("launch", "prelaunch-page")
+	p.DependsOn("funds", "campaign-end")
+	p.DependsOn("pledge-manager-close", "funds")
+	p.DependsOn("ex-factory", "pledge-manager-close")
+	p.DependsOn("in-warehouse", "ex-factory")
+	p.DependsOn("delivery", "in-warehouse")
 	p.Set("estimated_delivery_month", delivered.Format("2006-01"))
 	p.Set("months_to_delivery", int(math.Round(float64(engine.DaysBetween(end, delivered))/30.44)))
 	return nil

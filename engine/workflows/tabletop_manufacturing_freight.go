@@ -189,6 +189,10 @@ func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("freight-booked", "Freight booked with the forwarder", engine.Later(asOf, d.freightBooked), r)
 	p.Milestone("ex-factory", "Goods ready at the factory and picked up", d.exFactory)
 	p.Milestone("in-warehouse", "Stock in the destination warehouse", target)
+	p.DependsOn("proofs-approved", "files-to-factory")
+	p.DependsOn("sample-approved", "proofs-approved")
+	p.DependsOn("ex-factory", "sample-approved", "freight-booked")
+	p.DependsOn("in-warehouse", "ex-factory")
 	for _, m := range p.Milestones() {
 		if m.Key == "files-to-factory" {
 			d.files = m.Date

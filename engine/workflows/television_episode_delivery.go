@@ -182,6 +182,8 @@ func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
 			p.Milestone("finale", "Finale airs", d(last["air_date"]))
 		}
 	}
+	p.DependsOn("first-delivery", "first-lock")
+	p.DependsOn("premiere", "first-delivery")
 	p.Set("late_episodes", len(late))
 	// Production already under way: steps behind the plan date are reported.
 	warnPassedSteps(p, "production-start")

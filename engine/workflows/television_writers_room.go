@@ -173,6 +173,9 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
 	p.Milestone("first-draft", "First script draft in", engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript)))))
 	p.Deliverable("scripts-due", "All scripts delivered", due, in.Region())
+	p.DependsOn("season-broken", "room-start")
+	p.DependsOn("first-draft", "season-broken")
+	p.DependsOn("scripts-due", "first-draft")
 	warnPassedSteps(p, "room-start")
 	return nil
 }

@@ -153,8 +153,7 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 		if closing.Before(asOf) {
 			state = fmt.Sprintf("closed %s", engine.FormatDate(closing))
 		}
-		p.Warn("RUN_ALREADY_OPENED", "The run opened %s and %s, before the plan date %s: this is a settlement plan; compare actual sales and costs with the budget below and send the licensor's report.",
-			engine.FormatDate(opening), state, engine.FormatDate(asOf))
+		p.PostEvent(opening, fmt.Sprintf("the run opened and %s, so this is a settlement plan: compare actual sales and costs with the budget below and send the licensor's report.", state))
 		p.Milestone("opening", "Opening night", opening)
 		p.Milestone("closing", "Closing performance", closing)
 		p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)

@@ -168,6 +168,15 @@ func theaterRehearsalSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Milestone("opening", "Opening night", opening)
 	p.Milestone("closing", "Closing performance; strike follows", ch.closing)
+	p.DependsOn("audition-notice", "rights-application")
+	p.DependsOn("auditions", "audition-notice")
+	p.DependsOn("callbacks", "auditions")
+	p.DependsOn("offers", "callbacks")
+	p.DependsOn("final-designs", "preliminary-designs")
+	p.DependsOn("first-rehearsal", "offers")
+	p.DependsOn("load-in", "final-designs")
+	p.DependsOn("tech", "load-in", "first-rehearsal")
+	p.DependsOn("opening", "tech", "first-preview")
 
 	c := theaterCompanyFor(in)
 	roomDays := c.roomWeeks * c.daysPerWeek

@@ -90,3 +90,15 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	late := entRun(t, "theater-production-budget", map[string]any{"opening_date": "2027-01-08"})
 	entWant(t, late, "BUDGET_LOCK_PASSED", "ON_SALE_LATE")
 }
+
+// A budget for a run that has already opened is a settlement plan: the
+// licensor's report is the step still to do, never dated in the past.
+func TestTheaterBudgetAfterOpeningIsASettlementPlan(t *testing.T) {
+	res := entRun(t, "theater-production-budget", map[string]any{"opening_date": "2026-10-02"})
+	entWant(t, res, "POST_EVENT")
+	// 24 performances in 3 weeks close 2026-10-22; the report is due 14
+	// days later, already past, so it is due on the plan date.
+	if d := milestoneDate(t, res, "royalty-report"); engine.FormatDate(d) != "2026-11-20" {
+		t.Errorf("royalty report %v, want the plan date", d)
+	}
+}

@@ -147,15 +147,16 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		{"draft", "Draft cut sent to the brand", 7},
 		{"final-approval", "Final approval from the brand", 3},
 	}
+	// Filming is dated on the calendar like the hand-overs around it, so a
+	// draft moved off a closed day never comes before the filming.
 	for _, s := range steps {
-		d := engine.Later(asOf, engine.AddDays(publish, -s.daysBefore))
-		if s.key == "filming" {
-			p.Milestone(s.key, s.title, d)
-			continue
-		}
-		p.Deliverable(s.key, s.title, d, r)
+		p.Deliverable(s.key, s.title, engine.Later(asOf, engine.AddDays(publish, -s.daysBefore)), r)
 	}
 	p.Milestone("publish", "Sponsored video published, paid promotion disclosed", publish)
+	for i := 1; i < len(steps); i++ {
+		p.DependsOn(steps[i].key, steps[i-1].key)
+	}
+	p.DependsOn("publish", "final-approval")
 	p.Deliverable("report", "7-day performance report to the brand", engine.AddDays(publish, 7), r)
 	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil

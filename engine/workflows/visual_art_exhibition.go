@@ -133,6 +133,11 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	p.Milestone("opening", "Opening reception", opening)
 	p.Milestone("closing", "Show closes", closing)
 	p.Milestone("pickup", "Deinstall and collect unsold works", pickup)
+	p.DependsOn("framing", "studio-cutoff")
+	p.DependsOn("ship", "studio-cutoff", "documentation", "framing")
+	p.DependsOn("delivery", "ship")
+	p.DependsOn("install", "delivery")
+	p.DependsOn("opening", "install")
 	p.Set("schedule", schedule)
 	p.Set("studio_cutoff", engine.FormatDate(cutoff))
 	return nil
