@@ -38,7 +38,7 @@ func init() {
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors.",
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for trade books).",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},

@@ -25,7 +25,7 @@ func init() {
 		ID:          "screenwriting-contest-plan",
 		Name:        "Contest and fellowship entry plan",
 		Vertical:    "screenwriting",
-		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference.",
+		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference. A ready date already past means the draft is ready now; contests whose deadlines have all passed are reported, not entered.",
 		Fields: []engine.Field{
 			{Name: "script_format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "Format of the script."},
 			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Page count of the draft to be entered."},

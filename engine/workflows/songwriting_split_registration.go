@@ -43,7 +43,7 @@ func init() {
 		ID:          "songwriting-split-registration",
 		Name:        "Split sheet and registrations",
 		Vertical:    "songwriting",
-		Description: "Checks a co-write's split sheet, computes each writer's share of writer and publisher royalties, and schedules PRO, MLC and copyright registrations around the release, with the §412 three-month copyright deadline and filing fees.",
+		Description: "Checks a co-write's split sheet, computes each writer's share of writer and publisher royalties, and schedules PRO, MLC and copyright registrations around the release, with the §412 three-month copyright deadline and filing fees. A song already released gets a post-release plan (registrations due now, the §412 window stated).",
 		Fields: []engine.Field{
 			{Name: "song_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the song."},
 			{Name: "writers", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Everyone who wrote words or music.", Items: []engine.Field{

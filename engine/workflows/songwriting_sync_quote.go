@@ -35,7 +35,7 @@ func init() {
 		ID:          "songwriting-sync-quote",
 		Name:        "Sync license quote",
 		Vertical:    "songwriting",
-		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date.",
+		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date. Clearance that no longer fits is planned from the earliest date it can clear; a use that has already aired gets a post-air plan (a retroactive license now).",
 		Fields: []engine.Field{
 			{Name: "media", Kind: engine.String, Required: true, Enum: []string{"student_film", "indie_film", "studio_film", "tv_episode", "streaming_series", "trailer", "advertising_regional", "advertising_national", "video_game", "online_video"}, Description: "Where the song will be used."},
 			{Name: "usage", Kind: engine.String, Enum: []string{"background", "featured", "main_title"}, Default: "background", Description: "How prominent the use is."},
