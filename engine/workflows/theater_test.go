@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	// contingency on everything.
 	wages := 7800.0 * 7
 	total := (wages*1.2 + 38000) * 1.1
-	if got := entNum(t, res, "costs", "total_usd"); !entNear(got, total) {
+	if got := entNum(t, res, "costs", "total"); !entNear(got, total) {
 		t.Errorf("total costs %v, want %.2f", got, total)
 	}
 	keep := 1 - 0.05 - 0.10
@@ -79,7 +80,7 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	if got := entNum(t, res, "break_even", "tickets"); got != math.Ceil(total/(42*keep)) {
 		t.Errorf("break-even tickets %v, want %v", got, math.Ceil(total/(42*keep)))
 	}
-	if got := entNum(t, res, "box_office", "projected_result_usd"); !entNear(got, engine.Money(potential*0.65*keep-total)) {
+	if got := entNum(t, res, "box_office", "projected_result"); !entNear(got, engine.Money(potential*0.65*keep-total)) {
 		t.Errorf("result %v, want %.2f", got, potential*0.65*keep-total)
 	}
 	if d := engine.DaysBetween(milestoneDate(t, res, "on-sale"), milestoneDate(t, res, "opening")); d < 56 || milestoneDate(t, res, "on-sale").Weekday() != time.Monday {
@@ -100,5 +101,17 @@ func TestTheaterBudgetAfterOpeningIsASettlementPlan(t *testing.T) {
 	// days later, already past, so it is due on the plan date.
 	if d := milestoneDate(t, res, "royalty-report"); engine.FormatDate(d) != "2026-11-20" {
 		t.Errorf("royalty report %v, want the plan date", d)
+	}
+}
+
+// Theatre is international: a London fringe budget is planned in pounds,
+// and its prose says so.
+func TestTheaterBudgetInPounds(t *testing.T) {
+	res := entRun(t, "theater-production-budget", map[string]any{"currency": "GBP", "country": "UK"})
+	if res["currency"] != "GBP" {
+		t.Errorf("currency %v, want GBP", res["currency"])
+	}
+	if s := entStr(t, res, "strategy"); !strings.Contains(s, "£") || strings.Contains(s, "$") {
+		t.Errorf("strategy %q is not in pounds", s)
 	}
 }
