@@ -204,8 +204,8 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 		n++
 		start := engine.PrevWorkday(engine.AddDays(submit, -prep))
 		if start.Before(p.AsOf()) {
-			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %s, short of the %d days an application needs%s; start today and reuse your last statement.",
-				c.name, engine.FormatDate(submit), engine.Plural(engine.DaysBetween(p.AsOf(), submit), "day", "days"), prep, photo)
+			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %s, short of the %s an application needs%s; start today and reuse your last statement.",
+				c.name, engine.FormatDate(submit), engine.Plural(engine.DaysBetween(p.AsOf(), submit), "day", "days"), engine.Plural(prep, "day", "days"), photo)
 			start = p.AsOf()
 		}
 		row["prep_start"] = engine.FormatDate(start)
