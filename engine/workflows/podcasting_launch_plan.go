@@ -201,8 +201,12 @@ func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Release on a fixed day and time",
 		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
 	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
-	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: produce %s (%s), submit the feed by %s, then release every %s.",
+	produce := "every episode is already made"
+	if m := p.Get("episodes_to_produce").(int); m > 0 {
+		produce = fmt.Sprintf("produce %s (%s)", engine.Plural(m, "episode", "episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"))
+	}
+	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: %s, submit the feed by %s, then release every %s.",
 		in.Str("show_name"), engine.FormatDate(launch), engine.Plural(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
-		engine.Plural(p.Get("episodes_to_produce").(int), "episode", "episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+		produce, engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
 	return nil
 }

@@ -182,6 +182,17 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(pub)
 	p.Set("pub_date", engine.FormatDate(pub))
 	p.Set("days_until_pub", engine.DaysBetween(p.AsOf(), pub))
+	if engine.InDeadWeek(pub) {
+		// Stores, reviewers and media are off between Christmas and New
+		// Year; a launch there sells into an empty week.
+		better := time.Date(pub.Year()+map[bool]int{true: 1, false: 0}[pub.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC)
+		if !indie {
+			better = engine.OnOrAfter(better, time.Tuesday)
+		}
+		p.Warn("PUB_DATE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when reviewers, media and store buyers are away and launch-week sales are lost to the holiday; publish on %s instead.",
+			engine.FormatDate(pub), engine.FormatDate(better))
+		p.Set("better_pub_date", engine.FormatDate(better))
+	}
 	var windows []map[string]any
 	for _, w := range steps {
 		ideal := engine.Later(p.AsOf(), engine.AddDays(engine.AddMonths(pub, -w.idealMonths), -w.idealDays))

@@ -109,3 +109,12 @@ func TestPublishingQueryPlanPackageChecks(t *testing.T) {
 		t.Errorf("25 agents in 10s: 10, 10, 5; got %v", batches)
 	}
 }
+
+// A trade book published in the 24 December–1 January dead week is flagged
+// with the first Tuesday after it.
+func TestPublishingLaunchTimelineDeadWeek(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-12-28", "as_of": "2026-11-20"})
+	if !hasWarning(res, "PUB_DATE_IN_DEAD_WEEK") || res["better_pub_date"] != "2028-01-04" {
+		t.Errorf("warnings %v, better date %v; want 2028-01-04", warningCodes(res), res["better_pub_date"])
+	}
+}
