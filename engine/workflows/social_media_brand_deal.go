@@ -126,7 +126,16 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 // earliest go-live that leaves them their time.
 func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, asOf, r := in.Date("go_live_date"), p.AsOf(), in.Region()
-	contractFor := func(live time.Time) time.Time { return engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r) }
+	// The chain is dated backwards on open days, each step at least a day
+	// before the next, so a closed week (the dead week) never puts brand
+	// approval ahead of the draft it approves.
+	chain := func(live time.Time) (contract, draft, approval time.Time) {
+		approval = engine.AddOpenDays(live, -3, r)
+		draft = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -7), r), engine.AddOpenDays(approval, -1, r))
+		contract = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r), engine.AddOpenDays(draft, -1, r))
+		return
+	}
+	contractFor := func(live time.Time) time.Time { c, _, _ := chain(live); return c }
 	live := requested
 	if contractFor(live).Before(asOf) {
 		live = engine.Later(live, engine.AddDays(asOf, socialDealLeadDays))
@@ -146,9 +155,9 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(live)
 	p.Set("go_live_date", engine.FormatDate(live))
-	approval := engine.Later(asOf, engine.AddOpenDays(live, -3, r))
-	p.Deliverable("contract", "Brief and contract signed", contractFor(live), r)
-	p.Deliverable("draft", "Draft content sent to the brand", engine.Later(asOf, engine.PrevOpen(engine.AddDays(live, -7), r)), r)
+	contract, draft, approval := chain(live)
+	p.Deliverable("contract", "Brief and contract signed", contract, r)
+	p.Deliverable("draft", "Draft content sent to the brand", draft, r)
 	p.Deliverable("approval", "Brand approval", approval, r)
 	p.Set("approval_date", engine.FormatDate(approval))
 	p.Milestone("go-live", "First post live with disclosure", live)

@@ -171,7 +171,8 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("paid_weeks", weeks)
 	p.Milestone("room-start", "Room opens", start)
 	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
-	p.Milestone("first-draft", "First script draft in", engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript)))))
+	// A one-script room delivers its first draft with the scripts.
+	p.Milestone("first-draft", "First script draft in", engine.Earlier(due, engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript))))))
 	p.Deliverable("scripts-due", "All scripts delivered", due, in.Region())
 	p.DependsOn("season-broken", "room-start")
 	p.DependsOn("first-draft", "season-broken")
