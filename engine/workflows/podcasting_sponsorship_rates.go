@@ -141,7 +141,7 @@ func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
 	}
 	p.Milestone("campaign-end", "Last sponsored episode airs", end)
-	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30), r)
+	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.NextOpen(engine.AddDays(end, 30), r), r)
 	p.DependsOn("talking-points", "io-signed")
 	p.DependsOn("campaign-start", "io-signed", "talking-points")
 	p.DependsOn("delivery-report", "campaign-end")

@@ -167,7 +167,13 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	if draftStart.After(outlineStart) {
 		p.Milestone("first-draft-start", "First draft begins", draftStart)
 	}
-	p.Deliverable("first-draft-done", "First draft finished; out to readers for notes", rewritesStart, r)
+	// A draft due in a closed week is handed over before it, unless that
+	// would be before the draft starts; then on the first open day after.
+	done := rewritesStart
+	if engine.Closed(done, r) && engine.PrevOpen(done, r).Before(engine.Later(draftStart, p.AsOf())) {
+		done = engine.NextOpen(done, r)
+	}
+	p.Deliverable("first-draft-done", "First draft finished; out to readers for notes", done, r)
 	for i := 1; i <= in.Int("rewrite_passes"); i++ {
 		p.Deliverable(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)), r)
 	}

@@ -161,7 +161,7 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("approval", "Brand approval", approval, r)
 	p.Set("approval_date", engine.FormatDate(approval))
 	p.Milestone("go-live", "First post live with disclosure", live)
-	p.Deliverable("insights", "Insights report (7 days)", engine.AddDays(live, 7), r)
+	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
 	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
 	p.DependsOn("draft", "contract")
 	p.DependsOn("approval", "draft")

@@ -147,7 +147,7 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
 		p.Deliverable("license-signed", "Retroactive sync and master-use licenses signed", asOf, r)
 		p.Milestone("air-date", "First air / release", air)
-		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.Later(asOf, engine.AddDays(air, 30)), r)
+		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.Later(asOf, engine.AddDays(air, 30)), r), r)
 		if royalties := engine.AddMonths(air, 9); !royalties.Before(asOf) {
 			p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", royalties)
 		}
@@ -180,7 +180,7 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("license-signed", "Sync and master-use licenses signed", signBy, r)
 	p.Deliverable("files-delivered", "WAV master, instrumental and stems delivered", filesDue, r)
 	p.Milestone("air-date", "First air / release", air)
-	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.AddDays(air, 30), r)
+	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.AddDays(air, 30), r), r)
 	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
 	p.DependsOn("license-signed", "clearance-start")
 	p.DependsOn("files-delivered", "license-signed")

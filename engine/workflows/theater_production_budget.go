@@ -156,7 +156,9 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(opening)
 	closing := engine.AddDays(opening, 7*theaterRunWeeks(in)-1)
 	p.Set("closing_date", engine.FormatDate(closing))
-	report := engine.Later(asOf, engine.AddDays(closing, 14))
+	// A report that follows closing is sent on the next open day, never
+	// moved back before the run ends.
+	report := engine.NextOpen(engine.Later(asOf, engine.AddDays(closing, 14)), r)
 	if opening.Before(asOf) {
 		state := fmt.Sprintf("closes %s", engine.FormatDate(closing))
 		if closing.Before(asOf) {

@@ -157,7 +157,7 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		p.DependsOn(steps[i].key, steps[i-1].key)
 	}
 	p.DependsOn("publish", "final-approval")
-	p.Deliverable("report", "7-day performance report to the brand", engine.AddDays(publish, 7), r)
+	p.Deliverable("report", "7-day performance report to the brand", engine.NextOpen(engine.AddDays(publish, 7), r), r)
 	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
 }
