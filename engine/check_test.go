@@ -65,3 +65,19 @@ func TestHugeNumbersAreRejectedNamingTheField(t *testing.T) {
 		t.Errorf("1e12 rejected: %v", err)
 	}
 }
+
+// A number over its field's own maximum gets that one violation, not a
+// second one from the global cap.
+func TestHugeNumberOverFieldMaximumIsOneViolation(t *testing.T) {
+	engine.Register(&engine.Workflow{
+		ID: "test-huge-bounded", Name: "Huge bounded test", Vertical: "music", Description: "d",
+		Fields: []engine.Field{{Name: "costs", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(500000)}},
+		Steps:  []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
+	})
+	w, _ := engine.LookupWorkflow("test-huge-bounded")
+	_, err := w.Prepare(map[string]any{"costs": 1e308})
+	var ce *engine.ContextError
+	if !errors.As(err, &ce) || len(ce.Violations) != 1 || ce.Violations[0].Field != "context.costs" {
+		t.Fatalf("Prepare = %v, want one violation on context.costs", err)
+	}
+}

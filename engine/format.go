@@ -53,7 +53,14 @@ func formatMoney(v float64, currency string, decimals int) string {
 		// Never produced by a valid plan; the invariant tests look for it.
 		return prefix + strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
+	// Halves round away from zero ($0.125 is $0.13), as cents are
+	// conventionally rounded; FormatFloat alone would round to even.
+	// Beyond 2^53 cents a float has no cents to round.
+	a, p := math.Abs(v), math.Pow(10, float64(decimals))
+	if a*p < 1<<53 {
+		a = math.Round(a*p) / p
+	}
+	s := strconv.FormatFloat(a, 'f', decimals, 64)
 	whole, frac, _ := strings.Cut(s, ".")
 	sign := ""
 	if v < 0 && strings.Trim(s, "0.") != "" {

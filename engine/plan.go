@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -292,6 +294,9 @@ func (p *Plan) Result() (map[string]any, error) {
 	out["as_of"] = FormatDate(p.asOf)
 	// A JSON round trip turns structs and typed slices into the plain values
 	// a protobuf Struct can hold.
+	if path := nonFinite(reflect.ValueOf(out), "result"); path != "" {
+		return nil, fmt.Errorf("%s is not a finite number", path)
+	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, err
@@ -301,4 +306,44 @@ func (p *Plan) Result() (map[string]any, error) {
 		return nil, err
 	}
 	return result, nil
+}
+
+// nonFinite returns the path of the first NaN or infinite number in v, or
+// "": a plan whose arithmetic overflowed fails naming the key, rather than
+// with JSON's "unsupported value: +Inf".
+func nonFinite(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return ""
+		}
+		return nonFinite(v.Elem(), path)
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return path
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			if p := nonFinite(v.MapIndex(k), fmt.Sprintf("%s.%v", path, k)); p != "" {
+				return p
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if p := nonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				if p := nonFinite(v.Field(i), path+"."+v.Type().Field(i).Name); p != "" {
+					return p
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -179,5 +180,14 @@ func TestPlanDependsOn(t *testing.T) {
 	m := res["timeline"].(map[string]any)["milestones"].([]any)[1].(map[string]any)
 	if !reflect.DeepEqual(m["after"], []any{"art"}) {
 		t.Errorf("masters after = %v, want [art]", m["after"])
+	}
+}
+
+func TestPlanResultNamesNonFiniteNumbers(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Set("money", map[string]any{"goal_usd": 100.0, "per_backer": []float64{1, math.Inf(1)}})
+	_, err := p.Result()
+	if err == nil || err.Error() != "result.money.per_backer[1] is not a finite number" {
+		t.Errorf("Result() error = %v", err)
 	}
 }

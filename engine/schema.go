@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -216,7 +217,13 @@ func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 		}
 		violations = append(violations, flattenViolations(ve)...)
 	}
-	violations = append(violations, hugeNumbers(ctx, "context")...)
+	for _, v := range hugeNumbers(ctx, "context") {
+		// A field whose own maximum already rejected the number needs no
+		// second violation.
+		if !slices.ContainsFunc(violations, func(x Violation) bool { return x.Field == v.Field }) {
+			violations = append(violations, v)
+		}
+	}
 	if len(violations) == 0 && w.Check != nil {
 		in := &Input{values: ctx}
 		asOf := in.AsOf()

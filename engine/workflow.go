@@ -33,7 +33,10 @@ type Workflow struct {
 	// cannot plan for (a launch date already past where no post-event plan
 	// makes sense, two fields that contradict each other). It runs in
 	// Prepare, so its violations are a 400 naming the field; asOf is the
-	// context's as_of, or today.
+	// context's as_of, or today. (An asynchronous job without as_of is
+	// prepared again when a worker picks it up, so a check against "today"
+	// can judge it on a later day than its creation: compare dates with
+	// margin, or require as_of.)
 	Check func(in *Input, asOf time.Time) []Violation
 
 	schema *compiledSchema

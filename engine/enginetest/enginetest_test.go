@@ -113,6 +113,11 @@ func TestViolationsFindEachRule(t *testing.T) {
 		}},
 		{RuleDependencyOrder, func(r map[string]any) { ms(r)[1].(map[string]any)["after"] = []any{"nope"} }},
 		{RuleFeasible, func(r map[string]any) { r["timeline"].(map[string]any)["feasible_date"] = "2026-11-01" }},
+		{RuleReplanIgnored, func(r map[string]any) {
+			r["timeline"].(map[string]any)["feasible_date"] = "2027-03-12"
+			r["timeline"].(map[string]any)["requested_date"] = "2027-03-05"
+			r["warnings"] = []any{map[string]any{"code": "REPLANNED", "message": "Moved."}}
+		}},
 		{RuleClosedDeliverable, func(r map[string]any) {
 			m := ms(r)[0].(map[string]any)
 			m["date"], m["days_from_as_of"] = "2026-11-26", float64(6) // Thanksgiving

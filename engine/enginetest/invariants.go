@@ -49,6 +49,9 @@ const (
 	// RuleFeasible: a re-planned timeline's feasible_date is before as_of,
 	// or requested_date/feasible_date come without a REPLANNED warning.
 	RuleFeasible = "feasible date before as_of or unreported"
+	// RuleReplanIgnored: a re-planned result's strategy does not name its
+	// feasible_date: the summary must be built on the date the plan uses.
+	RuleReplanIgnored = "re-planned but the strategy does not name the feasible date"
 	// RuleClosedDeliverable: a deliverable milestone falls on a weekend,
 	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week.
 	RuleClosedDeliverable = "deliverable on a closed day"
@@ -203,6 +206,9 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 		if err != nil || f.Before(asOf) || !warnCodes["REPLANNED"] || tl["requested_date"] == nil {
 			add(RuleFeasible, "feasible_date %v requested_date %v as_of %s REPLANNED=%v", fs, tl["requested_date"], asOfStr, warnCodes["REPLANNED"])
 		}
+		if strategy := str(result["strategy"]); !strings.Contains(strategy, str(fs)) {
+			add(RuleReplanIgnored, "feasible_date %v, strategy %q", fs, strategy)
+		}
 	}
 
 	walkStrings(result, "result", func(path, s string) {
@@ -231,8 +237,9 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 //     passed flag and days_from_as_of agrees with its date;
 //   - no milestone is dated before a milestone it depends on (its "after"
 //     keys, Plan.DependsOn);
-//   - a re-planned timeline's feasible_date is on or after as_of and comes
-//     with requested_date and a REPLANNED warning;
+//   - a re-planned timeline's feasible_date is on or after as_of, comes
+//     with requested_date and a REPLANNED warning, and is the date the
+//     strategy names;
 //   - no deliverable falls on a closed day of timeline.region (weekend,
 //     public holiday, 24 Dec–1 Jan);
 //   - every number is finite, and no text shows NaN, Inf, scientific

@@ -36,7 +36,7 @@ func init() {
 		ID:          "animation-short-production",
 		Name:        "Animated short production schedule",
 		Vertical:    "animation",
-		Description: "Schedules an animated short backwards from a festival or completion deadline by technique, runtime and crew: script, animatic, build, animation, compositing, picture lock, sound and deliverables, with animator-weeks, frames and labour cost, and the crew or date that makes an infeasible deadline work.",
+		Description: "Schedules an animated short backwards from a festival or completion deadline by technique, runtime and crew: script, animatic, build, animation, compositing, picture lock, sound and deliverables, with animator-weeks, frames and labour cost, and the crew or date that makes an infeasible deadline work. A deadline already past, or too close for the pipeline, is re-planned on the earliest completion; phase ends fall on working days of `country`.",
 		Fields: []engine.Field{
 			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Festival submission or completion deadline (finished film with mixed sound)."},
 			{Name: "runtime_seconds", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(3600), Description: "Running time including credits, in seconds."},
@@ -122,7 +122,9 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	finish := deadline
 	if latest := engine.AddDays(deadline, -total); latest.Before(start) {
-		finish = engine.AddDays(start, total)
+		// The earliest finish, on a working day: the deliverables are a
+		// hand-over.
+		finish = engine.NextOpen(engine.AddDays(start, total), r)
 		available := engine.DaysBetween(start, deadline) - (total - ph[3] - ph[4])
 		msg := "no crew size fits: the other phases alone need more time than remains"
 		if available > 0 {

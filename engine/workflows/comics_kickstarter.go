@@ -43,7 +43,7 @@ func init() {
 		ID:          "comics-kickstarter",
 		Name:        "Comics Kickstarter plan",
 		Vertical:    "comics",
-		Description: "Sets a Kickstarter goal for a printed comic that covers printing, creative costs, shipping, platform and processing fees and dropped pledges, estimates backers needed, checks page count and print run, and schedules pre-launch, campaign, funds, printing and fulfilment.",
+		Description: "Sets a Kickstarter goal for a printed comic that covers printing, creative costs, shipping, platform and processing fees and dropped pledges, estimates backers needed, checks page count and print run, and schedules pre-launch, campaign, funds, printing and fulfilment. A launch already past, under four weeks away or in the 24 December–1 January week is re-planned on the first feasible Tuesday; offset printing in Asia skips the Chinese New Year closure.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Campaign launch day."},
 			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},

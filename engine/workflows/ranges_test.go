@@ -16,6 +16,7 @@ import (
 // workflow that is already fully bounded fails the test, so the list only
 // shrinks. It must be empty when the engine issue is closed.
 var rangesPending = []string{
+	// crafts, design, fashion, film, games, illustration, live-events, music, newsletters, photography
 	"music-merch-plan",            // music: [items[].unit_cost_usd items[].price_usd cash_budget_usd]
 	"music-tour-budget",           // music: [shows[].guarantee_usd]
 	"release-strategy",            // music: [budget_usd]
