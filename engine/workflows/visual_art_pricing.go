@@ -181,8 +181,8 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Price the rest of the series from the ladder",
 		"Use the price ladder for other sizes so a larger work never costs less than a smaller one; keep the rate unchanged until the yearly review.")
 	p.Recommend(engine.Low, "Track sell-through", "Record every sale with size, channel and days on the wall; the yearly review raises the rate only when demand supports it.")
-	p.Strategy("Price the %gx%g in work at %s (%g %s × %s + %s materials, rounded up); through the %s you net %s, and the price holds on every channel until the review on %s.",
+	p.Strategy("Price the %gx%g in work at %s (%g %s × %s + %s materials, rounded up) for sale from %s; through the %s you net %s, and the price holds on every channel until the review on %s.",
 		in.Float("width_in"), in.Float("height_in"), studioUSD(price), units, method, studioUSD(in.Float("rate_usd")), studioUSD(in.Float("materials_cost_usd")),
-		in.Str("channel"), studioUSD(net), engine.FormatDate(engine.AddMonths(sale, 12)))
+		engine.FormatDate(sale), in.Str("channel"), studioUSD(net), engine.FormatDate(engine.AddMonths(sale, 12)))
 	return nil
 }
