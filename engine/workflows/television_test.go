@@ -159,3 +159,20 @@ func TestTelevisionWritersRoomSummaryLengthMatchesItsDates(t *testing.T) {
 		t.Errorf("feasible scripts due %s, want 2027-06-04", got)
 	}
 }
+
+// Scripts due in the dead week are delivered before it only when the room
+// still gets the weeks it needs; otherwise on the first open day after, so
+// the season is broken before the first draft comes in.
+func TestTelevisionWritersRoomDeadWeekDelivery(t *testing.T) {
+	res := entRun(t, "television-writers-room", map[string]any{
+		"as_of": "2027-03-30", "country": "UK", "episode_length": "half_hour", "episodes": 1,
+		"room_start": "2028-12-10", "scripts_due": "2028-02-21", "writers": 5,
+	})
+	broken, draft, due := milestoneDate(t, res, "season-broken"), milestoneDate(t, res, "first-draft"), milestoneDate(t, res, "scripts-due")
+	if draft.Before(broken) || due.Before(draft) {
+		t.Errorf("season broken %v, first draft %v, scripts due %v: out of order", broken, draft, due)
+	}
+	if engine.InDeadWeek(due) {
+		t.Errorf("scripts due %v in the dead week", due)
+	}
+}

@@ -149,7 +149,7 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	// Delivery is on an open day, so the dates stated are the dates planned.
 	if r := in.Region(); engine.Closed(due, r) {
-		if prev := engine.PrevOpen(due, r); !prev.Before(p.AsOf()) && prev.After(start) {
+		if prev := engine.PrevOpen(due, r); !prev.Before(p.AsOf()) && prev.After(start) && tvRoomWeeks(start, prev) >= needed {
 			due = prev
 		} else {
 			due = engine.NextOpen(due, r)
