@@ -37,7 +37,7 @@ func init() {
 		ID:          "video-youtube-partner-eligibility",
 		Name:        "YouTube Partner Program eligibility",
 		Vertical:    "video",
-		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Projects by day on YouTube's trailing windows; nothing is dated before the plan date.",
+		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
 		Fields: []engine.Field{
 			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Subscribers today (0 to 1,000,000,000)."},
 			{Name: "subscribers_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e8), Description: "Net new subscribers per month at the current pace (0 to 100,000,000)."},
