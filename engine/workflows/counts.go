@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -34,4 +35,12 @@ func warnPassedSteps(p *engine.Plan, skip ...string) {
 				m.Title, engine.FormatDate(m.Date), engine.Plural(engine.DaysBetween(m.Date, p.AsOf()), "day", "days"), engine.FormatDate(p.AsOf()))
 		}
 	}
+}
+
+// inQ4Rush reports whether d falls in the fourth-quarter advertising rush
+// (October to mid-December), when brands spend the year's remaining budget
+// and ad inventory is dearest; sponsorships booked then sell at the top of
+// their range and need booking early.
+func inQ4Rush(d time.Time) bool {
+	return d.Month() >= time.October && (d.Month() < time.December || d.Day() <= 15)
 }

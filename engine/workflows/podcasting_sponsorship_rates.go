@@ -164,6 +164,9 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	if !in.Bool("host_read") {
 		p.Recommend(engine.Medium, "Offer host-read spots", "Host-read ads command higher CPMs than pre-produced spots (about 1.7× on this card) and convert better.")
 	}
+	if start, _ := engine.ParseDate(c["start"]); inQ4Rush(start) {
+		p.Recommend(engine.Medium, "Sell Q4 early and at full rate", "Fourth-quarter inventory sells out first as brands spend their remaining budgets before the holidays; offer no discount on Q4 episodes and confirm holiday-season slots by September.")
+	}
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
 	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",

@@ -182,6 +182,9 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), in.Region())), "Send the quote with line items",
 		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
 			engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
+	if inQ4Rush(live) {
+		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
+	}
 	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
 	p.RecommendBy(engine.Medium, engine.AddDays(live, 7), "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
 	if in.Int("usage_rights_days") > 0 {

@@ -171,6 +171,10 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%s) and exclusivity (%s) as separate lines so they can be negotiated without cutting the base fee.",
 			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"),
 			engine.Plural(in.Int("usage_rights_days"), "day", "days"), engine.Plural(in.Int("exclusivity_days"), "day", "days")))
+	if inQ4Rush(publish) {
+		p.Recommend(engine.High, "Quote at the top of the range for Q4", fmt.Sprintf("A %s video lands in the fourth-quarter ad rush, when brands spend their remaining budgets and YouTube ad rates peak: quote toward %s rather than the midpoint, and hold the date in writing.",
+			publish.Format("January"), engine.USD(rate["market_high_usd"].(float64))))
+	}
 	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
 	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
 	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))

@@ -136,3 +136,22 @@ func TestVideoSponsoredIntegrationTightSchedule(t *testing.T) {
 		t.Errorf("exclusivity uplift %v%%, want 40", got)
 	}
 }
+
+// The fourth quarter is the field's season: brands spend their remaining
+// budgets and ad rates peak before the holidays, so an October video is
+// quoted at the top of the range.
+func TestVideoSponsoredIntegrationQ4Season(t *testing.T) {
+	q4 := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2027-10-14"})
+	spring := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2027-04-15"})
+	has := func(res map[string]any) bool {
+		for _, r := range res["recommendations"].([]any) {
+			if r.(map[string]any)["title"] == "Quote at the top of the range for Q4" {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(q4) || has(spring) {
+		t.Errorf("Q4 advice: October %v, April %v; want only October", has(q4), has(spring))
+	}
+}
