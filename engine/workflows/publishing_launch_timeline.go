@@ -12,7 +12,8 @@ import (
 
 // Book launch calendar, scheduled backwards from publication day.
 // Rules used:
-//   - US trade books go on sale on Tuesdays.
+//   - Trade books go on sale on one weekday: Tuesday in the US, Thursday
+//     in the UK (the country input picks it).
 //   - Store buyers order 6–9 months ahead, from the catalog and sales
 //     conference: catalog copy and metadata final 9 months out, last call 6.
 //   - Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist)
@@ -38,7 +39,7 @@ func init() {
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for trade books).",
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK).",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
@@ -57,6 +58,7 @@ func init() {
 			"as_of":     "2026-11-20",
 		},
 		Sources: []engine.Source{
+			{Title: "The Bookseller: UK trade publication day (Thursday)", URL: "https://www.thebookseller.com/", Checked: "2026-11"},
 			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
 			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
 			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
@@ -92,12 +94,26 @@ var pubLaunchWindows = []pubLaunchWindow{
 func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
 	asked := in.Date("pub_date")
 	pub := asked
-	if in.Str("path") == "traditional" && asked.Weekday() != time.Tuesday {
-		pub = engine.OnOrAfter(asked, time.Tuesday)
-		p.Warn("PUB_DATE_NOT_TUESDAY", "%s is a %s; US trade books go on sale on Tuesdays: plan for Tuesday %s.", engine.FormatDate(asked), asked.Weekday(), engine.FormatDate(pub))
+	day := pubLaunchDay(in)
+	if in.Str("path") == "traditional" && asked.Weekday() != day {
+		pub = engine.OnOrAfter(asked, day)
+		code := "PUB_DATE_NOT_TUESDAY"
+		if day == time.Thursday {
+			code = "PUB_DATE_NOT_THURSDAY"
+		}
+		p.Warn(code, "%s is a %s; %s trade books go on sale on %ss: plan for %s %s.", engine.FormatDate(asked), asked.Weekday(), in.Region(), day, day, engine.FormatDate(pub))
 	}
 	p.Set("pub_date", engine.FormatDate(pub))
 	return nil
+}
+
+// pubLaunchDay is the weekday trade books go on sale in the plan's country:
+// Tuesday in the US, Thursday in the UK.
+func pubLaunchDay(in *engine.Input) time.Weekday {
+	if in.Region() == engine.RegionUK {
+		return time.Thursday
+	}
+	return time.Tuesday
 }
 
 // pubLaunchFormatSteps are the production hand-overs of the formats
@@ -141,8 +157,9 @@ func pubLaunchSteps(in *engine.Input) []pubLaunchWindow {
 
 // pubLaunchSchedule builds the launch on the requested publication date
 // when every window with a last useful day can still be kept, and
-// otherwise on the earliest date that keeps them all (a Tuesday for trade
-// books): a missed buyer or review window is not made up by warning.
+// otherwise on the earliest date that keeps them all (on the country's
+// trade weekday for trade books): a missed buyer or review window is not
+// made up by warning.
 func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, _ := engine.ParseDate(p.Get("pub_date").(string))
 	indie := in.Str("path") == "independent"
@@ -169,7 +186,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		pub = engine.AddDays(p.AsOf(), needDays)
 		if !indie {
-			pub = engine.OnOrAfter(pub, time.Tuesday)
+			pub = engine.OnOrAfter(pub, pubLaunchDay(in))
 		}
 		why := fmt.Sprintf("Publication on %s leaves too little time for every launch window (the longest needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
 		if requested.Before(p.AsOf()) {
@@ -187,7 +204,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		// Year; a launch there sells into an empty week.
 		better := time.Date(pub.Year()+map[bool]int{true: 1, false: 0}[pub.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC)
 		if !indie {
-			better = engine.OnOrAfter(better, time.Tuesday)
+			better = engine.OnOrAfter(better, pubLaunchDay(in))
 		}
 		p.Warn("PUB_DATE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when reviewers, media and store buyers are away and launch-week sales are lost to the holiday; publish on %s instead.",
 			engine.FormatDate(pub), engine.FormatDate(better))

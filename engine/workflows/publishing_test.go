@@ -118,3 +118,12 @@ func TestPublishingLaunchTimelineDeadWeek(t *testing.T) {
 		t.Errorf("warnings %v, better date %v; want 2028-01-04", warningCodes(res), res["better_pub_date"])
 	}
 }
+
+// UK trade books are published on Thursdays, US ones on Tuesdays: the
+// country input moves publication day.
+func TestPublishingLaunchTimelineUKThursday(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-09-14", "country": "UK", "as_of": "2026-11-20"})
+	if !hasWarning(res, "PUB_DATE_NOT_THURSDAY") || res["pub_date"] != "2027-09-16" {
+		t.Errorf("Tuesday 2027-09-14 in the UK should move to Thursday 2027-09-16: %v %v", warningCodes(res), res["pub_date"])
+	}
+}
