@@ -23,6 +23,9 @@ import (
 //     (one author who is the claimant, one work, not made for hire), $65
 //     Standard Application; a sound recording is a separate $65 claim unless
 //     filed together by the same claimant.
+//   - The UK has no copyright registry (protection is automatic under the
+//     Copyright, Designs and Patents Act 1988); works are registered with
+//     PRS for Music and MCPS, recordings with PPL.
 //   - A work made for hire (17 U.S.C. §101, §201(b)) belongs to the hiring
 //     party from creation: it is the author and copyright claimant (so no
 //     $45 Single Application), it owns the publisher share, all mechanical
@@ -252,6 +255,10 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Medium, "Collect the publisher share",
 			fmt.Sprintf("%s %s no publisher or administrator: join The MLC as a self-administered member for US digital mechanicals, and register a publishing entity (or sign with an admin) so the publisher share of performance income and foreign income are collected.",
 				strings.Join(sp, ", "), map[bool]string{true: "has", false: "have"}[len(sp) == 1]))
+	}
+	if in.Region() == engine.RegionUK {
+		p.Recommend(engine.Medium, "Register in the UK with PRS, MCPS and PPL",
+			"The UK has no copyright registry: protection is automatic. Register the work with PRS for Music (performance) and MCPS (mechanicals), and the recording with PPL; a US registration is optional and only adds statutory damages under §412 for US infringements.")
 	}
 	p.Recommend(engine.Low, "Keep the signed sheet with the session files",
 		"Store the split sheet with the date, song title, writers' PROs, IPI numbers and publishers; supervisors ask for it before any sync license.")
