@@ -139,8 +139,16 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if !launch.Equal(requested) {
-		why := fmt.Sprintf("%s still to make need %s of production, and the feed goes in %d days before launch; the earliest %s launch that leaves that time is %s.",
-			engine.Plural(missing, "episode", "episodes"), engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays, requested.Weekday(), engine.FormatDate(launch))
+		// A launch the plan chooses itself never falls in the dead week.
+		for engine.InDeadWeek(launch) {
+			launch = engine.AddWeeks(launch, 1)
+		}
+		need := fmt.Sprintf("The feed goes in %d days before launch, with the trailer two days earlier", podLaunchFeedLeadDays)
+		if missing > 0 {
+			need = fmt.Sprintf("%s still to make %s %s of production, and the feed goes in %d days before launch",
+				engine.Plural(missing, "episode", "episodes"), map[bool]string{true: "needs", false: "need"}[missing == 1], engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays)
+		}
+		why := fmt.Sprintf("%s; the earliest %s launch that leaves that time is %s.", need, requested.Weekday(), engine.FormatDate(launch))
 		code := "LAUNCH_TOO_SOON"
 		if requested.Before(p.AsOf()) {
 			code = "LAUNCH_DATE_PASSED"
