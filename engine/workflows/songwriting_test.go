@@ -140,11 +140,11 @@ func TestSongwritingWorkForHireMovesOwnershipToTheHiringParty_Circular30(t *test
 	wfh := run(t, "songwriting-split-registration", clone(ctx))
 
 	if total := mediaNum(t, wfh, "copyright_fees", "total_usd"); total != 65 {
-		t.Errorf("work for hire: Standard Application $65 (no Single Application), got %v", total)
+		t.Errorf("work for hire: $65 Standard Application, not the $45 Single Application (Copyright Office fees, 37 CFR 201.3; Circular 30), got %v", total)
 	}
 	a := wfh["royalty_shares"].([]any)[0].(map[string]any)
 	if a["writer_share_pct"] != 50.0 || a["publisher_share_pct"] != 0.0 || a["per_1000_usd_publisher"] != 0.0 {
-		t.Errorf("the writer keeps the 50%% writer share and no publisher share: %v", a)
+		t.Errorf("the writer keeps the 50%% writer share and no publisher share (17 U.S.C. §201(b), Circular 30: the hiring party owns the work): %v", a)
 	}
 	if o := own["royalty_shares"].([]any)[0].(map[string]any); o["publisher_share_pct"] != 50.0 {
 		t.Errorf("not for hire, the sole writer owns the 50%% publisher share: %v", o)

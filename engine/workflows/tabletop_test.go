@@ -136,7 +136,7 @@ func TestTabletopManufacturingNoPickupDuringNewYearShutdown_CNY2027(t *testing.T
 	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-20", "as_of": "2026-06-01"})
 	entWant(t, res, "EX_FACTORY_IN_SHUTDOWN")
 	if got := milestoneDate(t, res, "ex-factory"); engine.FormatDate(got) != "2027-01-29" {
-		t.Errorf("ex-factory %v, want 2027-01-29, the last working day before the shutdown", got)
+		t.Errorf("ex-factory %v, want 2027-01-29, the last working day before the Chinese New Year shutdown (new year 2027-02-06, factories closed from 7 days before: engine.FactoryClosed)", got)
 	}
 	if sample := milestoneDate(t, res, "sample-approved"); engine.DaysBetween(sample, milestoneDate(t, res, "ex-factory")) != 70 {
 		t.Errorf("mass production from %v: want 10 weeks of open factory days before ex-factory", sample)

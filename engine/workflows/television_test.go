@@ -141,7 +141,7 @@ func TestTelevisionWritersRoomSummaryLengthMatchesItsDates(t *testing.T) {
 		weeks, _ := strconv.Atoi(m[1])
 		from, to := entDay(m[2]), entDay(m[3])
 		if span := (engine.DaysBetween(from, to) + 7) / 7; span != weeks {
-			t.Errorf("%s: summary says %d weeks but %s to %s is %d", name, weeks, m[2], m[3], span)
+			t.Errorf("%s: summary says %d weeks but %s to %s is %d (the room's paid weeks, both days counted, must match its dates)", name, weeks, m[2], m[3], span)
 		}
 		if !to.Equal(milestoneDate(t, res, "scripts-due")) {
 			t.Errorf("%s: summary ends %s, scripts due %v", name, m[3], milestoneDate(t, res, "scripts-due"))

@@ -22,10 +22,10 @@ func TestVideoPartnerEligibilityTrailingWindow_4000HoursOnDay257(t *testing.T) {
 	res := entRun(t, "video-youtube-partner-eligibility", nil)
 	entNoWarnings(t, res)
 	if got := entNum(t, res, "ad_revenue", "days_from_now"); got != 257 {
-		t.Errorf("eligible after %v days, want 257 (2,100 + 2,700 × t / 365 ≥ 4,000)", got)
+		t.Errorf("eligible after %v days, want 257 (2,100 + 2,700 × t / 365 ≥ 4,000; YouTube Help answer 72851: 4,000 watch hours in the last 12 months)", got)
 	}
 	if got := entStr(t, res, "ad_revenue", "eligible_on"); got != "2027-08-04" {
-		t.Errorf("eligible on %s, want 2027-08-04 (YPP: 4,000 watch hours in the trailing 12 months)", got)
+		t.Errorf("eligible on %s, want 2027-08-04 (YouTube Help answer 72851: 1,000 subscribers and 4,000 watch hours in the trailing 12 months)", got)
 	}
 	if got := entNum(t, res, "ad_revenue", "watch_hours_12mo"); got < 4000 || got > 4010 {
 		t.Errorf("12-month watch hours on the day %v, want just over 4,000", got)
@@ -72,7 +72,7 @@ func TestVideoPartnerEligibilityPlateauAndShorts(t *testing.T) {
 		t.Errorf("path %q, want Shorts views", got)
 	}
 	if got := entStr(t, shorts, "ad_revenue", "eligible_on"); got != "2027-05-22" {
-		t.Errorf("eligible %s, want 2027-05-22", got)
+		t.Errorf("eligible %s, want 2027-05-22 (YouTube Help answer 72851: 10M Shorts views in 90 days, with 1,000 subscribers on day 183)", got)
 	}
 }
 
