@@ -3,7 +3,6 @@ package workflows
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -258,7 +257,7 @@ func tabletopMfgRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Medium, "Get ahead of Chinese New Year", "Factories fill their pre-holiday slots early; confirm your production slot in writing before the shutdown.")
 	}
 	p.Strategy("To have %s in the %s warehouse by %s: files to the factory by %s, ex-factory %s, shipping %s (%.1f CBM) by %s.",
-		engine.Plural(in.Int("units"), "copy", "copies"), strings.ToUpper(in.Str("destination")), p.Get("in_warehouse_date"), engine.FormatDate(files), p.Get("ex_factory_date"),
+		engine.Plural(in.Int("units"), "copy", "copies"), map[string]string{"us": "US", "canada": "Canadian", "eu": "EU", "uk": "UK", "australia": "Australian"}[in.Str("destination")], p.Get("in_warehouse_date"), engine.FormatDate(files), p.Get("ex_factory_date"),
 		ship["load"], ship["total_cbm"], in.Str("freight"))
 	return nil
 }
