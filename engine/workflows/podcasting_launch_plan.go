@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -24,7 +25,7 @@ func init() {
 		ID:          "podcasting-launch-plan",
 		Name:        "Podcast launch plan",
 		Vertical:    "podcasting",
-		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes.",
+		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Launch day (the first episodes go live)."},
@@ -32,6 +33,7 @@ func init() {
 			{Name: "launch_episodes", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Episodes released on launch day."},
 			{Name: "episodes_ready", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Episodes already finished."},
 			{Name: "production_days_per_episode", Kind: engine.Number, Default: 2, Min: engine.Bound(0.25), Max: engine.Bound(20), Description: "Working days to record, edit and write notes for one episode."},
+			engine.RegionField(),
 			{Name: "artwork_px", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Side of the square cover art in pixels."},
 		},
 		ExampleContext: map[string]any{
@@ -43,6 +45,11 @@ func init() {
 			"production_days_per_episode": 2.5,
 			"artwork_px":                  3000,
 			"as_of":                       "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Apple Podcasts for Creators: artwork requirements (1400–3000 px square, JPEG or PNG, RGB)", URL: "https://podcasters.apple.com/support/896-artwork-requirements", Checked: "2026-11"},
+			{Title: "Apple Podcasts for Creators: submit a show (review before it appears)", URL: "https://podcasters.apple.com/support/897-submit-a-show", Checked: "2026-11"},
+			{Title: "US federal holidays (OPM), for hand-over dates", URL: "https://www.opm.gov/policy-data-oversight/pay-leave/federal-holidays/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-specs", Run: podLaunchSpecs},
@@ -65,6 +72,36 @@ func podLaunchBank(in *engine.Input) int {
 // so the release weekday never changes.
 var podLaunchStepDays = map[string]int{"weekly": 7, "biweekly": 14, "monthly": 28}
 
+type podLaunchDates struct{ produceFrom, trailer, feed, bankBy time.Time }
+
+// podLaunchDatesFor schedules production backwards from launch on the
+// region's open days: episodes banked three days out, the feed in two weeks
+// out, the trailer two days before the feed, and production early enough
+// for both.
+func podLaunchDatesFor(launch time.Time, missing, workDays int, r engine.Region) podLaunchDates {
+	var d podLaunchDates
+	d.bankBy = engine.PrevOpen(engine.AddDays(launch, -3), r)
+	d.feed = engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), r)
+	d.produceFrom = d.bankBy
+	if workDays > 0 {
+		d.produceFrom = engine.AddOpenDays(d.bankBy, -workDays, r)
+	}
+	// The trailer is cut from the first recordings, so production starts at
+	// least two working days before it.
+	d.trailer = engine.PrevOpen(engine.AddDays(d.feed, -2), r)
+	if first := engine.AddOpenDays(d.trailer, -2, r); missing > 0 && first.Before(d.produceFrom) {
+		d.produceFrom = first
+	}
+	return d
+}
+
+func podLaunchFeasible(d podLaunchDates, missing int, asOf time.Time) bool {
+	if missing > 0 && d.produceFrom.Before(asOf) {
+		return false
+	}
+	return !d.trailer.Before(asOf)
+}
+
 func podLaunchSpecs(in *engine.Input, p *engine.Plan) error {
 	if !in.Has("artwork_px") {
 		p.Warn("ARTWORK_UNKNOWN", "No artwork size given; Apple Podcasts needs square art of 1400–3000 px (JPEG or PNG, RGB).")
@@ -82,47 +119,65 @@ func podLaunchSpecs(in *engine.Input, p *engine.Plan) error {
 }
 
 func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
-	p.SetTarget(launch)
+	requested := in.Date("launch_date")
+	r := in.Region()
 	needed := in.Int("launch_episodes") + podLaunchBank(in)
 	missing := max(0, needed-in.Int("episodes_ready"))
 	workDays := int(math.Ceil(float64(missing) * in.Float("production_days_per_episode")))
-	bankBy := engine.PrevWorkday(engine.AddDays(launch, -3))
-	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
 	p.Set("episodes_needed_at_launch", needed)
 	p.Set("episodes_to_produce", missing)
 	p.Set("production_days_needed", workDays)
 
-	produceFrom := engine.AddWorkdays(bankBy, -workDays)
-	if workDays == 0 {
-		produceFrom = bankBy
-	}
-	// The trailer is cut from the first recordings, so production starts at
-	// least two business days before it.
-	trailer := engine.PrevWorkday(engine.AddDays(feed, -2))
-	if first := engine.AddWorkdays(trailer, -2); missing > 0 && first.Before(produceFrom) {
-		produceFrom = first
-	}
-	if produceFrom.Before(p.AsOf()) || feed.Before(p.AsOf()) {
-		done := engine.AddWorkdays(p.AsOf(), workDays)
-		earliest := engine.Later(engine.AddDays(done, 3), engine.AddDays(p.AsOf(), podLaunchFeedLeadDays+2))
-		earliest = engine.OnOrAfter(earliest, launch.Weekday())
+	// A launch is feasible when production and the trailer can still start
+	// on or after the plan date; otherwise the plan moves to the first
+	// launch on the same weekday that is.
+	launch := requested
+	for !podLaunchFeasible(podLaunchDatesFor(launch, missing, workDays, r), missing, p.AsOf()) {
+		launch = engine.AddWeeks(launch, 1)
 		if launch.Before(p.AsOf()) {
-			p.Warn("LAUNCH_DATE_PASSED", "Launch day %s is before the plan date %s; the earliest launch on a %s is %s.",
-				engine.FormatDate(launch), engine.FormatDate(p.AsOf()), launch.Weekday(), engine.FormatDate(earliest))
-		} else {
-			p.Warn("LAUNCH_TOO_SOON", "%d episode(s) still to make at %.1f days each need %d working days, and the feed should be in %d days before launch; the earliest launch on a %s is %s.",
-				missing, in.Float("production_days_per_episode"), workDays, podLaunchFeedLeadDays, launch.Weekday(), engine.FormatDate(earliest))
+			launch = engine.OnOrAfter(p.AsOf(), requested.Weekday())
 		}
-		p.Set("earliest_feasible_launch", engine.FormatDate(earliest))
 	}
+	if !launch.Equal(requested) {
+		// A launch the plan chooses itself never falls in the dead week.
+		for engine.InDeadWeek(launch) {
+			launch = engine.AddWeeks(launch, 1)
+		}
+		need := fmt.Sprintf("The feed goes in %d days before launch, with the trailer two days earlier", podLaunchFeedLeadDays)
+		if missing > 0 {
+			need = fmt.Sprintf("%s still to make %s %s of production, and the feed goes in %d days before launch",
+				engine.Plural(missing, "episode", "episodes"), map[bool]string{true: "needs", false: "need"}[missing == 1], engine.Plural(workDays, "working day", "working days"), podLaunchFeedLeadDays)
+		}
+		why := fmt.Sprintf("%s; the earliest %s launch that leaves that time is %s.", need, requested.Weekday(), engine.FormatDate(launch))
+		code := "LAUNCH_TOO_SOON"
+		if requested.Before(p.AsOf()) {
+			code = "LAUNCH_DATE_PASSED"
+			why = fmt.Sprintf("Launch day %s is before the plan date %s. ", engine.FormatDate(requested), engine.FormatDate(p.AsOf())) + why
+		}
+		p.Warn(code, "%s", why)
+		p.Replanned(requested, launch, why)
+		p.Set("earliest_feasible_launch", engine.FormatDate(launch))
+	}
+	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
+	if engine.InDeadWeek(launch) {
+		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when listeners travel, press is off and charts are frozen; launch on %s instead.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
+	}
+	d := podLaunchDatesFor(launch, missing, workDays, r)
 	if missing > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Production of %d episode(s) starts", missing), engine.Later(produceFrom, p.AsOf()))
+		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), d.produceFrom)
 	}
-	p.Milestone("trailer-ready", "Trailer and cover art final", trailer)
-	p.Milestone("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", feed)
-	p.Milestone("episodes-banked", fmt.Sprintf("%d episodes finished and scheduled", needed), bankBy)
-	p.Milestone("launch", fmt.Sprintf("Launch: %d episodes live", in.Int("launch_episodes")), launch)
+	p.Deliverable("trailer-ready", "Trailer and cover art final", d.trailer, r)
+	p.Deliverable("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", d.feed, r)
+	p.Deliverable("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), d.bankBy, r)
+	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
+	p.DependsOn("trailer-ready", "production-start")
+	p.DependsOn("feed-submitted", "trailer-ready")
+	p.DependsOn("episodes-banked", "production-start")
+	p.DependsOn("launch", "feed-submitted", "episodes-banked")
 
 	var calendar []map[string]any
 	step := podLaunchStepDays[in.Str("cadence")]
@@ -130,10 +185,10 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	for i := 1; i <= n; i++ {
 		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(launch)})
 	}
-	d := launch
+	release := launch
 	for i := n + 1; i <= n+5; i++ {
-		d = engine.AddDays(d, step)
-		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(d)})
+		release = engine.AddDays(release, step)
+		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(release)})
 	}
 	next, _ := engine.ParseDate(calendar[n]["date"].(string))
 	p.Milestone("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next)
@@ -143,19 +198,23 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 }
 
 func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
-	feed := engine.PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
+	launch := p.GetDate("launch_date")
+	feed := engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), in.Region())
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), feed), "Submit the feed early",
 		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
 	if m := p.Get("episodes_to_produce").(int); m > 0 {
 		p.Recommend(engine.High, "Batch-record the launch episodes",
-			fmt.Sprintf("Record the %d missing episode(s) in back-to-back sessions; %d working days of production are needed before launch.", m, p.Get("production_days_needed").(int)))
+			fmt.Sprintf("Record the %s in back-to-back sessions; %s of production %s needed before launch.", engine.Plural(m, "missing episode", "missing episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"), map[bool]string{true: "is", false: "are"}[p.Get("production_days_needed").(int) == 1]))
 	}
 	p.Recommend(engine.Medium, "Release on a fixed day and time",
 		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
 	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
-	p.Strategy("Launch %q on %s with %d episodes and %d more banked for a %s cadence: produce %d episode(s) (%d working days), submit the feed by %s, then release every %s.",
-		in.Str("show_name"), engine.FormatDate(launch), in.Int("launch_episodes"), podLaunchBank(in), in.Str("cadence"),
-		p.Get("episodes_to_produce").(int), p.Get("production_days_needed").(int), engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+	produce := "every episode is already made"
+	if m := p.Get("episodes_to_produce").(int); m > 0 {
+		produce = fmt.Sprintf("produce %s (%s)", engine.Plural(m, "episode", "episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"))
+	}
+	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: %s, submit the feed by %s, then release every %s.",
+		in.Str("show_name"), engine.FormatDate(launch), engine.Plural(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
+		produce, engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
 	return nil
 }

@@ -26,7 +26,7 @@ func init() {
 		ID:          "podcasting-sponsorship-rates",
 		Name:        "Sponsorship rate card",
 		Vertical:    "podcasting",
-		Description: "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report.",
+		Description: "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report. A campaign whose insertion-order date has passed is re-planned to the first start on the same weekday that leaves two weeks.",
 		Fields: []engine.Field{
 			{Name: "downloads_per_episode", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Average downloads per episode in its first 30 days."},
 			{Name: "episodes_per_month", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(31), Description: "Episodes released per month."},
@@ -35,6 +35,7 @@ func init() {
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the inventory expected to sell, in percent."},
 			{Name: "rep_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(70), Description: "Ad network or sales rep commission, in percent."},
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First air date of the sponsor campaign being planned."},
+			engine.RegionField(),
 			{Name: "campaign_months", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Length of the campaign in months."},
 		},
 		ExampleContext: map[string]any{
@@ -47,6 +48,10 @@ func init() {
 			"campaign_start":        "2027-01-05",
 			"campaign_months":       3,
 			"as_of":                 "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "AdvertiseCast: podcast advertising rates (CPM benchmarks per slot)", URL: "https://www.advertisecast.com/podcast-advertising-rates", Checked: "2026-11"},
+			{Title: "IAB Tech Lab: podcast measurement guidelines (downloads counted)", URL: "https://iabtechlab.com/standards/podcast-measurement-guidelines/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "rate-card", Run: podSponsorRates},
@@ -101,32 +106,45 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		"discount_pct": discount * 100, "price_usd": engine.Money(pkg * (1 - discount)),
 	})
 	if dl < podSponsorMinDownloads {
-		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%.0f downloads an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns $%.2f. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", dl, perEpisode)
+		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%s an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns %s. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", roundedCount(dl, "download", "downloads"), engine.USD(perEpisode))
 	}
 	return nil
 }
 
 func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
-	start := in.Date("campaign_start")
-	p.SetTarget(start)
-	io := engine.PrevWorkday(engine.AddDays(start, -podSponsorIOLeadDays))
-	if io.Before(p.AsOf()) {
-		earliest := engine.AddDays(p.AsOf(), podSponsorIOLeadDays)
-		earliest = engine.OnOrAfter(earliest, start.Weekday())
-		p.Warn("IO_LEAD_TIME", "A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
-			engine.FormatDate(start), engine.FormatDate(io), start.Weekday(), engine.FormatDate(earliest))
-		p.Set("earliest_campaign_start", engine.FormatDate(earliest))
+	requested, r := in.Date("campaign_start"), in.Region()
+	// The insertion order is signed two weeks before the first air date; a
+	// campaign whose insertion order date has passed moves to the first
+	// start on the same weekday that leaves the brand that time.
+	start := requested
+	for engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r).Before(p.AsOf()) {
+		start = engine.AddWeeks(start, 1)
+		if start.Before(p.AsOf()) {
+			start = engine.OnOrAfter(p.AsOf(), requested.Weekday())
+		}
 	}
+	if !start.Equal(requested) {
+		why := fmt.Sprintf("A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
+			engine.FormatDate(requested), engine.FormatDate(engine.PrevOpen(engine.AddDays(requested, -podSponsorIOLeadDays), r)), requested.Weekday(), engine.FormatDate(start))
+		p.Warn("IO_LEAD_TIME", "%s", why)
+		p.Replanned(requested, start, why)
+		p.Set("earliest_campaign_start", engine.FormatDate(start))
+	}
+	p.SetTarget(start)
+	io := engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r)
 	end := engine.AddDays(engine.AddMonths(start, in.Int("campaign_months")), -1)
 	p.Milestone("pitch", "Media kit and rate card sent to prospects", engine.Later(p.AsOf(), engine.AddDays(io, -14)))
-	p.Milestone("io-signed", "Insertion order signed", io)
-	p.Milestone("talking-points", "Talking points, promo code and landing page received", engine.PrevWorkday(engine.AddDays(start, -7)))
+	p.Deliverable("io-signed", "Insertion order signed", io, r)
+	p.Deliverable("talking-points", "Talking points, promo code and landing page received", engine.Later(io, engine.AddDays(start, -7)), r)
 	p.Milestone("campaign-start", "First sponsored episode airs", start)
 	if in.Int("campaign_months") > 1 {
 		p.Milestone("first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
 	}
 	p.Milestone("campaign-end", "Last sponsored episode airs", end)
-	p.Milestone("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.AddDays(end, 30))
+	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.NextOpen(engine.AddDays(end, 30), r), r)
+	p.DependsOn("talking-points", "io-signed")
+	p.DependsOn("campaign-start", "io-signed", "talking-points")
+	p.DependsOn("delivery-report", "campaign-end")
 	p.Set("campaign", map[string]string{"io_by": engine.FormatDate(io), "start": engine.FormatDate(start), "end": engine.FormatDate(end)})
 	return nil
 }
@@ -137,19 +155,23 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	c := p.Get("campaign").(map[string]string)
 	io, _ := engine.ParseDate(c["io_by"])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(io, -14)), "Send the rate card",
-		fmt.Sprintf("Offer the %d-month package at $%.2f (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
-			pkg["months"].(int), pkg["price_usd"].(float64), pkg["discount_pct"].(float64)))
+		fmt.Sprintf("Offer the %d-month package at %s (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
+			pkg["months"].(int), engine.USD(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
 	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
 		p.Recommend(engine.Medium, "Sell direct before joining a network",
-			fmt.Sprintf("At %d downloads an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", d))
+			fmt.Sprintf("At %s an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", engine.Plural(d, "download", "downloads")))
 	}
 	if !in.Bool("host_read") {
 		p.Recommend(engine.Medium, "Offer host-read spots", "Host-read ads command higher CPMs than pre-produced spots (about 1.7× on this card) and convert better.")
 	}
+	if start, _ := engine.ParseDate(c["start"]); inQ4Rush(start) {
+		p.Recommend(engine.Medium, "Sell Q4 early and at full rate", "Fourth-quarter inventory sells out first as brands spend their remaining budgets before the holidays; offer no discount on Q4 episodes and confirm holiday-season slots by September.")
+	}
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
-	p.Strategy("At %d downloads an episode, sell %s at $%.2f an episode in all; %.0f%% sell-through of %d episodes a month brings $%.2f gross, $%.2f net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at $%.2f.",
-		in.Int("downloads_per_episode"), slots, p.Get("per_episode_all_slots_usd").(float64), in.Float("sell_through_pct"), in.Int("episodes_per_month"),
-		monthly["expected_gross_usd"].(float64), monthly["expected_net_usd"].(float64), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], pkg["price_usd"].(float64))
+	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",
+		engine.Plural(in.Int("downloads_per_episode"), "download", "downloads"), slots, engine.USD(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
+		engine.Plural(in.Int("episodes_per_month"), "episode", "episodes"), engine.USD(monthly["expected_gross_usd"].(float64)), engine.USD(monthly["expected_net_usd"].(float64)),
+		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], engine.USD(pkg["price_usd"].(float64)))
 	return nil
 }

@@ -13,8 +13,10 @@ func TestPodcastingLaunchPlanBankAndCalendar(t *testing.T) {
 		t.Fatalf("needed %v, to produce %v, days %v", res["episodes_needed_at_launch"], res["episodes_to_produce"], res["production_days_needed"])
 	}
 	launch := mediaDay("2027-01-12")
-	if d := engine.DaysBetween(milestoneDate(t, res, "feed-submitted"), launch); d < 14 || d > 16 {
-		t.Errorf("feed submitted %d days before launch, want 14", d)
+	// Two weeks out is 2026-12-29, in the dead week: the feed goes in on
+	// the last open day before it, Wednesday 2026-12-23.
+	if d := engine.DaysBetween(milestoneDate(t, res, "feed-submitted"), launch); d != 20 {
+		t.Errorf("feed submitted %d days before launch, want 20 (23 December, before the dead week)", d)
 	}
 	cal := res["release_calendar"].([]any)
 	if cal[2].(map[string]any)["date"] != "2027-01-12" || cal[3].(map[string]any)["date"] != "2027-01-19" || cal[7].(map[string]any)["date"] != "2027-02-16" {
@@ -42,10 +44,19 @@ func TestPodcastingLaunchPlanTooSoon(t *testing.T) {
 		t.Fatalf("want LAUNCH_TOO_SOON: %v", warningCodes(res))
 	}
 	earliest := mediaDate(t, res, "earliest_feasible_launch")
-	// 5 episodes × 3 days = 15 business days from 2026-11-20 → 2026-12-11,
-	// + 3 days, on the next Tuesday.
-	if earliest != mediaDay("2026-12-15") {
-		t.Errorf("earliest launch %v, want Tuesday 2026-12-15", earliest)
+	// 5 episodes × 3 days = 15 working days from 2026-11-20, skipping
+	// Thanksgiving (26 November), end on 2026-12-14; banked three days
+	// before launch, on the next Tuesday: 2026-12-22. The plan is built on
+	// it, with the requested date beside it.
+	if earliest != mediaDay("2026-12-22") {
+		t.Errorf("earliest launch %v, want Tuesday 2026-12-22", earliest)
+	}
+	tl := res["timeline"].(map[string]any)
+	if tl["requested_date"] != "2026-12-01" || tl["feasible_date"] != "2026-12-22" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("re-planned timeline %v, warnings %v", tl, warningCodes(res))
+	}
+	if got := milestoneDate(t, res, "launch"); got != mediaDay("2026-12-22") {
+		t.Errorf("launch milestone %v, want the feasible date", got)
 	}
 }
 

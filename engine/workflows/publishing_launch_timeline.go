@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -11,7 +12,8 @@ import (
 
 // Book launch calendar, scheduled backwards from publication day.
 // Rules used:
-//   - US trade books go on sale on Tuesdays.
+//   - Trade books go on sale on one weekday: Tuesday in the US, Thursday
+//     in the UK (the country input picks it).
 //   - Store buyers order 6–9 months ahead, from the catalog and sales
 //     conference: catalog copy and metadata final 9 months out, last call 6.
 //   - Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist)
@@ -19,6 +21,14 @@ import (
 //     3 months out. Long-lead magazines close 4–6 months ahead.
 //   - Podcasts and broadcast book 4–6 weeks out; pre-order pushes run in
 //     the last 8 weeks.
+//   - Print formats: print-ready files go to the printer 16 weeks before
+//     publication and bound books reach the warehouse 8 weeks out, so
+//     stores can order and stock them (offset printing 4–6 weeks, freight
+//     and distribution the rest). An independent print-on-demand edition
+//     needs a proof copy ordered 6 weeks out.
+//   - Audiobooks: narration is cast and recorded from 16 weeks out and the
+//     finished master delivered 8 weeks out, for retailer review (ACX
+//     reviews in up to 10 business days, longer in busy months).
 //   - Independent authors: each format needs its own ISBN (Bowker, US: $125
 //     for one, $295 for ten); an ebook on KDP pre-order must have its final
 //     file in 72 hours before release. Printed ARCs cost about $10.50 each
@@ -29,14 +39,15 @@ func init() {
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors.",
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK).",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
 			{Name: "path", Kind: engine.String, Enum: []string{"traditional", "independent"}, Default: "traditional", Description: "Traditional publisher or independent (self-published)."},
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"hardcover", "paperback", "ebook", "audiobook"}, Default: []string{"hardcover", "ebook"}, Min: engine.Bound(1), Description: "Formats published on the day."},
 			{Name: "arc_count", Kind: engine.Integer, Default: 50, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Printed advance reader copies to send."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Launch budget (independent authors: ISBNs and ARCs come out of it)."},
+			engine.RegionField(),
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Launch budget (independent authors: ISBNs and ARCs come out of it)."},
 		},
 		ExampleContext: map[string]any{
 			"title":     "The Lighthouse Ledger",
@@ -45,6 +56,13 @@ func init() {
 			"formats":   []any{"hardcover", "ebook", "audiobook"},
 			"arc_count": 120,
 			"as_of":     "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "The Bookseller: UK trade publication day (Thursday)", URL: "https://www.thebookseller.com/", Checked: "2026-11"},
+			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
+			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
+			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "ACX: audio submission requirements and review", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-date", Run: pubLaunchCheckDate},
@@ -71,56 +89,146 @@ var pubLaunchWindows = []pubLaunchWindow{
 	{"trade-reviews", "Trade reviews run; pull quotes for marketing", "", 3, 0, 0, true, true},
 	{"preorder-push", "Pre-order campaign starts", "", 0, 56, 0, true, true},
 	{"podcast-pitching", "Podcast and media bookings pitched", "MEDIA_WINDOW_MISSED", 0, 42, 28, true, true},
-	{"final-ebook-file", "Final ebook file uploaded (KDP: 72 hours before release)", "", 0, 3, 3, true, false},
 }
 
 func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
 	asked := in.Date("pub_date")
 	pub := asked
-	if in.Str("path") == "traditional" && asked.Weekday() != time.Tuesday {
-		pub = engine.OnOrAfter(asked, time.Tuesday)
-		p.Warn("PUB_DATE_NOT_TUESDAY", "%s is a %s; US trade books go on sale on Tuesdays: plan for Tuesday %s.", engine.FormatDate(asked), asked.Weekday(), engine.FormatDate(pub))
+	day := pubLaunchDay(in)
+	if in.Str("path") == "traditional" && asked.Weekday() != day {
+		pub = engine.OnOrAfter(asked, day)
+		code := "PUB_DATE_NOT_TUESDAY"
+		if day == time.Thursday {
+			code = "PUB_DATE_NOT_THURSDAY"
+		}
+		p.Warn(code, "%s is a %s; %s trade books go on sale on %ss: plan for %s %s.", engine.FormatDate(asked), asked.Weekday(), in.Region(), day, day, engine.FormatDate(pub))
+	}
+	p.Set("pub_date", engine.FormatDate(pub))
+	return nil
+}
+
+// pubLaunchDay is the weekday trade books go on sale in the plan's country:
+// Tuesday in the US, Thursday in the UK.
+func pubLaunchDay(in *engine.Input) time.Weekday {
+	if in.Region() == engine.RegionUK {
+		return time.Thursday
+	}
+	return time.Tuesday
+}
+
+// pubLaunchFormatSteps are the production hand-overs of the formats
+// published, in days before publication.
+func pubLaunchFormatSteps(in *engine.Input) []pubLaunchWindow {
+	indie := in.Str("path") == "independent"
+	var out []pubLaunchWindow
+	formats := in.Strings("formats")
+	if slices.Contains(formats, "hardcover") || slices.Contains(formats, "paperback") {
+		if indie {
+			out = append(out, pubLaunchWindow{key: "print-proof", title: "Print-on-demand proof copy ordered and checked", code: "PRINT_PROOF_LATE", idealDays: 42, lastDay: 21})
+		} else {
+			out = append(out,
+				pubLaunchWindow{key: "files-to-printer", title: "Print-ready files to the printer", code: "PRINTER_DEADLINE_MISSED", idealDays: 112, lastDay: 84},
+				pubLaunchWindow{key: "bound-books", title: "Bound books in the warehouse", code: "", idealDays: 56, lastDay: 56})
+		}
+	}
+	if slices.Contains(formats, "audiobook") {
+		out = append(out,
+			pubLaunchWindow{key: "audio-narration", title: "Audiobook narration starts", code: "AUDIOBOOK_LATE", idealDays: 112, lastDay: 84},
+			pubLaunchWindow{key: "audio-master", title: "Finished audiobook master delivered for retailer review", code: "", idealDays: 56, lastDay: 28})
+	}
+	if slices.Contains(formats, "ebook") && indie {
+		out = append(out, pubLaunchWindow{key: "final-ebook-file", title: "Final ebook file uploaded (KDP: 72 hours before release)", idealDays: 3, lastDay: 3})
+	}
+	return out
+}
+
+// pubLaunchSteps lists the windows that apply to this book.
+func pubLaunchSteps(in *engine.Input) []pubLaunchWindow {
+	indie := in.Str("path") == "independent"
+	var out []pubLaunchWindow
+	for _, w := range pubLaunchWindows {
+		if (indie && !w.independent) || (!indie && !w.traditional) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return append(out, pubLaunchFormatSteps(in)...)
+}
+
+// pubLaunchSchedule builds the launch on the requested publication date
+// when every window with a last useful day can still be kept, and
+// otherwise on the earliest date that keeps them all (on the country's
+// trade weekday for trade books): a missed buyer or review window is not
+// made up by warning.
+func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
+	requested, _ := engine.ParseDate(p.Get("pub_date").(string))
+	indie := in.Str("path") == "independent"
+	r := in.Region()
+	steps := pubLaunchSteps(in)
+	// The last useful day of a window that has one decides how far the
+	// publication date must move to keep it.
+	needDays := 0
+	for _, w := range steps {
+		if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
+			needDays = max(needDays, w.lastDay)
+		}
+	}
+	if requested.Before(p.AsOf()) {
+		needDays = max(needDays, 1)
+	}
+	pub := requested
+	if needDays > 0 {
+		for _, w := range steps {
+			if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) && w.code != "" {
+				p.Warn(w.code, "%s was due by %s; it is %s late for publication on %s.", w.title, engine.FormatDate(engine.AddDays(requested, -w.lastDay)),
+					engine.Plural(engine.DaysBetween(engine.AddDays(requested, -w.lastDay), p.AsOf()), "day", "days"), engine.FormatDate(requested))
+			}
+		}
+		pub = engine.AddDays(p.AsOf(), needDays)
+		if !indie {
+			pub = engine.OnOrAfter(pub, pubLaunchDay(in))
+		}
+		why := fmt.Sprintf("Publication on %s leaves too little time for every launch window (the longest needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
+		if requested.Before(p.AsOf()) {
+			why = fmt.Sprintf("Publication day %s is before the plan date %s.", engine.FormatDate(requested), engine.FormatDate(p.AsOf()))
+		}
+		p.Replanned(requested, pub, why)
+		p.Set("earliest_feasible_pub_date", engine.FormatDate(pub))
+		p.Set("requested_pub_date", engine.FormatDate(requested))
 	}
 	p.SetTarget(pub)
 	p.Set("pub_date", engine.FormatDate(pub))
 	p.Set("days_until_pub", engine.DaysBetween(p.AsOf(), pub))
-	if pub.Before(p.AsOf()) {
-		p.Warn("PUB_DATE_PASSED", "Publication day %s is before the plan date %s.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
+	if engine.InDeadWeek(pub) {
+		// Stores, reviewers and media are off between Christmas and New
+		// Year; a launch there sells into an empty week.
+		better := time.Date(pub.Year()+map[bool]int{true: 1, false: 0}[pub.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC)
+		if !indie {
+			better = engine.OnOrAfter(better, pubLaunchDay(in))
+		}
+		p.Warn("PUB_DATE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when reviewers, media and store buyers are away and launch-week sales are lost to the holiday; publish on %s instead.",
+			engine.FormatDate(pub), engine.FormatDate(better))
+		p.Set("better_pub_date", engine.FormatDate(better))
 	}
-	return nil
-}
-
-func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
-	pub, _ := engine.ParseDate(p.Get("pub_date").(string))
-	indie := in.Str("path") == "independent"
-	hasEbook := slices.Contains(in.Strings("formats"), "ebook")
-	// The latest "last day" that has already passed decides how far the
-	// publication date must move to keep every window.
-	needDays := 0
 	var windows []map[string]any
-	for _, w := range pubLaunchWindows {
-		if (indie && !w.independent) || (!indie && !w.traditional) || (w.key == "final-ebook-file" && !hasEbook) {
-			continue
-		}
-		ideal := engine.PrevWorkday(engine.AddDays(engine.AddMonths(pub, -w.idealMonths), -w.idealDays))
+	for _, w := range steps {
+		ideal := engine.Later(p.AsOf(), engine.AddDays(engine.AddMonths(pub, -w.idealMonths), -w.idealDays))
 		last := engine.AddDays(pub, -w.lastDay)
-		p.Milestone(w.key, w.title, ideal)
-		windows = append(windows, map[string]any{"key": w.key, "ideal": engine.FormatDate(ideal), "last": engine.FormatDate(last)})
-		if w.code != "" && last.Before(p.AsOf()) && !pub.Before(p.AsOf()) {
-			p.Warn(w.code, "%s was due by %s (ideally %s); it is %d days late.", w.title, engine.FormatDate(last), engine.FormatDate(ideal), engine.DaysBetween(last, p.AsOf()))
-			needDays = max(needDays, w.lastDay)
+		if w.key == "trade-reviews" || w.key == "preorder-push" {
+			p.Milestone(w.key, w.title, ideal)
+		} else {
+			p.Deliverable(w.key, w.title, ideal, r)
 		}
+		windows = append(windows, map[string]any{"key": w.key, "ideal": engine.FormatDate(ideal), "last": engine.FormatDate(last)})
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
-	p.Set("windows", windows)
-	if needDays > 0 {
-		earliest := engine.AddDays(p.AsOf(), needDays)
-		if !indie {
-			earliest = engine.OnOrAfter(earliest, time.Tuesday)
-		}
-		p.Set("earliest_feasible_pub_date", engine.FormatDate(earliest))
+	p.DependsOn("bound-books", "files-to-printer")
+	p.DependsOn("audio-master", "audio-narration")
+	for _, w := range steps {
+		p.DependsOn("pub-day", w.key)
 	}
+	p.Set("windows", windows)
 	return nil
 }
 
@@ -152,8 +260,8 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 		costs["remaining_usd"] = engine.Money(b - total)
 		if total > b {
 			affordable := max(0, int((b-isbnCost)/pubLaunchARCUnit))
-			p.Warn("BUDGET_SHORT", "ISBNs ($%.2f) and %d printed ARCs ($%.2f) cost $%.2f, more than the $%.2f budget; the budget covers %d printed ARCs; send the rest as e-galleys.",
-				isbnCost, in.Int("arc_count"), arcs, total, b, affordable)
+			p.Warn("BUDGET_SHORT", "ISBNs (%s) and %s (%s) cost %s, more than the %s budget; the budget covers %s; send the rest as e-galleys.",
+				engine.USD(isbnCost), engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(arcs), engine.USD(total), engine.USD(b), engine.Plural(affordable, "printed ARC", "printed ARCs"))
 			p.Set("affordable_arcs", affordable)
 		}
 	}
@@ -177,16 +285,25 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -56)), "Run a pre-order campaign",
 		"Pre-orders count towards first-week sales; offer a pre-order bonus and push it in the last 8 weeks.")
 	if e, ok := p.Get("earliest_feasible_pub_date").(string); ok {
-		p.Recommend(engine.High, "Consider moving publication",
-			fmt.Sprintf("Windows have been missed; publishing on %s or later keeps galleys, long-lead and buyer timing intact.", e))
+		p.RecommendBy(engine.High, p.AsOf(), "Move publication with the publisher and retailers",
+			fmt.Sprintf("This plan publishes on %s instead of %s, the earliest date that keeps galleys, long-lead and buyer timing; update the date in the metadata feed and pre-order listings now.", e, p.Get("requested_pub_date")))
+	}
+	formats := in.Strings("formats")
+	if slices.Contains(formats, "audiobook") {
+		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -126)), "Cast the audiobook narrator",
+			"Audition narrators two weeks before recording starts; a finished master is due 8 weeks before publication so retailers can review it and list it with the print and ebook editions.")
+	}
+	if (slices.Contains(formats, "hardcover") || slices.Contains(formats, "paperback")) && !indie {
+		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -112)), "Lock the print files",
+			"Final interior and jacket files go to the printer 16 weeks out; corrections after that cost a reprint or a slipped date.")
 	}
 	costs := p.Get("costs").(map[string]any)
-	spend := fmt.Sprintf("the publisher covers %d galleys", in.Int("arc_count"))
+	spend := fmt.Sprintf("the publisher covers %s", engine.Plural(in.Int("arc_count"), "galley", "galleys"))
 	if indie {
-		spend = fmt.Sprintf("ISBNs and %d printed ARCs cost $%.2f", in.Int("arc_count"), costs["fixed_total_usd"].(float64))
+		spend = fmt.Sprintf("ISBNs and %s cost %s", engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(costs["fixed_total_usd"].(float64)))
 	}
-	p.Strategy("Publish %q on %s (%s, %d days out): galleys to reviewers by %s, pre-orders pushed from %s, podcasts pitched from %s; %s.",
-		in.Str("title"), engine.FormatDate(pub), in.Str("path"), p.Get("days_until_pub").(int), engine.FormatDate(galleys),
-		engine.FormatDate(engine.AddDays(pub, -56)), engine.FormatDate(engine.AddDays(pub, -42)), spend)
+	p.Strategy("Publish %q in %s on %s (%s, %s out): galleys to reviewers by %s, pre-orders pushed from %s, podcasts pitched from %s; %s.",
+		in.Str("title"), strings.Join(formats, ", "), engine.FormatDate(pub), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), engine.FormatDate(galleys),
+		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -56))), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -42))), spend)
 	return nil
 }

@@ -3,6 +3,8 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +33,7 @@ func init() {
 		ID:          "publishing-query-plan",
 		Name:        "Agent query plan",
 		Vertical:    "publishing",
-		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete.",
+		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete. A start date already past starts querying on the plan date.",
 		Fields: []engine.Field{
 			{Name: "genre", Kind: engine.String, Required: true, Enum: []string{"literary", "upmarket", "commercial", "thriller", "mystery", "horror", "romance", "fantasy", "science_fiction", "young_adult", "middle_grade", "memoir", "narrative_nonfiction"}, Description: "Category the book is pitched in."},
 			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(500000), Description: "Manuscript word count."},
@@ -56,6 +58,10 @@ func init() {
 			"batch_size": 10,
 			"start_date": "2026-12-08",
 			"as_of":      "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Jane Friedman: how to write a query letter (length, comps)", URL: "https://janefriedman.com/query-letters/", Checked: "2026-11"},
+			{Title: "Writer's Digest: word counts by genre", URL: "https://www.writersdigest.com/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-package", Run: pubQueryCheck},
@@ -86,13 +92,13 @@ func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
 		if wc < r[0] {
 			dir, by = "under", r[0]-wc
 		}
-		p.Warn("WORD_COUNT_OUT_OF_RANGE", "%d words is %d %s the %d–%d agents expect for %s; many will pass on the number alone.", wc, by, dir, r[0], r[1], strings.ReplaceAll(genre, "_", " "))
+		p.Warn("WORD_COUNT_OUT_OF_RANGE", "%s is %s %s the %s–%s agents expect for %s; many will pass on the number alone.", engine.Plural(wc, "word", "words"), engine.FormatInt(by), dir, engine.FormatInt(r[0]), engine.FormatInt(r[1]), strings.ReplaceAll(genre, "_", " "))
 	}
 	switch q := in.Int("query_words"); {
 	case q > 350:
-		p.Warn("QUERY_TOO_LONG", "The query is %d words; cut %d to reach 350 (aim for 250–350: hook, stakes, comps, bio).", q, q-350)
+		p.Warn("QUERY_TOO_LONG", "The query is %s; cut %d to reach 350 (aim for 250–350: hook, stakes, comps, bio).", engine.Plural(q, "word", "words"), q-350)
 	case q < 250:
-		p.Warn("QUERY_TOO_SHORT", "The query is %d words; 250–350 leaves room for the stakes and the comps.", q)
+		p.Warn("QUERY_TOO_SHORT", "The query is %s; 250–350 leaves room for the stakes and the comps.", engine.Plural(q, "word", "words"))
 	}
 	oldest := p.AsOf().Year() - 5
 	var stale []string
@@ -106,10 +112,35 @@ func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
 		p.Warn("COMP_TOO_OLD", "%s %s more than 5 years old; use comps published %d or later.", strings.Join(stale, ", "), map[bool]string{true: "is", false: "are"}[len(stale) == 1], oldest)
 	}
 	if fresh := len(comps) - len(stale); fresh < 2 {
-		p.Warn("TOO_FEW_COMPS", "The query has %d current comp title(s); agents look for 2–3 from the last 3–5 years.", fresh)
+		p.Warn("TOO_FEW_COMPS", "The query has %s; agents look for 2–3 from the last 3–5 years.", engine.Plural(fresh, "current comp title", "current comp titles"))
 	}
 	p.Set("comps_current", len(comps)-len(stale))
 	return nil
+}
+
+// pubQueryCompsLine names the comps the query should lead with: the
+// current ones, most recent first; stale ones are named to be replaced.
+func pubQueryCompsLine(in *engine.Input, p *engine.Plan) string {
+	oldest := p.AsOf().Year() - 5
+	var current, stale []string
+	comps := in.List("comp_titles")
+	sort.SliceStable(comps, func(i, j int) bool { return comps[i].Int("year") > comps[j].Int("year") })
+	for _, c := range comps {
+		name := fmt.Sprintf("%s (%d)", c.Str("title"), c.Int("year"))
+		if c.Int("year") < oldest {
+			stale = append(stale, name)
+		} else {
+			current = append(current, name)
+		}
+	}
+	line := "no current comps yet: find two published since " + strconv.Itoa(oldest)
+	if len(current) > 0 {
+		line = "comps: " + strings.Join(current, " and ")
+	}
+	if len(stale) > 0 {
+		line += "; replace " + strings.Join(stale, ", ")
+	}
+	return line
 }
 
 // pubQuerySendDay moves a batch to a Tuesday outside the holiday slowdown.
@@ -144,7 +175,7 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		count := min(size, agents-i*size)
 		batches = append(batches, map[string]any{"batch": i + 1, "send_date": engine.FormatDate(send), "queries": count, "revise_if_requests_below": int(math.Ceil(float64(count) / 10))})
-		p.Milestone(fmt.Sprintf("batch-%d", i+1), fmt.Sprintf("Batch %d: %d queries out", i+1, count), send)
+		p.Milestone(fmt.Sprintf("batch-%d", i+1), fmt.Sprintf("Batch %d: %s out", i+1, engine.Plural(count, "query", "queries")), send)
 	}
 	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
 	checkpoint := engine.AddWeeks(first, pubQueryBatchGapWeeks)
@@ -161,7 +192,7 @@ func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	batches := p.Get("batches").([]map[string]any)
 	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))), "Finish the query package",
-		fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %d current comps named.", p.Get("comps_current").(int)))
+		fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", pubQueryCompsLine(in, p)))
 	p.RecommendBy(engine.High, engine.AddWeeks(first, pubQueryBatchGapWeeks), "Revise if batch 1 is quiet",
 		"Fewer than one full request per 10 queries means the query or opening pages are not working; revise before sending batch 2.")
 	p.Recommend(engine.Medium, "Mix the batches",
@@ -169,7 +200,8 @@ func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Track every query",
 		"Log agent, date, materials sent and response; close out non-responders after their stated window.")
 	r := p.Get("word_count_range").([2]int)
-	p.Strategy("Query %d agents for the %d-word %s manuscript (%d–%d expected) in %d batches from %s, revising after each; all responses in by %s; %d full requests is the healthy benchmark.",
-		in.Int("agents"), in.Int("word_count"), strings.ReplaceAll(in.Str("genre"), "_", " "), r[0], r[1], len(batches), batches[0]["send_date"], p.Get("querying_complete"), p.Get("target_full_requests").(int))
+	p.Strategy("Query %s for the %s-word %s manuscript (%s–%s expected) in %s from %s, revising after each; all responses in by %s; %s is the healthy benchmark.",
+		engine.Plural(in.Int("agents"), "agent", "agents"), engine.FormatInt(in.Int("word_count")), strings.ReplaceAll(in.Str("genre"), "_", " "), engine.FormatInt(r[0]), engine.FormatInt(r[1]),
+		engine.Plural(len(batches), "batch", "batches"), batches[0]["send_date"], p.Get("querying_complete"), engine.Plural(p.Get("target_full_requests").(int), "full request", "full requests"))
 	return nil
 }

@@ -36,6 +36,18 @@ func TestPublishingLaunchTimelineTooSoon(t *testing.T) {
 	if res["earliest_feasible_pub_date"] != "2027-05-25" {
 		t.Errorf("earliest pub %v, want 2027-05-25", res["earliest_feasible_pub_date"])
 	}
+	// The launch is built on that date, not on the one asked for.
+	if got := milestoneDate(t, res, "pub-day"); engine.FormatDate(got) != "2027-05-25" {
+		t.Errorf("publication milestone %v, want the feasible 2027-05-25", got)
+	}
+	if tl := res["timeline"].(map[string]any); tl["requested_date"] != "2027-02-16" || tl["feasible_date"] != "2027-05-25" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("timeline %v, warnings %v", tl, warningCodes(res))
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if m.(map[string]any)["passed"] == true {
+			t.Errorf("re-planned launch has a step in the past: %v", m)
+		}
+	}
 }
 
 func TestPublishingLaunchTimelineIndependentCosts(t *testing.T) {
@@ -95,5 +107,23 @@ func TestPublishingQueryPlanPackageChecks(t *testing.T) {
 	batches := res["batches"].([]any)
 	if len(batches) != 3 || batches[2].(map[string]any)["queries"] != 5.0 {
 		t.Errorf("25 agents in 10s: 10, 10, 5; got %v", batches)
+	}
+}
+
+// A trade book published in the 24 December–1 January dead week is flagged
+// with the first Tuesday after it.
+func TestPublishingLaunchTimelineDeadWeek(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-12-28", "as_of": "2026-11-20"})
+	if !hasWarning(res, "PUB_DATE_IN_DEAD_WEEK") || res["better_pub_date"] != "2028-01-04" {
+		t.Errorf("warnings %v, better date %v; want 2028-01-04", warningCodes(res), res["better_pub_date"])
+	}
+}
+
+// UK trade books are published on Thursdays, US ones on Tuesdays: the
+// country input moves publication day.
+func TestPublishingLaunchTimelineUKThursday(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{"title": "B", "pub_date": "2027-09-14", "country": "UK", "as_of": "2026-11-20"})
+	if !hasWarning(res, "PUB_DATE_NOT_THURSDAY") || res["pub_date"] != "2027-09-16" {
+		t.Errorf("Tuesday 2027-09-14 in the UK should move to Thursday 2027-09-16: %v %v", warningCodes(res), res["pub_date"])
 	}
 }

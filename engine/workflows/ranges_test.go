@@ -10,26 +10,6 @@ import (
 	"github.com/creativeops/creativeops/engine/enginetest"
 )
 
-// rangesPending lists the workflows whose owners had not yet bounded every
-// number when this test was written; each owner removes its entries as it
-// gives every Number and Integer field a Min and a Max. An entry for a
-// workflow that is already fully bounded fails the test, so the list only
-// shrinks. It must be empty when the engine issue is closed.
-var rangesPending = []string{
-	// podcasting, publishing, screenwriting, social-media, songwriting, tabletop, television, theater, video, visual-art
-	"songwriting-sync-quote",            // songwriting: [offer_usd]
-	"television-writers-room",           // television: [weekly_rate_usd budget_usd]
-	"screenwriting-contest-plan",        // screenwriting: [contests[].early_fee_usd contests[].regular_fee_usd contests[].late_fee_usd contests[].max_pages budget_usd]
-	"publishing-launch-timeline",        // publishing: [budget_usd]
-	"visual-art-open-calls",             // visual-art: [calls[].entry_fee_usd fee_budget_usd]
-	"visual-art-pricing",                // visual-art: [materials_cost_usd]
-	"tabletop-kickstarter-campaign",     // tabletop: [pledge_usd unit_cost_usd fixed_costs_usd shipping_per_backer_usd expected_backers]
-	"video-sponsored-integration",       // video: [avg_views_30d offer_usd]
-	"video-youtube-partner-eligibility", // video: [subscribers subscribers_per_month watch_hours_12mo watch_hours_per_month shorts_views_90d shorts_views_per_month uploads_last_90_days]
-	"social-media-brand-deal",           // social-media: [deliverables[].followers offer_usd]
-	"theater-production-budget",         // theater: [avg_ticket_usd weekly_payroll_usd fixed_costs_usd]
-}
-
 // unbounded lists the Number and Integer fields (items of lists included)
 // without both a Min and a Max.
 func unbounded(fields []engine.Field, prefix string) []string {
@@ -47,13 +27,8 @@ func unbounded(fields []engine.Field, prefix string) []string {
 // the field rather than a run failing with "unsupported value: +Inf".
 func TestEveryNumberHasARange(t *testing.T) {
 	for _, w := range engine.Workflows("") {
-		missing := unbounded(w.Fields, "")
-		pending := slices.Contains(rangesPending, w.ID)
-		switch {
-		case len(missing) > 0 && !pending:
+		if missing := unbounded(w.Fields, ""); len(missing) > 0 {
 			t.Errorf("%s: numeric inputs without Min and Max: %s", w.ID, strings.Join(missing, ", "))
-		case len(missing) == 0 && pending:
-			t.Errorf("%s: every number is bounded now: remove it from rangesPending", w.ID)
 		}
 	}
 }

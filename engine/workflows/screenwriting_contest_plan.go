@@ -25,7 +25,7 @@ func init() {
 		ID:          "screenwriting-contest-plan",
 		Name:        "Contest and fellowship entry plan",
 		Vertical:    "screenwriting",
-		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference.",
+		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference. A ready date already past means the draft is ready now; contests whose deadlines have all passed are reported, not entered.",
 		Fields: []engine.Field{
 			{Name: "script_format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "Format of the script."},
 			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Page count of the draft to be entered."},
@@ -33,15 +33,16 @@ func init() {
 			{Name: "contests", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Contests and fellowships in order of preference.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Contest name."},
 				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
-				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Entry fee at the early deadline."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee at the early deadline."},
 				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular deadline."},
-				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Description: "Entry fee at the regular deadline."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee at the regular deadline."},
 				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
-				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Entry fee at the late deadline."},
-				{Name: "max_pages", Kind: engine.Integer, Min: engine.Bound(1), Description: "Page cap, if the contest has one."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee at the late deadline."},
+				{Name: "max_pages", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(400), Description: "Page cap, if the contest has one."},
 				{Name: "notification_date", Kind: engine.Date, Description: "Date winners or finalists are announced."},
 			}},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "Total entry-fee budget."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Total entry-fee budget."},
+			engine.RegionField(),
 			{Name: "registered", Kind: engine.Boolean, Default: false, Description: "Whether the script is already registered (WGAW Registry or Copyright Office)."},
 		},
 		ExampleContext: map[string]any{
@@ -56,6 +57,10 @@ func init() {
 			},
 			"budget_usd": 200,
 			"as_of":      "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "WGAW Registry: fees and term of registration", URL: "https://www.wgawregistry.org/", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-pages", Run: scriptContestPages},
@@ -76,9 +81,9 @@ func scriptContestPages(in *engine.Input, p *engine.Plan) error {
 	pages := in.Int("page_count")
 	p.Set("page_range", r)
 	if pages < r[0] || pages > r[1] {
-		p.Warn("PAGE_COUNT_OUT_OF_RANGE", "%d pages is outside the %d–%d pages readers expect for a %s; %s.",
-			pages, r[0], r[1], strings.ReplaceAll(in.Str("script_format"), "_", " "),
-			map[bool]string{true: fmt.Sprintf("cut %d pages", pages-r[1]), false: fmt.Sprintf("it reads %d pages short", r[0]-pages)}[pages > r[1]])
+		p.Warn("PAGE_COUNT_OUT_OF_RANGE", "%s is outside the %d–%d pages readers expect for a %s; %s.",
+			engine.Plural(pages, "page", "pages"), r[0], r[1], strings.ReplaceAll(in.Str("script_format"), "_", " "),
+			map[bool]string{true: "cut " + engine.Plural(pages-r[1], "page", "pages"), false: "it reads " + engine.Plural(r[0]-pages, "page", "pages") + " short"}[pages > r[1]])
 	}
 	if !in.Bool("registered") {
 		p.Warn("NOT_REGISTERED", "The script is not registered; register it with the WGAW Registry ($20, $10 for members) or the Copyright Office ($45 single author) before it goes to readers, by %s.", engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))))
@@ -99,9 +104,13 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 			{Name: "regular", Deadline: c.Date("regular_deadline"), FeeUSD: c.Float("regular_fee_usd")},
 			{Name: "late", Deadline: c.Date("late_deadline"), FeeUSD: c.Float("late_fee_usd")},
 		}
+		// Tiers are taken in deadline order whatever their names, so a
+		// listing typed out of order is still entered at the cheapest open
+		// deadline.
+		sort.SliceStable(tiers, func(i, j int) bool { return tiers[i].Deadline.Before(tiers[j].Deadline) })
 		name := c.Str("name")
 		if c.Has("max_pages") && pages > c.Int("max_pages") {
-			p.Warn("PAGE_LIMIT_EXCEEDED", "%s caps entries at %d pages; the %d-page draft must lose %d pages to enter.", name, c.Int("max_pages"), pages, pages-c.Int("max_pages"))
+			p.Warn("PAGE_LIMIT_EXCEEDED", "%s caps entries at %s; the %d-page draft must lose %s to enter.", name, engine.Plural(c.Int("max_pages"), "page", "pages"), pages, engine.Plural(pages-c.Int("max_pages"), "page", "pages"))
 			continue
 		}
 		t, ok := engine.CheapestOpenTier(tiers, ready)
@@ -116,20 +125,32 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 		spent += t.FeeUSD
 		saved += engine.LastTierFee(tiers) - t.FeeUSD
 		e := map[string]any{"contest": name, "deadline": t.Name, "submit_by": engine.FormatDate(t.Deadline), "fee_usd": t.FeeUSD}
+		// The next deadline is the fallback if the draft needs one more
+		// pass: what waiting for it costs.
+		for _, next := range tiers {
+			if next.Deadline.After(t.Deadline) {
+				e["fallback_deadline"], e["fallback_submit_by"], e["fallback_extra_usd"] = next.Name, engine.FormatDate(next.Deadline), engine.Money(next.FeeUSD-t.FeeUSD)
+				break
+			}
+		}
 		slug := slugKey(name)
-		p.Milestone("enter-"+slug, fmt.Sprintf("Enter %s (%s deadline, $%.2f)", name, t.Name, t.FeeUSD), t.Deadline)
+		p.Milestone("enter-"+slug, fmt.Sprintf("Enter %s (%s deadline, %s)", name, t.Name, engine.USD(t.FeeUSD)), t.Deadline)
 		if c.Has("notification_date") {
-			e["notification_date"] = engine.FormatDate(c.Date("notification_date"))
-			p.Milestone("results-"+slug, name+" results", c.Date("notification_date"))
+			if n := c.Date("notification_date"); n.After(t.Deadline) {
+				e["notification_date"] = engine.FormatDate(n)
+				p.Milestone("results-"+slug, name+" results", n)
+			} else {
+				p.Warn("NOTIFICATION_BEFORE_DEADLINE", "%s lists results on %s, not after the %s deadline entered (%s); check the contest's dates.", name, engine.FormatDate(n), t.Name, engine.FormatDate(t.Deadline))
+			}
 		}
 		entries = append(entries, e)
 	}
 	if len(dropped) > 0 {
-		p.Warn("OVER_BUDGET", "The $%.2f budget is spent after $%.2f; %s left out.", budget, spent, strings.Join(dropped, ", "))
+		p.Warn("OVER_BUDGET", "The %s budget is spent after %s; %s left out.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
 	}
-	p.Milestone("script-ready", "Contest draft ready (proofed, title page without contact details if required)", in.Date("ready_date"))
+	p.Deliverable("script-ready", "Contest draft ready (proofed, title page without contact details if required)", ready, in.Region())
 	// The plan works towards the first entry deadline.
-	target := in.Date("ready_date")
+	target := ready
 	for i, e := range entries {
 		if d, _ := engine.ParseDate(e["submit_by"].(string)); i == 0 || d.Before(target) {
 			target = d
@@ -148,7 +169,11 @@ func scriptContestRecommend(in *engine.Input, p *engine.Plan) error {
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
 	for _, e := range sorted {
 		due, _ := engine.ParseDate(e["submit_by"].(string))
-		p.RecommendBy(engine.High, due, "Enter "+e["contest"].(string), fmt.Sprintf("Enter at the %s deadline for $%.2f.", e["deadline"], e["fee_usd"].(float64)))
+		detail := fmt.Sprintf("Enter at the %s deadline for %s.", e["deadline"], engine.USD(e["fee_usd"].(float64)))
+		if fb, ok := e["fallback_submit_by"].(string); ok {
+			detail += fmt.Sprintf(" If the draft needs another pass, the %s deadline (%s) costs %s more.", e["fallback_deadline"], fb, engine.USD(e["fallback_extra_usd"].(float64)))
+		}
+		p.RecommendBy(engine.High, due, "Enter "+e["contest"].(string), detail)
 	}
 	if len(entries) == 0 {
 		p.Recommend(engine.High, "Find open contests", "No listed contest is open for this draft: add contests whose deadlines fall after the ready date and whose page caps the draft meets.")
@@ -158,8 +183,8 @@ func scriptContestRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Plan for the results",
 		"Have a second sample and a logline-and-bio query ready for when placements are announced; managers read quarter-finalists and up.")
 	fees := p.Get("fees").(map[string]any)
-	p.Strategy("Enter the %d-page %s in %d contest(s) for $%.2f in fees (saving $%.2f against late deadlines) once ready on %s; %d left out by budget.",
-		in.Int("page_count"), strings.ReplaceAll(in.Str("script_format"), "_", " "), len(entries), fees["total_usd"].(float64), fees["saved_vs_late_usd"].(float64),
-		engine.FormatDate(in.Date("ready_date")), len(p.Get("left_out").([]string)))
+	p.Strategy("Enter the %d-page %s in %s for %s in fees (saving %s against late deadlines) once ready on %s; %d left out by budget.",
+		in.Int("page_count"), strings.ReplaceAll(in.Str("script_format"), "_", " "), engine.Plural(len(entries), "contest", "contests"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))), len(p.Get("left_out").([]string)))
 	return nil
 }

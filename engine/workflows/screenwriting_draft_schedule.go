@@ -3,6 +3,8 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"strings"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -25,7 +27,7 @@ func init() {
 		ID:          "screenwriting-draft-schedule",
 		Name:        "Spec script writing schedule",
 		Vertical:    "screenwriting",
-		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees.",
+		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees. A target date already past, or one the writing cannot fit at a sustainable pace, is re-planned to the earliest date at the writer's pace.",
 		Fields: []engine.Field{
 			{Name: "format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "What is being written."},
 			{Name: "target_date", Kind: engine.Date, Required: true, Description: "Date the finished script must go out."},
@@ -33,6 +35,7 @@ func init() {
 			{Name: "writing_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(1), Max: engine.Bound(7), Description: "Writing days per week."},
 			{Name: "rewrite_passes", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Rewrite passes after the first draft."},
 			{Name: "writers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Number of credited writers."},
+			engine.RegionField(),
 			{Name: "wga_member", Kind: engine.Boolean, Default: false, Description: "Whether the writer is a WGA member (registry discount)."},
 		},
 		ExampleContext: map[string]any{
@@ -43,6 +46,10 @@ func init() {
 			"rewrite_passes":        2,
 			"writers":               1,
 			"as_of":                 "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "WGAW Registry: fees and term of registration", URL: "https://www.wgawregistry.org/", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "size", Run: scriptDraftSize},
@@ -90,57 +97,100 @@ func scriptDraftSize(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// scriptDraftBack schedules the writing backwards from the date the script
+// goes out.
+func scriptDraftBack(target time.Time, weeks map[string]int, outlineWeeks int) (polish, rewritesStart, draftStart, outlineStart time.Time) {
+	polish = engine.AddWeeks(target, -1)
+	rewritesStart = engine.AddWeeks(polish, -weeks["notes_and_rewrites"])
+	draftStart = engine.AddWeeks(rewritesStart, -weeks["first_draft"])
+	outlineStart = engine.AddWeeks(draftStart, -outlineWeeks)
+	return
+}
+
+// scriptDraftSchedule plans on the requested date when the writing fits,
+// or fits at a faster but sustainable first-draft pace; otherwise the plan
+// moves to the earliest date the work fits at the writer's pace.
 func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	f := scriptDraftFormats[in.Str("format")]
-	target := in.Date("target_date")
-	p.SetTarget(target)
+	r := in.Region()
+	requested := in.Date("target_date")
+	target := requested
 	weeks := p.Get("weeks").(map[string]int)
-	register := engine.PrevWorkday(engine.AddDays(target, -3))
-	polish := engine.AddWeeks(target, -1)
-	rewritesStart := engine.AddWeeks(polish, -weeks["notes_and_rewrites"])
-	draftStart := engine.AddWeeks(rewritesStart, -weeks["first_draft"])
-	outlineStart := engine.AddWeeks(draftStart, -f.outlineWeeks)
+	_, rewritesStart, draftStart, outlineStart := scriptDraftBack(target, weeks, f.outlineWeeks)
 
 	if outlineStart.Before(p.AsOf()) {
-		totalWeeks := weeks["total"]
-		earliest := engine.AddWeeks(p.AsOf(), totalWeeks)
-		p.Set("earliest_feasible_target", engine.FormatDate(earliest))
+		earliest := engine.AddWeeks(p.AsOf(), weeks["total"])
 		// Weeks left for the first draft once outline, notes, rewrites and
 		// polish are kept whole.
 		_, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
 		left := engine.DaysBetween(p.AsOf(), target)/7 - other
-		if target.Before(p.AsOf()) {
+		need := 0.0
+		if left > 0 {
+			need = engine.Round(float64(f.pages)/float64(left*in.Int("writing_days_per_week")), 1)
+		}
+		switch {
+		case target.Before(p.AsOf()):
 			p.Warn("TARGET_DATE_PASSED", "The target %s is before the plan date %s; at %.1f pages a day the earliest date is %s.",
 				engine.FormatDate(target), engine.FormatDate(p.AsOf()), in.Float("pages_per_day"), engine.FormatDate(earliest))
-		} else if left <= 0 {
-			p.Warn("SCHEDULE_INFEASIBLE", "Outline, %d rewrite pass(es) and polish alone need %d weeks but only %d remain before %s; the earliest feasible date at %.1f pages a day is %s, or cut rewrite passes.",
-				in.Int("rewrite_passes"), other, engine.DaysBetween(p.AsOf(), target)/7, engine.FormatDate(target), in.Float("pages_per_day"), engine.FormatDate(earliest))
-		} else {
-			need := engine.Round(float64(f.pages)/float64(left*in.Int("writing_days_per_week")), 1)
+			p.Replanned(requested, earliest, "The target date has passed.")
+			target = earliest
+		case left <= 0:
+			p.Warn("SCHEDULE_INFEASIBLE", "Outline, %s and polish alone need %s but only %s remain before %s; the earliest feasible date at %.1f pages a day is %s, or cut rewrite passes.",
+				engine.Plural(in.Int("rewrite_passes"), "rewrite pass", "rewrite passes"), engine.Plural(other, "week", "weeks"), engine.Plural(engine.DaysBetween(p.AsOf(), target)/7, "week", "weeks"),
+				engine.FormatDate(target), in.Float("pages_per_day"), engine.FormatDate(earliest))
+			p.Replanned(requested, earliest, "The outline, notes, rewrites and polish do not fit before the target date.")
+			target = earliest
+		case need > scriptDraftMaxPace:
 			p.Set("required_pages_per_day", need)
-			code := "PACE_INCREASE_NEEDED"
-			if need > scriptDraftMaxPace {
-				code = "PACE_UNREALISTIC"
-			}
-			p.Warn(code, "Starting today leaves %d week(s) for the first draft: %.1f pages a day instead of %.1f (sustainable is up to %.0f). At your pace the earliest date is %s.",
-				left, need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
+			p.Warn("PACE_UNREALISTIC", "Starting today leaves %s for the first draft: %.1f pages a day instead of %.1f, above the sustainable %.0f. At your pace the earliest date is %s.",
+				engine.Plural(left, "week", "weeks"), need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
+			p.Replanned(requested, earliest, fmt.Sprintf("Making the date would take %.1f pages a day, above the sustainable %.0f.", need, scriptDraftMaxPace))
+			target = earliest
+		default:
+			// A faster first draft, still sustainable, keeps the date.
+			p.Set("required_pages_per_day", need)
+			p.Warn("PACE_INCREASE_NEEDED", "Starting today leaves %s for the first draft: %.1f pages a day instead of %.1f (sustainable is up to %.0f). At your pace the earliest date is %s.",
+				engine.Plural(left, "week", "weeks"), need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
+			p.Set("earliest_feasible_target", engine.FormatDate(earliest))
+		}
+		if !target.Equal(requested) {
+			p.Set("earliest_feasible_target", engine.FormatDate(target))
+			_, rewritesStart, draftStart, outlineStart = scriptDraftBack(target, weeks, f.outlineWeeks)
+		} else {
 			outlineStart = p.AsOf()
 			draftStart = engine.AddWeeks(outlineStart, f.outlineWeeks)
 		}
 	}
+	p.SetTarget(target)
+	register := engine.PrevOpen(engine.AddDays(target, -3), r)
 	p.Milestone("outline-start", "Outline and beat sheet begin", outlineStart)
 	if draftStart.After(outlineStart) {
 		p.Milestone("first-draft-start", "First draft begins", draftStart)
 	}
-	p.Milestone("first-draft-done", "First draft finished; out to readers for notes", rewritesStart)
-	for i := 1; i <= in.Int("rewrite_passes"); i++ {
-		p.Milestone(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)))
+	// A draft due in a closed week is handed over before it, unless that
+	// would be before the draft starts; then on the first open day after.
+	done := rewritesStart
+	if engine.Closed(done, r) && engine.PrevOpen(done, r).Before(engine.Later(draftStart, p.AsOf())) {
+		done = engine.NextOpen(done, r)
 	}
-	p.Milestone("registered", "Registered with the WGAW Registry and the Copyright Office", register)
+	p.Deliverable("first-draft-done", "First draft finished; out to readers for notes", done, r)
+	for i := 1; i <= in.Int("rewrite_passes"); i++ {
+		p.Deliverable(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)), r)
+	}
+	p.Deliverable("registered", "Registered with the WGAW Registry and the Copyright Office", register, r)
 	p.Milestone("target", "Script goes out", target)
+	p.DependsOn("first-draft-done", "outline-start", "first-draft-start")
+	prev := "first-draft-done"
+	for i := 1; i <= in.Int("rewrite_passes"); i++ {
+		key := fmt.Sprintf("rewrite-%d-done", i)
+		p.DependsOn(key, prev)
+		prev = key
+	}
+	p.DependsOn("registered", prev)
+	p.DependsOn("target", "registered")
 	p.Set("schedule", map[string]string{
 		"outline_start": engine.FormatDate(outlineStart), "first_draft_start": engine.FormatDate(draftStart),
-		"first_draft_done": engine.FormatDate(rewritesStart), "register_by": engine.FormatDate(register),
+		"first_draft_done": engine.FormatDate(engine.Later(p.AsOf(), rewritesStart)), "register_by": engine.FormatDate(register), "target": engine.FormatDate(target),
 	})
 	return nil
 }
@@ -154,13 +204,14 @@ func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	done, _ := engine.ParseDate(s["first_draft_done"])
 	p.RecommendBy(engine.High, done, "Protect the first-draft block",
-		fmt.Sprintf("Write %.1f pages a day, %d days a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, in.Int("writing_days_per_week"), p.Get("target_pages").(int), s["first_draft_done"]))
+		fmt.Sprintf("Write %.1f pages a day, %s a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, engine.Plural(in.Int("writing_days_per_week"), "day", "days"), p.Get("target_pages").(int), s["first_draft_done"]))
 	reg, _ := engine.ParseDate(s["register_by"])
-	p.RecommendBy(engine.Medium, reg, "Register before it goes out",
-		fmt.Sprintf("Register the final draft with the WGAW Registry ($%.0f, five years) and the Copyright Office ($%.0f); the copyright registration is what allows an infringement suit.", fees["wga_registry_usd"], fees["copyright_usd"]))
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), reg), "Register before it goes out",
+		fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", engine.USD(fees["wga_registry_usd"]), engine.USD(fees["copyright_usd"])))
 	p.Recommend(engine.Medium, "Line up readers before the draft is done",
 		"Book two or three trusted readers for the notes week after each draft, so no pass waits on feedback.")
-	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %d rewrite pass(es) with notes, polish and register by %s ($%.0f) for %s.",
-		p.Get("target_pages").(int), in.Str("format"), s["outline_start"], s["first_draft_done"], pace, in.Int("rewrite_passes"), s["register_by"], fees["total_usd"], engine.FormatDate(in.Date("target_date")))
+	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %s with notes, polish and register by %s (%s) for %s.",
+		p.Get("target_pages").(int), strings.ReplaceAll(in.Str("format"), "_", " "), s["outline_start"], s["first_draft_done"], pace, engine.Plural(in.Int("rewrite_passes"), "rewrite pass", "rewrite passes"),
+		s["register_by"], engine.USD(fees["total_usd"]), s["target"])
 	return nil
 }

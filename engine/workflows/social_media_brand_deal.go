@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -27,11 +28,11 @@ func init() {
 		ID:          "social-media-brand-deal",
 		Name:        "Brand deal quote and schedule",
 		Vertical:    "social-media",
-		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment.",
+		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
 				{Name: "platform", Kind: engine.String, Required: true, Enum: []string{"instagram", "tiktok", "youtube", "x"}, Description: "Platform."},
-				{Name: "followers", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Followers on that platform."},
+				{Name: "followers", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Followers on that platform."},
 				{Name: "engagement_rate_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Average engagement rate on that platform, in percent."},
 				{Name: "posts", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Posts to deliver on that platform."},
 			}},
@@ -39,7 +40,8 @@ func init() {
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content as ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+			engine.RegionField(),
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 		},
 		ExampleContext: map[string]any{
 			"deliverables": []any{
@@ -52,6 +54,10 @@ func init() {
 			"commission_pct":    15,
 			"offer_usd":         2500,
 			"as_of":             "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "FTC: Disclosures 101 for social media influencers", URL: "https://www.ftc.gov/business-guidance/resources/disclosures-101-social-media-influencers", Checked: "2026-11"},
+			{Title: "16 CFR Part 255, Guides Concerning the Use of Endorsements and Testimonials in Advertising", URL: "https://www.ecfr.gov/current/title-16/chapter-I/subchapter-B/part-255", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "price", Run: socialDealPrice},
@@ -110,47 +116,75 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if d := in.Int("exclusivity_days"); d > 90 {
-		p.Warn("EXCLUSIVITY_LONG", "%d days of exclusivity shuts the category's other brands out for a season; the uplift is capped at %.0f%%, so price each month beyond 90 days separately.", d, exclusivityCapPct)
+		p.Warn("EXCLUSIVITY_LONG", "%s of exclusivity shuts the category's other brands out for a season; the uplift is capped at %.0f%%, so price each month beyond 90 days separately.", engine.Plural(d, "day", "days"), exclusivityCapPct)
 	}
 	return nil
 }
 
+// socialDealSchedule plans the deal on the requested go-live date when the
+// brief, draft and approval still fit before it, and otherwise on the
+// earliest go-live that leaves them their time.
 func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
-	live, asOf := in.Date("go_live_date"), p.AsOf()
-	p.SetTarget(live)
-	lead := engine.DaysBetween(asOf, live)
-	switch {
-	case lead < 0:
-		p.Warn("GO_LIVE_PASSED", "The go-live date %s is %d days before the plan date.", engine.FormatDate(live), -lead)
-	case lead < socialDealLeadDays:
-		alt := engine.AddDays(asOf, socialDealLeadDays)
-		p.Warn("DRAFT_WINDOW_TIGHT", "Only %d days to go live; brief, draft and brand approval need about 14. Earliest comfortable go-live: %s.", lead, engine.FormatDate(alt))
-		p.Set("earliest_feasible_go_live_date", engine.FormatDate(alt))
+	requested, asOf, r := in.Date("go_live_date"), p.AsOf(), in.Region()
+	// The chain is dated backwards on open days, each step at least a day
+	// before the next, so a closed week (the dead week) never puts brand
+	// approval ahead of the draft it approves.
+	chain := func(live time.Time) (contract, draft, approval time.Time) {
+		approval = engine.AddOpenDays(live, -3, r)
+		draft = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -7), r), engine.AddOpenDays(approval, -1, r))
+		contract = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r), engine.AddOpenDays(draft, -1, r))
+		return
 	}
-	p.Milestone("contract", "Brief and contract signed", engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays)))
-	p.Milestone("draft", "Draft content sent to the brand", engine.PrevWorkday(engine.AddDays(live, -7)))
-	p.Milestone("approval", "Brand approval", engine.AddWorkdays(live, -3))
+	contractFor := func(live time.Time) time.Time { c, _, _ := chain(live); return c }
+	live := requested
+	if contractFor(live).Before(asOf) {
+		live = engine.Later(live, engine.AddDays(asOf, socialDealLeadDays))
+		for contractFor(live).Before(asOf) {
+			live = engine.AddDays(live, 1)
+		}
+		lead := engine.DaysBetween(asOf, requested)
+		why := fmt.Sprintf("Only %s to go live; brief, draft and brand approval need about 14.", engine.Plural(lead, "day", "days"))
+		if lead < 0 {
+			why = fmt.Sprintf("The go-live date %s is %s before the plan date.", engine.FormatDate(requested), engine.Plural(-lead, "day", "days"))
+			p.Warn("GO_LIVE_PASSED", "%s", why)
+		} else {
+			p.Warn("DRAFT_WINDOW_TIGHT", "%s Earliest comfortable go-live: %s.", why, engine.FormatDate(live))
+		}
+		p.Replanned(requested, live, why)
+		p.Set("earliest_feasible_go_live_date", engine.FormatDate(live))
+	}
+	p.SetTarget(live)
+	p.Set("go_live_date", engine.FormatDate(live))
+	contract, draft, approval := chain(live)
+	p.Deliverable("contract", "Brief and contract signed", contract, r)
+	p.Deliverable("draft", "Draft content sent to the brand", draft, r)
+	p.Deliverable("approval", "Brand approval", approval, r)
+	p.Set("approval_date", engine.FormatDate(approval))
 	p.Milestone("go-live", "First post live with disclosure", live)
-	p.Milestone("insights", "Insights report (7 days)", engine.AddDays(live, 7))
+	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
 	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
+	p.DependsOn("draft", "contract")
+	p.DependsOn("approval", "draft")
+	p.DependsOn("go-live", "approval")
+	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
 		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
 	}
 	if d := in.Int("exclusivity_days"); d > 0 {
 		p.Milestone("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d))
 	}
-	if lead >= 0 {
-		p.WarnPassedMilestones()
-	}
 	return nil
 }
 
 func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
-	live := in.Date("go_live_date")
+	live := p.GetDate("go_live_date")
 	q := p.Get("quote").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(live, -socialDealLeadDays))), "Send the quote with line items",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), in.Region())), "Send the quote with line items",
 		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
 			engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
+	if inQ4Rush(live) {
+		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
+	}
 	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
 	p.RecommendBy(engine.Medium, engine.AddDays(live, 7), "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
 	if in.Int("usage_rights_days") > 0 {
@@ -158,6 +192,6 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Strategy("Quote %s for the package (%s base, +%.0f%% usage rights, +%.0f%% exclusivity), %s to you after commission, first post live %s with approval by %s.",
 		engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
-		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), engine.FormatDate(engine.AddWorkdays(live, -3)))
+		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), p.Get("approval_date"))
 	return nil
 }

@@ -29,7 +29,7 @@ func init() {
 		ID:          "social-media-content-calendar",
 		Name:        "Campaign content calendar",
 		Vertical:    "social-media",
-		Description: "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit.",
+		Description: "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit. A campaign whose first batch session has passed is re-planned to start the day after the next session.",
 		Fields: []engine.Field{
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First day of posting."},
 			{Name: "weeks", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Length of the campaign in weeks."},
@@ -46,6 +46,9 @@ func init() {
 			"launch_date":    "2027-01-26",
 			"batch_day":      "sunday",
 			"as_of":          "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Sprout Social: how often to post on each platform", URL: "https://sproutsocial.com/insights/how-often-to-post-on-social-media/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "cadence", Run: socialCalCadence},
@@ -111,8 +114,8 @@ func socialCalCadence(in *engine.Input, p *engine.Plan) error {
 		level = "reduced"
 		f := avail / need
 		posts = at(func(c socialCadence) int { return max(1, int(math.Floor(float64(c.min)*f))) })
-		p.Warn("OVER_CAPACITY", "Even the minimum cadence on %d platforms takes %.1f hours a week against %.1f available; the plan drops below the minimum (%.1f hours), so consider fewer platforms.",
-			len(platforms), need, avail, socialCalHours(posts))
+		p.Warn("OVER_CAPACITY", "Even the minimum cadence on %s takes %.1f hours a week against %.1f available; the plan drops below the minimum (%.1f hours), so consider fewer platforms.",
+			engine.Plural(len(platforms), "platform", "platforms"), need, avail, socialCalHours(posts))
 	}
 	hours := socialCalHours(posts)
 	perWeek := 0
@@ -127,11 +130,22 @@ func socialCalCadence(in *engine.Input, p *engine.Plan) error {
 }
 
 func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
-	start, asOf := in.Date("campaign_start"), p.AsOf()
+	requested, asOf := in.Date("campaign_start"), p.AsOf()
 	weeks := in.Int("weeks")
+	batchDay := socialWeekday(in.Str("batch_day"))
+	// The first week is made in a batch session before it starts; a start
+	// whose session has passed moves to the day after the next session.
+	start := requested
+	if first := engine.OnOrBefore(engine.AddDays(start, -1), batchDay); first.Before(asOf) {
+		start = engine.AddDays(engine.OnOrAfter(asOf, batchDay), 1)
+		why := fmt.Sprintf("The first batch session (%s) is before the plan date; starting %s would leave the first week unprepared.", engine.FormatDate(first), engine.FormatDate(requested))
+		p.Warn("FIRST_BATCH_PASSED", "%s Earliest start after a batch session: %s.", why, engine.FormatDate(start))
+		p.Replanned(requested, start, why)
+		p.Set("earliest_feasible_start_date", engine.FormatDate(start))
+	}
 	end := engine.AddDays(engine.AddWeeks(start, weeks), -1)
 	p.SetTarget(start)
-	batchDay := socialWeekday(in.Str("batch_day"))
+	p.Set("campaign_start", engine.FormatDate(start))
 	var batches []string
 	for k := 0; k < weeks; k++ {
 		batches = append(batches, engine.FormatDate(engine.OnOrBefore(engine.AddDays(engine.AddWeeks(start, k), -1), batchDay)))
@@ -139,14 +153,9 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("batch_sessions", batches)
 	p.Set("campaign_end", engine.FormatDate(end))
 	first, _ := engine.ParseDate(batches[0])
-	if first.Before(asOf) {
-		next := engine.AddDays(engine.OnOrAfter(asOf, batchDay), 1)
-		p.Warn("FIRST_BATCH_PASSED", "The first batch session (%s) is before the plan date; starting %s leaves the first week unprepared. Earliest start after a batch session: %s.",
-			engine.FormatDate(first), engine.FormatDate(start), engine.FormatDate(next))
-		p.Set("earliest_feasible_start_date", engine.FormatDate(next))
-	}
 	p.Milestone("first-batch", "First batch production session", first)
 	p.Milestone("campaign-start", "Campaign starts", start)
+	p.DependsOn("campaign-start", "first-batch")
 	if in.Has("launch_date") {
 		launch := in.Date("launch_date")
 		if launch.Before(start) || launch.After(end) {
@@ -157,6 +166,11 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Set("teaser_days", engine.DaysBetween(teaser, launch))
 			p.Milestone("teaser-start", "Teaser phase begins", teaser)
 			p.Milestone("launch", "Launch day: post on every platform", launch)
+			if engine.InDeadWeek(launch) {
+				better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
+				p.Warn("LAUNCH_IN_DEAD_WEEK", "The launch on %s falls in the 24 December–1 January dead week, when audiences travel and brands and press are away; launch on %s instead.", engine.FormatDate(launch), engine.FormatDate(better))
+				p.Set("better_launch_date", engine.FormatDate(better))
+			}
 		}
 	}
 	if weeks >= 4 {
@@ -186,7 +200,7 @@ func socialCalRecommend(in *engine.Input, p *engine.Plan) error {
 	batches := p.Get("batch_sessions").([]string)
 	first, _ := engine.ParseDate(batches[0])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), first), "Batch the first week",
-		fmt.Sprintf("Block %g hours on %s for the first week's posts, then the same slot every week (%d sessions).", p.Get("hours_per_week_needed"), batches[0], len(batches)))
+		fmt.Sprintf("Block %s on %s for the first week's posts, then the same slot every week (%s).", amountOf(p.Get("hours_per_week_needed").(float64), "hour", "hours"), batches[0], engine.Plural(len(batches), "session", "sessions")))
 	video := 0
 	for _, pl := range in.Strings("platforms") {
 		if socialCadences[pl].video {
@@ -200,8 +214,8 @@ func socialCalRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendBy(engine.High, in.Date("launch_date"), "Plan launch-day posts", "Post on every platform on launch day and the day after, with the link in bio and stories pointing to it.")
 	}
 	p.Recommend(engine.Low, "Review at mid-point", "Compare saves, shares and follows per post by platform and move hours to what works.")
-	p.Strategy("Post %s a week (%s cadence, %g of %g hours a week), %d posts over %d weeks from %s to %s, batched on %ss.",
-		strings.Join(parts, ", "), p.Get("cadence_level"), p.Get("hours_per_week_needed"), in.Float("hours_per_week"), p.Get("total_posts"), in.Int("weeks"),
-		engine.FormatDate(in.Date("campaign_start")), p.Get("campaign_end"), in.Str("batch_day"))
+	p.Strategy("Post %s a week (%s cadence, %g of %s a week), %s over %s from %s to %s, batched on %ss.",
+		strings.Join(parts, ", "), p.Get("cadence_level"), p.Get("hours_per_week_needed"), amountOf(in.Float("hours_per_week"), "hour", "hours"), engine.Plural(p.Get("total_posts").(int), "post", "posts"), engine.Plural(in.Int("weeks"), "week", "weeks"),
+		p.Get("campaign_start"), p.Get("campaign_end"), in.Str("batch_day"))
 	return nil
 }

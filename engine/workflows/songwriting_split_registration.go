@@ -23,12 +23,30 @@ import (
 //     (one author who is the claimant, one work, not made for hire), $65
 //     Standard Application; a sound recording is a separate $65 claim unless
 //     filed together by the same claimant.
+//   - The UK has no copyright registry (protection is automatic under the
+//     Copyright, Designs and Patents Act 1988); works are registered with
+//     PRS for Music and MCPS, recordings with PPL.
+//   - A work made for hire (17 U.S.C. §101, §201(b)) belongs to the hiring
+//     party from creation: it is the author and copyright claimant (so no
+//     $45 Single Application), it owns the publisher share, all mechanical
+//     and sync income and the master, the term is 95 years from
+//     publication (§302(c)) and there is no termination right (§203). The
+//     writers keep only what the PROs pay writers directly, the writer
+//     share of performance royalties, as film and TV composers do. A song
+//     written by someone who is not an employee is for hire only if
+//     specially commissioned for one of the nine §101 categories (e.g. part
+//     of a motion picture or other audiovisual work) under a written
+//     agreement signed by both sides; otherwise it is an assignment.
+//
+// Sources: U.S. Copyright Office Circular 30 "Works Made for Hire" and
+// Circular 1, fee schedule 37 CFR 201.3 (checked 2026-11); ASCAP and BMI
+// writer and publisher share rules (checked 2026-11).
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "songwriting-split-registration",
 		Name:        "Split sheet and registrations",
 		Vertical:    "songwriting",
-		Description: "Checks a co-write's split sheet, computes each writer's share of writer and publisher royalties, and schedules PRO, MLC and copyright registrations around the release, with the §412 three-month copyright deadline and filing fees.",
+		Description: "Checks a co-write's split sheet, computes each writer's share of writer and publisher royalties, and schedules PRO, MLC and copyright registrations around the release, with the §412 three-month copyright deadline and filing fees. A song already released gets a post-release plan (registrations due now, the §412 window stated).",
 		Fields: []engine.Field{
 			{Name: "song_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the song."},
 			{Name: "writers", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Everyone who wrote words or music.", Items: []engine.Field{
@@ -38,7 +56,9 @@ func init() {
 				{Name: "publisher", Kind: engine.String, Max: engine.Bound(200), Description: "Publisher or administrator collecting the writer's publisher share, if any."},
 			}},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Date the recording is first released (first publication)."},
-			{Name: "work_for_hire", Kind: engine.Boolean, Default: false, Description: "Whether the song was written as a work made for hire."},
+			{Name: "work_for_hire", Kind: engine.Boolean, Default: false, Description: "Whether the song was written as a work made for hire: the hiring party then owns the copyright, publisher share, mechanicals and master, and the writers keep the writer share of performance royalties."},
+			{Name: "hiring_party", Kind: engine.String, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Employer or commissioning party of a work made for hire (the copyright claimant); used when work_for_hire is true."},
+			engine.RegionField(),
 			{Name: "register_sound_recording", Kind: engine.Boolean, Default: true, Description: "Whether the writers also own the master and will register the sound recording."},
 		},
 		ExampleContext: map[string]any{
@@ -48,8 +68,16 @@ func init() {
 				map[string]any{"name": "Theo Park", "share_pct": 30, "pro": "ASCAP"},
 				map[string]any{"name": "Ines Duarte", "share_pct": 20, "pro": "none"},
 			},
-			"release_date": "2027-03-05",
-			"as_of":        "2026-11-20",
+			"release_date":             "2027-03-05",
+			"work_for_hire":            false,
+			"register_sound_recording": true,
+			"as_of":                    "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "U.S. Copyright Office Circular 30: Works Made for Hire", URL: "https://www.copyright.gov/circs/circ30.pdf", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
+			{Title: "17 U.S.C. §412: registration as a prerequisite to statutory damages", URL: "https://www.law.cornell.edu/uscode/text/17/412", Checked: "2026-11"},
+			{Title: "The MLC: registering works and self-administered members", URL: "https://www.themlc.com/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-splits", Run: songSplitsCheck},
@@ -59,31 +87,67 @@ func init() {
 	})
 }
 
+// songHiringParty names the owner of a work made for hire.
+func songHiringParty(in *engine.Input) string {
+	if in.Has("hiring_party") {
+		return in.Str("hiring_party")
+	}
+	return "the hiring party"
+}
+
 func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
+	wfh := in.Bool("work_for_hire")
 	var total float64
 	var shares []map[string]any
 	var unaffiliated, selfPublished []string
 	for _, w := range in.List("writers") {
 		s := w.Float("share_pct")
 		total += s
+		// A writer of a work made for hire owns no part of the publisher
+		// share: the hiring party collects all of it.
+		pubShare := s / 2
+		if wfh {
+			pubShare = 0
+		}
 		shares = append(shares, map[string]any{
 			"name":                   w.Str("name"),
 			"share_pct":              s,
 			"pro":                    w.Str("pro"),
 			"writer_share_pct":       engine.Round(s/2, 2),
-			"publisher_share_pct":    engine.Round(s/2, 2),
+			"publisher_share_pct":    engine.Round(pubShare, 2),
 			"per_1000_usd_writer":    engine.Money(1000 * s / 100 / 2),
-			"per_1000_usd_publisher": engine.Money(1000 * s / 100 / 2),
+			"per_1000_usd_publisher": engine.Money(1000 * pubShare / 100),
 		})
 		if w.Str("pro") == "none" {
 			unaffiliated = append(unaffiliated, w.Str("name"))
 		}
-		if w.Str("publisher") == "" {
+		if w.Str("publisher") == "" && !wfh {
 			selfPublished = append(selfPublished, w.Str("name"))
 		}
 	}
 	p.Set("royalty_shares", shares)
 	p.Set("splits_total_pct", engine.Round(total, 2))
+	owner := "the writers, in their shares"
+	if wfh {
+		owner = songHiringParty(in)
+		p.Set("work_for_hire", map[string]any{
+			"copyright_owner":            owner,
+			"publisher_share_pct":        50,
+			"mechanical_and_sync_pct":    100,
+			"writers_keep":               "the writer share of performance royalties (50% of performance income), paid by their PROs",
+			"copyright_term":             "95 years from publication or 120 years from creation, whichever ends first (17 U.S.C. §302(c))",
+			"termination_right":          false,
+			"sound_recording_claimant":   owner,
+			"registers_with_pro_and_mlc": owner + " (or its publisher) registers the work with 100% of the publisher share and The MLC with 100% of mechanicals; the writers are listed as writers only",
+		})
+		p.Warn("WORK_FOR_HIRE_NEEDS_AGREEMENT", "A song written by someone who is not %s's employee is a work made for hire only if it was specially commissioned for one of the §101 categories (such as part of a film or other audiovisual work) under a written agreement signed by both sides; otherwise the writers own it and can only assign it, with a termination right after 35 years.", owner)
+		if !in.Has("hiring_party") {
+			p.Warn("HIRING_PARTY_UNNAMED", "The song is a work made for hire but no hiring_party is given; the copyright claimant and the publisher of record must be named on every registration.")
+		}
+	} else if in.Has("hiring_party") {
+		p.Warn("HIRING_PARTY_IGNORED", "hiring_party %q is only used for a work made for hire; with work_for_hire false the writers own the song.", in.Str("hiring_party"))
+	}
+	p.Set("copyright_owner", owner)
 	if math.Abs(total-100) > 0.01 {
 		p.Warn("SPLITS_NOT_100", "The splits add up to %.2f%%, %.2f points %s 100%%; PROs and The MLC hold royalties on works whose claims do not total 100%%.",
 			total, math.Abs(total-100), map[bool]string{true: "over", false: "short of"}[total > 100])
@@ -94,7 +158,9 @@ func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("self_published_writers", selfPublished)
 
-	single := len(in.List("writers")) == 1 && !in.Bool("work_for_hire")
+	// The $45 Single Application is for one author who is also the
+	// claimant of a work not made for hire.
+	single := len(in.List("writers")) == 1 && !wfh
 	fees := map[string]float64{"musical_work_usd": 65}
 	if single {
 		fees["musical_work_usd"] = 45
@@ -111,32 +177,59 @@ func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// songSplitsSchedule works back from the release. A song already released
+// gets a post-release plan: what was due before release is due now (on the
+// next open day), the release is reported as history, and the §412
+// deadline decides what registering still protects.
 func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
-	release := in.Date("release_date")
+	release, asOf, r := in.Date("release_date"), p.AsOf(), in.Region()
 	p.SetTarget(release)
 	deadline412 := engine.AddMonths(release, 3)
-	register := engine.PrevWorkday(engine.AddDays(release, -14))
+	register := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -14)))
 	p.Set("copyright_deadline", engine.FormatDate(deadline412))
-	p.Set("registration_deadline", engine.FormatDate(register))
-	days := engine.DaysBetween(p.AsOf(), release)
+	days := engine.DaysBetween(asOf, release)
 	switch {
-	case p.AsOf().After(deadline412):
+	case asOf.After(deadline412):
 		p.Warn("COPYRIGHT_412_WINDOW_CLOSED", "The song was released %s; the three-month window of 17 U.S.C. §412 closed %s. Register now: statutory damages and fees will only cover infringements that start after registration.",
 			engine.FormatDate(release), engine.FormatDate(deadline412))
 	case days < 0:
-		p.Warn("COPYRIGHT_412_WINDOW_CLOSING", "Released %d days ago: register the copyright by %s (%d days left) to keep statutory damages for infringements before registration.",
-			-days, engine.FormatDate(deadline412), engine.DaysBetween(p.AsOf(), deadline412))
+		p.Warn("COPYRIGHT_412_WINDOW_CLOSING", "Released %s ago (%s): register the copyright by %s (%s left) to keep statutory damages for infringements before registration.",
+			engine.Plural(-days, "day", "days"), engine.FormatDate(release), engine.FormatDate(deadline412), engine.Plural(engine.DaysBetween(asOf, deadline412), "day", "days"))
 	case days < 14:
-		p.Warn("REGISTRATION_AFTER_RELEASE", "Only %d days to release: PRO and MLC registrations take time to process, so early plays and streams may go unmatched and be paid late. Register today.", days)
+		p.Warn("REGISTRATION_AFTER_RELEASE", "Only %s to release: PRO and MLC registrations take time to process, so early plays and streams may go unmatched and be paid late. Register today.", engine.Plural(days, "day", "days"))
 	}
-	signBy := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(release, -42)))
-	p.Milestone("split-sheet-signed", "Split sheet signed by every writer", signBy)
-	p.Milestone("iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", engine.PrevWorkday(engine.AddDays(release, -28)))
-	p.Milestone("pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register)
-	p.Milestone("copyright-filed", "Copyright application filed (eCO)", register)
+	if days < 0 {
+		p.PostEvent(release, "the song is out, so splits, metadata and registrations are due now, and plays since release are claimed retroactively once the work is registered.")
+	}
+	signBy := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -42)))
+	metadata := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -28)))
+	if in.Bool("work_for_hire") {
+		p.Deliverable("work-for-hire-agreement", "Work-for-hire agreement signed by "+songHiringParty(in)+" and every writer", signBy, r)
+		p.Deliverable("split-sheet-signed", "Writer credits and writer-share splits confirmed by every writer", signBy, r)
+	} else {
+		p.Deliverable("split-sheet-signed", "Split sheet signed by every writer", signBy, r)
+	}
+	p.Deliverable("iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", metadata, r)
+	if in.Bool("work_for_hire") {
+		p.Deliverable("pro-mlc-registration", "Work registered by "+songHiringParty(in)+" with the PROs (100% publisher share) and The MLC, writers listed as writers", register, r)
+		p.Deliverable("copyright-filed", "Copyright application filed (eCO) by "+songHiringParty(in)+" as employer for hire", register, r)
+	} else {
+		p.Deliverable("pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register, r)
+		p.Deliverable("copyright-filed", "Copyright application filed (eCO)", register, r)
+	}
+	if in.Bool("register_sound_recording") {
+		p.Deliverable("sound-recording-filed", "Sound recording (SR) claim filed with the Copyright Office", register, r)
+	}
+	// Registration dates land on open days; report the day actually planned.
+	for _, m := range p.Milestones() {
+		if m.Key == "pro-mlc-registration" {
+			register = m.Date
+		}
+	}
+	p.Set("registration_deadline", engine.FormatDate(register))
 	p.Milestone("release", "Release (first publication)", release)
 	p.Milestone("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412)
-	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.AddMonths(release, 6))
+	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
 	return nil
 }
 
@@ -144,18 +237,38 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 	register, _ := engine.ParseDate(p.Get("registration_deadline").(string))
 	due := engine.Later(p.AsOf(), register)
 	fees := p.Get("copyright_fees").(map[string]float64)
-	p.RecommendBy(engine.High, due, "Register with every PRO and The MLC",
-		"Each writer (or their publisher) registers the work with the same title, writers, IPI numbers and splits; mismatched registrations are the main cause of held royalties.")
-	p.RecommendBy(engine.High, due, "File the copyright before release",
-		fmt.Sprintf("File on eCO ($%.0f in fees) before release, and in any case by %s to keep statutory damages under §412.", fees["total_usd"], p.Get("copyright_deadline")))
+	if in.Bool("work_for_hire") {
+		owner := songHiringParty(in)
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(in.Date("release_date"), -42))), "Sign the work-for-hire agreement",
+			fmt.Sprintf("Have %s and every writer sign a written agreement that the song is specially commissioned as a work made for hire (for a film, TV or other audiovisual work) and that the writers keep the writer share of performance royalties.", owner))
+		p.RecommendBy(engine.High, due, "Register as the owner, credit the writers",
+			fmt.Sprintf("%s registers the work with its PRO as publisher of 100%% of the publisher share and with The MLC for 100%% of mechanicals; each writer registers with their own PRO as writer only, with the same title and splits.", owner))
+		p.RecommendBy(engine.High, due, "File the copyright as employer for hire",
+			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), before release and in any case by %s to keep statutory damages under §412.", owner, engine.USD(fees["total_usd"]), p.Get("copyright_deadline")))
+	} else {
+		p.RecommendBy(engine.High, due, "Register with every PRO and The MLC",
+			"Each writer (or their publisher) registers the work with the same title, writers, IPI numbers and splits; mismatched registrations are the main cause of held royalties.")
+		p.RecommendBy(engine.High, due, "File the copyright before release",
+			fmt.Sprintf("File on eCO (%s in fees) before release, and in any case by %s to keep statutory damages under §412.", engine.USD(fees["total_usd"]), p.Get("copyright_deadline")))
+	}
 	if sp := p.Get("self_published_writers").([]string); len(sp) > 0 {
 		p.Recommend(engine.Medium, "Collect the publisher share",
 			fmt.Sprintf("%s %s no publisher or administrator: join The MLC as a self-administered member for US digital mechanicals, and register a publishing entity (or sign with an admin) so the publisher share of performance income and foreign income are collected.",
 				strings.Join(sp, ", "), map[bool]string{true: "has", false: "have"}[len(sp) == 1]))
 	}
+	if in.Region() == engine.RegionUK {
+		p.Recommend(engine.Medium, "Register in the UK with PRS, MCPS and PPL",
+			"The UK has no copyright registry: protection is automatic. Register the work with PRS for Music (performance) and MCPS (mechanicals), and the recording with PPL; a US registration is optional and only adds statutory damages under §412 for US infringements.")
+	}
 	p.Recommend(engine.Low, "Keep the signed sheet with the session files",
 		"Store the split sheet with the date, song title, writers' PROs, IPI numbers and publishers; supervisors ask for it before any sync license.")
-	p.Strategy("Split %q %.2f%% across %d writer(s) (each share half writer, half publisher), register with the PROs and The MLC by %s, release on %s, and file the copyright ($%.0f) no later than %s.",
-		in.Str("song_title"), p.Get("splits_total_pct").(float64), len(in.List("writers")), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), fees["total_usd"], p.Get("copyright_deadline"))
+	if in.Bool("work_for_hire") {
+		p.Strategy("%q is a work made for hire: %s owns the copyright, the publisher share, mechanicals and the master, and files the copyright (%s); %s %s the writer share of performance royalties (%.2f%% split). Register by %s, release on %s, and file no later than %s.",
+			in.Str("song_title"), songHiringParty(in), engine.USD(fees["total_usd"]), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
+			p.Get("splits_total_pct").(float64), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), p.Get("copyright_deadline"))
+		return nil
+	}
+	p.Strategy("Split %q %.2f%% across %s (each share half writer, half publisher), register with the PROs and The MLC by %s, release on %s, and file the copyright (%s) no later than %s.",
+		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), engine.USD(fees["total_usd"]), p.Get("copyright_deadline"))
 	return nil
 }

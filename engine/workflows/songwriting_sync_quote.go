@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -34,7 +35,7 @@ func init() {
 		ID:          "songwriting-sync-quote",
 		Name:        "Sync license quote",
 		Vertical:    "songwriting",
-		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date.",
+		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date. Clearance that no longer fits is planned from the earliest date it can clear; a use that has already aired gets a post-air plan (a retroactive license now).",
 		Fields: []engine.Field{
 			{Name: "media", Kind: engine.String, Required: true, Enum: []string{"student_film", "indie_film", "studio_film", "tv_episode", "streaming_series", "trailer", "advertising_regional", "advertising_national", "video_game", "online_video"}, Description: "Where the song will be used."},
 			{Name: "usage", Kind: engine.String, Enum: []string{"background", "featured", "main_title"}, Default: "background", Description: "How prominent the use is."},
@@ -42,7 +43,8 @@ func init() {
 			{Name: "controlled_publishing_pct", Kind: engine.Number, Default: 100, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the composition you control, in percent."},
 			{Name: "owns_master", Kind: engine.Boolean, Default: true, Description: "Whether you own the recording (master)."},
 			{Name: "agent_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Sync agent's or library's commission, in percent."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "All-in offer received (both sides), if any."},
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "All-in offer received (both sides), if any."},
+			engine.RegionField(),
 			{Name: "air_date", Kind: engine.Date, Required: true, Description: "First broadcast, release or campaign date."},
 		},
 		ExampleContext: map[string]any{
@@ -55,6 +57,10 @@ func init() {
 			"offer_usd":                 6000,
 			"air_date":                  "2027-02-12",
 			"as_of":                     "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "ASCAP: cue sheets and film and TV performance royalties", URL: "https://www.ascap.com/", Checked: "2026-11"},
+			{Title: "BMI: cue sheets for film and television", URL: "https://www.bmi.com/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "quote", Run: songSyncFee},
@@ -105,8 +111,8 @@ func songSyncFee(in *engine.Input, p *engine.Plan) error {
 		offer := in.Float("offer_usd")
 		switch {
 		case offer < 2*low:
-			p.Warn("OFFER_BELOW_RANGE", "The $%.2f all-in offer ($%.2f a side) is below the $%.2f–$%.2f a-side range for a %s %s use; counter at $%.2f all-in.",
-				offer, offer/2, low, high, in.Str("usage"), media, engine.Money(2*perSide))
+			p.Warn("OFFER_BELOW_RANGE", "The %s all-in offer (%s a side) is below the %s–%s a-side range for a %s %s use; counter at %s all-in.",
+				engine.USD(offer), engine.USD(offer/2), engine.USD(low), engine.USD(high), in.Str("usage"), strings.ReplaceAll(media, "_", " "), engine.USD(engine.Money(2*perSide)))
 			p.Set("counter_offer_usd", engine.Money(2*perSide))
 		case offer > 2*high:
 			p.Set("offer_assessment", "above range")
@@ -124,32 +130,63 @@ func songSyncFee(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// songSyncSchedule clears the use backwards from the air date, a date the
+// production owns. When the clearance no longer fits, the plan is built on
+// the earliest date it can clear (and says whether that still makes air);
+// a use that has already aired gets a post-air plan: a retroactive license
+// now, then the cue sheet and royalties.
 func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
-	air := in.Date("air_date")
+	air, asOf, r := in.Date("air_date"), p.AsOf(), in.Region()
 	p.SetTarget(air)
 	clearDays := 15
 	if p.Get("one_stop").(bool) {
 		clearDays = 5
 	}
-	filesDue := engine.AddWorkdays(air, -10)
-	signBy := engine.PrevWorkday(engine.AddDays(filesDue, -1))
-	startBy := engine.AddWorkdays(signBy, -clearDays)
 	p.Set("clearance_business_days", clearDays)
-	p.Set("license_signed_by", engine.FormatDate(signBy))
-	if startBy.Before(p.AsOf()) {
-		cleared := engine.AddWorkdays(p.AsOf(), clearDays)
-		p.Warn("CLEARANCE_TOO_TIGHT", "Clearance needs about %d business days%s and files are due %s; starting %s it clears around %s. Ask for a pre-cleared quote now or offer a one-stop alternative.",
-			clearDays, map[bool]string{true: "", false: " (master or co-publishers to clear)"}[p.Get("one_stop").(bool)],
-			engine.FormatDate(filesDue), engine.FormatDate(p.AsOf()), engine.FormatDate(cleared))
-		p.Set("earliest_clearance_date", engine.FormatDate(cleared))
+	if air.Before(asOf) {
+		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
+		p.Deliverable("license-signed", "Retroactive sync and master-use licenses signed", asOf, r)
+		p.Milestone("air-date", "First air / release", air)
+		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.Later(asOf, engine.AddDays(air, 30)), r), r)
+		if royalties := engine.AddMonths(air, 9); !royalties.Before(asOf) {
+			p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", royalties)
+		}
+		p.Set("license_signed_by", engine.FormatDate(asOf))
+		p.Set("files_due", "")
+		return nil
 	}
-	p.Milestone("quote-sent", "Quote sent to the music supervisor", p.AsOf())
-	p.Milestone("clearance-start", "Clearance requests out to all rights holders", engine.Later(p.AsOf(), startBy))
-	p.Milestone("license-signed", "Sync and master-use licenses signed", signBy)
-	p.Milestone("files-delivered", "WAV master, instrumental and stems delivered", filesDue)
+	filesDue := engine.AddOpenDays(air, -10, r)
+	signBy := engine.PrevOpen(engine.AddDays(filesDue, -1), r)
+	startBy := engine.AddOpenDays(signBy, -clearDays, r)
+	if startBy.Before(asOf) {
+		cleared := engine.AddOpenDays(asOf, clearDays, r)
+		p.Warn("CLEARANCE_TOO_TIGHT", "Clearance needs about %s%s and files are due %s; starting %s it clears around %s. Ask for a pre-cleared quote now or offer a one-stop alternative.",
+			engine.Plural(clearDays, "business day", "business days"), map[bool]string{true: "", false: " (master or co-publishers to clear)"}[p.Get("one_stop").(bool)],
+			engine.FormatDate(filesDue), engine.FormatDate(asOf), engine.FormatDate(cleared))
+		p.Set("earliest_clearance_date", engine.FormatDate(cleared))
+		startBy, signBy = asOf, cleared
+		if !filesDue.After(signBy) {
+			filesDue = engine.AddOpenDays(signBy, 1, r)
+			if !filesDue.Before(air) {
+				p.Warn("CLEARANCE_AFTER_AIR", "At the earliest the license is signed %s and files delivered %s, not before the %s air date; only a pre-cleared or one-stop track can make this placement.",
+					engine.FormatDate(signBy), engine.FormatDate(filesDue), engine.FormatDate(air))
+			}
+		}
+	}
+	p.Set("license_signed_by", engine.FormatDate(signBy))
+	p.Set("files_due", engine.FormatDate(filesDue))
+	p.Milestone("quote-sent", "Quote sent to the music supervisor", asOf)
+	p.Deliverable("clearance-start", "Clearance requests out to all rights holders", startBy, r)
+	p.Deliverable("license-signed", "Sync and master-use licenses signed", signBy, r)
+	p.Deliverable("files-delivered", "WAV master, instrumental and stems delivered", filesDue, r)
 	p.Milestone("air-date", "First air / release", air)
-	p.Milestone("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.AddDays(air, 30))
+	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.AddDays(air, 30), r), r)
 	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
+	p.DependsOn("license-signed", "clearance-start")
+	p.DependsOn("files-delivered", "license-signed")
+	if filesDue.Before(air) {
+		p.DependsOn("air-date", "files-delivered")
+	}
 	return nil
 }
 
@@ -158,8 +195,8 @@ func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
 	take := p.Get("your_take").(map[string]any)
 	signBy, _ := engine.ParseDate(p.Get("license_signed_by").(string))
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), signBy), "Quote both sides MFN",
-		fmt.Sprintf("Quote $%.2f a side ($%.2f all-in) for a %s %s use, %s, and insist the master and sync fees stay equal.",
-			q["per_side_usd"].(float64), q["all_in_usd"].(float64), in.Str("usage"), in.Str("media"), in.Str("territory")))
+		fmt.Sprintf("Quote %s a side (%s all-in) for a %s %s use, %s, and insist the master and sync fees stay equal.",
+			engine.USD(q["per_side_usd"].(float64)), engine.USD(q["all_in_usd"].(float64)), in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), in.Str("territory")))
 	if !p.Get("one_stop").(bool) {
 		p.Recommend(engine.High, "Line up the other rights holders",
 			"You do not control every side: get written pre-clearance from the label and co-publishers at the same fee before confirming, or the supervisor will move to a one-stop track.")
@@ -168,8 +205,14 @@ func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
 		"Ask the production for the cue sheet after air and check the use type, duration and every writer's PRO and share: performance royalties are paid from it.")
 	p.Recommend(engine.Low, "Keep an instrumental and stems ready",
 		"Editors cut around dialogue; having a clean instrumental and stems speeds clearance and wins placements.")
-	p.Strategy("Quote $%.2f a side ($%.2f all-in, range $%.2f–$%.2f) for the %s %s use; you keep $%.2f after shares and commission. Sign by %s and deliver files %d business days before the %s air date.",
-		q["per_side_usd"].(float64), q["all_in_usd"].(float64), q["all_in_range_usd"].([]float64)[0], q["all_in_range_usd"].([]float64)[1],
-		in.Str("usage"), in.Str("media"), take["net_usd"].(float64), p.Get("license_signed_by"), 10, engine.FormatDate(in.Date("air_date")))
+	files := "deliver files 10 business days before"
+	if f, _ := p.Get("files_due").(string); f == "" {
+		files = "license retroactively: it aired on"
+	} else if !in.Date("air_date").After(engine.AddDays(p.GetDate("files_due"), 13)) {
+		files = "deliver files by " + f + " for"
+	}
+	p.Strategy("Quote %s a side (%s all-in, range %s–%s) for the %s %s use; you keep %s after shares and commission. Sign by %s and %s the %s air date.",
+		engine.USD(q["per_side_usd"].(float64)), engine.USD(q["all_in_usd"].(float64)), engine.USD(q["all_in_range_usd"].([]float64)[0]), engine.USD(q["all_in_range_usd"].([]float64)[1]),
+		in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), engine.USD(take["net_usd"].(float64)), p.Get("license_signed_by"), files, engine.FormatDate(in.Date("air_date")))
 	return nil
 }

@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -100,11 +101,86 @@ func TestSongwritingSyncQuoteTerritoryAndClearance(t *testing.T) {
 	tight := run(t, "songwriting-sync-quote", map[string]any{
 		"media": "tv_episode", "owns_master": false, "air_date": "2026-12-18", "as_of": "2026-11-20",
 	})
-	if !hasWarning(tight, "CLEARANCE_TOO_TIGHT") || tight["earliest_clearance_date"] != "2026-12-11" {
-		t.Errorf("15 business days from 2026-11-20 is 2026-12-11: %v %v", warningCodes(tight), tight["earliest_clearance_date"])
+	// 15 business days from 2026-11-20, Thanksgiving (26 November) not
+	// counted, end on 2026-12-14; the license is planned then.
+	if !hasWarning(tight, "CLEARANCE_TOO_TIGHT") || tight["earliest_clearance_date"] != "2026-12-14" {
+		t.Errorf("15 business days from 2026-11-20 is 2026-12-14: %v %v", warningCodes(tight), tight["earliest_clearance_date"])
+	}
+	if got := milestoneDate(t, tight, "license-signed"); engine.FormatDate(got) != "2026-12-14" {
+		t.Errorf("license planned %v, want the earliest clearance 2026-12-14", got)
+	}
+	if !milestoneDate(t, tight, "files-delivered").After(milestoneDate(t, tight, "license-signed")) {
+		t.Error("files are delivered after the license is signed")
+	}
+	aired := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-10-02", "as_of": "2026-11-20"})
+	if !hasWarning(aired, "POST_EVENT") || engine.FormatDate(milestoneDate(t, aired, "license-signed")) != "2026-11-20" {
+		t.Errorf("a use that aired gets a retroactive license now: %v", warningCodes(aired))
 	}
 	oneStop := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-12-18", "as_of": "2026-11-20"})
 	if hasWarning(oneStop, "CLEARANCE_TOO_TIGHT") {
 		t.Errorf("a one-stop song clears in 5 business days: %v", warningCodes(oneStop))
+	}
+}
+
+// A work made for hire belongs to the hiring party from creation (17 U.S.C.
+// §101, §201(b); U.S. Copyright Office Circular 30): it owns the publisher
+// share and all mechanicals, it is the copyright claimant, so the $45
+// Single Application (one author who is the claimant, not for hire) is not
+// available and the filing is the $65 Standard Application. The writers
+// keep only the writer share their PROs pay them. work_for_hire used to
+// leave every figure but the fee unchanged.
+func TestSongwritingWorkForHireMovesOwnershipToTheHiringParty_Circular30(t *testing.T) {
+	ctx := map[string]any{
+		"song_title": "S", "release_date": "2027-03-05", "as_of": "2026-11-20", "register_sound_recording": false,
+		"writers": []any{map[string]any{"name": "A", "share_pct": 100, "pro": "ASCAP"}},
+	}
+	own := run(t, "songwriting-split-registration", clone(ctx))
+	ctx["work_for_hire"] = true
+	ctx["hiring_party"] = "Northlight Pictures"
+	wfh := run(t, "songwriting-split-registration", clone(ctx))
+
+	if total := mediaNum(t, wfh, "copyright_fees", "total_usd"); total != 65 {
+		t.Errorf("work for hire: $65 Standard Application, not the $45 Single Application (Copyright Office fees, 37 CFR 201.3; Circular 30), got %v", total)
+	}
+	a := wfh["royalty_shares"].([]any)[0].(map[string]any)
+	if a["writer_share_pct"] != 50.0 || a["publisher_share_pct"] != 0.0 || a["per_1000_usd_publisher"] != 0.0 {
+		t.Errorf("the writer keeps the 50%% writer share and no publisher share (17 U.S.C. §201(b), Circular 30: the hiring party owns the work): %v", a)
+	}
+	if o := own["royalty_shares"].([]any)[0].(map[string]any); o["publisher_share_pct"] != 50.0 {
+		t.Errorf("not for hire, the sole writer owns the 50%% publisher share: %v", o)
+	}
+	if got := mediaNum(t, wfh, "work_for_hire", "publisher_share_pct"); got != 50 {
+		t.Errorf("hiring party publisher share %v, want 50", got)
+	}
+	if got := wfh["copyright_owner"]; got != "Northlight Pictures" {
+		t.Errorf("copyright owner %v, want the hiring party", got)
+	}
+	if got := own["copyright_owner"]; got != "the writers, in their shares" {
+		t.Errorf("copyright owner %v, want the writers", got)
+	}
+	if d := milestoneDate(t, wfh, "work-for-hire-agreement"); d.After(milestoneDate(t, wfh, "release")) {
+		t.Errorf("work-for-hire agreement %v after release", d)
+	}
+	if !hasWarning(wfh, "WORK_FOR_HIRE_NEEDS_AGREEMENT") {
+		t.Errorf("warnings %v", warningCodes(wfh))
+	}
+	if s := wfh["strategy"].(string); !strings.Contains(s, "Northlight Pictures owns the copyright") {
+		t.Errorf("strategy %q does not name the owner", s)
+	}
+}
+
+// A song already released gets a post-release plan: registrations are due
+// on the plan date (the next open day), never before it, and the release
+// is history.
+func TestSongwritingSplitsAfterReleaseIsAPostReleasePlan(t *testing.T) {
+	res := entRun(t, "songwriting-split-registration", map[string]any{"release_date": "2026-10-02"})
+	entWant(t, res, "POST_EVENT", "COPYRIGHT_412_WINDOW_CLOSING")
+	if tl := res["timeline"].(map[string]any); tl["post_event"] != true {
+		t.Errorf("timeline %v is not marked post-event", tl)
+	}
+	for _, key := range []string{"split-sheet-signed", "pro-mlc-registration", "copyright-filed"} {
+		if d := milestoneDate(t, res, key); engine.FormatDate(d) != "2026-11-20" {
+			t.Errorf("%s due %v, want the plan date 2026-11-20", key, d)
+		}
 	}
 }

@@ -31,16 +31,17 @@ func init() {
 		ID:          "tabletop-kickstarter-campaign",
 		Name:        "Kickstarter campaign maths",
 		Vertical:    "tabletop",
-		Description: "Computes the minimum funding goal and backers needed for a tabletop Kickstarter from pledge, unit cost, print minimums, fees and absorbed shipping, projects the surplus at the expected backers, and dates the campaign through pledge manager, manufacturing, freight and an estimated delivery month.",
+		Description: "Computes the minimum funding goal and backers needed for a tabletop Kickstarter from pledge, unit cost, print minimums, fees and absorbed shipping, projects the surplus at the expected backers, and dates the campaign through pledge manager, manufacturing, freight and an estimated delivery month. A launch too soon or already past is re-planned to the first Tuesday with a four-week pre-launch that does not open in the 24 December–1 January dead week.",
 		Fields: []engine.Field{
 			{Name: "project_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day the campaign goes live."},
 			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},
-			{Name: "pledge_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Description: "Price of the core pledge tier (one copy of the game)."},
-			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Description: "Manufacturing cost per copy at the quoted print run."},
-			{Name: "fixed_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Art, design, tooling, marketing and other costs paid once."},
-			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Freight and fulfilment cost per backer not charged to backers."},
-			{Name: "expected_backers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Description: "Backers expected at the core pledge."},
+			{Name: "pledge_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price of the core pledge tier (one copy of the game)."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Max: engine.Bound(1000), Description: "Manufacturing cost per copy at the quoted print run."},
+			{Name: "fixed_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Art, design, tooling, marketing and other costs paid once."},
+			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500), Description: "Freight and fulfilment cost per backer not charged to backers."},
+			engine.RegionField(),
+			{Name: "expected_backers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200000), Description: "Backers expected at the core pledge."},
 		},
 		ExampleContext: map[string]any{
 			"project_title":           "Harbor Lights",
@@ -52,6 +53,10 @@ func init() {
 			"shipping_per_backer_usd": 6,
 			"expected_backers":        900,
 			"as_of":                   "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Kickstarter: fees (5% platform, payment processing 3% + $0.20)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter: campaign length (1–60 days, 30 or fewer recommended)", URL: "https://www.kickstarter.com/help/handbook/funding", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-dates", Run: tabletopKSCheckDates},
@@ -108,16 +113,39 @@ func tabletopKSAt(in *engine.Input, backers int) tabletopKSMaths {
 	return m
 }
 
+// tabletopKSCheckDates plans the campaign on the requested launch when the
+// pre-launch page still has its four weeks, and otherwise on the first
+// Tuesday that leaves them. A launch in the 24 December–1 January dead week
+// is flagged with a better date.
 func tabletopKSCheckDates(in *engine.Input, p *engine.Plan) error {
-	launch, asOf := in.Date("launch_date"), p.AsOf()
+	requested, asOf := in.Date("launch_date"), p.AsOf()
+	launch := requested
+	if lead := engine.DaysBetween(asOf, requested); lead < tabletopKSPrelaunchDays {
+		launch = engine.OnOrAfter(engine.AddDays(asOf, tabletopKSPrelaunchDays), time.Tuesday)
+		// The plan's own date never opens in the dead week.
+		for engine.InDeadWeek(launch) || engine.InDeadWeek(engine.AddDays(launch, 2)) {
+			launch = engine.AddWeeks(launch, 1)
+		}
+		why := fmt.Sprintf("Launch is %s away; a pre-launch page needs at least 4 weeks to gather followers. Earliest Tuesday launch: %s.",
+			engine.Plural(lead, "day", "days"), engine.FormatDate(launch))
+		if lead < 0 {
+			why = fmt.Sprintf("Launch day %s is before the plan date %s; a pre-launch page needs at least 4 weeks to gather followers. Earliest Tuesday launch: %s.",
+				engine.FormatDate(requested), engine.FormatDate(asOf), engine.FormatDate(launch))
+		}
+		p.Warn("LAUNCH_TOO_SOON", "%s", why)
+		p.Replanned(requested, launch, why)
+		p.Set("earliest_feasible_launch_date", engine.FormatDate(launch))
+	}
+	if engine.InDeadWeek(launch) || engine.InDeadWeek(engine.AddDays(launch, 2)) {
+		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 5, 0, 0, 0, 0, time.UTC), time.Tuesday)
+		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s opens in the 24 December–1 January dead week, when backers travel and press is off: the first 48 hours decide a campaign. Launch on %s instead.",
+			engine.FormatDate(launch), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
+	}
 	end := engine.AddDays(launch, in.Int("campaign_days"))
 	p.SetTarget(launch)
+	p.Set("launch_date", engine.FormatDate(launch))
 	p.Set("campaign_end_date", engine.FormatDate(end))
-	if lead := engine.DaysBetween(asOf, launch); lead < tabletopKSPrelaunchDays {
-		alt := engine.OnOrAfter(engine.AddDays(asOf, tabletopKSPrelaunchDays), time.Tuesday)
-		p.Warn("LAUNCH_TOO_SOON", "Launch is %d days away; a pre-launch page needs at least 4 weeks to gather followers. Earliest Tuesday launch: %s.", lead, engine.FormatDate(alt))
-		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
-	}
 	if d := in.Int("campaign_days"); d > 30 {
 		p.Warn("CAMPAIGN_LONG", "%d days is longer than the 30 or fewer that Kickstarter reports succeed more often; the mid-campaign slump just gets longer.", d)
 	}
@@ -164,58 +192,63 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	p.Set("backers_needed", needed)
 	p.Set("minimum_funding_goal_usd", goal)
 	if backers < needed {
-		p.Warn("BACKERS_BELOW_BREAK_EVEN", "%d expected backers leave a shortfall of %s; the campaign needs %d backers (a goal of at least %s) to cover its costs.",
-			backers, engine.USD(-at.surplus), needed, engine.USD(goal))
+		p.Warn("BACKERS_BELOW_BREAK_EVEN", "%s leave a shortfall of %s; the campaign needs %s (a goal of at least %s) to cover its costs.",
+			engine.Plural(backers, "expected backer", "expected backers"), engine.USD(-at.surplus), engine.Plural(needed, "backer", "backers"), engine.USD(goal))
 	}
 	// Worth flagging once a tenth of the minimum run has no buyer yet.
 	if spare := tabletopMOQ - tabletopKSWithSpares(backers); spare >= tabletopMOQ/10 {
-		p.Warn("BELOW_MINIMUM_ORDER", "The factory minimum is %d copies; with %d backers about %d copies (%s at cost) are left for retail, conventions and later sales.",
-			tabletopMOQ, backers, spare, engine.USD(float64(spare)*unit))
+		p.Warn("BELOW_MINIMUM_ORDER", "The factory minimum is %s; with %s about %s (%s at cost) are left for retail, conventions and later sales.",
+			engine.Plural(tabletopMOQ, "copy", "copies"), engine.Plural(backers, "backer", "backers"), engine.Plural(spare, "copy", "copies"), engine.USD(float64(spare)*unit))
 	}
 	return nil
 }
 
 func tabletopKSFulfilment(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	launch, r := p.GetDate("launch_date"), in.Region()
 	end := p.GetDate("campaign_end_date")
 	funds := engine.AddDays(end, tabletopKSFundsDays)
 	pmClose := engine.AddWeeks(funds, tabletopKSPledgeMgrWeeks)
 	exFactory, _ := tabletopFactoryDays(pmClose, 7*(tabletopPrepressWeeks+tabletopSampleWeeks+tabletopProductionWeeks))
 	inWarehouse := engine.AddWeeks(exFactory, tabletopOceanWeeks["us"])
 	delivered := engine.AddWeeks(inWarehouse, tabletopKSFulfilmentWeeks)
-	p.Milestone("prelaunch-page", "Pre-launch page live, collecting followers", engine.AddWeeks(launch, -6))
+	p.Deliverable("prelaunch-page", "Pre-launch page live, collecting followers", engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), r)
 	p.Milestone("launch", "Campaign launches", launch)
 	p.Milestone("campaign-end", "Campaign ends", end)
 	p.Milestone("funds", "Funds arrive from Kickstarter", funds)
-	p.Milestone("pledge-manager-close", "Pledge manager closes; final files to the factory", pmClose)
+	p.Deliverable("pledge-manager-close", "Pledge manager closes; final files to the factory", pmClose, r)
 	p.Milestone("ex-factory", "Games leave the factory", exFactory)
 	p.Milestone("in-warehouse", "Games in the fulfilment warehouse", inWarehouse)
 	p.Milestone("delivery", "Backers receive their games", delivered)
+	p.DependsOn("launch", "prelaunch-page")
+	p.DependsOn("funds", "campaign-end")
+	p.DependsOn("pledge-manager-close", "funds")
+	p.DependsOn("ex-factory", "pledge-manager-close")
+	p.DependsOn("in-warehouse", "ex-factory")
+	p.DependsOn("delivery", "in-warehouse")
 	p.Set("estimated_delivery_month", delivered.Format("2006-01"))
 	p.Set("months_to_delivery", int(math.Round(float64(engine.DaysBetween(end, delivered))/30.44)))
-	p.WarnPassedMilestones("prelaunch-page")
 	return nil
 }
 
 func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
+	launch := p.GetDate("launch_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
 		"Followers of the pre-launch page are notified at launch; a strong first 48 hours (about a third of the goal) pulls Kickstarter's recommendation algorithm behind the campaign.")
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
 		p.Recommend(engine.High, "Set the goal to what makes the game",
-			fmt.Sprintf("A goal of %s (%d backers at %s) covers the print run, fees and shipping; a lower goal risks funding a game you cannot afford to make.",
-				engine.USD(goal), p.Get("backers_needed"), engine.USD(in.Float("pledge_usd"))))
+			fmt.Sprintf("A goal of %s (%s at %s) covers the print run, fees and shipping; a lower goal risks funding a game you cannot afford to make.",
+				engine.USD(goal), engine.Plural(p.Get("backers_needed").(int), "backer", "backers"), engine.USD(in.Float("pledge_usd"))))
 	}
 	p.Recommend(engine.Medium, "Promise a realistic delivery month",
-		fmt.Sprintf("Pledge manager, factory and ocean freight put delivery in %s, %d months after the campaign; promise that month, not earlier.", p.Get("estimated_delivery_month"), p.Get("months_to_delivery")))
+		fmt.Sprintf("Pledge manager, factory and ocean freight put delivery in %s, %s after the campaign; promise that month, not earlier.", p.Get("estimated_delivery_month"), engine.Plural(p.Get("months_to_delivery").(int), "month", "months")))
 	p.Recommend(engine.Low, "Launch on a Tuesday morning", "Tuesday–Thursday launches in the US morning catch both European and American backers on the first day.")
 	f := p.Get("forecast").(map[string]any)
 	goalText := "no goal can cover the costs"
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
 		goalText = "a minimum goal of " + engine.USD(goal)
 	}
-	p.Strategy("%s: %d-day campaign from %s with %s; %d backers at %s net %s after fees against %s of costs (surplus %s), delivering in %s.",
-		in.Str("project_title"), in.Int("campaign_days"), engine.FormatDate(launch), goalText, in.Int("expected_backers"), engine.USD(in.Float("pledge_usd")),
+	p.Strategy("%s: %d-day campaign from %s with %s; %s at %s net %s after fees against %s of costs (surplus %s), delivering in %s.",
+		in.Str("project_title"), in.Int("campaign_days"), engine.FormatDate(launch), goalText, engine.Plural(in.Int("expected_backers"), "backer", "backers"), engine.USD(in.Float("pledge_usd")),
 		engine.USD(f["net_usd"].(float64)), engine.USD(f["costs_usd"].(float64)), engine.USD(f["surplus_usd"].(float64)), p.Get("estimated_delivery_month"))
 	return nil
 }

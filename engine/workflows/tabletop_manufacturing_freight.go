@@ -16,9 +16,10 @@ import (
 //   - Pre-press file check and digital proofs: 2 weeks. Pre-production
 //     sample made, couriered and approved: 4 weeks. Mass production: 8–10
 //     weeks, 10 planned.
-//   - Factories stop for Chinese New Year: from about a week before until
-//     about three weeks after, while workers travel home and back. Factory
-//     work is counted around that shutdown.
+//   - Factories stop for Chinese New Year: from a week before until two
+//     weeks after (engine.FactoryClosed), while workers travel home and
+//     back. Factory work is counted around that shutdown, and goods are
+//     never picked up during it.
 //   - Ocean freight, port to port plus customs clearance and trucking to the
 //     warehouse: US/Canada 6 weeks, EU/UK 7 weeks, Australia 5 weeks. Air
 //     freight door to door: 2 weeks. Freight is booked 3 weeks before the
@@ -34,7 +35,7 @@ func init() {
 		ID:          "tabletop-manufacturing-freight",
 		Name:        "Manufacturing and freight schedule",
 		Vertical:    "tabletop",
-		Description: "Schedules files, proofs, pre-production sample, mass production and freight backwards from the in-warehouse date, counting the Chinese New Year shutdown, and sizes the shipment (CBM, containers or LCL, air chargeable weight), with the earliest feasible date when the files deadline has passed.",
+		Description: "Schedules files, proofs, pre-production sample, mass production and freight backwards from the in-warehouse date, counting the Chinese New Year shutdown, and sizes the shipment (CBM, containers or LCL, air chargeable weight), with the earliest feasible date when the files deadline has passed. A warehouse date whose files deadline has passed is re-planned to the earliest date stock can land with files sent now.",
 		Fields: []engine.Field{
 			{Name: "in_warehouse_date", Kind: engine.Date, Required: true, Description: "Date the stock must be in the destination warehouse."},
 			{Name: "units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500000), Description: "Copies manufactured."},
@@ -43,6 +44,7 @@ func init() {
 			{Name: "box_depth_cm", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(50), Description: "Game box depth in centimetres."},
 			{Name: "unit_weight_kg", Kind: engine.Number, Default: 1.5, Min: engine.Bound(0.05), Max: engine.Bound(30), Description: "Weight of one boxed game in kilograms."},
 			{Name: "destination", Kind: engine.String, Enum: []string{"us", "canada", "eu", "uk", "australia"}, Default: "us", Description: "Destination market of the shipment."},
+			engine.RegionField(),
 			{Name: "freight", Kind: engine.String, Enum: []string{"ocean", "air"}, Default: "ocean", Description: "Freight mode."},
 		},
 		ExampleContext: map[string]any{
@@ -55,6 +57,11 @@ func init() {
 			"destination":       "us",
 			"freight":           "ocean",
 			"as_of":             "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Panda Game Manufacturing: production timeline and Chinese New Year", URL: "https://www.pandagm.com/", Checked: "2026-11"},
+			{Title: "IATA: volumetric weight (6,000 cm³ per kg)", URL: "https://www.iata.org/", Checked: "2026-11"},
+			{Title: "Hong Kong Observatory: Gregorian–lunar calendar conversion (new-year dates)", URL: "https://www.hko.gov.hk/en/gts/time/conversion.htm", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "schedule", Run: tabletopMfgSchedule},
@@ -78,23 +85,9 @@ const (
 
 var tabletopOceanWeeks = map[string]int{"us": 6, "canada": 6, "eu": 7, "uk": 7, "australia": 5}
 
-// Chinese New Year (first day of the lunar year).
-var tabletopChineseNewYear = map[int]time.Time{
-	2025: time.Date(2025, 1, 29, 0, 0, 0, 0, time.UTC),
-	2026: time.Date(2026, 2, 17, 0, 0, 0, 0, time.UTC),
-	2027: time.Date(2027, 2, 6, 0, 0, 0, 0, time.UTC),
-	2028: time.Date(2028, 1, 26, 0, 0, 0, 0, time.UTC),
-	2029: time.Date(2029, 2, 13, 0, 0, 0, 0, time.UTC),
-	2030: time.Date(2030, 2, 3, 0, 0, 0, 0, time.UTC),
-	2031: time.Date(2031, 1, 23, 0, 0, 0, 0, time.UTC),
-	2032: time.Date(2032, 2, 11, 0, 0, 0, 0, time.UTC),
-}
-
-// tabletopFactoryClosed reports whether d falls in the New Year shutdown.
-func tabletopFactoryClosed(d time.Time) bool {
-	cny, ok := tabletopChineseNewYear[d.Year()]
-	return ok && !d.Before(engine.AddDays(cny, -7)) && d.Before(engine.AddDays(cny, 21))
-}
+// tabletopFactoryClosed reports whether d falls in the Chinese New Year
+// factory closure (engine.FactoryClosed: a week before to two weeks after).
+func tabletopFactoryClosed(d time.Time) bool { return engine.FactoryClosed(d) }
 
 // tabletopFactoryDays moves a date by n factory days (negative goes back),
 // skipping the shutdown, and returns the date and the closed days skipped.
@@ -121,46 +114,98 @@ func tabletopFreightWeeks(in *engine.Input) int {
 	return tabletopOceanWeeks[in.Str("destination")]
 }
 
-func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
-	target, asOf := in.Date("in_warehouse_date"), p.AsOf()
-	p.SetTarget(target)
-	exFactory := engine.AddWeeks(target, -tabletopFreightWeeks(in))
-	ppsApproved, skippedProd := tabletopFactoryDays(exFactory, -7*tabletopProductionWeeks)
-	proofsApproved, skippedSample := tabletopFactoryDays(ppsApproved, -7*tabletopSampleWeeks)
-	files, skippedPrepress := tabletopFactoryDays(proofsApproved, -7*tabletopPrepressWeeks)
-	files = engine.PrevWorkday(files)
+type tabletopMfgDates struct {
+	files, proofs, sample, freightBooked, exFactory time.Time
+	shutdown                                        int
+	pickupMoved                                     time.Time // the pickup date that fell in the shutdown, if any
+}
 
-	p.Milestone("files-to-factory", "Print-ready files to the factory", files)
-	p.Milestone("proofs-approved", "Digital proofs approved", proofsApproved)
-	p.Milestone("sample-approved", "Pre-production sample approved; mass production starts", ppsApproved)
-	p.Milestone("freight-booked", "Freight booked with the forwarder", engine.PrevWorkday(engine.AddDays(exFactory, -tabletopBookFreightDays)))
-	p.Milestone("ex-factory", "Goods ready at the factory and picked up", exFactory)
-	p.Milestone("in-warehouse", "Stock in the destination warehouse", target)
-	p.Set("files_deadline", engine.FormatDate(files))
-	p.Set("ex_factory_date", engine.FormatDate(exFactory))
-	if shutdown := skippedProd + skippedSample + skippedPrepress; shutdown > 0 {
-		p.Warn("CNY_SHUTDOWN", "The factory schedule crosses the Chinese New Year shutdown, which adds %d closed days: files are due %s.",
-			shutdown, engine.FormatDate(files))
-	}
-	p.Set("factory_shutdown_days", skippedProd+skippedSample+skippedPrepress)
-
-	if !files.Before(asOf) {
-		p.Set("slack_days", engine.DaysBetween(asOf, files))
-		return nil
-	}
-	// Forward from today: what is the earliest the stock can land?
-	ready, _ := tabletopFactoryDays(asOf, 7*(tabletopPrepressWeeks+tabletopSampleWeeks+tabletopProductionWeeks))
-	earliest := engine.AddWeeks(ready, tabletopFreightWeeks(in))
-	p.Set("earliest_in_warehouse_date", engine.FormatDate(earliest))
-	p.Warn("FILES_DEADLINE_PASSED", "Files were due at the factory by %s (%d days before the plan date); with files sent now, stock lands %s at the earliest by %s freight, %d days after %s.",
-		engine.FormatDate(files), engine.DaysBetween(files, asOf), engine.FormatDate(earliest), in.Str("freight"), engine.DaysBetween(target, earliest), engine.FormatDate(target))
-	if in.Str("freight") == "ocean" {
-		byAir := engine.AddWeeks(ready, tabletopAirWeeks)
-		if !byAir.After(target) {
-			p.Warn("AIR_FREIGHT_OPTION", "Ocean freight cannot make %s, but air freight from %s lands %s.", engine.FormatDate(target), engine.FormatDate(ready), engine.FormatDate(byAir))
-			p.Set("air_in_warehouse_date", engine.FormatDate(byAir))
+// tabletopMfgBack schedules the factory chain backwards from the date stock
+// must be in the warehouse.
+func tabletopMfgBack(in *engine.Input, target time.Time) tabletopMfgDates {
+	var d tabletopMfgDates
+	// Goods leave on a working day the factory is open: a pickup that would
+	// fall in the New Year shutdown happens on the last day before it.
+	d.exFactory = engine.AddWeeks(target, -tabletopFreightWeeks(in))
+	if tabletopFactoryClosed(d.exFactory) {
+		d.pickupMoved = d.exFactory
+		for tabletopFactoryClosed(d.exFactory) {
+			d.exFactory = engine.AddDays(d.exFactory, -1)
 		}
 	}
+	d.exFactory = engine.PrevWorkday(d.exFactory)
+	for tabletopFactoryClosed(d.exFactory) {
+		d.exFactory = engine.PrevWorkday(engine.AddDays(d.exFactory, -1))
+	}
+	var s1, s2, s3 int
+	d.sample, s1 = tabletopFactoryDays(d.exFactory, -7*tabletopProductionWeeks)
+	d.proofs, s2 = tabletopFactoryDays(d.sample, -7*tabletopSampleWeeks)
+	d.files, s3 = tabletopFactoryDays(d.proofs, -7*tabletopPrepressWeeks)
+	d.files = engine.PrevWorkday(d.files)
+	d.shutdown = s1 + s2 + s3
+	d.freightBooked = engine.PrevWorkday(engine.AddDays(d.exFactory, -tabletopBookFreightDays))
+	return d
+}
+
+// tabletopMfgSchedule plans on the requested warehouse date when the files
+// deadline is still ahead, and otherwise on the earliest date stock can land
+// with files sent now: the chain is never dated in the past.
+func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
+	requested, asOf, r := in.Date("in_warehouse_date"), p.AsOf(), in.Region()
+	target := requested
+	d := tabletopMfgBack(in, target)
+	if d.files.Before(asOf) {
+		// Forward from today: what is the earliest the stock can land?
+		ready, _ := tabletopFactoryDays(asOf, 7*(tabletopPrepressWeeks+tabletopSampleWeeks+tabletopProductionWeeks))
+		earliest := engine.AddWeeks(ready, tabletopFreightWeeks(in))
+		for tabletopMfgBack(in, earliest).files.Before(asOf) {
+			earliest = engine.AddDays(earliest, 1)
+		}
+		why := fmt.Sprintf("Files were due at the factory by %s (%s before the plan date); with files sent now, stock lands %s at the earliest by %s freight, %s after %s.",
+			engine.FormatDate(d.files), engine.Plural(engine.DaysBetween(d.files, asOf), "day", "days"), engine.FormatDate(earliest), in.Str("freight"),
+			engine.Plural(engine.DaysBetween(requested, earliest), "day", "days"), engine.FormatDate(requested))
+		p.Warn("FILES_DEADLINE_PASSED", "%s", why)
+		p.Set("earliest_in_warehouse_date", engine.FormatDate(earliest))
+		if in.Str("freight") == "ocean" {
+			byAir := engine.AddWeeks(ready, tabletopAirWeeks)
+			if !byAir.After(requested) {
+				p.Warn("AIR_FREIGHT_OPTION", "Ocean freight cannot make %s, but air freight from %s lands %s.", engine.FormatDate(requested), engine.FormatDate(ready), engine.FormatDate(byAir))
+				p.Set("air_in_warehouse_date", engine.FormatDate(byAir))
+			}
+		}
+		p.Replanned(requested, earliest, why)
+		target = earliest
+		d = tabletopMfgBack(in, target)
+	}
+	p.SetTarget(target)
+	if !d.pickupMoved.IsZero() {
+		p.Warn("EX_FACTORY_IN_SHUTDOWN", "Goods would leave the factory on %s, during the Chinese New Year shutdown; they must be picked up before it, by %s, %s earlier.",
+			engine.FormatDate(d.pickupMoved), engine.FormatDate(d.exFactory), engine.Plural(engine.DaysBetween(d.exFactory, d.pickupMoved), "day", "days"))
+	}
+	p.Deliverable("files-to-factory", "Print-ready files to the factory", d.files, r)
+	p.Milestone("proofs-approved", "Digital proofs approved", d.proofs)
+	p.Milestone("sample-approved", "Pre-production sample approved; mass production starts", d.sample)
+	p.Deliverable("freight-booked", "Freight booked with the forwarder", engine.Later(asOf, d.freightBooked), r)
+	p.Milestone("ex-factory", "Goods ready at the factory and picked up", d.exFactory)
+	p.Milestone("in-warehouse", "Stock in the destination warehouse", target)
+	p.DependsOn("proofs-approved", "files-to-factory")
+	p.DependsOn("sample-approved", "proofs-approved")
+	p.DependsOn("ex-factory", "sample-approved", "freight-booked")
+	p.DependsOn("in-warehouse", "ex-factory")
+	for _, m := range p.Milestones() {
+		if m.Key == "files-to-factory" {
+			d.files = m.Date
+		}
+	}
+	p.Set("files_deadline", engine.FormatDate(d.files))
+	p.Set("ex_factory_date", engine.FormatDate(d.exFactory))
+	p.Set("in_warehouse_date", engine.FormatDate(target))
+	if d.shutdown > 0 {
+		p.Warn("CNY_SHUTDOWN", "The factory schedule crosses the Chinese New Year shutdown, which adds %s: files are due %s.",
+			engine.Plural(d.shutdown, "closed day", "closed days"), engine.FormatDate(d.files))
+	}
+	p.Set("factory_shutdown_days", d.shutdown)
+	p.Set("slack_days", engine.DaysBetween(asOf, d.files))
 	return nil
 }
 
@@ -205,14 +250,14 @@ func tabletopMfgRecommend(in *engine.Input, p *engine.Plan) error {
 	ship := p.Get("shipment").(map[string]any)
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), files), "Lock print-ready files",
 		fmt.Sprintf("Send final files with bleed, dielines and the component list by %s; every late day moves the whole chain.", engine.FormatDate(files)))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(p.GetDate("ex_factory_date"), -tabletopBookFreightDays))), "Book freight early",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(p.GetDate("ex_factory_date"), -tabletopBookFreightDays), in.Region())), "Book freight early",
 		fmt.Sprintf("Ask two forwarders to quote %s (%.1f CBM, %.0f kg) including customs clearance and delivery to the warehouse.", ship["load"], ship["total_cbm"], ship["total_weight_kg"]))
 	p.Recommend(engine.Medium, "Approve a physical sample", "Check component counts, colour and box fit on the pre-production sample; fixes after mass production starts cost a reprint.")
 	if p.Get("factory_shutdown_days").(int) > 0 {
 		p.Recommend(engine.Medium, "Get ahead of Chinese New Year", "Factories fill their pre-holiday slots early; confirm your production slot in writing before the shutdown.")
 	}
-	p.Strategy("To have %d copies in the %s warehouse by %s: files to the factory by %s, ex-factory %s, shipping %s (%.1f CBM) by %s.",
-		in.Int("units"), in.Str("destination"), engine.FormatDate(in.Date("in_warehouse_date")), engine.FormatDate(files), p.Get("ex_factory_date"),
+	p.Strategy("To have %s in the %s warehouse by %s: files to the factory by %s, ex-factory %s, shipping %s (%.1f CBM) by %s.",
+		engine.Plural(in.Int("units"), "copy", "copies"), map[string]string{"us": "US", "canada": "Canadian", "eu": "EU", "uk": "UK", "australia": "Australian"}[in.Str("destination")], p.Get("in_warehouse_date"), engine.FormatDate(files), p.Get("ex_factory_date"),
 		ship["load"], ship["total_cbm"], in.Str("freight"))
 	return nil
 }

@@ -14,11 +14,11 @@ func TestTabletopManufacturingCountsNewYearShutdown(t *testing.T) {
 	if d := engine.DaysBetween(exFactory, target); d != 42 {
 		t.Errorf("ocean freight to the US %d days, want 6 weeks", d)
 	}
-	// 2 + 4 + 10 weeks of factory days, plus the 28 days closed around
-	// Chinese New Year 2027 (6 February).
+	// 2 + 4 + 10 weeks of factory days, plus the 22 days closed around
+	// Chinese New Year 2027 (6 February): 30 January to 20 February.
 	shutdown := entNum(t, res, "factory_shutdown_days")
-	if shutdown != 28 {
-		t.Errorf("shutdown days %v, want 28", shutdown)
+	if shutdown != 22 {
+		t.Errorf("shutdown days %v, want 22", shutdown)
 	}
 	files := milestoneDate(t, res, "files-to-factory")
 	if d := engine.DaysBetween(files, exFactory); d != 112+int(shutdown) {
@@ -36,18 +36,25 @@ func TestTabletopManufacturingCountsNewYearShutdown(t *testing.T) {
 func TestTabletopManufacturingLateFilesAndAirOption(t *testing.T) {
 	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-01"})
 	entWant(t, res, "FILES_DEADLINE_PASSED")
-	// From 2026-11-20: 112 factory days skipping 30 Jan–26 Feb 2027 end on
-	// 9 April, plus 6 weeks at sea.
-	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-21" {
-		t.Errorf("earliest in warehouse %s, want 2027-05-21", got)
+	// From 2026-11-20: 112 factory days skipping 30 Jan–20 Feb 2027 end on
+	// Saturday 3 April; picked up Monday 5 April, plus 6 weeks at sea. The
+	// plan is built on that date, files due on the plan date.
+	if got := entStr(t, res, "earliest_in_warehouse_date"); got != "2027-05-17" {
+		t.Errorf("earliest in warehouse %s, want 2027-05-17", got)
+	}
+	if got := milestoneDate(t, res, "in-warehouse"); engine.FormatDate(got) != "2027-05-17" || !hasWarning(res, "REPLANNED") {
+		t.Errorf("in warehouse %v, want the re-planned 2027-05-17: %v", got, warningCodes(res))
+	}
+	if got := milestoneDate(t, res, "files-to-factory"); got.Before(entDay("2026-11-20")) {
+		t.Errorf("files due %v, before the plan date", got)
 	}
 	if hasWarning(res, "AIR_FREIGHT_OPTION") {
-		t.Error("air (23 April) cannot make 1 March either")
+		t.Error("air (17 April) cannot make 1 March either")
 	}
 	air := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-04-30"})
 	entWant(t, air, "FILES_DEADLINE_PASSED", "AIR_FREIGHT_OPTION")
-	if got := entStr(t, air, "air_in_warehouse_date"); got != "2027-04-23" {
-		t.Errorf("air arrival %s, want 2027-04-23", got)
+	if got := entStr(t, air, "air_in_warehouse_date"); got != "2027-04-17" {
+		t.Errorf("air arrival %s, want 2027-04-17", got)
 	}
 	heavy := entRun(t, "tabletop-manufacturing-freight", map[string]any{"freight": "air"})
 	entWant(t, heavy, "AIR_FREIGHT_HEAVY")
@@ -100,10 +107,38 @@ func TestTabletopKickstarterInfeasibleInputs(t *testing.T) {
 	}
 	soon := entRun(t, "tabletop-kickstarter-campaign", map[string]any{"launch_date": "2026-12-01", "campaign_days": 45})
 	entWant(t, soon, "LAUNCH_TOO_SOON", "CAMPAIGN_LONG")
-	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2026-12-22" {
-		t.Errorf("earliest launch %s, want the Tuesday after 4 weeks, 2026-12-22", got)
+	// The Tuesday after 4 weeks is 2026-12-22, whose first 48 hours run
+	// into the 24 December–1 January dead week: the next is 2027-01-05.
+	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2027-01-05" {
+		t.Errorf("earliest launch %s, want 2027-01-05", got)
 	}
-	if got := entStr(t, soon, "campaign_end_date"); got != "2027-01-15" {
-		t.Errorf("a 45-day campaign from 2026-12-01 ends %s, want 2027-01-15", got)
+	// The campaign is built on it: 45 days from 2027-01-05.
+	if got := entStr(t, soon, "campaign_end_date"); got != "2027-02-19" {
+		t.Errorf("a 45-day campaign from 2027-01-05 ends %s, want 2027-02-19", got)
+	}
+	if hasWarning(soon, "LAUNCH_IN_DEAD_WEEK") || !hasWarning(soon, "REPLANNED") {
+		t.Errorf("warnings %v", warningCodes(soon))
+	}
+	dead := entRun(t, "tabletop-kickstarter-campaign", map[string]any{"launch_date": "2027-12-28"})
+	entWant(t, dead, "LAUNCH_IN_DEAD_WEEK")
+	if got := entStr(t, dead, "better_launch_date"); got != "2028-01-11" {
+		t.Errorf("better launch %s, want the first Tuesday from 5 January, 2028-01-11", got)
+	}
+}
+
+// Factories in China close from about a week before Chinese New Year
+// (6 February 2027) while workers travel home; nothing is picked up then.
+// Stock due in the US warehouse on 2027-03-20 after 6 weeks at sea would
+// leave the factory on New Year's Day itself; it must leave on the last
+// working day before the shutdown, Friday 2027-01-29, and the whole
+// factory chain moves with it.
+func TestTabletopManufacturingNoPickupDuringNewYearShutdown_CNY2027(t *testing.T) {
+	res := entRun(t, "tabletop-manufacturing-freight", map[string]any{"in_warehouse_date": "2027-03-20", "as_of": "2026-06-01"})
+	entWant(t, res, "EX_FACTORY_IN_SHUTDOWN")
+	if got := milestoneDate(t, res, "ex-factory"); engine.FormatDate(got) != "2027-01-29" {
+		t.Errorf("ex-factory %v, want 2027-01-29, the last working day before the Chinese New Year shutdown (new year 2027-02-06, factories closed from 7 days before: engine.FactoryClosed)", got)
+	}
+	if sample := milestoneDate(t, res, "sample-approved"); engine.DaysBetween(sample, milestoneDate(t, res, "ex-factory")) != 70 {
+		t.Errorf("mass production from %v: want 10 weeks of open factory days before ex-factory", sample)
 	}
 }

@@ -29,7 +29,7 @@ func init() {
 		ID:          "television-episode-delivery",
 		Name:        "Episode post and delivery schedule",
 		Vertical:    "television",
-		Description: "Schedules shooting, DGA cut periods, lock and finishing for each episode of a season, compares each finished date with the platform's delivery date, and proposes the earliest premiere every episode can make.",
+		Description: "Schedules shooting, DGA cut periods, lock and finishing for each episode of a season, compares each finished date with the platform's delivery date, and proposes the earliest premiere every episode can make. A premiere an episode cannot make, or whose deliveries are already past, is re-planned by whole weeks to the first premiere every episode makes.",
 		Fields: []engine.Field{
 			{Name: "production_start", Kind: engine.Date, Required: true, Description: "First shoot day of episode 1."},
 			{Name: "episodes", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Episodes in the season."},
@@ -37,6 +37,7 @@ func init() {
 			{Name: "shoot_days_per_episode", Kind: engine.Integer, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Shoot days per episode; defaults to 8 for one hour, 5 for half hours."},
 			{Name: "premiere_date", Kind: engine.Date, Required: true, Description: "Air or launch date of episode 1."},
 			{Name: "release_pattern", Kind: engine.String, Enum: []string{"weekly", "all_at_once"}, Default: "weekly", Description: "Weekly episodes or the whole season at once."},
+			engine.RegionField(),
 			{Name: "platform", Kind: engine.String, Enum: []string{"broadcast", "streaming"}, Default: "broadcast", Description: "Broadcast (air master 2 weeks out) or streaming (deliverables 6 weeks out)."},
 		},
 		ExampleContext: map[string]any{
@@ -47,6 +48,9 @@ func init() {
 			"release_pattern":  "weekly",
 			"platform":         "streaming",
 			"as_of":            "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "DGA Basic Agreement: episodic creative rights (editor's assembly, director's cut)", URL: "https://www.dga.org/Contracts/Agreements.aspx", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "shoot", Run: tvDeliveryShoot},
@@ -95,33 +99,33 @@ func tvDeliveryShoot(in *engine.Input, p *engine.Plan) error {
 	last, _ := engine.ParseDate(wraps[len(wraps)-1])
 	p.Milestone("production-wrap", "Production wraps (last episode)", last)
 	if start.Before(p.AsOf()) {
-		p.Warn("PRODUCTION_UNDER_WAY", "Production started %s, before the plan date; the schedule assumes it has kept to %d shoot days an episode.", engine.FormatDate(start), days)
+		p.Warn("PRODUCTION_UNDER_WAY", "Production started %s, before the plan date; the schedule assumes it has kept to %s an episode.", engine.FormatDate(start), engine.Plural(days, "shoot day", "shoot days"))
 	}
 	return nil
 }
 
-func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
+// tvDeliveryRows schedules post for every episode against a premiere date.
+func tvDeliveryRows(in *engine.Input, p *engine.Plan, premiere time.Time) (rows []map[string]any, late []string, worst int, earliestDue time.Time) {
 	f := tvDeliveryFormats[in.Str("format")]
-	premiere := in.Date("premiere_date")
-	p.SetTarget(premiere)
+	r := in.Region()
 	lead := tvDeliveryLead(in)
-	var rows []map[string]any
-	var late []string
-	worst := 0
 	for i, w := range p.Get("episode_wraps").([]string) {
 		wrap, _ := engine.ParseDate(w)
-		assembly := engine.AddWorkdays(wrap, tvDeliveryAssemblyDays)
-		dirCut := engine.AddWorkdays(assembly, f.cutDays)
-		lock := engine.AddWorkdays(dirCut, f.notesDays)
-		finished := engine.AddWorkdays(lock, f.finishDays)
+		assembly := engine.AddOpenDays(wrap, tvDeliveryAssemblyDays, r)
+		dirCut := engine.AddOpenDays(assembly, f.cutDays, r)
+		lock := engine.AddOpenDays(dirCut, f.notesDays, r)
+		finished := engine.AddOpenDays(lock, f.finishDays, r)
 		air := premiere
 		if in.Str("release_pattern") == "weekly" {
 			air = engine.AddWeeks(premiere, i)
 		}
-		due := engine.PrevWorkday(engine.AddDays(air, -lead))
+		due := engine.PrevOpen(engine.AddDays(air, -lead), r)
+		if i == 0 || due.Before(earliestDue) {
+			earliestDue = due
+		}
 		slack := engine.DaysBetween(finished, due)
 		if slack < 0 {
-			late = append(late, fmt.Sprintf("%d (%d days late)", i+1, -slack))
+			late = append(late, fmt.Sprintf("%d (%s late)", i+1, engine.Plural(-slack, "day", "days")))
 			worst = max(worst, -slack)
 		}
 		rows = append(rows, map[string]any{
@@ -130,26 +134,59 @@ func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
 			"delivery_due": engine.FormatDate(due), "slack_days": slack,
 		})
 	}
+	return rows, late, worst, earliestDue
+}
+
+// tvDeliveryPost checks every episode's finishing date against its
+// delivery date. When an episode would be late, or a delivery date has
+// already passed, the plan moves the premiere by whole weeks (keeping the
+// slot's weekday) to the first date every episode makes, and is built on it.
+func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
+	requested := in.Date("premiere_date")
+	lead := tvDeliveryLead(in)
+	premiere := requested
+	rows, late, worst, earliestDue := tvDeliveryRows(in, p, premiere)
+	if len(late) > 0 || earliestDue.Before(p.AsOf()) {
+		for tries := 0; (worst > 0 || earliestDue.Before(p.AsOf())) && tries < 520; tries++ {
+			premiere = engine.AddWeeks(premiere, max(1, (worst+6)/7))
+			_, _, worst, earliestDue = tvDeliveryRows(in, p, premiere)
+		}
+		why := fmt.Sprintf("The earliest premiere on the same weekday that every episode makes is %s.", engine.FormatDate(premiere))
+		if len(late) > 0 {
+			why = fmt.Sprintf("Episodes %s finish after their %s delivery date (%d days before air). ", strings.Join(late, ", "), in.Str("platform"), lead) + why
+			if len(late) == 1 {
+				why = strings.Replace(why, "Episodes ", "Episode ", 1)
+			}
+			p.Warn("EPISODES_LATE", "%s", why)
+		} else {
+			why = fmt.Sprintf("Delivery for a premiere on %s would be due before the plan date %s. ", engine.FormatDate(requested), engine.FormatDate(p.AsOf())) + why
+			p.Warn("DELIVERY_DATE_PASSED", "%s", why)
+		}
+		p.Replanned(requested, premiere, why)
+		p.Set("earliest_feasible_premiere", engine.FormatDate(premiere))
+		p.Set("late_episodes_at_requested_premiere", len(late))
+		rows, late, _, _ = tvDeliveryRows(in, p, premiere)
+	}
+	p.SetTarget(premiere)
+	p.Set("premiere_date", engine.FormatDate(premiere))
 	p.Set("episodes", rows)
 	first, last := rows[0], rows[len(rows)-1]
 	d := func(s any) time.Time { t, _ := engine.ParseDate(s.(string)); return t }
+	r := in.Region()
 	p.Milestone("first-lock", "Episode 1 picture lock", d(first["picture_lock"]))
-	p.Milestone("first-delivery", "Episode 1 delivered", d(first["delivery_due"]))
+	p.Deliverable("first-delivery", "Episode 1 delivered", d(first["delivery_due"]), r)
 	p.Milestone("premiere", "Premiere", premiere)
 	if len(rows) > 1 {
-		p.Milestone("final-delivery", fmt.Sprintf("Episode %d delivered", len(rows)), d(last["delivery_due"]))
+		p.Deliverable("final-delivery", fmt.Sprintf("Episode %d delivered", len(rows)), d(last["delivery_due"]), r)
 		if d(last["air_date"]).After(premiere) {
 			p.Milestone("finale", "Finale airs", d(last["air_date"]))
 		}
 	}
-	if len(late) > 0 {
-		// Moving the premiere by whole weeks keeps the slot's weekday.
-		earliest := engine.AddWeeks(premiere, (worst+6)/7)
-		p.Warn("EPISODES_LATE", "Episode(s) %s finish after their %s delivery date (%d days before air). The earliest premiere on the same weekday that every episode makes is %s.",
-			strings.Join(late, ", "), in.Str("platform"), lead, engine.FormatDate(earliest))
-		p.Set("earliest_feasible_premiere", engine.FormatDate(earliest))
-	}
+	p.DependsOn("first-delivery", "first-lock")
+	p.DependsOn("premiere", "first-delivery")
 	p.Set("late_episodes", len(late))
+	// Production already under way: steps behind the plan date are reported.
+	warnPassedSteps(p, "production-start")
 	return nil
 }
 
@@ -162,17 +199,18 @@ func tvDeliveryRecommend(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.Recommend(engine.High, "Staff post to the tightest episode",
-		fmt.Sprintf("Episode %d has the least slack (%d days between finishing and delivery); plan editors, VFX and the mix stage around it, with a second editor if slack is under a week.", tightest["episode"].(int), tightest["slack_days"].(int)))
+		fmt.Sprintf("Episode %d has the least slack (%s between finishing and delivery); plan editors, VFX and the mix stage around it, with a second editor if slack is under a week.", tightest["episode"].(int), engine.Plural(tightest["slack_days"].(int), "day", "days")))
 	p.Recommend(engine.High, "Respect the DGA cut periods",
 		"Schedule the editor's assembly within 6 business days of wrap and give each director the full director's cut period before producer notes; cutting behind the director breaches the Basic Agreement.")
 	lock, _ := engine.ParseDate(rows[0]["picture_lock"].(string))
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(lock, -7))), "Confirm the delivery specification",
+	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(lock, -7), in.Region())), "Confirm the delivery specification",
 		"Get the network or platform's technical spec, QC requirements and deliverables list (captions, M&E, textless) before episode 1 locks.")
 	if in.Str("release_pattern") == "all_at_once" {
 		p.Recommend(engine.Medium, "Plan for a single drop", "Every episode is due on the same date, so the last episodes decide the premiere; stagger finishing vendors.")
 	}
-	p.Strategy("Shoot %d %s episode(s) from %s at %d days each; episode 1 locks %s and is due %s for a %s premiere on %s; %d episode(s) late against the %d-day delivery lead.",
-		len(rows), strings.ReplaceAll(in.Str("format"), "_", " "), engine.FormatDate(in.Date("production_start")), p.Get("shoot_days_per_episode").(int),
-		rows[0]["picture_lock"], rows[0]["delivery_due"], in.Str("platform"), engine.FormatDate(in.Date("premiere_date")), p.Get("late_episodes").(int), tvDeliveryLead(in))
+	p.Strategy("Shoot %s from %s at %s each; episode 1 locks %s and is due %s for a %s premiere on %s; %s late against the %d-day delivery lead.",
+		engine.Plural(len(rows), strings.ReplaceAll(in.Str("format"), "_", " ")+" episode", strings.ReplaceAll(in.Str("format"), "_", " ")+" episodes"), engine.FormatDate(in.Date("production_start")),
+		engine.Plural(p.Get("shoot_days_per_episode").(int), "shoot day", "shoot days"),
+		rows[0]["picture_lock"], rows[0]["delivery_due"], in.Str("platform"), p.Get("premiere_date"), engine.Plural(p.Get("late_episodes").(int), "episode", "episodes"), tvDeliveryLead(in))
 	return nil
 }

@@ -1,18 +1,21 @@
 package workflows_test
 
 import (
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
 )
 
-// tvBizDays counts business days from a to b.
+// tvBizDays counts business days from a to b: weekdays that are not US
+// federal holidays (Presidents' Day falls in the example's post schedule).
 func tvBizDays(a, b string) int {
 	d, end := mediaDay(a), mediaDay(b)
 	n := 0
 	for d.Before(end) {
 		d = engine.AddDays(d, 1)
-		if d.Weekday() != 0 && d.Weekday() != 6 {
+		if !engine.Closed(d, engine.RegionUS) {
 			n++
 		}
 	}
@@ -60,6 +63,10 @@ func TestTelevisionEpisodeDeliveryLateProposesPremiere(t *testing.T) {
 	if earliest.Weekday() != mediaDay("2027-04-23").Weekday() {
 		t.Errorf("proposed premiere %v is not on the slot's weekday", earliest)
 	}
+	// The plan is built on the feasible premiere: no episode is late in it.
+	if got := milestoneDate(t, res, "premiere"); !got.Equal(earliest) || mediaNum(t, res, "late_episodes") != 0 || !hasWarning(res, "REPLANNED") {
+		t.Errorf("premiere milestone %v, late %v, warnings %v; want the plan on %v", got, res["late_episodes"], warningCodes(res), earliest)
+	}
 	ctx["premiere_date"] = engine.FormatDate(earliest)
 	again := run(t, "television-episode-delivery", ctx)
 	if hasWarning(again, "EPISODES_LATE") {
@@ -82,12 +89,13 @@ func TestTelevisionWritersRoomStaffingAndCost(t *testing.T) {
 		}
 	}
 	res := run(t, "television-writers-room", mediaExample(t, "television-writers-room"))
-	// 8 one-hour scripts: 2 weeks to break + ceil(8 × 1.5) = 14 weeks; the room has 16.
-	if mediaNum(t, res, "weeks_needed") != 14 || mediaNum(t, res, "weeks_available") != 16 {
+	// 8 one-hour scripts: 2 weeks to break + ceil(8 × 1.5) = 14 weeks; the
+	// room runs Monday 2027-01-04 to Friday 2027-04-30, 17 paid weeks.
+	if mediaNum(t, res, "weeks_needed") != 14 || mediaNum(t, res, "weeks_available") != 17 {
 		t.Errorf("weeks needed %v available %v", res["weeks_needed"], res["weeks_available"])
 	}
-	if total := mediaNum(t, res, "budget", "total_usd"); !mediaClose(total, engine.Money(5*16*6200*1.21)) {
-		t.Errorf("total %v, want %v", total, engine.Money(5*16*6200*1.21))
+	if total := mediaNum(t, res, "budget", "total_usd"); !mediaClose(total, engine.Money(5*17*6200*1.21)) {
+		t.Errorf("total %v, want %v", total, engine.Money(5*17*6200*1.21))
 	}
 }
 
@@ -108,5 +116,63 @@ func TestTelevisionWritersRoomTooSmallAndTooShort(t *testing.T) {
 	// Budgeted at the MBA minimum of 6 writers, not the 4 planned.
 	if w := mediaNum(t, res, "budget", "writers"); w != 6 {
 		t.Errorf("budgeted writers %v, want 6", w)
+	}
+}
+
+// The summary states the room's length and its dates; they must agree: a
+// room of N paid weeks from its opening day to the scripts-due day spans
+// ceil(days / 7) weeks, both days counted. A room too short for its scripts
+// used to be summarised as "22 weeks from 2027-01-04 to 2027-03-29", a span
+// of 12 weeks; it is now planned to the earliest feasible delivery date.
+func TestTelevisionWritersRoomSummaryLengthMatchesItsDates(t *testing.T) {
+	re := regexp.MustCompile(`for (\d+) weeks?,? from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})`)
+	for name, changes := range map[string]map[string]any{
+		"example":          nil,
+		"too short":        {"episodes": 13, "scripts_due": "2027-03-29"},
+		"due before start": {"scripts_due": "2026-12-15"},
+		"development":      {"room_type": "development", "episodes": 2, "scripts_due": "2027-02-10"},
+		"half hour":        {"episode_length": "half_hour", "room_start": "2027-01-06", "scripts_due": "2027-03-03"},
+	} {
+		res := entRun(t, "television-writers-room", changes)
+		m := re.FindStringSubmatch(entStr(t, res, "strategy"))
+		if m == nil {
+			t.Fatalf("%s: no length and dates in %q", name, entStr(t, res, "strategy"))
+		}
+		weeks, _ := strconv.Atoi(m[1])
+		from, to := entDay(m[2]), entDay(m[3])
+		if span := (engine.DaysBetween(from, to) + 7) / 7; span != weeks {
+			t.Errorf("%s: summary says %d weeks but %s to %s is %d (the room's paid weeks, both days counted, must match its dates)", name, weeks, m[2], m[3], span)
+		}
+		if !to.Equal(milestoneDate(t, res, "scripts-due")) {
+			t.Errorf("%s: summary ends %s, scripts due %v", name, m[3], milestoneDate(t, res, "scripts-due"))
+		}
+		if got := entNum(t, res, "budget", "weeks"); int(got) != weeks {
+			t.Errorf("%s: budget pays %v weeks, summary says %d", name, got, weeks)
+		}
+		if need := int(entNum(t, res, "weeks_needed")); weeks < need {
+			t.Errorf("%s: %d weeks planned, %d needed", name, weeks, need)
+		}
+	}
+	res := entRun(t, "television-writers-room", map[string]any{"episodes": 13, "scripts_due": "2027-03-29"})
+	// 2 + ceil(13 × 1.5) = 22 weeks from Monday 2027-01-04: Friday 2027-06-04.
+	if got := entStr(t, res, "scripts_due"); got != "2027-06-04" {
+		t.Errorf("feasible scripts due %s, want 2027-06-04", got)
+	}
+}
+
+// Scripts due in the dead week are delivered before it only when the room
+// still gets the weeks it needs; otherwise on the first open day after, so
+// the season is broken before the first draft comes in.
+func TestTelevisionWritersRoomDeadWeekDelivery(t *testing.T) {
+	res := entRun(t, "television-writers-room", map[string]any{
+		"as_of": "2027-03-30", "country": "UK", "episode_length": "half_hour", "episodes": 1,
+		"room_start": "2028-12-10", "scripts_due": "2028-02-21", "writers": 5,
+	})
+	broken, draft, due := milestoneDate(t, res, "season-broken"), milestoneDate(t, res, "first-draft"), milestoneDate(t, res, "scripts-due")
+	if draft.Before(broken) || due.Before(draft) {
+		t.Errorf("season broken %v, first draft %v, scripts due %v: out of order", broken, draft, due)
+	}
+	if engine.InDeadWeek(due) {
+		t.Errorf("scripts due %v in the dead week", due)
 	}
 }

@@ -31,7 +31,7 @@ func init() {
 		ID:          "theater-rehearsal-schedule",
 		Name:        "Rehearsal and production calendar",
 		Vertical:    "theater",
-		Description: "Schedules rights, design deadlines, casting, rehearsals, load-in, tech, previews, opening and closing backwards from opening night for a play or musical with a union or non-union company, counts rehearsal days and hours, and proposes the earliest feasible opening when the calendar is already behind.",
+		Description: "Schedules rights, design deadlines, casting, rehearsals, load-in, tech, previews, opening and closing backwards from opening night for a play or musical with a union or non-union company, counts rehearsal days and hours, and proposes the earliest feasible opening when the calendar is already behind. A calendar already behind is re-planned by whole weeks to the first opening that keeps every lead time.",
 		Fields: []engine.Field{
 			{Name: "production_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the production."},
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening night (press night)."},
@@ -40,6 +40,7 @@ func init() {
 			{Name: "previews", Kind: engine.Integer, Default: 4, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Preview performances before opening."},
 			{Name: "performances_per_week", Kind: engine.Integer, Default: 8, Min: engine.Bound(1), Max: engine.Bound(8), Description: "Performances a week (8 is the commercial standard)."},
 			{Name: "run_weeks", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(52), Description: "Weeks from opening to closing."},
+			engine.RegionField(),
 			{Name: "rights_secured", Kind: engine.Boolean, Default: true, Description: "Whether performance rights are licensed (or the author has agreed)."},
 		},
 		ExampleContext: map[string]any{
@@ -52,6 +53,10 @@ func init() {
 			"run_weeks":             3,
 			"rights_secured":        false,
 			"as_of":                 "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Actors' Equity: agreements and rulebooks (rehearsal weeks and hours)", URL: "https://www.actorsequity.org/resources/contracts/", Checked: "2026-11"},
+			{Title: "Concord Theatricals: licensing a show", URL: "https://www.concordtheatricals.com/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "schedule", Run: theaterRehearsalSchedule},
@@ -80,87 +85,118 @@ func theaterCompanyFor(in *engine.Input) theaterCompany {
 	}
 }
 
-func theaterRehearsalSchedule(in *engine.Input, p *engine.Plan) error {
-	opening := in.Date("opening_date")
-	p.SetTarget(opening)
+type theaterChain struct {
+	rights, designStart, notice, prelimDesigns, auditions, callbacks, offers, finalDesigns time.Time
+	firstRehearsal, loadIn, techStart, firstPreview, closing                               time.Time
+	techDays, loadInDays, previewDays                                                      int
+}
+
+// theaterChainFor schedules the production backwards from opening night.
+func theaterChainFor(in *engine.Input, opening time.Time, r engine.Region) theaterChain {
+	var ch theaterChain
 	musical := in.Str("production_type") == "musical"
-	techDays, loadInDays := 5, 2
+	ch.techDays, ch.loadInDays = 5, 2
 	if musical {
-		techDays, loadInDays = 7, 4
+		ch.techDays, ch.loadInDays = 7, 4
 	}
 	c := theaterCompanyFor(in)
-	perWeek := in.Int("performances_per_week")
-	previewDays := int(math.Ceil(float64(in.Int("previews")) * 7 / float64(perWeek)))
-	firstPreview := engine.AddDays(opening, -previewDays)
-	techStart := engine.AddDays(firstPreview, -techDays)
-	loadIn := engine.AddDays(techStart, -loadInDays)
-	firstRehearsal := engine.OnOrBefore(engine.AddWeeks(techStart, -c.roomWeeks), time.Monday)
-	finalDesigns := engine.PrevWorkday(engine.AddWeeks(loadIn, -6))
-	prelimDesigns := engine.AddWeeks(finalDesigns, -3)
-	designStart := engine.AddWeeks(prelimDesigns, -4)
-	offers := engine.AddWeeks(firstRehearsal, -3)
-	callbacks := engine.AddWeeks(firstRehearsal, -5)
-	auditions := engine.OnOrBefore(engine.AddWeeks(firstRehearsal, -6), time.Saturday)
-	notice := engine.AddWeeks(auditions, -3)
-	closing := engine.AddDays(opening, 7*in.Int("run_weeks")-1)
+	ch.previewDays = int(math.Ceil(float64(in.Int("previews")) * 7 / float64(in.Int("performances_per_week"))))
+	ch.firstPreview = engine.AddDays(opening, -ch.previewDays)
+	ch.techStart = engine.AddDays(ch.firstPreview, -ch.techDays)
+	ch.loadIn = engine.AddDays(ch.techStart, -ch.loadInDays)
+	ch.firstRehearsal = engine.OnOrBefore(engine.AddWeeks(ch.techStart, -c.roomWeeks), time.Monday)
+	ch.finalDesigns = engine.PrevOpen(engine.AddWeeks(ch.loadIn, -6), r)
+	ch.prelimDesigns = engine.PrevOpen(engine.AddWeeks(ch.finalDesigns, -3), r)
+	ch.designStart = engine.AddWeeks(ch.prelimDesigns, -4)
+	ch.offers = engine.AddWeeks(ch.firstRehearsal, -3)
+	ch.callbacks = engine.AddWeeks(ch.firstRehearsal, -5)
+	ch.auditions = engine.OnOrBefore(engine.AddWeeks(ch.firstRehearsal, -6), time.Saturday)
+	ch.notice = engine.AddWeeks(ch.auditions, -3)
+	ch.rights = engine.PrevOpen(engine.AddWeeks(ch.notice, -4), r)
+	ch.closing = engine.AddDays(opening, 7*in.Int("run_weeks")-1)
+	return ch
+}
 
-	if !in.Bool("rights_secured") {
-		p.Milestone("rights-application", "Performance rights applied for", engine.PrevWorkday(engine.AddWeeks(notice, -4)))
+// first is the chain's first task: the rights application when the title
+// is not yet licensed, else the earlier of design start and audition notice.
+func (ch theaterChain) first(rightsSecured bool) time.Time {
+	d := engine.Earlier(ch.designStart, ch.notice)
+	if !rightsSecured {
+		d = engine.Earlier(d, ch.rights)
 	}
-	p.Milestone("design-start", "Design team engaged; first production meeting", designStart)
-	p.Milestone("audition-notice", "Audition notice published", notice)
-	p.Milestone("preliminary-designs", "Preliminary designs presented", prelimDesigns)
-	p.Milestone("auditions", "Auditions", auditions)
-	p.Milestone("callbacks", "Callbacks", callbacks)
-	p.Milestone("offers", "Casting offers out", offers)
-	p.Milestone("final-designs", "Final designs approved; shop build begins", finalDesigns)
-	p.Milestone("first-rehearsal", "First rehearsal", firstRehearsal)
-	p.Milestone("load-in", "Load-in", loadIn)
-	p.Milestone("tech", "Technical rehearsals begin", techStart)
+	return d
+}
+
+// theaterRehearsalSchedule builds the calendar on the requested opening
+// when its first task is still ahead; otherwise opening moves by whole
+// weeks (keeping its weekday) to the first date that keeps every lead time,
+// and the calendar is built on that.
+func theaterRehearsalSchedule(in *engine.Input, p *engine.Plan) error {
+	requested, asOf, r := in.Date("opening_date"), p.AsOf(), in.Region()
+	opening := requested
+	ch := theaterChainFor(in, opening, r)
+	if first := ch.first(in.Bool("rights_secured")); first.Before(asOf) {
+		behind := engine.DaysBetween(first, asOf)
+		opening = engine.AddWeeks(requested, (behind+6)/7)
+		for theaterChainFor(in, opening, r).first(in.Bool("rights_secured")).Before(asOf) {
+			opening = engine.AddWeeks(opening, 1)
+		}
+		why := fmt.Sprintf("The first task was due %s, %s before the plan date; keeping every lead time moves opening to %s.",
+			engine.FormatDate(first), engine.Plural(behind, "day", "days"), engine.FormatDate(opening))
+		p.Warn("SCHEDULE_BEHIND", "%s", why)
+		p.Replanned(requested, opening, why)
+		p.Set("earliest_feasible_opening_date", engine.FormatDate(opening))
+		ch = theaterChainFor(in, opening, r)
+	}
+	p.SetTarget(opening)
+	p.Set("opening_date", engine.FormatDate(opening))
+	if !in.Bool("rights_secured") {
+		p.Deliverable("rights-application", "Performance rights applied for", ch.rights, r)
+	}
+	p.Milestone("design-start", "Design team engaged; first production meeting", ch.designStart)
+	p.Milestone("audition-notice", "Audition notice published", ch.notice)
+	p.Deliverable("preliminary-designs", "Preliminary designs presented", ch.prelimDesigns, r)
+	p.Milestone("auditions", "Auditions", ch.auditions)
+	p.Milestone("callbacks", "Callbacks", ch.callbacks)
+	p.Milestone("offers", "Casting offers out", ch.offers)
+	p.Deliverable("final-designs", "Final designs approved; shop build begins", ch.finalDesigns, r)
+	p.Milestone("first-rehearsal", "First rehearsal", ch.firstRehearsal)
+	p.Milestone("load-in", "Load-in", ch.loadIn)
+	p.Milestone("tech", "Technical rehearsals begin", ch.techStart)
 	if in.Int("previews") > 0 {
-		p.Milestone("first-preview", "First preview", firstPreview)
+		p.Milestone("first-preview", "First preview", ch.firstPreview)
 	}
 	p.Milestone("opening", "Opening night", opening)
-	p.Milestone("closing", "Closing performance; strike follows", closing)
+	p.Milestone("closing", "Closing performance; strike follows", ch.closing)
+	p.DependsOn("audition-notice", "rights-application")
+	p.DependsOn("auditions", "audition-notice")
+	p.DependsOn("callbacks", "auditions")
+	p.DependsOn("offers", "callbacks")
+	p.DependsOn("final-designs", "preliminary-designs")
+	p.DependsOn("first-rehearsal", "offers")
+	p.DependsOn("load-in", "final-designs")
+	p.DependsOn("tech", "load-in", "first-rehearsal")
+	p.DependsOn("opening", "tech", "first-preview")
 
+	c := theaterCompanyFor(in)
 	roomDays := c.roomWeeks * c.daysPerWeek
 	p.Set("schedule", map[string]any{
-		"first_rehearsal": engine.FormatDate(firstRehearsal), "tech_start": engine.FormatDate(techStart),
-		"first_preview": engine.FormatDate(firstPreview), "closing": engine.FormatDate(closing),
+		"first_rehearsal": engine.FormatDate(ch.firstRehearsal), "tech_start": engine.FormatDate(ch.techStart),
+		"first_preview": engine.FormatDate(ch.firstPreview), "closing": engine.FormatDate(ch.closing),
 	})
 	p.Set("rehearsal", map[string]any{
 		"room_weeks": c.roomWeeks, "room_days": roomDays, "room_hours": float64(roomDays) * c.hoursPerDay,
-		"tech_days": techDays, "load_in_days": loadInDays, "preview_days": previewDays,
+		"tech_days": ch.techDays, "load_in_days": ch.loadInDays, "preview_days": ch.previewDays,
 	})
-	p.Set("performances", in.Int("previews")+in.Int("run_weeks")*perWeek)
+	p.Set("performances", in.Int("previews")+in.Int("run_weeks")*in.Int("performances_per_week"))
 	return nil
 }
 
 func theaterRehearsalFeasibility(in *engine.Input, p *engine.Plan) error {
-	asOf := p.AsOf()
 	ms := p.Milestones()
-	first := ms[0]
-	if !first.Date.Before(asOf) {
-		p.Set("slack_days", engine.DaysBetween(asOf, first.Date))
-		if !in.Bool("rights_secured") {
-			p.Warn("RIGHTS_NOT_SECURED", "The title cannot be announced or auditioned until the licence is granted; apply by %s.", engine.FormatDate(first.Date))
-		}
-		return nil
-	}
-	behind := engine.DaysBetween(first.Date, asOf)
-	// Keep opening on the same weekday: shift by whole weeks.
-	shift := 7 * int(math.Ceil(float64(behind)/7))
-	alt := engine.AddDays(in.Date("opening_date"), shift)
-	p.Set("earliest_feasible_opening_date", engine.FormatDate(alt))
-	p.Warn("SCHEDULE_BEHIND", "%s was due %s, %d days before the plan date; keeping every lead time moves opening to %s.",
-		first.Title, engine.FormatDate(first.Date), behind, engine.FormatDate(alt))
+	p.Set("slack_days", engine.DaysBetween(p.AsOf(), ms[0].Date))
 	if !in.Bool("rights_secured") {
-		p.Warn("RIGHTS_NOT_SECURED", "The licence application is late: licensors take 2–4 weeks and the title cannot be announced before the grant.")
-	}
-	for _, m := range ms[1:] {
-		if m.Date.Before(asOf) {
-			p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date.", m.Title, engine.FormatDate(m.Date))
-		}
+		p.Warn("RIGHTS_NOT_SECURED", "The title cannot be announced or auditioned until the licence is granted (licensors take 2–4 weeks); apply by %s.", engine.FormatDate(ms[0].Date))
 	}
 	return nil
 }
@@ -172,15 +208,19 @@ func theaterRehearsalRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), ms[0].Date), "Start the first task on time",
 		fmt.Sprintf("%s by %s starts a chain in which every later date depends on the one before.", ms[0].Title, engine.FormatDate(ms[0].Date)))
 	p.Recommend(engine.Medium, "Publish the rehearsal calendar with the audition notice",
-		fmt.Sprintf("Actors accept around conflicts they can see: list all %d rehearsal days (%v hours) plus tech from %s.", reh["room_days"], reh["room_hours"], sched["tech_start"]))
+		fmt.Sprintf("Actors accept around conflicts they can see: list all %s (%s) plus tech from %s.", engine.Plural(reh["room_days"].(int), "rehearsal day", "rehearsal days"), amountOf(reh["room_hours"].(float64), "hour", "hours"), sched["tech_start"]))
 	p.Recommend(engine.Medium, "Protect the final-design date", "Late design changes eat the shop's build weeks and arrive as overtime at load-in.")
 	p.Recommend(engine.Low, "Plan the strike", "Book crew and skips for the day after closing; returns of rented scenery and costumes are usually due within days.")
 	behind := ""
 	if alt, ok := p.Get("earliest_feasible_opening_date").(string); ok {
-		behind = "; the calendar is already behind, and the earliest opening that keeps every lead time is " + alt
+		behind = "; the requested opening " + engine.FormatDate(in.Date("opening_date")) + " was already behind, and " + alt + " is the earliest that keeps every lead time"
 	}
-	p.Strategy("%s opens %s: %s company rehearses %d days from %s, techs from %s, %d previews from %s, and closes %s after %d performances%s.",
-		in.Str("production_title"), engine.FormatDate(in.Date("opening_date")), map[bool]string{true: "an Equity", false: "a non-union"}[in.Bool("union")],
-		reh["room_days"], sched["first_rehearsal"], sched["tech_start"], in.Int("previews"), sched["first_preview"], sched["closing"], p.Get("performances"), behind)
+	previews := "no previews"
+	if in.Int("previews") > 0 {
+		previews = fmt.Sprintf("%s from %s", engine.Plural(in.Int("previews"), "preview", "previews"), sched["first_preview"])
+	}
+	p.Strategy("%s opens %s: %s company rehearses %s from %s, techs from %s, %s, and closes %s after %s%s.",
+		in.Str("production_title"), p.Get("opening_date"), map[bool]string{true: "an Equity", false: "a non-union"}[in.Bool("union")],
+		engine.Plural(reh["room_days"].(int), "day", "days"), sched["first_rehearsal"], sched["tech_start"], previews, sched["closing"], engine.Plural(p.Get("performances").(int), "performance", "performances"), behind)
 	return nil
 }

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,14 @@ func TestTheaterRehearsalScheduleBehind(t *testing.T) {
 	if engine.FormatDate(got) != "2027-05-07" || got.Weekday() != time.Friday {
 		t.Errorf("earliest opening %v, want Friday 2027-05-07", got)
 	}
+	// The calendar is built on it: opening on the feasible date, every task
+	// on or after the plan date.
+	if o := milestoneDate(t, res, "opening"); !o.Equal(got) || !hasWarning(res, "REPLANNED") {
+		t.Errorf("opening milestone %v, want %v: %v", o, got, warningCodes(res))
+	}
+	if first := milestoneDate(t, res, "rights-application"); first.Before(entDay("2026-11-20")) {
+		t.Errorf("rights application %v before the plan date", first)
+	}
 	if got := entNum(t, res, "rehearsal", "room_days"); got != 8*4 {
 		t.Errorf("non-union musical room days %v, want 8 weeks × 4 evenings", got)
 	}
@@ -60,7 +69,7 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	// contingency on everything.
 	wages := 7800.0 * 7
 	total := (wages*1.2 + 38000) * 1.1
-	if got := entNum(t, res, "costs", "total_usd"); !entNear(got, total) {
+	if got := entNum(t, res, "costs", "total"); !entNear(got, total) {
 		t.Errorf("total costs %v, want %.2f", got, total)
 	}
 	keep := 1 - 0.05 - 0.10
@@ -71,7 +80,7 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	if got := entNum(t, res, "break_even", "tickets"); got != math.Ceil(total/(42*keep)) {
 		t.Errorf("break-even tickets %v, want %v", got, math.Ceil(total/(42*keep)))
 	}
-	if got := entNum(t, res, "box_office", "projected_result_usd"); !entNear(got, engine.Money(potential*0.65*keep-total)) {
+	if got := entNum(t, res, "box_office", "projected_result"); !entNear(got, engine.Money(potential*0.65*keep-total)) {
 		t.Errorf("result %v, want %.2f", got, potential*0.65*keep-total)
 	}
 	if d := engine.DaysBetween(milestoneDate(t, res, "on-sale"), milestoneDate(t, res, "opening")); d < 56 || milestoneDate(t, res, "on-sale").Weekday() != time.Monday {
@@ -81,4 +90,28 @@ func TestTheaterProductionBudgetBreakEven(t *testing.T) {
 	entWant(t, small, "BREAK_EVEN_ABOVE_CAPACITY")
 	late := entRun(t, "theater-production-budget", map[string]any{"opening_date": "2027-01-08"})
 	entWant(t, late, "BUDGET_LOCK_PASSED", "ON_SALE_LATE")
+}
+
+// A budget for a run that has already opened is a settlement plan: the
+// licensor's report is the step still to do, never dated in the past.
+func TestTheaterBudgetAfterOpeningIsASettlementPlan(t *testing.T) {
+	res := entRun(t, "theater-production-budget", map[string]any{"opening_date": "2026-10-02"})
+	entWant(t, res, "POST_EVENT")
+	// 24 performances in 3 weeks close 2026-10-22; the report is due 14
+	// days later, already past, so it is due on the plan date.
+	if d := milestoneDate(t, res, "royalty-report"); engine.FormatDate(d) != "2026-11-20" {
+		t.Errorf("royalty report %v, want the plan date", d)
+	}
+}
+
+// Theatre is international: a London fringe budget is planned in pounds,
+// and its prose says so.
+func TestTheaterBudgetInPounds(t *testing.T) {
+	res := entRun(t, "theater-production-budget", map[string]any{"currency": "GBP", "country": "UK"})
+	if res["currency"] != "GBP" {
+		t.Errorf("currency %v, want GBP", res["currency"])
+	}
+	if s := entStr(t, res, "strategy"); !strings.Contains(s, "£") || strings.Contains(s, "$") {
+		t.Errorf("strategy %q is not in pounds", s)
+	}
 }

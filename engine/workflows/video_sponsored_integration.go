@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -28,15 +29,16 @@ func init() {
 		ID:          "video-sponsored-integration",
 		Name:        "Sponsored video rate and schedule",
 		Vertical:    "video",
-		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date.",
+		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date. A publish date too close or already past is re-planned to the earliest date that leaves three weeks.",
 		Fields: []engine.Field{
-			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
+			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
 			{Name: "niche", Kind: engine.String, Enum: []string{"finance", "tech", "education", "lifestyle", "entertainment", "gaming"}, Default: "lifestyle", Description: "Channel niche, as advertisers see it."},
 			{Name: "format", Kind: engine.String, Enum: []string{"mention", "integration", "dedicated"}, Default: "integration", Description: "Short mention (≤30 s), integration (60–90 s) or dedicated video."},
 			{Name: "publish_date", Kind: engine.Date, Required: true, Description: "Day the sponsored video goes live."},
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content in its own ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Description: "The brand's offer, if any, to compare."},
+			engine.RegionField(),
+			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 		},
 		ExampleContext: map[string]any{
 			"avg_views_30d":     48000,
@@ -47,6 +49,10 @@ func init() {
 			"exclusivity_days":  30,
 			"offer_usd":         1200,
 			"as_of":             "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "YouTube Help: paid product placements, sponsorships and endorsements", URL: "https://support.google.com/youtube/answer/154235", Checked: "2026-11"},
+			{Title: "FTC: Disclosures 101 for social media influencers", URL: "https://www.ftc.gov/business-guidance/resources/disclosures-101-social-media-influencers", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "price", Run: videoSponsorPrice},
@@ -80,38 +86,56 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 	p.Set("rate", map[string]any{
 		"quote_usd": quote, "market_low_usd": low, "market_high_usd": high,
 		"base_usd":              engine.Money(views / 1000 * videoSponsorCPM * mult),
-		"effective_cpm_usd":     engine.Money(quote / views * 1000),
+		"effective_cpm_usd":     engine.Money(quote / views * 1000), // views >= 100
 		"usage_rights_pct":      usage,
 		"exclusivity_pct":       excl,
 		"format_niche_multiple": engine.Round(mult, 2),
 	})
 	if in.Has("offer_usd") {
 		offer := in.Float("offer_usd")
-		p.Set("offer_vs_quote_pct", engine.Round(offer/quote*100, 1))
+		// A channel this small rounds to a $0 quote: there is no ratio.
+		if quote > 0 {
+			p.Set("offer_vs_quote_pct", engine.Round(offer/quote*100, 1))
+		}
 		if offer < low {
-			p.Warn("OFFER_BELOW_MARKET", "The %s offer is %.0f%% of the %s quote and below the market range of %s–%s for a %s %s with %.0f expected views; counter at %s.",
-				engine.USD(offer), offer/quote*100, engine.USD(quote), engine.USD(low), engine.USD(high), in.Str("niche"), in.Str("format"), views, engine.USD(quote))
+			p.Warn("OFFER_BELOW_MARKET", "The %s offer is below the market range of %s–%s for a %s %s with %s; counter at %s.",
+				engine.USD(offer), engine.USD(low), engine.USD(high), in.Str("niche"), in.Str("format"), roundedCount(views, "expected view", "expected views"), engine.USD(quote))
 		}
 	}
 	if d := in.Int("exclusivity_days"); d > 90 {
-		p.Warn("EXCLUSIVITY_LONG", "%d days of exclusivity blocks the category's other sponsors for a season; the %.0f%% uplift is capped, so ask for a per-month fee beyond 90 days.", d, excl)
+		p.Warn("EXCLUSIVITY_LONG", "%s of exclusivity blocks the category's other sponsors for a season; the %.0f%% uplift is capped, so ask for a per-month fee beyond 90 days.", engine.Plural(d, "day", "days"), excl)
 	}
 	return nil
 }
 
+// videoSponsorSchedule plans the integration on the requested publish date
+// when contract, script and two draft rounds still fit before it, and
+// otherwise on the earliest date that leaves them their three weeks.
 func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
-	publish, asOf := in.Date("publish_date"), p.AsOf()
-	p.SetTarget(publish)
-	lead := engine.DaysBetween(asOf, publish)
-	p.Set("days_until_publish", lead)
-	switch {
-	case lead < 0:
-		p.Warn("PUBLISH_DATE_PASSED", "The publish date %s is %d days before the plan date.", engine.FormatDate(publish), -lead)
-	case lead < videoSponsorLeadDays:
-		alt := engine.AddDays(asOf, videoSponsorLeadDays)
-		p.Warn("SCHEDULE_TIGHT", "Only %d days to publish; contract, script approval and two draft rounds need about 21. Earliest comfortable publish date: %s.", lead, engine.FormatDate(alt))
-		p.Set("earliest_feasible_publish_date", engine.FormatDate(alt))
+	requested, asOf, r := in.Date("publish_date"), p.AsOf(), in.Region()
+	contractFor := func(publish time.Time) time.Time {
+		return engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), r)
 	}
+	publish := requested
+	if contractFor(publish).Before(asOf) {
+		publish = engine.Later(publish, engine.AddDays(asOf, videoSponsorLeadDays))
+		for contractFor(publish).Before(asOf) {
+			publish = engine.AddDays(publish, 1)
+		}
+		lead := engine.DaysBetween(asOf, requested)
+		why := fmt.Sprintf("Only %s to publish; contract, script approval and two draft rounds need about 21.", engine.Plural(lead, "day", "days"))
+		if lead < 0 {
+			why = fmt.Sprintf("The publish date %s is %s before the plan date.", engine.FormatDate(requested), engine.Plural(-lead, "day", "days"))
+			p.Warn("PUBLISH_DATE_PASSED", "%s", why)
+		} else {
+			p.Warn("SCHEDULE_TIGHT", "%s Earliest comfortable publish date: %s.", why, engine.FormatDate(publish))
+		}
+		p.Replanned(requested, publish, why)
+		p.Set("earliest_feasible_publish_date", engine.FormatDate(publish))
+	}
+	p.SetTarget(publish)
+	p.Set("publish_date", engine.FormatDate(publish))
+	p.Set("days_until_publish", engine.DaysBetween(asOf, publish))
 	steps := []struct {
 		key, title string
 		daysBefore int
@@ -123,34 +147,39 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		{"draft", "Draft cut sent to the brand", 7},
 		{"final-approval", "Final approval from the brand", 3},
 	}
+	// Filming is dated on the calendar like the hand-overs around it, so a
+	// draft moved off a closed day never comes before the filming.
 	for _, s := range steps {
-		d := engine.AddDays(publish, -s.daysBefore)
-		if s.key != "filming" {
-			d = engine.PrevWorkday(d)
-		}
-		p.Milestone(s.key, s.title, d)
+		p.Deliverable(s.key, s.title, engine.Later(asOf, engine.AddDays(publish, -s.daysBefore)), r)
 	}
 	p.Milestone("publish", "Sponsored video published, paid promotion disclosed", publish)
-	p.Milestone("report", "7-day performance report to the brand", engine.AddDays(publish, 7))
-	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
-	if lead >= 0 {
-		p.WarnPassedMilestones("report", "payment-due")
+	for i := 1; i < len(steps); i++ {
+		p.DependsOn(steps[i].key, steps[i-1].key)
 	}
+	p.DependsOn("publish", "final-approval")
+	p.Deliverable("report", "7-day performance report to the brand", engine.NextOpen(engine.AddDays(publish, 7), r), r)
+	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
 }
 
 func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
-	publish := in.Date("publish_date")
+	publish := p.GetDate("publish_date")
 	rate := p.Get("rate").(map[string]any)
 	quote := rate["quote_usd"].(float64)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(publish, -21))), "Quote on views, in writing",
-		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%d days) and exclusivity (%d days) as separate lines so they can be negotiated without cutting the base fee.",
-			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"), in.Int("usage_rights_days"), in.Int("exclusivity_days")))
+	contract := engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), in.Region()))
+	p.RecommendBy(engine.High, contract, "Quote on views, in writing",
+		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%s) and exclusivity (%s) as separate lines so they can be negotiated without cutting the base fee.",
+			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"),
+			engine.Plural(in.Int("usage_rights_days"), "day", "days"), engine.Plural(in.Int("exclusivity_days"), "day", "days")))
+	if inQ4Rush(publish) {
+		p.Recommend(engine.High, "Quote at the top of the range for Q4", fmt.Sprintf("A %s video lands in the fourth-quarter ad rush, when brands spend their remaining budgets and YouTube ad rates peak: quote toward %s rather than the midpoint, and hold the date in writing.",
+			publish.Format("January"), engine.USD(rate["market_high_usd"].(float64))))
+	}
 	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
 	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
 	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))
-	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from $%.0f–%.0f base CPMs on %d expected views), contract signed by %s for the %s publish date.",
+	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from $%.0f–%.0f base CPMs on %s), contract signed by %s for the %s publish date.",
 		engine.USD(quote), in.Str("niche"), in.Str("format"), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)),
-		videoSponsorCPMLow, videoSponsorCPMHigh, in.Int("avg_views_30d"), engine.FormatDate(engine.PrevWorkday(engine.AddDays(publish, -21))), engine.FormatDate(publish))
+		videoSponsorCPMLow, videoSponsorCPMHigh, engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), engine.FormatDate(contract), engine.FormatDate(publish))
 	return nil
 }

@@ -2,35 +2,44 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
 )
 
-func TestVideoPartnerEligibilityWatchHoursPath(t *testing.T) {
+// YouTube Help, "YouTube Partner Program overview & eligibility"
+// (support.google.com/youtube/answer/72851, checked 2026-11): ad revenue
+// sharing needs 1,000 subscribers and 4,000 valid public watch hours in the
+// last 12 months, or 10M valid public Shorts views in the last 90 days. The
+// 12-month total is a trailing window: from 2,100 hours earned evenly over
+// the last 365 days and a new pace of 400 hours a month (4,800 a year), the
+// total after t days is 2,100 + (4,800 − 2,100) × t / 365, which crosses
+// 4,000 on day 257 (2027-08-04), with 1,000 subscribers reached on day 183.
+// The old projection lost a twelfth of the total every month and dated it
+// 2028-01-20, five and a half months late.
+func TestVideoPartnerEligibilityTrailingWindow_4000HoursOnDay257(t *testing.T) {
 	res := entRun(t, "video-youtube-partner-eligibility", nil)
 	entNoWarnings(t, res)
-	// Rolling 12-month hours: each month +400, −1/12 of the total.
-	w, month := 2100.0, 0
-	for ; w < 4000 || 640+60*month < 1000; month++ {
-		w += 400 - w/12
+	if got := entNum(t, res, "ad_revenue", "days_from_now"); got != 257 {
+		t.Errorf("eligible after %v days, want 257 (2,100 + 2,700 × t / 365 ≥ 4,000; YouTube Help answer 72851: 4,000 watch hours in the last 12 months)", got)
 	}
-	if got := entNum(t, res, "ad_revenue", "months_from_now"); int(got) != month {
-		t.Errorf("eligible in %v months, want %d", got, month)
+	if got := entStr(t, res, "ad_revenue", "eligible_on"); got != "2027-08-04" {
+		t.Errorf("eligible on %s, want 2027-08-04 (YouTube Help answer 72851: 1,000 subscribers and 4,000 watch hours in the trailing 12 months)", got)
 	}
-	eligible := entDate(t, res, "ad_revenue", "eligible_on")
-	if want := engine.AddMonths(entDay("2026-11-20"), month); !eligible.Equal(want) {
-		t.Errorf("eligible on %v, want %v", eligible, want)
+	if got := entNum(t, res, "ad_revenue", "watch_hours_12mo"); got < 4000 || got > 4010 {
+		t.Errorf("12-month watch hours on the day %v, want just over 4,000", got)
 	}
-	if d := engine.DaysBetween(eligible, milestoneDate(t, res, "decision")); d != 30 {
+	if d := engine.DaysBetween(entDate(t, res, "ad_revenue", "eligible_on"), milestoneDate(t, res, "decision")); d != 30 {
 		t.Errorf("decision %d days after applying, want 30", d)
 	}
 	if got := entStr(t, res, "qualifying_path"); got != "watch hours" {
 		t.Errorf("path %q, want watch hours", got)
 	}
-	// Fan funding: 500 subscribers, 3 uploads and 3,000 hours, 5 months out.
-	if got := entStr(t, res, "fan_funding", "eligible_on"); got != "2027-04-20" {
-		t.Errorf("fan funding %s, want 2027-04-20", got)
+	// Fan funding: 500 subscribers, 3 uploads and 3,000 hours in 12 months:
+	// 2,100 + 2,700 × t / 365 ≥ 3,000 on day 122.
+	if got := entStr(t, res, "fan_funding", "eligible_on"); got != "2027-03-22" {
+		t.Errorf("fan funding %s, want 2027-03-22 (3,000 hours on day 122)", got)
 	}
 }
 
@@ -40,22 +49,44 @@ func TestVideoPartnerEligibilityPlateauAndShorts(t *testing.T) {
 	if got := entNum(t, res, "watch_hours_plateau"); got != 3000 {
 		t.Errorf("plateau %v, want 12 × 250", got)
 	}
-	a := math.Pow(11.0/12, 12)
-	if got := entNum(t, res, "pace_needed_for_12_months", "watch_hours_per_month"); got != math.Ceil((4000-2100*a)/(12*(1-a))) {
-		t.Errorf("pace needed %v", got)
+	// A full window of a new pace: 4,000 / 12 = 333.3 hours a month.
+	if got := entNum(t, res, "pace_needed_for_12_months", "watch_hours_per_month"); got != 334 {
+		t.Errorf("pace needed %v, want 334 hours a month", got)
+	}
+	// 10M views in 90 days is 10M / (90 / (365/12)) a month.
+	if got := entNum(t, res, "pace_needed_for_12_months", "shorts_views_per_month"); got != 3379630 {
+		t.Errorf("Shorts pace needed %v, want 3,379,630 a month", got)
 	}
 	if _, ok := res["fan_funding"]; ok {
 		t.Error("fan funding needs 3 uploads in 90 days")
 	}
+	if strings.Contains(entStr(t, res, "strategy"), "e+") {
+		t.Errorf("strategy in scientific notation: %s", entStr(t, res, "strategy"))
+	}
 
-	// 4M Shorts views a month fill the 90-day window past 10M in month 3;
-	// subscribers reach 1,000 in month 6.
+	// 4M Shorts views a month: 400,000 × (90 − t) / 90 + 4M × 12 / 365 × t
+	// passes 10M on day 76; subscribers reach 1,000 on day 183 (2027-05-22),
+	// when the watch hours (3,454) are still short.
 	shorts := entRun(t, "video-youtube-partner-eligibility", map[string]any{"shorts_views_per_month": 4000000})
 	if got := entStr(t, shorts, "qualifying_path"); got != "Shorts views" {
 		t.Errorf("path %q, want Shorts views", got)
 	}
-	if got := entStr(t, shorts, "ad_revenue", "eligible_on"); got != "2027-05-20" {
-		t.Errorf("eligible %s, want 2027-05-20", got)
+	if got := entStr(t, shorts, "ad_revenue", "eligible_on"); got != "2027-05-22" {
+		t.Errorf("eligible %s, want 2027-05-22 (YouTube Help answer 72851: 10M Shorts views in 90 days, with 1,000 subscribers on day 183)", got)
+	}
+}
+
+func TestVideoPartnerEligibilityAlreadyEligible(t *testing.T) {
+	res := entRun(t, "video-youtube-partner-eligibility", map[string]any{"subscribers": 1200, "watch_hours_12mo": 4100})
+	if got := entStr(t, res, "ad_revenue", "eligible_on"); got != "2026-11-20" {
+		t.Errorf("eligible %s, want the plan date", got)
+	}
+}
+
+func TestVideoPartnerEligibilityHugeInputsStayFinite(t *testing.T) {
+	res := entRun(t, "video-youtube-partner-eligibility", map[string]any{"subscribers": 1e9, "watch_hours_12mo": 1e10, "shorts_views_90d": 1e12})
+	if s := entStr(t, res, "strategy"); strings.Contains(s, "e+") || !strings.Contains(s, "1,000,000,000 subscribers") {
+		t.Errorf("strategy %q", s)
 	}
 }
 
@@ -70,8 +101,10 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 		t.Errorf("market range %v–%v, want 1620–4060 ($20–50 CPM)", lo, hi)
 	}
 	publish := milestoneDate(t, res, "publish")
-	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-24" {
-		t.Errorf("contract %v, want 21 days before publish on a workday", c)
+	// 21 days before publish is 24 December, in the dead week: the
+	// contract is due on the last open day before it.
+	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-23" {
+		t.Errorf("contract %v, want 2026-12-23, before the dead week", c)
 	}
 	if d := engine.DaysBetween(publish, milestoneDate(t, res, "payment-due")); d != 30 {
 		t.Errorf("payment %d days after publish, want net 30", d)
@@ -87,12 +120,38 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 
 func TestVideoSponsoredIntegrationTightSchedule(t *testing.T) {
 	res := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2026-12-01", "exclusivity_days": 120})
-	entWant(t, res, "SCHEDULE_TIGHT", "MILESTONE_PASSED", "EXCLUSIVITY_LONG")
+	entWant(t, res, "SCHEDULE_TIGHT", "REPLANNED", "EXCLUSIVITY_LONG")
 	if got := entStr(t, res, "earliest_feasible_publish_date"); got != "2026-12-11" {
 		t.Errorf("earliest publish %s, want 21 days after the plan date", got)
+	}
+	// Built on the feasible date: the contract is due on the plan date.
+	if got := milestoneDate(t, res, "publish"); engine.FormatDate(got) != "2026-12-11" {
+		t.Errorf("publish milestone %v, want 2026-12-11", got)
+	}
+	if got := milestoneDate(t, res, "contract"); engine.FormatDate(got) != "2026-11-20" {
+		t.Errorf("contract %v, want the plan date", got)
 	}
 	// 120 days = 4 started months × 10%, capped at 50%.
 	if got := entNum(t, res, "rate", "exclusivity_pct"); got != 40 {
 		t.Errorf("exclusivity uplift %v%%, want 40", got)
+	}
+}
+
+// The fourth quarter is the field's season: brands spend their remaining
+// budgets and ad rates peak before the holidays, so an October video is
+// quoted at the top of the range.
+func TestVideoSponsoredIntegrationQ4Season(t *testing.T) {
+	q4 := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2027-10-14"})
+	spring := entRun(t, "video-sponsored-integration", map[string]any{"publish_date": "2027-04-15"})
+	has := func(res map[string]any) bool {
+		for _, r := range res["recommendations"].([]any) {
+			if r.(map[string]any)["title"] == "Quote at the top of the range for Q4" {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(q4) || has(spring) {
+		t.Errorf("Q4 advice: October %v, April %v; want only October", has(q4), has(spring))
 	}
 }

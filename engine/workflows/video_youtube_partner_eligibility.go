@@ -18,24 +18,34 @@ import (
 //     either 3,000 watch hours in 12 months or 3 million Shorts views in 90
 //     days.
 //   - After applying, YouTube's review usually takes about a month.
-//   - Watch hours and Shorts views are rolling windows: each month roughly a
-//     twelfth of the 12-month watch hours ages out, and a 90-day Shorts
-//     total settles at three months of views (a steady-rate model; it
-//     understates channels whose older videos keep being watched).
+//   - Watch hours and Shorts views are trailing windows: "the last 12
+//     months" is the last 365 days, "the last 90 days" is 90 days. A day
+//     from the window's far end ages out as each new day comes in, so with
+//     the current total earned evenly over its window (the steady-rate
+//     model; a channel whose back catalogue keeps being watched does
+//     better), after t days the 12-month total is
+//     W(t) = W0 × (365 − t) / 365 + (daily rate) × t   for t ≤ 365
+//     and (daily rate) × 365 from then on: it moves in a straight line from
+//     today's total to 12 months of the new pace, not by losing a twelfth
+//     of itself each month. The same holds for the 90-day Shorts total.
+//     Projected by day, so the date is the day the line is crossed.
+//
+// Source: YouTube Help, "YouTube Partner Program overview & eligibility",
+// https://support.google.com/youtube/answer/72851 (checked 2026-11).
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "video-youtube-partner-eligibility",
 		Name:        "YouTube Partner Program eligibility",
 		Vertical:    "video",
-		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views month by month to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there.",
+		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
 		Fields: []engine.Field{
-			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Description: "Subscribers today."},
-			{Name: "subscribers_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Net new subscribers per month at the current pace."},
-			{Name: "watch_hours_12mo", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Public long-form watch hours in the last 12 months (YouTube Studio)."},
-			{Name: "watch_hours_per_month", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Public long-form watch hours gained per month at the current pace."},
-			{Name: "shorts_views_90d", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Public Shorts views in the last 90 days."},
-			{Name: "shorts_views_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Shorts views per month at the current pace."},
-			{Name: "uploads_last_90_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Description: "Public uploads in the last 90 days."},
+			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Subscribers today (0 to 1,000,000,000)."},
+			{Name: "subscribers_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e8), Description: "Net new subscribers per month at the current pace (0 to 100,000,000)."},
+			{Name: "watch_hours_12mo", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e10), Description: "Public long-form watch hours in the last 12 months (YouTube Studio; 0 to 10,000,000,000)."},
+			{Name: "watch_hours_per_month", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Public long-form watch hours gained per month at the current pace (0 to 1,000,000,000)."},
+			{Name: "shorts_views_90d", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e12), Description: "Public Shorts views in the last 90 days (0 to 1,000,000,000,000)."},
+			{Name: "shorts_views_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e12), Description: "Shorts views per month at the current pace (0 to 1,000,000,000,000)."},
+			{Name: "uploads_last_90_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Public uploads in the last 90 days (0 to 10,000)."},
 		},
 		ExampleContext: map[string]any{
 			"subscribers":            640,
@@ -47,6 +57,9 @@ func init() {
 			"uploads_last_90_days":   6,
 			"as_of":                  "2026-11-20",
 		},
+		Sources: []engine.Source{
+			{Title: "YouTube Help: YouTube Partner Program overview & eligibility (1,000 subscribers; 4,000 watch hours in 12 months or 10M Shorts views in 90 days; 500/3,000/3M for fan funding)", URL: "https://support.google.com/youtube/answer/72851", Checked: "2026-11"},
+		},
 		Steps: []engine.Step{
 			{Name: "project", Run: videoYPPProject},
 			{Name: "gaps", Run: videoYPPGaps},
@@ -56,66 +69,69 @@ func init() {
 }
 
 const (
-	videoYPPMonths        = 36
-	videoYPPReviewDays    = 30
-	videoYPPSubs          = 1000
-	videoYPPWatchHours    = 4000.0
-	videoYPPShortsViews   = 10_000_000.0
-	videoFanSubs          = 500
-	videoFanUploads       = 3
-	videoFanWatchHours    = 3000.0
-	videoFanShortsViews   = 3_000_000.0
-	videoWatchWindowMonth = 12.0
+	videoYPPHorizonDays = 36 * 365 / 12 // project three years ahead
+	videoYPPReviewDays  = 30
+	videoYPPSubs        = 1000
+	videoYPPWatchHours  = 4000.0
+	videoYPPShortsViews = 10_000_000.0
+	videoFanSubs        = 500
+	videoFanUploads     = 3
+	videoFanWatchHours  = 3000.0
+	videoFanShortsViews = 3_000_000.0
+	videoWatchWindow    = 365 // days in "the last 12 months"
+	videoShortsWindow   = 90  // days in "the last 90 days"
+	videoDaysPerMonth   = 365.0 / 12
 )
 
-type videoYPPMonth struct {
+type videoYPPDay struct {
 	subs               int
 	watchHours, shorts float64
 }
 
-// videoYPPProjection returns the channel's standing m months from now.
-func videoYPPProjection(in *engine.Input, months int) []videoYPPMonth {
-	out := make([]videoYPPMonth, months+1)
-	w, rate := in.Float("watch_hours_12mo"), in.Float("watch_hours_per_month")
-	v0, vRate := float64(in.Int("shorts_views_90d")), float64(in.Int("shorts_views_per_month"))
-	for m := 0; m <= months; m++ {
-		if m > 0 {
-			w += rate - w/videoWatchWindowMonth
-		}
-		window := math.Min(float64(m), 3)
-		out[m] = videoYPPMonth{
-			subs:       in.Int("subscribers") + m*in.Int("subscribers_per_month"),
-			watchHours: w,
-			shorts:     v0*(3-window)/3 + window*vRate,
-		}
+// videoTrailing is a trailing-window total t days from now: the total
+// today, earned evenly over a window of the given days, loses the days that
+// age out while the new pace fills the window.
+func videoTrailing(total, perDay float64, window, t int) float64 {
+	if t >= window {
+		return perDay * float64(window)
 	}
-	return out
+	return total*float64(window-t)/float64(window) + perDay*float64(t)
+}
+
+// videoYPPProjection returns the channel's standing t days from now.
+func videoYPPProjection(in *engine.Input, t int) videoYPPDay {
+	return videoYPPDay{
+		subs:       in.Int("subscribers") + int(math.Floor(float64(in.Int("subscribers_per_month"))*float64(t)/videoDaysPerMonth)),
+		watchHours: videoTrailing(in.Float("watch_hours_12mo"), in.Float("watch_hours_per_month")/videoDaysPerMonth, videoWatchWindow, t),
+		shorts:     videoTrailing(float64(in.Int("shorts_views_90d")), float64(in.Int("shorts_views_per_month"))/videoDaysPerMonth, videoShortsWindow, t),
+	}
 }
 
 func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 	asOf := p.AsOf()
-	proj := videoYPPProjection(in, videoYPPMonths)
 	uploadsOK := in.Int("uploads_last_90_days") >= videoFanUploads
 	full, fan := -1, -1
 	fullPath := ""
-	for m, s := range proj {
+	for t := 0; t <= videoYPPHorizonDays && full < 0; t++ {
+		s := videoYPPProjection(in, t)
 		if fan < 0 && uploadsOK && s.subs >= videoFanSubs && (s.watchHours >= videoFanWatchHours || s.shorts >= videoFanShortsViews) {
-			fan = m
+			fan = t
 		}
-		if full < 0 && s.subs >= videoYPPSubs && (s.watchHours >= videoYPPWatchHours || s.shorts >= videoYPPShortsViews) {
-			full = m
+		if s.subs >= videoYPPSubs && (s.watchHours >= videoYPPWatchHours || s.shorts >= videoYPPShortsViews) {
+			full = t
 			fullPath = "watch hours"
 			if s.watchHours < videoYPPWatchHours {
 				fullPath = "Shorts views"
 			}
 		}
 	}
-	record := func(key, milestone, title string, m int) {
-		d := engine.AddMonths(asOf, m)
+	record := func(key, milestone, title string, t int) {
+		d := engine.AddDays(asOf, t)
+		s := videoYPPProjection(in, t)
 		p.Set(key, map[string]any{
-			"eligible_on": engine.FormatDate(d), "months_from_now": m,
+			"eligible_on": engine.FormatDate(d), "days_from_now": t, "months_from_now": engine.Round(float64(t)/videoDaysPerMonth, 1),
 			"decision_expected": engine.FormatDate(engine.AddDays(d, videoYPPReviewDays)),
-			"subscribers":       proj[m].subs, "watch_hours_12mo": math.Round(proj[m].watchHours), "shorts_views_90d": math.Round(proj[m].shorts),
+			"subscribers":       s.subs, "watch_hours_12mo": math.Round(s.watchHours), "shorts_views_90d": math.Round(s.shorts),
 		})
 		p.Milestone(milestone, title, d)
 	}
@@ -124,13 +140,14 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 	}
 	if full >= 0 {
 		record("ad_revenue", "ad-revenue", "Eligible for ad revenue sharing: apply in YouTube Studio", full)
-		d := engine.AddMonths(asOf, full)
+		d := engine.AddDays(asOf, full)
 		p.SetTarget(d)
 		p.Set("qualifying_path", fullPath)
 		p.Milestone("decision", "YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays))
 	} else {
-		p.Warn("NOT_ELIGIBLE_WITHIN_36_MONTHS", "At the current pace the channel does not reach 1,000 subscribers with 4,000 watch hours or 10M Shorts views within 36 months (month 36: %d subscribers, %.0f watch hours, %.0f Shorts views).",
-			proj[videoYPPMonths].subs, proj[videoYPPMonths].watchHours, proj[videoYPPMonths].shorts)
+		end := videoYPPProjection(in, videoYPPHorizonDays)
+		p.Warn("NOT_ELIGIBLE_WITHIN_36_MONTHS", "At the current pace the channel does not reach 1,000 subscribers with 4,000 watch hours or 10M Shorts views within 36 months (month 36: %s, %s, %s).",
+			engine.Plural(end.subs, "subscriber", "subscribers"), roundedCount(end.watchHours, "watch hour", "watch hours"), roundedCount(end.shorts, "Shorts view", "Shorts views"))
 		p.Milestone("year-review", "Review the channel strategy against the pace needed", engine.AddMonths(asOf, 12))
 	}
 	p.Milestone("check-in", "Re-run with this month's Studio numbers", engine.AddMonths(asOf, 1))
@@ -140,22 +157,27 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
-// videoYPPGaps finds the monthly pace that qualifies within a year.
+// videoYPPGaps finds the monthly pace that qualifies within a year. The
+// 12-month total moves in a straight line from today's total to 12 months
+// of the new pace, so within a year it peaks at one end or the other: at
+// 4,000 hours or more today, or at a pace of 4,000 / 12 a month.
 func videoYPPGaps(in *engine.Input, p *engine.Plan) error {
-	decay := math.Pow(1-1/videoWatchWindowMonth, 12)
 	w0, rate := in.Float("watch_hours_12mo"), in.Float("watch_hours_per_month")
-	needRate := math.Max(0, (videoYPPWatchHours-w0*decay)/(videoWatchWindowMonth*(1-decay)))
+	needRate := 0.0
+	if w0 < videoYPPWatchHours {
+		needRate = videoYPPWatchHours / 12
+	}
 	subsNeed := int(math.Ceil(math.Max(0, float64(videoYPPSubs-in.Int("subscribers"))) / 12))
-	plateau := rate * videoWatchWindowMonth
+	plateau := rate * 12
 	p.Set("pace_needed_for_12_months", map[string]any{
 		"watch_hours_per_month":  math.Ceil(needRate),
 		"subscribers_per_month":  subsNeed,
-		"shorts_views_per_month": math.Ceil(videoYPPShortsViews / 3),
+		"shorts_views_per_month": math.Ceil(videoYPPShortsViews / (videoShortsWindow / videoDaysPerMonth)),
 	})
 	p.Set("watch_hours_plateau", math.Round(plateau))
-	if plateau < videoYPPWatchHours && in.Float("watch_hours_12mo") < videoYPPWatchHours && p.Get("qualifying_path") != "Shorts views" {
-		p.Warn("WATCH_HOURS_PLATEAU", "At %.0f watch hours a month the rolling 12-month total levels off at %.0f, below 4,000; it takes about %.0f a month to qualify within a year.",
-			rate, plateau, math.Ceil(needRate))
+	if plateau < videoYPPWatchHours && w0 < videoYPPWatchHours && p.Get("qualifying_path") != "Shorts views" {
+		p.Warn("WATCH_HOURS_PLATEAU", "At %s watch hours a month the rolling 12-month total levels off at %s, below 4,000; it takes about %s a month to qualify within a year.",
+			engine.FormatInt(int(math.Round(rate))), engine.FormatInt(int(math.Round(plateau))), engine.FormatInt(int(math.Ceil(needRate))))
 	}
 	return nil
 }
@@ -172,14 +194,20 @@ func videoYPPRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendBy(engine.Medium, due, "Open memberships early",
 			fmt.Sprintf("Fan funding opens around %s: memberships and Super Thanks earn from the core audience before ads do.", fan["eligible_on"]))
 	}
-	p.Recommend(engine.Medium, "Make longer videos that hold viewers",
-		fmt.Sprintf("Watch hours are the slower threshold: about %.0f public watch hours a month qualify within a year; Shorts views do not count towards them.", pace["watch_hours_per_month"]))
+	if need := pace["watch_hours_per_month"].(float64); need > 0 {
+		p.Recommend(engine.Medium, "Make longer videos that hold viewers",
+			fmt.Sprintf("Watch hours are the slower threshold: about %s public watch hours a month qualify within a year; Shorts views do not count towards them.", engine.FormatInt(int(need))))
+	} else {
+		p.Recommend(engine.Medium, "Keep the watch hours coming",
+			fmt.Sprintf("The channel has %s in its 12-month window today; hours older than 365 days drop out every day, so keep long-form uploads going until the application is approved.", roundedCount(in.Float("watch_hours_12mo"), "watch hour", "watch hours")))
+	}
 	p.Recommend(engine.Low, "Keep a steady upload cadence", "Three or more public uploads every 90 days keep fan funding eligible, and a weekly schedule compounds subscribers.")
 	when := "not within 36 months at the current pace"
 	if ad, ok := p.Get("ad_revenue").(map[string]any); ok {
 		when = fmt.Sprintf("on %s via %s (decision about %s)", ad["eligible_on"], p.Get("qualifying_path"), ad["decision_expected"])
 	}
-	p.Strategy("From %d subscribers and %.0f watch hours, the channel qualifies for ad revenue sharing %s; at %.0f watch hours a month the 12-month total levels off at %.0f, and %.0f a month would qualify within a year.",
-		in.Int("subscribers"), in.Float("watch_hours_12mo"), when, in.Float("watch_hours_per_month"), p.Get("watch_hours_plateau"), pace["watch_hours_per_month"])
+	p.Strategy("From %s and %s, the channel qualifies for ad revenue sharing %s; at %s a month the 12-month total levels off at %s, and %s a month would qualify within a year.",
+		engine.Plural(in.Int("subscribers"), "subscriber", "subscribers"), roundedCount(in.Float("watch_hours_12mo"), "watch hour", "watch hours"), when,
+		roundedCount(in.Float("watch_hours_per_month"), "watch hour", "watch hours"), engine.FormatInt(int(p.Get("watch_hours_plateau").(float64))), engine.FormatInt(int(pace["watch_hours_per_month"].(float64))))
 	return nil
 }

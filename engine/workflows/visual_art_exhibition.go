@@ -26,7 +26,7 @@ func init() {
 		ID:          "visual-art-exhibition",
 		Name:        "Exhibition production schedule",
 		Vertical:    "visual-art",
-		Description: "Schedules a solo or group show backwards from opening night: studio cut-off, photography, framing, shipping, installation, press and invitations, with a check that the remaining works can be made in time.",
+		Description: "Schedules a solo or group show backwards from opening night: studio cut-off, photography, framing, shipping, installation, press and invitations, with a check that the remaining works can be made in time. An opening the works cannot be made, framed and shipped for, or already past, is re-planned to the earliest opening on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening reception date."},
 			{Name: "works_planned", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Number of works in the show."},
@@ -34,6 +34,7 @@ func init() {
 			{Name: "weeks_per_work", Kind: engine.Number, Default: 2, Min: engine.Bound(0.1), Max: engine.Bound(52), Description: "Studio weeks you need per new work."},
 			{Name: "shipping", Kind: engine.String, Enum: []string{"local", "domestic", "international"}, Default: "local", Description: "How far the works travel to the venue."},
 			{Name: "framing", Kind: engine.Boolean, Default: true, Description: "Whether works go to a framer."},
+			engine.RegionField(),
 			{Name: "run_weeks", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Length of the show in weeks."},
 		},
 		ExampleContext: map[string]any{
@@ -45,6 +46,10 @@ func init() {
 			"framing":        true,
 			"run_weeks":      5,
 			"as_of":          "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "USCIB: ATA Carnet for temporary export of works", URL: "https://www.uscib.org/ata-carnet/", Checked: "2026-11"},
+			{Title: "UK bank holidays (GOV.UK), for hand-over dates", URL: "https://www.gov.uk/bank-holidays", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "logistics", Run: vaExhibitionLogistics},
@@ -72,12 +77,38 @@ func vaExhibitionCutoff(opening time.Time, shipping string, framing bool) (cutof
 	return
 }
 
+// vaExhibitionFirstStep is the first task for an opening: the latest start
+// of the works still to make, or the studio cut-off when all are made.
+func vaExhibitionFirstStep(in *engine.Input, opening time.Time) time.Time {
+	cutoff, _, _, _, _ := vaExhibitionCutoff(opening, in.Str("shipping"), in.Bool("framing"))
+	remaining := max(in.Int("works_planned")-in.Int("works_finished"), 0)
+	return engine.AddDays(cutoff, -studioCeil(float64(remaining)*in.Float("weeks_per_work")*7))
+}
+
+// vaExhibitionLogistics plans the show on the requested opening when the
+// works can still be made, framed and shipped for it, and otherwise on the
+// earliest opening on the same weekday that leaves the time.
 func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
-	opening := in.Date("opening_date")
-	if opening.Before(p.AsOf()) {
-		p.Warn("OPENING_PASSED", "The opening date %s is before the plan date %s.", engine.FormatDate(opening), engine.FormatDate(p.AsOf()))
+	requested, asOf := in.Date("opening_date"), p.AsOf()
+	opening := requested
+	if first := vaExhibitionFirstStep(in, opening); first.Before(asOf) {
+		opening = engine.AddWeeks(opening, (engine.DaysBetween(first, asOf)+6)/7)
+		for vaExhibitionFirstStep(in, opening).Before(asOf) {
+			opening = engine.AddWeeks(opening, 1)
+		}
+		remaining := max(in.Int("works_planned")-in.Int("works_finished"), 0)
+		why := fmt.Sprintf("Making %s and framing, documenting and shipping them for an opening on %s would have had to start %s, before the plan date.",
+			engine.Plural(remaining, "work", "works"), engine.FormatDate(requested), engine.FormatDate(first))
+		if requested.Before(asOf) {
+			why = fmt.Sprintf("The opening date %s is before the plan date %s.", engine.FormatDate(requested), engine.FormatDate(asOf))
+			p.Warn("OPENING_PASSED", "%s", why)
+		}
+		p.Replanned(requested, opening, why)
+		p.Set("earliest_feasible_opening_date", engine.FormatDate(opening))
 	}
+	p.Set("opening_date", engine.FormatDate(opening))
 	p.SetTarget(opening)
+	r := in.Region()
 	cutoff, ship, deliver, install, frame := vaExhibitionCutoff(opening, in.Str("shipping"), in.Bool("framing"))
 	closing := engine.OnOrBefore(engine.AddWeeks(opening, in.Int("run_weeks")), time.Saturday)
 	pickup := engine.NextWorkday(engine.AddDays(closing, 2))
@@ -90,25 +121,30 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 		"closing":       engine.FormatDate(closing),
 		"pickup":        engine.FormatDate(pickup),
 	}
-	p.Milestone("studio-cutoff", "Studio cut-off: last day to finish works", cutoff)
-	p.Milestone("documentation", "Works photographed, titled, measured and priced", engine.AddDays(cutoff, 3))
+	p.Deliverable("studio-cutoff", "Studio cut-off: last day to finish works", cutoff, r)
+	p.Deliverable("documentation", "Works photographed, titled, measured and priced", engine.AddDays(cutoff, 3), r)
 	if in.Bool("framing") {
 		schedule["framing"] = engine.FormatDate(frame)
-		p.Milestone("framing", "Works to the framer (3 weeks)", frame)
+		p.Deliverable("framing", "Works to the framer (3 weeks)", frame, r)
 	}
-	p.Milestone("ship", fmt.Sprintf("Works shipped (%s, %d days in transit)", in.Str("shipping"), vaExhibitionTransitDays[in.Str("shipping")]), ship)
-	p.Milestone("delivery", "Works at the venue; condition reports signed", deliver)
+	p.Deliverable("ship", fmt.Sprintf("Works shipped (%s, %s in transit)", in.Str("shipping"), engine.Plural(vaExhibitionTransitDays[in.Str("shipping")], "day", "days")), ship, r)
+	p.Deliverable("delivery", "Works at the venue; condition reports signed", deliver, r)
 	p.Milestone("install", "Installation and lighting begin", install)
 	p.Milestone("opening", "Opening reception", opening)
 	p.Milestone("closing", "Show closes", closing)
 	p.Milestone("pickup", "Deinstall and collect unsold works", pickup)
+	p.DependsOn("framing", "studio-cutoff")
+	p.DependsOn("ship", "studio-cutoff", "documentation", "framing")
+	p.DependsOn("delivery", "ship")
+	p.DependsOn("install", "delivery")
+	p.DependsOn("opening", "install")
 	p.Set("schedule", schedule)
 	p.Set("studio_cutoff", engine.FormatDate(cutoff))
 	return nil
 }
 
 func vaExhibitionProduction(in *engine.Input, p *engine.Plan) error {
-	opening := in.Date("opening_date")
+	opening := p.GetDate("opening_date")
 	cutoff := p.GetDate("studio_cutoff")
 	planned, finished := in.Int("works_planned"), in.Int("works_finished")
 	perWork := in.Float("weeks_per_work")
@@ -129,20 +165,24 @@ func vaExhibitionProduction(in *engine.Input, p *engine.Plan) error {
 		"latest_start":        engine.FormatDate(start),
 	})
 	if remaining > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Start the last %d works (latest start)", remaining), engine.Later(p.AsOf(), start))
+		p.Milestone("production-start", fmt.Sprintf("Start the last %s (latest start)", engine.Plural(remaining, "work", "works")), engine.Later(p.AsOf(), start))
 	}
-	if start.Before(p.AsOf()) {
-		lead := engine.DaysBetween(cutoff, opening)
-		earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), studioCeil(weeksNeeded*7)+lead), time.Thursday)
-		p.Warn("PRODUCTION_BEHIND", "%d works still to make at %g weeks each need %g studio weeks, but only %g remain before the %s cut-off. At this pace you can show %d works, or open on Thursday %s with all %d.",
-			remaining, perWork, weeksNeeded, max(weeksLeft, 0), engine.FormatDate(cutoff), maxWorks, engine.FormatDate(earliest), planned)
-		p.Set("earliest_feasible_opening_date", engine.FormatDate(earliest))
+	if _, _, ok := p.IsReplanned(); ok && remaining > 0 {
+		requested := in.Date("opening_date")
+		reqCutoff, _, _, _, _ := vaExhibitionCutoff(requested, in.Str("shipping"), in.Bool("framing"))
+		fit := finished
+		if left := float64(engine.DaysBetween(p.AsOf(), reqCutoff)) / 7; left > 0 {
+			fit += int(math.Floor(engine.Round(left/perWork, 6)))
+		}
+		p.Warn("PRODUCTION_BEHIND", "%s still to make at %s each need %s; by the %s cut-off for the requested opening you could show %s. The plan opens %s with all %d.",
+			engine.Plural(remaining, "work", "works"), amountOf(perWork, "week", "weeks"), amountOf(weeksNeeded, "studio week", "studio weeks"), engine.FormatDate(reqCutoff),
+			engine.Plural(min(fit, planned), "work", "works"), engine.FormatDate(opening), planned)
 	}
 	return nil
 }
 
 func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
-	opening := in.Date("opening_date")
+	opening := p.GetDate("opening_date")
 	longLead := engine.PrevWorkday(engine.AddWeeks(opening, -12))
 	local := engine.PrevWorkday(engine.AddWeeks(opening, -4))
 	p.Set("press_deadlines", map[string]any{
@@ -152,8 +192,8 @@ func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 		"evites":    engine.FormatDate(engine.PrevWorkday(engine.AddWeeks(opening, -2))),
 	})
 	if longLead.Before(p.AsOf()) {
-		p.Warn("LONG_LEAD_PRESS_MISSED", "Monthly art magazines close about 3 months ahead (%s); with %d days to the opening, pitch online listings and local press by %s instead.",
-			engine.FormatDate(longLead), engine.DaysBetween(p.AsOf(), opening), engine.FormatDate(engine.Later(p.AsOf(), local)))
+		p.Warn("LONG_LEAD_PRESS_MISSED", "Monthly art magazines close about 3 months ahead (%s); with %s to the opening, pitch online listings and local press by %s instead.",
+			engine.FormatDate(longLead), engine.Plural(engine.DaysBetween(p.AsOf(), opening), "day", "days"), engine.FormatDate(engine.Later(p.AsOf(), local)))
 	} else {
 		p.Milestone("long-lead-press", "Press release and 3 key images to monthly art magazines", longLead)
 	}
@@ -163,13 +203,13 @@ func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 }
 
 func vaExhibitionRecommend(in *engine.Input, p *engine.Plan) error {
-	opening := in.Date("opening_date")
+	opening := p.GetDate("opening_date")
 	cutoff := p.GetDate("studio_cutoff")
 	prod := p.Get("production").(map[string]any)
-	p.RecommendBy(engine.High, cutoff, "Protect the studio cut-off",
-		fmt.Sprintf("Finish the %d remaining works by %s; anything later misses documentation, framing and shipping.", prod["works_remaining"], engine.FormatDate(cutoff)))
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), cutoff), "Protect the studio cut-off",
+		fmt.Sprintf("Finish the %s by %s; anything later misses documentation, framing and shipping.", engine.Plural(prod["works_remaining"].(int), "remaining work", "remaining works"), engine.FormatDate(cutoff)))
 	if in.Bool("framing") {
-		p.RecommendBy(engine.Medium, engine.AddDays(cutoff, -14), "Book the framer now",
+		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(cutoff, -14)), "Book the framer now",
 			"Confirm mouldings, glazing and a 3-week slot with the framer before the cut-off; spring and autumn show seasons fill framers' calendars.")
 	}
 	if in.Str("shipping") == "international" {
@@ -181,8 +221,9 @@ func vaExhibitionRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Medium, "Move the opening to Thursday–Saturday", fmt.Sprintf("%s openings draw fewer visitors; gallery openings usually run Thursday to Saturday evening.", opening.Weekday()))
 	}
 	p.Recommend(engine.Low, "Prepare a checklist and price list", "Give the gallery titles, dimensions, media, year, prices and image credits a week before installation.")
-	p.Strategy("Open on %s %s with %d works: finish the last %d by the studio cut-off %s, ship by %s and install from %s; %g studio weeks are needed and %g remain.",
-		opening.Weekday(), engine.FormatDate(opening), in.Int("works_planned"), prod["works_remaining"], engine.FormatDate(cutoff),
-		p.Get("schedule").(map[string]any)["ship"], p.Get("schedule").(map[string]any)["install"], prod["studio_weeks_needed"], max(prod["studio_weeks_left"].(float64), 0))
+	p.Strategy("Open on %s %s with %s: finish the last %d by the studio cut-off %s, ship by %s and install from %s; %s %s needed and %g remain.",
+		opening.Weekday(), engine.FormatDate(opening), engine.Plural(in.Int("works_planned"), "work", "works"), prod["works_remaining"], engine.FormatDate(cutoff),
+		p.Get("schedule").(map[string]any)["ship"], p.Get("schedule").(map[string]any)["install"], amountOf(prod["studio_weeks_needed"].(float64), "studio week", "studio weeks"),
+		map[bool]string{true: "is", false: "are"}[prod["studio_weeks_needed"].(float64) == 1], max(prod["studio_weeks_left"].(float64), 0))
 	return nil
 }

@@ -20,22 +20,24 @@ import (
 //     Non-profit juried shows commonly take 25–40% commission on sales;
 //     more than 40% is flagged (galleries, at 50%, represent you all year).
 //   - Results usually arrive 4–6 weeks after the deadline; we plan 6.
-//   - Fees are spent in deadline order until the season's fee budget runs
-//     out; free calls are always entered.
+//   - The fee budget is spent for the most value, not first come first
+//     served: as many calls as it allows (each acceptance is a show), then,
+//     among those, the calls that keep most of a sale (lowest commission),
+//     then the lowest total fee. Free calls are always entered.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "visual-art-open-calls",
 		Name:        "Open-call submission plan",
 		Vertical:    "visual-art",
-		Description: "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions.",
+		Description: "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions. Calls whose deadlines have passed are reported and skipped.",
 		Fields: []engine.Field{
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Call or exhibition name."},
 				{Name: "deadline", Kind: engine.Date, Required: true, Description: "Submission deadline."},
-				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Entry fee in US dollars."},
+				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in US dollars."},
 				{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Commission taken on sales from the show, in percent."},
 			}},
-			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Description: "Entry-fee budget for the season, in US dollars."},
+			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in US dollars."},
 			{Name: "prep_days", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Days you need to tailor an application (selection, statement, forms)."},
 			{Name: "images_ready", Kind: engine.Boolean, Default: false, Description: "Whether the works are already professionally photographed."},
 		},
@@ -50,6 +52,9 @@ func init() {
 			"prep_days":      10,
 			"images_ready":   false,
 			"as_of":          "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "CaFÉ (CallForEntry.org): open calls, entry fees and commissions", URL: "https://www.callforentry.org/", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "check-deadlines", Run: vaCallsCheck},
@@ -107,16 +112,51 @@ func vaCallsCheck(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
-// vaCallsSelect spends the fee budget on the open calls in deadline order.
+// vaCallsSelect spends the fee budget on the open calls for the most value.
+// The most calls a budget can enter are its cheapest ones; from there a
+// call is swapped for a skipped one while that keeps within the budget and
+// lowers the commission (or, at equal commission, the fee), until no swap
+// helps. Deadline order only breaks the remaining ties.
 func vaCallsSelect(in *engine.Input, p *engine.Plan) (open []*vaCall, total, spent float64, skipped []string) {
 	open = vaCallsOpen(in, p)
-	left := in.Float("fee_budget_usd")
-	for _, c := range open {
+	budget := in.Float("fee_budget_usd")
+	byFee := append([]*vaCall(nil), open...)
+	sort.SliceStable(byFee, func(i, j int) bool { return byFee[i].fee < byFee[j].fee })
+	entered := map[*vaCall]bool{}
+	for _, c := range byFee {
 		total += c.fee
-		if c.fee <= left+1e-9 {
-			c.status = "enter"
-			left -= c.fee
+		if spent+c.fee <= budget+1e-9 {
+			entered[c] = true
 			spent += c.fee
+		}
+	}
+	better := func(in, out *vaCall) bool {
+		if in.commission != out.commission {
+			return in.commission < out.commission
+		}
+		return in.fee < out.fee-1e-9
+	}
+	for improved := true; improved; {
+		improved = false
+		for _, out := range open {
+			if !entered[out] {
+				continue
+			}
+			for _, cand := range open {
+				if entered[cand] || spent-out.fee+cand.fee > budget+1e-9 || !better(cand, out) {
+					continue
+				}
+				delete(entered, out)
+				entered[cand] = true
+				spent += cand.fee - out.fee
+				improved = true
+				break
+			}
+		}
+	}
+	for _, c := range open {
+		if entered[c] {
+			c.status = "enter"
 		} else {
 			c.status = "over_budget"
 			skipped = append(skipped, c.name)
@@ -135,8 +175,8 @@ func vaCallsBudget(in *engine.Input, p *engine.Plan) error {
 		"left_usd":          engine.Money(budget - spent),
 	})
 	if len(skipped) > 0 {
-		p.Warn("FEES_OVER_BUDGET", "Entering all %d open calls costs %s; the %s budget covers %d of them (%s). Skipped: %s. A budget of %s would cover all.",
-			len(open), studioUSD(total), studioUSD(budget), len(open)-len(skipped), studioUSD(spent), strings.Join(skipped, ", "), studioUSD(total))
+		p.Warn("FEES_OVER_BUDGET", "Entering all %s costs %s; the %s budget covers %d of them (%s), chosen for the most entries at the lowest commission. Skipped: %s. A budget of %s would cover all.",
+			engine.Plural(len(open), "open call", "open calls"), studioUSD(total), studioUSD(budget), len(open)-len(skipped), studioUSD(spent), strings.Join(skipped, ", "), studioUSD(total))
 		p.Set("budget_needed_usd", engine.Money(total))
 	}
 	return nil
@@ -164,8 +204,8 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 		n++
 		start := engine.PrevWorkday(engine.AddDays(submit, -prep))
 		if start.Before(p.AsOf()) {
-			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %d days, short of the %d days an application needs%s; start today and reuse your last statement.",
-				c.name, engine.FormatDate(submit), engine.DaysBetween(p.AsOf(), submit), prep, photo)
+			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %s, short of the %s an application needs%s; start today and reuse your last statement.",
+				c.name, engine.FormatDate(submit), engine.Plural(engine.DaysBetween(p.AsOf(), submit), "day", "days"), engine.Plural(prep, "day", "days"), photo)
 			start = p.AsOf()
 		}
 		row["prep_start"] = engine.FormatDate(start)

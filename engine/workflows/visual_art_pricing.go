@@ -29,15 +29,16 @@ func init() {
 		ID:          "visual-art-pricing",
 		Name:        "Artwork pricing",
 		Vertical:    "visual-art",
-		Description: "Prices an original artwork by square or linear inch plus materials, shows what the artist nets through a gallery, marketplace, website or studio sale, builds a size price ladder and warns when the price does not recover costs.",
+		Description: "Prices an original artwork by square or linear inch plus materials, shows what the artist nets through a gallery, marketplace, website or studio sale, builds a size price ladder and warns when the price does not recover costs. A sale date already past is re-planned to the plan date.",
 		Fields: []engine.Field{
 			{Name: "width_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Width of the work in inches (unframed)."},
 			{Name: "height_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Height of the work in inches (unframed)."},
 			{Name: "method", Kind: engine.String, Enum: []string{"square_inch", "linear_inch"}, Default: "square_inch", Description: "Pricing rule: width × height × rate, or (width + height) × rate."},
 			{Name: "rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Max: engine.Bound(1000), Description: "Your rate in US dollars per square inch or per linear inch."},
-			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Description: "Cost of materials and framing for this work, in US dollars."},
+			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Cost of materials and framing for this work, in US dollars."},
 			{Name: "channel", Kind: engine.String, Enum: []string{"gallery", "marketplace", "website", "studio"}, Default: "gallery", Description: "Where the work sells: consignment gallery, online marketplace (Saatchi Art), own website, or studio/in person."},
 			{Name: "commission_pct", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Commission the seller keeps, in percent; defaults to 50 for a gallery, 40 for a marketplace, 0 otherwise."},
+			engine.RegionField(),
 			{Name: "sale_date", Kind: engine.Date, Description: "When the work goes on sale (exhibition opening, listing day); defaults to 30 days after the plan date."},
 		},
 		ExampleContext: map[string]any{
@@ -49,6 +50,9 @@ func init() {
 			"channel":            "gallery",
 			"sale_date":          "2027-02-04",
 			"as_of":              "2026-11-20",
+		},
+		Sources: []engine.Source{
+			{Title: "Alan Bamberger, ArtBusiness.com: how to price art (size-based pricing, gallery commission)", URL: "https://www.artbusiness.com/price.html", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "price-by-size", Run: vaPricingSize},
@@ -139,18 +143,21 @@ func vaPricingSchedule(in *engine.Input, p *engine.Plan) error {
 		sale = in.Date("sale_date")
 	}
 	if sale.Before(p.AsOf()) {
-		p.Warn("SALE_DATE_PASSED", "The sale date %s is before the plan date %s; the plan prices the work for sale from today.", engine.FormatDate(sale), engine.FormatDate(p.AsOf()))
+		why := fmt.Sprintf("The sale date %s is before the plan date %s; the plan prices the work for sale from today.", engine.FormatDate(sale), engine.FormatDate(p.AsOf()))
+		p.Warn("SALE_DATE_PASSED", "%s", why)
+		p.Replanned(sale, p.AsOf(), why)
 		sale = p.AsOf()
 	}
+	r := in.Region()
 	p.SetTarget(sale)
 	p.Set("sale_date", engine.FormatDate(sale))
-	p.Milestone("price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -14))))
+	p.Deliverable("price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.AddDays(sale, -14)), r)
 	switch in.Str("channel") {
 	case "gallery":
-		p.Milestone("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -21))))
+		p.Deliverable("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.AddDays(sale, -21)), r)
 		p.Milestone("payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
 	default:
-		p.Milestone("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -7))))
+		p.Deliverable("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.AddDays(sale, -7)), r)
 	}
 	p.Milestone("on-sale", "Work on sale", sale)
 	p.Milestone("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
@@ -165,17 +172,17 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 	if in.Str("method") == "linear_inch" {
 		method = "linear inches"
 	}
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(sale, -14)), "Publish one price everywhere",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -14), in.Region())), "Publish one price everywhere",
 		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioUSD(price)))
 	if in.Str("channel") == "gallery" {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(sale, -21))), "Get the consignment terms in writing",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -21), in.Region())), "Get the consignment terms in writing",
 			"Commission, who pays framing and shipping, insurance while on the walls, discounts (cap them at 10% and split them), and payment within 30 days of sale.")
 	}
 	p.Recommend(engine.Medium, "Price the rest of the series from the ladder",
 		"Use the price ladder for other sizes so a larger work never costs less than a smaller one; keep the rate unchanged until the yearly review.")
 	p.Recommend(engine.Low, "Track sell-through", "Record every sale with size, channel and days on the wall; the yearly review raises the rate only when demand supports it.")
-	p.Strategy("Price the %gx%g in work at %s (%g %s × %s + %s materials, rounded up); through the %s you net %s, and the price holds on every channel until the review on %s.",
+	p.Strategy("Price the %gx%g in work at %s (%g %s × %s + %s materials, rounded up) for sale from %s; through the %s you net %s, and the price holds on every channel until the review on %s.",
 		in.Float("width_in"), in.Float("height_in"), studioUSD(price), units, method, studioUSD(in.Float("rate_usd")), studioUSD(in.Float("materials_cost_usd")),
-		in.Str("channel"), studioUSD(net), engine.FormatDate(engine.AddMonths(sale, 12)))
+		engine.FormatDate(sale), in.Str("channel"), studioUSD(net), engine.FormatDate(engine.AddMonths(sale, 12)))
 	return nil
 }

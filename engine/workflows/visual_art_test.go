@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -88,9 +89,14 @@ func TestVisualArtExhibitionProductionBehind(t *testing.T) {
 	if !hasWarning(res, "PRODUCTION_BEHIND") {
 		t.Fatalf("14 works × 2 weeks = 28 weeks cannot fit in 14.4: %v", warningCodes(res))
 	}
+	// By the requested opening's cut-off 7 works fit (14.4 weeks / 2); the
+	// plan opens later with all 14.
+	if !strings.Contains(warningText(res, "PRODUCTION_BEHIND"), "you could show 7 works") {
+		t.Errorf("warning %q does not say 7 works fit", warningText(res, "PRODUCTION_BEHIND"))
+	}
 	prod := res["production"].(map[string]any)
-	if prod["max_works_by_cutoff"] != 7.0 {
-		t.Errorf("max works %v, want 7 (14.4 weeks / 2)", prod["max_works_by_cutoff"])
+	if prod["max_works_by_cutoff"] != 14.0 || !hasWarning(res, "REPLANNED") {
+		t.Errorf("max works %v by the re-planned cut-off, want all 14: %v", prod["max_works_by_cutoff"], warningCodes(res))
 	}
 	// 196 studio days from the plan date, then the same 45 days from
 	// cut-off to opening, moved to a Thursday.
@@ -111,7 +117,8 @@ func TestVisualArtOpenCallsBudgetAndDeadlines(t *testing.T) {
 			t.Errorf("missing %s in %v", code, warningCodes(res))
 		}
 	}
-	// $0 + $35 + $60 fit the $100 budget in deadline order; the $40 call does not.
+	// Three calls fit the $100 budget; of the three-call sets, $0 + $35 + $60
+	// keeps most of a sale (commissions 0, 30, 35 against the $40 call's 45).
 	fees := res["fees"].(map[string]any)
 	if fees["planned_fees_usd"] != 95.0 || fees["all_open_fees_usd"] != 135.0 || res["budget_needed_usd"] != 135.0 || res["calls_entered"] != 3.0 {
 		t.Fatalf("fees %v entered %v", fees, res["calls_entered"])
@@ -141,5 +148,42 @@ func TestVisualArtOpenCallsPassedAndRushed(t *testing.T) {
 	}
 	if res["calls_entered"] != 1.0 || engine.FormatDate(milestoneDate(t, res, "call-1-prep")) != "2026-11-20" {
 		t.Fatalf("rushed call should start today: %v", res["calls"])
+	}
+}
+
+func warningText(res map[string]any, code string) string {
+	for _, w := range res["warnings"].([]any) {
+		if m := w.(map[string]any); m["code"] == code {
+			return m["message"].(string)
+		}
+	}
+	return ""
+}
+
+// A fee budget is spent for the most value, not in deadline order: with
+// $60, entering the first deadline's $60 call leaves nothing, while the
+// $20 and $30 calls make two shows. Among equal counts, the lower
+// commission wins.
+func TestVisualArtOpenCallsBudgetBuysTheMostShows(t *testing.T) {
+	res := run(t, "visual-art-open-calls", map[string]any{
+		"as_of": "2026-11-20", "fee_budget_usd": 60, "images_ready": true,
+		"calls": []any{
+			map[string]any{"name": "Early Dear", "deadline": "2027-01-08", "entry_fee_usd": 60, "commission_pct": 30},
+			map[string]any{"name": "Later Cheap", "deadline": "2027-02-05", "entry_fee_usd": 20, "commission_pct": 30},
+			map[string]any{"name": "Latest Mid", "deadline": "2027-03-05", "entry_fee_usd": 30, "commission_pct": 40},
+			map[string]any{"name": "Latest Mid Low", "deadline": "2027-03-12", "entry_fee_usd": 35, "commission_pct": 25},
+		},
+	})
+	if got := res["calls_entered"]; got != 2.0 {
+		t.Fatalf("entered %v calls, want 2", got)
+	}
+	entered := map[string]bool{}
+	for _, c := range res["calls"].([]any) {
+		if m := c.(map[string]any); m["status"] == "enter" {
+			entered[m["name"].(string)] = true
+		}
+	}
+	if !entered["Later Cheap"] || !entered["Latest Mid Low"] {
+		t.Errorf("entered %v, want Later Cheap and Latest Mid Low ($55, commissions 30 and 25)", entered)
 	}
 }
