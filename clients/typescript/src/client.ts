@@ -68,6 +68,29 @@ async function* paginate<T, R extends { nextPageToken: string }>(
   } while (token !== "");
 }
 
+/**
+ * Makes every method of a Connect client reject with CreativeOpsError.
+ * (Interceptors cannot: the transport re-wraps any error that is not a
+ * ConnectError as UNKNOWN.) All methods of these services are unary.
+ */
+function throwingCreativeOpsErrors<T extends object>(client: T): T {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") {
+        return value;
+      }
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (err) {
+          throw CreativeOpsError.from(err);
+        }
+      };
+    },
+  });
+}
+
 const terminalJobStatuses = new Set(["completed", "failed", "canceled"]);
 
 /**
@@ -79,7 +102,7 @@ const terminalJobStatuses = new Set(["completed", "failed", "canceled"]);
  *     const creator = await co.creators.create({ name: "Nova Reyes", email: "nova@example.com", vertical: "music" });
  */
 export class CreativeOps {
-  /** The underlying Connect clients, one per service, for anything the facade does not wrap. */
+  /** The Connect clients, one per service, for anything the facade does not wrap (they throw CreativeOpsError too). */
   readonly rpc: {
     creators: Client<typeof CreatorsService>;
     keys: Client<typeof KeysService>;
@@ -112,12 +135,12 @@ export class CreativeOps {
       throw new TypeError("interceptors: give them to your own transport instead");
     }
     this.rpc = {
-      creators: createClient(CreatorsService, transport),
-      keys: createClient(KeysService, transport),
-      engine: createClient(EngineService, transport),
-      ip: createClient(IPService, transport),
-      webhooks: createClient(WebhooksService, transport),
-      analytics: createClient(AnalyticsService, transport),
+      creators: throwingCreativeOpsErrors(createClient(CreatorsService, transport)),
+      keys: throwingCreativeOpsErrors(createClient(KeysService, transport)),
+      engine: throwingCreativeOpsErrors(createClient(EngineService, transport)),
+      ip: throwingCreativeOpsErrors(createClient(IPService, transport)),
+      webhooks: throwingCreativeOpsErrors(createClient(WebhooksService, transport)),
+      analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
     };
     this.creators = new CreatorsResource(this.rpc.creators);
     this.keys = new KeysResource(this.rpc.keys);

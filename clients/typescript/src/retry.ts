@@ -40,8 +40,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /**
  * Authenticates every call, gives every POST one Idempotency-Key for all
  * its attempts (so a retried create happens once), retries 429 and 503
- * answers after Retry-After (or exponential backoff with jitter), and
- * turns every failure into a CreativeOpsError.
+ * answers after Retry-After (or exponential backoff with jitter).
  */
 export function clientInterceptor(apiKey: string, retry: RetryOptions): Interceptor {
   const maxRetries = retry.maxRetries ?? 3;
@@ -58,14 +57,16 @@ export function clientInterceptor(apiKey: string, retry: RetryOptions): Intercep
       } catch (err) {
         const ce = ConnectError.from(err);
         const retryable = ce.code === Code.ResourceExhausted || ce.code === Code.Unavailable;
+        // Thrown as is: the transport would wrap any other error type as
+        // UNKNOWN. The client turns it into a CreativeOpsError outside.
         if (!retryable || attempt >= maxRetries || req.stream) {
-          throw CreativeOpsError.from(err);
+          throw ce;
         }
-        const e = CreativeOpsError.from(err);
+        const retryAfter = CreativeOpsError.from(ce).retryAfter;
         const backoff = initialDelayMs * 2 ** attempt * (0.8 + 0.4 * Math.random());
-        const wait = e.retryAfter !== undefined ? e.retryAfter * 1000 : backoff;
+        const wait = retryAfter !== undefined ? retryAfter * 1000 : backoff;
         if (wait > maxDelayMs) {
-          throw e;
+          throw ce;
         }
         await sleep(wait, req.signal);
       }
