@@ -25,6 +25,7 @@ TS_CLIENT := clients/typescript
 ## clients: regenerate the TypeScript client's protobuf-es code and OpenAPI types (needs Node.js and npm)
 clients:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(TS_CLIENT)/src/gen
 	$(TOOL) buf generate --template $(TS_CLIENT)/buf.gen.yaml
 	cd $(TS_CLIENT) && npx openapi-typescript ../../gen/openapi/openapi.json -o test/openapi/schema.d.ts
 
