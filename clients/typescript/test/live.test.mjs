@@ -200,7 +200,9 @@ for (const transport of transports) {
       const limited = await admin.keys.create({
         name: `limited-${transport}`,
         scopes: ["creators:write", "creators:read"],
-        rateLimit: { requestsPerSecond: 1, burst: 1 },
+        // One token per 4 s: the create right after the first call finds the
+        // bucket empty even on a slow, busy machine.
+        rateLimit: { requestsPerSecond: 0.25, burst: 1 },
       });
       assert.match(limited.secret ?? "", /^co_live_/);
       const attempts = [];
@@ -224,7 +226,10 @@ for (const transport of transports) {
       const created = await co.creators.create({ name: "Limited", email, vertical: "music" });
       assert.equal(created.email, email);
       const creates = attempts.filter((a) => a.method === "CreateCreator");
-      assert.ok(creates.length >= 2, `retried: ${JSON.stringify(attempts)}`);
+      // Exactly one retry: it waited the whole Retry-After (a ceiling of the
+      // refill time), where backoff alone (0.5 s, 1 s, 2 s) would try again
+      // too early and more often.
+      assert.equal(creates.length, 2, `attempts: ${JSON.stringify(attempts)}`);
       assert.equal(creates[0].outcome, 8);
       assert.equal(creates.at(-1).outcome, "ok");
       assert.match(creates[0].key, /^[0-9a-f-]{36}$/);
