@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { CreativeOps, CreativeOpsError, verifyWebhook } from "@creativeops/client";
+import { CreativeOps, CreativeOpsError, timestampDate, verifyWebhook } from "@creativeops/client";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -173,6 +173,74 @@ for (const transport of transports) {
       } finally {
         await receiver.close();
       }
+    });
+
+    test("the other resource methods reach their RPCs", async () => {
+      const co = client();
+      const verticals = await co.engine.listVerticals();
+      assert.ok(verticals.length >= 24);
+      const workflows = await co.engine.listWorkflows({ vertical: "music" });
+      assert.ok(workflows.some((w) => w.id === "release-strategy"));
+      assert.equal((await co.engine.getWorkflow("release-strategy")).vertical, "music");
+      const job = await co.engine.run({ vertical: "music", workflow: "release-strategy", context: { artist: "A", genre: "pop", release_date: "2027-03-05" } });
+      let listed = false;
+      for await (const j of co.engine.listJobs({ status: "completed", workflow: "release-strategy", pageSize: 50 })) {
+        if (j.id === job.id) {
+          listed = true;
+          break;
+        }
+      }
+      assert.ok(listed, "listJobs finds the job");
+      const cancel = await co.engine.cancelJob(job.id).catch((e) => e);
+      assert.equal(cancel.code, 409, "a finished job cannot be canceled");
+
+      const creator = await co.creators.create({ name: "Cat", email: `cat-${unique()}@example.com`, vertical: "visual-art" });
+      const hash = createHash("sha256").update(randomUUID()).digest("hex");
+      const rec = await co.ip.register({ creatorId: creator.id, title: "Blue", type: "artwork", contentHash: `sha256:${hash.toUpperCase()}` });
+      const found = [];
+      for await (const r of co.ip.catalog({ creatorId: creator.id, registeredAfter: new Date(Date.now() - 3_600_000) })) found.push(r.id);
+      assert.deepEqual(found, [rec.id]);
+      const none = [];
+      for await (const r of co.ip.catalog({ creatorId: creator.id, registeredBefore: new Date(Date.now() - 3_600_000) })) none.push(r.id);
+      assert.deepEqual(none, []);
+      assert.equal((await co.ip.getRecord(rec.id)).title, "Blue");
+      const cp = await co.ip.getCheckpoint();
+      assert.ok(cp.treeSize >= 1n);
+      assert.equal((await co.ip.getConsistencyProof(1, cp.treeSize)).to, cp.treeSize);
+      assert.match((await co.ip.getKeys()).tsaRootPem, /BEGIN CERTIFICATE/);
+
+      const before = Date.now();
+      const key = await co.keys.create({ name: `k-${transport}`, scopes: ["analytics:read"] });
+      let keyListed = false;
+      for await (const k of co.keys.list()) keyListed ||= k.id === key.id;
+      assert.ok(keyListed);
+      const rotated = await co.keys.rotate(key.id, { gracePeriodSeconds: 90 });
+      assert.notEqual(rotated.secret, key.secret);
+      const elapsed = Date.now() - before;
+      // Server times only: the old secret expires 90 s after the rotation,
+      // which came after the key's creation by less than `elapsed`.
+      const graceMs = timestampDate(rotated.previousSecretExpiresAt) - timestampDate(key.createdAt);
+      assert.ok(graceMs >= 89_000 && graceMs <= 91_000 + elapsed, `grace period of 90 s: ${graceMs} ms`);
+      await co.keys.revoke(key.id);
+      const revoked = await client({ apiKey: rotated.secret }).analytics.usage().catch((e) => e);
+      assert.equal(revoked.code, 401);
+
+      const wh = await co.webhooks.create({ url: "http://127.0.0.1:9/none", events: ["*"] });
+      let whListed = false;
+      for await (const w of co.webhooks.list({ pageSize: 1 })) whListed ||= w.id === wh.id;
+      assert.ok(whListed);
+      assert.equal((await co.webhooks.get(wh.id)).secret, undefined);
+      const d = await co.webhooks.test(wh.id);
+      const ds = [];
+      for await (const x of co.webhooks.deliveries(wh.id)) ds.push(x.id);
+      assert.ok(ds.includes(d.id));
+      const again = await co.webhooks.redeliver(wh.id, d.id).catch((e) => e);
+      assert.ok(again.webhookId === wh.id || again.code === 409, String(again));
+      await co.webhooks.delete(wh.id);
+      assert.equal((await co.webhooks.get(wh.id).catch((e) => e)).code, 404);
+
+      const usage = await co.analytics.usage({ from: new Date(Date.now() - 3_600_000), granularity: "minute" });
+      assert.equal(usage.granularity, "minute");
     });
 
     test("errors carry the AIP-193 fields and the request id", async () => {
