@@ -1,7 +1,7 @@
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient } from "@connectrpc/connect";
-import type { Client, Interceptor, Transport } from "@connectrpc/connect";
+import type { Client, Interceptor } from "@connectrpc/connect";
 import { AnalyticsService } from "./gen/creativeops/v1/analytics_pb.js";
 import type { UsageReport } from "./gen/creativeops/v1/analytics_pb.js";
 import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
@@ -23,7 +23,7 @@ import type { APIKey, CreateKeyRequestSchema } from "./gen/creativeops/v1/keys_p
 import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
 import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
 import { CreativeOpsError } from "./errors.js";
-import { clientInterceptor } from "./retry.js";
+import { clientInterceptor, sleep } from "./retry.js";
 import type { RetryOptions } from "./retry.js";
 import { createTransport } from "./transport.js";
 import type { TransportKind } from "./transport.js";
@@ -33,8 +33,8 @@ export interface CreativeOpsOptions {
   apiKey: string;
   /** Where the service listens, e.g. "https://api.example.com" or "http://localhost:8080". */
   baseUrl: string;
-  /** "connect" (default), "grpc-web", or "grpc" (Node only), or a Transport of your own. */
-  transport?: TransportKind | Transport;
+  /** "connect" (default), "grpc-web", or "grpc" (Node only). */
+  transport?: TransportKind;
   /** Retries of 429 and 503 answers. */
   retry?: RetryOptions;
   /** More Connect interceptors, run inside the client's own (after auth and retries). */
@@ -127,13 +127,7 @@ export class CreativeOps {
     }
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
     const interceptors = [clientInterceptor(options.apiKey, options.retry ?? {}), ...(options.interceptors ?? [])];
-    const transport =
-      typeof options.transport === "object"
-        ? options.transport
-        : createTransport(options.transport ?? "connect", baseUrl, interceptors);
-    if (typeof options.transport === "object" && options.interceptors !== undefined) {
-      throw new TypeError("interceptors: give them to your own transport instead");
-    }
+    const transport = createTransport(options.transport ?? "connect", baseUrl, interceptors);
     this.rpc = {
       creators: throwingCreativeOpsErrors(createClient(CreatorsService, transport)),
       keys: throwingCreativeOpsErrors(createClient(KeysService, transport)),
@@ -268,17 +262,7 @@ export class EngineResource {
           connectCode: Code.DeadlineExceeded,
         });
       }
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(resolve, interval);
-        options.signal?.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(t);
-            reject(options.signal?.reason);
-          },
-          { once: true },
-        );
-      });
+      await sleep(interval, options.signal);
     }
   }
 }

@@ -13,8 +13,10 @@ export function createTransport(kind: TransportKind, baseUrl: string, intercepto
       return createGrpcWebTransport({ baseUrl, interceptors });
     case "grpc":
       return lazyTransport(async () => {
-        // Loaded on first use so that browser bundles never need Node's http2.
-        const node = await import("@connectrpc/connect-node");
+        // Loaded on first use, by a name bundlers do not follow, so that
+        // browser bundles never pull in Node's http2.
+        const name = "@connectrpc/connect-node";
+        const node = (await import(name)) as typeof import("@connectrpc/connect-node");
         // The server speaks HTTP/2 without TLS (h2c) on its one port for
         // http:// URLs, and HTTP/2 over TLS for https:// ones.
         return node.createGrpcTransport({ baseUrl, interceptors });

@@ -7,11 +7,11 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { startServer } from "./server.mjs";
 
-const pkg = resolve(import.meta.dirname, "..");
+const pkg = fileURLToPath(new URL("..", import.meta.url));
 const source = join(pkg, "test/openapi/operations.ts");
 const tsc = join(pkg, "node_modules/typescript/bin/tsc");
 const run = promisify(execFile);

@@ -5,9 +5,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-const repoRoot = resolve(import.meta.dirname, "../../..");
+const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const run = promisify(execFile);
 
 function freePort() {
