@@ -113,8 +113,9 @@ export async function startServer() {
       (async () => {
         for (;;) {
           try {
-            const k = (await readFile(join(dir, "bootstrap-key"), "utf8")).trim();
-            if (k !== "") return k;
+            const text = await readFile(join(dir, "bootstrap-key"), "utf8");
+            const k = /co_live_[0-9A-Za-z]+/.exec(text)?.[0];
+            if (k) return k;
           } catch {
             // not written (yet, or by this version of the server)
           }
