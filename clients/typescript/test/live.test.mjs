@@ -311,6 +311,8 @@ for (const transport of transports) {
       assert.equal(e.code, 429);
       assert.equal(e.reason, "RATE_LIMITED");
       assert.ok(e.retryAfter >= 1, `retryAfter ${e.retryAfter}`);
+      assert.equal(e.metadata.key_id, limited.id, "ErrorInfo metadata");
+      assert.equal(e.metadata.retry_after_seconds, String(e.retryAfter));
     });
   });
 }
