@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short
+.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short clients check-clients test-clients
 
 all: generate lint test
 
@@ -18,6 +18,25 @@ generate:
 check-generated: generate
 	@git diff --exit-code -- gen ent docs/workflows.md || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- gen ent docs/workflows.md)" || (git status --porcelain -- gen ent docs/workflows.md; echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory check-clients; else echo "npm not found: TypeScript client freshness not checked" >&2; fi
+
+TS_CLIENT := clients/typescript
+
+## clients: regenerate the TypeScript client's protobuf-es code and OpenAPI types (needs Node.js and npm)
+clients:
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(TS_CLIENT)/src/gen
+	$(TOOL) buf generate --template $(TS_CLIENT)/buf.gen.yaml
+	cd $(TS_CLIENT) && npx openapi-typescript ../../gen/openapi/openapi.json -o test/openapi/schema.d.ts
+
+## check-clients: fail if the committed generated TypeScript is stale
+check-clients: clients
+	@git diff --exit-code -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts || (echo "generated TypeScript is stale: run 'make clients' and commit" >&2; exit 1)
+	@test -z "$$(git status --porcelain -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts)" || (git status --porcelain -- $(TS_CLIENT)/src/gen; echo "untracked generated TypeScript: run 'make clients' and commit" >&2; exit 1)
+
+## test-clients: build the TypeScript client and run its tests against a live server (needs Node.js and npm)
+test-clients:
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run typecheck && npm test
 
 ## lint: buf lint, go vet and gofmt
 lint:

@@ -16,7 +16,6 @@ from .types import APIKey, Creator, Delivery, IPRecord, Job, Webhook
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
-MAX_RETRY_AFTER = 60.0
 
 
 class CreativeOps:
@@ -26,9 +25,10 @@ class CreativeOps:
     >>> nova = co.creators.create(name="Nova Reyes", email="nova@example.com", vertical="music")
 
     Requests answered 429 or 503 are retried up to max_retries times,
-    waiting as long as Retry-After says (or backing off); every POST carries
-    an Idempotency-Key, the same on each retry, so a retried POST runs once.
-    Errors raise subclasses of CreativeOpsError.
+    waiting as long as Retry-After says (or backing off 0.5 s, 1 s, 2 s,
+    ±20%); a Retry-After beyond max_retry_wait seconds raises at once. Every
+    POST carries an Idempotency-Key, the same on each retry, so a retried
+    POST runs once. Errors raise subclasses of CreativeOpsError.
     """
 
     def __init__(
@@ -37,6 +37,7 @@ class CreativeOps:
         base_url: str = DEFAULT_BASE_URL,
         timeout: float = 30.0,
         max_retries: int = 3,
+        max_retry_wait: float = 30.0,
         user_agent: str = "creativeops-python/0.1.0",
     ) -> None:
         if not api_key:
@@ -45,6 +46,7 @@ class CreativeOps:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_retries = max_retries
+        self.max_retry_wait = max_retry_wait
         self.user_agent = user_agent
         self.creators = Creators(self)
         self.keys = Keys(self)
@@ -86,9 +88,10 @@ class CreativeOps:
             except urllib.error.HTTPError as e:
                 payload = e.read()
                 retry_after = _retry_after(e.headers.get("Retry-After"))
-                if e.code in RETRY_STATUSES and attempt < self.max_retries:
+                wait = retry_after if retry_after is not None else _backoff(attempt)
+                if e.code in RETRY_STATUSES and attempt < self.max_retries and wait <= self.max_retry_wait:
                     attempt += 1
-                    time.sleep(retry_after if retry_after is not None else _backoff(attempt))
+                    time.sleep(wait)
                     continue
                 try:
                     decoded = json.loads(payload) if payload else None
@@ -117,13 +120,14 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     if not value:
         return None
     try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+        return max(float(value), 0.0)
     except ValueError:
         return None
 
 
 def _backoff(attempt: int) -> float:
-    return min(0.25 * 2 ** attempt, 8.0) * (0.5 + random.random() / 2)
+    """0.5 s, 1 s, 2 s, ... for attempts 0, 1, 2, with ±20% jitter."""
+    return 0.5 * 2 ** attempt * (0.8 + 0.4 * random.random())
 
 
 def _q(s: str) -> str:

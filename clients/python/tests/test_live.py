@@ -100,3 +100,12 @@ def test_a_rate_limited_request_is_retried(co, server):
         for _ in range(3):
             list(impatient.creators.list())
     assert e.value.retry_after and e.value.retry_after >= 1
+
+
+def test_a_long_retry_after_is_not_waited_for(co, server):
+    key = co.keys.create("glacial", ["creators:read"], rate_limit={"requests_per_second": 0.01, "burst": 1})
+    glacial = CreativeOps(api_key=key["secret"], base_url=server[0], max_retry_wait=5)
+    list(glacial.creators.list())
+    with pytest.raises(RateLimited) as e:  # the next token is 100 s away
+        list(glacial.creators.list())
+    assert e.value.retry_after >= 50

@@ -1,0 +1,383 @@
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, createClient } from "@connectrpc/connect";
+import type { Client, Interceptor } from "@connectrpc/connect";
+import { AnalyticsService } from "./gen/creativeops/v1/analytics_pb.js";
+import type { UsageReport } from "./gen/creativeops/v1/analytics_pb.js";
+import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
+import type { CreateCreatorRequestSchema, Creator, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
+import { EngineService } from "./gen/creativeops/v1/engine_pb.js";
+import type { Job, ListJobsRequestSchema, RunWorkflowRequestSchema, Vertical, Workflow } from "./gen/creativeops/v1/engine_pb.js";
+import { IPService } from "./gen/creativeops/v1/ip_pb.js";
+import type {
+  Certificate,
+  Checkpoint,
+  ConsistencyProof,
+  IPKeys,
+  IPRecord,
+  ListCatalogRequestSchema,
+  RegisterWorkRequestSchema,
+} from "./gen/creativeops/v1/ip_pb.js";
+import { KeysService } from "./gen/creativeops/v1/keys_pb.js";
+import type { APIKey, CreateKeyRequestSchema } from "./gen/creativeops/v1/keys_pb.js";
+import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
+import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
+import { CreativeOpsError } from "./errors.js";
+import { clientInterceptor, sleep } from "./retry.js";
+import type { RetryOptions } from "./retry.js";
+import { createTransport } from "./transport.js";
+import type { TransportKind } from "./transport.js";
+
+export interface CreativeOpsOptions {
+  /** An API key (co_live_...). Keep it on servers: never ship it in browser code. */
+  apiKey: string;
+  /** Where the service listens, e.g. "https://api.example.com" or "http://localhost:8080". */
+  baseUrl: string;
+  /** "connect" (default), "grpc-web", or "grpc" (Node only). */
+  transport?: TransportKind;
+  /** Retries of 429 and 503 answers. */
+  retry?: RetryOptions;
+  /** More Connect interceptors, run inside the client's own (after auth and retries). */
+  interceptors?: Interceptor[];
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Deadline of one attempt, in ms. */
+  timeoutMs?: number;
+  /** Extra request headers, e.g. your own Idempotency-Key for a POST. */
+  headers?: HeadersInit;
+}
+
+/** A request message as a plain object (fields optional, lowerCamelCase). */
+type Init<S extends DescMessage> = MessageInitShape<S>;
+/** A list request without its page token: the iterator follows the pages itself. */
+type ListParams<S extends DescMessage> = Omit<MessageInitShape<S>, "pageToken" | "$typeName">;
+
+/** Pages through a list RPC, yielding items until next_page_token is empty. */
+async function* paginate<T, R extends { nextPageToken: string }>(
+  fetchPage: (pageToken: string) => Promise<R>,
+  items: (page: R) => T[],
+): AsyncGenerator<T, void, undefined> {
+  let token = "";
+  do {
+    const page = await fetchPage(token);
+    yield* items(page);
+    token = page.nextPageToken;
+  } while (token !== "");
+}
+
+/**
+ * Makes every method of a Connect client reject with CreativeOpsError.
+ * (Interceptors cannot: the transport re-wraps any error that is not a
+ * ConnectError as UNKNOWN.) All methods of these services are unary.
+ */
+function throwingCreativeOpsErrors<T extends object>(client: T): T {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") {
+        return value;
+      }
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (err) {
+          throw CreativeOpsError.from(err);
+        }
+      };
+    },
+  });
+}
+
+const terminalJobStatuses = new Set(["completed", "failed", "canceled"]);
+
+/**
+ * The creativeops client. Every method returns the API's resources as
+ * protobuf-es messages (lowerCamelCase fields), throws CreativeOpsError on
+ * failure, and list methods return async iterators over all pages.
+ *
+ *     const co = new CreativeOps({ apiKey: process.env.CREATIVEOPS_KEY!, baseUrl: "http://localhost:8080" });
+ *     const creator = await co.creators.create({ name: "Nova Reyes", email: "nova@example.com", vertical: "music" });
+ */
+export class CreativeOps {
+  /** The Connect clients, one per service, for anything the facade does not wrap (they throw CreativeOpsError too). */
+  readonly rpc: {
+    creators: Client<typeof CreatorsService>;
+    keys: Client<typeof KeysService>;
+    engine: Client<typeof EngineService>;
+    ip: Client<typeof IPService>;
+    webhooks: Client<typeof WebhooksService>;
+    analytics: Client<typeof AnalyticsService>;
+  };
+  readonly creators: CreatorsResource;
+  readonly keys: KeysResource;
+  readonly engine: EngineResource;
+  readonly ip: IPResource;
+  readonly webhooks: WebhooksResource;
+  readonly analytics: AnalyticsResource;
+
+  constructor(options: CreativeOpsOptions) {
+    if (typeof options.apiKey !== "string" || options.apiKey === "") {
+      throw new TypeError("apiKey: required");
+    }
+    if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new TypeError("baseUrl: must be an http:// or https:// URL");
+    }
+    const baseUrl = options.baseUrl.replace(/\/+$/, "");
+    const interceptors = [clientInterceptor(options.apiKey, options.retry ?? {}), ...(options.interceptors ?? [])];
+    const transport = createTransport(options.transport ?? "connect", baseUrl, interceptors);
+    this.rpc = {
+      creators: throwingCreativeOpsErrors(createClient(CreatorsService, transport)),
+      keys: throwingCreativeOpsErrors(createClient(KeysService, transport)),
+      engine: throwingCreativeOpsErrors(createClient(EngineService, transport)),
+      ip: throwingCreativeOpsErrors(createClient(IPService, transport)),
+      webhooks: throwingCreativeOpsErrors(createClient(WebhooksService, transport)),
+      analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
+    };
+    this.creators = new CreatorsResource(this.rpc.creators);
+    this.keys = new KeysResource(this.rpc.keys);
+    this.engine = new EngineResource(this.rpc.engine);
+    this.ip = new IPResource(this.rpc.ip);
+    this.webhooks = new WebhooksResource(this.rpc.webhooks);
+    this.analytics = new AnalyticsResource(this.rpc.analytics);
+  }
+}
+
+export class CreatorsResource {
+  constructor(private readonly rpc: Client<typeof CreatorsService>) {}
+
+  /** Creates a creator (201). */
+  create(req: Init<typeof CreateCreatorRequestSchema>, opts?: CallOptions): Promise<Creator> {
+    return this.rpc.createCreator(req, opts);
+  }
+
+  get(id: string, opts?: CallOptions): Promise<Creator> {
+    return this.rpc.getCreator({ id }, opts);
+  }
+
+  /** All creators (optionally of one vertical), newest first, fetched pageSize at a time. */
+  list(params: ListParams<typeof ListCreatorsRequestSchema> = {}, opts?: CallOptions): AsyncGenerator<Creator, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listCreators({ ...params, pageToken }, opts),
+      (p) => p.creators,
+    );
+  }
+}
+
+export class KeysResource {
+  constructor(private readonly rpc: Client<typeof KeysService>) {}
+
+  /** Creates an API key; its `secret` is in this response only. */
+  create(req: Init<typeof CreateKeyRequestSchema>, opts?: CallOptions): Promise<APIKey> {
+    return this.rpc.createKey(req, opts);
+  }
+
+  list(params: { pageSize?: number } = {}, opts?: CallOptions): AsyncGenerator<APIKey, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listKeys({ ...params, pageToken }, opts),
+      (p) => p.keys,
+    );
+  }
+
+  /** Issues a new secret; the old one keeps working for gracePeriodSeconds (default: the server's, 24 h). */
+  rotate(id: string, params: { gracePeriodSeconds?: number } = {}, opts?: CallOptions): Promise<APIKey> {
+    const g = params.gracePeriodSeconds;
+    return this.rpc.rotateKey(
+      g === undefined ? { id } : { id, gracePeriod: { seconds: BigInt(Math.floor(g)), nanos: Math.round((g % 1) * 1e9) } },
+      opts,
+    );
+  }
+
+  /** Revokes a key at once. */
+  async revoke(id: string, opts?: CallOptions): Promise<void> {
+    await this.rpc.revokeKey({ id }, opts);
+  }
+}
+
+export interface WaitForJobOptions {
+  /** Delay between polls, in ms. Default 500. */
+  intervalMs?: number;
+  /** Give up after this long, in ms. Default 120000. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export class EngineResource {
+  constructor(private readonly rpc: Client<typeof EngineService>) {}
+
+  async listVerticals(opts?: CallOptions): Promise<Vertical[]> {
+    return (await this.rpc.listVerticals({}, opts)).verticals;
+  }
+
+  async listWorkflows(params: { vertical?: string } = {}, opts?: CallOptions): Promise<Workflow[]> {
+    return (await this.rpc.listWorkflows(params, opts)).workflows;
+  }
+
+  getWorkflow(id: string, opts?: CallOptions): Promise<Workflow> {
+    return this.rpc.getWorkflow({ id }, opts);
+  }
+
+  /**
+   * Runs a workflow. Synchronous by default: the job comes back completed
+   * with its result. With `async: true` it comes back queued; follow it
+   * with waitForJob(job.id).
+   */
+  run(req: Init<typeof RunWorkflowRequestSchema>, opts?: CallOptions): Promise<Job> {
+    return this.rpc.runWorkflow(req, opts);
+  }
+
+  getJob(id: string, opts?: CallOptions): Promise<Job> {
+    return this.rpc.getJob({ id }, opts);
+  }
+
+  listJobs(params: ListParams<typeof ListJobsRequestSchema> = {}, opts?: CallOptions): AsyncGenerator<Job, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listJobs({ ...params, pageToken }, opts),
+      (p) => p.jobs,
+    );
+  }
+
+  cancelJob(id: string, opts?: CallOptions): Promise<Job> {
+    return this.rpc.cancelJob({ id }, opts);
+  }
+
+  /**
+   * Polls a job until it is completed, failed or canceled and returns it
+   * (check `status`: a failed job is returned, not thrown). Throws a
+   * CreativeOpsError with status DEADLINE_EXCEEDED after timeoutMs.
+   */
+  async waitForJob(id: string, options: WaitForJobOptions = {}): Promise<Job> {
+    const interval = options.intervalMs ?? 500;
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    for (;;) {
+      const job = await this.getJob(id, options.signal === undefined ? undefined : { signal: options.signal });
+      if (terminalJobStatuses.has(job.status)) {
+        return job;
+      }
+      if (Date.now() + interval > deadline) {
+        throw new CreativeOpsError({
+          message: `job ${id} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms`,
+          connectCode: Code.DeadlineExceeded,
+        });
+      }
+      await sleep(interval, options.signal);
+    }
+  }
+}
+
+export class IPResource {
+  constructor(private readonly rpc: Client<typeof IPService>) {}
+
+  /** Registers a work by its content hash (sha256:<hex> or bare hex); returns once it is in a signed checkpoint. */
+  register(req: Init<typeof RegisterWorkRequestSchema>, opts?: CallOptions): Promise<IPRecord> {
+    return this.rpc.registerWork(req, opts);
+  }
+
+  /** The organization's records (or one creator's), newest first, with the catalog filters. */
+  catalog(
+    params: Omit<ListParams<typeof ListCatalogRequestSchema>, "registeredAfter" | "registeredBefore"> & {
+      registeredAfter?: Date;
+      registeredBefore?: Date;
+    } = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<IPRecord, void, undefined> {
+    const { registeredAfter, registeredBefore, ...rest } = params;
+    const req = {
+      ...rest,
+      ...(registeredAfter === undefined ? {} : { registeredAfter: timestampFromDate(registeredAfter) }),
+      ...(registeredBefore === undefined ? {} : { registeredBefore: timestampFromDate(registeredBefore) }),
+    };
+    return paginate(
+      (pageToken) => this.rpc.listCatalog({ ...req, pageToken }, opts),
+      (p) => p.records,
+    );
+  }
+
+  getRecord(id: string, opts?: CallOptions): Promise<IPRecord> {
+    return this.rpc.getRecord({ id }, opts);
+  }
+
+  /** The certificate bundle: record bytes, RFC 3161 token, inclusion proof, checkpoint and keys. */
+  getCertificate(certificateId: string, opts?: CallOptions): Promise<Certificate> {
+    return this.rpc.getCertificate({ certificateId }, opts);
+  }
+
+  /** The DER RFC 3161 timestamp token alone. */
+  async getCertificateToken(certificateId: string, opts?: CallOptions): Promise<Uint8Array> {
+    return (await this.rpc.getCertificateToken({ certificateId }, opts)).data;
+  }
+
+  getCheckpoint(opts?: CallOptions): Promise<Checkpoint> {
+    return this.rpc.getCheckpoint({}, opts);
+  }
+
+  getConsistencyProof(from: number | bigint, to: number | bigint, opts?: CallOptions): Promise<ConsistencyProof> {
+    return this.rpc.getConsistencyProof({ from: BigInt(from), to: BigInt(to) }, opts);
+  }
+
+  getKeys(opts?: CallOptions): Promise<IPKeys> {
+    return this.rpc.getKeys({}, opts);
+  }
+}
+
+export class WebhooksResource {
+  constructor(private readonly rpc: Client<typeof WebhooksService>) {}
+
+  /** Subscribes an endpoint; without a secret of yours the generated `whsec_` one is in this response only. */
+  create(req: Init<typeof CreateWebhookRequestSchema>, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.createWebhook(req, opts);
+  }
+
+  list(params: { pageSize?: number } = {}, opts?: CallOptions): AsyncGenerator<Webhook, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listWebhooks({ ...params, pageToken }, opts),
+      (p) => p.webhooks,
+    );
+  }
+
+  get(id: string, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.getWebhook({ id }, opts);
+  }
+
+  async delete(id: string, opts?: CallOptions): Promise<void> {
+    await this.rpc.deleteWebhook({ id }, opts);
+  }
+
+  /** Sends a webhook.test event. */
+  test(id: string, opts?: CallOptions): Promise<Delivery> {
+    return this.rpc.testWebhook({ id }, opts);
+  }
+
+  deliveries(id: string, params: { pageSize?: number } = {}, opts?: CallOptions): AsyncGenerator<Delivery, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listDeliveries({ id, ...params, pageToken }, opts),
+      (p) => p.deliveries,
+    );
+  }
+
+  redeliver(id: string, deliveryId: string, opts?: CallOptions): Promise<Delivery> {
+    return this.rpc.redeliverDelivery({ id, deliveryId }, opts);
+  }
+}
+
+export class AnalyticsResource {
+  constructor(private readonly rpc: Client<typeof AnalyticsService>) {}
+
+  /** Usage of the caller's organization; defaults: the last 24 h by hour. */
+  usage(
+    params: { from?: Date; to?: Date; granularity?: "minute" | "hour" | "day"; keyId?: string } = {},
+    opts?: CallOptions,
+  ): Promise<UsageReport> {
+    return this.rpc.getUsage(
+      {
+        ...(params.from === undefined ? {} : { from: timestampFromDate(params.from) }),
+        ...(params.to === undefined ? {} : { to: timestampFromDate(params.to) }),
+        granularity: params.granularity ?? "",
+        keyId: params.keyId ?? "",
+      },
+      opts,
+    );
+  }
+}

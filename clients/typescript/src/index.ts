@@ -1,0 +1,25 @@
+export { CreativeOps } from "./client.js";
+export type {
+  CallOptions,
+  CreativeOpsOptions,
+  WaitForJobOptions,
+  AnalyticsResource,
+  CreatorsResource,
+  EngineResource,
+  IPResource,
+  KeysResource,
+  WebhooksResource,
+} from "./client.js";
+export { CreativeOpsError } from "./errors.js";
+export type { FieldViolation } from "./errors.js";
+export type { RetryOptions } from "./retry.js";
+export type { TransportKind } from "./transport.js";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
+export type { VerifyWebhookOptions, WebhookEvent } from "./webhooks.js";
+export { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+export * from "./gen/creativeops/v1/analytics_pb.js";
+export * from "./gen/creativeops/v1/creators_pb.js";
+export * from "./gen/creativeops/v1/engine_pb.js";
+export * from "./gen/creativeops/v1/ip_pb.js";
+export * from "./gen/creativeops/v1/keys_pb.js";
+export * from "./gen/creativeops/v1/webhooks_pb.js";

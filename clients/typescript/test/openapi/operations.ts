@@ -1,0 +1,143 @@
+// Every operation of gen/openapi/openapi.json through a client generated
+// from it (openapi-typescript + openapi-fetch). It must compile under
+// tsc --strict without a single cast, and it runs against a live server
+// (test/openapi.test.mjs), so a document that drifts from the API fails.
+import createClient from "openapi-fetch";
+import type { paths } from "./schema.js";
+
+/** Fails with the operation and the error body when a call did not succeed. */
+function must<T>(op: string, r: { data?: T; error?: unknown; response: Response }): T {
+  if (r.data === undefined) {
+    throw new Error(`${op}: HTTP ${r.response.status} ${JSON.stringify(r.error)}`);
+  }
+  return r.data;
+}
+
+function check(cond: boolean, what: string): void {
+  if (!cond) {
+    throw new Error(what);
+  }
+}
+
+/** Calls every operation once and returns the operation ids it called. */
+export async function everyOperation(baseUrl: string, apiKey: string, tag: string): Promise<string[]> {
+  const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}` } });
+  const called: string[] = [];
+  const op = (id: string) => {
+    called.push(id);
+    return id;
+  };
+
+  // Creators
+  const creator = must(
+    op("CreatorsService_CreateCreator"),
+    await api.POST("/v1/creators", {
+      body: { name: "Nova Reyes", email: `nova-${tag}@example.com`, vertical: "music", metadata: { label: "Night Owl" } },
+    }),
+  );
+  check(creator.id.startsWith("cr_"), "creator id");
+  const got = must(op("CreatorsService_GetCreator"), await api.GET("/v1/creators/{id}", { params: { path: { id: creator.id } } }));
+  check(got.email === creator.email, "creator email");
+  const creators = must(
+    op("CreatorsService_ListCreators"),
+    await api.GET("/v1/creators", { params: { query: { vertical: "music", page_size: 1 } } }),
+  );
+  check(creators.creators.length === 1, "one creator per page");
+
+  // Engine
+  const verticals = must(op("EngineService_ListVerticals"), await api.GET("/v1/engine/verticals"));
+  check(verticals.verticals.some((v) => v.key === "music"), "music vertical");
+  const workflows = must(op("EngineService_ListWorkflows"), await api.GET("/v1/engine/workflows", { params: { query: { vertical: "music" } } }));
+  check(workflows.total === workflows.workflows.length, "workflow total");
+  const wf = must(op("EngineService_GetWorkflow"), await api.GET("/v1/engine/workflows/{id}", { params: { path: { id: "release-strategy" } } }));
+  check(wf.vertical === "music", "workflow vertical");
+  const job = must(
+    op("EngineService_RunWorkflow"),
+    await api.POST("/v1/engine/run", {
+      body: { vertical: "music", workflow: "release-strategy", context: { artist: "Nova Reyes", genre: "indie pop", release_date: "2027-03-03" } },
+    }),
+  );
+  check(job.status === "completed" && typeof job.result?.["strategy"] === "string", "sync run result");
+  const status = must(op("EngineService_GetJob"), await api.GET("/v1/engine/status/{id}", { params: { path: { id: job.id } } }));
+  check(status.progress === 100, "job progress");
+  const jobs = must(op("EngineService_ListJobs"), await api.GET("/v1/engine/jobs", { params: { query: { status: "completed" } } }));
+  check(jobs.jobs.some((j) => j.id === job.id), "job listed");
+  const cancel = await api.POST("/v1/engine/jobs/{id}:cancel", { params: { path: { id: job.id } }, body: { id: job.id } });
+  op("EngineService_CancelJob");
+  check(cancel.response.status === 409 && cancel.error?.error?.status === "FAILED_PRECONDITION", `cancel of a finished job: ${cancel.response.status}`);
+
+  // IP registry
+  const hash = Array.from({ length: 64 }, (_, i) => "0123456789abcdef"[(i * 7 + tag.length + tag.charCodeAt(i % tag.length)) % 16]).join("");
+  const rec = must(
+    op("IPService_RegisterWork"),
+    await api.POST("/v1/ip/register", { body: { creator_id: creator.id, title: "The Long Night", type: "book", content_hash: hash } }),
+  );
+  check(rec.content_hash === `sha256:${hash}`, "content hash");
+  const catalog = must(op("IPService_ListCatalog"), await api.GET("/v1/ip/catalog", { params: { query: { creator_id: creator.id } } }));
+  check(catalog.records.length === 1, "catalog");
+  const one = must(op("IPService_GetRecord"), await api.GET("/v1/ip/records/{id}", { params: { path: { id: rec.id } } }));
+  check(one.certificate_id === rec.certificate_id, "record");
+  const cert = must(
+    op("IPService_GetCertificate"),
+    await api.GET("/v1/ip/certificates/{certificate_id}", { params: { path: { certificate_id: rec.certificate_id } } }),
+  );
+  check(cert.token.length > 0, "certificate token");
+  const token = await api.GET("/v1/ip/certificates/{certificate_id}/token", {
+    params: { path: { certificate_id: rec.certificate_id } },
+    parseAs: "arrayBuffer",
+  });
+  op("IPService_GetCertificateToken");
+  check(token.response.status === 200 && token.data !== undefined && token.data.byteLength > 0, "DER token");
+  const cp = must(op("IPService_GetCheckpoint"), await api.GET("/v1/ip/log/checkpoint"));
+  check(BigInt(cp.tree_size) >= 1n, "tree size");
+  const proof = must(op("IPService_GetConsistencyProof"), await api.GET("/v1/ip/log/consistency", { params: { query: { from: "1", to: cp.tree_size } } }));
+  check(proof.to === cp.tree_size, "consistency proof");
+  const ipKeys = must(op("IPService_GetKeys"), await api.GET("/v1/ip/keys"));
+  check(ipKeys.tsa_root_pem.includes("BEGIN CERTIFICATE"), "TSA root");
+
+  // Keys
+  const key = must(op("KeysService_CreateKey"), await api.POST("/v1/keys", { body: { name: `openapi-${tag}`, scopes: ["creators:read"] } }));
+  check((key.secret ?? "").startsWith("co_live_"), "key secret");
+  const keys = must(op("KeysService_ListKeys"), await api.GET("/v1/keys"));
+  check(keys.keys.some((k) => k.id === key.id), "key listed");
+  const rotated = must(
+    op("KeysService_RotateKey"),
+    await api.POST("/v1/keys/{id}:rotate", { params: { path: { id: key.id } }, body: { id: key.id, grace_period: "60s" } }),
+  );
+  check(rotated.previous_secret_expires_at !== null, "grace period");
+  const revoked = await api.DELETE("/v1/keys/{id}", { params: { path: { id: key.id } } });
+  op("KeysService_RevokeKey");
+  check(revoked.response.status === 204, `revoke: ${revoked.response.status}`);
+
+  // Webhooks (nothing listens on port 9 of loopback: deliveries fail, which is fine here)
+  const wh = must(op("WebhooksService_CreateWebhook"), await api.POST("/v1/webhooks", { body: { url: "http://127.0.0.1:9/hook", events: ["webhook.test"] } }));
+  check((wh.secret ?? "").startsWith("whsec_"), "webhook secret");
+  const whs = must(op("WebhooksService_ListWebhooks"), await api.GET("/v1/webhooks"));
+  check(whs.webhooks.some((w) => w.id === wh.id), "webhook listed");
+  const whGot = must(op("WebhooksService_GetWebhook"), await api.GET("/v1/webhooks/{id}", { params: { path: { id: wh.id } } }));
+  check(whGot.secret === undefined, "secret never returned again");
+  const delivery = must(
+    op("WebhooksService_TestWebhook"),
+    await api.POST("/v1/webhooks/{id}:test", { params: { path: { id: wh.id } }, body: { id: wh.id } }),
+  );
+  const deliveries = must(
+    op("WebhooksService_ListDeliveries"),
+    await api.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id: wh.id } } }),
+  );
+  check(deliveries.deliveries.some((d) => d.id === delivery.id), "delivery listed");
+  const again = await api.POST("/v1/webhooks/{id}/deliveries/{delivery_id}:redeliver", {
+    params: { path: { id: wh.id, delivery_id: delivery.id } },
+    body: { id: wh.id, delivery_id: delivery.id },
+  });
+  op("WebhooksService_RedeliverDelivery");
+  check(again.data !== undefined || again.response.status === 409, `redeliver: ${again.response.status}`);
+  const del = await api.DELETE("/v1/webhooks/{id}", { params: { path: { id: wh.id } } });
+  op("WebhooksService_DeleteWebhook");
+  check(del.response.status === 204, `delete webhook: ${del.response.status}`);
+
+  // Analytics
+  const usage = must(op("AnalyticsService_GetUsage"), await api.GET("/v1/analytics/usage", { params: { query: { granularity: "hour" } } }));
+  check(usage.granularity === "hour", "usage granularity");
+
+  return called;
+}

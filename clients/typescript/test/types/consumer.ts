@@ -1,0 +1,29 @@
+// How an application uses the package, type-checked against the built
+// declarations through the package's exports (ESM and CommonJS resolution).
+import { CreativeOps, CreativeOpsError, timestampDate, verifyWebhook } from "@creativeops/client";
+import type { Creator, FieldViolation, Job, WebhookEvent } from "@creativeops/client";
+
+export async function example(key: string): Promise<string[]> {
+  const co = new CreativeOps({ apiKey: key, baseUrl: "http://localhost:8080", transport: "grpc-web", retry: { maxRetries: 1 } });
+  const c: Creator = await co.creators.create({ name: "Nova", email: "nova@example.com", vertical: "music", metadata: { label: "x" } });
+  const created: Date | undefined = c.createdAt === undefined ? undefined : timestampDate(c.createdAt);
+  const ids: string[] = [c.id, String(created?.getTime())];
+  for await (const cr of co.creators.list({ vertical: "music", pageSize: 10 })) ids.push(cr.id);
+  const job: Job = await co.engine.waitForJob((await co.engine.run({ vertical: "music", workflow: "release-strategy", context: {}, async: true })).id);
+  const strategy: unknown = job.result?.["strategy"];
+  ids.push(String(strategy));
+  const logIndex: bigint = (await co.ip.register({ creatorId: c.id, title: "t", type: "song", contentHash: "0".repeat(64) })).logIndex;
+  ids.push(logIndex.toString());
+  try {
+    await co.creators.get("cr_x", { timeoutMs: 1000 });
+  } catch (e) {
+    if (e instanceof CreativeOpsError) {
+      const fv: FieldViolation[] = e.fieldViolations;
+      const parts: (string | number | undefined)[] = [e.code, e.status, e.reason, e.requestId, e.retryAfter, fv.length];
+      ids.push(parts.join(","));
+    }
+  }
+  const ev: WebhookEvent<{ id: string }> = await verifyWebhook<{ id: string }>("{}", new Headers(), "whsec_AAAA");
+  ids.push(ev.data.id);
+  return ids;
+}
