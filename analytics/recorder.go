@@ -77,9 +77,13 @@ func (r *Recorder) Drain() map[Key]*Aggregate {
 		s := &r.shards[i]
 		s.mu.Lock()
 		aggs := s.aggs
-		if len(aggs) > 0 {
-			s.aggs = make(map[Key]*Aggregate, len(aggs))
+		if len(aggs) == 0 {
+			// An empty map stays the shard's: Record may write to it as
+			// soon as the lock is released, so it is not read here.
+			s.mu.Unlock()
+			continue
 		}
+		s.aggs = make(map[Key]*Aggregate, len(aggs))
 		s.mu.Unlock()
 		Merge(out, aggs)
 	}
