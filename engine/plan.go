@@ -196,8 +196,8 @@ func (p *Plan) WarnPassedMilestones(skip ...string) int {
 	n := 0
 	for _, m := range p.Milestones() {
 		if m.Date.Before(p.asOf) && !slices.Contains(skip, m.Key) {
-			p.Warn("MILESTONE_PASSED", "%s was due %s, %d days before the plan date %s.",
-				m.Title, FormatDate(m.Date), DaysBetween(m.Date, p.asOf), FormatDate(p.asOf))
+			p.Warn("MILESTONE_PASSED", "%s was due %s, %s before the plan date %s.",
+				m.Title, FormatDate(m.Date), Plural(DaysBetween(m.Date, p.asOf), "day", "days"), FormatDate(p.asOf))
 			n++
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,7 +59,7 @@ func TestPlanWarnPassedMilestones(t *testing.T) {
 		{"every passed milestone, in date order; the plan date itself has not passed", nil, []Warning{
 			{"MILESTONE_PASSED", "Store page live was due 2026-11-06, 14 days before the plan date 2026-11-20."},
 			{"MILESTONE_PASSED", "Weekend deadline was due 2026-11-15, 5 days before the plan date 2026-11-20."},
-			{"MILESTONE_PASSED", "Review was due 2026-11-19, 1 days before the plan date 2026-11-20."},
+			{"MILESTONE_PASSED", "Review was due 2026-11-19, 1 day before the plan date 2026-11-20."},
 		}},
 		{"skipped keys are left alone", []string{"review", "page", "not-a-key"}, []Warning{
 			{"MILESTONE_PASSED", "Weekend deadline was due 2026-11-15, 5 days before the plan date 2026-11-20."},
@@ -189,5 +190,20 @@ func TestPlanResultNamesNonFiniteNumbers(t *testing.T) {
 	_, err := p.Result()
 	if err == nil || err.Error() != "result.money.per_backer[1] is not a finite number" {
 		t.Errorf("Result() error = %v", err)
+	}
+}
+
+// A milestone one day past says "1 day", not "1 days".
+func TestPassedMilestoneCountsDaysInTheRightNumber(t *testing.T) {
+	for _, c := range []struct {
+		due  string
+		want string
+	}{{"2026-11-22", "1 day before"}, {"2026-11-20", "3 days before"}} {
+		p := &Plan{asOf: mustDate(t, "2026-11-23")}
+		p.Milestone("m", "Masters", mustDate(t, c.due))
+		p.WarnPassedMilestones()
+		if w := p.Warnings(); len(w) != 1 || !strings.Contains(w[0].Message, c.want) {
+			t.Errorf("due %s: %v, want %q", c.due, w, c.want)
+		}
 	}
 }
