@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -155,6 +156,11 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // database), so the second finds the schema made and adds nothing, instead
 // of both creating the same tables and types at once.
 func (s *Store) Migrate(ctx context.Context) error {
+	// ent's schema migration writes to the generated package-level table
+	// descriptors, so two migrations in one process (tests open many
+	// stores) must not overlap, whatever database each one migrates.
+	inProcessMigration.Lock()
+	defer inProcessMigration.Unlock()
 	var unlock func()
 	var err error
 	switch {
@@ -306,6 +312,9 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// inProcessMigration serialises the migrations of one process (see Migrate).
+var inProcessMigration sync.Mutex
 
 // QueueDepth counts the background queue's jobs waiting or running, by
 // queue and state. Finished jobs are left out, so the index on state keeps

@@ -41,10 +41,12 @@ func TestPostgresPoolSize(t *testing.T) {
 	}
 }
 
-// Replicas started together on an empty database migrate it one after
-// the other: without a lock, two of them creating the same tables at once
-// fail (on PostgreSQL's catalog constraints, or SQLite's "table already
-// exists").
+// Stores migrating one empty database at once take turns: without that,
+// two of them creating the same tables at once fail (on PostgreSQL's
+// catalog constraints, or SQLite's "table already exists"). Within one
+// process the turns are Migrate's mutex; across processes they are the
+// advisory lock or the lock file, which TestReplicasStartTogetherOnAnEmptyDatabase
+// (cmd/creativeops) exercises with real processes.
 func TestConcurrentMigrate(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
