@@ -90,7 +90,7 @@ func compileSchema(id string, fields []Field) (*compiledSchema, error) {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	url := "mem://workflows/" + id + ".json"
-	if err := c.AddResource(url, toJSONValue(doc)); err != nil {
+	if err := c.AddResource(url, JSONValue(doc)); err != nil {
 		return nil, err
 	}
 	s, err := c.Compile(url)
@@ -173,20 +173,21 @@ func fieldSchema(f Field) map[string]any {
 	return s
 }
 
-// toJSONValue converts Go literals ([]string, int, map[string]any...) into
-// the plain JSON value types the schema compiler expects.
-func toJSONValue(v any) any {
+// JSONValue converts Go literals ([]string, int, map[string]any...) into
+// the plain JSON value types the schema compiler expects. Maps and slices
+// are copied, so the result shares nothing with v.
+func JSONValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, x := range t {
-			out[k] = toJSONValue(x)
+			out[k] = JSONValue(x)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = toJSONValue(x)
+			out[i] = JSONValue(x)
 		}
 		return out
 	case []string:
@@ -210,7 +211,7 @@ func toJSONValue(v any) any {
 func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 	ctx, violations := normalizeKeys(raw, "context")
 	ctx = applyDefaults(ctx, w.schema.fields)
-	if err := w.schema.schema.Validate(toJSONValue(ctx)); err != nil {
+	if err := w.schema.schema.Validate(JSONValue(ctx)); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, err
@@ -292,7 +293,7 @@ func applyDefaults(ctx map[string]any, fields []Field) map[string]any {
 	for _, f := range fields {
 		v, ok := ctx[f.Name]
 		if !ok && f.Default != nil {
-			ctx[f.Name] = toJSONValue(f.Default)
+			ctx[f.Name] = JSONValue(f.Default)
 			continue
 		}
 		if list, isList := v.([]any); isList && f.Kind == ObjectList {

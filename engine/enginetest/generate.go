@@ -313,36 +313,11 @@ func (g *gen) objList(f engine.Field, example any, n int) []any {
 
 // Clone deep-copies a context.
 func Clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
-	}
-	return out
+	return engine.JSONValue(m).(map[string]any)
 }
 
-func cloneValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return Clone(t)
-	case []any:
-		items := make([]any, len(t))
-		for i, x := range t {
-			items[i] = cloneValue(x)
-		}
-		return items
-	case []string:
-		items := make([]any, len(t))
-		for i, x := range t {
-			items[i] = x
-		}
-		return items
-	case int:
-		return float64(t)
-	case int64:
-		return float64(t)
-	}
-	return v
-}
+// cloneValue deep-copies one context value, as JSON values.
+func cloneValue(v any) any { return engine.JSONValue(v) }
 
 // normalize turns lowerCamelCase keys into the snake_case the schema uses,
 // as Prepare does, so generated values replace the example's rather than
