@@ -10,6 +10,7 @@ import (
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // masterKeyFlag declares --master-key-file on fs.
@@ -63,20 +64,31 @@ func secretsNewKey(_ context.Context, args []string, stdout, _ io.Writer) error 
 	return nil
 }
 
-func secretsRotate(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	fs := newFlagSet("secrets rotate [flags]", 0)
+// openSealed parses the flags of a command that works on secrets at rest
+// (the database flags and --master-key-file) and opens the database with
+// the master keys that seal them.
+func openSealed(ctx context.Context, synopsis string, args []string, stdout io.Writer) (*storage.Store, *secrets.Keyring, error) {
+	fs := newFlagSet(synopsis, 0)
 	var dataDir string
 	var keyFiles []string
 	dbURL := fs.database(&dataDir)
 	masterKeyFlag(fs, &keyFiles)
 	if err := fs.parse(args, stdout); err != nil {
-		return err
+		return nil, nil, err
 	}
 	keyring, err := loadKeyring(keyFiles, dataDir)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	st, err := openStore(ctx, dbURL())
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, keyring, nil
+}
+
+func secretsRotate(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	st, keyring, err := openSealed(ctx, "secrets rotate [flags]", args, stdout)
 	if err != nil {
 		return err
 	}
@@ -90,19 +102,7 @@ func secretsRotate(ctx context.Context, args []string, stdout, _ io.Writer) erro
 }
 
 func ipRotateKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("ip rotate-keys [flags]", 0)
-	var dataDir string
-	var keyFiles []string
-	dbURL := fs.database(&dataDir)
-	masterKeyFlag(fs, &keyFiles)
-	if err := fs.parse(args, stdout); err != nil {
-		return err
-	}
-	keyring, err := loadKeyring(keyFiles, dataDir)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, dbURL())
+	st, keyring, err := openSealed(ctx, "ip rotate-keys [flags]", args, stdout)
 	if err != nil {
 		return err
 	}
