@@ -62,7 +62,7 @@ func NewService(store *storage.Store, emitter *events.Emitter) *Service {
 // transaction, so neither exists without the other.
 func (s *Service) Create(ctx context.Context, orgID string, in New) (*Creator, error) {
 	// Report every business-rule problem at once, like schema violations.
-	vErr, eErr := CheckVertical("vertical", in.Vertical), checkEmail(in.Email)
+	vErr, eErr := engine.CheckVertical("vertical", in.Vertical), checkEmail(in.Email)
 	switch {
 	case vErr != nil && eErr != nil:
 		return nil, apierror.InvalidFields("invalid request: vertical and email", append(vErr.Violations, eErr.Violations...))
@@ -132,7 +132,7 @@ func (s *Service) Exists(ctx context.Context, orgID, id string) (bool, error) {
 func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Creator, error) {
 	query := s.store.Read.Creator.Query().Where(creator.OrganizationID(orgID))
 	if q.Vertical != "" {
-		if err := CheckVertical("vertical", q.Vertical); err != nil {
+		if err := engine.CheckVertical("vertical", q.Vertical); err != nil {
 			return nil, err
 		}
 		query = query.Where(creator.Vertical(q.Vertical))
@@ -149,15 +149,6 @@ func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Creat
 		out[i] = fromEnt(c)
 	}
 	return out, nil
-}
-
-// CheckVertical enforces that a vertical key is one the engine knows.
-func CheckVertical(field, key string) *apierror.Error {
-	if _, ok := engine.LookupVertical(key); !ok {
-		return apierror.Invalid("UNKNOWN_VERTICAL", field,
-			fmt.Sprintf("unknown vertical %q; GET /v1/engine/verticals lists the keys", key))
-	}
-	return nil
 }
 
 // checkEmail accepts a bare RFC 5322 address (no display name) whose

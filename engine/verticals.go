@@ -1,6 +1,11 @@
 package engine
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/creativeops/creativeops/apierror"
+)
 
 // Vertical is a creative industry the engine has planning workflows for.
 // Creators pick one as their primary vertical, so this list is the single
@@ -40,6 +45,16 @@ var verticals = []Vertical{
 
 // Verticals returns every vertical in a stable order.
 func Verticals() []Vertical { return slices.Clone(verticals) }
+
+// CheckVertical refuses a vertical key the engine does not know, naming
+// the request field that carried it.
+func CheckVertical(field, key string) *apierror.Error {
+	if _, ok := LookupVertical(key); !ok {
+		return apierror.Invalid("UNKNOWN_VERTICAL", field,
+			fmt.Sprintf("unknown vertical %q; GET /v1/engine/verticals lists the keys", key))
+	}
+	return nil
+}
 
 // LookupVertical reports the vertical with the given key.
 func LookupVertical(key string) (Vertical, bool) {

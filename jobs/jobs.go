@@ -133,8 +133,8 @@ func (r *Runner) List(ctx context.Context, orgID string, q ListQuery) ([]*Job, e
 		query = query.Where(job.Status(q.Status))
 	}
 	if q.Vertical != "" {
-		if _, ok := engine.LookupVertical(q.Vertical); !ok {
-			return nil, apierror.Invalid("UNKNOWN_VERTICAL", "vertical", fmt.Sprintf("unknown vertical %q; GET /v1/engine/verticals lists the keys", q.Vertical))
+		if err := engine.CheckVertical("vertical", q.Vertical); err != nil {
+			return nil, err
 		}
 		query = query.Where(job.Vertical(q.Vertical))
 	}
@@ -169,8 +169,8 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // Lookup resolves a vertical and workflow the way the run endpoint does.
 func Lookup(vertical, workflow string) (*engine.Workflow, error) {
-	if _, ok := engine.LookupVertical(vertical); !ok {
-		return nil, apierror.Invalid("UNKNOWN_VERTICAL", "vertical", fmt.Sprintf("unknown vertical %q; GET /v1/engine/verticals lists the keys", vertical))
+	if err := engine.CheckVertical("vertical", vertical); err != nil {
+		return nil, err
 	}
 	wf, ok := engine.LookupWorkflow(workflow)
 	if !ok || wf.Vertical != vertical {

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/creativeops/creativeops/apierror"
-	"github.com/creativeops/creativeops/creators"
 	"github.com/creativeops/creativeops/engine"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/jobs"
@@ -30,7 +29,7 @@ func (s *engineService) ListVerticals(ctx context.Context, _ *creativeopsv1.List
 
 func (s *engineService) ListWorkflows(ctx context.Context, req *creativeopsv1.ListWorkflowsRequest) (*creativeopsv1.ListWorkflowsResponse, error) {
 	if v := req.GetVertical(); v != "" {
-		if err := creators.CheckVertical("vertical", v); err != nil {
+		if err := engine.CheckVertical("vertical", v); err != nil {
 			return nil, err
 		}
 	}
