@@ -41,10 +41,10 @@ func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 // through the gateway already carry the HTTP layer's id.
 func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if ri := requestInfoFrom(ctx); ri != nil {
-		ri.route = s.routes[info.FullMethod]
+		ri.route = routeOf(info.FullMethod)
 		return handler(ctx, req)
 	}
-	ri := &requestInfo{id: incomingRequestID(ctx), route: s.routes[info.FullMethod]}
+	ri := &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod)}
 	ctx = withRequestInfo(ctx, ri)
 	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	return handler(ctx, req)

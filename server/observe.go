@@ -56,7 +56,7 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 		code = successStatus(info.FullMethod, hc.wasAccepted())
 	}
 	d := time.Since(start)
-	rt := s.routes[info.FullMethod]
+	rt := routeOf(info.FullMethod)
 	method, route := rt.Method, rt.Template
 	if route == "" {
 		// Health checks and reflection: registered methods, a closed set.

@@ -21,7 +21,6 @@ func TestPanicsAreLoggedWithTheirRequestID(t *testing.T) {
 	var logs bytes.Buffer
 	s := &Server{
 		log:     slog.New(slog.NewJSONHandler(&logs, nil)),
-		routes:  routesFromDescriptors(),
 		metrics: &metrics{panics: prometheus.NewCounter(prometheus.CounterOpts{Name: "p"})},
 	}
 	chain := chainUnary(s.identify, s.recoverPanics)

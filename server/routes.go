@@ -11,16 +11,11 @@ type route struct {
 	Template string // "/v1/creators/{id}"
 }
 
-// routesFromDescriptors maps each gRPC method to its REST route, as its
-// google.api.http annotation declares it.
-func routesFromDescriptors() map[string]route {
-	out := map[string]route{}
-	for _, m := range rpcrule.All() {
-		if m.HTTPMethod != "" {
-			out[m.FullMethod] = route{m.HTTPMethod, m.Template}
-		}
-	}
-	return out
+// routeOf is a gRPC method's REST route as its google.api.http annotation
+// declares it (the zero route for methods without one).
+func routeOf(fullMethod string) route {
+	m, _ := rpcrule.Lookup(fullMethod)
+	return route{m.HTTPMethod, m.Template}
 }
 
 // publicMethods skip authentication: operators' probes and discovery.

@@ -57,7 +57,6 @@ type Server struct {
 	store       *storage.Store
 	keys        *auth.Store
 	validator   protovalidate.Validator
-	routes      map[string]route
 	workers     queueWorkers
 	registry    *ipreg.Registry
 	metrics     *metrics
@@ -116,7 +115,7 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger, routes: routesFromDescriptors()}
+	s := &Server{cfg: cfg, log: cfg.Logger}
 	built := false
 	defer func() {
 		if !built {
