@@ -30,7 +30,14 @@ import type { TransportKind } from "./transport.js";
 
 export interface CreativeOpsOptions {
   /** An API key (co_live_...). Keep it on servers: never ship it in browser code. */
-  apiKey: string;
+  apiKey?: string;
+  /**
+   * Instead of apiKey, in a page served by the service itself (the dashboard):
+   * the CSRF token of the browser's session. Calls carry it as X-CSRF-Token and
+   * the session cookie the browser sends with same-origin requests; no
+   * Authorization header. Give exactly one of apiKey and csrfToken.
+   */
+  csrfToken?: string;
   /** Where the service listens, e.g. "https://api.example.com" or "http://localhost:8080". */
   baseUrl: string;
   /** "connect" (default), "grpc-web", or "grpc" (Node only). */
@@ -119,14 +126,22 @@ export class CreativeOps {
   readonly analytics: AnalyticsResource;
 
   constructor(options: CreativeOpsOptions) {
-    if (typeof options.apiKey !== "string" || options.apiKey === "") {
-      throw new TypeError("apiKey: required");
+    const hasKey = options.apiKey !== undefined;
+    const hasCsrf = options.csrfToken !== undefined;
+    if (hasKey && hasCsrf) {
+      throw new TypeError("apiKey, csrfToken: give one, not both");
+    }
+    if (hasCsrf ? typeof options.csrfToken !== "string" || options.csrfToken === "" : typeof options.apiKey !== "string" || options.apiKey === "") {
+      throw new TypeError(hasCsrf ? "csrfToken: must be a non-empty string" : "apiKey: required");
     }
     if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
       throw new TypeError("baseUrl: must be an http:// or https:// URL");
     }
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
-    const interceptors = [clientInterceptor(options.apiKey, options.retry ?? {}), ...(options.interceptors ?? [])];
+    const interceptors = [clientInterceptor(
+        hasCsrf ? { csrfToken: options.csrfToken as string } : { apiKey: options.apiKey as string },
+        options.retry ?? {},
+      ), ...(options.interceptors ?? [])];
     const transport = createTransport(options.transport ?? "connect", baseUrl, interceptors);
     this.rpc = {
       creators: throwingCreativeOpsErrors(createClient(CreatorsService, transport)),

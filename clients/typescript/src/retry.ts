@@ -38,17 +38,24 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   });
 }
 
+/** How calls authenticate: an API key, or a browser session's CSRF token (its cookie travels by itself). */
+export type ClientAuth = { apiKey: string } | { csrfToken: string };
+
 /**
  * Authenticates every call, gives every POST one Idempotency-Key for all
  * its attempts (so a retried create happens once), retries 429 and 503
  * answers after Retry-After (or exponential backoff with jitter).
  */
-export function clientInterceptor(apiKey: string, retry: RetryOptions): Interceptor {
+export function clientInterceptor(auth: ClientAuth, retry: RetryOptions): Interceptor {
   const maxRetries = retry.maxRetries ?? 3;
   const initialDelayMs = retry.initialDelayMs ?? 500;
   const maxDelayMs = retry.maxDelayMs ?? 30_000;
   return (next) => async (req) => {
-    req.header.set("authorization", `Bearer ${apiKey}`);
+    if ("apiKey" in auth) {
+      req.header.set("authorization", `Bearer ${auth.apiKey}`);
+    } else {
+      req.header.set("x-csrf-token", auth.csrfToken);
+    }
     if (isPost(req.method) && !req.header.has("idempotency-key")) {
       req.header.set("idempotency-key", globalThis.crypto.randomUUID());
     }
