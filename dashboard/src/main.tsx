@@ -1,0 +1,175 @@
+import "./styles.css";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { CreativeOpsError } from "@creativeops/client";
+import type { CreativeOps } from "@creativeops/client";
+import { clientFor, currentSession, hasScope, signIn, signOut } from "./session";
+import type { Session } from "./session";
+import { navigate, onLinkClick, usePath } from "./router";
+import { ErrorBox, Loading } from "./ui";
+import { KeysPage } from "./pages/keys";
+import { WebhooksPage, WebhookDetail } from "./pages/webhooks";
+import { UsagePage } from "./pages/usage";
+import { WorkflowsPage, WorkflowRun } from "./pages/workflows";
+import { CatalogPage, CertificatePage } from "./pages/catalog";
+import { CreatorsPage } from "./pages/creators";
+
+export interface PageProps {
+  api: CreativeOps;
+  session: Session;
+  /** The rest of the path, e.g. the id in /webhooks/{id}. */
+  param: string;
+}
+
+const pages: { path: string; title: string; scope: string; list: (p: PageProps) => preact.JSX.Element; detail?: (p: PageProps) => preact.JSX.Element }[] = [
+  { path: "/usage", title: "Usage", scope: "analytics:read", list: UsagePage },
+  { path: "/keys", title: "API keys", scope: "keys:admin", list: KeysPage },
+  { path: "/webhooks", title: "Webhooks", scope: "webhooks:read", list: WebhooksPage, detail: WebhookDetail },
+  { path: "/workflows", title: "Workflows", scope: "engine:read", list: WorkflowsPage, detail: WorkflowRun },
+  { path: "/creators", title: "Creators", scope: "creators:read", list: CreatorsPage },
+  { path: "/catalog", title: "IP catalog", scope: "ip:read", list: CatalogPage, detail: CertificatePage },
+];
+
+function SignIn({ onSession }: { onSession: (s: Session) => void }) {
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="signin" id="main">
+      <h1>creativeops</h1>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = e.currentTarget as HTMLFormElement;
+          const input = form.elements.namedItem("api_key") as HTMLInputElement;
+          setBusy(true);
+          setError(undefined);
+          try {
+            const s = await signIn(input.value.trim());
+            input.value = "";
+            onSession(s);
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label for="api_key">API key</label>
+        <input id="api_key" name="api_key" type="password" autocomplete="off" required placeholder="co_live_…" aria-describedby="api_key_help" />
+        <p id="api_key_help" class="help">
+          The key is exchanged for a session cookie and is not kept by the browser. The session may do exactly what the key may do.
+        </p>
+        <button type="submit" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+        <ErrorBox error={error} title="Sign-in failed" />
+      </form>
+    </main>
+  );
+}
+
+function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const path = usePath();
+  const [api] = useState(() => clientFor(session));
+  const [menuOpen, setMenuOpen] = useState(false);
+  const section = "/" + (path.split("/")[1] ?? "");
+  const page = pages.find((p) => p.path === section);
+  const param = page ? decodeURIComponent(path.slice(page.path.length + 1)) : "";
+  useEffect(() => {
+    if (!page) navigate(hasScope(session, "analytics:read") ? "/usage" : "/workflows", true);
+    setMenuOpen(false);
+    document.getElementById("page-title")?.focus();
+  }, [path]);
+  // A call that comes back unauthenticated means the session ended (expired, revoked key, signed out elsewhere).
+  useEffect(() => {
+    const on = (e: PromiseRejectionEvent) => {
+      if (e.reason instanceof CreativeOpsError && e.reason.status === "UNAUTHENTICATED") onSignOut();
+    };
+    window.addEventListener("unhandledrejection", on);
+    return () => window.removeEventListener("unhandledrejection", on);
+  }, []);
+  const Page = page && (param && page.detail ? page.detail : page.list);
+  return (
+    <div class="shell" onClick={onLinkClick}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">creativeops</span>
+        <button type="button" class="menu secondary" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="nav" aria-label="Dashboard" class={menuOpen ? "open" : ""}>
+          <ul>
+            {pages.map((p) => (
+              <li key={p.path}>
+                <a href={"/dashboard" + p.path} aria-current={p.path === section ? "page" : undefined}>
+                  {p.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span title={session.scopes.join(", ")}>
+            <code>{session.key_id}</code>
+          </span>
+          <button
+            type="button"
+            class="secondary"
+            onClick={async () => {
+              await signOut(session).catch(() => undefined);
+              onSignOut();
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">
+        {page && Page ? (
+          hasScope(session, page.scope) ? (
+            <Page api={api} session={session} param={param} />
+          ) : (
+            <>
+              <h1 tabIndex={-1} id="page-title">
+                {page.title}
+              </h1>
+              <div class="error" role="alert">
+                <strong>Not allowed</strong>
+                <p>
+                  This page needs an API key with the <code>{page.scope}</code> scope; this session's key has{" "}
+                  {session.scopes.length ? session.scopes.map((s) => <code key={s}>{s} </code>) : "none"}. Sign in with another key to use it.
+                </p>
+              </div>
+            </>
+          )
+        ) : (
+          <Loading what="the dashboard" />
+        )}
+      </main>
+    </div>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    currentSession().then(setSession, (e: unknown) => {
+      setError(e);
+      setSession(null);
+    });
+  }, []);
+  if (session === undefined) return <Loading what="your session" />;
+  if (session === null)
+    return (
+      <>
+        <ErrorBox error={error} />
+        <SignIn onSession={setSession} />
+      </>
+    );
+  return <Shell key={session.csrf_token} session={session} onSignOut={() => setSession(null)} />;
+}
+
+render(<App />, document.getElementById("app")!);

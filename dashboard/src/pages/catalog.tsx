@@ -1,0 +1,270 @@
+import { useState } from "preact/hooks";
+import { toJsonString } from "@bufbuild/protobuf";
+import { CertificateSchema, timestampFromDate } from "@creativeops/client";
+import type { Certificate, IPRecord } from "@creativeops/client";
+import type { PageProps } from "../main";
+import { verifyCertificate } from "../verify";
+import type { Check } from "../verify";
+import { downloadJSON, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
+
+const types = ["song", "script", "book", "artwork", "concept", "other"];
+const pageSize = 25;
+
+interface Filters {
+  q: string;
+  type: string;
+  creatorId: string;
+  after: string;
+  before: string;
+}
+
+export function CatalogPage({ api }: PageProps) {
+  const initial = new URLSearchParams(window.location.search);
+  const [f, setF] = useState<Filters>({
+    q: "",
+    type: "",
+    creatorId: initial.get("creator_id") ?? "",
+    after: "",
+    before: "",
+  });
+  const [pageToken, setPageToken] = useState("");
+  const [history, setHistory] = useState<string[]>([]);
+  const page = useAsync(
+    () =>
+      api.rpc.ip.listCatalog({
+        q: f.q,
+        type: f.type,
+        creatorId: f.creatorId,
+        pageSize,
+        pageToken,
+        ...(f.after ? { registeredAfter: timestampFromDate(new Date(f.after + "T00:00:00Z")) } : {}),
+        ...(f.before ? { registeredBefore: timestampFromDate(new Date(f.before + "T23:59:59Z")) } : {}),
+      }),
+    [f, pageToken],
+  );
+  const records: IPRecord[] = page.data?.records ?? [];
+  return (
+    <>
+      <PageHeader title="IP catalog" />
+      <form
+        class="card filters"
+        role="search"
+        aria-label="Catalog filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const d = new FormData(e.currentTarget as HTMLFormElement);
+          const g = (k: string) => String(d.get(k) ?? "").trim();
+          setPageToken("");
+          setHistory([]);
+          setF({ q: g("q"), type: g("type"), creatorId: g("creator_id"), after: g("after"), before: g("before") });
+        }}
+      >
+        <div>
+          <label for="cat-q">Title contains</label>
+          <input id="cat-q" name="q" type="search" defaultValue={f.q} />
+        </div>
+        <div>
+          <label for="cat-type">Type</label>
+          <select id="cat-type" name="type" defaultValue={f.type}>
+            <option value="">Any type</option>
+            {types.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="cat-creator">Creator id</label>
+          <input id="cat-creator" name="creator_id" defaultValue={f.creatorId} placeholder="cr_…" />
+        </div>
+        <div>
+          <label for="cat-after">Registered from</label>
+          <input id="cat-after" name="after" type="date" defaultValue={f.after} />
+        </div>
+        <div>
+          <label for="cat-before">Registered until</label>
+          <input id="cat-before" name="before" type="date" defaultValue={f.before} />
+        </div>
+        <div class="end">
+          <button type="submit">Search</button>
+        </div>
+      </form>
+      {page.loading && <Loading what="records" />}
+      <ErrorBox error={page.error} title="The catalog could not be loaded" />
+      {page.data && records.length === 0 && <Empty>No registered work matches.</Empty>}
+      {records.length > 0 && (
+        <>
+          <p class="help" role="status">
+            {String(page.data?.total ?? 0)} matching records
+          </p>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Creator</th>
+                  <th scope="col">Registered</th>
+                  <th scope="col">Content hash</th>
+                  <th scope="col">Log index</th>
+                </tr>
+              </thead>
+              <tbody>
+                {records.map((r) => (
+                  <tr key={r.id}>
+                    <th scope="row">
+                      <a href={`/dashboard/catalog/${r.certificateId}`}>{r.title}</a>
+                    </th>
+                    <td>{r.type}</td>
+                    <td>
+                      <code>{r.creatorId}</code>
+                    </td>
+                    <td>{fmtTime(r.timestamp)}</td>
+                    <td>
+                      <code class="hash">{r.contentHash.slice(0, 23)}…</code>
+                    </td>
+                    <td>{String(r.logIndex)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="row" aria-label="Pages">
+            <button
+              type="button"
+              class="secondary"
+              disabled={history.length === 0}
+              onClick={() => {
+                setPageToken(history[history.length - 1] ?? "");
+                setHistory(history.slice(0, -1));
+              }}
+            >
+              Previous
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!page.data?.nextPageToken}
+              onClick={() => {
+                setHistory([...history, pageToken]);
+                setPageToken(page.data?.nextPageToken ?? "");
+              }}
+            >
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+    </>
+  );
+}
+
+/** The bundle as the REST API serves it (snake_case protobuf JSON): what `creativeops verify --bundle` reads. */
+export function bundleJSON(c: Certificate): string {
+  return toJsonString(CertificateSchema, c, { useProtoFieldName: true, prettySpaces: 2 });
+}
+
+function Checks({ checks }: { checks: Check[] }) {
+  const failed = checks.filter((c) => !c.ok);
+  return (
+    <section aria-labelledby="checks-title" aria-live="polite">
+      <h2 id="checks-title">Verification</h2>
+      <p class={failed.length ? "field-error" : "ok"} data-testid="verify-summary">
+        {failed.length ? `${failed.length} check(s) failed: ${failed.map((c) => c.name).join(", ")}` : "Every check the browser made passed."}
+      </p>
+      <ul class="checks-list">
+        {checks.map((c) => (
+          <li key={c.name} class={c.skipped ? "skipped" : c.ok ? "pass" : "fail"} data-check={c.name}>
+            <span class="mark" aria-hidden="true">
+              {c.skipped ? "–" : c.ok ? "✓" : "✗"}
+            </span>
+            <span class="sr-only">{c.skipped ? "not checked" : c.ok ? "passed" : "failed"}: </span>
+            <code>{c.name}</code> <span class="detail">{c.detail}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function CertificatePage({ api, param }: PageProps) {
+  const cert = useAsync(() => api.ip.getCertificate(param), [param]);
+  const [checks, setChecks] = useState<Check[]>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const c = cert.data;
+  return (
+    <>
+      <PageHeader title={c ? `Certificate of “${c.title}”` : "Certificate"}>
+        <a href="/dashboard/catalog">Catalog</a>
+      </PageHeader>
+      {cert.loading && <Loading what="the certificate" />}
+      <ErrorBox error={cert.error} title="The certificate could not be loaded" />
+      {c && (
+        <>
+          <section class="card">
+            <dl class="fields-list">
+              <dt>Title</dt>
+              <dd>{c.title}</dd>
+              <dt>Type</dt>
+              <dd>{c.type}</dd>
+              <dt>Description</dt>
+              <dd>{c.description || "—"}</dd>
+              <dt>Creator</dt>
+              <dd>
+                <code>{c.creatorId}</code>
+              </dd>
+              <dt>Registered</dt>
+              <dd>{fmtTime(c.timestamp)}</dd>
+              <dt>Content hash</dt>
+              <dd>
+                <code class="hash">{c.contentHash}</code>
+              </dd>
+              <dt>Certificate</dt>
+              <dd>
+                <code>{c.certificateId}</code> (record <code>{c.id}</code>)
+              </dd>
+              <dt>Log</dt>
+              <dd>
+                entry {String(c.logIndex)} of {String(c.treeSize)} · <code class="hash">{c.logVerifierKey}</code>
+              </dd>
+            </dl>
+            <button type="button" class="secondary" onClick={() => downloadJSON(`${c.certificateId}.json`, bundleJSON(c))}>
+              Download bundle
+            </button>
+          </section>
+          <form
+            class="card"
+            aria-labelledby="verify-title"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              const file = ((e.currentTarget as HTMLFormElement).elements.namedItem("work") as HTMLInputElement).files?.[0];
+              setBusy(true);
+              setError(undefined);
+              try {
+                setChecks(await verifyCertificate(c, file ? new Uint8Array(await file.arrayBuffer()) : undefined));
+              } catch (err) {
+                setError(err);
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            <h2 id="verify-title">Verify in this browser</h2>
+            <p class="help">
+              Checks the record against what is shown, the log's signature on the checkpoint (Ed25519) and the record's inclusion proof, with Web Crypto. The file stays on this device: only its SHA-256 is computed.
+            </p>
+            <label for="work">The work's file (optional)</label>
+            <input id="work" name="work" type="file" />
+            <button type="submit" disabled={busy}>
+              {busy ? "Verifying…" : "Verify"}
+            </button>
+            <ErrorBox error={error} title="Verification could not run" />
+          </form>
+          {checks && <Checks checks={checks} />}
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+// The browser's session with the service: POST /dashboard/api/session trades an
+// API key for an HttpOnly cookie and a CSRF token. The key is sent once and never
+// kept: not in storage, not in memory after sign-in.
+import { CreativeOps } from "@creativeops/client";
+
+export interface Session {
+  key_id: string;
+  organization_id: string;
+  scopes: string[];
+  csrf_token: string;
+  expires_at: string;
+}
+
+const endpoint = "/dashboard/api/session";
+
+/** An error of the session endpoints, in the API's AIP-193 format when the server sent one. */
+export class SessionError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+async function errorOf(res: Response): Promise<SessionError> {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = (await res.json()) as { error?: { message?: string } };
+    if (body.error?.message) message = body.error.message;
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new SessionError(message, res.status);
+}
+
+export async function signIn(apiKey: string): Promise<Session> {
+  const res = await fetch(endpoint, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as Session;
+}
+
+/** The current session, or null when there is none (401). */
+export async function currentSession(): Promise<Session | null> {
+  const res = await fetch(endpoint, { credentials: "same-origin" });
+  if (res.status === 401) return null;
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as Session;
+}
+
+export async function signOut(s: Session): Promise<void> {
+  const res = await fetch(endpoint, {
+    method: "DELETE",
+    credentials: "same-origin",
+    headers: { "x-csrf-token": s.csrf_token },
+  });
+  if (!res.ok && res.status !== 401) throw await errorOf(res);
+}
+
+/** The API client of a session: same origin, cookie plus X-CSRF-Token. */
+export function clientFor(s: Session): CreativeOps {
+  return new CreativeOps({ csrfToken: s.csrf_token, baseUrl: window.location.origin, retry: { maxRetries: 1 } });
+}
+
+export function hasScope(s: Session, scope: string): boolean {
+  return s.scopes.includes("*") || s.scopes.includes(scope);
+}
