@@ -88,9 +88,15 @@ export interface OpenedCheckpoint {
  * against a verifier key "name+hash+base64(0x01 || Ed25519 public key)".
  */
 export async function openCheckpoint(msg: string, verifierKey: string): Promise<OpenedCheckpoint> {
-  const parts = verifierKey.trim().split("+");
-  if (parts.length !== 3) throw new Error("log verifier key: not name+hash+key");
-  const [name, hashHex, keyB64] = parts as [string, string, string];
+  // name+hash+key: the name and hash hold no "+", the base64 key may.
+  const vk = verifierKey.trim();
+  const i = vk.indexOf("+");
+  const j = vk.indexOf("+", i + 1);
+  if (i <= 0 || j < 0) throw new Error("log verifier key: not name+hash+key");
+  const name = vk.slice(0, i);
+  const hashHex = vk.slice(i + 1, j);
+  const keyB64 = vk.slice(j + 1);
+  if (!/^[0-9a-f]{8}$/.test(hashHex)) throw new Error("log verifier key: hash is not 8 hex digits");
   const key = b64(keyB64);
   if (key.length !== 33 || key[0] !== 1) throw new Error("log verifier key: not an Ed25519 key");
   const wantHash = (await sha256(enc.encode(name + "\n"), key)).slice(0, 4);
