@@ -80,6 +80,12 @@ type Config struct {
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
 	LogSlow time.Duration
+	// Sessions is how long dashboard sessions live (default 12 h idle,
+	// 7 days at most).
+	Sessions auth.SessionPolicy
+	// SignInLimit bounds dashboard sign-in attempts per client address
+	// (default DefaultSignInLimit).
+	SignInLimit auth.RateLimit
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -106,6 +112,8 @@ func DefaultConfig() Config {
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
+		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
+		SignInLimit:            DefaultSignInLimit,
 	}
 }
 
@@ -136,6 +144,11 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit = def.RateLimit
+	}
+	cfg.Sessions.Idle = cmp.Or(cfg.Sessions.Idle, def.Sessions.Idle)
+	cfg.Sessions.Max = cmp.Or(cfg.Sessions.Max, def.Sessions.Max)
+	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
+		cfg.SignInLimit = def.SignInLimit
 	}
 	return cfg
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/creators"
+	"github.com/creativeops/creativeops/dashboard"
 	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
@@ -70,6 +71,7 @@ type Server struct {
 	health  *health.Server
 	gateway http.Handler
 	rpcWeb  http.Handler // Connect and gRPC-Web
+	app     http.Handler // the dashboard's single-page app
 	http    *http.Server
 
 	// acquired lists, in order, what New and StartWorkers opened or
@@ -179,7 +181,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
-	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	creatorsSvc := creators.NewService(store, emitter)
@@ -201,7 +203,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, cfg.AnalyticsRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -241,6 +243,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.rpcWeb, err = newRPCWeb(s.grpc); err != nil {
+		return nil, err
+	}
+	if s.app, err = dashboard.New(); err != nil {
 		return nil, err
 	}
 	s.http = cfg.httpServer(s.Handler())
@@ -337,6 +342,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
+	s.dashboardRoutes(mux, s.app)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
