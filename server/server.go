@@ -353,6 +353,9 @@ func (s *Server) Handler() http.Handler {
 			asConnectCall(r)
 			s.rpcWeb.ServeHTTP(w, r)
 		default:
+			if isDashboardPath(r.URL.Path) {
+				dashboard.SetSecurityHeaders(w.Header())
+			}
 			rest.ServeHTTP(w, r)
 		}
 	})

@@ -89,9 +89,10 @@ var errNoSession = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
 
 // dashboardRoutes adds the dashboard (the app and its session API) to mux.
 func (s *Server) dashboardRoutes(mux *http.ServeMux, app http.Handler) {
+	// Handler sets the security headers on every /dashboard response; the
+	// session API's answers are never cached.
 	headers := func(h http.HandlerFunc) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			dashboard.SetSecurityHeaders(w.Header())
 			w.Header().Set("Cache-Control", "no-store")
 			h(w, r)
 		})
@@ -108,6 +109,13 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux, app http.Handler) {
 		writeError(w, r, apierror.New(codes.NotFound, "ROUTE_NOT_FOUND", "no route "+r.Method+" "+r.URL.Path).GRPCStatus())
 	}))
 	mux.Handle(dashboard.Prefix, app)
+	mux.Handle("/dashboard", http.RedirectHandler(dashboard.Prefix, http.StatusMovedPermanently))
+}
+
+// isDashboardPath reports whether a path is the dashboard's, whose every
+// response carries dashboard.SetSecurityHeaders.
+func isDashboardPath(path string) bool {
+	return path == "/dashboard" || strings.HasPrefix(path, dashboard.Prefix)
 }
 
 // signIn opens a session for an API key: POST {"api_key":"co_live_..."}.

@@ -381,3 +381,64 @@ func TestSessionSignOutReachesOtherReplica(t *testing.T) {
 		t.Fatalf("replica b after its poll: %d, want 401", r.status)
 	}
 }
+
+// Every /dashboard response carries the security headers: the app, its
+// client-side routes, the session API and its errors.
+func TestDashboardResponses(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct {
+		method, path string
+		body         string
+		status       int
+		html         bool
+	}{
+		{"GET", "/dashboard/", "", 200, true},
+		{"GET", "/dashboard/keys/key_01abc", "", 200, true},
+		{"GET", "/dashboard/assets/index-gone.js", "", 404, false},
+		{"GET", "/dashboard", "", 301, true},
+		{"GET", "/dashboard/api/session", "", 401, false},
+		{"POST", "/dashboard/api/session", `{"api_key":"co_live_x"}`, 401, false},
+		{"POST", "/dashboard/api/session", strings.Repeat(" ", 2<<20), 413, false},
+		{"PUT", "/dashboard/api/session", "", 405, false},
+		{"GET", "/dashboard/api/keys", "", 404, false},
+		{"DELETE", "/dashboard/api/session", "", 401, false},
+	} {
+		req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		name := c.method + " " + c.path
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d %.200s, want %d", name, resp.StatusCode, raw, c.status)
+		}
+		for k, v := range map[string]string{
+			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+			"Referrer-Policy":         "no-referrer",
+			"X-Content-Type-Options":  "nosniff",
+			"X-Frame-Options":         "DENY",
+		} {
+			if got := resp.Header.Get(k); got != v {
+				t.Errorf("%s: %s = %q, want %q", name, k, got, v)
+			}
+		}
+		if isHTML := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html"); isHTML != c.html {
+			t.Errorf("%s: Content-Type %q", name, resp.Header.Get("Content-Type"))
+		}
+		if strings.HasPrefix(c.path, "/dashboard/api/") {
+			if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || resp.Header.Get("X-Request-Id") == "" {
+				t.Errorf("%s: not an API error: %q %.200s", name, resp.Header.Get("Content-Type"), raw)
+			}
+		}
+	}
+	// Outside /dashboard nothing changes.
+	if r := srv.Do(t, "GET", "/healthz", "", nil); r.Header.Get("Content-Security-Policy") != "" {
+		t.Error("/healthz carries the dashboard's headers")
+	}
+}
