@@ -34,6 +34,9 @@ type Config struct {
 	// a request from its headers to the end of its response; IdleTimeout is
 	// how long a connection with no request in flight is kept open.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// BodyMemory bounds the request bodies (REST, Connect, gRPC-Web) held in
+	// memory at once across all requests, in bytes (default 64 MiB).
+	BodyMemory int64
 	// Console receives the one-time bootstrap key (default os.Stderr).
 	Console io.Writer
 	// Workers is the number of concurrent asynchronous engine runs per
@@ -101,6 +104,7 @@ func DefaultConfig() Config {
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           time.Minute,
 		IdleTimeout:            2 * time.Minute,
+		BodyMemory:             64 << 20,
 		Workers:                8,
 		JobTimeout:             time.Minute,
 		RescueAfter:            2 * time.Minute,
@@ -136,6 +140,7 @@ func (cfg Config) withDefaults() Config {
 	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, def.ReadTimeout)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, def.WriteTimeout)
 	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, def.IdleTimeout)
+	cfg.BodyMemory = cmp.Or(cfg.BodyMemory, def.BodyMemory)
 	if cfg.AnalyticsFlushInterval <= 0 {
 		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
 	}

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
@@ -66,6 +67,7 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
+	bodies      *bodyBudget // request bodies held in memory at once
 
 	grpc    *grpc.Server
 	health  *health.Server
@@ -117,7 +119,7 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
 		if !built {
@@ -351,6 +353,13 @@ func (s *Server) Handler() http.Handler {
 			s.grpc.ServeHTTP(w, r)
 		case isRPCPath(r.URL.Path):
 			asConnectCall(r)
+			if r.Body != nil && r.Body != http.NoBody {
+				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
+				if !ok {
+					return
+				}
+				defer release()
+			}
 			s.rpcWeb.ServeHTTP(w, r)
 		default:
 			if isDashboardPath(r.URL.Path) {
