@@ -29,13 +29,13 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require golang.org/x/term v0.47.0
-
 require (
-	connectrpc.com/connect v1.19.1 // indirect
-	connectrpc.com/vanguard v0.4.0 // indirect
-	github.com/kylelemons/godebug v1.1.0 // indirect
+	connectrpc.com/connect v1.19.1
+	connectrpc.com/vanguard v0.4.0
+	golang.org/x/term v0.47.0
 )
+
+require github.com/kylelemons/godebug v1.1.0 // indirect
 
 require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect
@@ -80,7 +80,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 	golang.org/x/net v0.61.0
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.16.0
 	modernc.org/libc v1.79.0 // indirect

@@ -34,6 +34,9 @@ type Config struct {
 	// a request from its headers to the end of its response; IdleTimeout is
 	// how long a connection with no request in flight is kept open.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// BodyMemory bounds the request bodies (REST, Connect, gRPC-Web) held in
+	// memory at once across all requests, in bytes (default 64 MiB).
+	BodyMemory int64
 	// Console receives the one-time bootstrap key (default os.Stderr).
 	Console io.Writer
 	// Workers is the number of concurrent asynchronous engine runs per
@@ -80,6 +83,12 @@ type Config struct {
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
 	LogSlow time.Duration
+	// Sessions is how long dashboard sessions live (default 12 h idle,
+	// 7 days at most).
+	Sessions auth.SessionPolicy
+	// SignInLimit bounds dashboard sign-in attempts per client address
+	// (default DefaultSignInLimit).
+	SignInLimit auth.RateLimit
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -95,6 +104,7 @@ func DefaultConfig() Config {
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           time.Minute,
 		IdleTimeout:            2 * time.Minute,
+		BodyMemory:             64 << 20,
 		Workers:                8,
 		JobTimeout:             time.Minute,
 		RescueAfter:            2 * time.Minute,
@@ -106,6 +116,8 @@ func DefaultConfig() Config {
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
+		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
+		SignInLimit:            DefaultSignInLimit,
 	}
 }
 
@@ -128,6 +140,7 @@ func (cfg Config) withDefaults() Config {
 	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, def.ReadTimeout)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, def.WriteTimeout)
 	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, def.IdleTimeout)
+	cfg.BodyMemory = cmp.Or(cfg.BodyMemory, def.BodyMemory)
 	if cfg.AnalyticsFlushInterval <= 0 {
 		cfg.AnalyticsFlushInterval = def.AnalyticsFlushInterval
 	}
@@ -136,6 +149,11 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit = def.RateLimit
+	}
+	cfg.Sessions.Idle = cmp.Or(cfg.Sessions.Idle, def.Sessions.Idle)
+	cfg.Sessions.Max = cmp.Or(cfg.Sessions.Max, def.Sessions.Max)
+	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
+		cfg.SignInLimit = def.SignInLimit
 	}
 	return cfg
 }

@@ -115,6 +115,12 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 				s.logHTTP(r, ri, rec, start)
 				return
 			}
+			release, ok := s.admitBody(rec, r, func(st *status.Status) { writeError(rec, r, st) })
+			if !ok {
+				s.logHTTP(r, ri, rec, start)
+				return
+			}
+			defer release()
 			// Reading the body up front turns an oversized chunked body into
 			// a clean 413 instead of a decoder error deep in the gateway.
 			body, err := io.ReadAll(http.MaxBytesReader(rec, r.Body, MaxBodyBytes))

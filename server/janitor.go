@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -16,18 +17,19 @@ import (
 // idempotent. An expired key still in the table is ignored by requests.
 const cleanupEvery = 10 * time.Minute
 
-// janitor deletes what has outlived its use: expired idempotency keys and
-// usage minutes past the analytics retention.
+// janitor deletes what has outlived its use: expired idempotency keys,
+// expired dashboard sessions and usage minutes past the analytics retention.
 type janitor struct {
 	store       *storage.Store
 	idempotency *idempotency.Store
+	sessions    *auth.Store
 	retention   time.Duration // 0 keeps usage forever
 	log         *slog.Logger
 	stop, done  chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, retention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, retention: retention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, retention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, sessions: sessions, retention: retention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -60,13 +62,17 @@ func (j *janitor) loop(interval time.Duration) {
 	}
 }
 
-// CleanUp deletes expired idempotency keys and usage aggregates older than
-// the analytics retention.
+// CleanUp deletes expired idempotency keys, expired dashboard sessions and
+// usage aggregates older than the analytics retention.
 func (j *janitor) CleanUp(ctx context.Context) error {
 	now := time.Now().UTC()
 	keys, err := j.idempotency.DeleteExpired(ctx, now)
 	if err != nil {
 		return fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	sessions, err := j.sessions.DeleteExpiredSessions(ctx, now)
+	if err != nil {
+		return fmt.Errorf("delete expired sessions: %w", err)
 	}
 	var minutes int
 	if j.retention > 0 {
@@ -74,8 +80,8 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete usage past retention: %w", err)
 		}
 	}
-	if keys > 0 || minutes > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes)
+	if keys > 0 || sessions > 0 || minutes > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes)
 	}
 	return nil
 }

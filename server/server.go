@@ -24,10 +24,12 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/creators"
+	"github.com/creativeops/creativeops/dashboard"
 	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
@@ -65,11 +67,13 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
+	bodies      *bodyBudget // request bodies held in memory at once
 
 	grpc    *grpc.Server
 	health  *health.Server
 	gateway http.Handler
 	rpcWeb  http.Handler // Connect and gRPC-Web
+	app     http.Handler // the dashboard's single-page app
 	http    *http.Server
 
 	// acquired lists, in order, what New and StartWorkers opened or
@@ -115,7 +119,7 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
 		if !built {
@@ -179,7 +183,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
-	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	creatorsSvc := creators.NewService(store, emitter)
@@ -201,7 +205,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, cfg.AnalyticsRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -241,6 +245,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.rpcWeb, err = newRPCWeb(s.grpc); err != nil {
+		return nil, err
+	}
+	if s.app, err = dashboard.New(); err != nil {
 		return nil, err
 	}
 	s.http = cfg.httpServer(s.Handler())
@@ -337,6 +344,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
+	s.dashboardRoutes(mux, s.app)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -345,8 +353,18 @@ func (s *Server) Handler() http.Handler {
 			s.grpc.ServeHTTP(w, r)
 		case isRPCPath(r.URL.Path):
 			asConnectCall(r)
+			if r.Body != nil && r.Body != http.NoBody {
+				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
+				if !ok {
+					return
+				}
+				defer release()
+			}
 			s.rpcWeb.ServeHTTP(w, r)
 		default:
+			if isDashboardPath(r.URL.Path) {
+				dashboard.SetSecurityHeaders(w.Header())
+			}
 			rest.ServeHTTP(w, r)
 		}
 	})

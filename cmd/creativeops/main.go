@@ -163,6 +163,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(intValue{&cfg.RateLimit.Burst, 1}, "rate-limit-burst", "default burst (token bucket size) per API key")
 	fs.env(textValue{&cfg.RedisURL, redisURL}, "redis-url", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
 	recordUsage := !cfg.DisableAnalytics
+	bodyMemoryMiB := int(cfg.BodyMemory >> 20)
 	fs.env(boolValue{&recordUsage}, "analytics", "record per-request usage analytics (GET /v1/analytics/usage)")
 	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
 	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
@@ -176,6 +177,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.ReadTimeout}, "read-timeout", "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
 	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
 	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
+	fs.env(intValue{&bodyMemoryMiB, 1}, "request-body-memory", "MiB of request bodies (REST, Connect, gRPC-Web) held in memory at once across all requests")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
@@ -184,6 +186,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	}
 	cfg.DatabaseURL = dbURL()
 	cfg.DisableAnalytics = !recordUsage
+	cfg.BodyMemory = int64(bodyMemoryMiB) << 20
 	cfg.RescueAfter = 2 * cfg.JobTimeout
 	return cfg, logFormat, nil
 }
