@@ -50,6 +50,12 @@ func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Pr
 	return s.keys.AuthenticateSession(ctx, token, csrf[0])
 }
 
+// carriesSession reports whether a request brings what sessionPrincipal
+// needs: the session cookie and a CSRF token.
+func carriesSession(r *http.Request) bool {
+	return r.Header.Get(csrfHeader) != "" && cookieToken(r) != ""
+}
+
 // sessionToken finds the session cookie among Cookie header lines.
 func sessionToken(lines []string) string {
 	for _, line := range lines {
