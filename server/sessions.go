@@ -155,7 +155,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
 	}
 	http.SetCookie(w, s.cookie(r, token, false))
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
@@ -203,7 +203,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
 	}
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 }
@@ -226,7 +226,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil && sess != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID
 	}
 	http.SetCookie(w, s.cookie(r, "", true))
 	w.WriteHeader(http.StatusNoContent)

@@ -442,3 +442,37 @@ func TestDashboardResponses(t *testing.T) {
 		t.Error("/healthz carries the dashboard's headers")
 	}
 }
+
+// A session's calls are its key's usage, over REST and Connect; signing
+// in and out is not API usage. Its requests are logged and counted under
+// fixed route names.
+func TestSessionUsageIsTheKeys(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: noAutoFlush})
+	reader := srv.NewKey(t, "acme", "creators:read")
+	b, _ := signIn(t, srv, reader)
+	for range 2 {
+		if r := b.rest("GET", "/v1/creators", nil); r.status != http.StatusOK {
+			t.Fatalf("REST: %d", r.status)
+		}
+	}
+	if r := b.connect("CreatorsService/ListCreators", map[string]any{}); r.status != http.StatusOK {
+		t.Fatalf("Connect: %d", r.status)
+	}
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusOK {
+		t.Fatalf("get session: %d", r.status)
+	}
+	if err := srv.FlushAnalytics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Do(t, "GET", "/v1/analytics/usage?key_id="+keyID(t, srv, reader), srv.AdminKey, nil)
+	totals, _ := r.JSON["totals"].(map[string]any)
+	if r.Status != http.StatusOK || totals["requests"] != "3" {
+		t.Fatalf("the key's usage after 3 calls with its session: %d %s", r.Status, r.Body)
+	}
+	metrics := srv.Do(t, "GET", "/metrics", "", nil)
+	for _, want := range []string{`route="/dashboard/api/session"`} {
+		if !bytes.Contains(metrics.Body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
