@@ -182,6 +182,9 @@ func decodeSignIn(body io.Reader) (string, *apierror.Error) {
 		}
 		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: "+err.Error())
 	}
+	if dec.More() {
+		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: more than one JSON value")
+	}
 	if in.APIKey == nil || *in.APIKey == "" {
 		return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
 	}

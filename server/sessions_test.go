@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent/session"
@@ -239,6 +240,7 @@ func TestSessionSignInRefusals(t *testing.T) {
 		{"no key", map[string]string{}, nil, 400, "INVALID_ARGUMENT"},
 		{"unknown field", map[string]string{"api_key": srv.AdminKey, "password": "x"}, nil, 400, "UNKNOWN_FIELD"},
 		{"malformed", "{", nil, 400, "MALFORMED_BODY"},
+		{"two values", `{"api_key":"x"} {}`, nil, 400, "MALFORMED_BODY"},
 		{"key not a string", map[string]any{"api_key": 5}, nil, 400, "INVALID_ARGUMENT"},
 		{"cross-site origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "https://evil.example"}, 403, "CROSS_SITE_REQUEST"},
 		{"null origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "null"}, 403, "CROSS_SITE_REQUEST"},
@@ -474,5 +476,27 @@ func TestSessionUsageIsTheKeys(t *testing.T) {
 		if !bytes.Contains(metrics.Body, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// The janitor's clean-up deletes sessions past their idle lifetime.
+func TestJanitorPrunesSessions(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.Sessions = auth.SessionPolicy{Idle: 500 * time.Millisecond, Max: time.Hour}
+	}})
+	b, _ := signIn(t, srv, srv.AdminKey)
+	ctx := context.Background()
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 1 {
+		t.Fatalf("%d sessions after sign-in", n)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusUnauthorized {
+		t.Fatalf("idle session: %d, want 401", r.status)
+	}
+	if err := srv.CleanUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 0 {
+		t.Fatalf("%d sessions after the clean-up, want 0", n)
 	}
 }
