@@ -19,6 +19,9 @@ check-generated: generate
 	@git diff --exit-code -- gen ent docs/workflows.md || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- gen ent docs/workflows.md)" || (git status --porcelain -- gen ent docs/workflows.md; echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory check-clients; else echo "npm not found: TypeScript client freshness not checked" >&2; fi
+	@if ! command -v npm >/dev/null; then echo "npm not found: dashboard/dist freshness not checked" >&2; \
+	elif [ ! -f dashboard/package.json ]; then echo "no dashboard sources (dashboard/package.json): dashboard/dist freshness not checked" >&2; \
+	else $(MAKE) --no-print-directory check-dashboard; fi
 
 TS_CLIENT := clients/typescript
 

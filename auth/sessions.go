@@ -161,7 +161,11 @@ func (s *Store) LookupSession(ctx context.Context, token string) (*Session, *Pri
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.useSession(ctx, c, now)
+	p, err := s.useSession(ctx, c, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.session(s.sessionPolicy()), p, nil
 }
 
 // AuthenticateSession is LookupSession for a call made with the session:
@@ -175,8 +179,7 @@ func (s *Store) AuthenticateSession(ctx context.Context, token, csrf string) (*P
 	if csrf == "" || subtle.ConstantTimeCompare([]byte(csrf), []byte(c.csrf)) != 1 {
 		return nil, ErrUnauthenticated
 	}
-	_, p, err := s.useSession(ctx, c, now)
-	return p, err
+	return s.useSession(ctx, c, now)
 }
 
 // findSession returns what is known of the session with the token, from
@@ -221,14 +224,14 @@ func (s *Store) findSession(ctx context.Context, token string) (*cachedSession, 
 
 // useSession checks the session at now and records its use, writing
 // last_seen_at only when it is more than touchEvery old.
-func (s *Store) useSession(ctx context.Context, c *cachedSession, now time.Time) (*Session, *Principal, error) {
+func (s *Store) useSession(ctx context.Context, c *cachedSession, now time.Time) (*Principal, error) {
 	pol := s.sessionPolicy()
 	if !now.Before(c.expiresAt) || c.idle(now, pol) {
-		return nil, nil, ErrUnauthenticated
+		return nil, ErrUnauthenticated
 	}
 	p, err := c.key.principal(now)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	last := c.lastSeen.Load()
 	if now.Sub(time.Unix(0, last)) >= pol.touchEvery() && c.lastSeen.CompareAndSwap(last, now.UnixNano()) {
@@ -241,7 +244,7 @@ func (s *Store) useSession(ctx context.Context, c *cachedSession, now time.Time)
 			SetLastSeenAt(at).
 			Exec(ctx)
 	}
-	return c.session(pol), p, nil
+	return p, nil
 }
 
 // EndSession signs a session out: its row is deleted and, like a key

@@ -190,3 +190,43 @@ func TestSessionBoundByKey(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkAuthenticateSessionCached is a call made with a dashboard
+// session on a replica whose cache holds it: no database read, like
+// BenchmarkAuthenticateCached for a key.
+func BenchmarkAuthenticateSessionCached(b *testing.B) {
+	admin, replica, orgID, _ := replicas(b, testdb.SQLiteURL(b))
+	_, secret := newKey(b, admin, orgID, nil)
+	benchSession(b, replica, secret)
+}
+
+// BenchmarkAuthenticateSessionUncached reads the session and its key from
+// the database on every call.
+func BenchmarkAuthenticateSessionUncached(b *testing.B) {
+	st := open(b, testdb.SQLiteURL(b))
+	s := &auth.Store{Ent: st.Ent, Read: st.Read}
+	org, err := s.EnsureOrganization(context.Background(), "acme")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, secret := newKey(b, s, org.ID, nil)
+	benchSession(b, s, secret)
+}
+
+func benchSession(b *testing.B, s *auth.Store, secret string) {
+	ctx := context.Background()
+	_, token, err := s.CreateSession(ctx, secret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess, _, err := s.LookupSession(ctx, token) // warm-up
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.AuthenticateSession(ctx, token, sess.CSRFToken); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

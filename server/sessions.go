@@ -50,6 +50,12 @@ func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Pr
 	return s.keys.AuthenticateSession(ctx, token, csrf[0])
 }
 
+// carriesSession reports whether a request brings what sessionPrincipal
+// needs: the session cookie and a CSRF token.
+func carriesSession(r *http.Request) bool {
+	return r.Header.Get(csrfHeader) != "" && cookieToken(r) != ""
+}
+
 // sessionToken finds the session cookie among Cookie header lines.
 func sessionToken(lines []string) string {
 	for _, line := range lines {
@@ -149,7 +155,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
 	}
 	http.SetCookie(w, s.cookie(r, token, false))
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
@@ -176,6 +182,9 @@ func decodeSignIn(body io.Reader) (string, *apierror.Error) {
 		}
 		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: "+err.Error())
 	}
+	if dec.More() {
+		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: more than one JSON value")
+	}
 	if in.APIKey == nil || *in.APIKey == "" {
 		return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
 	}
@@ -197,7 +206,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
 	}
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 }
@@ -220,7 +229,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ri := requestInfoFrom(r.Context()); ri != nil && sess != nil {
-		ri.keyID, ri.orgID = sess.KeyID, sess.OrganizationID
+		ri.keyID = sess.KeyID
 	}
 	http.SetCookie(w, s.cookie(r, "", true))
 	w.WriteHeader(http.StatusNoContent)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent/session"
@@ -239,6 +240,7 @@ func TestSessionSignInRefusals(t *testing.T) {
 		{"no key", map[string]string{}, nil, 400, "INVALID_ARGUMENT"},
 		{"unknown field", map[string]string{"api_key": srv.AdminKey, "password": "x"}, nil, 400, "UNKNOWN_FIELD"},
 		{"malformed", "{", nil, 400, "MALFORMED_BODY"},
+		{"two values", `{"api_key":"x"} {}`, nil, 400, "MALFORMED_BODY"},
 		{"key not a string", map[string]any{"api_key": 5}, nil, 400, "INVALID_ARGUMENT"},
 		{"cross-site origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "https://evil.example"}, 403, "CROSS_SITE_REQUEST"},
 		{"null origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "null"}, 403, "CROSS_SITE_REQUEST"},
@@ -440,5 +442,61 @@ func TestDashboardResponses(t *testing.T) {
 	// Outside /dashboard nothing changes.
 	if r := srv.Do(t, "GET", "/healthz", "", nil); r.Header.Get("Content-Security-Policy") != "" {
 		t.Error("/healthz carries the dashboard's headers")
+	}
+}
+
+// A session's calls are its key's usage, over REST and Connect; signing
+// in and out is not API usage. Its requests are logged and counted under
+// fixed route names.
+func TestSessionUsageIsTheKeys(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: noAutoFlush})
+	reader := srv.NewKey(t, "acme", "creators:read")
+	b, _ := signIn(t, srv, reader)
+	for range 2 {
+		if r := b.rest("GET", "/v1/creators", nil); r.status != http.StatusOK {
+			t.Fatalf("REST: %d", r.status)
+		}
+	}
+	if r := b.connect("CreatorsService/ListCreators", map[string]any{}); r.status != http.StatusOK {
+		t.Fatalf("Connect: %d", r.status)
+	}
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusOK {
+		t.Fatalf("get session: %d", r.status)
+	}
+	if err := srv.FlushAnalytics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Do(t, "GET", "/v1/analytics/usage?key_id="+keyID(t, srv, reader), srv.AdminKey, nil)
+	totals, _ := r.JSON["totals"].(map[string]any)
+	if r.Status != http.StatusOK || totals["requests"] != "3" {
+		t.Fatalf("the key's usage after 3 calls with its session: %d %s", r.Status, r.Body)
+	}
+	metrics := srv.Do(t, "GET", "/metrics", "", nil)
+	for _, want := range []string{`route="/dashboard/api/session"`} {
+		if !bytes.Contains(metrics.Body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// The janitor's clean-up deletes sessions past their idle lifetime.
+func TestJanitorPrunesSessions(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.Sessions = auth.SessionPolicy{Idle: 500 * time.Millisecond, Max: time.Hour}
+	}})
+	b, _ := signIn(t, srv, srv.AdminKey)
+	ctx := context.Background()
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 1 {
+		t.Fatalf("%d sessions after sign-in", n)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusUnauthorized {
+		t.Fatalf("idle session: %d, want 401", r.status)
+	}
+	if err := srv.CleanUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 0 {
+		t.Fatalf("%d sessions after the clean-up, want 0", n)
 	}
 }

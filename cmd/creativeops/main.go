@@ -178,9 +178,17 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
 	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
 	fs.env(intValue{&bodyMemoryMiB, 1}, "request-body-memory", "MiB of request bodies (REST, Connect, gRPC-Web) held in memory at once across all requests")
+	fs.env(durationValue{p: &cfg.Sessions.Idle}, "session-idle", "a dashboard session ends when unused for this long")
+	fs.env(durationValue{p: &cfg.Sessions.Max}, "session-max", "a dashboard session ends this long after sign-in, however used")
+	signIns := cfg.SignInLimit.Burst
+	fs.env(intValue{&signIns, 1}, "sign-in-limit", "dashboard sign-in attempts per minute per client address")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
+	if cfg.Sessions.Idle > cfg.Sessions.Max {
+		return cfg, "", usagef("--session-idle (%s) must not exceed --session-max (%s)", cfg.Sessions.Idle, cfg.Sessions.Max)
+	}
+	cfg.SignInLimit = auth.RateLimit{RequestsPerSecond: float64(signIns) / 60, Burst: signIns}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		return cfg, "", usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
 	}
