@@ -32,8 +32,13 @@ async function newPage(ctx) {
   return p;
 }
 
+// CREATIVEOPS_E2E_DOCS=<dir> also writes the pages docs/dashboard.md shows, viewport only (small files).
+const docsDir = process.env.CREATIVEOPS_E2E_DOCS;
+const docShots = new Set(["signin", "usage", "keys", "webhook-deliveries", "workflow-result", "catalog", "certificate-verified", "phone-menu"]);
+
 async function shot(p, name) {
   await p.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  if (docsDir && docShots.has(name)) await p.screenshot({ path: join(docsDir, `${name}.png`) });
 }
 
 async function signIn(p, key) {
@@ -53,6 +58,7 @@ async function open(p, path) {
 
 before(async () => {
   await mkdir(shots, { recursive: true });
+  if (docsDir) await mkdir(docsDir, { recursive: true });
   [server, receiver] = await Promise.all([startServer(), startReceiver()]);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -200,6 +206,8 @@ test("webhook to a local receiver: URL checked before saving, test sent, deliver
 
   await row.getByRole("button", { name: "Redeliver" }).click();
   await eventually(async () => receiver.received.length >= 2, 20_000, "redelivery arrived");
+  // The page follows pending deliveries until they settle.
+  await eventually(async () => (await page.locator("tr[data-delivery-id] .status.succeeded").count()) === 2, 20_000, "both deliveries shown as succeeded");
   await shot(page, "webhook-deliveries");
 });
 
@@ -230,6 +238,7 @@ test("run a workflow from its generated form and see its timeline", async () => 
   const saved = JSON.parse(await readFile(file, "utf8"));
   assert.equal(saved.workflow, "release-strategy");
   assert.ok(saved.result.timeline.milestones.length === milestones);
+  await page.locator("#job-title").scrollIntoViewIfNeeded();
   await shot(page, "workflow-result");
 
   // In the background: queued, then followed to completion.
@@ -306,6 +315,7 @@ test("IP catalog: search, open a certificate, verify it in the browser", async (
     assert.equal(await page.locator(`[data-check="${name}"]`).getAttribute("class"), "pass", name);
   }
   assert.match(await page.locator('[data-check="log_inclusion"]').textContent(), /entry 1 of 3/);
+  await page.getByRole("heading", { name: "Verify in this browser" }).scrollIntoViewIfNeeded();
   await shot(page, "certificate-verified");
 
   // The downloaded bundle is one `creativeops verify` accepts.
