@@ -77,6 +77,12 @@ after(async () => {
   await server?.stop();
 });
 
+test("the server serves this checkout's build of the UI", async () => {
+  const built = await readFile(fileURLToPath(new URL("../dist/index.html", import.meta.url)), "utf8");
+  const served = await (await fetch(server.baseUrl + "/dashboard/")).text();
+  assert.equal(served, built, "the binary embeds another dashboard/dist: run make dashboard, then rebuild the binary");
+});
+
 test("every dashboard response carries the security headers", async () => {
   for (const path of ["/dashboard/", "/dashboard/keys/some/deep/route"]) {
     const res = await fetch(server.baseUrl + path);
@@ -401,6 +407,21 @@ test("a phone-sized screen: no sideways scrolling, the menu opens by keyboard", 
   await p.getByRole("link", { name: "Webhooks" }).waitFor();
   await shot(p, "phone-menu");
   await phone.close();
+});
+
+test("revoking the key ends its session: the page's next call signs it out", async () => {
+  const k = await rest(server, "POST", "/v1/keys", { name: "e2e-short-lived", scopes: ["engine:read", "analytics:read"] });
+  assert.equal(k.status, 201);
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await newPage(ctx);
+  await signIn(p, k.body.secret);
+  await p.locator("#page-title").waitFor();
+  assert.equal((await rest(server, "DELETE", `/v1/keys/${k.body.id}`)).status, 204);
+  await p.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Workflows" }).click();
+  await p.getByRole("alert").filter({ hasText: "Your session has ended" }).waitFor();
+  await p.getByLabel("API key").waitFor();
+  assert.equal((await (await p.evaluate(() => fetch("/dashboard/api/session").then((r) => r.status)))), 401);
+  await ctx.close();
 });
 
 test("a key without keys:admin cannot open the keys page, nor call the keys API", async () => {

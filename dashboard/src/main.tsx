@@ -1,7 +1,6 @@
 import "./styles.css";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { CreativeOpsError } from "@creativeops/client";
 import type { CreativeOps } from "@creativeops/client";
 import { clientFor, currentSession, hasScope, signIn, signOut } from "./session";
 import type { Session } from "./session";
@@ -30,12 +29,17 @@ const pages: { path: string; title: string; scope: string; list: (p: PageProps) 
   { path: "/catalog", title: "IP catalog", scope: "ip:read", list: CatalogPage, detail: CertificatePage },
 ];
 
-function SignIn({ onSession }: { onSession: (s: Session) => void }) {
+function SignIn({ onSession, ended }: { onSession: (s: Session) => void; ended: boolean }) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   return (
     <main class="signin" id="main">
       <h1>creativeops</h1>
+      {ended && (
+        <p class="error" role="alert">
+          Your session has ended (signed out elsewhere, expired, or its key was revoked or expired). Sign in again.
+        </p>
+      )}
       <form
         onSubmit={async (e) => {
           e.preventDefault();
@@ -68,9 +72,9 @@ function SignIn({ onSession }: { onSession: (s: Session) => void }) {
   );
 }
 
-function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+function Shell({ session, onSignOut, onEnded }: { session: Session; onSignOut: () => void; onEnded: () => void }) {
   const path = usePath();
-  const [api] = useState(() => clientFor(session));
+  const [api] = useState(() => clientFor(session, onEnded));
   const [menuOpen, setMenuOpen] = useState(false);
   const section = "/" + (path.split("/")[1] ?? "");
   const page = pages.find((p) => p.path === section);
@@ -80,14 +84,6 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
     setMenuOpen(false);
     document.getElementById("page-title")?.focus();
   }, [path]);
-  // A call that comes back unauthenticated means the session ended (expired, revoked key, signed out elsewhere).
-  useEffect(() => {
-    const on = (e: PromiseRejectionEvent) => {
-      if (e.reason instanceof CreativeOpsError && e.reason.status === "UNAUTHENTICATED") onSignOut();
-    };
-    window.addEventListener("unhandledrejection", on);
-    return () => window.removeEventListener("unhandledrejection", on);
-  }, []);
   const Page = page && (param && page.detail ? page.detail : page.list);
   return (
     <div class="shell" onClick={onLinkClick}>
@@ -155,6 +151,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<unknown>();
+  const [ended, setEnded] = useState(false);
   useEffect(() => {
     currentSession().then(setSession, (e: unknown) => {
       setError(e);
@@ -166,10 +163,26 @@ function App() {
     return (
       <>
         <ErrorBox error={error} />
-        <SignIn onSession={setSession} />
+        <SignIn
+          ended={ended}
+          onSession={(s) => {
+            setEnded(false);
+            setSession(s);
+          }}
+        />
       </>
     );
-  return <Shell key={session.csrf_token} session={session} onSignOut={() => setSession(null)} />;
+  return (
+    <Shell
+      key={session.csrf_token}
+      session={session}
+      onSignOut={() => setSession(null)}
+      onEnded={() => {
+        setEnded(true);
+        setSession(null);
+      }}
+    />
+  );
 }
 
 render(<App />, document.getElementById("app")!);

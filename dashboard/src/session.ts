@@ -1,6 +1,8 @@
 // The browser's session with the service: POST /dashboard/api/session trades an
 // API key for an HttpOnly cookie and a CSRF token. The key is sent once and never
 // kept: not in storage, not in memory after sign-in.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Interceptor } from "@connectrpc/connect";
 import { CreativeOps } from "@creativeops/client";
 
 export interface Session {
@@ -62,9 +64,21 @@ export async function signOut(s: Session): Promise<void> {
   if (!res.ok && res.status !== 401) throw await errorOf(res);
 }
 
-/** The API client of a session: same origin, cookie plus X-CSRF-Token. */
-export function clientFor(s: Session): CreativeOps {
-  return new CreativeOps({ csrfToken: s.csrf_token, baseUrl: window.location.origin, retry: { maxRetries: 1 } });
+/**
+ * The API client of a session: same origin, cookie plus X-CSRF-Token.
+ * onEnded runs when a call comes back unauthenticated: the session expired,
+ * its key was revoked, or it was signed out elsewhere.
+ */
+export function clientFor(s: Session, onEnded: () => void): CreativeOps {
+  const watch: Interceptor = (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (ConnectError.from(err).code === Code.Unauthenticated) onEnded();
+      throw err;
+    }
+  };
+  return new CreativeOps({ csrfToken: s.csrf_token, baseUrl: window.location.origin, retry: { maxRetries: 1 }, interceptors: [watch] });
 }
 
 export function hasScope(s: Session, scope: string): boolean {
