@@ -409,6 +409,42 @@ test("a phone-sized screen: no sideways scrolling, the menu opens by keyboard", 
   await phone.close();
 });
 
+test("accessibility: axe-core finds no WCAG 2.1 A/AA violation on any page", async () => {
+  // axe is injected as a script, which the dashboard's CSP rightly refuses: this
+  // context alone bypasses CSP (the CSP itself is tested above).
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  const p = await newPage(ctx);
+  const axe = fileURLToPath(import.meta.resolve("axe-core/axe.min.js"));
+  const check = async (what) => {
+    await p.addScriptTag({ path: axe });
+    const result = await p.evaluate(() =>
+      globalThis.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }),
+    );
+    const found = result.violations.map((v) => `${what}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+    assert.deepEqual(found, []);
+  };
+  await p.goto(server.baseUrl + "/dashboard/");
+  await p.getByLabel("API key").waitFor();
+  await check("sign-in");
+  await signIn(p, server.apiKey);
+  const pages = [
+    ["/usage", ".chart svg"],
+    ["/keys", "table"],
+    ["/webhooks", ".list"],
+    ["/workflows", ".cards li"],
+    ["/workflows/release-strategy", ".run-form"],
+    ["/creators", "table"],
+    ["/catalog", "table"],
+    [`/catalog/${cert}`, ".fields-list"],
+  ];
+  for (const [path, ready] of pages) {
+    await p.goto(server.baseUrl + "/dashboard" + path);
+    await p.locator(ready).first().waitFor();
+    await check(path);
+  }
+  await ctx.close();
+});
+
 test("revoking the key ends its session: the page's next call signs it out", async () => {
   const k = await rest(server, "POST", "/v1/keys", { name: "e2e-short-lived", scopes: ["engine:read", "analytics:read"] });
   assert.equal(k.status, 201);
