@@ -180,6 +180,48 @@ test("rotate with a grace period, then revoke after confirming", async () => {
   await shot(page, "keys-revoked");
 });
 
+test("OAuth clients: create, get a token with the secret, rotate, revoke (when the server has them)", async (t) => {
+  const nav = page.getByRole("navigation", { name: "Dashboard" });
+  if ((await rest(server, "GET", "/v1/oauth/clients?page_size=1")).status === 404) {
+    // A server without OAuth client management: no page for it, not a dead one.
+    assert.equal(await nav.getByRole("link", { name: "OAuth clients" }).count(), 0);
+    t.skip("this server has no /v1/oauth/clients");
+    return;
+  }
+  const token = (id, secret) =>
+    fetch(server.baseUrl + "/oauth/token", {
+      method: "POST",
+      headers: { authorization: "Basic " + Buffer.from(`${id}:${secret}`).toString("base64"), "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    });
+  await open(page, "OAuth clients");
+  await page.getByText("No OAuth clients yet.").waitFor();
+  await page.getByLabel("Name", { exact: true }).fill("e2e-billing");
+  await page.locator('input[name="scopes"][value="creators:read"]').check();
+  await page.getByLabel("Token lifetime, seconds (optional)").fill("600");
+  await page.getByRole("button", { name: "Create client" }).click();
+  const secret = (await page.getByTestId("oauth-secret").textContent()).trim();
+  const row = page.locator("tr[data-client-id]", { hasText: "e2e-billing" });
+  await row.waitFor();
+  const id = await row.getAttribute("data-client-id");
+  assert.match(await row.textContent(), /creators:read/);
+  assert.equal((await token(id, secret)).status, 200, "the secret shown gets a token");
+  await shot(page, "oauth-clients");
+
+  await row.getByRole("button", { name: "Rotate" }).click();
+  await page.getByRole("dialog").getByLabel("The old secret keeps working for").selectOption("0");
+  await page.getByRole("dialog").getByRole("button", { name: "Rotate" }).click();
+  const rotated = await eventually(async () => {
+    const s = (await page.getByTestId("oauth-secret").textContent()).trim();
+    return s !== secret && s;
+  }, 10_000, "the rotated secret is shown");
+  assert.equal((await token(id, rotated)).status, 200);
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
+  await eventually(async () => (await row.count()) === 0 || /revoked/.test(await row.textContent()), 10_000, "client revoked");
+  assert.notEqual((await token(id, rotated)).status, 200, "a revoked client gets no token");
+});
+
 test("webhook to a local receiver: URL checked before saving, test sent, delivery succeeded", async () => {
   await open(page, "Webhooks");
   await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();

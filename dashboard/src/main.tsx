@@ -12,17 +12,31 @@ import { UsagePage } from "./pages/usage";
 import { WorkflowsPage, WorkflowRun } from "./pages/workflows";
 import { CatalogPage, CertificatePage } from "./pages/catalog";
 import { CreatorsPage } from "./pages/creators";
+import { OAuthClientsPage } from "./pages/oauth";
 
 export interface PageProps {
   api: CreativeOps;
   session: Session;
   /** The rest of the path, e.g. the id in /webhooks/{id}. */
   param: string;
+  /** Call when the API says the session has ended (401). */
+  onEnded: () => void;
 }
 
-const pages: { path: string; title: string; scope: string; list: (p: PageProps) => preact.JSX.Element; detail?: (p: PageProps) => preact.JSX.Element }[] = [
+interface PageDef {
+  path: string;
+  title: string;
+  scope: string;
+  list: (p: PageProps) => preact.JSX.Element;
+  detail?: (p: PageProps) => preact.JSX.Element;
+  /** Only when the server has these operations (a build without them answers 404). */
+  needs?: string;
+}
+
+const pages: PageDef[] = [
   { path: "/usage", title: "Usage", scope: "analytics:read", list: UsagePage },
   { path: "/keys", title: "API keys", scope: "keys:admin", list: KeysPage },
+  { path: "/oauth-clients", title: "OAuth clients", scope: "keys:admin", list: OAuthClientsPage, needs: "/v1/oauth/clients?page_size=1" },
   { path: "/webhooks", title: "Webhooks", scope: "webhooks:read", list: WebhooksPage, detail: WebhookDetail },
   { path: "/workflows", title: "Workflows", scope: "engine:read", list: WorkflowsPage, detail: WorkflowRun },
   { path: "/creators", title: "Creators", scope: "creators:read", list: CreatorsPage },
@@ -76,14 +90,26 @@ function Shell({ session, onSignOut, onEnded }: { session: Session; onSignOut: (
   const path = usePath();
   const [api] = useState(() => clientFor(session, onEnded));
   const [menuOpen, setMenuOpen] = useState(false);
+  // Pages whose operations this server lacks are left out (404 = no such route; 403 = there, not allowed).
+  const [missing, setMissing] = useState<Set<string> | undefined>(() => (pages.some((p) => p.needs) ? undefined : new Set()));
+  useEffect(() => {
+    const probes = pages.filter((p) => p.needs);
+    Promise.all(
+      probes.map(async (p) => {
+        const res = await fetch(p.needs!, { credentials: "same-origin", headers: { "x-csrf-token": session.csrf_token } }).catch(() => undefined);
+        return res?.status === 404 || res === undefined ? p.path : "";
+      }),
+    ).then((gone) => setMissing(new Set(gone.filter(Boolean))));
+  }, []);
+  const shown = pages.filter((p) => !missing?.has(p.path));
   const section = "/" + (path.split("/")[1] ?? "");
-  const page = pages.find((p) => p.path === section);
+  const page = missing ? shown.find((p) => p.path === section) : undefined;
   const param = page ? decodeURIComponent(path.slice(page.path.length + 1)) : "";
   useEffect(() => {
-    if (!page) navigate(hasScope(session, "analytics:read") ? "/usage" : "/workflows", true);
+    if (missing && !page) navigate(hasScope(session, "analytics:read") ? "/usage" : "/workflows", true);
     setMenuOpen(false);
     document.getElementById("page-title")?.focus();
-  }, [path]);
+  }, [path, missing]);
   const Page = page && (param && page.detail ? page.detail : page.list);
   return (
     <div class="shell" onClick={onLinkClick}>
@@ -97,7 +123,7 @@ function Shell({ session, onSignOut, onEnded }: { session: Session; onSignOut: (
         </button>
         <nav id="nav" aria-label="Dashboard" class={menuOpen ? "open" : ""}>
           <ul>
-            {pages.map((p) => (
+            {shown.map((p) => (
               <li key={p.path}>
                 <a href={"/dashboard" + p.path} aria-current={p.path === section ? "page" : undefined}>
                   {p.title}
@@ -125,7 +151,7 @@ function Shell({ session, onSignOut, onEnded }: { session: Session; onSignOut: (
       <main id="main">
         {page && Page ? (
           hasScope(session, page.scope) ? (
-            <Page api={api} session={session} param={param} />
+            <Page api={api} session={session} param={param} onEnded={onEnded} />
           ) : (
             <>
               <h1 tabIndex={-1} id="page-title">

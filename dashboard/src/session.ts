@@ -84,3 +84,49 @@ export function clientFor(s: Session, onEnded: () => void): CreativeOps {
 export function hasScope(s: Session, scope: string): boolean {
   return s.scopes.includes("*") || s.scopes.includes(scope);
 }
+
+/** An error answered by a REST call, with the AIP-193 fields the API sends. */
+export class RestError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly status: string,
+    readonly reason: string,
+    readonly fieldViolations: { field: string; description: string }[],
+    readonly requestId: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A REST call with the session (cookie plus X-CSRF-Token), for operations the
+ * TypeScript client does not carry yet. JSON in, JSON out; errors as RestError.
+ */
+export async function restCall<T>(s: Session, method: string, path: string, body?: unknown, onEnded?: () => void): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: { "x-csrf-token": s.csrf_token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
+  if (res.status === 401) onEnded?.();
+  type Detail = { "@type"?: string; reason?: string; fieldViolations?: { field: string; description: string }[] };
+  let e: { code?: number; status?: string; message?: string; details?: Detail[]; request_id?: string } = {};
+  try {
+    e = (JSON.parse(text) as { error?: typeof e }).error ?? {};
+  } catch {
+    // not the API's JSON: keep the status line
+  }
+  const details = e.details ?? [];
+  throw new RestError(
+    e.message ?? `${res.status} ${res.statusText}`,
+    res.status,
+    e.status ?? "",
+    details.find((d) => d.reason)?.reason ?? "",
+    details.flatMap((d) => d.fieldViolations ?? []),
+    e.request_id ?? res.headers.get("x-request-id") ?? "",
+  );
+}
