@@ -29,11 +29,15 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require golang.org/x/term v0.47.0
+require (
+	connectrpc.com/cors v0.1.0
+	connectrpc.com/vanguard v0.4.0
+	github.com/rs/cors v1.11.1
+	golang.org/x/term v0.47.0
+)
 
 require (
 	connectrpc.com/connect v1.19.1 // indirect
-	connectrpc.com/vanguard v0.4.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 )
 
