@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short clients check-clients test-clients
+.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short clients check-clients test-clients test-browser
 
 all: generate lint test
 
@@ -46,9 +46,13 @@ check-clients: clients
 	@git diff --exit-code -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts || (echo "generated TypeScript is stale: run 'make clients' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts)" || (git status --porcelain -- $(TS_CLIENT)/src/gen; echo "untracked generated TypeScript: run 'make clients' and commit" >&2; exit 1)
 
-## test-clients: build the TypeScript client and run its tests against a live server (needs Node.js and npm)
+## test-clients: build the TypeScript client and run its tests against a live server, the browser suite included (needs Node.js, npm and Chromium)
 test-clients:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run typecheck && npm test
+
+## test-browser: only the TypeScript client's browser suite, in Debian's Chromium (CREATIVEOPS_CHROMIUM to use another)
+test-browser:
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run test:browser
 
 ## lint: buf lint, go vet and gofmt
 lint:
