@@ -83,6 +83,10 @@ type Config struct {
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
 	LogSlow time.Duration
+	// CORSAllowedOrigins are the origins whose pages may call REST,
+	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
+	// the same-origin rule). See CheckCORSOrigins.
+	CORSAllowedOrigins []string
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the

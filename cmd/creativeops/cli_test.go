@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,6 +133,10 @@ func TestServeConfigStrict(t *testing.T) {
 		{"CREATIVEOPS_REDIS_URL", "localhost:6379", "redis://"},
 		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,5", "comma-separated durations"},
 		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,-5s", "comma-separated durations"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "app.example.com", "scheme://host[:port]"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.example.com/", "scheme://host[:port]"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "*,https://app.example.com", `"*" allows every origin and goes alone`},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.*.com", "only start the host"},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.env, c.value)
@@ -183,6 +188,13 @@ func TestServeConfigDefaults(t *testing.T) {
 	cfg, _, err = serveConfig([]string{"--database-url", "postgres://db/co"}, &bytes.Buffer{})
 	if err != nil || cfg.DatabaseURL != "postgres://db/co" {
 		t.Fatalf("explicit database: %q, %v", cfg.DatabaseURL, err)
+	}
+	if len(cfg.CORSAllowedOrigins) != 0 {
+		t.Fatalf("CORS origins %q by default, want none", cfg.CORSAllowedOrigins)
+	}
+	cfg, _, err = serveConfig([]string{"--cors-allowed-origins", "https://app.example.com, http://localhost:5173,https://*.example.org"}, &bytes.Buffer{})
+	if want := []string{"https://app.example.com", "http://localhost:5173", "https://*.example.org"}; err != nil || !slices.Equal(cfg.CORSAllowedOrigins, want) {
+		t.Fatalf("CORS origins %q, %v; want %q", cfg.CORSAllowedOrigins, err, want)
 	}
 }
 

@@ -178,6 +178,9 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
 	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
 	fs.env(intValue{&bodyMemoryMiB, 1}, "request-body-memory", "MiB of request bodies (REST, Connect, gRPC-Web) held in memory at once across all requests")
+	var corsOrigins string
+	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
+		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
@@ -188,6 +191,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	cfg.DisableAnalytics = !recordUsage
 	cfg.BodyMemory = int64(bodyMemoryMiB) << 20
 	cfg.RescueAfter = 2 * cfg.JobTimeout
+	cfg.CORSAllowedOrigins = splitList(corsOrigins)
 	return cfg, logFormat, nil
 }
 
