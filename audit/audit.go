@@ -75,8 +75,10 @@ const (
 	WebhookDeleted Action = "webhook.deleted"
 	// OrganizationCreated: an organization was created (command line or bootstrap).
 	OrganizationCreated Action = "organization.created"
-	// SecretsResealed: every secret at rest was sealed again under the newest
-	// master key (creativeops secrets rotate). Installation-wide.
+	// SecretsResealed: secrets at rest were sealed again under the newest
+	// master key (creativeops secrets rotate, or a start after the master
+	// key files changed): one entry per transaction that rewrote some.
+	// Installation-wide.
 	SecretsResealed Action = "secrets.resealed"
 	// IPKeysRotated: the IP registry's signing keys were retired and a new
 	// log started (creativeops ip rotate-keys). Installation-wide.
@@ -98,7 +100,11 @@ const (
 	TargetKey          = "api_key"
 	TargetWebhook      = "webhook"
 	TargetOrganization = "organization"
-	TargetInstallation = "installation"
+	// TargetMasterKey: the id (secrets.KeyID, a fingerprint) of the master
+	// key secrets were sealed under.
+	TargetMasterKey = "master_key"
+	// TargetIPLog: the origin of the IP registry log new keys sign.
+	TargetIPLog = "ip_log"
 )
 
 // Transports an Origin names.

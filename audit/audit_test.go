@@ -102,7 +102,7 @@ func TestCheckRefusesSecretsAndUnknownActions(t *testing.T) {
 		"value not UTF-8":        {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"name": "\xff"}},
 		"too many details":       {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: manyDetails(17)},
 		"empty detail name":      {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"": "x"}},
-		"master key name":        {Action: audit.SecretsResealed, TargetType: audit.TargetInstallation, TargetID: "i", Details: map[string]string{"master_key": "x"}},
+		"master key name":        {Action: audit.SecretsResealed, TargetType: audit.TargetMasterKey, TargetID: "mk", Details: map[string]string{"master_key": "x"}},
 		"password in mixed case": {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"PassWord": "x"}},
 	} {
 		if err := e.Check(); err == nil {
