@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ids"
@@ -242,5 +245,28 @@ func TestAuditRetention(t *testing.T) {
 	}
 	if _, err := s.Store.Ent.AuditEvent.Get(ctx, old.ID); err == nil {
 		t.Error("the event past the retention is still there")
+	}
+}
+
+// The action filter accepts exactly the actions an organization's log can
+// hold: every audit action but the installation-wide ones.
+func TestAuditActionFilterMatchesTheActions(t *testing.T) {
+	fd := (&creativeopsv1.ListAuditEventsRequest{}).ProtoReflect().Descriptor().Fields().ByName("action")
+	rules, _ := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules)
+	accepted := map[string]bool{}
+	for _, a := range rules.GetString().GetIn() {
+		accepted[a] = true
+	}
+	if !accepted[""] {
+		t.Error("an empty action (no filter) is refused")
+	}
+	installation := map[audit.Action]bool{audit.SecretsResealed: true, audit.IPKeysRotated: true}
+	for _, a := range audit.Actions {
+		if accepted[string(a)] == installation[a] {
+			t.Errorf("%s: accepted by the filter is %v, want %v", a, accepted[string(a)], !installation[a])
+		}
+	}
+	if len(accepted) != 1+len(audit.Actions)-len(installation) {
+		t.Errorf("the filter accepts %d values, want %d", len(accepted), 1+len(audit.Actions)-len(installation))
 	}
 }
