@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
@@ -45,6 +47,8 @@ Usage:
                                      create an API key (printed once, alone, on stdout)
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
+  creativeops audit list  --org NAME | --installation [--action A] [--limit N]
+                                     the audit log of security-relevant changes
   creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
   creativeops secrets new-key --out FILE
                                      write a new master key file (0600)
@@ -89,6 +93,7 @@ var commands = map[string]command{
 	"orgs":    group("orgs", map[string]command{"create": orgsCreate, "list": orgsList}),
 	"keys":    group("keys", map[string]command{"create": keysCreate, "list": keysList, "revoke": keysRevoke}),
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
+	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
 	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return verify(args, stdout, stderr)
@@ -167,6 +172,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(boolValue{&recordUsage}, "analytics", "record per-request usage analytics (GET /v1/analytics/usage)")
 	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
 	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
+	fs.env(durationValue{p: &cfg.AuditRetention, zero: "keep forever"}, "audit-retention", "how long audit events are kept (GET /v1/audit-events)")
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")
@@ -275,7 +281,18 @@ func orgsCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	o, err := st.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx)
+	var o *ent.Organization
+	ctx = audit.CLI(ctx)
+	err = st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		var err error
+		if o, err = tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: o.ID, Action: audit.OrganizationCreated,
+			TargetType: audit.TargetOrganization, TargetID: o.ID, Details: map[string]string{"name": name},
+		})
+	})
 	if ent.IsConstraintError(err) {
 		return fmt.Errorf("organization %q already exists", name)
 	}
@@ -367,7 +384,7 @@ func keysCreate(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
+	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(audit.CLI(ctx), auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
 	if err != nil {
 		return err
 	}
@@ -418,7 +435,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
+	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(audit.CLI(ctx), nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
 		return fmt.Errorf("no active key %s in organization %q", *id, *org)
 	} else if err != nil {
 		return err
