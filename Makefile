@@ -19,9 +19,11 @@ check-generated: generate
 	@git diff --exit-code -- gen ent docs/workflows.md || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- gen ent docs/workflows.md)" || (git status --porcelain -- gen ent docs/workflows.md; echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory check-clients; else echo "npm not found: TypeScript client freshness not checked" >&2; fi
-	@if command -v protoc >/dev/null && command -v grpc_python_plugin >/dev/null; then $(MAKE) --no-print-directory check-python-grpc; else echo "protoc or grpc_python_plugin not found: Python gRPC stubs freshness not checked" >&2; fi
+	@if command -v grpc_python_plugin >/dev/null && protoc --version 2>/dev/null | grep -q "libprotoc $(PY_PROTOC)\."; then $(MAKE) --no-print-directory check-python-grpc; else echo "protoc $(PY_PROTOC).x or grpc_python_plugin not found (Debian: protobuf-compiler protobuf-compiler-grpc): Python gRPC stubs freshness not checked" >&2; fi
 
 PY_GRPC := clients/python/creativeops/grpc/v1
+# The protoc the committed stubs come from (Debian 12's); another version writes other bytes.
+PY_PROTOC := 3.21
 
 ## python-grpc: regenerate the Python client's gRPC stubs (Debian: protobuf-compiler protobuf-compiler-grpc)
 python-grpc:
