@@ -164,7 +164,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.metrics = newMetrics(store, s.flusher)
 
 	// Domain services.
-	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule}
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule,
+		Budget: webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()

@@ -79,6 +79,9 @@ type Dispatcher struct {
 	Schedule Schedule
 	// Jitter returns values in [0, 1) for the schedule (nil: random).
 	Jitter func() float64
+	// Budget, when set, queues an organization's deliveries beyond its
+	// budget behind other organizations' (see Budget).
+	Budget *Budget
 }
 
 func (d *Dispatcher) schedule() Schedule {
@@ -172,9 +175,14 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 		}
 		ds = append(ds, saved...)
 	}
+	orgs := make([]string, len(ds))
+	for i, dl := range ds {
+		orgs[i] = dl.OrganizationID
+	}
+	prio := d.Budget.priorities(orgs, time.Now())
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {
-		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due)}
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due, prio[i])}
 	}
 	if _, err := d.River.InsertManyTx(ctx, sqlTx, jobs); err != nil {
 		return nil, fmt.Errorf("webhooks: enqueue deliveries: %w", err)
@@ -182,12 +190,12 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	return ds, nil
 }
 
-// jobOpts schedules a job for due; see immediateWithin.
-func jobOpts(now, due time.Time) *river.InsertOpts {
+// jobOpts schedules a job for due (see immediateWithin) at priority.
+func jobOpts(now, due time.Time, priority int) *river.InsertOpts {
 	if due.Sub(now) <= immediateWithin {
-		return nil
+		return &river.InsertOpts{Priority: priority}
 	}
-	return &river.InsertOpts{ScheduledAt: due}
+	return &river.InsertOpts{ScheduledAt: due, Priority: priority}
 }
 
 // StopDeliveries fails the pending deliveries of a webhook that was just

@@ -197,7 +197,8 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 		}
 		return result, StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
 	case next != nil:
-		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next))
+		prio := w.Dispatcher.Budget.priorities([]string{wh.OrganizationID}, time.Now())[0]
+		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next, prio))
 		return result, err
 	case a.Outcome != Succeeded:
 		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)

@@ -1,0 +1,95 @@
+package webhooks
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestBudgetTake(t *testing.T) {
+	b := NewBudget(10, 5)
+	t0 := time.Unix(1000, 0)
+	if got := b.take("org_a", 3, t0); got != 3 {
+		t.Fatalf("first 3 of a burst of 5: paid %d", got)
+	}
+	if got := b.take("org_a", 4, t0); got != 2 {
+		t.Fatalf("4 more with 2 left: paid %d, want 2", got)
+	}
+	if got := b.take("org_a", 1, t0); got != 0 {
+		t.Fatalf("empty bucket: paid %d", got)
+	}
+	if got := b.take("org_b", 5, t0); got != 5 {
+		t.Fatalf("another organization's bucket is its own: paid %d", got)
+	}
+	if got := b.take("org_a", 5, t0.Add(200*time.Millisecond)); got != 2 {
+		t.Fatalf("after 200 ms at 10/s: paid %d, want 2", got)
+	}
+	var none *Budget
+	if got := none.take("org_a", 1000, t0); got != 1000 {
+		t.Fatalf("nil budget: paid %d", got)
+	}
+}
+
+func TestBudgetPriorities(t *testing.T) {
+	b := NewBudget(1, 2)
+	got := b.priorities([]string{"a", "a", "b", "a", "b"}, time.Unix(1000, 0))
+	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityBacklog, priorityNormal}
+	if !slices.Equal(got, want) {
+		t.Fatalf("priorities %v, want %v", got, want)
+	}
+}
+
+// jobPriorities lists the priority of every delivery job, by delivery id
+// order of insertion.
+func jobPriorities(t *testing.T, f *fixture) []int {
+	t.Helper()
+	rows, err := f.store.DB.Query("SELECT priority FROM river_job ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var p int
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// An organization fanning out beyond its budget has the excess, and its
+// retries, queued behind another organization's deliveries, which keep
+// normal priority.
+func TestFanOutBeyondBudgetQueuesBehind(t *testing.T) {
+	f := newFixture(t)
+	f.disp.Budget = NewBudget(0.001, 3)
+	for range 5 {
+		f.webhook(t, "org_a", EventWildcard)
+	}
+	f.webhook(t, "org_b", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_b", EventCreatorCreated)
+	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityBacklog, priorityBacklog, priorityNormal}
+	if got := jobPriorities(t, f); !slices.Equal(got, want) {
+		t.Fatalf("job priorities %v, want %v", got, want)
+	}
+	// A failed attempt of org_a's is retried behind org_b's too.
+	f.code.Store(http.StatusInternalServerError)
+	var first string
+	for _, d := range f.deliveries(t) {
+		if d.OrganizationID == "org_a" {
+			first = d.ID
+			break
+		}
+	}
+	if err := work(t, f.worker, first, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := jobPriorities(t, f)
+	if len(got) != 7 || got[6] != priorityBacklog {
+		t.Fatalf("retry job priorities %v, want a 7th at %d", got, priorityBacklog)
+	}
+}
