@@ -17,9 +17,14 @@ const (
 // Default delivery budget of an organization, per instance: a webhook per
 // event type an application cares about, at a busy application's event
 // rate, stays within it.
+//
+// It is well below what the queue fetches (a few hundred jobs a second on
+// a small machine), so that the deliveries kept at normal priority never
+// fill the queue; an organization beyond it loses nothing while the queue
+// is idle, since backlog jobs run whenever no normal job is waiting.
 const (
-	DefaultBudgetPerSecond = 100
-	DefaultBudgetBurst     = 500
+	DefaultBudgetPerSecond = 20
+	DefaultBudgetBurst     = 200
 )
 
 // Budget orders delivery jobs fairly between organizations. Each

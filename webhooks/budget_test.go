@@ -1,10 +1,16 @@
 package webhooks
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 func TestBudgetTake(t *testing.T) {
@@ -91,5 +97,42 @@ func TestFanOutBeyondBudgetQueuesBehind(t *testing.T) {
 	got := jobPriorities(t, f)
 	if len(got) != 7 || got[6] != priorityBacklog {
 		t.Fatalf("retry job priorities %v, want a 7th at %d", got, priorityBacklog)
+	}
+}
+
+// A job that finds its organization's slots full is moved behind other
+// organizations' (a new job at backlog priority, with the same arguments)
+// instead of snoozing at normal priority; one already there snoozes.
+func TestSlotStarvedJobMovesToBacklog(t *testing.T) {
+	f := newFixture(t)
+	f.worker.Slots = &Slots{PerOrganization: 1, PerHost: 10}
+	f.webhook(t, "org_a", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated)
+	d := f.deliveries(t)[0]
+	release, ok := f.worker.Slots.acquire("org_a", "elsewhere.example")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	job := func(priority int) *river.Job[DeliverArgs] {
+		return &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priority}, Args: DeliverArgs{DeliveryID: d.ID}}
+	}
+	if err := f.worker.Work(context.Background(), job(priorityNormal)); err != nil {
+		t.Fatalf("normal job without a slot: %v, want done (moved)", err)
+	}
+	var args string
+	var prio int
+	if err := f.store.DB.QueryRow("SELECT args, priority FROM river_job ORDER BY id DESC LIMIT 1").Scan(&args, &prio); err != nil {
+		t.Fatal(err)
+	}
+	if prio != priorityBacklog || !strings.Contains(args, d.ID) || !strings.Contains(args, `"attempt":0`) {
+		t.Fatalf("moved job: priority %d, args %s", prio, args)
+	}
+	var snooze *river.JobSnoozeError
+	if err := f.worker.Work(context.Background(), job(priorityBacklog)); !errors.As(err, &snooze) {
+		t.Fatalf("backlog job without a slot: %v, want a snooze", err)
+	}
+	if f.hits.Load() != 0 {
+		t.Fatalf("%d requests sent without a slot", f.hits.Load())
 	}
 }
