@@ -27,6 +27,14 @@ const (
 	DefaultBudgetBurst     = 200
 )
 
+// Default fan-out budget of an organization, per instance: deliveries
+// created in the transaction of the event that causes them (see
+// FanOutArgs). Beyond it, deliveries are created at this pace.
+const (
+	DefaultFanOutPerSecond = 200
+	DefaultFanOutBurst     = 1000
+)
+
 // Budget orders delivery jobs fairly between organizations. Each
 // organization's deliveries (first attempts and retries alike) spend from
 // its token bucket; those it can pay for are queued at normal priority,
@@ -66,6 +74,39 @@ func (b *Budget) take(org string, n int, now time.Time) int {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	lim := b.limiter(org, now)
+	k := min(n, int(lim.TokensAt(now)))
+	if k > 0 && !lim.AllowN(now, k) {
+		return 0
+	}
+	return max(k, 0)
+}
+
+// takeAll spends n of org's tokens if it has them all, and reports
+// whether it did. A nil Budget pays for everything.
+func (b *Budget) takeAll(org string, n int, now time.Time) bool {
+	if b == nil || n <= 0 {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limiter(org, now).AllowN(now, n)
+}
+
+// waitFor is how long until org could pay for n deliveries (at most the
+// burst), assuming nobody else spends meanwhile.
+func (b *Budget) waitFor(org string, n int, now time.Time) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	missing := float64(min(n, b.Burst)) - b.limiter(org, now).TokensAt(now)
+	if missing <= 0 {
+		return 0
+	}
+	return time.Duration(missing / b.PerSecond * float64(time.Second))
+}
+
+// limiter returns org's bucket, creating it (b.mu held).
+func (b *Budget) limiter(org string, now time.Time) *rate.Limiter {
 	if b.orgs == nil {
 		b.orgs = map[string]*rate.Limiter{}
 	}
@@ -77,11 +118,7 @@ func (b *Budget) take(org string, n int, now time.Time) int {
 		lim = rate.NewLimiter(rate.Limit(b.PerSecond), b.Burst)
 		b.orgs[org] = lim
 	}
-	k := min(n, int(lim.TokensAt(now)))
-	if k > 0 && !lim.AllowN(now, k) {
-		return 0
-	}
-	return max(k, 0)
+	return lim
 }
 
 func (b *Budget) forgetFull(now time.Time) {

@@ -66,23 +66,22 @@ func jobPriorities(t *testing.T, f *fixture) []int {
 	return out
 }
 
-// An organization fanning out beyond its budget has the excess, and its
-// retries, queued behind another organization's deliveries, which keep
-// normal priority.
-func TestFanOutBeyondBudgetQueuesBehind(t *testing.T) {
+// Retries spend from the budget too: once an organization has spent it,
+// its retries are queued behind other organizations' deliveries, which
+// keep normal priority.
+func TestRetriesBeyondBudgetQueueBehind(t *testing.T) {
 	f := newFixture(t)
-	f.disp.Budget = NewBudget(0.001, 3)
+	f.disp.Budget = NewBudget(0.001, 5)
 	for range 5 {
 		f.webhook(t, "org_a", EventWildcard)
 	}
 	f.webhook(t, "org_b", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", EventCreatorCreated) // spends org_a's 5
 	f.emit(t, "org_b", EventCreatorCreated)
-	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityBacklog, priorityBacklog, priorityNormal}
+	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal}
 	if got := jobPriorities(t, f); !slices.Equal(got, want) {
 		t.Fatalf("job priorities %v, want %v", got, want)
 	}
-	// A failed attempt of org_a's is retried behind org_b's too.
 	f.code.Store(http.StatusInternalServerError)
 	var first string
 	for _, d := range f.deliveries(t) {
@@ -97,6 +96,59 @@ func TestFanOutBeyondBudgetQueuesBehind(t *testing.T) {
 	got := jobPriorities(t, f)
 	if len(got) != 7 || got[6] != priorityBacklog {
 		t.Fatalf("retry job priorities %v, want a 7th at %d", got, priorityBacklog)
+	}
+}
+
+// An event its organization's fan-out budget cannot pay for whole writes no
+// delivery in the emitting transaction, only one fan-out job behind
+// everyone's deliveries; another organization's event is fanned out at
+// once. The job creates the deliveries once the budget pays, once only.
+func TestFanOutBeyondBudgetIsDeferred(t *testing.T) {
+	f := newFixture(t)
+	f.disp.FanOutBudget = NewBudget(0.001, 5)
+	for range 5 {
+		f.webhook(t, "org_a", EventWildcard)
+	}
+	f.webhook(t, "org_b", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated) // paid: 5 deliveries
+	ev := f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_b", EventCreatorCreated)
+	count := func() (a, b int) {
+		for _, d := range f.deliveries(t) {
+			switch {
+			case d.EventID == ev.ID:
+				a++
+			case d.OrganizationID == "org_b":
+				b++
+			}
+		}
+		return a, b
+	}
+	if a, b := count(); a != 0 || b != 1 || len(f.deliveries(t)) != 6 {
+		t.Fatalf("%d deliveries of the unpaid event, %d of org_b's, %d in all", a, b, len(f.deliveries(t)))
+	}
+	var kind string
+	var prio int
+	if err := f.store.DB.QueryRow("SELECT kind, priority FROM river_job WHERE kind = ?", FanOutArgs{}.Kind()).Scan(&kind, &prio); err != nil || prio != priorityBacklog {
+		t.Fatalf("fan-out job: %q priority %d, %v", kind, prio, err)
+	}
+	fw := &FanOutWorker{Store: f.store, Dispatcher: f.disp}
+	job := &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: FanOutArgs{EventID: ev.ID}}
+	var snooze *river.JobSnoozeError
+	if err := fw.Work(context.Background(), job); !errors.As(err, &snooze) || snooze.Duration <= 0 {
+		t.Fatalf("without budget: %v, want a snooze", err)
+	}
+	if a, _ := count(); a != 0 {
+		t.Fatalf("%d deliveries created without budget", a)
+	}
+	f.disp.FanOutBudget = NewBudget(1000, 10)
+	for range 2 { // a rescued job runs again: nothing twice
+		if err := fw.Work(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, _ := count(); a != 5 {
+		t.Fatalf("%d deliveries of the deferred event, want 5", a)
 	}
 }
 
