@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short clients check-clients test-clients test-browser
+.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser
 
 all: generate lint test
 
@@ -97,6 +97,13 @@ bench:
 ## bench-read: GET /v1/creators/{id} over REST and gRPC beside a bare net/http handler, as ratios (~1 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 bench-read:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
+
+## bench-isolation: one organization floods bad input and webhooks while another's p99 and delivery delay are measured, SQLite then PostgreSQL (~5 min); reports in bench/results/isolation-*.md
+bench-isolation:
+	$(GO) build -o bin/isolation ./bench/isolation && mkdir -p bench/results
+	./bin/isolation -db sqlite -out bench/results/isolation-sqlite.md; s=$$?; \
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) ./bin/isolation -db postgres -out bench/results/isolation-postgres.md; p=$$?; \
+	cat bench/results/isolation-sqlite.md bench/results/isolation-postgres.md; test $$s -eq 0 -a $$p -eq 0
 
 ## bench-cluster: SQLite, PostgreSQL ×1 and ×3 under the realistic mix; rewrites docs/performance.md (~5 min)
 bench-cluster:

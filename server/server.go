@@ -169,12 +169,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.metrics = newMetrics(store, s.flusher)
 
 	// Domain services.
-	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule}
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule,
+		Budget:       webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst),
+		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
 	})
 	river.AddWorker(workers, jobs.NewWorker(runner))
+	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
 		Store:      store,
 		Dispatcher: dispatcher,
