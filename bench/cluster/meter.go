@@ -11,7 +11,7 @@ import (
 )
 
 // meter follows the CPU and memory of every process taking part: the
-// replicas, this harness (load generator and proxy), and the PostgreSQL
+// replicas, this harness (load generator, and the proxy if any), and the PostgreSQL
 // backends serving the run's database.
 type meter struct {
 	c      *clustertest.Cluster
@@ -125,7 +125,11 @@ func (m *meter) since(before reading) []processUsage {
 		}
 		out = append(out, processUsage{Name: "PostgreSQL backends (" + strconv.Itoa(len(now.pg)) + ")", CPUSeconds: pg})
 	}
-	self := processUsage{Name: "harness (load generator + proxy)", CPUSeconds: now.self - before.self}
+	name := "harness (load generator)"
+	if m.c.Proxy != nil {
+		name = "harness (load generator + proxy)"
+	}
+	self := processUsage{Name: name, CPUSeconds: now.self - before.self}
 	if u, err := clustertest.ProcUsage(os.Getpid()); err == nil {
 		self.PeakRSS = u.PeakRSS
 	}
