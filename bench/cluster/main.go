@@ -249,6 +249,9 @@ type processUsage struct {
 	Name       string
 	CPUSeconds float64
 	PeakRSS    int64
+	// Transactions is what PostgreSQL counted for the run's database
+	// (PostgreSQL's row only).
+	Transactions float64
 }
 
 type phaseUsage struct {
@@ -507,6 +510,9 @@ func describeUsage(pu phaseUsage) string {
 		s := fmt.Sprintf("%s %.0f µs/req", u.Name, perRequest(u, pu.Phase))
 		if u.PeakRSS > 0 {
 			s += ", peak RSS " + mib(u.PeakRSS)
+		}
+		if u.Transactions > 0 && pu.Phase.Requests > 0 {
+			s += fmt.Sprintf(", %.2f transactions/req", u.Transactions/float64(pu.Phase.Requests))
 		}
 		parts = append(parts, s)
 	}

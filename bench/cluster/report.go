@@ -300,6 +300,11 @@ func (r *report) markdown() string {
 			for _, u := range pu.Processes {
 				w("| %s | %.1f | %.2f | %.0f | %s |\n", u.Name, u.CPUSeconds, u.CPUSeconds/p.Elapsed.Seconds(), perRequest(u, p), mib(u.PeakRSS))
 			}
+			for _, u := range pu.Processes {
+				if u.Transactions > 0 && p.Requests > 0 {
+					w("\nPostgreSQL counted %.0f transactions in the run's database, %.2f per request (a statement outside a transaction counts one).\n", u.Transactions, u.Transactions/float64(p.Requests))
+				}
+			}
 			w("\n")
 		}
 		if len(m.Errors) > 0 {
