@@ -208,7 +208,7 @@ func (r *report) markdown() string {
 	}
 	w("- Run: %s, %s, commit %s.\n", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second), mc.Commit)
 	w("- Bare `net/http` reference: **%.0f req/s** direct, %.0f req/s through the proxy (so the proxy alone\n", r.Bare.Direct.Throughput(), r.Bare.Proxied.Throughput())
-	w("  caps a PostgreSQL mode near that); bare p50 %s ms, p99 %s ms.\n\n", ms(r.Bare.Direct.Ops[0].P50), ms(r.Bare.Direct.Ops[0].P99))
+	w("  caps a mode with several replicas near that); bare p50 %s ms, p99 %s ms.\n\n", ms(r.Bare.Direct.Ops[0].P50), ms(r.Bare.Direct.Ops[0].P99))
 
 	w("### Summary\n\n")
 	w("Fixed rate (open loop; \"done\" includes the polls of async runs):\n\n")
