@@ -11,10 +11,12 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -140,18 +142,46 @@ func group(name string, subs map[string]command) command {
 	}
 }
 
-// defaultGCPercent is the server's GOGC unless the environment sets one.
-// Its live heap is small (tens of MiB) and most of what a request
-// allocates dies with it, so collecting at 5x the live heap rather than 2x
-// costs little memory and gives back most of the CPU the collector took,
-// which on a 2-core machine also keeps one of the two cores from being
-// lent to marking during every cycle (docs/deployment.md).
-const defaultGCPercent = 400
+// defaultMemoryLimit is the Go runtime's soft memory limit for serve
+// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap
+// (the mapped binary and thread stacks add ~35 MiB of RSS). A tighter one
+// costs CPU when an overload queues thousands of requests, whose
+// goroutines' stacks count against the limit: on the 1,000 req/s mix past
+// saturation the collector took 27 % of the server's CPU at 100 MiB, 10 %
+// at 150 MiB and 5 % with no limit (docs/performance.md).
+const defaultMemoryLimit = 120 << 20
+
+// gcPercentWithLimit is GOGC while a memory limit is set and the
+// environment sets no GOGC. The live heap is small (a few MiB idle, tens
+// of MiB under load) and nearly everything a request allocates dies with
+// it, so collecting at 5x the live heap rather than 2x costs little memory
+// and gives back most of the collector's CPU, which on a 2-core machine
+// also keeps one core from being lent to marking in every cycle; the limit
+// caps what the 5x could grow to when the live heap grows under overload.
+// Without a limit (--memory-limit 0) Go's default of 100 applies.
+const gcPercentWithLimit = 400
+
+// serveOptions is what serve's flags and environment set: the server's
+// configuration and the process's own settings.
+type serveOptions struct {
+	cfg       server.Config
+	logFormat string
+	// memoryLimit is --memory-limit in bytes: 0 for none, -1 when neither
+	// the flag nor its variable was given.
+	memoryLimit int64
+}
 
 // serveConfig parses the flags and environment of serve into the server's
 // configuration, starting from server.DefaultConfig.
 func serveConfig(args []string, stdout io.Writer) (server.Config, string, error) {
+	o, err := serveFlags(args, stdout)
+	return o.cfg, o.logFormat, err
+}
+
+// serveFlags parses the flags and environment of serve.
+func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	cfg := server.DefaultConfig()
+	memoryLimit := int64(-1)
 	fs := newFlagSet("serve [flags]", 0)
 	fs.env(textValue{&cfg.HTTPAddr, listenAddr(false)}, "http-addr", "address serving REST and gRPC")
 	fs.env(textValue{&cfg.GRPCAddr, listenAddr(true)}, "grpc-addr", "optional address serving gRPC only")
@@ -187,36 +217,77 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	var corsOrigins string
 	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
+	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
+		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
 	if err := fs.parse(args, stdout); err != nil {
-		return cfg, "", err
+		return serveOptions{cfg: cfg}, err
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
-		return cfg, "", usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
+		return serveOptions{cfg: cfg}, usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
 	}
 	cfg.DatabaseURL = dbURL()
 	cfg.DisableAnalytics = !recordUsage
 	cfg.BodyMemory = int64(bodyMemoryMiB) << 20
 	cfg.RescueAfter = 2 * cfg.JobTimeout
 	cfg.CORSAllowedOrigins = splitList(corsOrigins)
-	return cfg, logFormat, nil
+	return serveOptions{cfg: cfg, logFormat: logFormat, memoryLimit: memoryLimit}, nil
+}
+
+// gcSettings is the collector's configuration for serve: the memory limit
+// in bytes (math.MaxInt64 for none) and GOGC, each with whether to set it.
+// The flag wins; then GOMEMLIMIT and GOGC from the environment, which the
+// Go runtime has already applied and which are kept; then the defaults.
+// GOGC, unless the environment sets it, is gcPercentWithLimit under a
+// limit and Go's 100 without one.
+func gcSettings(flagLimit int64, getenv func(string) string) (limit int64, gcPercent int, setLimit, setPercent bool) {
+	envLimit := getenv("GOMEMLIMIT")
+	limited := true
+	switch {
+	case flagLimit == 0:
+		limit, setLimit, limited = math.MaxInt64, true, false
+	case flagLimit > 0:
+		limit, setLimit = flagLimit, true
+	case envLimit == "":
+		limit, setLimit = defaultMemoryLimit, true
+	case envLimit == "off":
+		limited = false
+	}
+	if getenv("GOGC") == "" {
+		gcPercent, setPercent = 100, true
+		if limited {
+			gcPercent = gcPercentWithLimit
+		}
+	}
+	return limit, gcPercent, setLimit, setPercent
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, logFormat, err := serveConfig(args, stdout)
+	o, err := serveFlags(args, stdout)
 	if err != nil {
 		return err
 	}
+	cfg, logFormat := o.cfg, o.logFormat
 	var handler slog.Handler = slog.NewJSONHandler(stderr, nil)
 	if logFormat == "text" {
 		handler = slog.NewTextHandler(stderr, nil)
 	}
 	log := slog.New(handler)
 	slog.SetDefault(log)
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
+	limit, gcPercent, setLimit, setPercent := gcSettings(o.memoryLimit, os.Getenv)
+	if setLimit {
+		debug.SetMemoryLimit(limit)
+	}
+	gogc := os.Getenv("GOGC")
+	if setPercent {
+		debug.SetGCPercent(gcPercent)
+		gogc = "off"
+		if gcPercent >= 0 {
+			gogc = strconv.Itoa(gcPercent)
+		}
 	}
 	bi := buildinfo.Read()
-	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir)
+	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir,
+		"memory_limit", formatLimit(debug.SetMemoryLimit(-1)), "gogc", gogc)
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
