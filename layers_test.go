@@ -17,6 +17,7 @@ var layer = map[string]string{
 	"server/wire":         "transport",
 	"dashboard":           "transport",
 	"analytics":           "domain",
+	"audit":               "domain",
 	"auth":                "domain",
 	"creators":            "domain",
 	"engine":              "domain",
