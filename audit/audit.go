@@ -81,6 +81,12 @@ const (
 	// IPKeysRotated: the IP registry's signing keys were retired and a new
 	// log started (creativeops ip rotate-keys). Installation-wide.
 	IPKeysRotated Action = "ip.keys_rotated"
+	// SessionCreated: a key signed in to the developer dashboard.
+	SessionCreated Action = "session.created"
+	// SessionEnded: a dashboard session was signed out. (Sessions that
+	// expire, or end with their key's revocation, are not entries of their
+	// own: key.revoked says the latter.)
+	SessionEnded Action = "session.ended"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -88,6 +94,7 @@ var Actions = []Action{
 	KeyCreated, KeyRotated, KeyRevoked,
 	WebhookCreated, WebhookDeleted,
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
+	SessionCreated, SessionEnded,
 }
 
 // Valid reports whether a is one of Actions.
@@ -99,6 +106,7 @@ const (
 	TargetWebhook      = "webhook"
 	TargetOrganization = "organization"
 	TargetInstallation = "installation"
+	TargetSession      = "session"
 )
 
 // Transports an Origin names.
