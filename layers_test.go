@@ -42,6 +42,7 @@ var layer = map[string]string{
 	"engine/enginetest":   "support",
 	"internal/rpcrule":    "transport",
 	"internal/genopenapi": "support",
+	"internal/genpygrpc":  "support",
 }
 
 // layerOf finds a package's layer by its longest listed prefix.

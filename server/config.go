@@ -89,6 +89,10 @@ type Config struct {
 	// SignInLimit bounds dashboard sign-in attempts per client address
 	// (default DefaultSignInLimit).
 	SignInLimit auth.RateLimit
+	// CORSAllowedOrigins are the origins whose pages may call REST,
+	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
+	// the same-origin rule). See CheckCORSOrigins.
+	CORSAllowedOrigins []string
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the

@@ -119,6 +119,9 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
+		return nil, fmt.Errorf("CORS allowed origins: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
@@ -351,11 +354,10 @@ func (s *Server) Handler() http.Handler {
 	s.dashboardRoutes(mux, s.app)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")):
-			s.grpc.ServeHTTP(w, r)
-		case isRPCPath(r.URL.Path):
+	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
+	// when --cors-allowed-origins says so.
+	web := withCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
 				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
@@ -365,12 +367,19 @@ func (s *Server) Handler() http.Handler {
 				defer release()
 			}
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
-		default:
-			if isDashboardPath(r.URL.Path) {
-				dashboard.SetSecurityHeaders(w.Header())
-			}
-			rest.ServeHTTP(w, r)
+			return
 		}
+		if isDashboardPath(r.URL.Path) {
+			dashboard.SetSecurityHeaders(w.Header())
+		}
+		rest.ServeHTTP(w, r)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
+			s.grpc.ServeHTTP(w, r)
+			return
+		}
+		web.ServeHTTP(w, r)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,10 @@ func TestServeConfigStrict(t *testing.T) {
 		{"CREATIVEOPS_SESSION_IDLE", "12", "with its unit"},
 		{"CREATIVEOPS_SESSION_MAX", "0s", "positive duration"},
 		{"CREATIVEOPS_SIGN_IN_LIMIT", "0", "at least 1"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "app.example.com", "scheme://host[:port]"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.example.com/", "scheme://host[:port]"},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "*,https://app.example.com", `"*" allows every origin and goes alone`},
+		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.*.com", "only start the host"},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.env, c.value)
@@ -197,6 +202,13 @@ func TestServeConfigDefaults(t *testing.T) {
 	if _, _, err = serveConfig([]string{"--session-idle", "9h", "--session-max", "8h"}, &bytes.Buffer{}); err == nil ||
 		!strings.Contains(err.Error(), "--session-idle") {
 		t.Fatalf("an idle lifetime beyond the maximum: %v", err)
+	}
+	if len(cfg.CORSAllowedOrigins) != 0 {
+		t.Fatalf("CORS origins %q by default, want none", cfg.CORSAllowedOrigins)
+	}
+	cfg, _, err = serveConfig([]string{"--cors-allowed-origins", "https://app.example.com, http://localhost:5173,https://*.example.org"}, &bytes.Buffer{})
+	if want := []string{"https://app.example.com", "http://localhost:5173", "https://*.example.org"}; err != nil || !slices.Equal(cfg.CORSAllowedOrigins, want) {
+		t.Fatalf("CORS origins %q, %v; want %q", cfg.CORSAllowedOrigins, err, want)
 	}
 }
 

@@ -184,6 +184,9 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.Sessions.Max}, "session-max", "a dashboard session ends this long after sign-in, however used")
 	signIns := cfg.SignInLimit.Burst
 	fs.env(intValue{&signIns, 1}, "sign-in-limit", "dashboard sign-in attempts per minute per client address")
+	var corsOrigins string
+	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
+		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
@@ -198,6 +201,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	cfg.DisableAnalytics = !recordUsage
 	cfg.BodyMemory = int64(bodyMemoryMiB) << 20
 	cfg.RescueAfter = 2 * cfg.JobTimeout
+	cfg.CORSAllowedOrigins = splitList(corsOrigins)
 	return cfg, logFormat, nil
 }
 

@@ -9,10 +9,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Dict, Iterator, List, Mapping, Optional, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, cast
 
 from .errors import CreativeOpsError, TransportError, from_response
 from .types import APIKey, Creator, Delivery, IPRecord, Job, Webhook
+
+if TYPE_CHECKING:
+    from .grpc import Client as GRPCClient
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
@@ -54,6 +57,16 @@ class CreativeOps:
         self.ip = IP(self)
         self.webhooks = Webhooks(self)
         self.analytics = Analytics(self)
+
+    def grpc(self) -> "GRPCClient":
+        """The same API over native gRPC, with this client's key and base
+        URL: stubs per service (creativeops.grpc.Client). Needs the grpc
+        extra: pip install "creativeops[grpc]"."""
+        try:
+            from .grpc import connect
+        except ImportError as e:
+            raise ImportError('gRPC needs the grpc extra: pip install "creativeops[grpc]" (grpcio, protobuf)') from e
+        return connect(self.base_url, self.api_key)
 
     def request(
         self,
