@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser
+.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -19,6 +19,9 @@ check-generated: generate
 	@git diff --exit-code -- gen ent docs/workflows.md || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- gen ent docs/workflows.md)" || (git status --porcelain -- gen ent docs/workflows.md; echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory check-clients; else echo "npm not found: TypeScript client freshness not checked" >&2; fi
+	@if ! command -v npm >/dev/null; then echo "npm not found: dashboard/dist freshness not checked" >&2; \
+	elif [ ! -f dashboard/package.json ]; then echo "no dashboard sources (dashboard/package.json): dashboard/dist freshness not checked" >&2; \
+	else $(MAKE) --no-print-directory check-dashboard; fi
 	@if command -v grpc_python_plugin >/dev/null && protoc --version 2>/dev/null | grep -q "libprotoc $(PY_PROTOC)\."; then $(MAKE) --no-print-directory check-python-grpc; else echo "protoc $(PY_PROTOC).x or grpc_python_plugin not found (Debian: protobuf-compiler protobuf-compiler-grpc): Python gRPC stubs freshness not checked" >&2; fi
 
 PY_GRPC := clients/python/creativeops/grpc/v1
@@ -51,6 +54,21 @@ check-clients: clients
 ## test-clients: build the TypeScript client and run its tests against a live server, the browser suite included (needs Node.js, npm and Chromium)
 test-clients:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run typecheck && npm test
+
+DASHBOARD := dashboard
+
+## dashboard: build the dashboard's UI into dashboard/dist, which the binary embeds (needs Node.js and npm)
+dashboard:
+	cd $(DASHBOARD) && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+## check-dashboard: fail if the committed dashboard/dist is not what its sources build
+check-dashboard: dashboard
+	@git diff --exit-code -- $(DASHBOARD)/dist || (echo "dashboard/dist is stale: run 'make dashboard' and commit" >&2; exit 1)
+	@test -z "$$(git status --porcelain -- $(DASHBOARD)/dist)" || (git status --porcelain -- $(DASHBOARD)/dist; echo "untracked dashboard/dist files: run 'make dashboard' and commit" >&2; exit 1)
+
+## test-dashboard: the dashboard's unit tests, then Playwright end to end against a live server in headless Chromium (CHROMIUM=/usr/bin/chromium); screenshots in dashboard/e2e/screenshots
+test-dashboard:
+	cd $(DASHBOARD) && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run e2e
 
 ## test-browser: only the TypeScript client's browser suite, in Debian's Chromium (CREATIVEOPS_CHROMIUM to use another)
 test-browser:

@@ -15,6 +15,7 @@ var layer = map[string]string{
 	"cmd/creativeops":     "command",
 	"server":              "transport",
 	"server/wire":         "transport",
+	"dashboard":           "transport",
 	"analytics":           "domain",
 	"audit":               "domain",
 	"auth":                "domain",

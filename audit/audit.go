@@ -84,6 +84,12 @@ const (
 	// IPKeysRotated: the IP registry's signing keys were retired and a new
 	// log started (creativeops ip rotate-keys). Installation-wide.
 	IPKeysRotated Action = "ip.keys_rotated"
+	// SessionCreated: a key signed in to the developer dashboard.
+	SessionCreated Action = "session.created"
+	// SessionEnded: a dashboard session was signed out. (Sessions that
+	// expire, or end with their key's revocation, are not entries of their
+	// own: key.revoked says the latter.)
+	SessionEnded Action = "session.ended"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -91,6 +97,7 @@ var Actions = []Action{
 	KeyCreated, KeyRotated, KeyRevoked,
 	WebhookCreated, WebhookDeleted,
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
+	SessionCreated, SessionEnded,
 }
 
 // Valid reports whether a is one of Actions.
@@ -105,7 +112,9 @@ const (
 	// key secrets were sealed under.
 	TargetMasterKey = "master_key"
 	// TargetIPLog: the origin of the IP registry log new keys sign.
-	TargetIPLog = "ip_log"
+	TargetIPLog        = "ip_log"
+	TargetInstallation = "installation"
+	TargetSession      = "session"
 )
 
 // Transports an Origin names.

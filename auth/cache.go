@@ -81,16 +81,43 @@ func (e *cachedKey) principal(now time.Time) (*Principal, error) {
 // unchanged, so a row read before a change can never be cached after the
 // drop that change caused.
 type keyCache struct {
-	mu      sync.RWMutex
-	entries map[[32]byte]*cachedKey
-	gen     uint64
-	epoch   int64
-	known   bool      // epoch has been read at least once
-	checked time.Time // start of the latest poll that read the epoch
+	mu       sync.RWMutex
+	entries  map[[32]byte]*cachedKey
+	sessions map[[32]byte]*cachedSession // by the SHA-256 of session tokens
+	gen      uint64
+	epoch    int64
+	known    bool      // epoch has been read at least once
+	checked  time.Time // start of the latest poll that read the epoch
 }
 
 func newKeyCache() *keyCache {
-	return &keyCache{entries: map[[32]byte]*cachedKey{}}
+	return &keyCache{entries: map[[32]byte]*cachedKey{}, sessions: map[[32]byte]*cachedSession{}}
+}
+
+// lookupSession is lookup for session tokens.
+func (c *keyCache) lookupSession(sum [32]byte) (e *cachedSession, gen uint64, cacheable bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.known || time.Since(c.checked) >= KeyChangeBound {
+		return nil, 0, false
+	}
+	e = c.sessions[sum]
+	if e != nil && time.Since(e.read) >= maxKeyAge {
+		e = nil
+	}
+	return e, c.gen, true
+}
+
+func (c *keyCache) storeSession(sum [32]byte, e *cachedSession, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if len(c.sessions) >= maxCachedKeys {
+		c.sessions = map[[32]byte]*cachedSession{}
+	}
+	c.sessions[sum] = e
 }
 
 // lookup returns the entry for sum when the cache is current, and whether
@@ -128,6 +155,7 @@ func (c *keyCache) drop() {
 
 func (c *keyCache) dropLocked() {
 	c.entries = map[[32]byte]*cachedKey{}
+	c.sessions = map[[32]byte]*cachedSession{}
 	c.gen++
 }
 

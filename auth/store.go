@@ -17,6 +17,7 @@ import (
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ids"
 )
 
@@ -83,6 +84,8 @@ type Store struct {
 	// Read, when set, serves lookups (see storage.Store.Read).
 	Read *ent.Client
 	Now  func() time.Time
+	// Sessions is how long dashboard sessions live (zero: the defaults).
+	Sessions SessionPolicy
 
 	cache *keyCache // nil until StartCache
 }
@@ -257,6 +260,16 @@ func (s *Store) EnsureOrganization(ctx context.Context, name string) (*ent.Organ
 // started (StartCache) a verified key is served from memory while the cache
 // is known current; otherwise every call reads the database.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+	e, err := s.verify(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	return e.principal(s.now())
+}
+
+// verify finds what the database says of a secret, through the cache when
+// it is current; the caller checks the entry at its time.
+func (s *Store) verify(ctx context.Context, secret string) (*cachedKey, error) {
 	if !WellFormed(secret) {
 		return nil, ErrUnauthenticated
 	}
@@ -266,7 +279,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 		var e *cachedKey
 		e, gen, cacheable = s.cache.lookup(sum)
 		if e != nil {
-			return e.principal(s.now())
+			return e, nil
 		}
 	}
 	h := hex.EncodeToString(sum[:])
@@ -293,7 +306,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 	if cacheable {
 		s.cache.store(sum, e, gen)
 	}
-	return e.principal(s.now())
+	return e, nil
 }
 
 // RotateKey gives a key a new secret; the current one keeps working for the
@@ -357,8 +370,9 @@ func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, 
 	return nil, "", apierror.New(codes.Aborted, "CONCURRENT_ROTATION", "the key is being rotated concurrently; try again")
 }
 
-// RevokeKey stops a key (and any secret in its grace period) at once. by,
-// when set, must hold every scope of the key.
+// RevokeKey stops a key (and any secret in its grace period) at once and
+// ends the dashboard sessions opened with it. by, when set, must hold every
+// scope of the key.
 func (s *Store) RevokeKey(ctx context.Context, by *Principal, orgID, id string) error {
 	k, err := s.Ent.APIKey.Query().Where(apikey.ID(id), apikey.OrganizationID(orgID), apikey.RevokedAtIsNil()).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -381,6 +395,9 @@ func (s *Store) RevokeKey(ctx context.Context, by *Principal, orgID, id string) 
 		}
 		if n == 0 {
 			return ErrNoSuchKey
+		}
+		if _, err := tx.Session.Delete().Where(session.KeyID(id)).Exec(ctx); err != nil {
+			return err
 		}
 		return audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: orgID, Action: audit.KeyRevoked, TargetType: audit.TargetKey, TargetID: id,

@@ -28,6 +28,7 @@ import (
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/ent/usageminute"
 	"github.com/creativeops/creativeops/ent/webhook"
@@ -66,6 +67,8 @@ type Client struct {
 	LogState *LogStateClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// UsageMinute is the client for interacting with the UsageMinute builders.
@@ -96,6 +99,7 @@ func (c *Client) init() {
 	c.LogHash = NewLogHashClient(c.config)
 	c.LogState = NewLogStateClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
+	c.Session = NewSessionClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
 	c.UsageMinute = NewUsageMinuteClient(c.config)
 	c.Webhook = NewWebhookClient(c.config)
@@ -204,6 +208,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
+		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
 		UsageMinute:     NewUsageMinuteClient(cfg),
 		Webhook:         NewWebhookClient(cfg),
@@ -239,6 +244,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
+		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
 		UsageMinute:     NewUsageMinuteClient(cfg),
 		Webhook:         NewWebhookClient(cfg),
@@ -273,7 +279,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
-		c.Organization, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -285,7 +291,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
-		c.Organization, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -320,6 +326,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LogState.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
+	case *SessionMutation:
+		return c.Session.mutate(ctx, m)
 	case *SigningKeyMutation:
 		return c.SigningKey.mutate(ctx, m)
 	case *UsageMinuteMutation:
@@ -2124,6 +2132,139 @@ func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation
 	}
 }
 
+// SessionClient is a client for the Session schema.
+type SessionClient struct {
+	config
+}
+
+// NewSessionClient returns a client for the Session from the given config.
+func NewSessionClient(c config) *SessionClient {
+	return &SessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `session.Hooks(f(g(h())))`.
+func (c *SessionClient) Use(hooks ...Hook) {
+	c.hooks.Session = append(c.hooks.Session, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `session.Intercept(f(g(h())))`.
+func (c *SessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Session = append(c.inters.Session, interceptors...)
+}
+
+// Create returns a builder for creating a Session entity.
+func (c *SessionClient) Create() *SessionCreate {
+	mutation := newSessionMutation(c.config, OpCreate)
+	return &SessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Session entities.
+func (c *SessionClient) CreateBulk(builders ...*SessionCreate) *SessionCreateBulk {
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SessionClient) MapCreateBulk(slice any, setFunc func(*SessionCreate, int)) *SessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SessionCreateBulk{err: fmt.Errorf("calling to SessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Session.
+func (c *SessionClient) Update() *SessionUpdate {
+	mutation := newSessionMutation(c.config, OpUpdate)
+	return &SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SessionClient) UpdateOne(_m *Session) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSession(_m))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SessionClient) UpdateOneID(id string) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSessionID(id))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Session.
+func (c *SessionClient) Delete() *SessionDelete {
+	mutation := newSessionMutation(c.config, OpDelete)
+	return &SessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SessionClient) DeleteOne(_m *Session) *SessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SessionClient) DeleteOneID(id string) *SessionDeleteOne {
+	builder := c.Delete().Where(session.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SessionDeleteOne{builder}
+}
+
+// Query returns a query builder for Session.
+func (c *SessionClient) Query() *SessionQuery {
+	return &SessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Session entity by its id.
+func (c *SessionClient) Get(ctx context.Context, id string) (*Session, error) {
+	return c.Query().Where(session.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SessionClient) GetX(ctx context.Context, id string) *Session {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SessionClient) Hooks() []Hook {
+	return c.hooks.Session
+}
+
+// Interceptors returns the client interceptors.
+func (c *SessionClient) Interceptors() []Interceptor {
+	return c.inters.Session
+}
+
+func (c *SessionClient) mutate(ctx context.Context, m *SessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Session mutation op: %q", m.Op())
+	}
+}
+
 // SigningKeyClient is a client for the SigningKey schema.
 type SigningKeyClient struct {
 	config
@@ -2527,13 +2668,13 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, SigningKey,
-		UsageMinute, Webhook []ent.Hook
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, Session,
+		SigningKey, UsageMinute, Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, SigningKey,
-		UsageMinute, Webhook []ent.Interceptor
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, Session,
+		SigningKey, UsageMinute, Webhook []ent.Interceptor
 	}
 )
 

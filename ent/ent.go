@@ -25,6 +25,7 @@ import (
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/ent/usageminute"
 	"github.com/creativeops/creativeops/ent/webhook"
@@ -101,6 +102,7 @@ func checkColumn(t, c string) error {
 			loghash.Table:         loghash.ValidColumn,
 			logstate.Table:        logstate.ValidColumn,
 			organization.Table:    organization.ValidColumn,
+			session.Table:         session.ValidColumn,
 			signingkey.Table:      signingkey.ValidColumn,
 			usageminute.Table:     usageminute.ValidColumn,
 			webhook.Table:         webhook.ValidColumn,

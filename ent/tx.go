@@ -40,6 +40,8 @@ type Tx struct {
 	LogState *LogStateClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// UsageMinute is the client for interacting with the UsageMinute builders.
@@ -190,6 +192,7 @@ func (tx *Tx) init() {
 	tx.LogHash = NewLogHashClient(tx.config)
 	tx.LogState = NewLogStateClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
+	tx.Session = NewSessionClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.UsageMinute = NewUsageMinuteClient(tx.config)
 	tx.Webhook = NewWebhookClient(tx.config)

@@ -19,6 +19,7 @@ const (
 	Delivery     = "whd"
 	Key          = "key"
 	Organization = "org"
+	Session      = "ses"
 	AuditEvent   = "aud"
 )
 

@@ -78,7 +78,7 @@ func needsCredential(r *http.Request) bool {
 // authenticate interceptor could accept; whether it is valid is decided
 // there, once, for every transport.
 func carriesCredential(r *http.Request) bool {
-	return r.Header.Get("Authorization") != ""
+	return r.Header.Get("Authorization") != "" || carriesSession(r)
 }
 
 // admitBody applies both rules to a request that has a body, before any of

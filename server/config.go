@@ -88,6 +88,12 @@ type Config struct {
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
 	LogSlow time.Duration
+	// Sessions is how long dashboard sessions live (default 12 h idle,
+	// 7 days at most).
+	Sessions auth.SessionPolicy
+	// SignInLimit bounds dashboard sign-in attempts per client address
+	// (default DefaultSignInLimit).
+	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
 	// the same-origin rule). See CheckCORSOrigins.
@@ -120,6 +126,8 @@ func DefaultConfig() Config {
 		AuditRetention:         audit.DefaultRetention,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
+		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
+		SignInLimit:            DefaultSignInLimit,
 	}
 }
 
@@ -151,6 +159,11 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.RateLimit.RequestsPerSecond <= 0 || cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit = def.RateLimit
+	}
+	cfg.Sessions.Idle = cmp.Or(cfg.Sessions.Idle, def.Sessions.Idle)
+	cfg.Sessions.Max = cmp.Or(cfg.Sessions.Max, def.Sessions.Max)
+	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
+		cfg.SignInLimit = def.SignInLimit
 	}
 	return cfg
 }

@@ -53,6 +53,9 @@ var forwardedResponseHeaders = map[string]bool{
 var forwardedRequestHeaders = map[string]bool{
 	"Authorization":   true,
 	"Idempotency-Key": true,
+	// A dashboard session: its cookie and CSRF token (sessions.go).
+	"Cookie":       true,
+	"X-Csrf-Token": true,
 }
 
 type runtimeMux = runtime.ServeMux

@@ -102,17 +102,23 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 		return handler(ctx, req)
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	var token string
+	var p *auth.Principal
+	var err error
 	if v := md.Get("authorization"); len(v) > 0 {
+		var token string
 		scheme, rest, ok := strings.Cut(v[0], " ")
 		if ok && strings.EqualFold(scheme, "bearer") {
 			token = strings.TrimSpace(rest)
 		}
+		if token == "" {
+			return nil, errUnauthenticated
+		}
+		p, err = s.keys.Authenticate(ctx, token)
+	} else {
+		// No Authorization header: a dashboard session may stand in for
+		// the key (an explicit header always wins over a cookie).
+		p, err = s.sessionPrincipal(ctx, md)
 	}
-	if token == "" {
-		return nil, errUnauthenticated
-	}
-	p, err := s.keys.Authenticate(ctx, token)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return nil, errUnauthenticated
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/audit"
+	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -18,19 +19,20 @@ import (
 const cleanupEvery = 10 * time.Minute
 
 // janitor deletes what has outlived its use: expired idempotency keys,
-// usage minutes past the analytics retention and audit events past the
-// audit retention.
+// expired dashboard sessions, usage minutes past the analytics retention and
+// audit events past the audit retention.
 type janitor struct {
 	store          *storage.Store
 	idempotency    *idempotency.Store
+	sessions       *auth.Store
 	retention      time.Duration // 0 keeps usage forever
 	auditRetention time.Duration // 0 keeps audit events forever
 	log            *slog.Logger
 	stop, done     chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, retention: retention, auditRetention: auditRetention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, sessions: sessions, retention: retention, auditRetention: auditRetention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -63,13 +65,18 @@ func (j *janitor) loop(interval time.Duration) {
 	}
 }
 
-// CleanUp deletes expired idempotency keys, usage aggregates older than
-// the analytics retention and audit events older than the audit retention.
+// CleanUp deletes expired idempotency keys, expired dashboard sessions,
+// usage aggregates older than the analytics retention and audit events
+// older than the audit retention.
 func (j *janitor) CleanUp(ctx context.Context) error {
 	now := time.Now().UTC()
 	keys, err := j.idempotency.DeleteExpired(ctx, now)
 	if err != nil {
 		return fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	sessions, err := j.sessions.DeleteExpiredSessions(ctx, now)
+	if err != nil {
+		return fmt.Errorf("delete expired sessions: %w", err)
 	}
 	var minutes int
 	if j.retention > 0 {
@@ -83,8 +90,8 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete audit events past retention: %w", err)
 		}
 	}
-	if keys > 0 || minutes > 0 || audited > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes, "audit_events", audited)
+	if keys > 0 || sessions > 0 || minutes > 0 || audited > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes, "audit_events", audited)
 	}
 	return nil
 }

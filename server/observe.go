@@ -9,6 +9,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/creativeops/creativeops/dashboard"
 )
 
 // observeHTTP counts a REST request once its response is written: always in
@@ -33,8 +35,11 @@ func (s *Server) observeHTTP(r *http.Request, ri *requestInfo, code int, start t
 // arbitrary paths become metric labels.
 func unroutedPath(path string) string {
 	switch path {
-	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json":
+	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json", sessionPath:
 		return path
+	}
+	if isDashboardPath(path) {
+		return dashboard.Prefix // the app: its files and client-side routes
 	}
 	return "unmatched"
 }

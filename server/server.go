@@ -29,6 +29,7 @@ import (
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/creators"
+	"github.com/creativeops/creativeops/dashboard"
 	_ "github.com/creativeops/creativeops/engine/workflows" // registers every workflow
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
@@ -72,6 +73,7 @@ type Server struct {
 	health  *health.Server
 	gateway http.Handler
 	rpcWeb  http.Handler // Connect and gRPC-Web
+	app     http.Handler // the dashboard's single-page app
 	http    *http.Server
 
 	// acquired lists, in order, what New and StartWorkers opened or
@@ -187,7 +189,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
-	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	creatorsSvc := creators.NewService(store, emitter)
@@ -209,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -250,6 +252,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.rpcWeb, err = newRPCWeb(s.grpc); err != nil {
+		return nil, err
+	}
+	if s.app, err = dashboard.New(); err != nil {
 		return nil, err
 	}
 	s.http = cfg.httpServer(s.Handler())
@@ -349,6 +354,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
+	s.dashboardRoutes(mux, s.app)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
@@ -365,6 +371,9 @@ func (s *Server) Handler() http.Handler {
 			}
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 			return
+		}
+		if isDashboardPath(r.URL.Path) {
+			dashboard.SetSecurityHeaders(w.Header())
 		}
 		rest.ServeHTTP(w, r)
 	}))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/internal/testdb"
@@ -134,6 +135,9 @@ func TestServeConfigStrict(t *testing.T) {
 		{"CREATIVEOPS_REDIS_URL", "localhost:6379", "redis://"},
 		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,5", "comma-separated durations"},
 		{"CREATIVEOPS_WEBHOOK_RETRY_SCHEDULE", "0s,-5s", "comma-separated durations"},
+		{"CREATIVEOPS_SESSION_IDLE", "12", "with its unit"},
+		{"CREATIVEOPS_SESSION_MAX", "0s", "positive duration"},
+		{"CREATIVEOPS_SIGN_IN_LIMIT", "0", "at least 1"},
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "app.example.com", "scheme://host[:port]"},
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.example.com/", "scheme://host[:port]"},
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "*,https://app.example.com", `"*" allows every origin and goes alone`},
@@ -174,7 +178,8 @@ func TestServeConfigDefaults(t *testing.T) {
 	if cfg.HTTPAddr != def.HTTPAddr || cfg.Workers != def.Workers || cfg.JobTimeout != def.JobTimeout ||
 		cfg.RateLimit != def.RateLimit || cfg.AnalyticsRetention != def.AnalyticsRetention ||
 		cfg.DatabaseURL != def.DatabaseURL || cfg.DataDir != def.DataDir || format != "json" ||
-		cfg.RescueAfter != 2*def.JobTimeout || cfg.DisableAnalytics {
+		cfg.RescueAfter != 2*def.JobTimeout || cfg.DisableAnalytics ||
+		cfg.Sessions != def.Sessions || cfg.SignInLimit != def.SignInLimit {
 		t.Fatalf("defaults %+v differ from server.DefaultConfig %+v", cfg, def)
 	}
 	t.Setenv("CREATIVEOPS_DATA_DIR", "/srv/co")
@@ -189,6 +194,15 @@ func TestServeConfigDefaults(t *testing.T) {
 	cfg, _, err = serveConfig([]string{"--database-url", "postgres://db/co"}, &bytes.Buffer{})
 	if err != nil || cfg.DatabaseURL != "postgres://db/co" {
 		t.Fatalf("explicit database: %q, %v", cfg.DatabaseURL, err)
+	}
+	cfg, _, err = serveConfig([]string{"--session-idle", "30m", "--session-max", "8h", "--sign-in-limit", "120"}, &bytes.Buffer{})
+	if err != nil || cfg.Sessions.Idle != 30*time.Minute || cfg.Sessions.Max != 8*time.Hour ||
+		cfg.SignInLimit.Burst != 120 || cfg.SignInLimit.RequestsPerSecond != 2 {
+		t.Fatalf("session flags: %+v %+v, %v", cfg.Sessions, cfg.SignInLimit, err)
+	}
+	if _, _, err = serveConfig([]string{"--session-idle", "9h", "--session-max", "8h"}, &bytes.Buffer{}); err == nil ||
+		!strings.Contains(err.Error(), "--session-idle") {
+		t.Fatalf("an idle lifetime beyond the maximum: %v", err)
 	}
 	if len(cfg.CORSAllowedOrigins) != 0 {
 		t.Fatalf("CORS origins %q by default, want none", cfg.CORSAllowedOrigins)

@@ -214,6 +214,10 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
 	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
 	fs.env(intValue{&bodyMemoryMiB, 1}, "request-body-memory", "MiB of request bodies (REST, Connect, gRPC-Web) held in memory at once across all requests")
+	fs.env(durationValue{p: &cfg.Sessions.Idle}, "session-idle", "a dashboard session ends when unused for this long")
+	fs.env(durationValue{p: &cfg.Sessions.Max}, "session-max", "a dashboard session ends this long after sign-in, however used")
+	signIns := cfg.SignInLimit.Burst
+	fs.env(intValue{&signIns, 1}, "sign-in-limit", "dashboard sign-in attempts per minute per client address")
 	var corsOrigins string
 	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
@@ -222,6 +226,10 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	if err := fs.parse(args, stdout); err != nil {
 		return serveOptions{cfg: cfg}, err
 	}
+	if cfg.Sessions.Idle > cfg.Sessions.Max {
+		return serveOptions{cfg: cfg}, usagef("--session-idle (%s) must not exceed --session-max (%s)", cfg.Sessions.Idle, cfg.Sessions.Max)
+	}
+	cfg.SignInLimit = auth.RateLimit{RequestsPerSecond: float64(signIns) / 60, Burst: signIns}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		return serveOptions{cfg: cfg}, usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
 	}

@@ -399,6 +399,40 @@ var (
 		Columns:    OrganizationsColumns,
 		PrimaryKey: []*schema.Column{OrganizationsColumns[0]},
 	}
+	// SessionsColumns holds the columns for the "sessions" table.
+	SessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "csrf_token", Type: field.TypeString},
+		{Name: "key_id", Type: field.TypeString},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+	}
+	// SessionsTable holds the schema information for the "sessions" table.
+	SessionsTable = &schema.Table{
+		Name:       "sessions",
+		Columns:    SessionsColumns,
+		PrimaryKey: []*schema.Column{SessionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "session_key_id",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[3]},
+			},
+			{
+				Name:    "session_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[7]},
+			},
+			{
+				Name:    "session_last_seen_at",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[6]},
+			},
+		},
+	}
 	// SigningKeysColumns holds the columns for the "signing_keys" table.
 	SigningKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -491,6 +525,7 @@ var (
 		LogHashesTable,
 		LogStatesTable,
 		OrganizationsTable,
+		SessionsTable,
 		SigningKeysTable,
 		UsageMinutesTable,
 		WebhooksTable,

@@ -45,6 +45,9 @@ type LogState func(*sql.Selector)
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
+// Session is the predicate function for session builders.
+type Session func(*sql.Selector)
+
 // SigningKey is the predicate function for signingkey builders.
 type SigningKey func(*sql.Selector)
 

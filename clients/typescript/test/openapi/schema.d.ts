@@ -585,7 +585,8 @@ export interface components {
         AuditEvent: {
             /**
              * @description key.created, key.rotated, key.revoked, webhook.created,
-             *      webhook.deleted or organization.created.
+             *      webhook.deleted, organization.created, session.created (a key signed
+             *      in to the developer dashboard) or session.ended (signed out).
              */
             action: string;
             /**
@@ -604,7 +605,7 @@ export interface components {
             organization_id: string;
             origin: components["schemas"]["AuditOrigin"];
             target_id: string;
-            /** @description api_key, webhook or organization. */
+            /** @description api_key, webhook, organization or session. */
             target_type: string;
         };
         /** @description Where a change came from. */

@@ -1,0 +1,304 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/dashboard"
+	"github.com/creativeops/creativeops/ratelimit"
+)
+
+// Dashboard sessions: a browser signs in with an API key once
+// (POST /dashboard/api/session) and then calls the API with a cookie and
+// the session's CSRF token instead of the key.
+const (
+	sessionCookie = "creativeops_session"
+	csrfHeader    = "X-CSRF-Token"
+	sessionPath   = "/dashboard/api/session"
+)
+
+// DefaultSignInLimit is how many sign-in attempts a client address may
+// make: bursts of 10, then one every 6 seconds.
+var DefaultSignInLimit = auth.RateLimit{RequestsPerSecond: 10.0 / 60, Burst: 10}
+
+// sessionPrincipal authenticates a call made with a dashboard session: the
+// session cookie and, in X-CSRF-Token, the session's CSRF token. A cookie
+// without the header is no credential (auth.ErrUnauthenticated), so a page
+// of another site cannot make the browser call the API on its user's
+// behalf.
+func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
+	token := sessionToken(md.Get("cookie"))
+	csrf := md.Get(strings.ToLower(csrfHeader))
+	if token == "" || len(csrf) != 1 {
+		return nil, auth.ErrUnauthenticated
+	}
+	return s.keys.AuthenticateSession(ctx, token, csrf[0])
+}
+
+// carriesSession reports whether a request brings what sessionPrincipal
+// needs: the session cookie and a CSRF token.
+func carriesSession(r *http.Request) bool {
+	return r.Header.Get(csrfHeader) != "" && cookieToken(r) != ""
+}
+
+// sessionToken finds the session cookie among Cookie header lines.
+func sessionToken(lines []string) string {
+	for _, line := range lines {
+		cookies, err := http.ParseCookie(line)
+		if err != nil {
+			continue
+		}
+		for _, c := range cookies {
+			if c.Name == sessionCookie {
+				return c.Value
+			}
+		}
+	}
+	return ""
+}
+
+// sessionBody is the session API's JSON answer.
+type sessionBody struct {
+	KeyID          string   `json:"key_id"`
+	OrganizationID string   `json:"organization_id"`
+	Scopes         []string `json:"scopes"`
+	CSRFToken      string   `json:"csrf_token"`
+	ExpiresAt      string   `json:"expires_at"`
+}
+
+func newSessionBody(sess *auth.Session) sessionBody {
+	scopes := sess.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return sessionBody{KeyID: sess.KeyID, OrganizationID: sess.OrganizationID, Scopes: scopes,
+		CSRFToken: sess.CSRFToken, ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339Nano)}
+}
+
+var errNoSession = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
+	"no dashboard session: sign in with POST /dashboard/api/session")
+
+// dashboardRoutes adds the dashboard (the app and its session API) to mux.
+func (s *Server) dashboardRoutes(mux *http.ServeMux, app http.Handler) {
+	// Handler sets the security headers on every /dashboard response; the
+	// session API's answers are never cached.
+	headers := func(h http.HandlerFunc) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "no-store")
+			h(w, r)
+		})
+	}
+	mux.Handle("POST "+sessionPath, headers(s.signIn))
+	mux.Handle("GET "+sessionPath, headers(s.getSession))
+	mux.Handle("DELETE "+sessionPath, headers(s.signOut))
+	mux.Handle("/dashboard/api/", headers(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == sessionPath {
+			w.Header().Set("Allow", "GET, POST, DELETE")
+			writeError(w, r, apierror.New(codes.Unimplemented, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path).GRPCStatus())
+			return
+		}
+		writeError(w, r, apierror.New(codes.NotFound, "ROUTE_NOT_FOUND", "no route "+r.Method+" "+r.URL.Path).GRPCStatus())
+	}))
+	mux.Handle(dashboard.Prefix, app)
+	mux.Handle("/dashboard", http.RedirectHandler(dashboard.Prefix, http.StatusMovedPermanently))
+}
+
+// isDashboardPath reports whether a path is the dashboard's, whose every
+// response carries dashboard.SetSecurityHeaders.
+func isDashboardPath(path string) bool {
+	return path == "/dashboard" || strings.HasPrefix(path, dashboard.Prefix)
+}
+
+// signIn opens a session for an API key: POST {"api_key":"co_live_..."}.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	if crossSite(r) {
+		writeError(w, r, apierror.New(codes.PermissionDenied, "CROSS_SITE_REQUEST",
+			"sign-in is only accepted from the dashboard's own origin").GRPCStatus())
+		return
+	}
+	if d := s.limiter.Take(r.Context(), "sign-in:"+clientAddr(r), s.cfg.SignInLimit); !d.Allowed {
+		retry := strconv.Itoa(max(1, ratelimit.CeilSeconds(d.RetryAfter)))
+		e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED",
+			"too many sign-in attempts from this address; retry after "+retry+" s")
+		e.Metadata = map[string]string{"retry_after_seconds": retry}
+		writeError(w, r, e.GRPCStatus())
+		return
+	}
+	key, bad := decodeSignIn(r.Body)
+	if bad != nil {
+		writeError(w, r, bad.GRPCStatus())
+		return
+	}
+	sess, token, err := s.keys.CreateSession(auditOrigin(r), key)
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
+			"invalid API key: it is unknown, revoked or expired").GRPCStatus())
+		return
+	}
+	if err != nil {
+		writeError(w, r, toStatus(r.Context(), s, err))
+		return
+	}
+	if ri := requestInfoFrom(r.Context()); ri != nil {
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
+	}
+	http.SetCookie(w, s.cookie(r, token, false))
+	writeJSON(w, http.StatusOK, newSessionBody(sess))
+}
+
+// decodeSignIn reads the sign-in body, naming what is wrong with it.
+func decodeSignIn(body io.Reader) (string, *apierror.Error) {
+	var in struct {
+		APIKey *string `json:"api_key"`
+	}
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			f = strings.Trim(f, `"`)
+			return "", apierror.Invalid("UNKNOWN_FIELD", f, "invalid request body: unknown field "+strconv.Quote(f))
+		}
+		if errors.Is(err, io.EOF) {
+			return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return "", apierror.Invalid("INVALID_ARGUMENT", te.Field, fmt.Sprintf("invalid request body: %s must be a %s", te.Field, te.Type))
+		}
+		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: "+err.Error())
+	}
+	if dec.More() {
+		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: more than one JSON value")
+	}
+	if in.APIKey == nil || *in.APIKey == "" {
+		return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
+	}
+	return *in.APIKey, nil
+}
+
+// getSession describes the session of the cookie, CSRF token included:
+// the app reads it on every load (a page cannot read the HttpOnly cookie,
+// nor, without CORS, another site this response).
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	token := cookieToken(r)
+	sess, _, err := s.keys.LookupSession(r.Context(), token)
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		writeError(w, r, errNoSession.GRPCStatus())
+		return
+	}
+	if err != nil {
+		writeError(w, r, toStatus(r.Context(), s, err))
+		return
+	}
+	if ri := requestInfoFrom(r.Context()); ri != nil {
+		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
+	}
+	writeJSON(w, http.StatusOK, newSessionBody(sess))
+}
+
+// signOut ends the session of the cookie; like any call made with a
+// session it needs the CSRF token.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+	token := cookieToken(r)
+	if _, err := s.keys.AuthenticateSession(r.Context(), token, r.Header.Get(csrfHeader)); err != nil {
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			writeError(w, r, errNoSession.GRPCStatus())
+		} else {
+			writeError(w, r, toStatus(r.Context(), s, err))
+		}
+		return
+	}
+	sess, err := s.keys.EndSession(auditOrigin(r), token)
+	if err != nil && !errors.Is(err, auth.ErrUnauthenticated) { // ended meanwhile: done too
+		writeError(w, r, toStatus(r.Context(), s, err))
+		return
+	}
+	if ri := requestInfoFrom(r.Context()); ri != nil && sess != nil {
+		ri.keyID = sess.KeyID
+	}
+	http.SetCookie(w, s.cookie(r, "", true))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// auditOrigin is the request's context with where it came from, which the
+// audit log records with a sign-in or sign-out (the actor is the session's
+// key, which the domain sets).
+func auditOrigin(r *http.Request) context.Context {
+	o := audit.Origin{ClientIP: clientAddr(r), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+		Transport: audit.TransportREST}
+	return audit.WithCaller(r.Context(), "", o)
+}
+
+func cookieToken(r *http.Request) string {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// cookie is the session cookie (or, with clear, its removal): for every
+// path, out of reach of scripts, never sent with a request another site
+// starts, and over TLS only when served over TLS.
+func (s *Server) cookie(r *http.Request, token string, clear bool) *http.Cookie {
+	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil || s.cfg.TLSCertFile != ""}
+	if clear {
+		c.MaxAge = -1
+	}
+	return c
+}
+
+// crossSite reports whether the browser says another site sent the
+// request: an Origin other than the request's own host, or
+// Sec-Fetch-Site cross-site. Clients that are not browsers send neither.
+func crossSite(r *http.Request) bool {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return true // "null" (sandboxed frames, redirects) or garbage
+	}
+	return !strings.EqualFold(u.Host, r.Host)
+}
+
+// clientAddr is the address sign-in attempts are counted by: the peer of
+// the connection.
+func clientAddr(r *http.Request) string { return hostOf(r.RemoteAddr) }
+
+// toStatus maps an error of the domain to its API status, as the
+// interceptor chain does for RPCs.
+func toStatus(ctx context.Context, s *Server, err error) *status.Status {
+	return status.Convert(toStatusError(ctx, s.log, err))
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,544 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ent/session"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
+)
+
+// browser is a dashboard client: it holds the session cookie and the
+// CSRF token the way the app does, and never the API key.
+type browser struct {
+	t      *testing.T
+	srv    *testserver.Server
+	cookie *http.Cookie
+	csrf   string
+}
+
+type sessionReply struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+func (r sessionReply) reason() string {
+	return testserver.Response{JSON: r.json}.ErrorReason()
+}
+
+// send makes a request to srv with the browser's cookie, and its CSRF
+// token when csrf is set; headers are extra name, value pairs.
+func (b *browser) send(srv *testserver.Server, method, path string, body any, csrf bool, headers ...string) sessionReply {
+	b.t.Helper()
+	var rd io.Reader
+	switch v := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(v)
+	default:
+		buf, err := json.Marshal(v)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		rd = bytes.NewReader(buf)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if b.cookie != nil {
+		req.AddCookie(b.cookie)
+	}
+	if csrf {
+		req.Header.Set("X-CSRF-Token", b.csrf)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := sessionReply{status: resp.StatusCode, header: resp.Header, body: raw}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out.json); err != nil {
+			b.t.Fatalf("%s %s: not JSON: %s", method, path, raw)
+		}
+	}
+	return out
+}
+
+// signIn opens a session with key on srv and keeps its cookie and token.
+func signIn(t *testing.T, srv *testserver.Server, key string) (*browser, sessionReply) {
+	t.Helper()
+	b := &browser{t: t, srv: srv}
+	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": key}, false)
+	if r.status != http.StatusOK {
+		t.Fatalf("sign in: %d %s", r.status, r.body)
+	}
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == "creativeops_session" {
+			b.cookie = &http.Cookie{Name: c.Name, Value: c.Value}
+		}
+	}
+	if b.cookie == nil {
+		t.Fatalf("sign in set no session cookie: %v", r.header)
+	}
+	b.csrf, _ = r.json["csrf_token"].(string)
+	return b, r
+}
+
+func (b *browser) rest(method, path string, body any) sessionReply {
+	b.t.Helper()
+	return b.send(b.srv, method, path, body, true)
+}
+
+func (b *browser) connect(method string, body any) sessionReply {
+	b.t.Helper()
+	return b.send(b.srv, "POST", "/creativeops.v1."+method, body, true)
+}
+
+func TestSessionSignInAndOut(t *testing.T) {
+	for _, be := range testdb.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			srv := testserver.Start(t, testserver.Options{DatabaseURL: be.URL(t), NoWorkers: true})
+			b, r := signIn(t, srv, srv.AdminKey)
+
+			// The answer describes the key, never repeats it.
+			for _, f := range []string{"key_id", "organization_id", "csrf_token", "expires_at"} {
+				if s, _ := r.json[f].(string); s == "" {
+					t.Errorf("sign-in answer lacks %s: %s", f, r.body)
+				}
+			}
+			if r.json["organization_id"] != srv.OrgID {
+				t.Errorf("organization_id %v, want %s", r.json["organization_id"], srv.OrgID)
+			}
+			if scopes, _ := r.json["scopes"].([]any); len(scopes) != 1 || scopes[0] != "*" {
+				t.Errorf("scopes %v, want [*]", r.json["scopes"])
+			}
+			if bytes.Contains(r.body, []byte(srv.AdminKey)) {
+				t.Error("sign-in answer contains the API key")
+			}
+			// The cookie: opaque, for every path, out of scripts' reach,
+			// same-site only, and not Secure over cleartext.
+			setCookie := r.header.Get("Set-Cookie")
+			for _, want := range []string{"creativeops_session=", "Path=/", "HttpOnly", "SameSite=Strict"} {
+				if !strings.Contains(setCookie, want) {
+					t.Errorf("Set-Cookie %q lacks %q", setCookie, want)
+				}
+			}
+			if strings.Contains(setCookie, "Secure") || strings.Contains(b.cookie.Value, srv.AdminKey) {
+				t.Errorf("Set-Cookie %q: Secure over cleartext, or the key itself", setCookie)
+			}
+			// The session table keeps neither the key nor the token.
+			rows, err := srv.Store.Ent.Session.Query().All(context.Background())
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("sessions: %v %v", rows, err)
+			}
+			if rows[0].TokenHash == b.cookie.Value || rows[0].TokenHash != auth.Hash(b.cookie.Value) || rows[0].KeyID != r.json["key_id"] {
+				t.Errorf("session row: token hash %q, key id %q", rows[0].TokenHash, rows[0].KeyID)
+			}
+
+			// GET describes the session, with the same CSRF token.
+			g := b.send(srv, "GET", "/dashboard/api/session", nil, false)
+			if g.status != http.StatusOK || g.json["csrf_token"] != b.csrf || g.json["key_id"] != r.json["key_id"] {
+				t.Fatalf("get session: %d %s", g.status, g.body)
+			}
+
+			// Calls: cookie and CSRF token act as the key.
+			if c := b.rest("POST", "/v1/creators", map[string]any{"name": "Nova", "email": "nova@example.com", "vertical": "music"}); c.status != http.StatusCreated {
+				t.Fatalf("REST with the session: %d %s", c.status, c.body)
+			}
+			if c := b.connect("CreatorsService/ListCreators", map[string]any{}); c.status != http.StatusOK {
+				t.Fatalf("Connect with the session: %d %s", c.status, c.body)
+			}
+			// A cookie without the header, or with another token, is no
+			// credential.
+			for name, extra := range map[string][]string{
+				"no CSRF header":  nil,
+				"wrong CSRF":      {"X-CSRF-Token", b.csrf[:len(b.csrf)-1] + "x"},
+				"empty CSRF":      {"X-CSRF-Token", ""},
+				"short CSRF":      {"X-CSRF-Token", "x"},
+				"CSRF, no cookie": {"Cookie", "", "X-CSRF-Token", b.csrf},
+			} {
+				for _, path := range []string{"/v1/creators", "/creativeops.v1.CreatorsService/ListCreators"} {
+					method, body := "GET", any(nil)
+					if strings.HasPrefix(path, "/creativeops.") {
+						method, body = "POST", map[string]any{}
+					}
+					req := b
+					if name == "CSRF, no cookie" {
+						req = &browser{t: t, srv: srv, csrf: b.csrf}
+					}
+					c := req.send(srv, method, path, body, false, extra...)
+					if c.status != http.StatusUnauthorized {
+						t.Errorf("%s, %s: %d, want 401", name, path, c.status)
+					}
+				}
+			}
+
+			// Sign-out needs the CSRF token too.
+			if d := b.send(srv, "DELETE", "/dashboard/api/session", nil, false); d.status != http.StatusUnauthorized {
+				t.Fatalf("sign-out without CSRF: %d, want 401", d.status)
+			}
+			d := b.send(srv, "DELETE", "/dashboard/api/session", nil, true)
+			if d.status != http.StatusNoContent {
+				t.Fatalf("sign-out: %d %s", d.status, d.body)
+			}
+			if sc := d.header.Get("Set-Cookie"); !strings.Contains(sc, "creativeops_session=;") || !strings.Contains(sc, "Max-Age=0") {
+				t.Errorf("sign-out does not clear the cookie: %q", sc)
+			}
+			if n, _ := srv.Store.Ent.Session.Query().Count(context.Background()); n != 0 {
+				t.Errorf("%d sessions left after sign-out", n)
+			}
+			if g := b.send(srv, "GET", "/dashboard/api/session", nil, false); g.status != http.StatusUnauthorized {
+				t.Errorf("get after sign-out: %d, want 401", g.status)
+			}
+			if c := b.rest("GET", "/v1/creators", nil); c.status != http.StatusUnauthorized {
+				t.Errorf("REST after sign-out: %d, want 401", c.status)
+			}
+		})
+	}
+}
+
+// Sign-in refuses bad keys and bodies with the API's errors, and requests
+// another site starts.
+func TestSessionSignInRefusals(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6}
+	}})
+	revoked := srv.Do(t, "POST", "/v1/keys", srv.AdminKey, map[string]any{"name": "old", "scopes": []string{"creators:read"}})
+	if r := srv.Do(t, "DELETE", "/v1/keys/"+revoked.JSON["id"].(string), srv.AdminKey, nil); r.Status >= 300 {
+		t.Fatalf("revoke: %d", r.Status)
+	}
+	b := &browser{t: t, srv: srv}
+	for _, c := range []struct {
+		name    string
+		body    any
+		headers []string
+		status  int
+		reason  string
+	}{
+		{"unknown key", map[string]string{"api_key": "co_live_" + strings.Repeat("a", 38)}, nil, 401, "UNAUTHENTICATED"},
+		{"revoked key", map[string]string{"api_key": revoked.JSON["secret"].(string)}, nil, 401, "UNAUTHENTICATED"},
+		{"no key", map[string]string{}, nil, 400, "INVALID_ARGUMENT"},
+		{"unknown field", map[string]string{"api_key": srv.AdminKey, "password": "x"}, nil, 400, "UNKNOWN_FIELD"},
+		{"malformed", "{", nil, 400, "MALFORMED_BODY"},
+		{"two values", `{"api_key":"x"} {}`, nil, 400, "MALFORMED_BODY"},
+		{"key not a string", map[string]any{"api_key": 5}, nil, 400, "INVALID_ARGUMENT"},
+		{"cross-site origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "https://evil.example"}, 403, "CROSS_SITE_REQUEST"},
+		{"null origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", "null"}, 403, "CROSS_SITE_REQUEST"},
+		{"cross-site fetch", map[string]string{"api_key": srv.AdminKey}, []string{"Sec-Fetch-Site", "cross-site"}, 403, "CROSS_SITE_REQUEST"},
+		{"same origin", map[string]string{"api_key": srv.AdminKey}, []string{"Origin", srv.URL, "Sec-Fetch-Site", "same-origin"}, 200, ""},
+	} {
+		r := b.send(srv, "POST", "/dashboard/api/session", c.body, false, c.headers...)
+		if r.status != c.status || r.reason() != c.reason {
+			t.Errorf("%s: %d %s, want %d %s", c.name, r.status, r.body, c.status, c.reason)
+		}
+		if r.status != 200 && r.header.Get("Set-Cookie") != "" {
+			t.Errorf("%s: refused sign-in sets a cookie", c.name)
+		}
+	}
+	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{}, false)
+	if fields := (testserver.Response{JSON: r.json}).ViolatedFields(); len(fields) != 1 || fields[0] != "api_key" {
+		t.Errorf("missing key does not name api_key: %s", r.body)
+	}
+}
+
+// Sign-in attempts are throttled per client address.
+func TestSessionSignInThrottled(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
+	}})
+	b := &browser{t: t, srv: srv}
+	bad := map[string]string{"api_key": "co_live_" + strings.Repeat("b", 38)}
+	for i := range 3 {
+		if r := b.send(srv, "POST", "/dashboard/api/session", bad, false); r.status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i+1, r.status)
+		}
+	}
+	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": srv.AdminKey}, false)
+	if r.status != http.StatusTooManyRequests || r.reason() != "RATE_LIMITED" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("fourth attempt: %d %s %v, want 429 with Retry-After", r.status, r.body, r.header)
+	}
+}
+
+// A session is exactly as strong as its key: the key's scopes, its rate
+// limit, and an explicit Authorization header wins over the cookie.
+func TestSessionActsAsItsKey(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true})
+	k := srv.Do(t, "POST", "/v1/keys", srv.AdminKey, map[string]any{"name": "reader", "scopes": []string{"creators:read"},
+		"rate_limit": map[string]any{"requests_per_second": 0.01, "burst": 4}})
+	if k.Status != http.StatusCreated {
+		t.Fatalf("create key: %d %s", k.Status, k.Body)
+	}
+	reader := k.JSON["secret"].(string)
+	b, _ := signIn(t, srv, reader)
+
+	// Four calls over REST and Connect spend the key's burst of 4.
+	for i := range 2 {
+		if r := b.rest("GET", "/v1/creators", nil); r.status != http.StatusOK {
+			t.Fatalf("REST read %d: %d %s", i, r.status, r.body)
+		}
+		if r := b.connect("CreatorsService/ListCreators", map[string]any{}); r.status != http.StatusOK {
+			t.Fatalf("Connect read %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := b.rest("POST", "/v1/creators", map[string]any{"name": "Nova", "email": "nova@example.com", "vertical": "music"})
+	if r.status != http.StatusForbidden || r.reason() != "MISSING_SCOPE" {
+		t.Errorf("REST write: %d %s, want 403 MISSING_SCOPE", r.status, r.body)
+	}
+	r = b.connect("CreatorsService/CreateCreator", map[string]any{"name": "Nova", "email": "nova@example.com", "vertical": "music"})
+	if r.status != http.StatusForbidden || !bytes.Contains(r.body, []byte("MISSING_SCOPE")) {
+		t.Errorf("Connect write: %d %s, want 403 MISSING_SCOPE", r.status, r.body)
+	}
+	// The key itself is limited now, and the session with it.
+	if r := b.rest("GET", "/v1/creators", nil); r.status != http.StatusTooManyRequests {
+		t.Errorf("the session past its key's burst: %d, want 429", r.status)
+	}
+	if st := srv.Do(t, "GET", "/v1/creators", reader, nil).Status; st != http.StatusTooManyRequests {
+		t.Errorf("the key after its session spent its burst: %d, want 429", st)
+	}
+
+	// An Authorization header wins: the admin session with a bad key is
+	// refused, and with the reader's key is only a reader.
+	admin, _ := signIn(t, srv, srv.AdminKey)
+	if r := admin.send(srv, "GET", "/v1/creators", nil, true, "Authorization", "Bearer co_live_nope"); r.status != http.StatusUnauthorized {
+		t.Errorf("bad Authorization beside a session: %d, want 401", r.status)
+	}
+	other := srv.NewKey(t, "acme", "creators:read")
+	r = admin.send(srv, "POST", "/v1/creators", map[string]any{"name": "N", "email": "n@example.com", "vertical": "music"}, true,
+		"Authorization", "Bearer "+other)
+	if r.status != http.StatusForbidden {
+		t.Errorf("reader's Authorization beside an admin session: %d, want 403", r.status)
+	}
+}
+
+// Revoking the key ends its sessions.
+func TestSessionEndsWithItsKey(t *testing.T) {
+	for _, be := range testdb.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			srv := testserver.Start(t, testserver.Options{DatabaseURL: be.URL(t), NoWorkers: true})
+			k := srv.Do(t, "POST", "/v1/keys", srv.AdminKey, map[string]any{"name": "app", "scopes": []string{"creators:read"}})
+			b, r := signIn(t, srv, k.JSON["secret"].(string))
+			if c := b.rest("GET", "/v1/creators", nil); c.status != http.StatusOK {
+				t.Fatalf("before revocation: %d", c.status)
+			}
+			if d := srv.Do(t, "DELETE", "/v1/keys/"+r.json["key_id"].(string), srv.AdminKey, nil); d.Status >= 300 {
+				t.Fatalf("revoke: %d %s", d.Status, d.Body)
+			}
+			if c := b.rest("GET", "/v1/creators", nil); c.status != http.StatusUnauthorized {
+				t.Errorf("REST after revocation: %d, want 401", c.status)
+			}
+			if c := b.send(srv, "GET", "/dashboard/api/session", nil, false); c.status != http.StatusUnauthorized {
+				t.Errorf("session after revocation: %d, want 401", c.status)
+			}
+			if n, err := srv.Store.Ent.Session.Query().Where(session.KeyID(r.json["key_id"].(string))).Count(context.Background()); err != nil || n != 0 {
+				t.Errorf("%d sessions of the revoked key left (%v)", n, err)
+			}
+		})
+	}
+}
+
+// Sign-out on one replica stops the cookie on another once it has polled
+// the key epoch (within auth.KeyChangeBound).
+func TestSessionSignOutReachesOtherReplica(t *testing.T) {
+	url := testdb.PostgresURL(t)
+	a := testserver.Start(t, testserver.Options{DatabaseURL: url, NoWorkers: true})
+	bSrv := testserver.Start(t, testserver.Options{DatabaseURL: url, NoWorkers: true})
+	ctx := context.Background()
+	b, _ := signIn(t, a, a.AdminKey)
+	if err := bSrv.SyncKeys(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Replica b serves the session (and caches it).
+	for range 2 {
+		if r := b.send(bSrv, "GET", "/v1/creators", nil, true); r.status != http.StatusOK {
+			t.Fatalf("replica b with a's session: %d %s", r.status, r.body)
+		}
+	}
+	if r := b.send(a, "DELETE", "/dashboard/api/session", nil, true); r.status != http.StatusNoContent {
+		t.Fatalf("sign-out on a: %d %s", r.status, r.body)
+	}
+	if err := bSrv.SyncKeys(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.send(bSrv, "GET", "/v1/creators", nil, true); r.status != http.StatusUnauthorized {
+		t.Fatalf("replica b after its poll: %d, want 401", r.status)
+	}
+}
+
+// Every /dashboard response carries the security headers: the app, its
+// client-side routes, the session API and its errors.
+func TestDashboardResponses(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct {
+		method, path string
+		body         string
+		status       int
+		html         bool
+	}{
+		{"GET", "/dashboard/", "", 200, true},
+		{"GET", "/dashboard/keys/key_01abc", "", 200, true},
+		{"GET", "/dashboard/assets/index-gone.js", "", 404, false},
+		{"GET", "/dashboard", "", 301, true},
+		{"GET", "/dashboard/api/session", "", 401, false},
+		{"POST", "/dashboard/api/session", `{"api_key":"co_live_x"}`, 401, false},
+		{"POST", "/dashboard/api/session", strings.Repeat(" ", 2<<20), 413, false},
+		{"PUT", "/dashboard/api/session", "", 405, false},
+		{"GET", "/dashboard/api/keys", "", 404, false},
+		{"DELETE", "/dashboard/api/session", "", 401, false},
+	} {
+		req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		name := c.method + " " + c.path
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d %.200s, want %d", name, resp.StatusCode, raw, c.status)
+		}
+		for k, v := range map[string]string{
+			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+			"Referrer-Policy":         "no-referrer",
+			"X-Content-Type-Options":  "nosniff",
+			"X-Frame-Options":         "DENY",
+		} {
+			if got := resp.Header.Get(k); got != v {
+				t.Errorf("%s: %s = %q, want %q", name, k, got, v)
+			}
+		}
+		if isHTML := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html"); isHTML != c.html {
+			t.Errorf("%s: Content-Type %q", name, resp.Header.Get("Content-Type"))
+		}
+		if strings.HasPrefix(c.path, "/dashboard/api/") {
+			if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || resp.Header.Get("X-Request-Id") == "" {
+				t.Errorf("%s: not an API error: %q %.200s", name, resp.Header.Get("Content-Type"), raw)
+			}
+		}
+	}
+	// Outside /dashboard nothing changes.
+	if r := srv.Do(t, "GET", "/healthz", "", nil); r.Header.Get("Content-Security-Policy") != "" {
+		t.Error("/healthz carries the dashboard's headers")
+	}
+}
+
+// A session's calls are its key's usage, over REST and Connect; signing
+// in and out is not API usage. Its requests are logged and counted under
+// fixed route names.
+func TestSessionUsageIsTheKeys(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: noAutoFlush})
+	reader := srv.NewKey(t, "acme", "creators:read")
+	b, _ := signIn(t, srv, reader)
+	for range 2 {
+		if r := b.rest("GET", "/v1/creators", nil); r.status != http.StatusOK {
+			t.Fatalf("REST: %d", r.status)
+		}
+	}
+	if r := b.connect("CreatorsService/ListCreators", map[string]any{}); r.status != http.StatusOK {
+		t.Fatalf("Connect: %d", r.status)
+	}
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusOK {
+		t.Fatalf("get session: %d", r.status)
+	}
+	if err := srv.FlushAnalytics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Do(t, "GET", "/v1/analytics/usage?key_id="+keyID(t, srv, reader), srv.AdminKey, nil)
+	totals, _ := r.JSON["totals"].(map[string]any)
+	if r.Status != http.StatusOK || totals["requests"] != "3" {
+		t.Fatalf("the key's usage after 3 calls with its session: %d %s", r.Status, r.Body)
+	}
+	metrics := srv.Do(t, "GET", "/metrics", "", nil)
+	for _, want := range []string{`route="/dashboard/api/session"`} {
+		if !bytes.Contains(metrics.Body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// The janitor's clean-up deletes sessions past their idle lifetime.
+func TestJanitorPrunesSessions(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.Sessions = auth.SessionPolicy{Idle: 500 * time.Millisecond, Max: time.Hour}
+	}})
+	b, _ := signIn(t, srv, srv.AdminKey)
+	ctx := context.Background()
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 1 {
+		t.Fatalf("%d sessions after sign-in", n)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if r := b.send(srv, "GET", "/dashboard/api/session", nil, false); r.status != http.StatusUnauthorized {
+		t.Fatalf("idle session: %d, want 401", r.status)
+	}
+	if err := srv.CleanUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := srv.Store.Ent.Session.Query().Count(ctx); n != 0 {
+		t.Fatalf("%d sessions after the clean-up, want 0", n)
+	}
+}
+
+// Signing in and out are audit log entries of the key's organization,
+// made by the key, from the browser's address.
+func TestSessionAudited(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true})
+	reader := srv.NewKey(t, "acme", "creators:read")
+	b, in := signIn(t, srv, reader)
+	keyID := in.json["key_id"].(string)
+	if r := b.send(srv, "DELETE", "/dashboard/api/session", nil, true, "User-Agent", "dashboard-test"); r.status != http.StatusNoContent {
+		t.Fatalf("sign-out: %d", r.status)
+	}
+	var sessionID string
+	for _, action := range []string{"session.created", "session.ended"} {
+		r := srv.Do(t, "GET", "/v1/audit-events?action="+action, srv.AdminKey, nil)
+		events, _ := r.JSON["audit_events"].([]any)
+		if r.Status != http.StatusOK || len(events) != 1 {
+			t.Fatalf("%s: %d %s", action, r.Status, r.Body)
+		}
+		e := events[0].(map[string]any)
+		origin, _ := e["origin"].(map[string]any)
+		details, _ := e["details"].(map[string]any)
+		if e["actor"] != keyID || e["target_type"] != "session" || e["organization_id"] != srv.OrgID ||
+			details["key_id"] != keyID || origin["client_ip"] != "127.0.0.1" || origin["transport"] != "rest" ||
+			!strings.HasPrefix(origin["request_id"].(string), "req_") {
+			t.Errorf("%s: %s", action, r.Body)
+		}
+		if sessionID == "" {
+			sessionID, _ = e["target_id"].(string)
+		} else if e["target_id"] != sessionID {
+			t.Errorf("session.ended names %v, session.created %s", e["target_id"], sessionID)
+		}
+		if action == "session.ended" && origin["user_agent"] != "dashboard-test" {
+			t.Errorf("session.ended user agent: %v", origin["user_agent"])
+		}
+		if bytes.Contains(r.Body, []byte(reader)) || bytes.Contains(r.Body, []byte(b.cookie.Value)) || bytes.Contains(r.Body, []byte(b.csrf)) {
+			t.Errorf("%s entry holds a secret: %s", action, r.Body)
+		}
+	}
+	if !strings.HasPrefix(sessionID, "ses_") {
+		t.Errorf("session id %q", sessionID)
+	}
+}
