@@ -3,7 +3,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster vuln fuzz-short clients check-clients test-clients dashboard check-dashboard test-dashboard
+.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -22,6 +22,20 @@ check-generated: generate
 	@if ! command -v npm >/dev/null; then echo "npm not found: dashboard/dist freshness not checked" >&2; \
 	elif [ ! -f dashboard/package.json ]; then echo "no dashboard sources (dashboard/package.json): dashboard/dist freshness not checked" >&2; \
 	else $(MAKE) --no-print-directory check-dashboard; fi
+	@if command -v grpc_python_plugin >/dev/null && protoc --version 2>/dev/null | grep -q "libprotoc $(PY_PROTOC)\."; then $(MAKE) --no-print-directory check-python-grpc; else echo "protoc $(PY_PROTOC).x or grpc_python_plugin not found (Debian: protobuf-compiler protobuf-compiler-grpc): Python gRPC stubs freshness not checked" >&2; fi
+
+PY_GRPC := clients/python/creativeops/grpc/v1
+# The protoc the committed stubs come from (Debian 12's); another version writes other bytes.
+PY_PROTOC := 3.21
+
+## python-grpc: regenerate the Python client's gRPC stubs (Debian: protobuf-compiler protobuf-compiler-grpc)
+python-grpc:
+	$(GO) run ./internal/genpygrpc
+
+## check-python-grpc: fail if the committed Python gRPC stubs are stale
+check-python-grpc: python-grpc
+	@git diff --exit-code -- $(PY_GRPC) || (echo "Python gRPC stubs are stale: run 'make python-grpc' and commit" >&2; exit 1)
+	@test -z "$$(git status --porcelain -- $(PY_GRPC))" || (git status --porcelain -- $(PY_GRPC); echo "untracked Python gRPC stubs: run 'make python-grpc' and commit" >&2; exit 1)
 
 TS_CLIENT := clients/typescript
 
@@ -37,7 +51,7 @@ check-clients: clients
 	@git diff --exit-code -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts || (echo "generated TypeScript is stale: run 'make clients' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts)" || (git status --porcelain -- $(TS_CLIENT)/src/gen; echo "untracked generated TypeScript: run 'make clients' and commit" >&2; exit 1)
 
-## test-clients: build the TypeScript client and run its tests against a live server (needs Node.js and npm)
+## test-clients: build the TypeScript client and run its tests against a live server, the browser suite included (needs Node.js, npm and Chromium)
 test-clients:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run typecheck && npm test
 
@@ -55,6 +69,10 @@ check-dashboard: dashboard
 ## test-dashboard: the dashboard's unit tests, then Playwright end to end against a live server in headless Chromium (CHROMIUM=/usr/bin/chromium); screenshots in dashboard/e2e/screenshots
 test-dashboard:
 	cd $(DASHBOARD) && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run e2e
+
+## test-browser: only the TypeScript client's browser suite, in Debian's Chromium (CREATIVEOPS_CHROMIUM to use another)
+test-browser:
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run test:browser
 
 ## lint: buf lint, go vet and gofmt
 lint:
@@ -97,6 +115,13 @@ bench:
 ## bench-read: GET /v1/creators/{id} over REST and gRPC beside a bare net/http handler, as ratios (~1 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 bench-read:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
+
+## bench-isolation: one organization floods bad input and webhooks while another's p99 and delivery delay are measured, SQLite then PostgreSQL (~5 min); reports in bench/results/isolation-*.md
+bench-isolation:
+	$(GO) build -o bin/isolation ./bench/isolation && mkdir -p bench/results
+	./bin/isolation -db sqlite -out bench/results/isolation-sqlite.md; s=$$?; \
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) ./bin/isolation -db postgres -out bench/results/isolation-postgres.md; p=$$?; \
+	cat bench/results/isolation-sqlite.md bench/results/isolation-postgres.md; test $$s -eq 0 -a $$p -eq 0
 
 ## bench-cluster: SQLite, PostgreSQL ×1 and ×3 under the realistic mix; rewrites docs/performance.md (~5 min)
 bench-cluster:

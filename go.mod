@@ -30,12 +30,16 @@ require (
 )
 
 require (
-	connectrpc.com/connect v1.19.1
+	connectrpc.com/cors v0.1.0
 	connectrpc.com/vanguard v0.4.0
+	github.com/rs/cors v1.11.1
 	golang.org/x/term v0.47.0
 )
 
-require github.com/kylelemons/godebug v1.1.0 // indirect
+require (
+	connectrpc.com/connect v1.19.1
+	github.com/kylelemons/godebug v1.1.0 // indirect
+)
 
 require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect

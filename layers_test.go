@@ -17,6 +17,7 @@ var layer = map[string]string{
 	"server/wire":         "transport",
 	"dashboard":           "transport",
 	"analytics":           "domain",
+	"audit":               "domain",
 	"auth":                "domain",
 	"creators":            "domain",
 	"engine":              "domain",
@@ -41,6 +42,7 @@ var layer = map[string]string{
 	"engine/enginetest":   "support",
 	"internal/rpcrule":    "transport",
 	"internal/genopenapi": "support",
+	"internal/genpygrpc":  "support",
 }
 
 // layerOf finds a package's layer by its longest listed prefix.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/session"
@@ -60,6 +61,19 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
+// inTx runs fn in one transaction of c.
+func inTx(ctx context.Context, c *ent.Client, fn func(tx *ent.Client) error) error {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
 // sessionTokenBytes is the entropy of session and CSRF tokens.
 const sessionTokenBytes = 32
 
@@ -96,16 +110,30 @@ func (s *Store) CreateSession(ctx context.Context, secret string) (*Session, str
 		end = *e.previousExpiresAt
 	}
 	token := randomToken()
-	row, err := s.Ent.Session.Create().
-		SetID(ids.New(ids.Session)).
-		SetTokenHash(Hash(token)).
-		SetCsrfToken(randomToken()).
-		SetKeyID(p.KeyID).
-		SetOrganizationID(p.OrganizationID).
-		SetCreatedAt(now).
-		SetLastSeenAt(now).
-		SetExpiresAt(end.UTC().Truncate(time.Microsecond)).
-		Save(ctx)
+	// The key signing in is who opens the session.
+	ctx = audit.WithCaller(ctx, p.KeyID, audit.OriginFrom(ctx))
+	var row *ent.Session
+	err = inTx(ctx, s.Ent, func(tx *ent.Client) error {
+		var err error
+		row, err = tx.Session.Create().
+			SetID(ids.New(ids.Session)).
+			SetTokenHash(Hash(token)).
+			SetCsrfToken(randomToken()).
+			SetKeyID(p.KeyID).
+			SetOrganizationID(p.OrganizationID).
+			SetCreatedAt(now).
+			SetLastSeenAt(now).
+			SetExpiresAt(end.UTC().Truncate(time.Microsecond)).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: p.OrganizationID, Action: audit.SessionCreated,
+			TargetType: audit.TargetSession, TargetID: row.ID,
+			Details: map[string]string{"key_id": p.KeyID, "expires_at": row.ExpiresAt.UTC().Format(time.RFC3339)},
+		})
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -265,7 +293,11 @@ func (s *Store) EndSession(ctx context.Context, token string) (*Session, error) 
 			return err
 		}
 		ended = row
-		return nil
+		return audit.Record(audit.WithCaller(ctx, row.KeyID, audit.OriginFrom(ctx)), tx, audit.Entry{
+			OrganizationID: row.OrganizationID, Action: audit.SessionEnded,
+			TargetType: audit.TargetSession, TargetID: row.ID,
+			Details: map[string]string{"key_id": row.KeyID, "reason": "sign-out"},
+		})
 	})
 	if err != nil {
 		return nil, err

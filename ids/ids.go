@@ -20,6 +20,7 @@ const (
 	Key          = "key"
 	Organization = "org"
 	Session      = "ses"
+	AuditEvent   = "aud"
 )
 
 // New returns "<prefix>_<ulid>".

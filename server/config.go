@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/webhooks"
@@ -68,6 +69,10 @@ type Config struct {
 	// AnalyticsRetention is how long usage aggregates are kept; older
 	// minutes are deleted every 10 minutes. Zero keeps them forever.
 	AnalyticsRetention time.Duration
+	// AuditRetention is how long audit events are kept (DefaultConfig:
+	// audit.DefaultRetention, 365 days); older ones are deleted every 10
+	// minutes. Zero keeps them forever.
+	AuditRetention time.Duration
 
 	// MasterKeyFiles seal secrets at rest (webhook secrets, the IP
 	// registry's private keys), newest first: the first seals, the others
@@ -89,6 +94,10 @@ type Config struct {
 	// SignInLimit bounds dashboard sign-in attempts per client address
 	// (default DefaultSignInLimit).
 	SignInLimit auth.RateLimit
+	// CORSAllowedOrigins are the origins whose pages may call REST,
+	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
+	// the same-origin rule). See CheckCORSOrigins.
+	CORSAllowedOrigins []string
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -114,6 +123,7 @@ func DefaultConfig() Config {
 		RateLimit:              auth.RateLimit{RequestsPerSecond: ratelimit.DefaultRPS, Burst: ratelimit.DefaultBurst},
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
+		AuditRetention:         audit.DefaultRetention,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},

@@ -159,6 +159,9 @@ var (
 // and a field the message does not have as UNKNOWN_FIELD, naming the field
 // whenever the decoder does.
 func (m jsonBodies) decode(data []byte, msg proto.Message) *apierror.Error {
+	if e := checkBodyDepth(data); e != nil {
+		return e
+	}
 	if err := checkJSON(data); err != nil {
 		return apierror.New(codes.InvalidArgument, "MALFORMED_BODY", err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/storage"
@@ -18,18 +19,20 @@ import (
 const cleanupEvery = 10 * time.Minute
 
 // janitor deletes what has outlived its use: expired idempotency keys,
-// expired dashboard sessions and usage minutes past the analytics retention.
+// expired dashboard sessions, usage minutes past the analytics retention and
+// audit events past the audit retention.
 type janitor struct {
-	store       *storage.Store
-	idempotency *idempotency.Store
-	sessions    *auth.Store
-	retention   time.Duration // 0 keeps usage forever
-	log         *slog.Logger
-	stop, done  chan struct{}
+	store          *storage.Store
+	idempotency    *idempotency.Store
+	sessions       *auth.Store
+	retention      time.Duration // 0 keeps usage forever
+	auditRetention time.Duration // 0 keeps audit events forever
+	log            *slog.Logger
+	stop, done     chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, retention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, sessions: sessions, retention: retention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, sessions: sessions, retention: retention, auditRetention: auditRetention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -62,8 +65,9 @@ func (j *janitor) loop(interval time.Duration) {
 	}
 }
 
-// CleanUp deletes expired idempotency keys, expired dashboard sessions and
-// usage aggregates older than the analytics retention.
+// CleanUp deletes expired idempotency keys, expired dashboard sessions,
+// usage aggregates older than the analytics retention and audit events
+// older than the audit retention.
 func (j *janitor) CleanUp(ctx context.Context) error {
 	now := time.Now().UTC()
 	keys, err := j.idempotency.DeleteExpired(ctx, now)
@@ -80,8 +84,14 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete usage past retention: %w", err)
 		}
 	}
-	if keys > 0 || sessions > 0 || minutes > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes)
+	var audited int
+	if j.auditRetention > 0 {
+		if audited, err = audit.DeleteBefore(ctx, j.store.Ent, now.Add(-j.auditRetention)); err != nil {
+			return fmt.Errorf("delete audit events past retention: %w", err)
+		}
+	}
+	if keys > 0 || sessions > 0 || minutes > 0 || audited > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes, "audit_events", audited)
 	}
 	return nil
 }

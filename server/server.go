@@ -119,6 +119,9 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
+		return nil, fmt.Errorf("CORS allowed origins: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
@@ -168,12 +171,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.metrics = newMetrics(store, s.flusher)
 
 	// Domain services.
-	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule}
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule,
+		Budget:       webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst),
+		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
 	})
 	river.AddWorker(workers, jobs.NewWorker(runner))
+	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
 		Store:      store,
 		Dispatcher: dispatcher,
@@ -205,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -237,6 +243,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
+		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -319,6 +326,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))
 		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterAuditServiceHandlerClient(ctx, m, creativeopsv1.NewAuditServiceClient(c))
+		},
 	} {
 		if err := register(ctx, gw, conn); err != nil {
 			return nil, err
@@ -347,11 +357,10 @@ func (s *Server) Handler() http.Handler {
 	s.dashboardRoutes(mux, s.app)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")):
-			s.grpc.ServeHTTP(w, r)
-		case isRPCPath(r.URL.Path):
+	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
+	// when --cors-allowed-origins says so.
+	web := withCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
 				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
@@ -360,13 +369,20 @@ func (s *Server) Handler() http.Handler {
 				}
 				defer release()
 			}
-			s.rpcWeb.ServeHTTP(w, r)
-		default:
-			if isDashboardPath(r.URL.Path) {
-				dashboard.SetSecurityHeaders(w.Header())
-			}
-			rest.ServeHTTP(w, r)
+			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
+			return
 		}
+		if isDashboardPath(r.URL.Path) {
+			dashboard.SetSecurityHeaders(w.Header())
+		}
+		rest.ServeHTTP(w, r)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
+			s.grpc.ServeHTTP(w, r)
+			return
+		}
+		web.ServeHTTP(w, r)
 	})
 }
 

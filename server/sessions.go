@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/ratelimit"
@@ -144,7 +144,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, bad.GRPCStatus())
 		return
 	}
-	sess, token, err := s.keys.CreateSession(r.Context(), key)
+	sess, token, err := s.keys.CreateSession(auditOrigin(r), key)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
 			"invalid API key: it is unknown, revoked or expired").GRPCStatus())
@@ -223,7 +223,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	sess, err := s.keys.EndSession(r.Context(), token)
+	sess, err := s.keys.EndSession(auditOrigin(r), token)
 	if err != nil && !errors.Is(err, auth.ErrUnauthenticated) { // ended meanwhile: done too
 		writeError(w, r, toStatus(r.Context(), s, err))
 		return
@@ -233,6 +233,15 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, s.cookie(r, "", true))
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// auditOrigin is the request's context with where it came from, which the
+// audit log records with a sign-in or sign-out (the actor is the session's
+// key, which the domain sets).
+func auditOrigin(r *http.Request) context.Context {
+	o := audit.Origin{ClientIP: clientAddr(r), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+		Transport: audit.TransportREST}
+	return audit.WithCaller(r.Context(), "", o)
 }
 
 func cookieToken(r *http.Request) string {
@@ -275,13 +284,7 @@ func crossSite(r *http.Request) bool {
 
 // clientAddr is the address sign-in attempts are counted by: the peer of
 // the connection.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+func clientAddr(r *http.Request) string { return hostOf(r.RemoteAddr) }
 
 // toStatus maps an error of the domain to its API status, as the
 // interceptor chain does for RPCs.

@@ -500,3 +500,45 @@ func TestJanitorPrunesSessions(t *testing.T) {
 		t.Fatalf("%d sessions after the clean-up, want 0", n)
 	}
 }
+
+// Signing in and out are audit log entries of the key's organization,
+// made by the key, from the browser's address.
+func TestSessionAudited(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true})
+	reader := srv.NewKey(t, "acme", "creators:read")
+	b, in := signIn(t, srv, reader)
+	keyID := in.json["key_id"].(string)
+	if r := b.send(srv, "DELETE", "/dashboard/api/session", nil, true, "User-Agent", "dashboard-test"); r.status != http.StatusNoContent {
+		t.Fatalf("sign-out: %d", r.status)
+	}
+	var sessionID string
+	for _, action := range []string{"session.created", "session.ended"} {
+		r := srv.Do(t, "GET", "/v1/audit-events?action="+action, srv.AdminKey, nil)
+		events, _ := r.JSON["audit_events"].([]any)
+		if r.Status != http.StatusOK || len(events) != 1 {
+			t.Fatalf("%s: %d %s", action, r.Status, r.Body)
+		}
+		e := events[0].(map[string]any)
+		origin, _ := e["origin"].(map[string]any)
+		details, _ := e["details"].(map[string]any)
+		if e["actor"] != keyID || e["target_type"] != "session" || e["organization_id"] != srv.OrgID ||
+			details["key_id"] != keyID || origin["client_ip"] != "127.0.0.1" || origin["transport"] != "rest" ||
+			!strings.HasPrefix(origin["request_id"].(string), "req_") {
+			t.Errorf("%s: %s", action, r.Body)
+		}
+		if sessionID == "" {
+			sessionID, _ = e["target_id"].(string)
+		} else if e["target_id"] != sessionID {
+			t.Errorf("session.ended names %v, session.created %s", e["target_id"], sessionID)
+		}
+		if action == "session.ended" && origin["user_agent"] != "dashboard-test" {
+			t.Errorf("session.ended user agent: %v", origin["user_agent"])
+		}
+		if bytes.Contains(r.Body, []byte(reader)) || bytes.Contains(r.Body, []byte(b.cookie.Value)) || bytes.Contains(r.Body, []byte(b.csrf)) {
+			t.Errorf("%s entry holds a secret: %s", action, r.Body)
+		}
+	}
+	if !strings.HasPrefix(sessionID, "ses_") {
+		t.Errorf("session id %q", sessionID)
+	}
+}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,6 +39,51 @@ func TestPostgresPoolSize(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: pool of %d, want %d", c.url, got, c.want)
 		}
+	}
+}
+
+// On PostgreSQL, database/sql keeps IdleConns of the pool's connections
+// between statements instead of acquiring and wrapping one per statement
+// (OpenDBFromPool keeps none), and never more: the rest of the pool stays
+// free for River's workers.
+func TestPostgresIdleConns(t *testing.T) {
+	st, err := Open(context.Background(), testdb.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	want := IdleConns(st.Pool.Config().MaxConns)
+	if want != DefaultMaxConns/2 {
+		t.Fatalf("IdleConns(%d) = %d, want %d", DefaultMaxConns, want, DefaultMaxConns/2)
+	}
+	// More connections at once than may stay idle.
+	conns := make([]*sql.Conn, want+2)
+	for i := range conns {
+		if conns[i], err = st.DB.Conn(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range conns {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if idle := st.DB.Stats().Idle; idle != want {
+		t.Fatalf("%d idle connections in database/sql, want %d", idle, want)
+	}
+	if free := st.Pool.Stat().IdleConns(); free < 2 {
+		t.Fatalf("pgx pool has %d idle connections left for River, want at least 2", free)
+	}
+	// A statement reuses an idle connection rather than opening another.
+	opened := st.DB.Stats().OpenConnections
+	for range 10 {
+		if _, err := st.DB.ExecContext(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if now := st.DB.Stats().OpenConnections; now != opened {
+		t.Fatalf("open connections went from %d to %d over 10 statements", opened, now)
 	}
 }
 

@@ -62,6 +62,17 @@ func (s *Slots) acquire(org, host string) (release func(), ok bool) {
 	}), true
 }
 
+// organizationFull reports whether org holds all its slots (a nil Slots
+// never is).
+func (s *Slots) organizationFull(org string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.orgs[org] >= s.PerOrganization
+}
+
 // receiverHost is what per-receiver limits key on: the URL's host name,
 // lower-cased, without port (one machine behind several ports is still one
 // slow receiver).

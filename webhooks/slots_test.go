@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
@@ -110,10 +111,13 @@ func TestSlowOrganizationDoesNotHoldTheWorkers(t *testing.T) {
 	}
 	<-arrived
 	<-arrived
-	// A holds its two slots: its other jobs are snoozed, not attempted.
+	// A holds its two slots: its other jobs are snoozed, not attempted
+	// (jobs at backlog priority; one at normal priority is first moved
+	// there, see TestSlotStarvedJobMovesToBacklog).
 	for _, d := range a[2:] {
 		var snooze *river.JobSnoozeError
-		if err := work(t, f.worker, d.ID, 0); !errors.As(err, &snooze) {
+		backlog := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priorityBacklog}, Args: DeliverArgs{DeliveryID: d.ID}}
+		if err := f.worker.Work(context.Background(), backlog); !errors.As(err, &snooze) {
 			t.Fatalf("A's third attempt: %v, want a snooze", err)
 		}
 	}

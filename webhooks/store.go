@@ -79,6 +79,12 @@ type Dispatcher struct {
 	Schedule Schedule
 	// Jitter returns values in [0, 1) for the schedule (nil: random).
 	Jitter func() float64
+	// Budget, when set, queues an organization's deliveries beyond its
+	// budget behind other organizations' (see Budget).
+	Budget *Budget
+	// FanOutBudget, when set, defers the fan-out of an organization's
+	// events beyond it out of the emitting transaction (see FanOutArgs).
+	FanOutBudget *Budget
 }
 
 func (d *Dispatcher) schedule() Schedule {
@@ -111,11 +117,28 @@ func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 			}
 			subscribers[ev.OrganizationID] = hooks
 		}
+		var mine []target
 		for _, wh := range hooks {
 			if Matches(wh.Events, ev.Type) {
-				targets = append(targets, target{ev, wh.ID})
+				mine = append(mine, target{ev, wh.ID})
 			}
 		}
+		if len(mine) == 0 {
+			continue
+		}
+		// An event the organization's fan-out budget cannot pay for whole
+		// is fanned out later, at the budget's pace (see FanOutWorker): one
+		// job now instead of a delivery and a job per webhook.
+		if !d.FanOutBudget.takeAll(ev.OrganizationID, len(mine), time.Now()) {
+			if d.River == nil {
+				return errors.New("webhooks: dispatcher has no River client")
+			}
+			if _, err := d.River.InsertTx(ctx, sqlTx, FanOutArgs{EventID: ev.ID}, nil); err != nil {
+				return fmt.Errorf("webhooks: defer fan-out: %w", err)
+			}
+			continue
+		}
+		targets = append(targets, mine...)
 	}
 	_, err := d.enqueue(ctx, tx, sqlTx, targets)
 	return err
@@ -141,6 +164,8 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 // PostgreSQL's bound-parameter limits.
 const maxDeliveryRows = 300
 
+// enqueue creates deliveries and their jobs, at the priorities the
+// budget gives them.
 func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, targets []target) ([]*ent.Delivery, error) {
 	if len(targets) == 0 {
 		return nil, nil
@@ -172,9 +197,14 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 		}
 		ds = append(ds, saved...)
 	}
+	orgs := make([]string, len(ds))
+	for i, dl := range ds {
+		orgs[i] = dl.OrganizationID
+	}
+	prio := d.Budget.priorities(orgs, time.Now())
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {
-		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due)}
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due, prio[i])}
 	}
 	if _, err := d.River.InsertManyTx(ctx, sqlTx, jobs); err != nil {
 		return nil, fmt.Errorf("webhooks: enqueue deliveries: %w", err)
@@ -182,12 +212,12 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	return ds, nil
 }
 
-// jobOpts schedules a job for due; see immediateWithin.
-func jobOpts(now, due time.Time) *river.InsertOpts {
+// jobOpts schedules a job for due (see immediateWithin) at priority.
+func jobOpts(now, due time.Time, priority int) *river.InsertOpts {
 	if due.Sub(now) <= immediateWithin {
-		return nil
+		return &river.InsertOpts{Priority: priority}
 	}
-	return &river.InsertOpts{ScheduledAt: due}
+	return &river.InsertOpts{ScheduledAt: due, Priority: priority}
 }
 
 // StopDeliveries fails the pending deliveries of a webhook that was just

@@ -87,6 +87,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	// Before anything else is read: a job that finds no slot costs little.
 	release, ok := w.Slots.acquire(wh.OrganizationID, receiverHost(wh.URL))
 	if !ok {
+		if w.Slots.organizationFull(wh.OrganizationID) {
+			return w.moveToBacklog(ctx, job)
+		}
 		return river.JobSnooze(snoozeFor(job.Metadata))
 	}
 	defer release()
@@ -123,6 +126,27 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		w.Attempted(result)
 	}
 	return err
+}
+
+// moveToBacklog puts off a job whose organization holds all its slots.
+// A job at normal priority is moved behind every other organization's (a
+// new job at backlog priority; this one is done): snoozed, it would come
+// back at normal priority, and an organization whose slots stay full would
+// have its whole backlog fetched again and again ahead of others'
+// deliveries, using up the queue's fetches while theirs waited. A job
+// already at backlog priority is snoozed.
+func (w *Worker) moveToBacklog(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	delay := snoozeFor(job.Metadata)
+	if job.JobRow == nil || job.Priority >= priorityBacklog || w.Dispatcher == nil || w.Dispatcher.River == nil {
+		return river.JobSnooze(delay)
+	}
+	// Not atomic with this job's completion: after a crash in between both
+	// may run, which the attempt check (and at-least-once delivery) allows.
+	_, err := w.Dispatcher.River.Insert(ctx, job.Args, &river.InsertOpts{Priority: priorityBacklog, ScheduledAt: time.Now().Add(delay)})
+	if err != nil {
+		return river.JobSnooze(delay)
+	}
+	return nil
 }
 
 // record stores an attempt and what follows from it, in one transaction,
@@ -197,7 +221,8 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 		}
 		return result, StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
 	case next != nil:
-		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next))
+		prio := w.Dispatcher.Budget.priorities([]string{wh.OrganizationID}, time.Now())[0]
+		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next, prio))
 		return result, err
 	case a.Outcome != Succeeded:
 		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)

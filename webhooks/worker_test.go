@@ -65,6 +65,7 @@ func newFixture(t *testing.T) *fixture {
 	f.worker = &Worker{Store: st, Dispatcher: f.disp, Client: NewClient(true, 5*time.Second), Keyring: f.keyring}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, f.worker)
+	river.AddWorker(workers, &FanOutWorker{Store: st, Dispatcher: f.disp})
 	f.disp.River, err = river.NewClient(st.River, &river.Config{Workers: workers})
 	if err != nil {
 		t.Fatal(err)

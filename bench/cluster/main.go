@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -46,7 +47,27 @@ type options struct {
 	postgres    string
 	keep        bool
 	rounds      int
+	// proxyAlways puts the proxy in front of a single replica too.
+	proxyAlways bool
+	// profile, when set, is the directory that receives each mode's CPU,
+	// heap and allocation profiles of its last fixed-rate phase.
+	profile string
+	// serverFlags are added to every replica's serve command line.
+	serverFlags []string
+	// serverEnv is added to every replica's environment.
+	serverEnv []string
 }
+
+// listFlag collects a repeated flag's values.
+type listFlag struct{ p *[]string }
+
+func (l listFlag) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return strings.Join(*l.p, " ")
+}
+func (l listFlag) Set(v string) error { *l.p = append(*l.p, v); return nil }
 
 func main() {
 	var o options
@@ -62,6 +83,10 @@ func main() {
 	flag.StringVar(&o.bin, "bin", "", "creativeops binary to run (default: build ./cmd/creativeops)")
 	flag.StringVar(&o.postgres, "postgres", "", "PostgreSQL server URL to create databases on (default $"+clustertest.PostgresEnv+" or "+clustertest.DefaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the run directory (server logs, SQLite file)")
+	flag.BoolVar(&o.proxyAlways, "proxy-always", false, "put the round-robin proxy in front of a single PostgreSQL replica too (by default only several replicas get it)")
+	flag.StringVar(&o.profile, "profile", "", "directory for each mode's CPU, heap and allocation profiles of r1 during its last fixed-rate phase")
+	flag.Var(listFlag{&o.serverFlags}, "server-flag", "a flag added to every server's serve command line, e.g. -server-flag=--memory-limit=200MiB (repeatable)")
+	flag.Var(listFlag{&o.serverEnv}, "server-env", "NAME=value added to every server's environment, e.g. -server-env GOGC=400 (repeatable)")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	if *bare != "" {
@@ -224,6 +249,9 @@ type processUsage struct {
 	Name       string
 	CPUSeconds float64
 	PeakRSS    int64
+	// Transactions is what PostgreSQL counted for the run's database
+	// (PostgreSQL's row only).
+	Transactions float64
 }
 
 type phaseUsage struct {
@@ -321,11 +349,13 @@ func startMode(ctx context.Context, o options, m mode, bin, dir string) (*modeRu
 		PostgresURL: o.postgres,
 		Replicas:    m.replicas,
 		Dir:         dir,
-		Launcher:    &clustertest.Launcher{Binary: bin},
-		Serve:       clustertest.ServeArgs{JobTimeout: 10 * time.Second},
-		// PostgreSQL modes all go through the proxy, so that one and three
-		// replicas pay the same extra hop and compare fairly.
-		Proxy: m.db == "postgres",
+		Launcher:    &clustertest.Launcher{Binary: bin, Env: o.serverEnv},
+		Serve:       clustertest.ServeArgs{JobTimeout: 10 * time.Second, Extra: o.serverFlags, Debug: o.profile != ""},
+		// Several replicas need the proxy; a single one is reached
+		// directly, as SQLite is, unless -proxy-always asks for the same
+		// extra hop as three replicas pay (whose CPU is then the
+		// harness's, on the same 2 cores).
+		Proxy: m.db == "postgres" && o.proxyAlways,
 	})
 	if err != nil {
 		return nil, err
@@ -401,12 +431,24 @@ func (mr *modeRun) fixedRate(ctx context.Context, o options) error {
 				return
 			}
 			log.Printf("%s: fixed rate %d req/s for %s", m, rate, o.duration)
+			var profiled chan error
+			if o.profile != "" && rate == o.rates[len(o.rates)-1] {
+				profiled = make(chan error, 1)
+				go func() { profiled <- mr.profile(ctx, o, o.duration) }()
+			}
 			before := mr.meter.read()
 			p := mr.load.RunRate(ctx, fmt.Sprintf("fixed rate %d req/s", rate), clustertest.RealisticMix, rate, o.duration)
-			mr.res.Fixed = append(mr.res.Fixed, phaseUsage{Phase: p, Processes: mr.meter.since(before)})
+			pu := phaseUsage{Phase: p, Processes: mr.meter.since(before)}
+			mr.res.Fixed = append(mr.res.Fixed, pu)
+			if profiled != nil {
+				if err := <-profiled; err != nil {
+					log.Printf("%s: profile: %v", m, err)
+				}
+			}
 			mr.settle(ctx)
 			w, _ := worstP99(p)
 			log.Printf("%s: %.0f req/s done, %d errors, worst p99 %s ms (%s %s)", m, p.Throughput(), p.Errors, ms(w.P99), w.Transport, w.Op)
+			log.Printf("%s: %s", m, describeUsage(pu))
 		}
 	})
 }
@@ -450,6 +492,7 @@ func (mr *modeRun) maxRound(ctx context.Context, o options, round int) error {
 		}
 		mx := closed("max throughput", clustertest.RealisticMix, d)
 		noIP := closed("max throughput without IP registrations", noIPMix(), d/2)
+		log.Printf("%s: round %d: max mix %s", m, round+1, describeUsage(mx))
 		get := closed("read creator alone", []clustertest.Share{{Op: clustertest.GetCreator, Transport: clustertest.REST, Weight: 1}}, max(2*time.Second, d/2))
 		mr.res.MaxRounds = append(mr.res.MaxRounds, mx)
 		mr.res.NoIPRounds = append(mr.res.NoIPRounds, noIP)
@@ -457,6 +500,72 @@ func (mr *modeRun) maxRound(ctx context.Context, o options, round int) error {
 		log.Printf("%s: round %d: mix %.0f req/s, without IP %.0f req/s, read creator %.0f req/s", m, round+1,
 			mx.Phase.Throughput(), noIP.Phase.Throughput(), get.Phase.Throughput())
 	})
+}
+
+// describeUsage is a phase's CPU per request and peak RSS of each process,
+// for the log.
+func describeUsage(pu phaseUsage) string {
+	var parts []string
+	for _, u := range pu.Processes {
+		s := fmt.Sprintf("%s %.0f µs/req", u.Name, perRequest(u, pu.Phase))
+		if u.PeakRSS > 0 {
+			s += ", peak RSS " + mib(u.PeakRSS)
+		}
+		if u.Transactions > 0 && pu.Phase.Requests > 0 {
+			s += fmt.Sprintf(", %.2f transactions/req", u.Transactions/float64(pu.Phase.Requests))
+		}
+		parts = append(parts, s)
+	}
+	return "CPU per request: " + strings.Join(parts, "; ")
+}
+
+// profile saves r1's CPU profile over the next d (less a second, so that
+// it ends within the phase) and its heap and allocation profiles after it,
+// in o.profile.
+func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) error {
+	r := mr.c.Replicas[0]
+	if r.DebugAddr == "" {
+		return errors.New("replica has no debug address")
+	}
+	if err := os.MkdirAll(o.profile, 0o750); err != nil {
+		return err
+	}
+	name := strings.NewReplacer(" ", "", "×", "x").Replace(mr.res.Mode.String())
+	secs := max(1, int(d/time.Second)-1)
+	fetch := func(path, file string) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.DebugAddr+path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := (&http.Client{Timeout: d + 30*time.Second}).Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s", path, resp.Status)
+		}
+		f, err := os.Create(filepath.Join(o.profile, name+"-"+file))
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, resp.Body); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if err := fetch(fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs), "cpu.pprof"); err != nil {
+		return err
+	}
+	if err := fetch("/debug/pprof/heap", "heap.pprof"); err != nil {
+		return err
+	}
+	if err := fetch("/debug/pprof/allocs", "allocs.pprof"); err != nil {
+		return err
+	}
+	log.Printf("%s: profiles in %s/%s-{cpu,heap,allocs}.pprof", mr.res.Mode, o.profile, name)
+	return nil
 }
 
 func pingPostgres(ctx context.Context, url string) error {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"os"
 	"strconv"
 	"sync"
@@ -11,11 +13,13 @@ import (
 )
 
 // meter follows the CPU and memory of every process taking part: the
-// replicas, this harness (load generator and proxy), and the PostgreSQL
+// replicas, this harness (load generator, and the proxy if any), and the PostgreSQL
 // backends serving the run's database.
 type meter struct {
 	c      *clustertest.Cluster
 	dbName string
+	// stats reads the run database's pg_stat_database row (nil on SQLite).
+	stats *sql.DB
 
 	mu   sync.Mutex
 	pg   map[int]float64 // backend pid → CPU seconds last seen
@@ -25,6 +29,12 @@ type meter struct {
 
 func newMeter(c *clustertest.Cluster, dbName string) *meter {
 	m := &meter{c: c, dbName: dbName, pg: map[int]float64{}, done: make(chan struct{})}
+	if dbName != "" {
+		if db, err := sql.Open("pgx", c.DatabaseURL); err == nil {
+			db.SetMaxOpenConns(1)
+			m.stats = db
+		}
+	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -42,7 +52,29 @@ func newMeter(c *clustertest.Cluster, dbName string) *meter {
 	return m
 }
 
-func (m *meter) stop() { close(m.done); m.wg.Wait() }
+func (m *meter) stop() {
+	close(m.done)
+	m.wg.Wait()
+	if m.stats != nil {
+		m.stats.Close()
+	}
+}
+
+// transactions is the run database's committed and rolled-back
+// transactions so far, as PostgreSQL counts them: a statement outside a
+// transaction counts one, a transaction one whatever its statements. The
+// counters lag by up to a second (backends report them when idle).
+func (m *meter) transactions() float64 {
+	if m.stats == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var n float64
+	// The meter's own query is one transaction more per reading.
+	_ = m.stats.QueryRowContext(ctx, "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1", m.dbName).Scan(&n)
+	return n
+}
 
 // sample refreshes the figures of processes that could vanish before the
 // end of a phase (PostgreSQL backends come and go with pool connections).
@@ -92,11 +124,12 @@ type reading struct {
 	replicas map[string]float64
 	self     float64
 	pg       map[int]float64
+	xacts    float64
 }
 
 func (m *meter) read() reading {
 	m.sample()
-	r := reading{replicas: map[string]float64{}, pg: map[int]float64{}}
+	r := reading{replicas: map[string]float64{}, pg: map[int]float64{}, xacts: m.transactions()}
 	for _, rep := range m.c.Replicas {
 		r.replicas[rep.Name] = rep.Lifetime().CPUSeconds
 	}
@@ -123,9 +156,13 @@ func (m *meter) since(before reading) []processUsage {
 		for pid, cpu := range now.pg {
 			pg += cpu - before.pg[pid]
 		}
-		out = append(out, processUsage{Name: "PostgreSQL backends (" + strconv.Itoa(len(now.pg)) + ")", CPUSeconds: pg})
+		out = append(out, processUsage{Name: "PostgreSQL backends (" + strconv.Itoa(len(now.pg)) + ")", CPUSeconds: pg, Transactions: now.xacts - before.xacts})
 	}
-	self := processUsage{Name: "harness (load generator + proxy)", CPUSeconds: now.self - before.self}
+	name := "harness (load generator)"
+	if m.c.Proxy != nil {
+		name = "harness (load generator + proxy)"
+	}
+	self := processUsage{Name: name, CPUSeconds: now.self - before.self}
 	if u, err := clustertest.ProcUsage(os.Getpid()); err == nil {
 		self.PeakRSS = u.PeakRSS
 	}

@@ -158,9 +158,16 @@ func (r *report) markdown() string {
 	w("## Method\n\n")
 	w("- **Servers** are the `creativeops` binary (`go build ./cmd/creativeops`), started as child processes\n")
 	w("  with `serve --job-timeout 10s --allow-insecure-webhooks`, text logs to a file. SQLite runs one process;\n")
-	w("  PostgreSQL runs one or three replicas on one database, all behind the harness's round-robin proxy\n")
-	w("  (`internal/clustertest/proxy.go`: per request, HTTP/1.1 for REST, h2c for gRPC, health checks on\n")
-	w("  `/readyz`), so one and three replicas pay the same extra hop. SQLite clients connect directly.\n")
+	w("  PostgreSQL runs one or three replicas on one database. Several replicas sit behind the harness's\n")
+	w("  round-robin proxy (`internal/clustertest/proxy.go`: per request, HTTP/1.1 for REST, h2c for gRPC,\n")
+	w("  health checks on `/readyz`); a single replica, like SQLite, is reached directly")
+	if o.proxyAlways {
+		w(", except in this run (`-proxy-always`: one replica behind the proxy too)")
+	}
+	w(".\n")
+	if len(o.serverFlags) > 0 || len(o.serverEnv) > 0 {
+		w("  This run added to every server: `%s`.\n", strings.TrimSpace(strings.Join(o.serverEnv, " ")+" "+strings.Join(o.serverFlags, " ")))
+	}
 	w("- **The mix** (`clustertest.RealisticMix`), each share half over REST and half over gRPC (generated\n")
 	w("  clients, 4 HTTP/2 connections): read creator 30 %%, create creator 15 %%, sync run\n")
 	w("  (`music/release-strategy`) 15 %%, register IP 15 %%, catalog query (a creator's first 20 records) 15 %%,\n")
@@ -183,7 +190,8 @@ func (r *report) markdown() string {
 	w("  loaded by the same %d clients with `GET /v1/creators/{id}` for 8 s; each mode runs that same request alone\n", o.concurrency)
 	w("  (\"read creator alone\"), so the ratio compares like with like.\n")
 	w("- **Processes**: CPU seconds (utime + stime from `/proc/PID/stat`) used during each phase, also shown as\n")
-	w("  cores (CPU seconds per second of the phase); peak RSS is `VmHWM` from `/proc/PID/status`. PostgreSQL\n")
+	w("  cores (CPU seconds per second of the phase) and as CPU µs per request (polls included): the steadier\n")
+	w("  figure on a shared machine. Peak RSS is `VmHWM` from `/proc/PID/status`. PostgreSQL\n")
 	w("  counts only the backends serving the run's database (the server's shared background processes are\n")
 	w("  left out).\n\n")
 
@@ -200,12 +208,12 @@ func (r *report) markdown() string {
 	}
 	w("- Run: %s, %s, commit %s.\n", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second), mc.Commit)
 	w("- Bare `net/http` reference: **%.0f req/s** direct, %.0f req/s through the proxy (so the proxy alone\n", r.Bare.Direct.Throughput(), r.Bare.Proxied.Throughput())
-	w("  caps a PostgreSQL mode near that); bare p50 %s ms, p99 %s ms.\n\n", ms(r.Bare.Direct.Ops[0].P50), ms(r.Bare.Direct.Ops[0].P99))
+	w("  caps a mode with several replicas near that); bare p50 %s ms, p99 %s ms.\n\n", ms(r.Bare.Direct.Ops[0].P50), ms(r.Bare.Direct.Ops[0].P99))
 
 	w("### Summary\n\n")
 	w("Fixed rate (open loop; \"done\" includes the polls of async runs):\n\n")
-	w("| Mode | Offered req/s | Done req/s | Errors | Worst p99 (operation) | Read creator p99 | Server CPU (cores) |\n")
-	w("|---|---:|---:|---:|---|---:|---:|\n")
+	w("| Mode | Offered req/s | Done req/s | Errors | Worst p99 (operation) | Read creator p99 | Server CPU (cores) | CPU µs per request: servers / PostgreSQL / harness | Peak RSS per server |\n")
+	w("|---|---:|---:|---:|---|---:|---:|---|---:|\n")
 	for _, m := range r.Modes {
 		for _, pu := range m.Fixed {
 			f := pu.Phase
@@ -216,8 +224,21 @@ func (r *report) markdown() string {
 					read = max(read, s.P99)
 				}
 			}
-			w("| %s | %d | %.0f | %d | %s ms (%s %s) | %s ms | %.2f |\n", m.Mode, f.TargetRPS, f.Throughput(), f.Errors,
-				ms(wst.P99), wst.Transport, wst.Op, ms(read), serverCores(pu))
+			var srv, pg, harness float64
+			var rss int64
+			for _, u := range pu.Processes {
+				switch {
+				case strings.HasPrefix(u.Name, "creativeops "):
+					srv += perRequest(u, f)
+					rss = max(rss, u.PeakRSS)
+				case strings.HasPrefix(u.Name, "PostgreSQL"):
+					pg = perRequest(u, f)
+				default:
+					harness = perRequest(u, f)
+				}
+			}
+			w("| %s | %d | %.0f | %d | %s ms (%s %s) | %s ms | %.2f | %.0f / %.0f / %.0f | %s |\n", m.Mode, f.TargetRPS, f.Throughput(), f.Errors,
+				ms(wst.P99), wst.Transport, wst.Op, ms(read), serverCores(pu), srv, pg, harness, mib(rss))
 		}
 	}
 	w("\nMax throughput (closed loop, %d clients; median of %d rounds):\n\n", o.concurrency, o.rounds)
@@ -275,9 +296,14 @@ func (r *report) markdown() string {
 			a := p.Async
 			w("\nAsync runs: %d accepted, %d seen completed (submit → completed p50 %s ms, p99 %s ms), %d failed, %d unfinished when polling gave up.\n\n",
 				a.Submitted, a.Completed, ms(a.P50), ms(a.P99), a.Failed, a.Unfinished)
-			w("| Process | CPU s | cores | peak RSS |\n|---|---:|---:|---:|\n")
+			w("| Process | CPU s | cores | CPU µs per request | peak RSS |\n|---|---:|---:|---:|---:|\n")
 			for _, u := range pu.Processes {
-				w("| %s | %.1f | %.2f | %s |\n", u.Name, u.CPUSeconds, u.CPUSeconds/p.Elapsed.Seconds(), mib(u.PeakRSS))
+				w("| %s | %.1f | %.2f | %.0f | %s |\n", u.Name, u.CPUSeconds, u.CPUSeconds/p.Elapsed.Seconds(), perRequest(u, p), mib(u.PeakRSS))
+			}
+			for _, u := range pu.Processes {
+				if u.Transactions > 0 && p.Requests > 0 {
+					w("\nPostgreSQL counted %.0f transactions in the run's database, %.2f per request (a statement outside a transaction counts one).\n", u.Transactions, u.Transactions/float64(p.Requests))
+				}
 			}
 			w("\n")
 		}
@@ -293,6 +319,15 @@ func (r *report) markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// perRequest is a process's CPU microseconds per request of the phase
+// (polls included).
+func perRequest(u processUsage, p clustertest.PhaseResult) float64 {
+	if p.Requests == 0 {
+		return 0
+	}
+	return 1e6 * u.CPUSeconds / float64(p.Requests)
 }
 
 func (r *report) targets(w func(string, ...any)) {

@@ -353,3 +353,59 @@ func redisURL(s string) error {
 	}
 	return nil
 }
+
+// byteSizeValue is a number of bytes written as GOMEMLIMIT is: a whole
+// number with an optional unit B, KiB, MiB, GiB or TiB. 0 means zero (none,
+// for a limit).
+type byteSizeValue struct {
+	p    *int64
+	zero string
+}
+
+// byteUnits are the units of byteSizeValue, largest first.
+var byteUnits = []struct {
+	suffix string
+	shift  uint
+}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
+
+func (v byteSizeValue) String() string {
+	if v.p == nil || *v.p < 0 {
+		return ""
+	}
+	return formatBytes(*v.p)
+}
+
+func (v byteSizeValue) Set(s string) error {
+	s = strings.TrimSpace(s)
+	num, shift := s, uint(0)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			num, shift = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+		return fmt.Errorf("want a size such as 120MiB or 1GiB (units B, KiB, MiB, GiB, TiB), or 0 (%s)", v.zero)
+	}
+	*v.p = n << shift
+	return nil
+}
+
+// formatBytes writes n in the largest unit that divides it.
+func formatBytes(n int64) string {
+	for _, u := range byteUnits {
+		if n != 0 && n%(1<<u.shift) == 0 {
+			return strconv.FormatInt(n>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// formatLimit is a memory limit for the log: "none" for math.MaxInt64.
+func formatLimit(n int64) string {
+	if n == math.MaxInt64 {
+		return "none"
+	}
+	return formatBytes(n)
+}

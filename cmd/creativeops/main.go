@@ -4,16 +4,19 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -21,6 +24,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
@@ -45,6 +49,8 @@ Usage:
                                      create an API key (printed once, alone, on stdout)
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
+  creativeops audit list  --org NAME | --installation [--action A] [--limit N]
+                                     the audit log of security-relevant changes
   creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
   creativeops secrets new-key --out FILE
                                      write a new master key file (0600)
@@ -89,6 +95,7 @@ var commands = map[string]command{
 	"orgs":    group("orgs", map[string]command{"create": orgsCreate, "list": orgsList}),
 	"keys":    group("keys", map[string]command{"create": keysCreate, "list": keysList, "revoke": keysRevoke}),
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
+	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
 	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return verify(args, stdout, stderr)
@@ -135,18 +142,46 @@ func group(name string, subs map[string]command) command {
 	}
 }
 
-// defaultGCPercent is the server's GOGC unless the environment sets one.
-// Its live heap is small (tens of MiB) and most of what a request
-// allocates dies with it, so collecting at 5x the live heap rather than 2x
-// costs little memory and gives back most of the CPU the collector took,
-// which on a 2-core machine also keeps one of the two cores from being
-// lent to marking during every cycle (docs/deployment.md).
-const defaultGCPercent = 400
+// defaultMemoryLimit is the Go runtime's soft memory limit for serve
+// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap
+// (the mapped binary and thread stacks add ~35 MiB of RSS). A tighter one
+// costs CPU when an overload queues thousands of requests, whose
+// goroutines' stacks count against the limit: on the 1,000 req/s mix past
+// saturation the collector took 27 % of the server's CPU at 100 MiB, 10 %
+// at 150 MiB and 5 % with no limit (docs/performance.md).
+const defaultMemoryLimit = 120 << 20
+
+// gcPercentWithLimit is GOGC while a memory limit is set and the
+// environment sets no GOGC. The live heap is small (a few MiB idle, tens
+// of MiB under load) and nearly everything a request allocates dies with
+// it, so collecting at 5x the live heap rather than 2x costs little memory
+// and gives back most of the collector's CPU, which on a 2-core machine
+// also keeps one core from being lent to marking in every cycle; the limit
+// caps what the 5x could grow to when the live heap grows under overload.
+// Without a limit (--memory-limit 0) Go's default of 100 applies.
+const gcPercentWithLimit = 400
+
+// serveOptions is what serve's flags and environment set: the server's
+// configuration and the process's own settings.
+type serveOptions struct {
+	cfg       server.Config
+	logFormat string
+	// memoryLimit is --memory-limit in bytes: 0 for none, -1 when neither
+	// the flag nor its variable was given.
+	memoryLimit int64
+}
 
 // serveConfig parses the flags and environment of serve into the server's
 // configuration, starting from server.DefaultConfig.
 func serveConfig(args []string, stdout io.Writer) (server.Config, string, error) {
+	o, err := serveFlags(args, stdout)
+	return o.cfg, o.logFormat, err
+}
+
+// serveFlags parses the flags and environment of serve.
+func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	cfg := server.DefaultConfig()
+	memoryLimit := int64(-1)
 	fs := newFlagSet("serve [flags]", 0)
 	fs.env(textValue{&cfg.HTTPAddr, listenAddr(false)}, "http-addr", "address serving REST and gRPC")
 	fs.env(textValue{&cfg.GRPCAddr, listenAddr(true)}, "grpc-addr", "optional address serving gRPC only")
@@ -167,6 +202,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(boolValue{&recordUsage}, "analytics", "record per-request usage analytics (GET /v1/analytics/usage)")
 	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
 	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
+	fs.env(durationValue{p: &cfg.AuditRetention, zero: "keep forever"}, "audit-retention", "how long audit events are kept (GET /v1/audit-events)")
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")
@@ -182,39 +218,84 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.Sessions.Max}, "session-max", "a dashboard session ends this long after sign-in, however used")
 	signIns := cfg.SignInLimit.Burst
 	fs.env(intValue{&signIns, 1}, "sign-in-limit", "dashboard sign-in attempts per minute per client address")
+	var corsOrigins string
+	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
+		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
+	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
+		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
 	if err := fs.parse(args, stdout); err != nil {
-		return cfg, "", err
+		return serveOptions{cfg: cfg}, err
 	}
 	if cfg.Sessions.Idle > cfg.Sessions.Max {
-		return cfg, "", usagef("--session-idle (%s) must not exceed --session-max (%s)", cfg.Sessions.Idle, cfg.Sessions.Max)
+		return serveOptions{cfg: cfg}, usagef("--session-idle (%s) must not exceed --session-max (%s)", cfg.Sessions.Idle, cfg.Sessions.Max)
 	}
 	cfg.SignInLimit = auth.RateLimit{RequestsPerSecond: float64(signIns) / 60, Burst: signIns}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
-		return cfg, "", usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
+		return serveOptions{cfg: cfg}, usagef("--tls-cert-file and --tls-key-file go together: set both or neither")
 	}
 	cfg.DatabaseURL = dbURL()
 	cfg.DisableAnalytics = !recordUsage
 	cfg.BodyMemory = int64(bodyMemoryMiB) << 20
 	cfg.RescueAfter = 2 * cfg.JobTimeout
-	return cfg, logFormat, nil
+	cfg.CORSAllowedOrigins = splitList(corsOrigins)
+	return serveOptions{cfg: cfg, logFormat: logFormat, memoryLimit: memoryLimit}, nil
+}
+
+// gcSettings is the collector's configuration for serve: the memory limit
+// in bytes (math.MaxInt64 for none) and GOGC, each with whether to set it.
+// The flag wins; then GOMEMLIMIT and GOGC from the environment, which the
+// Go runtime has already applied and which are kept; then the defaults.
+// GOGC, unless the environment sets it, is gcPercentWithLimit under a
+// limit and Go's 100 without one.
+func gcSettings(flagLimit int64, getenv func(string) string) (limit int64, gcPercent int, setLimit, setPercent bool) {
+	envLimit := getenv("GOMEMLIMIT")
+	limited := true
+	switch {
+	case flagLimit == 0:
+		limit, setLimit, limited = math.MaxInt64, true, false
+	case flagLimit > 0:
+		limit, setLimit = flagLimit, true
+	case envLimit == "":
+		limit, setLimit = defaultMemoryLimit, true
+	case envLimit == "off":
+		limited = false
+	}
+	if getenv("GOGC") == "" {
+		gcPercent, setPercent = 100, true
+		if limited {
+			gcPercent = gcPercentWithLimit
+		}
+	}
+	return limit, gcPercent, setLimit, setPercent
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, logFormat, err := serveConfig(args, stdout)
+	o, err := serveFlags(args, stdout)
 	if err != nil {
 		return err
 	}
+	cfg, logFormat := o.cfg, o.logFormat
 	var handler slog.Handler = slog.NewJSONHandler(stderr, nil)
 	if logFormat == "text" {
 		handler = slog.NewTextHandler(stderr, nil)
 	}
 	log := slog.New(handler)
 	slog.SetDefault(log)
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
+	limit, gcPercent, setLimit, setPercent := gcSettings(o.memoryLimit, os.Getenv)
+	if setLimit {
+		debug.SetMemoryLimit(limit)
+	}
+	gogc := os.Getenv("GOGC")
+	if setPercent {
+		debug.SetGCPercent(gcPercent)
+		gogc = "off"
+		if gcPercent >= 0 {
+			gogc = strconv.Itoa(gcPercent)
+		}
 	}
 	bi := buildinfo.Read()
-	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir)
+	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir,
+		"memory_limit", formatLimit(debug.SetMemoryLimit(-1)), "gogc", gogc)
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
@@ -279,7 +360,18 @@ func orgsCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	o, err := st.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx)
+	var o *ent.Organization
+	ctx = audit.CLI(ctx)
+	err = st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		var err error
+		if o, err = tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: o.ID, Action: audit.OrganizationCreated,
+			TargetType: audit.TargetOrganization, TargetID: o.ID, Details: map[string]string{"name": name},
+		})
+	})
 	if ent.IsConstraintError(err) {
 		return fmt.Errorf("organization %q already exists", name)
 	}
@@ -371,7 +463,7 @@ func keysCreate(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
+	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(audit.CLI(ctx), auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
 	if err != nil {
 		return err
 	}
@@ -422,7 +514,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
+	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(audit.CLI(ctx), nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
 		return fmt.Errorf("no active key %s in organization %q", *id, *org)
 	} else if err != nil {
 		return err

@@ -73,11 +73,13 @@ func serveChild(ctx context.Context, args []string, stderr io.Writer) error {
 	insecure := fs.Bool("allow-insecure-webhooks", false, "")
 	schedule := fs.String("webhook-retry-schedule", "", "")
 	workers := fs.Int("workers", 8, "")
+	debugAddr := fs.String("debug-addr", "", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg := server.Config{
 		HTTPAddr:              *httpAddr,
+		DebugAddr:             *debugAddr,
 		DatabaseURL:           *dbURL,
 		DataDir:               *dataDir,
 		MasterKeyFiles:        []string{*masterKey},

@@ -241,6 +241,24 @@ func (c *Client) GetCreator(ctx context.Context, tr Transport, id string) error 
 	return c.rest(ctx, op, "GET", "/v1/creators/"+id, nil, http.StatusOK, nil)
 }
 
+// ListCreators lists the first page (20) of music creators and returns how
+// many came back.
+func (c *Client) ListCreators(ctx context.Context, tr Transport) (int, error) {
+	const op = "ListCreators"
+	if tr == GRPC {
+		r, err := creativeopsv1.NewCreatorsServiceClient(c.conn()).ListCreators(ctx, &creativeopsv1.ListCreatorsRequest{Vertical: "music", PageSize: 20})
+		if err != nil {
+			return 0, grpcErr(op, err)
+		}
+		return len(r.GetCreators()), nil
+	}
+	var out struct {
+		Creators []json.RawMessage `json:"creators"`
+	}
+	err := c.rest(ctx, op, "GET", "/v1/creators?vertical=music&page_size=20", nil, http.StatusOK, &out)
+	return len(out.Creators), err
+}
+
 // releaseContext is music's release-strategy input, with a release date far
 // enough ahead that the plan is feasible whenever the benchmark runs.
 func releaseContext(artist string) map[string]any {

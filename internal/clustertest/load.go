@@ -28,6 +28,7 @@ const (
 	Poll          Op = "poll job status"
 	RegisterIP    Op = "register IP"
 	Catalog       Op = "catalog query"
+	ListCreators  Op = "list creators"
 )
 
 // Endpoint names the REST route or gRPC method of op.
@@ -36,13 +37,13 @@ func (o Op) Endpoint(tr Transport) string {
 		CreateCreator: "POST /v1/creators", GetCreator: "GET /v1/creators/{id}",
 		SyncRun: "POST /v1/engine/run", AsyncRun: "POST /v1/engine/run async",
 		Poll: "GET /v1/engine/status/{id}", RegisterIP: "POST /v1/ip/register",
-		Catalog: "GET /v1/ip/catalog",
+		Catalog: "GET /v1/ip/catalog", ListCreators: "GET /v1/creators",
 	}
 	rpc := map[Op]string{
 		CreateCreator: "CreatorsService/CreateCreator", GetCreator: "CreatorsService/GetCreator",
 		SyncRun: "EngineService/RunWorkflow", AsyncRun: "EngineService/RunWorkflow async",
 		Poll: "EngineService/GetJob", RegisterIP: "IPService/RegisterWork",
-		Catalog: "IPService/ListCatalog",
+		Catalog: "IPService/ListCatalog", ListCreators: "CreatorsService/ListCreators",
 	}
 	if tr == GRPC {
 		return rpc[o]
@@ -60,7 +61,7 @@ type Share struct {
 // Split gives each operation's weight to REST and gRPC in equal halves.
 func Split(weights map[Op]int) []Share {
 	var out []Share
-	for _, op := range []Op{CreateCreator, GetCreator, SyncRun, AsyncRun, RegisterIP, Catalog} {
+	for _, op := range []Op{CreateCreator, GetCreator, ListCreators, SyncRun, AsyncRun, RegisterIP, Catalog} {
 		if w := weights[op]; w > 0 {
 			out = append(out, Share{op, REST, w}, Share{op, GRPC, w})
 		}
@@ -227,6 +228,8 @@ func (l *Load) Do(ctx context.Context, op Op, tr Transport) error {
 		}
 	case Catalog:
 		_, err = l.Client.Catalog(ctx, tr, l.creator())
+	case ListCreators:
+		_, err = l.Client.ListCreators(ctx, tr)
 	default:
 		err = fmt.Errorf("unknown op %q", op)
 	}
@@ -418,7 +421,7 @@ func (l *Load) Snapshot(name string) PhaseResult {
 }
 
 func sortOps(ops []OpStats) {
-	order := map[Op]int{CreateCreator: 0, GetCreator: 1, SyncRun: 2, AsyncRun: 3, Poll: 4, RegisterIP: 5, Catalog: 6}
+	order := map[Op]int{CreateCreator: 0, GetCreator: 1, ListCreators: 2, SyncRun: 3, AsyncRun: 4, Poll: 5, RegisterIP: 6, Catalog: 7}
 	sort.Slice(ops, func(i, j int) bool {
 		if ops[i].Op != ops[j].Op {
 			return order[ops[i].Op] < order[ops[j].Op]

@@ -49,15 +49,20 @@ type ServeArgs struct {
 	WebhookSchedule string
 	// Extra flags, appended as given.
 	Extra []string
+	// Debug serves the Go profiler of each replica on its own loopback
+	// address (Replica.DebugAddr).
+	Debug bool
 }
 
 // Replica is one server process serving REST and gRPC on Addr. It keeps its
 // address across restarts so that a proxy in front of it needs no change.
 type Replica struct {
-	Name    string
-	Addr    string
-	DataDir string
-	LogPath string
+	Name string
+	Addr string
+	// DebugAddr serves /debug/pprof/ when ServeArgs.Debug is set.
+	DebugAddr string
+	DataDir   string
+	LogPath   string
 	// masterKey is the master key file the replicas made under one
 	// directory share, as replicas of one database must.
 	masterKey string
@@ -92,7 +97,13 @@ func (l *Launcher) NewReplica(name, dir string, args ServeArgs) (*Replica, error
 	if err := secrets.CreateKeyFile(masterKey); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	return &Replica{Name: name, Addr: addr, DataDir: dataDir, LogPath: filepath.Join(dataDir, "server.log"), masterKey: masterKey, launcher: l, args: args}, nil
+	r := &Replica{Name: name, Addr: addr, DataDir: dataDir, LogPath: filepath.Join(dataDir, "server.log"), masterKey: masterKey, launcher: l, args: args}
+	if args.Debug {
+		if r.DebugAddr, err = FreeAddr(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // FreeAddr returns a loopback address with a port that was free a moment ago.
@@ -124,6 +135,9 @@ func (r *Replica) serveArgs() []string {
 	}
 	if a.WebhookSchedule != "" {
 		args = append(args, "--webhook-retry-schedule", a.WebhookSchedule)
+	}
+	if r.DebugAddr != "" {
+		args = append(args, "--debug-addr", r.DebugAddr)
 	}
 	return append(args, a.Extra...)
 }

@@ -9,10 +9,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Dict, Iterator, List, Mapping, Optional, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, cast
 
 from .errors import CreativeOpsError, TransportError, from_response
-from .types import APIKey, Creator, Delivery, IPRecord, Job, Webhook
+from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, Webhook
+
+if TYPE_CHECKING:
+    from .grpc import Client as GRPCClient
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
@@ -54,6 +57,17 @@ class CreativeOps:
         self.ip = IP(self)
         self.webhooks = Webhooks(self)
         self.analytics = Analytics(self)
+        self.audit = Audit(self)
+
+    def grpc(self) -> "GRPCClient":
+        """The same API over native gRPC, with this client's key and base
+        URL: stubs per service (creativeops.grpc.Client). Needs the grpc
+        extra: pip install "creativeops[grpc]"."""
+        try:
+            from .grpc import connect
+        except ImportError as e:
+            raise ImportError('gRPC needs the grpc extra: pip install "creativeops[grpc]" (grpcio, protobuf)') from e
+        return connect(self.base_url, self.api_key)
 
     def request(
         self,
@@ -270,6 +284,15 @@ class Analytics(_Resource):
         """Requests, errors and latency per route over time (RFC 3339 times)."""
         return cast(Dict[str, Any], self._c.request(
             "GET", "/v1/analytics/usage", query={"from": from_, "to": to, "granularity": granularity, "key_id": key_id}))
+
+
+class Audit(_Resource):
+    def list(self, action: str = "", actor: str = "", target_id: str = "", from_: str = "", to: str = "",
+             page_size: int = 0) -> Iterator[AuditEvent]:
+        """The organization's audit events (keys:admin), newest first, every
+        page; filters are optional (RFC 3339 times, from_ inclusive)."""
+        return self._c.pages("/v1/audit-events", "audit_events", {
+            "action": action, "actor": actor, "target_id": target_id, "from": from_, "to": to}, page_size)
 
 
 __all__ = ["CreativeOps", "CreativeOpsError"]

@@ -26,3 +26,11 @@ def test_pip_installs_it(tmp_path):
     )
     assert out.stdout.startswith(str(target)) and out.stdout.strip().endswith("0.1.0")
     assert (target / "creativeops" / "py.typed").exists()
+    # The gRPC stubs ship in the package (they import only with the grpc
+    # extra), and the extra is declared.
+    for f in ("__init__.py", "creators_pb2.py", "creators_pb2.pyi", "creators_pb2_grpc.py"):
+        assert (target / "creativeops" / "grpc" / "v1" / f).exists(), f
+    metadata = next(target.glob("creativeops-*.dist-info")) / "METADATA"
+    lines = metadata.read_text().splitlines()
+    assert "Provides-Extra: grpc" in lines
+    assert any(line.startswith("Requires-Dist: grpcio") and 'extra == "grpc"' in line.replace("'", '"') for line in lines), lines

@@ -39,9 +39,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Builds and starts the server. The admin key comes from
  * <data-dir>/bootstrap-key when the server writes one, else from the
- * co_live_ key its first start prints on stderr.
+ * co_live_ key its first start prints on stderr. args are added to the
+ * serve command line.
  */
-export async function startServer() {
+export async function startServer({ args = [] } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "creativeops-ts-"));
   const bin = process.env.CREATIVEOPS_TEST_BINARY || join(dir, "creativeops");
   if (!process.env.CREATIVEOPS_TEST_BINARY) {
@@ -66,6 +67,7 @@ export async function startServer() {
       "--allow-insecure-webhooks",
       "--log-format", "text",
       "--webhook-retry-schedule", "0s,1s,1s",
+      ...args,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -109,6 +109,13 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   op("KeysService_RevokeKey");
   check(revoked.response.status === 204, `revoke: ${revoked.response.status}`);
 
+  // Audit log: the rotation above is recorded, by this key, over REST
+  const audit = must(
+    op("AuditService_ListAuditEvents"),
+    await api.GET("/v1/audit-events", { params: { query: { action: "key.rotated", target_id: key.id } } }),
+  );
+  check(audit.audit_events.length === 1 && audit.audit_events[0]?.origin.transport === "rest", "rotation audited");
+
   // Webhooks (nothing listens on port 9 of loopback: deliveries fail, which is fine here)
   const wh = must(op("WebhooksService_CreateWebhook"), await api.POST("/v1/webhooks", { body: { url: "http://127.0.0.1:9/hook", events: ["webhook.test"] } }));
   check((wh.secret ?? "").startsWith("whsec_"), "webhook secret");

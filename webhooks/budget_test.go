@@ -1,0 +1,190 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+func TestBudgetTake(t *testing.T) {
+	b := NewBudget(10, 5)
+	t0 := time.Unix(1000, 0)
+	if got := b.take("org_a", 3, t0); got != 3 {
+		t.Fatalf("first 3 of a burst of 5: paid %d", got)
+	}
+	if got := b.take("org_a", 4, t0); got != 2 {
+		t.Fatalf("4 more with 2 left: paid %d, want 2", got)
+	}
+	if got := b.take("org_a", 1, t0); got != 0 {
+		t.Fatalf("empty bucket: paid %d", got)
+	}
+	if got := b.take("org_b", 5, t0); got != 5 {
+		t.Fatalf("another organization's bucket is its own: paid %d", got)
+	}
+	if got := b.take("org_a", 5, t0.Add(200*time.Millisecond)); got != 2 {
+		t.Fatalf("after 200 ms at 10/s: paid %d, want 2", got)
+	}
+	var none *Budget
+	if got := none.take("org_a", 1000, t0); got != 1000 {
+		t.Fatalf("nil budget: paid %d", got)
+	}
+}
+
+func TestBudgetPriorities(t *testing.T) {
+	b := NewBudget(1, 2)
+	got := b.priorities([]string{"a", "a", "b", "a", "b"}, time.Unix(1000, 0))
+	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityBacklog, priorityNormal}
+	if !slices.Equal(got, want) {
+		t.Fatalf("priorities %v, want %v", got, want)
+	}
+}
+
+// jobPriorities lists the priority of every delivery job, by delivery id
+// order of insertion.
+func jobPriorities(t *testing.T, f *fixture) []int {
+	t.Helper()
+	rows, err := f.store.DB.Query("SELECT priority FROM river_job ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var p int
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Retries spend from the budget too: once an organization has spent it,
+// its retries are queued behind other organizations' deliveries, which
+// keep normal priority.
+func TestRetriesBeyondBudgetQueueBehind(t *testing.T) {
+	f := newFixture(t)
+	f.disp.Budget = NewBudget(0.001, 5)
+	for range 5 {
+		f.webhook(t, "org_a", EventWildcard)
+	}
+	f.webhook(t, "org_b", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated) // spends org_a's 5
+	f.emit(t, "org_b", EventCreatorCreated)
+	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal}
+	if got := jobPriorities(t, f); !slices.Equal(got, want) {
+		t.Fatalf("job priorities %v, want %v", got, want)
+	}
+	f.code.Store(http.StatusInternalServerError)
+	var first string
+	for _, d := range f.deliveries(t) {
+		if d.OrganizationID == "org_a" {
+			first = d.ID
+			break
+		}
+	}
+	if err := work(t, f.worker, first, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := jobPriorities(t, f)
+	if len(got) != 7 || got[6] != priorityBacklog {
+		t.Fatalf("retry job priorities %v, want a 7th at %d", got, priorityBacklog)
+	}
+}
+
+// An event its organization's fan-out budget cannot pay for whole writes no
+// delivery in the emitting transaction, only one fan-out job behind
+// everyone's deliveries; another organization's event is fanned out at
+// once. The job creates the deliveries once the budget pays, once only.
+func TestFanOutBeyondBudgetIsDeferred(t *testing.T) {
+	f := newFixture(t)
+	f.disp.FanOutBudget = NewBudget(0.001, 5)
+	for range 5 {
+		f.webhook(t, "org_a", EventWildcard)
+	}
+	f.webhook(t, "org_b", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated) // paid: 5 deliveries
+	ev := f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_b", EventCreatorCreated)
+	count := func() (a, b int) {
+		for _, d := range f.deliveries(t) {
+			switch {
+			case d.EventID == ev.ID:
+				a++
+			case d.OrganizationID == "org_b":
+				b++
+			}
+		}
+		return a, b
+	}
+	if a, b := count(); a != 0 || b != 1 || len(f.deliveries(t)) != 6 {
+		t.Fatalf("%d deliveries of the unpaid event, %d of org_b's, %d in all", a, b, len(f.deliveries(t)))
+	}
+	var kind string
+	var prio int
+	if err := f.store.DB.QueryRow("SELECT kind, priority FROM river_job WHERE kind = ?", FanOutArgs{}.Kind()).Scan(&kind, &prio); err != nil || prio != priorityBacklog {
+		t.Fatalf("fan-out job: %q priority %d, %v", kind, prio, err)
+	}
+	fw := &FanOutWorker{Store: f.store, Dispatcher: f.disp}
+	job := &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: FanOutArgs{EventID: ev.ID}}
+	var snooze *river.JobSnoozeError
+	if err := fw.Work(context.Background(), job); !errors.As(err, &snooze) || snooze.Duration <= 0 {
+		t.Fatalf("without budget: %v, want a snooze", err)
+	}
+	if a, _ := count(); a != 0 {
+		t.Fatalf("%d deliveries created without budget", a)
+	}
+	f.disp.FanOutBudget = NewBudget(1000, 10)
+	for range 2 { // a rescued job runs again: nothing twice
+		if err := fw.Work(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, _ := count(); a != 5 {
+		t.Fatalf("%d deliveries of the deferred event, want 5", a)
+	}
+}
+
+// A job that finds its organization's slots full is moved behind other
+// organizations' (a new job at backlog priority, with the same arguments)
+// instead of snoozing at normal priority; one already there snoozes.
+func TestSlotStarvedJobMovesToBacklog(t *testing.T) {
+	f := newFixture(t)
+	f.worker.Slots = &Slots{PerOrganization: 1, PerHost: 10}
+	f.webhook(t, "org_a", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated)
+	d := f.deliveries(t)[0]
+	release, ok := f.worker.Slots.acquire("org_a", "elsewhere.example")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	job := func(priority int) *river.Job[DeliverArgs] {
+		return &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priority}, Args: DeliverArgs{DeliveryID: d.ID}}
+	}
+	if err := f.worker.Work(context.Background(), job(priorityNormal)); err != nil {
+		t.Fatalf("normal job without a slot: %v, want done (moved)", err)
+	}
+	var args string
+	var prio int
+	if err := f.store.DB.QueryRow("SELECT args, priority FROM river_job ORDER BY id DESC LIMIT 1").Scan(&args, &prio); err != nil {
+		t.Fatal(err)
+	}
+	if prio != priorityBacklog || !strings.Contains(args, d.ID) || !strings.Contains(args, `"attempt":0`) {
+		t.Fatalf("moved job: priority %d, args %s", prio, args)
+	}
+	var snooze *river.JobSnoozeError
+	if err := f.worker.Work(context.Background(), job(priorityBacklog)); !errors.As(err, &snooze) {
+		t.Fatalf("backlog job without a slot: %v, want a snooze", err)
+	}
+	if f.hits.Load() != 0 {
+		t.Fatalf("%d requests sent without a slot", f.hits.Load())
+	}
+}
