@@ -127,6 +127,46 @@ func (l *Limiter) Take(ctx context.Context, keyID string, lim auth.RateLimit) De
 	return l.takeLocal(keyID, lim)
 }
 
+// Refund gives back a token Take spent from the key's bucket, for a
+// request that turned out not to count against it (a sign-in that
+// succeeded). Taking first and refunding after keeps the bucket exact under
+// concurrency: no number of attempts in flight at once gets past it.
+func (l *Limiter) Refund(ctx context.Context, keyID string, lim auth.RateLimit) {
+	if l.redis != nil {
+		if err := l.refundShared(ctx, keyID, lim); err == nil {
+			return
+		}
+		// Take fell back to this replica's bucket, or will: refund there.
+	}
+	v, ok := l.buckets.Load(keyID)
+	if !ok {
+		return // never spent here, or evicted once full
+	}
+	b := v.(*bucket)
+	b.mu.Lock()
+	// A negative count adds a token; the bucket is capped at its burst the
+	// next time it is read (TestRefund checks both).
+	b.lim.AllowN(time.Now(), -1)
+	b.mu.Unlock()
+}
+
+func (l *Limiter) refundShared(ctx context.Context, keyID string, lim auth.RateLimit) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redisTimeout)
+	defer cancel()
+	key := "creativeops:" + keyID
+	res, err := l.redis.AllowN(ctx, key, gcraLimit(lim), -1)
+	if err != nil {
+		return err
+	}
+	if res.ResetAfter <= 0 {
+		// Full again: the GCRA script writes a state only while the bucket
+		// is short of full, so the last spent token is given back by
+		// forgetting the bucket.
+		return l.redis.Reset(ctx, key)
+	}
+	return nil
+}
+
 func (l *Limiter) takeLocal(keyID string, lim auth.RateLimit) Decision {
 	now := time.Now()
 	v, ok := l.buckets.Load(keyID)

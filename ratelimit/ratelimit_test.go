@@ -33,3 +33,36 @@ func TestRateLimitHeaderNeverOverflows(t *testing.T) {
 		t.Errorf("CeilSeconds(max) = %d", got)
 	}
 }
+
+// Refund gives back exactly the token Take spent, never more than the
+// burst: a refunded bucket allows as many takes as a full one, no more.
+func TestRefund(t *testing.T) {
+	lim := auth.RateLimit{RequestsPerSecond: 0.001, Burst: 3}
+	l := &Limiter{def: lim}
+	ctx := t.Context()
+	l.Refund(ctx, "fresh", lim) // no bucket yet: nothing to give back, nothing created
+	for range 10 {
+		if d := l.Take(ctx, "k", lim); !d.Allowed {
+			t.Fatalf("take refunded each time refused: %+v", d)
+		}
+		l.Refund(ctx, "k", lim)
+	}
+	// Refunds into a full bucket do not raise it past the burst.
+	l.Refund(ctx, "k", lim)
+	l.Refund(ctx, "k", lim)
+	for i := range 3 {
+		if d := l.Take(ctx, "k", lim); !d.Allowed || d.Remaining != 2-i {
+			t.Fatalf("take %d: %+v, want allowed with %d left", i+1, d, 2-i)
+		}
+	}
+	if d := l.Take(ctx, "k", lim); d.Allowed {
+		t.Fatalf("fourth take past a burst of 3 allowed after extra refunds: %+v", d)
+	}
+	l.Refund(ctx, "k", lim)
+	if d := l.Take(ctx, "k", lim); !d.Allowed {
+		t.Fatalf("take after a refund into an empty bucket refused: %+v", d)
+	}
+	if _, ok := l.buckets.Load("fresh"); ok {
+		t.Error("Refund created a bucket")
+	}
+}

@@ -91,7 +91,7 @@ type Config struct {
 	// Sessions is how long dashboard sessions live (default 12 h idle,
 	// 7 days at most).
 	Sessions auth.SessionPolicy
-	// SignInLimit bounds dashboard sign-in attempts per client address
+	// SignInLimit bounds failed dashboard sign-in attempts per client address
 	// (default DefaultSignInLimit).
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,

@@ -32,8 +32,9 @@ const (
 	sessionPath   = "/dashboard/api/session"
 )
 
-// DefaultSignInLimit is how many sign-in attempts a client address may
-// make: bursts of 10, then one every 6 seconds.
+// DefaultSignInLimit is how many failed sign-in attempts a client address
+// may make: bursts of 10, then one every 6 seconds. Sign-ins that succeed
+// (or never test a key: a malformed body) do not count.
 var DefaultSignInLimit = auth.RateLimit{RequestsPerSecond: 10.0 / 60, Burst: 10}
 
 // sessionPrincipal authenticates a call made with a dashboard session: the
@@ -131,14 +132,26 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			"sign-in is only accepted from the dashboard's own origin").GRPCStatus())
 		return
 	}
-	if d := s.limiter.Take(r.Context(), "sign-in:"+clientAddr(r), s.cfg.SignInLimit); !d.Allowed {
+	// Every attempt takes a token before its key is checked, so attempts in
+	// flight at once cannot outrun the bucket; only a wrong key keeps it.
+	// Behind a proxy every browser shares one address: were successful
+	// sign-ins to spend the bucket, anyone could lock everyone out by
+	// signing in ten times a minute.
+	bucket := "sign-in:" + clientAddr(r)
+	if d := s.limiter.Take(r.Context(), bucket, s.cfg.SignInLimit); !d.Allowed {
 		retry := strconv.Itoa(max(1, ratelimit.CeilSeconds(d.RetryAfter)))
 		e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED",
-			"too many sign-in attempts from this address; retry after "+retry+" s")
+			"too many failed sign-in attempts from this address; retry after "+retry+" s")
 		e.Metadata = map[string]string{"retry_after_seconds": retry}
 		writeError(w, r, e.GRPCStatus())
 		return
 	}
+	wrongKey := false
+	defer func() {
+		if !wrongKey {
+			s.limiter.Refund(r.Context(), bucket, s.cfg.SignInLimit)
+		}
+	}()
 	key, bad := decodeSignIn(r.Body)
 	if bad != nil {
 		writeError(w, r, bad.GRPCStatus())
@@ -146,6 +159,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, token, err := s.keys.CreateSession(auditOrigin(r), key)
 	if errors.Is(err, auth.ErrUnauthenticated) {
+		wrongKey = true
 		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
 			"invalid API key: it is unknown, revoked or expired").GRPCStatus())
 		return

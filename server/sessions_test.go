@@ -261,21 +261,56 @@ func TestSessionSignInRefusals(t *testing.T) {
 	}
 }
 
-// Sign-in attempts are throttled per client address.
+// Failed sign-in attempts are throttled per client address: the default
+// 10 wrong keys, and the next attempt, right key or not, waits.
 func TestSessionSignInThrottled(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
-		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: server.DefaultSignInLimit.Burst}
 	}})
 	b := &browser{t: t, srv: srv}
 	bad := map[string]string{"api_key": "co_live_" + strings.Repeat("b", 38)}
-	for i := range 3 {
+	for i := range server.DefaultSignInLimit.Burst {
 		if r := b.send(srv, "POST", "/dashboard/api/session", bad, false); r.status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, r.status)
 		}
 	}
-	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": srv.AdminKey}, false)
-	if r.status != http.StatusTooManyRequests || r.reason() != "RATE_LIMITED" || r.header.Get("Retry-After") == "" {
-		t.Fatalf("fourth attempt: %d %s %v, want 429 with Retry-After", r.status, r.body, r.header)
+	for _, key := range []string{bad["api_key"], srv.AdminKey} {
+		r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": key}, false)
+		if r.status != http.StatusTooManyRequests || r.reason() != "RATE_LIMITED" || r.header.Get("Retry-After") == "" {
+			t.Fatalf("attempt after 10 failures: %d %s %v, want 429 with Retry-After", r.status, r.body, r.header)
+		}
+	}
+}
+
+// Sign-ins that succeed spend nothing: behind a proxy, where every browser
+// shares one address, many sign-ins never lock anyone out, and the wrong
+// keys among them are still counted.
+func TestSessionSignInSuccessesNotThrottled(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
+	}})
+	for i := range 30 {
+		signIn(t, srv, srv.AdminKey) // fails the test on anything but 200
+		if i%10 == 0 {
+			// Neither does a body that names no key.
+			b := &browser{t: t, srv: srv}
+			if r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{}, false); r.status != http.StatusBadRequest {
+				t.Fatalf("sign-in without a key: %d %s", r.status, r.body)
+			}
+		}
+	}
+	b := &browser{t: t, srv: srv}
+	bad := map[string]string{"api_key": "co_live_" + strings.Repeat("c", 38)}
+	for i := range 3 {
+		if r := b.send(srv, "POST", "/dashboard/api/session", bad, false); r.status != http.StatusUnauthorized {
+			t.Fatalf("wrong key %d after 30 sign-ins: %d, want 401", i+1, r.status)
+		}
+		if i < 2 {
+			signIn(t, srv, srv.AdminKey) // the bucket still holds 3-(i+1)
+		}
+	}
+	if r := b.send(srv, "POST", "/dashboard/api/session", bad, false); r.status != http.StatusTooManyRequests {
+		t.Fatalf("fourth wrong key: %d, want 429", r.status)
 	}
 }
 
