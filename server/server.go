@@ -378,6 +378,7 @@ func (s *Server) Handler() http.Handler {
 		rest.ServeHTTP(w, r)
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = s.withSessionCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
 			s.grpc.ServeHTTP(w, r)
 			return

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -26,10 +28,18 @@ import (
 // Dashboard sessions: a browser signs in with an API key once
 // (POST /dashboard/api/session) and then calls the API with a cookie and
 // the session's CSRF token instead of the key.
+//
+// The cookie is Secure and named __Host-creativeops_session (which a
+// browser accepts only from a secure origin, Secure, for Path=/ and
+// without Domain, so no sibling subdomain can set or shadow it) except in
+// plain local development: see cookieSecure. There it is
+// creativeops_session, and only a request that is itself local plaintext
+// may authenticate with that name.
 const (
-	sessionCookie = "creativeops_session"
-	csrfHeader    = "X-CSRF-Token"
-	sessionPath   = "/dashboard/api/session"
+	sessionCookie       = "creativeops_session"
+	secureSessionCookie = "__Host-" + sessionCookie
+	csrfHeader          = "X-CSRF-Token"
+	sessionPath         = "/dashboard/api/session"
 )
 
 // DefaultSignInLimit is how many failed sign-in attempts a client address
@@ -43,7 +53,7 @@ var DefaultSignInLimit = auth.RateLimit{RequestsPerSecond: 10.0 / 60, Burst: 10}
 // of another site cannot make the browser call the API on its user's
 // behalf.
 func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
-	token := sessionToken(md.Get("cookie"))
+	token := sessionToken(md.Get("cookie"), ctx.Value(plainCookieKey{}) != nil)
 	csrf := md.Get(strings.ToLower(csrfHeader))
 	if token == "" || len(csrf) != 1 {
 		return nil, auth.ErrUnauthenticated
@@ -51,26 +61,111 @@ func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Pr
 	return s.keys.AuthenticateSession(ctx, token, csrf[0])
 }
 
-// carriesSession reports whether a request brings what sessionPrincipal
-// needs: the session cookie and a CSRF token.
+// carriesSession reports whether a request may bring what sessionPrincipal
+// needs: a session cookie of either name and a CSRF token (which name the
+// request may use is decided there).
 func carriesSession(r *http.Request) bool {
-	return r.Header.Get(csrfHeader) != "" && cookieToken(r) != ""
+	if r.Header.Get(csrfHeader) == "" {
+		return false
+	}
+	for _, name := range []string{secureSessionCookie, sessionCookie} {
+		if c, err := r.Cookie(name); err == nil && c.Value != "" {
+			return true
+		}
+	}
+	return false
 }
 
-// sessionToken finds the session cookie among Cookie header lines.
-func sessionToken(lines []string) string {
+// sessionToken finds the session cookie among Cookie header lines: the
+// __Host- one, else, when plainOK, the one of local development.
+func sessionToken(lines []string, plainOK bool) string {
+	var plain string
 	for _, line := range lines {
 		cookies, err := http.ParseCookie(line)
 		if err != nil {
 			continue
 		}
 		for _, c := range cookies {
-			if c.Name == sessionCookie {
+			switch {
+			case c.Name == secureSessionCookie && c.Value != "":
 				return c.Value
+			case c.Name == sessionCookie && plain == "":
+				plain = c.Value
 			}
 		}
 	}
+	if plainOK {
+		return plain
+	}
 	return ""
+}
+
+// plainCookieKey marks the context of a request that is local plaintext
+// and carries a creativeops_session cookie, which sessionPrincipal then
+// accepts.
+type plainCookieKey struct{}
+
+// withSessionCookiePolicy marks r with plainCookieKey when that applies.
+// Requests without cookies, the most, pass untouched.
+func (s *Server) withSessionCookiePolicy(r *http.Request) *http.Request {
+	if len(r.Header["Cookie"]) == 0 || s.cookieSecure(r) {
+		return r
+	}
+	if c, err := r.Cookie(sessionCookie); err != nil || c.Value == "" {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), plainCookieKey{}, true))
+}
+
+// cookieSecure reports whether the session cookie of a request is Secure
+// (and __Host- named): always, but in plain local development, where the
+// server serves plaintext, the request's Host is a loopback name or
+// address, and no proxy says the browser's connection is HTTPS. Behind a
+// TLS-terminating proxy a cookie without Secure would go out in the clear
+// with the browser's first http:// request, and that cookie alone yields
+// the CSRF token. The forwarded headers are honoured from anyone: all they
+// can do is make the cookie stricter.
+func (s *Server) cookieSecure(r *http.Request) bool {
+	return r.TLS != nil || s.cfg.TLSCertFile != "" || !loopbackHost(r.Host) || forwardedHTTPS(r.Header)
+}
+
+// loopbackHost reports whether a Host header names this machine:
+// localhost, 127.0.0.0/8 or ::1, with or without a port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// forwardedHTTPS reports whether a proxy says the client's connection is
+// HTTPS: X-Forwarded-Proto: https, or proto=https in Forwarded (RFC 7239),
+// in any element of either.
+func forwardedHTTPS(h http.Header) bool {
+	for _, v := range h.Values("X-Forwarded-Proto") {
+		for p := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(p), "https") {
+				return true
+			}
+		}
+	}
+	for _, v := range h.Values("Forwarded") {
+		for elem := range strings.SplitSeq(v, ",") {
+			for pair := range strings.SplitSeq(elem, ";") {
+				k, val, _ := strings.Cut(strings.TrimSpace(pair), "=")
+				if strings.EqualFold(k, "proto") && strings.EqualFold(strings.Trim(val, `"`), "https") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // sessionBody is the session API's JSON answer.
@@ -171,7 +266,13 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	if ri := requestInfoFrom(r.Context()); ri != nil {
 		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
 	}
-	http.SetCookie(w, s.cookie(r, token, false))
+	secure := s.cookieSecure(r)
+	if c, err := r.Cookie(secureSessionCookie); err == nil && !secure && c.Value != "" {
+		// A __Host- cookie of an earlier session would be read before the
+		// new one: drop it.
+		http.SetCookie(w, s.cookie(true, "", true))
+	}
+	http.SetCookie(w, s.cookie(secure, token, false))
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 }
 
@@ -209,7 +310,7 @@ func decodeSignIn(body io.Reader) (string, *apierror.Error) {
 // the app reads it on every load (a page cannot read the HttpOnly cookie,
 // nor, without CORS, another site this response).
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	token := cookieToken(r)
+	token, _ := s.cookieToken(r)
 	sess, _, err := s.keys.LookupSession(r.Context(), token)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		writeError(w, r, errNoSession.GRPCStatus())
@@ -228,7 +329,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 // signOut ends the session of the cookie; like any call made with a
 // session it needs the CSRF token.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
-	token := cookieToken(r)
+	token, secure := s.cookieToken(r)
 	if _, err := s.keys.AuthenticateSession(r.Context(), token, r.Header.Get(csrfHeader)); err != nil {
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			writeError(w, r, errNoSession.GRPCStatus())
@@ -245,7 +346,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	if ri := requestInfoFrom(r.Context()); ri != nil && sess != nil {
 		ri.keyID = sess.KeyID
 	}
-	http.SetCookie(w, s.cookie(r, "", true))
+	http.SetCookie(w, s.cookie(secure, "", true)) // the cookie signed out, by its name
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -258,20 +359,30 @@ func auditOrigin(r *http.Request) context.Context {
 	return audit.WithCaller(r.Context(), "", o)
 }
 
-func cookieToken(r *http.Request) string {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return ""
+// cookieToken is the request's session token: that of the __Host- cookie,
+// else, in plain local development only, that of creativeops_session;
+// secure tells which.
+func (s *Server) cookieToken(r *http.Request) (token string, secure bool) {
+	if c, err := r.Cookie(secureSessionCookie); err == nil && c.Value != "" {
+		return c.Value, true
 	}
-	return c.Value
+	if s.cookieSecure(r) {
+		return "", false
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return c.Value, false
+	}
+	return "", false
 }
 
 // cookie is the session cookie (or, with clear, its removal): for every
 // path, out of reach of scripts, never sent with a request another site
-// starts, and over TLS only when served over TLS.
-func (s *Server) cookie(r *http.Request, token string, clear bool) *http.Cookie {
-	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil || s.cfg.TLSCertFile != ""}
+// starts, and, secure, over HTTPS only and by its __Host- name.
+func (s *Server) cookie(secure bool, token string, clear bool) *http.Cookie {
+	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}
+	if secure {
+		c.Name, c.Secure = secureSessionCookie, true
+	}
 	if clear {
 		c.MaxAge = -1
 	}

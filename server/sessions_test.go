@@ -67,6 +67,10 @@ func (b *browser) send(srv *testserver.Server, method, path string, body any, cs
 		req.Header.Set("X-CSRF-Token", b.csrf)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -84,16 +88,17 @@ func (b *browser) send(srv *testserver.Server, method, path string, body any, cs
 	return out
 }
 
-// signIn opens a session with key on srv and keeps its cookie and token.
-func signIn(t *testing.T, srv *testserver.Server, key string) (*browser, sessionReply) {
+// signIn opens a session with key on srv and keeps its cookie and token;
+// headers are extra name, value pairs of the sign-in request.
+func signIn(t *testing.T, srv *testserver.Server, key string, headers ...string) (*browser, sessionReply) {
 	t.Helper()
 	b := &browser{t: t, srv: srv}
-	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": key}, false)
+	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": key}, false, headers...)
 	if r.status != http.StatusOK {
 		t.Fatalf("sign in: %d %s", r.status, r.body)
 	}
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == "creativeops_session" {
+		if (c.Name == "creativeops_session" || c.Name == "__Host-creativeops_session") && c.MaxAge >= 0 {
 			b.cookie = &http.Cookie{Name: c.Name, Value: c.Value}
 		}
 	}
@@ -215,6 +220,110 @@ func TestSessionSignInAndOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The session cookie is Secure, by the __Host- name, unless the request is
+// plain local development: plaintext server, loopback Host, and no proxy
+// saying the browser is on HTTPS. Each cookie works only where it would be
+// set, the __Host- one everywhere.
+func TestSessionCookieSecureUnlessLocalPlaintext(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6}
+	}})
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	const public = "dash.example.com"
+	for _, c := range []struct {
+		name    string
+		headers []string
+		secure  bool
+	}{
+		{"127.0.0.1", nil, false},
+		{"localhost", []string{"Host", "localhost:" + port}, false},
+		{"LocalHost, no port", []string{"Host", "LocalHost"}, false},
+		{"::1", []string{"Host", "[::1]:" + port}, false},
+		{"127.0.0.2", []string{"Host", "127.0.0.2:" + port}, false},
+		{"plain proxy hop", []string{"X-Forwarded-Proto", "http"}, false},
+		{"public name", []string{"Host", public}, true},
+		{"public name and port", []string{"Host", public + ":8080"}, true},
+		{"LAN address", []string{"Host", "192.168.1.20:" + port}, true},
+		{"localhost lookalike", []string{"Host", "localhost.example.com"}, true},
+		{"X-Forwarded-Proto https", []string{"X-Forwarded-Proto", "https"}, true},
+		{"X-Forwarded-Proto list", []string{"X-Forwarded-Proto", "http, HTTPS"}, true},
+		{"Forwarded proto=https", []string{"Forwarded", `for=10.0.0.1;proto="https";host=localhost`}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, r := signIn(t, srv, srv.AdminKey, c.headers...)
+			set := (&http.Response{Header: r.header}).Cookies()
+			if len(set) != 1 {
+				t.Fatalf("Set-Cookie: %q, want one cookie", r.header.Values("Set-Cookie"))
+			}
+			ck := set[0]
+			wantName := "creativeops_session"
+			if c.secure {
+				wantName = "__Host-creativeops_session"
+			}
+			if ck.Name != wantName || ck.Secure != c.secure || ck.Path != "/" || ck.Domain != "" || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
+				t.Fatalf("Set-Cookie %q: want %s, Secure %v, Path=/, no Domain, HttpOnly, SameSite=Strict", r.header.Get("Set-Cookie"), wantName, c.secure)
+			}
+			// Where it was set, the cookie works: the session's CSRF token,
+			// REST, Connect.
+			if g := b.send(srv, "GET", "/dashboard/api/session", nil, false, c.headers...); g.status != http.StatusOK || g.json["csrf_token"] != b.csrf {
+				t.Errorf("get session where signed in: %d %s", g.status, g.body)
+			}
+			if g := b.send(srv, "GET", "/v1/creators", nil, true, c.headers...); g.status != http.StatusOK {
+				t.Errorf("REST where signed in: %d %s", g.status, g.body)
+			}
+			if g := b.send(srv, "POST", "/creativeops.v1.CreatorsService/ListCreators", map[string]any{}, true, c.headers...); g.status != http.StatusOK {
+				t.Errorf("Connect where signed in: %d %s", g.status, g.body)
+			}
+			// The plain cookie is refused on a request whose cookie would be
+			// Secure; the __Host- cookie is accepted on any.
+			elsewhere := []string{"Host", public}
+			if c.secure {
+				elsewhere = []string{"Host", "127.0.0.1:" + port}
+			}
+			want := http.StatusUnauthorized
+			if c.secure {
+				want = http.StatusOK
+			}
+			if g := b.send(srv, "GET", "/dashboard/api/session", nil, false, elsewhere...); g.status != want {
+				t.Errorf("get session with %s at Host %s: %d, want %d", ck.Name, elsewhere[1], g.status, want)
+			}
+			if g := b.send(srv, "GET", "/v1/creators", nil, true, elsewhere...); g.status != want {
+				t.Errorf("REST with %s at Host %s: %d, want %d", ck.Name, elsewhere[1], g.status, want)
+			}
+			if g := b.send(srv, "POST", "/creativeops.v1.CreatorsService/ListCreators", map[string]any{}, true, elsewhere...); g.status != want {
+				t.Errorf("Connect with %s at Host %s: %d, want %d", ck.Name, elsewhere[1], g.status, want)
+			}
+			// Sign-out clears the cookie it ended, by its name.
+			d := b.send(srv, "DELETE", "/dashboard/api/session", nil, true, c.headers...)
+			cleared := (&http.Response{Header: d.header}).Cookies()
+			if d.status != http.StatusNoContent || len(cleared) != 1 || cleared[0].Name != wantName || cleared[0].MaxAge >= 0 || cleared[0].Secure != c.secure {
+				t.Errorf("sign-out: %d, Set-Cookie %q", d.status, d.header.Values("Set-Cookie"))
+			}
+		})
+	}
+
+	// The __Host- cookie is read first: a plain cookie beside it, tossed
+	// by a sibling subdomain or left over, does not replace it.
+	t.Run("both names", func(t *testing.T) {
+		b, _ := signIn(t, srv, srv.AdminKey, "Host", public)
+		g := b.send(srv, "GET", "/dashboard/api/session", nil, false, "Host", "localhost:"+port,
+			"Cookie", "creativeops_session=tossed; "+b.cookie.Name+"="+b.cookie.Value)
+		if g.status != http.StatusOK || g.json["csrf_token"] != b.csrf {
+			t.Errorf("both cookies: %d %s", g.status, g.body)
+		}
+		// Signing in locally again drops the older __Host- cookie, which
+		// would otherwise be read before the new one.
+		r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": srv.AdminKey}, false)
+		got := map[string]*http.Cookie{}
+		for _, ck := range (&http.Response{Header: r.header}).Cookies() {
+			got[ck.Name] = ck
+		}
+		if h, p := got["__Host-creativeops_session"], got["creativeops_session"]; r.status != 200 || h == nil || h.MaxAge >= 0 || !h.Secure || p == nil || p.Value == "" {
+			t.Errorf("local sign-in beside a __Host- cookie: %d %q", r.status, r.header.Values("Set-Cookie"))
+		}
+	})
 }
 
 // Sign-in refuses bad keys and bodies with the API's errors, and requests

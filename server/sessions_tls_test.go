@@ -66,7 +66,7 @@ func TestSessionCookieSecureOverTLS(t *testing.T) {
 		t.Fatalf("sign in over TLS: %d", resp.StatusCode)
 	}
 	sc := resp.Header.Get("Set-Cookie")
-	for _, want := range []string{"creativeops_session=", "Path=/", "HttpOnly", "Secure", "SameSite=Strict"} {
+	for _, want := range []string{"__Host-creativeops_session=", "Path=/", "HttpOnly", "Secure", "SameSite=Strict"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("Set-Cookie %q lacks %s", sc, want)
 		}
