@@ -555,6 +555,28 @@ test("sign-out ends the session on the server: the old cookie no longer works", 
   await shot(page, "signin");
 });
 
+test("behind a TLS proxy the session cookie is Secure and __Host- named, and the dashboard works with it", async () => {
+  // The proxy's X-Forwarded-Proto: https on every request; Chromium takes
+  // Secure and __Host- cookies from http://127.0.0.1, a secure context.
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { "x-forwarded-proto": "https" } });
+  const p = await newPage(ctx);
+  await signIn(p, server.apiKey);
+  const cookies = await ctx.cookies();
+  assert.deepEqual(cookies.map((c) => c.name), ["__Host-creativeops_session"]);
+  const [session] = cookies;
+  assert.equal(session.secure, true);
+  assert.equal(session.httpOnly, true);
+  assert.equal(session.sameSite, "Strict");
+  assert.equal(session.path, "/");
+  await p.getByTestId("total-requests").waitFor();
+  await open(p, "Workflows");
+  await p.getByLabel("Vertical").locator('option[value="music"]').waitFor({ state: "attached" });
+  await p.getByRole("button", { name: "Sign out" }).click();
+  await p.getByLabel("API key").waitFor();
+  assert.deepEqual(await ctx.cookies(), [], "sign-out removed the __Host- cookie");
+  await ctx.close();
+});
+
 test("no page logged an error or a CSP violation", () => {
   assert.deepEqual(pageErrors, []);
 });
