@@ -133,12 +133,17 @@ func (s *Server) cookieSecure(r *http.Request) bool {
 // localhost, 127.0.0.0/8 or ::1, with or without a port.
 func loopbackHost(hostport string) bool {
 	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
+	if strings.IndexByte(hostport, ':') >= 0 { // else SplitHostPort's error allocates
+		if h, _, err := net.SplitHostPort(hostport); err == nil {
+			host = h
+		}
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if strings.EqualFold(host, "localhost") {
 		return true
+	}
+	if host == "" || (host[0] < '0' || host[0] > '9') && host[0] != ':' {
+		return false // a name: spares ParseAddr's error, on every public request with a cookie
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
