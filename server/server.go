@@ -363,11 +363,12 @@ func (s *Server) Handler() http.Handler {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
-				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
+				limit, release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
 				if !ok {
 					return
 				}
 				defer release()
+				r.Body = http.MaxBytesReader(w, r.Body, limit)
 			}
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 			return
