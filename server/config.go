@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -80,6 +82,14 @@ type Config struct {
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
 	LogSlow time.Duration
+	// PublicURL is the URL clients reach the service at: the issuer of
+	// OAuth access tokens and the audience they are issued for. Every
+	// replica must have the same. Empty: http://localhost:<port of
+	// HTTPAddr>, fit for one machine only.
+	PublicURL string
+	// OAuthTokenLifetime is the lifetime of access tokens of clients that
+	// do not set their own (default 1 h).
+	OAuthTokenLifetime time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -106,6 +116,7 @@ func DefaultConfig() Config {
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
+		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
 	}
 }
 
@@ -124,6 +135,14 @@ func (cfg Config) withDefaults() Config {
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
 	cfg.LogRequests = cmp.Or(cfg.LogRequests, def.LogRequests)
 	cfg.LogSlow = cmp.Or(cfg.LogSlow, def.LogSlow)
+	cfg.OAuthTokenLifetime = cmp.Or(cfg.OAuthTokenLifetime, def.OAuthTokenLifetime)
+	if cfg.PublicURL == "" {
+		_, port, err := net.SplitHostPort(cfg.HTTPAddr)
+		if err != nil || port == "" || port == "0" {
+			port = "8080"
+		}
+		cfg.PublicURL = "http://localhost:" + port
+	}
 	cfg.ReadHeaderTimeout = cmp.Or(cfg.ReadHeaderTimeout, def.ReadHeaderTimeout)
 	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, def.ReadTimeout)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, def.WriteTimeout)

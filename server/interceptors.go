@@ -95,7 +95,7 @@ func (s *Server) mapErrors(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 var errUnauthenticated = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
-	"missing or invalid API key: send Authorization: Bearer <key>")
+	"missing or invalid API key or access token: send Authorization: Bearer <key or token>")
 
 func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if publicMethods[info.FullMethod] {
@@ -112,7 +112,7 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 	if token == "" {
 		return nil, errUnauthenticated
 	}
-	p, err := s.keys.Authenticate(ctx, token)
+	p, err := s.resolveBearer(ctx, token)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return nil, errUnauthenticated
 	}

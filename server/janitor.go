@@ -8,6 +8,7 @@ import (
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/idempotency"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -16,18 +17,20 @@ import (
 // idempotent. An expired key still in the table is ignored by requests.
 const cleanupEvery = 10 * time.Minute
 
-// janitor deletes what has outlived its use: expired idempotency keys and
-// usage minutes past the analytics retention.
+// janitor deletes what has outlived its use: expired idempotency keys,
+// usage minutes past the analytics retention, and OAuth token revocations
+// and client assertions past their tokens' expiry.
 type janitor struct {
 	store       *storage.Store
 	idempotency *idempotency.Store
+	oauth       *oauth.Service
 	retention   time.Duration // 0 keeps usage forever
 	log         *slog.Logger
 	stop, done  chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, retention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, retention: retention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, oa *oauth.Service, retention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, oauth: oa, retention: retention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -74,8 +77,12 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete usage past retention: %w", err)
 		}
 	}
-	if keys > 0 || minutes > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes)
+	oauthRows, err := j.oauth.PurgeExpired(ctx)
+	if err != nil {
+		return err
+	}
+	if keys > 0 || minutes > 0 || oauthRows > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes, "oauth_rows", oauthRows)
 	}
 	return nil
 }

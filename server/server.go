@@ -34,6 +34,7 @@ import (
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
@@ -56,6 +57,7 @@ type Server struct {
 
 	store       *storage.Store
 	keys        *auth.Store
+	oauth       *oauth.Service
 	validator   protovalidate.Validator
 	workers     queueWorkers
 	registry    *ipreg.Registry
@@ -182,6 +184,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
+	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
+		return nil, err
+	}
+	stopOAuth, err := s.oauth.Start(ctx, auth.DefaultKeyPollInterval)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	s.hold("OAuth state", func(context.Context) error { stopOAuth(); return nil })
 	creatorsSvc := creators.NewService(store, emitter)
 	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks)
 	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
@@ -201,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, cfg.AnalyticsRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.oauth, cfg.AnalyticsRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -337,6 +347,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
+	s.oauth.Register(mux)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -176,6 +176,8 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(durationValue{p: &cfg.ReadTimeout}, "read-timeout", "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
 	fs.env(durationValue{p: &cfg.WriteTimeout}, "write-timeout", "time from a request's headers to the end of its response")
 	fs.env(durationValue{p: &cfg.IdleTimeout}, "idle-timeout", "how long a connection with no request in flight stays open")
+	fs.env(textValue{&cfg.PublicURL, publicURL}, "public-url", "URL clients reach the service at: the OAuth token issuer, the same on every replica (empty: http://localhost:<port>)")
+	fs.env(tokenLifetime{durationValue{p: &cfg.OAuthTokenLifetime}}, "oauth-token-lifetime", "lifetime of OAuth access tokens of clients that set none (1m to 24h)")
 	if err := fs.parse(args, stdout); err != nil {
 		return cfg, "", err
 	}
