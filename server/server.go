@@ -239,6 +239,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
 		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc})
 		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
+		creativeopsv1.RegisterOAuthClientsServiceServer(reg, &oauthClientsService{oauth: s.oauth})
 		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{runner: runner})
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
@@ -309,6 +310,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 		},
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterKeysServiceHandlerClient(ctx, m, creativeopsv1.NewKeysServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterOAuthClientsServiceHandlerClient(ctx, m, creativeopsv1.NewOAuthClientsServiceClient(c))
 		},
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterEngineServiceHandlerClient(ctx, m, creativeopsv1.NewEngineServiceClient(c))

@@ -66,6 +66,7 @@ export async function startServer() {
       "--allow-insecure-webhooks",
       "--log-format", "text",
       "--webhook-retry-schedule", "0s,1s,1s",
+      "--public-url", baseUrl,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
