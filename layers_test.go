@@ -16,6 +16,7 @@ var layer = map[string]string{
 	"server":              "transport",
 	"server/wire":         "transport",
 	"analytics":           "domain",
+	"audit":               "domain",
 	"auth":                "domain",
 	"creators":            "domain",
 	"engine":              "domain",

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/keyepoch"
@@ -140,8 +141,8 @@ func (s *Store) CreateKey(ctx context.Context, p NewKeyParams) (*Key, string, er
 	return toKey(k), secret, nil
 }
 
-// createKey inserts a key with the given secret inside the caller's
-// transaction (see change).
+// createKey inserts a key with the given secret, and its audit entry,
+// inside the caller's transaction (see change).
 func createKey(ctx context.Context, tx *ent.Client, p NewKeyParams, secret string) (*ent.APIKey, error) {
 	c := tx.APIKey.Create().
 		SetID(ids.New(ids.Key)).
@@ -154,7 +155,22 @@ func createKey(ctx context.Context, tx *ent.Client, p NewKeyParams, secret strin
 	if p.RateLimit != nil {
 		c.SetRateLimitRps(p.RateLimit.RequestsPerSecond).SetRateLimitBurst(p.RateLimit.Burst)
 	}
-	return c.Save(ctx)
+	k, err := c.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	details := map[string]string{"name": k.Name, "scopes": audit.Scopes(k.Scopes)}
+	if k.ExpiresAt != nil {
+		details["expires_at"] = k.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	if p.RateLimit != nil {
+		details["rate_limit"] = fmt.Sprintf("%g/s burst %d", p.RateLimit.RequestsPerSecond, p.RateLimit.Burst)
+	}
+	err = audit.Record(ctx, tx, audit.Entry{
+		OrganizationID: k.OrganizationID, Action: audit.KeyCreated,
+		TargetType: audit.TargetKey, TargetID: k.ID, Details: details,
+	})
+	return k, err
 }
 
 // DefaultOrganization is the organization a new installation starts with.
@@ -185,6 +201,13 @@ func (s *Store) Bootstrap(ctx context.Context, keep func(secret string) error) (
 			return ErrBootstrapped
 		}
 		org, err := tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName(DefaultOrganization).Save(ctx)
+		if err != nil {
+			return err
+		}
+		err = audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: org.ID, Action: audit.OrganizationCreated,
+			TargetType: audit.TargetOrganization, TargetID: org.ID, Details: map[string]string{"name": org.Name},
+		})
 		if err != nil {
 			return err
 		}
@@ -313,8 +336,16 @@ func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, 
 			if err != nil || n == 0 {
 				return err // n == 0: rotated or revoked meanwhile, read it again
 			}
-			rotated, err = tx.APIKey.Get(ctx, k.ID)
-			return err
+			if rotated, err = tx.APIKey.Get(ctx, k.ID); err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx, audit.Entry{
+				OrganizationID: orgID, Action: audit.KeyRotated, TargetType: audit.TargetKey, TargetID: k.ID,
+				Details: map[string]string{
+					"name": k.Name, "grace_period": grace.String(),
+					"previous_expires_at": expires.Format(time.RFC3339),
+				},
+			})
 		})
 		if err != nil {
 			return nil, "", err
@@ -351,7 +382,10 @@ func (s *Store) RevokeKey(ctx context.Context, by *Principal, orgID, id string) 
 		if n == 0 {
 			return ErrNoSuchKey
 		}
-		return nil
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.KeyRevoked, TargetType: audit.TargetKey, TargetID: id,
+			Details: map[string]string{"name": k.Name, "scopes": audit.Scopes(k.Scopes)},
+		})
 	})
 }
 

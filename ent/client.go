@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/creativeops/creativeops/ent/apikey"
+	"github.com/creativeops/creativeops/ent/auditevent"
 	"github.com/creativeops/creativeops/ent/creator"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
@@ -45,6 +46,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
 	// Creator is the client for interacting with the Creator builders.
 	Creator *CreatorClient
 	// Delivery is the client for interacting with the Delivery builders.
@@ -93,6 +96,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Creator = NewCreatorClient(c.config)
 	c.Delivery = NewDeliveryClient(c.config)
 	c.DeliveryAttempt = NewDeliveryAttemptClient(c.config)
@@ -204,6 +208,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:             ctx,
 		config:          cfg,
 		APIKey:          NewAPIKeyClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
 		Creator:         NewCreatorClient(cfg),
 		Delivery:        NewDeliveryClient(cfg),
 		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
@@ -242,6 +247,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:             ctx,
 		config:          cfg,
 		APIKey:          NewAPIKeyClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
 		Creator:         NewCreatorClient(cfg),
 		Delivery:        NewDeliveryClient(cfg),
 		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
@@ -289,10 +295,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event, c.IPRecord,
-		c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState, c.OAuthAssertion,
-		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization,
-		c.SigningKey, c.UsageMinute, c.Webhook,
+		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
+		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
+		c.Organization, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -302,10 +308,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event, c.IPRecord,
-		c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState, c.OAuthAssertion,
-		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization,
-		c.SigningKey, c.UsageMinute, c.Webhook,
+		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
+		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
+		c.Organization, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -316,6 +322,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AuditEventMutation:
+		return c.AuditEvent.mutate(ctx, m)
 	case *CreatorMutation:
 		return c.Creator.mutate(ctx, m)
 	case *DeliveryMutation:
@@ -503,6 +511,139 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AuditEventClient is a client for the AuditEvent schema.
+type AuditEventClient struct {
+	config
+}
+
+// NewAuditEventClient returns a client for the AuditEvent from the given config.
+func NewAuditEventClient(c config) *AuditEventClient {
+	return &AuditEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditevent.Hooks(f(g(h())))`.
+func (c *AuditEventClient) Use(hooks ...Hook) {
+	c.hooks.AuditEvent = append(c.hooks.AuditEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditevent.Intercept(f(g(h())))`.
+func (c *AuditEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditEvent = append(c.inters.AuditEvent, interceptors...)
+}
+
+// Create returns a builder for creating a AuditEvent entity.
+func (c *AuditEventClient) Create() *AuditEventCreate {
+	mutation := newAuditEventMutation(c.config, OpCreate)
+	return &AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditEvent entities.
+func (c *AuditEventClient) CreateBulk(builders ...*AuditEventCreate) *AuditEventCreateBulk {
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditEventClient) MapCreateBulk(slice any, setFunc func(*AuditEventCreate, int)) *AuditEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditEventCreateBulk{err: fmt.Errorf("calling to AuditEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditEvent.
+func (c *AuditEventClient) Update() *AuditEventUpdate {
+	mutation := newAuditEventMutation(c.config, OpUpdate)
+	return &AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditEventClient) UpdateOne(_m *AuditEvent) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEvent(_m))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditEventClient) UpdateOneID(id string) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEventID(id))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditEvent.
+func (c *AuditEventClient) Delete() *AuditEventDelete {
+	mutation := newAuditEventMutation(c.config, OpDelete)
+	return &AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditEventClient) DeleteOne(_m *AuditEvent) *AuditEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditEventClient) DeleteOneID(id string) *AuditEventDeleteOne {
+	builder := c.Delete().Where(auditevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditEventDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditEvent.
+func (c *AuditEventClient) Query() *AuditEventQuery {
+	return &AuditEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditEvent entity by its id.
+func (c *AuditEventClient) Get(ctx context.Context, id string) (*AuditEvent, error) {
+	return c.Query().Where(auditevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditEventClient) GetX(ctx context.Context, id string) *AuditEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AuditEventClient) Hooks() []Hook {
+	return c.hooks.AuditEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditEventClient) Interceptors() []Interceptor {
+	return c.inters.AuditEvent
+}
+
+func (c *AuditEventClient) mutate(ctx context.Context, m *AuditEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -2951,14 +3092,15 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Creator, Delivery, DeliveryAttempt, Event, IPRecord, IdempotencyKey,
-		Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
-		OAuthSigningKey, Organization, SigningKey, UsageMinute, Webhook []ent.Hook
+		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, SigningKey, UsageMinute,
+		Webhook []ent.Hook
 	}
 	inters struct {
-		APIKey, Creator, Delivery, DeliveryAttempt, Event, IPRecord, IdempotencyKey,
-		Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
-		OAuthSigningKey, Organization, SigningKey, UsageMinute,
+		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, SigningKey, UsageMinute,
 		Webhook []ent.Interceptor
 	}
 )

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/creativeops/creativeops/ent/apikey"
+	"github.com/creativeops/creativeops/ent/auditevent"
 	"github.com/creativeops/creativeops/ent/creator"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
@@ -92,6 +93,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:          apikey.ValidColumn,
+			auditevent.Table:      auditevent.ValidColumn,
 			creator.Table:         creator.ValidColumn,
 			delivery.Table:        delivery.ValidColumn,
 			deliveryattempt.Table: deliveryattempt.ValidColumn,

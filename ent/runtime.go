@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/ent/apikey"
+	"github.com/creativeops/creativeops/ent/auditevent"
 	"github.com/creativeops/creativeops/ent/creator"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/event"
@@ -59,6 +60,71 @@ func init() {
 	// apikey.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	apikey.IDValidator = func() func(string) error {
 		validators := apikeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	auditeventMixin := schema.AuditEvent{}.Mixin()
+	auditeventMixinFields0 := auditeventMixin[0].Fields()
+	_ = auditeventMixinFields0
+	auditeventFields := schema.AuditEvent{}.Fields()
+	_ = auditeventFields
+	// auditeventDescActor is the schema descriptor for actor field.
+	auditeventDescActor := auditeventFields[1].Descriptor()
+	// auditevent.ActorValidator is a validator for the "actor" field. It is called by the builders before save.
+	auditevent.ActorValidator = auditeventDescActor.Validators[0].(func(string) error)
+	// auditeventDescAction is the schema descriptor for action field.
+	auditeventDescAction := auditeventFields[2].Descriptor()
+	// auditevent.ActionValidator is a validator for the "action" field. It is called by the builders before save.
+	auditevent.ActionValidator = auditeventDescAction.Validators[0].(func(string) error)
+	// auditeventDescTargetType is the schema descriptor for target_type field.
+	auditeventDescTargetType := auditeventFields[3].Descriptor()
+	// auditevent.TargetTypeValidator is a validator for the "target_type" field. It is called by the builders before save.
+	auditevent.TargetTypeValidator = auditeventDescTargetType.Validators[0].(func(string) error)
+	// auditeventDescTargetID is the schema descriptor for target_id field.
+	auditeventDescTargetID := auditeventFields[4].Descriptor()
+	// auditevent.TargetIDValidator is a validator for the "target_id" field. It is called by the builders before save.
+	auditevent.TargetIDValidator = auditeventDescTargetID.Validators[0].(func(string) error)
+	// auditeventDescClientIP is the schema descriptor for client_ip field.
+	auditeventDescClientIP := auditeventFields[5].Descriptor()
+	// auditevent.DefaultClientIP holds the default value on creation for the client_ip field.
+	auditevent.DefaultClientIP = auditeventDescClientIP.Default.(string)
+	// auditevent.ClientIPValidator is a validator for the "client_ip" field. It is called by the builders before save.
+	auditevent.ClientIPValidator = auditeventDescClientIP.Validators[0].(func(string) error)
+	// auditeventDescUserAgent is the schema descriptor for user_agent field.
+	auditeventDescUserAgent := auditeventFields[6].Descriptor()
+	// auditevent.DefaultUserAgent holds the default value on creation for the user_agent field.
+	auditevent.DefaultUserAgent = auditeventDescUserAgent.Default.(string)
+	// auditevent.UserAgentValidator is a validator for the "user_agent" field. It is called by the builders before save.
+	auditevent.UserAgentValidator = auditeventDescUserAgent.Validators[0].(func(string) error)
+	// auditeventDescRequestID is the schema descriptor for request_id field.
+	auditeventDescRequestID := auditeventFields[7].Descriptor()
+	// auditevent.DefaultRequestID holds the default value on creation for the request_id field.
+	auditevent.DefaultRequestID = auditeventDescRequestID.Default.(string)
+	// auditevent.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	auditevent.RequestIDValidator = auditeventDescRequestID.Validators[0].(func(string) error)
+	// auditeventDescTransport is the schema descriptor for transport field.
+	auditeventDescTransport := auditeventFields[8].Descriptor()
+	// auditevent.TransportValidator is a validator for the "transport" field. It is called by the builders before save.
+	auditevent.TransportValidator = auditeventDescTransport.Validators[0].(func(string) error)
+	// auditeventDescCreatedAt is the schema descriptor for created_at field.
+	auditeventDescCreatedAt := auditeventFields[10].Descriptor()
+	// auditevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	auditevent.DefaultCreatedAt = auditeventDescCreatedAt.Default.(func() time.Time)
+	// auditeventDescID is the schema descriptor for id field.
+	auditeventDescID := auditeventMixinFields0[0].Descriptor()
+	// auditevent.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	auditevent.IDValidator = func() func(string) error {
+		validators := auditeventDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

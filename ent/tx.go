@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
 	// Creator is the client for interacting with the Creator builders.
 	Creator *CreatorClient
 	// Delivery is the client for interacting with the Delivery builders.
@@ -184,6 +186,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Creator = NewCreatorClient(tx.config)
 	tx.Delivery = NewDeliveryClient(tx.config)
 	tx.DeliveryAttempt = NewDeliveryAttemptClient(tx.config)

@@ -19,6 +19,7 @@ const (
 	Delivery     = "whd"
 	Key          = "key"
 	Organization = "org"
+	AuditEvent   = "aud"
 )
 
 // New returns "<prefix>_<ulid>".

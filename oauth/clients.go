@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/oauthclient"
@@ -194,7 +195,20 @@ func (s *Service) CreateClient(ctx context.Context, p NewClientParams) (*Client,
 			SetJwks(p.JWKS).
 			SetJwksURI(p.JWKSURI).
 			Save(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		details := map[string]string{"name": row.Name, "scopes": audit.Scopes(row.Scopes), "lifetime": lifetime.String(), "auth_methods": "client_secret"}
+		if p.JWKS != "" || p.JWKSURI != "" {
+			details["auth_methods"] = "client_secret,private_key_jwt"
+		}
+		if p.JWKSURI != "" {
+			details["jwks_uri"] = p.JWKSURI
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: row.OrganizationID, Action: audit.OAuthClientCreated,
+			TargetType: audit.TargetOAuthClient, TargetID: row.ID, Details: details,
+		})
 	})
 	if err != nil {
 		return nil, "", err
@@ -266,10 +280,15 @@ func (s *Service) RotateClient(ctx context.Context, by *auth.Principal, orgID, i
 			}
 			var err error
 			if n, err = u.Save(ctx); err != nil || n == 0 {
+				return err // n == 0: rotated or revoked meanwhile, read it again
+			}
+			if row, err = tx.OAuthClient.Get(ctx, id); err != nil {
 				return err
 			}
-			row, err = tx.OAuthClient.Get(ctx, id)
-			return err
+			return audit.Record(ctx, tx, audit.Entry{
+				OrganizationID: orgID, Action: audit.OAuthClientRotated, TargetType: audit.TargetOAuthClient, TargetID: id,
+				Details: map[string]string{"name": c.Name, "grace_period": grace.String()},
+			})
 		})
 		if err != nil {
 			return nil, "", err
@@ -295,7 +314,17 @@ func (s *Service) RevokeClient(ctx context.Context, by *auth.Principal, orgID, i
 		return err
 	}
 	return s.change(ctx, func(tx *ent.Client) error {
-		return tx.OAuthClient.UpdateOneID(id).SetRevokedAt(s.now()).Exec(ctx)
+		n, err := tx.OAuthClient.Update().Where(oauthclient.ID(id), oauthclient.RevokedAtIsNil()).SetRevokedAt(s.now()).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNoSuchClient // revoked meanwhile
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.OAuthClientDeleted, TargetType: audit.TargetOAuthClient, TargetID: id,
+			Details: map[string]string{"name": c.Name},
+		})
 	})
 }
 

@@ -29,6 +29,8 @@ type requestInfo struct {
 	keyID    string
 	orgID    string
 	grpcCode codes.Code
+	// clientIP and userAgent of REST requests, for the audit log.
+	clientIP, userAgent string
 }
 
 type requestInfoKey struct{}
@@ -96,7 +98,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id")}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: hostOf(r.RemoteAddr), userAgent: r.UserAgent()}
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}

@@ -132,7 +132,7 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 		e.Metadata = map[string]string{"scope": scope}
 		return nil, e
 	}
-	return handler(auth.WithPrincipal(ctx, p), req)
+	return handler(withAuditContext(auth.WithPrincipal(ctx, p), p.KeyID), req)
 }
 
 func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

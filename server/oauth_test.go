@@ -238,3 +238,43 @@ func TestOAuthTokenLifecycle(t *testing.T) {
 		t.Fatalf("jwks: %+v", set)
 	}
 }
+
+// TestOAuthClientsAudited: creating, rotating and deleting a client are in
+// the audit log, by the key that did it, never with the secret.
+func TestOAuthClientsAudited(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	r := s.Do(t, "POST", "/v1/oauth/clients", s.AdminKey, map[string]any{"name": "erp", "scopes": []string{"creators:read"}})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	id, secret := r.JSON["id"].(string), r.JSON["secret"].(string)
+	r = s.Do(t, "POST", "/v1/oauth/clients/"+id+":rotate", s.AdminKey, map[string]any{"grace_period": "60s"})
+	if r.Status != 200 {
+		t.Fatalf("rotate: %d %s", r.Status, r.Body)
+	}
+	rotated := r.JSON["secret"].(string)
+	if r := s.Do(t, "DELETE", "/v1/oauth/clients/"+id, s.AdminKey, nil); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	r = s.Do(t, "GET", "/v1/audit-events?target_id="+id, s.AdminKey, nil)
+	if r.Status != 200 {
+		t.Fatalf("audit: %d %s", r.Status, r.Body)
+	}
+	var actions []string
+	for _, e := range r.JSON["audit_events"].([]any) {
+		ev := e.(map[string]any)
+		actions = append(actions, ev["action"].(string))
+		if ev["target_type"] != "oauth_client" || !strings.HasPrefix(ev["actor"].(string), "key_") {
+			t.Errorf("event %v", ev)
+		}
+	}
+	if strings.Join(actions, " ") != "oauth_client.deleted oauth_client.rotated oauth_client.created" {
+		t.Fatalf("audited actions %v", actions)
+	}
+	if strings.Contains(string(r.Body), secret) || strings.Contains(string(r.Body), rotated) {
+		t.Fatal("a client secret is in the audit log")
+	}
+	if r := s.Do(t, "GET", "/v1/audit-events?action=oauth_client.created", s.AdminKey, nil); r.Status != 200 || len(r.JSON["audit_events"].([]any)) != 1 {
+		t.Fatalf("filter by oauth_client.created: %d %s", r.Status, r.Body)
+	}
+}

@@ -244,6 +244,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
+		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -326,6 +327,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))
 		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterAuditServiceHandlerClient(ctx, m, creativeopsv1.NewAuditServiceClient(c))
+		},
 	} {
 		if err := register(ctx, gw, conn); err != nil {
 			return nil, err
@@ -360,7 +364,7 @@ func (s *Server) Handler() http.Handler {
 			s.grpc.ServeHTTP(w, r)
 		case isRPCPath(r.URL.Path):
 			asConnectCall(r)
-			s.rpcWeb.ServeHTTP(w, r)
+			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 		default:
 			rest.ServeHTTP(w, r)
 		}

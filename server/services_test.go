@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
@@ -424,6 +425,58 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			name: "usage needs analytics:read", key: e.readOnly, method: "/creativeops.v1.AnalyticsService/GetUsage", resp: msg(&creativeopsv1.UsageReport{}),
 			req: &creativeopsv1.GetUsageRequest{}, httpMethod: "GET", path: "/v1/analytics/usage",
 			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
+
+		// Audit log (after the key cases: the rotation above is recorded
+		// with this transport as its origin).
+		{
+			name: "list audit events", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req:        &creativeopsv1.ListAuditEventsRequest{Action: "key.rotated", TargetId: fx.keyToRotate},
+			httpMethod: "GET", path: "/v1/audit-events?action=key.rotated&target_id=" + fx.keyToRotate,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				evs, _ := b["audit_events"].([]any)
+				if len(evs) != 1 {
+					t.Fatalf("want the one rotation of %s: %v", fx.keyToRotate, b)
+				}
+				ev := evs[0].(map[string]any)
+				origin, _ := ev["origin"].(map[string]any)
+				if actor, _ := ev["actor"].(string); !strings.HasPrefix(actor, "key_") || ev["target_type"] != "api_key" ||
+					origin["transport"] != transport || origin["client_ip"] != "127.0.0.1" || origin["request_id"] == "" {
+					t.Errorf("rotation recorded with the wrong actor, target or origin: %v", ev)
+				}
+			},
+		},
+		{
+			name: "audit events need keys:admin", key: e.readOnly, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req: &creativeopsv1.ListAuditEventsRequest{}, httpMethod: "GET", path: "/v1/audit-events",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
+		{
+			name: "audit events of another organization", key: e.otherOrg, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req: &creativeopsv1.ListAuditEventsRequest{TargetId: fx.keyToRotate}, httpMethod: "GET", path: "/v1/audit-events?target_id=" + fx.keyToRotate,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if evs, _ := b["audit_events"].([]any); len(evs) != 0 {
+					t.Errorf("another organization sees %d audit events of this one: %v", len(evs), b)
+				}
+			},
+		},
+		{
+			name: "audit events with an unknown action", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req: &creativeopsv1.ListAuditEventsRequest{Action: "key.stolen"}, httpMethod: "GET", path: "/v1/audit-events?action=key.stolen",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"action"},
+		},
+		{
+			name: "audit events with a forged page token", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req: &creativeopsv1.ListAuditEventsRequest{PageToken: "djI6YXVkXzAxOmZvcmdlZA"}, httpMethod: "GET", path: "/v1/audit-events?page_token=djI6YXVkXzAxOmZvcmdlZA",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantReason: "INVALID_PAGE_TOKEN", wantFields: []string{"page_token"},
+		},
+		{
+			name: "audit events with to before from", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req:        &creativeopsv1.ListAuditEventsRequest{From: timestamppb.New(now), To: timestamppb.New(now.Add(-time.Hour))},
+			httpMethod: "GET", path: "/v1/audit-events?from=" + now.Format(time.RFC3339) + "&to=" + from,
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"to"},
 		},
 	}
 }

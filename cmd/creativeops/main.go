@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
@@ -270,7 +272,18 @@ func orgsCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	o, err := st.Ent.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx)
+	var o *ent.Organization
+	ctx = audit.CLI(ctx)
+	err = st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		var err error
+		if o, err = tx.Organization.Create().SetID(ids.New(ids.Organization)).SetName(name).Save(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: o.ID, Action: audit.OrganizationCreated,
+			TargetType: audit.TargetOrganization, TargetID: o.ID, Details: map[string]string{"name": name},
+		})
+	})
 	if ent.IsConstraintError(err) {
 		return fmt.Errorf("organization %q already exists", name)
 	}
@@ -362,7 +375,7 @@ func keysCreate(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(ctx, auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
+	_, secret, err := (&auth.Store{Ent: st.Ent}).CreateKey(audit.CLI(ctx), auth.NewKeyParams{OrganizationID: o.ID, Name: *name, Scopes: scopes})
 	if err != nil {
 		return err
 	}
@@ -413,7 +426,7 @@ func keysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(ctx, nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
+	if err := (&auth.Store{Ent: st.Ent}).RevokeKey(audit.CLI(ctx), nil, o.ID, *id); errors.Is(err, auth.ErrNoSuchKey) {
 		return fmt.Errorf("no active key %s in organization %q", *id, *org)
 	} else if err != nil {
 		return err

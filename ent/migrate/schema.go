@@ -47,6 +47,54 @@ var (
 			},
 		},
 	}
+	// AuditEventsColumns holds the columns for the "audit_events" table.
+	AuditEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "actor", Type: field.TypeString, Size: 200},
+		{Name: "action", Type: field.TypeString, Size: 64},
+		{Name: "target_type", Type: field.TypeString, Size: 64},
+		{Name: "target_id", Type: field.TypeString, Size: 200},
+		{Name: "client_ip", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "user_agent", Type: field.TypeString, Size: 512, Default: ""},
+		{Name: "request_id", Type: field.TypeString, Size: 128, Default: ""},
+		{Name: "transport", Type: field.TypeString, Size: 16},
+		{Name: "details", Type: field.TypeJSON, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// AuditEventsTable holds the schema information for the "audit_events" table.
+	AuditEventsTable = &schema.Table{
+		Name:       "audit_events",
+		Columns:    AuditEventsColumns,
+		PrimaryKey: []*schema.Column{AuditEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditevent_organization_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_organization_id_action_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1], AuditEventsColumns[3], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_organization_id_actor_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1], AuditEventsColumns[2], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_organization_id_target_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1], AuditEventsColumns[5], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[11]},
+			},
+		},
+	}
 	// CreatorsColumns holds the columns for the "creators" table.
 	CreatorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -515,6 +563,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		AuditEventsTable,
 		CreatorsTable,
 		DeliveriesTable,
 		DeliveryAttemptsTable,

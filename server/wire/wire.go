@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/creators"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
@@ -94,6 +95,28 @@ func Key(k *auth.Key) *creativeopsv1.APIKey {
 		out.RateLimit = &creativeopsv1.RateLimit{RequestsPerSecond: k.RateLimit.RequestsPerSecond, Burst: int32(k.RateLimit.Burst)}
 	}
 	return out
+}
+
+// AuditEvent renders an audit log entry.
+func AuditEvent(e *audit.Event) *creativeopsv1.AuditEvent {
+	details := e.Details
+	if details == nil {
+		details = map[string]string{}
+	}
+	return &creativeopsv1.AuditEvent{
+		Id:             e.ID,
+		OrganizationId: e.OrganizationID,
+		Actor:          e.Actor,
+		Action:         string(e.Action),
+		TargetType:     e.TargetType,
+		TargetId:       e.TargetID,
+		Origin: &creativeopsv1.AuditOrigin{
+			ClientIp: e.Origin.ClientIP, UserAgent: e.Origin.UserAgent,
+			RequestId: e.Origin.RequestID, Transport: e.Origin.Transport,
+		},
+		Details:   details,
+		CreatedAt: timestamppb.New(e.CreatedAt),
+	}
 }
 
 // Job renders a job.

@@ -18,6 +18,7 @@ export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 export type { VerifyWebhookOptions, WebhookEvent } from "./webhooks.js";
 export { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 export * from "./gen/creativeops/v1/analytics_pb.js";
+export * from "./gen/creativeops/v1/audit_pb.js";
 export * from "./gen/creativeops/v1/creators_pb.js";
 export * from "./gen/creativeops/v1/engine_pb.js";
 export * from "./gen/creativeops/v1/ip_pb.js";

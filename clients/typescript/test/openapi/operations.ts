@@ -109,6 +109,13 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   op("KeysService_RevokeKey");
   check(revoked.response.status === 204, `revoke: ${revoked.response.status}`);
 
+  // Audit log: the rotation above is recorded, by this key, over REST
+  const audit = must(
+    op("AuditService_ListAuditEvents"),
+    await api.GET("/v1/audit-events", { params: { query: { action: "key.rotated", target_id: key.id } } }),
+  );
+  check(audit.audit_events.length === 1 && audit.audit_events[0]?.origin.transport === "rest", "rotation audited");
+
   // OAuth clients
   const oc = must(
     op("OAuthClientsService_CreateOAuthClient"),

@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists audit events, newest first
+         * @description Lists audit events, newest first.
+         */
+        get: operations["AuditService_ListAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/creators": {
         parameters: {
             query?: never;
@@ -630,6 +650,45 @@ export interface components {
              */
             secret?: string;
         };
+        AuditEvent: {
+            /**
+             * @description key.created, key.rotated, key.revoked, webhook.created,
+             *      webhook.deleted, organization.created, oauth_client.created,
+             *      oauth_client.rotated or oauth_client.deleted.
+             */
+            action: string;
+            /**
+             * @description The API key that made the change ("key_..."), "cli:<os user>" for the
+             *      creativeops command, or "system".
+             */
+            actor: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description What changed (a key's name and scopes, a webhook's URL); never a secret. */
+            details: {
+                [key: string]: string;
+            };
+            /** @description "aud_" followed by a ULID. */
+            id: string;
+            organization_id: string;
+            origin: components["schemas"]["AuditOrigin"];
+            target_id: string;
+            /** @description api_key, webhook, organization or oauth_client. */
+            target_type: string;
+        };
+        /** @description Where a change came from. */
+        AuditOrigin: {
+            /** @description The address of the client's connection; empty for the command line. */
+            client_ip: string;
+            /** @description The request's id (the X-Request-Id response header). */
+            request_id: string;
+            /**
+             * @description rest, grpc, connect, grpc-web, cli (the creativeops command) or system
+             *      (the service itself, e.g. the first start's bootstrap key).
+             */
+            transport: string;
+            user_agent: string;
+        };
         CancelJobRequest: {
             id: string;
         };
@@ -894,6 +953,10 @@ export interface components {
             failed: string;
             processing: string;
             queued: string;
+        };
+        ListAuditEventsResponse: {
+            audit_events: components["schemas"]["AuditEvent"][];
+            next_page_token: string;
         };
         ListCatalogResponse: {
             next_page_token: string;
@@ -1200,6 +1263,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuditService_ListAuditEvents: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_token?: string;
+                /** @description Only events of this action. */
+                action?: string;
+                /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
+                actor?: string;
+                /** @description Only changes to this resource (a key or webhook id). */
+                target_id?: string;
+                /** @description Only events at or after this time. */
+                from?: string;
+                /** @description Only events before this time. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAuditEventsResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,365 @@
+// Package audit keeps the audit log: one entry per security-relevant change
+// (API keys, webhooks, master keys, IP registry keys), saying who made it,
+// what it was, when, and from where.
+//
+// # Recording
+//
+// An entry is written with Record inside the transaction of the change it
+// describes, so a change never commits without its entry and an entry never
+// exists for a change that rolled back:
+//
+//	err := store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+//		if err := tx.Webhook.Create()...Exec(ctx); err != nil {
+//			return err
+//		}
+//		return audit.Record(ctx, tx, audit.Entry{
+//			OrganizationID: orgID, Action: audit.WebhookCreated,
+//			TargetType: "webhook", TargetID: id,
+//			Details: map[string]string{"url": url},
+//		})
+//	})
+//
+// Who and from where come from the context: the server puts the calling
+// key's id and the request's Origin there (WithCaller) before any service
+// method runs, and the command line its operator (CLI). A change made by the service itself (the first start's
+// bootstrap key) is recorded with the actor "system".
+//
+// A new kind of change needs a constant below (actions are a closed set,
+// dotted "<resource>.<past tense>") and its name in Actions.
+//
+// # Never a secret
+//
+// Details are a small map of strings describing the change (a key's name
+// and scopes, a webhook's URL): Record refuses a detail whose name says it
+// holds a secret (secret, password, token, hash, ...) or whose value looks
+// like one of the service's secrets (co_live_..., whsec_...), and bounds
+// their number and size. Secrets, their hashes and sealed forms are never
+// passed to it.
+//
+// # Retention
+//
+// Entries are kept for a configurable period, 365 days by default
+// (DefaultRetention); the server's clean-up deletes older ones (DeleteBefore).
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/user"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/auditevent"
+	"github.com/creativeops/creativeops/ids"
+)
+
+// Action names a kind of recorded change.
+type Action string
+
+// The recorded actions.
+const (
+	// KeyCreated: an API key was created (through the API, the command line,
+	// or the first start's bootstrap).
+	KeyCreated Action = "key.created"
+	// KeyRotated: a key got a new secret; the old one works for a grace period.
+	KeyRotated Action = "key.rotated"
+	// KeyRevoked: a key was revoked.
+	KeyRevoked Action = "key.revoked"
+	// WebhookCreated: a webhook (and its signing secret) was registered.
+	WebhookCreated Action = "webhook.created"
+	// WebhookDeleted: a webhook was deleted.
+	WebhookDeleted Action = "webhook.deleted"
+	// OrganizationCreated: an organization was created (command line or bootstrap).
+	OrganizationCreated Action = "organization.created"
+	// SecretsResealed: every secret at rest was sealed again under the newest
+	// master key (creativeops secrets rotate). Installation-wide.
+	SecretsResealed Action = "secrets.resealed"
+	// IPKeysRotated: the IP registry's signing keys were retired and a new
+	// log started (creativeops ip rotate-keys). Installation-wide.
+	IPKeysRotated Action = "ip.keys_rotated"
+	// OAuthClientCreated: an OAuth client was created.
+	OAuthClientCreated Action = "oauth_client.created"
+	// OAuthClientRotated: an OAuth client got a new secret; the old one
+	// works for a grace period.
+	OAuthClientRotated Action = "oauth_client.rotated"
+	// OAuthClientDeleted: an OAuth client was revoked, and its tokens with it.
+	OAuthClientDeleted Action = "oauth_client.deleted"
+)
+
+// Actions lists every action, for validation and documentation.
+var Actions = []Action{
+	KeyCreated, KeyRotated, KeyRevoked,
+	WebhookCreated, WebhookDeleted,
+	OrganizationCreated, SecretsResealed, IPKeysRotated,
+	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,
+}
+
+// Valid reports whether a is one of Actions.
+func (a Action) Valid() bool { return slices.Contains(Actions, a) }
+
+// Target types.
+const (
+	TargetKey          = "api_key"
+	TargetWebhook      = "webhook"
+	TargetOrganization = "organization"
+	TargetInstallation = "installation"
+	TargetOAuthClient  = "oauth_client"
+)
+
+// Transports an Origin names.
+const (
+	TransportREST    = "rest"
+	TransportGRPC    = "grpc"
+	TransportConnect = "connect"
+	TransportGRPCWeb = "grpc-web"
+	TransportCLI     = "cli"
+	TransportSystem  = "system"
+)
+
+// ActorSystem is the actor of changes the service makes by itself.
+const ActorSystem = "system"
+
+// DefaultRetention is how long entries are kept unless configured.
+const DefaultRetention = 365 * 24 * time.Hour
+
+// Origin is where a change came from.
+type Origin struct {
+	// ClientIP is the address the request came from (the TCP peer).
+	ClientIP  string
+	UserAgent string
+	RequestID string
+	// Transport is one of the Transport constants.
+	Transport string
+}
+
+// caller is who acts and from where, as WithCaller puts it in a context.
+type caller struct {
+	actor  string
+	origin Origin
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying who acts (an API key id, or CLIActor())
+// and where the request came from; Record reads them.
+func WithCaller(ctx context.Context, actor string, o Origin) context.Context {
+	return context.WithValue(ctx, callerKey{}, &caller{actor: actor, origin: o})
+}
+
+// ActorFrom returns the actor WithCaller put in ctx, or ActorSystem: a
+// change with no caller is the service's own.
+func ActorFrom(ctx context.Context) string {
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok && c.actor != "" {
+		return c.actor
+	}
+	return ActorSystem
+}
+
+// OriginFrom returns the origin WithCaller put in ctx, or the transport
+// "system" alone.
+func OriginFrom(ctx context.Context) Origin {
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
+		return c.origin
+	}
+	return Origin{Transport: TransportSystem}
+}
+
+// CLIActor names the operator of a command-line change: "cli:" and the
+// operating-system user running it.
+func CLIActor() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	return "cli:" + name
+}
+
+// CLI returns ctx for a change made by the command line: actor CLIActor,
+// transport cli.
+func CLI(ctx context.Context) context.Context {
+	return WithCaller(ctx, CLIActor(), Origin{Transport: TransportCLI})
+}
+
+// Entry is a change to record. Actor and origin come from the context.
+type Entry struct {
+	// OrganizationID owns the entry; empty for installation-wide changes.
+	OrganizationID string
+	Action         Action
+	TargetType     string
+	TargetID       string
+	// Details describe the change; never a secret (see the package doc).
+	Details map[string]string
+}
+
+// Limits of an entry's details.
+const (
+	maxDetails       = 16
+	maxDetailNameLen = 64
+	maxDetailLen     = 1024
+)
+
+// secretWords are parts of detail names that announce a secret.
+var secretWords = []string{"secret", "password", "passwd", "token", "hash", "private", "credential", "sealed", "master_key", "api_key"}
+
+// secretPrefixes start the service's own secrets: API keys, webhook
+// signing secrets and OAuth client secrets.
+var secretPrefixes = []string{"co_live_", "whsec_", "co_oauth_"}
+
+// ErrSecretDetail is returned by Record for a detail that is or names a
+// secret: a programming error, which fails the change rather than log it.
+var ErrSecretDetail = errors.New("audit: a detail would hold a secret")
+
+// Check validates an entry without writing it.
+func (e Entry) Check() error {
+	if !e.Action.Valid() {
+		return fmt.Errorf("audit: unknown action %q", e.Action)
+	}
+	if e.TargetType == "" || e.TargetID == "" {
+		return fmt.Errorf("audit: %s needs a target type and id", e.Action)
+	}
+	if len(e.Details) > maxDetails {
+		return fmt.Errorf("audit: %s has %d details, at most %d", e.Action, len(e.Details), maxDetails)
+	}
+	for k, v := range e.Details {
+		if k == "" || len(k) > maxDetailNameLen || len(v) > maxDetailLen || !utf8.ValidString(v) {
+			return fmt.Errorf("audit: %s: detail %q is empty, too long or not UTF-8", e.Action, k)
+		}
+		name := strings.ToLower(k)
+		for _, w := range secretWords {
+			if strings.Contains(name, w) {
+				return fmt.Errorf("%w: %q", ErrSecretDetail, k)
+			}
+		}
+		for _, p := range secretPrefixes {
+			if strings.Contains(v, p) {
+				return fmt.Errorf("%w: the value of %q", ErrSecretDetail, k)
+			}
+		}
+	}
+	return nil
+}
+
+// Record writes e inside the caller's transaction tx, with the actor and
+// origin of ctx. Its error must fail the transaction.
+func Record(ctx context.Context, tx *ent.Client, e Entry) error {
+	if err := e.Check(); err != nil {
+		return err
+	}
+	o := OriginFrom(ctx)
+	c := tx.AuditEvent.Create().
+		SetID(ids.New(ids.AuditEvent)).
+		SetOrganizationID(e.OrganizationID).
+		SetActor(clip(ActorFrom(ctx), 200)).
+		SetAction(string(e.Action)).
+		SetTargetType(e.TargetType).
+		SetTargetID(e.TargetID).
+		SetClientIP(clip(o.ClientIP, 64)).
+		SetUserAgent(clip(o.UserAgent, 512)).
+		SetRequestID(clip(o.RequestID, 128)).
+		SetTransport(clip(o.Transport, 16)).
+		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond))
+	if len(e.Details) > 0 {
+		c.SetDetails(e.Details)
+	}
+	if err := c.Exec(ctx); err != nil {
+		return fmt.Errorf("audit: record %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// clip shortens s to at most n bytes without splitting a character: a
+// client's user agent is recorded, not refused.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Scopes renders a list of scopes as one detail value.
+func Scopes(scopes []string) string { return strings.Join(scopes, ",") }
+
+// Event is a recorded entry as the API shows it.
+type Event struct {
+	ID             string
+	OrganizationID string
+	Actor          string
+	Action         Action
+	TargetType     string
+	TargetID       string
+	Origin         Origin
+	Details        map[string]string
+	CreatedAt      time.Time
+}
+
+func toEvent(r *ent.AuditEvent) *Event {
+	return &Event{
+		ID: r.ID, OrganizationID: r.OrganizationID, Actor: r.Actor, Action: Action(r.Action),
+		TargetType: r.TargetType, TargetID: r.TargetID,
+		Origin:  Origin{ClientIP: r.ClientIP, UserAgent: r.UserAgent, RequestID: r.RequestID, Transport: r.Transport},
+		Details: r.Details, CreatedAt: r.CreatedAt,
+	}
+}
+
+// Filter selects entries of one organization ("" for installation-wide
+// ones). Empty fields do not filter.
+type Filter struct {
+	OrganizationID string
+	Action         Action
+	Actor          string
+	TargetID       string
+	// From (inclusive) and To (exclusive) bound created_at.
+	From, To time.Time
+	// After continues a list after this id (ids sort by time).
+	After string
+	Limit int
+}
+
+// List returns the entries f selects, newest first, read with c.
+func List(ctx context.Context, c *ent.Client, f Filter) ([]*Event, error) {
+	q := c.AuditEvent.Query().Where(auditevent.OrganizationID(f.OrganizationID))
+	if f.Action != "" {
+		q = q.Where(auditevent.Action(string(f.Action)))
+	}
+	if f.Actor != "" {
+		q = q.Where(auditevent.Actor(f.Actor))
+	}
+	if f.TargetID != "" {
+		q = q.Where(auditevent.TargetID(f.TargetID))
+	}
+	if !f.From.IsZero() {
+		q = q.Where(auditevent.CreatedAtGTE(f.From.UTC()))
+	}
+	if !f.To.IsZero() {
+		q = q.Where(auditevent.CreatedAtLT(f.To.UTC()))
+	}
+	if f.After != "" {
+		q = q.Where(auditevent.IDLT(f.After))
+	}
+	if f.Limit > 0 {
+		q = q.Limit(f.Limit)
+	}
+	rows, err := q.Order(ent.Desc(auditevent.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Event, len(rows))
+	for i, r := range rows {
+		out[i] = toEvent(r)
+	}
+	return out, nil
+}
+
+// DeleteBefore deletes the entries, of every organization, recorded
+// before t, and returns how many.
+func DeleteBefore(ctx context.Context, c *ent.Client, t time.Time) (int, error) {
+	return c.AuditEvent.Delete().Where(auditevent.CreatedAtLT(t.UTC())).Exec(ctx)
+}
