@@ -17,6 +17,7 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/secrets"
+	"github.com/creativeops/creativeops/webhooks"
 )
 
 // DefaultTokenLifetime is how long an access token lives unless its client
@@ -36,7 +37,8 @@ const epochID = 2
 type Config struct {
 	// Issuer is the server's public URL: the "iss" of every token, the
 	// audience tokens are issued for, and the base of the endpoints'
-	// URLs in the metadata.
+	// URLs in the metadata. Required to Start; managing clients alone (the
+	// command line) needs neither it nor Keyring.
 	Issuer string
 	// Ent writes; Read, when set, serves lookups.
 	Ent, Read *ent.Client
@@ -46,7 +48,7 @@ type Config struct {
 	// when zero).
 	DefaultLifetime time.Duration
 	// JWKSClient fetches clients' JWKS URLs; it must refuse internal
-	// addresses (webhooks.NewClient).
+	// addresses (default: webhooks.NewClient, the webhooks' SSRF guard).
 	JWKSClient *http.Client
 	// AllowInsecureJWKS accepts http JWKS URLs (development only).
 	AllowInsecureJWKS bool
@@ -79,9 +81,6 @@ type state struct {
 
 // New builds the service. Call Start before it verifies tokens concurrently.
 func New(cfg Config) (*Service, error) {
-	if cfg.Issuer == "" {
-		return nil, errors.New("oauth: an issuer URL is required")
-	}
 	cfg.Issuer = strings.TrimRight(cfg.Issuer, "/")
 	if cfg.DefaultLifetime <= 0 {
 		cfg.DefaultLifetime = DefaultTokenLifetime
@@ -93,7 +92,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Log = slog.Default()
 	}
 	if cfg.JWKSClient == nil {
-		return nil, errors.New("oauth: a JWKS client is required")
+		cfg.JWKSClient = webhooks.NewClient(cfg.AllowInsecureJWKS, 0)
 	}
 	s := &Service{cfg: cfg, verified: newVerifiedCache(), jwks: newJWKSCache(cfg.JWKSClient)}
 	s.jwks.allowHTTP = cfg.AllowInsecureJWKS
@@ -173,13 +172,20 @@ func (s *Service) change(ctx context.Context, fn func(tx *ent.Client) error) err
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	// This replica need not wait for its next poll.
+	// This replica need not wait for its next poll (a command line, which
+	// verifies nothing, has no state to refresh).
+	if s.cfg.Keyring == nil {
+		return nil
+	}
 	return s.Sync(ctx)
 }
 
 // Start loads the signing keys and revocations and polls for changes every
 // interval (auth.DefaultKeyPollInterval when zero) until stop is called.
 func (s *Service) Start(ctx context.Context, interval time.Duration) (stop func(), err error) {
+	if s.cfg.Issuer == "" || s.cfg.Keyring == nil {
+		return nil, errors.New("oauth: an issuer URL and a keyring are required to issue and verify tokens")
+	}
 	if interval <= 0 {
 		interval = auth.DefaultKeyPollInterval
 	}

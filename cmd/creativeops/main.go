@@ -47,6 +47,13 @@ Usage:
                                      create an API key (printed once, alone, on stdout)
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
+  creativeops oauth-clients create --org NAME --scopes LIST [--name LABEL] [--jwks-file F | --jwks-uri URL]
+                                     create an OAuth client (prints its id, then its secret, once)
+  creativeops oauth-clients list   --org NAME
+  creativeops oauth-clients rotate --org NAME --id CLIENT_ID [--grace-period 24h]
+  creativeops oauth-clients revoke --org NAME --id CLIENT_ID
+  creativeops oauth rotate-signing-key
+                                     sign access tokens with a new key (the old one keeps verifying)
   creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
   creativeops secrets new-key --out FILE
                                      write a new master key file (0600)
@@ -90,6 +97,10 @@ var commands = map[string]command{
 	"migrate": migrate,
 	"orgs":    group("orgs", map[string]command{"create": orgsCreate, "list": orgsList}),
 	"keys":    group("keys", map[string]command{"create": keysCreate, "list": keysList, "revoke": keysRevoke}),
+	"oauth-clients": group("oauth-clients", map[string]command{
+		"create": oauthClientsCreate, "list": oauthClientsList, "rotate": oauthClientsRotate, "revoke": oauthClientsRevoke,
+	}),
+	"oauth":   group("oauth", map[string]command{"rotate-signing-key": oauthRotateSigningKey}),
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
 	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
