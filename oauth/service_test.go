@@ -36,7 +36,7 @@ type fixture struct {
 	now    time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	store, err := storage.Open(ctx, testdb.SQLiteURL(t))
@@ -80,7 +80,7 @@ func newFixture(t *testing.T) *fixture {
 
 // token asks the token endpoint for a token with the given form and
 // returns the status and decoded body.
-func (f *fixture) token(t *testing.T, form url.Values, basic ...string) (int, map[string]any, http.Header) {
+func (f *fixture) token(t testing.TB, form url.Values, basic ...string) (int, map[string]any, http.Header) {
 	t.Helper()
 	req := httptest.NewRequest("POST", TokenPath, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -96,7 +96,7 @@ func (f *fixture) token(t *testing.T, form url.Values, basic ...string) (int, ma
 	return rec.Code, body, rec.Header()
 }
 
-func (f *fixture) issue(t *testing.T) string {
+func (f *fixture) issue(t testing.TB) string {
 	t.Helper()
 	code, body, _ := f.token(t, url.Values{"grant_type": {"client_credentials"}}, f.client.ID, f.secret)
 	if code != 200 {
@@ -379,5 +379,48 @@ func TestClientScopesSubsetOfCaller(t *testing.T) {
 	}
 	if err := f.svc.RevokeClient(context.Background(), by, f.orgID, f.client.ID); err == nil {
 		t.Fatal("revoked a client holding engine:run with a key that lacks it")
+	}
+}
+
+// BenchmarkVerify: a token seen before (the common case: a client reuses
+// its token for its lifetime) and a token verified for the first time
+// (signature and claims), both with the revocation state in memory.
+func BenchmarkVerify(b *testing.B) {
+	f := newFixture(b)
+	raw := f.issue(b)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		fresh bool
+	}{{"seen", false}, {"first", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if c.fresh {
+					f.svc.verified.drop()
+				}
+				f.svc.mu.Lock()
+				f.svc.st.checked = time.Now() // keep the state current, as the poller does
+				f.svc.mu.Unlock()
+				if _, err := f.svc.Verify(ctx, raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIssue signs access tokens (no HTTP, no client lookup).
+func BenchmarkIssue(b *testing.B) {
+	f := newFixture(b)
+	c, err := f.svc.activeClient(context.Background(), f.client.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.svc.issue(context.Background(), c, c.Scopes); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
