@@ -82,11 +82,11 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadCredentials, err)
 	}
-	if claims.Expiry == nil || claims.ID == "" || claims.Expiry.Time().After(now.Add(maxAssertionLifetime)) {
-		return nil, fmt.Errorf("%w: an assertion needs a jti and an exp at most %s away", errBadCredentials, maxAssertionLifetime)
+	if claims.Expiry == nil || claims.ID == "" || len(claims.ID) > 256 || claims.Expiry.Time().After(now.Add(maxAssertionLifetime)) {
+		return nil, fmt.Errorf("%w: an assertion needs a jti (at most 256 characters) and an exp at most %s away", errBadCredentials, maxAssertionLifetime)
 	}
 	// Remember the jti until the assertion expires; a second use finds it.
-	err = s.cfg.Ent.OAuthAssertion.Create().SetID(clientID + "\x00" + claims.ID).
+	err = s.cfg.Ent.OAuthAssertion.Create().SetID(clientID + ":" + claims.ID).
 		SetExpiresAt(claims.Expiry.Time().Add(leeway)).Exec(ctx)
 	if ent.IsConstraintError(err) {
 		return nil, fmt.Errorf("%w: assertion replayed", errBadCredentials)

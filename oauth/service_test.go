@@ -424,3 +424,43 @@ func BenchmarkIssue(b *testing.B) {
 		}
 	}
 }
+
+// When the in-memory state is not known current (the epoch could not be
+// read for longer than auth.KeyChangeBound), revocations are read from
+// the database: a revocation is never missed, only costlier to see.
+func TestRevocationReadFromDatabaseWhenStale(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	live, revoked := f.issue(t), f.issue(t)
+	st, _ := f.svc.current()
+	c, err := f.svc.parse(st, revoked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Written behind the service's back, as another replica would, with
+	// no poll to see it.
+	err = f.store.Ent.OAuthRevocation.Create().SetID(c.ID).SetClientID(c.ClientID).
+		SetExpiresAt(c.Expiry.Time()).SetCreatedAt(f.now).Exec(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Verify(ctx, revoked); err != nil {
+		t.Fatalf("fresh state: the unpolled revocation is not seen yet, got %v", err)
+	}
+	f.svc.mu.Lock()
+	f.svc.st.checked = time.Now().Add(-2 * auth.KeyChangeBound)
+	f.svc.mu.Unlock()
+	if _, err := f.svc.Verify(ctx, revoked); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Fatalf("stale state: revoked token %v", err)
+	}
+	if _, err := f.svc.Verify(ctx, live); err != nil {
+		t.Fatalf("stale state: live token %v", err)
+	}
+	// A revoked client, likewise.
+	if _, err := f.store.Ent.OAuthClient.UpdateOneID(f.client.ID).SetRevokedAt(f.now).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Verify(ctx, live); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Fatalf("stale state: token of a revoked client %v", err)
+	}
+}

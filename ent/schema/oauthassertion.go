@@ -13,7 +13,8 @@ type OAuthAssertion struct{ ent.Schema }
 
 func (OAuthAssertion) Fields() []ent.Field {
 	return []ent.Field{
-		// client id and jti, joined by a NUL: unique across clients.
+		// client id and jti, joined by ":" (client ids have none): unique
+		// across clients.
 		field.String("id").Immutable().NotEmpty().MaxLen(400),
 		field.Time("expires_at").Immutable(),
 	}
