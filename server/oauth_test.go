@@ -187,12 +187,16 @@ func TestOAuthTokenLifecycle(t *testing.T) {
 	if r := s.Do(t, "GET", "/v1/creators", tok.AccessToken, nil); r.Status != 200 {
 		t.Fatalf("REST: %d", r.Status)
 	}
-	// Usage is recorded under the client id, and filtered by it.
+	// Connect (and so gRPC-Web, through the same transcoder) takes it too.
+	if r := s.Do(t, "POST", "/creativeops.v1.CreatorsService/ListCreators", tok.AccessToken, map[string]any{}); r.Status != 200 {
+		t.Fatalf("Connect: %d %s", r.Status, r.Body)
+	}
+	// Usage (both calls) is recorded under the client id, and filtered by it.
 	if err := s.FlushAnalytics(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Do(t, "GET", "/v1/analytics/usage?key_id="+c.ID, s.AdminKey, nil)
-	if totals, _ := r.JSON["totals"].(map[string]any); r.Status != 200 || totals["requests"] != "1" {
+	if totals, _ := r.JSON["totals"].(map[string]any); r.Status != 200 || totals["requests"] != "2" {
 		t.Fatalf("usage filtered by client id: %d %s", r.Status, r.Body)
 	}
 
