@@ -50,6 +50,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/creativeops/creativeops/ent"
@@ -75,8 +76,10 @@ const (
 	WebhookDeleted Action = "webhook.deleted"
 	// OrganizationCreated: an organization was created (command line or bootstrap).
 	OrganizationCreated Action = "organization.created"
-	// SecretsResealed: every secret at rest was sealed again under the newest
-	// master key (creativeops secrets rotate). Installation-wide.
+	// SecretsResealed: secrets at rest were sealed again under the newest
+	// master key (creativeops secrets rotate, or a start after the master
+	// key files changed): one entry per transaction that rewrote some.
+	// Installation-wide.
 	SecretsResealed Action = "secrets.resealed"
 	// IPKeysRotated: the IP registry's signing keys were retired and a new
 	// log started (creativeops ip rotate-keys). Installation-wide.
@@ -106,8 +109,12 @@ const (
 	TargetKey          = "api_key"
 	TargetWebhook      = "webhook"
 	TargetOrganization = "organization"
-	TargetInstallation = "installation"
 	TargetOAuthClient  = "oauth_client"
+	// TargetMasterKey: the id (secrets.KeyID, a fingerprint) of the master
+	// key secrets were sealed under.
+	TargetMasterKey = "master_key"
+	// TargetIPLog: the origin of the IP registry log new keys sign.
+	TargetIPLog = "ip_log"
 )
 
 // Transports an Origin names.
@@ -253,14 +260,14 @@ func Record(ctx context.Context, tx *ent.Client, e Entry) error {
 	c := tx.AuditEvent.Create().
 		SetID(ids.New(ids.AuditEvent)).
 		SetOrganizationID(e.OrganizationID).
-		SetActor(clip(ActorFrom(ctx), 200)).
+		SetActor(clean(ActorFrom(ctx), 200)).
 		SetAction(string(e.Action)).
 		SetTargetType(e.TargetType).
-		SetTargetID(e.TargetID).
-		SetClientIP(clip(o.ClientIP, 64)).
-		SetUserAgent(clip(o.UserAgent, 512)).
-		SetRequestID(clip(o.RequestID, 128)).
-		SetTransport(clip(o.Transport, 16)).
+		SetTargetID(clean(e.TargetID, 200)).
+		SetClientIP(clean(o.ClientIP, 64)).
+		SetUserAgent(clean(o.UserAgent, 512)).
+		SetRequestID(clean(o.RequestID, 128)).
+		SetTransport(clean(o.Transport, 16)).
 		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond))
 	if len(e.Details) > 0 {
 		c.SetDetails(e.Details)
@@ -271,9 +278,18 @@ func Record(ctx context.Context, tx *ent.Client, e Entry) error {
 	return nil
 }
 
-// clip shortens s to at most n bytes without splitting a character: a
-// client's user agent is recorded, not refused.
-func clip(s string, n int) string {
+// clean makes what a client sent (a user agent, say) storable and safe to
+// print: invalid UTF-8 and control characters (which PostgreSQL refuses, or
+// a terminal would obey) become U+FFFD, and the result is cut to at most n
+// bytes without splitting a character. A client's odd header is recorded,
+// never a reason for its change to fail.
+func clean(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 	if len(s) <= n {
 		return s
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
@@ -102,7 +103,7 @@ func TestCheckRefusesSecretsAndUnknownActions(t *testing.T) {
 		"value not UTF-8":        {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"name": "\xff"}},
 		"too many details":       {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: manyDetails(17)},
 		"empty detail name":      {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"": "x"}},
-		"master key name":        {Action: audit.SecretsResealed, TargetType: audit.TargetInstallation, TargetID: "i", Details: map[string]string{"master_key": "x"}},
+		"master key name":        {Action: audit.SecretsResealed, TargetType: audit.TargetMasterKey, TargetID: "mk", Details: map[string]string{"master_key": "x"}},
 		"password in mixed case": {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"PassWord": "x"}},
 	} {
 		if err := e.Check(); err == nil {
@@ -195,6 +196,28 @@ func TestListAndPrune(t *testing.T) {
 			n, err = audit.DeleteBefore(ctx, st.Ent, future)
 			if err != nil || n != 4 {
 				t.Fatalf("pruned %d of 4 old entries (%v)", n, err)
+			}
+		})
+	}
+}
+
+// What a client sent is recorded cleaned, never refused: invalid UTF-8 and
+// control characters (PostgreSQL refuses NUL and invalid UTF-8) become
+// U+FFFD, and overlong values are cut on a character boundary.
+func TestRecordCleansClientValues(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			st := open(t, b)
+			ua := "agent\xff\x00\x1b[31m" + strings.Repeat("é", 300)
+			ctx := audit.WithCaller(context.Background(), "key_caller", audit.Origin{UserAgent: ua, Transport: audit.TransportGRPC})
+			if err := st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+				return audit.Record(ctx, tx, audit.Entry{Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1"})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			got := st.Ent.AuditEvent.Query().OnlyX(ctx).UserAgent
+			if !strings.HasPrefix(got, "agent\ufffd\ufffd\ufffd[31mé") || len(got) > 512 || !utf8.ValidString(got) {
+				t.Errorf("user agent stored as %q (%d bytes)", got, len(got))
 			}
 		})
 	}

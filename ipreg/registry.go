@@ -19,6 +19,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/loghash"
@@ -131,7 +132,13 @@ func RotateKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyr
 		if err := tx.SigningKey.Update().Where(signingkey.Current(true)).SetCurrent(false).Exec(ctx); err != nil {
 			return err
 		}
-		return storeKeys(ctx, tx, keyring, k)
+		if err := storeKeys(ctx, tx, keyring, k); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			Action: audit.IPKeysRotated, TargetType: audit.TargetIPLog, TargetID: k.Origin(),
+			Details: map[string]string{"verifier_key": k.VerifierKey()},
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -233,10 +240,21 @@ func ResealKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyr
 			return n, err
 		}
 		keyID, sealed := keyring.Seal(plain, materialAAD(row.Origin))
-		k, err := store.Ent.SigningKey.Update().
-			Where(signingkey.ID(row.ID), signingkey.MaterialKeyID(row.MaterialKeyID)).
-			SetMaterial(sealed).SetMaterialKeyID(keyID).
-			Save(ctx)
+		k := 0
+		err = store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+			var err error
+			k, err = tx.SigningKey.Update().
+				Where(signingkey.ID(row.ID), signingkey.MaterialKeyID(row.MaterialKeyID)).
+				SetMaterial(sealed).SetMaterialKeyID(keyID).
+				Save(ctx)
+			if err != nil || k == 0 {
+				return err
+			}
+			return audit.Record(ctx, tx, audit.Entry{
+				Action: audit.SecretsResealed, TargetType: audit.TargetMasterKey, TargetID: keyID,
+				Details: map[string]string{"kind": "IP registry keys", "ip_log": row.Origin},
+			})
+		})
 		if err != nil {
 			return n, fmt.Errorf("seal IP registry keys of %s: %w", row.Origin, err)
 		}

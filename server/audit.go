@@ -91,10 +91,9 @@ func withAuditContext(ctx context.Context, keyID string) context.Context {
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 			o.ClientIP = hostOf(p.Addr.String())
 		}
-		if md, ok := metadata.FromIncomingContext(ctx); ok {
-			if v := md.Get("user-agent"); len(v) > 0 {
-				o.UserAgent = v[0]
-			}
+		// Not FromIncomingContext, which copies every header.
+		if v := metadata.ValueFromIncomingContext(ctx, "user-agent"); len(v) > 0 {
+			o.UserAgent = v[0]
 		}
 	}
 	return audit.WithCaller(ctx, keyID, o)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
@@ -67,6 +68,10 @@ type Config struct {
 	// AnalyticsRetention is how long usage aggregates are kept; older
 	// minutes are deleted every 10 minutes. Zero keeps them forever.
 	AnalyticsRetention time.Duration
+	// AuditRetention is how long audit events are kept (DefaultConfig:
+	// audit.DefaultRetention, 365 days); older ones are deleted every 10
+	// minutes. Zero keeps them forever.
+	AuditRetention time.Duration
 
 	// MasterKeyFiles seal secrets at rest (webhook secrets, the IP
 	// registry's private keys), newest first: the first seals, the others
@@ -114,6 +119,7 @@ func DefaultConfig() Config {
 		RateLimit:              auth.RateLimit{RequestsPerSecond: ratelimit.DefaultRPS, Burst: ratelimit.DefaultBurst},
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
+		AuditRetention:         audit.DefaultRetention,
 		LogRequests:            LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/analytics"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/storage"
@@ -18,19 +19,21 @@ import (
 const cleanupEvery = 10 * time.Minute
 
 // janitor deletes what has outlived its use: expired idempotency keys,
-// usage minutes past the analytics retention, and OAuth token revocations
-// and client assertions past their tokens' expiry.
+// usage minutes past the analytics retention, audit events past the audit
+// retention, and OAuth token revocations and client assertions past their
+// tokens' expiry.
 type janitor struct {
-	store       *storage.Store
-	idempotency *idempotency.Store
-	oauth       *oauth.Service
-	retention   time.Duration // 0 keeps usage forever
-	log         *slog.Logger
-	stop, done  chan struct{}
+	store          *storage.Store
+	idempotency    *idempotency.Store
+	oauth          *oauth.Service
+	retention      time.Duration // 0 keeps usage forever
+	auditRetention time.Duration // 0 keeps audit events forever
+	log            *slog.Logger
+	stop, done     chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, oa *oauth.Service, retention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, oauth: oa, retention: retention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, oa *oauth.Service, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, oauth: oa, retention: retention, auditRetention: auditRetention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -63,8 +66,8 @@ func (j *janitor) loop(interval time.Duration) {
 	}
 }
 
-// CleanUp deletes expired idempotency keys and usage aggregates older than
-// the analytics retention.
+// CleanUp deletes expired idempotency keys, usage aggregates older than
+// the analytics retention and audit events older than the audit retention.
 func (j *janitor) CleanUp(ctx context.Context) error {
 	now := time.Now().UTC()
 	keys, err := j.idempotency.DeleteExpired(ctx, now)
@@ -77,12 +80,18 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete usage past retention: %w", err)
 		}
 	}
+	var audited int
+	if j.auditRetention > 0 {
+		if audited, err = audit.DeleteBefore(ctx, j.store.Ent, now.Add(-j.auditRetention)); err != nil {
+			return fmt.Errorf("delete audit events past retention: %w", err)
+		}
+	}
 	oauthRows, err := j.oauth.PurgeExpired(ctx)
 	if err != nil {
 		return err
 	}
-	if keys > 0 || minutes > 0 || oauthRows > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes, "oauth_rows", oauthRows)
+	if keys > 0 || minutes > 0 || audited > 0 || oauthRows > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "usage_rows", minutes, "audit_events", audited, "oauth_rows", oauthRows)
 	}
 	return nil
 }

@@ -211,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, s.oauth, cfg.AnalyticsRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.oauth, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"entgo.io/ent/dialect"
 	"google.golang.org/grpc/codes"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/webhook"
@@ -60,10 +63,28 @@ func register(ctx context.Context, store *storage.Store, keyring *secrets.Keyrin
 			SetSecretKeyID(keyID).
 			SetStatus(WebhookActive).
 			Save(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.WebhookCreated, TargetType: audit.TargetWebhook, TargetID: id,
+			Details: auditDetails(nw.URL, nw.Events),
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return wh, nil
+}
+
+// auditDetails describes a webhook in its audit entries: the endpoint's
+// scheme and host, and the event types. Not the whole URL: endpoints often
+// carry a credential in their path or query (chat services' incoming
+// webhooks do), and the audit log never holds one.
+func auditDetails(rawURL string, events []string) map[string]string {
+	d := map[string]string{"events": strings.Join(events, ",")}
+	if u, err := url.Parse(rawURL); err == nil {
+		d["endpoint"] = u.Scheme + "://" + u.Host
+	}
+	return d
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/secrets"
@@ -124,7 +126,13 @@ func ResealSecrets(ctx context.Context, store *storage.Store, kr *secrets.Keyrin
 				}
 				n += k
 			}
-			return nil
+			if n == 0 {
+				return nil
+			}
+			return audit.Record(ctx, tx, audit.Entry{
+				Action: audit.SecretsResealed, TargetType: audit.TargetMasterKey, TargetID: current,
+				Details: map[string]string{"kind": "webhook signing secrets", "count": strconv.Itoa(n)},
+			})
 		})
 		if err != nil {
 			return total, fmt.Errorf("webhooks: seal secrets: %w", err)

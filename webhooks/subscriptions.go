@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
@@ -198,6 +199,17 @@ func (s *Service) Delete(ctx context.Context, orgID, id string) error {
 		}
 		if n == 0 {
 			return apierror.NotFound("webhook", id)
+		}
+		wh, err := tx.Webhook.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		err = audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.WebhookDeleted, TargetType: audit.TargetWebhook, TargetID: id,
+			Details: auditDetails(wh.URL, wh.Events),
+		})
+		if err != nil {
+			return err
 		}
 		return StopDeliveries(ctx, tx, id, "webhook deleted")
 	})

@@ -39,6 +39,7 @@ func TestHelpAndExitCodes(t *testing.T) {
 		{[]string{"orgs", "--help"}, 0, "Subcommands: create, list", ""},
 		{[]string{"orgs", "create", "-h"}, 0, "orgs create [flags] NAME", ""},
 		{[]string{"ip", "-h"}, 0, "rotate-keys", ""},
+		{[]string{"audit", "list", "-h"}, 0, "-installation", ""},
 		{[]string{"verify", "-h"}, 0, "-bundle", ""},
 		{[]string{"migrate", "-h"}, 0, "-data-dir", ""},
 		{[]string{"version", "-h"}, 0, "Usage: creativeops version", ""},
@@ -209,5 +210,62 @@ func TestKeysRefuseUnknownOrganization(t *testing.T) {
 	code, out, _ := cli(t, "orgs", "list", "--database-url", url)
 	if code != 0 || !strings.Contains(out, "acme") || strings.Contains(out, "acme-typo") {
 		t.Fatalf("orgs list: exit %d\n%s", code, out)
+	}
+}
+
+// Command-line key changes are audited with the operator as actor and
+// transport cli, and audit list shows them, newest first, never a secret.
+func TestAuditListShowsCLIChanges(t *testing.T) {
+	url := testdb.SQLiteURL(t)
+	if code, _, errOut := cli(t, "orgs", "create", "--database-url", url, "acme"); code != 0 {
+		t.Fatalf("orgs create: exit %d, %q", code, errOut)
+	}
+	code, secret, errOut := cli(t, "keys", "create", "--database-url", url, "--org", "acme", "--scopes", "ip:read", "--name", "deploy")
+	if code != 0 {
+		t.Fatalf("keys create: exit %d, %q", code, errOut)
+	}
+	secret = strings.TrimSpace(secret)
+	_, list, _ := cli(t, "keys", "list", "--database-url", url, "--org", "acme")
+	keyID := strings.Fields(strings.Split(list, "\n")[1])[0]
+	if code, _, errOut := cli(t, "keys", "revoke", "--database-url", url, "--org", "acme", "--id", keyID); code != 0 {
+		t.Fatalf("keys revoke: exit %d, %q", code, errOut)
+	}
+	code, out, errOut := cli(t, "audit", "list", "--database-url", url, "--org", "acme")
+	if code != 0 {
+		t.Fatalf("audit list: exit %d, %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want a header and 3 events:\n%s", out)
+	}
+	for i, want := range []string{"key.revoked", "key.created", "organization.created"} {
+		f := strings.Fields(lines[i+1])
+		if f[1] != want || !strings.HasPrefix(f[2], "cli:") || f[5] != "cli" {
+			t.Errorf("line %d: want %s by cli:<user> over cli: %q", i+1, want, lines[i+1])
+		}
+	}
+	if !strings.Contains(lines[1], "api_key "+keyID) || !strings.Contains(lines[2], "name=deploy scopes=ip:read") {
+		t.Errorf("events do not name the key and its scopes:\n%s", out)
+	}
+	if strings.Contains(out, secret) || strings.Contains(out, "co_live_") {
+		t.Errorf("audit list shows a secret:\n%s", out)
+	}
+	if code, out, _ := cli(t, "audit", "list", "--database-url", url, "--org", "acme", "--action", "key.created", "--limit", "1"); code != 0 ||
+		strings.Count(out, "\n") != 2 || !strings.Contains(out, "key.created") {
+		t.Errorf("audit list --action key.created --limit 1: exit %d\n%s", code, out)
+	}
+	if code, out, _ := cli(t, "audit", "list", "--database-url", url, "--installation"); code != 0 || strings.Count(out, "\n") != 1 {
+		t.Errorf("audit list --installation: exit %d, want the header alone\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"audit", "list"},
+		{"audit", "list", "--org", "acme", "--installation"},
+		{"audit", "list", "--org", "acme", "--action", "key.stolen"},
+		{"audit", "list", "--org", "acme", "--limit", "0"},
+		{"audit", "list", "--org", "acme", "--limit", "10001"},
+	} {
+		if code, _, _ := cli(t, append(args, "--database-url", url)...); code != 2 {
+			t.Errorf("%s: exit %d, want 2", strings.Join(args, " "), code)
+		}
 	}
 }

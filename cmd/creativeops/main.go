@@ -54,6 +54,8 @@ Usage:
   creativeops oauth-clients revoke --org NAME --id CLIENT_ID
   creativeops oauth rotate-signing-key
                                      sign access tokens with a new key (the old one keeps verifying)
+  creativeops audit list  --org NAME | --installation [--action A] [--limit N]
+                                     the audit log of security-relevant changes
   creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
   creativeops secrets new-key --out FILE
                                      write a new master key file (0600)
@@ -102,6 +104,7 @@ var commands = map[string]command{
 	}),
 	"oauth":   group("oauth", map[string]command{"rotate-signing-key": oauthRotateSigningKey}),
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
+	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
 	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return verify(args, stdout, stderr)
@@ -179,6 +182,7 @@ func serveConfig(args []string, stdout io.Writer) (server.Config, string, error)
 	fs.env(boolValue{&recordUsage}, "analytics", "record per-request usage analytics (GET /v1/analytics/usage)")
 	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
 	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
+	fs.env(durationValue{p: &cfg.AuditRetention, zero: "keep forever"}, "audit-retention", "how long audit events are kept (GET /v1/audit-events)")
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/server"
@@ -93,7 +94,7 @@ func secretsRotate(ctx context.Context, args []string, stdout, _ io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	n, err := server.ResealSecrets(ctx, st, keyring)
+	n, err := server.ResealSecrets(audit.CLI(ctx), st, keyring)
 	if err != nil {
 		return fmt.Errorf("%w (sealed %d secrets before that)", err, n)
 	}
@@ -107,7 +108,7 @@ func ipRotateKeys(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer st.Close()
-	k, err := ipreg.RotateKeys(ctx, st, keyring)
+	k, err := ipreg.RotateKeys(audit.CLI(ctx), st, keyring)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,27 @@ func TestSecretsRotate(t *testing.T) {
 	if !strings.Contains(out.String(), "sealed 3 secrets") {
 		t.Fatalf("rotate printed %q", out.String())
 	}
+	// Both reseals and an IP registry key rotation are in the
+	// installation's audit log, by the operator, under the new key's id.
+	if err := run(t.Context(), []string{"ip", "rotate-keys", "--database-url", url, "--master-key-file", newFile}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	code, log, errOut := cli(t, "audit", "list", "--installation", "--database-url", url)
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if code != 0 || len(lines) != 4 {
+		t.Fatalf("audit list --installation: exit %d, %q\n%s", code, errOut, log)
+	}
+	if f := strings.Fields(lines[1]); f[1] != "ip.keys_rotated" || !strings.HasPrefix(f[2], "cli:") || f[3] != "ip_log" || f[5] != "cli" {
+		t.Errorf("IP key rotation: %q", lines[1])
+	}
+	for _, l := range lines[2:] {
+		if f := strings.Fields(l); f[1] != "secrets.resealed" || !strings.HasPrefix(f[2], "cli:") || f[3] != "master_key" || f[4] != secrets.KeyID(newKey) {
+			t.Errorf("reseal: %q", l)
+		}
+	}
+	if !strings.Contains(log, "kind=webhook signing secrets") || !strings.Contains(log, "kind=IP registry keys") {
+		t.Errorf("reseals do not say what they sealed:\n%s", log)
+	}
 
 	s2 := testserver.Start(t, testserver.Options{DatabaseURL: url, Configure: func(c *server.Config) { c.MasterKeyFiles = []string{newFile} }})
 	if err := s2.Shutdown(t.Context()); err != nil {

@@ -67,7 +67,7 @@ func finish(src []byte) ([]byte, error) {
 	doc["security"] = []any{map[string]any{"bearer": []any{}}}
 	doc["servers"] = []any{map[string]any{"url": "/", "description": "The server that serves this document (GET /v1/openapi.json)."}}
 	info := child(doc, "info")
-	info["description"] = "The REST face of creativeops: creator accounts, the workflow engine, the IP registry, webhooks and usage analytics. The same methods are served over gRPC, Connect and gRPC-Web on the same port. Errors follow Google AIP-193."
+	info["description"] = "The REST face of creativeops: creator accounts, the workflow engine, the IP registry, webhooks, usage analytics and the audit log. The same methods are served over gRPC, Connect and gRPC-Web on the same port. Errors follow Google AIP-193."
 	errorResponse := map[string]any{"description": "Error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
 
 	operations := map[string]rpcrule.Method{}

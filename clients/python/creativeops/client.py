@@ -12,7 +12,7 @@ import uuid
 from typing import Any, Dict, Iterator, List, Mapping, Optional, cast
 
 from .errors import CreativeOpsError, TransportError, from_response
-from .types import APIKey, Creator, Delivery, IPRecord, Job, Webhook
+from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, Webhook
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
@@ -54,6 +54,7 @@ class CreativeOps:
         self.ip = IP(self)
         self.webhooks = Webhooks(self)
         self.analytics = Analytics(self)
+        self.audit = Audit(self)
 
     def request(
         self,
@@ -270,6 +271,15 @@ class Analytics(_Resource):
         """Requests, errors and latency per route over time (RFC 3339 times)."""
         return cast(Dict[str, Any], self._c.request(
             "GET", "/v1/analytics/usage", query={"from": from_, "to": to, "granularity": granularity, "key_id": key_id}))
+
+
+class Audit(_Resource):
+    def list(self, action: str = "", actor: str = "", target_id: str = "", from_: str = "", to: str = "",
+             page_size: int = 0) -> Iterator[AuditEvent]:
+        """The organization's audit events (keys:admin), newest first, every
+        page; filters are optional (RFC 3339 times, from_ inclusive)."""
+        return self._c.pages("/v1/audit-events", "audit_events", {
+            "action": action, "actor": actor, "target_id": target_id, "from": from_, "to": to}, page_size)
 
 
 __all__ = ["CreativeOps", "CreativeOpsError"]

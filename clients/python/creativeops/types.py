@@ -97,3 +97,22 @@ class Delivery(TypedDict):
     created_at: str
     completed_at: Optional[str]
     attempt_log: List[Dict[str, Any]]
+
+
+class AuditOrigin(TypedDict):
+    client_ip: str
+    user_agent: str
+    request_id: str
+    transport: str  # rest, grpc, connect, grpc-web, cli or system
+
+
+class AuditEvent(TypedDict):
+    id: str
+    organization_id: str
+    actor: str  # an API key id, "cli:<os user>" or "system"
+    action: str  # key.created, key.rotated, key.revoked, webhook.created, ...
+    target_type: str
+    target_id: str
+    origin: AuditOrigin
+    details: Dict[str, str]  # never a secret
+    created_at: str

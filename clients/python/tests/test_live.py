@@ -82,6 +82,19 @@ def test_a_webhook_delivery_verifies(co):
         srv.shutdown()
 
 
+def test_key_changes_are_in_the_audit_log(co):
+    key = co.keys.create("audited", ["creators:read"])
+    co.keys.rotate(key["id"], grace_period_seconds=0)
+    co.keys.revoke(key["id"])
+    events = list(co.audit.list(target_id=key["id"], page_size=1))
+    assert [e["action"] for e in events] == ["key.revoked", "key.rotated", "key.created"]
+    assert all(e["origin"]["transport"] == "rest" and e["origin"]["user_agent"].startswith("creativeops-python/")
+               for e in events)
+    assert events[2]["details"] == {"name": "audited", "scopes": "creators:read"}
+    assert key["secret"] not in str(events)
+    assert [e["action"] for e in co.audit.list(target_id=key["id"], action="key.created")] == ["key.created"]
+
+
 def test_errors_are_typed(co, server):
     with pytest.raises(NotFound) as e:
         co.creators.get("cr_01k0000000000000000000000")

@@ -4,6 +4,8 @@ import { Code, createClient } from "@connectrpc/connect";
 import type { Client, Interceptor } from "@connectrpc/connect";
 import { AnalyticsService } from "./gen/creativeops/v1/analytics_pb.js";
 import type { UsageReport } from "./gen/creativeops/v1/analytics_pb.js";
+import { AuditService } from "./gen/creativeops/v1/audit_pb.js";
+import type { AuditEvent } from "./gen/creativeops/v1/audit_pb.js";
 import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
 import type { CreateCreatorRequestSchema, Creator, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
 import { EngineService } from "./gen/creativeops/v1/engine_pb.js";
@@ -110,6 +112,7 @@ export class CreativeOps {
     ip: Client<typeof IPService>;
     webhooks: Client<typeof WebhooksService>;
     analytics: Client<typeof AnalyticsService>;
+    audit: Client<typeof AuditService>;
   };
   readonly creators: CreatorsResource;
   readonly keys: KeysResource;
@@ -117,6 +120,7 @@ export class CreativeOps {
   readonly ip: IPResource;
   readonly webhooks: WebhooksResource;
   readonly analytics: AnalyticsResource;
+  readonly audit: AuditResource;
 
   constructor(options: CreativeOpsOptions) {
     if (typeof options.apiKey !== "string" || options.apiKey === "") {
@@ -135,6 +139,7 @@ export class CreativeOps {
       ip: throwingCreativeOpsErrors(createClient(IPService, transport)),
       webhooks: throwingCreativeOpsErrors(createClient(WebhooksService, transport)),
       analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
+      audit: throwingCreativeOpsErrors(createClient(AuditService, transport)),
     };
     this.creators = new CreatorsResource(this.rpc.creators);
     this.keys = new KeysResource(this.rpc.keys);
@@ -142,6 +147,7 @@ export class CreativeOps {
     this.ip = new IPResource(this.rpc.ip);
     this.webhooks = new WebhooksResource(this.rpc.webhooks);
     this.analytics = new AnalyticsResource(this.rpc.analytics);
+    this.audit = new AuditResource(this.rpc.audit);
   }
 }
 
@@ -378,6 +384,39 @@ export class AnalyticsResource {
         keyId: params.keyId ?? "",
       },
       opts,
+    );
+  }
+}
+
+/** Filters of the audit log; all optional. */
+export interface AuditListParams {
+  /** key.created, key.rotated, key.revoked, webhook.created, webhook.deleted or organization.created. */
+  action?: string;
+  /** An API key id ("key_..."), or "cli:<os user>" for the command line. */
+  actor?: string;
+  /** A key or webhook id. */
+  targetId?: string;
+  /** Events at or after this time. */
+  from?: Date;
+  /** Events before this time. */
+  to?: Date;
+  pageSize?: number;
+}
+
+export class AuditResource {
+  constructor(private readonly rpc: Client<typeof AuditService>) {}
+
+  /** The organization's audit events (keys:admin), newest first, following every page. */
+  list(params: AuditListParams = {}, opts?: CallOptions): AsyncGenerator<AuditEvent, void, undefined> {
+    const { from, to, ...rest } = params;
+    const req = {
+      ...rest,
+      ...(from === undefined ? {} : { from: timestampFromDate(from) }),
+      ...(to === undefined ? {} : { to: timestampFromDate(to) }),
+    };
+    return paginate(
+      (pageToken) => this.rpc.listAuditEvents({ ...req, pageToken }, opts),
+      (p) => p.auditEvents,
     );
   }
 }

@@ -224,6 +224,14 @@ for (const transport of transports) {
       await co.keys.revoke(key.id);
       const revoked = await client({ apiKey: rotated.secret }).analytics.usage().catch((e) => e);
       assert.equal(revoked.code, 401);
+      const audited = [];
+      for await (const e of co.audit.list({ targetId: key.id, pageSize: 1 })) audited.push(e);
+      assert.deepEqual(audited.map((e) => e.action), ["key.revoked", "key.rotated", "key.created"]);
+      assert.ok(audited.every((e) => e.origin.transport === transport && e.actor.startsWith("key_")), JSON.stringify(audited.map((e) => e.origin)));
+      const created = [];
+      for await (const e of co.audit.list({ targetId: key.id, action: "key.created", from: new Date(before - 60_000) })) created.push(e);
+      assert.equal(created.length, 1);
+      assert.equal(created[0].details.scopes, "analytics:read");
 
       const wh = await co.webhooks.create({ url: "http://127.0.0.1:9/none", events: ["*"] });
       let whListed = false;
