@@ -202,8 +202,10 @@ func (s *Service) CreateClient(ctx context.Context, p NewClientParams) (*Client,
 		if p.JWKS != "" || p.JWKSURI != "" {
 			details["auth_methods"] = "client_secret,private_key_jwt"
 		}
-		if p.JWKSURI != "" {
-			details["jwks_uri"] = p.JWKSURI
+		if u, err := url.Parse(p.JWKSURI); p.JWKSURI != "" && err == nil {
+			// Scheme and host only, as for webhook endpoints: a path or
+			// query may carry a token.
+			details["jwks_uri"] = u.Scheme + "://" + u.Host
 		}
 		return audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: row.OrganizationID, Action: audit.OAuthClientCreated,
