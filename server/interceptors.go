@@ -95,10 +95,11 @@ func (s *Server) mapErrors(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 var errUnauthenticated = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
-	"missing or invalid API key: send Authorization: Bearer <key>")
+	"missing or invalid API key or access token: send Authorization: Bearer <key or token>")
 
 // principal resolves the caller from a request's credentials: the API key
-// in Authorization, or with no Authorization header a dashboard session
+// or OAuth access token in Authorization, or with no Authorization header
+// a dashboard session
 // (its cookie and CSRF token); an explicit header always wins over a
 // cookie. The HTTP layer calls it too, to refuse a body before reading it.
 func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
@@ -111,7 +112,7 @@ func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal
 	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
 		return nil, auth.ErrUnauthenticated
 	}
-	return s.keys.Authenticate(ctx, token)
+	return s.resolveBearer(ctx, token)
 }
 
 func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
