@@ -32,13 +32,18 @@ require (
 require (
 	connectrpc.com/cors v0.1.0
 	connectrpc.com/vanguard v0.4.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/rs/cors v1.11.1
+	github.com/zitadel/oidc/v3 v3.51.17
+	golang.org/x/oauth2 v0.37.0
 	golang.org/x/term v0.47.0
 )
 
 require (
 	connectrpc.com/connect v1.19.1
 	github.com/kylelemons/godebug v1.1.0 // indirect
+	github.com/muhlemmer/gu v0.3.1 // indirect
+	github.com/zitadel/schema v1.3.2 // indirect
 )
 
 require (

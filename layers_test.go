@@ -25,6 +25,7 @@ var layer = map[string]string{
 	"events":              "domain",
 	"idempotency":         "domain",
 	"ipreg":               "domain",
+	"oauth":               "domain",
 	"jobs":                "domain",
 	"ratelimit":           "domain",
 	"webhooks":            "domain",

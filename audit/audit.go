@@ -90,6 +90,13 @@ const (
 	// expire, or end with their key's revocation, are not entries of their
 	// own: key.revoked says the latter.)
 	SessionEnded Action = "session.ended"
+	// OAuthClientCreated: an OAuth client was created.
+	OAuthClientCreated Action = "oauth_client.created"
+	// OAuthClientRotated: an OAuth client got a new secret; the old one
+	// works for a grace period.
+	OAuthClientRotated Action = "oauth_client.rotated"
+	// OAuthClientDeleted: an OAuth client was revoked, and its tokens with it.
+	OAuthClientDeleted Action = "oauth_client.deleted"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -98,6 +105,7 @@ var Actions = []Action{
 	WebhookCreated, WebhookDeleted,
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
 	SessionCreated, SessionEnded,
+	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,
 }
 
 // Valid reports whether a is one of Actions.
@@ -108,6 +116,7 @@ const (
 	TargetKey          = "api_key"
 	TargetWebhook      = "webhook"
 	TargetOrganization = "organization"
+	TargetOAuthClient  = "oauth_client"
 	// TargetMasterKey: the id (secrets.KeyID, a fingerprint) of the master
 	// key secrets were sealed under.
 	TargetMasterKey = "master_key"
@@ -212,9 +221,9 @@ const (
 // secretWords are parts of detail names that announce a secret.
 var secretWords = []string{"secret", "password", "passwd", "token", "hash", "private", "credential", "sealed", "master_key", "api_key"}
 
-// secretPrefixes start the service's own secrets: API keys and webhook
-// signing secrets.
-var secretPrefixes = []string{"co_live_", "whsec_"}
+// secretPrefixes start the service's own secrets: API keys, webhook
+// signing secrets and OAuth client secrets.
+var secretPrefixes = []string{"co_live_", "whsec_", "co_oauth_"}
 
 // ErrSecretDetail is returned by Record for a detail that is or names a
 // secret: a programming error, which fails the change rather than log it.

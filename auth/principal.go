@@ -33,10 +33,14 @@ type RateLimit struct {
 	Burst             int
 }
 
-// Principal is the caller behind a request. A bearer token from another
-// issuer (OAuth) would resolve to the same structure.
+// Principal is the caller behind a request: an API key, or an OAuth
+// client presenting one of its access tokens.
 type Principal struct {
-	KeyID          string
+	// KeyID identifies the caller for rate limits, analytics and logs: the
+	// API key's id, or the OAuth client's id.
+	KeyID string
+	// ClientID is set when the caller is an OAuth client.
+	ClientID       string
 	OrganizationID string
 	Scopes         []string
 	RateLimit      *RateLimit

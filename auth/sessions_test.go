@@ -164,6 +164,31 @@ func TestSessionBoundByKey(t *testing.T) {
 			t.Errorf("session of a secret in its grace period expires at %v, want %v", sess.ExpiresAt, want)
 		}
 
+		// Rotation ends the sessions already open with the old secret when
+		// its grace period ends: a session opened with a stolen key does
+		// not survive the key's rotation.
+		k, secret, err = s.CreateKey(ctx, auth.NewKeyParams{OrganizationID: orgID, Name: "s", Scopes: []string{"*"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, token, err = s.CreateSession(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.RotateKey(ctx, nil, orgID, k.ID, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SyncKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.LookupSession(ctx, token); err != nil {
+			t.Fatalf("session within the rotation's grace period: %v", err)
+		}
+		clk.add(time.Minute + time.Second)
+		if _, _, err := s.LookupSession(ctx, token); !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Fatalf("session opened with a rotated secret, after its grace period: %v", err)
+		}
+
 		// Revocation deletes the key's sessions.
 		_, secret, err = s.CreateKey(ctx, auth.NewKeyParams{OrganizationID: orgID, Name: "v", Scopes: []string{"*"}})
 		if err != nil {

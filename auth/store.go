@@ -352,6 +352,15 @@ func (s *Store) RotateKey(ctx context.Context, by *Principal, orgID, id string, 
 			if rotated, err = tx.APIKey.Get(ctx, k.ID); err != nil {
 				return err
 			}
+			// Every session open now was opened with the secret being
+			// replaced: it ends when that secret does, so rotating a key
+			// also shuts out whoever signed in with a stolen one.
+			if _, err := tx.Session.Update().
+				Where(session.KeyID(k.ID), session.ExpiresAtGT(expires)).
+				SetExpiresAt(expires).
+				Save(ctx); err != nil {
+				return err
+			}
 			return audit.Record(ctx, tx, audit.Entry{
 				OrganizationID: orgID, Action: audit.KeyRotated, TargetType: audit.TargetKey, TargetID: k.ID,
 				Details: map[string]string{

@@ -27,6 +27,10 @@ import (
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/oauthassertion"
+	"github.com/creativeops/creativeops/ent/oauthclient"
+	"github.com/creativeops/creativeops/ent/oauthrevocation"
+	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
@@ -65,6 +69,14 @@ type Client struct {
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
 	LogState *LogStateClient
+	// OAuthAssertion is the client for interacting with the OAuthAssertion builders.
+	OAuthAssertion *OAuthAssertionClient
+	// OAuthClient is the client for interacting with the OAuthClient builders.
+	OAuthClient *OAuthClientClient
+	// OAuthRevocation is the client for interacting with the OAuthRevocation builders.
+	OAuthRevocation *OAuthRevocationClient
+	// OAuthSigningKey is the client for interacting with the OAuthSigningKey builders.
+	OAuthSigningKey *OAuthSigningKeyClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// Session is the client for interacting with the Session builders.
@@ -98,6 +110,10 @@ func (c *Client) init() {
 	c.KeyEpoch = NewKeyEpochClient(c.config)
 	c.LogHash = NewLogHashClient(c.config)
 	c.LogState = NewLogStateClient(c.config)
+	c.OAuthAssertion = NewOAuthAssertionClient(c.config)
+	c.OAuthClient = NewOAuthClientClient(c.config)
+	c.OAuthRevocation = NewOAuthRevocationClient(c.config)
+	c.OAuthSigningKey = NewOAuthSigningKeyClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
@@ -207,6 +223,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		KeyEpoch:        NewKeyEpochClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
+		OAuthAssertion:  NewOAuthAssertionClient(cfg),
+		OAuthClient:     NewOAuthClientClient(cfg),
+		OAuthRevocation: NewOAuthRevocationClient(cfg),
+		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
@@ -243,6 +263,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		KeyEpoch:        NewKeyEpochClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
+		OAuthAssertion:  NewOAuthAssertionClient(cfg),
+		OAuthClient:     NewOAuthClientClient(cfg),
+		OAuthRevocation: NewOAuthRevocationClient(cfg),
+		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
@@ -279,6 +303,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
 		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
@@ -291,6 +316,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
 		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
@@ -324,6 +350,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LogHash.mutate(ctx, m)
 	case *LogStateMutation:
 		return c.LogState.mutate(ctx, m)
+	case *OAuthAssertionMutation:
+		return c.OAuthAssertion.mutate(ctx, m)
+	case *OAuthClientMutation:
+		return c.OAuthClient.mutate(ctx, m)
+	case *OAuthRevocationMutation:
+		return c.OAuthRevocation.mutate(ctx, m)
+	case *OAuthSigningKeyMutation:
+		return c.OAuthSigningKey.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
 	case *SessionMutation:
@@ -1967,6 +2001,538 @@ func (c *LogStateClient) mutate(ctx context.Context, m *LogStateMutation) (Value
 	}
 }
 
+// OAuthAssertionClient is a client for the OAuthAssertion schema.
+type OAuthAssertionClient struct {
+	config
+}
+
+// NewOAuthAssertionClient returns a client for the OAuthAssertion from the given config.
+func NewOAuthAssertionClient(c config) *OAuthAssertionClient {
+	return &OAuthAssertionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthassertion.Hooks(f(g(h())))`.
+func (c *OAuthAssertionClient) Use(hooks ...Hook) {
+	c.hooks.OAuthAssertion = append(c.hooks.OAuthAssertion, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthassertion.Intercept(f(g(h())))`.
+func (c *OAuthAssertionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthAssertion = append(c.inters.OAuthAssertion, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthAssertion entity.
+func (c *OAuthAssertionClient) Create() *OAuthAssertionCreate {
+	mutation := newOAuthAssertionMutation(c.config, OpCreate)
+	return &OAuthAssertionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthAssertion entities.
+func (c *OAuthAssertionClient) CreateBulk(builders ...*OAuthAssertionCreate) *OAuthAssertionCreateBulk {
+	return &OAuthAssertionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthAssertionClient) MapCreateBulk(slice any, setFunc func(*OAuthAssertionCreate, int)) *OAuthAssertionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthAssertionCreateBulk{err: fmt.Errorf("calling to OAuthAssertionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthAssertionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthAssertionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthAssertion.
+func (c *OAuthAssertionClient) Update() *OAuthAssertionUpdate {
+	mutation := newOAuthAssertionMutation(c.config, OpUpdate)
+	return &OAuthAssertionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthAssertionClient) UpdateOne(_m *OAuthAssertion) *OAuthAssertionUpdateOne {
+	mutation := newOAuthAssertionMutation(c.config, OpUpdateOne, withOAuthAssertion(_m))
+	return &OAuthAssertionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthAssertionClient) UpdateOneID(id string) *OAuthAssertionUpdateOne {
+	mutation := newOAuthAssertionMutation(c.config, OpUpdateOne, withOAuthAssertionID(id))
+	return &OAuthAssertionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthAssertion.
+func (c *OAuthAssertionClient) Delete() *OAuthAssertionDelete {
+	mutation := newOAuthAssertionMutation(c.config, OpDelete)
+	return &OAuthAssertionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthAssertionClient) DeleteOne(_m *OAuthAssertion) *OAuthAssertionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthAssertionClient) DeleteOneID(id string) *OAuthAssertionDeleteOne {
+	builder := c.Delete().Where(oauthassertion.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthAssertionDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthAssertion.
+func (c *OAuthAssertionClient) Query() *OAuthAssertionQuery {
+	return &OAuthAssertionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthAssertion},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthAssertion entity by its id.
+func (c *OAuthAssertionClient) Get(ctx context.Context, id string) (*OAuthAssertion, error) {
+	return c.Query().Where(oauthassertion.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthAssertionClient) GetX(ctx context.Context, id string) *OAuthAssertion {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthAssertionClient) Hooks() []Hook {
+	return c.hooks.OAuthAssertion
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthAssertionClient) Interceptors() []Interceptor {
+	return c.inters.OAuthAssertion
+}
+
+func (c *OAuthAssertionClient) mutate(ctx context.Context, m *OAuthAssertionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthAssertionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthAssertionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthAssertionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthAssertionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthAssertion mutation op: %q", m.Op())
+	}
+}
+
+// OAuthClientClient is a client for the OAuthClient schema.
+type OAuthClientClient struct {
+	config
+}
+
+// NewOAuthClientClient returns a client for the OAuthClient from the given config.
+func NewOAuthClientClient(c config) *OAuthClientClient {
+	return &OAuthClientClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthclient.Hooks(f(g(h())))`.
+func (c *OAuthClientClient) Use(hooks ...Hook) {
+	c.hooks.OAuthClient = append(c.hooks.OAuthClient, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthclient.Intercept(f(g(h())))`.
+func (c *OAuthClientClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthClient = append(c.inters.OAuthClient, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthClient entity.
+func (c *OAuthClientClient) Create() *OAuthClientCreate {
+	mutation := newOAuthClientMutation(c.config, OpCreate)
+	return &OAuthClientCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthClient entities.
+func (c *OAuthClientClient) CreateBulk(builders ...*OAuthClientCreate) *OAuthClientCreateBulk {
+	return &OAuthClientCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthClientClient) MapCreateBulk(slice any, setFunc func(*OAuthClientCreate, int)) *OAuthClientCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthClientCreateBulk{err: fmt.Errorf("calling to OAuthClientClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthClientCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthClientCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthClient.
+func (c *OAuthClientClient) Update() *OAuthClientUpdate {
+	mutation := newOAuthClientMutation(c.config, OpUpdate)
+	return &OAuthClientUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthClientClient) UpdateOne(_m *OAuthClient) *OAuthClientUpdateOne {
+	mutation := newOAuthClientMutation(c.config, OpUpdateOne, withOAuthClient(_m))
+	return &OAuthClientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthClientClient) UpdateOneID(id string) *OAuthClientUpdateOne {
+	mutation := newOAuthClientMutation(c.config, OpUpdateOne, withOAuthClientID(id))
+	return &OAuthClientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthClient.
+func (c *OAuthClientClient) Delete() *OAuthClientDelete {
+	mutation := newOAuthClientMutation(c.config, OpDelete)
+	return &OAuthClientDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthClientClient) DeleteOne(_m *OAuthClient) *OAuthClientDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthClientClient) DeleteOneID(id string) *OAuthClientDeleteOne {
+	builder := c.Delete().Where(oauthclient.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthClientDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthClient.
+func (c *OAuthClientClient) Query() *OAuthClientQuery {
+	return &OAuthClientQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthClient},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthClient entity by its id.
+func (c *OAuthClientClient) Get(ctx context.Context, id string) (*OAuthClient, error) {
+	return c.Query().Where(oauthclient.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthClientClient) GetX(ctx context.Context, id string) *OAuthClient {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthClientClient) Hooks() []Hook {
+	return c.hooks.OAuthClient
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthClientClient) Interceptors() []Interceptor {
+	return c.inters.OAuthClient
+}
+
+func (c *OAuthClientClient) mutate(ctx context.Context, m *OAuthClientMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthClientCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthClientUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthClientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthClientDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthClient mutation op: %q", m.Op())
+	}
+}
+
+// OAuthRevocationClient is a client for the OAuthRevocation schema.
+type OAuthRevocationClient struct {
+	config
+}
+
+// NewOAuthRevocationClient returns a client for the OAuthRevocation from the given config.
+func NewOAuthRevocationClient(c config) *OAuthRevocationClient {
+	return &OAuthRevocationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthrevocation.Hooks(f(g(h())))`.
+func (c *OAuthRevocationClient) Use(hooks ...Hook) {
+	c.hooks.OAuthRevocation = append(c.hooks.OAuthRevocation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthrevocation.Intercept(f(g(h())))`.
+func (c *OAuthRevocationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthRevocation = append(c.inters.OAuthRevocation, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthRevocation entity.
+func (c *OAuthRevocationClient) Create() *OAuthRevocationCreate {
+	mutation := newOAuthRevocationMutation(c.config, OpCreate)
+	return &OAuthRevocationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthRevocation entities.
+func (c *OAuthRevocationClient) CreateBulk(builders ...*OAuthRevocationCreate) *OAuthRevocationCreateBulk {
+	return &OAuthRevocationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthRevocationClient) MapCreateBulk(slice any, setFunc func(*OAuthRevocationCreate, int)) *OAuthRevocationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthRevocationCreateBulk{err: fmt.Errorf("calling to OAuthRevocationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthRevocationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthRevocationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthRevocation.
+func (c *OAuthRevocationClient) Update() *OAuthRevocationUpdate {
+	mutation := newOAuthRevocationMutation(c.config, OpUpdate)
+	return &OAuthRevocationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthRevocationClient) UpdateOne(_m *OAuthRevocation) *OAuthRevocationUpdateOne {
+	mutation := newOAuthRevocationMutation(c.config, OpUpdateOne, withOAuthRevocation(_m))
+	return &OAuthRevocationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthRevocationClient) UpdateOneID(id string) *OAuthRevocationUpdateOne {
+	mutation := newOAuthRevocationMutation(c.config, OpUpdateOne, withOAuthRevocationID(id))
+	return &OAuthRevocationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthRevocation.
+func (c *OAuthRevocationClient) Delete() *OAuthRevocationDelete {
+	mutation := newOAuthRevocationMutation(c.config, OpDelete)
+	return &OAuthRevocationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthRevocationClient) DeleteOne(_m *OAuthRevocation) *OAuthRevocationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthRevocationClient) DeleteOneID(id string) *OAuthRevocationDeleteOne {
+	builder := c.Delete().Where(oauthrevocation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthRevocationDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthRevocation.
+func (c *OAuthRevocationClient) Query() *OAuthRevocationQuery {
+	return &OAuthRevocationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthRevocation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthRevocation entity by its id.
+func (c *OAuthRevocationClient) Get(ctx context.Context, id string) (*OAuthRevocation, error) {
+	return c.Query().Where(oauthrevocation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthRevocationClient) GetX(ctx context.Context, id string) *OAuthRevocation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthRevocationClient) Hooks() []Hook {
+	return c.hooks.OAuthRevocation
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthRevocationClient) Interceptors() []Interceptor {
+	return c.inters.OAuthRevocation
+}
+
+func (c *OAuthRevocationClient) mutate(ctx context.Context, m *OAuthRevocationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthRevocationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthRevocationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthRevocationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthRevocationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthRevocation mutation op: %q", m.Op())
+	}
+}
+
+// OAuthSigningKeyClient is a client for the OAuthSigningKey schema.
+type OAuthSigningKeyClient struct {
+	config
+}
+
+// NewOAuthSigningKeyClient returns a client for the OAuthSigningKey from the given config.
+func NewOAuthSigningKeyClient(c config) *OAuthSigningKeyClient {
+	return &OAuthSigningKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `oauthsigningkey.Hooks(f(g(h())))`.
+func (c *OAuthSigningKeyClient) Use(hooks ...Hook) {
+	c.hooks.OAuthSigningKey = append(c.hooks.OAuthSigningKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `oauthsigningkey.Intercept(f(g(h())))`.
+func (c *OAuthSigningKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OAuthSigningKey = append(c.inters.OAuthSigningKey, interceptors...)
+}
+
+// Create returns a builder for creating a OAuthSigningKey entity.
+func (c *OAuthSigningKeyClient) Create() *OAuthSigningKeyCreate {
+	mutation := newOAuthSigningKeyMutation(c.config, OpCreate)
+	return &OAuthSigningKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OAuthSigningKey entities.
+func (c *OAuthSigningKeyClient) CreateBulk(builders ...*OAuthSigningKeyCreate) *OAuthSigningKeyCreateBulk {
+	return &OAuthSigningKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OAuthSigningKeyClient) MapCreateBulk(slice any, setFunc func(*OAuthSigningKeyCreate, int)) *OAuthSigningKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OAuthSigningKeyCreateBulk{err: fmt.Errorf("calling to OAuthSigningKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OAuthSigningKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OAuthSigningKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OAuthSigningKey.
+func (c *OAuthSigningKeyClient) Update() *OAuthSigningKeyUpdate {
+	mutation := newOAuthSigningKeyMutation(c.config, OpUpdate)
+	return &OAuthSigningKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OAuthSigningKeyClient) UpdateOne(_m *OAuthSigningKey) *OAuthSigningKeyUpdateOne {
+	mutation := newOAuthSigningKeyMutation(c.config, OpUpdateOne, withOAuthSigningKey(_m))
+	return &OAuthSigningKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OAuthSigningKeyClient) UpdateOneID(id string) *OAuthSigningKeyUpdateOne {
+	mutation := newOAuthSigningKeyMutation(c.config, OpUpdateOne, withOAuthSigningKeyID(id))
+	return &OAuthSigningKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OAuthSigningKey.
+func (c *OAuthSigningKeyClient) Delete() *OAuthSigningKeyDelete {
+	mutation := newOAuthSigningKeyMutation(c.config, OpDelete)
+	return &OAuthSigningKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OAuthSigningKeyClient) DeleteOne(_m *OAuthSigningKey) *OAuthSigningKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OAuthSigningKeyClient) DeleteOneID(id string) *OAuthSigningKeyDeleteOne {
+	builder := c.Delete().Where(oauthsigningkey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OAuthSigningKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for OAuthSigningKey.
+func (c *OAuthSigningKeyClient) Query() *OAuthSigningKeyQuery {
+	return &OAuthSigningKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOAuthSigningKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OAuthSigningKey entity by its id.
+func (c *OAuthSigningKeyClient) Get(ctx context.Context, id string) (*OAuthSigningKey, error) {
+	return c.Query().Where(oauthsigningkey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OAuthSigningKeyClient) GetX(ctx context.Context, id string) *OAuthSigningKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OAuthSigningKeyClient) Hooks() []Hook {
+	return c.hooks.OAuthSigningKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *OAuthSigningKeyClient) Interceptors() []Interceptor {
+	return c.inters.OAuthSigningKey
+}
+
+func (c *OAuthSigningKeyClient) mutate(ctx context.Context, m *OAuthSigningKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OAuthSigningKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OAuthSigningKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OAuthSigningKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OAuthSigningKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OAuthSigningKey mutation op: %q", m.Op())
+	}
+}
+
 // OrganizationClient is a client for the Organization schema.
 type OrganizationClient struct {
 	config
@@ -2668,13 +3234,15 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, Session,
-		SigningKey, UsageMinute, Webhook []ent.Hook
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, Session, SigningKey,
+		UsageMinute, Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, Organization, Session,
-		SigningKey, UsageMinute, Webhook []ent.Interceptor
+		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, Session, SigningKey,
+		UsageMinute, Webhook []ent.Interceptor
 	}
 )
 

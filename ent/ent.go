@@ -24,6 +24,10 @@ import (
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/oauthassertion"
+	"github.com/creativeops/creativeops/ent/oauthclient"
+	"github.com/creativeops/creativeops/ent/oauthrevocation"
+	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
@@ -101,6 +105,10 @@ func checkColumn(t, c string) error {
 			keyepoch.Table:        keyepoch.ValidColumn,
 			loghash.Table:         loghash.ValidColumn,
 			logstate.Table:        logstate.ValidColumn,
+			oauthassertion.Table:  oauthassertion.ValidColumn,
+			oauthclient.Table:     oauthclient.ValidColumn,
+			oauthrevocation.Table: oauthrevocation.ValidColumn,
+			oauthsigningkey.Table: oauthsigningkey.ValidColumn,
 			organization.Table:    organization.ValidColumn,
 			session.Table:         session.ValidColumn,
 			signingkey.Table:      signingkey.ValidColumn,

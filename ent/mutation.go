@@ -23,6 +23,10 @@ import (
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/oauthassertion"
+	"github.com/creativeops/creativeops/ent/oauthclient"
+	"github.com/creativeops/creativeops/ent/oauthrevocation"
+	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/ent/session"
@@ -52,6 +56,10 @@ const (
 	TypeKeyEpoch        = "KeyEpoch"
 	TypeLogHash         = "LogHash"
 	TypeLogState        = "LogState"
+	TypeOAuthAssertion  = "OAuthAssertion"
+	TypeOAuthClient     = "OAuthClient"
+	TypeOAuthRevocation = "OAuthRevocation"
+	TypeOAuthSigningKey = "OAuthSigningKey"
 	TypeOrganization    = "Organization"
 	TypeSession         = "Session"
 	TypeSigningKey      = "SigningKey"
@@ -10491,6 +10499,2551 @@ func (m *LogStateMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *LogStateMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LogState edge %s", name)
+}
+
+// OAuthAssertionMutation represents an operation that mutates the OAuthAssertion nodes in the graph.
+type OAuthAssertionMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	expires_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*OAuthAssertion, error)
+	predicates    []predicate.OAuthAssertion
+}
+
+var _ ent.Mutation = (*OAuthAssertionMutation)(nil)
+
+// oauthassertionOption allows management of the mutation configuration using functional options.
+type oauthassertionOption func(*OAuthAssertionMutation)
+
+// newOAuthAssertionMutation creates new mutation for the OAuthAssertion entity.
+func newOAuthAssertionMutation(c config, op Op, opts ...oauthassertionOption) *OAuthAssertionMutation {
+	m := &OAuthAssertionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOAuthAssertion,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOAuthAssertionID sets the ID field of the mutation.
+func withOAuthAssertionID(id string) oauthassertionOption {
+	return func(m *OAuthAssertionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OAuthAssertion
+		)
+		m.oldValue = func(ctx context.Context) (*OAuthAssertion, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OAuthAssertion.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOAuthAssertion sets the old OAuthAssertion of the mutation.
+func withOAuthAssertion(node *OAuthAssertion) oauthassertionOption {
+	return func(m *OAuthAssertionMutation) {
+		m.oldValue = func(context.Context) (*OAuthAssertion, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OAuthAssertionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OAuthAssertionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OAuthAssertion entities.
+func (m *OAuthAssertionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OAuthAssertionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OAuthAssertionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OAuthAssertion.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *OAuthAssertionMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *OAuthAssertionMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the OAuthAssertion entity.
+// If the OAuthAssertion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthAssertionMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *OAuthAssertionMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// Where appends a list predicates to the OAuthAssertionMutation builder.
+func (m *OAuthAssertionMutation) Where(ps ...predicate.OAuthAssertion) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OAuthAssertionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OAuthAssertionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OAuthAssertion, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OAuthAssertionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OAuthAssertionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OAuthAssertion).
+func (m *OAuthAssertionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OAuthAssertionMutation) Fields() []string {
+	fields := make([]string, 0, 1)
+	if m.expires_at != nil {
+		fields = append(fields, oauthassertion.FieldExpiresAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OAuthAssertionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case oauthassertion.FieldExpiresAt:
+		return m.ExpiresAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OAuthAssertionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case oauthassertion.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown OAuthAssertion field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthAssertionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case oauthassertion.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthAssertion field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OAuthAssertionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OAuthAssertionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthAssertionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OAuthAssertion numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OAuthAssertionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OAuthAssertionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OAuthAssertionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OAuthAssertion nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OAuthAssertionMutation) ResetField(name string) error {
+	switch name {
+	case oauthassertion.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthAssertion field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OAuthAssertionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OAuthAssertionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OAuthAssertionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OAuthAssertionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OAuthAssertionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OAuthAssertionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OAuthAssertionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OAuthAssertion unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OAuthAssertionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OAuthAssertion edge %s", name)
+}
+
+// OAuthClientMutation represents an operation that mutates the OAuthClient nodes in the graph.
+type OAuthClientMutation struct {
+	config
+	op                         Op
+	typ                        string
+	id                         *string
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	organization_id            *string
+	name                       *string
+	prefix                     *string
+	secret_hash                *string
+	previous_secret_hash       *string
+	previous_secret_expires_at *time.Time
+	scopes                     *[]string
+	appendscopes               []string
+	token_lifetime_seconds     *int
+	addtoken_lifetime_seconds  *int
+	jwks                       *string
+	jwks_uri                   *string
+	revoked_at                 *time.Time
+	clearedFields              map[string]struct{}
+	done                       bool
+	oldValue                   func(context.Context) (*OAuthClient, error)
+	predicates                 []predicate.OAuthClient
+}
+
+var _ ent.Mutation = (*OAuthClientMutation)(nil)
+
+// oauthclientOption allows management of the mutation configuration using functional options.
+type oauthclientOption func(*OAuthClientMutation)
+
+// newOAuthClientMutation creates new mutation for the OAuthClient entity.
+func newOAuthClientMutation(c config, op Op, opts ...oauthclientOption) *OAuthClientMutation {
+	m := &OAuthClientMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOAuthClient,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOAuthClientID sets the ID field of the mutation.
+func withOAuthClientID(id string) oauthclientOption {
+	return func(m *OAuthClientMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OAuthClient
+		)
+		m.oldValue = func(ctx context.Context) (*OAuthClient, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OAuthClient.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOAuthClient sets the old OAuthClient of the mutation.
+func withOAuthClient(node *OAuthClient) oauthclientOption {
+	return func(m *OAuthClientMutation) {
+		m.oldValue = func(context.Context) (*OAuthClient, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OAuthClientMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OAuthClientMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OAuthClient entities.
+func (m *OAuthClientMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OAuthClientMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OAuthClientMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OAuthClient.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OAuthClientMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OAuthClientMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OAuthClientMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OAuthClientMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OAuthClientMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OAuthClientMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OAuthClientMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OAuthClientMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OAuthClientMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *OAuthClientMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *OAuthClientMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *OAuthClientMutation) ResetName() {
+	m.name = nil
+}
+
+// SetPrefix sets the "prefix" field.
+func (m *OAuthClientMutation) SetPrefix(s string) {
+	m.prefix = &s
+}
+
+// Prefix returns the value of the "prefix" field in the mutation.
+func (m *OAuthClientMutation) Prefix() (r string, exists bool) {
+	v := m.prefix
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrefix returns the old "prefix" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldPrefix(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrefix is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrefix requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrefix: %w", err)
+	}
+	return oldValue.Prefix, nil
+}
+
+// ResetPrefix resets all changes to the "prefix" field.
+func (m *OAuthClientMutation) ResetPrefix() {
+	m.prefix = nil
+}
+
+// SetSecretHash sets the "secret_hash" field.
+func (m *OAuthClientMutation) SetSecretHash(s string) {
+	m.secret_hash = &s
+}
+
+// SecretHash returns the value of the "secret_hash" field in the mutation.
+func (m *OAuthClientMutation) SecretHash() (r string, exists bool) {
+	v := m.secret_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecretHash returns the old "secret_hash" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldSecretHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecretHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecretHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecretHash: %w", err)
+	}
+	return oldValue.SecretHash, nil
+}
+
+// ResetSecretHash resets all changes to the "secret_hash" field.
+func (m *OAuthClientMutation) ResetSecretHash() {
+	m.secret_hash = nil
+}
+
+// SetPreviousSecretHash sets the "previous_secret_hash" field.
+func (m *OAuthClientMutation) SetPreviousSecretHash(s string) {
+	m.previous_secret_hash = &s
+}
+
+// PreviousSecretHash returns the value of the "previous_secret_hash" field in the mutation.
+func (m *OAuthClientMutation) PreviousSecretHash() (r string, exists bool) {
+	v := m.previous_secret_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviousSecretHash returns the old "previous_secret_hash" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldPreviousSecretHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviousSecretHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviousSecretHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviousSecretHash: %w", err)
+	}
+	return oldValue.PreviousSecretHash, nil
+}
+
+// ClearPreviousSecretHash clears the value of the "previous_secret_hash" field.
+func (m *OAuthClientMutation) ClearPreviousSecretHash() {
+	m.previous_secret_hash = nil
+	m.clearedFields[oauthclient.FieldPreviousSecretHash] = struct{}{}
+}
+
+// PreviousSecretHashCleared returns if the "previous_secret_hash" field was cleared in this mutation.
+func (m *OAuthClientMutation) PreviousSecretHashCleared() bool {
+	_, ok := m.clearedFields[oauthclient.FieldPreviousSecretHash]
+	return ok
+}
+
+// ResetPreviousSecretHash resets all changes to the "previous_secret_hash" field.
+func (m *OAuthClientMutation) ResetPreviousSecretHash() {
+	m.previous_secret_hash = nil
+	delete(m.clearedFields, oauthclient.FieldPreviousSecretHash)
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (m *OAuthClientMutation) SetPreviousSecretExpiresAt(t time.Time) {
+	m.previous_secret_expires_at = &t
+}
+
+// PreviousSecretExpiresAt returns the value of the "previous_secret_expires_at" field in the mutation.
+func (m *OAuthClientMutation) PreviousSecretExpiresAt() (r time.Time, exists bool) {
+	v := m.previous_secret_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviousSecretExpiresAt returns the old "previous_secret_expires_at" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldPreviousSecretExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviousSecretExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviousSecretExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviousSecretExpiresAt: %w", err)
+	}
+	return oldValue.PreviousSecretExpiresAt, nil
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (m *OAuthClientMutation) ClearPreviousSecretExpiresAt() {
+	m.previous_secret_expires_at = nil
+	m.clearedFields[oauthclient.FieldPreviousSecretExpiresAt] = struct{}{}
+}
+
+// PreviousSecretExpiresAtCleared returns if the "previous_secret_expires_at" field was cleared in this mutation.
+func (m *OAuthClientMutation) PreviousSecretExpiresAtCleared() bool {
+	_, ok := m.clearedFields[oauthclient.FieldPreviousSecretExpiresAt]
+	return ok
+}
+
+// ResetPreviousSecretExpiresAt resets all changes to the "previous_secret_expires_at" field.
+func (m *OAuthClientMutation) ResetPreviousSecretExpiresAt() {
+	m.previous_secret_expires_at = nil
+	delete(m.clearedFields, oauthclient.FieldPreviousSecretExpiresAt)
+}
+
+// SetScopes sets the "scopes" field.
+func (m *OAuthClientMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *OAuthClientMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *OAuthClientMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *OAuthClientMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *OAuthClientMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+}
+
+// SetTokenLifetimeSeconds sets the "token_lifetime_seconds" field.
+func (m *OAuthClientMutation) SetTokenLifetimeSeconds(i int) {
+	m.token_lifetime_seconds = &i
+	m.addtoken_lifetime_seconds = nil
+}
+
+// TokenLifetimeSeconds returns the value of the "token_lifetime_seconds" field in the mutation.
+func (m *OAuthClientMutation) TokenLifetimeSeconds() (r int, exists bool) {
+	v := m.token_lifetime_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenLifetimeSeconds returns the old "token_lifetime_seconds" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldTokenLifetimeSeconds(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenLifetimeSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenLifetimeSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenLifetimeSeconds: %w", err)
+	}
+	return oldValue.TokenLifetimeSeconds, nil
+}
+
+// AddTokenLifetimeSeconds adds i to the "token_lifetime_seconds" field.
+func (m *OAuthClientMutation) AddTokenLifetimeSeconds(i int) {
+	if m.addtoken_lifetime_seconds != nil {
+		*m.addtoken_lifetime_seconds += i
+	} else {
+		m.addtoken_lifetime_seconds = &i
+	}
+}
+
+// AddedTokenLifetimeSeconds returns the value that was added to the "token_lifetime_seconds" field in this mutation.
+func (m *OAuthClientMutation) AddedTokenLifetimeSeconds() (r int, exists bool) {
+	v := m.addtoken_lifetime_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokenLifetimeSeconds resets all changes to the "token_lifetime_seconds" field.
+func (m *OAuthClientMutation) ResetTokenLifetimeSeconds() {
+	m.token_lifetime_seconds = nil
+	m.addtoken_lifetime_seconds = nil
+}
+
+// SetJwks sets the "jwks" field.
+func (m *OAuthClientMutation) SetJwks(s string) {
+	m.jwks = &s
+}
+
+// Jwks returns the value of the "jwks" field in the mutation.
+func (m *OAuthClientMutation) Jwks() (r string, exists bool) {
+	v := m.jwks
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJwks returns the old "jwks" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldJwks(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJwks is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJwks requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJwks: %w", err)
+	}
+	return oldValue.Jwks, nil
+}
+
+// ClearJwks clears the value of the "jwks" field.
+func (m *OAuthClientMutation) ClearJwks() {
+	m.jwks = nil
+	m.clearedFields[oauthclient.FieldJwks] = struct{}{}
+}
+
+// JwksCleared returns if the "jwks" field was cleared in this mutation.
+func (m *OAuthClientMutation) JwksCleared() bool {
+	_, ok := m.clearedFields[oauthclient.FieldJwks]
+	return ok
+}
+
+// ResetJwks resets all changes to the "jwks" field.
+func (m *OAuthClientMutation) ResetJwks() {
+	m.jwks = nil
+	delete(m.clearedFields, oauthclient.FieldJwks)
+}
+
+// SetJwksURI sets the "jwks_uri" field.
+func (m *OAuthClientMutation) SetJwksURI(s string) {
+	m.jwks_uri = &s
+}
+
+// JwksURI returns the value of the "jwks_uri" field in the mutation.
+func (m *OAuthClientMutation) JwksURI() (r string, exists bool) {
+	v := m.jwks_uri
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJwksURI returns the old "jwks_uri" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldJwksURI(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJwksURI is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJwksURI requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJwksURI: %w", err)
+	}
+	return oldValue.JwksURI, nil
+}
+
+// ClearJwksURI clears the value of the "jwks_uri" field.
+func (m *OAuthClientMutation) ClearJwksURI() {
+	m.jwks_uri = nil
+	m.clearedFields[oauthclient.FieldJwksURI] = struct{}{}
+}
+
+// JwksURICleared returns if the "jwks_uri" field was cleared in this mutation.
+func (m *OAuthClientMutation) JwksURICleared() bool {
+	_, ok := m.clearedFields[oauthclient.FieldJwksURI]
+	return ok
+}
+
+// ResetJwksURI resets all changes to the "jwks_uri" field.
+func (m *OAuthClientMutation) ResetJwksURI() {
+	m.jwks_uri = nil
+	delete(m.clearedFields, oauthclient.FieldJwksURI)
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *OAuthClientMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *OAuthClientMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the OAuthClient entity.
+// If the OAuthClient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthClientMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *OAuthClientMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[oauthclient.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *OAuthClientMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[oauthclient.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *OAuthClientMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, oauthclient.FieldRevokedAt)
+}
+
+// Where appends a list predicates to the OAuthClientMutation builder.
+func (m *OAuthClientMutation) Where(ps ...predicate.OAuthClient) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OAuthClientMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OAuthClientMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OAuthClient, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OAuthClientMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OAuthClientMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OAuthClient).
+func (m *OAuthClientMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OAuthClientMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, oauthclient.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, oauthclient.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, oauthclient.FieldOrganizationID)
+	}
+	if m.name != nil {
+		fields = append(fields, oauthclient.FieldName)
+	}
+	if m.prefix != nil {
+		fields = append(fields, oauthclient.FieldPrefix)
+	}
+	if m.secret_hash != nil {
+		fields = append(fields, oauthclient.FieldSecretHash)
+	}
+	if m.previous_secret_hash != nil {
+		fields = append(fields, oauthclient.FieldPreviousSecretHash)
+	}
+	if m.previous_secret_expires_at != nil {
+		fields = append(fields, oauthclient.FieldPreviousSecretExpiresAt)
+	}
+	if m.scopes != nil {
+		fields = append(fields, oauthclient.FieldScopes)
+	}
+	if m.token_lifetime_seconds != nil {
+		fields = append(fields, oauthclient.FieldTokenLifetimeSeconds)
+	}
+	if m.jwks != nil {
+		fields = append(fields, oauthclient.FieldJwks)
+	}
+	if m.jwks_uri != nil {
+		fields = append(fields, oauthclient.FieldJwksURI)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, oauthclient.FieldRevokedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OAuthClientMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case oauthclient.FieldCreatedAt:
+		return m.CreatedAt()
+	case oauthclient.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case oauthclient.FieldOrganizationID:
+		return m.OrganizationID()
+	case oauthclient.FieldName:
+		return m.Name()
+	case oauthclient.FieldPrefix:
+		return m.Prefix()
+	case oauthclient.FieldSecretHash:
+		return m.SecretHash()
+	case oauthclient.FieldPreviousSecretHash:
+		return m.PreviousSecretHash()
+	case oauthclient.FieldPreviousSecretExpiresAt:
+		return m.PreviousSecretExpiresAt()
+	case oauthclient.FieldScopes:
+		return m.Scopes()
+	case oauthclient.FieldTokenLifetimeSeconds:
+		return m.TokenLifetimeSeconds()
+	case oauthclient.FieldJwks:
+		return m.Jwks()
+	case oauthclient.FieldJwksURI:
+		return m.JwksURI()
+	case oauthclient.FieldRevokedAt:
+		return m.RevokedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OAuthClientMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case oauthclient.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case oauthclient.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case oauthclient.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case oauthclient.FieldName:
+		return m.OldName(ctx)
+	case oauthclient.FieldPrefix:
+		return m.OldPrefix(ctx)
+	case oauthclient.FieldSecretHash:
+		return m.OldSecretHash(ctx)
+	case oauthclient.FieldPreviousSecretHash:
+		return m.OldPreviousSecretHash(ctx)
+	case oauthclient.FieldPreviousSecretExpiresAt:
+		return m.OldPreviousSecretExpiresAt(ctx)
+	case oauthclient.FieldScopes:
+		return m.OldScopes(ctx)
+	case oauthclient.FieldTokenLifetimeSeconds:
+		return m.OldTokenLifetimeSeconds(ctx)
+	case oauthclient.FieldJwks:
+		return m.OldJwks(ctx)
+	case oauthclient.FieldJwksURI:
+		return m.OldJwksURI(ctx)
+	case oauthclient.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown OAuthClient field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthClientMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case oauthclient.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case oauthclient.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case oauthclient.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case oauthclient.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case oauthclient.FieldPrefix:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrefix(v)
+		return nil
+	case oauthclient.FieldSecretHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecretHash(v)
+		return nil
+	case oauthclient.FieldPreviousSecretHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviousSecretHash(v)
+		return nil
+	case oauthclient.FieldPreviousSecretExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviousSecretExpiresAt(v)
+		return nil
+	case oauthclient.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
+		return nil
+	case oauthclient.FieldTokenLifetimeSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenLifetimeSeconds(v)
+		return nil
+	case oauthclient.FieldJwks:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJwks(v)
+		return nil
+	case oauthclient.FieldJwksURI:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJwksURI(v)
+		return nil
+	case oauthclient.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthClient field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OAuthClientMutation) AddedFields() []string {
+	var fields []string
+	if m.addtoken_lifetime_seconds != nil {
+		fields = append(fields, oauthclient.FieldTokenLifetimeSeconds)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OAuthClientMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case oauthclient.FieldTokenLifetimeSeconds:
+		return m.AddedTokenLifetimeSeconds()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthClientMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case oauthclient.FieldTokenLifetimeSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokenLifetimeSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthClient numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OAuthClientMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(oauthclient.FieldPreviousSecretHash) {
+		fields = append(fields, oauthclient.FieldPreviousSecretHash)
+	}
+	if m.FieldCleared(oauthclient.FieldPreviousSecretExpiresAt) {
+		fields = append(fields, oauthclient.FieldPreviousSecretExpiresAt)
+	}
+	if m.FieldCleared(oauthclient.FieldJwks) {
+		fields = append(fields, oauthclient.FieldJwks)
+	}
+	if m.FieldCleared(oauthclient.FieldJwksURI) {
+		fields = append(fields, oauthclient.FieldJwksURI)
+	}
+	if m.FieldCleared(oauthclient.FieldRevokedAt) {
+		fields = append(fields, oauthclient.FieldRevokedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OAuthClientMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OAuthClientMutation) ClearField(name string) error {
+	switch name {
+	case oauthclient.FieldPreviousSecretHash:
+		m.ClearPreviousSecretHash()
+		return nil
+	case oauthclient.FieldPreviousSecretExpiresAt:
+		m.ClearPreviousSecretExpiresAt()
+		return nil
+	case oauthclient.FieldJwks:
+		m.ClearJwks()
+		return nil
+	case oauthclient.FieldJwksURI:
+		m.ClearJwksURI()
+		return nil
+	case oauthclient.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthClient nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OAuthClientMutation) ResetField(name string) error {
+	switch name {
+	case oauthclient.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case oauthclient.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case oauthclient.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case oauthclient.FieldName:
+		m.ResetName()
+		return nil
+	case oauthclient.FieldPrefix:
+		m.ResetPrefix()
+		return nil
+	case oauthclient.FieldSecretHash:
+		m.ResetSecretHash()
+		return nil
+	case oauthclient.FieldPreviousSecretHash:
+		m.ResetPreviousSecretHash()
+		return nil
+	case oauthclient.FieldPreviousSecretExpiresAt:
+		m.ResetPreviousSecretExpiresAt()
+		return nil
+	case oauthclient.FieldScopes:
+		m.ResetScopes()
+		return nil
+	case oauthclient.FieldTokenLifetimeSeconds:
+		m.ResetTokenLifetimeSeconds()
+		return nil
+	case oauthclient.FieldJwks:
+		m.ResetJwks()
+		return nil
+	case oauthclient.FieldJwksURI:
+		m.ResetJwksURI()
+		return nil
+	case oauthclient.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthClient field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OAuthClientMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OAuthClientMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OAuthClientMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OAuthClientMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OAuthClientMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OAuthClientMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OAuthClientMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OAuthClient unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OAuthClientMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OAuthClient edge %s", name)
+}
+
+// OAuthRevocationMutation represents an operation that mutates the OAuthRevocation nodes in the graph.
+type OAuthRevocationMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	client_id     *string
+	expires_at    *time.Time
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*OAuthRevocation, error)
+	predicates    []predicate.OAuthRevocation
+}
+
+var _ ent.Mutation = (*OAuthRevocationMutation)(nil)
+
+// oauthrevocationOption allows management of the mutation configuration using functional options.
+type oauthrevocationOption func(*OAuthRevocationMutation)
+
+// newOAuthRevocationMutation creates new mutation for the OAuthRevocation entity.
+func newOAuthRevocationMutation(c config, op Op, opts ...oauthrevocationOption) *OAuthRevocationMutation {
+	m := &OAuthRevocationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOAuthRevocation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOAuthRevocationID sets the ID field of the mutation.
+func withOAuthRevocationID(id string) oauthrevocationOption {
+	return func(m *OAuthRevocationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OAuthRevocation
+		)
+		m.oldValue = func(ctx context.Context) (*OAuthRevocation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OAuthRevocation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOAuthRevocation sets the old OAuthRevocation of the mutation.
+func withOAuthRevocation(node *OAuthRevocation) oauthrevocationOption {
+	return func(m *OAuthRevocationMutation) {
+		m.oldValue = func(context.Context) (*OAuthRevocation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OAuthRevocationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OAuthRevocationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OAuthRevocation entities.
+func (m *OAuthRevocationMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OAuthRevocationMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OAuthRevocationMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OAuthRevocation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetClientID sets the "client_id" field.
+func (m *OAuthRevocationMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *OAuthRevocationMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the OAuthRevocation entity.
+// If the OAuthRevocation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthRevocationMutation) OldClientID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *OAuthRevocationMutation) ResetClientID() {
+	m.client_id = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *OAuthRevocationMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *OAuthRevocationMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the OAuthRevocation entity.
+// If the OAuthRevocation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthRevocationMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *OAuthRevocationMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OAuthRevocationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OAuthRevocationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OAuthRevocation entity.
+// If the OAuthRevocation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthRevocationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OAuthRevocationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the OAuthRevocationMutation builder.
+func (m *OAuthRevocationMutation) Where(ps ...predicate.OAuthRevocation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OAuthRevocationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OAuthRevocationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OAuthRevocation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OAuthRevocationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OAuthRevocationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OAuthRevocation).
+func (m *OAuthRevocationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OAuthRevocationMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.client_id != nil {
+		fields = append(fields, oauthrevocation.FieldClientID)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, oauthrevocation.FieldExpiresAt)
+	}
+	if m.created_at != nil {
+		fields = append(fields, oauthrevocation.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OAuthRevocationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case oauthrevocation.FieldClientID:
+		return m.ClientID()
+	case oauthrevocation.FieldExpiresAt:
+		return m.ExpiresAt()
+	case oauthrevocation.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OAuthRevocationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case oauthrevocation.FieldClientID:
+		return m.OldClientID(ctx)
+	case oauthrevocation.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case oauthrevocation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown OAuthRevocation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthRevocationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case oauthrevocation.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case oauthrevocation.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case oauthrevocation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthRevocation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OAuthRevocationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OAuthRevocationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthRevocationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OAuthRevocation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OAuthRevocationMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OAuthRevocationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OAuthRevocationMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OAuthRevocation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OAuthRevocationMutation) ResetField(name string) error {
+	switch name {
+	case oauthrevocation.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case oauthrevocation.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case oauthrevocation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthRevocation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OAuthRevocationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OAuthRevocationMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OAuthRevocationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OAuthRevocationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OAuthRevocationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OAuthRevocationMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OAuthRevocationMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OAuthRevocation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OAuthRevocationMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OAuthRevocation edge %s", name)
+}
+
+// OAuthSigningKeyMutation represents an operation that mutates the OAuthSigningKey nodes in the graph.
+type OAuthSigningKeyMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	algorithm          *string
+	private_key        *[]byte
+	private_key_key_id *string
+	created_at         *time.Time
+	retired_at         *time.Time
+	verify_until       *time.Time
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*OAuthSigningKey, error)
+	predicates         []predicate.OAuthSigningKey
+}
+
+var _ ent.Mutation = (*OAuthSigningKeyMutation)(nil)
+
+// oauthsigningkeyOption allows management of the mutation configuration using functional options.
+type oauthsigningkeyOption func(*OAuthSigningKeyMutation)
+
+// newOAuthSigningKeyMutation creates new mutation for the OAuthSigningKey entity.
+func newOAuthSigningKeyMutation(c config, op Op, opts ...oauthsigningkeyOption) *OAuthSigningKeyMutation {
+	m := &OAuthSigningKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOAuthSigningKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOAuthSigningKeyID sets the ID field of the mutation.
+func withOAuthSigningKeyID(id string) oauthsigningkeyOption {
+	return func(m *OAuthSigningKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OAuthSigningKey
+		)
+		m.oldValue = func(ctx context.Context) (*OAuthSigningKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OAuthSigningKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOAuthSigningKey sets the old OAuthSigningKey of the mutation.
+func withOAuthSigningKey(node *OAuthSigningKey) oauthsigningkeyOption {
+	return func(m *OAuthSigningKeyMutation) {
+		m.oldValue = func(context.Context) (*OAuthSigningKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OAuthSigningKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OAuthSigningKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OAuthSigningKey entities.
+func (m *OAuthSigningKeyMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OAuthSigningKeyMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OAuthSigningKeyMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OAuthSigningKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAlgorithm sets the "algorithm" field.
+func (m *OAuthSigningKeyMutation) SetAlgorithm(s string) {
+	m.algorithm = &s
+}
+
+// Algorithm returns the value of the "algorithm" field in the mutation.
+func (m *OAuthSigningKeyMutation) Algorithm() (r string, exists bool) {
+	v := m.algorithm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAlgorithm returns the old "algorithm" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldAlgorithm(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAlgorithm is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAlgorithm requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAlgorithm: %w", err)
+	}
+	return oldValue.Algorithm, nil
+}
+
+// ResetAlgorithm resets all changes to the "algorithm" field.
+func (m *OAuthSigningKeyMutation) ResetAlgorithm() {
+	m.algorithm = nil
+}
+
+// SetPrivateKey sets the "private_key" field.
+func (m *OAuthSigningKeyMutation) SetPrivateKey(b []byte) {
+	m.private_key = &b
+}
+
+// PrivateKey returns the value of the "private_key" field in the mutation.
+func (m *OAuthSigningKeyMutation) PrivateKey() (r []byte, exists bool) {
+	v := m.private_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrivateKey returns the old "private_key" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldPrivateKey(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrivateKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrivateKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrivateKey: %w", err)
+	}
+	return oldValue.PrivateKey, nil
+}
+
+// ResetPrivateKey resets all changes to the "private_key" field.
+func (m *OAuthSigningKeyMutation) ResetPrivateKey() {
+	m.private_key = nil
+}
+
+// SetPrivateKeyKeyID sets the "private_key_key_id" field.
+func (m *OAuthSigningKeyMutation) SetPrivateKeyKeyID(s string) {
+	m.private_key_key_id = &s
+}
+
+// PrivateKeyKeyID returns the value of the "private_key_key_id" field in the mutation.
+func (m *OAuthSigningKeyMutation) PrivateKeyKeyID() (r string, exists bool) {
+	v := m.private_key_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrivateKeyKeyID returns the old "private_key_key_id" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldPrivateKeyKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrivateKeyKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrivateKeyKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrivateKeyKeyID: %w", err)
+	}
+	return oldValue.PrivateKeyKeyID, nil
+}
+
+// ResetPrivateKeyKeyID resets all changes to the "private_key_key_id" field.
+func (m *OAuthSigningKeyMutation) ResetPrivateKeyKeyID() {
+	m.private_key_key_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OAuthSigningKeyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OAuthSigningKeyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OAuthSigningKeyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetRetiredAt sets the "retired_at" field.
+func (m *OAuthSigningKeyMutation) SetRetiredAt(t time.Time) {
+	m.retired_at = &t
+}
+
+// RetiredAt returns the value of the "retired_at" field in the mutation.
+func (m *OAuthSigningKeyMutation) RetiredAt() (r time.Time, exists bool) {
+	v := m.retired_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetiredAt returns the old "retired_at" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldRetiredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetiredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetiredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetiredAt: %w", err)
+	}
+	return oldValue.RetiredAt, nil
+}
+
+// ClearRetiredAt clears the value of the "retired_at" field.
+func (m *OAuthSigningKeyMutation) ClearRetiredAt() {
+	m.retired_at = nil
+	m.clearedFields[oauthsigningkey.FieldRetiredAt] = struct{}{}
+}
+
+// RetiredAtCleared returns if the "retired_at" field was cleared in this mutation.
+func (m *OAuthSigningKeyMutation) RetiredAtCleared() bool {
+	_, ok := m.clearedFields[oauthsigningkey.FieldRetiredAt]
+	return ok
+}
+
+// ResetRetiredAt resets all changes to the "retired_at" field.
+func (m *OAuthSigningKeyMutation) ResetRetiredAt() {
+	m.retired_at = nil
+	delete(m.clearedFields, oauthsigningkey.FieldRetiredAt)
+}
+
+// SetVerifyUntil sets the "verify_until" field.
+func (m *OAuthSigningKeyMutation) SetVerifyUntil(t time.Time) {
+	m.verify_until = &t
+}
+
+// VerifyUntil returns the value of the "verify_until" field in the mutation.
+func (m *OAuthSigningKeyMutation) VerifyUntil() (r time.Time, exists bool) {
+	v := m.verify_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerifyUntil returns the old "verify_until" field's value of the OAuthSigningKey entity.
+// If the OAuthSigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OAuthSigningKeyMutation) OldVerifyUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerifyUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerifyUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerifyUntil: %w", err)
+	}
+	return oldValue.VerifyUntil, nil
+}
+
+// ClearVerifyUntil clears the value of the "verify_until" field.
+func (m *OAuthSigningKeyMutation) ClearVerifyUntil() {
+	m.verify_until = nil
+	m.clearedFields[oauthsigningkey.FieldVerifyUntil] = struct{}{}
+}
+
+// VerifyUntilCleared returns if the "verify_until" field was cleared in this mutation.
+func (m *OAuthSigningKeyMutation) VerifyUntilCleared() bool {
+	_, ok := m.clearedFields[oauthsigningkey.FieldVerifyUntil]
+	return ok
+}
+
+// ResetVerifyUntil resets all changes to the "verify_until" field.
+func (m *OAuthSigningKeyMutation) ResetVerifyUntil() {
+	m.verify_until = nil
+	delete(m.clearedFields, oauthsigningkey.FieldVerifyUntil)
+}
+
+// Where appends a list predicates to the OAuthSigningKeyMutation builder.
+func (m *OAuthSigningKeyMutation) Where(ps ...predicate.OAuthSigningKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OAuthSigningKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OAuthSigningKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OAuthSigningKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OAuthSigningKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OAuthSigningKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OAuthSigningKey).
+func (m *OAuthSigningKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OAuthSigningKeyMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.algorithm != nil {
+		fields = append(fields, oauthsigningkey.FieldAlgorithm)
+	}
+	if m.private_key != nil {
+		fields = append(fields, oauthsigningkey.FieldPrivateKey)
+	}
+	if m.private_key_key_id != nil {
+		fields = append(fields, oauthsigningkey.FieldPrivateKeyKeyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, oauthsigningkey.FieldCreatedAt)
+	}
+	if m.retired_at != nil {
+		fields = append(fields, oauthsigningkey.FieldRetiredAt)
+	}
+	if m.verify_until != nil {
+		fields = append(fields, oauthsigningkey.FieldVerifyUntil)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OAuthSigningKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case oauthsigningkey.FieldAlgorithm:
+		return m.Algorithm()
+	case oauthsigningkey.FieldPrivateKey:
+		return m.PrivateKey()
+	case oauthsigningkey.FieldPrivateKeyKeyID:
+		return m.PrivateKeyKeyID()
+	case oauthsigningkey.FieldCreatedAt:
+		return m.CreatedAt()
+	case oauthsigningkey.FieldRetiredAt:
+		return m.RetiredAt()
+	case oauthsigningkey.FieldVerifyUntil:
+		return m.VerifyUntil()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OAuthSigningKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case oauthsigningkey.FieldAlgorithm:
+		return m.OldAlgorithm(ctx)
+	case oauthsigningkey.FieldPrivateKey:
+		return m.OldPrivateKey(ctx)
+	case oauthsigningkey.FieldPrivateKeyKeyID:
+		return m.OldPrivateKeyKeyID(ctx)
+	case oauthsigningkey.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case oauthsigningkey.FieldRetiredAt:
+		return m.OldRetiredAt(ctx)
+	case oauthsigningkey.FieldVerifyUntil:
+		return m.OldVerifyUntil(ctx)
+	}
+	return nil, fmt.Errorf("unknown OAuthSigningKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthSigningKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case oauthsigningkey.FieldAlgorithm:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAlgorithm(v)
+		return nil
+	case oauthsigningkey.FieldPrivateKey:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrivateKey(v)
+		return nil
+	case oauthsigningkey.FieldPrivateKeyKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrivateKeyKeyID(v)
+		return nil
+	case oauthsigningkey.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case oauthsigningkey.FieldRetiredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetiredAt(v)
+		return nil
+	case oauthsigningkey.FieldVerifyUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerifyUntil(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthSigningKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OAuthSigningKeyMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OAuthSigningKeyMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OAuthSigningKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OAuthSigningKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OAuthSigningKeyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(oauthsigningkey.FieldRetiredAt) {
+		fields = append(fields, oauthsigningkey.FieldRetiredAt)
+	}
+	if m.FieldCleared(oauthsigningkey.FieldVerifyUntil) {
+		fields = append(fields, oauthsigningkey.FieldVerifyUntil)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OAuthSigningKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OAuthSigningKeyMutation) ClearField(name string) error {
+	switch name {
+	case oauthsigningkey.FieldRetiredAt:
+		m.ClearRetiredAt()
+		return nil
+	case oauthsigningkey.FieldVerifyUntil:
+		m.ClearVerifyUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthSigningKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OAuthSigningKeyMutation) ResetField(name string) error {
+	switch name {
+	case oauthsigningkey.FieldAlgorithm:
+		m.ResetAlgorithm()
+		return nil
+	case oauthsigningkey.FieldPrivateKey:
+		m.ResetPrivateKey()
+		return nil
+	case oauthsigningkey.FieldPrivateKeyKeyID:
+		m.ResetPrivateKeyKeyID()
+		return nil
+	case oauthsigningkey.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case oauthsigningkey.FieldRetiredAt:
+		m.ResetRetiredAt()
+		return nil
+	case oauthsigningkey.FieldVerifyUntil:
+		m.ResetVerifyUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown OAuthSigningKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OAuthSigningKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OAuthSigningKeyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OAuthSigningKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OAuthSigningKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OAuthSigningKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OAuthSigningKeyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OAuthSigningKeyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OAuthSigningKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OAuthSigningKeyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OAuthSigningKey edge %s", name)
 }
 
 // OrganizationMutation represents an operation that mutates the Organization nodes in the graph.

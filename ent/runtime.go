@@ -15,6 +15,10 @@ import (
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/oauthassertion"
+	"github.com/creativeops/creativeops/ent/oauthclient"
+	"github.com/creativeops/creativeops/ent/oauthrevocation"
+	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ent/schema"
 	"github.com/creativeops/creativeops/ent/session"
@@ -400,6 +404,113 @@ func init() {
 	logstate.DefaultUpdatedAt = logstateDescUpdatedAt.Default.(func() time.Time)
 	// logstate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	logstate.UpdateDefaultUpdatedAt = logstateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	oauthassertionFields := schema.OAuthAssertion{}.Fields()
+	_ = oauthassertionFields
+	// oauthassertionDescID is the schema descriptor for id field.
+	oauthassertionDescID := oauthassertionFields[0].Descriptor()
+	// oauthassertion.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthassertion.IDValidator = func() func(string) error {
+		validators := oauthassertionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthclientMixin := schema.OAuthClient{}.Mixin()
+	oauthclientMixinFields0 := oauthclientMixin[0].Fields()
+	_ = oauthclientMixinFields0
+	oauthclientMixinFields1 := oauthclientMixin[1].Fields()
+	_ = oauthclientMixinFields1
+	oauthclientFields := schema.OAuthClient{}.Fields()
+	_ = oauthclientFields
+	// oauthclientDescCreatedAt is the schema descriptor for created_at field.
+	oauthclientDescCreatedAt := oauthclientMixinFields1[0].Descriptor()
+	// oauthclient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthclient.DefaultCreatedAt = oauthclientDescCreatedAt.Default.(func() time.Time)
+	// oauthclientDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthclientDescUpdatedAt := oauthclientMixinFields1[1].Descriptor()
+	// oauthclient.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthclient.DefaultUpdatedAt = oauthclientDescUpdatedAt.Default.(func() time.Time)
+	// oauthclient.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthclient.UpdateDefaultUpdatedAt = oauthclientDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthclientDescName is the schema descriptor for name field.
+	oauthclientDescName := oauthclientFields[1].Descriptor()
+	// oauthclient.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	oauthclient.NameValidator = oauthclientDescName.Validators[0].(func(string) error)
+	// oauthclientDescPrefix is the schema descriptor for prefix field.
+	oauthclientDescPrefix := oauthclientFields[2].Descriptor()
+	// oauthclient.PrefixValidator is a validator for the "prefix" field. It is called by the builders before save.
+	oauthclient.PrefixValidator = oauthclientDescPrefix.Validators[0].(func(string) error)
+	// oauthclientDescJwksURI is the schema descriptor for jwks_uri field.
+	oauthclientDescJwksURI := oauthclientFields[9].Descriptor()
+	// oauthclient.JwksURIValidator is a validator for the "jwks_uri" field. It is called by the builders before save.
+	oauthclient.JwksURIValidator = oauthclientDescJwksURI.Validators[0].(func(string) error)
+	// oauthclientDescID is the schema descriptor for id field.
+	oauthclientDescID := oauthclientMixinFields0[0].Descriptor()
+	// oauthclient.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthclient.IDValidator = func() func(string) error {
+		validators := oauthclientDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthrevocationFields := schema.OAuthRevocation{}.Fields()
+	_ = oauthrevocationFields
+	// oauthrevocationDescID is the schema descriptor for id field.
+	oauthrevocationDescID := oauthrevocationFields[0].Descriptor()
+	// oauthrevocation.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthrevocation.IDValidator = func() func(string) error {
+		validators := oauthrevocationDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthsigningkeyFields := schema.OAuthSigningKey{}.Fields()
+	_ = oauthsigningkeyFields
+	// oauthsigningkeyDescID is the schema descriptor for id field.
+	oauthsigningkeyDescID := oauthsigningkeyFields[0].Descriptor()
+	// oauthsigningkey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthsigningkey.IDValidator = func() func(string) error {
+		validators := oauthsigningkeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	organizationMixin := schema.Organization{}.Mixin()
 	organizationMixinFields0 := organizationMixin[0].Fields()
 	_ = organizationMixinFields0

@@ -288,6 +288,18 @@ func (u *SessionUpsert) UpdateLastSeenAt() *SessionUpsert {
 	return u
 }
 
+// SetExpiresAt sets the "expires_at" field.
+func (u *SessionUpsert) SetExpiresAt(v time.Time) *SessionUpsert {
+	u.Set(session.FieldExpiresAt, v)
+	return u
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *SessionUpsert) UpdateExpiresAt() *SessionUpsert {
+	u.SetExcluded(session.FieldExpiresAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -319,9 +331,6 @@ func (u *SessionUpsertOne) UpdateNewValues() *SessionUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(session.FieldCreatedAt)
-		}
-		if _, exists := u.create.mutation.ExpiresAt(); exists {
-			s.SetIgnore(session.FieldExpiresAt)
 		}
 	}))
 	return u
@@ -365,6 +374,20 @@ func (u *SessionUpsertOne) SetLastSeenAt(v time.Time) *SessionUpsertOne {
 func (u *SessionUpsertOne) UpdateLastSeenAt() *SessionUpsertOne {
 	return u.Update(func(s *SessionUpsert) {
 		s.UpdateLastSeenAt()
+	})
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (u *SessionUpsertOne) SetExpiresAt(v time.Time) *SessionUpsertOne {
+	return u.Update(func(s *SessionUpsert) {
+		s.SetExpiresAt(v)
+	})
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *SessionUpsertOne) UpdateExpiresAt() *SessionUpsertOne {
+	return u.Update(func(s *SessionUpsert) {
+		s.UpdateExpiresAt()
 	})
 }
 
@@ -566,9 +589,6 @@ func (u *SessionUpsertBulk) UpdateNewValues() *SessionUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(session.FieldCreatedAt)
 			}
-			if _, exists := b.mutation.ExpiresAt(); exists {
-				s.SetIgnore(session.FieldExpiresAt)
-			}
 		}
 	}))
 	return u
@@ -612,6 +632,20 @@ func (u *SessionUpsertBulk) SetLastSeenAt(v time.Time) *SessionUpsertBulk {
 func (u *SessionUpsertBulk) UpdateLastSeenAt() *SessionUpsertBulk {
 	return u.Update(func(s *SessionUpsert) {
 		s.UpdateLastSeenAt()
+	})
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (u *SessionUpsertBulk) SetExpiresAt(v time.Time) *SessionUpsertBulk {
+	return u.Update(func(s *SessionUpsert) {
+		s.SetExpiresAt(v)
+	})
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *SessionUpsertBulk) UpdateExpiresAt() *SessionUpsertBulk {
+	return u.Update(func(s *SessionUpsert) {
+		s.UpdateExpiresAt()
 	})
 }
 

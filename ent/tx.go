@@ -38,6 +38,14 @@ type Tx struct {
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
 	LogState *LogStateClient
+	// OAuthAssertion is the client for interacting with the OAuthAssertion builders.
+	OAuthAssertion *OAuthAssertionClient
+	// OAuthClient is the client for interacting with the OAuthClient builders.
+	OAuthClient *OAuthClientClient
+	// OAuthRevocation is the client for interacting with the OAuthRevocation builders.
+	OAuthRevocation *OAuthRevocationClient
+	// OAuthSigningKey is the client for interacting with the OAuthSigningKey builders.
+	OAuthSigningKey *OAuthSigningKeyClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// Session is the client for interacting with the Session builders.
@@ -191,6 +199,10 @@ func (tx *Tx) init() {
 	tx.KeyEpoch = NewKeyEpochClient(tx.config)
 	tx.LogHash = NewLogHashClient(tx.config)
 	tx.LogState = NewLogStateClient(tx.config)
+	tx.OAuthAssertion = NewOAuthAssertionClient(tx.config)
+	tx.OAuthClient = NewOAuthClientClient(tx.config)
+	tx.OAuthRevocation = NewOAuthRevocationClient(tx.config)
+	tx.OAuthSigningKey = NewOAuthSigningKeyClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)

@@ -46,12 +46,15 @@ type apiCase struct {
 type env struct {
 	*testserver.Server
 	readOnly, otherOrg string
-	creatorID          string
+	// scopedAdmin manages keys and clients but holds creators:read only.
+	scopedAdmin string
+	creatorID   string
 }
 
 func newEnv(t *testing.T, b testdb.Backend) *env {
 	s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
-	e := &env{Server: s, readOnly: s.NewKey(t, "acme", auth.ScopeCreatorsRead), otherOrg: s.NewKey(t, "globex", auth.ScopeAll)}
+	e := &env{Server: s, readOnly: s.NewKey(t, "acme", auth.ScopeCreatorsRead), otherOrg: s.NewKey(t, "globex", auth.ScopeAll),
+		scopedAdmin: s.NewKey(t, "acme", auth.ScopeKeysAdmin, auth.ScopeCreatorsRead)}
 	r := s.Do(t, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "Existing", "email": "existing@example.com", "vertical": "film"})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("seed creator: %d %s", r.Status, r.Body)

@@ -3,67 +3,128 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
 	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/auth"
 )
 
 // The REST, Connect and gRPC-Web transports read a request's body into
-// memory before decoding it (at most MaxBodyBytes). Two rules keep that
-// memory bounded whoever sends the bodies:
+// memory before decoding it. Three rules keep that memory bounded whoever
+// sends the bodies:
 //
-//   - a request to the API that carries no credential at all is answered
-//     401 from its headers, before a byte of its body is read, so an
-//     anonymous client cannot make the server hold bodies;
-//   - the bodies held at once, across every request, share one budget
-//     (Config.BodyMemory); a request that cannot get its share within
-//     bodyWait gets 503 with Retry-After instead of growing the heap.
+//   - a request to the API is authenticated from its headers, before a
+//     byte of its body is read: without a valid credential it is answered
+//     401 and its connection closed, so an anonymous client cannot make the
+//     server hold bodies;
+//   - a request outside the API (dashboard sign-in, the OAuth endpoints,
+//     probes, unknown paths) may carry at most smallBodyBytes;
+//   - the bodies held at once share one budget (Config.BodyMemory), of
+//     which one organization may hold an eighth and one client address
+//     (for requests outside the API) a sixty-fourth: past its share a
+//     request gets 429 at once; when the whole budget is taken it waits
+//     bodyWait and then gets 503, both with Retry-After, instead of growing
+//     the heap.
 
-// bodyWait is how long a request waits for room in the body budget.
-const bodyWait = 2 * time.Second
+const (
+	// bodyWait is how long a request waits for room in the body budget.
+	bodyWait = 2 * time.Second
+	// smallBodyBytes bounds bodies sent outside the API.
+	smallBodyBytes = 64 << 10
+)
 
 // bodyBudget is the server-wide allowance of buffered request bodies.
 type bodyBudget struct {
 	sem *semaphore.Weighted
 	max int64
+
+	mu   sync.Mutex
+	held map[string]int64 // by holder: "org:<id>" or "addr:<ip>"
 }
 
 func newBodyBudget(bytes int64) *bodyBudget {
-	return &bodyBudget{sem: semaphore.NewWeighted(bytes), max: bytes}
+	return &bodyBudget{sem: semaphore.NewWeighted(bytes), max: bytes, held: map[string]int64{}}
 }
 
-// reserve takes room for a body of n bytes (MaxBodyBytes when unknown) and
-// returns how much it took; false when none came within bodyWait or the
-// request ended first.
-func (b *bodyBudget) reserve(ctx context.Context, n int64) (int64, bool) {
-	if n < 0 || n > MaxBodyBytes {
-		n = MaxBodyBytes
+// share is how much of the budget one holder may hold at once, never less
+// than one body of the largest size it may send.
+func (b *bodyBudget) share(holder string, limit int64) int64 {
+	div := int64(8)
+	if strings.HasPrefix(holder, "addr:") {
+		div = 64
+	}
+	return max(b.max/div, limit)
+}
+
+var (
+	errHolderFull = errors.New("the caller holds its share of the body budget")
+	errBudgetFull = errors.New("the body budget is full")
+)
+
+// reserve takes room for a body of n bytes (limit when unknown) for
+// holder, and returns how much it took.
+func (b *bodyBudget) reserve(ctx context.Context, holder string, n, limit int64) (int64, error) {
+	if n < 0 || n > limit {
+		n = limit
 	}
 	n = min(n, b.max)
+	b.mu.Lock()
+	if b.held[holder]+n > b.share(holder, limit) {
+		b.mu.Unlock()
+		return 0, errHolderFull
+	}
+	b.held[holder] += n
+	b.mu.Unlock()
 	if b.sem.TryAcquire(n) {
-		return n, true
+		return n, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, bodyWait)
 	defer cancel()
-	return n, b.sem.Acquire(ctx, n) == nil
+	if b.sem.Acquire(ctx, n) != nil {
+		b.forget(holder, n)
+		return 0, errBudgetFull
+	}
+	return n, nil
 }
 
-func (b *bodyBudget) release(n int64) {
-	if n > 0 {
-		b.sem.Release(n)
+func (b *bodyBudget) release(holder string, n int64) {
+	b.sem.Release(n)
+	b.forget(holder, n)
+}
+
+func (b *bodyBudget) forget(holder string, n int64) {
+	b.mu.Lock()
+	if b.held[holder] -= n; b.held[holder] <= 0 {
+		delete(b.held, holder)
 	}
+	b.mu.Unlock()
 }
 
 func serverBusy() *status.Status {
 	return apierror.New(codes.Unavailable, "SERVER_BUSY", "the server is receiving too many request bodies at once; retry shortly").GRPCStatus()
+}
+
+func tooManyBodies() *status.Status {
+	return apierror.New(codes.ResourceExhausted, "TOO_MANY_BODIES", "too many request bodies from this caller are being received at once; retry shortly").GRPCStatus()
+}
+
+func tooLarge(limit int64) *status.Status {
+	size := fmt.Sprintf("%d KiB", limit>>10)
+	if limit%(1<<20) == 0 {
+		size = fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return apierror.New(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "the request body is larger than "+size).GRPCStatus()
 }
 
 // needsCredential reports whether a request goes to a method that requires
@@ -74,32 +135,61 @@ func needsCredential(r *http.Request) bool {
 	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" || strings.HasPrefix(p, "/creativeops.v1.")
 }
 
-// carriesCredential reports whether a request brings anything the
-// authenticate interceptor could accept; whether it is valid is decided
-// there, once, for every transport.
-func carriesCredential(r *http.Request) bool {
-	return r.Header.Get("Authorization") != "" || carriesSession(r)
+// headerMetadata is the part of an HTTP request's headers that
+// authentication reads, as the interceptors see it.
+func headerMetadata(h http.Header) metadata.MD {
+	md := metadata.MD{}
+	for _, name := range []string{"Authorization", "Cookie", csrfHeader} {
+		if v := h.Values(name); len(v) > 0 {
+			md[strings.ToLower(name)] = v
+		}
+	}
+	return md
 }
 
-// admitBody applies both rules to a request that has a body, before any of
+// admitBody applies the rules to a request that has a body, before any of
 // it is read. When it refuses the request it answers through refuse (in
-// the caller's protocol) and returns false; otherwise the caller must call
-// release once the body is no longer held.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, refuse func(*status.Status)) (release func(), ok bool) {
-	if needsCredential(r) && !carriesCredential(r) {
-		// Closing the connection spares reading the body: net/http would
-		// otherwise drain it before answering.
-		w.Header().Set("Connection", "close")
-		refuse(errUnauthenticated.GRPCStatus())
-		return nil, false
+// the caller's protocol) and returns false; otherwise it returns the
+// largest body the request may send, and release, to be called once the
+// body is no longer held.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
+	// A refused body is never read: closing the connection after the answer
+	// spares it, as net/http would otherwise drain the body first.
+	refuse = func(answer func(*status.Status)) func(*status.Status) {
+		return func(st *status.Status) {
+			w.Header().Set("Connection", "close")
+			answer(st)
+		}
+	}(refuse)
+	limit = smallBodyBytes
+	holder := "addr:" + hostOf(r.RemoteAddr)
+	if needsCredential(r) {
+		p, err := s.principal(r.Context(), headerMetadata(r.Header))
+		if err != nil {
+			if errors.Is(err, auth.ErrUnauthenticated) {
+				refuse(errUnauthenticated.GRPCStatus())
+			} else {
+				refuse(status.Convert(err))
+			}
+			return 0, nil, false
+		}
+		limit, holder = MaxBodyBytes, "org:"+p.OrganizationID
 	}
-	held, ok := s.bodies.reserve(r.Context(), r.ContentLength)
-	if !ok {
+	if r.ContentLength > limit {
+		refuse(tooLarge(limit))
+		return 0, nil, false
+	}
+	held, err := s.bodies.reserve(r.Context(), holder, r.ContentLength, limit)
+	if err != nil {
 		w.Header().Set("Retry-After", strconv.Itoa(int(bodyWait/time.Second)))
-		refuse(serverBusy())
-		return nil, false
+		if errors.Is(err, errHolderFull) {
+			refuse(tooManyBodies())
+		} else {
+			refuse(serverBusy())
+		}
+		return 0, nil, false
 	}
-	return func() { s.bodies.release(held) }, true
+	return limit, func() { s.bodies.release(holder, held) }, true
 }
 
 // rpcErrors writes an error in the protocol of a Connect or gRPC-Web call.

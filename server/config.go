@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -98,6 +100,14 @@ type Config struct {
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
 	// the same-origin rule). See CheckCORSOrigins.
 	CORSAllowedOrigins []string
+	// PublicURL is the URL clients reach the service at: the issuer of
+	// OAuth access tokens and the audience they are issued for. Every
+	// replica must have the same. Empty: http://localhost:<port of
+	// HTTPAddr>, fit for one machine only.
+	PublicURL string
+	// OAuthTokenLifetime is the lifetime of access tokens of clients that
+	// do not set their own (default 1 h).
+	OAuthTokenLifetime time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -128,6 +138,7 @@ func DefaultConfig() Config {
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            DefaultSignInLimit,
+		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
 	}
 }
 
@@ -146,6 +157,14 @@ func (cfg Config) withDefaults() Config {
 	cfg.ShutdownTimeout = cmp.Or(cfg.ShutdownTimeout, def.ShutdownTimeout)
 	cfg.LogRequests = cmp.Or(cfg.LogRequests, def.LogRequests)
 	cfg.LogSlow = cmp.Or(cfg.LogSlow, def.LogSlow)
+	cfg.OAuthTokenLifetime = cmp.Or(cfg.OAuthTokenLifetime, def.OAuthTokenLifetime)
+	if cfg.PublicURL == "" {
+		_, port, err := net.SplitHostPort(cfg.HTTPAddr)
+		if err != nil || port == "" || port == "0" {
+			port = "8080"
+		}
+		cfg.PublicURL = "http://localhost:" + port
+	}
 	cfg.ReadHeaderTimeout = cmp.Or(cfg.ReadHeaderTimeout, def.ReadHeaderTimeout)
 	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, def.ReadTimeout)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, def.WriteTimeout)

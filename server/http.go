@@ -112,12 +112,7 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			r.Method = http.MethodDelete
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			if r.ContentLength > MaxBodyBytes {
-				writeError(rec, r, tooLarge())
-				s.logHTTP(r, ri, rec, start)
-				return
-			}
-			release, ok := s.admitBody(rec, r, func(st *status.Status) { writeError(rec, r, st) })
+			limit, release, ok := s.admitBody(rec, r, func(st *status.Status) { writeError(rec, r, st) })
 			if !ok {
 				s.logHTTP(r, ri, rec, start)
 				return
@@ -125,10 +120,10 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			defer release()
 			// Reading the body up front turns an oversized chunked body into
 			// a clean 413 instead of a decoder error deep in the gateway.
-			body, err := io.ReadAll(http.MaxBytesReader(rec, r.Body, MaxBodyBytes))
+			body, err := io.ReadAll(http.MaxBytesReader(rec, r.Body, limit))
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				writeError(rec, r, tooLarge())
+				writeError(rec, r, tooLarge(limit))
 				s.logHTTP(r, ri, rec, start)
 				return
 			}
@@ -142,10 +137,6 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		s.logHTTP(r, ri, rec, start)
 	})
-}
-
-func tooLarge() *status.Status {
-	return apierror.New(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "the request body is larger than 1 MiB").GRPCStatus()
 }
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {

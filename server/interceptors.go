@@ -95,30 +95,32 @@ func (s *Server) mapErrors(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 var errUnauthenticated = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
-	"missing or invalid API key: send Authorization: Bearer <key>")
+	"missing or invalid API key or access token: send Authorization: Bearer <key or token>")
+
+// principal resolves the caller from a request's credentials: the API key
+// or OAuth access token in Authorization, or with no Authorization header
+// a dashboard session
+// (its cookie and CSRF token); an explicit header always wins over a
+// cookie. The HTTP layer calls it too, to refuse a body before reading it.
+func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
+	v := md.Get("authorization")
+	if len(v) == 0 {
+		return s.sessionPrincipal(ctx, md)
+	}
+	scheme, rest, ok := strings.Cut(v[0], " ")
+	token := strings.TrimSpace(rest)
+	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
+		return nil, auth.ErrUnauthenticated
+	}
+	return s.resolveBearer(ctx, token)
+}
 
 func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if publicMethods[info.FullMethod] {
 		return handler(ctx, req)
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	var p *auth.Principal
-	var err error
-	if v := md.Get("authorization"); len(v) > 0 {
-		var token string
-		scheme, rest, ok := strings.Cut(v[0], " ")
-		if ok && strings.EqualFold(scheme, "bearer") {
-			token = strings.TrimSpace(rest)
-		}
-		if token == "" {
-			return nil, errUnauthenticated
-		}
-		p, err = s.keys.Authenticate(ctx, token)
-	} else {
-		// No Authorization header: a dashboard session may stand in for
-		// the key (an explicit header always wins over a cookie).
-		p, err = s.sessionPrincipal(ctx, md)
-	}
+	p, err := s.principal(ctx, md)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return nil, errUnauthenticated
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/idempotency"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -19,20 +20,22 @@ import (
 const cleanupEvery = 10 * time.Minute
 
 // janitor deletes what has outlived its use: expired idempotency keys,
-// expired dashboard sessions, usage minutes past the analytics retention and
-// audit events past the audit retention.
+// expired dashboard sessions, usage minutes past the analytics retention,
+// audit events past the audit retention, and OAuth token revocations and
+// client assertions past their tokens' expiry.
 type janitor struct {
 	store          *storage.Store
 	idempotency    *idempotency.Store
 	sessions       *auth.Store
+	oauth          *oauth.Service
 	retention      time.Duration // 0 keeps usage forever
 	auditRetention time.Duration // 0 keeps audit events forever
 	log            *slog.Logger
 	stop, done     chan struct{}
 }
 
-func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
-	return &janitor{store: store, idempotency: idem, sessions: sessions, retention: retention, auditRetention: auditRetention, log: log}
+func newJanitor(store *storage.Store, idem *idempotency.Store, sessions *auth.Store, oa *oauth.Service, retention, auditRetention time.Duration, log *slog.Logger) *janitor {
+	return &janitor{store: store, idempotency: idem, sessions: sessions, oauth: oa, retention: retention, auditRetention: auditRetention, log: log}
 }
 
 func (j *janitor) Start(context.Context) error {
@@ -90,8 +93,12 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 			return fmt.Errorf("delete audit events past retention: %w", err)
 		}
 	}
-	if keys > 0 || sessions > 0 || minutes > 0 || audited > 0 {
-		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes, "audit_events", audited)
+	oauthRows, err := j.oauth.PurgeExpired(ctx)
+	if err != nil {
+		return err
+	}
+	if keys > 0 || sessions > 0 || minutes > 0 || audited > 0 || oauthRows > 0 {
+		j.log.Debug("cleaned up", "idempotency_keys", keys, "sessions", sessions, "usage_rows", minutes, "audit_events", audited, "oauth_rows", oauthRows)
 	}
 	return nil
 }

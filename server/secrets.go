@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
@@ -50,7 +51,8 @@ func openKeyring(ctx context.Context, cfg Config, store *storage.Store) (*secret
 }
 
 // ResealSecrets seals under keyring's newest master key every secret at
-// rest not yet sealed under it (the IP registry's keys, webhook secrets)
+// rest not yet sealed under it (the IP registry's keys, webhook secrets,
+// the OAuth signing keys)
 // and returns how many it rewrote: `creativeops secrets rotate`, and every
 // start.
 func ResealSecrets(ctx context.Context, store *storage.Store, keyring *secrets.Keyring) (int, error) {
@@ -62,5 +64,9 @@ func ResealSecrets(ctx context.Context, store *storage.Store, keyring *secrets.K
 	if err != nil {
 		return keys + hooks, fmt.Errorf("master key: %w", err)
 	}
-	return keys + hooks, nil
+	tokenKeys, err := oauth.ResealKeys(ctx, store.Ent, keyring)
+	if err != nil {
+		return keys + hooks + tokenKeys, fmt.Errorf("master key: %w", err)
+	}
+	return keys + hooks + tokenKeys, nil
 }

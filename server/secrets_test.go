@@ -98,6 +98,9 @@ func TestSecretsAtRest(t *testing.T) {
 			if _, err := st.Ent.SigningKey.Delete().Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := st.Ent.OAuthSigningKey.Delete().Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
 			legacy, err := ipreg.GenerateKeys("creativeops.dev/ip-log/legacy", time.Now())
 			if err != nil {
 				t.Fatal(err)

@@ -36,6 +36,7 @@ import (
 	"github.com/creativeops/creativeops/idempotency"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
@@ -58,6 +59,7 @@ type Server struct {
 
 	store       *storage.Store
 	keys        *auth.Store
+	oauth       *oauth.Service
 	validator   protovalidate.Validator
 	workers     queueWorkers
 	registry    *ipreg.Registry
@@ -192,6 +194,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
+	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
+		return nil, err
+	}
+	stopOAuth, err := s.oauth.Start(ctx, auth.DefaultKeyPollInterval)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	s.hold("OAuth state", func(context.Context) error { stopOAuth(); return nil })
 	creatorsSvc := creators.NewService(store, emitter)
 	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks)
 	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
@@ -211,7 +221,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, s.keys, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, s.oauth, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -239,6 +249,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
 		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc})
 		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
+		creativeopsv1.RegisterOAuthClientsServiceServer(reg, &oauthClientsService{oauth: s.oauth})
 		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{runner: runner})
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
@@ -315,6 +326,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 			return creativeopsv1.RegisterKeysServiceHandlerClient(ctx, m, creativeopsv1.NewKeysServiceClient(c))
 		},
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterOAuthClientsServiceHandlerClient(ctx, m, creativeopsv1.NewOAuthClientsServiceClient(c))
+		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterEngineServiceHandlerClient(ctx, m, creativeopsv1.NewEngineServiceClient(c))
 		},
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
@@ -355,6 +369,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.dashboardRoutes(mux, s.app)
+	s.oauth.Register(mux)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
@@ -363,11 +378,12 @@ func (s *Server) Handler() http.Handler {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
-				release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
+				limit, release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
 				if !ok {
 					return
 				}
 				defer release()
+				r.Body = http.MaxBytesReader(w, r.Body, limit)
 			}
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 			return

@@ -26,6 +26,8 @@ import (
 // created for it alone, so the REST and gRPC runs do not share state.
 type fixture struct {
 	keyToRotate, keyToRevoke string
+	clientToRotate           string
+	clientToRevoke           string
 	jobID                    string
 	workID, certificateID    string
 	webhookID, deliveryID    string
@@ -48,6 +50,8 @@ func newFixture(t *testing.T, e *env, transport string) fixture {
 	}
 	fx.keyToRotate = post("/v1/keys", map[string]any{"name": "rotate-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
 	fx.keyToRevoke = post("/v1/keys", map[string]any{"name": "revoke-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
+	fx.clientToRotate = post("/v1/oauth/clients", map[string]any{"name": "rotate-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
+	fx.clientToRevoke = post("/v1/oauth/clients", map[string]any{"name": "revoke-" + transport, "scopes": []string{"creators:read"}})["id"].(string)
 	fx.jobID = post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy",
 		"context": map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}})["id"].(string)
 	work := post("/v1/ip/register", map[string]any{"creator_id": e.creatorID, "title": "Fixture " + transport, "type": "song",
@@ -69,7 +73,96 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 	hash := "sha256:" + strings.Repeat(map[string]string{"rest": "a", "grpc": "b"}[transport], 64)
 	now := time.Now().UTC()
 	from := now.Add(-time.Hour).Format(time.RFC3339)
+	jwks, _ := structpb.NewStruct(map[string]any{"keys": []any{map[string]any{"kty": "EC", "crv": "P-256", "kid": "k1", "use": "sig", "alg": "ES256",
+		"x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}}})
 	return []apiCase{
+		// OAuth clients.
+		{
+			name: "create oauth client", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/CreateOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.CreateOAuthClientRequest{Name: "erp", Scopes: []string{"creators:read"}, TokenLifetime: durationpb.New(10 * time.Minute), Jwks: jwks},
+			httpMethod: "POST", path: "/v1/oauth/clients", body: map[string]any{"name": "erp", "scopes": []string{"creators:read"}, "token_lifetime": "600s", "jwks": jwks.AsMap()},
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if s, _ := b["secret"].(string); !strings.HasPrefix(s, "co_oauth_") || !strings.HasPrefix(b["id"].(string), "oc_") {
+					t.Errorf("secret %q or id not shown on creation: %v", s, b)
+				}
+				if b["token_lifetime"] != "600s" || b["jwks"] == nil {
+					t.Errorf("lifetime or jwks not kept: %v", b)
+				}
+			},
+		},
+		{
+			name: "create oauth client with a private key in jwks", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/CreateOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.CreateOAuthClientRequest{Name: "erp", Scopes: []string{"creators:read"}, Jwks: privateJWKS()},
+			httpMethod: "POST", path: "/v1/oauth/clients", body: map[string]any{"name": "erp", "scopes": []string{"creators:read"}, "jwks": privateJWKS().AsMap()},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"jwks"},
+		},
+		{
+			name: "create oauth client with scopes the caller lacks", key: e.scopedAdmin, method: "/creativeops.v1.OAuthClientsService/CreateOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.CreateOAuthClientRequest{Name: "erp", Scopes: []string{"creators:write"}},
+			httpMethod: "POST", path: "/v1/oauth/clients", body: map[string]any{"name": "erp", "scopes": []string{"creators:write"}},
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "SCOPE_NOT_HELD",
+		},
+		{
+			name: "list oauth clients", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/ListOAuthClients", resp: msg(&creativeopsv1.ListOAuthClientsResponse{}),
+			req:        &creativeopsv1.ListOAuthClientsRequest{PageSize: 1},
+			httpMethod: "GET", path: "/v1/oauth/clients?page_size=1",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				clients, _ := b["clients"].([]any)
+				if len(clients) != 1 || b["next_page_token"] == "" {
+					t.Fatalf("want a page of 1 client and a next page: %v", b)
+				}
+				if c := clients[0].(map[string]any); c["secret"] != nil {
+					t.Errorf("listing shows a secret: %v", c)
+				}
+			},
+		},
+		{
+			name: "get oauth client", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/GetOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.GetOAuthClientRequest{Id: fx.clientToRotate},
+			httpMethod: "GET", path: "/v1/oauth/clients/" + fx.clientToRotate,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["id"] != fx.clientToRotate || b["secret"] != nil || b["token_lifetime"] != "3600s" {
+					t.Errorf("get: %v", b)
+				}
+			},
+		},
+		{
+			name: "get an oauth client of another organization", key: e.otherOrg, method: "/creativeops.v1.OAuthClientsService/GetOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.GetOAuthClientRequest{Id: fx.clientToRotate},
+			httpMethod: "GET", path: "/v1/oauth/clients/" + fx.clientToRotate,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "rotate oauth client", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/RotateOAuthClient", resp: msg(&creativeopsv1.OAuthClient{}),
+			req:        &creativeopsv1.RotateOAuthClientRequest{Id: fx.clientToRotate, GracePeriod: durationpb.New(time.Minute)},
+			httpMethod: "POST", path: "/v1/oauth/clients/" + fx.clientToRotate + ":rotate", body: map[string]any{"grace_period": "60s"},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if s, _ := b["secret"].(string); b["id"] != fx.clientToRotate || b["previous_secret_expires_at"] == nil || !strings.HasPrefix(s, "co_oauth_") {
+					t.Errorf("rotation not reported: %v", b)
+				}
+			},
+		},
+		{
+			name: "delete oauth client", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/DeleteOAuthClient", resp: msg(&emptypb.Empty{}),
+			req:        &creativeopsv1.DeleteOAuthClientRequest{Id: fx.clientToRevoke},
+			httpMethod: "DELETE", path: "/v1/oauth/clients/" + fx.clientToRevoke,
+			wantHTTP: http.StatusNoContent,
+		},
+		{
+			name: "delete an oauth client twice", key: e.AdminKey, method: "/creativeops.v1.OAuthClientsService/DeleteOAuthClient", resp: msg(&emptypb.Empty{}),
+			req:        &creativeopsv1.DeleteOAuthClientRequest{Id: fx.clientToRevoke},
+			httpMethod: "DELETE", path: "/v1/oauth/clients/" + fx.clientToRevoke,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "oauth clients need keys:admin", key: e.readOnly, method: "/creativeops.v1.OAuthClientsService/ListOAuthClients", resp: msg(&creativeopsv1.ListOAuthClientsResponse{}),
+			req: &creativeopsv1.ListOAuthClientsRequest{}, httpMethod: "GET", path: "/v1/oauth/clients",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
 		// Keys.
 		{
 			name: "create key", key: e.AdminKey, method: "/creativeops.v1.KeysService/CreateKey", resp: msg(&creativeopsv1.APIKey{}),
@@ -438,4 +531,13 @@ func TestDeclaredStatusesMatchTheCases(t *testing.T) {
 			t.Errorf("%s (%s) expects %d but declares %d", c.name, c.method, c.wantHTTP, m.SuccessStatus)
 		}
 	}
+}
+
+// privateJWKS is a JWK set holding a private key, which a client must never
+// register (nor send anywhere).
+func privateJWKS() *structpb.Struct {
+	s, _ := structpb.NewStruct(map[string]any{"keys": []any{map[string]any{"kty": "EC", "crv": "P-256", "kid": "k1",
+		"x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+		"d": "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"}}})
+	return s
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -408,4 +409,33 @@ func formatLimit(n int64) string {
 		return "none"
 	}
 	return formatBytes(n)
+}
+
+// publicURL checks --public-url: the OAuth issuer, an http(s) origin with
+// an optional path and nothing else.
+func publicURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("want the URL clients reach the service at, such as https://api.example.com, without query or fragment")
+	}
+	return nil
+}
+
+// tokenLifetime checks --oauth-token-lifetime against the bounds of
+// the oauth package.
+type tokenLifetime struct{ durationValue }
+
+func (v tokenLifetime) Set(s string) error {
+	var d time.Duration
+	if err := (durationValue{p: &d}).Set(s); err != nil {
+		return err
+	}
+	if d < time.Minute || d > oauth.MaxTokenLifetime {
+		return fmt.Errorf("must be between 1m and %s", oauth.MaxTokenLifetime)
+	}
+	*v.p = d
+	return nil
 }

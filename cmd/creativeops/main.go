@@ -49,6 +49,13 @@ Usage:
                                      create an API key (printed once, alone, on stdout)
   creativeops keys list   --org NAME
   creativeops keys revoke --org NAME --id KEY_ID
+  creativeops oauth-clients create --org NAME --scopes LIST [--name LABEL] [--jwks-file F | --jwks-uri URL]
+                                     create an OAuth client (prints its id, then its secret, once)
+  creativeops oauth-clients list   --org NAME
+  creativeops oauth-clients rotate --org NAME --id CLIENT_ID [--grace-period 24h]
+  creativeops oauth-clients revoke --org NAME --id CLIENT_ID
+  creativeops oauth rotate-signing-key
+                                     sign access tokens with a new key (the old one keeps verifying)
   creativeops audit list  --org NAME | --installation [--action A] [--limit N]
                                      the audit log of security-relevant changes
   creativeops ip rotate-keys         retire the IP registry's signing keys, start a new log
@@ -94,6 +101,10 @@ var commands = map[string]command{
 	"migrate": migrate,
 	"orgs":    group("orgs", map[string]command{"create": orgsCreate, "list": orgsList}),
 	"keys":    group("keys", map[string]command{"create": keysCreate, "list": keysList, "revoke": keysRevoke}),
+	"oauth-clients": group("oauth-clients", map[string]command{
+		"create": oauthClientsCreate, "list": oauthClientsList, "rotate": oauthClientsRotate, "revoke": oauthClientsRevoke,
+	}),
+	"oauth":   group("oauth", map[string]command{"rotate-signing-key": oauthRotateSigningKey}),
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
 	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
@@ -223,6 +234,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
 	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
 		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
+	fs.env(textValue{&cfg.PublicURL, publicURL}, "public-url", "URL clients reach the service at: the OAuth token issuer, the same on every replica (empty: http://localhost:<port>)")
+	fs.env(tokenLifetime{durationValue{p: &cfg.OAuthTokenLifetime}}, "oauth-token-lifetime", "lifetime of OAuth access tokens of clients that set none (1m to 24h)")
 	if err := fs.parse(args, stdout); err != nil {
 		return serveOptions{cfg: cfg}, err
 	}

@@ -54,8 +54,8 @@ func TestSecretsRotate(t *testing.T) {
 	if err := run(t.Context(), []string{"secrets", "rotate", "--database-url", url, "--master-key-file", newFile + "," + oldFile}, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	// The webhook's secret and the IP registry's keys.
-	if !strings.Contains(out.String(), "sealed 2 secrets") {
+	// The webhook's secret, the IP registry's keys and the OAuth signing key.
+	if !strings.Contains(out.String(), "sealed 3 secrets") {
 		t.Fatalf("rotate printed %q", out.String())
 	}
 	// Both reseals and an IP registry key rotation are in the

@@ -153,6 +153,54 @@ func (f LogStateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LogStateMutation", m)
 }
 
+// The OAuthAssertionFunc type is an adapter to allow the use of ordinary
+// function as OAuthAssertion mutator.
+type OAuthAssertionFunc func(context.Context, *ent.OAuthAssertionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthAssertionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthAssertionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthAssertionMutation", m)
+}
+
+// The OAuthClientFunc type is an adapter to allow the use of ordinary
+// function as OAuthClient mutator.
+type OAuthClientFunc func(context.Context, *ent.OAuthClientMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthClientFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthClientMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthClientMutation", m)
+}
+
+// The OAuthRevocationFunc type is an adapter to allow the use of ordinary
+// function as OAuthRevocation mutator.
+type OAuthRevocationFunc func(context.Context, *ent.OAuthRevocationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthRevocationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthRevocationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthRevocationMutation", m)
+}
+
+// The OAuthSigningKeyFunc type is an adapter to allow the use of ordinary
+// function as OAuthSigningKey mutator.
+type OAuthSigningKeyFunc func(context.Context, *ent.OAuthSigningKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OAuthSigningKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OAuthSigningKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthSigningKeyMutation", m)
+}
+
 // The OrganizationFunc type is an adapter to allow the use of ordinary
 // function as Organization mutator.
 type OrganizationFunc func(context.Context, *ent.OrganizationMutation) (ent.Value, error)

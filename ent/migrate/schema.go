@@ -386,6 +386,90 @@ var (
 		Columns:    LogStatesColumns,
 		PrimaryKey: []*schema.Column{LogStatesColumns[0]},
 	}
+	// OauthAssertionsColumns holds the columns for the "oauth_assertions" table.
+	OauthAssertionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 400},
+		{Name: "expires_at", Type: field.TypeTime},
+	}
+	// OauthAssertionsTable holds the schema information for the "oauth_assertions" table.
+	OauthAssertionsTable = &schema.Table{
+		Name:       "oauth_assertions",
+		Columns:    OauthAssertionsColumns,
+		PrimaryKey: []*schema.Column{OauthAssertionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthassertion_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthAssertionsColumns[1]},
+			},
+		},
+	}
+	// OauthClientsColumns holds the columns for the "oauth_clients" table.
+	OauthClientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString, Size: 100},
+		{Name: "prefix", Type: field.TypeString, Size: 32},
+		{Name: "secret_hash", Type: field.TypeString, Unique: true},
+		{Name: "previous_secret_hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "token_lifetime_seconds", Type: field.TypeInt},
+		{Name: "jwks", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "jwks_uri", Type: field.TypeString, Nullable: true, Size: 2048},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+	}
+	// OauthClientsTable holds the schema information for the "oauth_clients" table.
+	OauthClientsTable = &schema.Table{
+		Name:       "oauth_clients",
+		Columns:    OauthClientsColumns,
+		PrimaryKey: []*schema.Column{OauthClientsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthclient_organization_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthClientsColumns[3], OauthClientsColumns[0]},
+			},
+		},
+	}
+	// OauthRevocationsColumns holds the columns for the "oauth_revocations" table.
+	OauthRevocationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 128},
+		{Name: "client_id", Type: field.TypeString},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// OauthRevocationsTable holds the schema information for the "oauth_revocations" table.
+	OauthRevocationsTable = &schema.Table{
+		Name:       "oauth_revocations",
+		Columns:    OauthRevocationsColumns,
+		PrimaryKey: []*schema.Column{OauthRevocationsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthrevocation_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthRevocationsColumns[2]},
+			},
+		},
+	}
+	// OauthSigningKeysColumns holds the columns for the "oauth_signing_keys" table.
+	OauthSigningKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "algorithm", Type: field.TypeString},
+		{Name: "private_key", Type: field.TypeBytes},
+		{Name: "private_key_key_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "retired_at", Type: field.TypeTime, Nullable: true},
+		{Name: "verify_until", Type: field.TypeTime, Nullable: true},
+	}
+	// OauthSigningKeysTable holds the schema information for the "oauth_signing_keys" table.
+	OauthSigningKeysTable = &schema.Table{
+		Name:       "oauth_signing_keys",
+		Columns:    OauthSigningKeysColumns,
+		PrimaryKey: []*schema.Column{OauthSigningKeysColumns[0]},
+	}
 	// OrganizationsColumns holds the columns for the "organizations" table.
 	OrganizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -524,6 +608,10 @@ var (
 		KeyEpochTable,
 		LogHashesTable,
 		LogStatesTable,
+		OauthAssertionsTable,
+		OauthClientsTable,
+		OauthRevocationsTable,
+		OauthSigningKeysTable,
 		OrganizationsTable,
 		SessionsTable,
 		SigningKeysTable,

@@ -42,6 +42,18 @@ type LogHash func(*sql.Selector)
 // LogState is the predicate function for logstate builders.
 type LogState func(*sql.Selector)
 
+// OAuthAssertion is the predicate function for oauthassertion builders.
+type OAuthAssertion func(*sql.Selector)
+
+// OAuthClient is the predicate function for oauthclient builders.
+type OAuthClient func(*sql.Selector)
+
+// OAuthRevocation is the predicate function for oauthrevocation builders.
+type OAuthRevocation func(*sql.Selector)
+
+// OAuthSigningKey is the predicate function for oauthsigningkey builders.
+type OAuthSigningKey func(*sql.Selector)
+
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 

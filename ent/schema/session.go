@@ -26,8 +26,9 @@ func (Session) Fields() []ent.Field {
 		// Updated at most once a minute while the session is used; the
 		// session ends when it is older than the idle lifetime.
 		field.Time("last_seen_at").Default(now),
-		// The absolute end of the session, whatever its use.
-		field.Time("expires_at").Immutable(),
+		// The absolute end of the session, whatever its use; brought
+		// forward to the grace end when its key is rotated.
+		field.Time("expires_at"),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -19,6 +20,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -227,6 +229,30 @@ func Delivery(d *webhooks.Delivery) *creativeopsv1.Delivery {
 			Error:          a.Error,
 			NextRetryAt:    Time(a.NextRetryAt),
 			ResponseBody:   a.ResponseBody,
+		}
+	}
+	return out
+}
+
+// OAuthClient renders an OAuth client (never its secret).
+func OAuthClient(c *oauth.Client) *creativeopsv1.OAuthClient {
+	out := &creativeopsv1.OAuthClient{
+		Id:                      c.ID,
+		OrganizationId:          c.OrganizationID,
+		Name:                    c.Name,
+		Scopes:                  c.Scopes,
+		Prefix:                  c.Prefix,
+		TokenLifetime:           durationpb.New(c.TokenLifetime),
+		JwksUri:                 c.JWKSURI,
+		CreatedAt:               timestamppb.New(c.CreatedAt),
+		RevokedAt:               Time(c.RevokedAt),
+		PreviousSecretExpiresAt: Time(c.PreviousSecretExpiresAt),
+	}
+	if c.JWKS != "" {
+		// Stored only after it parsed as a JWK set.
+		var set structpb.Struct
+		if err := protojson.Unmarshal([]byte(c.JWKS), &set); err == nil {
+			out.Jwks = &set
 		}
 	}
 	return out

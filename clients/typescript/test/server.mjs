@@ -67,6 +67,7 @@ export async function startServer({ args = [] } = {}) {
       "--allow-insecure-webhooks",
       "--log-format", "text",
       "--webhook-retry-schedule", "0s,1s,1s",
+      "--public-url", baseUrl,
       ...args,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },

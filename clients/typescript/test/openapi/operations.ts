@@ -116,6 +116,25 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   );
   check(audit.audit_events.length === 1 && audit.audit_events[0]?.origin.transport === "rest", "rotation audited");
 
+  // OAuth clients
+  const oc = must(
+    op("OAuthClientsService_CreateOAuthClient"),
+    await api.POST("/v1/oauth/clients", { body: { name: `openapi-${tag}`, scopes: ["creators:read"], token_lifetime: "600s" } }),
+  );
+  check((oc.secret ?? "").startsWith("co_oauth_") && oc.token_lifetime === "600s", "oauth client secret");
+  const ocs = must(op("OAuthClientsService_ListOAuthClients"), await api.GET("/v1/oauth/clients"));
+  check(ocs.clients.some((c) => c.id === oc.id), "oauth client listed");
+  const ocGot = must(op("OAuthClientsService_GetOAuthClient"), await api.GET("/v1/oauth/clients/{id}", { params: { path: { id: oc.id } } }));
+  check(ocGot.id === oc.id && ocGot.secret === undefined, "oauth client read");
+  const ocRotated = must(
+    op("OAuthClientsService_RotateOAuthClient"),
+    await api.POST("/v1/oauth/clients/{id}:rotate", { params: { path: { id: oc.id } }, body: { id: oc.id, grace_period: "60s" } }),
+  );
+  check(ocRotated.previous_secret_expires_at !== null, "oauth client grace period");
+  const ocDeleted = await api.DELETE("/v1/oauth/clients/{id}", { params: { path: { id: oc.id } } });
+  op("OAuthClientsService_DeleteOAuthClient");
+  check(ocDeleted.response.status === 204, `delete oauth client: ${ocDeleted.response.status}`);
+
   // Webhooks (nothing listens on port 9 of loopback: deliveries fail, which is fine here)
   const wh = must(op("WebhooksService_CreateWebhook"), await api.POST("/v1/webhooks", { body: { url: "http://127.0.0.1:9/hook", events: ["webhook.test"] } }));
   check((wh.secret ?? "").startsWith("whsec_"), "webhook secret");

@@ -449,6 +449,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists the organization's clients (never their secrets)
+         * @description Lists the organization's clients (never their secrets).
+         */
+        get: operations["OAuthClientsService_ListOAuthClients"];
+        put?: never;
+        /**
+         * Creates a client; its secret is returned once
+         * @description Creates a client; its secret is returned once.
+         */
+        post: operations["OAuthClientsService_CreateOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Returns one client
+         * @description Returns one client.
+         */
+        get: operations["OAuthClientsService_GetOAuthClient"];
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a client: its secrets stop working at once, its access tokens within a second
+         * @description Revokes a client: its secrets stop working at once, its access tokens within a second.
+         */
+        delete: operations["OAuthClientsService_DeleteOAuthClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/clients/{id}:rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues a new secret for a client
+         * @description Issues a new secret for a client. The old secret keeps working for the grace period (default 24 h); tokens already issued stay valid.
+         */
+        post: operations["OAuthClientsService_RotateOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -586,7 +654,8 @@ export interface components {
             /**
              * @description key.created, key.rotated, key.revoked, webhook.created,
              *      webhook.deleted, organization.created, session.created (a key signed
-             *      in to the developer dashboard) or session.ended (signed out).
+             *      in to the developer dashboard), session.ended (signed out),
+             *      oauth_client.created, oauth_client.rotated or oauth_client.deleted.
              */
             action: string;
             /**
@@ -605,7 +674,7 @@ export interface components {
             organization_id: string;
             origin: components["schemas"]["AuditOrigin"];
             target_id: string;
-            /** @description api_key, webhook, organization or session. */
+            /** @description api_key, webhook, organization, session or oauth_client. */
             target_type: string;
         };
         /** @description Where a change came from. */
@@ -694,6 +763,20 @@ export interface components {
             name: string;
             rate_limit?: components["schemas"]["RateLimit"];
             scopes: string[];
+        };
+        CreateOAuthClientRequest: {
+            /**
+             * @description For private_key_jwt: the client's public keys as a JWK set
+             *      ({"keys": [...]}), or jwks_uri, an https URL serving one.
+             */
+            jwks?: {
+                [key: string]: unknown;
+            };
+            jwks_uri?: string;
+            name: string;
+            scopes: string[];
+            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
+            token_lifetime?: string;
         };
         CreateWebhookRequest: {
             /** @description Event types, or "*" for all. */
@@ -902,6 +985,10 @@ export interface components {
             keys: components["schemas"]["APIKey"][];
             next_page_token: string;
         };
+        ListOAuthClientsResponse: {
+            clients: components["schemas"]["OAuthClient"][];
+            next_page_token: string;
+        };
         ListVerticalsResponse: {
             /** Format: int32 */
             total: number;
@@ -924,6 +1011,41 @@ export interface components {
             current: boolean;
             origin: string;
             verifier_key: string;
+        };
+        OAuthClient: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description "oc_" followed by a ULID: the client_id of the token endpoint. */
+            id: string;
+            /** @description The public keys of a private_key_jwt client, registered as a JWK set. */
+            jwks: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Or the URL the client publishes them at. */
+            jwks_uri: string;
+            name: string;
+            organization_id: string;
+            /** @description The first characters of the secret, to recognise it. */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When a rotated-out secret stops working.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /**
+             * @description The scopes the client may be issued; a token request asking for
+             *      others gets only these.
+             */
+            scopes: string[];
+            /**
+             * @description The client secret: present only in the response that created or
+             *      rotated it (never in an idempotent replay of that response).
+             */
+            secret?: string;
+            /** @description Lifetime of the access tokens issued to the client. */
+            token_lifetime: string;
         };
         /**
          * @description Per-key rate limit (token bucket): 0.01 to 100000 requests per second,
@@ -948,6 +1070,11 @@ export interface components {
             type?: string;
         };
         RotateKeyRequest: {
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
+            grace_period?: string;
+            id: string;
+        };
+        RotateOAuthClientRequest: {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
             id: string;
@@ -2084,6 +2211,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OAuthClientsService_ListOAuthClients: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOAuthClientsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OAuthClientsService_CreateOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Nova Reyes",
+                 *       "scopes": [
+                 *         "creators:read",
+                 *         "engine:run"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOAuthClientRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OAuthClientsService_GetOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OAuthClientsService_DeleteOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    OAuthClientsService_RotateOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period": "3600s",
+                 *       "id": "string"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateOAuthClientRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,356 @@
+package oauth
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/zitadel/oidc/v3/pkg/oidc"
+
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ent"
+)
+
+// Paths of the authorization server's endpoints.
+const (
+	TokenPath      = "/oauth/token"
+	IntrospectPath = "/oauth/introspect"
+	RevokePath     = "/oauth/revoke"
+	MetadataPath   = "/.well-known/oauth-authorization-server"
+	JWKSPath       = "/.well-known/jwks.json"
+)
+
+// maxFormBytes bounds a request to the endpoints: their forms are small.
+const maxFormBytes = 64 << 10
+
+var authMethods = []oidc.AuthMethod{oidc.AuthMethodBasic, oidc.AuthMethodPost, oidc.AuthMethodPrivateKeyJWT}
+
+// Register adds the endpoints to mux.
+func (s *Service) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+TokenPath, s.handleToken)
+	mux.HandleFunc("POST "+IntrospectPath, s.handleIntrospect)
+	mux.HandleFunc("POST "+RevokePath, s.handleRevoke)
+	mux.HandleFunc("GET "+MetadataPath, s.handleMetadata)
+	mux.HandleFunc("GET "+JWKSPath, s.handleJWKS)
+}
+
+// Metadata is the RFC 8414 document.
+func (s *Service) Metadata() *oidc.DiscoveryConfiguration {
+	algs := make([]string, len(assertionAlgorithms))
+	for i, a := range assertionAlgorithms {
+		algs[i] = string(a)
+	}
+	return &oidc.DiscoveryConfiguration{
+		Issuer:                            s.cfg.Issuer,
+		TokenEndpoint:                     s.cfg.Issuer + TokenPath,
+		IntrospectionEndpoint:             s.cfg.Issuer + IntrospectPath,
+		RevocationEndpoint:                s.cfg.Issuer + RevokePath,
+		JwksURI:                           s.cfg.Issuer + JWKSPath,
+		ScopesSupported:                   slices.Clone(auth.AllScopes),
+		GrantTypesSupported:               []oidc.GrantType{oidc.GrantTypeClientCredentials},
+		TokenEndpointAuthMethodsSupported: authMethods,
+		TokenEndpointAuthSigningAlgValuesSupported:         algs,
+		IntrospectionEndpointAuthMethodsSupported:          authMethods,
+		IntrospectionEndpointAuthSigningAlgValuesSupported: algs,
+		RevocationEndpointAuthMethodsSupported:             authMethods,
+		RevocationEndpointAuthSigningAlgValuesSupported:    algs,
+		ServiceDocumentation:                               "https://github.com/creativeops/creativeops/blob/main/docs/oauth.md",
+	}
+}
+
+func (s *Service) handleMetadata(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	writeJSON(w, http.StatusOK, s.Metadata())
+}
+
+// KeySet is the public keys tokens are verified with, retired ones still
+// in their overlap included.
+func (s *Service) KeySet() jose.JSONWebKeySet {
+	st, _ := s.current()
+	var set jose.JSONWebKeySet
+	if st == nil {
+		return set
+	}
+	for _, k := range st.keys {
+		set.Keys = append(set.Keys, k.public)
+	}
+	return set
+}
+
+func (s *Service) handleJWKS(w http.ResponseWriter, r *http.Request) {
+	// Short enough that a verifier elsewhere picks up a new key well
+	// within the overlap a rotated key is kept for.
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeJSON(w, http.StatusOK, s.KeySet())
+}
+
+// handleToken is the token endpoint (RFC 6749 section 4.4): the client
+// credentials grant only.
+func (s *Service) handleToken(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	form, err := readForm(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.authenticateClient(r, form)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch gt := form.Get("grant_type"); gt {
+	case string(oidc.GrantTypeClientCredentials):
+	case "":
+		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("grant_type is required"))
+		return
+	default:
+		s.writeError(w, r, oidc.ErrUnsupportedGrantType().WithDescription("only client_credentials is supported"))
+		return
+	}
+	scopes, err := narrowScopes(strings.Fields(form.Get("scope")), c.Scopes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	tok, err := s.issue(r.Context(), c, scopes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, &oidc.AccessTokenResponse{
+		AccessToken: tok.AccessToken,
+		TokenType:   oidc.BearerToken,
+		ExpiresIn:   uint64(tok.ExpiresIn.Seconds()),
+		Scope:       oidc.SpaceDelimitedArray(tok.Scopes),
+	})
+}
+
+// narrowScopes is what a token is issued with: the requested scopes the
+// client is allowed, or all it is allowed when none is requested. A scope
+// this server does not know, or a request of which nothing is allowed, is
+// invalid_scope (RFC 6749 section 5.2).
+func narrowScopes(requested, allowed []string) ([]string, error) {
+	if len(requested) == 0 {
+		return slices.Clone(allowed), nil
+	}
+	var out []string
+	for _, sc := range requested {
+		if !auth.ValidScope(sc) {
+			return nil, oidc.ErrInvalidScope().WithDescription("unknown scope %q", sc)
+		}
+		p := auth.Principal{Scopes: allowed}
+		if p.Allows(sc) && !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return nil, oidc.ErrInvalidScope().WithDescription("none of the requested scopes is allowed to this client")
+	}
+	return out, nil
+}
+
+// introspection is the RFC 7662 response.
+type introspection struct {
+	Active    bool     `json:"active"`
+	Scope     string   `json:"scope,omitempty"`
+	ClientID  string   `json:"client_id,omitempty"`
+	TokenType string   `json:"token_type,omitempty"`
+	Exp       int64    `json:"exp,omitempty"`
+	Iat       int64    `json:"iat,omitempty"`
+	Nbf       int64    `json:"nbf,omitempty"`
+	Sub       string   `json:"sub,omitempty"`
+	Aud       []string `json:"aud,omitempty"`
+	Iss       string   `json:"iss,omitempty"`
+	Jti       string   `json:"jti,omitempty"`
+}
+
+// handleIntrospect answers whether a token is active (RFC 7662). The caller
+// authenticates as a client; a token of another organization is reported
+// inactive, as is any token that would be refused by the API.
+func (s *Service) handleIntrospect(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	form, err := readForm(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	caller, err := s.authenticateClient(r, form)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	raw := form.Get("token")
+	if raw == "" {
+		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+		return
+	}
+	if _, err := s.Verify(r.Context(), raw); err != nil {
+		if !errors.Is(err, auth.ErrUnauthenticated) {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, introspection{})
+		return
+	}
+	st, _ := s.current()
+	c, err := s.parse(st, raw)
+	if err != nil || c.OrgID != caller.OrganizationID {
+		writeJSON(w, http.StatusOK, introspection{})
+		return
+	}
+	out := introspection{
+		Active: true, Scope: c.Scope, ClientID: c.ClientID, TokenType: "Bearer",
+		Exp: c.Expiry.Time().Unix(), Sub: c.Subject, Aud: c.Audience, Iss: c.Issuer, Jti: c.ID,
+	}
+	if c.IssuedAt != nil {
+		out.Iat = c.IssuedAt.Time().Unix()
+	}
+	if c.NotBefore != nil {
+		out.Nbf = c.NotBefore.Time().Unix()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleRevoke revokes an access token (RFC 7009). Only the client it was
+// issued to may revoke it; a token that is invalid, expired or already
+// revoked is answered 200 like a successful revocation.
+func (s *Service) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	caller, err := s.authenticateClient(r, form)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	raw := form.Get("token")
+	if raw == "" {
+		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+		return
+	}
+	if hint := form.Get("token_type_hint"); hint != "" && hint != "access_token" {
+		s.writeError(w, r, &oidc.Error{ErrorType: "unsupported_token_type", Description: "only access tokens can be revoked"})
+		return
+	}
+	st, _ := s.current()
+	c, err := s.parse(st, raw)
+	if err != nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if c.ClientID != caller.ID {
+		s.writeError(w, r, oidc.ErrUnauthorizedClient().WithDescription("the token was issued to another client"))
+		return
+	}
+	if err := s.revoke(r.Context(), c); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// readForm reads an application/x-www-form-urlencoded body. A parameter
+// given twice is invalid_request (RFC 6749 section 3.2).
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded") {
+		return nil, oidc.ErrInvalidRequest().WithDescription("the body must be application/x-www-form-urlencoded")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		return nil, oidc.ErrInvalidRequest().WithDescription("cannot read the form: %v", err)
+	}
+	for name, v := range r.PostForm {
+		if len(v) > 1 {
+			return nil, oidc.ErrInvalidRequest().WithDescription("%s is given more than once", name)
+		}
+	}
+	return r.PostForm, nil
+}
+
+// authenticateClient authenticates the client of a request by exactly one
+// of client_secret_basic, client_secret_post and private_key_jwt.
+func (s *Service) authenticateClient(r *http.Request, form url.Values) (*ent.OAuthClient, error) {
+	basicID, basicSecret, basic := r.BasicAuth()
+	postSecret := form.Get("client_secret")
+	assertion := form.Get("client_assertion")
+	methods := 0
+	for _, used := range []bool{basic, postSecret != "", assertion != ""} {
+		if used {
+			methods++
+		}
+	}
+	if methods > 1 {
+		return nil, oidc.ErrInvalidRequest().WithDescription("use one client authentication method")
+	}
+	var c *ent.OAuthClient
+	var err error
+	switch {
+	case basic:
+		// RFC 6749 section 2.3.1: both are form-encoded before Basic.
+		id, err1 := url.QueryUnescape(basicID)
+		secret, err2 := url.QueryUnescape(basicSecret)
+		if err1 != nil || err2 != nil {
+			return nil, invalidClient(r, "malformed Basic credentials")
+		}
+		if fid := form.Get("client_id"); fid != "" && fid != id {
+			return nil, oidc.ErrInvalidRequest().WithDescription("client_id differs from the Basic credentials")
+		}
+		c, err = s.clientBySecret(r.Context(), id, secret)
+	case postSecret != "":
+		c, err = s.clientBySecret(r.Context(), form.Get("client_id"), postSecret)
+	case assertion != "":
+		if form.Get("client_assertion_type") != AssertionType {
+			return nil, oidc.ErrInvalidRequest().WithDescription("client_assertion_type must be %s", AssertionType)
+		}
+		c, err = s.clientByAssertion(r.Context(), form.Get("client_id"), assertion)
+	default:
+		return nil, invalidClient(r, "client authentication is required")
+	}
+	if errors.Is(err, errBadCredentials) {
+		return nil, invalidClient(r, "client authentication failed")
+	}
+	return c, err
+}
+
+// clientAuthError is invalid_client with the challenge RFC 6749 section
+// 5.2 asks for.
+type clientAuthError struct{ e *oidc.Error }
+
+func (c clientAuthError) Error() string { return c.e.Error() }
+
+func invalidClient(_ *http.Request, desc string) error {
+	return clientAuthError{e: oidc.ErrInvalidClient().WithDescription("%s", desc)}
+}
+
+// writeError answers with the RFC 6749 section 5.2 error: 401 with a
+// WWW-Authenticate challenge for invalid_client, 500 for a fault of ours
+// (logged, not described), 400 otherwise.
+func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var cae clientAuthError
+	var oe *oidc.Error
+	switch {
+	case errors.As(err, &cae):
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Basic realm=%q`, s.cfg.Issuer))
+		writeJSON(w, http.StatusUnauthorized, cae.e)
+	case errors.As(err, &oe):
+		writeJSON(w, http.StatusBadRequest, oe)
+	default:
+		s.cfg.Log.ErrorContext(r.Context(), "oauth endpoint failed", "path", r.URL.Path, "error", err)
+		writeJSON(w, http.StatusInternalServerError, oidc.ErrServerError().WithDescription("internal error"))
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
