@@ -61,37 +61,19 @@ func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Pr
 	return s.keys.AuthenticateSession(ctx, token, csrf[0])
 }
 
-// carriesSession reports whether a request may bring what sessionPrincipal
-// needs: a session cookie of either name and a CSRF token (which name the
-// request may use is decided there).
-func carriesSession(r *http.Request) bool {
-	if r.Header.Get(csrfHeader) == "" {
-		return false
-	}
-	for _, name := range []string{secureSessionCookie, sessionCookie} {
-		if c, err := r.Cookie(name); err == nil && c.Value != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // sessionToken finds the session cookie among Cookie header lines: the
 // __Host- one, else, when plainOK, the one of local development.
 func sessionToken(lines []string, plainOK bool) string {
 	var plain string
-	for _, line := range lines {
-		cookies, err := http.ParseCookie(line)
-		if err != nil {
-			continue
-		}
-		for _, c := range cookies {
-			switch {
-			case c.Name == secureSessionCookie && c.Value != "":
-				return c.Value
-			case c.Name == sessionCookie && plain == "":
-				plain = c.Value
-			}
+	// Parsed leniently, as net/http's Request.Cookies does: one malformed
+	// cookie of another application on the same site must not hide ours
+	// (http.ParseCookie refuses the whole line for it).
+	for _, c := range (&http.Request{Header: http.Header{"Cookie": lines}}).Cookies() {
+		switch {
+		case c.Name == secureSessionCookie && c.Value != "":
+			return c.Value
+		case c.Name == sessionCookie && plain == "":
+			plain = c.Value
 		}
 	}
 	if plainOK {

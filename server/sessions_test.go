@@ -686,3 +686,19 @@ func TestSessionAudited(t *testing.T) {
 		t.Errorf("session id %q", sessionID)
 	}
 }
+
+// Another application on the same site may set a cookie that strict
+// parsing refuses; the session cookie beside it still works, on REST and
+// on Connect (the whole Cookie line used to be dropped for it).
+func TestSessionCookieAmongMalformedCookies(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	b, _ := signIn(t, srv, srv.AdminKey)
+	line := `other=x\y; ` + b.cookie.Name + "=" + b.cookie.Value
+	bare := &browser{t: t, srv: srv, csrf: b.csrf}
+	if r := bare.send(srv, "GET", "/v1/keys", nil, true, "Cookie", line); r.status != http.StatusOK {
+		t.Fatalf("REST: %d %s", r.status, r.body)
+	}
+	if r := bare.send(srv, "POST", "/creativeops.v1.KeysService/ListKeys", map[string]any{}, true, "Cookie", line); r.status != http.StatusOK {
+		t.Fatalf("Connect: %d %s", r.status, r.body)
+	}
+}
