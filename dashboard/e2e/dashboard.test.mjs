@@ -194,6 +194,14 @@ test("OAuth clients: create, get a token with the secret, rotate, revoke (when t
       headers: { authorization: "Basic " + Buffer.from(`${id}:${secret}`).toString("base64"), "content-type": "application/x-www-form-urlencoded" },
       body: "grant_type=client_credentials",
     });
+  // The page goes through the TypeScript client (Connect), not hand-written REST calls.
+  const calls = [];
+  const onRequest = (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.startsWith("/v1/oauth/") || path.startsWith("/creativeops.v1.OAuthClientsService/")) calls.push(`${r.method()} ${path}`);
+  };
+  page.on("request", onRequest);
+  t.after(() => page.off("request", onRequest));
   await open(page, "OAuth clients");
   await page.getByText("No OAuth clients yet.").waitFor();
   await page.getByLabel("Name", { exact: true }).fill("e2e-billing");
@@ -220,6 +228,13 @@ test("OAuth clients: create, get a token with the secret, rotate, revoke (when t
   await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
   await eventually(async () => (await row.count()) === 0 || /revoked/.test(await row.textContent()), 10_000, "client revoked");
   assert.notEqual((await token(id, rotated)).status, 200, "a revoked client gets no token");
+  const rpcs = new Set(calls.filter((c) => c.startsWith("POST /creativeops.v1.OAuthClientsService/")).map((c) => c.split("/").pop()));
+  for (const m of ["ListOAuthClients", "CreateOAuthClient", "RotateOAuthClient", "DeleteOAuthClient"]) assert.ok(rpcs.has(m), `${m} through the client: ${calls}`);
+  assert.deepEqual(
+    calls.filter((c) => c.includes(" /v1/oauth/") && c !== "GET /v1/oauth/clients"),
+    [],
+    "no REST calls besides the page's availability probe",
+  );
 });
 
 test("webhook to a local receiver: URL checked before saving, test sent, delivery succeeded", async () => {

@@ -3,7 +3,6 @@ import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { CreativeOpsError, timestampDate } from "@creativeops/client";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { RestError } from "./session";
 
 export interface AsyncState<T> {
   loading: boolean;
@@ -61,7 +60,7 @@ export function Empty({ children }: { children: ComponentChildren }) {
 /** An API error as the server described it: message, status, reason and the fields at fault. */
 export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   if (error === undefined || error === null) return null;
-  const e = error instanceof CreativeOpsError || error instanceof RestError ? error : undefined;
+  const e = error instanceof CreativeOpsError ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div class="error" role="alert">

@@ -12,7 +12,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, cast
 
 from .errors import CreativeOpsError, TransportError, from_response
-from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, Webhook
+from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Webhook
 
 if TYPE_CHECKING:
     from .grpc import Client as GRPCClient
@@ -58,6 +58,7 @@ class CreativeOps:
         self.webhooks = Webhooks(self)
         self.analytics = Analytics(self)
         self.audit = Audit(self)
+        self.oauth_clients = OAuthClients(self)
 
     def grpc(self) -> "GRPCClient":
         """The same API over native gRPC, with this client's key and base
@@ -293,6 +294,45 @@ class Audit(_Resource):
         page; filters are optional (RFC 3339 times, from_ inclusive)."""
         return self._c.pages("/v1/audit-events", "audit_events", {
             "action": action, "actor": actor, "target_id": target_id, "from": from_, "to": to}, page_size)
+
+
+class OAuthClients(_Resource):
+    """OAuth 2.0 clients (keys:admin): machine credentials that trade their
+    secret, or a private_key_jwt assertion, for short-lived access tokens at
+    POST /oauth/token (client credentials grant)."""
+
+    def create(self, name: str, scopes: List[str], token_lifetime_seconds: Optional[int] = None,
+               jwks: Optional[Dict[str, Any]] = None, jwks_uri: str = "") -> OAuthClient:
+        """Creates a client; its id is the client_id and its secret is in
+        this answer only. With jwks (a JWK set, {"keys": [...]}) or jwks_uri
+        (an https URL serving one) it authenticates with private_key_jwt.
+        token_lifetime_seconds: 60 to 86400; default: the server's (1 h)."""
+        body: Dict[str, Any] = {"name": name, "scopes": scopes}
+        if token_lifetime_seconds is not None:
+            body["token_lifetime"] = f"{token_lifetime_seconds}s"
+        if jwks is not None:
+            body["jwks"] = jwks
+        if jwks_uri:
+            body["jwks_uri"] = jwks_uri
+        return cast(OAuthClient, self._c.request("POST", "/v1/oauth/clients", body))
+
+    def list(self, page_size: int = 0) -> Iterator[OAuthClient]:
+        """The organization's clients (never their secrets), every page."""
+        return self._c.pages("/v1/oauth/clients", "clients", page_size=page_size)
+
+    def get(self, id: str) -> OAuthClient:
+        return cast(OAuthClient, self._c.request("GET", "/v1/oauth/clients/" + _q(id)))
+
+    def rotate(self, id: str, grace_period_seconds: Optional[int] = None) -> OAuthClient:
+        """Issues a new secret; the old one keeps working for
+        grace_period_seconds (default 24 h, at most 30 days; 0 ends it now)."""
+        body = {} if grace_period_seconds is None else {"grace_period": f"{grace_period_seconds}s"}
+        return cast(OAuthClient, self._c.request("POST", f"/v1/oauth/clients/{_q(id)}:rotate", body))
+
+    def delete(self, id: str) -> None:
+        """Revokes a client: its secrets stop working at once, its access
+        tokens within a second."""
+        self._c.request("DELETE", "/v1/oauth/clients/" + _q(id))
 
 
 __all__ = ["CreativeOps", "CreativeOpsError"]

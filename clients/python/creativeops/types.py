@@ -36,6 +36,21 @@ class APIKey(TypedDict, total=False):
     secret: str  # only when created or rotated
 
 
+class OAuthClient(TypedDict, total=False):
+    id: str  # "oc_...": the client_id at POST /oauth/token
+    organization_id: str
+    name: str
+    scopes: List[str]
+    prefix: str  # the first characters of the secret
+    token_lifetime: str  # a duration, e.g. "3600s"
+    jwks: Optional[Dict[str, Any]]  # a private_key_jwt client's public keys
+    jwks_uri: str  # or where it publishes them
+    created_at: str
+    revoked_at: Optional[str]
+    previous_secret_expires_at: Optional[str]
+    secret: str  # only when created or rotated
+
+
 class JobError(TypedDict):
     code: str
     message: str

@@ -1,15 +1,20 @@
 """The client against a live server: every flow a user starts with."""
 
+import base64
 import hashlib
 import http.server
 import json
 import queue
 import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 
 import pytest
 
-from creativeops import CreativeOps, NotFound, RateLimited, Unauthenticated, verify_webhook
+from creativeops import CreativeOps, InvalidArgument, NotFound, PermissionDenied, RateLimited, Unauthenticated, verify_webhook
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +98,76 @@ def test_key_changes_are_in_the_audit_log(co):
     assert events[2]["details"] == {"name": "audited", "scopes": "creators:read"}
     assert key["secret"] not in str(events)
     assert [e["action"] for e in co.audit.list(target_id=key["id"], action="key.created")] == ["key.created"]
+
+
+def _token(base, client_id, secret):
+    """POST /oauth/token with client_secret_basic: (HTTP status, JSON body)."""
+    cred = urllib.parse.quote(client_id, safe="") + ":" + urllib.parse.quote(secret, safe="")
+    req = urllib.request.Request(base + "/oauth/token", data=b"grant_type=client_credentials", method="POST", headers={
+        "Authorization": "Basic " + base64.b64encode(cred.encode()).decode(),
+        "Content-Type": "application/x-www-form-urlencoded",
+    })
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def test_oauth_clients_from_creation_to_deletion(co, server):
+    base = server[0]
+    oc = co.oauth_clients.create("py-" + uuid.uuid4().hex[:8], ["analytics:read"], token_lifetime_seconds=120)
+    assert oc["id"].startswith("oc_") and oc["secret"].startswith("co_oauth_")
+    assert oc["secret"].startswith(oc["prefix"])
+    assert oc["scopes"] == ["analytics:read"] and oc["token_lifetime"] == "120s"
+    assert oc.get("revoked_at") is None
+
+    listed = [c for c in co.oauth_clients.list(page_size=1) if c["id"] == oc["id"]]
+    assert len(listed) == 1 and "secret" not in listed[0]
+    got = co.oauth_clients.get(oc["id"])
+    assert got["name"] == oc["name"] and "secret" not in got
+
+    # The secret buys a bearer token that calls the API within the client's scopes.
+    status, body = _token(base, oc["id"], oc["secret"])
+    assert status == 200, body
+    assert body["token_type"].lower() == "bearer" and body["scope"] == "analytics:read"
+    first = CreativeOps(api_key=body["access_token"], base_url=base)
+    assert first.analytics.usage()["granularity"] == "hour"
+    with pytest.raises(PermissionDenied) as denied:
+        first.creators.create("N", f"n-{uuid.uuid4().hex[:8]}@example.com", "music")
+    assert denied.value.reason == "MISSING_SCOPE"
+
+    # Rotation without grace: the old secret stops at once, the new one works.
+    rotated = co.oauth_clients.rotate(oc["id"], grace_period_seconds=0)
+    assert rotated["id"] == oc["id"] and rotated["secret"].startswith("co_oauth_") and rotated["secret"] != oc["secret"]
+    status, body = _token(base, oc["id"], oc["secret"])
+    assert status == 401 and body["error"] == "invalid_client"
+    status, body = _token(base, oc["id"], rotated["secret"])
+    assert status == 200, body
+    second = CreativeOps(api_key=body["access_token"], base_url=base)
+    assert first.analytics.usage()["granularity"] == "hour"  # issued before the rotation, still valid
+
+    # Deletion: the secret is refused at once, the tokens within a second.
+    assert co.oauth_clients.delete(oc["id"]) is None
+    assert co.oauth_clients.get(oc["id"])["revoked_at"]
+    assert _token(base, oc["id"], rotated["secret"])[0] == 401
+    deadline = time.monotonic() + 3
+    while True:
+        try:
+            second.analytics.usage()
+        except Unauthenticated:
+            break
+        assert time.monotonic() < deadline, "token still accepted 3 s after its client was deleted"
+        time.sleep(0.1)
+
+    with pytest.raises(InvalidArgument) as bad:
+        co.oauth_clients.create("x", [])
+    assert "scopes" in bad.value.fields
+    with pytest.raises(InvalidArgument) as bad:
+        co.oauth_clients.create("x", ["creators:read"], token_lifetime_seconds=5)
+    assert "token_lifetime" in bad.value.fields
+    with pytest.raises(NotFound):
+        co.oauth_clients.get("oc_01k0000000000000000000000")
 
 
 def test_errors_are_typed(co, server):

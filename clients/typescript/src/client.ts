@@ -22,6 +22,8 @@ import type {
 } from "./gen/creativeops/v1/ip_pb.js";
 import { KeysService } from "./gen/creativeops/v1/keys_pb.js";
 import type { APIKey, CreateKeyRequestSchema } from "./gen/creativeops/v1/keys_pb.js";
+import { OAuthClientsService } from "./gen/creativeops/v1/oauth_pb.js";
+import type { CreateOAuthClientRequestSchema, OAuthClient } from "./gen/creativeops/v1/oauth_pb.js";
 import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
 import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
 import { CreativeOpsError } from "./errors.js";
@@ -100,6 +102,12 @@ function throwingCreativeOpsErrors<T extends object>(client: T): T {
   });
 }
 
+/** A google.protobuf.Duration from a number of seconds (fractions kept to the nanosecond). */
+function durationFromSeconds(s: number): { seconds: bigint; nanos: number } {
+  const whole = Math.floor(s);
+  return { seconds: BigInt(whole), nanos: Math.round((s - whole) * 1e9) };
+}
+
 const terminalJobStatuses = new Set(["completed", "failed", "canceled"]);
 
 /**
@@ -120,6 +128,7 @@ export class CreativeOps {
     webhooks: Client<typeof WebhooksService>;
     analytics: Client<typeof AnalyticsService>;
     audit: Client<typeof AuditService>;
+    oauthClients: Client<typeof OAuthClientsService>;
   };
   readonly creators: CreatorsResource;
   readonly keys: KeysResource;
@@ -128,6 +137,7 @@ export class CreativeOps {
   readonly webhooks: WebhooksResource;
   readonly analytics: AnalyticsResource;
   readonly audit: AuditResource;
+  readonly oauthClients: OAuthClientsResource;
 
   constructor(options: CreativeOpsOptions) {
     const hasKey = options.apiKey !== undefined;
@@ -155,6 +165,7 @@ export class CreativeOps {
       webhooks: throwingCreativeOpsErrors(createClient(WebhooksService, transport)),
       analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
       audit: throwingCreativeOpsErrors(createClient(AuditService, transport)),
+      oauthClients: throwingCreativeOpsErrors(createClient(OAuthClientsService, transport)),
     };
     this.creators = new CreatorsResource(this.rpc.creators);
     this.keys = new KeysResource(this.rpc.keys);
@@ -163,6 +174,7 @@ export class CreativeOps {
     this.webhooks = new WebhooksResource(this.rpc.webhooks);
     this.analytics = new AnalyticsResource(this.rpc.analytics);
     this.audit = new AuditResource(this.rpc.audit);
+    this.oauthClients = new OAuthClientsResource(this.rpc.oauthClients);
   }
 }
 
@@ -205,10 +217,7 @@ export class KeysResource {
   /** Issues a new secret; the old one keeps working for gracePeriodSeconds (default: the server's, 24 h). */
   rotate(id: string, params: { gracePeriodSeconds?: number } = {}, opts?: CallOptions): Promise<APIKey> {
     const g = params.gracePeriodSeconds;
-    return this.rpc.rotateKey(
-      g === undefined ? { id } : { id, gracePeriod: { seconds: BigInt(Math.floor(g)), nanos: Math.round((g % 1) * 1e9) } },
-      opts,
-    );
+    return this.rpc.rotateKey(g === undefined ? { id } : { id, gracePeriod: durationFromSeconds(g) }, opts);
   }
 
   /** Revokes a key at once. */
@@ -433,5 +442,51 @@ export class AuditResource {
       (pageToken) => this.rpc.listAuditEvents({ ...req, pageToken }, opts),
       (p) => p.auditEvents,
     );
+  }
+}
+
+/** What a new OAuth client is: CreateOAuthClientRequest with the token lifetime in seconds. */
+export type OAuthClientCreateParams = Omit<Init<typeof CreateOAuthClientRequestSchema>, "tokenLifetime" | "$typeName"> & {
+  /** Lifetime of the client's access tokens, 60 to 86400 s; default: the server's (1 h). */
+  tokenLifetimeSeconds?: number;
+};
+
+export class OAuthClientsResource {
+  constructor(private readonly rpc: Client<typeof OAuthClientsService>) {}
+
+  /**
+   * Creates an OAuth 2.0 client (keys:admin). Its `id` is the client_id of
+   * POST /oauth/token and its `secret` is in this response only; with `jwks`
+   * or `jwksUri` it authenticates with private_key_jwt instead.
+   */
+  create(req: OAuthClientCreateParams, opts?: CallOptions): Promise<OAuthClient> {
+    const { tokenLifetimeSeconds, ...rest } = req;
+    return this.rpc.createOAuthClient(
+      tokenLifetimeSeconds === undefined ? rest : { ...rest, tokenLifetime: durationFromSeconds(tokenLifetimeSeconds) },
+      opts,
+    );
+  }
+
+  /** The organization's clients (never their secrets), following every page. */
+  list(params: { pageSize?: number } = {}, opts?: CallOptions): AsyncGenerator<OAuthClient, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listOAuthClients({ ...params, pageToken }, opts),
+      (p) => p.clients,
+    );
+  }
+
+  get(id: string, opts?: CallOptions): Promise<OAuthClient> {
+    return this.rpc.getOAuthClient({ id }, opts);
+  }
+
+  /** Issues a new secret; the old one keeps working for gracePeriodSeconds (default 24 h, at most 30 days; 0 ends it now). */
+  rotate(id: string, params: { gracePeriodSeconds?: number } = {}, opts?: CallOptions): Promise<OAuthClient> {
+    const g = params.gracePeriodSeconds;
+    return this.rpc.rotateOAuthClient(g === undefined ? { id } : { id, gracePeriod: durationFromSeconds(g) }, opts);
+  }
+
+  /** Revokes a client: its secrets stop working at once, its access tokens within a second. */
+  async delete(id: string, opts?: CallOptions): Promise<void> {
+    await this.rpc.deleteOAuthClient({ id }, opts);
   }
 }

@@ -7,7 +7,11 @@ export type {
   CreatorsResource,
   EngineResource,
   IPResource,
+  AuditListParams,
+  AuditResource,
   KeysResource,
+  OAuthClientCreateParams,
+  OAuthClientsResource,
   WebhooksResource,
 } from "./client.js";
 export { CreativeOpsError } from "./errors.js";
@@ -23,4 +27,5 @@ export * from "./gen/creativeops/v1/creators_pb.js";
 export * from "./gen/creativeops/v1/engine_pb.js";
 export * from "./gen/creativeops/v1/ip_pb.js";
 export * from "./gen/creativeops/v1/keys_pb.js";
+export * from "./gen/creativeops/v1/oauth_pb.js";
 export * from "./gen/creativeops/v1/webhooks_pb.js";

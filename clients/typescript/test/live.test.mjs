@@ -251,6 +251,81 @@ for (const transport of transports) {
       assert.equal(usage.granularity, "minute");
     });
 
+    test("OAuth clients: create, list, get, token with client_secret_basic, rotate, delete", async () => {
+      const co = client();
+      /** POST /oauth/token with client_secret_basic (RFC 6749 2.3.1: form-urlencoded id and secret). */
+      const token = (id, secret) =>
+        fetch(`${server.baseUrl}/oauth/token`, {
+          method: "POST",
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`,
+            "Content-Type": "application/x-www-form-urlencoded",
+          },
+          body: "grant_type=client_credentials",
+        });
+      const accessToken = async (id, secret) => {
+        const res = await token(id, secret);
+        const body = await res.json();
+        assert.equal(res.status, 200, JSON.stringify(body));
+        assert.equal(body.token_type.toLowerCase(), "bearer");
+        return body.access_token;
+      };
+
+      const oc = await co.oauthClients.create({ name: `oc-${transport}-${unique()}`, scopes: ["analytics:read"], tokenLifetimeSeconds: 120 });
+      assert.match(oc.id, /^oc_/);
+      assert.match(oc.secret ?? "", /^co_oauth_/);
+      assert.ok(oc.secret.startsWith(oc.prefix), "prefix is the secret's start");
+      assert.deepEqual(oc.scopes, ["analytics:read"]);
+      assert.equal(oc.tokenLifetime?.seconds, 120n);
+      assert.equal(oc.revokedAt, undefined);
+
+      const listed = [];
+      for await (const c of co.oauthClients.list({ pageSize: 1 })) listed.push(c);
+      const mine = listed.find((c) => c.id === oc.id);
+      assert.ok(mine, "listed across pages of one");
+      assert.equal(mine.secret, undefined, "a listing never carries the secret");
+      const got = await co.oauthClients.get(oc.id);
+      assert.equal(got.name, oc.name);
+      assert.equal(got.secret, undefined);
+
+      // The secret buys a token that calls the API over this transport, within the client's scopes.
+      const first = await accessToken(oc.id, oc.secret);
+      const asClient = client({ apiKey: first });
+      assert.equal((await asClient.analytics.usage()).granularity, "hour");
+      const denied = await asClient.creators.create({ name: "N", email: `n-${unique()}@example.com`, vertical: "music" }).catch((e) => e);
+      assert.ok(denied instanceof CreativeOpsError && denied.code === 403 && denied.reason === "MISSING_SCOPE", String(denied));
+
+      // Rotation with no grace: the old secret stops, the new one works, issued tokens stay valid.
+      const rotated = await co.oauthClients.rotate(oc.id, { gracePeriodSeconds: 0 });
+      assert.equal(rotated.id, oc.id);
+      assert.match(rotated.secret ?? "", /^co_oauth_/);
+      assert.notEqual(rotated.secret, oc.secret);
+      assert.equal((await token(oc.id, oc.secret)).status, 401, "old secret after a rotation without grace");
+      const second = await accessToken(oc.id, rotated.secret);
+      assert.equal((await asClient.analytics.usage()).granularity, "hour", "a token issued before the rotation");
+
+      // Deletion: secrets refused at once, tokens within a second.
+      await co.oauthClients.delete(oc.id);
+      assert.ok((await co.oauthClients.get(oc.id)).revokedAt, "revoked_at set");
+      assert.equal((await token(oc.id, rotated.secret)).status, 401, "secret after deletion");
+      let refused;
+      for (let i = 0; i < 30 && refused === undefined; i++) {
+        refused = await client({ apiKey: second }).analytics.usage().then(
+          () => undefined,
+          (e) => e,
+        );
+        if (refused === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(refused instanceof CreativeOpsError && refused.code === 401, `token after deletion: ${refused}`);
+
+      // Bad input is named; an unknown id is a 404.
+      const bad = await co.oauthClients.create({ name: "x", scopes: [] }).catch((e) => e);
+      assert.ok(bad instanceof CreativeOpsError && bad.code === 400, String(bad));
+      assert.ok(bad.fieldViolations.some((v) => v.field === "scopes"), JSON.stringify(bad.fieldViolations));
+      const missing = await co.oauthClients.get("oc_01jzzzzzzzzzzzzzzzzzzzzzzz").catch((e) => e);
+      assert.ok(missing instanceof CreativeOpsError && missing.code === 404, String(missing));
+    });
+
     test("errors carry the AIP-193 fields and the request id", async () => {
       const co = client();
       const nf = await co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa").catch((e) => e);

@@ -1,28 +1,15 @@
-// OAuth clients (client credentials): the REST operations under /v1/oauth/clients,
-// called with the session until the TypeScript client carries them.
+// OAuth clients (client credentials): the client facade's oauthClients, over
+// the session like every other page.
 import { useState } from "preact/hooks";
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import type { OAuthClient } from "@creativeops/client";
 import type { PageProps } from "../main";
-import { restCall } from "../session";
-import { ConfirmButton, CopyButton, Empty, ErrorBox, Loading, PageHeader, useAsync } from "../ui";
+import { all, ConfirmButton, CopyButton, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
 import { scopes } from "./keys";
 
-/** An OAuth client as the REST API returns it (snake_case JSON). */
-export interface OAuthClient {
-  id: string;
-  name: string;
-  scopes: string[];
-  prefix: string;
-  token_lifetime?: string;
-  jwks?: Record<string, unknown> | null;
-  jwks_uri?: string;
-  created_at: string;
-  revoked_at?: string | null;
-  previous_secret_expires_at?: string | null;
-  secret?: string;
-}
-
-const base = "/v1/oauth/clients";
-const when = (t: string | null | undefined) => (t ? t.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC") : "—");
+const lifetime = (d: Duration | undefined) => (d ? `${d.seconds}s` : "—");
+const usesKeys = (c: OAuthClient) => c.jwks !== undefined || c.jwksUri !== "";
 
 function Secret({ c, onDone }: { c: OAuthClient; onDone: () => void }) {
   return (
@@ -38,7 +25,7 @@ function Secret({ c, onDone }: { c: OAuthClient; onDone: () => void }) {
         </code>
         <CopyButton text={c.secret ?? ""} />
       </p>
-      {c.previous_secret_expires_at && <p>The previous secret keeps working until {when(c.previous_secret_expires_at)}.</p>}
+      {c.previousSecretExpiresAt && <p>The previous secret keeps working until {fmtTime(c.previousSecretExpiresAt)}.</p>}
       <button type="button" class="secondary" onClick={onDone}>
         Done
       </button>
@@ -46,23 +33,8 @@ function Secret({ c, onDone }: { c: OAuthClient; onDone: () => void }) {
   );
 }
 
-export function OAuthClientsPage({ session, onEnded }: PageProps) {
-  const list = useAsync(async () => {
-    const out: OAuthClient[] = [];
-    let token = "";
-    do {
-      const page = await restCall<{ clients?: OAuthClient[]; next_page_token?: string }>(
-        session,
-        "GET",
-        `${base}?page_size=200${token ? `&page_token=${encodeURIComponent(token)}` : ""}`,
-        undefined,
-        onEnded,
-      );
-      out.push(...(page.clients ?? []));
-      token = page.next_page_token ?? "";
-    } while (token && out.length < 1000);
-    return out;
-  }, []);
+export function OAuthClientsPage({ api }: PageProps) {
+  const list = useAsync(() => all(api.oauthClients.list({ pageSize: 200 })), []);
   const [secret, setSecret] = useState<OAuthClient>();
   const [error, setError] = useState<unknown>();
   const [actionError, setActionError] = useState<unknown>();
@@ -88,7 +60,7 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
           const f = e.currentTarget as HTMLFormElement;
           const d = new FormData(f);
           const chosen = d.getAll("scopes").map(String);
-          const lifetime = String(d.get("token_lifetime") ?? "").trim();
+          const lifetimeSeconds = String(d.get("token_lifetime") ?? "").trim();
           const jwksUri = String(d.get("jwks_uri") ?? "").trim();
           const jwksText = String(d.get("jwks") ?? "").trim();
           setError(undefined);
@@ -96,30 +68,30 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
             setError(new Error("scopes: choose at least one scope"));
             return;
           }
-          let jwks: unknown;
+          let jwks: JsonObject | undefined;
           if (jwksText) {
+            let parsed: unknown;
             try {
-              jwks = JSON.parse(jwksText);
+              parsed = JSON.parse(jwksText);
             } catch (err) {
               setError(new Error(`jwks: not valid JSON (${(err as Error).message})`));
               return;
             }
+            if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+              setError(new Error('jwks: must be a JWK set, a JSON object such as {"keys": [...]}'));
+              return;
+            }
+            jwks = parsed as JsonObject;
           }
           setBusy(true);
           try {
-            const c = await restCall<OAuthClient>(
-              session,
-              "POST",
-              base,
-              {
-                name: String(d.get("name")).trim(),
-                scopes: chosen,
-                ...(lifetime ? { token_lifetime: `${lifetime}s` } : {}),
-                ...(jwksUri ? { jwks_uri: jwksUri } : {}),
-                ...(jwks !== undefined ? { jwks } : {}),
-              },
-              onEnded,
-            );
+            const c = await api.oauthClients.create({
+              name: String(d.get("name")).trim(),
+              scopes: chosen,
+              ...(lifetimeSeconds ? { tokenLifetimeSeconds: Number(lifetimeSeconds) } : {}),
+              ...(jwksUri ? { jwksUri } : {}),
+              ...(jwks !== undefined ? { jwks } : {}),
+            });
             f.reset();
             if (c.secret) setSecret(c);
             list.reload();
@@ -188,7 +160,7 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
               </thead>
               <tbody>
                 {list.data.map((c) => {
-                  const state = c.revoked_at ? "revoked" : "active";
+                  const state = c.revokedAt ? "revoked" : "active";
                   return (
                     <tr key={c.id} data-client-id={c.id}>
                       <th scope="row">{c.name}</th>
@@ -196,16 +168,16 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
                         <code>{c.id}</code>
                       </td>
                       <td>{c.scopes.join(", ")}</td>
-                      <td>{c.jwks || c.jwks_uri ? "private_key_jwt" : `secret (${c.prefix}…)`}</td>
-                      <td>{c.token_lifetime ?? "—"}</td>
+                      <td>{usesKeys(c) ? "private_key_jwt" : `secret (${c.prefix}…)`}</td>
+                      <td>{lifetime(c.tokenLifetime)}</td>
                       <td>
                         <span class={"status " + state}>{state}</span>
-                        {c.previous_secret_expires_at && state === "active" && <div class="help">old secret until {when(c.previous_secret_expires_at)}</div>}
+                        {c.previousSecretExpiresAt && state === "active" && <div class="help">old secret until {fmtTime(c.previousSecretExpiresAt)}</div>}
                       </td>
                       <td class="actions">
                         {state === "active" && (
                           <>
-                            {!(c.jwks || c.jwks_uri) && (
+                            {!usesKeys(c) && (
                               <ConfirmButton
                                 label="Rotate"
                                 question={`Rotate the secret of “${c.name}”?`}
@@ -213,9 +185,7 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
                                 onConfirm={() =>
                                   act(async () => {
                                     const sel = document.getElementById(`oc-grace-${c.id}`) as HTMLSelectElement | null;
-                                    setSecret(
-                                      await restCall<OAuthClient>(session, "POST", `${base}/${encodeURIComponent(c.id)}:rotate`, { id: c.id, grace_period: `${sel?.value ?? 86400}s` }, onEnded),
-                                    );
+                                    setSecret(await api.oauthClients.rotate(c.id, { gracePeriodSeconds: Number(sel?.value ?? 86400) }));
                                   })
                                 }
                               >
@@ -235,7 +205,7 @@ export function OAuthClientsPage({ session, onEnded }: PageProps) {
                               danger
                               question={`Revoke “${c.name}”? Its tokens stop working.`}
                               confirmLabel="Revoke"
-                              onConfirm={() => act(() => restCall(session, "DELETE", `${base}/${encodeURIComponent(c.id)}`, undefined, onEnded))}
+                              onConfirm={() => act(() => api.oauthClients.delete(c.id))}
                             />
                           </>
                         )}
