@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/ent"
-	"github.com/creativeops/creativeops/ent/keyepoch"
 )
 
 // KeyChangeBound is the longest a committed key change (revocation,
@@ -31,7 +30,8 @@ const maxKeyAge = time.Minute
 // starts over, which costs one database read per active key.
 const maxCachedKeys = 10_000
 
-// keyEpochID is the key_epoch table's single row.
+// keyEpochID is the row of key_epoch that API key changes increment (the
+// OAuth service increments its own).
 const keyEpochID = 1
 
 // cachedKey is what Authenticate learned of a key from the database, kept
@@ -232,14 +232,18 @@ func (s *Store) SyncKeys(ctx context.Context) error {
 	return nil
 }
 
-// Epoch is the number of key changes committed so far.
+// Epoch is the number of key changes committed so far: those of API keys
+// and, since dashboard sessions may act as OAuth clients, those of OAuth
+// clients (every row of key_epoch counts; each only ever grows, so their
+// sum moves whenever one does).
 func (s *Store) Epoch(ctx context.Context) (int64, error) {
-	ep, err := s.Reader().KeyEpoch.Query().Where(keyepoch.ID(keyEpochID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return 0, nil
-	}
+	rows, err := s.Reader().KeyEpoch.Query().All(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return ep.Epoch, nil
+	var sum int64
+	for _, r := range rows {
+		sum += r.Epoch
+	}
+	return sum, nil
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -49,8 +50,11 @@ func (p SessionPolicy) touchEvery() time.Duration { return min(maxSessionTouch, 
 
 // Session is a dashboard sign-in as the dashboard shows it.
 type Session struct {
-	ID             string
+	ID string
+	// KeyID is the id of the API key, or of the OAuth client, the session
+	// acts as; ClientID is set when it is a client.
 	KeyID          string
+	ClientID       string
 	OrganizationID string
 	Scopes         []string
 	CSRFToken      string
@@ -97,23 +101,68 @@ func (s *Store) CreateSession(ctx context.Context, secret string) (*Session, str
 		return nil, "", err
 	}
 	now := s.now().Truncate(time.Microsecond)
-	p, err := e.principal(now)
-	if err != nil {
+	if _, err := e.principal(now); err != nil {
 		return nil, "", err
 	}
-	pol := s.sessionPolicy()
-	end := now.Add(pol.Max)
+	end := now.Add(s.sessionPolicy().Max)
 	if e.expiresAt != nil && e.expiresAt.Before(end) {
 		end = *e.expiresAt
 	}
 	if e.previous && e.previousExpiresAt != nil && e.previousExpiresAt.Before(end) {
 		end = *e.previousExpiresAt
 	}
+	return s.openSession(ctx, e, now, end)
+}
+
+// ClientSource resolves OAuth clients for dashboard sessions: the
+// principal a bearer token of the client would carry (KeyID and ClientID
+// the client's id, its organization, all its allowed scopes), or
+// ErrUnauthenticated when the client is unknown or revoked. Its changes
+// must increment a row of key_epoch (see Epoch) so cached sessions follow
+// them within KeyChangeBound.
+type ClientSource interface {
+	SessionClient(ctx context.Context, clientID string) (*Principal, error)
+}
+
+// CreateClientSession signs in as an OAuth client whose credentials the
+// caller has checked: p is the client's principal (ClientID set), and
+// until, when set, the end of the secret it signed in with (a secret in
+// its rotation grace period). The session is stored with the client's id
+// as its key_id; the client's revocation deletes it and a rotation brings
+// its end forward to the grace end, as for keys.
+func (s *Store) CreateClientSession(ctx context.Context, p Principal, until *time.Time) (*Session, string, error) {
+	if p.ClientID == "" || p.KeyID != p.ClientID {
+		return nil, "", ErrUnauthenticated
+	}
+	t := s.now()
+	if until != nil && !t.Before(*until) {
+		return nil, "", ErrUnauthenticated
+	}
+	now := t.Truncate(time.Microsecond)
+	end := now.Add(s.sessionPolicy().Max)
+	if until != nil {
+		end = minTime(end, *until)
+	}
+	return s.openSession(ctx, &cachedKey{read: time.Now(), p: p}, now, end)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// openSession stores a new session of the key (or client) e, ending at
+// end, and returns it with its token.
+func (s *Store) openSession(ctx context.Context, e *cachedKey, now, end time.Time) (*Session, string, error) {
+	p := e.p
+	pol := s.sessionPolicy()
 	token := randomToken()
 	// The key signing in is who opens the session.
 	ctx = audit.WithCaller(ctx, p.KeyID, audit.OriginFrom(ctx))
 	var row *ent.Session
-	err = inTx(ctx, s.Ent, func(tx *ent.Client) error {
+	err := inTx(ctx, s.Ent, func(tx *ent.Client) error {
 		var err error
 		row, err = tx.Session.Create().
 			SetID(ids.New(ids.Session)).
@@ -167,7 +216,7 @@ func (c *cachedSession) session(pol SessionPolicy) *Session {
 		exp = c.expiresAt
 	}
 	return &Session{
-		ID: c.id, KeyID: c.key.p.KeyID, OrganizationID: c.key.p.OrganizationID,
+		ID: c.id, KeyID: c.key.p.KeyID, ClientID: c.key.p.ClientID, OrganizationID: c.key.p.OrganizationID,
 		Scopes: c.key.p.Scopes, CSRFToken: c.csrf, CreatedAt: c.createdAt, LastSeenAt: last, ExpiresAt: exp,
 	}
 }
@@ -236,14 +285,28 @@ func (s *Store) findSession(ctx context.Context, token string) (*cachedSession, 
 	if err != nil {
 		return nil, now, err
 	}
-	k, err := s.Reader().APIKey.Query().Where(apikey.ID(row.KeyID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, now, ErrUnauthenticated
+	var key *cachedKey
+	if strings.HasPrefix(row.KeyID, ids.Key+"_") {
+		k, err := s.Reader().APIKey.Query().Where(apikey.ID(row.KeyID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, now, ErrUnauthenticated
+		}
+		if err != nil {
+			return nil, now, err
+		}
+		key = newCachedKey(k, false)
+	} else {
+		// A session opened with OAuth client credentials.
+		if s.Clients == nil {
+			return nil, now, ErrUnauthenticated
+		}
+		p, err := s.Clients.SessionClient(ctx, row.KeyID)
+		if err != nil {
+			return nil, now, err
+		}
+		key = &cachedKey{read: time.Now(), p: *p}
 	}
-	if err != nil {
-		return nil, now, err
-	}
-	c := newCachedSession(row, newCachedKey(k, false))
+	c := newCachedSession(row, key)
 	if cacheable {
 		s.cache.storeSession(sum, c, gen)
 	}

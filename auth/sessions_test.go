@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/internal/testdb"
 )
 
@@ -254,4 +255,80 @@ func benchSession(b *testing.B, s *auth.Store, secret string) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// fakeClients is an auth.ClientSource with one client, counting lookups.
+type fakeClients struct {
+	p       auth.Principal
+	revoked bool
+	calls   int
+}
+
+func (f *fakeClients) SessionClient(_ context.Context, id string) (*auth.Principal, error) {
+	f.calls++
+	if f.revoked || id != f.p.ClientID {
+		return nil, auth.ErrUnauthenticated
+	}
+	p := f.p
+	return &p, nil
+}
+
+// A session of an OAuth client acts as the client; cached, its lookups
+// ask the client source (a database read) once; it ends no later than the
+// secret it was opened with, and when the source says the client is gone.
+func TestClientSession(t *testing.T) {
+	eachSessionStore(t, func(t *testing.T, url string, cached bool) {
+		ctx := context.Background()
+		s, clk, orgID := sessionStore(t, url, cached, auth.SessionPolicy{})
+		clients := &fakeClients{p: auth.Principal{KeyID: "oc_1", ClientID: "oc_1", OrganizationID: orgID, Scopes: []string{"creators:read"}}}
+		s.Clients = clients
+		until := clk.now().Add(time.Hour)
+		sess, token, err := s.CreateClientSession(ctx, clients.p, &until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sess.KeyID != "oc_1" || sess.ClientID != "oc_1" || !sess.ExpiresAt.Equal(until.Truncate(time.Microsecond)) {
+			t.Fatalf("session %+v, want the client's, ending at %v", sess, until)
+		}
+		for range 3 {
+			p, err := s.AuthenticateSession(ctx, token, sess.CSRFToken)
+			if err != nil || p.ClientID != "oc_1" || p.OrganizationID != orgID || !p.Allows("creators:read") || p.Allows("creators:write") {
+				t.Fatalf("principal %+v, %v", p, err)
+			}
+		}
+		if want := map[bool]int{false: 3, true: 1}[cached]; clients.calls != want {
+			t.Errorf("%d client lookups for 3 uses, want %d", clients.calls, want)
+		}
+		// The client's revocation increments the OAuth row of key_epoch,
+		// which the cache's poll sees.
+		clients.revoked = true
+		if cached {
+			if _, err := s.AuthenticateSession(ctx, token, sess.CSRFToken); err != nil {
+				t.Fatalf("cached before the epoch moved: %v", err)
+			}
+		}
+		if err := s.Ent.KeyEpoch.Create().SetID(2).SetEpoch(1).OnConflictColumns(keyepoch.FieldID).AddEpoch(1).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SyncKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AuthenticateSession(ctx, token, sess.CSRFToken); !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Errorf("session of a revoked client: %v", err)
+		}
+		// A secret past its grace opens nothing; a session never outlives it.
+		clients.revoked = false
+		past := clk.now()
+		if _, _, err := s.CreateClientSession(ctx, clients.p, &past); !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Errorf("session with a secret past its grace: %v", err)
+		}
+		_, token, err = s.CreateClientSession(ctx, clients.p, &until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.add(time.Hour)
+		if _, _, err := s.LookupSession(ctx, token); !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Errorf("session past its secret's grace: %v", err)
+		}
+	})
 }

@@ -86,6 +86,9 @@ type Store struct {
 	Now  func() time.Time
 	// Sessions is how long dashboard sessions live (zero: the defaults).
 	Sessions SessionPolicy
+	// Clients, when set, resolves the OAuth clients dashboard sessions
+	// may be opened with (CreateClientSession).
+	Clients ClientSource
 
 	cache *keyCache // nil until StartCache
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/oauthclient"
+	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ids"
 )
 
@@ -287,6 +289,18 @@ func (s *Service) RotateClient(ctx context.Context, by *auth.Principal, orgID, i
 			if row, err = tx.OAuthClient.Get(ctx, id); err != nil {
 				return err
 			}
+			// Dashboard sessions signed in with the replaced secret end
+			// when it does, as those of a rotated API key.
+			end := s.now()
+			if grace > 0 {
+				end = *row.PreviousSecretExpiresAt
+			}
+			if _, err := tx.Session.Update().
+				Where(session.KeyID(id), session.ExpiresAtGT(end)).
+				SetExpiresAt(end).
+				Save(ctx); err != nil {
+				return err
+			}
 			return audit.Record(ctx, tx, audit.Entry{
 				OrganizationID: orgID, Action: audit.OAuthClientRotated, TargetType: audit.TargetOAuthClient, TargetID: id,
 				Details: map[string]string{"name": c.Name, "grace_period": grace.String()},
@@ -323,6 +337,10 @@ func (s *Service) RevokeClient(ctx context.Context, by *auth.Principal, orgID, i
 		if n == 0 {
 			return ErrNoSuchClient // revoked meanwhile
 		}
+		// Its dashboard sessions end with it.
+		if _, err := tx.Session.Delete().Where(session.KeyID(id)).Exec(ctx); err != nil {
+			return err
+		}
 		return audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: orgID, Action: audit.OAuthClientDeleted, TargetType: audit.TargetOAuthClient, TargetID: id,
 			Details: map[string]string{"name": c.Name},
@@ -349,6 +367,47 @@ func (s *Service) clientBySecret(ctx context.Context, id, secret string) (*ent.O
 }
 
 var errBadCredentials = errors.New("unknown client or wrong credentials")
+
+// SignIn authenticates a client by id and secret as the token endpoint
+// does for client_secret_post, for a dashboard sign-in: it returns the
+// principal a bearer token of the client would carry, with all its
+// allowed scopes, and, when the secret is the previous one in its grace
+// period, when that ends. Unknown, revoked or wrong credentials are
+// auth.ErrUnauthenticated.
+func (s *Service) SignIn(ctx context.Context, id, secret string) (*auth.Principal, *time.Time, error) {
+	c, err := s.clientBySecret(ctx, id, secret)
+	if errors.Is(err, errBadCredentials) {
+		return nil, nil, auth.ErrUnauthenticated
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var until *time.Time
+	if !auth.HashEqual(c.SecretHash, auth.Hash(secret)) {
+		until = c.PreviousSecretExpiresAt
+	}
+	return clientPrincipal(c), until, nil
+}
+
+// SessionClient is the principal of an active client, for a dashboard
+// session opened with it (auth.ClientSource); unknown or revoked is
+// auth.ErrUnauthenticated.
+func (s *Service) SessionClient(ctx context.Context, id string) (*auth.Principal, error) {
+	c, err := s.activeClient(ctx, id)
+	if errors.Is(err, errBadCredentials) {
+		return nil, auth.ErrUnauthenticated
+	}
+	if err != nil {
+		return nil, err
+	}
+	return clientPrincipal(c), nil
+}
+
+// clientPrincipal is the principal of a client as Verify builds it for
+// its tokens, with every scope the client is allowed.
+func clientPrincipal(c *ent.OAuthClient) *auth.Principal {
+	return &auth.Principal{KeyID: c.ID, ClientID: c.ID, OrganizationID: c.OrganizationID, Scopes: slices.Clone(c.Scopes)}
+}
 
 func (s *Service) activeClient(ctx context.Context, id string) (*ent.OAuthClient, error) {
 	if !ids.Valid(ClientIDPrefix, id) {

@@ -191,12 +191,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
 	})
-	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions}
-	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
-	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
 		return nil, err
 	}
+	// Dashboard sessions may be opened with OAuth client credentials.
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions, Clients: s.oauth}
+	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
+	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	stopOAuth, err := s.oauth.Start(ctx, auth.DefaultKeyPollInterval)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)

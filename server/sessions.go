@@ -158,6 +158,7 @@ func forwardedHTTPS(h http.Header) bool {
 // sessionBody is the session API's JSON answer.
 type sessionBody struct {
 	KeyID          string   `json:"key_id"`
+	ClientID       string   `json:"client_id,omitempty"` // a session of an OAuth client
 	OrganizationID string   `json:"organization_id"`
 	Scopes         []string `json:"scopes"`
 	CSRFToken      string   `json:"csrf_token"`
@@ -169,7 +170,7 @@ func newSessionBody(sess *auth.Session) sessionBody {
 	if scopes == nil {
 		scopes = []string{}
 	}
-	return sessionBody{KeyID: sess.KeyID, OrganizationID: sess.OrganizationID, Scopes: scopes,
+	return sessionBody{KeyID: sess.KeyID, ClientID: sess.ClientID, OrganizationID: sess.OrganizationID, Scopes: scopes,
 		CSRFToken: sess.CSRFToken, ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339Nano)}
 }
 
@@ -207,7 +208,8 @@ func isDashboardPath(path string) bool {
 	return path == "/dashboard" || strings.HasPrefix(path, dashboard.Prefix)
 }
 
-// signIn opens a session for an API key: POST {"api_key":"co_live_..."}.
+// signIn opens a session for an API key, POST {"api_key":"co_live_..."},
+// or an OAuth client, POST {"client_id":"oc_...","client_secret":"co_oauth_..."}.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	if crossSite(r) {
 		writeError(w, r, apierror.New(codes.PermissionDenied, "CROSS_SITE_REQUEST",
@@ -234,16 +236,19 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			s.limiter.Refund(r.Context(), bucket, s.cfg.SignInLimit)
 		}
 	}()
-	key, bad := decodeSignIn(r.Body)
+	in, bad := decodeSignIn(r.Body)
 	if bad != nil {
 		writeError(w, r, bad.GRPCStatus())
 		return
 	}
-	sess, token, err := s.keys.CreateSession(auditOrigin(r), key)
+	sess, token, err := s.openSession(r, in)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		wrongKey = true
-		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
-			"invalid API key: it is unknown, revoked or expired").GRPCStatus())
+		msg := "invalid API key: it is unknown, revoked or expired"
+		if in.apiKey == "" {
+			msg = "invalid OAuth client credentials: the client is unknown or revoked, or the secret is wrong or past its grace period"
+		}
+		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED", msg).GRPCStatus())
 		return
 	}
 	if err != nil {
@@ -263,34 +268,70 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 }
 
-// decodeSignIn reads the sign-in body, naming what is wrong with it.
-func decodeSignIn(body io.Reader) (string, *apierror.Error) {
+// signInBody is a sign-in: an API key, or an OAuth client's id and
+// secret.
+type signInBody struct {
+	apiKey, clientID, clientSecret string
+}
+
+// openSession checks the credentials of a sign-in and opens its session.
+// A client's secret is checked as the token endpoint checks
+// client_secret_post, and the session acts as the client.
+func (s *Server) openSession(r *http.Request, in signInBody) (*auth.Session, string, error) {
+	if in.apiKey != "" {
+		return s.keys.CreateSession(auditOrigin(r), in.apiKey)
+	}
+	p, until, err := s.oauth.SignIn(r.Context(), in.clientID, in.clientSecret)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.keys.CreateClientSession(auditOrigin(r), *p, until)
+}
+
+const signInHint = `send {"api_key":"co_live_..."} or {"client_id":"oc_...","client_secret":"co_oauth_..."}`
+
+// decodeSignIn reads the sign-in body, naming what is wrong with it:
+// exactly one of api_key and the pair client_id, client_secret.
+func decodeSignIn(body io.Reader) (signInBody, *apierror.Error) {
 	var in struct {
-		APIKey *string `json:"api_key"`
+		APIKey       *string `json:"api_key"`
+		ClientID     *string `json:"client_id"`
+		ClientSecret *string `json:"client_secret"`
 	}
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			f = strings.Trim(f, `"`)
-			return "", apierror.Invalid("UNKNOWN_FIELD", f, "invalid request body: unknown field "+strconv.Quote(f))
+			return signInBody{}, apierror.Invalid("UNKNOWN_FIELD", f, "invalid request body: unknown field "+strconv.Quote(f))
 		}
 		if errors.Is(err, io.EOF) {
-			return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
+			return signInBody{}, apierror.InvalidField("api_key", "is required: "+signInHint)
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return "", apierror.Invalid("INVALID_ARGUMENT", te.Field, fmt.Sprintf("invalid request body: %s must be a %s", te.Field, te.Type))
+			return signInBody{}, apierror.Invalid("INVALID_ARGUMENT", te.Field, fmt.Sprintf("invalid request body: %s must be a %s", te.Field, te.Type))
 		}
-		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: "+err.Error())
+		return signInBody{}, apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: "+err.Error())
 	}
 	if dec.More() {
-		return "", apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: more than one JSON value")
+		return signInBody{}, apierror.New(codes.InvalidArgument, "MALFORMED_BODY", "malformed JSON body: more than one JSON value")
 	}
-	if in.APIKey == nil || *in.APIKey == "" {
-		return "", apierror.InvalidField("api_key", "is required: send {\"api_key\":\"co_live_...\"}")
+	set := func(p *string) bool { return p != nil && *p != "" }
+	client := set(in.ClientID) || set(in.ClientSecret)
+	switch {
+	case set(in.APIKey) && client:
+		return signInBody{}, apierror.InvalidField("api_key", "must not be sent with client_id and client_secret: "+signInHint)
+	case set(in.APIKey):
+		return signInBody{apiKey: *in.APIKey}, nil
+	case !client:
+		return signInBody{}, apierror.InvalidField("api_key", "is required: "+signInHint)
+	case !set(in.ClientID):
+		return signInBody{}, apierror.InvalidField("client_id", "is required with client_secret")
+	case !set(in.ClientSecret):
+		return signInBody{}, apierror.InvalidField("client_secret", "is required with client_id")
 	}
-	return *in.APIKey, nil
+	return signInBody{clientID: *in.ClientID, clientSecret: *in.ClientSecret}, nil
 }
 
 // getSession describes the session of the cookie, CSRF token included:
