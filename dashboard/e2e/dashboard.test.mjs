@@ -592,6 +592,37 @@ test("behind a TLS proxy the session cookie is Secure and __Host- named, and the
   await ctx.close();
 });
 
+test("sign in with an OAuth client's credentials, by keyboard: a page loads as the client, then sign out", async () => {
+  const c = await rest(server, "POST", "/v1/oauth/clients", { name: "e2e-dashboard", scopes: ["engine:read", "analytics:read"] });
+  assert.equal(c.status, 201, JSON.stringify(c.body));
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await newPage(ctx);
+  await p.goto(server.baseUrl + "/dashboard/");
+  await p.getByLabel("API key").waitFor();
+  // Keyboard only: the mode's radio group, then the two fields, then Enter.
+  await p.getByRole("radio", { name: "Key", exact: true }).focus();
+  await p.keyboard.press("ArrowDown");
+  assert.equal(await p.getByRole("radio", { name: "OAuth client" }).isChecked(), true);
+  await p.getByLabel("Client ID").focus();
+  await p.keyboard.type(c.body.id);
+  await p.keyboard.press("Tab");
+  assert.equal(await p.evaluate(() => document.activeElement?.id), "client_secret");
+  await p.keyboard.type(c.body.secret);
+  await p.keyboard.press("Enter");
+  await p.getByRole("button", { name: "Sign out" }).waitFor();
+  const s = await p.evaluate(async () => (await fetch("/dashboard/api/session")).json());
+  assert.equal(s.client_id, c.body.id);
+  assert.deepEqual(s.scopes, ["engine:read", "analytics:read"]);
+  await p.getByTestId("total-requests").waitFor();
+  await open(p, "Workflows");
+  await p.getByLabel("Vertical").locator('option[value="music"]').waitFor({ state: "attached" });
+  await shot(p, "signin-oauth-client");
+  await p.getByRole("button", { name: "Sign out" }).click();
+  await p.getByLabel("API key").waitFor();
+  assert.equal(await p.evaluate(() => fetch("/dashboard/api/session").then((r) => r.status)), 401);
+  await ctx.close();
+});
+
 test("no page logged an error or a CSP violation", () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -46,24 +46,28 @@ const pages: PageDef[] = [
 function SignIn({ onSession, ended }: { onSession: (s: Session) => void; ended: boolean }) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [mode, setMode] = useState<"key" | "client">("key");
   return (
     <main class="signin" id="main">
       <h1>creativeops</h1>
       {ended && (
         <p class="error" role="alert">
-          Your session has ended (signed out elsewhere, expired, or its key was revoked or expired). Sign in again.
+          Your session has ended (signed out elsewhere, expired, or its key or OAuth client was revoked or rotated). Sign in again.
         </p>
       )}
       <form
         onSubmit={async (e) => {
           e.preventDefault();
           const form = e.currentTarget as HTMLFormElement;
-          const input = form.elements.namedItem("api_key") as HTMLInputElement;
+          const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
           setBusy(true);
           setError(undefined);
           try {
-            const s = await signIn(input.value.trim());
-            input.value = "";
+            const s =
+              mode === "key"
+                ? await signIn({ api_key: field("api_key").value.trim() })
+                : await signIn({ client_id: field("client_id").value.trim(), client_secret: field("client_secret").value.trim() });
+            form.reset();
             onSession(s);
           } catch (err) {
             setError(err);
@@ -72,11 +76,43 @@ function SignIn({ onSession, ended }: { onSession: (s: Session) => void; ended: 
           }
         }}
       >
-        <label for="api_key">API key</label>
-        <input id="api_key" name="api_key" type="password" autocomplete="off" required placeholder="co_live_…" aria-describedby="api_key_help" />
-        <p id="api_key_help" class="help">
-          The key is exchanged for a session cookie and is not kept by the browser. The session may do exactly what the key may do.
-        </p>
+        <fieldset>
+          <legend>Sign in with</legend>
+          <label class="check">
+            <input type="radio" name="mode" value="key" checked={mode === "key"} onChange={() => setMode("key")} /> Key
+          </label>
+          <label class="check">
+            <input type="radio" name="mode" value="client" checked={mode === "client"} onChange={() => setMode("client")} /> OAuth client
+          </label>
+        </fieldset>
+        {mode === "key" ? (
+          <>
+            <label for="api_key">API key</label>
+            <input id="api_key" name="api_key" type="password" autocomplete="off" required placeholder="co_live_…" aria-describedby="api_key_help" />
+            <p id="api_key_help" class="help">
+              The key is exchanged for a session cookie and is not kept by the browser. The session may do exactly what the key may do.
+            </p>
+          </>
+        ) : (
+          <>
+            <label for="client_id">Client ID</label>
+            <input id="client_id" name="client_id" type="text" autocomplete="off" spellcheck={false} required placeholder="oc_…" />
+            <label for="client_secret">Client secret</label>
+            <input
+              id="client_secret"
+              name="client_secret"
+              type="password"
+              autocomplete="off"
+              required
+              placeholder="co_oauth_…"
+              aria-describedby="client_help"
+            />
+            <p id="client_help" class="help">
+              The credentials are exchanged for a session cookie and are not kept by the browser. The session may do what the client's
+              scopes allow, and ends when the client is revoked or its secret rotated out.
+            </p>
+          </>
+        )}
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>

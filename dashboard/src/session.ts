@@ -1,12 +1,15 @@
 // The browser's session with the service: POST /dashboard/api/session trades an
-// API key for an HttpOnly cookie and a CSRF token. The key is sent once and never
-// kept: not in storage, not in memory after sign-in.
+// API key (or an OAuth client's id and secret) for an HttpOnly cookie and a CSRF
+// token. The credentials are sent once and never kept: not in storage, not in
+// memory after sign-in.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Interceptor } from "@connectrpc/connect";
 import { CreativeOps } from "@creativeops/client";
 
 export interface Session {
+  /** The API key's id, or the OAuth client's id when client_id is set. */
   key_id: string;
+  client_id?: string;
   organization_id: string;
   scopes: string[];
   csrf_token: string;
@@ -36,12 +39,15 @@ async function errorOf(res: Response): Promise<SessionError> {
   return new SessionError(message, res.status);
 }
 
-export async function signIn(apiKey: string): Promise<Session> {
+/** Credentials to sign in with: an API key, or an OAuth client's id and secret. */
+export type Credentials = { api_key: string } | { client_id: string; client_secret: string };
+
+export async function signIn(credentials: Credentials): Promise<Session> {
   const res = await fetch(endpoint, {
     method: "POST",
     credentials: "same-origin",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ api_key: apiKey }),
+    body: JSON.stringify(credentials),
   });
   if (!res.ok) throw await errorOf(res);
   return (await res.json()) as Session;
