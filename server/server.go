@@ -336,9 +336,9 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 	// other transaction commits and the fetch its NOTIFY triggers runs
 	// before this one commits, the job waits for the next NOTIFY or the
 	// next poll. While one organization floods the queue with inserts,
-	// that made another's deliveries wait up to the poll interval (it was
-	// 500 ms). So the inserter's window is River's minimum, and the
-	// workers poll as often as on SQLite, which bounds such a wait.
+	// that could make another's deliveries wait up to the poll interval
+	// (it was 500 ms). So the inserter's window is River's minimum, and
+	// the workers poll as often as on SQLite, which bounds such a wait.
 	insert = &river.Config{Workers: workers, FetchCooldown: insertNotifyWindow, Logger: riverLog}
 	return work, insert
 }
