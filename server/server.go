@@ -173,7 +173,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.metrics = newMetrics(store, s.flusher)
 
 	// Domain services.
-	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule,
+	slots := webhooks.NewSlots(cfg.WebhookWorkers)
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule, Slots: slots,
 		Budget:       webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst),
 		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
@@ -189,7 +190,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Keyring:    keyring,
 		Log:        s.log,
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
-		Slots:      webhooks.NewSlots(cfg.WebhookWorkers),
+		Slots:      slots,
 	})
 	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
 		return nil, err
@@ -274,37 +275,28 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// River's timing, on both databases. fetchPollInterval bounds how long a
+// job waits when no notification told the workers of it (always on
+// SQLite; on PostgreSQL when its NOTIFY was coalesced into another's);
+// fetchCooldown spaces the fetches notifications trigger; the inserter
+// coalesces NOTIFYs per queue within insertNotifyWindow.
+const (
+	fetchPollInterval  = 50 * time.Millisecond
+	fetchCooldown      = 10 * time.Millisecond
+	insertNotifyWindow = river.FetchCooldownMin
+)
+
 // newQueue builds the River clients: queue inserts jobs inside ent's
 // database/sql transactions; workers works them. On SQLite they are one
 // client; on PostgreSQL workers is a LISTENing pgx client.
 func newQueue(store *storage.Store, workers *river.Workers, cfg Config, log *slog.Logger) (*river.Client[*sql.Tx], queueWorkers, error) {
-	queues := map[string]river.QueueConfig{
-		jobs.Queue:     {MaxWorkers: cfg.Workers},
-		webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
-	}
 	riverLog := slog.New(discardBelow{log.Handler(), slog.LevelWarn})
-	work := &river.Config{
-		Queues: queues, Workers: workers,
-		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
-		// SQLite: one client inserts and works. It cannot be told of
-		// inserts made in other transactions, so workers poll; a short
-		// interval keeps the queue-to-start delay low.
-		FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
-		Logger: riverLog,
-	}
-	if store.Pool == nil {
+	work, insert := queueConfigs(store.Pool != nil, workers, cfg, riverLog)
+	if insert == nil {
 		c, err := river.NewClient(store.River, work)
 		return c, c, err
 	}
-	// PostgreSQL: jobs are inserted inside ent's database/sql
-	// transactions, which River's database/sql driver does, sending a
-	// NOTIFY with each; they are worked by a client on River's pgx driver,
-	// which LISTENs for those on every replica, so workers start at once
-	// and poll only as a fallback.
-	work.FetchPollInterval = 500 * time.Millisecond
-	inserter, err := river.NewClient(store.River, &river.Config{
-		Workers: workers, FetchCooldown: work.FetchCooldown, Logger: riverLog,
-	})
+	inserter, err := river.NewClient(store.River, insert)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -313,6 +305,43 @@ func newQueue(store *storage.Store, workers *river.Workers, cfg Config, log *slo
 		return nil, nil, err
 	}
 	return inserter, worker, nil
+}
+
+// queueConfigs is the configuration of the client that works jobs and, on
+// PostgreSQL, of the separate one that inserts them (nil on SQLite, where
+// one client does both).
+func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *slog.Logger) (work, insert *river.Config) {
+	work = &river.Config{
+		Queues: map[string]river.QueueConfig{
+			jobs.Queue:     {MaxWorkers: cfg.Workers},
+			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
+		},
+		Workers:    workers,
+		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+		// SQLite: one client inserts and works. It cannot be told of
+		// inserts made in other transactions, so workers poll; a short
+		// interval keeps the queue-to-start delay low.
+		FetchPollInterval: fetchPollInterval, FetchCooldown: fetchCooldown,
+		Logger: riverLog,
+	}
+	if !postgres {
+		return work, nil
+	}
+	// PostgreSQL: jobs are inserted inside ent's database/sql
+	// transactions, which River's database/sql driver does, sending a
+	// NOTIFY with each; they are worked by a client on River's pgx driver,
+	// which LISTENs for those on every replica, so workers start at once.
+	// But the inserter sends at most one NOTIFY per queue per its
+	// FetchCooldown, counted from the insert, not the commit: a job
+	// inserted just after another transaction's gets none, and if that
+	// other transaction commits and the fetch its NOTIFY triggers runs
+	// before this one commits, the job waits for the next NOTIFY or the
+	// next poll. While one organization floods the queue with inserts,
+	// that could make another's deliveries wait up to the poll interval
+	// (it was 500 ms). So the inserter's window is River's minimum, and
+	// the workers poll as often as on SQLite, which bounds such a wait.
+	insert = &river.Config{Workers: workers, FetchCooldown: insertNotifyWindow, Logger: riverLog}
+	return work, insert
 }
 
 // newGateway is the REST facade: every service's grpc-gateway handlers,

@@ -188,3 +188,30 @@ func TestSlotStarvedJobMovesToBacklog(t *testing.T) {
 		t.Fatalf("%d requests sent without a slot", f.hits.Load())
 	}
 }
+
+// TestPrioritiesOfOrganizationWithFullSlots: deliveries enqueued while
+// their organization holds all its slots go to the backlog without
+// spending its budget (at normal priority they would be fetched ahead of
+// other organizations' only to be moved back); another organization's,
+// and the same organization's once a slot is free, are paid as before.
+func TestPrioritiesOfOrganizationWithFullSlots(t *testing.T) {
+	d := &Dispatcher{Budget: NewBudget(10, 2), Slots: &Slots{PerOrganization: 1, PerHost: 5}}
+	t0 := time.Unix(1000, 0)
+	release, ok := d.Slots.acquire("org_a", "a.example")
+	if !ok {
+		t.Fatal("first slot refused")
+	}
+	got := d.priorities([]string{"org_a", "org_a", "org_b"}, t0)
+	if want := []int{priorityBacklog, priorityBacklog, priorityNormal}; !slices.Equal(got, want) {
+		t.Fatalf("org_a's slots full: priorities %v, want %v", got, want)
+	}
+	release()
+	got = d.priorities([]string{"org_a", "org_a", "org_a", "org_b"}, t0)
+	if want := []int{priorityNormal, priorityNormal, priorityBacklog, priorityNormal}; !slices.Equal(got, want) {
+		t.Fatalf("slot free again: priorities %v, want %v (org_a's budget of 2 unspent while it was full)", got, want)
+	}
+	none := &Dispatcher{}
+	if got := none.priorities([]string{"org_a"}, t0); !slices.Equal(got, []int{priorityNormal}) {
+		t.Fatalf("no budget, no slots: %v", got)
+	}
+}

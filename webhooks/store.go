@@ -85,6 +85,41 @@ type Dispatcher struct {
 	// FanOutBudget, when set, defers the fan-out of an organization's
 	// events beyond it out of the emitting transaction (see FanOutArgs).
 	FanOutBudget *Budget
+	// Slots, when set, is the instance's delivery slots (the Worker's).
+	// Deliveries of an organization that holds all its slots when they are
+	// enqueued go to the backlog, without spending its budget: none could
+	// start before one of its running deliveries ends, and at normal
+	// priority each would be fetched ahead of other organizations'
+	// deliveries only to be moved back (see Worker.moveToBacklog). An
+	// organization whose receivers hang thus no longer puts its budget's
+	// burst in front of everyone else's next delivery.
+	Slots *Slots
+}
+
+// priorities gives each of an organization-ordered list of new deliveries
+// its job priority: backlog for an organization holding all its slots,
+// else as its budget pays (see Budget.priorities).
+func (d *Dispatcher) priorities(orgs []string, now time.Time) []int {
+	full := map[string]bool{}
+	paying := make([]string, 0, len(orgs))
+	for _, org := range orgs {
+		if _, seen := full[org]; !seen {
+			full[org] = d.Slots.organizationFull(org)
+		}
+		if !full[org] {
+			paying = append(paying, org)
+		}
+	}
+	paid := d.Budget.priorities(paying, now)
+	out := make([]int, len(orgs))
+	for i, org := range orgs {
+		if full[org] {
+			out[i] = priorityBacklog
+			continue
+		}
+		out[i], paid = paid[0], paid[1:]
+	}
+	return out
 }
 
 func (d *Dispatcher) schedule() Schedule {
@@ -201,7 +236,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	for i, dl := range ds {
 		orgs[i] = dl.OrganizationID
 	}
-	prio := d.Budget.priorities(orgs, time.Now())
+	prio := d.priorities(orgs, time.Now())
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {
 		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due, prio[i])}
