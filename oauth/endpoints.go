@@ -170,24 +170,34 @@ type introspection struct {
 	Jti       string   `json:"jti,omitempty"`
 }
 
+// tokenRequest reads what introspection and revocation both take: the form,
+// the calling client (authenticated as at the token endpoint) and the
+// token. It answers the request itself and returns false when one is
+// missing or wrong.
+func (s *Service) tokenRequest(w http.ResponseWriter, r *http.Request) (form url.Values, caller *ent.OAuthClient, raw string, ok bool) {
+	form, err := readForm(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, nil, "", false
+	}
+	if caller, err = s.authenticateClient(r, form); err != nil {
+		s.writeError(w, r, err)
+		return nil, nil, "", false
+	}
+	if raw = form.Get("token"); raw == "" {
+		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+		return nil, nil, "", false
+	}
+	return form, caller, raw, true
+}
+
 // handleIntrospect answers whether a token is active (RFC 7662). The caller
 // authenticates as a client; a token of another organization is reported
 // inactive, as is any token that would be refused by the API.
 func (s *Service) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	form, err := readForm(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	caller, err := s.authenticateClient(r, form)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	raw := form.Get("token")
-	if raw == "" {
-		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+	_, caller, raw, ok := s.tokenRequest(w, r)
+	if !ok {
 		return
 	}
 	if _, err := s.Verify(r.Context(), raw); err != nil {
@@ -221,19 +231,8 @@ func (s *Service) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 // issued to may revoke it; a token that is invalid, expired or already
 // revoked is answered 200 like a successful revocation.
 func (s *Service) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	caller, err := s.authenticateClient(r, form)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	raw := form.Get("token")
-	if raw == "" {
-		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+	form, caller, raw, ok := s.tokenRequest(w, r)
+	if !ok {
 		return
 	}
 	if hint := form.Get("token_type_hint"); hint != "" && hint != "access_token" {

@@ -12,14 +12,26 @@ import (
 
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/storage"
 )
 
 // clientsService manages clients of the database st; it issues and
 // verifies nothing, so it needs neither an issuer nor the master keys.
-func clientsService(st *storage.Store) (*oauth.Service, error) {
-	return oauth.New(oauth.Config{Ent: st.Ent})
+// openClients opens the database and the organization an oauth-clients
+// command works on, and the OAuth service over them; close the store.
+func openClients(ctx context.Context, cmd, dbURL, org string) (*storage.Store, *ent.Organization, *oauth.Service, error) {
+	st, o, err := openOrg(ctx, cmd, dbURL, org)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	svc, err := oauth.New(oauth.Config{Ent: st.Ent})
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return st, o, svc, nil
 }
 
 func oauthClientsCreate(ctx context.Context, args []string, stdout, _ io.Writer) error {
@@ -51,15 +63,11 @@ func oauthClientsCreate(ctx context.Context, args []string, stdout, _ io.Writer)
 		}
 		params.JWKS = string(b)
 	}
-	st, o, err := openOrg(ctx, "oauth-clients create", dbURL(), *org)
+	st, o, svc, err := openClients(ctx, "oauth-clients create", dbURL(), *org)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	svc, err := clientsService(st)
-	if err != nil {
-		return err
-	}
 	params.OrganizationID = o.ID
 	c, secret, err := svc.CreateClient(audit.CLI(ctx), params)
 	if err != nil {
@@ -74,15 +82,11 @@ func oauthClientsList(ctx context.Context, args []string, stdout, _ io.Writer) e
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	st, o, err := openOrg(ctx, "oauth-clients list", dbURL(), *org)
+	st, o, svc, err := openClients(ctx, "oauth-clients list", dbURL(), *org)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	svc, err := clientsService(st)
-	if err != nil {
-		return err
-	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tTOKEN LIFETIME\tCREATED\tSTATE")
 	after := ""
@@ -117,15 +121,11 @@ func oauthClientsRotate(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *id == "" {
 		return usagef("oauth-clients rotate needs --id CLIENT_ID")
 	}
-	st, o, err := openOrg(ctx, "oauth-clients rotate", dbURL(), *org)
+	st, o, svc, err := openClients(ctx, "oauth-clients rotate", dbURL(), *org)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	svc, err := clientsService(st)
-	if err != nil {
-		return err
-	}
 	c, secret, err := svc.RotateClient(audit.CLI(ctx), nil, o.ID, *id, grace)
 	if errors.Is(err, oauth.ErrNoSuchClient) {
 		return fmt.Errorf("no active OAuth client %s in organization %q", *id, *org)
@@ -149,15 +149,11 @@ func oauthClientsRevoke(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *id == "" {
 		return usagef("oauth-clients revoke needs --id CLIENT_ID")
 	}
-	st, o, err := openOrg(ctx, "oauth-clients revoke", dbURL(), *org)
+	st, o, svc, err := openClients(ctx, "oauth-clients revoke", dbURL(), *org)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	svc, err := clientsService(st)
-	if err != nil {
-		return err
-	}
 	if err := svc.RevokeClient(audit.CLI(ctx), nil, o.ID, *id); errors.Is(err, oauth.ErrNoSuchClient) {
 		return fmt.Errorf("no active OAuth client %s in organization %q", *id, *org)
 	} else if err != nil {
