@@ -228,7 +228,7 @@ func run(ctx context.Context, o options) error {
 		mr.res.pickMedians()
 		rep.Modes = append(rep.Modes, mr.res)
 	}
-	rep.Finished, rep.LoadAvgEnd = time.Now(), loadAvg()
+	rep.Finished, rep.LoadAvgEnd = time.Now(), clustertest.LoadAvg()
 	md := rep.markdown()
 	if old, err := os.ReadFile(o.out); err == nil {
 		md += keptSection(string(old))

@@ -48,7 +48,7 @@ func describeMachine(ctx context.Context, o options, ms []mode) machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
-	m.LoadAvg = loadAvg()
+	m.LoadAvg = clustertest.LoadAvg()
 	for _, md := range ms {
 		if md.db != "postgres" {
 			continue
@@ -71,18 +71,6 @@ func describeMachine(ctx context.Context, o options, ms []mode) machine {
 		}
 	}
 	return m
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 type report struct {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -94,7 +93,7 @@ func run(ctx context.Context, o options) (*report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	rep := &report{Options: o, Started: time.Now(), LoadAvgStart: loadAvg(), Cores: runtime.NumCPU()}
+	rep := &report{Options: o, Started: time.Now(), LoadAvgStart: clustertest.LoadAvg(), Cores: runtime.NumCPU()}
 	dir, err := os.MkdirTemp("", "creativeops-isolation-")
 	if err != nil {
 		return nil, err
@@ -203,7 +202,7 @@ func run(ctx context.Context, o options) (*report, error) {
 	o.logf("%s: attack: p50 %s, p99 %s; delivery p50 %s, p99 %s", o.db, ms(rep.Attack.Overall.P50), ms(rep.Attack.Overall.P99), ms(rep.Attack.DelayP50), ms(rep.Attack.DelayP99))
 	rep.AttackOutcomes = a.outcomes.snapshot()
 	rep.AttackSent = int(min(a.sent.Load(), a.limit))
-	rep.Finished, rep.LoadAvgEnd = time.Now(), loadAvg()
+	rep.Finished, rep.LoadAvgEnd = time.Now(), clustertest.LoadAvg()
 	return rep, ctx.Err()
 }
 
@@ -307,18 +306,6 @@ func harnessCPU() float64 {
 		return 0
 	}
 	return u.CPUSeconds
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -392,3 +392,17 @@ func ProcUsage(pid int) (Usage, error) {
 	}
 	return u, sc.Err()
 }
+
+// LoadAvg is the machine's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg gives it ("?" where it cannot be read), for the reports.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
