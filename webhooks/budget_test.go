@@ -215,3 +215,75 @@ func TestPrioritiesOfOrganizationWithFullSlots(t *testing.T) {
 		t.Fatalf("no budget, no slots: %v", got)
 	}
 }
+
+// Jobs carry their organization, so that a backlog of an organization
+// holding all its slots, or out of fan-out budget, is put off without a
+// read per job: here the delivery and the event do not even exist, and the
+// jobs are still put off rather than found to have nothing to do.
+func TestFullOrganizationPutsOffJobsBeforeReading(t *testing.T) {
+	f := newFixture(t)
+	f.worker.Slots = &Slots{PerOrganization: 1, PerHost: 10}
+	f.webhook(t, "org_a", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated)
+	var args string
+	if err := f.store.DB.QueryRow("SELECT args FROM river_job WHERE kind = ?", DeliverArgs{}.Kind()).Scan(&args); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(args, `"organization_id":"org_a"`) {
+		t.Fatalf("enqueued job's args %s name no organization", args)
+	}
+	release, ok := f.worker.Slots.acquire("org_a", "elsewhere.example")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	gone := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priorityNormal}, Args: DeliverArgs{DeliveryID: "dlv_gone", OrganizationID: "org_a"}}
+	if err := f.worker.Work(context.Background(), gone); err != nil {
+		t.Fatalf("job of a full organization: %v, want done (moved)", err)
+	}
+	var prio int
+	if err := f.store.DB.QueryRow("SELECT args, priority FROM river_job ORDER BY id DESC LIMIT 1").Scan(&args, &prio); err != nil {
+		t.Fatal(err)
+	}
+	if prio != priorityBacklog || !strings.Contains(args, "dlv_gone") || !strings.Contains(args, `"organization_id":"org_a"`) {
+		t.Fatalf("moved job: priority %d, args %s", prio, args)
+	}
+	// Another organization's job is read as before (and finds nothing).
+	other := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priorityNormal}, Args: DeliverArgs{DeliveryID: "dlv_gone", OrganizationID: "org_b"}}
+	if err := f.worker.Work(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+
+	f.disp.FanOutBudget = NewBudget(0.001, 1)
+	f.disp.FanOutBudget.takeAll("org_a", 1, time.Now())
+	fw := &FanOutWorker{Store: f.store, Dispatcher: f.disp}
+	fan := &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: FanOutArgs{EventID: "evt_gone", OrganizationID: "org_a"}}
+	var snooze *river.JobSnoozeError
+	if err := fw.Work(context.Background(), fan); !errors.As(err, &snooze) || snooze.Duration < snoozeOrganization*3/4 || snooze.Duration > maxFanOutSnooze {
+		t.Fatalf("fan-out without budget: %v, want a snooze", err)
+	}
+}
+
+// A job that finds only its receiver host's slots full, held by quick
+// deliveries of the same burst, looks again within tens of milliseconds,
+// not half a second.
+func TestHostFullSnoozesBriefly(t *testing.T) {
+	f := newFixture(t)
+	f.worker.Slots = &Slots{PerOrganization: 10, PerHost: 1}
+	wh := f.webhook(t, "org_a", EventWildcard)
+	f.emit(t, "org_a", EventCreatorCreated)
+	d := f.deliveries(t)[0]
+	release, ok := f.worker.Slots.acquire("org_a", receiverHost(wh.URL))
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	var snooze *river.JobSnoozeError
+	job := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{Priority: priorityNormal}, Args: DeliverArgs{DeliveryID: d.ID, OrganizationID: "org_a"}}
+	if err := f.worker.Work(context.Background(), job); !errors.As(err, &snooze) || snooze.Duration > snoozeHost*5/4 {
+		t.Fatalf("host full: %v, want a snooze of about %v", err, snoozeHost)
+	}
+	if f.hits.Load() != 0 {
+		t.Fatalf("%d requests sent without a slot", f.hits.Load())
+	}
+}

@@ -26,6 +26,10 @@ import (
 // fills the database.
 type FanOutArgs struct {
 	EventID string `json:"event_id"`
+	// OrganizationID is the event's organization, so that a job its
+	// budget cannot pay for yet is put off before anything is read (jobs
+	// enqueued before it was added have none and read first).
+	OrganizationID string `json:"organization_id,omitempty"`
 }
 
 // Kind names the River job kind.
@@ -53,6 +57,12 @@ const maxFanOutSnooze = 30 * time.Second
 // twice (a rescue) creates nothing twice: webhooks that already have a
 // delivery of the event are skipped.
 func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) error {
+	b := w.Dispatcher.FanOutBudget
+	if org := job.Args.OrganizationID; b != nil && org != "" {
+		if wait := b.waitFor(org, 1, time.Now()); wait > 0 {
+			return river.JobSnooze(fanOutSnooze(wait, job))
+		}
+	}
 	ev, err := w.Store.Read.Event.Get(ctx, job.Args.EventID)
 	if ent.IsNotFound(err) {
 		return nil
@@ -80,7 +90,6 @@ func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) err
 	if len(targets) == 0 {
 		return nil
 	}
-	b := w.Dispatcher.FanOutBudget
 	more := false
 	if b != nil {
 		// At most a burst at a time; the job comes back for the rest.
@@ -88,11 +97,7 @@ func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) err
 		targets = targets[:min(len(targets), b.Burst)]
 		now := time.Now()
 		if !b.takeAll(ev.OrganizationID, len(targets), now) {
-			// Backing off like a slot-starved delivery: many deferred events
-			// of one organization are not all looked at again each time the
-			// budget refills for one of them.
-			wait := min(max(b.waitFor(ev.OrganizationID, len(targets), now), snoozeFor(job.Metadata)), maxFanOutSnooze)
-			return river.JobSnooze(wait)
+			return river.JobSnooze(fanOutSnooze(b.waitFor(ev.OrganizationID, len(targets), now), job))
 		}
 	}
 	err = w.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
@@ -106,4 +111,13 @@ func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) err
 		return river.JobSnooze(0)
 	}
 	return nil
+}
+
+// fanOutSnooze is how long a deferred fan-out waits for its budget: at
+// least until the budget could pay (wait), backing off like a
+// slot-starved delivery so that many deferred events of one organization
+// are not all looked at again each time the budget refills for one of
+// them; at most maxFanOutSnooze.
+func fanOutSnooze(wait time.Duration, job *river.Job[FanOutArgs]) time.Duration {
+	return min(max(wait, snoozeFor(job.Metadata, snoozeOrganization)), maxFanOutSnooze)
 }

@@ -84,22 +84,31 @@ func receiverHost(raw string) string {
 	return strings.TrimRight(strings.ToLower(u.Hostname()), ".")
 }
 
+// How long a job that found no slot first waits: a full organization
+// waits longer than a full receiver host. A host's slots are often held by
+// quick deliveries of one burst (an application's own events to its one
+// endpoint), which free them within milliseconds; an organization's stay
+// full while it has slow receivers, and its jobs then go to the backlog.
 const (
-	snoozeFirst = 500 * time.Millisecond
-	snoozeMax   = 30 * time.Second
+	snoozeOrganization = 500 * time.Millisecond
+	snoozeHost         = 50 * time.Millisecond
+	snoozeMax          = 30 * time.Second
 )
 
-// snoozeFor is how long a job that found no slot waits: doubling with each
-// snooze of the job (River counts them in its metadata), up to snoozeMax,
-// with ±25% jitter so that a backlog does not come back all at once. A
-// large backlog of one organization is thus looked at less and less often
-// while its slots stay full, instead of being fetched again every second.
-func snoozeFor(metadata []byte) time.Duration {
+// snoozeFor is how long a job that found no slot waits: first, doubling
+// with each snooze of the job (River counts them in its metadata), up to
+// snoozeMax, with ±25% jitter so that a backlog does not come back all at
+// once. A large backlog of one organization is thus looked at less and
+// less often while its slots stay full, instead of being fetched again
+// every second.
+func snoozeFor(metadata []byte, first time.Duration) time.Duration {
 	var m struct {
 		Snoozes int `json:"snoozes"`
 	}
 	_ = json.Unmarshal(metadata, &m)
-	d := snoozeFirst << min(max(m.Snoozes, 0), 6)
-	d = min(d, snoozeMax)
+	d := snoozeMax
+	if n := max(m.Snoozes, 0); n < 16 {
+		d = min(first<<n, snoozeMax)
+	}
 	return time.Duration(float64(d) * (0.75 + rand.Float64()/2))
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -44,8 +45,21 @@ func TestSlots(t *testing.T) {
 	if _, ok := unlimited.acquire("a", "h"); !ok {
 		t.Fatal("nil Slots refused")
 	}
-	if d := snoozeFor([]byte(`{"snoozes": 40}`)); d > snoozeMax*5/4 || d <= 0 {
-		t.Fatalf("snooze %v", d)
+	for _, tc := range []struct {
+		metadata string
+		first    time.Duration
+		want     time.Duration
+	}{
+		{`{}`, snoozeHost, snoozeHost},
+		{`{"snoozes": 2}`, snoozeHost, 4 * snoozeHost},
+		{`{}`, snoozeOrganization, snoozeOrganization},
+		{`{"snoozes": 3}`, snoozeOrganization, 8 * snoozeOrganization},
+		{`{"snoozes": 40}`, snoozeOrganization, snoozeMax},
+		{`{"snoozes": 70}`, snoozeHost, snoozeMax},
+	} {
+		if d := snoozeFor([]byte(tc.metadata), tc.first); d < tc.want*3/4 || d > tc.want*5/4 {
+			t.Errorf("snoozeFor(%s, %v) = %v, want %v ±25%%", tc.metadata, tc.first, d, tc.want)
+		}
 	}
 	if receiverHost("https://Hooks.Example.com.:8443/x") != "hooks.example.com" {
 		t.Fatal(receiverHost("https://Hooks.Example.com.:8443/x"))

@@ -59,6 +59,10 @@ type DeliverArgs struct {
 	// so a job run twice (a rescue after a crash, a retry after the
 	// attempt was recorded) cannot record or send a later attempt twice.
 	Attempt int `json:"attempt"`
+	// OrganizationID is the delivery's organization, so that a job whose
+	// organization holds all its slots is put off before anything is read
+	// (jobs enqueued before it was added have none and read first).
+	OrganizationID string `json:"organization_id,omitempty"`
 }
 
 // Kind names the River job kind.
@@ -168,7 +172,7 @@ func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 			if d.River == nil {
 				return errors.New("webhooks: dispatcher has no River client")
 			}
-			if _, err := d.River.InsertTx(ctx, sqlTx, FanOutArgs{EventID: ev.ID}, nil); err != nil {
+			if _, err := d.River.InsertTx(ctx, sqlTx, FanOutArgs{EventID: ev.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
 				return fmt.Errorf("webhooks: defer fan-out: %w", err)
 			}
 			continue
@@ -239,7 +243,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	prio := d.priorities(orgs, time.Now())
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {
-		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID}, InsertOpts: jobOpts(t, due, prio[i])}
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID, OrganizationID: dl.OrganizationID}, InsertOpts: jobOpts(t, due, prio[i])}
 	}
 	if _, err := d.River.InsertManyTx(ctx, sqlTx, jobs); err != nil {
 		return nil, fmt.Errorf("webhooks: enqueue deliveries: %w", err)

@@ -57,6 +57,11 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // Work makes the attempt the job stands for, if it is still due.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	args := job.Args
+	// A job of an organization holding all its slots could not start;
+	// looking it up first would cost reads for each of a large backlog.
+	if args.OrganizationID != "" && w.Slots.organizationFull(args.OrganizationID) {
+		return w.moveToBacklog(ctx, job)
+	}
 	read := w.Store.Read
 	d, err := read.Delivery.Get(ctx, args.DeliveryID)
 	if ent.IsNotFound(err) {
@@ -90,7 +95,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		if w.Slots.organizationFull(wh.OrganizationID) {
 			return w.moveToBacklog(ctx, job)
 		}
-		return river.JobSnooze(snoozeFor(job.Metadata))
+		return river.JobSnooze(snoozeFor(job.Metadata, snoozeHost))
 	}
 	defer release()
 	ev, err := read.Event.Get(ctx, d.EventID)
@@ -136,7 +141,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 // deliveries, using up the queue's fetches while theirs waited. A job
 // already at backlog priority is snoozed.
 func (w *Worker) moveToBacklog(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	delay := snoozeFor(job.Metadata)
+	delay := snoozeFor(job.Metadata, snoozeOrganization)
 	if job.JobRow == nil || job.Priority >= priorityBacklog || w.Dispatcher == nil || w.Dispatcher.River == nil {
 		return river.JobSnooze(delay)
 	}
@@ -222,7 +227,7 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 		return result, StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
 	case next != nil:
 		prio := w.Dispatcher.Budget.priorities([]string{wh.OrganizationID}, time.Now())[0]
-		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number}, jobOpts(t, *next, prio))
+		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number, OrganizationID: wh.OrganizationID}, jobOpts(t, *next, prio))
 		return result, err
 	case a.Outcome != Succeeded:
 		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)
