@@ -294,8 +294,8 @@ func (p *Plan) Result() (map[string]any, error) {
 	out["as_of"] = FormatDate(p.asOf)
 	// A JSON round trip turns structs and typed slices into the plain values
 	// a protobuf Struct can hold.
-	if path := nonFinite(reflect.ValueOf(out), "result"); path != "" {
-		return nil, fmt.Errorf("%s is not a finite number", path)
+	if v := reflect.ValueOf(out); hasNonFinite(v) {
+		return nil, fmt.Errorf("%s is not a finite number", nonFinite(v, "result"))
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -306,6 +306,39 @@ func (p *Plan) Result() (map[string]any, error) {
 		return nil, err
 	}
 	return result, nil
+}
+
+// hasNonFinite reports whether v holds a NaN or infinite number. It
+// allocates nothing, so every plan's result is checked cheaply; nonFinite,
+// which names the first such number, runs only when there is one.
+func hasNonFinite(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		return !v.IsNil() && hasNonFinite(v.Elem())
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return math.IsNaN(f) || math.IsInf(f, 0)
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if hasNonFinite(it.Value()) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if hasNonFinite(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < v.NumField(); i++ {
+			if t.Field(i).IsExported() && hasNonFinite(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nonFinite returns the path of the first NaN or infinite number in v, or

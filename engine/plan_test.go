@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -204,6 +205,24 @@ func TestPassedMilestoneCountsDaysInTheRightNumber(t *testing.T) {
 		p.WarnPassedMilestones()
 		if w := p.Warnings(); len(w) != 1 || !strings.Contains(w[0].Message, c.want) {
 			t.Errorf("due %s: %v, want %q", c.due, w, c.want)
+		}
+	}
+}
+
+// BenchmarkPlanResult: what turning a plan into its result costs, a
+// workflow run's share beside the rules (checked for non-finite numbers,
+// then made plain values).
+func BenchmarkPlanResult(b *testing.B) {
+	asOf := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Plan{asOf: asOf}
+	for i := range 15 {
+		p.Milestone(fmt.Sprintf("m%d", i), fmt.Sprintf("Milestone %d", i), asOf.AddDate(0, 0, 3*i))
+	}
+	p.Set("budget", map[string]any{"total_usd": 12000.0, "split": map[string]float64{"marketing": 0.4, "production": 0.35, "distribution": 0.25}, "per_week": []float64{1, 2, 3, 4, 5, 6, 7, 8}})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Result(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
