@@ -174,8 +174,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 	// Domain services.
 	slots := webhooks.NewSlots(cfg.WebhookWorkers)
-	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule, Slots: slots,
-		Budget:       webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst),
+	budget := webhooks.NewBudget(webhooks.DefaultBudgetPerSecond, webhooks.DefaultBudgetBurst)
+	budget.Prompt = webhooks.DefaultBudgetPrompt
+	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule, Slots: slots, Budget: budget,
 		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {

@@ -46,6 +46,32 @@ func TestBudgetPriorities(t *testing.T) {
 	}
 }
 
+// With a prompt lane, the first deliveries of a burst go ahead of every
+// organization's normal ones, so an organization's next delivery does not
+// wait behind another's burst; the lane refills at the budget's rate, and
+// a delivery the budget cannot pay for is backlog whatever the lane holds.
+func TestBudgetPromptLane(t *testing.T) {
+	b := NewBudget(10, 4)
+	b.Prompt = 2
+	t0 := time.Unix(1000, 0)
+	burst := b.priorities([]string{"a", "a", "a", "a", "a"}, t0)
+	if want := []int{priorityPrompt, priorityPrompt, priorityNormal, priorityNormal, priorityBacklog}; !slices.Equal(burst, want) {
+		t.Fatalf("a's burst: %v, want %v", burst, want)
+	}
+	if got := b.priorities([]string{"b"}, t0); !slices.Equal(got, []int{priorityPrompt}) {
+		t.Fatalf("b's delivery after a's burst: %v, want prompt", got)
+	}
+	if got := b.priorities([]string{"a"}, t0.Add(100*time.Millisecond)); !slices.Equal(got, []int{priorityPrompt}) {
+		t.Fatalf("a after 100 ms at 10/s: %v, want prompt (refilled)", got)
+	}
+	if got := b.priorities([]string{"a"}, t0.Add(100*time.Millisecond)); !slices.Equal(got, []int{priorityBacklog}) {
+		t.Fatalf("a beyond its budget: %v, want backlog", got)
+	}
+	if priorityPrompt >= priorityNormal || priorityNormal >= priorityBacklog {
+		t.Fatal("River fetches lower priorities first: prompt < normal < backlog")
+	}
+}
+
 // jobPriorities lists the priority of every delivery job, by delivery id
 // order of insertion.
 func jobPriorities(t *testing.T, f *fixture) []int {
@@ -201,17 +227,21 @@ func TestPrioritiesOfOrganizationWithFullSlots(t *testing.T) {
 	if !ok {
 		t.Fatal("first slot refused")
 	}
-	got := d.priorities([]string{"org_a", "org_a", "org_b"}, t0)
+	got, parked := d.priorities([]string{"org_a", "org_a", "org_b"}, t0)
 	if want := []int{priorityBacklog, priorityBacklog, priorityNormal}; !slices.Equal(got, want) {
 		t.Fatalf("org_a's slots full: priorities %v, want %v", got, want)
 	}
+	// org_a's two wait their turns, one after the other; org_b's does not.
+	if parked[0] < snoozeOrganization*3/4 || parked[1] <= parked[0]-snoozeOrganization/2 || parked[2] != 0 {
+		t.Fatalf("parked %v", parked)
+	}
 	release()
-	got = d.priorities([]string{"org_a", "org_a", "org_a", "org_b"}, t0)
+	got, _ = d.priorities([]string{"org_a", "org_a", "org_a", "org_b"}, t0)
 	if want := []int{priorityNormal, priorityNormal, priorityBacklog, priorityNormal}; !slices.Equal(got, want) {
 		t.Fatalf("slot free again: priorities %v, want %v (org_a's budget of 2 unspent while it was full)", got, want)
 	}
 	none := &Dispatcher{}
-	if got := none.priorities([]string{"org_a"}, t0); !slices.Equal(got, []int{priorityNormal}) {
+	if got, _ := none.priorities([]string{"org_a"}, t0); !slices.Equal(got, []int{priorityNormal}) {
 		t.Fatalf("no budget, no slots: %v", got)
 	}
 }
@@ -259,7 +289,7 @@ func TestFullOrganizationPutsOffJobsBeforeReading(t *testing.T) {
 	fw := &FanOutWorker{Store: f.store, Dispatcher: f.disp}
 	fan := &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: FanOutArgs{EventID: "evt_gone", OrganizationID: "org_a"}}
 	var snooze *river.JobSnoozeError
-	if err := fw.Work(context.Background(), fan); !errors.As(err, &snooze) || snooze.Duration < snoozeOrganization*3/4 || snooze.Duration > maxFanOutSnooze {
+	if err := fw.Work(context.Background(), fan); !errors.As(err, &snooze) || snooze.Duration < snoozeOrganization*3/4 {
 		t.Fatalf("fan-out without budget: %v, want a snooze", err)
 	}
 }
@@ -285,5 +315,23 @@ func TestHostFullSnoozesBriefly(t *testing.T) {
 	}
 	if f.hits.Load() != 0 {
 		t.Fatalf("%d requests sent without a slot", f.hits.Load())
+	}
+}
+
+// Deferred fan-outs waiting for budget come back at the pace the budget
+// refills, in order: eight events of 50 deliveries at 200 a second, a
+// quarter of a second apart.
+func TestFanOutsParkAtTheBudgetsPace(t *testing.T) {
+	b := NewBudget(200, 200)
+	t0 := time.Unix(1000, 0)
+	for k := 1; k <= 8; k++ {
+		d := b.park("org_a", 50, t0)
+		want := max(time.Duration(k)*250*time.Millisecond, snoozeOrganization*3/4)
+		if d < want || (want > snoozeOrganization*5/4 && d != want) {
+			t.Fatalf("event %d parked %v, want %v", k, d, want)
+		}
+	}
+	if d := b.park("org_b", 50, t0); d > snoozeOrganization*5/4 {
+		t.Fatalf("another organization's event parked %v", d)
 	}
 }

@@ -30,6 +30,9 @@ type FanOutArgs struct {
 	// budget cannot pay for yet is put off before anything is read (jobs
 	// enqueued before it was added have none and read first).
 	OrganizationID string `json:"organization_id,omitempty"`
+	// Deliveries is how many deliveries the event had to fan out when it
+	// was deferred: what the job waits for the budget to pay.
+	Deliveries int `json:"deliveries,omitempty"`
 }
 
 // Kind names the River job kind.
@@ -50,17 +53,14 @@ type FanOutWorker struct {
 	Dispatcher *Dispatcher
 }
 
-// maxFanOutSnooze bounds the wait for budget between two looks.
-const maxFanOutSnooze = 30 * time.Second
-
 // Work fans the event out, or snoozes until the budget could pay. Running
 // twice (a rescue) creates nothing twice: webhooks that already have a
 // delivery of the event are skipped.
 func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) error {
 	b := w.Dispatcher.FanOutBudget
-	if org := job.Args.OrganizationID; b != nil && org != "" {
-		if wait := b.waitFor(org, 1, time.Now()); wait > 0 {
-			return river.JobSnooze(fanOutSnooze(wait, job))
+	if org, n := job.Args.OrganizationID, max(job.Args.Deliveries, 1); b != nil && org != "" {
+		if now := time.Now(); b.waitFor(org, n, now) > 0 {
+			return river.JobSnooze(b.park(org, n, now))
 		}
 	}
 	ev, err := w.Store.Read.Event.Get(ctx, job.Args.EventID)
@@ -97,7 +97,7 @@ func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) err
 		targets = targets[:min(len(targets), b.Burst)]
 		now := time.Now()
 		if !b.takeAll(ev.OrganizationID, len(targets), now) {
-			return river.JobSnooze(fanOutSnooze(b.waitFor(ev.OrganizationID, len(targets), now), job))
+			return river.JobSnooze(b.park(ev.OrganizationID, len(targets), now))
 		}
 	}
 	err = w.Store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
@@ -111,13 +111,4 @@ func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) err
 		return river.JobSnooze(0)
 	}
 	return nil
-}
-
-// fanOutSnooze is how long a deferred fan-out waits for its budget: at
-// least until the budget could pay (wait), backing off like a
-// slot-starved delivery so that many deferred events of one organization
-// are not all looked at again each time the budget refills for one of
-// them; at most maxFanOutSnooze.
-func fanOutSnooze(wait time.Duration, job *river.Job[FanOutArgs]) time.Duration {
-	return min(max(wait, snoozeFor(job.Metadata, snoozeOrganization)), maxFanOutSnooze)
 }

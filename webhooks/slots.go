@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Slots shares an instance's delivery workers fairly. An attempt holds a
@@ -26,6 +28,9 @@ type Slots struct {
 	mu    sync.Mutex
 	orgs  map[string]int
 	hosts map[string]int
+	// parked paces the jobs of organizations found holding all their
+	// slots (see park).
+	parked map[string]*rate.Limiter
 }
 
 // NewSlots divides workers: an organization may use half of them, a
@@ -111,4 +116,46 @@ func snoozeFor(metadata []byte, first time.Duration) time.Duration {
 		d = min(first<<n, snoozeMax)
 	}
 	return time.Duration(float64(d) * (0.75 + rand.Float64()/2))
+}
+
+// parkPerSecond is how many jobs of an organization holding all its slots
+// come back per second, at most, to look for one (per instance), however
+// large its backlog. Each look is a fetch and a snooze, writes both: an
+// organization whose 50 webhooks hung had its thousands of jobs snoozed
+// 18,000 times in 45 seconds, each backing off on its own, and on SQLite
+// every other organization's writes queued behind those.
+const parkPerSecond = 50
+
+// maxParked bounds the organizations whose pacing is remembered before
+// those with no job parked ahead are forgotten.
+const maxParked = 10_000
+
+// park is how long a job of org, which holds all its slots, waits before
+// looking again: its turn among the organization's parked jobs, which come
+// back parkPerSecond at a time in the order they were parked, and at least
+// snoozeOrganization (±25%), which spreads a first batch and lets a slot
+// free up. A nil Slots parks for snoozeOrganization.
+func (s *Slots) park(org string, now time.Time) time.Duration {
+	floor := time.Duration(float64(snoozeOrganization) * (0.75 + rand.Float64()/2))
+	if s == nil {
+		return floor
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.parked == nil {
+		s.parked = map[string]*rate.Limiter{}
+	}
+	lim := s.parked[org]
+	if lim == nil {
+		if len(s.parked) >= maxParked {
+			for o, l := range s.parked {
+				if l.TokensAt(now) >= 1 {
+					delete(s.parked, o)
+				}
+			}
+		}
+		lim = rate.NewLimiter(parkPerSecond, 1)
+		s.parked[org] = lim
+	}
+	return max(floor, lim.ReserveN(now, 1).DelayFrom(now))
 }

@@ -174,3 +174,32 @@ func TestSlowOrganizationDoesNotHoldTheWorkers(t *testing.T) {
 		t.Fatalf("after the slow attempts: %s", d.Status)
 	}
 }
+
+// The jobs of an organization holding all its slots come back at
+// parkPerSecond in the order they were parked, however many there are,
+// instead of each backing off on its own; another organization's first
+// parked job waits only the floor.
+func TestParkedJobsComeBackAtAPace(t *testing.T) {
+	s := NewSlots(20)
+	t0 := time.Unix(1000, 0)
+	var last time.Duration
+	for i := range 200 {
+		d := s.park("org_a", t0)
+		if d < snoozeOrganization*3/4 {
+			t.Fatalf("job %d parked %v, under the floor", i, d)
+		}
+		if turn := time.Duration(i) * time.Second / parkPerSecond; turn > snoozeOrganization*5/4 && d != turn {
+			t.Fatalf("job %d parked %v, want its turn %v", i, d, turn)
+		}
+		last = d
+	}
+	if want := 199 * time.Second / parkPerSecond; last != want {
+		t.Fatalf("200th job parked %v, want %v", last, want)
+	}
+	if d := s.park("org_b", t0); d > snoozeOrganization*5/4 {
+		t.Fatalf("another organization's first job parked %v", d)
+	}
+	if d := (*Slots)(nil).park("org_a", t0); d < snoozeOrganization*3/4 || d > snoozeOrganization*5/4 {
+		t.Fatalf("nil Slots parked %v", d)
+	}
+}

@@ -102,8 +102,10 @@ type Dispatcher struct {
 
 // priorities gives each of an organization-ordered list of new deliveries
 // its job priority: backlog for an organization holding all its slots,
-// else as its budget pays (see Budget.priorities).
-func (d *Dispatcher) priorities(orgs []string, now time.Time) []int {
+// else as its budget pays (see Budget.priorities). parked is how long the
+// former wait for their turn among the organization's parked jobs (see
+// Slots.park); zero for the others.
+func (d *Dispatcher) priorities(orgs []string, now time.Time) (prio []int, parked []time.Duration) {
 	full := map[string]bool{}
 	paying := make([]string, 0, len(orgs))
 	for _, org := range orgs {
@@ -115,15 +117,15 @@ func (d *Dispatcher) priorities(orgs []string, now time.Time) []int {
 		}
 	}
 	paid := d.Budget.priorities(paying, now)
-	out := make([]int, len(orgs))
+	prio, parked = make([]int, len(orgs)), make([]time.Duration, len(orgs))
 	for i, org := range orgs {
 		if full[org] {
-			out[i] = priorityBacklog
+			prio[i], parked[i] = priorityBacklog, d.Slots.park(org, now)
 			continue
 		}
-		out[i], paid = paid[0], paid[1:]
+		prio[i], paid = paid[0], paid[1:]
 	}
-	return out
+	return prio, parked
 }
 
 func (d *Dispatcher) schedule() Schedule {
@@ -172,7 +174,10 @@ func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 			if d.River == nil {
 				return errors.New("webhooks: dispatcher has no River client")
 			}
-			if _, err := d.River.InsertTx(ctx, sqlTx, FanOutArgs{EventID: ev.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
+			// Scheduled for its turn: it could not be paid for sooner.
+			args := FanOutArgs{EventID: ev.ID, OrganizationID: ev.OrganizationID, Deliveries: len(mine)}
+			opts := &river.InsertOpts{ScheduledAt: time.Now().Add(d.FanOutBudget.park(ev.OrganizationID, len(mine), time.Now()))}
+			if _, err := d.River.InsertTx(ctx, sqlTx, args, opts); err != nil {
 				return fmt.Errorf("webhooks: defer fan-out: %w", err)
 			}
 			continue
@@ -240,10 +245,16 @@ func (d *Dispatcher) enqueue(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx,
 	for i, dl := range ds {
 		orgs[i] = dl.OrganizationID
 	}
-	prio := d.priorities(orgs, time.Now())
+	prio, parked := d.priorities(orgs, time.Now())
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, dl := range ds {
-		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID, OrganizationID: dl.OrganizationID}, InsertOpts: jobOpts(t, due, prio[i])}
+		opts := jobOpts(t, due, prio[i])
+		if until := t.Add(parked[i]); parked[i] > 0 && until.After(due) {
+			// Scheduled even when soon: available, it would be fetched at
+			// once and parked again.
+			opts.ScheduledAt = until
+		}
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: dl.ID, OrganizationID: dl.OrganizationID}, InsertOpts: opts}
 	}
 	if _, err := d.River.InsertManyTx(ctx, sqlTx, jobs); err != nil {
 		return nil, fmt.Errorf("webhooks: enqueue deliveries: %w", err)

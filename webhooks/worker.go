@@ -60,7 +60,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	// A job of an organization holding all its slots could not start;
 	// looking it up first would cost reads for each of a large backlog.
 	if args.OrganizationID != "" && w.Slots.organizationFull(args.OrganizationID) {
-		return w.moveToBacklog(ctx, job)
+		return w.moveToBacklog(ctx, job, args.OrganizationID)
 	}
 	read := w.Store.Read
 	d, err := read.Delivery.Get(ctx, args.DeliveryID)
@@ -93,7 +93,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	release, ok := w.Slots.acquire(wh.OrganizationID, receiverHost(wh.URL))
 	if !ok {
 		if w.Slots.organizationFull(wh.OrganizationID) {
-			return w.moveToBacklog(ctx, job)
+			return w.moveToBacklog(ctx, job, wh.OrganizationID)
 		}
 		return river.JobSnooze(snoozeFor(job.Metadata, snoozeHost))
 	}
@@ -139,9 +139,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 // back at normal priority, and an organization whose slots stay full would
 // have its whole backlog fetched again and again ahead of others'
 // deliveries, using up the queue's fetches while theirs waited. A job
-// already at backlog priority is snoozed.
-func (w *Worker) moveToBacklog(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	delay := snoozeFor(job.Metadata, snoozeOrganization)
+// already at backlog priority is snoozed. Either waits its turn among the
+// organization's parked jobs (see Slots.park).
+func (w *Worker) moveToBacklog(ctx context.Context, job *river.Job[DeliverArgs], org string) error {
+	delay := w.Slots.park(org, time.Now())
 	if job.JobRow == nil || job.Priority >= priorityBacklog || w.Dispatcher == nil || w.Dispatcher.River == nil {
 		return river.JobSnooze(delay)
 	}
