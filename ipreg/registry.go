@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -49,6 +50,10 @@ type Registry struct {
 	queue chan *pending
 	stop  context.CancelFunc
 	done  chan struct{}
+
+	// staleAt is when (Unix nanoseconds) a plan made ahead last found the
+	// log moved on under it: on PostgreSQL, another replica appending.
+	staleAt atomic.Int64
 }
 
 // Registration is a work to register.
@@ -332,6 +337,10 @@ func (r *Registry) sequence(ctx context.Context) {
 	}
 }
 
+// stalePause is how long a PostgreSQL sequencer places its batches under
+// the lock after a plan made ahead was found stale.
+const stalePause = 10 * time.Second
+
 // maxFlights bounds how many sealed batches wait for the writer at once:
 // on SQLite the sequencer plans the next batch on top of the one being
 // committed instead of waiting for it.
@@ -357,20 +366,21 @@ func (f *flight) landed() bool {
 
 // seal appends a batch to the log. What does not depend on the log's
 // position (canonical bytes, timestamp tokens) was prepared by each
-// registration before it queued (newPending). On SQLite the rest (duplicate
-// checks, tree hashes, the checkpoint signature, event payloads) is planned
-// outside the write transaction, so the single writer is held only for the
-// writes: against the log head as last committed, or, while earlier batches
-// still wait for the writer, on top of the last of their plans. This
-// process's sequencer is the log's only writer and its transactions run in
-// the order it queued them, so the plan is normally still current when the
-// transaction locks the head. On PostgreSQL several replicas append to one
-// log: a plan made outside the head's row lock is usually stale by the
-// time the lock is granted, so there the batch is placed under the lock
-// (which only sequencers contend for), with a fixed handful of statements
-// however large the batch. Either way, if the head is not the one the plan
-// was built on (another sequencer appended, or an earlier batch failed),
-// the batch is planned again under the lock.
+// registration before it queued (newPending). The rest (duplicate checks,
+// tree hashes, the checkpoint signature, event payloads) is planned outside
+// the write transaction, so the log head's lock (and on SQLite the single
+// writer) is held only for the writes: against the log head as last
+// committed, or, while earlier batches still wait for the lock, on top of
+// the last of their plans. This process's sequencer runs its transactions
+// in the order it queued them, so the plan is normally still current when
+// the transaction locks the head. On PostgreSQL several replicas may
+// append to one log, and a plan made outside the lock is stale when
+// another replica appended meanwhile: for stalePause after a stale plan,
+// batches are placed under the lock instead (with a fixed handful of
+// statements however large the batch), since planning ahead would mostly
+// be wasted. Either way, if the head is not the one the plan was built on
+// (another sequencer appended, or an earlier batch failed), the batch is
+// planned again under the lock.
 //
 // A batch shares one transaction, so a row the database refuses would fail
 // every registration in it, other organizations' included: a batch that
@@ -409,7 +419,7 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 // rejection.
 func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahead []*flight) func() error {
 	drafts := draftBatch(batch)
-	if r.store.Dialect != dialect.Postgres {
+	if r.store.Dialect != dialect.Postgres || time.Since(time.Unix(0, r.staleAt.Load())) > stalePause {
 		f.plan = r.planAhead(ctx, drafts, ahead)
 	}
 	return r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
@@ -425,6 +435,9 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 		}
 		p := f.plan
 		if p == nil || !p.buildsOn(locked) {
+			if p != nil {
+				r.staleAt.Store(time.Now().UnixNano())
+			}
 			if p, err = r.place(ctx, tx, locked, drafts); err != nil {
 				return err
 			}
