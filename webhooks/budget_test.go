@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -333,5 +334,51 @@ func TestFanOutsParkAtTheBudgetsPace(t *testing.T) {
 	}
 	if d := b.park("org_b", 50, t0); d > snoozeOrganization*5/4 {
 		t.Fatalf("another organization's event parked %v", d)
+	}
+}
+
+// A deferred fan-out whose turn comes within seconds is queued available
+// and keeps its turn itself (River would promote a scheduled job up to its
+// scheduler interval late): fetched before it, it snoozes until then
+// without taking another turn; at its turn it fans out.
+func TestDeferredFanOutKeepsItsTurn(t *testing.T) {
+	f := newFixture(t)
+	f.disp.FanOutBudget = NewBudget(100, 5)
+	for range 5 {
+		f.webhook(t, "org_a", EventWildcard)
+	}
+	f.emit(t, "org_a", EventCreatorCreated) // paid: 5 deliveries
+	before := time.Now()
+	ev := f.emit(t, "org_a", EventCreatorCreated)
+	var state, raw string
+	if err := f.store.DB.QueryRow("SELECT state, args FROM river_job WHERE kind = ?", FanOutArgs{}.Kind()).Scan(&state, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var args FanOutArgs
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	if turn := args.NotBefore.Sub(before); state != "available" || turn < snoozeOrganization*3/4 || turn > immediateWithin {
+		t.Fatalf("deferred fan-out %s with its turn in %v (args %s), want available within %v", state, turn, raw, immediateWithin)
+	}
+	fw := &FanOutWorker{Store: f.store, Dispatcher: f.disp}
+	var snooze *river.JobSnoozeError
+	err := fw.Work(context.Background(), &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: args})
+	if !errors.As(err, &snooze) || snooze.Duration > time.Until(args.NotBefore)+time.Millisecond {
+		t.Fatalf("before its turn: %v, want a snooze until %v", err, args.NotBefore)
+	}
+	args.NotBefore = time.Now().Add(-time.Millisecond)
+	f.disp.FanOutBudget = NewBudget(100, 5) // its turn: the budget pays
+	if err := fw.Work(context.Background(), &river.Job[FanOutArgs]{JobRow: &rivertype.JobRow{}, Args: args}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range f.deliveries(t) {
+		if d.EventID == ev.ID {
+			n++
+		}
+	}
+	if n != 5 {
+		t.Fatalf("%d deliveries of the deferred event at its turn, want 5", n)
 	}
 }

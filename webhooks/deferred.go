@@ -33,6 +33,10 @@ type FanOutArgs struct {
 	// Deliveries is how many deliveries the event had to fan out when it
 	// was deferred: what the job waits for the budget to pay.
 	Deliveries int `json:"deliveries,omitempty"`
+	// NotBefore is the job's turn (see Budget.park) when it is queued
+	// available rather than scheduled (a turn within immediateWithin):
+	// fetched earlier, it snoozes until then.
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
 // Kind names the River job kind.
@@ -57,6 +61,9 @@ type FanOutWorker struct {
 // twice (a rescue) creates nothing twice: webhooks that already have a
 // delivery of the event are skipped.
 func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) error {
+	if wait := time.Until(job.Args.NotBefore); wait > 0 {
+		return river.JobSnooze(wait)
+	}
 	b := w.Dispatcher.FanOutBudget
 	if org, n := job.Args.OrganizationID, max(job.Args.Deliveries, 1); b != nil && org != "" {
 		if now := time.Now(); b.waitFor(org, n, now) > 0 {

@@ -174,9 +174,17 @@ func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 			if d.River == nil {
 				return errors.New("webhooks: dispatcher has no River client")
 			}
-			// Scheduled for its turn: it could not be paid for sooner.
-			args := FanOutArgs{EventID: ev.ID, OrganizationID: ev.OrganizationID, Deliveries: len(mine)}
-			opts := &river.InsertOpts{ScheduledAt: time.Now().Add(d.FanOutBudget.park(ev.OrganizationID, len(mine), time.Now()))}
+			// Queued for its turn: it could not be paid for sooner. A turn
+			// within immediateWithin is kept by the job itself (River
+			// would promote a scheduled job up to its scheduler interval
+			// late), a later one by River.
+			now := time.Now()
+			turn := now.Add(d.FanOutBudget.park(ev.OrganizationID, len(mine), now))
+			args := FanOutArgs{EventID: ev.ID, OrganizationID: ev.OrganizationID, Deliveries: len(mine), NotBefore: turn}
+			opts := &river.InsertOpts{}
+			if turn.Sub(now) > immediateWithin {
+				opts.ScheduledAt = turn
+			}
 			if _, err := d.River.InsertTx(ctx, sqlTx, args, opts); err != nil {
 				return fmt.Errorf("webhooks: defer fan-out: %w", err)
 			}
