@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -77,12 +76,13 @@ type Budget struct {
 
 	mu   sync.Mutex
 	orgs map[string]*buckets
+	// pace hands out the turns of jobs waiting for budget (see park).
+	pace turns
 }
 
-// buckets is an organization's budget, its prompt lane, and the pacing
-// of its jobs waiting for budget (see park).
+// buckets is an organization's budget and its prompt lane.
 type buckets struct {
-	budget, prompt, pace *rate.Limiter
+	budget, prompt *rate.Limiter
 }
 
 // NewBudget returns a budget of perSecond deliveries per organization,
@@ -98,12 +98,24 @@ const maxIdleBuckets = 10_000
 // take spends up to n of org's tokens at now and returns how many it could
 // (0 to n). A nil Budget pays for everything.
 func (b *Budget) take(org string, n int, now time.Time) int {
+	paid, _ := b.spend(org, n, now)
+	return paid
+}
+
+// spend is take, and says how many of those paid its prompt lane also
+// pays for (the first ones).
+func (b *Budget) spend(org string, n int, now time.Time) (paid, prompt int) {
 	if b == nil || n <= 0 {
-		return max(n, 0)
+		return max(n, 0), 0
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return takeUpTo(b.limiters(org, now).budget, n, now)
+	l := b.limiters(org, now)
+	paid = takeUpTo(l.budget, n, now)
+	if l.prompt != nil {
+		prompt = takeUpTo(l.prompt, paid, now)
+	}
+	return paid, prompt
 }
 
 // takeUpTo spends up to n of lim's tokens and returns how many it could.
@@ -146,19 +158,17 @@ func (b *Budget) waitFor(org string, n int, now time.Time) time.Duration {
 // budget refills, instead of each backing off on its own and all of them
 // being fetched again and again while the budget is spent.
 func (b *Budget) park(org string, n int, now time.Time) time.Duration {
-	floor := time.Duration(float64(snoozeOrganization) * (0.75 + rand.Float64()/2))
+	floor := jitter(snoozeOrganization)
 	if b == nil {
 		return floor
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	l := b.limiters(org, now)
-	if l.pace == nil {
-		l.pace = rate.NewLimiter(rate.Limit(b.PerSecond), b.Burst)
+	if b.pace.perSecond == 0 {
 		// The budget was just found short: so is the pace.
-		l.pace.ReserveN(now, b.Burst)
+		b.pace = turns{perSecond: b.PerSecond, burst: b.Burst, fromEmpty: true}
 	}
-	return max(floor, l.pace.ReserveN(now, min(max(n, 1), b.Burst)).DelayFrom(now))
+	return max(floor, b.pace.next(org, n, now))
 }
 
 // limiters returns org's buckets, creating them (b.mu held).
@@ -182,8 +192,7 @@ func (b *Budget) limiters(org string, now time.Time) *buckets {
 
 func (b *Budget) forgetFull(now time.Time) {
 	for org, l := range b.orgs {
-		if l.budget.TokensAt(now) >= float64(b.Burst) && (l.prompt == nil || l.prompt.TokensAt(now) >= float64(b.Prompt)) &&
-			(l.pace == nil || l.pace.TokensAt(now) >= float64(b.Burst)) {
+		if l.budget.TokensAt(now) >= float64(b.Burst) && (l.prompt == nil || l.prompt.TokensAt(now) >= float64(b.Prompt)) {
 			delete(b.orgs, org)
 		}
 	}
@@ -201,17 +210,7 @@ func (b *Budget) priorities(orgs []string, now time.Time) []int {
 	}
 	paid, prompt := map[string]int{}, map[string]int{}
 	for org, n := range count {
-		if b == nil {
-			paid[org] = n
-			continue
-		}
-		b.mu.Lock()
-		l := b.limiters(org, now)
-		paid[org] = takeUpTo(l.budget, n, now)
-		if l.prompt != nil {
-			prompt[org] = takeUpTo(l.prompt, paid[org], now)
-		}
-		b.mu.Unlock()
+		paid[org], prompt[org] = b.spend(org, n, now)
 	}
 	out := make([]int, len(orgs))
 	for i, org := range orgs {

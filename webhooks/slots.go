@@ -2,13 +2,10 @@ package webhooks
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Slots shares an instance's delivery workers fairly. An attempt holds a
@@ -30,7 +27,7 @@ type Slots struct {
 	hosts map[string]int
 	// parked paces the jobs of organizations found holding all their
 	// slots (see park).
-	parked map[string]*rate.Limiter
+	parked turns
 }
 
 // NewSlots divides workers: an organization may use half of them, a
@@ -115,7 +112,7 @@ func snoozeFor(metadata []byte, first time.Duration) time.Duration {
 	if n := max(m.Snoozes, 0); n < 16 {
 		d = min(first<<n, snoozeMax)
 	}
-	return time.Duration(float64(d) * (0.75 + rand.Float64()/2))
+	return jitter(d)
 }
 
 // parkPerSecond is how many jobs of an organization holding all its slots
@@ -126,36 +123,20 @@ func snoozeFor(metadata []byte, first time.Duration) time.Duration {
 // every other organization's writes queued behind those.
 const parkPerSecond = 50
 
-// maxParked bounds the organizations whose pacing is remembered before
-// those with no job parked ahead are forgotten.
-const maxParked = 10_000
-
 // park is how long a job of org, which holds all its slots, waits before
 // looking again: its turn among the organization's parked jobs, which come
 // back parkPerSecond at a time in the order they were parked, and at least
 // snoozeOrganization (±25%), which spreads a first batch and lets a slot
 // free up. A nil Slots parks for snoozeOrganization.
 func (s *Slots) park(org string, now time.Time) time.Duration {
-	floor := time.Duration(float64(snoozeOrganization) * (0.75 + rand.Float64()/2))
+	floor := jitter(snoozeOrganization)
 	if s == nil {
 		return floor
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.parked == nil {
-		s.parked = map[string]*rate.Limiter{}
+	if s.parked.perSecond == 0 {
+		s.parked = turns{perSecond: parkPerSecond, burst: 1}
 	}
-	lim := s.parked[org]
-	if lim == nil {
-		if len(s.parked) >= maxParked {
-			for o, l := range s.parked {
-				if l.TokensAt(now) >= 1 {
-					delete(s.parked, o)
-				}
-			}
-		}
-		lim = rate.NewLimiter(parkPerSecond, 1)
-		s.parked[org] = lim
-	}
-	return max(floor, lim.ReserveN(now, 1).DelayFrom(now))
+	return max(floor, s.parked.next(org, 1, now))
 }
