@@ -96,55 +96,60 @@ func newKeyCache() *keyCache {
 
 // lookupSession is lookup for session tokens.
 func (c *keyCache) lookupSession(sum [32]byte) (e *cachedSession, gen uint64, cacheable bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if !c.known || time.Since(c.checked) >= KeyChangeBound {
-		return nil, 0, false
-	}
-	e = c.sessions[sum]
-	if e != nil && time.Since(e.read) >= maxKeyAge {
-		e = nil
-	}
-	return e, c.gen, true
+	return cacheLookup(c, &c.sessions, sum)
 }
 
 func (c *keyCache) storeSession(sum [32]byte, e *cachedSession, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen {
-		return
-	}
-	if len(c.sessions) >= maxCachedKeys {
-		c.sessions = map[[32]byte]*cachedSession{}
-	}
-	c.sessions[sum] = e
+	cacheStore(c, &c.sessions, sum, e, gen)
 }
 
 // lookup returns the entry for sum when the cache is current, and whether
 // (with which gen) a database result may be stored.
 func (c *keyCache) lookup(sum [32]byte) (e *cachedKey, gen uint64, cacheable bool) {
+	return cacheLookup(c, &c.entries, sum)
+}
+
+func (c *keyCache) store(sum [32]byte, e *cachedKey, gen uint64) {
+	cacheStore(c, &c.entries, sum, e, gen)
+}
+
+// cacheEntry is what the cache keeps: a key or a session, as read from the
+// database at readAt.
+type cacheEntry interface {
+	*cachedKey | *cachedSession
+	readAt() time.Time
+}
+
+func (e *cachedKey) readAt() time.Time     { return e.read }
+func (e *cachedSession) readAt() time.Time { return e.read }
+
+// cacheLookup is lookup in one of c's maps (read under c.mu: a drop
+// replaces them).
+func cacheLookup[E cacheEntry](c *keyCache, m *map[[32]byte]E, sum [32]byte) (e E, gen uint64, cacheable bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if !c.known || time.Since(c.checked) >= KeyChangeBound {
 		return nil, 0, false
 	}
-	e = c.entries[sum]
-	if e != nil && time.Since(e.read) >= maxKeyAge {
+	e = (*m)[sum]
+	if e != nil && time.Since(e.readAt()) >= maxKeyAge {
 		e = nil
 	}
 	return e, c.gen, true
 }
 
-func (c *keyCache) store(sum [32]byte, e *cachedKey, gen uint64) {
+// cacheStore stores e in one of c's maps unless the cache was dropped
+// since gen.
+func cacheStore[E cacheEntry](c *keyCache, m *map[[32]byte]E, sum [32]byte, e E, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
 		return
 	}
-	if len(c.entries) >= maxCachedKeys {
-		c.entries = map[[32]byte]*cachedKey{}
+	if len(*m) >= maxCachedKeys {
+		*m = map[[32]byte]E{}
 	}
-	c.entries[sum] = e
+	(*m)[sum] = e
 }
 
 func (c *keyCache) drop() {
