@@ -2,39 +2,15 @@ import { useState } from "preact/hooks";
 import { timestampFromDate } from "@creativeops/client";
 import type { APIKey } from "@creativeops/client";
 import type { PageProps } from "../main";
-import { all, ConfirmButton, CopyButton, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
-
-export const scopes: { scope: string; what: string }[] = [
-  { scope: "engine:run", what: "run workflows" },
-  { scope: "engine:read", what: "read workflows and jobs" },
-  { scope: "creators:read", what: "read creators" },
-  { scope: "creators:write", what: "create creators" },
-  { scope: "ip:read", what: "read the IP catalog and certificates" },
-  { scope: "ip:write", what: "register works" },
-  { scope: "webhooks:read", what: "read webhooks and deliveries" },
-  { scope: "webhooks:write", what: "create, test and delete webhooks" },
-  { scope: "analytics:read", what: "read usage" },
-  { scope: "keys:admin", what: "create, rotate and revoke keys" },
-  { scope: "*", what: "every scope" },
-];
+import { all, ConfirmButton, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
+import { RotateButton, ScopeChecks, SecretCard } from "../secrets";
 
 /** The secret of a key just created or rotated: shown once, never again. */
 function Secret({ k, onDone }: { k: APIKey; onDone: () => void }) {
   return (
-    <section class="card secret" aria-labelledby="secret-title">
-      <h2 id="secret-title">Secret of “{k.name}”</h2>
+    <SecretCard titleId="secret-title" title={<>Secret of “{k.name}”</>} testId="secret" secret={k.secret} previousSecretExpiresAt={k.previousSecretExpiresAt} onDone={onDone}>
       <p>Copy it now: it is shown once and cannot be read again.</p>
-      <p class="row">
-        <code class="secret-value" data-testid="secret">
-          {k.secret}
-        </code>
-        <CopyButton text={k.secret ?? ""} />
-      </p>
-      {k.previousSecretExpiresAt && <p>The previous secret keeps working until {fmtTime(k.previousSecretExpiresAt)}.</p>}
-      <button type="button" class="secondary" onClick={onDone}>
-        Done
-      </button>
-    </section>
+    </SecretCard>
   );
 }
 
@@ -82,16 +58,7 @@ function CreateKey({ api, onCreated }: PageProps & { onCreated: (k: APIKey) => v
       <h2 id="create-key-title">Create a key</h2>
       <label for="key-name">Name</label>
       <input id="key-name" name="name" required maxLength={100} placeholder="mobile-app" />
-      <fieldset>
-        <legend>Scopes</legend>
-        <div class="checks">
-          {scopes.map((s) => (
-            <label key={s.scope} class="check">
-              <input type="checkbox" name="scopes" value={s.scope} /> <code>{s.scope}</code> <span class="help">{s.what}</span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <ScopeChecks />
       <div class="grid3">
         <div>
           <label for="key-expires">Expires (optional)</label>
@@ -188,27 +155,11 @@ export function KeysPage(props: PageProps) {
                       <td class="actions">
                         {state === "active" && (
                           <>
-                            <ConfirmButton
-                              label="Rotate"
+                            <RotateButton
                               question={`Rotate “${k.name}”?`}
-                              confirmLabel="Rotate"
-                              onConfirm={() =>
-                                act(async () => {
-                                  const sel = document.getElementById(`grace-${k.id}`) as HTMLSelectElement | null;
-                                  setSecret(await api.keys.rotate(k.id, { gracePeriodSeconds: Number(sel?.value ?? 86400) }));
-                                })
-                              }
-                            >
-                              <label for={`grace-${k.id}`}>The old secret keeps working for</label>
-                              <select id={`grace-${k.id}`}>
-                                <option value="0">no time: stop it now</option>
-                                <option value="3600">1 hour</option>
-                                <option value="86400" selected>
-                                  24 hours
-                                </option>
-                                <option value="604800">7 days</option>
-                              </select>
-                            </ConfirmButton>
+                              selectId={`grace-${k.id}`}
+                              onRotate={(gracePeriodSeconds) => act(async () => setSecret(await api.keys.rotate(k.id, { gracePeriodSeconds })))}
+                            />
                             <ConfirmButton
                               label="Revoke"
                               danger

@@ -5,31 +5,20 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import type { OAuthClient } from "@creativeops/client";
 import type { PageProps } from "../main";
-import { all, ConfirmButton, CopyButton, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
-import { scopes } from "./keys";
+import { all, ConfirmButton, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
+import { RotateButton, ScopeChecks, SecretCard } from "../secrets";
 
 const lifetime = (d: Duration | undefined) => (d ? `${d.seconds}s` : "—");
 const usesKeys = (c: OAuthClient) => c.jwks !== undefined || c.jwksUri !== "";
 
 function Secret({ c, onDone }: { c: OAuthClient; onDone: () => void }) {
   return (
-    <section class="card secret" aria-labelledby="oc-secret-title">
-      <h2 id="oc-secret-title">Client secret of “{c.name}”</h2>
+    <SecretCard titleId="oc-secret-title" title={<>Client secret of “{c.name}”</>} testId="oauth-secret" secret={c.secret} previousSecretExpiresAt={c.previousSecretExpiresAt} onDone={onDone}>
       <p>
         Copy it now: it is shown once. Exchange it for tokens at <code>POST /oauth/token</code> with{" "}
         <code>grant_type=client_credentials</code> and client id <code>{c.id}</code>.
       </p>
-      <p class="row">
-        <code class="secret-value" data-testid="oauth-secret">
-          {c.secret}
-        </code>
-        <CopyButton text={c.secret ?? ""} />
-      </p>
-      {c.previousSecretExpiresAt && <p>The previous secret keeps working until {fmtTime(c.previousSecretExpiresAt)}.</p>}
-      <button type="button" class="secondary" onClick={onDone}>
-        Done
-      </button>
-    </section>
+    </SecretCard>
   );
 }
 
@@ -105,16 +94,7 @@ export function OAuthClientsPage({ api }: PageProps) {
         <h2 id="create-oc-title">Create a client</h2>
         <label for="oc-name">Name</label>
         <input id="oc-name" name="name" required maxLength={100} placeholder="billing-integration" />
-        <fieldset>
-          <legend>Scopes</legend>
-          <div class="checks">
-            {scopes.map((s) => (
-              <label key={s.scope} class="check">
-                <input type="checkbox" name="scopes" value={s.scope} /> <code>{s.scope}</code> <span class="help">{s.what}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <ScopeChecks />
         <div class="grid3">
           <div>
             <label for="oc-lifetime">Token lifetime, seconds (optional)</label>
@@ -178,27 +158,11 @@ export function OAuthClientsPage({ api }: PageProps) {
                         {state === "active" && (
                           <>
                             {!usesKeys(c) && (
-                              <ConfirmButton
-                                label="Rotate"
+                              <RotateButton
                                 question={`Rotate the secret of “${c.name}”?`}
-                                confirmLabel="Rotate"
-                                onConfirm={() =>
-                                  act(async () => {
-                                    const sel = document.getElementById(`oc-grace-${c.id}`) as HTMLSelectElement | null;
-                                    setSecret(await api.oauthClients.rotate(c.id, { gracePeriodSeconds: Number(sel?.value ?? 86400) }));
-                                  })
-                                }
-                              >
-                                <label for={`oc-grace-${c.id}`}>The old secret keeps working for</label>
-                                <select id={`oc-grace-${c.id}`}>
-                                  <option value="0">no time: stop it now</option>
-                                  <option value="3600">1 hour</option>
-                                  <option value="86400" selected>
-                                    24 hours
-                                  </option>
-                                  <option value="604800">7 days</option>
-                                </select>
-                              </ConfirmButton>
+                                selectId={`oc-grace-${c.id}`}
+                                onRotate={(gracePeriodSeconds) => act(async () => setSecret(await api.oauthClients.rotate(c.id, { gracePeriodSeconds })))}
+                              />
                             )}
                             <ConfirmButton
                               label="Revoke"
