@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
-	"github.com/creativeops/creativeops/internal/testdb"
 )
 
 // Served over TLS, the session cookie is Secure: a browser never sends it
@@ -23,26 +20,7 @@ func TestSessionCookieSecureOverTLS(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	cert := selfSigned(t, certFile, keyFile, "dashboard")
-	s, err := New(ctx, Config{
-		DatabaseURL: testdb.SQLiteURL(t),
-		DataDir:     dir,
-		TLSCertFile: certFile,
-		TLSKeyFile:  keyFile,
-		Logger:      slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := s.TLSListener(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.Serve(ln) }()
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	s, ln := serveTLS(t, Config{DataDir: dir, TLSCertFile: certFile, TLSKeyFile: keyFile})
 	org, err := s.keys.EnsureOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)

@@ -74,19 +74,13 @@ func selfSigned(t *testing.T, certFile, keyFile, name string) *x509.Certificate 
 
 // REST (HTTP/1.1 and HTTP/2) and gRPC are served over TLS on one port, and
 // a certificate replaced on disk is what the next connection gets.
-func TestServeTLS(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	first := selfSigned(t, certFile, keyFile, "first")
-	s, err := New(ctx, Config{
-		DatabaseURL: testdb.SQLiteURL(t),
-		DataDir:     dir,
-		TLSCertFile: certFile,
-		TLSKeyFile:  keyFile,
-		Logger:      slog.New(slog.DiscardHandler),
-		RateLimit:   auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6},
-	})
+// serveTLS starts a server of cfg on a SQLite database, serving behind its
+// TLS listener on a loopback port until the test ends.
+func serveTLS(t *testing.T, cfg Config) (*Server, net.Listener) {
+	t.Helper()
+	cfg.DatabaseURL = testdb.SQLiteURL(t)
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	s, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +94,20 @@ func TestServeTLS(t *testing.T) {
 	}
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return s, ln
+}
+
+func TestServeTLS(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	first := selfSigned(t, certFile, keyFile, "first")
+	s, ln := serveTLS(t, Config{
+		DataDir:     dir,
+		TLSCertFile: certFile,
+		TLSKeyFile:  keyFile,
+		RateLimit:   auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6},
+	})
 	addr := ln.Addr().String()
 
 	org, err := s.keys.EnsureOrganization(ctx, "acme")
