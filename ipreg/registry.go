@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -54,6 +55,8 @@ type Registry struct {
 	// staleAt is when (Unix nanoseconds) a plan made ahead last found the
 	// log moved on under it: on PostgreSQL, another replica appending.
 	staleAt atomic.Int64
+	// tail is the current log's head and right edge as last committed.
+	tail logTail
 }
 
 // Registration is a work to register.
@@ -416,13 +419,16 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 
 // commit queues the transaction that writes a batch and returns the wait
 // for its outcome. On success each registration has its record or its
-// rejection.
+// rejection; once it committed, the log tail has the new head and hashes.
 func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahead []*flight) func() error {
 	drafts := draftBatch(batch)
 	if r.store.Dialect != dialect.Postgres || time.Since(time.Unix(0, r.staleAt.Load())) > stalePause {
 		f.plan = r.planAhead(ctx, drafts, ahead)
 	}
-	return r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+	// written is the plan the transaction wrote, for the log tail once it
+	// committed.
+	var written *sealPlan
+	wait := r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		q := tx.LogState.Query().Where(logstate.Origin(r.keys.Origin()))
 		if r.store.Dialect == dialect.Postgres {
 			// Serialises sequencers of all replicas; SQLite transactions
@@ -445,6 +451,7 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 		if err := r.write(ctx, tx, sqlTx, locked, p); err != nil {
 			return err
 		}
+		written = p
 		for _, d := range drafts {
 			d.err = d.rejected
 		}
@@ -456,6 +463,13 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 		}
 		return nil
 	})
+	return sync.OnceValue(func() error {
+		err := wait()
+		if err == nil {
+			r.tail.committed(written)
+		}
+		return err
+	})
 }
 
 // planAhead plans drafts outside the write transaction: on top of the last
@@ -466,7 +480,7 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flight) *sealPlan {
 	var (
 		base     *ent.LogState
-		reader   tlog.HashReader = &dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()}
+		reader   = r.tail.reader(&dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()})
 		inFlight map[string]string
 	)
 	for _, f := range ahead {
@@ -488,6 +502,9 @@ func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flig
 			}
 			inFlight[contentKey(row.OrganizationID, row.ContentHash)] = row.ID
 		}
+	}
+	if base == nil {
+		base = r.tail.lastHead()
 	}
 	if base == nil {
 		head, err := r.store.Read.LogState.Query().Where(logstate.Origin(r.keys.Origin())).Only(ctx)
@@ -601,7 +618,7 @@ func (p *sealPlan) buildsOn(head *ent.LogState) bool {
 // place plans drafts for appending to the log at head, reading through
 // client (the locking transaction).
 func (r *Registry) place(ctx context.Context, client *ent.Client, head *ent.LogState, drafts []*draft) (*sealPlan, error) {
-	return r.placeOn(ctx, client, &dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}, head, drafts, nil)
+	return r.placeOn(ctx, client, r.tail.reader(&dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}), head, drafts, nil)
 }
 
 // placeOn plans drafts for appending to the log at head, whose tree hashes
@@ -702,7 +719,8 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 			return fmt.Errorf("store log hashes: %w", err)
 		}
 	}
-	if err := tx.LogState.UpdateOne(head).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx); err != nil {
+	// Update, not UpdateOne: UpdateOne would read the row back.
+	if err := tx.LogState.Update().Where(logstate.ID(head.ID)).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx); err != nil {
 		return err
 	}
 	records := make([]*ent.IPRecordCreate, len(p.rows))
