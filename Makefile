@@ -1,4 +1,10 @@
 # creativeops — common tasks. Generators are pinned in tools/go.mod.
+# Go 1.27.3, the toolchain go.mod names: Go 1.26.8's net/http, crypto/tls,
+# crypto/x509, mime/multipart and html/template have known vulnerabilities
+# (make vuln). Exported so that a machine whose go.env pins
+# GOTOOLCHAIN=local builds with it too; the go command fetches it from the
+# module proxy once.
+export GOTOOLCHAIN ?= go1.27.3
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
@@ -92,7 +98,7 @@ test:
 test-python:
 	pytest-3 -q clients/python/tests
 
-## vuln: report known vulnerabilities in the code the module calls (needs vuln.go.dev)
+## vuln: report known vulnerabilities in the code the module calls (database from the module proxy; see scripts/vuln)
 vuln:
 	./scripts/vuln
 
