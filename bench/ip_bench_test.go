@@ -1,14 +1,10 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"testing"
 
 	"github.com/creativeops/creativeops/internal/testdb"
@@ -37,19 +33,8 @@ func benchmarkIPRegister(b *testing.B, backend testdb.Backend, clients int) {
 	for n := 0; n < b.N; n++ {
 		res := Closed(context.Background(), clients, loadSeconds(), 100000, func(ctx context.Context, i int) error {
 			sum := sha256.Sum256([]byte(fmt.Sprint(n, "-", i)))
-			body, _ := json.Marshal(map[string]any{"creator_id": creator, "title": fmt.Sprint("Work ", i), "type": "song", "content_hash": hex.EncodeToString(sum[:])})
-			req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/ip/register", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+s.AdminKey)
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 201 {
-				return fmt.Errorf("status %d", resp.StatusCode)
-			}
-			return nil
+			work := map[string]any{"creator_id": creator, "title": fmt.Sprint("Work ", i), "type": "song", "content_hash": hex.EncodeToString(sum[:])}
+			return post(client, s.URL+"/v1/ip/register", s.AdminKey, work, 201)(ctx)
 		})
 		report(b, res)
 	}

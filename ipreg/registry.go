@@ -11,7 +11,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -463,13 +462,13 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 		}
 		return nil
 	})
-	return sync.OnceValue(func() error {
+	return func() error {
 		err := wait()
 		if err == nil {
 			r.tail.committed(written)
 		}
 		return err
-	})
+	}
 }
 
 // planAhead plans drafts outside the write transaction: on top of the last
