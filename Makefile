@@ -1,10 +1,9 @@
 # creativeops — common tasks. Generators are pinned in tools/go.mod.
-# Go 1.27.3, the toolchain go.mod names: Go 1.26.8's net/http, crypto/tls,
-# crypto/x509, mime/multipart and html/template have known vulnerabilities
-# (make vuln). Exported so that a machine whose go.env pins
-# GOTOOLCHAIN=local builds with it too; the go command fetches it from the
-# module proxy once.
-export GOTOOLCHAIN ?= go1.27.3
+# The toolchain go.mod names (Go 1.26.8's net/http, crypto/tls, crypto/x509,
+# mime/multipart and html/template have known vulnerabilities: make vuln).
+# Exported so that a machine whose go.env pins GOTOOLCHAIN=local builds with
+# it too; the go command fetches it from the module proxy once.
+export GOTOOLCHAIN ?= $(shell sed -n 's/^toolchain //p' go.mod)
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
