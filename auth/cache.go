@@ -242,7 +242,11 @@ func (s *Store) SyncKeys(ctx context.Context) error {
 // clients (every row of key_epoch counts; each only ever grows, so their
 // sum moves whenever one does).
 func (s *Store) Epoch(ctx context.Context) (int64, error) {
-	rows, err := s.Reader().KeyEpoch.Query().All(ctx)
+	reader := s.Reader()
+	if s.Poll != nil {
+		reader = s.Poll
+	}
+	rows, err := reader.KeyEpoch.Query().All(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -211,3 +211,26 @@ func BenchmarkAuthenticateUncached(b *testing.B) {
 		}
 	}
 }
+
+// The cache's poll of the key epoch reads through Poll (the background
+// store on a replica): with every connection of the requests' pool taken,
+// as in a burst of requests, it still reads the epoch within the cache's
+// bound instead of queueing behind the requests, and the cache stays valid.
+func TestCachePollWhileRequestsHoldEveryConnection(t *testing.T) {
+	st := open(t, testdb.PostgresURL(t))
+	replica := &auth.Store{Ent: st.Ent, Read: st.Read, Poll: st.Background.Read}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for range st.Pool.Config().MaxConns {
+		c, err := st.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	pollCtx, cancelPoll := context.WithTimeout(ctx, auth.KeyChangeBound)
+	defer cancelPoll()
+	if err := replica.SyncKeys(pollCtx); err != nil {
+		t.Fatalf("key epoch poll with every request connection taken: %v", err)
+	}
+}

@@ -83,6 +83,11 @@ type Store struct {
 	Ent *ent.Client
 	// Read, when set, serves lookups (see storage.Store.Read).
 	Read *ent.Client
+	// Poll, when set, serves the key cache's poll of the key epoch: the
+	// background store's client, so that a burst of requests queueing for
+	// connections cannot delay the poll past the cache's bound and turn
+	// every authentication into a database read.
+	Poll *ent.Client
 	Now  func() time.Time
 	// Sessions is how long dashboard sessions live (zero: the defaults).
 	Sessions SessionPolicy

@@ -70,6 +70,14 @@ func NewRunner(store *storage.Store, emitter *events.Emitter, queue *river.Clien
 	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone}
 }
 
+// On returns a runner like r that stores jobs through store: the workers'
+// runner uses the background store (storage.Store.Background).
+func (r *Runner) On(store *storage.Store) *Runner {
+	c := *r
+	c.store = store
+	return &c
+}
+
 func (r *Runner) finished(j *ent.Job) {
 	if r.onDone != nil {
 		r.onDone(j.Status, j.Async)

@@ -76,6 +76,9 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 		buildInfo(),
 		&tableCollector{store: store},
 	)
+	if bg := store.Background; bg != nil && bg != store {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(bg.DB, store.Dialect+"_background"))
+	}
 	if f := flusher; f != nil {
 		m.registry.MustRegister(
 			prometheus.NewCounterFunc(prometheus.CounterOpts{

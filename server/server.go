@@ -168,7 +168,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// Analytics first: the metrics read the flusher's counters.
 	if !cfg.DisableAnalytics {
 		s.usage = analytics.NewRecorder()
-		s.flusher = &analytics.Flusher{Recorder: s.usage, Store: store, Interval: cfg.AnalyticsFlushInterval, Log: s.log}
+		s.flusher = &analytics.Flusher{Recorder: s.usage, Store: store.Background, Interval: cfg.AnalyticsFlushInterval, Log: s.log}
 	}
 	s.metrics = newMetrics(store, s.flusher)
 
@@ -182,10 +182,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
 	})
-	river.AddWorker(workers, jobs.NewWorker(runner))
-	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store, Dispatcher: dispatcher})
+	// Jobs run on the background store: requests and jobs never wait for
+	// each other's database connections.
+	river.AddWorker(workers, jobs.NewWorker(runner.On(store.Background)))
+	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store.Background, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
-		Store:      store,
+		Store:      store.Background,
 		Dispatcher: dispatcher,
 		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		Keyring:    keyring,
@@ -197,7 +199,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	// Dashboard sessions may be opened with OAuth client credentials.
-	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Sessions: cfg.Sessions, Clients: s.oauth}
+	s.keys = &auth.Store{Ent: store.Ent, Read: store.Read, Poll: store.Background.Read, Sessions: cfg.Sessions, Clients: s.oauth}
 	stopKeyCache := s.keys.StartCache(auth.DefaultKeyPollInterval, s.log)
 	s.hold("API key cache", func(context.Context) error { stopKeyCache(); return nil })
 	stopOAuth, err := s.oauth.Start(ctx, auth.DefaultKeyPollInterval)
@@ -301,7 +303,7 @@ func newQueue(store *storage.Store, workers *river.Workers, cfg Config, log *slo
 	if err != nil {
 		return nil, nil, err
 	}
-	worker, err := river.NewClient(riverpgxv5.New(store.Pool), work)
+	worker, err := river.NewClient(riverpgxv5.New(store.Background.Pool), work)
 	if err != nil {
 		return nil, nil, err
 	}

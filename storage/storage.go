@@ -35,6 +35,21 @@ import (
 // database/sql keeps idle between statements: half, at least one.
 func IdleConns(maxConns int32) int { return max(1, int(maxConns)/2) }
 
+// BackgroundConns is the size of a replica's second PostgreSQL pool, the
+// one background work uses (Store.Background): River's job workers (their
+// LISTEN connection, fetches, completions, maintenance) and the jobs they
+// run (asynchronous engine runs, webhook fan-outs and deliveries).
+// Requests never wait for these connections, nor background work for the
+// requests' ones. When they shared one pool, a burst of requests queued
+// for connections ahead of the workers, whose jobs need several statements
+// each: asynchronous runs waited seconds to start, and their clients,
+// polling meanwhile, made the burst worse.
+const BackgroundConns = 8
+
+// riverReservedConns of the background pool are left to River itself
+// (its LISTEN connection and a fetch) by the background jobs' database/sql.
+const riverReservedConns = 2
+
 // DefaultMaxConns is the PostgreSQL pool size of one replica unless the
 // database URL's pool_max_conns says otherwise.
 const DefaultMaxConns = 16
@@ -55,10 +70,14 @@ type Store struct {
 	Dialect     string
 	// River is the queue driver over the same pool.
 	River riverdriver.Driver[*sql.Tx]
-	// Pool is the PostgreSQL connection pool behind DB (nil on SQLite). Job
-	// workers use it through River's pgx driver, which can LISTEN for
-	// inserted jobs instead of polling.
+	// Pool is the PostgreSQL connection pool behind DB (nil on SQLite).
 	Pool *pgxpool.Pool
+	// Background is the store background work uses: on PostgreSQL the
+	// same database through a pool of its own, of BackgroundConns
+	// connections, whose Pool River's job workers use through River's pgx
+	// driver (which can LISTEN for inserted jobs instead of polling); on
+	// SQLite the store itself.
+	Background *Store
 	// sqlitePath is the database file (empty on PostgreSQL).
 	sqlitePath string
 }
@@ -120,23 +139,22 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connect to database: %w", err)
 		}
-		// database/sql (ent, and River's inserts inside ent transactions)
-		// and River's workers share the one pool.
-		db := stdlib.OpenDBFromPool(pool)
-		// OpenDBFromPool keeps no idle connection in database/sql, so every
-		// statement outside a transaction acquired a pool connection and
-		// wrapped it anew (an allocation-heavy driver connection and a
-		// release), ~3 % of the server's CPU under the request mix. Half
-		// the pool may wait idle in database/sql instead; the other half
-		// stays free for River's workers, which use the pool directly.
-		db.SetMaxIdleConns(IdleConns(cfg.MaxConns))
-		// Connections idle in database/sql are out of the pool's sight:
-		// they return to it after a minute unused, and at the pool's own
-		// lifetime, when the pool closes the ones that reached it.
-		db.SetConnMaxIdleTime(time.Minute)
-		db.SetConnMaxLifetime(cfg.MaxConnLifetime)
+		bcfg := cfg.Copy()
+		bcfg.MaxConns, bcfg.MinConns = BackgroundConns, 0
+		bgPool, err := pgxpool.NewWithConfig(ctx, bcfg)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("connect to database: %w", err)
+		}
+		// Requests wait for connections in the pool, in turn: database/sql
+		// keeps half of them idle between statements.
+		db := sqlOverPool(pool, 0, IdleConns(cfg.MaxConns))
 		s.DB, s.Dialect, s.Pool = db, dialect.Postgres, pool
 		s.River = riverdatabasesql.New(db)
+		// Background jobs may use all but riverReservedConns, so River's
+		// workers always find a connection.
+		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns)
+		s.Background = &Store{DB: bgDB, Dialect: dialect.Postgres, Pool: bgPool, River: riverdatabasesql.New(bgDB)}
 	default:
 		return nil, fmt.Errorf("database url %q: want sqlite://<path> or postgres://...", databaseURL)
 	}
@@ -148,6 +166,11 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 			s.readDB.Close()
 		}
 		s.DB.Close()
+		if s.Pool != nil {
+			s.Pool.Close()
+			s.Background.DB.Close()
+			s.Background.Pool.Close()
+		}
 		if s.Dialect == dialect.SQLite {
 			return nil, sqliteOpenError(strings.TrimPrefix(databaseURL, "sqlite://"), err)
 		}
@@ -161,7 +184,33 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	if s.Dialect == dialect.SQLite {
 		s.group = newGroupCommitter(s.DB, s.Dialect, startCheckpointer(s.checkpoints))
 	}
+	if s.Background == nil {
+		s.Background = s
+	} else {
+		s.Background.Ent = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.Background.DB)))
+		s.Background.Read = s.Background.Ent
+	}
 	return s, nil
+}
+
+// sqlOverPool is database/sql over a pgx pool: it may open at most maxOpen
+// of the pool's connections (0: no limit but the pool's) and keeps up to
+// maxIdle of them between statements. (OpenDBFromPool keeps none idle, so
+// every statement outside a transaction acquired a pool connection and
+// wrapped it anew, an allocation-heavy driver connection and a release:
+// ~3 % of the server's CPU under the request mix.) Callers beyond what is
+// open wait in the pool, served first come, first served; database/sql's
+// own queue (when maxOpen is set) serves them in random order.
+func sqlOverPool(pool *pgxpool.Pool, maxOpen, maxIdle int) *sql.DB {
+	db := stdlib.OpenDBFromPool(pool)
+	db.SetMaxOpenConns(maxOpen)
+	db.SetMaxIdleConns(maxIdle)
+	// Connections idle in database/sql are out of the pool's sight: they
+	// return to it after a minute unused, and at the pool's own lifetime,
+	// when the pool closes the ones that reached it.
+	db.SetConnMaxIdleTime(time.Minute)
+	db.SetConnMaxLifetime(pool.Config().MaxConnLifetime)
+	return db
 }
 
 // Migrate brings the schema up to date. It only adds: columns and indexes
@@ -325,6 +374,9 @@ func (s *Store) Close() error {
 	err := s.DB.Close()
 	if s.Pool != nil {
 		s.Pool.Close()
+	}
+	if s.Background != nil && s.Background != s {
+		err = errors.Join(err, s.Background.Close())
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/internal/testdb"
 )
@@ -44,8 +45,8 @@ func TestPostgresPoolSize(t *testing.T) {
 
 // On PostgreSQL, database/sql keeps IdleConns of the pool's connections
 // between statements instead of acquiring and wrapping one per statement
-// (OpenDBFromPool keeps none), and never more: the rest of the pool stays
-// free for River's workers.
+// (OpenDBFromPool keeps none), and never more: callers beyond those wait
+// for the pool's connections in turn.
 func TestPostgresIdleConns(t *testing.T) {
 	st, err := Open(context.Background(), testdb.PostgresURL(t))
 	if err != nil {
@@ -72,9 +73,6 @@ func TestPostgresIdleConns(t *testing.T) {
 	if idle := st.DB.Stats().Idle; idle != want {
 		t.Fatalf("%d idle connections in database/sql, want %d", idle, want)
 	}
-	if free := st.Pool.Stat().IdleConns(); free < 2 {
-		t.Fatalf("pgx pool has %d idle connections left for River, want at least 2", free)
-	}
 	// A statement reuses an idle connection rather than opening another.
 	opened := st.DB.Stats().OpenConnections
 	for range 10 {
@@ -84,6 +82,65 @@ func TestPostgresIdleConns(t *testing.T) {
 	}
 	if now := st.DB.Stats().OpenConnections; now != opened {
 		t.Fatalf("open connections went from %d to %d over 10 statements", opened, now)
+	}
+}
+
+// Background work has connections of its own on PostgreSQL: with every
+// connection of the requests' pool taken (a burst of requests), the
+// background store still runs its statements, and while its database/sql
+// holds all it may, River's workers still get a connection from its pool
+// (to LISTEN and to fetch jobs). When both shared one pool, a burst made
+// asynchronous runs wait seconds to start.
+func TestPostgresBackgroundPool(t *testing.T) {
+	st, err := Open(context.Background(), testdb.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closing a pool waits for its connections: held ones are released
+	// first (cleanups run last in, first out).
+	t.Cleanup(func() { st.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bg := st.Background
+	if bg == st || bg.Pool == st.Pool || bg.DB == st.DB {
+		t.Fatal("the background store shares the requests' pool")
+	}
+	if got := bg.Pool.Config().MaxConns; got != BackgroundConns {
+		t.Fatalf("background pool of %d connections, want %d", got, BackgroundConns)
+	}
+	hold := func(db *sql.DB, n int) {
+		t.Helper()
+		for range n {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatalf("take a connection: %v", err)
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}
+	hold(st.DB, int(st.Pool.Config().MaxConns))
+	if _, err := bg.DB.ExecContext(ctx, "SELECT 1"); err != nil {
+		t.Fatalf("background statement with every request connection taken: %v", err)
+	}
+	hold(bg.DB, bg.DB.Stats().MaxOpenConnections)
+	for range riverReservedConns {
+		c, err := bg.Pool.Acquire(ctx)
+		if err != nil {
+			t.Fatalf("River's workers found no connection: %v", err)
+		}
+		t.Cleanup(c.Release)
+	}
+}
+
+// On SQLite, with its single writer, background work uses the store itself.
+func TestSQLiteBackgroundIsTheStore(t *testing.T) {
+	st, err := Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "bg.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Background != st {
+		t.Fatal("SQLite store has a separate background store")
 	}
 }
 
