@@ -154,7 +154,8 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		// Background jobs may use all but riverReservedConns, so River's
 		// workers always find a connection.
 		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns)
-		s.Background = &Store{DB: bgDB, Dialect: dialect.Postgres, Pool: bgPool, River: riverdatabasesql.New(bgDB)}
+		bgEnt := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, bgDB)))
+		s.Background = &Store{DB: bgDB, Ent: bgEnt, Read: bgEnt, Dialect: dialect.Postgres, Pool: bgPool}
 	default:
 		return nil, fmt.Errorf("database url %q: want sqlite://<path> or postgres://...", databaseURL)
 	}
@@ -168,8 +169,7 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		s.DB.Close()
 		if s.Pool != nil {
 			s.Pool.Close()
-			s.Background.DB.Close()
-			s.Background.Pool.Close()
+			s.Background.Close()
 		}
 		if s.Dialect == dialect.SQLite {
 			return nil, sqliteOpenError(strings.TrimPrefix(databaseURL, "sqlite://"), err)
@@ -186,9 +186,6 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 	}
 	if s.Background == nil {
 		s.Background = s
-	} else {
-		s.Background.Ent = ent.NewClient(ent.Driver(entsql.OpenDB(s.Dialect, s.Background.DB)))
-		s.Background.Read = s.Background.Ent
 	}
 	return s, nil
 }
