@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	// Storage.
-	store, err := storage.Open(ctx, cfg.DatabaseURL)
+	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm())
 	if err != nil {
 		return nil, err
 	}

@@ -82,9 +82,30 @@ type Store struct {
 	sqlitePath string
 }
 
+// Option changes how Open connects.
+type Option func(*openOptions)
+
+type openOptions struct{ warm bool }
+
+// Warm is Open's option for a server: on PostgreSQL, both pools open all
+// their connections at once and keep them open (pgxpool's MinConns), so a
+// burst after a quiet spell finds them ready. Opened on demand instead,
+// each new connection costs a backend's start and its first statements'
+// preparation on both sides, in the middle of the burst: at the start of
+// bench/isolation's attack the pools grew by some twenty connections at
+// once and every request of both organizations stalled for up to a
+// second. The URL's pool_min_conns, when given, still applies (to the
+// background pool too, at most its size). Commands that run for a moment
+// open without it, connecting as they go.
+func Warm() Option { return func(o *openOptions) { o.warm = true } }
+
 // Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
 // sqlite:///var/lib/x.db) or postgres://...
-func Open(ctx context.Context, databaseURL string) (*Store, error) {
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	s := &Store{}
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite://"):
@@ -134,13 +155,17 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		if !strings.Contains(cfg.ConnString(), "pool_max_conns=") {
 			cfg.MaxConns = DefaultMaxConns
 		}
+		bgMin := cfg.MinConns
+		if !strings.Contains(cfg.ConnString(), "pool_min_conns=") && o.warm {
+			cfg.MinConns, bgMin = cfg.MaxConns, BackgroundConns
+		}
 		cfg.MaxConnLifetime = 30 * time.Minute
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect to database: %w", err)
 		}
 		bcfg := cfg.Copy()
-		bcfg.MaxConns, bcfg.MinConns = BackgroundConns, 0
+		bcfg.MaxConns, bcfg.MinConns = BackgroundConns, min(bgMin, BackgroundConns)
 		bgPool, err := pgxpool.NewWithConfig(ctx, bcfg)
 		if err != nil {
 			pool.Close()

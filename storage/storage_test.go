@@ -132,6 +132,53 @@ func TestPostgresBackgroundPool(t *testing.T) {
 	}
 }
 
+// A server's store opens both PostgreSQL pools whole and keeps them so
+// (Warm); other stores connect on demand; the URL's pool_min_conns wins.
+func TestPostgresWarmPools(t *testing.T) {
+	u, err := url.Parse(testdb.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Del("pool_min_conns") // testdb's own, for tests running side by side
+	u.RawQuery = q.Encode()
+	open := func(dsn string, opts ...Option) *Store {
+		t.Helper()
+		st, err := Open(context.Background(), dsn, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	mins := func(st *Store) [2]int32 {
+		return [2]int32{st.Pool.Config().MinConns, st.Background.Pool.Config().MinConns}
+	}
+
+	warm := open(u.String(), Warm())
+	if got, want := mins(warm), [2]int32{DefaultMaxConns, BackgroundConns}; got != want {
+		t.Fatalf("warm pools keep %v connections open, want %v", got, want)
+	}
+	// The connections open in the background, without a request.
+	deadline := time.Now().Add(30 * time.Second)
+	for warm.Pool.Stat().TotalConns() < DefaultMaxConns || warm.Background.Pool.Stat().TotalConns() < BackgroundConns {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the pools hold %d and %d connections, want %d and %d",
+				warm.Pool.Stat().TotalConns(), warm.Background.Pool.Stat().TotalConns(), DefaultMaxConns, BackgroundConns)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	if got := mins(open(u.String())); got != [2]int32{0, 0} {
+		t.Fatalf("a store opened without Warm keeps %v connections open, want none", got)
+	}
+	q.Set("pool_min_conns", "3")
+	u.RawQuery = q.Encode()
+	if got := mins(open(u.String(), Warm())); got != [2]int32{3, 3} {
+		t.Fatalf("with pool_min_conns=3, warm pools keep %v connections open, want [3 3]", got)
+	}
+}
+
 // On SQLite, with its single writer, background work uses the store itself.
 func TestSQLiteBackgroundIsTheStore(t *testing.T) {
 	st, err := Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "bg.db"))

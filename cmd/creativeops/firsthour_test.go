@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,7 +124,17 @@ func TestFirstHourDoc(t *testing.T) {
 	ports := map[string]string{"8080": portOf(t, freeAddr(t)), "8081": portOf(t, freeAddr(t))}
 	pgURL := ""
 	if os.Getenv(testdb.PostgresEnv) != "" {
-		pgURL = testdb.PostgresURL(t)
+		// The doc's URL as an operator has it: without testdb's
+		// pool_min_conns, which pg_dump refuses (libpq knows no pool_
+		// parameters), so its replicas open their pools whole.
+		u, err := url.Parse(testdb.PostgresURL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Del("pool_min_conns")
+		u.RawQuery = q.Encode()
+		pgURL = u.String()
 	}
 	var env []string
 	for _, kv := range os.Environ() {

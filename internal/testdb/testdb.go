@@ -68,5 +68,12 @@ func PostgresURL(t testing.TB) string {
 		admin.Close()
 	})
 	u.Path = "/" + name
+	// Servers open their pools whole (storage.Warm): 24 connections each,
+	// which tests running side by side would soon take from the server's
+	// 100. Tests connect on demand unless the base URL says otherwise.
+	if q := u.Query(); !q.Has("pool_min_conns") {
+		q.Set("pool_min_conns", "0")
+		u.RawQuery = q.Encode()
+	}
 	return u.String()
 }
