@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testdb"
 )
 
 // An interrupted run leaves nothing behind: once its context ends (as on
@@ -25,6 +26,7 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 	ms := []mode{{"sqlite", 1}}
 	o := options{duration: 1, maxDuration: 1, rates: []int{1}, rounds: 1, concurrency: 1, postgres: os.Getenv(clustertest.PostgresEnv)}
 	if o.postgres != "" {
+		o.postgres = testdb.OnDemand(o.postgres)
 		ms = append(ms, mode{"postgres", 2})
 	} else {
 		t.Logf("PostgreSQL part skipped: %s is not set", clustertest.PostgresEnv)
@@ -81,7 +83,7 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 		}
 	}
 	if len(dbs) > 0 {
-		admin, err := sql.Open("pgx", o.postgres)
+		admin, err := sql.Open("pgx", clustertest.ConnURL(o.postgres))
 		if err != nil {
 			t.Fatal(err)
 		}

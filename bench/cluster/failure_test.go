@@ -13,6 +13,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
@@ -43,7 +44,7 @@ func TestClusterSurvivesReplicaFailure(t *testing.T) {
 	rc := newReceiver(t)
 	c, client := startCluster(ctx, t, clustertest.Config{
 		DB:          "postgres",
-		PostgresURL: pgURL,
+		PostgresURL: testdb.OnDemand(pgURL),
 		Replicas:    3,
 		Dir:         t.TempDir(),
 		Launcher:    launcher(),

@@ -569,7 +569,7 @@ func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) erro
 }
 
 func pingPostgres(ctx context.Context, url string) error {
-	db, err := sql.Open("pgx", url)
+	db, err := sql.Open("pgx", clustertest.ConnURL(url))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testlock"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -21,7 +22,8 @@ const binEnv = "CREATIVEOPS_CLUSTER_BIN"
 
 func TestMain(m *testing.M) {
 	clustertest.RunChildIfRequested()
-	os.Exit(m.Run())
+	// Packages that start server processes under load take turns.
+	os.Exit(testlock.Run(m.Run))
 }
 
 func launcher() *clustertest.Launcher {

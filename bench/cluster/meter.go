@@ -30,7 +30,7 @@ type meter struct {
 func newMeter(c *clustertest.Cluster, dbName string) *meter {
 	m := &meter{c: c, dbName: dbName, pg: map[int]float64{}, done: make(chan struct{})}
 	if dbName != "" {
-		if db, err := sql.Open("pgx", c.DatabaseURL); err == nil {
+		if db, err := sql.Open("pgx", clustertest.ConnURL(c.DatabaseURL)); err == nil {
 			db.SetMaxOpenConns(1)
 			m.stats = db
 		}

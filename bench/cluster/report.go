@@ -53,7 +53,7 @@ func describeMachine(ctx context.Context, o options, ms []mode) machine {
 		if md.db != "postgres" {
 			continue
 		}
-		if db, err := sql.Open("pgx", o.postgres); err == nil {
+		if db, err := sql.Open("pgx", clustertest.ConnURL(o.postgres)); err == nil {
 			var v string
 			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			if db.QueryRowContext(qctx, "SHOW server_version").Scan(&v) == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testdb"
 )
 
 var (
@@ -29,8 +30,8 @@ func TestSoakResourcesStayFlat(t *testing.T) {
 	cfg := clustertest.Config{DB: "sqlite", Replicas: 1, Dir: t.TempDir(), Launcher: launcher(),
 		Serve: clustertest.ServeArgs{JobTimeout: 10 * time.Second}}
 	if *soakDB == "postgres" {
-		cfg.DB, cfg.Replicas, cfg.PostgresURL = "postgres", 3, os.Getenv(clustertest.PostgresEnv)
-		if cfg.PostgresURL == "" {
+		cfg.DB, cfg.Replicas, cfg.PostgresURL = "postgres", 3, testdb.OnDemand(os.Getenv(clustertest.PostgresEnv))
+		if os.Getenv(clustertest.PostgresEnv) == "" {
 			t.Skipf("soak on PostgreSQL skipped: %s is not set", clustertest.PostgresEnv)
 		}
 	}

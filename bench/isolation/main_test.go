@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/testlock"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
 func TestMain(m *testing.M) {
 	clustertest.RunChildIfRequested()
-	os.Exit(m.Run())
+	// Packages that start server processes under load take turns.
+	os.Exit(testlock.Run(m.Run))
 }
 
 // The program still runs end to end, on tiny counts: both phases, A's
@@ -30,7 +33,7 @@ func TestSmoke(t *testing.T) {
 	for _, db := range dbs {
 		t.Run(db, func(t *testing.T) {
 			o := defaultOptions()
-			o.db, o.postgres, o.quiet = db, os.Getenv(clustertest.PostgresEnv), true
+			o.db, o.postgres, o.quiet = db, testdb.OnDemand(os.Getenv(clustertest.PostgresEnv)), true
 			o.duration, o.settle, o.rps, o.seed = 2*time.Second, 20*time.Second, 5, 3
 			o.floodRPS, o.eventRPS, o.floodClients, o.eventClients, o.maxAttack = 30, 5, 2, 1, 200
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/testlock"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -36,7 +37,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Packages that start server processes under load take turns.
+	os.Exit(testlock.Run(m.Run))
 }
 
 func freeAddr(t *testing.T) string {

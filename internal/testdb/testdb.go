@@ -68,9 +68,19 @@ func PostgresURL(t testing.TB) string {
 		admin.Close()
 	})
 	u.Path = "/" + name
-	// Servers open their pools whole (storage.Warm): 24 connections each,
-	// which tests running side by side would soon take from the server's
-	// 100. Tests connect on demand unless the base URL says otherwise.
+	return OnDemand(u.String())
+}
+
+// OnDemand returns a PostgreSQL URL with pool_min_conns=0 unless it sets
+// pool_min_conns itself. Servers open their pools whole (storage.Warm):
+// 24 connections each, which tests running side by side (several servers
+// each, two packages at a time) would soon take from the server's 100.
+// Tests' servers connect on demand instead.
+func OnDemand(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if rawURL == "" || err != nil {
+		return rawURL // the caller's own parse reports it
+	}
 	if q := u.Query(); !q.Has("pool_min_conns") {
 		q.Set("pool_min_conns", "0")
 		u.RawQuery = q.Encode()
