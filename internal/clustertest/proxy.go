@@ -108,6 +108,9 @@ func StartProxy(replicas []*Replica) (*Proxy, error) {
 		ModifyResponse: func(resp *http.Response) error {
 			if rt, ok := resp.Request.Context().Value(routeKey{}).(*route); ok {
 				resp.Header.Set(HeaderBackend, rt.backend)
+				if isGRPC(resp.Request) {
+					resp.Body = &grpcBody{ReadCloser: resp.Body, p: p, resp: resp, backend: rt.backend}
+				}
 			}
 			return nil
 		},
@@ -239,6 +242,36 @@ func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadGateway)
 	fmt.Fprintf(w, `{"error":{"code":502,"status":"UNAVAILABLE","message":%q}}`, msg)
+}
+
+// grpcBody is a gRPC response body from a replica. When the replica dies
+// after its response headers, the read fails; ReverseProxy would then
+// reset the stream, and the client would see INTERNAL with nothing naming
+// the replica. grpcBody ends the stream instead with the proxy's own
+// UNAVAILABLE trailers naming the replica, and records the error, as the
+// proxy does for a replica that fails before answering (fail).
+type grpcBody struct {
+	io.ReadCloser
+	p       *Proxy
+	resp    *http.Response
+	backend string
+}
+
+func (b *grpcBody) Read(buf []byte) (int, error) {
+	n, err := b.ReadCloser.Read(buf)
+	if err == nil || errors.Is(err, io.EOF) {
+		return n, err
+	}
+	r := b.resp.Request
+	b.p.mu.Lock()
+	b.p.errors = append(b.p.errors, ProxyError{At: time.Now(), Backend: b.backend, Method: r.Method, Path: r.URL.Path, GRPC: true, Err: err.Error()})
+	b.p.mu.Unlock()
+	if b.resp.Trailer == nil {
+		b.resp.Trailer = http.Header{}
+	}
+	b.resp.Trailer.Set("Grpc-Status", "14") // UNAVAILABLE
+	b.resp.Trailer.Set("Grpc-Message", grpcEncodeMessage(fmt.Sprintf("%s replica %q: %v", ProxyErrorPrefix, b.backend, err)))
+	return n, io.EOF
 }
 
 // grpcEncodeMessage percent-encodes a grpc-message header value.
