@@ -82,6 +82,26 @@ type Store struct {
 	sqlitePath string
 }
 
+// WithoutPoolParams returns a PostgreSQL URL without its pool_ parameters
+// (pool_max_conns, pool_min_conns, ...), which are Open's pool's (pgxpool's):
+// the URL for a single connection or for libpq's tools (psql, pg_dump),
+// which refuse them. PostgreSQL, sent them by a plain connection, refuses
+// them as unknown settings.
+func WithoutPoolParams(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL // the connection reports it
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // Option changes how Open connects.
 type Option func(*openOptions)
 

@@ -135,13 +135,12 @@ func TestPostgresBackgroundPool(t *testing.T) {
 // A server's store opens both PostgreSQL pools whole and keeps them so
 // (Warm); other stores connect on demand; the URL's pool_min_conns wins.
 func TestPostgresWarmPools(t *testing.T) {
-	u, err := url.Parse(testdb.PostgresURL(t))
+	// Without testdb's pool_min_conns, for tests running side by side.
+	u, err := url.Parse(WithoutPoolParams(testdb.PostgresURL(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	q.Del("pool_min_conns") // testdb's own, for tests running side by side
-	u.RawQuery = q.Encode()
 	open := func(dsn string, opts ...Option) *Store {
 		t.Helper()
 		st, err := Open(context.Background(), dsn, opts...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/creativeops/creativeops/internal/clustertest"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // An interrupted run leaves nothing behind: once its context ends (as on
@@ -83,7 +84,7 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 		}
 	}
 	if len(dbs) > 0 {
-		admin, err := sql.Open("pgx", clustertest.ConnURL(o.postgres))
+		admin, err := sql.Open("pgx", storage.WithoutPoolParams(o.postgres))
 		if err != nil {
 			t.Fatal(err)
 		}

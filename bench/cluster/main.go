@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/storage"
 )
 
 type options struct {
@@ -569,7 +570,7 @@ func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) erro
 }
 
 func pingPostgres(ctx context.Context, url string) error {
-	db, err := sql.Open("pgx", clustertest.ConnURL(url))
+	db, err := sql.Open("pgx", storage.WithoutPoolParams(url))
 	if err != nil {
 		return err
 	}

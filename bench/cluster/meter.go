@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // meter follows the CPU and memory of every process taking part: the
@@ -30,7 +31,7 @@ type meter struct {
 func newMeter(c *clustertest.Cluster, dbName string) *meter {
 	m := &meter{c: c, dbName: dbName, pg: map[int]float64{}, done: make(chan struct{})}
 	if dbName != "" {
-		if db, err := sql.Open("pgx", clustertest.ConnURL(c.DatabaseURL)); err == nil {
+		if db, err := sql.Open("pgx", storage.WithoutPoolParams(c.DatabaseURL)); err == nil {
 			db.SetMaxOpenConns(1)
 			m.stats = db
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/storage"
 )
 
 type machine struct {
@@ -53,7 +54,7 @@ func describeMachine(ctx context.Context, o options, ms []mode) machine {
 		if md.db != "postgres" {
 			continue
 		}
-		if db, err := sql.Open("pgx", clustertest.ConnURL(o.postgres)); err == nil {
+		if db, err := sql.Open("pgx", storage.WithoutPoolParams(o.postgres)); err == nil {
 			var v string
 			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			if db.QueryRowContext(qctx, "SHOW server_version").Scan(&v) == nil {

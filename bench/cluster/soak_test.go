@@ -30,8 +30,9 @@ func TestSoakResourcesStayFlat(t *testing.T) {
 	cfg := clustertest.Config{DB: "sqlite", Replicas: 1, Dir: t.TempDir(), Launcher: launcher(),
 		Serve: clustertest.ServeArgs{JobTimeout: 10 * time.Second}}
 	if *soakDB == "postgres" {
-		cfg.DB, cfg.Replicas, cfg.PostgresURL = "postgres", 3, testdb.OnDemand(os.Getenv(clustertest.PostgresEnv))
-		if os.Getenv(clustertest.PostgresEnv) == "" {
+		pg := os.Getenv(clustertest.PostgresEnv)
+		cfg.DB, cfg.Replicas, cfg.PostgresURL = "postgres", 3, testdb.OnDemand(pg)
+		if pg == "" {
 			t.Skipf("soak on PostgreSQL skipped: %s is not set", clustertest.PostgresEnv)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // docStep is one marked step of the "Your first hour" section of
@@ -125,16 +125,9 @@ func TestFirstHourDoc(t *testing.T) {
 	pgURL := ""
 	if os.Getenv(testdb.PostgresEnv) != "" {
 		// The doc's URL as an operator has it: without testdb's
-		// pool_min_conns, which pg_dump refuses (libpq knows no pool_
-		// parameters), so its replicas open their pools whole.
-		u, err := url.Parse(testdb.PostgresURL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Del("pool_min_conns")
-		u.RawQuery = q.Encode()
-		pgURL = u.String()
+		// pool_min_conns, which pg_dump refuses, so its replicas open
+		// their pools whole.
+		pgURL = storage.WithoutPoolParams(testdb.PostgresURL(t))
 	}
 	var env []string
 	for _, kv := range os.Environ() {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -21,24 +20,6 @@ const PostgresEnv = "CREATIVEOPS_TEST_POSTGRES_URL"
 // DefaultPostgresURL is the machine's local server.
 const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
-// ConnURL is a PostgreSQL URL for a single connection: without its pool_
-// parameters, which are the servers' pool's (pgxpool's) and which
-// PostgreSQL, sent them by a plain connection, refuses as unknown settings.
-func ConnURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return rawURL // the connection reports it
-	}
-	q := u.Query()
-	for k := range q {
-		if strings.HasPrefix(k, "pool_") {
-			q.Del(k)
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // CreatePostgresDatabase creates an empty database named prefix_<unix nanos>
 // on the server of base and returns its URL and a function dropping it.
 func CreatePostgresDatabase(ctx context.Context, base, prefix string) (string, func() error, error) {
@@ -46,7 +27,7 @@ func CreatePostgresDatabase(ctx context.Context, base, prefix string) (string, f
 	if err != nil {
 		return "", nil, fmt.Errorf("postgres url: %w", err)
 	}
-	admin, err := sql.Open("pgx", ConnURL(base))
+	admin, err := sql.Open("pgx", storage.WithoutPoolParams(base))
 	if err != nil {
 		return "", nil, err
 	}

@@ -226,10 +226,7 @@ func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 		name = rt.backend
 	}
 	grpc := isGRPC(r)
-	p.mu.Lock()
-	p.errors = append(p.errors, ProxyError{At: time.Now(), Backend: name, Method: r.Method, Path: r.URL.Path, GRPC: grpc, Err: err.Error()})
-	p.mu.Unlock()
-	msg := fmt.Sprintf("%s replica %q: %v", ProxyErrorPrefix, name, err)
+	msg := p.record(r, name, grpc, err)
 	w.Header().Set(HeaderBackend, name)
 	w.Header().Set(HeaderProxyError, "1")
 	if grpc {
@@ -262,16 +259,22 @@ func (b *grpcBody) Read(buf []byte) (int, error) {
 	if err == nil || errors.Is(err, io.EOF) {
 		return n, err
 	}
-	r := b.resp.Request
-	b.p.mu.Lock()
-	b.p.errors = append(b.p.errors, ProxyError{At: time.Now(), Backend: b.backend, Method: r.Method, Path: r.URL.Path, GRPC: true, Err: err.Error()})
-	b.p.mu.Unlock()
+	msg := b.p.record(b.resp.Request, b.backend, true, err)
 	if b.resp.Trailer == nil {
 		b.resp.Trailer = http.Header{}
 	}
 	b.resp.Trailer.Set("Grpc-Status", "14") // UNAVAILABLE
-	b.resp.Trailer.Set("Grpc-Message", grpcEncodeMessage(fmt.Sprintf("%s replica %q: %v", ProxyErrorPrefix, b.backend, err)))
+	b.resp.Trailer.Set("Grpc-Message", grpcEncodeMessage(msg))
 	return n, io.EOF
+}
+
+// record keeps a request the proxy could not complete and returns the
+// message that tells its client so, naming the replica.
+func (p *Proxy) record(r *http.Request, backend string, grpc bool, err error) string {
+	p.mu.Lock()
+	p.errors = append(p.errors, ProxyError{At: time.Now(), Backend: backend, Method: r.Method, Path: r.URL.Path, GRPC: grpc, Err: err.Error()})
+	p.mu.Unlock()
+	return fmt.Sprintf("%s replica %q: %v", ProxyErrorPrefix, backend, err)
 }
 
 // grpcEncodeMessage percent-encodes a grpc-message header value.
