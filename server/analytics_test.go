@@ -40,17 +40,18 @@ func testUsageAnalytics(t *testing.T, b testdb.Backend) {
 	readerKey := s.NewKey(t, "acme", auth.ScopeCreatorsRead)
 	otherOrgKey := s.NewKey(t, "globex", auth.ScopeAll)
 
-	var slowest time.Duration
 	do := func(method, path, key string, body any, want int) testserver.Response {
 		t.Helper()
-		start := time.Now()
 		r := s.Do(t, method, path, key, body)
-		slowest = max(slowest, time.Since(start))
 		if r.Status != want {
 			t.Fatalf("%s %s: %d, want %d: %s", method, path, r.Status, want, r.Body)
 		}
 		return r
 	}
+	// Every recorded request starts and ends inside this window; the server's
+	// clock for a request can stop after the client has its response, so no
+	// single client-side timing bounds it.
+	began := time.Now()
 	// A known mix, errors included, over REST...
 	want := map[routeStatus]int64{}
 	id := do("POST", "/v1/creators", s.AdminKey, map[string]any{"name": "Nova", "email": "nova@example.com", "vertical": "music"}, 201).JSON["id"].(string)
@@ -96,6 +97,7 @@ func testUsageAnalytics(t *testing.T, b testdb.Backend) {
 	if err := s.FlushAnalytics(ctx); err != nil {
 		t.Fatal(err)
 	}
+	window := time.Since(began)
 
 	// What is stored: exact counts per route and status, templates only.
 	got := map[routeStatus]int64{}
@@ -133,8 +135,8 @@ func testUsageAnalytics(t *testing.T, b testdb.Backend) {
 		t.Fatalf("totals errors %v rate %v, want %d of %d", totals["errors"], totals["error_rate"], errs, total)
 	}
 	p50, p95, p99 := totals["p50_ms"].(float64), totals["p95_ms"].(float64), totals["p99_ms"].(float64)
-	if !(0 < p50 && p50 <= p95 && p95 <= p99) || p99 > float64(slowest.Microseconds())/1000*(1+analytics.Resolution) {
-		t.Fatalf("percentiles p50 %v p95 %v p99 %v (slowest request seen by the client %v)", p50, p95, p99, slowest)
+	if !(0 < p50 && p50 <= p95 && p95 <= p99) || p99 > float64(window.Microseconds())/1000*(1+analytics.Resolution) {
+		t.Fatalf("percentiles p50 %v p95 %v p99 %v (all requests took %v)", p50, p95, p99, window)
 	}
 	if r.JSON["granularity"] != "hour" || r.JSON["from"] == nil || r.JSON["to"] == nil {
 		t.Fatalf("defaults: %s", r.Body)
