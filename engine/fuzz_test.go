@@ -67,5 +67,9 @@ func FuzzWorkflowContext(f *testing.F) {
 		if errors.As(err, &se) && se.Code == "STEP_PANIC" {
 			t.Fatalf("%s on %s: %v", w.ID, stored, err)
 		}
+		if err == nil {
+			in, _ := w.Prepare(reloaded)
+			checkResultIsRoundTrip(t, w, in, asOf)
+		}
 	})
 }

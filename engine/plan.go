@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Priority ranks a recommendation.
@@ -247,6 +249,22 @@ type milestoneJSON struct {
 
 // Result renders the plan as the job's result object.
 func (p *Plan) Result() (map[string]any, error) {
+	out := p.value()
+	// The plain values a protobuf Struct can hold, as a JSON round trip
+	// would give them.
+	result, err := plain(out)
+	if errors.Is(err, errNonFinite) {
+		return nil, fmt.Errorf("%s is not a finite number", nonFinite(reflect.ValueOf(out), "result"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return result.(map[string]any), nil
+}
+
+// value is the plan's result as the workflow built it, typed values and
+// all.
+func (p *Plan) value() map[string]any {
 	ms := p.Milestones()
 	timeline := map[string]any{}
 	list := make([]milestoneJSON, len(ms))
@@ -292,53 +310,157 @@ func (p *Plan) Result() (map[string]any, error) {
 	out["timeline"] = timeline
 	out["warnings"] = warnings
 	out["as_of"] = FormatDate(p.asOf)
-	// A JSON round trip turns structs and typed slices into the plain values
-	// a protobuf Struct can hold.
-	if v := reflect.ValueOf(out); hasNonFinite(v) {
-		return nil, fmt.Errorf("%s is not a finite number", nonFinite(v, "result"))
+	return out
+}
+
+// errNonFinite reports a NaN or infinite number, which JSON cannot carry.
+var errNonFinite = errors.New("not a finite number")
+
+// plain returns v as encoding/json would decode v's JSON into an any:
+// nil, bool, float64, string, []any or map[string]any. The types plans are
+// built of are converted directly; any other value goes through JSON, so
+// the result is always exactly the round trip's (a run's result is made on
+// every run: the round trip was most of its cost).
+func plain(v any) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		return x, nil
+	case string:
+		if utf8.ValidString(x) {
+			return x, nil
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, errNonFinite
+		}
+		return x, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case Priority:
+		return plain(string(x))
+	case map[string]any:
+		return plainMap(x)
+	case map[string]string:
+		return plainMap(x)
+	case map[string]float64:
+		return plainMap(x)
+	case map[string]int:
+		return plainMap(x)
+	case []any:
+		return plainSlice(x)
+	case []string:
+		return plainSlice(x)
+	case []float64:
+		return plainSlice(x)
+	case []int:
+		return plainSlice(x)
+	case []map[string]any:
+		return plainSlice(x)
+	case []Recommendation:
+		return plainSlice(x)
+	case []Warning:
+		return plainSlice(x)
+	case []milestoneJSON:
+		return plainSlice(x)
+	case Recommendation:
+		if validStrings(x.Title, x.Detail, string(x.Priority), x.DueDate) {
+			m := map[string]any{"title": x.Title, "detail": x.Detail, "priority": string(x.Priority)}
+			if x.DueDate != "" {
+				m["due_date"] = x.DueDate
+			}
+			return m, nil
+		}
+	case Warning:
+		if validStrings(x.Code, x.Message) {
+			return map[string]any{"code": x.Code, "message": x.Message}, nil
+		}
+	case milestoneJSON:
+		if validStrings(x.Key, x.Title, x.Date, x.MovedFrom, x.Note) && validStrings(x.After...) {
+			m := map[string]any{"key": x.Key, "title": x.Title, "date": x.Date, "days_from_as_of": float64(x.DaysFromNow), "passed": x.Passed}
+			if x.Deliverable {
+				m["deliverable"] = true
+			}
+			if x.MovedFrom != "" {
+				m["moved_from"] = x.MovedFrom
+			}
+			if x.Note != "" {
+				m["note"] = x.Note
+			}
+			if len(x.After) > 0 {
+				after := make([]any, len(x.After))
+				for i, k := range x.After {
+					after[i] = k
+				}
+				m["after"] = after
+			}
+			return m, nil
+		}
 	}
-	b, err := json.Marshal(out)
+	return viaJSON(v)
+}
+
+// validStrings reports whether JSON would carry each of ss unchanged.
+func validStrings(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainMap[V any](m map[string]V) (any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		if !utf8.ValidString(k) {
+			return viaJSON(m)
+		}
+		pe, err := plain(e)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = pe
+	}
+	return out, nil
+}
+
+func plainSlice[E any](s []E) (any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	out := make([]any, len(s))
+	for i, e := range s {
+		pe, err := plain(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = pe
+	}
+	return out, nil
+}
+
+// viaJSON makes v plain by a JSON round trip.
+func viaJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		return nil, errNonFinite
+	}
 	if err != nil {
 		return nil, err
 	}
-	var result map[string]any
-	if err := json.Unmarshal(b, &result); err != nil {
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, err
 	}
-	return result, nil
-}
-
-// hasNonFinite reports whether v holds a NaN or infinite number. It
-// allocates nothing, so every plan's result is checked cheaply; nonFinite,
-// which names the first such number, runs only when there is one.
-func hasNonFinite(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Interface, reflect.Pointer:
-		return !v.IsNil() && hasNonFinite(v.Elem())
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		return math.IsNaN(f) || math.IsInf(f, 0)
-	case reflect.Map:
-		for it := v.MapRange(); it.Next(); {
-			if hasNonFinite(it.Value()) {
-				return true
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			if hasNonFinite(v.Index(i)) {
-				return true
-			}
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() && hasNonFinite(v.Field(i)) {
-				return true
-			}
-		}
-	}
-	return false
+	return out, nil
 }
 
 // nonFinite returns the path of the first NaN or infinite number in v, or

@@ -226,3 +226,42 @@ func BenchmarkPlanResult(b *testing.B) {
 		}
 	}
 }
+
+// plain converts what plans are built of directly and everything else
+// through JSON; either way the value is the JSON round trip's.
+func TestPlainIsTheJSONRoundTrip(t *testing.T) {
+	type custom struct {
+		A float32 `json:"a"`
+		B []byte  `json:"b,omitempty"`
+	}
+	for _, v := range []any{
+		map[string]any{
+			"s": "text <&>", "bad": "\xff\xfeoops", "n": 3, "big": int64(1<<62 + 1), "f": 0.1, "neg0": math.Copysign(0, -1),
+			"t": true, "nil": nil, "nilmap": map[string]any(nil), "nilslice": []string(nil), "empty": []any{},
+			"ints": []int{1, -2}, "floats": []float64{1.5}, "rows": []map[string]any{{"x": uint8(7)}},
+			"f32": float32(0.1), "custom": custom{A: 1.25}, "strs": map[string]string{"k": "v"},
+			"recs":       []Recommendation{{Title: "t", Detail: "d", Priority: High}, {Title: "u", Priority: Low, DueDate: "2027-01-01"}},
+			"warnings":   []Warning{{Code: "C", Message: "m"}},
+			"milestones": []milestoneJSON{{Key: "k", Date: "2027-01-01", DaysFromNow: -3, After: []string{}}, {Key: "j", Deliverable: true, MovedFrom: "x", Note: "n", After: []string{"k"}}},
+		},
+		map[string]any{"\xffkey": 1, "ok": []int{2}},
+		[]any{map[string]any{"deep": []any{[]string{"a"}, map[string]any{"z": Priority("high")}}}},
+	} {
+		got, err := plain(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := viaJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("plain:\n%#v\nJSON round trip:\n%#v", got, want)
+		}
+	}
+	for _, v := range []any{math.NaN(), []float64{math.Inf(-1)}, map[string]any{"x": custom{A: float32(math.Inf(1))}}} {
+		if _, err := plain(v); err != errNonFinite {
+			t.Errorf("plain(%v) error = %v, want errNonFinite", v, err)
+		}
+	}
+}

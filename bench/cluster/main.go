@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -522,7 +523,8 @@ func describeUsage(pu phaseUsage) string {
 
 // profile saves r1's CPU profile over the next d (less a second, so that
 // it ends within the phase) and its heap and allocation profiles after it,
-// in o.profile.
+// in o.profile, with the harness's own CPU profile over the same window:
+// the load generator shares the cores, so its cost is part of the picture.
 func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) error {
 	r := mr.c.Replicas[0]
 	if r.DebugAddr == "" {
@@ -556,7 +558,17 @@ func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) erro
 		}
 		return f.Close()
 	}
-	if err := fetch(fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs), "cpu.pprof"); err != nil {
+	self, err := os.Create(filepath.Join(o.profile, name+"-harness-cpu.pprof"))
+	if err != nil {
+		return err
+	}
+	defer self.Close()
+	if err := pprof.StartCPUProfile(self); err != nil {
+		return err
+	}
+	err = fetch(fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs), "cpu.pprof")
+	pprof.StopCPUProfile()
+	if err != nil {
 		return err
 	}
 	if err := fetch("/debug/pprof/heap", "heap.pprof"); err != nil {
@@ -565,8 +577,8 @@ func (mr *modeRun) profile(ctx context.Context, o options, d time.Duration) erro
 	if err := fetch("/debug/pprof/allocs", "allocs.pprof"); err != nil {
 		return err
 	}
-	log.Printf("%s: profiles in %s/%s-{cpu,heap,allocs}.pprof", mr.res.Mode, o.profile, name)
-	return nil
+	log.Printf("%s: profiles in %s/%s-{cpu,heap,allocs,harness-cpu}.pprof", mr.res.Mode, o.profile, name)
+	return self.Close()
 }
 
 func pingPostgres(ctx context.Context, url string) error {
