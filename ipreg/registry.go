@@ -54,6 +54,9 @@ type Registry struct {
 	// staleAt is when (Unix nanoseconds) a plan made ahead last found the
 	// log moved on under it: on PostgreSQL, another replica appending.
 	staleAt atomic.Int64
+	// advanced counts batches whose plan made ahead moved the head
+	// without taking the lock first (see advance).
+	advanced atomic.Int64
 	// tail is the current log's head and right edge as last committed.
 	tail logTail
 }
@@ -428,26 +431,40 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 	// committed.
 	var written *sealPlan
 	wait := r.store.TxAsync(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
-		q := tx.LogState.Query().Where(logstate.Origin(r.keys.Origin()))
-		if r.store.Dialect == dialect.Postgres {
-			// Serialises sequencers of all replicas; SQLite transactions
-			// are already serialised by its single writer.
-			q = q.ForUpdate()
-		}
-		locked, err := q.Only(ctx)
-		if err != nil {
-			return fmt.Errorf("lock log head: %w", err)
-		}
 		p := f.plan
-		if p == nil || !p.buildsOn(locked) {
-			if p != nil {
-				r.staleAt.Store(time.Now().UnixNano())
+		// A plan made ahead moves the head from the one it was made on,
+		// if that is still the head: locking the head, checking it and
+		// moving it in one statement (on PostgreSQL the update takes the
+		// row lock that serialises sequencers of all replicas, and
+		// re-reads the row once another's commit releases it).
+		moved, err := r.advance(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		if !moved {
+			q := tx.LogState.Query().Where(logstate.Origin(r.keys.Origin()))
+			if r.store.Dialect == dialect.Postgres {
+				// Serialises sequencers of all replicas; SQLite
+				// transactions are already serialised by its single writer.
+				q = q.ForUpdate()
 			}
-			if p, err = r.place(ctx, tx, locked, drafts); err != nil {
+			locked, err := q.Only(ctx)
+			if err != nil {
+				return fmt.Errorf("lock log head: %w", err)
+			}
+			if p == nil || !p.buildsOn(locked) {
+				if p != nil {
+					r.staleAt.Store(time.Now().UnixNano())
+				}
+				if p, err = r.place(ctx, tx, locked, drafts); err != nil {
+					return err
+				}
+			}
+			if err := r.advanceLocked(ctx, tx, locked, p); err != nil {
 				return err
 			}
 		}
-		if err := r.write(ctx, tx, sqlTx, locked, p); err != nil {
+		if err := r.write(ctx, tx, sqlTx, p); err != nil {
 			return err
 		}
 		written = p
@@ -701,9 +718,38 @@ func registeredContent(ctx context.Context, client *ent.Client, drafts []*draft)
 	return found, nil
 }
 
-// write stores a planned batch: tree hashes, the new head, the records and
-// their events.
-func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, head *ent.LogState, p *sealPlan) error {
+// advance moves the log head to the end of a plan made ahead if the head
+// is still the one the plan was made on, and reports whether it did. A
+// plan that appends nothing, or none, is left to the lock.
+func (r *Registry) advance(ctx context.Context, tx *ent.Client, p *sealPlan) (bool, error) {
+	if p == nil || len(p.accepted) == 0 || len(p.fromRoot) == 0 {
+		return false, nil
+	}
+	n, err := tx.LogState.Update().
+		Where(logstate.Origin(r.keys.Origin()), logstate.Size(p.from), logstate.RootHash(p.fromRoot)).
+		SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).
+		Save(ctx)
+	if err != nil {
+		return false, fmt.Errorf("advance log head: %w", err)
+	}
+	if n == 1 {
+		r.advanced.Add(1)
+	}
+	return n == 1, nil
+}
+
+// advanceLocked moves the locked head to the end of p.
+func (r *Registry) advanceLocked(ctx context.Context, tx *ent.Client, head *ent.LogState, p *sealPlan) error {
+	if len(p.accepted) == 0 {
+		return nil
+	}
+	// Update, not UpdateOne: UpdateOne would read the row back.
+	return tx.LogState.Update().Where(logstate.ID(head.ID)).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx)
+}
+
+// write stores a planned batch whose head has moved: tree hashes, the
+// records and their events.
+func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, p *sealPlan) error {
 	if len(p.accepted) == 0 {
 		return nil
 	}
@@ -717,10 +763,6 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, hea
 		if err := tx.LogHash.CreateBulk(part...).Exec(ctx); err != nil {
 			return fmt.Errorf("store log hashes: %w", err)
 		}
-	}
-	// Update, not UpdateOne: UpdateOne would read the row back.
-	if err := tx.LogState.Update().Where(logstate.ID(head.ID)).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx); err != nil {
-		return err
 	}
 	records := make([]*ent.IPRecordCreate, len(p.rows))
 	for i, row := range p.rows {

@@ -163,6 +163,19 @@ func TestSealAhead(t *testing.T) {
 			if err != nil || head.Size != 3 {
 				t.Fatalf("log size %d (%v), want 3", head.Size, err)
 			}
+			// A batch planned on the head as committed moves it in the
+			// statement that locks it (on PostgreSQL once the pause after
+			// a stale plan is over).
+			r.staleAt.Store(0)
+			before := r.advanced.Load()
+			fourth := work("fourth", "4")
+			<-r.seal(ctx, []*pending{fourth}, nil).done
+			if fourth.err != nil || fourth.rec == nil || fourth.rec.LogIndex != 3 {
+				t.Fatalf("fourth: rec %+v err %v, want a record at index 3", fourth.rec, fourth.err)
+			}
+			if r.advanced.Load() != before+1 {
+				t.Fatalf("the fourth batch, planned on the committed head, was placed under the lock")
+			}
 		})
 	}
 }
