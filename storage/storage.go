@@ -180,6 +180,10 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 			cfg.MinConns, bgMin = cfg.MaxConns, BackgroundConns
 		}
 		cfg.MaxConnLifetime = 30 * time.Minute
+		cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+			encodePQArrays(conn.TypeMap())
+			return nil
+		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("connect to database: %w", err)
