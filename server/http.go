@@ -141,7 +141,15 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	if !s.reqLog.wants(rec.status >= 400, latency) {
+	o := succeeded
+	switch {
+	case rec.status >= 500:
+		o = serverError
+	case rec.status >= 400:
+		o = clientError
+	}
+	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
+	if !log {
 		return
 	}
 	routeName := ri.route.Template
@@ -157,6 +165,10 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 	if routeName == "/healthz" || routeName == "/readyz" {
 		level = slog.LevelDebug
 	}
-	s.log.Log(r.Context(), level, "request", "transport", "http", "request_id", ri.id, "method", r.Method,
-		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID)
+	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
+		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID}
+	if unlogged > 0 {
+		attrs = append(attrs, "unlogged_client_errors", unlogged)
+	}
+	s.log.Log(r.Context(), level, "request", attrs...)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"buf.build/go/protovalidate"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -71,9 +72,22 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	ri := requestInfoFrom(ctx)
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
-	if code := status.Code(err); s.reqLog.wants(code != codes.OK, latency) {
-		s.log.InfoContext(ctx, "request", "transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
-			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID)
+	code := status.Code(err)
+	o := succeeded
+	switch {
+	case code == codes.OK:
+	case runtime.HTTPStatusFromCode(code) >= 500:
+		o = serverError
+	default:
+		o = clientError
+	}
+	if log, unlogged := s.reqLog.wants(ri.orgID, o, latency); log {
+		attrs := []any{"transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
+			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID}
+		if unlogged > 0 {
+			attrs = append(attrs, "unlogged_client_errors", unlogged)
+		}
+		s.log.InfoContext(ctx, "request", attrs...)
 	}
 	return resp, err
 }

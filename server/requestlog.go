@@ -2,8 +2,11 @@ package server
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Request logging modes (--log-requests).
@@ -22,6 +25,20 @@ const (
 // count every request whatever is logged.
 const RequestLogSampleEvery = 100
 
+// Client errors (HTTP 4xx, and gRPC codes that map to them) are logged in
+// the sampled and errors modes at up to ClientErrorLinesPerSecond lines a
+// second per organization (unauthenticated requests share one budget),
+// after a burst of ClientErrorLineBurst: a client sending bad requests as
+// fast as it can would otherwise write a line for each, filling the disk
+// and taking the CPU the log's serialized writes cost. The next line
+// logged for the organization says how many were not
+// ("unlogged_client_errors"). Server errors and slow requests are always
+// logged.
+const (
+	ClientErrorLinesPerSecond = 10
+	ClientErrorLineBurst      = 100
+)
+
 // requestLog decides which requests get a log line. Writing one JSON line
 // per request is a synchronous, serialized write and an allocation-heavy
 // encoding; successful reads are the bulk of traffic and the least
@@ -30,6 +47,15 @@ type requestLog struct {
 	mode string
 	slow time.Duration
 	n    atomic.Uint64
+
+	mu           sync.Mutex
+	clientErrors map[string]*errorLines // by organization id, "" for none
+}
+
+// errorLines is one organization's budget of client-error lines.
+type errorLines struct {
+	limit    *rate.Limiter
+	unlogged int
 }
 
 func newRequestLog(mode string, slow time.Duration) (*requestLog, error) {
@@ -41,14 +67,46 @@ func newRequestLog(mode string, slow time.Duration) (*requestLog, error) {
 	if slow <= 0 {
 		return nil, fmt.Errorf("log slow: must be positive, not %v", slow)
 	}
-	return &requestLog{mode: mode, slow: slow}, nil
+	return &requestLog{mode: mode, slow: slow, clientErrors: map[string]*errorLines{}}, nil
 }
 
-// wants reports whether a request that failed or not and took latency is
-// logged.
-func (l *requestLog) wants(failed bool, latency time.Duration) bool {
-	if l.mode == LogRequestsAll || failed || latency >= l.slow {
-		return true
+// outcome is how a request ended, for the log's choice.
+type outcome int
+
+const (
+	succeeded outcome = iota
+	clientError
+	serverError
+)
+
+// wants reports whether a request of organization org that ended so and
+// took latency is logged, and, for a client error, how many of the
+// organization's client errors were not logged since its last one.
+func (l *requestLog) wants(org string, o outcome, latency time.Duration) (bool, int) {
+	switch {
+	case l.mode == LogRequestsAll, o == serverError, latency >= l.slow:
+		return true, 0
+	case o == clientError:
+		return l.clientError(org, time.Now())
 	}
-	return l.mode == LogRequestsSampled && l.n.Add(1)%RequestLogSampleEvery == 1
+	return l.mode == LogRequestsSampled && l.n.Add(1)%RequestLogSampleEvery == 1, 0
+}
+
+// clientError spends one of org's client-error lines at now, if it has
+// one left.
+func (l *requestLog) clientError(org string, now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.clientErrors[org]
+	if b == nil {
+		b = &errorLines{limit: rate.NewLimiter(ClientErrorLinesPerSecond, ClientErrorLineBurst)}
+		l.clientErrors[org] = b
+	}
+	if !b.limit.AllowN(now, 1) {
+		b.unlogged++
+		return false, 0
+	}
+	n := b.unlogged
+	b.unlogged = 0
+	return true, n
 }

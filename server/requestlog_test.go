@@ -133,3 +133,46 @@ func TestRequestLogGRPC(t *testing.T) {
 		t.Errorf("log line: %v", l)
 	}
 }
+
+// A client flooding bad requests adds at most the client-error budget to
+// the log (unauthenticated requests share one), while another
+// organization's failures are still logged, and the lines keep count of
+// what was left out.
+func TestRequestLogBoundsClientErrors(t *testing.T) {
+	s, buf := startLogged(t, server.LogRequestsSampled, time.Minute)
+	const flood = 3 * server.ClientErrorLineBurst
+	start := time.Now()
+	for range flood {
+		if r := s.Do(t, "GET", "/v1/creators", "", nil); r.Status != 401 {
+			t.Fatalf("without key: %d", r.Status)
+		}
+	}
+	elapsed := time.Since(start)
+	if r := s.Do(t, "GET", "/v1/creators/cr_missing", s.AdminKey, nil); r.Status != 404 {
+		t.Fatalf("missing creator: %d", r.Status)
+	}
+	lines := buf.requestLines(t)
+	var anonymous, unlogged int
+	var missing bool
+	for _, l := range lines {
+		if l["status"] == float64(401) {
+			anonymous++
+			if n, ok := l["unlogged_client_errors"].(float64); ok {
+				unlogged += int(n)
+			}
+		}
+		if l["status"] == float64(404) {
+			missing = true
+		}
+	}
+	most := server.ClientErrorLineBurst + int(elapsed.Seconds()*server.ClientErrorLinesPerSecond) + 1
+	if anonymous < server.ClientErrorLineBurst || anonymous > most {
+		t.Fatalf("%d of %d unauthenticated failures logged in %v, want %d to %d", anonymous, flood, elapsed, server.ClientErrorLineBurst, most)
+	}
+	if anonymous+unlogged > flood || (anonymous > server.ClientErrorLineBurst && unlogged == 0) {
+		t.Fatalf("%d logged and %d reported unlogged of %d", anonymous, unlogged, flood)
+	}
+	if !missing {
+		t.Fatal("another organization's failure was not logged during the flood")
+	}
+}
