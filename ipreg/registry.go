@@ -25,6 +25,7 @@ import (
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
+	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
@@ -725,10 +726,7 @@ func (r *Registry) advance(ctx context.Context, tx *ent.Client, p *sealPlan) (bo
 	if p == nil || len(p.accepted) == 0 || len(p.fromRoot) == 0 {
 		return false, nil
 	}
-	n, err := tx.LogState.Update().
-		Where(logstate.Origin(r.keys.Origin()), logstate.Size(p.from), logstate.RootHash(p.fromRoot)).
-		SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).
-		Save(ctx)
+	n, err := moveHead(ctx, tx, p, logstate.Origin(r.keys.Origin()), logstate.Size(p.from), logstate.RootHash(p.fromRoot))
 	if err != nil {
 		return false, fmt.Errorf("advance log head: %w", err)
 	}
@@ -743,8 +741,17 @@ func (r *Registry) advanceLocked(ctx context.Context, tx *ent.Client, head *ent.
 	if len(p.accepted) == 0 {
 		return nil
 	}
-	// Update, not UpdateOne: UpdateOne would read the row back.
-	return tx.LogState.Update().Where(logstate.ID(head.ID)).SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).Exec(ctx)
+	_, err := moveHead(ctx, tx, p, logstate.ID(head.ID))
+	return err
+}
+
+// moveHead sets the head rows matching where to the end of p and returns
+// how many it changed (Update, not UpdateOne: UpdateOne would read the row
+// back).
+func moveHead(ctx context.Context, tx *ent.Client, p *sealPlan, where ...predicate.LogState) (int, error) {
+	return tx.LogState.Update().Where(where...).
+		SetSize(p.size).SetRootHash(p.root[:]).SetCheckpoint(string(p.checkpoint)).
+		Save(ctx)
 }
 
 // write stores a planned batch whose head has moved: tree hashes, the

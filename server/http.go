@@ -141,14 +141,7 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	o := succeeded
-	switch {
-	case rec.status >= 500:
-		o = serverError
-	case rec.status >= 400:
-		o = clientError
-	}
-	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
+	log, unlogged := s.reqLog.wants(ri.orgID, outcomeOf(rec.status), latency)
 	if !log {
 		return
 	}

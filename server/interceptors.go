@@ -73,15 +73,7 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
 	code := status.Code(err)
-	o := succeeded
-	switch {
-	case code == codes.OK:
-	case runtime.HTTPStatusFromCode(code) >= 500:
-		o = serverError
-	default:
-		o = clientError
-	}
-	if log, unlogged := s.reqLog.wants(ri.orgID, o, latency); log {
+	if log, unlogged := s.reqLog.wants(ri.orgID, outcomeOf(runtime.HTTPStatusFromCode(code)), latency); log {
 		attrs := []any{"transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
 			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID}
 		if unlogged > 0 {

@@ -79,6 +79,18 @@ const (
 	serverError
 )
 
+// outcomeOf classifies a request by its HTTP status (for gRPC, the
+// status its code maps to).
+func outcomeOf(httpStatus int) outcome {
+	switch {
+	case httpStatus >= 500:
+		return serverError
+	case httpStatus >= 400:
+		return clientError
+	}
+	return succeeded
+}
+
 // wants reports whether a request of organization org that ended so and
 // took latency is logged, and, for a client error, how many of the
 // organization's client errors were not logged since its last one.

@@ -20,39 +20,44 @@ func encodePQArrays(m *pgtype.Map) {
 }
 
 func tryWrapPQArray(value any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {
-	var slice any
-	switch a := value.(type) {
-	case pq.GenericArray:
-		slice = a.A
-	case *pq.StringArray:
-		if a != nil {
-			slice = []string(*a)
-		}
-	case *pq.Int64Array:
-		if a != nil {
-			slice = []int64(*a)
-		}
-	case *pq.Int32Array:
-		if a != nil {
-			slice = []int32(*a)
-		}
-	case *pq.BoolArray:
-		if a != nil {
-			slice = []bool(*a)
-		}
-	case *pq.ByteaArray:
-		if a != nil {
-			slice = [][]byte(*a)
-		}
-	case *pq.Float64Array:
-		if a != nil {
-			slice = []float64(*a)
-		}
-	}
+	slice := pqSlice(value)
 	if slice == nil {
 		return nil, nil, false
 	}
 	return &pqArrayPlan{slice: reflect.TypeOf(slice)}, slice, true
+}
+
+// pqSlice returns the slice inside a lib/pq array value, or nil.
+func pqSlice(value any) any {
+	switch a := value.(type) {
+	case pq.GenericArray:
+		return a.A
+	case *pq.StringArray:
+		if a != nil {
+			return []string(*a)
+		}
+	case *pq.Int64Array:
+		if a != nil {
+			return []int64(*a)
+		}
+	case *pq.Int32Array:
+		if a != nil {
+			return []int32(*a)
+		}
+	case *pq.BoolArray:
+		if a != nil {
+			return []bool(*a)
+		}
+	case *pq.ByteaArray:
+		if a != nil {
+			return [][]byte(*a)
+		}
+	case *pq.Float64Array:
+		if a != nil {
+			return []float64(*a)
+		}
+	}
+	return nil
 }
 
 // pqArrayPlan encodes a pq array as its slice. pgx keeps a plan per
@@ -67,8 +72,8 @@ type pqArrayPlan struct {
 func (p *pqArrayPlan) SetNext(next pgtype.EncodePlan) { p.next = next }
 
 func (p *pqArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
-	_, slice, ok := tryWrapPQArray(value)
-	if !ok || reflect.TypeOf(slice) != p.slice {
+	slice := pqSlice(value)
+	if slice == nil || reflect.TypeOf(slice) != p.slice {
 		return nil, fmt.Errorf("storage: %T bound where an array of %v was", value, p.slice)
 	}
 	return p.next.Encode(slice, buf)
