@@ -36,6 +36,9 @@ import (
 //     request gets 429 at once; when the whole budget is taken it waits
 //     bodyWait and then gets 503, both with Retry-After, instead of growing
 //     the heap.
+//
+// The first rule is admit's (admission.go), which also checks the method's
+// scope and spends the key's rate-limit token before the body is read.
 
 const (
 	// bodyWait is how long a request waits for room in the body budget.
@@ -148,31 +151,16 @@ func headerMetadata(h http.Header) metadata.MD {
 }
 
 // admitBody applies the rules to a request that has a body, before any of
-// it is read. When it refuses the request it answers through refuse (in
-// the caller's protocol) and returns false; otherwise it returns the
-// largest body the request may send, and release, to be called once the
-// body is no longer held.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
-	// A refused body is never read: closing the connection after the answer
-	// spares it, as net/http would otherwise drain the body first.
-	refuse = func(answer func(*status.Status)) func(*status.Status) {
-		return func(st *status.Status) {
-			w.Header().Set("Connection", "close")
-			answer(st)
-		}
-	}(refuse)
+// it is read, for the caller admit found (p, nil outside the API). When
+// it refuses the request it answers through refuse (in the caller's
+// protocol) and returns false; otherwise it returns the largest body the
+// request may send, and release, to be called once the body is no longer
+// held.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Principal, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
+	refuse = closing(w, refuse)
 	limit = smallBodyBytes
 	holder := "addr:" + hostOf(r.RemoteAddr)
-	if needsCredential(r) {
-		p, err := s.principal(r.Context(), headerMetadata(r.Header))
-		if err != nil {
-			if errors.Is(err, auth.ErrUnauthenticated) {
-				refuse(errUnauthenticated.GRPCStatus())
-			} else {
-				refuse(status.Convert(err))
-			}
-			return 0, nil, false
-		}
+	if p != nil {
 		limit, holder = MaxBodyBytes, "org:"+p.OrganizationID
 	}
 	if r.ContentLength > limit {
@@ -190,6 +178,16 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, refuse func(*
 		return 0, nil, false
 	}
 	return limit, func() { s.bodies.release(holder, held) }, true
+}
+
+// closing answers through refuse and closes the connection after the
+// answer: a refused body is never read, and closing spares it, as
+// net/http would otherwise drain the body first.
+func closing(w http.ResponseWriter, refuse func(*status.Status)) func(*status.Status) {
+	return func(st *status.Status) {
+		w.Header().Set("Connection", "close")
+		refuse(st)
+	}
 }
 
 // rpcErrors writes an error in the protocol of a Connect or gRPC-Web call.

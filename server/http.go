@@ -111,8 +111,14 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 		if r.Method == "DEL" {
 			r.Method = http.MethodDelete
 		}
+		refuse := func(st *status.Status) { writeError(rec, r, st) }
+		r, p, ok := s.admit(rec, r, ri, refuse)
+		if !ok {
+			s.logHTTP(r, ri, rec, start)
+			return
+		}
 		if r.Body != nil && r.Body != http.NoBody {
-			limit, release, ok := s.admitBody(rec, r, func(st *status.Status) { writeError(rec, r, st) })
+			limit, release, ok := s.admitBody(rec, r, p, refuse)
 			if !ok {
 				s.logHTTP(r, ri, rec, start)
 				return

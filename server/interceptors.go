@@ -125,13 +125,17 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 	if publicMethods[info.FullMethod] {
 		return handler(ctx, req)
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	p, err := s.principal(ctx, md)
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		return nil, errUnauthenticated
-	}
-	if err != nil {
-		return nil, err
+	// Over HTTP the principal was found before the body was read (admit).
+	a, _ := admittedFrom(ctx)
+	p := a.p
+	if p == nil {
+		md, _ := metadata.FromIncomingContext(ctx)
+		var err error
+		if p, err = s.principal(ctx, md); errors.Is(err, auth.ErrUnauthenticated) {
+			return nil, errUnauthenticated
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	if ri := requestInfoFrom(ctx); ri != nil {
 		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
@@ -142,11 +146,15 @@ func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServ
 		return nil, apierror.New(codes.PermissionDenied, "METHOD_NOT_AVAILABLE", "this method is not available to API keys")
 	}
 	if !p.Allows(scope) {
-		e := apierror.New(codes.PermissionDenied, "MISSING_SCOPE", fmt.Sprintf("the API key lacks the %s scope", scope))
-		e.Metadata = map[string]string{"scope": scope}
-		return nil, e
+		return nil, missingScope(scope)
 	}
 	return handler(withAuditContext(auth.WithPrincipal(ctx, p), p.KeyID), req)
+}
+
+func missingScope(scope string) *apierror.Error {
+	e := apierror.New(codes.PermissionDenied, "MISSING_SCOPE", fmt.Sprintf("the API key lacks the %s scope", scope))
+	e.Metadata = map[string]string{"scope": scope}
+	return e
 }
 
 func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

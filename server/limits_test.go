@@ -379,3 +379,72 @@ func TestIdempotencyConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// A request whose body or query the decoder refuses spends its key's token
+// like any other: it is charged before it is read, so a key past its limit
+// gets 429 for malformed requests too, over REST and Connect, instead of an
+// unbounded stream of 400s the limiter never saw. The token of a request
+// that reaches the interceptors is spent once, not twice.
+func TestRateLimitChargedBeforeTheBody(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
+		c.RateLimit = auth.RateLimit{RequestsPerSecond: 0.2, Burst: 4}
+	}})
+	key := s.NewKey(t, "acme", auth.ScopeAll)
+	// One valid creation spends one token (the interceptor does not spend
+	// a second): three remain.
+	r := s.Do(t, "POST", "/v1/creators", key, map[string]any{"name": "Ada", "email": "ada@example.com", "vertical": "music"})
+	if r.Status != 201 || parseRateLimit(t, r.Header.Get("RateLimit"))["remaining"] != 3 {
+		t.Fatalf("valid creation: %d RateLimit %q %s", r.Status, r.Header.Get("RateLimit"), r.Body)
+	}
+	// Three bodies and a query the gateway's decoder refuses.
+	bad := []struct{ method, path, body string }{
+		{"POST", "/v1/creators", `{"name": `},
+		{"POST", "/v1/creators", `{"name": "\xff"}`},
+		{"POST", "/v1/creators", `{"metadata": ` + strings.Repeat("[", 5000) + `}`},
+		{"GET", "/v1/creators?page_size=1e400", ""},
+	}
+	do := func(i int) testserver.Response {
+		var body any
+		if b := bad[i%len(bad)]; b.body != "" {
+			body = b.body
+		}
+		return s.Do(t, bad[i%len(bad)].method, bad[i%len(bad)].path, key, body)
+	}
+	for i := range 3 {
+		r := do(i)
+		if r.Status != 400 {
+			t.Fatalf("malformed request %d within the limit: %d %s", i, r.Status, r.Body)
+		}
+		if got := parseRateLimit(t, r.Header.Get("RateLimit"))["remaining"]; got != 2-i {
+			t.Fatalf("malformed request %d: RateLimit %q, want remaining=%d", i, r.Header.Get("RateLimit"), 2-i)
+		}
+	}
+	for i := range bad {
+		r := do(i)
+		if r.Status != 429 || r.ErrorReason() != "RATE_LIMITED" || !between(r.Header.Get("Retry-After"), 1, 5) ||
+			r.Header.Get("RateLimit-Policy") != "1;w=5;burst=4" {
+			t.Fatalf("malformed request %d past the limit: %d %v %s", i, r.Status, r.Header, r.Body)
+		}
+	}
+	// Connect: the same bucket, the same answer in its protocol.
+	r = s.Do(t, "POST", "/creativeops.v1.CreatorsService/CreateCreator", key, `{"name": `, "Connect-Protocol-Version", "1")
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" || !strings.Contains(string(r.Body), "resource_exhausted") {
+		t.Fatalf("Connect past the limit: %d %v %s", r.Status, r.Header, r.Body)
+	}
+	// Another key of the organization is untouched.
+	other := s.NewKey(t, "acme", auth.ScopeAll)
+	if r := s.Do(t, "GET", "/v1/creators?page_size=1e400", other, nil); r.Status != 400 {
+		t.Fatalf("another key: %d %s", r.Status, r.Body)
+	}
+	// A method outside the key's scopes is refused before its body too
+	// (403 whatever the body), and spends nothing.
+	reader := s.NewKey(t, "acme", auth.ScopeCreatorsRead)
+	for range 6 {
+		if r := s.Do(t, "POST", "/v1/creators", reader, `{"name": `); r.Status != 403 || r.ErrorReason() != "MISSING_SCOPE" {
+			t.Fatalf("outside the key's scopes: %d %s", r.Status, r.Body)
+		}
+	}
+	if r := s.Do(t, "GET", "/v1/creators", reader, nil); r.Status != 200 || parseRateLimit(t, r.Header.Get("RateLimit"))["remaining"] != 3 {
+		t.Fatalf("the reader's first read: %d RateLimit %q", r.Status, r.Header.Get("RateLimit"))
+	}
+}

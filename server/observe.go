@@ -44,6 +44,21 @@ func unroutedPath(path string) string {
 	return "unmatched"
 }
 
+// observeRefusedCall counts a Connect or gRPC-Web call refused before it
+// reached the interceptors (see admit and admitBody), as observeCalls
+// would have.
+func (s *Server) observeRefusedCall(ri *requestInfo, code int, start time.Time) {
+	d := time.Since(start)
+	method, route := ri.route.Method, ri.route.Template
+	if route == "" {
+		method, route = "POST", "other"
+	}
+	s.metrics.observe("grpc", method, route, code, d)
+	if s.usage != nil && ri.orgID != "" && ri.route.Template != "" {
+		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
+	}
+}
+
 // observeCalls is the metrics interceptor for native gRPC calls; calls
 // through the REST gateway are counted by observeHTTP with their final
 // HTTP status instead, so every request is counted once.

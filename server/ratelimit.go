@@ -14,30 +14,60 @@ import (
 	"github.com/creativeops/creativeops/ratelimit"
 )
 
+// rateCharge is a key's token spent for one request: its limit and the
+// limiter's decision.
+type rateCharge struct {
+	lim auth.RateLimit
+	d   ratelimit.Decision
+}
+
+// chargeRate spends a token of p's key.
+func (s *Server) chargeRate(ctx context.Context, p *auth.Principal) rateCharge {
+	lim := s.cfg.RateLimit
+	if p.RateLimit != nil && p.RateLimit.RequestsPerSecond > 0 && p.RateLimit.Burst > 0 {
+		lim = *p.RateLimit
+	}
+	return rateCharge{lim: lim, d: s.limiter.Take(ctx, p.KeyID, lim)}
+}
+
+// headers are the response headers that report the charge.
+func (c rateCharge) headers() metadata.MD {
+	md := metadata.Pairs("ratelimit-policy", ratelimit.PolicyHeader(c.lim), "ratelimit", ratelimit.Header(c.d))
+	if !c.d.Allowed {
+		md.Set("retry-after", strconv.Itoa(c.retryAfter()))
+	}
+	return md
+}
+
+func (c rateCharge) retryAfter() int { return max(1, ratelimit.CeilSeconds(c.d.RetryAfter)) }
+
+// refusal is the error of a request beyond its key's limit.
+func (c rateCharge) refusal(keyID string) *apierror.Error {
+	retry := c.retryAfter()
+	e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED", fmt.Sprintf(
+		"rate limit exceeded: this API key may make %s requests per second (bursts of %d); retry after %d s",
+		strconv.FormatFloat(c.lim.RequestsPerSecond, 'f', -1, 64), c.lim.Burst, retry))
+	e.Metadata = map[string]string{"retry_after_seconds": strconv.Itoa(retry), "key_id": keyID}
+	return e
+}
+
 // limitRate runs after authentication: every authenticated call spends a
-// token of its key, and every response says how many are left.
+// token of its key (unless it spent it over HTTP before its body was read:
+// see admit), and every response says how many are left.
 func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return handler(ctx, req)
 	}
-	lim := s.cfg.RateLimit
-	if p.RateLimit != nil && p.RateLimit.RequestsPerSecond > 0 && p.RateLimit.Burst > 0 {
-		lim = *p.RateLimit
+	a, _ := admittedFrom(ctx)
+	c := a.charge
+	if !a.charged {
+		c = s.chargeRate(ctx, p)
 	}
-	d := s.limiter.Take(ctx, p.KeyID, lim)
-	md := metadata.Pairs("ratelimit-policy", ratelimit.PolicyHeader(lim), "ratelimit", ratelimit.Header(d))
-	if d.Allowed {
-		_ = grpc.SetHeader(ctx, md)
+	_ = grpc.SetHeader(ctx, c.headers())
+	if c.d.Allowed {
 		return handler(ctx, req)
 	}
-	retry := max(1, ratelimit.CeilSeconds(d.RetryAfter))
-	md.Set("retry-after", strconv.Itoa(retry))
-	_ = grpc.SetHeader(ctx, md)
 	s.metrics.rateLimited.Inc()
-	e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED", fmt.Sprintf(
-		"rate limit exceeded: this API key may make %s requests per second (bursts of %d); retry after %d s",
-		strconv.FormatFloat(lim.RequestsPerSecond, 'f', -1, 64), lim.Burst, retry))
-	e.Metadata = map[string]string{"retry_after_seconds": strconv.Itoa(retry), "key_id": p.KeyID}
-	return nil, e
+	return nil, c.refusal(p.KeyID)
 }

@@ -411,7 +411,19 @@ func (s *Server) Handler() http.Handler {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
-				limit, release, ok := s.admitBody(w, r, func(st *status.Status) { writeRPCError(w, r, st) })
+				start, ri := time.Now(), &requestInfo{}
+				refuse := func(st *status.Status) {
+					writeRPCError(w, r, st)
+					s.observeRefusedCall(ri, httpStatus(st), start)
+				}
+				var (
+					p  *auth.Principal
+					ok bool
+				)
+				if r, p, ok = s.admit(w, r, ri, refuse); !ok {
+					return
+				}
+				limit, release, ok := s.admitBody(w, r, p, refuse)
 				if !ok {
 					return
 				}

@@ -8,6 +8,7 @@ package rpcrule
 import (
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
@@ -54,16 +55,72 @@ func Lookup(fullMethod string) (Method, bool) {
 	return m, ok
 }
 
+// Match returns the method whose REST route serves an HTTP request of
+// the given method and path, as the gateway routes it: each {variable}
+// of the template stands for one non-empty path segment, and a template's
+// custom verb (":cancel") must end the last segment. It lets a request be
+// authorized (scope, rate limit) before its body is read.
+func Match(httpMethod, path string) (Method, bool) {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for _, m := range all().routes[httpMethod] {
+		if m.matches(segs) {
+			return m.Method, true
+		}
+	}
+	return Method{}, false
+}
+
+// route is a method's REST template split into segments.
+type route struct {
+	Method
+	segs []string
+	verb string
+}
+
+func newRoute(m Method) route {
+	tmpl := strings.TrimPrefix(m.Template, "/")
+	var verb string
+	if i := strings.LastIndex(tmpl, ":"); i > strings.LastIndex(tmpl, "}") {
+		tmpl, verb = tmpl[:i], tmpl[i:]
+	}
+	return route{Method: m, segs: strings.Split(tmpl, "/"), verb: verb}
+}
+
+func (r route) matches(segs []string) bool {
+	if len(segs) != len(r.segs) {
+		return false
+	}
+	if r.verb != "" {
+		last, ok := strings.CutSuffix(segs[len(segs)-1], r.verb)
+		if !ok {
+			return false
+		}
+		segs = append(segs[:len(segs)-1:len(segs)-1], last)
+	}
+	for i, t := range r.segs {
+		if strings.HasPrefix(t, "{") {
+			if segs[i] == "" {
+				return false
+			}
+		} else if segs[i] != t {
+			return false
+		}
+	}
+	return true
+}
+
 type table struct {
 	list   []Method
 	byName map[string]Method
+	// routes are the methods with a REST route, by HTTP method.
+	routes map[string][]route
 }
 
 func load() table {
 	// Referencing the generated package guarantees its files are
 	// registered before the registry is read.
 	_ = creativeopsv1.File_creativeops_v1_options_proto
-	t := table{byName: map[string]Method{}}
+	t := table{byName: map[string]Method{}, routes: map[string][]route{}}
 	var files []protoreflect.FileDescriptor
 	protoregistry.GlobalFiles.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
 		files = append(files, fd)
@@ -79,6 +136,9 @@ func load() table {
 				m := describe(svc, methods.Get(j))
 				t.list = append(t.list, m)
 				t.byName[m.FullMethod] = m
+				if m.Template != "" {
+					t.routes[m.HTTPMethod] = append(t.routes[m.HTTPMethod], newRoute(m))
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package rpcrule_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/auth"
@@ -51,5 +52,40 @@ func TestLookup(t *testing.T) {
 	}
 	if _, ok := rpcrule.Lookup("/creativeops.v1.CreatorsService/Nope"); ok {
 		t.Fatal("an unknown method was found")
+	}
+}
+
+// Match routes a request as the gateway does, and every declared route
+// matches itself.
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, want string
+	}{
+		{"GET", "/v1/creators/cr_1", "/creativeops.v1.CreatorsService/GetCreator"},
+		{"GET", "/v1/creators", "/creativeops.v1.CreatorsService/ListCreators"},
+		{"POST", "/v1/creators", "/creativeops.v1.CreatorsService/CreateCreator"},
+		{"POST", "/v1/keys/key_1:rotate", "/creativeops.v1.KeysService/RotateKey"},
+		{"DELETE", "/v1/keys/key_1", "/creativeops.v1.KeysService/RevokeKey"},
+		{"POST", "/v1/webhooks/wh_1/deliveries/dl_1:redeliver", "/creativeops.v1.WebhooksService/RedeliverDelivery"},
+		{"POST", "/v1/engine/jobs/job_1:cancel", "/creativeops.v1.EngineService/CancelJob"},
+		{"POST", "/v1/keys/key_1:revoke", ""},
+		{"POST", "/v1/keys/:rotate", ""},
+		{"GET", "/v1/creators/", ""},
+		{"PUT", "/v1/creators", ""},
+		{"GET", "/v1/creators/cr_1/extra", ""},
+	} {
+		m, ok := rpcrule.Match(tc.method, tc.path)
+		if ok != (tc.want != "") || m.FullMethod != tc.want {
+			t.Errorf("Match(%s %s) = %q, %v; want %q", tc.method, tc.path, m.FullMethod, ok, tc.want)
+		}
+	}
+	for _, m := range rpcrule.All() {
+		if m.Template == "" {
+			continue
+		}
+		path := strings.NewReplacer("{", "", "}", "").Replace(m.Template)
+		if got, ok := rpcrule.Match(m.HTTPMethod, path); !ok || got.FullMethod != m.FullMethod {
+			t.Errorf("%s %s (from %s) matched %q, %v", m.HTTPMethod, path, m.Template, got.FullMethod, ok)
+		}
 	}
 }

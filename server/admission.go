@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/rpcrule"
+)
+
+// Admission: a request over HTTP (REST, Connect, gRPC-Web) is
+// authenticated from its headers, its method's scope checked and its
+// key's rate-limit token spent before a byte of its body is read or
+// decoded, and before the gateway parses its path and query. The
+// interceptors would check the same things, but only once the request had
+// been decoded: a body or a query parameter the decoder refuses (bad JSON,
+// nesting too deep, invalid UTF-8, a number out of range) was answered 400
+// before the limiter saw it, so a key could send such requests without
+// limit, each costing the server its decoding. Now a key past its limit
+// gets 429 whatever it sends, and a request outside its scopes 403, without
+// the server reading it. The interceptors then reuse the principal and the
+// spent token (admitted) instead of finding them again; native gRPC calls,
+// whose messages are decoded by grpc-go before any of this code runs, are
+// checked by the interceptors alone.
+
+// admitted is what admission learned of a request: its caller, and the
+// token it spent when the method was known.
+type admitted struct {
+	p       *auth.Principal
+	charge  rateCharge
+	charged bool
+}
+
+type admittedKey struct{}
+
+func admittedFrom(ctx context.Context) (admitted, bool) {
+	a, ok := ctx.Value(admittedKey{}).(admitted)
+	return a, ok
+}
+
+// methodOf is the API method a request calls: by its gRPC name over
+// Connect and gRPC-Web, by its REST route otherwise.
+func methodOf(r *http.Request) (rpcrule.Method, bool) {
+	if isRPCPath(r.URL.Path) {
+		return rpcrule.Lookup(r.URL.Path)
+	}
+	return rpcrule.Match(r.Method, r.URL.Path)
+}
+
+// admit admits an API request before its body is read. When it refuses
+// the request it answers through refuse (in the caller's protocol) and
+// returns false; otherwise it returns the request to serve, carrying what
+// it learned, and the caller (nil when the request needs no credential, or
+// when it has neither a body nor a route the gateway would serve: the
+// gateway answers those as before). What it learns of the caller (key,
+// organization, route) goes into ri.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, refuse func(*status.Status)) (*http.Request, *auth.Principal, bool) {
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	m, known := methodOf(r)
+	if !needsCredential(r) || !hasBody && !known {
+		return r, nil, true
+	}
+	// A refused request's body is not read; a small body of declared
+	// length beyond the rate limit is drained by net/http, so a client
+	// that keeps to its limit after a 429 keeps its connection. Any other
+	// refused body closes it (see closing).
+	drain := refuse
+	if hasBody {
+		refuse = closing(w, refuse)
+	}
+	p, err := s.principal(r.Context(), headerMetadata(r.Header))
+	if err != nil {
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			refuse(errUnauthenticated.GRPCStatus())
+		} else {
+			refuse(status.Convert(err))
+		}
+		return r, nil, false
+	}
+	ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
+	a := admitted{p: p}
+	// A method no key may call is left to the interceptors to refuse.
+	if known && m.Scope != "" {
+		ri.route = route{m.HTTPMethod, m.Template}
+		if !p.Allows(m.Scope) {
+			refuse(missingScope(m.Scope).GRPCStatus())
+			return r, nil, false
+		}
+		a.charge, a.charged = s.chargeRate(r.Context(), p), true
+		for k, v := range a.charge.headers() {
+			w.Header()[http.CanonicalHeaderKey(k)] = v
+		}
+		if !a.charge.d.Allowed {
+			s.metrics.rateLimited.Inc()
+			if !hasBody || r.ContentLength >= 0 && r.ContentLength <= smallBodyBytes {
+				refuse = drain
+			}
+			refuse(a.charge.refusal(p.KeyID).GRPCStatus())
+			return r, nil, false
+		}
+	}
+	return r.WithContext(context.WithValue(r.Context(), admittedKey{}, a)), p, true
+}
