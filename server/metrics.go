@@ -76,8 +76,14 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 		buildInfo(),
 		&tableCollector{store: store},
 	)
+	if store.Pool != nil {
+		m.registry.MustRegister(newPoolCollector(store.Pool, "main"))
+	}
 	if bg := store.Background; bg != nil && bg != store {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(bg.DB, store.Dialect+"_background"))
+		if bg.Pool != nil {
+			m.registry.MustRegister(newPoolCollector(bg.Pool, "background"))
+		}
 	}
 	if f := flusher; f != nil {
 		m.registry.MustRegister(

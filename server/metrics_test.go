@@ -1,12 +1,17 @@
 package server_test
 
 import (
+	"context"
+	"database/sql"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 )
 
@@ -82,4 +87,87 @@ func requestSeries(t *testing.T, s *testserver.Server) map[string]bool {
 		}
 	}
 	return out
+}
+
+// On PostgreSQL a request waiting for a pool connection waits in pgxpool,
+// where database/sql's figures cannot see it: /metrics reports the pool's
+// own, and a wait shows there.
+func TestMetricsPoolWaits(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{DatabaseURL: testdb.PostgresURL(t), NoWorkers: true})
+	pool := s.Store.Pool
+	metric := func(text, name string) float64 {
+		for _, line := range strings.Split(text, "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err == nil {
+					return f
+				}
+			}
+		}
+		t.Fatalf("/metrics lacks %s", name)
+		return 0
+	}
+	scrape := func() string {
+		r := s.Do(t, "GET", "/metrics", "", nil)
+		return string(r.Body)
+	}
+	before := scrape()
+	if got := metric(before, `creativeops_db_pool_max_connections{pool="main"}`); got != float64(pool.Config().MaxConns) {
+		t.Fatalf("max connections %v, want %d", got, pool.Config().MaxConns)
+	}
+	// Hold every connection the server's database/sql pool can get (its
+	// idle ones, then all pgxpool will open), send a request, and let go
+	// once it has had time to ask for a connection: it waited in pgxpool.
+	// A wait is counted when it ends, so a request that had not reached
+	// the pool yet (a slow machine) is tried again, given longer.
+	waits := pool.Stat().EmptyAcquireCount()
+	for _, pause := range []time.Duration{200 * time.Millisecond, time.Second, 5 * time.Second} {
+		var held []*sql.Conn
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			c, err := s.Store.DB.Conn(ctx)
+			cancel()
+			if err != nil {
+				break
+			}
+			held = append(held, c)
+		}
+		waits = pool.Stat().EmptyAcquireCount()
+		done := make(chan int)
+		go func() {
+			req, _ := http.NewRequest("GET", s.URL+"/v1/creators", nil)
+			req.Header.Set("Authorization", "Bearer "+s.AdminKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+		time.Sleep(pause)
+		for _, c := range held {
+			c.Close()
+		}
+		if code := <-done; code != 200 {
+			t.Fatalf("the request: %d", code)
+		}
+		if pool.Stat().EmptyAcquireCount() > waits {
+			break
+		}
+	}
+	if pool.Stat().EmptyAcquireCount() == waits {
+		t.Fatal("no request waited for a connection")
+	}
+	after := scrape()
+	if got := metric(after, `creativeops_db_pool_acquire_waits_total{pool="main"}`); got < float64(waits+1) {
+		t.Errorf("acquire waits %v, want at least %v", got, waits+1)
+	}
+	if got := metric(after, `creativeops_db_pool_acquire_wait_seconds_total{pool="main"}`); got <= 0 {
+		t.Errorf("acquire wait seconds %v, want > 0", got)
+	}
+	for _, state := range []string{"acquired", "idle", "constructing"} {
+		metric(after, `creativeops_db_pool_connections{pool="main",state="`+state+`"}`)
+	}
+	metric(after, `creativeops_db_pool_acquires_total{pool="background"}`)
 }
