@@ -76,7 +76,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			refuse(errUnauthenticated.GRPCStatus())
 		} else {
-			refuse(status.Convert(err))
+			// As the interceptors' error mapping would answer it: a
+			// failure of the key store is logged, and the client told
+			// only that it was internal.
+			refuse(status.Convert(toStatusError(r.Context(), s.log, err)))
 		}
 		return r, nil, false
 	}

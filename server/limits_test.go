@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net"
 	"os"
@@ -446,5 +447,28 @@ func TestRateLimitChargedBeforeTheBody(t *testing.T) {
 	}
 	if r := s.Do(t, "GET", "/v1/creators", reader, nil); r.Status != 200 || parseRateLimit(t, r.Header.Get("RateLimit"))["remaining"] != 3 {
 		t.Fatalf("the reader's first read: %d RateLimit %q", r.Status, r.Header.Get("RateLimit"))
+	}
+}
+
+// When the key store fails, admission answers as the interceptors' error
+// mapping would: 500 "internal error", the cause logged and not sent. (A
+// dashboard session's lookup reads the database; API keys are cached.)
+func TestAdmissionKeyStoreFailure(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{NoWorkers: true})
+	for _, db := range []*sql.DB{s.Store.DB, s.Store.ReadDB()} {
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, body := range []any{nil, map[string]any{"name": "Ada"}} {
+		method := "GET"
+		if body != nil {
+			method = "POST"
+		}
+		r := s.Do(t, method, "/v1/creators", "", body,
+			"Cookie", "__Host-creativeops_session="+strings.Repeat("f", 43), "X-CSRF-Token", "token")
+		if r.Status != 500 || r.JSON["error"].(map[string]any)["message"] != "internal error" || strings.Contains(string(r.Body), "closed") {
+			t.Fatalf("%s with the key store down: %d %s", method, r.Status, r.Body)
+		}
 	}
 }
