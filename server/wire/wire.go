@@ -35,6 +35,9 @@ func EventData(resource any) ([]byte, error) {
 	case *creators.Creator:
 		return JSON.Marshal(Creator(r))
 	case *jobs.Job:
+		if b, ok := jobEventData(r); ok {
+			return b, nil
+		}
 		return JSON.Marshal(Job(r))
 	case *ipreg.Work:
 		return JSON.Marshal(Record(r))
