@@ -63,6 +63,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if !needsCredential(r) || !hasBody && !known {
 		return r, nil, true
 	}
+	if known {
+		// Logs and metrics name even a refused request by its route.
+		ri.route = route{m.HTTPMethod, m.Template}
+	}
 	// A refused request's body is not read; a small body of declared
 	// length beyond the rate limit is drained by net/http, so a client
 	// that keeps to its limit after a 429 keeps its connection. Any other
@@ -87,7 +91,6 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	a := admitted{p: p}
 	// A method no key may call is left to the interceptors to refuse.
 	if known && m.Scope != "" {
-		ri.route = route{m.HTTPMethod, m.Template}
 		if !p.Allows(m.Scope) {
 			refuse(missingScope(m.Scope).GRPCStatus())
 			return r, nil, false

@@ -171,3 +171,24 @@ func TestMetricsPoolWaits(t *testing.T) {
 	}
 	metric(after, `creativeops_db_pool_acquires_total{pool="background"}`)
 }
+
+// A request refused before its body is read (no key, past its limit) is
+// counted under its route, like one the interceptors refuse.
+func TestMetricsNameRefusedRequestsByRoute(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{NoWorkers: true})
+	if r := s.Do(t, "GET", "/v1/creators/cr_1", "", nil); r.Status != 401 {
+		t.Fatalf("no key: %d", r.Status)
+	}
+	if r := s.Do(t, "POST", "/v1/creators", "", `{"name": `); r.Status != 401 {
+		t.Fatalf("no key, with a body: %d", r.Status)
+	}
+	text := string(s.Do(t, "GET", "/metrics", "", nil).Body)
+	for _, want := range []string{
+		`creativeops_requests_total{code="401",method="GET",route="/v1/creators/{id}",transport="rest"} 1`,
+		`creativeops_requests_total{code="401",method="POST",route="/v1/creators",transport="rest"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
