@@ -33,31 +33,28 @@ func pqSlice(value any) any {
 	case pq.GenericArray:
 		return a.A
 	case *pq.StringArray:
-		if a != nil {
-			return []string(*a)
-		}
+		return elems(a)
 	case *pq.Int64Array:
-		if a != nil {
-			return []int64(*a)
-		}
+		return elems(a)
 	case *pq.Int32Array:
-		if a != nil {
-			return []int32(*a)
-		}
+		return elems(a)
 	case *pq.BoolArray:
-		if a != nil {
-			return []bool(*a)
-		}
+		return elems(a)
 	case *pq.ByteaArray:
-		if a != nil {
-			return [][]byte(*a)
-		}
+		return elems(a)
 	case *pq.Float64Array:
-		if a != nil {
-			return []float64(*a)
-		}
+		return elems(a)
 	}
 	return nil
+}
+
+// elems is the slice a typed lib/pq array points to ([]string for a
+// *pq.StringArray), or nil for a nil pointer.
+func elems[A ~[]E, E any](a *A) any {
+	if a == nil {
+		return nil
+	}
+	return []E(*a)
 }
 
 // pqArrayPlan encodes a pq array as its slice. pgx keeps a plan per

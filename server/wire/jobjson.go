@@ -35,6 +35,11 @@ func jobEventData(j *jobs.Job) ([]byte, bool) {
 	if j.Status == jobs.Failed {
 		out.Error = &jobErrorJSON{Code: j.ErrorCode, Message: j.ErrorMessage, Step: j.ErrorStep}
 	}
+	// A nil map is written as null, as protojson writes an absent Struct;
+	// plainJSON takes it as an empty object, which is as plain.
+	if !plainJSON(j.Context) || !plainJSON(j.Result) {
+		return nil, false
+	}
 	return out.encode()
 }
 
@@ -66,8 +71,9 @@ func JobJSON(p *creativeopsv1.Job) ([]byte, bool) {
 }
 
 // structMap is s as plain JSON values (nil for nil), or false when it
-// holds a number JSON cannot write (structpb's AsMap would turn it into a
-// string; protojson refuses it).
+// holds what plainJSON refuses: a number JSON cannot write (structpb's
+// AsMap would turn it into a string; protojson refuses it), or text that
+// is not UTF-8.
 func structMap(s *structpb.Struct) (map[string]any, bool) {
 	if s == nil {
 		return nil, true
@@ -75,7 +81,7 @@ func structMap(s *structpb.Struct) (map[string]any, bool) {
 	m := make(map[string]any, len(s.GetFields()))
 	for k, v := range s.GetFields() {
 		pv, ok := plainValue(v)
-		if !ok {
+		if !ok || !utf8.ValidString(k) {
 			return nil, false
 		}
 		m[k] = pv
@@ -90,7 +96,7 @@ func plainValue(v *structpb.Value) (any, bool) {
 	case *structpb.Value_NumberValue:
 		return k.NumberValue, !math.IsNaN(k.NumberValue) && !math.IsInf(k.NumberValue, 0)
 	case *structpb.Value_StringValue:
-		return k.StringValue, true
+		return k.StringValue, utf8.ValidString(k.StringValue)
 	case *structpb.Value_BoolValue:
 		return k.BoolValue, true
 	case *structpb.Value_StructValue:
@@ -110,14 +116,10 @@ func plainValue(v *structpb.Value) (any, bool) {
 	return nil, false // a Value with no kind: protojson refuses it
 }
 
-// encode writes o, unless it holds a value protojson would write
-// differently or refuse: a context or result that is not plain JSON, or
-// text that is not valid UTF-8.
+// encode writes o, whose context and result its caller found plain,
+// unless a text field is not valid UTF-8 (protojson refuses it).
 func (o jobJSON) encode() ([]byte, bool) {
-	// A nil map is written as null, as protojson writes an absent Struct;
-	// plainJSON takes it as an empty object, which is as plain.
-	if !plainJSON(o.Context) || !plainJSON(o.Result) ||
-		!validUTF8(o.ID, o.Status, o.Vertical, o.Workflow) ||
+	if !validUTF8(o.ID, o.Status, o.Vertical, o.Workflow) ||
 		o.Error != nil && !validUTF8(o.Error.Code, o.Error.Message, o.Error.Step) {
 		return nil, false
 	}
@@ -181,8 +183,8 @@ func protoTimestamp(ts *timestamppb.Timestamp) *string {
 	if ts == nil {
 		return nil
 	}
-	s := protoTime(ts.AsTime())
-	return &s
+	t := ts.AsTime()
+	return optionalProtoTime(&t)
 }
 
 // validTimestamp reports whether protojson can write ts (absent, or in
