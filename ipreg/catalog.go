@@ -2,12 +2,16 @@ package ipreg
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
+
+	"entgo.io/ent/dialect/sql"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/iprecord"
+	"github.com/creativeops/creativeops/ent/predicate"
 )
 
 // Work is a registered work as the catalog shows it.
@@ -53,44 +57,68 @@ type CatalogQuery struct {
 }
 
 // Catalog returns up to q.Limit works matching q, and how many match in
-// all (across pages).
+// all (across pages). The count rides along with the page as a subquery,
+// so a page costs one round trip to the database; only a page past the
+// end, which has no row to carry it, counts on its own.
 func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) ([]*Work, int, error) {
-	query := r.store.Read.IPRecord.Query().Where(iprecord.OrganizationID(orgID))
+	match := []predicate.IPRecord{iprecord.OrganizationID(orgID)}
 	if q.CreatorID != "" {
-		query = query.Where(iprecord.CreatorID(q.CreatorID))
+		match = append(match, iprecord.CreatorID(q.CreatorID))
 	}
 	if q.Type != "" {
-		query = query.Where(iprecord.Type(q.Type))
+		match = append(match, iprecord.Type(q.Type))
 	}
 	if v := strings.TrimSpace(q.TitleContains); v != "" {
-		query = query.Where(iprecord.TitleContainsFold(v))
+		match = append(match, iprecord.TitleContainsFold(v))
 	}
 	if q.RegisteredAfter != nil {
-		query = query.Where(iprecord.TimestampGT(*q.RegisteredAfter))
+		match = append(match, iprecord.TimestampGT(*q.RegisteredAfter))
 	}
 	if q.RegisteredBefore != nil {
-		query = query.Where(iprecord.TimestampLT(*q.RegisteredBefore))
+		match = append(match, iprecord.TimestampLT(*q.RegisteredBefore))
 	}
 	if q.ContentHash != "" {
-		query = query.Where(iprecord.ContentHash(q.ContentHash))
+		match = append(match, iprecord.ContentHash(q.ContentHash))
 	}
-	total, err := query.Clone().Count(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
+	page := r.store.Read.IPRecord.Query().Where(match...)
 	if q.After != "" {
-		query = query.Where(iprecord.IDLT(q.After))
+		page = page.Where(iprecord.IDLT(q.After))
 	}
-	rows, err := query.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
+	page.Modify(func(s *sql.Selector) {
+		count := sql.Dialect(s.Dialect()).Select(sql.Count("*")).From(sql.Table(iprecord.Table))
+		for _, p := range match {
+			p(count)
+		}
+		s.AppendSelectExprAs(count, catalogTotal)
+	})
+	rows, err := page.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
 	if err != nil {
 		return nil, 0, err
+	}
+	if len(rows) == 0 {
+		if q.After == "" {
+			return nil, 0, nil
+		}
+		total, err := r.store.Read.IPRecord.Query().Where(match...).Count(ctx)
+		return nil, total, err
+	}
+	total, err := rows[0].Value(catalogTotal)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, ok := total.(int64)
+	if !ok {
+		return nil, 0, fmt.Errorf("catalog: count is a %T", total)
 	}
 	out := make([]*Work, len(rows))
 	for i, w := range rows {
 		out[i] = toWork(w)
 	}
-	return out, total, nil
+	return out, int(n), nil
 }
+
+// catalogTotal names the count selected beside a catalog page's columns.
+const catalogTotal = "catalog_total"
 
 // Work returns a registered work of the organization by its id.
 func (r *Registry) Work(ctx context.Context, orgID, id string) (*Work, error) {
