@@ -178,7 +178,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	budget.Prompt = webhooks.DefaultBudgetPrompt
 	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule, Slots: slots, Budget: budget,
 		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
-	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut)
+	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut).Subscribed(store.Dialect, webhooks.Subscribed)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
+	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/webhook"
 	"github.com/creativeops/creativeops/ids"
 )
@@ -134,6 +135,16 @@ func (d *Dispatcher) schedule() Schedule {
 	}
 	return d.Schedule
 }
+
+// Subscribed is the condition on a new event row under which FanOut can
+// have work for it: its organization has an active webhook (for
+// events.Emitter.Subscribed; the same SQL on SQLite and PostgreSQL). The
+// event's type is matched in FanOut, against each webhook's list.
+var Subscribed = fmt.Sprintf(`EXISTS (SELECT 1 FROM %q WHERE %q.%q = %q.%q AND %q.%q = '%s' AND %q.%q IS NULL)`,
+	webhook.Table,
+	webhook.Table, webhook.FieldOrganizationID, event.Table, event.FieldOrganizationID,
+	webhook.Table, webhook.FieldStatus, WebhookActive,
+	webhook.Table, webhook.FieldDeletedAt)
 
 // FanOut is an events.FanOut: for every event it creates one delivery to
 // each active webhook of the event's organization subscribed to its type,
