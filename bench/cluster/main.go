@@ -22,6 +22,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -592,14 +593,17 @@ func pingPostgres(ctx context.Context, url string) error {
 	return db.PingContext(ctx)
 }
 
-// dbName is the PostgreSQL database of a URL ("" for SQLite).
-func dbName(url, db string) string {
+// dbName is the PostgreSQL database of a URL ("" for SQLite), also when
+// the URL names a Unix socket directory (?host=/var/run/postgresql).
+func dbName(databaseURL, db string) string {
 	if db != "postgres" {
 		return ""
 	}
-	rest := url[strings.LastIndex(url, "/")+1:]
-	name, _, _ := strings.Cut(rest, "?")
-	return name
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
 }
 
 // bareResult is the reference: a bare net/http JSON handler.

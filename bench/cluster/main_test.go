@@ -90,3 +90,17 @@ func (rc *receiver) badSignatures() []string {
 	defer rc.mu.Unlock()
 	return append([]string(nil), rc.bad...)
 }
+
+// The meter finds PostgreSQL's backends by the run's database name, so the
+// name must come out of a Unix-socket URL too, whose query holds slashes.
+func TestDBName(t *testing.T) {
+	for _, c := range []struct{ url, db, want string }{
+		{"postgres://postgres@127.0.0.1:5432/bench_1?sslmode=disable", "postgres", "bench_1"},
+		{"postgres://postgres@/bench_2?host=/var/run/postgresql&sslmode=disable", "postgres", "bench_2"},
+		{"sqlite:///tmp/run/creativeops.db", "sqlite", ""},
+	} {
+		if got := dbName(c.url, c.db); got != c.want {
+			t.Errorf("dbName(%q) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}
