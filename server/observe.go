@@ -17,7 +17,6 @@ import (
 // the Prometheus metrics, and in the usage analytics when it was
 // authenticated (its organization is known).
 func (s *Server) observeHTTP(r *http.Request, ri *requestInfo, code int, start time.Time) {
-	d := time.Since(start)
 	if code == 0 {
 		code = http.StatusOK
 	}
@@ -25,8 +24,16 @@ func (s *Server) observeHTTP(r *http.Request, ri *requestInfo, code int, start t
 	if route == "" {
 		method, route = r.Method, unroutedPath(r.URL.Path)
 	}
-	s.metrics.observe("rest", method, route, code, d)
-	if s.usage != nil && ri.orgID != "" && ri.route.Template != "" {
+	s.count("rest", method, route, ri.route.Template != "", ri, code, start)
+}
+
+// count records a finished request in the metrics under its transport,
+// method and route and, when it was an API method (api) of a known
+// organization, in that organization's usage.
+func (s *Server) count(transport, method, route string, api bool, ri *requestInfo, code int, start time.Time) {
+	d := time.Since(start)
+	s.metrics.observe(transport, method, route, code, d)
+	if s.usage != nil && api && ri != nil && ri.orgID != "" {
 		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
 	}
 }
@@ -48,15 +55,11 @@ func unroutedPath(path string) string {
 // reached the interceptors (see admit and admitBody), as observeCalls
 // would have.
 func (s *Server) observeRefusedCall(ri *requestInfo, code int, start time.Time) {
-	d := time.Since(start)
 	method, route := ri.route.Method, ri.route.Template
 	if route == "" {
 		method, route = "POST", "other"
 	}
-	s.metrics.observe("grpc", method, route, code, d)
-	if s.usage != nil && ri.orgID != "" && ri.route.Template != "" {
-		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
-	}
+	s.count("grpc", method, route, ri.route.Template != "", ri, code, start)
 }
 
 // observeCalls is the metrics interceptor for native gRPC calls; calls
@@ -75,7 +78,6 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 	} else {
 		code = successStatus(info.FullMethod, hc.wasAccepted())
 	}
-	d := time.Since(start)
 	rt := routeOf(info.FullMethod)
 	method, route := rt.Method, rt.Template
 	if route == "" {
@@ -85,10 +87,7 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 			route = info.FullMethod
 		}
 	}
-	s.metrics.observe("grpc", method, route, code, d)
-	if ri := requestInfoFrom(ctx); s.usage != nil && ri != nil && ri.orgID != "" && rt.Template != "" {
-		s.usage.Record(start, ri.orgID, ri.keyID, method, route, code, d)
-	}
+	s.count("grpc", method, route, rt.Template != "", requestInfoFrom(ctx), code, start)
 	return resp, err
 }
 
