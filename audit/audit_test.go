@@ -14,22 +14,8 @@ import (
 	"github.com/creativeops/creativeops/ent/organization"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/internal/teststore"
 )
-
-func open(t *testing.T, b testdb.Backend) *storage.Store {
-	t.Helper()
-	ctx := context.Background()
-	st, err := storage.Open(ctx, b.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 var caller = audit.Origin{ClientIP: "203.0.113.7", UserAgent: "test/1.0", RequestID: "req_1", Transport: audit.TransportREST}
 
@@ -39,7 +25,7 @@ var caller = audit.Origin{ClientIP: "203.0.113.7", UserAgent: "test/1.0", Reques
 func TestRecordIsPartOfTheChange(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			st := open(t, b)
+			st := teststore.Open(t, b)
 			ctx := audit.WithCaller(context.Background(), "key_caller", caller)
 			createOrg := func(name string, details map[string]string, failAfter error) error {
 				return st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
@@ -143,7 +129,7 @@ func TestNoCallerIsTheSystem(t *testing.T) {
 func TestListAndPrune(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			st := open(t, b)
+			st := teststore.Open(t, b)
 			ctx := context.Background()
 			record := func(actor, org string, action audit.Action, target string) {
 				t.Helper()
@@ -207,7 +193,7 @@ func TestListAndPrune(t *testing.T) {
 func TestRecordCleansClientValues(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			st := open(t, b)
+			st := teststore.Open(t, b)
 			ua := "agent\xff\x00\x1b[31m" + strings.Repeat("é", 300)
 			ctx := audit.WithCaller(context.Background(), "key_caller", audit.Origin{UserAgent: ua, Transport: audit.TransportGRPC})
 			if err := st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {

@@ -11,7 +11,7 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/testdb"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/internal/teststore"
 )
 
 // Two rotations that both read the key before either writes must not lose
@@ -20,14 +20,7 @@ func TestConcurrentRotationsKeepEverySecret(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := teststore.Open(t, b)
 			// The store reads the clock between reading the key and writing
 			// its new secret: hold the first two rotations there until both
 			// have read, which is the interleaving that lost updates.
@@ -88,14 +81,7 @@ func TestBootstrapIsAudited(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := teststore.Open(t, b)
 			keys := &auth.Store{Ent: st.Ent}
 			lost := errors.New("disk full")
 			if _, _, err := keys.Bootstrap(ctx, func(string) error { return lost }); !errors.Is(err, lost) {

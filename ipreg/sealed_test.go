@@ -11,8 +11,8 @@ import (
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/teststore"
 	"github.com/creativeops/creativeops/secrets"
-	"github.com/creativeops/creativeops/storage"
 )
 
 // The registry's private keys are stored sealed under the master key.
@@ -23,14 +23,7 @@ func TestSigningKeysSealedAtRest(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := teststore.Open(t, b)
 			// The row as an earlier version wrote it: the material in the
 			// clear, no master key id.
 			legacy, err := GenerateKeys(newOrigin(), time.Now())

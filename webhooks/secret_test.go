@@ -13,6 +13,7 @@ import (
 
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/internal/teststore"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -46,14 +47,7 @@ func TestResealSecrets(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := teststore.Open(t, b)
 			plain := map[string]string{}
 			for i, secret := range []string{GenerateSecret(), "a customer's own secret", GenerateSecret()} {
 				id := ids.New(ids.Webhook)

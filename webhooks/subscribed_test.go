@@ -13,7 +13,7 @@ import (
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/internal/teststore"
 )
 
 // With the Subscribed condition, the event insert itself tells which events
@@ -24,15 +24,9 @@ func TestEmitterSkipsOrganizationsWithoutWebhooks(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := teststore.Open(t, b)
 			disp := &Dispatcher{Schedule: Schedule{0, time.Minute}, Jitter: func() float64 { return 0.5 }}
+			var err error
 			if disp.River, err = river.NewClient(st.River, &river.Config{}); err != nil {
 				t.Fatal(err)
 			}
