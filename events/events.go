@@ -139,32 +139,90 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 // whether the Subscribed condition holds for it: the events, and those of
 // them it holds for.
 func (e *Emitter) insert(ctx context.Context, sqlTx *sql.Tx, batch []Encoded, at time.Time) (evs, subscribed []*ent.Event, err error) {
-	ins := entsql.Dialect(e.dialect).Insert(event.Table).
-		Columns(event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldCreatedAt)
-	evs = make([]*ent.Event, len(batch))
-	pos := make(map[string]int, len(batch))
-	for i, b := range batch {
-		ev := &ent.Event{ID: ids.New(ids.Event), OrganizationID: b.OrganizationID, Type: b.Type, Data: string(b.Data), CreatedAt: at}
-		ins.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt)
-		evs[i], pos[ev.ID] = ev, i
-	}
-	query, args := ins.Returning(event.FieldID, e.subscribed).Query()
+	p := e.Prepare(batch, at)
+	p.Insert.SetDialect(e.dialect)
+	query, args := p.Insert.Query()
 	rows, err := sqlTx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err
 	}
+	subscribed, err = p.read(rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.evs, subscribed, nil
+}
+
+// Prepared is a batch of events to insert as part of a statement of the
+// caller's (Prepare).
+type Prepared struct {
+	e   *Emitter
+	evs []*ent.Event
+	pos map[string]int
+	// Insert inserts the events and returns each one's id and whether the
+	// Subscribed condition holds for it (always, when the emitter has
+	// none). Its dialect is set by the statement it joins.
+	Insert *entsql.InsertBuilder
+}
+
+// Prepare builds the insert of a batch of at most maxBatchRows events
+// (data-modifying WITH queries make it one statement with the writes it
+// belongs to, on PostgreSQL). The caller runs it inside its transaction
+// and hands what it returned to Finish.
+func (e *Emitter) Prepare(batch []Encoded, at time.Time) *Prepared {
+	cond := "(TRUE)" // parenthesised: not an identifier to quote
+	if e != nil && e.subscribed != "" {
+		cond = e.subscribed
+	}
+	p := &Prepared{
+		e:   e,
+		evs: make([]*ent.Event, len(batch)),
+		pos: make(map[string]int, len(batch)),
+		Insert: entsql.Insert(event.Table).
+			Columns(event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldCreatedAt),
+	}
+	for i, b := range batch {
+		ev := &ent.Event{ID: ids.New(ids.Event), OrganizationID: b.OrganizationID, Type: b.Type, Data: string(b.Data), CreatedAt: at}
+		p.Insert.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt)
+		p.evs[i], p.pos[ev.ID] = ev, i
+	}
+	p.Insert.Returning(event.FieldID, cond)
+	return p
+}
+
+// Finish reads what the prepared insert returned (rows, which it closes)
+// and fans the events out, inside the transaction that inserted them; it
+// returns the events.
+func (p *Prepared) Finish(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, rows *sql.Rows) ([]*ent.Event, error) {
+	subscribed, err := p.read(rows)
+	if err != nil {
+		return nil, err
+	}
+	if p.e != nil && p.e.fanOut != nil && len(subscribed) > 0 {
+		if err := p.e.fanOut(ctx, tx, sqlTx, subscribed); err != nil {
+			return nil, err
+		}
+	}
+	return p.evs, nil
+}
+
+// read reads the ids and conditions the insert returned and returns the
+// events the condition holds for, in the batch's order.
+func (p *Prepared) read(rows *sql.Rows) ([]*ent.Event, error) {
 	defer rows.Close()
-	holds := make([]bool, len(batch))
+	holds := make([]bool, len(p.evs))
+	n := 0
 	for rows.Next() {
 		var id string
 		var v any
 		if err := rows.Scan(&id, &v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		i, ok := pos[id]
+		i, ok := p.pos[id]
 		if !ok {
-			return nil, nil, fmt.Errorf("events: insert returned an unknown id %q", id)
+			return nil, fmt.Errorf("events: insert returned an unknown id %q", id)
 		}
+		n++
 		// PostgreSQL returns a boolean, SQLite an integer.
 		switch v := v.(type) {
 		case bool:
@@ -172,17 +230,21 @@ func (e *Emitter) insert(ctx context.Context, sqlTx *sql.Tx, batch []Encoded, at
 		case int64:
 			holds[i] = v != 0
 		default:
-			return nil, nil, fmt.Errorf("events: subscribed condition returned a %T", v)
+			return nil, fmt.Errorf("events: subscribed condition returned a %T", v)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if n != len(p.evs) {
+		return nil, fmt.Errorf("events: insert returned %d of %d events", n, len(p.evs))
 	}
 	// RETURNING promises no order: the fan-out sees the batch's.
-	for i, ev := range evs {
+	var subscribed []*ent.Event
+	for i, ev := range p.evs {
 		if holds[i] {
 			subscribed = append(subscribed, ev)
 		}
 	}
-	return evs, subscribed, nil
+	return subscribed, nil
 }

@@ -7,13 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/digitorus/timestamp"
 
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/secrets"
@@ -66,6 +69,22 @@ func TestSealBatch(t *testing.T) {
 			for i, p := range accepted {
 				if p.rec.LogIndex != int64(1+i) {
 					t.Errorf("record %d at log index %d, want %d", i, p.rec.LogIndex, 1+i)
+				}
+				// Stored as sealed, every column (the batch's insert lists
+				// them itself).
+				stored, err := st.Ent.IPRecord.Get(ctx, p.rec.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, want := recordValues(stored), recordValues(p.rec)
+				for c, col := range iprecord.Columns {
+					g, w := got[c], want[c]
+					if gt, ok := g.(time.Time); ok {
+						g, w = gt.UTC(), w.(time.Time).UTC()
+					}
+					if !reflect.DeepEqual(g, w) {
+						t.Errorf("record %d: %s stored as %v, want %v", i, col, g, w)
+					}
 				}
 				bundle, err := r.Certificate(ctx, toWork(p.rec))
 				if err != nil {
