@@ -450,7 +450,7 @@ func (mr *modeRun) fixedRate(ctx context.Context, o options) error {
 			}
 			mr.settle(ctx)
 			w, _ := worstP99(p)
-			log.Printf("%s: %.0f req/s done, %d errors, worst p99 %s ms (%s %s)", m, p.Throughput(), p.Errors, ms(w.P99), w.Transport, w.Op)
+			log.Printf("%s: %.0f req/s done, %d errors, mix p99 %s ms, worst p99 %s ms (%s %s)", m, p.Throughput(), p.Errors, ms(p.MixP99), ms(w.P99), w.Transport, w.Op)
 			log.Printf("%s: %s", m, describeUsage(pu))
 		}
 	})

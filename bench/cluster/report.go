@@ -201,8 +201,8 @@ func (r *report) markdown() string {
 
 	w("### Summary\n\n")
 	w("Fixed rate (open loop; \"done\" includes the polls of async runs):\n\n")
-	w("| Mode | Offered req/s | Done req/s | Errors | Worst p99 (operation) | Read creator p99 | Server CPU (cores) | CPU µs per request: servers / PostgreSQL / harness | Peak RSS per server |\n")
-	w("|---|---:|---:|---:|---|---:|---:|---|---:|\n")
+	w("| Mode | Offered req/s | Done req/s | Errors | Mix p50 / p99 | Worst p99 (operation) | Read creator p99 | Server CPU (cores) | CPU µs per request: servers / PostgreSQL / harness | Peak RSS per server |\n")
+	w("|---|---:|---:|---:|---:|---|---:|---:|---|---:|\n")
 	for _, m := range r.Modes {
 		for _, pu := range m.Fixed {
 			f := pu.Phase
@@ -226,8 +226,8 @@ func (r *report) markdown() string {
 					harness = perRequest(u, f)
 				}
 			}
-			w("| %s | %d | %.0f | %d | %s ms (%s %s) | %s ms | %.2f | %.0f / %.0f / %.0f | %s |\n", m.Mode, f.TargetRPS, f.Throughput(), f.Errors,
-				ms(wst.P99), wst.Transport, wst.Op, ms(read), serverCores(pu), srv, pg, harness, mib(rss))
+			w("| %s | %d | %.0f | %d | %s / %s ms | %s ms (%s %s) | %s ms | %.2f | %.0f / %.0f / %.0f | %s |\n", m.Mode, f.TargetRPS, f.Throughput(), f.Errors,
+				ms(f.MixP50), ms(f.MixP99), ms(wst.P99), wst.Transport, wst.Op, ms(read), serverCores(pu), srv, pg, harness, mib(rss))
 		}
 	}
 	w("\nMax throughput (closed loop, %d clients; median of %d rounds):\n\n", o.concurrency, o.rounds)
@@ -320,31 +320,33 @@ func perRequest(u processUsage, p clustertest.PhaseResult) float64 {
 }
 
 func (r *report) targets(w func(string, ...any)) {
-	w("Targets:\n\n")
-	if sq := r.find("sqlite", 1); sq != nil {
-		for _, pu := range sq.Fixed {
-			f := pu.Phase
-			wst, _ := worstP99(f)
-			verdict := "met"
-			if wst.P99 >= 20*time.Millisecond || f.Errors > 0 {
-				verdict = "**not met**"
+	pg1 := r.find("postgres", 1)
+	if pg1 == nil {
+		return
+	}
+	for _, pu := range pg1.Fixed {
+		f := pu.Phase
+		if f.TargetRPS != 1000 {
+			continue
+		}
+		wst, _ := worstP99(f)
+		var rss int64
+		for _, u := range pu.Processes {
+			if strings.HasPrefix(u.Name, "creativeops ") {
+				rss = max(rss, u.PeakRSS)
 			}
-			w("- p99 under 20 ms for every operation of the mix at %d req/s on SQLite: %s (worst: %s %s, %s ms; %d errors).\n",
-				f.TargetRPS, verdict, wst.Transport, wst.Op, ms(wst.P99), f.Errors)
 		}
-	}
-	pg1, pg3 := r.find("postgres", 1), r.find("postgres", 3)
-	if pg1 != nil && pg3 != nil {
-		pct := 100 * pg3.Max.Phase.Throughput() / pg1.Max.Phase.Throughput()
-		verdict := "met"
-		if pct < 90 {
-			verdict = "**not met**"
+		verdict := func(ok bool) string {
+			if ok {
+				return "met"
+			}
+			return "**not met**"
 		}
-		w("- Three PostgreSQL replicas on the same %d cores keep at least 90 %% of one replica's throughput: %s\n", r.Machine.Cores, verdict)
-		w("  (%.0f %%: %.0f vs %.0f req/s; servers used %.2f vs %.2f cores, PostgreSQL backends %.2f vs %.2f).\n",
-			pct, pg3.Max.Phase.Throughput(), pg1.Max.Phase.Throughput(), serverCores(pg3.Max), serverCores(pg1.Max), pgCores(pg3.Max), pgCores(pg1.Max))
+		w("Targets (PostgreSQL ×1 at 1000 req/s; the machine is shared, so one run decides nothing):\n\n")
+		w("- p99 of the mix under 50 ms with 0 errors: %s (%s ms; %d errors).\n", verdict(f.MixP99 < 50*time.Millisecond && f.Errors == 0), ms(f.MixP99), f.Errors)
+		w("- p99 of every operation under 50 ms: %s (worst: %s %s, %s ms).\n", verdict(wst.P99 < 50*time.Millisecond), wst.Transport, wst.Op, ms(wst.P99))
+		w("- Peak RSS of the server under 150 MiB: %s (%s).\n\n", verdict(rss < 150<<20), mib(rss))
 	}
-	w("\n")
 }
 
 func harnessCores(pu phaseUsage) float64 {

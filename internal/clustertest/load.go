@@ -374,7 +374,10 @@ type PhaseResult struct {
 	// Requests counts every call, polls included.
 	Requests, Errors, ServerErrors int
 	Ops                            []OpStats
-	Async                          AsyncStats
+	// MixP50 and MixP99 are over every request of the mix, polls left
+	// out (an open-loop phase does not schedule them).
+	MixP50, MixP99 time.Duration
+	Async          AsyncStats
 	// OpenLoop phases measure latency from when each request was due.
 	OpenLoop  bool
 	TargetRPS int
@@ -405,15 +408,20 @@ func (l *Load) Snapshot(name string) PhaseResult {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := PhaseResult{Name: name, Elapsed: time.Since(l.phaseFrom)}
+	var mix []time.Duration
 	for k, r := range l.stats {
 		s := OpStats{Op: k.op, Transport: k.tr, Count: r.count, Errors: r.errors, ServerErrors: r.serverErrors}
 		s.P50, s.P95, s.P99, s.Max = percentiles(r.lat)
+		if k.op != Poll {
+			mix = append(mix, r.lat...)
+		}
 		p.Ops = append(p.Ops, s)
 		p.Requests += r.count
 		p.Errors += r.errors
 		p.ServerErrors += r.serverErrors
 	}
 	sortOps(p.Ops)
+	p.MixP50, _, p.MixP99, _ = percentiles(mix)
 	a := l.async
 	p.Async = AsyncStats{Submitted: a.submitted, Completed: a.completed, Failed: a.failed, Unfinished: a.unfinished, Unpolled: a.unpolled}
 	p.Async.P50, _, p.Async.P99, _ = percentiles(a.lat)
