@@ -189,7 +189,16 @@ func run(ctx context.Context, o options) error {
 			ms = ms[:1]
 		}
 	}
-	rep := &report{Options: o, Started: time.Now(), Machine: describeMachine(ctx, o, ms), Skipped: skipped}
+	var pools string
+	if skipped == "" {
+		if o.postgres, pools, err = fitPools(ctx, o.postgres, ms); err != nil {
+			return err
+		}
+		if pools != "" {
+			log.Print(pools)
+		}
+	}
+	rep := &report{Options: o, Started: time.Now(), Machine: describeMachine(ctx, o, ms), Skipped: skipped, Pools: pools}
 	log.Printf("machine: %s, %d cores, load average %s", rep.Machine.CPU, rep.Machine.Cores, rep.Machine.LoadAvg)
 
 	if rep.Bare, err = measureBare(ctx, o); err != nil {
@@ -591,6 +600,54 @@ func pingPostgres(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	return db.PingContext(ctx)
+}
+
+// harnessConns is what the harness keeps of PostgreSQL's connections for
+// itself (bootstrap, the meter) when it sizes the servers' pools.
+const harnessConns = 10
+
+// fitPools makes every PostgreSQL replica of the run fit in the server's
+// connections at once: the modes take turns, but the paused ones keep
+// their pools, and a default replica opens DefaultMaxConns +
+// BackgroundConns (24). With PostgreSQL's default max_connections (100),
+// PostgreSQL ×1 and ×3 together would need 96 and their last connections
+// were refused ("too many clients"), failing requests with 500s. Unless
+// the URL sets pool_max_conns itself, fitPools sets the largest that fits
+// and says so (for the report); it leaves a URL alone when the defaults fit.
+func fitPools(ctx context.Context, base string, ms []mode) (string, string, error) {
+	replicas := 0
+	for _, m := range ms {
+		if m.db == "postgres" {
+			replicas += m.replicas
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil || replicas == 0 || u.Query().Has("pool_max_conns") {
+		return base, "", nil
+	}
+	db, err := sql.Open("pgx", storage.WithoutPoolParams(base))
+	if err != nil {
+		return "", "", err
+	}
+	defer db.Close()
+	var available int
+	if err := db.QueryRowContext(ctx, `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int`).Scan(&available); err != nil {
+		return "", "", fmt.Errorf("PostgreSQL's connection limit: %w", err)
+	}
+	per := (available - harnessConns) / replicas
+	if per >= storage.DefaultMaxConns+storage.BackgroundConns {
+		return base, "", nil
+	}
+	size := per - storage.BackgroundConns
+	if size < 4 {
+		return "", "", fmt.Errorf("PostgreSQL allows %d connections: too few for %d replicas of %d connections or more", available, replicas, 4+storage.BackgroundConns)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", strconv.Itoa(size))
+	u.RawQuery = q.Encode()
+	note := fmt.Sprintf("PostgreSQL allows %d connections and the run keeps %d replicas at once: each gets pool_max_conns=%d (default %d) beside its background pool of %d",
+		available, replicas, size, storage.DefaultMaxConns, storage.BackgroundConns)
+	return u.String(), note, nil
 }
 
 // dbName is the PostgreSQL database of a URL ("" for SQLite), also when

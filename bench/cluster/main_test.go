@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -12,7 +15,9 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/internal/clustertest"
+	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testlock"
+	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -102,5 +107,55 @@ func TestDBName(t *testing.T) {
 		if got := dbName(c.url, c.db); got != c.want {
 			t.Errorf("dbName(%q) = %q, want %q", c.url, got, c.want)
 		}
+	}
+}
+
+// Every PostgreSQL replica of a run keeps its pools while the others are
+// measured, so fitPools shrinks their main pools until all of them fit in
+// the server's connections, and leaves alone a run whose defaults fit or a
+// URL that sizes the pool itself.
+func TestFitPools(t *testing.T) {
+	base := testdb.PostgresURL(t)
+	ctx := context.Background()
+	db, err := sql.Open("pgx", storage.WithoutPoolParams(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var available int
+	if err := db.QueryRowContext(ctx, `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int`).Scan(&available); err != nil {
+		t.Fatal(err)
+	}
+	defaults := storage.DefaultMaxConns + storage.BackgroundConns
+	fits := (available - harnessConns) / defaults
+	if fits < 1 {
+		t.Skipf("PostgreSQL allows %d connections: not one default replica fits", available)
+	}
+
+	got, note, err := fitPools(ctx, base, []mode{{"sqlite", 1}, {"postgres", fits}})
+	if err != nil || got != base || note != "" {
+		t.Fatalf("%d replicas that fit: %q %q %v, want the URL unchanged", fits, got, note, err)
+	}
+
+	many := fits + 1
+	got, note, err = fitPools(ctx, base, []mode{{"postgres", 1}, {"postgres", many - 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size, err := strconv.Atoi(u.Query().Get("pool_max_conns"))
+	if err != nil || note == "" {
+		t.Fatalf("%d replicas: %q (%q), want pool_max_conns set and said", many, got, note)
+	}
+	if total := many * (size + storage.BackgroundConns); total > available-harnessConns || size >= storage.DefaultMaxConns {
+		t.Fatalf("%d replicas of pool_max_conns=%d: %d connections of %d", many, size, total, available)
+	}
+
+	sized := got
+	if again, note, err := fitPools(ctx, sized, []mode{{"postgres", 100}}); err != nil || again != sized || note != "" {
+		t.Fatalf("a URL with pool_max_conns: %q %q %v, want it unchanged", again, note, err)
 	}
 }

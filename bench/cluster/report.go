@@ -80,8 +80,10 @@ type report struct {
 	Machine           machine
 	LoadAvgEnd        string
 	Skipped           string
-	Bare              bareResult
-	Modes             []*modeResult
+	// Pools says how fitPools sized the replicas' pools ("" if it did not).
+	Pools string
+	Bare  bareResult
+	Modes []*modeResult
 }
 
 func ms(d time.Duration) string {
@@ -194,6 +196,9 @@ func (r *report) markdown() string {
 	w("  Load generator, proxy, servers and database all share the same %d cores.\n", mc.Cores)
 	if r.Skipped != "" {
 		w("- %s.\n", r.Skipped)
+	}
+	if r.Pools != "" {
+		w("- %s.\n", r.Pools)
 	}
 	w("- Run: %s, %s, commit %s.\n", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second), mc.Commit)
 	w("- Bare `net/http` reference: **%.0f req/s** direct, %.0f req/s through the proxy (so the proxy alone\n", r.Bare.Direct.Throughput(), r.Bare.Proxied.Throughput())
