@@ -17,6 +17,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -59,6 +60,9 @@ type Registry struct {
 	// advanced counts batches whose plan made ahead moved the head
 	// without taking the lock first (see advance).
 	advanced atomic.Int64
+	// rechecked counts batches planned again with the duplicate query
+	// after their insert found registered content (see commit).
+	rechecked atomic.Int64
 	// tail is the current log's head and right edge as last committed.
 	tail logTail
 }
@@ -424,10 +428,40 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 // commit queues the transaction that writes a batch and returns the wait
 // for its outcome. On success each registration has its record or its
 // rejection; once it committed, the log tail has the new head and hashes.
+//
+// On PostgreSQL a batch is first planned without asking which of its
+// contents are registered already: that query was a round trip of the
+// sequencer's before every batch, and a registration of content already
+// registered is rare. The unique index on an organization's content
+// hashes refuses such a batch's insert (the log head's update with it),
+// and the batch is then planned again with the query (counted in
+// rechecked). The store runs PostgreSQL's transaction before TxAsync
+// returns, so both attempts happen here, in the sequencer, before the
+// next batch is planned. SQLite's query is a call into the process, and
+// its transactions are queued: it always asks first.
 func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahead []*flight) func() error {
+	if r.store.Dialect != dialect.Postgres {
+		return r.attempt(ctx, f, batch, ahead, true)
+	}
+	err := r.attempt(ctx, f, batch, ahead, false)()
+	if errors.Is(err, errUnchecked) {
+		r.rechecked.Add(1)
+		err = r.attempt(ctx, f, batch, ahead, true)()
+	}
+	return func() error { return err }
+}
+
+// errUnchecked is what a batch planned without the duplicate query
+// (sealPlan.unchecked) fails with when it held registered content.
+var errUnchecked = errors.New("ipreg: content registered already")
+
+// attempt is commit's transaction, its batch planned with the duplicate
+// query or not (check).
+func (r *Registry) attempt(ctx context.Context, f *flight, batch []*pending, ahead []*flight, check bool) func() error {
 	drafts := draftBatch(batch)
+	f.plan = nil
 	if r.store.Dialect != dialect.Postgres || time.Since(time.Unix(0, r.staleAt.Load())) > stalePause {
-		f.plan = r.planAhead(ctx, drafts, ahead)
+		f.plan = r.planAhead(ctx, drafts, ahead, check)
 	}
 	// written is the plan the transaction wrote, for the log tail once it
 	// committed.
@@ -467,6 +501,9 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 			}
 		}
 		if err := r.write(ctx, tx, sqlTx, p); err != nil {
+			if p.unchecked && duplicateContent(err) {
+				return fmt.Errorf("%w: %w", errUnchecked, err)
+			}
 			return err
 		}
 		written = p
@@ -495,7 +532,7 @@ func (r *Registry) commit(ctx context.Context, f *flight, batch []*pending, ahea
 // returns nil, leaving the batch to be placed under the lock, when it
 // cannot plan (an earlier batch failed and its hashes will never be
 // stored, say).
-func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flight) *sealPlan {
+func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flight, check bool) *sealPlan {
 	var (
 		base     *ent.LogState
 		reader   = r.tail.reader(&dbHashes{ctx: ctx, client: r.store.Read, origin: r.keys.Origin()})
@@ -531,7 +568,7 @@ func (r *Registry) planAhead(ctx context.Context, drafts []*draft, ahead []*flig
 		}
 		base = head
 	}
-	p, err := r.placeOn(ctx, r.store.Read, reader, base, drafts, inFlight)
+	p, err := r.placeOn(ctx, r.store.Read, reader, base, drafts, inFlight, check)
 	if err != nil {
 		return nil
 	}
@@ -624,6 +661,10 @@ type sealPlan struct {
 	size       int64
 	root       tlog.Hash
 	checkpoint []byte
+	// unchecked is set when the plan did not ask the database which
+	// contents are registered already (see commit): the unique index on
+	// an organization's content hashes then finds them.
+	unchecked bool
 }
 
 // buildsOn reports whether head is the log the plan was made for. Its
@@ -636,20 +677,25 @@ func (p *sealPlan) buildsOn(head *ent.LogState) bool {
 // place plans drafts for appending to the log at head, reading through
 // client (the locking transaction).
 func (r *Registry) place(ctx context.Context, client *ent.Client, head *ent.LogState, drafts []*draft) (*sealPlan, error) {
-	return r.placeOn(ctx, client, r.tail.reader(&dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}), head, drafts, nil)
+	return r.placeOn(ctx, client, r.tail.reader(&dbHashes{ctx: ctx, client: client, origin: r.keys.Origin()}), head, drafts, nil, true)
 }
 
 // placeOn plans drafts for appending to the log at head, whose tree hashes
 // reader reads; client finds registered content, and inFlight (contentKey
-// → record id) is content of batches planned but not yet committed. It
+// → record id) is content of batches planned but not yet committed;
+// unless check is set, it does not ask client which contents are
+// registered already, and marks the plan unchecked. It
 // leaves the drafts as they are, so a stale plan can be replaced by
 // another.
-func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.HashReader, head *ent.LogState, drafts []*draft, inFlight map[string]string) (*sealPlan, error) {
+func (r *Registry) placeOn(ctx context.Context, client *ent.Client, reader tlog.HashReader, head *ent.LogState, drafts []*draft, inFlight map[string]string, check bool) (*sealPlan, error) {
 	n := head.Size
-	p := &sealPlan{from: n, fromRoot: head.RootHash, rejected: map[*draft]string{}}
-	registered, err := registeredContent(ctx, client, drafts)
-	if err != nil {
-		return nil, err
+	p := &sealPlan{from: n, fromRoot: head.RootHash, rejected: map[*draft]string{}, unchecked: !check}
+	var registered map[string]string
+	if check {
+		var err error
+		if registered, err = registeredContent(ctx, client, drafts); err != nil {
+			return nil, err
+		}
 	}
 	var leaves [][]byte
 	for _, d := range drafts {
@@ -827,6 +873,15 @@ func recordValues(row *ent.IPRecord) []any {
 // contentKey identifies a work within the registry: an organization
 // registers a content hash once.
 func contentKey(orgID, contentHash string) string { return orgID + "\x00" + contentHash }
+
+// duplicateContent reports whether PostgreSQL refused a record because
+// its organization registered the same content already (the unique index
+// of iprecord's schema on organization_id and content_hash).
+func duplicateContent(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" /* unique_violation */ &&
+		pgErr.ConstraintName == "iprecord_organization_id_content_hash"
+}
 
 func duplicate(hash, existingID string) error {
 	return apierror.Conflict("DUPLICATE_CONTENT",

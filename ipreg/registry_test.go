@@ -43,6 +43,9 @@ func TestSealBatch(t *testing.T) {
 			if earlier.err != nil {
 				t.Fatalf("first batch: %v", earlier.err)
 			}
+			if n := r.rechecked.Load(); n != 0 {
+				t.Fatalf("a batch of new content planned again (%d)", n)
+			}
 			fanOuts = nil
 
 			batch := []*pending{
@@ -53,6 +56,16 @@ func TestSealBatch(t *testing.T) {
 				work("org_a", "3"), // new
 			}
 			<-r.seal(ctx, batch, nil).done
+			// On PostgreSQL batches are planned without asking for
+			// registered content first; this one held some, so its insert
+			// was refused and it was planned again with the query.
+			wantRechecked := int64(0)
+			if b.Name == "postgres" {
+				wantRechecked = 1
+			}
+			if n := r.rechecked.Load(); n != wantRechecked {
+				t.Errorf("batches planned again: %d, want %d", n, wantRechecked)
+			}
 			for i, want := range []string{"", batch[0].rec.ID, earlier.rec.ID, "", ""} {
 				p := batch[i]
 				if want == "" {
