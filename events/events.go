@@ -142,6 +142,9 @@ func (e *Emitter) insert(ctx context.Context, sqlTx *sql.Tx, batch []Encoded, at
 	p := e.Prepare(batch, at)
 	p.Insert.SetDialect(e.dialect)
 	query, args := p.Insert.Query()
+	if err := p.Insert.Err(); err != nil {
+		return nil, nil, err
+	}
 	rows, err := sqlTx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err

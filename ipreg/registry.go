@@ -840,15 +840,19 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, p *
 			return fmt.Errorf("store %s: %w", ins.what, err)
 		}
 	}
-	b := &entsql.Builder{}
-	b.SetDialect(r.store.Dialect)
-	b.Join(evs.Insert)
-	return r.finishEvents(ctx, tx, sqlTx, evs, b)
+	evs.Insert.SetDialect(r.store.Dialect)
+	return r.finishEvents(ctx, tx, sqlTx, evs, evs.Insert)
+}
+
+// statement is a built SQL statement: ent's builders.
+type statement interface {
+	Query() (string, []any)
+	Err() error
 }
 
 // finishEvents runs the statement that ends with the batch's event insert
 // and fans the events out.
-func (r *Registry) finishEvents(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, evs *events.Prepared, b *entsql.Builder) error {
+func (r *Registry) finishEvents(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, evs *events.Prepared, b statement) error {
 	query, args := b.Query()
 	if err := b.Err(); err != nil {
 		return err
