@@ -168,3 +168,34 @@ func TestAudiobooksACXLimiterReachesTheMinus3Point5dBCeiling(t *testing.T) {
 		t.Errorf("chapter three limiter fix %q, want 1.7 dB", got)
 	}
 }
+
+// Missing credits and a 30-second retail sample are ACX rejection reasons
+// (ACX Audio Submission Requirements), so a book whose files all measure
+// right is still not ready: the verdict names the package fixes and the
+// schedule leaves a business day for them.
+func TestAudiobooksACXCheckPackageProblemsAreFixesBeforeSubmitting(t *testing.T) {
+	files := []any{map[string]any{"name": "01 Chapter One", "rms_db": -20.0, "peak_db": -4.0, "noise_floor_db": -65.0, "duration_minutes": 40.0}}
+	res := run(t, "audiobooks-acx-check", map[string]any{
+		"files": files, "has_opening_credits": false, "has_closing_credits": false, "retail_sample_minutes": 0.5,
+		"submission_date": "2026-12-04", "as_of": "2026-11-20",
+	})
+	if mediaNum(t, res, "failing_files") != 0 {
+		t.Fatalf("the chapter file measures right: %v", res["files"])
+	}
+	s := res["strategy"].(string)
+	if strings.Contains(s, "nothing to fix") || !strings.Contains(s, "record the opening and closing credits") || !strings.Contains(s, "retail sample") {
+		t.Errorf("strategy ignores the rejection reasons: %s", s)
+	}
+	if res["ready_to_submit"] != false {
+		t.Errorf("ready_to_submit %v with credits and sample missing", res["ready_to_submit"])
+	}
+	fixes := milestoneDate(t, res, "package-fixes")
+	if n := tvBizDays(engine.FormatDate(fixes), engine.FormatDate(milestoneDate(t, res, "submit"))); n != 2 {
+		t.Errorf("package fixed %d business days before submission, want 2 (a final listen between)", n)
+	}
+	// The same files with the package complete: nothing left to fix.
+	ok := run(t, "audiobooks-acx-check", map[string]any{"files": files, "retail_sample_minutes": 3, "submission_date": "2026-12-04", "as_of": "2026-11-20"})
+	if s := ok["strategy"].(string); !strings.Contains(s, "nothing to fix") || ok["ready_to_submit"] != true {
+		t.Errorf("a complete package: %s (ready %v)", s, ok["ready_to_submit"])
+	}
+}
