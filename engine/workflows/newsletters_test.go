@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,42 @@ func TestNewslettersSenderWarmupCompliance(t *testing.T) {
 	entNoWarnings(t, est)
 	if got := entNum(t, est, "warmup_send_days"); got != 1 {
 		t.Errorf("an established sender needs no ramp, got %v days", got)
+	}
+}
+
+// Gmail's sender guidelines (February 2024) set a 0.3% spam-rate limit:
+// a warm-up does not ramp while the rate is over it. The ramp holds at the
+// first send to engaged readers, no full-list day is promised, and the
+// strategy says why.
+func TestNewslettersSenderWarmupHoldsOverTheSpamLimit(t *testing.T) {
+	res := entRun(t, "newsletters-sender-warmup", map[string]any{"list_size": 120000, "spam_rate_pct": 0.35, "authentication": []any{"spf", "dkim", "dmarc"}})
+	entWant(t, res, "SPAM_RATE_TOO_HIGH")
+	if res["ramp_held"] != true {
+		t.Fatalf("ramp_held %v at a 0.35%% spam rate", res["ramp_held"])
+	}
+	ramp := entAt(t, res, "warmup_schedule").([]any)
+	// 35% of 120,000 are engaged; the migration start of 2,000 is under that.
+	if len(ramp) != 1 || ramp[0].(map[string]any)["volume"] != 2000.0 {
+		t.Errorf("held ramp %v, want one send of 2,000", ramp)
+	}
+	if _, ok := res["full_list_date"]; ok {
+		t.Errorf("a held ramp promises the full list on %v", res["full_list_date"])
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if k := m.(map[string]any)["key"]; k == "full-list" {
+			t.Errorf("milestone %v in a held ramp", k)
+		}
+	}
+	// 2,000 → 4,000 → … → 120,000 is 7 send days once the rate is under 0.3%.
+	if got := entNum(t, res, "send_days_once_resumed"); got != 7 {
+		t.Errorf("send days once resumed %v, want 7", got)
+	}
+	if s := entStr(t, res, "strategy"); !strings.Contains(s, "Hold the warm-up") || !strings.Contains(s, "0.3% limit") {
+		t.Errorf("strategy does not hold the ramp: %s", s)
+	}
+	// Under the limit the ramp runs to the full list.
+	ok := entRun(t, "newsletters-sender-warmup", map[string]any{"list_size": 120000, "spam_rate_pct": 0.25, "authentication": []any{"spf", "dkim", "dmarc"}})
+	if ok["ramp_held"] != false || entNum(t, ok, "warmup_send_days") != 7 {
+		t.Errorf("0.25%%: held %v, %v send days", ok["ramp_held"], ok["warmup_send_days"])
 	}
 }
