@@ -29,17 +29,24 @@ import (
 //   - Audiobooks: narration is cast and recorded from 16 weeks out and the
 //     finished master delivered 8 weeks out, for retailer review (ACX
 //     reviews in up to 10 business days, longer in busy months).
-//   - Independent authors: each format needs its own ISBN (Bowker, US: $125
-//     for one, $295 for ten); an ebook on KDP pre-order must have its final
-//     file in 72 hours before release. Printed ARCs cost about $10.50 each
-//     printed and mailed (short-run print ≈$6 plus media mail), a
-//     conservative figure.
+//   - Independent authors: each print format needs its own ISBN (Bowker,
+//     US: $125 for one, $295 for ten); an ebook needs none on KDP (Amazon
+//     assigns an ASIN), so no ISBN is costed for it. An ebook on KDP
+//     pre-order must have its final file in 72 hours before release.
+//     Printed ARCs cost about $10.50 each printed and mailed (short-run
+//     print ≈$6 plus media mail), a conservative figure; a title with no
+//     print format sends e-galleys, which cost nothing to mail.
+//   - Trade reviews, long-lead magazines, early distributor listings and
+//     podcast pitching are publicity an independent author may skip: a
+//     missed window is advice for an independent title, never a reason to
+//     move its publication. Only production hand-overs (print proof,
+//     audiobook, the KDP final file) re-plan it.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK).",
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs (print formats; KDP ebooks need none) and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); for an independent title only production hand-overs re-plan it, and missed publicity windows (trade reviews, long-lead, podcasts) are advice.",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
@@ -62,6 +69,7 @@ func init() {
 			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
 			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
 			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "Kindle Direct Publishing: ISBNs (not required for Kindle eBooks, which get an ASIN)", URL: "https://kdp.amazon.com/en_US/help/topic/G200672390", Checked: "2026-11"},
 			{Title: "ACX: audio submission requirements and review", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
@@ -79,16 +87,19 @@ type pubLaunchWindow struct {
 	key, title, code                string
 	idealMonths, idealDays, lastDay int // ideal: months and days before; last: days before
 	independent, traditional        bool
+	// optionalIndie marks publicity an independent title may skip: a missed
+	// window is dropped from its plan with advice, and never moves it.
+	optionalIndie bool
 }
 
 var pubLaunchWindows = []pubLaunchWindow{
-	{"catalog-metadata", "Catalog copy, metadata and cover final for buyers", "BUYER_WINDOW_MISSED", 9, 0, 182, false, true},
-	{"retail-listing", "Metadata and pre-order listings live with distributors", "LISTING_LATE", 4, 0, 60, true, false},
-	{"long-lead-pitch", "Long-lead magazines pitched", "LONG_LEAD_MISSED", 6, 0, 122, true, true},
-	{"galleys-to-trade", "Galleys to trade reviewers (PW, Kirkus, LJ, Booklist)", "TRADE_REVIEW_WINDOW_MISSED", 5, 0, 122, true, true},
-	{"trade-reviews", "Trade reviews run; pull quotes for marketing", "", 3, 0, 0, true, true},
-	{"preorder-push", "Pre-order campaign starts", "", 0, 56, 0, true, true},
-	{"podcast-pitching", "Podcast and media bookings pitched", "MEDIA_WINDOW_MISSED", 0, 42, 28, true, true},
+	{"catalog-metadata", "Catalog copy, metadata and cover final for buyers", "BUYER_WINDOW_MISSED", 9, 0, 182, false, true, false},
+	{"retail-listing", "Metadata and pre-order listings live with distributors", "LISTING_LATE", 4, 0, 60, true, false, true},
+	{"long-lead-pitch", "Long-lead magazines pitched", "LONG_LEAD_MISSED", 6, 0, 122, true, true, true},
+	{"galleys-to-trade", "Galleys to trade reviewers (PW, Kirkus, LJ, Booklist)", "TRADE_REVIEW_WINDOW_MISSED", 5, 0, 122, true, true, true},
+	{"trade-reviews", "Trade reviews run; pull quotes for marketing", "", 3, 0, 0, true, true, true},
+	{"preorder-push", "Pre-order campaign starts", "", 0, 56, 0, true, true, false},
+	{"podcast-pitching", "Podcast and media bookings pitched", "MEDIA_WINDOW_MISSED", 0, 42, 28, true, true, true},
 }
 
 func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
@@ -165,6 +176,29 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	indie := in.Str("path") == "independent"
 	r := in.Region()
 	steps := pubLaunchSteps(in)
+	if indie {
+		// Publicity windows already missed are advice for an independent
+		// title: warned once, dropped from the plan, and never a reason to
+		// move publication. Trade reviews go with their galleys.
+		var kept, skipped []pubLaunchWindow
+		galleysMissed := false
+		for _, w := range steps {
+			if w.optionalIndie && w.lastDay > 0 && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
+				skipped = append(skipped, w)
+				galleysMissed = galleysMissed || w.key == "galleys-to-trade"
+				continue
+			}
+			kept = append(kept, w)
+		}
+		steps = slices.DeleteFunc(kept, func(w pubLaunchWindow) bool { return galleysMissed && w.key == "trade-reviews" })
+		var names []string
+		for _, w := range skipped {
+			names = append(names, w.key)
+			p.Warn(w.code, "%s was due by %s for publication on %s; it is optional for an independent title, so the date stands and the plan goes without it.",
+				w.title, engine.FormatDate(engine.AddDays(requested, -w.lastDay)), engine.FormatDate(requested))
+		}
+		p.Set("skipped_windows", names)
+	}
 	// The last useful day of a window that has one decides how far the
 	// publication date must move to keep it.
 	needDays := 0
@@ -189,6 +223,9 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			pub = engine.OnOrAfter(pub, pubLaunchDay(in))
 		}
 		why := fmt.Sprintf("Publication on %s leaves too little time for every launch window (the longest needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
+		if indie {
+			why = fmt.Sprintf("Publication on %s leaves too little time for production (the longest hand-over needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
+		}
 		if requested.Before(p.AsOf()) {
 			why = fmt.Sprintf("Publication day %s is before the plan date %s.", engine.FormatDate(requested), engine.FormatDate(p.AsOf()))
 		}
@@ -240,21 +277,30 @@ const (
 
 func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 	isbns := 0
+	printed := false
 	if in.Str("path") == "independent" {
 		for _, f := range in.Strings("formats") {
-			if f != "audiobook" { // audiobook distributors assign their own identifiers
+			// KDP assigns ebooks an ASIN and audiobook distributors their
+			// own identifiers: only print formats need an ISBN bought.
+			if f == "hardcover" || f == "paperback" {
 				isbns++
+				printed = true
 			}
 		}
 	}
 	isbnCost := math.Min(float64(isbns)*pubLaunchISBNOne, pubLaunchISBNTen)
-	// A traditional publisher prints and mails the galleys.
+	// A traditional publisher prints and mails the galleys; an independent
+	// title with no print edition sends e-galleys.
 	var arcs float64
-	if in.Str("path") == "independent" {
+	if in.Str("path") == "independent" && printed {
 		arcs = engine.Money(float64(in.Int("arc_count")) * pubLaunchARCUnit)
 	}
 	total := engine.Money(isbnCost + arcs)
-	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": in.Int("arc_count"), "arc_usd": arcs, "fixed_total_usd": total}
+	arcCount := in.Int("arc_count")
+	if in.Str("path") == "independent" && !printed {
+		arcCount = 0
+	}
+	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": arcCount, "arc_usd": arcs, "fixed_total_usd": total}
 	if in.Has("budget_usd") {
 		b := in.Float("budget_usd")
 		costs["remaining_usd"] = engine.Money(b - total)
@@ -273,10 +319,16 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	pub, _ := engine.ParseDate(p.Get("pub_date").(string))
 	indie := in.Str("path") == "independent"
 	galleys := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddMonths(pub, -5)))
-	if indie {
+	skipped, _ := p.Get("skipped_windows").([]string)
+	galleysSkipped := slices.Contains(skipped, "galleys-to-trade")
+	switch {
+	case galleysSkipped:
+		p.Recommend(engine.Medium, "Gather reader reviews instead of trade reviews",
+			"The trade-review galley window (4–5 months before publication) has passed for this date; trade reviews are optional for an independent title. Send e-galleys to readers and bloggers for launch-week reviews; paid indie review programmes (Kirkus Indie, BookLife) also review books already published.")
+	case indie:
 		p.RecommendBy(engine.High, galleys, "Send galleys to the review channels that take independent books",
 			"Publishers Weekly reviews independent titles through BookLife; Kirkus and Foreword have indie programmes; send galleys 4–5 months ahead with the metadata sheet.")
-	} else {
+	default:
 		p.RecommendBy(engine.High, galleys, "Get galleys to trade reviewers",
 			"Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist) need galleys 4–5 months before publication; confirm your publicist's mailing date.")
 	}
@@ -300,10 +352,23 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	costs := p.Get("costs").(map[string]any)
 	spend := fmt.Sprintf("the publisher covers %s", engine.Plural(in.Int("arc_count"), "galley", "galleys"))
 	if indie {
-		spend = fmt.Sprintf("ISBNs and %s cost %s", engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(costs["fixed_total_usd"].(float64)))
+		switch c := costs["fixed_total_usd"].(float64); {
+		case costs["isbns"].(int) == 0 && costs["arcs"].(int) == 0:
+			spend = "no ISBN is needed for the ebook on KDP, and galleys go out as e-books at no cost"
+		default:
+			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), engine.USD(c))
+		}
 	}
-	p.Strategy("Publish %q in %s on %s (%s, %s out): galleys to reviewers by %s, pre-orders pushed from %s, podcasts pitched from %s; %s.",
-		in.Str("title"), strings.Join(formats, ", "), engine.FormatDate(pub), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), engine.FormatDate(galleys),
-		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -56))), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -42))), spend)
+	reviews := "galleys to reviewers by " + engine.FormatDate(galleys)
+	if galleysSkipped {
+		reviews = "no trade-review galleys (their window has passed, and they are optional for an independent title)"
+	}
+	podcasts := "podcasts pitched from " + engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -42)))
+	if slices.Contains(skipped, "podcast-pitching") {
+		podcasts = "podcasts pitched for after launch"
+	}
+	p.Strategy("Publish %q in %s on %s (%s, %s out): %s, pre-orders pushed from %s, %s; %s.",
+		in.Str("title"), strings.Join(formats, ", "), engine.FormatDate(pub), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), reviews,
+		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -56))), podcasts, spend)
 	return nil
 }
