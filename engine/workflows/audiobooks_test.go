@@ -20,12 +20,20 @@ func TestAudiobooksProductionPlanHoursCostAndSchedule(t *testing.T) {
 	if c := mediaNum(t, res, "money", "production_cost_usd"); c != 9*275 {
 		t.Errorf("PFH cost %v, want 2475", c)
 	}
-	// 5–10 h band $15–25: midpoint $20 × 40% exclusive = $8 a sale.
-	if s := mediaNum(t, res, "money", "author_per_sale_usd"); s != 8 {
-		t.Errorf("per sale %v, want 8", s)
+	// 5–10 h band $15–25: ACX pays 40% exclusive on Audible's net receipts,
+	// assumed 50% (35–70%) of the $20 midpoint: $4 a sale ($2.80–$5.60),
+	// not the $8 that 40% of list would give.
+	if s := mediaNum(t, res, "money", "author_per_sale_usd"); s != 4 {
+		t.Errorf("per sale %v, want 4 (40%% of net receipts, not of list)", s)
 	}
-	if n := mediaNum(t, res, "money", "break_even_sales"); n != math.Ceil(2475.0/8) {
-		t.Errorf("break-even sales %v, want 310", n)
+	if r := mediaAt(t, res, "money", "author_per_sale_range_usd").([]any); r[0] != 2.8 || r[1] != 5.6 {
+		t.Errorf("per-sale range %v, want [2.8 5.6]", r)
+	}
+	if n := mediaNum(t, res, "money", "break_even_sales"); n != math.Ceil(2475.0/4) {
+		t.Errorf("break-even sales %v, want 619", n)
+	}
+	if r := mediaAt(t, res, "money", "break_even_sales_range").([]any); r[0] != math.Ceil(2475/5.6) || r[1] != math.Ceil(2475/2.8) {
+		t.Errorf("break-even range %v, want [442 884]", r)
 	}
 	// ACX review: submitted 14 business days before release.
 	if n := tvBizDays(engine.FormatDate(milestoneDate(t, res, "submit-to-acx")), "2027-04-06"); n != 14 {
