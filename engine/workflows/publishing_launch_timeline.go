@@ -34,8 +34,10 @@ import (
 //     assigns an ASIN), so no ISBN is costed for it. An ebook on KDP
 //     pre-order must have its final file in 72 hours before release.
 //     Printed ARCs cost about $10.50 each printed and mailed (short-run
-//     print ≈$6 plus media mail), a conservative figure; a title with no
-//     print format sends e-galleys, which cost nothing to mail.
+//     print ≈$6 plus media mail), a conservative figure, for the trade
+//     galleys; a title with no print format, or past its galley window,
+//     sends e-galleys, which cost nothing to mail. ISBNs are bought before
+//     the first hand-over that needs them (listing or proof).
 //   - Trade reviews, long-lead magazines, early distributor listings and
 //     podcast pitching are publicity an independent author may skip: a
 //     missed window is advice for an independent title, never a reason to
@@ -176,34 +178,13 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	indie := in.Str("path") == "independent"
 	r := in.Region()
 	steps := pubLaunchSteps(in)
-	if indie {
-		// Publicity windows already missed are advice for an independent
-		// title: warned once, dropped from the plan, and never a reason to
-		// move publication. Trade reviews go with their galleys.
-		var kept, skipped []pubLaunchWindow
-		galleysMissed := false
-		for _, w := range steps {
-			if w.optionalIndie && w.lastDay > 0 && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
-				skipped = append(skipped, w)
-				galleysMissed = galleysMissed || w.key == "galleys-to-trade"
-				continue
-			}
-			kept = append(kept, w)
-		}
-		steps = slices.DeleteFunc(kept, func(w pubLaunchWindow) bool { return galleysMissed && w.key == "trade-reviews" })
-		var names []string
-		for _, w := range skipped {
-			names = append(names, w.key)
-			p.Warn(w.code, "%s was due by %s for publication on %s; it is optional for an independent title, so the date stands and the plan goes without it.",
-				w.title, engine.FormatDate(engine.AddDays(requested, -w.lastDay)), engine.FormatDate(requested))
-		}
-		p.Set("skipped_windows", names)
-	}
 	// The last useful day of a window that has one decides how far the
 	// publication date must move to keep it.
+	// Publicity an independent author may skip never moves the date.
+	binding := func(w pubLaunchWindow) bool { return !indie || !w.optionalIndie }
 	needDays := 0
 	for _, w := range steps {
-		if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
+		if binding(w) && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
 			needDays = max(needDays, w.lastDay)
 		}
 	}
@@ -213,7 +194,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	pub := requested
 	if needDays > 0 {
 		for _, w := range steps {
-			if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) && w.code != "" {
+			if binding(w) && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) && w.code != "" {
 				p.Warn(w.code, "%s was due by %s; it is %s late for publication on %s.", w.title, engine.FormatDate(engine.AddDays(requested, -w.lastDay)),
 					engine.Plural(engine.DaysBetween(engine.AddDays(requested, -w.lastDay), p.AsOf()), "day", "days"), engine.FormatDate(requested))
 			}
@@ -232,6 +213,36 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Replanned(requested, pub, why)
 		p.Set("earliest_feasible_pub_date", engine.FormatDate(pub))
 		p.Set("requested_pub_date", engine.FormatDate(requested))
+	}
+	if indie {
+		// Publicity windows missed for the settled date are advice for an
+		// independent title: warned once and dropped from the plan. Trade
+		// reviews go with their galleys.
+		var kept []pubLaunchWindow
+		var skipped []string
+		for _, w := range steps {
+			if w.optionalIndie && w.lastDay > 0 && engine.AddDays(pub, -w.lastDay).Before(p.AsOf()) {
+				skipped = append(skipped, w.key)
+				p.Warn(w.code, "%s was due by %s for publication on %s; it is optional for an independent title, so the date stands and the plan goes without it.",
+					w.title, engine.FormatDate(engine.AddDays(pub, -w.lastDay)), engine.FormatDate(pub))
+				continue
+			}
+			kept = append(kept, w)
+		}
+		steps = slices.DeleteFunc(kept, func(w pubLaunchWindow) bool {
+			return w.key == "trade-reviews" && slices.Contains(skipped, "galleys-to-trade")
+		})
+		p.Set("skipped_windows", skipped)
+		// ISBNs are bought before the first hand-over that prints or lists
+		// them.
+		for _, w := range steps {
+			if w.key == "retail-listing" || w.key == "print-proof" {
+				isbnBy := engine.Later(p.AsOf(), engine.AddDays(engine.AddMonths(pub, -w.idealMonths), -w.idealDays))
+				if d, ok := p.Get("isbns_by").(string); !ok || engine.FormatDate(isbnBy) < d {
+					p.Set("isbns_by", engine.FormatDate(isbnBy))
+				}
+			}
+		}
 	}
 	p.SetTarget(pub)
 	p.Set("pub_date", engine.FormatDate(pub))
@@ -260,6 +271,11 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
+	if d := p.GetDate("isbns_by"); !d.IsZero() && (slices.Contains(in.Strings("formats"), "hardcover") || slices.Contains(in.Strings("formats"), "paperback")) {
+		p.Deliverable("isbns", "ISBNs bought and assigned to the print formats", d, r)
+		p.DependsOn("retail-listing", "isbns")
+		p.DependsOn("print-proof", "isbns")
+	}
 	p.DependsOn("bound-books", "files-to-printer")
 	p.DependsOn("audio-master", "audio-narration")
 	for _, w := range steps {
@@ -291,13 +307,15 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 	isbnCost := math.Min(float64(isbns)*pubLaunchISBNOne, pubLaunchISBNTen)
 	// A traditional publisher prints and mails the galleys; an independent
 	// title with no print edition sends e-galleys.
+	skipped, _ := p.Get("skipped_windows").([]string)
+	printedARCs := printed && !slices.Contains(skipped, "galleys-to-trade")
 	var arcs float64
-	if in.Str("path") == "independent" && printed {
+	if in.Str("path") == "independent" && printedARCs {
 		arcs = engine.Money(float64(in.Int("arc_count")) * pubLaunchARCUnit)
 	}
 	total := engine.Money(isbnCost + arcs)
 	arcCount := in.Int("arc_count")
-	if in.Str("path") == "independent" && !printed {
+	if in.Str("path") == "independent" && !printedARCs {
 		arcCount = 0
 	}
 	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": arcCount, "arc_usd": arcs, "fixed_total_usd": total}
@@ -355,6 +373,8 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		switch c := costs["fixed_total_usd"].(float64); {
 		case costs["isbns"].(int) == 0 && costs["arcs"].(int) == 0:
 			spend = "no ISBN is needed for the ebook on KDP, and galleys go out as e-books at no cost"
+		case costs["arcs"].(int) == 0:
+			spend = fmt.Sprintf("ISBNs for the print formats cost %s, and galleys go out as e-books", engine.USD(c))
 		default:
 			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), engine.USD(c))
 		}

@@ -170,3 +170,36 @@ func TestPublishingLaunchTimelineIndependentEbookKeepsItsDate(t *testing.T) {
 		t.Errorf("a release inside KDP's 72 hours is not re-planned: %v", warningCodes(soon))
 	}
 }
+
+// An independent paperback past its trade-galley window sends no printed
+// ARCs (nothing is costed without the milestone it pays for), and buys its
+// ISBN before the proof that prints it.
+func TestPublishingLaunchTimelineIndependentPrintCostsHaveMilestones(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2027-02-18", "path": "independent", "formats": []any{"paperback", "ebook"}, "arc_count": 40, "as_of": "2026-11-20",
+	})
+	if hasWarning(res, "REPLANNED") {
+		t.Fatalf("re-planned: %v", warningCodes(res))
+	}
+	if c := mediaNum(t, res, "costs", "arc_usd"); c != 0 {
+		t.Errorf("printed ARCs costed at %v with the galley window skipped", c)
+	}
+	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 125 {
+		t.Errorf("ISBN cost %v, want 125 for the paperback alone", c)
+	}
+	if isbn, proof := milestoneDate(t, res, "isbns"), milestoneDate(t, res, "print-proof"); isbn.After(proof) {
+		t.Errorf("ISBN bought %s, after the proof on %s", engine.FormatDate(isbn), engine.FormatDate(proof))
+	}
+	// An audiobook moves the date for production: the publicity windows the
+	// new date can keep (the 60-day listing) are kept.
+	audio := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2026-12-22", "path": "independent", "formats": []any{"ebook", "audiobook"}, "as_of": "2026-11-20",
+	})
+	if !hasWarning(audio, "REPLANNED") {
+		t.Fatalf("an audiobook 32 days out is not re-planned: %v", warningCodes(audio))
+	}
+	if skipped := audio["skipped_windows"].([]any); len(skipped) != 2 {
+		t.Errorf("skipped %v, want only long-lead and trade galleys (the listing fits the re-planned date)", skipped)
+	}
+	milestoneDate(t, audio, "retail-listing")
+}
