@@ -60,7 +60,7 @@ func init() {
 			{Title: "Crescent Music: CD manufacturing schedule (about 8 working days, digipaks and jackets 13–17)", URL: "https://www.crescentmusic.com/manufacturing-project-overview-and-production-schedule/", Checked: "2026-11"},
 			{Title: "Nextday Disc: CD duplication and replication turnaround (one to four weeks)", URL: "https://nextdaydisc.com/support/faq", Checked: "2026-11"},
 		},
-		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, editorial pitch, pre-save, vinyl lead times, manufacturing and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
+		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, an editorial pitch for every focus track and the release itself, pre-save, vinyl and CD manufacturing lead times and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
 			{Name: "genre", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Primary genre, as pitched to editors. Recognised families (hip-hop/rap, electronic/dance, country, jazz/classical, rock/metal/punk, otherwise pop/indie) change the budget split and the lead channel."},

@@ -41,7 +41,7 @@ func init() {
 			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},
 			{Title: "RFC 8058: one-click unsubscribe", URL: "https://www.rfc-editor.org/rfc/rfc8058", Checked: "2026-11"},
 		},
-		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list. A first send too soon for authentication and a seed test, or already past, is re-planned on the earliest feasible workday.",
+		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list; a spam rate at or over Gmail's 0.3% limit holds the ramp at its first send until the rate is under it. A first send too soon for authentication and a seed test, or already past, is re-planned on the earliest feasible workday.",
 		Fields: []engine.Field{
 			{Name: "list_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(10_000_000), Description: "Subscribers to send to."},
 			{Name: "start_date", Kind: engine.Date, Required: true, Description: "First send from the new domain or platform."},

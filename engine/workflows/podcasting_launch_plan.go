@@ -25,7 +25,7 @@ func init() {
 		ID:          "podcasting-launch-plan",
 		Name:        "Podcast launch plan",
 		Vertical:    "podcasting",
-		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
+		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, an artwork spec check (art outside Apple's spec is fixed before the feed goes in), and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Launch day (the first episodes go live)."},
