@@ -47,8 +47,20 @@ func TestNewslettersPaidLaunchFeesAndGoal(t *testing.T) {
 func TestNewslettersPaidLaunchPricingChecks(t *testing.T) {
 	low := entRun(t, "newsletters-paid-launch", map[string]any{"monthly_price_usd": 4, "annual_price_usd": nil})
 	entWant(t, low, "PRICE_BELOW_MINIMUM")
-	if got := entNum(t, low, "annual_price_usd"); got != 40 {
+	if got := entNum(t, low, "requested_prices", "annual_usd"); got != 40 {
 		t.Errorf("default annual %v, want 10 × monthly", got)
+	}
+	// Substack cannot be set below $5 / $50, so the plan and its projection
+	// use those prices, not the $4 / $40 asked for.
+	if m, y := entNum(t, low, "monthly_price_usd"), entNum(t, low, "annual_price_usd"); m != 5 || y != 50 {
+		t.Errorf("planned prices %v / %v, want Substack's 5 / 50", m, y)
+	}
+	lowBlended := 0.7*(5*(1-0.136)-0.30) + 0.3*(50*(1-0.136)-0.30)/12
+	if got := entNum(t, low, "net_per_paid_subscriber_usd", "blended"); !entNear(got, engine.Money(lowBlended)) {
+		t.Errorf("blended net %v, want %.2f at the $5 / $50 Substack can set", got, lowBlended)
+	}
+	if s := entStr(t, low, "strategy"); !strings.Contains(s, "$5.00/month") {
+		t.Errorf("strategy launches at a price Substack refuses: %s", s)
 	}
 	if hasWarning(entRun(t, "newsletters-paid-launch", map[string]any{"platform": "ghost", "monthly_price_usd": 4, "annual_price_usd": nil}), "PRICE_BELOW_MINIMUM") {
 		t.Error("the $5 minimum is Substack's, not Ghost's")
