@@ -110,6 +110,16 @@ func TestPublishingQueryPlanPackageChecks(t *testing.T) {
 	if len(batches) != 3 || batches[2].(map[string]any)["queries"] != 5.0 {
 		t.Errorf("25 agents in 10s: 10, 10, 5; got %v", batches)
 	}
+	// Agents pass on a count outside the genre's range, so the plan cuts
+	// before it queries: 150,000 words of fantasy is 30,000 over 120,000.
+	if s := res["strategy"].(string); !strings.HasPrefix(s, "Cut the manuscript by about 30,000 words to the 90,000–120,000 range, then query") {
+		t.Errorf("strategy queries without cutting: %s", s)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if rm := r.(map[string]any); rm["title"] == "Finish the query package" && !strings.Contains(rm["detail"].(string), "cut the manuscript") {
+			t.Errorf("package recommendation omits the cut: %v", rm["detail"])
+		}
+	}
 }
 
 // A trade book published in the 24 December–1 January dead week is flagged
