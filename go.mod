@@ -41,7 +41,10 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require go.uber.org/atomic v1.12.0 // indirect
+require (
+	github.com/rickar/cal/v2 v2.1.13 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+)
 
 require (
 	connectrpc.com/connect v1.19.1

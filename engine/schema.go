@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -40,7 +41,11 @@ type Field struct {
 	Required    bool
 	Description string
 	// Enum restricts a String (or each StringList element) to these values.
+	// Values are matched case-insensitively and stored as written here.
 	Enum []string
+	// Aliases are further accepted values of an Enum field, each read as
+	// the Enum value it maps to (`UK` for `GB`).
+	Aliases map[string]string
 	// Min and Max bound a number, or the length of a string, or the number
 	// of items of a list.
 	Min, Max *float64
@@ -128,7 +133,7 @@ func fieldSchema(f Field) map[string]any {
 			s["maxLength"] = int(*f.Max)
 		}
 		if len(f.Enum) > 0 {
-			s["enum"] = f.Enum
+			s["enum"] = enumWithAliases(f)
 		}
 	case Date:
 		s = map[string]any{"type": "string", "format": "date"}
@@ -149,7 +154,7 @@ func fieldSchema(f Field) map[string]any {
 	case StringList, ObjectList:
 		items := map[string]any{"type": "string"}
 		if f.Kind == StringList && len(f.Enum) > 0 {
-			items["enum"] = f.Enum
+			items["enum"] = enumWithAliases(f)
 		}
 		if f.Kind == ObjectList {
 			items = objectSchema(f.Items)
@@ -211,6 +216,7 @@ func JSONValue(v any) any {
 func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 	ctx, violations := normalizeKeys(raw, "context")
 	ctx = applyDefaults(ctx, w.schema.fields)
+	canonicalizeEnums(ctx, w.schema.fields)
 	if err := w.schema.schema.Validate(JSONValue(ctx)); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
@@ -305,6 +311,65 @@ func applyDefaults(ctx map[string]any, fields []Field) map[string]any {
 		}
 	}
 	return ctx
+}
+
+// enumWithAliases is the enum a published schema lists: the canonical
+// values, then the aliases, so a client validating against it accepts what
+// the API accepts (in the canonical case).
+func enumWithAliases(f Field) []string {
+	out := slices.Clone(f.Enum)
+	for _, a := range slices.Sorted(maps.Keys(f.Aliases)) {
+		out = append(out, a)
+	}
+	return out
+}
+
+// canonicalizeEnums rewrites every enum value given in another case ("ep",
+// "Digital") or as an alias ("UK") to the value the workflow declares, so
+// steps compare against one spelling and the stored context shows it.
+// Values matching nothing are left for the schema to refuse, naming the
+// accepted ones.
+func canonicalizeEnums(ctx map[string]any, fields []Field) {
+	for _, f := range fields {
+		v, ok := ctx[f.Name]
+		if !ok {
+			continue
+		}
+		switch t := v.(type) {
+		case string:
+			if f.Kind == String && len(f.Enum) > 0 {
+				ctx[f.Name] = canonicalEnum(f, t)
+			}
+		case []any:
+			for i, item := range t {
+				switch it := item.(type) {
+				case string:
+					if f.Kind == StringList && len(f.Enum) > 0 {
+						t[i] = canonicalEnum(f, it)
+					}
+				case map[string]any:
+					if f.Kind == ObjectList {
+						canonicalizeEnums(it, f.Items)
+					}
+				}
+			}
+		}
+	}
+}
+
+func canonicalEnum(f Field, s string) string {
+	trimmed := strings.TrimSpace(s)
+	for _, e := range f.Enum {
+		if strings.EqualFold(e, trimmed) {
+			return e
+		}
+	}
+	for alias, canonical := range f.Aliases {
+		if strings.EqualFold(alias, trimmed) {
+			return canonical
+		}
+	}
+	return s
 }
 
 // MaxMagnitude bounds every number of every context, whatever its field's
