@@ -245,13 +245,6 @@ func sameDay(a, b time.Time) bool {
 	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
 
-// InDeadWeek reports whether d falls in the industry's dead week, 24
-// December to 1 January inclusive: offices, labs, distributors and press are
-// closed or unreachable, and launches get lost.
-func InDeadWeek(d time.Time) bool {
-	return (d.Month() == time.December && d.Day() >= 24) || (d.Month() == time.January && d.Day() == 1)
-}
-
 // Closed reports whether nobody can be expected to hand work over on d in r:
 // a weekend, a public holiday or the dead week.
 func Closed(d time.Time, r Region) bool {
@@ -269,7 +262,7 @@ func ClosedReason(d time.Time, r Region) string {
 		return name
 	}
 	if InDeadWeek(d) {
-		return "the 24 December–1 January dead week"
+		return DeadWeek.Name
 	}
 	if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
 		return "a " + d.Weekday().String()
@@ -308,61 +301,4 @@ func AddOpenDays(d time.Time, n int, r Region) time.Time {
 		}
 	}
 	return d
-}
-
-// chineseNewYear is the first day of the lunar new year (the Spring
-// Festival) as published by the Hong Kong Observatory, 2010–2040.
-var chineseNewYear = map[int][2]int{
-	2010: {2, 14}, 2011: {2, 3}, 2012: {1, 23}, 2013: {2, 10}, 2014: {1, 31},
-	2015: {2, 19}, 2016: {2, 8}, 2017: {1, 28}, 2018: {2, 16}, 2019: {2, 5},
-	2020: {1, 25}, 2021: {2, 12}, 2022: {2, 1}, 2023: {1, 22}, 2024: {2, 10},
-	2025: {1, 29}, 2026: {2, 17}, 2027: {2, 6}, 2028: {1, 26}, 2029: {2, 13},
-	2030: {2, 3}, 2031: {1, 23}, 2032: {2, 11}, 2033: {1, 31}, 2034: {2, 19},
-	2035: {2, 8}, 2036: {1, 28}, 2037: {2, 15}, 2038: {2, 4}, 2039: {1, 24},
-	2040: {2, 12},
-}
-
-// ChineseNewYearRange is the span of years ChineseNewYear knows.
-const (
-	ChineseNewYearFirst = 2010
-	ChineseNewYearLast  = 2040
-)
-
-// ChineseNewYear returns the first day of the lunar new year in year
-// (2010–2040). Outside the table it returns 10 February of that year, the
-// midpoint of the festival's 21 January–20 February range, so closures are
-// still planned around roughly the right weeks.
-func ChineseNewYear(year int) time.Time {
-	if md, ok := chineseNewYear[year]; ok {
-		return date(year, time.Month(md[0]), md[1])
-	}
-	return date(year, time.February, 10)
-}
-
-// Factory closure around Chinese New Year: the official holiday is about a
-// week, but factories in China and much of East and South-East Asia stop
-// taking work about a week before (workers travel home) and run at reduced
-// capacity for two weeks after, until migrant workers return.
-const (
-	FactoryClosureDaysBefore = 7
-	FactoryClosureDaysAfter  = 14
-)
-
-// FactoryClosed reports whether d falls in the Chinese New Year factory
-// closure: from 7 days before the new year to 14 days after it, inclusive.
-func FactoryClosed(d time.Time) bool {
-	d = date(d.Year(), d.Month(), d.Day())
-	// A closure never crosses into another Gregorian year's festival: the
-	// new year falls between 21 January and 20 February.
-	cny := ChineseNewYear(d.Year())
-	return !d.Before(AddDays(cny, -FactoryClosureDaysBefore)) && !d.After(AddDays(cny, FactoryClosureDaysAfter))
-}
-
-// FactoryReopens returns the first day after the Chinese New Year closure
-// that contains d, or d itself when factories are working.
-func FactoryReopens(d time.Time) time.Time {
-	if !FactoryClosed(d) {
-		return d
-	}
-	return AddDays(ChineseNewYear(d.Year()), FactoryClosureDaysAfter+1)
 }

@@ -116,8 +116,8 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	earliest := engine.Later(feeClears, pageClears)
 	p.Set("earliest_allowed_launch_date", engine.FormatDate(earliest))
 	if launch.Before(earliest) {
-		alt := engine.OnOrAfter(earliest, time.Tuesday)
-		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch: %s.",
+		alt := steamLaunchDay(earliest, in.Region())
+		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch outside Steam's seasonal sales and holidays: %s.",
 			engine.FormatDate(earliest), engine.FormatDate(launch), engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
 		replanOn(p, launch, alt, "Steam allows release only 30 days after the app fee and two public weeks of the store page")
@@ -136,14 +136,14 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	if !live {
 		p.Set("coming_soon_days", runway)
 		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
-			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
+			rec := steamLaunchDay(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), in.Region())
 			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
 				engine.FormatDate(pageLive), engine.Plural(runway, "day", "days"), engine.FormatDate(rec))
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
 	}
+	better := steamLaunchDay(launch, in.Region())
 	if engine.InDeadWeek(launch) {
-		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Tuesday)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, inside Steam's Winter Sale: press and creators are off and the front page belongs to discounts. A better launch is Tuesday %s.",
 			engine.FormatDate(launch), engine.FormatDate(better))
 		p.Set("better_launch_date", engine.FormatDate(better))
@@ -151,11 +151,12 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	switch launch.Weekday() {
 	case time.Friday, time.Saturday, time.Sunday:
 		p.Warn("LAUNCH_DAY_RISKY", "%s is a %s: a launch-day bug would wait for the weekend. Launch Monday–Thursday, e.g. Tuesday %s.",
-			engine.FormatDate(launch), launch.Weekday(), engine.FormatDate(engine.OnOrBefore(launch, time.Tuesday)))
+			engine.FormatDate(launch), launch.Weekday(), engine.FormatDate(steamLaunchDay(engine.OnOrBefore(launch, time.Tuesday), in.Region())))
 	}
 	if sale, ok := steamSaleOn(launch); ok {
-		p.Warn("LAUNCH_IN_SEASONAL_SALE", "%s falls in the %s (%s to %s), when the front page is given to discounts and a new release is buried; launch after %s.",
-			engine.FormatDate(launch), sale.Name, engine.FormatDate(sale.Start), engine.FormatDate(sale.End), engine.FormatDate(sale.End))
+		p.Warn("LAUNCH_IN_SEASONAL_SALE", "%s falls in the %s (%s to %s), when the front page is given to discounts and a new release is buried; launch after %s, e.g. Tuesday %s.",
+			engine.FormatDate(launch), sale.Name, engine.FormatDate(sale.Start), engine.FormatDate(sale.End), engine.FormatDate(sale.End), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
 	}
 	return nil
 }
@@ -191,7 +192,7 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if chosen == nil {
-		alt := engine.OnOrAfter(engine.AddDays(first.End, 7), time.Tuesday)
+		alt := steamLaunchDay(engine.AddDays(first.End, 7), in.Region())
 		p.Warn("NEXT_FEST_UNAVAILABLE", "No Steam Next Fest that is still open for registration (8 weeks ahead) ends before launch on %s. The next one is %s (%s to %s): launch on %s to take part.",
 			p.Get("launch_date"), first.Name, engine.FormatDate(first.Start), engine.FormatDate(first.End), engine.FormatDate(alt))
 		p.Set("next_fest_launch_date", engine.FormatDate(alt))

@@ -138,9 +138,11 @@ func TestGamesSteamLaunchExample(t *testing.T) {
 func TestGamesSteamLaunchTooSoonProposesDates(t *testing.T) {
 	res := entRun(t, "games-steam-launch", map[string]any{"launch_date": "2026-12-10"})
 	entWant(t, res, "LAUNCH_TOO_SOON", "SHORT_WISHLIST_RUNWAY", "NEXT_FEST_UNAVAILABLE", "WISHLISTS_BELOW_BENCHMARK")
-	// Fee clears 2026-12-20 (a Sunday): the next Tuesday.
-	if got := entStr(t, res, "earliest_feasible_launch_date"); got != "2026-12-22" {
-		t.Errorf("earliest feasible %s, want 2026-12-22", got)
+	// Fee clears 2026-12-20 (a Sunday). The next Tuesday, 22 December, is
+	// inside the Winter Sale (17 December–2 January): the first Tuesday
+	// after it.
+	if got := entStr(t, res, "earliest_feasible_launch_date"); got != "2027-01-05" {
+		t.Errorf("earliest feasible %s, want 2027-01-05, the first Tuesday after the Winter Sale", got)
 	}
 	// Page public 2026-11-27 plus six months, on a Tuesday.
 	if got := entStr(t, res, "recommended_launch_date"); got != "2027-06-01" {
@@ -292,5 +294,34 @@ func TestGamesSteamLaunchInDeadWeekGetsBetterDate(t *testing.T) {
 	res := run(t, "games-steam-launch", ctx)
 	if !hasWarning(res, "LAUNCH_IN_DEAD_WEEK") || res["better_launch_date"] != "2028-01-04" {
 		t.Fatalf("warnings %v, better %v", warningCodes(res), res["better_launch_date"])
+	}
+}
+
+// A launch date the plan proposes (re-planned, recommended, better, after
+// Next Fest) used to land in the Winter Sale the same result warned about.
+// Every proposed date is now a Tuesday outside every seasonal sale, the dead
+// week and public holidays.
+func TestGamesSteamLaunchProposesNoDateInASale(t *testing.T) {
+	asOf := mediaDay("2026-11-20")
+	for i := 0; i < 400; i += 3 {
+		launch := engine.AddDays(asOf, i)
+		w, _ := engine.LookupWorkflow("games-steam-launch")
+		ctx := clone(w.ExampleContext)
+		ctx["launch_date"], ctx["as_of"] = engine.FormatDate(launch), engine.FormatDate(asOf)
+		delete(ctx, "app_fee_paid_on")
+		res := run(t, "games-steam-launch", ctx)
+		for _, key := range []string{"earliest_feasible_launch_date", "recommended_launch_date", "better_launch_date", "next_fest_launch_date"} {
+			v, ok := res[key].(string)
+			if !ok {
+				continue
+			}
+			d := mediaDay(v)
+			if sale, in := engine.SteamSeasonalSales.On(d); in {
+				t.Errorf("launch %s: %s %s is in the %s", engine.FormatDate(launch), key, v, sale.Name)
+			}
+			if d.Weekday() != time.Tuesday || engine.Closed(d, engine.RegionUS) {
+				t.Errorf("launch %s: %s %s is a %s (%s), want an open Tuesday", engine.FormatDate(launch), key, v, d.Weekday(), engine.ClosedReason(d, engine.RegionUS))
+			}
+		}
 	}
 }
