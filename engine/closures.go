@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -249,8 +248,8 @@ var FashionMarketWeeks = Closure{
 	spans: func(year int) []Span {
 		return []Span{
 			{Name: fmt.Sprintf("Fall/Winter %d market", year), Start: date(year, time.January, 5), End: date(year, time.March, 31)},
-			{Name: fmt.Sprintf("Spring/Summer %d market (June)", year+1), Start: date(year, time.June, 1), End: date(year, time.June, 30)},
-			{Name: fmt.Sprintf("Spring/Summer %d market (September)", year+1), Start: date(year, time.September, 1), End: date(year, time.October, 15)},
+			{Name: fmt.Sprintf("Spring/Summer %d market", year+1), Start: date(year, time.June, 1), End: date(year, time.June, 30)},
+			{Name: fmt.Sprintf("Spring/Summer %d market", year+1), Start: date(year, time.September, 1), End: date(year, time.October, 15)},
 			{Name: fmt.Sprintf("Pre-Fall %d market", year+1), Start: date(year, time.November, 2), End: date(year, time.December, 18)},
 		}
 	},
@@ -263,31 +262,57 @@ type MarketSeason struct {
 	Markets []Span
 }
 
-// MarketSeasonFor returns the season a first delivery to stores belongs
-// to: Spring/Summer deliveries (December to April) are sold at the June
-// and September markets of the year before, Pre-Fall deliveries (May and
-// June) at the November–December markets before them, Fall/Winter
-// deliveries (July to November) at the January–March markets of their
-// year.
+// MarketSeasonFor returns the season a first delivery to stores is sold
+// in: Spring/Summer deliveries (December to May) at the June and September
+// markets of the year before, Pre-Fall deliveries (June and July) at the
+// November–December markets before them, Fall/Winter deliveries (August to
+// November) at the January–March markets of their year. With overseas lead
+// times (about six months from market to delivery, longer across Chinese
+// New Year) each delivery then meets its market.
 func MarketSeasonFor(delivery time.Time) MarketSeason {
 	y := delivery.Year()
-	pick := func(year int, prefix string) []Span {
-		var out []Span
-		for _, s := range FashionMarketWeeks.Spans(year) {
-			if strings.HasPrefix(s.Name, prefix) {
-				out = append(out, s)
+	season := func(name string, marketYear int) MarketSeason {
+		ms := MarketSeason{Name: name}
+		for _, s := range FashionMarketWeeks.Spans(marketYear) {
+			if s.Name == name+" market" {
+				ms.Markets = append(ms.Markets, s)
 			}
 		}
-		return out
+		return ms
 	}
 	switch m := delivery.Month(); {
 	case m == time.December:
-		return MarketSeason{Name: fmt.Sprintf("Spring/Summer %d", y+1), Markets: pick(y, fmt.Sprintf("Spring/Summer %d", y+1))}
-	case m <= time.April:
-		return MarketSeason{Name: fmt.Sprintf("Spring/Summer %d", y), Markets: pick(y-1, fmt.Sprintf("Spring/Summer %d", y))}
-	case m <= time.June:
-		return MarketSeason{Name: fmt.Sprintf("Pre-Fall %d", y), Markets: pick(y-1, fmt.Sprintf("Pre-Fall %d", y))}
+		return season(fmt.Sprintf("Spring/Summer %d", y+1), y)
+	case m <= time.May:
+		return season(fmt.Sprintf("Spring/Summer %d", y), y-1)
+	case m <= time.July:
+		return season(fmt.Sprintf("Pre-Fall %d", y), y-1)
 	default:
-		return MarketSeason{Name: fmt.Sprintf("Fall/Winter %d", y), Markets: pick(y, fmt.Sprintf("Fall/Winter %d", y))}
+		return season(fmt.Sprintf("Fall/Winter %d", y), y)
 	}
+}
+
+// LatestMarketDay returns the last Monday of the season's market weeks on
+// or before d; ok is false when the markets open after d.
+func (ms MarketSeason) LatestMarketDay(d time.Time) (time.Time, bool) {
+	var best time.Time
+	for _, s := range ms.Markets {
+		last := OnOrBefore(Earlier(d, s.End), time.Monday)
+		if !last.Before(s.Start) && last.After(best) {
+			best = last
+		}
+	}
+	return best, !best.IsZero()
+}
+
+// FirstMarketDay returns the first Monday of the season's market weeks on
+// or after d; ok is false when its markets are over by then.
+func (ms MarketSeason) FirstMarketDay(d time.Time) (time.Time, bool) {
+	for _, s := range ms.Markets {
+		first := OnOrAfter(Later(d, s.Start), time.Monday)
+		if !first.After(s.End) {
+			return first, true
+		}
+	}
+	return time.Time{}, false
 }

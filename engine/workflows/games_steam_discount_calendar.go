@@ -18,7 +18,8 @@ import (
 //     are exempt from that cooldown, but a game cannot join one within 28
 //     days of its release or of its launch discount ending. The "28 days
 //     between" is counted as 28 clear days.
-//   - Seasonal sale dates are approximated (see steamSeasonalSales).
+//   - Seasonal sale dates: Valve's published ones where known, estimated
+//     for other years (engine.SteamSeasonalSales).
 //   - Launch discounts are commonly 10–20% for the first week; publishers
 //     then deepen by about 10 points per seasonal sale, keep their own
 //     discounts no deeper than the last sale, and leave 28 clear days before
@@ -31,6 +32,7 @@ func init() {
 		Vertical: "games",
 		Sources: []engine.Source{
 			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
+			engine.SteamSeasonalSales.Source,
 		},
 		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out. For a game already launched it is a post-launch plan: discounts behind the plan date are history.",
 		Fields: []engine.Field{

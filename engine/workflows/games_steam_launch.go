@@ -36,8 +36,9 @@ func init() {
 			{Title: "Steamworks: Steam Direct app fee", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
 			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
 			{Title: "Steamworks: release process and Coming Soon page", URL: "https://partner.steamgames.com/doc/store/releasing", Checked: "2026-11"},
+			engine.SteamSeasonalSales.Source,
 		},
-		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met. A launch Steam cannot allow yet is re-planned on the earliest Tuesday it can; a launch date already past gets a post-launch plan; a launch in the 24 December–1 January dead week is warned with a better date.",
+		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met. A launch Steam cannot allow yet is re-planned on the earliest Tuesday it can that is outside Steam's seasonal sales, the dead week and public holidays; a launch date already past gets a post-launch plan; a launch in the 24 December–1 January dead week is warned with a better date.",
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
