@@ -42,6 +42,8 @@ require (
 )
 
 require (
+	github.com/bojanz/currency v1.4.2 // indirect
+	github.com/cockroachdb/apd/v3 v3.2.1 // indirect
 	github.com/rickar/cal/v2 v2.1.13 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
