@@ -34,7 +34,9 @@ require (
 require (
 	connectrpc.com/cors v0.1.0
 	connectrpc.com/vanguard v0.4.0
+	github.com/bojanz/currency v1.4.2
 	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/rickar/cal/v2 v2.1.13
 	github.com/rs/cors v1.11.1
 	github.com/zitadel/oidc/v3 v3.51.17
 	golang.org/x/oauth2 v0.37.0
@@ -42,9 +44,7 @@ require (
 )
 
 require (
-	github.com/bojanz/currency v1.4.2 // indirect
 	github.com/cockroachdb/apd/v3 v3.2.1 // indirect
-	github.com/rickar/cal/v2 v2.1.13 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
 
