@@ -60,6 +60,19 @@ func (in *Input) Money(v float64) string { return FormatMoney(v, in.Currency("US
 // MoneyWhole is Money rounded to whole units.
 func (in *Input) MoneyWhole(v float64) string { return FormatMoneyWhole(v, in.Currency("USD")) }
 
+// MoneyIn formats an amount a platform sets in its own currency (Steam's
+// USD 100 app fee, Etsy's USD 0.20 listing fee): with its symbol when the
+// plan is in that currency, labelled with its ISO code otherwise, so it is
+// never mistaken for an amount in the plan's currency. Whole amounts drop
+// their cents.
+func (in *Input) MoneyIn(v float64, code string) string {
+	f := symbolFormatter
+	if _, ok := uniqueSymbols[code]; !ok || in.Currency("USD") != code {
+		f = codeFormatter
+	}
+	return strings.TrimSuffix(formatWith(f, v, code, false), ".00")
+}
+
 // FormatMoney renders an amount for prose with thousands grouping and the
 // currency's decimals: "$1,234.50", "£80.00", "-€12.00", "CAD 1,234.50",
 // "¥1,235". It never uses scientific notation, whatever the size. Result
@@ -90,9 +103,16 @@ func newMoneyFormatter(display currency.Display, whole bool) *currency.Formatter
 
 func formatMoney(v float64, code string, whole bool) string {
 	f := codeFormatter
+	if _, ok := uniqueSymbols[code]; ok {
+		f = symbolFormatter
+	}
+	return formatWith(f, v, code, whole)
+}
+
+func formatWith(f *currency.Formatter, v float64, code string, whole bool) string {
 	prefix := code + " "
-	if sym, ok := uniqueSymbols[code]; ok {
-		f, prefix = symbolFormatter, sym
+	if sym, ok := uniqueSymbols[code]; ok && f == symbolFormatter {
+		prefix = sym
 	}
 	if whole {
 		f = map[*currency.Formatter]*currency.Formatter{codeFormatter: codeWhole, symbolFormatter: symbolWhole}[f]

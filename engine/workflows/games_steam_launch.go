@@ -42,12 +42,13 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
-			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in US dollars (0 for free to play)."},
+			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in `currency` (0 for free to play)."},
 			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
 			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Steam wishlists so far (0–100,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"game_title":      "Lanternfall",
@@ -235,7 +236,7 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		if !in.Bool("store_page_live") {
 			due = engine.AddDays(pageLive, -2*gamesSteamReviewDays)
 		}
-		p.Milestone("app-fee", "Steam Direct fee paid ($100)", engine.Later(p.AsOf(), due))
+		p.Milestone("app-fee", "Steam Direct fee paid ("+in.MoneyIn(gamesSteamAppFeeUSD, "USD")+")", engine.Later(p.AsOf(), due))
 	}
 	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
 	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
@@ -280,8 +281,8 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
 	if float64(highUnits)*price < 1000 {
-		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week grosses at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
-			engine.Plural(w, "wishlist", "wishlists"), engine.USD(float64(highUnits)*price), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week grosses at most %s, below the %s that recoups the %s Steam Direct fee.",
+			engine.Plural(w, "wishlist", "wishlists"), in.Money(float64(highUnits)*price), in.MoneyIn(1000, "USD"), in.MoneyIn(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }
