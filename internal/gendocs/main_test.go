@@ -20,3 +20,20 @@ func TestRenderListsSources(t *testing.T) {
 		t.Errorf("section lacks %q:\n%s", want, section)
 	}
 }
+
+// Each workflow states the calendars and currencies it supports, and the
+// closures are listed once with their sources.
+func TestRenderListsCalendarsAndCurrencies(t *testing.T) {
+	doc := string(render())
+	for _, want := range []string{
+		"`DE` Germany",
+		"Calendars: any of the ",
+		"Currencies: USD only.", // crafts-etsy-pricing: Etsy's US fee schedule
+		"Currencies: any listed above (`currency`, default `GBP`).", // comedy-edinburgh-fringe
+		"[Steamworks: upcoming Steam sales and events](https://partner.steamgames.com/doc/marketing/upcoming_events)",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs lack %q", want)
+		}
+	}
+}
