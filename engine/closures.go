@@ -66,10 +66,6 @@ func (c Closure) On(d time.Time) (Span, bool) {
 	return Span{}, false
 }
 
-// Known reports whether year's dates are published ones rather than
-// estimated.
-func (c Closure) Known(year int) bool { return year >= c.KnownFrom && year <= c.KnownTo }
-
 // Closures lists every industry closure the planners know, for the
 // documentation and GET /v1/engine/calendars.
 func Closures() []Closure {
@@ -165,23 +161,9 @@ func FactoryReopens(d time.Time) time.Time {
 	return AddDays(s.End, 1)
 }
 
-// FactoryReady returns when work of n days handed to an Asian factory on
-// start comes back: n working days of the factory, the closure's days not
-// counted. Proto rounds, fit samples and bulk runs all wait out the
-// closure.
-func FactoryReady(start time.Time, days int) time.Time {
-	d := start
-	for days > 0 {
-		d = AddDays(d, 1)
-		if !FactoryClosed(d) {
-			days--
-		}
-	}
-	return d
-}
-
-// FactoryStart returns when work of n days must be handed to an Asian
-// factory to come back on end: the mirror of FactoryReady.
+// FactoryStart returns when work taking days of an Asian factory's time
+// (a proto round, salesman samples) must be handed over to be back on end:
+// days before end, plus the closure's days in between, which do not count.
 func FactoryStart(end time.Time, days int) time.Time {
 	d := end
 	for days > 0 {
