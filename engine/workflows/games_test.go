@@ -325,3 +325,16 @@ func TestGamesSteamLaunchProposesNoDateInASale(t *testing.T) {
 		}
 	}
 }
+
+// A proposed launch also avoids public holidays: the app fee clears on
+// Tuesday 11 November 2031, Veterans Day, so the earliest launch is the
+// Tuesday after.
+func TestGamesSteamLaunchProposesNoHoliday(t *testing.T) {
+	w, _ := engine.LookupWorkflow("games-steam-launch")
+	ctx := clone(w.ExampleContext)
+	ctx["as_of"], ctx["launch_date"], ctx["app_fee_paid_on"], ctx["store_page_live"] = "2031-09-01", "2031-11-04", "2031-10-12", true
+	res := run(t, "games-steam-launch", ctx)
+	if got := res["earliest_feasible_launch_date"]; got != "2031-11-18" {
+		t.Errorf("earliest feasible %v, want 2031-11-18 (11 November is Veterans Day)", got)
+	}
+}
