@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -28,6 +29,11 @@ func TestFormatMoney(t *testing.T) {
 		{engine.FormatMoneyWhole(-1500, "USD"), "-$1,500"},
 		{engine.USD(1234.5), "$1,234.50"},
 		{engine.FormatMoney(math.Inf(1), "USD"), "$+Inf"},
+		{engine.FormatMoney(1234.5, "JPY"), "¥1,235"}, // the yen has no minor unit
+		{engine.FormatMoney(-1234.5, "CHF"), "-CHF 1,234.50"},
+		{engine.FormatMoney(99.5, "BRL"), "BRL 99.50"}, // R$ would read as dollars
+		{engine.FormatMoneyWhole(1234.5, "AUD"), "AUD 1,235"},
+		{engine.FormatMoney(0.5, "EUR"), "€0.50"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -57,5 +63,11 @@ func TestCurrencyField(t *testing.T) {
 	f := engine.CurrencyField("GBP")
 	if f.Name != "currency" || f.Default != "GBP" || len(f.Enum) == 0 {
 		t.Errorf("CurrencyField = %+v", f)
+	}
+	// Every country with a calendar can be paid in its own currency.
+	for _, code := range []string{"USD", "EUR", "GBP", "JPY", "CAD", "AUD", "BRL", "CHF", "SEK", "ZAR"} {
+		if !slices.Contains(f.Enum, code) {
+			t.Errorf("currency %s not accepted (%v)", code, f.Enum)
+		}
 	}
 }

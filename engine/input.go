@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"time"
+	// Time zones are read from the binary, so a container without a zone
+	// database still knows them.
+	_ "time/tzdata"
 )
 
 // Input is a validated, normalised context. Accessors trust the schema: a
@@ -85,18 +88,46 @@ func (in *Input) List(name string) []*Input {
 // Values returns the normalised context, as stored on the job.
 func (in *Input) Values() map[string]any { return in.values }
 
-// setAsOf fills in the plan date when the caller did not give one.
-func (in *Input) setAsOf(d time.Time) {
+// setAsOf fills in the plan date when the caller did not give one: the
+// date of now in the context's time zone.
+func (in *Input) setAsOf(now time.Time) {
 	if !in.Has(AsOfField) {
-		in.values[AsOfField] = FormatDate(d)
+		in.values[AsOfField] = FormatDate(in.Today(now))
 	}
 }
 
-// ParseDate parses an ISO 8601 calendar date.
-func ParseDate(s string) (time.Time, error) {
-	d, err := time.Parse(time.DateOnly, s)
+// Today is the calendar date of now in the context's time_zone (UTC when
+// none is given), as midnight UTC like every date of a plan.
+func (in *Input) Today(now time.Time) time.Time {
+	loc := time.UTC
+	if tz := in.Str(TimeZoneField); tz != "" {
+		if l, err := LoadTimeZone(tz); err == nil {
+			loc = l
+		}
+	}
+	y, m, d := now.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// LoadTimeZone loads an IANA time zone by name. "Local" is refused: it
+// would make a plan depend on the server's configuration.
+func LoadTimeZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone (such as \"America/New_York\" or \"UTC\")", name)
+	}
+	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD)", s)
+		return nil, fmt.Errorf("%q is not an IANA time zone (such as \"America/New_York\" or \"UTC\")", name)
+	}
+	return loc, nil
+}
+
+// ParseDate parses an ISO 8601 calendar date, or an RFC 3339 date-time as
+// the calendar date at its own offset.
+func ParseDate(s string) (time.Time, error) {
+	d, err := time.Parse(time.DateOnly, localDate(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", s)
 	}
 	return d, nil
 }

@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,53 +18,120 @@ func TestHolidayKnownDates(t *testing.T) {
 	}{
 		// US federal holidays (OPM, federal holidays 2026 and 2027).
 		{engine.RegionUS, "2026-11-26", "Thanksgiving Day"},
-		{engine.RegionUS, "2026-01-19", "Birthday of Martin Luther King, Jr."},
-		{engine.RegionUS, "2026-02-16", "Washington's Birthday"},
+		{engine.RegionUS, "2026-01-19", "Martin Luther King Jr. Day"},
+		{engine.RegionUS, "2026-02-16", "Presidents' Day"},
 		{engine.RegionUS, "2026-05-25", "Memorial Day"},
-		{engine.RegionUS, "2026-06-19", "Juneteenth National Independence Day"},
-		{engine.RegionUS, "2026-07-03", "Independence Day"}, // 4 July 2026 is a Saturday
+		{engine.RegionUS, "2026-06-19", "Juneteenth"},
+		{engine.RegionUS, "2026-07-03", "Independence Day (observed)"}, // 4 July 2026 is a Saturday
 		{engine.RegionUS, "2026-07-04", ""},
 		{engine.RegionUS, "2026-09-07", "Labor Day"},
 		{engine.RegionUS, "2026-10-12", "Columbus Day"},
 		{engine.RegionUS, "2026-11-11", "Veterans Day"},
 		{engine.RegionUS, "2026-12-25", "Christmas Day"},
-		{engine.RegionUS, "2027-06-18", "Juneteenth National Independence Day"}, // 19 June 2027 is a Saturday
-		{engine.RegionUS, "2027-12-24", "Christmas Day"},                        // 25 Dec 2027 is a Saturday
-		{engine.RegionUS, "2027-12-31", "New Year's Day"},                       // 1 Jan 2028 is a Saturday
+		{engine.RegionUS, "2027-06-18", "Juneteenth (observed)"},     // 19 June 2027 is a Saturday
+		{engine.RegionUS, "2027-12-24", "Christmas Day (observed)"},  // 25 Dec 2027 is a Saturday
+		{engine.RegionUS, "2027-12-31", "New Year's Day (observed)"}, // 1 Jan 2028 is a Saturday
 		{engine.RegionUS, "2028-01-01", ""},
-		{engine.RegionUS, "2023-01-02", "New Year's Day"}, // 1 Jan 2023 was a Sunday
-		{engine.RegionUS, "2020-06-19", ""},               // Juneteenth became a federal holiday in 2021
+		{engine.RegionUS, "2023-01-02", "New Year's Day (observed)"}, // 1 Jan 2023 was a Sunday
+		{engine.RegionUS, "2020-06-19", ""},                          // Juneteenth became a federal holiday in 2021
 		{engine.RegionUS, "2026-11-27", ""},
 		{engine.RegionUS, "2027-03-29", ""},
 		// England and Wales bank holidays (gov.uk/bank-holidays).
-		{engine.RegionUK, "2027-03-29", "Easter Monday"},
-		{engine.RegionUK, "2027-03-26", "Good Friday"},
-		{engine.RegionUK, "2026-04-03", "Good Friday"},
-		{engine.RegionUK, "2026-04-06", "Easter Monday"},
-		{engine.RegionUK, "2026-05-04", "Early May bank holiday"},
-		{engine.RegionUK, "2026-05-25", "Spring bank holiday"},
-		{engine.RegionUK, "2026-08-31", "Summer bank holiday"},
-		{engine.RegionUK, "2026-12-25", "Christmas Day"},
-		{engine.RegionUK, "2026-12-28", "Boxing Day (substitute day)"}, // 26 Dec 2026 is a Saturday
-		{engine.RegionUK, "2027-12-27", "Christmas Day (substitute day)"},
-		{engine.RegionUK, "2027-12-28", "Boxing Day (substitute day)"},
-		{engine.RegionUK, "2022-12-27", "Christmas Day (substitute day)"},
-		{engine.RegionUK, "2022-12-26", "Boxing Day"},
-		{engine.RegionUK, "2022-01-03", "New Year's Day"},
-		{engine.RegionUK, "2022-06-02", "Spring bank holiday"},
-		{engine.RegionUK, "2022-06-03", "Platinum Jubilee bank holiday"},
-		{engine.RegionUK, "2022-09-19", "State Funeral of Queen Elizabeth II"},
-		{engine.RegionUK, "2023-05-08", "Coronation of King Charles III"},
-		{engine.RegionUK, "2020-05-08", "Early May bank holiday"},
-		{engine.RegionUK, "2020-05-04", ""},
-		{engine.RegionUK, "2026-11-26", ""}, // no Thanksgiving in the UK
-		{engine.RegionUK, "2026-07-03", ""},
-		{engine.RegionUK, "2028-01-03", "New Year's Day"}, // 1 Jan 2028 is a Saturday
+		{engine.RegionGB, "2027-03-29", "Easter Monday"},
+		{engine.RegionGB, "2027-03-26", "Good Friday"},
+		{engine.RegionGB, "2026-04-03", "Good Friday"},
+		{engine.RegionGB, "2026-04-06", "Easter Monday"},
+		{engine.RegionGB, "2026-05-04", "Early May"},
+		{engine.RegionGB, "2026-05-25", "Spring Bank Holiday"},
+		{engine.RegionGB, "2026-08-31", "Summer Bank Holiday"},
+		{engine.RegionGB, "2026-12-25", "Christmas Day"},
+		{engine.RegionGB, "2026-12-28", "Boxing Day (substitute day)"}, // 26 Dec 2026 is a Saturday
+		{engine.RegionGB, "2027-12-27", "Christmas Day (substitute day)"},
+		{engine.RegionGB, "2027-12-28", "Boxing Day (substitute day)"},
+		{engine.RegionGB, "2022-12-27", "Boxing Day (substitute day)"},
+		{engine.RegionGB, "2022-12-26", "Christmas Day (substitute day)"},
+		{engine.RegionGB, "2022-01-03", "New Year's Day (substitute day)"},
+		{engine.RegionGB, "2022-06-02", "Spring Bank Holiday"},
+		{engine.RegionGB, "2022-06-03", "Platinum Jubilee Bank Holiday"},
+		{engine.RegionGB, "2022-09-19", "State Funeral of Queen Elizabeth II"},
+		{engine.RegionGB, "2023-05-08", "Coronation of King Charles III"},
+		{engine.RegionGB, "2020-05-08", "VE Day"},
+		{engine.RegionGB, "2020-05-04", ""},
+		{engine.RegionGB, "2026-11-26", ""}, // no Thanksgiving in the UK
+		{engine.RegionGB, "2026-07-03", ""},
+		{engine.RegionGB, "2028-01-03", "New Year's Day (substitute day)"}, // 1 Jan 2028 is a Saturday
 	}
 	for _, tt := range tests {
 		name, ok := engine.Holiday(date(t, tt.date), tt.region)
 		if name != tt.name || ok != (tt.name != "") {
 			t.Errorf("Holiday(%s, %s) = %q, %v; want %q", tt.date, tt.region, name, ok, tt.name)
+		}
+	}
+}
+
+// TestWorldHolidays checks national holidays of 2027 against the
+// governments' published calendars, and days that look like holidays but
+// are not (no substitute day in Germany or France, no national King's
+// Birthday in Australia).
+func TestWorldHolidays(t *testing.T) {
+	tests := []struct {
+		region engine.Region
+		date   string
+		name   string // "" when the day is not a national holiday
+	}{
+		{"DE", "2027-05-06", "Christi Himmelfahrt"}, // Easter 28 March + 39
+		{"DE", "2027-05-17", "Pfingstmontag"},
+		{"DE", "2027-10-04", ""}, // 3 October 2027 is a Sunday: Germany has no substitute
+		{"DE", "2027-01-06", ""}, // Epiphany is regional (BW, BY, ST)
+		{"FR", "2027-07-14", "Fête Nationale"},
+		{"FR", "2027-11-11", "Armistice de 1918"},
+		{"FR", "2027-11-01", "Toussaint"},
+		{"FR", "2027-03-26", ""},                              // Good Friday only in Alsace-Moselle
+		{"JP", "2027-03-22", "Vernal Equinox Day (observed)"}, // 21 March 2027 is a Sunday
+		{"JP", "2027-02-23", "The Emperor's Birthday"},
+		{"JP", "2027-05-04", "Greenery Day"},
+		{"JP", "2027-09-20", "Respect for the Aged Day"},
+		{"CA", "2027-05-24", "Victoria Day"},
+		{"CA", "2027-07-01", "Canada Day"},
+		{"CA", "2027-10-11", "Thanksgiving Day"},
+		{"CA", "2027-12-28", "Boxing Day (observed)"},
+		{"AU", "2027-01-26", "Australia Day"},
+		{"AU", "2027-03-29", "Easter Monday"},
+		{"AU", "2027-06-14", ""}, // King's Birthday differs by state
+		{"BR", "2027-04-21", "Tiradentes"},
+		{"BR", "2027-09-07", "Independência do Brasil"},
+		{"BR", "2027-11-15", "Proclamação da República"},
+		{"BR", "2027-05-27", "Corpus Christi"},
+		{"US", "2027-11-25", "Thanksgiving Day"},
+		{"GB", "2027-05-31", "Spring Bank Holiday"},
+		{"GB", "2027-11-25", ""},
+	}
+	for _, tt := range tests {
+		name, ok := engine.Holiday(date(t, tt.date), tt.region)
+		if name != tt.name || ok != (tt.name != "") {
+			t.Errorf("Holiday(%s, %s) = %q, %v; want %q", tt.date, tt.region, name, ok, tt.name)
+		}
+	}
+}
+
+func TestParseRegion(t *testing.T) {
+	for in, want := range map[string]engine.Region{"US": "US", "us": "US", "GB": "GB", "gb": "GB", "UK": "GB", "uk": "GB", " de ": "DE", "Jp": "JP", "br": "BR"} {
+		if got, ok := engine.ParseRegion(in); !ok || got != want {
+			t.Errorf("ParseRegion(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "XX", "EU", "USA", "CN"} {
+		if got, ok := engine.ParseRegion(in); ok {
+			t.Errorf("ParseRegion(%q) = %q, accepted", in, got)
+		}
+	}
+	regions := engine.Regions()
+	if len(regions) < 30 {
+		t.Errorf("%d regions, want every country the calendar library covers", len(regions))
+	}
+	for _, r := range regions {
+		if _, ok := engine.ParseRegion(string(r)); !ok || r.Name() == string(r) {
+			t.Errorf("region %s: not parsed back, or no English name (%q)", r, r.Name())
 		}
 	}
 }
@@ -75,7 +145,7 @@ func TestHolidayCounts(t *testing.T) {
 			if _, ok := engine.Holiday(d, engine.RegionUS); ok {
 				us++
 			}
-			if _, ok := engine.Holiday(d, engine.RegionUK); ok {
+			if _, ok := engine.Holiday(d, engine.RegionGB); ok {
 				uk++
 			}
 		}
@@ -135,7 +205,7 @@ func TestDeadWeekAndClosed(t *testing.T) {
 		if got := engine.Closed(d, engine.RegionUS); got != tt.closedUS {
 			t.Errorf("Closed(%s, US) = %v", tt.date, got)
 		}
-		if got := engine.Closed(d, engine.RegionUK); got != tt.closedUK {
+		if got := engine.Closed(d, engine.RegionGB); got != tt.closedUK {
 			t.Errorf("Closed(%s, UK) = %v", tt.date, got)
 		}
 	}
@@ -150,12 +220,12 @@ func TestOpenDays(t *testing.T) {
 		{"next open after Christmas Eve is after New Year", engine.NextOpen(date(t, "2026-12-24"), engine.RegionUS), "2027-01-04"},
 		{"previous open before the dead week", engine.PrevOpen(date(t, "2026-12-27"), engine.RegionUS), "2026-12-23"},
 		{"Thanksgiving back to Wednesday", engine.PrevOpen(date(t, "2026-11-26"), engine.RegionUS), "2026-11-25"},
-		{"Easter Monday UK forward to Tuesday", engine.NextOpen(date(t, "2027-03-26"), engine.RegionUK), "2027-03-30"},
+		{"Easter Monday UK forward to Tuesday", engine.NextOpen(date(t, "2027-03-26"), engine.RegionGB), "2027-03-30"},
 		{"Easter Monday is open in the US", engine.NextOpen(date(t, "2027-03-29"), engine.RegionUS), "2027-03-29"},
 		{"open day is itself", engine.PrevOpen(date(t, "2026-11-25"), engine.RegionUS), "2026-11-25"},
 		{"two open days across Thanksgiving", engine.AddOpenDays(date(t, "2026-11-25"), 2, engine.RegionUS), "2026-11-30"},
 		{"five open days across the dead week", engine.AddOpenDays(date(t, "2026-12-18"), 5, engine.RegionUS), "2027-01-05"},
-		{"back across Easter (UK)", engine.AddOpenDays(date(t, "2027-03-30"), -1, engine.RegionUK), "2027-03-25"},
+		{"back across Easter (UK)", engine.AddOpenDays(date(t, "2027-03-30"), -1, engine.RegionGB), "2027-03-25"},
 		{"zero is unchanged", engine.AddOpenDays(date(t, "2026-11-26"), 0, engine.RegionUS), "2026-11-26"},
 	}
 	for _, tt := range tests {
@@ -199,20 +269,31 @@ func TestInputRegion(t *testing.T) {
 		Steps:  []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
 	})
 	w, _ := engine.LookupWorkflow("test-region")
-	for ctx, want := range map[string]engine.Region{"": engine.RegionUS, "UK": engine.RegionUK, "US": engine.RegionUS} {
+	for ctx, want := range map[string]engine.Region{"": engine.RegionUS, "UK": engine.RegionGB, "uk": engine.RegionGB, "GB": engine.RegionGB, "US": engine.RegionUS, "de": "DE", "FR": "FR"} {
 		raw := map[string]any{}
 		if ctx != "" {
 			raw["country"] = ctx
 		}
 		in, err := w.Prepare(raw)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("country %q: %v", ctx, err)
 		}
 		if got := in.Region(); got != want {
 			t.Errorf("country %q: Region() = %s, want %s", ctx, got, want)
 		}
+		// The stored context carries the canonical code.
+		if got := in.Str("country"); ctx != "" && got != string(want) {
+			t.Errorf("country %q stored as %q, want %q", ctx, got, want)
+		}
 	}
-	if _, err := w.Prepare(map[string]any{"country": "FR"}); err == nil {
-		t.Error("country FR accepted")
+	_, err := w.Prepare(map[string]any{"country": "XX"})
+	var ce *engine.ContextError
+	if !errors.As(err, &ce) || len(ce.Violations) != 1 || ce.Violations[0].Field != "context.country" ||
+		!strings.Contains(ce.Violations[0].Description, "'DE'") || !strings.Contains(ce.Violations[0].Description, "'JP'") {
+		t.Errorf("country XX: %v; want a violation of context.country listing the supported codes", err)
+	}
+	enum := w.InputSchema()["properties"].(map[string]any)["country"].(map[string]any)["enum"].([]string)
+	if !slices.Contains(enum, "DE") || !slices.Contains(enum, "UK") || !slices.Contains(enum, "GB") {
+		t.Errorf("input_schema country enum = %v, want every accepted code", enum)
 	}
 }

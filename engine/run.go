@@ -19,10 +19,11 @@ func (e *StepError) Unwrap() error { return e.Err }
 // Progress is told after each step completes.
 type Progress func(step string, done, total int) error
 
-// Run executes the workflow's steps on a prepared input. asOf is the plan
-// date used when the context does not carry as_of.
+// Run executes the workflow's steps on a prepared input. When the context
+// does not carry as_of, the plan is dated asOf's calendar date in the
+// context's time_zone (UTC by default).
 func (w *Workflow) Run(ctx context.Context, in *Input, asOf time.Time, progress Progress) (map[string]any, error) {
-	in.setAsOf(asOf.UTC().Truncate(24 * time.Hour))
+	in.setAsOf(asOf)
 	p := &Plan{asOf: in.AsOf()}
 	for i, s := range w.Steps {
 		if err := ctx.Err(); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -40,7 +41,11 @@ type Field struct {
 	Required    bool
 	Description string
 	// Enum restricts a String (or each StringList element) to these values.
+	// Values are matched case-insensitively and stored as written here.
 	Enum []string
+	// Aliases are further accepted values of an Enum field, each read as
+	// the Enum value it maps to (`UK` for `GB`).
+	Aliases map[string]string
 	// Min and Max bound a number, or the length of a string, or the number
 	// of items of a list.
 	Min, Max *float64
@@ -57,6 +62,11 @@ func Bound(v float64) *float64 { return &v }
 // Deadlines "already passed" are judged against it, which keeps runs
 // reproducible; it defaults to the job's creation date.
 const AsOfField = "as_of"
+
+// TimeZoneField is accepted by every workflow: the IANA zone whose date is
+// "today" when as_of is omitted, so a plan made late in the evening in Los
+// Angeles is not dated tomorrow.
+const TimeZoneField = "time_zone"
 
 // Violation is one problem with a context, named by its path
 // ("context.release_date").
@@ -83,7 +93,10 @@ type compiledSchema struct {
 }
 
 func compileSchema(id string, fields []Field) (*compiledSchema, error) {
-	all := append([]Field{{Name: AsOfField, Kind: Date, Description: "Date the plan is made on; defaults to the day the job is created."}}, fields...)
+	all := append([]Field{
+		{Name: AsOfField, Kind: Date, Description: "Date the plan is made on; defaults to the day the job is created, in time_zone."},
+		{Name: TimeZoneField, Kind: String, Max: Bound(64), Description: "IANA time zone (\"Europe/Berlin\") whose calendar date is \"today\" when as_of is omitted; defaults to UTC."},
+	}, fields...)
 	doc := objectSchema(all)
 	doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	doc["title"] = id + " context"
@@ -128,10 +141,12 @@ func fieldSchema(f Field) map[string]any {
 			s["maxLength"] = int(*f.Max)
 		}
 		if len(f.Enum) > 0 {
-			s["enum"] = f.Enum
+			s["enum"] = enumWithAliases(f)
 		}
 	case Date:
-		s = map[string]any{"type": "string", "format": "date"}
+		// A date-time is read as its local date at its own offset; the
+		// context stores the date.
+		s = map[string]any{"type": "string", "anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
 	case Integer, Number:
 		t := "number"
 		if f.Kind == Integer {
@@ -149,7 +164,7 @@ func fieldSchema(f Field) map[string]any {
 	case StringList, ObjectList:
 		items := map[string]any{"type": "string"}
 		if f.Kind == StringList && len(f.Enum) > 0 {
-			items["enum"] = f.Enum
+			items["enum"] = enumWithAliases(f)
 		}
 		if f.Kind == ObjectList {
 			items = objectSchema(f.Items)
@@ -211,6 +226,7 @@ func JSONValue(v any) any {
 func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 	ctx, violations := normalizeKeys(raw, "context")
 	ctx = applyDefaults(ctx, w.schema.fields)
+	normalizeValues(ctx, w.schema.fields)
 	if err := w.schema.schema.Validate(JSONValue(ctx)); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
@@ -225,11 +241,16 @@ func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 			violations = append(violations, v)
 		}
 	}
+	if tz, ok := ctx[TimeZoneField].(string); ok {
+		if _, err := LoadTimeZone(tz); err != nil {
+			violations = append(violations, Violation{Field: "context." + TimeZoneField, Description: err.Error()})
+		}
+	}
 	if len(violations) == 0 && w.Check != nil {
 		in := &Input{values: ctx}
 		asOf := in.AsOf()
 		if asOf.IsZero() {
-			asOf = time.Now().UTC().Truncate(24 * time.Hour)
+			asOf = in.Today(time.Now())
 		}
 		violations = w.Check(in, asOf)
 	}
@@ -305,6 +326,79 @@ func applyDefaults(ctx map[string]any, fields []Field) map[string]any {
 		}
 	}
 	return ctx
+}
+
+// enumWithAliases is the enum a published schema lists: the canonical
+// values, then the aliases, so a client validating against it accepts what
+// the API accepts (in the canonical case).
+func enumWithAliases(f Field) []string {
+	out := slices.Clone(f.Enum)
+	for _, a := range slices.Sorted(maps.Keys(f.Aliases)) {
+		out = append(out, a)
+	}
+	return out
+}
+
+// normalizeValues rewrites values given in an accepted spelling to the one
+// the steps read: an enum value in another case ("ep", "Digital") or an
+// alias ("UK") becomes the value the workflow declares, and an RFC 3339
+// date-time in a Date field becomes its local date at its own offset.
+// Values matching nothing are left for the schema to refuse, naming what is
+// accepted.
+func normalizeValues(ctx map[string]any, fields []Field) {
+	for _, f := range fields {
+		v, ok := ctx[f.Name]
+		if !ok {
+			continue
+		}
+		switch t := v.(type) {
+		case string:
+			if f.Kind == String && len(f.Enum) > 0 {
+				ctx[f.Name] = canonicalEnum(f, t)
+			}
+			if f.Kind == Date {
+				ctx[f.Name] = localDate(t)
+			}
+		case []any:
+			for i, item := range t {
+				switch it := item.(type) {
+				case string:
+					if f.Kind == StringList && len(f.Enum) > 0 {
+						t[i] = canonicalEnum(f, it)
+					}
+				case map[string]any:
+					if f.Kind == ObjectList {
+						normalizeValues(it, f.Items)
+					}
+				}
+			}
+		}
+	}
+}
+
+// localDate turns an RFC 3339 date-time into the calendar date it names at
+// its own offset ("2026-11-20T23:30:00-08:00" is 20 November, though it is
+// already the 21st in UTC); anything else is returned as it is.
+func localDate(s string) string {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return FormatDate(t)
+	}
+	return s
+}
+
+func canonicalEnum(f Field, s string) string {
+	trimmed := strings.TrimSpace(s)
+	for _, e := range f.Enum {
+		if strings.EqualFold(e, trimmed) {
+			return e
+		}
+	}
+	for alias, canonical := range f.Aliases {
+		if strings.EqualFold(alias, trimmed) {
+			return canonical
+		}
+	}
+	return s
 }
 
 // MaxMagnitude bounds every number of every context, whatever its field's

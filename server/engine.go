@@ -27,6 +27,31 @@ func (s *engineService) ListVerticals(ctx context.Context, _ *creativeopsv1.List
 	return out, nil
 }
 
+func (s *engineService) ListCalendars(ctx context.Context, _ *creativeopsv1.ListCalendarsRequest) (*creativeopsv1.ListCalendarsResponse, error) {
+	out := &creativeopsv1.ListCalendarsResponse{Currencies: engine.Currencies()}
+	aliases := engine.RegionField().Aliases
+	for _, r := range engine.Regions() {
+		c := &creativeopsv1.Country{Code: string(r), Name: r.Name()}
+		for alias, code := range aliases {
+			if code == string(r) {
+				c.Aliases = append(c.Aliases, alias)
+			}
+		}
+		out.Countries = append(out.Countries, c)
+	}
+	for _, c := range engine.Closures() {
+		pc := &creativeopsv1.Closure{
+			Key: c.Key, Name: c.Name, Kind: string(c.Kind), Affects: c.Affects, Estimate: c.Estimate,
+			Source: &creativeopsv1.ClosureSource{Title: c.Source.Title, Url: c.Source.URL, Checked: c.Source.Checked},
+		}
+		if c.Estimate != "" {
+			pc.KnownFrom, pc.KnownTo = int32(c.KnownFrom), int32(c.KnownTo)
+		}
+		out.Closures = append(out.Closures, pc)
+	}
+	return out, nil
+}
+
 func (s *engineService) ListWorkflows(ctx context.Context, req *creativeopsv1.ListWorkflowsRequest) (*creativeopsv1.ListWorkflowsResponse, error) {
 	if v := req.GetVertical(); v != "" {
 		if err := engine.CheckVertical("vertical", v); err != nil {

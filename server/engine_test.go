@@ -53,6 +53,57 @@ func TestEngineCatalog(t *testing.T) {
 	}
 }
 
+// The countries, currencies and closures plans use are discoverable, and a
+// run reads a country in any case, UK as GB, and refuses an unknown code
+// with a 400 naming the field and the supported codes.
+func TestEngineCalendars(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	r := s.Do(t, "GET", "/v1/engine/calendars", s.AdminKey, nil)
+	if r.Status != 200 {
+		t.Fatalf("calendars: %d %s", r.Status, r.Body)
+	}
+	codes := map[string]map[string]any{}
+	for _, c := range r.JSON["countries"].([]any) {
+		cm := c.(map[string]any)
+		codes[cm["code"].(string)] = cm
+	}
+	for _, code := range []string{"US", "GB", "DE", "FR", "JP", "CA", "AU", "BR"} {
+		if codes[code] == nil {
+			t.Errorf("country %s missing from %s", code, r.Body)
+		}
+	}
+	if codes["DE"]["name"] != "Germany" || !slices.Contains(codes["GB"]["aliases"].([]any), any("UK")) {
+		t.Errorf("DE %v, GB %v", codes["DE"], codes["GB"])
+	}
+	if cur, _ := r.JSON["currencies"].([]any); !slices.Contains(cur, any("EUR")) || !slices.Contains(cur, any("JPY")) {
+		t.Errorf("currencies %v", cur)
+	}
+	keys := map[string]bool{}
+	for _, c := range r.JSON["closures"].([]any) {
+		cm := c.(map[string]any)
+		keys[cm["key"].(string)] = cm["source"].(map[string]any)["url"] != ""
+	}
+	for _, k := range []string{"dead-week", "factory-new-year", "steam-seasonal-sales", "fashion-market-weeks"} {
+		if !keys[k] {
+			t.Errorf("closure %s missing or without a source: %s", k, r.Body)
+		}
+	}
+
+	run := func(country string) testserver.Response {
+		ctx := map[string]any{"artist": "Nova Reyes", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-20", "country": country}
+		return s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": ctx})
+	}
+	for _, c := range []string{"uk", "GB", "de", "Jp"} {
+		if r := run(c); r.Status != 200 {
+			t.Errorf("country %q: %d %s", c, r.Status, r.Body)
+		}
+	}
+	r = run("XX")
+	if r.Status != 400 || !strings.Contains(string(r.Body), "context.country") || !strings.Contains(string(r.Body), "'DE'") {
+		t.Fatalf("country XX: %d %s; want a 400 naming context.country and the supported codes", r.Status, r.Body)
+	}
+}
+
 func TestEngineSyncRun(t *testing.T) {
 	s := testserver.Start(t, testserver.Options{})
 	r := s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": releaseContext})

@@ -234,6 +234,16 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			},
 		},
 		{
+			name: "list calendars", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListCalendars", resp: msg(&creativeopsv1.ListCalendarsResponse{}),
+			req: &creativeopsv1.ListCalendarsRequest{}, httpMethod: "GET", path: "/v1/engine/calendars",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if cs, _ := b["countries"].([]any); len(cs) < 30 {
+					t.Errorf("%d countries, want every calendar the library covers", len(cs))
+				}
+			},
+		},
+		{
 			name: "list workflows of a vertical", key: e.AdminKey, method: "/creativeops.v1.EngineService/ListWorkflows", resp: msg(&creativeopsv1.ListWorkflowsResponse{}),
 			req: &creativeopsv1.ListWorkflowsRequest{Vertical: "music"}, httpMethod: "GET", path: "/v1/engine/workflows?vertical=music",
 			wantHTTP: http.StatusOK,

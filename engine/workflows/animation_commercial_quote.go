@@ -42,12 +42,13 @@ func init() {
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs the final video."},
 			{Name: "duration_seconds", Kind: engine.Integer, Required: true, Min: engine.Bound(5), Max: engine.Bound(600), Description: "Finished length in seconds."},
 			{Name: "style", Kind: engine.String, Enum: []string{"motion_graphics", "2d_character", "3d"}, Default: "motion_graphics", Description: "Animation style."},
-			{Name: "day_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(50), Max: engine.Bound(10000), Description: "Your day rate in US dollars."},
+			{Name: "day_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(50), Max: engine.Bound(10000), Description: "Your day rate in `currency`."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Revision rounds on the animation included in the quote."},
 			{Name: "voiceover", Kind: engine.Boolean, Default: true, Description: "Whether a professional voice-over is included."},
 			{Name: "music", Kind: engine.String, Enum: []string{"stock", "custom", "none"}, Default: "stock", Description: "Music: stock licence, custom score, or none."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in US dollars (0–10,000,000)."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in `currency` (0–10,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
 			{Title: "GVAA Rate Guide: non-broadcast narration", URL: "https://globalvoiceacademy.com/gvaa-rate-guide-2/", Checked: "2026-11"},
@@ -150,7 +151,7 @@ func anComQuoteStep(in *engine.Input, p *engine.Plan) error {
 		q.total = engine.Money(q.labor + q.vo + q.music)
 	case q.rushPct > 0:
 		p.Warn("RUSH_FEE", "Delivery on %s leaves %s for a %d-day schedule; a %.0f%% rush fee (%s) applies, or deliver on %s at the normal rate.",
-			engine.FormatDate(delivery), engine.Plural(available, "business day", "business days"), q.needed, q.rushPct*100, studioUSD(q.rush), engine.FormatDate(engine.AddOpenDays(p.AsOf(), q.needed, r)))
+			engine.FormatDate(delivery), engine.Plural(available, "business day", "business days"), q.needed, q.rushPct*100, studioMoney(in, q.rush), engine.FormatDate(engine.AddOpenDays(p.AsOf(), q.needed, r)))
 	}
 	p.Set("delivery_date", engine.FormatDate(delivery))
 	p.Set("quote", map[string]any{
@@ -180,12 +181,12 @@ func anComBudget(in *engine.Input, p *engine.Plan) error {
 	for d := in.Int("duration_seconds") - 5; d >= 5; d -= 5 {
 		if q := anComPrice(in, p, d); q.total <= budget {
 			p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; at the same style and rate a %d-second cut fits at %s, or drop to motion graphics.",
-				studioUSD(total), studioUSD(budget), d, studioUSD(q.total))
+				studioMoney(in, total), studioMoney(in, budget), d, studioMoney(in, q.total))
 			p.Set("budget_alternative", map[string]any{"duration_seconds": d, "total_usd": q.total})
 			return nil
 		}
 	}
-	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s and even a 5-second %s piece exceeds the %s budget; propose a different style or rate.", studioUSD(total), studioLabel(in.Str("style")), studioUSD(budget))
+	p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s and even a 5-second %s piece exceeds the %s budget; propose a different style or rate.", studioMoney(in, total), studioLabel(in.Str("style")), studioMoney(in, budget))
 	return nil
 }
 
@@ -216,16 +217,16 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 func anComRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	p.RecommendBy(engine.High, p.AsOf(), "Take the deposit and lock the script first",
-		fmt.Sprintf("Invoice the %s deposit at kickoff; the script and voice-over are the cheapest places to make changes, animation the most expensive.", studioUSD(q["deposit_usd"].(float64))))
+		fmt.Sprintf("Invoice the %s deposit at kickoff; the script and voice-over are the cheapest places to make changes, animation the most expensive.", studioMoney(in, q["deposit_usd"].(float64))))
 	p.Recommend(engine.High, "Cap revisions in the contract", fmt.Sprintf("Include %s on the animation; further rounds or changes to an approved script, board or animatic are billed at %s a day.",
-		engine.Plural(in.Int("revision_rounds"), "round", "rounds"), studioUSD(in.Float("day_rate_usd"))))
+		engine.Plural(in.Int("revision_rounds"), "round", "rounds"), studioMoney(in, in.Float("day_rate_usd"))))
 	if in.Bool("voiceover") {
 		p.Recommend(engine.Medium, "Book the voice before the animatic", "Record the final voice-over before animating so timing is set by the read, not re-cut after it.")
 	}
 	p.Recommend(engine.Low, "Agree the deliverables list", "Name formats up front (16:9 master, 9:16 and 1:1 cut-downs, captions); each extra cut-down is a quoted line, not a favour.")
 	p.Strategy("Quote %s for a %d-second %s video (%s at %s%s, %s per second) and deliver on %s after script, board, style-frame, animatic and %s.",
-		studioUSD(q["total_usd"].(float64)), in.Int("duration_seconds"), studioLabel(in.Str("style")), engine.Plural(q["production_days"].(int), "production day", "production days"), studioUSD(in.Float("day_rate_usd")),
-		anComRushNote(q), studioUSD(q["price_per_second_usd"].(float64)), p.Get("delivery_date"), engine.Plural(in.Int("revision_rounds"), "revision approval", "revision approvals"))
+		studioMoney(in, q["total_usd"].(float64)), in.Int("duration_seconds"), studioLabel(in.Str("style")), engine.Plural(q["production_days"].(int), "production day", "production days"), studioMoney(in, in.Float("day_rate_usd")),
+		anComRushNote(q), studioMoney(in, q["price_per_second_usd"].(float64)), p.Get("delivery_date"), engine.Plural(in.Int("revision_rounds"), "revision approval", "revision approvals"))
 	return nil
 }
 

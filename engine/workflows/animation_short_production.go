@@ -43,9 +43,10 @@ func init() {
 			{Name: "style", Kind: engine.String, Enum: []string{"2d_hand_drawn", "2d_rigged", "3d_cg", "stop_motion"}, Default: "2d_hand_drawn", Description: "Animation technique."},
 			{Name: "animators", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Animators working in parallel."},
 			{Name: "fps", Kind: engine.Integer, Default: 24, Min: engine.Bound(12), Max: engine.Bound(60), Description: "Frame rate of the finished film."},
-			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Cost of one animator-week in US dollars, for the labour budget (0–100,000)."},
+			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Cost of one animator-week in `currency`, for the labour budget (0–100,000)."},
 			{Name: "start_date", Kind: engine.Date, Description: "When production can start; defaults to the plan date."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
 			{Title: "Academy Awards rules: short films (40 minutes or less, credits included)", URL: "https://www.oscars.org/oscars/rules-eligibility", Checked: "2026-11"},
@@ -193,7 +194,7 @@ func anShortRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Render a weekly cut", "Replace animatic shots with animation as they finish and review the whole film weekly to catch continuity and pacing early.")
 	cost := ""
 	if v, ok := p.Get("animation_labor_usd").(float64); ok {
-		cost = fmt.Sprintf(", about %s of animation labour", studioUSD(v))
+		cost = fmt.Sprintf(", about %s of animation labour", studioMoney(in, v))
 	}
 	p.Strategy("Make the %d-second %s short in %g weeks with %s (%g animator-weeks at %g s/week%s), starting by %s (%g weeks of slack): animatic locked %s, picture lock %s, deliverables %s.",
 		in.Int("runtime_seconds"), studioLabel(in.Str("style")), p.Get("total_weeks"), engine.Plural(in.Int("animators"), "animator", "animators"), p.Get("scope").(map[string]any)["animator_weeks"],

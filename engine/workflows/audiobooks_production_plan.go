@@ -55,8 +55,9 @@ func init() {
 			{Name: "rate_pfh_usd", Kind: engine.Number, Default: 250, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Rate per finished hour for a PFH deal."},
 			{Name: "distribution", Kind: engine.String, Enum: []string{"exclusive", "non_exclusive"}, Default: "exclusive", Description: "ACX exclusive (40% royalty) or non-exclusive (25%)."},
 			{Name: "narrator_days_per_week", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(6), Description: "Studio days the narrator gives the book each week."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Production budget in US dollars (0–1,000,000)."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Production budget in `currency` (0–1,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
 			{Title: "ACX Rights Holder FAQ: royalties (40% exclusive, 25% non-exclusive), Royalty Share, quality review time", URL: "https://www.acx.com/help/faq", Checked: "2026-11"},
@@ -235,12 +236,12 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 		if in.Has("budget_usd") && cost > in.Float("budget_usd") {
 			b := in.Float("budget_usd")
 			p.Warn("BUDGET_SHORT", "%.1f finished hours at %s PFH cost %s, %s over the %s budget; the budget pays %s PFH, or consider a Royalty Share deal.",
-				hours, engine.FormatMoneyWhole(in.Float("rate_pfh_usd"), "USD"), engine.FormatMoney(cost, "USD"), engine.FormatMoney(cost-b, "USD"), engine.FormatMoney(b, "USD"),
-				engine.FormatMoneyWhole(math.Floor(b/hours), "USD"))
+				hours, in.MoneyWhole(in.Float("rate_pfh_usd")), in.Money(cost), in.Money(cost-b), in.Money(b),
+				in.MoneyWhole(math.Floor(b/hours)))
 			money["affordable_pfh_usd"] = math.Floor(b / hours)
 		}
 		if r := in.Float("rate_pfh_usd"); r < 150 {
-			p.Warn("RATE_BELOW_PRO_RANGE", "%s PFH is below the $150–400 professional narrators commonly charge; expect fewer and less experienced auditions.", engine.FormatMoneyWhole(r, "USD"))
+			p.Warn("RATE_BELOW_PRO_RANGE", "%s PFH is below the %s–%s professional narrators commonly charge; expect fewer and less experienced auditions.", in.MoneyWhole(r), in.MoneyIn(150, "USD"), in.MoneyIn(400, "USD"))
 		}
 	} else {
 		money["production_cost_usd"] = 0.0
@@ -266,12 +267,12 @@ func abProdRecommend(in *engine.Input, p *engine.Plan) error {
 		r := m["break_even_sales_range"].([]int)
 		p.Recommend(engine.Low, "Plan the launch to earn back production",
 			fmt.Sprintf("At about %s a sale to you (%s–%s, since royalties are paid on Audible's net receipts, mostly member credits, not on list price), about %s repay production (%s–%s); line up the launch with the ebook and print promotion.",
-				engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), engine.FormatMoney(perSaleRange[0], "USD"), engine.FormatMoney(perSaleRange[1], "USD"),
+				in.Money(m["author_per_sale_usd"].(float64)), in.Money(perSaleRange[0]), in.Money(perSaleRange[1]),
 				engine.Plural(v, "sale", "sales"), engine.FormatInt(r[0]), engine.FormatInt(r[1])))
 	}
 	p.Strategy("Narrate %s words as about %.1f finished hours (%s): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, about %s a sale to the author (%s–%s) at the %s royalty on Audible's net receipts, assumed %.0f%% of list.",
 		engine.FormatInt(in.Int("word_count")), p.Get("finished_hours").(float64), engine.Plural(p.Get("production_days").(int), "studio day", "studio days"), s["casting_opens"], s["recording_starts"], s["recording_ends"],
-		s["submit_to_acx"], s["release"], strings.ReplaceAll(in.Str("deal"), "_", " "), engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"),
-		engine.FormatMoney(perSaleRange[0], "USD"), engine.FormatMoney(perSaleRange[1], "USD"), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40], abProdNetOfList*100)
+		s["submit_to_acx"], s["release"], strings.ReplaceAll(in.Str("deal"), "_", " "), in.Money(m["author_per_sale_usd"].(float64)),
+		in.Money(perSaleRange[0]), in.Money(perSaleRange[1]), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40], abProdNetOfList*100)
 	return nil
 }

@@ -45,16 +45,17 @@ func init() {
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
 				{Name: "venue_type", Kind: engine.String, Enum: []string{"club", "theater", "alt-room"}, Default: "club", Description: "Kind of room."},
 				{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(20000), Description: "Sellable seats."},
-				{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in US dollars (0–1,000)."},
+				{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in `currency` (0–1,000)."},
 				{Name: "deal", Kind: engine.String, Enum: []string{"flat", "door", "versus"}, Default: "versus", Description: "Flat guarantee, door percentage, or the greater of the two."},
-				{Name: "guarantee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Guaranteed fee in US dollars (0–1,000,000)."},
+				{Name: "guarantee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Guaranteed fee in `currency` (0–1,000,000)."},
 				{Name: "door_pct", Kind: engine.Number, Default: 70, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Comic's share of net box office, in percent."},
-				{Name: "costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in US dollars (0–500,000)."},
+				{Name: "costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in `currency` (0–500,000)."},
 			}},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of seats sold, in percent."},
 			{Name: "agent_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(20), Description: "Agent commission, in percent."},
 			{Name: "manager_pct", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(25), Description: "Manager commission, in percent."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
 			{Title: "SAG-AFTRA Agency Regulations: franchised agents' 10% commission", URL: "https://www.sagaftra.org/membership-benefits/agents-managers", Checked: "2026-11"},
@@ -184,11 +185,11 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		}
 		if s.Str("deal") == "flat" && door > pay {
 			p.Warn("FLAT_DEAL_BELOW_DOOR", "The %s flat fee of %s is below the %s door share at %.0f%% sold; ask for a versus deal (%s vs %.0f%% of net).",
-				label, engine.USD(pay), engine.USD(door), sell*100, engine.USD(pay), s.Float("door_pct"))
+				label, in.Money(pay), in.Money(door), sell*100, in.Money(pay), s.Float("door_pct"))
 		}
 		if net < 0 {
 			p.Warn("SHOW_LOSES_MONEY", "The %s show pays %s, %s after commissions, against %s of costs: a loss of %s at %.0f%% sold.",
-				label, engine.USD(pay), engine.USD(pay-comm), engine.USD(s.Float("costs_usd")), engine.USD(-net), sell*100)
+				label, in.Money(pay), in.Money(pay-comm), in.Money(s.Float("costs_usd")), in.Money(-net), sell*100)
 		}
 	}
 	if len(played) > 0 {
@@ -235,7 +236,7 @@ func comedyTourRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Post clips in each market", "Short clips targeted to each city in the two weeks before the show move more tickets than a tour-wide post.")
 	p.Strategy("%s: %s from %s to %s pay %s at %.0f%% sold; after %s of commissions and %s of costs the tour nets %s; first on-sale %s.",
 		in.Str("comic"), engine.Plural(len(shows), "show", "shows"), engine.FormatDate(shows[0].Date("date")), engine.FormatDate(shows[len(shows)-1].Date("date")),
-		engine.USD(totals["pay_usd"].(float64)), in.Float("sell_through_pct"), engine.USD(totals["commissions_usd"].(float64)), engine.USD(totals["costs_usd"].(float64)),
-		engine.USD(totals["net_usd"].(float64)), firstOnSale)
+		in.Money(totals["pay_usd"].(float64)), in.Float("sell_through_pct"), in.Money(totals["commissions_usd"].(float64)), in.Money(totals["costs_usd"].(float64)),
+		in.Money(totals["net_usd"].(float64)), firstOnSale)
 	return nil
 }

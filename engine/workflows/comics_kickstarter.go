@@ -50,11 +50,12 @@ func init() {
 			{Name: "campaign_days", Kind: engine.Integer, Default: 30, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Campaign length in days (Kickstarter allows 1–60)."},
 			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(8), Max: engine.Bound(600), Description: "Interior pages of the book."},
 			{Name: "print_run", Kind: engine.Integer, Required: true, Min: engine.Bound(50), Max: engine.Bound(50000), Description: "Copies to print."},
-			{Name: "unit_print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Printer's quote per copy, in US dollars (0.10–500)."},
-			{Name: "creative_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(2000000), Description: "Art, colours, letters, editing still to pay, in US dollars (0–2,000,000)."},
-			{Name: "avg_pledge_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Expected average pledge, in US dollars (1–10,000)."},
-			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Max: engine.Bound(500), Description: "Packaging and postage per backer not charged separately, in US dollars (0–500)."},
+			{Name: "unit_print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Printer's quote per copy, in `currency` (0.10–500)."},
+			{Name: "creative_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(2000000), Description: "Art, colours, letters, editing still to pay, in `currency` (0–2,000,000)."},
+			{Name: "avg_pledge_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Expected average pledge, in `currency` (1–10,000)."},
+			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Max: engine.Bound(500), Description: "Packaging and postage per backer not charged separately, in `currency` (0–500)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
 			{Title: "Kickstarter fees (5% platform fee; payment processing 3% + $0.20, or 5% + $0.05 under $10)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
@@ -125,7 +126,7 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	if margin < keep/2 {
 		minimum := math.Ceil(2 * perBacker / keep)
 		p.Warn("PLEDGE_TOO_LOW", "Shipping and fees take %s of a %s average pledge, more than half of what it keeps after fees; raise the average pledge to at least %s or charge shipping separately.",
-			studioUSD(perBacker), studioUSD(avg), studioUSD(minimum))
+			studioMoney(in, perBacker), studioMoney(in, avg), studioMoney(in, minimum))
 		p.Set("minimum_average_pledge_usd", minimum)
 		if margin <= 0 {
 			return nil
@@ -276,7 +277,7 @@ func coKsRecommend(in *engine.Input, p *engine.Plan) error {
 		return nil
 	}
 	p.Strategy("Set the goal at %s (about %s at %s) to cover %s printing and %s creative costs after 5%% platform, processing and 5%% dropped-pledge losses; launch %s, funds %s, rewards shipped by %s.",
-		studioUSD(f["goal_usd"].(float64)), engine.Plural(f["backers_needed"].(int), "backer", "backers"), studioUSD(in.Float("avg_pledge_usd")), studioUSD(f["printing_usd"].(float64)), studioUSD(in.Float("creative_costs_usd")),
+		studioMoney(in, f["goal_usd"].(float64)), engine.Plural(f["backers_needed"].(int), "backer", "backers"), studioMoney(in, in.Float("avg_pledge_usd")), studioMoney(in, f["printing_usd"].(float64)), studioMoney(in, in.Float("creative_costs_usd")),
 		s["launch"], s["funds"], s["fulfilment"])
 	return nil
 }

@@ -107,7 +107,7 @@ func crEtsyCost(in *engine.Input, p *engine.Plan) error {
 	p.Set("price_usd", price)
 	if price/2 < cost {
 		p.Warn("NO_WHOLESALE_MARGIN", "At %s, a shop paying the usual 50%% wholesale would pay %s, below your %s cost; the formula retail price is %s (wholesale %s).",
-			studioUSD(price), studioUSD(price/2), studioUSD(cost), studioUSD(formula), studioUSD(wholesale))
+			studioMoney(in, price), studioMoney(in, price/2), studioMoney(in, cost), studioMoney(in, formula), studioMoney(in, wholesale))
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func crEtsyFees(in *engine.Input, p *engine.Plan) error {
 	p.Set("break_even_price_usd", be)
 	if net < cost {
 		p.Warn("PRICE_BELOW_COST", "At %s you keep %s after %s of Etsy fees, below the %s cost including %g h at %s; the break-even price is %s and the formula price %s.",
-			studioUSD(price), studioUSD(net), studioUSD(fees), studioUSD(cost), in.Float("labor_hours"), studioUSD(in.Float("hourly_wage_usd")), studioUSD(be), studioUSD(p.Get("formula_price_usd").(float64)))
+			studioMoney(in, price), studioMoney(in, net), studioMoney(in, fees), studioMoney(in, cost), in.Float("labor_hours"), studioMoney(in, in.Float("hourly_wage_usd")), studioMoney(in, be), studioMoney(in, p.Get("formula_price_usd").(float64)))
 	}
 	if in.Bool("offsite_ads") {
 		_, _, _, ads := crEtsyFeesFor(price, ship, true)
@@ -146,7 +146,7 @@ func crEtsyFees(in *engine.Input, p *engine.Plan) error {
 		if net >= cost && adNet < cost {
 			beAds := crEtsyBreakEven(cost, ship, true)
 			p.Warn("OFFSITE_ADS_LOSS", "An order through Offsite Ads pays a further %s (15%% of %s) and nets %s, below your %s cost; price at %s or more, or opt out if the shop is under $10,000 a year.",
-				studioUSD(ads), studioUSD(price+ship), studioUSD(adNet), studioUSD(cost), studioUSD(beAds))
+				studioMoney(in, ads), studioMoney(in, price+ship), studioMoney(in, adNet), studioMoney(in, cost), studioMoney(in, beAds))
 			p.Set("break_even_with_offsite_ads_usd", beAds)
 		}
 	}
@@ -178,16 +178,16 @@ func crEtsyRecommend(in *engine.Input, p *engine.Plan) error {
 	listing := p.GetDate("listing_date")
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(listing, -7)), "Price from cost, not from competitors",
 		fmt.Sprintf("Your cost is %s; the formula retail price is %s and the break-even on Etsy is %s. Charge at least the break-even and work towards the formula price.",
-			studioUSD(p.Get("cost").(map[string]any)["total_usd"].(float64)), studioUSD(p.Get("formula_price_usd").(float64)), studioUSD(p.Get("break_even_price_usd").(float64))))
+			studioMoney(in, p.Get("cost").(map[string]any)["total_usd"].(float64)), studioMoney(in, p.Get("formula_price_usd").(float64)), studioMoney(in, p.Get("break_even_price_usd").(float64))))
 	p.RecommendBy(engine.Medium, engine.AddDays(listing, 30), "Review after 30 days", "If views are high but sales low, improve photos before cutting the price; if favourites are high, test a higher price.")
 	p.Recommend(engine.Medium, "Build shipping into the price", "Offer free shipping over a threshold with postage folded into the item price; Etsy's fees apply to shipping either way.")
 	p.Recommend(engine.Low, "Track fees monthly", "Reconcile Etsy's monthly statement: listing renewals, Offsite Ads and currency conversion add up beyond the per-sale fees.")
 	hourly := ""
 	if h, ok := sale["effective_hourly_usd"].(float64); ok {
-		hourly = fmt.Sprintf(", %s an hour for your time", studioUSD(h))
+		hourly = fmt.Sprintf(", %s an hour for your time", studioMoney(in, h))
 	}
 	p.Strategy("At %s, Etsy fees take %s (%g%%) and each sale nets %s, %s over your %s cost%s; list on %s and review on %s.",
-		studioUSD(price), studioUSD(sale["fees_usd"].(float64)), sale["fees_pct"], studioUSD(sale["net_usd"].(float64)), studioUSD(sale["profit_usd"].(float64)),
-		studioUSD(p.Get("cost").(map[string]any)["total_usd"].(float64)), hourly, engine.FormatDate(listing), engine.FormatDate(engine.AddDays(listing, 30)))
+		studioMoney(in, price), studioMoney(in, sale["fees_usd"].(float64)), sale["fees_pct"], studioMoney(in, sale["net_usd"].(float64)), studioMoney(in, sale["profit_usd"].(float64)),
+		studioMoney(in, p.Get("cost").(map[string]any)["total_usd"].(float64)), hourly, engine.FormatDate(listing), engine.FormatDate(engine.AddDays(listing, 30)))
 	return nil
 }

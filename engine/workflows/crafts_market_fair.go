@@ -34,13 +34,14 @@ func init() {
 		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses. A fair already held gets a post-event plan.",
 		Fields: []engine.Field{
 			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},
-			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in US dollars (0–100,000 USD)."},
-			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Travel, lodging, jury fee, display and insurance for this event, in US dollars (0–100,000 USD)."},
-			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(100000), Description: "Average selling price per item, in US dollars (0.5–100,000 USD)."},
-			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Materials and packaging per item, in US dollars (0–100,000 USD)."},
+			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in `currency` (0–100,000)."},
+			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Travel, lodging, jury fee, display and insurance for this event, in `currency` (0–100,000)."},
+			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(100000), Description: "Average selling price per item, in `currency` (0.5–100,000)."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Materials and packaging per item, in `currency` (0–100,000)."},
 			{Name: "units_per_week", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(10000), Description: "Items you can make per week."},
 			{Name: "units_in_stock", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Items already made."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 30, Min: engine.Bound(5), Max: engine.Bound(100), Description: "Share of the stock you bring that you expect to sell, in percent."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"fair_date":        "2026-12-12",
@@ -76,7 +77,7 @@ func crFairBreakEven(in *engine.Input, p *engine.Plan) error {
 	p.Set("per_item", map[string]any{"price_usd": in.Float("avg_price_usd"), "cost_usd": in.Float("unit_cost_usd"), "card_fee_usd": card, "contribution_usd": contribution})
 	if contribution <= 0 {
 		p.Warn("PRICE_BELOW_COST", "At %s an item, materials (%s) and card fees (%s) leave nothing to pay the %s event costs; raise prices above %s.",
-			studioUSD(in.Float("avg_price_usd")), studioUSD(in.Float("unit_cost_usd")), studioUSD(card), studioUSD(fixed), studioUSD((in.Float("unit_cost_usd")+0.15)/(1-0.026)))
+			studioMoney(in, in.Float("avg_price_usd")), studioMoney(in, in.Float("unit_cost_usd")), studioMoney(in, card), studioMoney(in, fixed), studioMoney(in, (in.Float("unit_cost_usd")+0.15)/(1-0.026)))
 		return nil
 	}
 	p.Set("break_even_units", studioCeil(fixed/contribution))
@@ -152,7 +153,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 	})
 	if profit < 0 {
 		p.Warn("LOSS_LIKELY", "Selling %d of %s (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
-			sold, engine.Plural(stock, "item", "items"), in.Float("sell_through_pct"), studioUSD(float64(sold)*in.Float("avg_price_usd")), studioUSD(fixed), studioUSD(-profit))
+			sold, engine.Plural(stock, "item", "items"), in.Float("sell_through_pct"), studioMoney(in, float64(sold)*in.Float("avg_price_usd")), studioMoney(in, fixed), studioMoney(in, -profit))
 	}
 	if toMake > 0 {
 		p.Milestone("production-start", "Start making "+engine.Plural(toMake, "item", "items"), start)
@@ -172,7 +173,7 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
 			"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
 	}
-	p.Recommend(engine.Medium, "Offer a range of price points", "Mix an impulse item under $15 with your core pieces; small sales cover the booth while bigger ones make the profit.")
+	p.Recommend(engine.Medium, "Offer a range of price points", fmt.Sprintf("Mix an impulse item under %s with your core pieces; small sales cover the booth while bigger ones make the profit.", in.MoneyWhole(15)))
 	p.Recommend(engine.Medium, "Collect emails at the booth", "Most visitors don't buy on the day; an email list turns them into online customers after the fair.")
 	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
 	be := "no break-even at this price"
@@ -180,7 +181,7 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 		be = "break even at " + engine.Plural(v, "item", "items")
 	}
 	p.Strategy("For the %s fair, the %s goal (%s, 10× the booth fee) needs %s at %g%% sell-through; you will bring %s, %s, and can expect %s and %s profit.",
-		engine.FormatDate(fair), studioUSD(goal["revenue_usd"].(float64)), engine.Plural(goal["units"].(int), "sale", "sales"), engine.Plural(p.Get("stock_target").(int), "item", "items"),
-		in.Float("sell_through_pct"), engine.Plural(f["stock_brought"].(int), "item", "items"), be, engine.Plural(f["expected_sold"].(int), "sale", "sales"), studioUSD(f["expected_profit_usd"].(float64)))
+		engine.FormatDate(fair), studioMoney(in, goal["revenue_usd"].(float64)), engine.Plural(goal["units"].(int), "sale", "sales"), engine.Plural(p.Get("stock_target").(int), "item", "items"),
+		in.Float("sell_through_pct"), engine.Plural(f["stock_brought"].(int), "item", "items"), be, engine.Plural(f["expected_sold"].(int), "sale", "sales"), studioMoney(in, f["expected_profit_usd"].(float64)))
 	return nil
 }

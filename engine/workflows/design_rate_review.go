@@ -116,7 +116,7 @@ func dsRateRequired(in *engine.Input, p *engine.Plan) error {
 	})
 	if h := in.Float("billable_hours_per_week"); h > 30 {
 		at25 := dsRateFor(in, 25)
-		p.Warn("HOURS_OPTIMISTIC", "%g billable hours a week is above the 20–28 most freelancers sustain once sales and admin are counted; at 25 hours the rate would be %s, not %s.", h, studioUSD(at25), studioUSD(rate))
+		p.Warn("HOURS_OPTIMISTIC", "%g billable hours a week is above the 20–28 most freelancers sustain once sales and admin are counted; at 25 hours the rate would be %s, not %s.", h, studioMoney(in, at25), studioMoney(in, rate))
 		p.Set("rate_at_25_hours_usd", at25)
 	}
 	return nil
@@ -143,14 +143,14 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 	})
 	if cur < rate {
 		p.Warn("RATE_BELOW_SUSTAINABLE", "At %s an hour and %.0f billable hours a year you pay yourself about %s, %s short of %s; the rate that gets there is %s (+%.1f%%).",
-			studioUSD(cur), hours, studioUSD(pay), studioUSD(in.Float("target_income_usd")-pay), studioUSD(in.Float("target_income_usd")), studioUSD(rate), rise*100)
+			studioMoney(in, cur), hours, studioMoney(in, pay), studioMoney(in, in.Float("target_income_usd")-pay), studioMoney(in, in.Float("target_income_usd")), studioMoney(in, rate), rise*100)
 	}
 	if rise > dsRatePhaseOver {
 		step := math.Ceil(cur*(1+rise/2)/5) * 5
 		eff := p.GetDate("effective_date")
 		second := engine.AddMonths(eff, 6)
 		p.Warn("RATE_INCREASE_LARGE", "A %.0f%% rise at once risks losing steady clients; move to %s on %s and to %s on %s.",
-			rise*100, studioUSD(step), engine.FormatDate(eff), studioUSD(rate), engine.FormatDate(second))
+			rise*100, studioMoney(in, step), engine.FormatDate(eff), studioMoney(in, rate), engine.FormatDate(second))
 		p.Milestone("second-step", "Second step of the phased rate rise", second)
 		p.Set("phased_rates", []map[string]any{
 			{"rate_usd": step, "effective": engine.FormatDate(eff)},
@@ -201,12 +201,12 @@ func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
 	eff := p.GetDate("effective_date")
 	b := p.Get("breakdown").(map[string]any)
 	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(eff, -30)), "Announce the new rate in writing",
-		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioUSD(rate), studioUSD(rate*dsRateDayHours), engine.FormatDate(eff)))
-	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioUSD(rate)))
-	p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioUSD(b["self_employment_tax_usd"].(float64))))
+		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
+	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioMoney(in, rate)))
+	p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["self_employment_tax_usd"].(float64))))
 	p.Recommend(engine.Low, "Review yearly", "Raise rates at least with inflation every year; new clients get the new rate immediately.")
 	p.Strategy("Charge %s an hour (%s a day) from %s: %s billable hours a year cover %s pay, %s self-employment tax and %s expenses.",
-		studioUSD(rate), studioUSD(rate*dsRateDayHours), engine.FormatDate(eff), studioCount(int(b["billable_hours_per_year"].(float64))), studioUSD(in.Float("target_income_usd")),
-		studioUSD(b["self_employment_tax_usd"].(float64)), studioUSD(in.Float("annual_expenses_usd")))
+		studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff), studioCount(int(b["billable_hours_per_year"].(float64))), studioMoney(in, in.Float("target_income_usd")),
+		studioMoney(in, b["self_employment_tax_usd"].(float64)), studioMoney(in, in.Float("annual_expenses_usd")))
 	return nil
 }

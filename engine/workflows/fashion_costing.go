@@ -37,13 +37,14 @@ func init() {
 		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run. An ex-factory date the PO can no longer reach is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},
-			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in US dollars."},
-			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in US dollars (0–10,000 USD)."},
+			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in `currency`."},
+			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in `currency` (0–10,000)."},
 			{Name: "duty_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Import duty rate for the style's HTS code, in percent (0 for domestic production)."},
-			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in US dollars (0–1,000 USD)."},
+			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in `currency` (0–1,000)."},
 			{Name: "units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000000), Description: "Units in the production run."},
 			{Name: "ex_factory_date", Kind: engine.Date, Required: true, Description: "Date the goods must leave the factory."},
-			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in US dollars (1–100,000 USD)."},
+			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in `currency` (1–100,000)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"fabric_yards":              2.2,
@@ -109,7 +110,7 @@ func fsCostPricing(in *engine.Input, p *engine.Plan) error {
 		pricing["max_landed_for_target_usd"] = maxLanded
 		if margin < fsCostMinMargin {
 			p.Warn("MARGIN_BELOW_TARGET", "At %s retail the wholesale price is %s and a %s landed cost leaves a %.1f%% brand margin, under 50%%. Cut %s a unit (to %s landed) or retail at %s.",
-				studioUSD(target), studioUSD(ws), studioUSD(landed), margin*100, studioUSD(landed-maxLanded), studioUSD(maxLanded), studioUSD(studioCleanPrice(landed/(1-fsCostMinMargin)*fsCostRetailMarkup)))
+				studioMoney(in, target), studioMoney(in, ws), studioMoney(in, landed), margin*100, studioMoney(in, landed-maxLanded), studioMoney(in, maxLanded), studioMoney(in, studioCleanPrice(landed/(1-fsCostMinMargin)*fsCostRetailMarkup)))
 		}
 	}
 	p.Set("pricing", pricing)
@@ -163,7 +164,7 @@ func fsCostRecommend(in *engine.Input, p *engine.Plan) error {
 	po, _ := engine.ParseDate(cash["po_date"].(string))
 	p.RecommendBy(engine.High, po, "Fund the deposit and balance",
 		fmt.Sprintf("Have %s ready for the PO deposit and %s before shipment; wholesale customers typically pay net 30 after delivery, so the run is financed for months.",
-			studioUSD(cash["deposit_usd"].(float64)), studioUSD(cash["balance_usd"].(float64))))
+			studioMoney(in, cash["deposit_usd"].(float64)), studioMoney(in, cash["balance_usd"].(float64))))
 	if in.Float("duty_pct") == 0 {
 		p.Recommend(engine.Medium, "Confirm the duty rate", "Look up the style's HTS code: most imported apparel pays 10–32% duty, which changes the landed cost and every price after it.")
 	}
@@ -171,10 +172,10 @@ func fsCostRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Protect wholesale pricing", "Keep your own DTC price at the suggested retail; undercutting stockists loses reorders.")
 	target := ""
 	if v, ok := pr["target_brand_margin_pct"].(float64); ok {
-		target = fmt.Sprintf(" (at the %s target retail the brand margin is %.1f%%)", studioUSD(in.Float("target_retail_usd")), v)
+		target = fmt.Sprintf(" (at the %s target retail the brand margin is %.1f%%)", studioMoney(in, in.Float("target_retail_usd")), v)
 	}
 	p.Strategy("Landed cost %s (FOB %s + duty + freight) supports wholesale at %s and retail at %s: %.1f%% brand margin%s, %.1f%% DTC margin; PO on %s with a %s deposit, ex-factory %s.",
-		studioUSD(p.Get("landed_cost_usd").(float64)), studioUSD(p.Get("unit_cost").(map[string]any)["fob_usd"].(float64)), studioUSD(pr["wholesale_usd"].(float64)), studioUSD(pr["retail_usd"].(float64)),
-		pr["brand_margin_pct"], target, pr["dtc_margin_pct"], cash["po_date"], studioUSD(cash["deposit_usd"].(float64)), cash["ex_factory"])
+		studioMoney(in, p.Get("landed_cost_usd").(float64)), studioMoney(in, p.Get("unit_cost").(map[string]any)["fob_usd"].(float64)), studioMoney(in, pr["wholesale_usd"].(float64)), studioMoney(in, pr["retail_usd"].(float64)),
+		pr["brand_margin_pct"], target, pr["dtc_margin_pct"], cash["po_date"], studioMoney(in, cash["deposit_usd"].(float64)), cash["ex_factory"])
 	return nil
 }

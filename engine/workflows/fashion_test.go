@@ -47,23 +47,77 @@ func TestFashionWholesaleSellingWindowIsSixWeeks(t *testing.T) {
 }
 
 // The season label used to be taken from the requested delivery even when
-// the calendar was re-planned on a later one: a September delivery re-planned
-// to November is the Holiday collection, not Fall.
+// the calendar was re-planned on a later one. A September 2027 delivery is
+// sold at the January–March 2027 Fall/Winter markets; samples started in
+// November 2026 are ready in May, so the plan moves to the first delivery
+// whose market comes after them with a full selling window: January 2028,
+// sold at the June 2027 Spring/Summer market.
 func TestFashionWholesaleSeasonFollowsReplannedDelivery(t *testing.T) {
 	res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2027-09-01", "styles": 24, "as_of": "2026-11-20"})
-	if !hasWarning(res, "DELIVERY_INFEASIBLE") || !hasWarning(res, "REPLANNED") || res["earliest_feasible_delivery_date"] != "2027-11-01" {
-		t.Fatalf("want the plan re-built on 2027-11-01, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	if !hasWarning(res, "DELIVERY_INFEASIBLE") || !hasWarning(res, "REPLANNED") || res["earliest_feasible_delivery_date"] != "2028-01-01" {
+		t.Fatalf("want the plan re-built on 2028-01-01, got %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
 	}
-	if milestoneDate(t, res, "start-ship") != mediaDay("2027-11-01") {
-		t.Fatalf("start-ship %v, want the re-planned 2027-11-01", milestoneDate(t, res, "start-ship"))
+	if milestoneDate(t, res, "start-ship") != mediaDay("2028-01-01") || milestoneDate(t, res, "market") != mediaDay("2027-06-07") {
+		t.Fatalf("start-ship %v, market %v; want the re-planned 2028-01-01 sold from 2027-06-07", milestoneDate(t, res, "start-ship"), milestoneDate(t, res, "market"))
 	}
-	if res["season"] != "Holiday 2027" || res["requested_season"] != "Fall 2027" {
-		t.Fatalf("season %v (requested %v), want Holiday 2027 after re-planning", res["season"], res["requested_season"])
+	if res["season"] != "Spring 2028" || res["requested_season"] != "Fall 2027" || res["market_season"] != "Spring/Summer 2028 market" {
+		t.Fatalf("season %v (requested %v) at %v, want Spring 2028 at the Spring/Summer 2028 market", res["season"], res["requested_season"], res["market_season"])
 	}
 	// A delivery already past is re-planned the same way.
 	res = run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2026-06-01", "styles": 24, "as_of": "2026-11-20"})
-	if !hasWarning(res, "DELIVERY_DATE_PASSED") || res["earliest_feasible_delivery_date"] != "2027-11-01" {
+	if !hasWarning(res, "DELIVERY_DATE_PASSED") || res["earliest_feasible_delivery_date"] != "2028-01-01" {
 		t.Fatalf("past delivery: %v %v", warningCodes(res), res["earliest_feasible_delivery_date"])
+	}
+}
+
+// A "Holiday 2027 collection" used to be shown at a "Resort 2028 market" in
+// April: the market was put wherever production arithmetic landed and named
+// by its month. The market now falls in a market week of the season that
+// sells the delivery (engine.FashionMarketWeeks), and is named for it.
+func TestFashionWholesaleMarketMatchesSeason(t *testing.T) {
+	for _, production := range []string{"overseas", "domestic"} {
+		for d := mediaDay("2027-12-01"); d.Before(mediaDay("2030-01-01")); d = d.AddDate(0, 1, 0) {
+			res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": engine.FormatDate(d), "styles": 24, "production": production, "as_of": "2026-11-20"})
+			market, delivery := milestoneDate(t, res, "market"), milestoneDate(t, res, "start-ship")
+			season := engine.MarketSeasonFor(delivery)
+			if res["market_season"] != season.Name+" market" {
+				t.Errorf("%s %s: market season %v, want %s market", production, engine.FormatDate(d), res["market_season"], season.Name)
+			}
+			in := false
+			for _, s := range season.Markets {
+				in = in || s.Contains(market)
+			}
+			if !in {
+				t.Errorf("%s %s: market %s is outside the %s market weeks %v", production, engine.FormatDate(d), engine.FormatDate(market), season.Name, season.Markets)
+			}
+			// The collection's name and its market's carry the same year.
+			if y := res["season"].(string)[len(res["season"].(string))-4:]; y != season.Name[len(season.Name)-4:] {
+				t.Errorf("%s %s: %v collection at the %v", production, engine.FormatDate(d), res["season"], res["market_season"])
+			}
+		}
+	}
+}
+
+// Proto rounds and salesman samples are made by the factory that makes the
+// bulk: the Chinese New Year closure used to stop only bulk production.
+// Sampling spanning it now starts earlier by the closed days.
+func TestFashionWholesaleChineseNewYearDelaysSampling(t *testing.T) {
+	res := run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-09-01", "styles": 24, "as_of": "2026-11-20"})
+	if !hasWarning(res, "SAMPLING_FACTORY_CLOSURE") || res["sampling_factory_closed_days"] != 22.0 {
+		t.Fatalf("warnings %v, sampling closed days %v", warningCodes(res), res["sampling_factory_closed_days"])
+	}
+	protos, market := milestoneDate(t, res, "protos"), milestoneDate(t, res, "market")
+	// 2 proto rounds of 4 weeks, 5 weeks of salesman samples, a week in the
+	// showroom, plus the 22 closed days.
+	if d := engine.DaysBetween(protos, market); d < (2*4+5+1)*7+22 {
+		t.Errorf("protos %v to market %v is %d days, want 14 weeks plus the 22 closed days", protos, market, d)
+	}
+	if protos.Weekday() != time.Monday {
+		t.Errorf("protos on a %s", protos.Weekday())
+	}
+	res = run(t, "fashion-wholesale-calendar", map[string]any{"delivery_date": "2028-09-01", "styles": 24, "production": "domestic", "as_of": "2026-11-20"})
+	if hasWarning(res, "SAMPLING_FACTORY_CLOSURE") {
+		t.Errorf("domestic: %v", warningCodes(res))
 	}
 }
 
@@ -86,15 +140,20 @@ func TestFashionWholesaleTechPacksScaleWithStyles(t *testing.T) {
 }
 
 func TestFashionWholesaleCalendarCompressed(t *testing.T) {
-	ctx := map[string]any{"delivery_date": "2027-10-20", "styles": 24, "as_of": "2026-11-20"}
+	ctx := map[string]any{"delivery_date": "2027-12-01", "styles": 24, "as_of": "2026-11-20"}
 	res := run(t, "fashion-wholesale-calendar", ctx)
-	// 4 weeks design + 5 of tech packs + 2×4 proto + 5 SMS + 1 = 23 weeks.
-	if !hasWarning(res, "SELL_IN_COMPRESSED") || res["calendar"].(map[string]any)["market"] != "2027-05-03" {
-		t.Fatalf("want SELL_IN_COMPRESSED with market 2027-05-03, got %v %v", warningCodes(res), res["calendar"])
+	// 4 weeks design + 5 of tech packs + 2×4 proto + 5 SMS + 1 = 23 weeks:
+	// samples are ready on 3 May, and the season's first market after that
+	// opens on Monday 7 June, 5 weeks before orders must close.
+	if !hasWarning(res, "SELL_IN_COMPRESSED") || res["calendar"].(map[string]any)["market"] != "2027-06-07" {
+		t.Fatalf("want SELL_IN_COMPRESSED with market 2027-06-07, got %v %v", warningCodes(res), res["calendar"])
 	}
 	// Domestic production closes orders ~10 weeks out instead of ~20, so
 	// an infeasible overseas delivery becomes sellable.
-	ctx["delivery_date"] = "2027-09-01"
+	ctx["as_of"] = "2027-01-18"
+	if res = run(t, "fashion-wholesale-calendar", ctx); !hasWarning(res, "DELIVERY_INFEASIBLE") {
+		t.Fatalf("overseas from 2027-01-18: %v, want the delivery infeasible", warningCodes(res))
+	}
 	ctx["production"] = "domestic"
 	res = run(t, "fashion-wholesale-calendar", ctx)
 	if hasWarning(res, "DELIVERY_INFEASIBLE") {

@@ -10,13 +10,17 @@ import (
 // Wholesale calendar for a fashion collection, scheduled backwards from
 // the first in-store delivery.
 // Rules used:
-//   - Market-week calendar: wholesale sells in market weeks (the Paris, New
-//     York, London and Milan showroom seasons: January–March for Fall/Winter,
-//     June–October for Spring/Summer, with Resort and Pre-Fall in between)
-//     and orders close 4–6 weeks after market opens; buyers place them 4–6
-//     months before delivery. The plan therefore opens market 6 weeks before
-//     order close (the selling window), never 8 months out, and cannot sell
-//     in later than 4 months before delivery.
+//   - Market-week calendar (engine.FashionMarketWeeks): wholesale sells in
+//     market weeks (the Paris, New York, London and Milan showroom seasons:
+//     January–March for Fall/Winter, June and September for Spring/Summer,
+//     November–December for Pre-Fall) and orders close 4–6 weeks after
+//     market opens; buyers place them 4–6 months before delivery. The plan
+//     opens market in a market week of the season that sells the delivery
+//     (engine.MarketSeasonFor), as late as keeps a 6-week selling window,
+//     and names the market for that season.
+//   - Chinese New Year (engine.FactoryNewYear) stops sampling as well as
+//     bulk: proto rounds and salesman samples of overseas production start
+//     earlier by the closed days they span.
 //   - Bulk production after the purchase order: overseas 10–14 weeks
 //     including fabric (we plan 12), domestic 6–8 weeks (7); freight and
 //     customs: ocean 4–6 weeks (6), domestic trucking 1 week; then a week to
@@ -39,7 +43,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "Fédération de la Haute Couture et de la Mode: Paris fashion week and showroom calendar", URL: "https://fhcm.paris/en/calendar", Checked: "2026-11"},
 			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},
-			{Title: "Chinese New Year dates (factory closures around them)", URL: "https://www.timeanddate.com/holidays/china/chinese-new-year", Checked: "2026-11"},
+			engine.FactoryNewYear.Source,
 		},
 		Description: "Builds a collection's wholesale calendar backwards from the first delivery: design, tech packs, proto rounds, salesman samples, line sheet, market, order close, factory PO, ex-factory and ship window, and warns when the selling window is compressed or the delivery cannot be met. A delivery that cannot be developed, sold and produced in time, or one already past, is re-planned on the earliest feasible delivery, and the season is named for it.",
 		Fields: []engine.Field{
@@ -103,13 +107,33 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	}
 	c.orderClose = engine.PrevWorkday(engine.AddDays(c.po, -7))
 	if market.IsZero() {
-		market = engine.OnOrBefore(engine.AddWeeks(c.orderClose, -fsCalSellingWeeks), time.Monday)
+		// The showroom opens in a market week of the season that sells
+		// this delivery, as late as keeps the selling window: never in a
+		// month when no buyer is shopping for it.
+		ideal := engine.OnOrBefore(engine.AddWeeks(c.orderClose, -fsCalSellingWeeks), time.Monday)
+		season := engine.MarketSeasonFor(delivery)
+		var ok bool
+		if market, ok = season.LatestMarketDay(ideal); !ok {
+			if market, ok = season.FirstMarketDay(ideal); !ok {
+				market = ideal
+			}
+		}
 		c.market = market
 	}
+	// Buyers write orders in the weeks after market: a market earlier than
+	// production needs closes orders earlier, and the PO can wait.
+	c.orderClose = engine.Earlier(c.orderClose, engine.AddWeeks(market, fsCalSellingWeeks))
 	c.lineSheet = engine.PrevWorkday(engine.AddDays(market, -14))
 	c.smsDone = engine.AddDays(market, -7)
 	c.sms = engine.AddWeeks(c.smsDone, -l.sms)
 	c.protos = engine.AddWeeks(c.sms, -l.round*in.Int("sample_rounds"))
+	if in.Str("production") == "overseas" {
+		// Salesman samples and proto rounds are made by the same factories,
+		// which stop for Chinese New Year: sampling days inside the closure
+		// do not count.
+		c.sms = engine.OnOrBefore(engine.FactoryStart(c.smsDone, 7*l.sms), time.Monday)
+		c.protos = engine.OnOrBefore(engine.FactoryStart(c.sms, 7*l.round*in.Int("sample_rounds")), time.Monday)
+	}
 	c.techPacks = engine.AddWeeks(c.protos, -fsCalTechPackWeeks(in))
 	c.design = engine.AddWeeks(c.techPacks, -4)
 	return c
@@ -163,20 +187,6 @@ func fsCalSeason(d time.Time) string {
 	return fmt.Sprintf("%s %d", season, year)
 }
 
-// fsCalMarketSeason names the market week a market date falls in.
-func fsCalMarketSeason(d time.Time) string {
-	switch m := d.Month(); {
-	case m <= time.March:
-		return fmt.Sprintf("Fall/Winter %d market", d.Year())
-	case m <= time.May:
-		return fmt.Sprintf("Resort %d market", d.Year()+1)
-	case m <= time.October:
-		return fmt.Sprintf("Spring/Summer %d market", d.Year()+1)
-	default:
-		return fmt.Sprintf("Pre-Fall %d market", d.Year()+1)
-	}
-}
-
 // fsCalDevWeeks is design start to market.
 func fsCalDevWeeks(in *engine.Input) int {
 	l := fsCalLeads[in.Str("production")]
@@ -200,32 +210,51 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 	}
 	c := fsCalBuild(in, delivery, time.Time{})
 	if c.design.Before(start) {
-		market := engine.OnOrAfter(engine.AddWeeks(start, fsCalDevWeeks(in)), time.Monday)
-		if sellWeeks := engine.DaysBetween(market, c.orderClose) / 7; sellWeeks >= 4 {
+		ready := engine.OnOrAfter(engine.AddWeeks(start, fsCalDevWeeks(in)), time.Monday)
+		// marketFor is the first market day of the delivery's season once
+		// samples are ready, if its markets are not over by then.
+		marketFor := func(delivery time.Time) (time.Time, bool) {
+			return engine.MarketSeasonFor(delivery).FirstMarketDay(ready)
+		}
+		market, ok := marketFor(delivery)
+		if sellWeeks := engine.DaysBetween(market, c.orderClose) / 7; ok && sellWeeks >= 4 {
 			c = fsCalBuild(in, delivery, market)
 			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s; orders for %s production must close on %s, so buyers get %s instead of the usual 6.",
 				engine.FormatDate(start), engine.FormatDate(market), in.Str("production"), engine.FormatDate(c.orderClose), engine.Plural(sellWeeks, "selling week", "selling weeks"))
 		} else {
 			// Re-plan: the earliest delivery (on the 1st of a month, when
-			// stores take deliveries) that keeps a full selling window.
-			earliest := time.Date(market.Year(), market.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-			for fsCalBuild(in, earliest, market).orderClose.Before(engine.AddWeeks(market, fsCalSellingWeeks)) {
+			// stores take deliveries) whose season's market comes after
+			// the samples and keeps a full selling window.
+			earliest := time.Date(ready.Year(), ready.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			// Every delivery month has a season with markets each year,
+			// so a year of months always finds one.
+			market = ready
+			for range 24 {
+				if m, ok := marketFor(earliest); ok && engine.DaysBetween(m, fsCalBuild(in, earliest, m).orderClose) >= 7*fsCalSellingWeeks {
+					market = m
+					break
+				}
 				earliest = earliest.AddDate(0, 1, 0)
 			}
 			why := "the collection cannot be developed, sold and produced in time"
 			if delivery.Before(p.AsOf()) {
 				why = "the requested delivery date has already passed"
 			}
-			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production; the plan is built on the earliest delivery that keeps a %d-week selling window, %s.",
-				engine.FormatDate(market), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), fsCalSellingWeeks, engine.FormatDate(earliest))
+			p.Warn("DELIVERY_INFEASIBLE", "Samples cannot be in the showroom before %s, but orders for a %s delivery must close by %s to make %s production, and its %s markets do not leave a %d-week selling window after that; the plan is built on the earliest delivery that does, %s.",
+				engine.FormatDate(ready), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), engine.MarketSeasonFor(delivery).Name, fsCalSellingWeeks, engine.FormatDate(earliest))
 			p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
 			replanOn(p, delivery, earliest, why)
 			c = fsCalBuild(in, earliest, market)
 		}
 		c.design = start
+	} else if sellWeeks := engine.DaysBetween(c.market, c.orderClose) / 7; sellWeeks < fsCalSellingWeeks {
+		p.Warn("SELL_IN_COMPRESSED", "The %s markets open on %s at the earliest; orders for %s production must close on %s, so buyers get %s instead of the usual 6.",
+			engine.MarketSeasonFor(c.delivery).Name, engine.FormatDate(c.market), in.Str("production"), engine.FormatDate(c.orderClose), engine.Plural(sellWeeks, "selling week", "selling weeks"))
 	}
 	p.Set("season", fsCalSeason(c.delivery))
-	p.Set("market_season", fsCalMarketSeason(c.market))
+	// Named for the season that sells the delivery, so the collection and
+	// its market always agree.
+	p.Set("market_season", engine.MarketSeasonFor(c.delivery).Name+" market")
 	p.Set("calendar", map[string]any{
 		"design_start":  engine.FormatDate(c.design),
 		"tech_packs":    engine.FormatDate(c.techPacks),
@@ -278,6 +307,13 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		prev = d
 	}
 	if in.Str("production") == "overseas" {
+		protos, _ := engine.ParseDate(cal["protos"].(string))
+		market, _ := engine.ParseDate(cal["market"].(string))
+		if n := fsCalFactoryClosedDays(protos, engine.AddDays(market, -7)); n > 0 {
+			p.Warn("SAMPLING_FACTORY_CLOSURE", "Proto rounds and salesman samples (%s to %s) span %s of the Chinese New Year factory closure; tech packs go to the factory that much earlier so samples are still in the showroom a week before market.",
+				engine.FormatDate(protos), engine.FormatDate(engine.AddDays(market, -7)), engine.Plural(n, "day", "days"))
+			p.Set("sampling_factory_closed_days", n)
+		}
 		po, _ := engine.ParseDate(cal["factory_po"].(string))
 		exf, _ := engine.ParseDate(cal["ex_factory"].(string))
 		if n := fsCalFactoryClosedDays(po, exf); n > 0 {

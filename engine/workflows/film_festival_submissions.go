@@ -48,14 +48,15 @@ func init() {
 				{Name: "festival_date", Kind: engine.Date, Required: true, Description: "Opening day of the festival."},
 				{Name: "premiere_required", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "none", Description: "Premiere status the festival requires."},
 				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
-				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000 USD)."},
+				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000)."},
 				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular (official) deadline."},
-				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000 USD)."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000)."},
 				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
-				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000 USD)."},
+				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000)."},
 				{Name: "priority", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "How much this festival matters, 1 (nice to have) to 5 (essential); the budget buys the largest total priority."},
 			}},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000 USD)."},
+			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"film_title":        "Salt Year",
@@ -134,7 +135,7 @@ func filmFestPick(in *engine.Input, p *engine.Plan) error {
 			p.Warn("DEADLINE_PASSED", "Every %s deadline has passed by %s (film ready %s); aim for its next edition.", e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), engine.FormatDate(lock))
 		case e.hasEarly && e.tier.Name != "early":
 			p.Warn("EARLY_DEADLINE_MISSED", "%s: the film is ready %s, after the early deadline, so it is entered at the %s deadline %s for %s.",
-				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), engine.USD(e.tier.FeeUSD))
+				e.name, engine.FormatDate(engine.Later(p.AsOf(), lock)), e.tier.Name, engine.FormatDate(e.tier.Deadline), in.Money(e.tier.FeeUSD))
 		}
 	}
 	return nil
@@ -254,7 +255,7 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
 	}
 	if len(dropped) > 0 {
-		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
+		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", in.Money(budget), in.Money(spent), strings.Join(dropped, ", "))
 	}
 	p.Set("submissions", plan)
 	p.Set("fees", map[string]any{"total_usd": engine.Money(spent), "saved_vs_late_usd": engine.Money(saved), "missed_early_cost_usd": engine.Money(missedEarly), "budget_usd": budget})
@@ -303,7 +304,7 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 			}
 		}
 		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
-			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], engine.USD(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
+			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], in.Money(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
 	}
 	lock := in.Date("picture_lock_date")
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), lock), "Prepare the submission kit",
@@ -314,7 +315,7 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.High, "Rebuild the festival list", "No listed festival is both open and eligible: add festivals whose deadlines fall after picture lock and whose premiere rules the film meets.")
 	}
 	p.Strategy("Enter %q in %s for %s in fees (saving %s against late deadlines), locked by %s, offering a %s premiere; %s left out by budget.",
-		in.Str("film_title"), engine.Plural(len(plan), "festival", "festivals"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		in.Str("film_title"), engine.Plural(len(plan), "festival", "festivals"), in.Money(fees["total_usd"].(float64)), in.Money(fees["saved_vs_late_usd"].(float64)),
 		engine.FormatDate(lock), in.Str("premiere_status"), engine.Plural(len(p.Get("left_out").([]string)), "festival", "festivals"))
 	return nil
 }

@@ -49,8 +49,9 @@ func init() {
 			{Name: "shoot_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(5), Max: engine.Bound(6), Description: "Shooting days per week."},
 			{Name: "principal_cast", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Principal performers, counted as working every shoot day (a conservative upper bound)."},
 			{Name: "sag_agreement", Kind: engine.String, Enum: []string{"ultra_low", "moderate_low", "low", "non_union"}, Default: "ultra_low", Description: "Performer agreement."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000 USD)."},
+			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"delivery_date":       "2027-09-01",
@@ -207,12 +208,12 @@ func filmProdBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	if required != agreement {
 		p.Warn("SAG_TIER_EXCEEDED", "A %s budget is over the %s cap of the %s agreement; it must shoot under the %s agreement, and cast is costed at its %s day rate.",
-			engine.USD(budget), engine.USD(filmProdTiers[agreement].capUSD), agreement, required, engine.USD(tier.dayRateUSD))
+			in.Money(budget), in.Money(filmProdTiers[agreement].capUSD), agreement, required, in.Money(tier.dayRateUSD))
 		p.Set("required_sag_agreement", required)
 	}
 	if rest < 0 {
 		p.Warn("BUDGET_SHORT", "Cast (%s with %.0f%% fringe) and the 10%% contingency (%s) exceed the %s budget by %s.",
-			engine.USD(cast), tier.fringe*100, engine.USD(contingency), engine.USD(budget), engine.USD(-rest))
+			in.Money(cast), tier.fringe*100, in.Money(contingency), in.Money(budget), in.Money(-rest))
 	}
 	return nil
 }
@@ -231,9 +232,9 @@ func filmProdRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Protect the post schedule",
 		fmt.Sprintf("Book the editor from wrap (%s) to lock (%s) and sound and colour from lock to delivery; post is where late shoots are paid for.", sch["wrap"], sch["picture_lock"]))
 	p.Recommend(engine.Low, "Keep the contingency untouched until wrap",
-		fmt.Sprintf("Hold the %s contingency for weather days, reshoots and deliverables.", engine.USD(b["contingency_usd"].(float64))))
+		fmt.Sprintf("Hold the %s contingency for weather days, reshoots and deliverables.", in.Money(b["contingency_usd"].(float64))))
 	p.Strategy("Shoot %s in %s from %s to %s, lock picture %s and deliver %s. Cast under the %s agreement costs %s with fringe, leaving %s (%s a shoot day) after a 10%% contingency.",
 		engine.Plural(in.Int("script_pages"), "page", "pages"), engine.Plural(p.Get("shoot_days").(int), "day", "days"), sch["principal_photography"], sch["wrap"], sch["picture_lock"], sch["delivery"],
-		b["agreement"], engine.USD(b["cast_with_fringe_usd"].(float64)), engine.USD(b["remaining_usd"].(float64)), engine.USD(b["remaining_per_shoot_day_usd"].(float64)))
+		b["agreement"], in.Money(b["cast_with_fringe_usd"].(float64)), in.Money(b["remaining_usd"].(float64)), in.Money(b["remaining_per_shoot_day_usd"].(float64)))
 	return nil
 }

@@ -41,25 +41,6 @@ type steamEvent struct {
 	Start, End time.Time
 }
 
-// steamSeasonalSales approximates Valve's four storewide sales of a year
-// from their 2023–2025 dates (Valve publishes the exact calendar each year
-// on partner.steamgames.com; check it before committing): Spring on the
-// second Thursday of March for a week, Summer on the last Thursday of June
-// for two weeks, Autumn on the Wednesday before US Thanksgiving for a week,
-// Winter on the third Thursday of December for two weeks.
-func steamSeasonalSales(year int) []steamEvent {
-	week := func(name string, start time.Time, days int) steamEvent {
-		return steamEvent{Name: name, Start: start, End: engine.AddDays(start, days-1)}
-	}
-	thanksgiving := engine.NthWeekday(year, time.November, time.Thursday, 4)
-	return []steamEvent{
-		week("Steam Spring Sale", engine.NthWeekday(year, time.March, time.Thursday, 2), 8),
-		week("Steam Summer Sale", engine.NthWeekday(year, time.June, time.Thursday, 0), 15),
-		week("Steam Autumn Sale", engine.AddDays(thanksgiving, -1), 8),
-		week("Steam Winter Sale", engine.NthWeekday(year, time.December, time.Thursday, 3), 15),
-	}
-}
-
 // steamNextFests approximates the three Steam Next Fest editions of a year
 // from their 2024–2026 dates: Monday to the following Monday, starting the
 // fourth Monday of February, the second Monday of June and the second Monday
@@ -72,18 +53,40 @@ func steamNextFests(year int) []steamEvent {
 	return []steamEvent{fest(time.February, 4), fest(time.June, 2), fest(time.October, 2)}
 }
 
-// steamSaleOn returns the seasonal sale running on d, if any.
+// steamSaleOn returns the seasonal sale running on d, if any
+// (engine.SteamSeasonalSales: Valve's published dates, estimated for other
+// years).
 func steamSaleOn(d time.Time) (steamEvent, bool) {
-	for _, s := range steamSeasonalSales(d.Year()) {
-		if !d.Before(s.Start) && !d.After(s.End) {
-			return s, true
-		}
+	s, ok := engine.SteamSeasonalSales.On(d)
+	return steamEvent{Name: s.Name, Start: s.Start, End: s.End}, ok
+}
+
+// steamSeasonalSales lists the seasonal sales that start in year.
+func steamSeasonalSales(year int) []steamEvent {
+	var out []steamEvent
+	for _, s := range engine.SteamSeasonalSales.Spans(year) {
+		out = append(out, steamEvent{Name: s.Name, Start: s.Start, End: s.End})
 	}
-	// The Winter Sale runs into January.
-	for _, s := range steamSeasonalSales(d.Year() - 1) {
-		if !d.Before(s.Start) && !d.After(s.End) {
-			return s, true
+	return out
+}
+
+// steamLaunchDay returns the first sensible launch day on or after d: a
+// Tuesday (a launch-day bug is patched on working days, long before the
+// weekend), open in r (no public holiday, not the dead week) and outside
+// every Steam seasonal sale, when the front page belongs to discounts. Every
+// launch date the games workflows propose comes from here, so none lands in
+// a sale the same plan warns about.
+func steamLaunchDay(d time.Time, r engine.Region) time.Time {
+	d = engine.OnOrAfter(d, time.Tuesday)
+	for {
+		if sale, ok := engine.SteamSeasonalSales.On(d); ok {
+			d = engine.OnOrAfter(engine.AddDays(sale.End, 1), time.Tuesday)
+			continue
 		}
+		if engine.Closed(d, r) {
+			d = engine.OnOrAfter(engine.AddDays(d, 1), time.Tuesday)
+			continue
+		}
+		return d
 	}
-	return steamEvent{}, false
 }

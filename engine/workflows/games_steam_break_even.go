@@ -37,14 +37,15 @@ func init() {
 		},
 		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it. For a game already launched it is a post-launch projection to compare with actual sales.",
 		Fields: []engine.Field{
-			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in US dollars (0–1,000,000,000 USD)."},
+			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
+			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in `currency` (0–1,000,000,000)."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
 			{Name: "launch_month_units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Copies expected to sell in the launch month (1–100,000,000)."},
 			{Name: "monthly_units", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Copies expected per month afterwards (the long tail) (0–10,000,000)."},
 			{Name: "avg_discount_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Average discount across all copies sold (launch discount and sales), in percent."},
 			{Name: "refund_rate_pct", Kind: engine.Number, Default: 8, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Share of purchases refunded, in percent."},
 			{Name: "publisher_share_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Publisher's share of net revenue, in percent (0 when self-published)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"price_usd":          19.99,
@@ -169,7 +170,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
 		if breakEven >= 12 {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
-				engine.USD(budget), breakEven+1, p.Get("break_even_month"), engine.Plural(in.Int("monthly_units"), "copy", "copies"))
+				in.Money(budget), breakEven+1, p.Get("break_even_month"), engine.Plural(in.Int("monthly_units"), "copy", "copies"))
 		}
 		gamesBreakEvenHistory(p, launch)
 		return nil
@@ -179,7 +180,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	needed := engine.Money(price * budget / cumNet)
 	p.Set("break_even_price_usd", needed)
 	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %s at %s or a price of %s on this sales curve.",
-		engine.Plural(totalUnits, "copy", "copies"), engine.USD(cumNet), engine.USD(budget), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), engine.USD(price), engine.USD(needed))
+		engine.Plural(totalUnits, "copy", "copies"), in.Money(cumNet), in.Money(budget), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), in.Money(price), in.Money(needed))
 	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
 	gamesBreakEvenHistory(p, launch)
 	return nil
@@ -201,7 +202,7 @@ func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
 	ratio := per["developer_net_ratio"].(float64)
 	p.Recommend(engine.High, "Budget on the developer net, not the price",
 		fmt.Sprintf("Each copy listed at %s returns %s to you (%.0f%% of list) after discounts, taxes and regional pricing, refunds and Valve's 30%%.",
-			engine.USD(per["list_price"].(float64)), engine.USD(per["developer_net"].(float64)), ratio*100))
+			in.Money(per["list_price"].(float64)), in.Money(per["developer_net"].(float64)), ratio*100))
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(launch, gamesRefundWindowDays)), "Read the refund reasons",
 		"Steam reports a reason with each refund; a rate above 10% in the first two weeks points at performance or expectation problems worth patching before the first sale.")
 	if in.Float("publisher_share_pct") > 0 {
@@ -214,7 +215,7 @@ func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
 		when = "with the payout of " + d
 	}
 	p.Strategy("At %s a copy nets %s; the %s budget needs %s and is recouped %s (36-month projection: %s, %s net).",
-		engine.USD(in.Float("price_usd")), engine.USD(per["developer_net"].(float64)), engine.USD(in.Float("budget_usd")), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), when,
-		engine.Plural(p.Get("projected_36_month_units").(int), "copy", "copies"), engine.USD(p.Get("projected_36_month_net_usd").(float64)))
+		in.Money(in.Float("price_usd")), in.Money(per["developer_net"].(float64)), in.Money(in.Float("budget_usd")), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), when,
+		engine.Plural(p.Get("projected_36_month_units").(int), "copy", "copies"), in.Money(p.Get("projected_36_month_net_usd").(float64)))
 	return nil
 }

@@ -18,7 +18,8 @@ import (
 //     are exempt from that cooldown, but a game cannot join one within 28
 //     days of its release or of its launch discount ending. The "28 days
 //     between" is counted as 28 clear days.
-//   - Seasonal sale dates are approximated (see steamSeasonalSales).
+//   - Seasonal sale dates: Valve's published ones where known, estimated
+//     for other years (engine.SteamSeasonalSales).
 //   - Launch discounts are commonly 10–20% for the first week; publishers
 //     then deepen by about 10 points per seasonal sale, keep their own
 //     discounts no deeper than the last sale, and leave 28 clear days before
@@ -31,15 +32,17 @@ func init() {
 		Vertical: "games",
 		Sources: []engine.Source{
 			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
+			engine.SteamSeasonalSales.Source,
 		},
 		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out. For a game already launched it is a post-launch plan: discounts behind the plan date are history.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
-			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in US dollars."},
+			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
 			{Name: "launch_discount_pct", Kind: engine.Integer, Default: 10, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Launch-week discount in percent (0 for none)."},
 			{Name: "max_discount_pct", Kind: engine.Integer, Default: 50, Min: engine.Bound(10), Max: engine.Bound(90), Description: "Deepest discount to allow within the horizon, in percent."},
 			{Name: "months", Kind: engine.Integer, Default: 12, Min: engine.Bound(3), Max: engine.Bound(24), Description: "How many months after launch to plan."},
 			{Name: "fill_gaps", Kind: engine.Boolean, Default: true, Description: "Add one weeklong discount of your own between seasonal sales where the cooldown allows."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"launch_date":         "2027-07-13",
@@ -217,7 +220,7 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 		first := list[next]
 		due, _ := engine.ParseDate(first["set_up_by"].(string))
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the next discount in Steamworks",
-			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], engine.USD(first["sale_price_usd"].(float64)), first["start"]))
+			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], in.Money(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {
 		p.Recommend(engine.Medium, "Choose your seasonal sales deliberately",
@@ -227,6 +230,6 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Pair discounts with updates", "A content update or a new trailer released in a discount week lifts the sale's visibility in followers' feeds.")
 	p.Strategy("Over %s from launch on %s: %s planned, %s joined and %d closed by Steam's 28-day rules, deepening to %d%% off (%s at the lowest).",
 		engine.Plural(in.Int("months"), "month", "months"), engine.FormatDate(in.Date("launch_date")), engine.Plural(len(list), "discount", "discounts"), engine.Plural(p.Get("seasonal_sales_joined").(int), "seasonal sale", "seasonal sales"), len(skipped), p.Get("deepest_discount_pct"),
-		engine.USD(engine.Money(in.Float("price_usd")*float64(100-p.Get("deepest_discount_pct").(int))/100)))
+		in.Money(engine.Money(in.Float("price_usd")*float64(100-p.Get("deepest_discount_pct").(int))/100)))
 	return nil
 }

@@ -39,17 +39,19 @@ func init() {
 			{Title: "Steamworks: Steam Direct app fee (recouped at $1,000 adjusted gross revenue)", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
 			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
 			{Title: "Steamworks: release process and Coming Soon page", URL: "https://partner.steamgames.com/doc/store/releasing", Checked: "2026-11"},
+			engine.SteamSeasonalSales.Source,
 		},
-		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met. A launch Steam cannot allow yet is re-planned on the earliest Tuesday it can; a launch date already past gets a post-launch plan; a launch in the 24 December–1 January dead week is warned with a better date.",
+		Description: "Plans a Steam launch backwards from launch day: Steam Direct fee and Coming Soon page rules, the Next Fest edition to enter with demo and registration dates, wishlist targets and a first-week revenue range, with warnings when Steam's minimums or the wishlist runway cannot be met. A launch Steam cannot allow yet is re-planned on the earliest Tuesday it can that is outside Steam's seasonal sales, the dead week and public holidays; a launch date already past gets a post-launch plan; a launch in the 24 December–1 January dead week is warned with a better date.",
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
-			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in US dollars (0 for free to play)."},
+			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in `currency` (0 for free to play)."},
 			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},
 			{Name: "wishlists", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Steam wishlists so far (0–100,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"game_title":      "Lanternfall",
@@ -122,8 +124,8 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	earliest := engine.Later(feeClears, pageClears)
 	p.Set("earliest_allowed_launch_date", engine.FormatDate(earliest))
 	if launch.Before(earliest) {
-		alt := engine.OnOrAfter(earliest, time.Tuesday)
-		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch: %s.",
+		alt := steamLaunchDay(earliest, in.Region())
+		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch outside Steam's seasonal sales and holidays: %s.",
 			engine.FormatDate(earliest), engine.FormatDate(launch), engine.FormatDate(alt))
 		p.Set("earliest_feasible_launch_date", engine.FormatDate(alt))
 		replanOn(p, launch, alt, "Steam allows release only 30 days after the app fee and two public weeks of the store page")
@@ -142,14 +144,14 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	if !live {
 		p.Set("coming_soon_days", runway)
 		if pageLive.After(engine.AddMonths(launch, -gamesSteamRunwayMinMonths)) {
-			rec := engine.OnOrAfter(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), time.Tuesday)
+			rec := steamLaunchDay(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), in.Region())
 			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
 				engine.FormatDate(pageLive), engine.Plural(runway, "day", "days"), engine.FormatDate(rec))
 			p.Set("recommended_launch_date", engine.FormatDate(rec))
 		}
 	}
+	better := steamLaunchDay(launch, in.Region())
 	if engine.InDeadWeek(launch) {
-		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), time.Tuesday)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, inside Steam's Winter Sale: press and creators are off and the front page belongs to discounts. A better launch is Tuesday %s.",
 			engine.FormatDate(launch), engine.FormatDate(better))
 		p.Set("better_launch_date", engine.FormatDate(better))
@@ -157,11 +159,12 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	switch launch.Weekday() {
 	case time.Friday, time.Saturday, time.Sunday:
 		p.Warn("LAUNCH_DAY_RISKY", "%s is a %s: a launch-day bug would wait for the weekend. Launch Monday–Thursday, e.g. Tuesday %s.",
-			engine.FormatDate(launch), launch.Weekday(), engine.FormatDate(engine.OnOrBefore(launch, time.Tuesday)))
+			engine.FormatDate(launch), launch.Weekday(), engine.FormatDate(steamLaunchDay(engine.OnOrBefore(launch, time.Tuesday), in.Region())))
 	}
 	if sale, ok := steamSaleOn(launch); ok {
-		p.Warn("LAUNCH_IN_SEASONAL_SALE", "%s falls in the %s (%s to %s), when the front page is given to discounts and a new release is buried; launch after %s.",
-			engine.FormatDate(launch), sale.Name, engine.FormatDate(sale.Start), engine.FormatDate(sale.End), engine.FormatDate(sale.End))
+		p.Warn("LAUNCH_IN_SEASONAL_SALE", "%s falls in the %s (%s to %s), when the front page is given to discounts and a new release is buried; launch after %s, e.g. Tuesday %s.",
+			engine.FormatDate(launch), sale.Name, engine.FormatDate(sale.Start), engine.FormatDate(sale.End), engine.FormatDate(sale.End), engine.FormatDate(better))
+		p.Set("better_launch_date", engine.FormatDate(better))
 	}
 	return nil
 }
@@ -197,7 +200,7 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if chosen == nil {
-		alt := engine.OnOrAfter(engine.AddDays(first.End, 7), time.Tuesday)
+		alt := steamLaunchDay(engine.AddDays(first.End, 7), in.Region())
 		p.Warn("NEXT_FEST_UNAVAILABLE", "No Steam Next Fest that is still open for registration (8 weeks ahead) ends before launch on %s. The next one is %s (%s to %s): launch on %s to take part.",
 			p.Get("launch_date"), first.Name, engine.FormatDate(first.Start), engine.FormatDate(first.End), engine.FormatDate(alt))
 		p.Set("next_fest_launch_date", engine.FormatDate(alt))
@@ -239,7 +242,7 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		if !in.Bool("store_page_live") {
 			due = engine.AddDays(pageLive, -2*gamesSteamReviewDays)
 		}
-		p.Milestone("app-fee", "Steam Direct fee paid ($100)", engine.Later(p.AsOf(), due))
+		p.Milestone("app-fee", "Steam Direct fee paid ("+in.MoneyIn(gamesSteamAppFeeUSD, "USD")+")", engine.Later(p.AsOf(), due))
 	}
 	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
 	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
@@ -290,8 +293,8 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
 	if adjusted(highUnits) < gamesAppFeeRecoupGross {
-		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week's adjusted gross (after VAT, regional pricing and refunds) is at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
-			engine.Plural(w, "wishlist", "wishlists"), engine.USD(adjusted(highUnits)), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week's adjusted gross (after VAT, regional pricing and refunds) is at most %s, below the %s that recoups the %s Steam Direct fee.",
+			engine.Plural(w, "wishlist", "wishlists"), in.Money(adjusted(highUnits)), in.MoneyIn(gamesAppFeeRecoupGross, "USD"), in.MoneyIn(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }

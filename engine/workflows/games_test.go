@@ -140,9 +140,11 @@ func TestGamesSteamLaunchExample(t *testing.T) {
 func TestGamesSteamLaunchTooSoonProposesDates(t *testing.T) {
 	res := entRun(t, "games-steam-launch", map[string]any{"launch_date": "2026-12-10"})
 	entWant(t, res, "LAUNCH_TOO_SOON", "SHORT_WISHLIST_RUNWAY", "NEXT_FEST_UNAVAILABLE", "WISHLISTS_BELOW_BENCHMARK")
-	// Fee clears 2026-12-20 (a Sunday): the next Tuesday.
-	if got := entStr(t, res, "earliest_feasible_launch_date"); got != "2026-12-22" {
-		t.Errorf("earliest feasible %s, want 2026-12-22", got)
+	// Fee clears 2026-12-20 (a Sunday). The next Tuesday, 22 December, is
+	// inside the Winter Sale (17 December–2 January): the first Tuesday
+	// after it.
+	if got := entStr(t, res, "earliest_feasible_launch_date"); got != "2027-01-05" {
+		t.Errorf("earliest feasible %s, want 2027-01-05, the first Tuesday after the Winter Sale", got)
 	}
 	// Page public 2026-11-27 plus six months, on a Tuesday.
 	if got := entStr(t, res, "recommended_launch_date"); got != "2027-06-01" {
@@ -309,4 +311,46 @@ func TestGamesSteamLaunchAppFeeRecoupOnAdjustedGross(t *testing.T) {
 		t.Errorf("adjusted gross %v, want 782", got)
 	}
 	entWant(t, res, "APP_FEE_NOT_RECOUPED")
+}
+
+// A launch date the plan proposes (re-planned, recommended, better, after
+// Next Fest) used to land in the Winter Sale the same result warned about.
+// Every proposed date is now a Tuesday outside every seasonal sale, the dead
+// week and public holidays.
+func TestGamesSteamLaunchProposesNoDateInASale(t *testing.T) {
+	asOf := mediaDay("2026-11-20")
+	for i := 0; i < 400; i += 3 {
+		launch := engine.AddDays(asOf, i)
+		w, _ := engine.LookupWorkflow("games-steam-launch")
+		ctx := clone(w.ExampleContext)
+		ctx["launch_date"], ctx["as_of"] = engine.FormatDate(launch), engine.FormatDate(asOf)
+		delete(ctx, "app_fee_paid_on")
+		res := run(t, "games-steam-launch", ctx)
+		for _, key := range []string{"earliest_feasible_launch_date", "recommended_launch_date", "better_launch_date", "next_fest_launch_date"} {
+			v, ok := res[key].(string)
+			if !ok {
+				continue
+			}
+			d := mediaDay(v)
+			if sale, in := engine.SteamSeasonalSales.On(d); in {
+				t.Errorf("launch %s: %s %s is in the %s", engine.FormatDate(launch), key, v, sale.Name)
+			}
+			if d.Weekday() != time.Tuesday || engine.Closed(d, engine.RegionUS) {
+				t.Errorf("launch %s: %s %s is a %s (%s), want an open Tuesday", engine.FormatDate(launch), key, v, d.Weekday(), engine.ClosedReason(d, engine.RegionUS))
+			}
+		}
+	}
+}
+
+// A proposed launch also avoids public holidays: the app fee clears on
+// Tuesday 11 November 2031, Veterans Day, so the earliest launch is the
+// Tuesday after.
+func TestGamesSteamLaunchProposesNoHoliday(t *testing.T) {
+	w, _ := engine.LookupWorkflow("games-steam-launch")
+	ctx := clone(w.ExampleContext)
+	ctx["as_of"], ctx["launch_date"], ctx["app_fee_paid_on"], ctx["store_page_live"] = "2031-09-01", "2031-11-04", "2031-10-12", true
+	res := run(t, "games-steam-launch", ctx)
+	if got := res["earliest_feasible_launch_date"]; got != "2031-11-18" {
+		t.Errorf("earliest feasible %v, want 2031-11-18 (11 November is Veterans Day)", got)
+	}
 }

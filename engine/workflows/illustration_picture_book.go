@@ -41,11 +41,12 @@ func init() {
 			{Name: "page_count", Kind: engine.Integer, Default: 32, Min: engine.Bound(16), Max: engine.Bound(64), Description: "Total pages, including front matter."},
 			{Name: "spreads_finished", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Spreads already painted to final (sketches are then taken as approved)."},
 			{Name: "days_per_spread", Kind: engine.Number, Default: 5, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Working days to paint one final spread."},
-			{Name: "advance_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Illustrator's advance in US dollars (0–10,000,000 USD)."},
-			{Name: "list_price_usd", Kind: engine.Number, Default: 18.99, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Hardcover list price in US dollars (1–1,000 USD)."},
+			{Name: "advance_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Illustrator's advance in `currency` (0–10,000,000)."},
+			{Name: "list_price_usd", Kind: engine.Number, Default: 18.99, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Hardcover list price in `currency` (1–1,000)."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 5, Min: engine.Bound(0.5), Max: engine.Bound(15), Description: "Illustrator's royalty, in percent of list price."},
 			{Name: "finals_due", Kind: engine.Date, Description: "Contract deadline for final art; defaults to 12 months before publication."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"publication_date": "2028-06-06",
@@ -184,10 +185,10 @@ func ilBookRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(due, -8)), "Send a progress batch",
 		"Deliver the first finished spreads eight weeks before the deadline so colour and printing issues surface early.")
 	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
-		studioUSD(a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
+		studioMoney(in, a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
 	p.Recommend(engine.Low, "Keep the originals", "Contracts commonly return original art to the illustrator after printing; originals sell and exhibit.")
 	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s and publication on %s; the %s advance comes in thirds of %s and earns out at %s, about %s per working day.",
 		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due), p.Get("publication_date"),
-		studioUSD(a["total_usd"].(float64)), studioUSD(a["on_signing_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies"), studioUSD(a["effective_day_rate_usd"].(float64)))
+		studioMoney(in, a["total_usd"].(float64)), studioMoney(in, a["on_signing_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies"), studioMoney(in, a["effective_day_rate_usd"].(float64)))
 	return nil
 }

@@ -41,11 +41,12 @@ func init() {
 			{Name: "items", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Items on the merch table.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
 				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
-				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000 USD)."},
-				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000 USD)."},
+				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000)."},
+				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000)."},
 				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
 			}},
-			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000 USD)."},
+			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"tour_start":     "2027-04-08",
@@ -130,9 +131,9 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 		}
 		if margin <= 0 {
 			p.Warn("PRICE_BELOW_COST", "%s at %s keeps %s after a %.0f%% venue cut and card fees, below its %s cost: charge at least %s.",
-				it.Str("name"), engine.USD(price), engine.USD(price*keep-musicMerchCardFixed), cut, engine.USD(cost), engine.USD(breakEven))
+				it.Str("name"), in.Money(price), in.Money(price*keep-musicMerchCardFixed), cut, in.Money(cost), in.Money(breakEven))
 		} else if margin < 0.3*price {
-			p.Warn("THIN_MARGIN", "%s keeps only %s a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), engine.USD(margin), 100*margin/price)
+			p.Warn("THIN_MARGIN", "%s keeps only %s a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), in.Money(margin), 100*margin/price)
 		}
 		lines = append(lines, map[string]any{
 			"name": it.Str("name"), "kind": kind, "units": units,
@@ -154,7 +155,7 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 	if in.Has("cash_budget_usd") && cash > in.Float("cash_budget_usd") {
 		b := in.Float("cash_budget_usd")
 		p.Warn("MERCH_BUDGET_SHORT", "The order costs %s but only %s is available: scale every quantity to %.0f%% or drop the lowest-margin item.",
-			engine.USD(cash), engine.USD(b), math.Floor(100*b/cash))
+			in.Money(cash), in.Money(b), math.Floor(100*b/cash))
 		p.Set("budget_scale_pct", math.Floor(100*b/cash))
 	}
 	return nil
@@ -246,12 +247,12 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.Recommend(engine.Medium, "Lead the table with "+best["name"].(string),
-		fmt.Sprintf("It keeps %s a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", engine.USD(best["net_per_unit_usd"].(float64))))
+		fmt.Sprintf("It keeps %s a unit after the venue cut and card fees, the best margin on the table; display it first and bundle slower items with it.", in.Money(best["net_per_unit_usd"].(float64))))
 	p.Recommend(engine.Medium, "Agree the merch cut when advancing",
 		fmt.Sprintf("The plan assumes a %.0f%% cut on soft goods and half that on vinyl and CDs; venues that sell merch themselves often charge more, so confirm before the show.", in.Float("venue_cut_pct")))
 	p.Recommend(engine.Low, "Count stock after every show",
 		"Track units sold per size and per night; reorder apparel when any size is below two shows' worth.")
 	p.Strategy("Project %s of merch from %s at %s a head; order %s of stock (%s) for a sell-out net of %s after venue cuts and card fees.",
-		engine.USD(proj["projected_sales_usd"].(float64)), engine.Plural(proj["attendance"].(int), "attendee", "attendees"), engine.USD(in.Float("per_head_usd")), engine.USD(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), engine.USD(proj["sell_out_net_usd"].(float64)))
+		in.Money(proj["projected_sales_usd"].(float64)), engine.Plural(proj["attendance"].(int), "attendee", "attendees"), in.Money(in.Float("per_head_usd")), in.Money(proj["order_cost_usd"].(float64)), strings.Join(kinds, ", "), in.Money(proj["sell_out_net_usd"].(float64)))
 	return nil
 }

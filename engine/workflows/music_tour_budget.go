@@ -39,7 +39,7 @@ func init() {
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(2), Max: engine.Bound(60), Description: "The shows, in routing order.", Items: []engine.Field{
 				{Name: "city", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "City of the venue."},
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
-				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in US dollars (0–10,000,000 USD)."},
+				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in `currency` (0–10,000,000)."},
 				{Name: "miles_from_previous", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the previous show (from home for the first)."},
 			}},
 			{Name: "miles_home", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the last show back home."},
@@ -48,6 +48,7 @@ func init() {
 			{Name: "per_diem_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Per diem per person per day."},
 			{Name: "hotel_room_usd", Kind: engine.Number, Default: 130, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average hotel room rate per night."},
 			{Name: "manager_commission_pct", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(25), Description: "Manager's commission on gross guarantees, in percent (0 without a manager)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"artist": "Nova Reyes",
@@ -198,7 +199,7 @@ func musicTourBudget(in *engine.Input, p *engine.Plan) error {
 	p.Set("break_even_avg_guarantee_usd", breakEven)
 	if net < 0 {
 		p.Warn("TOUR_LOSS", "Guarantees of %s less %.0f%% commissions (%s) do not cover %s of road costs: the tour loses %s. Shows must average %s (now %s) to break even.",
-			engine.USD(gross), commissionPct, engine.USD(agent+manager), engine.USD(total), engine.USD(-net), engine.USD(breakEven), engine.USD(gross/float64(len(shows))))
+			in.Money(gross), commissionPct, in.Money(agent+manager), in.Money(total), in.Money(-net), in.Money(breakEven), in.Money(gross/float64(len(shows))))
 	}
 	return nil
 }
@@ -263,7 +264,7 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Announce and put tickets on sale together about 6 weeks out, on a Tuesday, and push every date from one tour link.")
 	if net := budget["net_usd"].(float64); net < 0 {
 		p.Recommend(engine.High, "Close the gap before booking more dates",
-			fmt.Sprintf("Ask for guarantees averaging %s, cut the travel party, or add a weekend show to cover the %s shortfall.", engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)), engine.USD(-net)))
+			fmt.Sprintf("Ask for guarantees averaging %s, cut the travel party, or add a weekend show to cover the %s shortfall.", in.Money(p.Get("break_even_avg_guarantee_usd").(float64)), in.Money(-net)))
 	}
 	for _, l := range p.Get("legs").([]map[string]any) {
 		if !l["drivable"].(bool) {
@@ -278,7 +279,7 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 		"Merch often decides whether a club tour breaks even; agree each venue's merch cut when advancing.")
 	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. Confirm holds by %s and announce on %s.",
 		in.Str("artist"), engine.Plural(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], engine.Plural(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
-		engine.USD(budget["gross_guarantees_usd"].(float64)), engine.USD(budget["total_costs_usd"].(float64)), engine.USD(budget["net_usd"].(float64)), engine.USD(p.Get("break_even_avg_guarantee_usd").(float64)),
+		in.Money(budget["gross_guarantees_usd"].(float64)), in.Money(budget["total_costs_usd"].(float64)), in.Money(budget["net_usd"].(float64)), in.Money(p.Get("break_even_avg_guarantee_usd").(float64)),
 		engine.FormatDate(book), p.Get("announce_date"))
 	return nil
 }

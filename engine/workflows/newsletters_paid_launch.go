@@ -42,9 +42,10 @@ func init() {
 			{Name: "monthly_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Monthly subscription price."},
 			{Name: "annual_price_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(5000), Description: "Annual subscription price; defaults to 10× the monthly price."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Day paid subscriptions open."},
-			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit) (0–100,000 USD)."},
-			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Monthly net income the paid tier should reach (0–100,000,000 USD)."},
+			{Name: "platform_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Monthly platform plan cost (beehiiv, Ghost, Kit) (0–100,000)."},
+			{Name: "income_goal_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Monthly net income the paid tier should reach (0–100,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"platform":          "substack",
@@ -100,7 +101,7 @@ func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 		// and its projections use the prices that can be set.
 		setM, setY := math.Max(monthly, newsSubstackMinMo), math.Max(annual, newsSubstackMinYr)
 		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are $5 a month and $50 a year; %s / %s cannot be set, so the plan prices at %s / %s.",
-			engine.USD(monthly), engine.USD(annual), engine.USD(setM), engine.USD(setY))
+			in.Money(monthly), in.Money(annual), in.Money(setM), in.Money(setY))
 		p.Set("requested_prices", map[string]any{"monthly_usd": engine.Money(monthly), "annual_usd": engine.Money(annual)})
 		monthly, annual = setM, setY
 	}
@@ -110,9 +111,9 @@ func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 	p.Set("annual_months_equivalent", engine.Round(ratio, 2))
 	switch {
 	case ratio >= 12:
-		p.Warn("ANNUAL_NO_DISCOUNT", "The annual price is %.1f× the monthly price, no saving over paying monthly; about 10× (%s) is the convention that moves readers to annual.", ratio, engine.USD(monthly*newsAnnualMultiple))
+		p.Warn("ANNUAL_NO_DISCOUNT", "The annual price is %.1f× the monthly price, no saving over paying monthly; about 10× (%s) is the convention that moves readers to annual.", ratio, in.Money(monthly*newsAnnualMultiple))
 	case ratio < 8:
-		p.Warn("ANNUAL_DISCOUNT_DEEP", "The annual price is only %.1f× the monthly price (%.0f%% off); about 10× (%s) keeps annual attractive without giving away a third of the revenue.", ratio, (1-ratio/12)*100, engine.USD(monthly*newsAnnualMultiple))
+		p.Warn("ANNUAL_DISCOUNT_DEEP", "The annual price is only %.1f× the monthly price (%.0f%% off); about 10× (%s) keeps annual attractive without giving away a third of the revenue.", ratio, (1-ratio/12)*100, in.Money(monthly*newsAnnualMultiple))
 	}
 	return nil
 }
@@ -156,7 +157,7 @@ func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 		p.Set("income_goal", map[string]any{"paid_subscribers_needed": needed, "free_list_needed_at_5pct": list})
 		if float64(needed) > float64(free)*newsConvHigh {
 			p.Warn("GOAL_OUT_OF_REACH", "%s a month needs %s, more than even a 10%% conversion of %s gives; at 5%% it takes a list of %s.",
-				engine.USD(goal), engine.Plural(needed, "paid subscriber", "paid subscribers"), engine.Plural(free, "free subscriber", "free subscribers"), engine.FormatInt(list))
+				in.Money(goal), engine.Plural(needed, "paid subscriber", "paid subscribers"), engine.Plural(free, "free subscriber", "free subscribers"), engine.FormatInt(list))
 		}
 	}
 	return nil
@@ -205,13 +206,13 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendBy(engine.Medium, engine.AddDays(launch, newsFoundingDays), "Close the founding offer on time",
 		"A deadline converts fence-sitters; extend it and the next offer is ignored.")
 	p.Recommend(engine.Medium, "Push annual plans", fmt.Sprintf("An annual subscriber nets %s a month against %s monthly and cannot churn for a year.",
-		engine.USD(net["annual_plan_per_month"].(float64)), engine.USD(net["monthly_plan"].(float64))))
+		in.Money(net["annual_plan_per_month"].(float64)), in.Money(net["monthly_plan"].(float64))))
 	if goal, ok := p.Get("income_goal").(map[string]any); ok {
 		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %s, a free list of about %s at 5%% conversion.", engine.Plural(goal["paid_subscribers_needed"].(int), "paid subscriber", "paid subscribers"), engine.FormatInt(goal["free_list_needed_at_5pct"].(int))))
 	}
 	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %s, %s net about %s a month (%s each after fees), announced %s.",
-		in.Str("platform"), engine.FormatDate(launch), engine.USD(p.Get("monthly_price_usd").(float64)), engine.USD(p.Get("annual_price_usd").(float64)),
-		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
+		in.Str("platform"), engine.FormatDate(launch), in.Money(p.Get("monthly_price_usd").(float64)), in.Money(p.Get("annual_price_usd").(float64)),
+		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), in.Money(base["monthly_net_usd"].(float64)), in.Money(net["blended"].(float64)),
 		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
 	return nil
 }

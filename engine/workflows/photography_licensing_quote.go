@@ -43,13 +43,14 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "shoot_date", Kind: engine.Date, Required: true, Description: "First shoot day."},
 			{Name: "shoot_days", Kind: engine.Number, Default: 1, Min: engine.Bound(0.5), Max: engine.Bound(30), Description: "Shoot days (half days allowed)."},
-			{Name: "day_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(100), Max: engine.Bound(50000), Description: "Your creative day rate in US dollars."},
+			{Name: "day_rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(100), Max: engine.Bound(50000), Description: "Your creative day rate in `currency`."},
 			{Name: "final_images", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Retouched images delivered and licensed."},
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "web_social", "print_collateral", "advertising", "out_of_home", "all_media"}, Default: "web_social", Description: "Media the images are licensed for."},
 			{Name: "license_years", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Licence duration in years."},
 			{Name: "territory", Kind: engine.String, Enum: []string{"regional", "national", "worldwide"}, Default: "national", Description: "Where the images may be used."},
-			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's stated budget, in US dollars (0–10,000,000)."},
+			{Name: "client_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's stated budget, in `currency` (0–10,000,000)."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"shoot_date":        "2027-01-19",
@@ -131,7 +132,7 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	if bestTotal > 0 {
 		p.Set("budget_alternative", map[string]any{"license_years": bestYears, "territory": bestTerr, "total_usd": bestTotal})
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget. Keeping %s usage, a %d-year %s licence fits at %s.",
-			studioUSD(total), studioUSD(budget), studioLabel(in.Str("usage")), bestYears, bestTerr, studioUSD(bestTotal))
+			studioMoney(in, total), studioMoney(in, budget), studioLabel(in.Str("usage")), bestYears, bestTerr, studioMoney(in, bestTotal))
 		return nil
 	}
 	// Even the smallest licence does not fit: trade images first (never
@@ -140,7 +141,7 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	images := min(in.Int("final_images"), int(math.Floor((budget-creative-prepro-usage)/phLicRetouchPerImage)))
 	if images >= 1 {
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; deliver %s instead of %d.",
-			studioUSD(total), studioUSD(budget), engine.Plural(images, "retouched image", "retouched images"), in.Int("final_images"))
+			studioMoney(in, total), studioMoney(in, budget), engine.Plural(images, "retouched image", "retouched images"), in.Int("final_images"))
 		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": images})
 		return nil
 	}
@@ -150,13 +151,13 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	days := math.Floor((budget-phLicRetouchPerImage)/perDay*2) / 2
 	if days >= 0.5 {
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence with one image does not fit at %g shoot days; a %g-day shoot with 1 retouched image does.",
-			studioUSD(total), studioUSD(budget), in.Float("shoot_days"), days)
+			studioMoney(in, total), studioMoney(in, budget), in.Float("shoot_days"), days)
 		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": 1, "shoot_days": days})
 		return nil
 	}
 	minimum := engine.Money(perDay*0.5 + phLicRetouchPerImage)
 	p.Warn("BUDGET_BELOW_MINIMUM", "The %s budget does not cover the smallest job at this day rate (a half-day shoot, 1 retouched image, 1-year regional licence: %s); decline, or ask for at least that.",
-		studioUSD(budget), studioUSD(minimum))
+		studioMoney(in, budget), studioMoney(in, minimum))
 	p.Set("budget_alternative", map[string]any{"minimum_quote_usd": minimum})
 	return nil
 }
@@ -216,12 +217,12 @@ func phLicRecommend(in *engine.Input, p *engine.Plan) error {
 	expires, _ := engine.ParseDate(s["license_expires"].(string))
 	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
 		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %s) and take the %s advance before booking crew.",
-			studioLabel(in.Str("usage")), in.Str("territory"), engine.Plural(in.Int("license_years"), "year", "years"), studioUSD(q["advance_usd"].(float64))))
+			studioLabel(in.Str("usage")), in.Str("territory"), engine.Plural(in.Int("license_years"), "year", "years"), studioMoney(in, q["advance_usd"].(float64))))
 	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
 	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
 	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")
 	p.Strategy("Quote %s: %s creative fee, %s for a %d-year %s %s licence (%g%% of the fee), %s pre-production and %s retouching; shoot %s, deliver %s, licence to %s.",
-		studioUSD(q["total_usd"].(float64)), studioUSD(q["creative_fee_usd"].(float64)), studioUSD(q["usage_license_usd"].(float64)), in.Int("license_years"), in.Str("territory"), studioLabel(in.Str("usage")),
-		q["usage_pct_of_fee"], studioUSD(q["preproduction_usd"].(float64)), studioUSD(q["retouching_usd"].(float64)), s["shoot"], s["delivery"], s["license_expires"])
+		studioMoney(in, q["total_usd"].(float64)), studioMoney(in, q["creative_fee_usd"].(float64)), studioMoney(in, q["usage_license_usd"].(float64)), in.Int("license_years"), in.Str("territory"), studioLabel(in.Str("usage")),
+		q["usage_pct_of_fee"], studioMoney(in, q["preproduction_usd"].(float64)), studioMoney(in, q["retouching_usd"].(float64)), s["shoot"], s["delivery"], s["license_expires"])
 	return nil
 }

@@ -38,13 +38,14 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
 			{Name: "artist_proofs", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Artist's proofs (AP) outside the numbered edition."},
-			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in US dollars (0–1,000,000 USD)."},
-			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in US dollars (1–10,000,000 USD)."},
+			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in `currency` (0–1,000,000)."},
+			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in `currency` (1–10,000,000)."},
 			{Name: "tiers", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "Number of price tiers the edition is split into."},
 			{Name: "step_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Price rise from one tier to the next, in percent."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Gallery or platform commission, in percent (0 for direct sales)."},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Day the edition goes on sale."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"edition_size":    15,
@@ -80,7 +81,7 @@ func phEdCheck(in *engine.Input, p *engine.Plan) error {
 	minimum := studioCleanPrice(in.Float("print_cost_usd") / (1 - commission))
 	if in.Float("start_price_usd") < minimum {
 		p.Warn("PRICE_BELOW_COST", "At %s with %g%% commission, a print nets %s, below its %s print cost; start the edition at %s or more.",
-			studioUSD(in.Float("start_price_usd")), in.Float("commission_pct"), studioUSD(in.Float("start_price_usd")*(1-commission)), studioUSD(in.Float("print_cost_usd")), studioUSD(minimum))
+			studioMoney(in, in.Float("start_price_usd")), in.Float("commission_pct"), studioMoney(in, in.Float("start_price_usd")*(1-commission)), studioMoney(in, in.Float("print_cost_usd")), studioMoney(in, minimum))
 		p.Set("minimum_start_price_usd", minimum)
 	}
 	return nil
@@ -172,7 +173,7 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
 	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
-		s["edition_declared"], engine.FormatDate(release), studioUSD(in.Float("start_price_usd")), studioUSD(s["top_price_usd"].(float64)), engine.Plural(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
-		studioUSD(s["revenue_usd"].(float64)), studioUSD(s["artist_net_usd"].(float64)), studioUSD(s["commission_usd"].(float64)), studioUSD(s["print_costs_usd"].(float64)))
+		s["edition_declared"], engine.FormatDate(release), studioMoney(in, in.Float("start_price_usd")), studioMoney(in, s["top_price_usd"].(float64)), engine.Plural(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),
+		studioMoney(in, s["revenue_usd"].(float64)), studioMoney(in, s["artist_net_usd"].(float64)), studioMoney(in, s["commission_usd"].(float64)), studioMoney(in, s["print_costs_usd"].(float64)))
 	return nil
 }

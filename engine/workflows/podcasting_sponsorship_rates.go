@@ -37,6 +37,7 @@ func init() {
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First air date of the sponsor campaign being planned."},
 			engine.RegionField(),
 			{Name: "campaign_months", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Length of the campaign in months."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"downloads_per_episode": 6500,
@@ -106,7 +107,7 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		"discount_pct": discount * 100, "price_usd": engine.Money(pkg * (1 - discount)),
 	})
 	if dl < podSponsorMinDownloads {
-		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%s an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns %s. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", roundedCount(dl, "download", "downloads"), engine.USD(perEpisode))
+		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%s an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns %s. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", roundedCount(dl, "download", "downloads"), in.Money(perEpisode))
 	}
 	return nil
 }
@@ -156,7 +157,7 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	io, _ := engine.ParseDate(c["io_by"])
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(io, -14)), "Send the rate card",
 		fmt.Sprintf("Offer the %d-month package at %s (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
-			pkg["months"].(int), engine.USD(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
+			pkg["months"].(int), in.Money(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
 	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
 		p.Recommend(engine.Medium, "Sell direct before joining a network",
 			fmt.Sprintf("At %s an episode most networks (often 5,000+) will not take the show yet; sell direct to brands your listeners already use.", engine.Plural(d, "download", "downloads")))
@@ -170,8 +171,8 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
 	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",
-		engine.Plural(in.Int("downloads_per_episode"), "download", "downloads"), slots, engine.USD(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
-		engine.Plural(in.Int("episodes_per_month"), "episode", "episodes"), engine.USD(monthly["expected_gross_usd"].(float64)), engine.USD(monthly["expected_net_usd"].(float64)),
-		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], engine.USD(pkg["price_usd"].(float64)))
+		engine.Plural(in.Int("downloads_per_episode"), "download", "downloads"), slots, in.Money(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
+		engine.Plural(in.Int("episodes_per_month"), "episode", "episodes"), in.Money(monthly["expected_gross_usd"].(float64)), in.Money(monthly["expected_net_usd"].(float64)),
+		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], in.Money(pkg["price_usd"].(float64)))
 	return nil
 }

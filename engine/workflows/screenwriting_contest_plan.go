@@ -44,6 +44,7 @@ func init() {
 			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Total entry-fee budget."},
 			engine.RegionField(),
 			{Name: "registered", Kind: engine.Boolean, Default: false, Description: "Whether the script is already registered (WGAW Registry or Copyright Office)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"script_format": "feature",
@@ -86,7 +87,7 @@ func scriptContestPages(in *engine.Input, p *engine.Plan) error {
 			map[bool]string{true: "cut " + engine.Plural(pages-r[1], "page", "pages"), false: "it reads " + engine.Plural(r[0]-pages, "page", "pages") + " short"}[pages > r[1]])
 	}
 	if !in.Bool("registered") {
-		p.Warn("NOT_REGISTERED", "The script is not registered; register it with the WGAW Registry ($20, $10 for members) or the Copyright Office ($45 single author) before it goes to readers, by %s.", engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))))
+		p.Warn("NOT_REGISTERED", "The script is not registered; register it with the WGAW Registry (%s, %s for members) or the Copyright Office (%s single author) before it goes to readers, by %s.", in.MoneyIn(20, "USD"), in.MoneyIn(10, "USD"), in.MoneyIn(45, "USD"), engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))))
 	}
 	return nil
 }
@@ -134,7 +135,7 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 			}
 		}
 		slug := slugKey(name)
-		p.Milestone("enter-"+slug, fmt.Sprintf("Enter %s (%s deadline, %s)", name, t.Name, engine.USD(t.FeeUSD)), t.Deadline)
+		p.Milestone("enter-"+slug, fmt.Sprintf("Enter %s (%s deadline, %s)", name, t.Name, in.Money(t.FeeUSD)), t.Deadline)
 		if c.Has("notification_date") {
 			if n := c.Date("notification_date"); n.After(t.Deadline) {
 				e["notification_date"] = engine.FormatDate(n)
@@ -146,7 +147,7 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 		entries = append(entries, e)
 	}
 	if len(dropped) > 0 {
-		p.Warn("OVER_BUDGET", "The %s budget is spent after %s; %s left out.", engine.USD(budget), engine.USD(spent), strings.Join(dropped, ", "))
+		p.Warn("OVER_BUDGET", "The %s budget is spent after %s; %s left out.", in.Money(budget), in.Money(spent), strings.Join(dropped, ", "))
 	}
 	p.Deliverable("script-ready", "Contest draft ready (proofed, title page without contact details if required)", ready, in.Region())
 	// The plan works towards the first entry deadline.
@@ -169,9 +170,9 @@ func scriptContestRecommend(in *engine.Input, p *engine.Plan) error {
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
 	for _, e := range sorted {
 		due, _ := engine.ParseDate(e["submit_by"].(string))
-		detail := fmt.Sprintf("Enter at the %s deadline for %s.", e["deadline"], engine.USD(e["fee_usd"].(float64)))
+		detail := fmt.Sprintf("Enter at the %s deadline for %s.", e["deadline"], in.Money(e["fee_usd"].(float64)))
 		if fb, ok := e["fallback_submit_by"].(string); ok {
-			detail += fmt.Sprintf(" If the draft needs another pass, the %s deadline (%s) costs %s more.", e["fallback_deadline"], fb, engine.USD(e["fallback_extra_usd"].(float64)))
+			detail += fmt.Sprintf(" If the draft needs another pass, the %s deadline (%s) costs %s more.", e["fallback_deadline"], fb, in.Money(e["fallback_extra_usd"].(float64)))
 		}
 		p.RecommendBy(engine.High, due, "Enter "+e["contest"].(string), detail)
 	}
@@ -184,7 +185,7 @@ func scriptContestRecommend(in *engine.Input, p *engine.Plan) error {
 		"Have a second sample and a logline-and-bio query ready for when placements are announced; managers read quarter-finalists and up.")
 	fees := p.Get("fees").(map[string]any)
 	p.Strategy("Enter the %d-page %s in %s for %s in fees (saving %s against late deadlines) once ready on %s; %d left out by budget.",
-		in.Int("page_count"), strings.ReplaceAll(in.Str("script_format"), "_", " "), engine.Plural(len(entries), "contest", "contests"), engine.USD(fees["total_usd"].(float64)), engine.USD(fees["saved_vs_late_usd"].(float64)),
+		in.Int("page_count"), strings.ReplaceAll(in.Str("script_format"), "_", " "), engine.Plural(len(entries), "contest", "contests"), in.Money(fees["total_usd"].(float64)), in.Money(fees["saved_vs_late_usd"].(float64)),
 		engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))), len(p.Get("left_out").([]string)))
 	return nil
 }

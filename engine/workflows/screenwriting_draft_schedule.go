@@ -37,6 +37,7 @@ func init() {
 			{Name: "writers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Number of credited writers."},
 			engine.RegionField(),
 			{Name: "wga_member", Kind: engine.Boolean, Default: false, Description: "Whether the writer is a WGA member (registry discount)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"format":                "one_hour_pilot",
@@ -207,11 +208,11 @@ func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Write %.1f pages a day, %s a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, engine.Plural(in.Int("writing_days_per_week"), "day", "days"), p.Get("target_pages").(int), s["first_draft_done"]))
 	reg, _ := engine.ParseDate(s["register_by"])
 	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), reg), "Register before it goes out",
-		fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", engine.USD(fees["wga_registry_usd"]), engine.USD(fees["copyright_usd"])))
+		fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", in.Money(fees["wga_registry_usd"]), in.Money(fees["copyright_usd"])))
 	p.Recommend(engine.Medium, "Line up readers before the draft is done",
 		"Book two or three trusted readers for the notes week after each draft, so no pass waits on feedback.")
 	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %s with notes, polish and register by %s (%s) for %s.",
 		p.Get("target_pages").(int), strings.ReplaceAll(in.Str("format"), "_", " "), s["outline_start"], s["first_draft_done"], pace, engine.Plural(in.Int("rewrite_passes"), "rewrite pass", "rewrite passes"),
-		s["register_by"], engine.USD(fees["total_usd"]), s["target"])
+		s["register_by"], in.Money(fees["total_usd"]), s["target"])
 	return nil
 }

@@ -42,6 +42,7 @@ func init() {
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
 			engine.RegionField(),
 			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"deliverables": []any{
@@ -112,7 +113,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		// for a smaller package than the one asked.
 		if offer < 0.8*total {
 			p.Warn("OFFER_BELOW_RATE", "The %s offer is %.0f%% of the %s quote (%s after %.0f%% commission); counter, or cut deliverables or usage rights to fit the budget.",
-				engine.USD(offer), offer/total*100, engine.USD(total), engine.USD(offer*(1-in.Float("commission_pct")/100)), in.Float("commission_pct"))
+				in.Money(offer), offer/total*100, in.Money(total), in.Money(offer*(1-in.Float("commission_pct")/100)), in.Float("commission_pct"))
 		}
 	}
 	if d := in.Int("exclusivity_days"); d > 90 {
@@ -181,7 +182,7 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), in.Region())), "Send the quote with line items",
 		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
-			engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
+			in.Money(q["total_usd"].(float64)), in.Money(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
 	if inQ4Rush(live) {
 		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
 	}
@@ -191,7 +192,7 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Low, "Get usage rights end dates in the contract", "Paid usage should stop on the contract date or be renewed at the monthly rate; ask for the ad account's spend and placements.")
 	}
 	p.Strategy("Quote %s for the package (%s base, +%.0f%% usage rights, +%.0f%% exclusivity), %s to you after commission, first post live %s with approval by %s.",
-		engine.USD(q["total_usd"].(float64)), engine.USD(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
-		engine.USD(q["creator_net_usd"].(float64)), engine.FormatDate(live), p.Get("approval_date"))
+		in.Money(q["total_usd"].(float64)), in.Money(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
+		in.Money(q["creator_net_usd"].(float64)), engine.FormatDate(live), p.Get("approval_date"))
 	return nil
 }

@@ -63,6 +63,7 @@ func init() {
 			{Name: "hiring_party", Kind: engine.String, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Employer or commissioning party of a work made for hire (the copyright claimant); used when work_for_hire is true."},
 			engine.RegionField(),
 			{Name: "register_sound_recording", Kind: engine.Boolean, Default: true, Description: "Whether the writers also own the master, in the same shares as the song, and will register the sound recording (with the song, on one Standard Application)."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"song_title": "Glass Harbor",
@@ -250,12 +251,12 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendBy(engine.High, due, "Register as the owner, credit the writers",
 			fmt.Sprintf("%s registers the work with its PRO as publisher of 100%% of the publisher share and with The MLC for 100%% of mechanicals; each writer registers with their own PRO as writer only, with the same title and splits.", owner))
 		p.RecommendBy(engine.High, due, "File the copyright as employer for hire",
-			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), before release and in any case by %s to keep statutory damages under §412.", owner, engine.USD(fees["total_usd"]), p.Get("copyright_deadline")))
+			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), before release and in any case by %s to keep statutory damages under §412.", owner, in.Money(fees["total_usd"]), p.Get("copyright_deadline")))
 	} else {
 		p.RecommendBy(engine.High, due, "Register with every PRO and The MLC",
 			"Each writer (or their publisher) registers the work with the same title, writers, IPI numbers and splits; mismatched registrations are the main cause of held royalties.")
 		p.RecommendBy(engine.High, due, "File the copyright before release",
-			fmt.Sprintf("File on eCO (%s in fees) before release, and in any case by %s to keep statutory damages under §412.", engine.USD(fees["total_usd"]), p.Get("copyright_deadline")))
+			fmt.Sprintf("File on eCO (%s in fees) before release, and in any case by %s to keep statutory damages under §412.", in.Money(fees["total_usd"]), p.Get("copyright_deadline")))
 	}
 	if sp := p.Get("self_published_writers").([]string); len(sp) > 0 {
 		p.Recommend(engine.Medium, "Collect the publisher share",
@@ -270,11 +271,11 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		"Store the split sheet with the date, song title, writers' PROs, IPI numbers and publishers; supervisors ask for it before any sync license.")
 	if in.Bool("work_for_hire") {
 		p.Strategy("%q is a work made for hire: %s owns the copyright, the publisher share, mechanicals and the master, and files the copyright (%s); %s %s the writer share of performance royalties (%.2f%% split). Register by %s, release on %s, and file no later than %s.",
-			in.Str("song_title"), songHiringParty(in), engine.USD(fees["total_usd"]), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
+			in.Str("song_title"), songHiringParty(in), in.Money(fees["total_usd"]), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
 			p.Get("splits_total_pct").(float64), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), p.Get("copyright_deadline"))
 		return nil
 	}
 	p.Strategy("Split %q %.2f%% across %s (each share half writer, half publisher), register with the PROs and The MLC by %s, release on %s, and file the copyright (%s) no later than %s.",
-		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), engine.USD(fees["total_usd"]), p.Get("copyright_deadline"))
+		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), in.Money(fees["total_usd"]), p.Get("copyright_deadline"))
 	return nil
 }

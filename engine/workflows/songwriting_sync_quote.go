@@ -46,6 +46,7 @@ func init() {
 			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "All-in offer received (both sides), if any."},
 			engine.RegionField(),
 			{Name: "air_date", Kind: engine.Date, Required: true, Description: "First broadcast, release or campaign date."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"media":                     "streaming_series",
@@ -112,7 +113,7 @@ func songSyncFee(in *engine.Input, p *engine.Plan) error {
 		switch {
 		case offer < 2*low:
 			p.Warn("OFFER_BELOW_RANGE", "The %s all-in offer (%s a side) is below the %s–%s a-side range for a %s %s use; counter at %s all-in.",
-				engine.USD(offer), engine.USD(offer/2), engine.USD(low), engine.USD(high), in.Str("usage"), strings.ReplaceAll(media, "_", " "), engine.USD(engine.Money(2*perSide)))
+				in.Money(offer), in.Money(offer/2), in.Money(low), in.Money(high), in.Str("usage"), strings.ReplaceAll(media, "_", " "), in.Money(engine.Money(2*perSide)))
 			p.Set("counter_offer_usd", engine.Money(2*perSide))
 		case offer > 2*high:
 			p.Set("offer_assessment", "above range")
@@ -196,7 +197,7 @@ func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
 	signBy, _ := engine.ParseDate(p.Get("license_signed_by").(string))
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), signBy), "Quote both sides MFN",
 		fmt.Sprintf("Quote %s a side (%s all-in) for a %s %s use, %s, and insist the master and sync fees stay equal.",
-			engine.USD(q["per_side_usd"].(float64)), engine.USD(q["all_in_usd"].(float64)), in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), in.Str("territory")))
+			in.Money(q["per_side_usd"].(float64)), in.Money(q["all_in_usd"].(float64)), in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), in.Str("territory")))
 	if !p.Get("one_stop").(bool) {
 		p.Recommend(engine.High, "Line up the other rights holders",
 			"You do not control every side: get written pre-clearance from the label and co-publishers at the same fee before confirming, or the supervisor will move to a one-stop track.")
@@ -212,7 +213,7 @@ func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
 		files = "deliver files by " + f + " for"
 	}
 	p.Strategy("Quote %s a side (%s all-in, range %s–%s) for the %s %s use; you keep %s after shares and commission. Sign by %s and %s the %s air date.",
-		engine.USD(q["per_side_usd"].(float64)), engine.USD(q["all_in_usd"].(float64)), engine.USD(q["all_in_range_usd"].([]float64)[0]), engine.USD(q["all_in_range_usd"].([]float64)[1]),
-		in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), engine.USD(take["net_usd"].(float64)), p.Get("license_signed_by"), files, engine.FormatDate(in.Date("air_date")))
+		in.Money(q["per_side_usd"].(float64)), in.Money(q["all_in_usd"].(float64)), in.Money(q["all_in_range_usd"].([]float64)[0]), in.Money(q["all_in_range_usd"].([]float64)[1]),
+		in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), in.Money(take["net_usd"].(float64)), p.Get("license_signed_by"), files, engine.FormatDate(in.Date("air_date")))
 	return nil
 }

@@ -43,6 +43,7 @@ func init() {
 			{Name: "shipping_per_backer_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500), Description: "Freight and fulfilment cost per backer not charged to backers."},
 			engine.RegionField(),
 			{Name: "expected_backers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200000), Description: "Backers expected at the core pledge."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"project_title":           "Harbor Lights",
@@ -174,7 +175,7 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	p.Set("suggested_msrp_usd", engine.Money(unit*tabletopMSRPMultiple))
 	if pledge < 4*unit {
 		p.Warn("PLEDGE_BELOW_RETAIL_MODEL", "The %s pledge is %.1f× the unit cost; retail needs an MSRP of 4–6× (about %s), or distribution will lose money later.",
-			engine.USD(pledge), pledge/unit, engine.USD(unit*tabletopMSRPMultiple))
+			in.Money(pledge), pledge/unit, in.Money(unit*tabletopMSRPMultiple))
 	}
 
 	// The margin one more backer brings once the print run grows with them.
@@ -184,7 +185,7 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	p.Set("margin_per_backer_usd", engine.Money(marginal))
 	if marginal <= 0 {
 		p.Warn("PLEDGE_BELOW_COST", "Each backer at %s loses %s after fees, manufacturing (%s with spares) and absorbed shipping; no number of backers funds this.",
-			engine.USD(pledge), engine.USD(-marginal), engine.USD(unit*(1+tabletopOveragePct)))
+			in.Money(pledge), in.Money(-marginal), in.Money(unit*(1+tabletopOveragePct)))
 		return nil
 	}
 	needed := 0
@@ -195,7 +196,7 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if needed == 0 {
-		p.Warn("GOAL_OUT_OF_REACH", "Even 200,000 backers at %s do not cover %s of fixed costs.", engine.USD(pledge), engine.USD(in.Float("fixed_costs_usd")))
+		p.Warn("GOAL_OUT_OF_REACH", "Even 200,000 backers at %s do not cover %s of fixed costs.", in.Money(pledge), in.Money(in.Float("fixed_costs_usd")))
 		return nil
 	}
 	goal := math.Ceil(float64(needed)*pledge/100) * 100
@@ -203,12 +204,12 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	p.Set("minimum_funding_goal_usd", goal)
 	if backers < needed {
 		p.Warn("BACKERS_BELOW_BREAK_EVEN", "%s leave a shortfall of %s; the campaign needs %s (a goal of at least %s) to cover its costs.",
-			engine.Plural(backers, "expected backer", "expected backers"), engine.USD(-at.surplus), engine.Plural(needed, "backer", "backers"), engine.USD(goal))
+			engine.Plural(backers, "expected backer", "expected backers"), in.Money(-at.surplus), engine.Plural(needed, "backer", "backers"), in.Money(goal))
 	}
 	// Worth flagging once a tenth of the minimum run has no buyer yet.
 	if spare := tabletopMOQ - tabletopKSWithSpares(backers); spare >= tabletopMOQ/10 {
 		p.Warn("BELOW_MINIMUM_ORDER", "The factory minimum is %s; with %s about %s (%s at cost) are left for retail, conventions and later sales.",
-			engine.Plural(tabletopMOQ, "copy", "copies"), engine.Plural(backers, "backer", "backers"), engine.Plural(spare, "copy", "copies"), engine.USD(float64(spare)*unit))
+			engine.Plural(tabletopMOQ, "copy", "copies"), engine.Plural(backers, "backer", "backers"), engine.Plural(spare, "copy", "copies"), in.Money(float64(spare)*unit))
 	}
 	return nil
 }
@@ -247,7 +248,7 @@ func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
 		p.Recommend(engine.High, "Set the goal to what makes the game",
 			fmt.Sprintf("A goal of %s (%s at %s) covers the print run, fees and shipping; a lower goal risks funding a game you cannot afford to make.",
-				engine.USD(goal), engine.Plural(p.Get("backers_needed").(int), "backer", "backers"), engine.USD(in.Float("pledge_usd"))))
+				in.Money(goal), engine.Plural(p.Get("backers_needed").(int), "backer", "backers"), in.Money(in.Float("pledge_usd"))))
 	}
 	p.Recommend(engine.Medium, "Promise a realistic delivery month",
 		fmt.Sprintf("Pledge manager, factory and ocean freight put delivery in %s, %s after the campaign; promise that month, not earlier.", p.Get("estimated_delivery_month"), engine.Plural(p.Get("months_to_delivery").(int), "month", "months")))
@@ -255,10 +256,10 @@ func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
 	f := p.Get("forecast").(map[string]any)
 	goalText := "no goal can cover the costs"
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
-		goalText = "a minimum goal of " + engine.USD(goal)
+		goalText = "a minimum goal of " + in.Money(goal)
 	}
 	p.Strategy("%s: %d-day campaign from %s with %s; %s at %s net %s after fees against %s of costs (surplus %s), delivering in %s.",
-		in.Str("project_title"), in.Int("campaign_days"), engine.FormatDate(launch), goalText, engine.Plural(in.Int("expected_backers"), "backer", "backers"), engine.USD(in.Float("pledge_usd")),
-		engine.USD(f["net_usd"].(float64)), engine.USD(f["costs_usd"].(float64)), engine.USD(f["surplus_usd"].(float64)), p.Get("estimated_delivery_month"))
+		in.Str("project_title"), in.Int("campaign_days"), engine.FormatDate(launch), goalText, engine.Plural(in.Int("expected_backers"), "backer", "backers"), in.Money(in.Float("pledge_usd")),
+		in.Money(f["net_usd"].(float64)), in.Money(f["costs_usd"].(float64)), in.Money(f["surplus_usd"].(float64)), p.Get("estimated_delivery_month"))
 	return nil
 }

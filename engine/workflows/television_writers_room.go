@@ -40,6 +40,7 @@ func init() {
 			engine.RegionField(),
 			{Name: "weekly_rate_usd", Kind: engine.Number, Default: 5500, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average weekly pay per writer, 0 to 100,000."},
 			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Budget for the room, fringe included, 0 to 1,000,000,000."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"episodes":        8,
@@ -199,7 +200,7 @@ func tvRoomBudget(in *engine.Input, p *engine.Plan) error {
 		b := in.Float("budget_usd")
 		affordable := int(b / ((1 + tvRoomFringe) * in.Float("weekly_rate_usd") * float64(writers)))
 		p.Warn("ROOM_OVER_BUDGET", "%s for %s at %s a week plus 21%% pension and health cost %s, %s over the %s budget; the budget pays for %s.",
-			engine.Plural(writers, "writer", "writers"), engine.Plural(weeks, "week", "weeks"), engine.USD(in.Float("weekly_rate_usd")), engine.USD(total), engine.USD(total-b), engine.USD(b), engine.Plural(affordable, "week", "weeks"))
+			engine.Plural(writers, "writer", "writers"), engine.Plural(weeks, "week", "weeks"), in.Money(in.Float("weekly_rate_usd")), in.Money(total), in.Money(total-b), in.Money(b), engine.Plural(affordable, "week", "weeks"))
 		p.Set("affordable_weeks", affordable)
 	}
 	return nil
@@ -218,6 +219,6 @@ func tvRoomRecommend(in *engine.Input, p *engine.Plan) error {
 		strings.ReplaceAll(in.Str("room_type"), "_", "-"), engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int), engine.Plural(b["weeks"].(int), "week", "weeks"),
 		engine.FormatDate(start), p.Get("scripts_due"), engine.Plural(p.Get("weeks_needed").(int), "week", "weeks"),
 		engine.Plural(in.Int("episodes"), strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" script", strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" scripts"),
-		engine.USD(b["salaries_usd"].(float64)), engine.USD(b["pension_health_usd"].(float64)), engine.USD(b["total_usd"].(float64)), engine.USD(b["per_episode_usd"].(float64)))
+		in.Money(b["salaries_usd"].(float64)), in.Money(b["pension_health_usd"].(float64)), in.Money(b["total_usd"].(float64)), in.Money(b["per_episode_usd"].(float64)))
 	return nil
 }

@@ -39,6 +39,7 @@ func init() {
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			engine.RegionField(),
 			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"avg_views_30d":     48000,
@@ -99,7 +100,7 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 		}
 		if offer < low {
 			p.Warn("OFFER_BELOW_MARKET", "The %s offer is below the market range of %s–%s for a %s %s with %s; counter at %s.",
-				engine.USD(offer), engine.USD(low), engine.USD(high), in.Str("niche"), in.Str("format"), roundedCount(views, "expected view", "expected views"), engine.USD(quote))
+				in.Money(offer), in.Money(low), in.Money(high), in.Str("niche"), in.Str("format"), roundedCount(views, "expected view", "expected views"), in.Money(quote))
 		}
 	}
 	if d := in.Int("exclusivity_days"); d > 90 {
@@ -169,17 +170,17 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	contract := engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), in.Region()))
 	p.RecommendBy(engine.High, contract, "Quote on views, in writing",
 		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%s) and exclusivity (%s) as separate lines so they can be negotiated without cutting the base fee.",
-			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"),
+			in.Money(quote), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)), in.Str("format"),
 			engine.Plural(in.Int("usage_rights_days"), "day", "days"), engine.Plural(in.Int("exclusivity_days"), "day", "days")))
 	if inQ4Rush(publish) {
 		p.Recommend(engine.High, "Quote at the top of the range for Q4", fmt.Sprintf("A %s video lands in the fourth-quarter ad rush, when brands spend their remaining budgets and YouTube ad rates peak: quote toward %s rather than the midpoint, and hold the date in writing.",
-			publish.Format("January"), engine.USD(rate["market_high_usd"].(float64))))
+			publish.Format("January"), in.Money(rate["market_high_usd"].(float64))))
 	}
 	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
 	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
 	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))
-	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from $%.0f–%.0f base CPMs on %s), contract signed by %s for the %s publish date.",
-		engine.USD(quote), in.Str("niche"), in.Str("format"), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)),
-		videoSponsorCPMLow, videoSponsorCPMHigh, engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), engine.FormatDate(contract), engine.FormatDate(publish))
+	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from %s–%s base CPMs on %s), contract signed by %s for the %s publish date.",
+		in.Money(quote), in.Str("niche"), in.Str("format"), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)),
+		in.MoneyIn(videoSponsorCPMLow, "USD"), in.MoneyIn(videoSponsorCPMHigh, "USD"), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), engine.FormatDate(contract), engine.FormatDate(publish))
 	return nil
 }

@@ -54,7 +54,7 @@ func studioCleanPrice(v float64) float64 {
 // $1,234.50. Studio quotes and price lists are mostly whole dollars, so these
 // verticals drop ".00" where engine.USD (used by the others) keeps it; the
 // two differ only there.
-func studioUSD(v float64) string { return strings.TrimSuffix(engine.USD(v), ".00") }
+func studioMoney(in *engine.Input, v float64) string { return strings.TrimSuffix(in.Money(v), ".00") }
 
 // studioCeil rounds up to a whole number, ignoring float noise (2.0000001
 // is 2).
@@ -67,10 +67,7 @@ func studioLabel(s string) string { return studioLabels.Replace(s) }
 var studioLabels = strings.NewReplacer("_", " ", "2d", "2D", "3d", "3D", "cg", "CG")
 
 // studioCount formats a whole number with thousands separators.
-func studioCount(n int) string {
-	s := studioUSD(float64(n))
-	return strings.Replace(s, "$", "", 1)
-}
+func studioCount(n int) string { return engine.FormatInt(n) }
 
 // studioStage is one step of a client job, in business days.
 type studioStage struct {

@@ -34,12 +34,13 @@ func init() {
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Call or exhibition name."},
 				{Name: "deadline", Kind: engine.Date, Required: true, Description: "Submission deadline."},
-				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in US dollars."},
+				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in `currency`."},
 				{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Commission taken on sales from the show, in percent."},
 			}},
-			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in US dollars."},
+			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in `currency`."},
 			{Name: "prep_days", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Days you need to tailor an application (selection, statement, forms)."},
 			{Name: "images_ready", Kind: engine.Boolean, Default: false, Description: "Whether the works are already professionally photographed."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"calls": []any{
@@ -103,7 +104,7 @@ func vaCallsCheck(in *engine.Input, p *engine.Plan) error {
 	}
 	for _, c := range vaCallsOpen(in, p) {
 		if c.fee > 50 {
-			p.Warn("HIGH_ENTRY_FEE", "%q charges %s to enter, above the $25–$50 most calls charge; enter only if the juror, venue or prize justifies it.", c.name, studioUSD(c.fee))
+			p.Warn("HIGH_ENTRY_FEE", "%q charges %s to enter, above the %s–%s most calls charge; enter only if the juror, venue or prize justifies it.", c.name, studioMoney(in, c.fee), in.MoneyIn(25, "USD"), in.MoneyIn(50, "USD"))
 		}
 		if c.commission > 40 {
 			p.Warn("HIGH_COMMISSION", "%q takes %g%% of sales, above the 25–40%% non-profit juried shows commonly take; price accepted work so your net still covers costs.", c.name, c.commission)
@@ -176,7 +177,7 @@ func vaCallsBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	if len(skipped) > 0 {
 		p.Warn("FEES_OVER_BUDGET", "Entering all %s costs %s; the %s budget covers %d of them (%s), chosen for the most entries at the lowest commission. Skipped: %s. A budget of %s would cover all.",
-			engine.Plural(len(open), "open call", "open calls"), studioUSD(total), studioUSD(budget), len(open)-len(skipped), studioUSD(spent), strings.Join(skipped, ", "), studioUSD(total))
+			engine.Plural(len(open), "open call", "open calls"), studioMoney(in, total), studioMoney(in, budget), len(open)-len(skipped), studioMoney(in, spent), strings.Join(skipped, ", "), studioMoney(in, total))
 		p.Set("budget_needed_usd", engine.Money(total))
 	}
 	return nil
@@ -245,6 +246,6 @@ func vaCallsRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Keep a submissions log", "Track each call's images, fee, result and juror; reuse what was accepted and stop paying fees to calls that never respond.")
 	p.Recommend(engine.Low, "Budget delivery for acceptances", "Accepted work must usually be delivered at your cost; keep shipping or hand-delivery money aside before paying more entry fees.")
 	p.Strategy("Enter %d of the open calls this season for %s in fees (budget %s), submitting each two working days before its deadline%s.",
-		p.Get("calls_entered"), studioUSD(fees["planned_fees_usd"].(float64)), studioUSD(fees["budget_usd"].(float64)), first)
+		p.Get("calls_entered"), studioMoney(in, fees["planned_fees_usd"].(float64)), studioMoney(in, fees["budget_usd"].(float64)), first)
 	return nil
 }

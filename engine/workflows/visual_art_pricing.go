@@ -34,12 +34,13 @@ func init() {
 			{Name: "width_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Width of the work in inches (unframed)."},
 			{Name: "height_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Height of the work in inches (unframed)."},
 			{Name: "method", Kind: engine.String, Enum: []string{"square_inch", "linear_inch"}, Default: "square_inch", Description: "Pricing rule: width × height × rate, or (width + height) × rate."},
-			{Name: "rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Max: engine.Bound(1000), Description: "Your rate in US dollars per square inch or per linear inch."},
-			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Cost of materials and framing for this work, in US dollars."},
+			{Name: "rate_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.01), Max: engine.Bound(1000), Description: "Your rate in `currency` per square inch or per linear inch."},
+			{Name: "materials_cost_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Cost of materials and framing for this work, in `currency`."},
 			{Name: "channel", Kind: engine.String, Enum: []string{"gallery", "marketplace", "website", "studio"}, Default: "gallery", Description: "Where the work sells: consignment gallery, online marketplace (Saatchi Art), own website, or studio/in person."},
 			{Name: "commission_pct", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Commission the seller keeps, in percent; defaults to 50 for a gallery, 40 for a marketplace, 0 otherwise."},
 			engine.RegionField(),
 			{Name: "sale_date", Kind: engine.Date, Description: "When the work goes on sale (exhibition opening, listing day); defaults to 30 days after the plan date."},
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"width_in":           24,
@@ -127,12 +128,12 @@ func vaPricingNet(in *engine.Input, p *engine.Plan) error {
 	if net < materials {
 		minimum := studioCleanPrice((materials + procFixed) / (1 - pct/100 - procPct))
 		p.Warn("PRICE_BELOW_COST", "At %s through a %s taking %g%%, you net %s, less than the %s materials; the lowest clean price that recovers materials is %s.",
-			studioUSD(price), channel, pct, studioUSD(net), studioUSD(materials), studioUSD(minimum))
+			studioMoney(in, price), channel, pct, studioMoney(in, net), studioMoney(in, materials), studioMoney(in, minimum))
 		p.Set("minimum_price_usd", minimum)
 	}
 	if channel == "gallery" && pct > 50 {
 		p.Warn("COMMISSION_ABOVE_STANDARD", "A %g%% commission is above the 50%% galleries commonly take: it costs you %s on this work. Negotiate to 50%% or ask the gallery to cover framing, shipping or promotion.",
-			pct, studioUSD(price*(pct-50)/100))
+			pct, studioMoney(in, price*(pct-50)/100))
 	}
 	return nil
 }
@@ -173,7 +174,7 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 		method = "linear inches"
 	}
 	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -14), in.Region())), "Publish one price everywhere",
-		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioUSD(price)))
+		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioMoney(in, price)))
 	if in.Str("channel") == "gallery" {
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -21), in.Region())), "Get the consignment terms in writing",
 			"Commission, who pays framing and shipping, insurance while on the walls, discounts (cap them at 10% and split them), and payment within 30 days of sale.")
@@ -182,7 +183,7 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 		"Use the price ladder for other sizes so a larger work never costs less than a smaller one; keep the rate unchanged until the yearly review.")
 	p.Recommend(engine.Low, "Track sell-through", "Record every sale with size, channel and days on the wall; the yearly review raises the rate only when demand supports it.")
 	p.Strategy("Price the %gx%g in work at %s (%g %s × %s + %s materials, rounded up) for sale from %s; through the %s you net %s, and the price holds on every channel until the review on %s.",
-		in.Float("width_in"), in.Float("height_in"), studioUSD(price), units, method, studioUSD(in.Float("rate_usd")), studioUSD(in.Float("materials_cost_usd")),
-		engine.FormatDate(sale), in.Str("channel"), studioUSD(net), engine.FormatDate(engine.AddMonths(sale, 12)))
+		in.Float("width_in"), in.Float("height_in"), studioMoney(in, price), units, method, studioMoney(in, in.Float("rate_usd")), studioMoney(in, in.Float("materials_cost_usd")),
+		engine.FormatDate(sale), in.Str("channel"), studioMoney(in, net), engine.FormatDate(engine.AddMonths(sale, 12)))
 	return nil
 }

@@ -47,6 +47,7 @@ func render() []byte {
 		}
 		fmt.Fprintf(&b, "| `%s` — %s | %s |\n", v.Key, v.Name, strings.Join(ids, ", "))
 	}
+	writeCalendars(&b)
 	for _, v := range engine.Verticals() {
 		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n%s\n", v.Name, v.Key, v.Description)
 		for _, w := range engine.Workflows(v.Key) {
@@ -56,6 +57,7 @@ func render() []byte {
 				steps[i] = "`" + s.Name + "`"
 			}
 			fmt.Fprintf(&b, "Steps: %s.\n\n", strings.Join(steps, " → "))
+			fmt.Fprintf(&b, "Calendars: %s. Currencies: %s.\n\n", countriesOf(w), currenciesOf(w))
 			if len(w.Sources) > 0 {
 				b.WriteString("Sources (the published rules its figures follow, and the month each was last checked):\n\n")
 				for _, src := range w.Sources {
@@ -85,7 +87,9 @@ func writeField(b *bytes.Buffer, prefix string, f engine.Field) {
 		def = "`" + string(d) + "`"
 	}
 	desc := f.Description
-	if len(f.Enum) > 0 {
+	if f.Name == engine.RegionFieldName || f.Name == engine.CurrencyFieldName {
+		desc += " Codes: see [Calendars, currencies and closures](#calendars-currencies-and-closures)."
+	} else if len(f.Enum) > 0 {
 		e := append([]string(nil), f.Enum...)
 		sort.Strings(e)
 		desc += " One of: `" + strings.Join(e, "`, `") + "`."
@@ -110,4 +114,50 @@ func kindName(f engine.Field) string {
 		name += " (" + strings.Join(bounds, ", ") + ")"
 	}
 	return name
+}
+
+// writeCalendars lists what the country and currency inputs accept and the
+// industry closures every plan respects, with their sources.
+func writeCalendars(b *bytes.Buffer) {
+	b.WriteString("\n## Calendars, currencies and closures\n\n")
+	b.WriteString("Public holidays come from github.com/rickar/cal/v2 (national holidays only). `country` takes any of these ISO 3166-1 codes, case-insensitively; `UK` is read as `GB`:\n\n")
+	var countries []string
+	for _, r := range engine.Regions() {
+		countries = append(countries, fmt.Sprintf("`%s` %s", r, r.Name()))
+	}
+	b.WriteString(strings.Join(countries, ", ") + ".\n\n")
+	fmt.Fprintf(b, "`currency` takes any of these ISO 4217 codes, case-insensitively: `%s`.\n\n", strings.Join(engine.Currencies(), "`, `"))
+	b.WriteString("Industry closures (GET /v1/engine/calendars lists them too):\n\n| Closure | Kind | Affects | Known years | Other years | Source |\n|---|---|---|---|---|---|\n")
+	for _, c := range engine.Closures() {
+		known, estimate := "every year (fixed dates)", "—"
+		if c.Estimate != "" {
+			known, estimate = fmt.Sprintf("%d–%d", c.KnownFrom, c.KnownTo), c.Estimate
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | [%s](%s), checked %s |\n", c.Name, c.Kind, c.Affects, known, estimate, c.Source.Title, c.Source.URL, c.Source.Checked)
+	}
+}
+
+// countriesOf says which public-holiday calendars a workflow schedules on.
+func countriesOf(w *engine.Workflow) string {
+	for _, f := range w.Fields {
+		if f.Name == engine.RegionFieldName {
+			return fmt.Sprintf("any of the %d countries listed above (`country`, default `%v`)", len(engine.Regions()), f.Default)
+		}
+	}
+	return "weekends and industry closures only (no `country` input)"
+}
+
+// currenciesOf says which currencies a workflow's amounts can be in.
+func currenciesOf(w *engine.Workflow) string {
+	for _, f := range w.Fields {
+		if f.Name == engine.CurrencyFieldName {
+			return fmt.Sprintf("any listed above (`currency`, default `%v`)", f.Default)
+		}
+	}
+	for _, f := range w.Fields {
+		if strings.HasSuffix(f.Name, "_usd") {
+			return "USD only"
+		}
+	}
+	return "none (no amounts)"
 }

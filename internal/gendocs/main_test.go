@@ -15,8 +15,25 @@ func TestRenderListsSources(t *testing.T) {
 	}
 	section := doc[i:]
 	section = section[:strings.Index(section[1:], "\n### ")+1]
-	want := "- [ACX Audio Submission Requirements](https://www.acx.com/help/acx-audio-submission-requirements/201456300), checked 2026-11\n"
+	want := "- [ACX Audio Submission Requirements (levels, format, room tone, opening and closing credits, retail sample 1–5 minutes)](https://www.acx.com/help/acx-audio-submission-requirements/201456300), checked 2026-11\n"
 	if !strings.Contains(section, want) {
 		t.Errorf("section lacks %q:\n%s", want, section)
+	}
+}
+
+// Each workflow states the calendars and currencies it supports, and the
+// closures are listed once with their sources.
+func TestRenderListsCalendarsAndCurrencies(t *testing.T) {
+	doc := string(render())
+	for _, want := range []string{
+		"`DE` Germany",
+		"Calendars: any of the ",
+		"Currencies: USD only.", // crafts-etsy-pricing: Etsy's US fee schedule
+		"Currencies: any listed above (`currency`, default `GBP`).", // comedy-edinburgh-fringe
+		"[Steamworks: upcoming Steam sales and events](https://partner.steamgames.com/doc/marketing/upcoming_events)",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs lack %q", want)
+		}
 	}
 }

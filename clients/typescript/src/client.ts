@@ -9,7 +9,7 @@ import type { AuditEvent } from "./gen/creativeops/v1/audit_pb.js";
 import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
 import type { CreateCreatorRequestSchema, Creator, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
 import { EngineService } from "./gen/creativeops/v1/engine_pb.js";
-import type { Job, ListJobsRequestSchema, RunWorkflowRequestSchema, Vertical, Workflow } from "./gen/creativeops/v1/engine_pb.js";
+import type { Job, ListCalendarsResponse, ListJobsRequestSchema, RunWorkflowRequestSchema, Vertical, Workflow } from "./gen/creativeops/v1/engine_pb.js";
 import { IPService } from "./gen/creativeops/v1/ip_pb.js";
 import type {
   Certificate,
@@ -239,6 +239,14 @@ export class EngineResource {
 
   async listVerticals(opts?: CallOptions): Promise<Vertical[]> {
     return (await this.rpc.listVerticals({}, opts)).verticals;
+  }
+
+  /**
+   * The countries the `country` input accepts, the currencies of the
+   * `currency` input, and the industry closures every plan respects.
+   */
+  listCalendars(opts?: CallOptions): Promise<ListCalendarsResponse> {
+    return this.rpc.listCalendars({}, opts);
   }
 
   async listWorkflows(params: { vertical?: string } = {}, opts?: CallOptions): Promise<Workflow[]> {

@@ -181,6 +181,337 @@ func (x *ListVerticalsResponse) GetTotal() int32 {
 	return 0
 }
 
+type ListCalendarsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCalendarsRequest) Reset() {
+	*x = ListCalendarsRequest{}
+	mi := &file_creativeops_v1_engine_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCalendarsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCalendarsRequest) ProtoMessage() {}
+
+func (x *ListCalendarsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_engine_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCalendarsRequest.ProtoReflect.Descriptor instead.
+func (*ListCalendarsRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{3}
+}
+
+// A country whose national public holidays plans avoid.
+type Country struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ISO 3166-1 alpha-2 code, as the `country` input takes it ("DE").
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// English name ("Germany").
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Other codes accepted for it ("UK" for GB).
+	Aliases       []string `protobuf:"bytes,3,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Country) Reset() {
+	*x = Country{}
+	mi := &file_creativeops_v1_engine_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Country) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Country) ProtoMessage() {}
+
+func (x *Country) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_engine_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Country.ProtoReflect.Descriptor instead.
+func (*Country) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Country) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *Country) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Country) GetAliases() []string {
+	if x != nil {
+		return x.Aliases
+	}
+	return nil
+}
+
+// A published source a closure's dates come from.
+type ClosureSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Title string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Url   string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Month the source was last checked, "2026-11".
+	Checked       string `protobuf:"bytes,3,opt,name=checked,proto3" json:"checked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClosureSource) Reset() {
+	*x = ClosureSource{}
+	mi := &file_creativeops_v1_engine_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClosureSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClosureSource) ProtoMessage() {}
+
+func (x *ClosureSource) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_engine_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClosureSource.ProtoReflect.Descriptor instead.
+func (*ClosureSource) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ClosureSource) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ClosureSource) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *ClosureSource) GetChecked() string {
+	if x != nil {
+		return x.Checked
+	}
+	return ""
+}
+
+// A recurring industry closure: a span when part of an industry stops
+// taking work (shutdown), a storefront gives its front page to discounts
+// (sale), or buyers place orders (market).
+type Closure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// "shutdown", "sale" or "market".
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Who it stops.
+	Affects string         `protobuf:"bytes,4,opt,name=affects,proto3" json:"affects,omitempty"`
+	Source  *ClosureSource `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	// Years whose dates are published ones (0 when every year follows the
+	// same fixed dates).
+	KnownFrom int32 `protobuf:"varint,6,opt,name=known_from,json=knownFrom,proto3" json:"known_from,omitempty"`
+	KnownTo   int32 `protobuf:"varint,7,opt,name=known_to,json=knownTo,proto3" json:"known_to,omitempty"`
+	// How dates are set outside the known years; empty when they are fixed.
+	Estimate      string `protobuf:"bytes,8,opt,name=estimate,proto3" json:"estimate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Closure) Reset() {
+	*x = Closure{}
+	mi := &file_creativeops_v1_engine_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Closure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Closure) ProtoMessage() {}
+
+func (x *Closure) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_engine_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Closure.ProtoReflect.Descriptor instead.
+func (*Closure) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Closure) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Closure) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Closure) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Closure) GetAffects() string {
+	if x != nil {
+		return x.Affects
+	}
+	return ""
+}
+
+func (x *Closure) GetSource() *ClosureSource {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *Closure) GetKnownFrom() int32 {
+	if x != nil {
+		return x.KnownFrom
+	}
+	return 0
+}
+
+func (x *Closure) GetKnownTo() int32 {
+	if x != nil {
+		return x.KnownTo
+	}
+	return 0
+}
+
+func (x *Closure) GetEstimate() string {
+	if x != nil {
+		return x.Estimate
+	}
+	return ""
+}
+
+type ListCalendarsResponse struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Countries []*Country             `protobuf:"bytes,1,rep,name=countries,proto3" json:"countries,omitempty"`
+	// ISO 4217 codes the `currency` input accepts.
+	Currencies    []string   `protobuf:"bytes,2,rep,name=currencies,proto3" json:"currencies,omitempty"`
+	Closures      []*Closure `protobuf:"bytes,3,rep,name=closures,proto3" json:"closures,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCalendarsResponse) Reset() {
+	*x = ListCalendarsResponse{}
+	mi := &file_creativeops_v1_engine_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCalendarsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCalendarsResponse) ProtoMessage() {}
+
+func (x *ListCalendarsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_engine_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCalendarsResponse.ProtoReflect.Descriptor instead.
+func (*ListCalendarsResponse) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListCalendarsResponse) GetCountries() []*Country {
+	if x != nil {
+		return x.Countries
+	}
+	return nil
+}
+
+func (x *ListCalendarsResponse) GetCurrencies() []string {
+	if x != nil {
+		return x.Currencies
+	}
+	return nil
+}
+
+func (x *ListCalendarsResponse) GetClosures() []*Closure {
+	if x != nil {
+		return x.Closures
+	}
+	return nil
+}
+
 type Workflow struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Unique across verticals; pass it as "workflow" to run.
@@ -200,7 +531,7 @@ type Workflow struct {
 
 func (x *Workflow) Reset() {
 	*x = Workflow{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[3]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -212,7 +543,7 @@ func (x *Workflow) String() string {
 func (*Workflow) ProtoMessage() {}
 
 func (x *Workflow) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[3]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -225,7 +556,7 @@ func (x *Workflow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Workflow.ProtoReflect.Descriptor instead.
 func (*Workflow) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{3}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Workflow) GetId() string {
@@ -286,7 +617,7 @@ type ListWorkflowsRequest struct {
 
 func (x *ListWorkflowsRequest) Reset() {
 	*x = ListWorkflowsRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[4]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +629,7 @@ func (x *ListWorkflowsRequest) String() string {
 func (*ListWorkflowsRequest) ProtoMessage() {}
 
 func (x *ListWorkflowsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[4]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +642,7 @@ func (x *ListWorkflowsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowsRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkflowsRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{4}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListWorkflowsRequest) GetVertical() string {
@@ -332,7 +663,7 @@ type ListWorkflowsResponse struct {
 
 func (x *ListWorkflowsResponse) Reset() {
 	*x = ListWorkflowsResponse{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[5]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -344,7 +675,7 @@ func (x *ListWorkflowsResponse) String() string {
 func (*ListWorkflowsResponse) ProtoMessage() {}
 
 func (x *ListWorkflowsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[5]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -357,7 +688,7 @@ func (x *ListWorkflowsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowsResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkflowsResponse) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{5}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListWorkflowsResponse) GetWorkflows() []*Workflow {
@@ -383,7 +714,7 @@ type GetWorkflowRequest struct {
 
 func (x *GetWorkflowRequest) Reset() {
 	*x = GetWorkflowRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[6]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -395,7 +726,7 @@ func (x *GetWorkflowRequest) String() string {
 func (*GetWorkflowRequest) ProtoMessage() {}
 
 func (x *GetWorkflowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[6]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -408,7 +739,7 @@ func (x *GetWorkflowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWorkflowRequest.ProtoReflect.Descriptor instead.
 func (*GetWorkflowRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{6}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetWorkflowRequest) GetId() string {
@@ -430,7 +761,7 @@ type RunWorkflowRequest struct {
 
 func (x *RunWorkflowRequest) Reset() {
 	*x = RunWorkflowRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[7]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -442,7 +773,7 @@ func (x *RunWorkflowRequest) String() string {
 func (*RunWorkflowRequest) ProtoMessage() {}
 
 func (x *RunWorkflowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[7]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -455,7 +786,7 @@ func (x *RunWorkflowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunWorkflowRequest.ProtoReflect.Descriptor instead.
 func (*RunWorkflowRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{7}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RunWorkflowRequest) GetVertical() string {
@@ -499,7 +830,7 @@ type JobError struct {
 
 func (x *JobError) Reset() {
 	*x = JobError{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[8]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -511,7 +842,7 @@ func (x *JobError) String() string {
 func (*JobError) ProtoMessage() {}
 
 func (x *JobError) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[8]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -524,7 +855,7 @@ func (x *JobError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobError.ProtoReflect.Descriptor instead.
 func (*JobError) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{8}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JobError) GetCode() string {
@@ -573,7 +904,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[9]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -585,7 +916,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[9]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -598,7 +929,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{9}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Job) GetId() string {
@@ -701,7 +1032,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[10]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -713,7 +1044,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[10]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -726,7 +1057,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{10}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetJobRequest) GetId() string {
@@ -749,7 +1080,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[11]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -761,7 +1092,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[11]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -774,7 +1105,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{11}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListJobsRequest) GetStatus() string {
@@ -822,7 +1153,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[12]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -834,7 +1165,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[12]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -847,7 +1178,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{12}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListJobsResponse) GetJobs() []*Job {
@@ -873,7 +1204,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_creativeops_v1_engine_proto_msgTypes[13]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +1216,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_engine_proto_msgTypes[13]
+	mi := &file_creativeops_v1_engine_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1229,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{13}
+	return file_creativeops_v1_engine_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelJobRequest) GetId() string {
@@ -921,7 +1252,32 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x14ListVerticalsRequest\"e\n" +
 	"\x15ListVerticalsResponse\x126\n" +
 	"\tverticals\x18\x01 \x03(\v2\x18.creativeops.v1.VerticalR\tverticals\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\"\x80\x02\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"\x16\n" +
+	"\x14ListCalendarsRequest\"K\n" +
+	"\aCountry\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aaliases\x18\x03 \x03(\tR\aaliases\"Q\n" +
+	"\rClosureSource\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x18\n" +
+	"\achecked\x18\x03 \x01(\tR\achecked\"\xea\x01\n" +
+	"\aClosure\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\aaffects\x18\x04 \x01(\tR\aaffects\x125\n" +
+	"\x06source\x18\x05 \x01(\v2\x1d.creativeops.v1.ClosureSourceR\x06source\x12\x1d\n" +
+	"\n" +
+	"known_from\x18\x06 \x01(\x05R\tknownFrom\x12\x19\n" +
+	"\bknown_to\x18\a \x01(\x05R\aknownTo\x12\x1a\n" +
+	"\bestimate\x18\b \x01(\tR\bestimate\"\xa3\x01\n" +
+	"\x15ListCalendarsResponse\x125\n" +
+	"\tcountries\x18\x01 \x03(\v2\x17.creativeops.v1.CountryR\tcountries\x12\x1e\n" +
+	"\n" +
+	"currencies\x18\x02 \x03(\tR\n" +
+	"currencies\x123\n" +
+	"\bclosures\x18\x03 \x03(\v2\x17.creativeops.v1.ClosureR\bclosures\"\x80\x02\n" +
 	"\bWorkflow\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
@@ -978,10 +1334,12 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
 	"\x10CancelJobRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x86\a\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\x94\b\n" +
 	"\rEngineService\x12\x8b\x01\n" +
 	"\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\"-\x8a\xb5\x18\r\n" +
 	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/verticals\x12\x8b\x01\n" +
+	"\rListCalendars\x12$.creativeops.v1.ListCalendarsRequest\x1a%.creativeops.v1.ListCalendarsResponse\"-\x8a\xb5\x18\r\n" +
+	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/calendars\x12\x8b\x01\n" +
 	"\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\"-\x8a\xb5\x18\r\n" +
 	"\vengine:read\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/engine/workflows\x12\x7f\n" +
 	"\vGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\"2\x8a\xb5\x18\r\n" +
@@ -1009,57 +1367,67 @@ func file_creativeops_v1_engine_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_engine_proto_rawDescData
 }
 
-var file_creativeops_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_creativeops_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_creativeops_v1_engine_proto_goTypes = []any{
 	(*Vertical)(nil),              // 0: creativeops.v1.Vertical
 	(*ListVerticalsRequest)(nil),  // 1: creativeops.v1.ListVerticalsRequest
 	(*ListVerticalsResponse)(nil), // 2: creativeops.v1.ListVerticalsResponse
-	(*Workflow)(nil),              // 3: creativeops.v1.Workflow
-	(*ListWorkflowsRequest)(nil),  // 4: creativeops.v1.ListWorkflowsRequest
-	(*ListWorkflowsResponse)(nil), // 5: creativeops.v1.ListWorkflowsResponse
-	(*GetWorkflowRequest)(nil),    // 6: creativeops.v1.GetWorkflowRequest
-	(*RunWorkflowRequest)(nil),    // 7: creativeops.v1.RunWorkflowRequest
-	(*JobError)(nil),              // 8: creativeops.v1.JobError
-	(*Job)(nil),                   // 9: creativeops.v1.Job
-	(*GetJobRequest)(nil),         // 10: creativeops.v1.GetJobRequest
-	(*ListJobsRequest)(nil),       // 11: creativeops.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),      // 12: creativeops.v1.ListJobsResponse
-	(*CancelJobRequest)(nil),      // 13: creativeops.v1.CancelJobRequest
-	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*ListCalendarsRequest)(nil),  // 3: creativeops.v1.ListCalendarsRequest
+	(*Country)(nil),               // 4: creativeops.v1.Country
+	(*ClosureSource)(nil),         // 5: creativeops.v1.ClosureSource
+	(*Closure)(nil),               // 6: creativeops.v1.Closure
+	(*ListCalendarsResponse)(nil), // 7: creativeops.v1.ListCalendarsResponse
+	(*Workflow)(nil),              // 8: creativeops.v1.Workflow
+	(*ListWorkflowsRequest)(nil),  // 9: creativeops.v1.ListWorkflowsRequest
+	(*ListWorkflowsResponse)(nil), // 10: creativeops.v1.ListWorkflowsResponse
+	(*GetWorkflowRequest)(nil),    // 11: creativeops.v1.GetWorkflowRequest
+	(*RunWorkflowRequest)(nil),    // 12: creativeops.v1.RunWorkflowRequest
+	(*JobError)(nil),              // 13: creativeops.v1.JobError
+	(*Job)(nil),                   // 14: creativeops.v1.Job
+	(*GetJobRequest)(nil),         // 15: creativeops.v1.GetJobRequest
+	(*ListJobsRequest)(nil),       // 16: creativeops.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),      // 17: creativeops.v1.ListJobsResponse
+	(*CancelJobRequest)(nil),      // 18: creativeops.v1.CancelJobRequest
+	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
 }
 var file_creativeops_v1_engine_proto_depIdxs = []int32{
 	0,  // 0: creativeops.v1.ListVerticalsResponse.verticals:type_name -> creativeops.v1.Vertical
-	14, // 1: creativeops.v1.Workflow.input_schema:type_name -> google.protobuf.Struct
-	14, // 2: creativeops.v1.Workflow.example_context:type_name -> google.protobuf.Struct
-	3,  // 3: creativeops.v1.ListWorkflowsResponse.workflows:type_name -> creativeops.v1.Workflow
-	14, // 4: creativeops.v1.RunWorkflowRequest.context:type_name -> google.protobuf.Struct
-	14, // 5: creativeops.v1.Job.context:type_name -> google.protobuf.Struct
-	14, // 6: creativeops.v1.Job.result:type_name -> google.protobuf.Struct
-	8,  // 7: creativeops.v1.Job.error:type_name -> creativeops.v1.JobError
-	15, // 8: creativeops.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	15, // 9: creativeops.v1.Job.started_at:type_name -> google.protobuf.Timestamp
-	15, // 10: creativeops.v1.Job.completed_at:type_name -> google.protobuf.Timestamp
-	9,  // 11: creativeops.v1.ListJobsResponse.jobs:type_name -> creativeops.v1.Job
-	1,  // 12: creativeops.v1.EngineService.ListVerticals:input_type -> creativeops.v1.ListVerticalsRequest
-	4,  // 13: creativeops.v1.EngineService.ListWorkflows:input_type -> creativeops.v1.ListWorkflowsRequest
-	6,  // 14: creativeops.v1.EngineService.GetWorkflow:input_type -> creativeops.v1.GetWorkflowRequest
-	7,  // 15: creativeops.v1.EngineService.RunWorkflow:input_type -> creativeops.v1.RunWorkflowRequest
-	10, // 16: creativeops.v1.EngineService.GetJob:input_type -> creativeops.v1.GetJobRequest
-	11, // 17: creativeops.v1.EngineService.ListJobs:input_type -> creativeops.v1.ListJobsRequest
-	13, // 18: creativeops.v1.EngineService.CancelJob:input_type -> creativeops.v1.CancelJobRequest
-	2,  // 19: creativeops.v1.EngineService.ListVerticals:output_type -> creativeops.v1.ListVerticalsResponse
-	5,  // 20: creativeops.v1.EngineService.ListWorkflows:output_type -> creativeops.v1.ListWorkflowsResponse
-	3,  // 21: creativeops.v1.EngineService.GetWorkflow:output_type -> creativeops.v1.Workflow
-	9,  // 22: creativeops.v1.EngineService.RunWorkflow:output_type -> creativeops.v1.Job
-	9,  // 23: creativeops.v1.EngineService.GetJob:output_type -> creativeops.v1.Job
-	12, // 24: creativeops.v1.EngineService.ListJobs:output_type -> creativeops.v1.ListJobsResponse
-	9,  // 25: creativeops.v1.EngineService.CancelJob:output_type -> creativeops.v1.Job
-	19, // [19:26] is the sub-list for method output_type
-	12, // [12:19] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	5,  // 1: creativeops.v1.Closure.source:type_name -> creativeops.v1.ClosureSource
+	4,  // 2: creativeops.v1.ListCalendarsResponse.countries:type_name -> creativeops.v1.Country
+	6,  // 3: creativeops.v1.ListCalendarsResponse.closures:type_name -> creativeops.v1.Closure
+	19, // 4: creativeops.v1.Workflow.input_schema:type_name -> google.protobuf.Struct
+	19, // 5: creativeops.v1.Workflow.example_context:type_name -> google.protobuf.Struct
+	8,  // 6: creativeops.v1.ListWorkflowsResponse.workflows:type_name -> creativeops.v1.Workflow
+	19, // 7: creativeops.v1.RunWorkflowRequest.context:type_name -> google.protobuf.Struct
+	19, // 8: creativeops.v1.Job.context:type_name -> google.protobuf.Struct
+	19, // 9: creativeops.v1.Job.result:type_name -> google.protobuf.Struct
+	13, // 10: creativeops.v1.Job.error:type_name -> creativeops.v1.JobError
+	20, // 11: creativeops.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	20, // 12: creativeops.v1.Job.started_at:type_name -> google.protobuf.Timestamp
+	20, // 13: creativeops.v1.Job.completed_at:type_name -> google.protobuf.Timestamp
+	14, // 14: creativeops.v1.ListJobsResponse.jobs:type_name -> creativeops.v1.Job
+	1,  // 15: creativeops.v1.EngineService.ListVerticals:input_type -> creativeops.v1.ListVerticalsRequest
+	3,  // 16: creativeops.v1.EngineService.ListCalendars:input_type -> creativeops.v1.ListCalendarsRequest
+	9,  // 17: creativeops.v1.EngineService.ListWorkflows:input_type -> creativeops.v1.ListWorkflowsRequest
+	11, // 18: creativeops.v1.EngineService.GetWorkflow:input_type -> creativeops.v1.GetWorkflowRequest
+	12, // 19: creativeops.v1.EngineService.RunWorkflow:input_type -> creativeops.v1.RunWorkflowRequest
+	15, // 20: creativeops.v1.EngineService.GetJob:input_type -> creativeops.v1.GetJobRequest
+	16, // 21: creativeops.v1.EngineService.ListJobs:input_type -> creativeops.v1.ListJobsRequest
+	18, // 22: creativeops.v1.EngineService.CancelJob:input_type -> creativeops.v1.CancelJobRequest
+	2,  // 23: creativeops.v1.EngineService.ListVerticals:output_type -> creativeops.v1.ListVerticalsResponse
+	7,  // 24: creativeops.v1.EngineService.ListCalendars:output_type -> creativeops.v1.ListCalendarsResponse
+	10, // 25: creativeops.v1.EngineService.ListWorkflows:output_type -> creativeops.v1.ListWorkflowsResponse
+	8,  // 26: creativeops.v1.EngineService.GetWorkflow:output_type -> creativeops.v1.Workflow
+	14, // 27: creativeops.v1.EngineService.RunWorkflow:output_type -> creativeops.v1.Job
+	14, // 28: creativeops.v1.EngineService.GetJob:output_type -> creativeops.v1.Job
+	17, // 29: creativeops.v1.EngineService.ListJobs:output_type -> creativeops.v1.ListJobsResponse
+	14, // 30: creativeops.v1.EngineService.CancelJob:output_type -> creativeops.v1.Job
+	23, // [23:31] is the sub-list for method output_type
+	15, // [15:23] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_engine_proto_init() }
@@ -1074,7 +1442,7 @@ func file_creativeops_v1_engine_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_engine_proto_rawDesc), len(file_creativeops_v1_engine_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -56,6 +56,27 @@ func local_request_EngineService_ListVerticals_0(ctx context.Context, marshaler 
 	return msg, metadata, err
 }
 
+func request_EngineService_ListCalendars_0(ctx context.Context, marshaler runtime.Marshaler, client EngineServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListCalendarsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListCalendars(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_EngineService_ListCalendars_0(ctx context.Context, marshaler runtime.Marshaler, server EngineServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListCalendarsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListCalendars(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_EngineService_ListWorkflows_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_EngineService_ListWorkflows_0(ctx context.Context, marshaler runtime.Marshaler, client EngineServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -302,6 +323,26 @@ func RegisterEngineServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_EngineService_ListVerticals_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_EngineService_ListCalendars_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/creativeops.v1.EngineService/ListCalendars", runtime.WithHTTPPathPattern("/v1/engine/calendars"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_EngineService_ListCalendars_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_EngineService_ListCalendars_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_EngineService_ListWorkflows_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -479,6 +520,23 @@ func RegisterEngineServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_EngineService_ListVerticals_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_EngineService_ListCalendars_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/creativeops.v1.EngineService/ListCalendars", runtime.WithHTTPPathPattern("/v1/engine/calendars"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_EngineService_ListCalendars_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_EngineService_ListCalendars_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_EngineService_ListWorkflows_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -586,6 +644,7 @@ func RegisterEngineServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 
 var (
 	pattern_EngineService_ListVerticals_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "engine", "verticals"}, ""))
+	pattern_EngineService_ListCalendars_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "engine", "calendars"}, ""))
 	pattern_EngineService_ListWorkflows_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "engine", "workflows"}, ""))
 	pattern_EngineService_GetWorkflow_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "engine", "workflows", "id"}, ""))
 	pattern_EngineService_RunWorkflow_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "engine", "run"}, ""))
@@ -596,6 +655,7 @@ var (
 
 var (
 	forward_EngineService_ListVerticals_0 = runtime.ForwardResponseMessage
+	forward_EngineService_ListCalendars_0 = runtime.ForwardResponseMessage
 	forward_EngineService_ListWorkflows_0 = runtime.ForwardResponseMessage
 	forward_EngineService_GetWorkflow_0   = runtime.ForwardResponseMessage
 	forward_EngineService_RunWorkflow_0   = runtime.ForwardResponseMessage

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	EngineService_ListVerticals_FullMethodName = "/creativeops.v1.EngineService/ListVerticals"
+	EngineService_ListCalendars_FullMethodName = "/creativeops.v1.EngineService/ListCalendars"
 	EngineService_ListWorkflows_FullMethodName = "/creativeops.v1.EngineService/ListWorkflows"
 	EngineService_GetWorkflow_FullMethodName   = "/creativeops.v1.EngineService/GetWorkflow"
 	EngineService_RunWorkflow_FullMethodName   = "/creativeops.v1.EngineService/RunWorkflow"
@@ -36,6 +37,10 @@ const (
 type EngineServiceClient interface {
 	// Lists the creative verticals.
 	ListVerticals(ctx context.Context, in *ListVerticalsRequest, opts ...grpc.CallOption) (*ListVerticalsResponse, error)
+	// Lists the countries whose public holidays plans can avoid (the
+	// `country` input), the currencies amounts can be in (the `currency`
+	// input) and the industry closures every plan respects, with sources.
+	ListCalendars(ctx context.Context, in *ListCalendarsRequest, opts ...grpc.CallOption) (*ListCalendarsResponse, error)
 	// Lists workflows, optionally of one vertical.
 	ListWorkflows(ctx context.Context, in *ListWorkflowsRequest, opts ...grpc.CallOption) (*ListWorkflowsResponse, error)
 	// Returns one workflow with its input schema.
@@ -63,6 +68,16 @@ func (c *engineServiceClient) ListVerticals(ctx context.Context, in *ListVertica
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListVerticalsResponse)
 	err := c.cc.Invoke(ctx, EngineService_ListVerticals_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *engineServiceClient) ListCalendars(ctx context.Context, in *ListCalendarsRequest, opts ...grpc.CallOption) (*ListCalendarsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCalendarsResponse)
+	err := c.cc.Invoke(ctx, EngineService_ListCalendars_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +152,10 @@ func (c *engineServiceClient) CancelJob(ctx context.Context, in *CancelJobReques
 type EngineServiceServer interface {
 	// Lists the creative verticals.
 	ListVerticals(context.Context, *ListVerticalsRequest) (*ListVerticalsResponse, error)
+	// Lists the countries whose public holidays plans can avoid (the
+	// `country` input), the currencies amounts can be in (the `currency`
+	// input) and the industry closures every plan respects, with sources.
+	ListCalendars(context.Context, *ListCalendarsRequest) (*ListCalendarsResponse, error)
 	// Lists workflows, optionally of one vertical.
 	ListWorkflows(context.Context, *ListWorkflowsRequest) (*ListWorkflowsResponse, error)
 	// Returns one workflow with its input schema.
@@ -162,6 +181,9 @@ type UnimplementedEngineServiceServer struct{}
 
 func (UnimplementedEngineServiceServer) ListVerticals(context.Context, *ListVerticalsRequest) (*ListVerticalsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListVerticals not implemented")
+}
+func (UnimplementedEngineServiceServer) ListCalendars(context.Context, *ListCalendarsRequest) (*ListCalendarsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCalendars not implemented")
 }
 func (UnimplementedEngineServiceServer) ListWorkflows(context.Context, *ListWorkflowsRequest) (*ListWorkflowsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWorkflows not implemented")
@@ -216,6 +238,24 @@ func _EngineService_ListVerticals_Handler(srv interface{}, ctx context.Context, 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(EngineServiceServer).ListVerticals(ctx, req.(*ListVerticalsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EngineService_ListCalendars_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCalendarsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServiceServer).ListCalendars(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EngineService_ListCalendars_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServiceServer).ListCalendars(ctx, req.(*ListCalendarsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -338,6 +378,10 @@ var EngineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListVerticals",
 			Handler:    _EngineService_ListVerticals_Handler,
+		},
+		{
+			MethodName: "ListCalendars",
+			Handler:    _EngineService_ListCalendars_Handler,
 		},
 		{
 			MethodName: "ListWorkflows",

@@ -47,6 +47,8 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   // Engine
   const verticals = must(op("EngineService_ListVerticals"), await api.GET("/v1/engine/verticals"));
   check(verticals.verticals.some((v) => v.key === "music"), "music vertical");
+  const calendars = must(op("EngineService_ListCalendars"), await api.GET("/v1/engine/calendars"));
+  check(calendars.countries.some((c) => c.code === "DE") && calendars.currencies.includes("EUR"), "calendars");
   const workflows = must(op("EngineService_ListWorkflows"), await api.GET("/v1/engine/workflows", { params: { query: { vertical: "music" } } }));
   check(workflows.total === workflows.workflows.length, "workflow total");
   const wf = must(op("EngineService_GetWorkflow"), await api.GET("/v1/engine/workflows/{id}", { params: { path: { id: "release-strategy" } } }));

@@ -85,6 +85,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/engine/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists the countries whose public holidays plans can avoid (the `country` input), the currencies amounts can be in (the `currency` input) and the industry closures every plan respects, with sources
+         * @description Lists the countries whose public holidays plans can avoid (the `country` input), the currencies amounts can be in (the `currency` input) and the industry closures every plan respects, with sources.
+         */
+        get: operations["EngineService_ListCalendars"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/engine/jobs": {
         parameters: {
             query?: never;
@@ -742,10 +762,50 @@ export interface components {
             root_hash: string;
             tree_size: string;
         };
+        /**
+         * @description A recurring industry closure: a span when part of an industry stops
+         *      taking work (shutdown), a storefront gives its front page to discounts
+         *      (sale), or buyers place orders (market).
+         */
+        Closure: {
+            /** @description Who it stops. */
+            affects: string;
+            /** @description How dates are set outside the known years; empty when they are fixed. */
+            estimate: string;
+            key: string;
+            /** @description "shutdown", "sale" or "market". */
+            kind: string;
+            /**
+             * Format: int32
+             * @description Years whose dates are published ones (0 when every year follows the
+             *      same fixed dates).
+             */
+            known_from: number;
+            /** Format: int32 */
+            known_to: number;
+            name: string;
+            source: components["schemas"]["ClosureSource"];
+        };
+        /** @description A published source a closure's dates come from. */
+        ClosureSource: {
+            /** @description Month the source was last checked, "2026-11". */
+            checked: string;
+            title: string;
+            url: string;
+        };
         ConsistencyProof: {
             from: string;
             proof: string[];
             to: string;
+        };
+        /** @description A country whose national public holidays plans avoid. */
+        Country: {
+            /** @description Other codes accepted for it ("UK" for GB). */
+            aliases: string[];
+            /** @description ISO 3166-1 alpha-2 code, as the `country` input takes it ("DE"). */
+            code: string;
+            /** @description English name ("Germany"). */
+            name: string;
         };
         CreateCreatorRequest: {
             /** @description An RFC 5322 address ("name@example.com"). */
@@ -957,6 +1017,12 @@ export interface components {
         ListAuditEventsResponse: {
             audit_events: components["schemas"]["AuditEvent"][];
             next_page_token: string;
+        };
+        ListCalendarsResponse: {
+            closures: components["schemas"]["Closure"][];
+            countries: components["schemas"]["Country"][];
+            /** @description ISO 4217 codes the `currency` input accepts. */
+            currencies: string[];
         };
         ListCatalogResponse: {
             next_page_token: string;
@@ -1436,6 +1502,40 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EngineService_ListCalendars: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListCalendarsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */

@@ -15,7 +15,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/engine.proto\x12\x0e\x63reativeops.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"y\n\x08Vertical\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\x12%\n\x0eworkflow_count\x18\x04 \x01(\x05R\rworkflowCount\"\x16\n\x14ListVerticalsRequest\"e\n\x15ListVerticalsResponse\x12\x36\n\tverticals\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.VerticalR\tverticals\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\"\x80\x02\n\x08Workflow\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12:\n\x0cinput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.StructR\x0binputSchema\x12@\n\x0f\x65xample_context\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x0e\x65xampleContext\x12\x14\n\x05steps\x18\x07 \x03(\tR\x05steps\"2\n\x14ListWorkflowsRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\"e\n\x15ListWorkflowsResponse\x12\x36\n\tworkflows\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.WorkflowR\tworkflows\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\"$\n\x12GetWorkflowRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x95\x01\n\x12RunWorkflowRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x02 \x01(\tR\x08workflow\x12\x31\n\x07\x63ontext\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x14\n\x05\x61sync\x18\x04 \x01(\x08R\x05\x61sync\"L\n\x08JobError\x12\x12\n\x04\x63ode\x18\x01 \x01(\tR\x04\x63ode\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x12\n\x04step\x18\x03 \x01(\tR\x04step\"\xfc\x03\n\x03Job\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x04 \x01(\tR\x08workflow\x12\x1a\n\x08progress\x18\x05 \x01(\x05R\x08progress\x12\x31\n\x07\x63ontext\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12/\n\x06result\x18\x07 \x01(\x0b\x32\x17.google.protobuf.StructR\x06result\x12.\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x18.creativeops.v1.JobErrorR\x05\x65rror\x12\x39\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nstarted_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n\x0c\x63ompleted_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63ompletedAt\x12\x1a\n\x08\x61ttempts\x18\x0c \x01(\x05R\x08\x61ttempts\x12\x14\n\x05\x61sync\x18\r \x01(\x08R\x05\x61sync\"\x1f\n\rGetJobRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x9d\x01\n\x0fListJobsRequest\x12\x16\n\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x03 \x01(\tR\x08workflow\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\"c\n\x10ListJobsResponse\x12\'\n\x04jobs\x18\x01 \x03(\x0b\x32\x13.creativeops.v1.JobR\x04jobs\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\"\n\x10\x43\x61ncelJobRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id2\xb1\x04\n\rEngineService\x12\\\n\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\x12\\\n\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\x12K\n\x0bGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\x12\x46\n\x0bRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\x12<\n\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\x12M\n\x08ListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\x12\x42\n\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.JobBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/engine.proto\x12\x0e\x63reativeops.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"y\n\x08Vertical\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\x12%\n\x0eworkflow_count\x18\x04 \x01(\x05R\rworkflowCount\"\x16\n\x14ListVerticalsRequest\"e\n\x15ListVerticalsResponse\x12\x36\n\tverticals\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.VerticalR\tverticals\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\"\x16\n\x14ListCalendarsRequest\"K\n\x07\x43ountry\x12\x12\n\x04\x63ode\x18\x01 \x01(\tR\x04\x63ode\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n\x07\x61liases\x18\x03 \x03(\tR\x07\x61liases\"Q\n\rClosureSource\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x18\n\x07\x63hecked\x18\x03 \x01(\tR\x07\x63hecked\"\xea\x01\n\x07\x43losure\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n\x07\x61\x66\x66\x65\x63ts\x18\x04 \x01(\tR\x07\x61\x66\x66\x65\x63ts\x12\x35\n\x06source\x18\x05 \x01(\x0b\x32\x1d.creativeops.v1.ClosureSourceR\x06source\x12\x1d\n\nknown_from\x18\x06 \x01(\x05R\tknownFrom\x12\x19\n\x08known_to\x18\x07 \x01(\x05R\x07knownTo\x12\x1a\n\x08\x65stimate\x18\x08 \x01(\tR\x08\x65stimate\"\xa3\x01\n\x15ListCalendarsResponse\x12\x35\n\tcountries\x18\x01 \x03(\x0b\x32\x17.creativeops.v1.CountryR\tcountries\x12\x1e\n\ncurrencies\x18\x02 \x03(\tR\ncurrencies\x12\x33\n\x08\x63losures\x18\x03 \x03(\x0b\x32\x17.creativeops.v1.ClosureR\x08\x63losures\"\x80\x02\n\x08Workflow\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12:\n\x0cinput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.StructR\x0binputSchema\x12@\n\x0f\x65xample_context\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x0e\x65xampleContext\x12\x14\n\x05steps\x18\x07 \x03(\tR\x05steps\"2\n\x14ListWorkflowsRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\"e\n\x15ListWorkflowsResponse\x12\x36\n\tworkflows\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.WorkflowR\tworkflows\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\"$\n\x12GetWorkflowRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x95\x01\n\x12RunWorkflowRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x02 \x01(\tR\x08workflow\x12\x31\n\x07\x63ontext\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x14\n\x05\x61sync\x18\x04 \x01(\x08R\x05\x61sync\"L\n\x08JobError\x12\x12\n\x04\x63ode\x18\x01 \x01(\tR\x04\x63ode\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x12\n\x04step\x18\x03 \x01(\tR\x04step\"\xfc\x03\n\x03Job\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x04 \x01(\tR\x08workflow\x12\x1a\n\x08progress\x18\x05 \x01(\x05R\x08progress\x12\x31\n\x07\x63ontext\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12/\n\x06result\x18\x07 \x01(\x0b\x32\x17.google.protobuf.StructR\x06result\x12.\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x18.creativeops.v1.JobErrorR\x05\x65rror\x12\x39\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nstarted_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n\x0c\x63ompleted_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63ompletedAt\x12\x1a\n\x08\x61ttempts\x18\x0c \x01(\x05R\x08\x61ttempts\x12\x14\n\x05\x61sync\x18\r \x01(\x08R\x05\x61sync\"\x1f\n\rGetJobRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x9d\x01\n\x0fListJobsRequest\x12\x16\n\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x03 \x01(\tR\x08workflow\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\"c\n\x10ListJobsResponse\x12\'\n\x04jobs\x18\x01 \x03(\x0b\x32\x13.creativeops.v1.JobR\x04jobs\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\"\n\x10\x43\x61ncelJobRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id2\x8f\x05\n\rEngineService\x12\\\n\rListVerticals\x12$.creativeops.v1.ListVerticalsRequest\x1a%.creativeops.v1.ListVerticalsResponse\x12\\\n\rListCalendars\x12$.creativeops.v1.ListCalendarsRequest\x1a%.creativeops.v1.ListCalendarsResponse\x12\\\n\rListWorkflows\x12$.creativeops.v1.ListWorkflowsRequest\x1a%.creativeops.v1.ListWorkflowsResponse\x12K\n\x0bGetWorkflow\x12\".creativeops.v1.GetWorkflowRequest\x1a\x18.creativeops.v1.Workflow\x12\x46\n\x0bRunWorkflow\x12\".creativeops.v1.RunWorkflowRequest\x1a\x13.creativeops.v1.Job\x12<\n\x06GetJob\x12\x1d.creativeops.v1.GetJobRequest\x1a\x13.creativeops.v1.Job\x12M\n\x08ListJobs\x12\x1f.creativeops.v1.ListJobsRequest\x1a .creativeops.v1.ListJobsResponse\x12\x42\n\tCancelJob\x12 .creativeops.v1.CancelJobRequest\x1a\x13.creativeops.v1.JobBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.engine_pb2', globals())
@@ -29,28 +29,38 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _LISTVERTICALSREQUEST._serialized_end=260
   _LISTVERTICALSRESPONSE._serialized_start=262
   _LISTVERTICALSRESPONSE._serialized_end=363
-  _WORKFLOW._serialized_start=366
-  _WORKFLOW._serialized_end=622
-  _LISTWORKFLOWSREQUEST._serialized_start=624
-  _LISTWORKFLOWSREQUEST._serialized_end=674
-  _LISTWORKFLOWSRESPONSE._serialized_start=676
-  _LISTWORKFLOWSRESPONSE._serialized_end=777
-  _GETWORKFLOWREQUEST._serialized_start=779
-  _GETWORKFLOWREQUEST._serialized_end=815
-  _RUNWORKFLOWREQUEST._serialized_start=818
-  _RUNWORKFLOWREQUEST._serialized_end=967
-  _JOBERROR._serialized_start=969
-  _JOBERROR._serialized_end=1045
-  _JOB._serialized_start=1048
-  _JOB._serialized_end=1556
-  _GETJOBREQUEST._serialized_start=1558
-  _GETJOBREQUEST._serialized_end=1589
-  _LISTJOBSREQUEST._serialized_start=1592
-  _LISTJOBSREQUEST._serialized_end=1749
-  _LISTJOBSRESPONSE._serialized_start=1751
-  _LISTJOBSRESPONSE._serialized_end=1850
-  _CANCELJOBREQUEST._serialized_start=1852
-  _CANCELJOBREQUEST._serialized_end=1886
-  _ENGINESERVICE._serialized_start=1889
-  _ENGINESERVICE._serialized_end=2450
+  _LISTCALENDARSREQUEST._serialized_start=365
+  _LISTCALENDARSREQUEST._serialized_end=387
+  _COUNTRY._serialized_start=389
+  _COUNTRY._serialized_end=464
+  _CLOSURESOURCE._serialized_start=466
+  _CLOSURESOURCE._serialized_end=547
+  _CLOSURE._serialized_start=550
+  _CLOSURE._serialized_end=784
+  _LISTCALENDARSRESPONSE._serialized_start=787
+  _LISTCALENDARSRESPONSE._serialized_end=950
+  _WORKFLOW._serialized_start=953
+  _WORKFLOW._serialized_end=1209
+  _LISTWORKFLOWSREQUEST._serialized_start=1211
+  _LISTWORKFLOWSREQUEST._serialized_end=1261
+  _LISTWORKFLOWSRESPONSE._serialized_start=1263
+  _LISTWORKFLOWSRESPONSE._serialized_end=1364
+  _GETWORKFLOWREQUEST._serialized_start=1366
+  _GETWORKFLOWREQUEST._serialized_end=1402
+  _RUNWORKFLOWREQUEST._serialized_start=1405
+  _RUNWORKFLOWREQUEST._serialized_end=1554
+  _JOBERROR._serialized_start=1556
+  _JOBERROR._serialized_end=1632
+  _JOB._serialized_start=1635
+  _JOB._serialized_end=2143
+  _GETJOBREQUEST._serialized_start=2145
+  _GETJOBREQUEST._serialized_end=2176
+  _LISTJOBSREQUEST._serialized_start=2179
+  _LISTJOBSREQUEST._serialized_end=2336
+  _LISTJOBSRESPONSE._serialized_start=2338
+  _LISTJOBSRESPONSE._serialized_end=2437
+  _CANCELJOBREQUEST._serialized_start=2439
+  _CANCELJOBREQUEST._serialized_end=2473
+  _ENGINESERVICE._serialized_start=2476
+  _ENGINESERVICE._serialized_end=3131
 # @@protoc_insertion_point(module_scope)

@@ -13,6 +13,46 @@ class CancelJobRequest(_message.Message):
     id: str
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
+class Closure(_message.Message):
+    __slots__ = ["affects", "estimate", "key", "kind", "known_from", "known_to", "name", "source"]
+    AFFECTS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_FROM_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_TO_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    affects: str
+    estimate: str
+    key: str
+    kind: str
+    known_from: int
+    known_to: int
+    name: str
+    source: ClosureSource
+    def __init__(self, key: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[str] = ..., affects: _Optional[str] = ..., source: _Optional[_Union[ClosureSource, _Mapping]] = ..., known_from: _Optional[int] = ..., known_to: _Optional[int] = ..., estimate: _Optional[str] = ...) -> None: ...
+
+class ClosureSource(_message.Message):
+    __slots__ = ["checked", "title", "url"]
+    CHECKED_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    checked: str
+    title: str
+    url: str
+    def __init__(self, title: _Optional[str] = ..., url: _Optional[str] = ..., checked: _Optional[str] = ...) -> None: ...
+
+class Country(_message.Message):
+    __slots__ = ["aliases", "code", "name"]
+    ALIASES_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    aliases: _containers.RepeatedScalarFieldContainer[str]
+    code: str
+    name: str
+    def __init__(self, code: _Optional[str] = ..., name: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class GetJobRequest(_message.Message):
     __slots__ = ["id"]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +103,20 @@ class JobError(_message.Message):
     message: str
     step: str
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., step: _Optional[str] = ...) -> None: ...
+
+class ListCalendarsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListCalendarsResponse(_message.Message):
+    __slots__ = ["closures", "countries", "currencies"]
+    CLOSURES_FIELD_NUMBER: _ClassVar[int]
+    COUNTRIES_FIELD_NUMBER: _ClassVar[int]
+    CURRENCIES_FIELD_NUMBER: _ClassVar[int]
+    closures: _containers.RepeatedCompositeFieldContainer[Closure]
+    countries: _containers.RepeatedCompositeFieldContainer[Country]
+    currencies: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, countries: _Optional[_Iterable[_Union[Country, _Mapping]]] = ..., currencies: _Optional[_Iterable[str]] = ..., closures: _Optional[_Iterable[_Union[Closure, _Mapping]]] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
     __slots__ = ["page_size", "page_token", "status", "vertical", "workflow"]

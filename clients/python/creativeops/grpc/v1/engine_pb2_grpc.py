@@ -19,6 +19,11 @@ class EngineServiceStub(object):
                 request_serializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsRequest.SerializeToString,
                 response_deserializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsResponse.FromString,
                 )
+        self.ListCalendars = channel.unary_unary(
+                '/creativeops.v1.EngineService/ListCalendars',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsResponse.FromString,
+                )
         self.ListWorkflows = channel.unary_unary(
                 '/creativeops.v1.EngineService/ListWorkflows',
                 request_serializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListWorkflowsRequest.SerializeToString,
@@ -55,6 +60,12 @@ class EngineServiceServicer(object):
     """Missing associated documentation comment in .proto file."""
 
     def ListVerticals(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListCalendars(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -103,6 +114,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.ListVerticals,
                     request_deserializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsRequest.FromString,
                     response_serializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsResponse.SerializeToString,
+            ),
+            'ListCalendars': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCalendars,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsResponse.SerializeToString,
             ),
             'ListWorkflows': grpc.unary_unary_rpc_method_handler(
                     servicer.ListWorkflows,
@@ -158,6 +174,23 @@ class EngineService(object):
         return grpc.experimental.unary_unary(request, target, '/creativeops.v1.EngineService/ListVerticals',
             creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsRequest.SerializeToString,
             creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListVerticalsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListCalendars(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.EngineService/ListCalendars',
+            creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_engine__pb2.ListCalendarsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/engine.proto.
  */
 export const file_creativeops_v1_engine: GenFile = /*@__PURE__*/
-  fileDesc("ChtjcmVhdGl2ZW9wcy92MS9lbmdpbmUucHJvdG8SDmNyZWF0aXZlb3BzLnYxIlIKCFZlcnRpY2FsEgsKA2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhYKDndvcmtmbG93X2NvdW50GAQgASgFIhYKFExpc3RWZXJ0aWNhbHNSZXF1ZXN0IlMKFUxpc3RWZXJ0aWNhbHNSZXNwb25zZRIrCgl2ZXJ0aWNhbHMYASADKAsyGC5jcmVhdGl2ZW9wcy52MS5WZXJ0aWNhbBINCgV0b3RhbBgCIAEoBSK7AQoIV29ya2Zsb3cSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCgh2ZXJ0aWNhbBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRItCgxpbnB1dF9zY2hlbWEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjAKD2V4YW1wbGVfY29udGV4dBgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDQoFc3RlcHMYByADKAkiKAoUTGlzdFdvcmtmbG93c1JlcXVlc3QSEAoIdmVydGljYWwYASABKAkiUwoVTGlzdFdvcmtmbG93c1Jlc3BvbnNlEisKCXdvcmtmbG93cxgBIAMoCzIYLmNyZWF0aXZlb3BzLnYxLldvcmtmbG93Eg0KBXRvdGFsGAIgASgFIikKEkdldFdvcmtmbG93UmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQASKLAQoSUnVuV29ya2Zsb3dSZXF1ZXN0EhkKCHZlcnRpY2FsGAEgASgJQge6SARyAhABEhkKCHdvcmtmbG93GAIgASgJQge6SARyAhABEjAKB2NvbnRleHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESDQoFYXN5bmMYBCABKAgiNwoISm9iRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgwKBHN0ZXAYAyABKAkingMKA0pvYhIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEAoIdmVydGljYWwYAyABKAkSEAoId29ya2Zsb3cYBCABKAkSEAoIcHJvZ3Jlc3MYBSABKAUSKAoHY29udGV4dBgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLQoGcmVzdWx0GAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIEkLUYARItCgVlcnJvchgIIAEoCzIYLmNyZWF0aXZlb3BzLnYxLkpvYkVycm9yQgSQtRgBEi4KCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgSQtRgBEjYKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBJC1GAESEAoIYXR0ZW1wdHMYDCABKAUSDQoFYXN5bmMYDSABKAgiJAoNR2V0Sm9iUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQASKyAQoPTGlzdEpvYnNSZXF1ZXN0EkgKBnN0YXR1cxgBIAEoCUI4ukg1cjNSAFIGcXVldWVkUgpwcm9jZXNzaW5nUgljb21wbGV0ZWRSBmZhaWxlZFIIY2FuY2VsZWQSEAoIdmVydGljYWwYAiABKAkSEAoId29ya2Zsb3cYAyABKAkSHQoJcGFnZV9zaXplGAQgASgFQgq6SAcaBRjIASgAEhIKCnBhZ2VfdG9rZW4YBSABKAkiTgoQTGlzdEpvYnNSZXNwb25zZRIhCgRqb2JzGAEgAygLMhMuY3JlYXRpdmVvcHMudjEuSm9iEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSInChBDYW5jZWxKb2JSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABMoYHCg1FbmdpbmVTZXJ2aWNlEosBCg1MaXN0VmVydGljYWxzEiQuY3JlYXRpdmVvcHMudjEuTGlzdFZlcnRpY2Fsc1JlcXVlc3QaJS5jcmVhdGl2ZW9wcy52MS5MaXN0VmVydGljYWxzUmVzcG9uc2UiLYq1GA0KC2VuZ2luZTpyZWFkgtPkkwIWEhQvdjEvZW5naW5lL3ZlcnRpY2FscxKLAQoNTGlzdFdvcmtmbG93cxIkLmNyZWF0aXZlb3BzLnYxLkxpc3RXb3JrZmxvd3NSZXF1ZXN0GiUuY3JlYXRpdmVvcHMudjEuTGlzdFdvcmtmbG93c1Jlc3BvbnNlIi2KtRgNCgtlbmdpbmU6cmVhZILT5JMCFhIUL3YxL2VuZ2luZS93b3JrZmxvd3MSfwoLR2V0V29ya2Zsb3cSIi5jcmVhdGl2ZW9wcy52MS5HZXRXb3JrZmxvd1JlcXVlc3QaGC5jcmVhdGl2ZW9wcy52MS5Xb3JrZmxvdyIyirUYDQoLZW5naW5lOnJlYWSC0+STAhsSGS92MS9lbmdpbmUvd29ya2Zsb3dzL3tpZH0SdAoLUnVuV29ya2Zsb3cSIi5jcmVhdGl2ZW9wcy52MS5SdW5Xb3JrZmxvd1JlcXVlc3QaEy5jcmVhdGl2ZW9wcy52MS5Kb2IiLIq1GA8KCmVuZ2luZTpydW4YygGC0+STAhM6ASoiDi92MS9lbmdpbmUvcnVuEm0KBkdldEpvYhIdLmNyZWF0aXZlb3BzLnYxLkdldEpvYlJlcXVlc3QaEy5jcmVhdGl2ZW9wcy52MS5Kb2IiL4q1GA0KC2VuZ2luZTpyZWFkgtPkkwIYEhYvdjEvZW5naW5lL3N0YXR1cy97aWR9EncKCExpc3RKb2JzEh8uY3JlYXRpdmVvcHMudjEuTGlzdEpvYnNSZXF1ZXN0GiAuY3JlYXRpdmVvcHMudjEuTGlzdEpvYnNSZXNwb25zZSIoirUYDQoLZW5naW5lOnJlYWSC0+STAhESDy92MS9lbmdpbmUvam9icxJ6CglDYW5jZWxKb2ISIC5jcmVhdGl2ZW9wcy52MS5DYW5jZWxKb2JSZXF1ZXN0GhMuY3JlYXRpdmVvcHMudjEuSm9iIjaKtRgMCgplbmdpbmU6cnVugtPkkwIgOgEqIhsvdjEvZW5naW5lL2pvYnMve2lkfTpjYW5jZWxCRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChtjcmVhdGl2ZW9wcy92MS9lbmdpbmUucHJvdG8SDmNyZWF0aXZlb3BzLnYxIlIKCFZlcnRpY2FsEgsKA2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhYKDndvcmtmbG93X2NvdW50GAQgASgFIhYKFExpc3RWZXJ0aWNhbHNSZXF1ZXN0IlMKFUxpc3RWZXJ0aWNhbHNSZXNwb25zZRIrCgl2ZXJ0aWNhbHMYASADKAsyGC5jcmVhdGl2ZW9wcy52MS5WZXJ0aWNhbBINCgV0b3RhbBgCIAEoBSIWChRMaXN0Q2FsZW5kYXJzUmVxdWVzdCI2CgdDb3VudHJ5EgwKBGNvZGUYASABKAkSDAoEbmFtZRgCIAEoCRIPCgdhbGlhc2VzGAMgAygJIjwKDUNsb3N1cmVTb3VyY2USDQoFdGl0bGUYASABKAkSCwoDdXJsGAIgASgJEg8KB2NoZWNrZWQYAyABKAkiqgEKB0Nsb3N1cmUSCwoDa2V5GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIPCgdhZmZlY3RzGAQgASgJEi0KBnNvdXJjZRgFIAEoCzIdLmNyZWF0aXZlb3BzLnYxLkNsb3N1cmVTb3VyY2USEgoKa25vd25fZnJvbRgGIAEoBRIQCghrbm93bl90bxgHIAEoBRIQCghlc3RpbWF0ZRgIIAEoCSKCAQoVTGlzdENhbGVuZGFyc1Jlc3BvbnNlEioKCWNvdW50cmllcxgBIAMoCzIXLmNyZWF0aXZlb3BzLnYxLkNvdW50cnkSEgoKY3VycmVuY2llcxgCIAMoCRIpCghjbG9zdXJlcxgDIAMoCzIXLmNyZWF0aXZlb3BzLnYxLkNsb3N1cmUiuwEKCFdvcmtmbG93EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVydGljYWwYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLQoMaW5wdXRfc2NoZW1hGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIwCg9leGFtcGxlX2NvbnRleHQYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg0KBXN0ZXBzGAcgAygJIigKFExpc3RXb3JrZmxvd3NSZXF1ZXN0EhAKCHZlcnRpY2FsGAEgASgJIlMKFUxpc3RXb3JrZmxvd3NSZXNwb25zZRIrCgl3b3JrZmxvd3MYASADKAsyGC5jcmVhdGl2ZW9wcy52MS5Xb3JrZmxvdxINCgV0b3RhbBgCIAEoBSIpChJHZXRXb3JrZmxvd1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiiwEKElJ1bldvcmtmbG93UmVxdWVzdBIZCgh2ZXJ0aWNhbBgBIAEoCUIHukgEcgIQARIZCgh3b3JrZmxvdxgCIAEoCUIHukgEcgIQARIwCgdjb250ZXh0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBEg0KBWFzeW5jGAQgASgIIjcKCEpvYkVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIMCgRzdGVwGAMgASgJIp4DCgNKb2ISCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhAKCHZlcnRpY2FsGAMgASgJEhAKCHdvcmtmbG93GAQgASgJEhAKCHByb2dyZXNzGAUgASgFEigKB2NvbnRleHQYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei0KBnJlc3VsdBgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBJC1GAESLQoFZXJyb3IYCCABKAsyGC5jcmVhdGl2ZW9wcy52MS5Kb2JFcnJvckIEkLUYARIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgpzdGFydGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIEkLUYARI2Cgxjb21wbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgSQtRgBEhAKCGF0dGVtcHRzGAwgASgFEg0KBWFzeW5jGA0gASgIIiQKDUdldEpvYlJlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEisgEKD0xpc3RKb2JzUmVxdWVzdBJICgZzdGF0dXMYASABKAlCOLpINXIzUgBSBnF1ZXVlZFIKcHJvY2Vzc2luZ1IJY29tcGxldGVkUgZmYWlsZWRSCGNhbmNlbGVkEhAKCHZlcnRpY2FsGAIgASgJEhAKCHdvcmtmbG93GAMgASgJEh0KCXBhZ2Vfc2l6ZRgEIAEoBUIKukgHGgUYyAEoABISCgpwYWdlX3Rva2VuGAUgASgJIk4KEExpc3RKb2JzUmVzcG9uc2USIQoEam9icxgBIAMoCzITLmNyZWF0aXZlb3BzLnYxLkpvYhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJwoQQ2FuY2VsSm9iUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQATKUCAoNRW5naW5lU2VydmljZRKLAQoNTGlzdFZlcnRpY2FscxIkLmNyZWF0aXZlb3BzLnYxLkxpc3RWZXJ0aWNhbHNSZXF1ZXN0GiUuY3JlYXRpdmVvcHMudjEuTGlzdFZlcnRpY2Fsc1Jlc3BvbnNlIi2KtRgNCgtlbmdpbmU6cmVhZILT5JMCFhIUL3YxL2VuZ2luZS92ZXJ0aWNhbHMSiwEKDUxpc3RDYWxlbmRhcnMSJC5jcmVhdGl2ZW9wcy52MS5MaXN0Q2FsZW5kYXJzUmVxdWVzdBolLmNyZWF0aXZlb3BzLnYxLkxpc3RDYWxlbmRhcnNSZXNwb25zZSItirUYDQoLZW5naW5lOnJlYWSC0+STAhYSFC92MS9lbmdpbmUvY2FsZW5kYXJzEosBCg1MaXN0V29ya2Zsb3dzEiQuY3JlYXRpdmVvcHMudjEuTGlzdFdvcmtmbG93c1JlcXVlc3QaJS5jcmVhdGl2ZW9wcy52MS5MaXN0V29ya2Zsb3dzUmVzcG9uc2UiLYq1GA0KC2VuZ2luZTpyZWFkgtPkkwIWEhQvdjEvZW5naW5lL3dvcmtmbG93cxJ/CgtHZXRXb3JrZmxvdxIiLmNyZWF0aXZlb3BzLnYxLkdldFdvcmtmbG93UmVxdWVzdBoYLmNyZWF0aXZlb3BzLnYxLldvcmtmbG93IjKKtRgNCgtlbmdpbmU6cmVhZILT5JMCGxIZL3YxL2VuZ2luZS93b3JrZmxvd3Mve2lkfRJ0CgtSdW5Xb3JrZmxvdxIiLmNyZWF0aXZlb3BzLnYxLlJ1bldvcmtmbG93UmVxdWVzdBoTLmNyZWF0aXZlb3BzLnYxLkpvYiIsirUYDwoKZW5naW5lOnJ1bhjKAYLT5JMCEzoBKiIOL3YxL2VuZ2luZS9ydW4SbQoGR2V0Sm9iEh0uY3JlYXRpdmVvcHMudjEuR2V0Sm9iUmVxdWVzdBoTLmNyZWF0aXZlb3BzLnYxLkpvYiIvirUYDQoLZW5naW5lOnJlYWSC0+STAhgSFi92MS9lbmdpbmUvc3RhdHVzL3tpZH0SdwoITGlzdEpvYnMSHy5jcmVhdGl2ZW9wcy52MS5MaXN0Sm9ic1JlcXVlc3QaIC5jcmVhdGl2ZW9wcy52MS5MaXN0Sm9ic1Jlc3BvbnNlIiiKtRgNCgtlbmdpbmU6cmVhZILT5JMCERIPL3YxL2VuZ2luZS9qb2JzEnoKCUNhbmNlbEpvYhIgLmNyZWF0aXZlb3BzLnYxLkNhbmNlbEpvYlJlcXVlc3QaEy5jcmVhdGl2ZW9wcy52MS5Kb2IiNoq1GAwKCmVuZ2luZTpydW6C0+STAiA6ASoiGy92MS9lbmdpbmUvam9icy97aWR9OmNhbmNlbEJFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message creativeops.v1.Vertical
@@ -85,6 +85,179 @@ export const ListVerticalsResponseSchema: GenMessage<ListVerticalsResponse> = /*
   messageDesc(file_creativeops_v1_engine, 2);
 
 /**
+ * @generated from message creativeops.v1.ListCalendarsRequest
+ */
+export type ListCalendarsRequest = Message<"creativeops.v1.ListCalendarsRequest"> & {
+};
+
+/**
+ * Describes the message creativeops.v1.ListCalendarsRequest.
+ * Use `create(ListCalendarsRequestSchema)` to create a new message.
+ */
+export const ListCalendarsRequestSchema: GenMessage<ListCalendarsRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_engine, 3);
+
+/**
+ * A country whose national public holidays plans avoid.
+ *
+ * @generated from message creativeops.v1.Country
+ */
+export type Country = Message<"creativeops.v1.Country"> & {
+  /**
+   * ISO 3166-1 alpha-2 code, as the `country` input takes it ("DE").
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * English name ("Germany").
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Other codes accepted for it ("UK" for GB).
+   *
+   * @generated from field: repeated string aliases = 3;
+   */
+  aliases: string[];
+};
+
+/**
+ * Describes the message creativeops.v1.Country.
+ * Use `create(CountrySchema)` to create a new message.
+ */
+export const CountrySchema: GenMessage<Country> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_engine, 4);
+
+/**
+ * A published source a closure's dates come from.
+ *
+ * @generated from message creativeops.v1.ClosureSource
+ */
+export type ClosureSource = Message<"creativeops.v1.ClosureSource"> & {
+  /**
+   * @generated from field: string title = 1;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * Month the source was last checked, "2026-11".
+   *
+   * @generated from field: string checked = 3;
+   */
+  checked: string;
+};
+
+/**
+ * Describes the message creativeops.v1.ClosureSource.
+ * Use `create(ClosureSourceSchema)` to create a new message.
+ */
+export const ClosureSourceSchema: GenMessage<ClosureSource> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_engine, 5);
+
+/**
+ * A recurring industry closure: a span when part of an industry stops
+ * taking work (shutdown), a storefront gives its front page to discounts
+ * (sale), or buyers place orders (market).
+ *
+ * @generated from message creativeops.v1.Closure
+ */
+export type Closure = Message<"creativeops.v1.Closure"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * "shutdown", "sale" or "market".
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * Who it stops.
+   *
+   * @generated from field: string affects = 4;
+   */
+  affects: string;
+
+  /**
+   * @generated from field: creativeops.v1.ClosureSource source = 5;
+   */
+  source?: ClosureSource | undefined;
+
+  /**
+   * Years whose dates are published ones (0 when every year follows the
+   * same fixed dates).
+   *
+   * @generated from field: int32 known_from = 6;
+   */
+  knownFrom: number;
+
+  /**
+   * @generated from field: int32 known_to = 7;
+   */
+  knownTo: number;
+
+  /**
+   * How dates are set outside the known years; empty when they are fixed.
+   *
+   * @generated from field: string estimate = 8;
+   */
+  estimate: string;
+};
+
+/**
+ * Describes the message creativeops.v1.Closure.
+ * Use `create(ClosureSchema)` to create a new message.
+ */
+export const ClosureSchema: GenMessage<Closure> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_engine, 6);
+
+/**
+ * @generated from message creativeops.v1.ListCalendarsResponse
+ */
+export type ListCalendarsResponse = Message<"creativeops.v1.ListCalendarsResponse"> & {
+  /**
+   * @generated from field: repeated creativeops.v1.Country countries = 1;
+   */
+  countries: Country[];
+
+  /**
+   * ISO 4217 codes the `currency` input accepts.
+   *
+   * @generated from field: repeated string currencies = 2;
+   */
+  currencies: string[];
+
+  /**
+   * @generated from field: repeated creativeops.v1.Closure closures = 3;
+   */
+  closures: Closure[];
+};
+
+/**
+ * Describes the message creativeops.v1.ListCalendarsResponse.
+ * Use `create(ListCalendarsResponseSchema)` to create a new message.
+ */
+export const ListCalendarsResponseSchema: GenMessage<ListCalendarsResponse> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_engine, 7);
+
+/**
  * @generated from message creativeops.v1.Workflow
  */
 export type Workflow = Message<"creativeops.v1.Workflow"> & {
@@ -137,7 +310,7 @@ export type Workflow = Message<"creativeops.v1.Workflow"> & {
  * Use `create(WorkflowSchema)` to create a new message.
  */
 export const WorkflowSchema: GenMessage<Workflow> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 3);
+  messageDesc(file_creativeops_v1_engine, 8);
 
 /**
  * @generated from message creativeops.v1.ListWorkflowsRequest
@@ -154,7 +327,7 @@ export type ListWorkflowsRequest = Message<"creativeops.v1.ListWorkflowsRequest"
  * Use `create(ListWorkflowsRequestSchema)` to create a new message.
  */
 export const ListWorkflowsRequestSchema: GenMessage<ListWorkflowsRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 4);
+  messageDesc(file_creativeops_v1_engine, 9);
 
 /**
  * @generated from message creativeops.v1.ListWorkflowsResponse
@@ -178,7 +351,7 @@ export type ListWorkflowsResponse = Message<"creativeops.v1.ListWorkflowsRespons
  * Use `create(ListWorkflowsResponseSchema)` to create a new message.
  */
 export const ListWorkflowsResponseSchema: GenMessage<ListWorkflowsResponse> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 5);
+  messageDesc(file_creativeops_v1_engine, 10);
 
 /**
  * @generated from message creativeops.v1.GetWorkflowRequest
@@ -195,7 +368,7 @@ export type GetWorkflowRequest = Message<"creativeops.v1.GetWorkflowRequest"> & 
  * Use `create(GetWorkflowRequestSchema)` to create a new message.
  */
 export const GetWorkflowRequestSchema: GenMessage<GetWorkflowRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 6);
+  messageDesc(file_creativeops_v1_engine, 11);
 
 /**
  * @generated from message creativeops.v1.RunWorkflowRequest
@@ -227,7 +400,7 @@ export type RunWorkflowRequest = Message<"creativeops.v1.RunWorkflowRequest"> & 
  * Use `create(RunWorkflowRequestSchema)` to create a new message.
  */
 export const RunWorkflowRequestSchema: GenMessage<RunWorkflowRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 7);
+  messageDesc(file_creativeops_v1_engine, 12);
 
 /**
  * Why a job failed.
@@ -258,7 +431,7 @@ export type JobError = Message<"creativeops.v1.JobError"> & {
  * Use `create(JobErrorSchema)` to create a new message.
  */
 export const JobErrorSchema: GenMessage<JobError> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 8);
+  messageDesc(file_creativeops_v1_engine, 13);
 
 /**
  * @generated from message creativeops.v1.Job
@@ -343,7 +516,7 @@ export type Job = Message<"creativeops.v1.Job"> & {
  * Use `create(JobSchema)` to create a new message.
  */
 export const JobSchema: GenMessage<Job> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 9);
+  messageDesc(file_creativeops_v1_engine, 14);
 
 /**
  * @generated from message creativeops.v1.GetJobRequest
@@ -360,7 +533,7 @@ export type GetJobRequest = Message<"creativeops.v1.GetJobRequest"> & {
  * Use `create(GetJobRequestSchema)` to create a new message.
  */
 export const GetJobRequestSchema: GenMessage<GetJobRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 10);
+  messageDesc(file_creativeops_v1_engine, 15);
 
 /**
  * @generated from message creativeops.v1.ListJobsRequest
@@ -397,7 +570,7 @@ export type ListJobsRequest = Message<"creativeops.v1.ListJobsRequest"> & {
  * Use `create(ListJobsRequestSchema)` to create a new message.
  */
 export const ListJobsRequestSchema: GenMessage<ListJobsRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 11);
+  messageDesc(file_creativeops_v1_engine, 16);
 
 /**
  * @generated from message creativeops.v1.ListJobsResponse
@@ -419,7 +592,7 @@ export type ListJobsResponse = Message<"creativeops.v1.ListJobsResponse"> & {
  * Use `create(ListJobsResponseSchema)` to create a new message.
  */
 export const ListJobsResponseSchema: GenMessage<ListJobsResponse> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 12);
+  messageDesc(file_creativeops_v1_engine, 17);
 
 /**
  * @generated from message creativeops.v1.CancelJobRequest
@@ -436,7 +609,7 @@ export type CancelJobRequest = Message<"creativeops.v1.CancelJobRequest"> & {
  * Use `create(CancelJobRequestSchema)` to create a new message.
  */
 export const CancelJobRequestSchema: GenMessage<CancelJobRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_engine, 13);
+  messageDesc(file_creativeops_v1_engine, 18);
 
 /**
  * EngineService runs planning workflows per creative vertical.
@@ -453,6 +626,18 @@ export const EngineService: GenService<{
     methodKind: "unary";
     input: typeof ListVerticalsRequestSchema;
     output: typeof ListVerticalsResponseSchema;
+  },
+  /**
+   * Lists the countries whose public holidays plans can avoid (the
+   * `country` input), the currencies amounts can be in (the `currency`
+   * input) and the industry closures every plan respects, with sources.
+   *
+   * @generated from rpc creativeops.v1.EngineService.ListCalendars
+   */
+  listCalendars: {
+    methodKind: "unary";
+    input: typeof ListCalendarsRequestSchema;
+    output: typeof ListCalendarsResponseSchema;
   },
   /**
    * Lists workflows, optionally of one vertical.
