@@ -265,3 +265,87 @@ func TestPlainIsTheJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Prose, advice and fields written before a date settles name the settled
+// date: a reference is resolved when the result is rendered.
+func TestPlanRefFollowsSettledDate(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Strategy("Masters by %s.", p.Ref("masters"))
+	p.RecommendOn(High, "masters", "Deliver", "Deliver by "+p.Ref("masters")+".")
+	p.Set("schedule", map[string]any{"masters": p.Ref("masters")})
+	// Presidents' Day 2027 is a US holiday: the deliverable moves to Friday.
+	p.Deliverable("masters", "Masters delivered", mustDate(t, "2027-02-15"), RegionUS)
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res["recommendations"].([]any)[0].(map[string]any)
+	if res["strategy"] != "Masters by 2027-02-12." || rec["due_date"] != "2027-02-12" || rec["detail"] != "Deliver by 2027-02-12." ||
+		res["schedule"].(map[string]any)["masters"] != "2027-02-12" {
+		t.Errorf("strategy %q, recommendation %v, schedule %v: want the settled 2027-02-12", res["strategy"], rec, res["schedule"])
+	}
+	// Moved again after it was written: everything moves with it, and the
+	// timeline keeps the date first asked for.
+	p.Move("masters", mustDate(t, "2027-02-19"), "after the mix")
+	res, _ = p.Result()
+	m := res["timeline"].(map[string]any)["milestones"].([]any)[0].(map[string]any)
+	if res["strategy"] != "Masters by 2027-02-19." || m["moved_from"] != "2027-02-15" || !strings.Contains(m["note"].(string), "after the mix") {
+		t.Errorf("after Move: strategy %q, milestone %v", res["strategy"], m)
+	}
+	if got := p.GetDate("schedule"); !got.IsZero() {
+		t.Errorf("GetDate of a map = %v", got)
+	}
+}
+
+func TestPlanRecommendOnPassedMilestoneIsDueNow(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Milestone("pitch", "Pitch", mustDate(t, "2026-11-01"))
+	p.RecommendOn(High, "pitch", "Pitch", "Pitch now.")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["recommendations"].([]any)[0].(map[string]any)["due_date"]; got != "2026-11-20" {
+		t.Errorf("due %v, want as_of", got)
+	}
+}
+
+func TestPlanRefToMissingMilestoneFails(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Strategy("Launch on %s.", p.Ref("launch"))
+	if _, err := p.Result(); err == nil || !strings.Contains(err.Error(), `"launch"`) {
+		t.Errorf("err = %v, want one naming the milestone", err)
+	}
+}
+
+// Text from the context that happens to hold the markers is left as it
+// was: only references the plan wrote are resolved.
+func TestPlanRefLeavesForeignMarkers(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Milestone("launch", "Launch", mustDate(t, "2027-01-05"))
+	title := "Odd " + refOpen + "launch" + refClose + " title"
+	p.Set("title", title)
+	res, err := p.Result()
+	if err != nil || res["title"] != title {
+		t.Errorf("title %q, err %v: want it unchanged", res["title"], err)
+	}
+}
+
+func TestPlanLabelAndSchedule(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	d := mustDate(t, "2026-12-17")
+	if got := p.Label("Winter Sale starts", d); got != "2026-12-17" {
+		t.Errorf("Label = %q", got)
+	}
+	p.Label("Winter Sale starts", d)
+	p.SetSchedule("ramp", "send days", []string{"2026-12-01"})
+	res, _ := p.Result()
+	tl := res["timeline"].(map[string]any)
+	refs, _ := tl["reference_dates"].([]any)
+	if len(refs) != 1 || refs[0].(map[string]any)["label"] != "Winter Sale starts" {
+		t.Errorf("reference_dates %v, want one labelled date", tl["reference_dates"])
+	}
+	if s, _ := tl["schedules"].([]any); len(s) != 1 || s[0].(map[string]any)["key"] != "ramp" || res["ramp"] == nil {
+		t.Errorf("schedules %v, ramp %v", tl["schedules"], res["ramp"])
+	}
+}
