@@ -216,19 +216,26 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	if _, _, ok := p.IsReplanned(); ok {
 		p.Set("earliest_submission_date", engine.FormatDate(submit))
 	}
+	// The submission is a hand-over: asked for on a closed day, it is moved
+	// by the calendar, which reports the move.
+	asked := submit
+	if _, _, ok := p.IsReplanned(); !ok {
+		asked = requested
+	}
+	p.Deliverable("submit", "Submitted to ACX", asked, r)
+	submit = p.DateOf("submit")
 	p.SetTarget(submit)
 	if failed > 0 {
 		p.Deliverable("remaster", "Failing files remastered and re-measured", engine.AddOpenDays(submit, -2, r), r)
 	}
 	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
 	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
-	p.Deliverable("submit", "Submitted to ACX", submit, r)
 	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
 	p.DependsOn("final-listen", "remaster")
 	p.DependsOn("submit", "final-listen")
 	p.DependsOn("acx-review-done", "submit")
-	p.Set("review_complete_estimate", engine.FormatDate(review))
-	p.Set("submit_date", engine.FormatDate(submit))
+	p.Set("review_complete_estimate", p.Ref("acx-review-done"))
+	p.Set("submit_date", p.Ref("submit"))
 	return nil
 }
 
@@ -237,9 +244,8 @@ func acxFiles(n int, singular, plural string) string { return engine.Plural(n, s
 
 func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
 	failed := p.Get("failing_files").(int)
-	submit, _ := engine.ParseDate(p.Get("submit_date").(string))
 	if failed > 0 {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddOpenDays(submit, -2, in.Region())), "Remaster the failing files",
+		p.RecommendOn(engine.High, "remaster", "Remaster the failing files",
 			"Apply the listed gain first, then the limiter, then noise reduction, and re-measure every file on the exported MP3, not the WAV.")
 	}
 	p.Recommend(engine.High, "Master the whole book with one chain",

@@ -166,8 +166,8 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 				label, engine.FormatDate(onSale), comedyTourOnSaleWeeks[s.Str("venue_type")], s.Str("venue_type"), engine.Plural(engine.DaysBetween(asOf, date), "day", "days"))
 			onSale = asOf
 		}
-		row["on_sale"] = engine.FormatDate(onSale)
 		n := i + 1
+		row["on_sale"] = p.Ref(fmt.Sprintf("on-sale-%d", n))
 		p.Milestone(fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale)
 		p.Milestone(fmt.Sprintf("show-%d", n), "Show: "+label, date)
 		p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("on-sale-%d", n))
@@ -200,6 +200,13 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		p.PostEvent(last, "settle every show, pay commissions and compare the settlements with this forecast.")
 		p.Deliverable("settled", "Every settlement reconciled and commissions paid", engine.AddOpenDays(engine.NextOpen(asOf, r), 5, r), r)
 	}
+	// A theatre date late in the tour may go on sale before a club date.
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "on-sale-") {
+			p.Milestone("assets-ready", "Press assets with every venue (a week before the first on-sale)", engine.Later(asOf, engine.AddWeeks(m.Date, -1)))
+			break
+		}
+	}
 	p.Set("shows", rows)
 	p.Set("totals", map[string]any{
 		"pay_usd": engine.Money(totalPay), "commissions_usd": engine.Money(totalComm), "costs_usd": engine.Money(totalCosts),
@@ -211,20 +218,15 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 func comedyTourRecommend(in *engine.Input, p *engine.Plan) error {
 	shows := comedyTourShows(in)
 	totals := p.Get("totals").(map[string]any)
-	rows := p.Get("shows").([]map[string]any)
-	// A theatre date late in the tour may go on sale before a club date.
-	var first time.Time
-	for _, r := range rows {
-		if s, ok := r["on_sale"].(string); ok {
-			if d, _ := engine.ParseDate(s); first.IsZero() || d.Before(first) {
-				first = d
-			}
+	firstOnSale := "none left"
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "on-sale-") {
+			firstOnSale = p.Ref(m.Key)
+			break
 		}
 	}
-	firstOnSale := "none left"
-	if !first.IsZero() {
-		firstOnSale = engine.FormatDate(first)
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(first, -1)), "Have assets ready before the first on-sale",
+	if !p.DateOf("assets-ready").IsZero() {
+		p.RecommendOn(engine.High, "assets-ready", "Have assets ready before the first on-sale",
 			"Headshot, 30-second clip and a one-line bio to every venue a week before its on-sale; venues sell what they can post.")
 	} else {
 		p.RecommendBy(engine.High, p.AsOf(), "Collect every settlement sheet",

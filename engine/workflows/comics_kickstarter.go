@@ -238,11 +238,11 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	p.DependsOn("books-printed", "funds-arrive")
 	p.DependsOn("fulfilment", "books-printed")
 	p.Set("schedule", map[string]any{
-		"launch":             engine.FormatDate(launch),
-		"end":                engine.FormatDate(end),
-		"funds":              engine.FormatDate(funds),
-		"printed":            engine.FormatDate(printed),
-		"fulfilment":         engine.FormatDate(shipped),
+		"launch":             p.Ref("launch"),
+		"end":                p.Ref("campaign-end"),
+		"funds":              p.Ref("funds-arrive"),
+		"printed":            p.Ref("books-printed"),
+		"fulfilment":         p.Ref("fulfilment"),
 		"estimated_delivery": estimate.Format("2006-01"),
 	})
 	return nil
@@ -259,10 +259,9 @@ func coKsCNYYear(funds time.Time) int {
 
 func coKsRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]any)
-	launch, _ := engine.ParseDate(s["launch"].(string))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+	p.RecommendOn(engine.High, "prelaunch-page", "Open the pre-launch page",
 		"Followers of a pre-launch page are notified at launch; a strong first 48 hours decides most campaigns.")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(launch, -10), in.Region())), "Finish print-ready files before launch",
+	p.RecommendOn(engine.High, "submit-review", "Finish print-ready files before launch",
 		"Have the book lettered and print-ready, with a signed printer quote, before launch; backers fund printing, not unfinished pages.")
 	p.Recommend(engine.Medium, "Charge shipping separately", "Collect shipping by region in the pledge manager so postage increases and international backers do not eat the margin.")
 	p.Recommend(engine.Low, fmt.Sprintf("Promise delivery in %s", s["estimated_delivery"]), "Set the reward's estimated delivery to the month after planned fulfilment; a padded date kept beats an optimistic one missed.")

@@ -153,7 +153,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 			})
 		}
 	}
-	p.Set("first_year_by_month", months)
+	p.SetSchedule("first_year_by_month", "Steam's payout for each month's sales", months)
 	p.Set("projected_36_month_net_usd", engine.Money(cumNet))
 	p.Set("projected_36_month_units", totalUnits)
 
@@ -165,7 +165,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	}
 	if breakEven >= 0 {
 		p.Set("break_even_month", engine.AddMonths(monthStart, breakEven).Format("2006-01"))
-		p.Set("break_even_payout_date", engine.FormatDate(payout(breakEven)))
+		p.Set("break_even_payout_date", p.Ref("break-even"))
 		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
 		if breakEven >= 12 {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
@@ -196,13 +196,12 @@ func gamesBreakEvenHistory(p *engine.Plan, launch time.Time) {
 }
 
 func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
 	per := p.Get("per_copy_usd").(map[string]any)
 	ratio := per["developer_net_ratio"].(float64)
 	p.Recommend(engine.High, "Budget on the developer net, not the price",
 		fmt.Sprintf("Each copy listed at %s returns %s to you (%.0f%% of list) after discounts, taxes and regional pricing, refunds and Valve's 30%%.",
 			engine.USD(per["list_price"].(float64)), engine.USD(per["developer_net"].(float64)), ratio*100))
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(launch, gamesRefundWindowDays)), "Read the refund reasons",
+	p.RecommendOn(engine.Medium, "refund-window", "Read the refund reasons",
 		"Steam reports a reason with each refund; a rate above 10% in the first two weeks points at performance or expectation problems worth patching before the first sale.")
 	if in.Float("publisher_share_pct") > 0 {
 		p.Recommend(engine.Medium, "Check the publisher's recoup terms",

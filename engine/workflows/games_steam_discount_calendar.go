@@ -145,7 +145,7 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 			if ld > 0 {
 				latest = engine.AddDays(s.Start, -(gamesDiscountCooldownDays + gamesDiscountWeekDays))
 			}
-			p.Set("latest_launch_for_first_sale", engine.FormatDate(latest))
+			p.Set("latest_launch_for_first_sale", p.Label("latest launch that can join the first seasonal sale", latest))
 			if afterRelease {
 				p.Warn("SALE_TOO_SOON_AFTER_RELEASE", "The %s starts %s, %s, so the game cannot join it; launching by %s would.",
 					s.Name, engine.FormatDate(s.Start), reason, engine.FormatDate(latest))
@@ -187,8 +187,14 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Warn("EARLY_DEEP_DISCOUNT", "%s at %d%% off starts %s, within six months of launch; discounts past 50%% that early undercut launch buyers.", d.Name, d.Pct, engine.FormatDate(d.Start))
 		}
 	}
-	p.Set("discounts", list)
-	p.Set("skipped_sales", skipped)
+	// The first discount that has not started yet is the one to set up.
+	if next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) }); next >= 0 {
+		setup := engine.PrevWorkday(engine.AddDays(plan[next].Start, -gamesDiscountSetupDays))
+		p.Milestone("next-discount-setup", "Next discount scheduled in Steamworks", engine.Later(p.AsOf(), setup))
+		list[next]["set_up_by"] = p.Ref("next-discount-setup")
+	}
+	p.SetSchedule("discounts", "each discount's run and the day to set it up in Steamworks", list)
+	p.SetSchedule("skipped_sales", "Steam seasonal sales Steam's 28-day rules close to the game", skipped)
 	p.Milestone("launch", "Launch", launch)
 	p.Milestone("horizon-end", "End of the planned period", horizon)
 	seasonal := 0
@@ -215,8 +221,7 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) })
 	if next >= 0 {
 		first := list[next]
-		due, _ := engine.ParseDate(first["set_up_by"].(string))
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the next discount in Steamworks",
+		p.RecommendOn(engine.High, "next-discount-setup", "Set up the next discount in Steamworks",
 			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], engine.USD(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {

@@ -172,7 +172,7 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	p.Set("plan_kind", "pre_release")
 	singles := releaseFocusTracks(in.Str("release_type"))
 	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), releaseDistributorMinDays+28*singles), time.Friday)
-	p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
+	p.Set("earliest_feasible_release_date", p.Label("earliest feasible release", earliest))
 	if release.Before(earliest) {
 		days := engine.DaysBetween(p.AsOf(), release)
 		if days < 7 {

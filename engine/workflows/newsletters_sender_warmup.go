@@ -100,7 +100,7 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 		if engine.DaysBetween(asOf, start) < newsAuthLeadDays {
 			alt := engine.NextWorkday(engine.AddDays(asOf, newsAuthLeadDays))
 			p.Warn("AUTH_LEAD_TIME", "Authentication set up now is live and verified a week later, after %s; move the first send to %s.", engine.FormatDate(start), engine.FormatDate(alt))
-			p.Set("earliest_feasible_start_date", engine.FormatDate(alt))
+			p.Set("earliest_feasible_start_date", p.Label("earliest first send once authentication is verified", alt))
 		}
 	}
 	switch spam := in.Float("spam_rate_pct"); {
@@ -158,7 +158,7 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 		volume = min(list, volume*2)
 		day = engine.NextWorkday(engine.AddDays(day, 1))
 	}
-	p.Set("warmup_schedule", ramp)
+	p.SetSchedule("warmup_schedule", "each send day of the warm-up ramp", ramp)
 	p.Set("warmup_send_days", len(ramp))
 	p.Set("full_list_date", engine.FormatDate(day))
 	if len(p.Get("missing_authentication").([]string)) > 0 {
@@ -182,10 +182,10 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 	start := p.GetDate("first_send_date")
 	if missing := p.Get("missing_authentication").([]string); len(missing) > 0 {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(start, -newsAuthLeadDays)), "Publish the missing DNS records",
+		p.RecommendOn(engine.High, "dns-setup", "Publish the missing DNS records",
 			fmt.Sprintf("Add %s in the domain's DNS using the platform's values, start DMARC at p=none with a reporting address, and verify in the platform before sending.", strings.Join(missing, ", ")))
 	}
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(start, -2)), "Send to your most engaged readers first",
+	p.RecommendOn(engine.High, "seed-test", "Send to your most engaged readers first",
 		fmt.Sprintf("Export openers and clickers of the last 90 days and send to them first; the schedule doubles daily to the full %d over %d send days.", in.Int("list_size"), p.Get("warmup_send_days")))
 	p.Recommend(engine.Medium, "Watch Postmaster Tools daily during the ramp", "Hold the volume at the previous day's level if the spam rate passes 0.1% or domain reputation drops below High.")
 	p.Recommend(engine.Low, "Keep one-click unsubscribe visible", "An easy unsubscribe is cheaper than a spam complaint, which counts against the 0.3% limit.")

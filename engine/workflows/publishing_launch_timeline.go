@@ -207,8 +207,8 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			better = engine.OnOrAfter(better, pubLaunchDay(in))
 		}
 		p.Warn("PUB_DATE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when reviewers, media and store buyers are away and launch-week sales are lost to the holiday; publish on %s instead.",
-			engine.FormatDate(pub), engine.FormatDate(better))
-		p.Set("better_pub_date", engine.FormatDate(better))
+			engine.FormatDate(pub), p.Label("publication date clear of the dead week", better))
+		p.Set("better_pub_date", p.Label("publication date clear of the dead week", better))
 	}
 	var windows []map[string]any
 	for _, w := range steps {
@@ -219,7 +219,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		} else {
 			p.Deliverable(w.key, w.title, ideal, r)
 		}
-		windows = append(windows, map[string]any{"key": w.key, "ideal": engine.FormatDate(ideal), "last": engine.FormatDate(last)})
+		windows = append(windows, map[string]any{"key": w.key, "ideal": p.Ref(w.key), "last": engine.FormatDate(last)})
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
@@ -228,7 +228,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, w := range steps {
 		p.DependsOn("pub-day", w.key)
 	}
-	p.Set("windows", windows)
+	p.SetSchedule("windows", "each launch window's last useful day (ideal is the window's milestone)", windows)
 	return nil
 }
 
@@ -270,19 +270,17 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 }
 
 func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	pub, _ := engine.ParseDate(p.Get("pub_date").(string))
 	indie := in.Str("path") == "independent"
-	galleys := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddMonths(pub, -5)))
 	if indie {
-		p.RecommendBy(engine.High, galleys, "Send galleys to the review channels that take independent books",
+		p.RecommendOn(engine.High, "galleys-to-trade", "Send galleys to the review channels that take independent books",
 			"Publishers Weekly reviews independent titles through BookLife; Kirkus and Foreword have indie programmes; send galleys 4–5 months ahead with the metadata sheet.")
 	} else {
-		p.RecommendBy(engine.High, galleys, "Get galleys to trade reviewers",
+		p.RecommendOn(engine.High, "galleys-to-trade", "Get galleys to trade reviewers",
 			"Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist) need galleys 4–5 months before publication; confirm your publicist's mailing date.")
 	}
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -42)), "Book podcasts 4–6 weeks out",
+	p.RecommendOn(engine.Medium, "podcast-pitching", "Book podcasts 4–6 weeks out",
 		"Pitch podcasts and radio with a one-page author sheet and three talking points, aiming for interviews in launch week.")
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -56)), "Run a pre-order campaign",
+	p.RecommendOn(engine.Medium, "preorder-push", "Run a pre-order campaign",
 		"Pre-orders count towards first-week sales; offer a pre-order bonus and push it in the last 8 weeks.")
 	if e, ok := p.Get("earliest_feasible_pub_date").(string); ok {
 		p.RecommendBy(engine.High, p.AsOf(), "Move publication with the publisher and retailers",
@@ -290,11 +288,11 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	formats := in.Strings("formats")
 	if slices.Contains(formats, "audiobook") {
-		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -126)), "Cast the audiobook narrator",
-			"Audition narrators two weeks before recording starts; a finished master is due 8 weeks before publication so retailers can review it and list it with the print and ebook editions.")
+		p.RecommendOn(engine.Medium, "audio-narration", "Cast the audiobook narrator",
+			"Audition narrators in the two weeks before recording starts; a finished master is due 8 weeks before publication so retailers can review it and list it with the print and ebook editions.")
 	}
 	if (slices.Contains(formats, "hardcover") || slices.Contains(formats, "paperback")) && !indie {
-		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -112)), "Lock the print files",
+		p.RecommendOn(engine.Medium, "files-to-printer", "Lock the print files",
 			"Final interior and jacket files go to the printer 16 weeks out; corrections after that cost a reprint or a slipped date.")
 	}
 	costs := p.Get("costs").(map[string]any)
@@ -303,7 +301,7 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		spend = fmt.Sprintf("ISBNs and %s cost %s", engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(costs["fixed_total_usd"].(float64)))
 	}
 	p.Strategy("Publish %q in %s on %s (%s, %s out): galleys to reviewers by %s, pre-orders pushed from %s, podcasts pitched from %s; %s.",
-		in.Str("title"), strings.Join(formats, ", "), engine.FormatDate(pub), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), engine.FormatDate(galleys),
-		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -56))), engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -42))), spend)
+		in.Str("title"), strings.Join(formats, ", "), p.Ref("pub-day"), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), p.Ref("galleys-to-trade"),
+		p.Ref("preorder-push"), p.Ref("podcast-pitching"), spend)
 	return nil
 }

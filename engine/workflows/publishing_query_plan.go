@@ -179,6 +179,8 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
 	checkpoint := engine.AddWeeks(first, pubQueryBatchGapWeeks)
+	p.Milestone("package-ready", "Query package finished: letter, synopsis, opening pages", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))))
+	p.DependsOn("batch-1", "package-ready")
 	done := engine.AddWeeks(send, pubQueryResponseWeeks)
 	p.Milestone("first-checkpoint", "Checkpoint: count full requests from batch 1, revise before batch 2", engine.AddDays(checkpoint, -1))
 	p.Milestone("querying-complete", "Last responses due; decide whether to revise or shelve", done)
@@ -190,10 +192,9 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 
 func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	batches := p.Get("batches").([]map[string]any)
-	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))), "Finish the query package",
+	p.RecommendOn(engine.High, "package-ready", "Finish the query package",
 		fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", pubQueryCompsLine(in, p)))
-	p.RecommendBy(engine.High, engine.AddWeeks(first, pubQueryBatchGapWeeks), "Revise if batch 1 is quiet",
+	p.RecommendOn(engine.High, "first-checkpoint", "Revise if batch 1 is quiet",
 		"Fewer than one full request per 10 queries means the query or opening pages are not working; revise before sending batch 2.")
 	p.Recommend(engine.Medium, "Mix the batches",
 		"Put a few dream agents, a few newer agents building lists and a few mid-career agents in every batch, so each batch tests the package fairly.")

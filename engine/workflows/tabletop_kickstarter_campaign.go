@@ -140,7 +140,7 @@ func tabletopKSCheckDates(in *engine.Input, p *engine.Plan) error {
 		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 5, 0, 0, 0, 0, time.UTC), time.Tuesday)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s opens in the 24 December–1 January dead week, when backers travel and press is off: the first 48 hours decide a campaign. Launch on %s instead.",
 			engine.FormatDate(launch), engine.FormatDate(better))
-		p.Set("better_launch_date", engine.FormatDate(better))
+		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
 	end := engine.AddDays(launch, in.Int("campaign_days"))
 	p.SetTarget(launch)
@@ -232,7 +232,7 @@ func tabletopKSFulfilment(in *engine.Input, p *engine.Plan) error {
 
 func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
 	launch := p.GetDate("launch_date")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+	p.RecommendOn(engine.High, "prelaunch-page", "Open the pre-launch page",
 		"Followers of the pre-launch page are notified at launch; a strong first 48 hours (about a third of the goal) pulls Kickstarter's recommendation algorithm behind the campaign.")
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
 		p.Recommend(engine.High, "Set the goal to what makes the game",

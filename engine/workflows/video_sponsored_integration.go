@@ -166,8 +166,7 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	publish := p.GetDate("publish_date")
 	rate := p.Get("rate").(map[string]any)
 	quote := rate["quote_usd"].(float64)
-	contract := engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), in.Region()))
-	p.RecommendBy(engine.High, contract, "Quote on views, in writing",
+	p.RecommendOn(engine.High, "contract", "Quote on views, in writing",
 		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%s) and exclusivity (%s) as separate lines so they can be negotiated without cutting the base fee.",
 			engine.USD(quote), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)), in.Str("format"),
 			engine.Plural(in.Int("usage_rights_days"), "day", "days"), engine.Plural(in.Int("exclusivity_days"), "day", "days")))
@@ -176,10 +175,10 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 			publish.Format("January"), engine.USD(rate["market_high_usd"].(float64))))
 	}
 	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
-	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
-	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))
+	p.RecommendOn(engine.Medium, "report", "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
+	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", p.Ref("payment-due")))
 	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from $%.0f–%.0f base CPMs on %s), contract signed by %s for the %s publish date.",
 		engine.USD(quote), in.Str("niche"), in.Str("format"), engine.USD(rate["market_low_usd"].(float64)), engine.USD(rate["market_high_usd"].(float64)),
-		videoSponsorCPMLow, videoSponsorCPMHigh, engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), engine.FormatDate(contract), engine.FormatDate(publish))
+		videoSponsorCPMLow, videoSponsorCPMHigh, engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), p.Ref("contract"), p.Ref("publish"))
 	return nil
 }

@@ -1,0 +1,95 @@
+package workflows_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// milestoneByKey returns the timeline entry of key.
+func milestoneByKey(t *testing.T, res map[string]any, key string) map[string]any {
+	t.Helper()
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["key"] == key {
+			return mm
+		}
+	}
+	t.Fatalf("no milestone %q", key)
+	return nil
+}
+
+// A festival deadline in the dead week is entered before it, and the moved
+// date is the one the timeline, the submissions list and the advice give.
+func TestFestivalEntryMovedOffDeadWeekEverywhere(t *testing.T) {
+	ctx := mediaExample(t, "film-festival-submissions")
+	ctx["picture_lock_date"] = "2026-12-01"
+	ctx["festivals"] = []any{map[string]any{"name": "Winter Lights", "festival_date": "2027-04-09", "premiere_required": "none",
+		"regular_deadline": "2026-12-25", "regular_fee_usd": 40}}
+	res := run(t, "film-festival-submissions", ctx)
+	var moved map[string]any
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if mm := m.(map[string]any); mm["moved_from"] == "2026-12-25" {
+			moved = mm
+		}
+	}
+	if moved == nil || moved["date"] != "2026-12-23" {
+		t.Fatalf("submission milestone not moved from 2026-12-25 to 2026-12-23: %v", res["timeline"])
+	}
+	if got := res["submissions"].([]any)[0].(map[string]any)["submit_by"]; got != "2026-12-23" {
+		t.Errorf("submissions[0].submit_by = %v, want the moved 2026-12-23", got)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if rr := r.(map[string]any); strings.HasPrefix(rr["title"].(string), "Submit to") && rr["due_date"] != "2026-12-23" {
+			t.Errorf("%q due %v, want 2026-12-23", rr["title"], rr["due_date"])
+		}
+	}
+}
+
+// A submission asked for on Thanksgiving goes in the day before, and the
+// timeline says it was moved.
+func TestACXSubmissionOffThanksgivingReportsMove(t *testing.T) {
+	ctx := mediaExample(t, "audiobooks-acx-check")
+	ctx["as_of"] = "2026-11-02"
+	ctx["submission_date"] = "2026-11-26"
+	res := run(t, "audiobooks-acx-check", ctx)
+	m := milestoneByKey(t, res, "submit")
+	if m["date"] != "2026-11-25" || m["moved_from"] != "2026-11-26" {
+		t.Fatalf("submit milestone %v, want 2026-11-25 moved from 2026-11-26", m)
+	}
+	if res["submit_date"] != "2026-11-25" || !strings.Contains(res["strategy"].(string), "2026-11-25") {
+		t.Errorf("submit_date %v, strategy %q: want the moved 2026-11-25", res["submit_date"], res["strategy"])
+	}
+}
+
+// The strategy's galleys date is the galleys milestone's, and each launch
+// window's ideal date is its milestone's.
+func TestPublishingProseFollowsMilestones(t *testing.T) {
+	ctx := mediaExample(t, "publishing-launch-timeline")
+	ctx["pub_date"] = "2027-06-01" // galleys five months out: 2027-01-01, a holiday
+	res := run(t, "publishing-launch-timeline", ctx)
+	galleys := milestoneByKey(t, res, "galleys-to-trade")
+	if galleys["date"] == "2027-01-01" || !strings.Contains(res["strategy"].(string), "galleys to reviewers by "+galleys["date"].(string)) {
+		t.Errorf("galleys milestone %v, strategy %q", galleys, res["strategy"])
+	}
+	for _, w := range res["windows"].([]any) {
+		ww := w.(map[string]any)
+		if m := milestoneByKey(t, res, ww["key"].(string)); ww["ideal"] != m["date"] {
+			t.Errorf("window %v: ideal %v, milestone %v", ww["key"], ww["ideal"], m["date"])
+		}
+	}
+}
+
+// The fulfilment date the strategy promises is the fulfilment milestone's.
+func TestComicsFulfilmentOneDate(t *testing.T) {
+	for _, asOf := range []string{"2026-11-20", "2027-03-01", "2027-08-10"} {
+		ctx := mediaExample(t, "comics-kickstarter")
+		ctx["as_of"] = asOf
+		res := run(t, "comics-kickstarter", ctx)
+		f := milestoneByKey(t, res, "fulfilment")["date"].(string)
+		if res["schedule"].(map[string]any)["fulfilment"] != f {
+			t.Errorf("as_of %s: schedule.fulfilment %v, milestone %s", asOf, res["schedule"].(map[string]any)["fulfilment"], f)
+		}
+		if s, ok := res["strategy"].(string); ok && strings.Contains(s, "shipped by") && !strings.Contains(s, "shipped by "+f) {
+			t.Errorf("as_of %s: strategy %q, milestone %s", asOf, s, f)
+		}
+	}
+}
