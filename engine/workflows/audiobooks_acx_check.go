@@ -39,6 +39,7 @@ func init() {
 		ID:          "audiobooks-acx-check",
 		Name:        "ACX mastering check",
 		Vertical:    "audiobooks",
+		PastDate:    engine.PastDate{Field: "submission_date", Policy: engine.PastReplan},
 		Description: "Checks each audiobook file's RMS, peak, noise floor, format and length against the ACX submission requirements, computes the gain, limiting and noise reduction that fix each failing file, and dates the submission and ACX review. A submission date already past, or too close for the fixes, is re-planned on the earliest feasible submission; the ACX review is counted in US business days.",
 		Fields: []engine.Field{
 			{Name: "files", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Measurements of each file (from the mastering meter).", Items: []engine.Field{

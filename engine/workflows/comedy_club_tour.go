@@ -37,6 +37,7 @@ func init() {
 		ID:          "comedy-club-tour",
 		Name:        "Comedy tour settlement and on-sales",
 		Vertical:    "comedy",
+		PastDate:    engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
 		Description: "Forecasts what each show of a stand-up tour pays under its deal (flat, door or versus) at the expected sell-through, after commissions and show costs, dates each on-sale and advance, and flags double bookings, late on-sales and shows that lose money. An on-sale already due goes on sale on the plan date, one on a holiday moves to the Friday before; shows already played are marked played, and a tour that is over gets a post-event plan (settle up).",
 		Fields: []engine.Field{
 			{Name: "comic", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Comic or show name."},

@@ -43,6 +43,7 @@ func init() {
 		ID:          "comics-kickstarter",
 		Name:        "Comics Kickstarter plan",
 		Vertical:    "comics",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Sets a Kickstarter goal for a printed comic that covers printing, creative costs, shipping, platform and processing fees and dropped pledges, estimates backers needed, checks page count and print run, and schedules pre-launch, campaign, funds, printing and fulfilment. A launch already past, under four weeks away or in the 24 December–1 January week is re-planned on the first feasible Tuesday; offset printing in Asia skips the Chinese New Year closure.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Campaign launch day."},

@@ -36,6 +36,7 @@ func init() {
 		ID:          "comics-webcomic-launch",
 		Name:        "Webcomic launch and buffer plan",
 		Vertical:    "comics",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Plans a webcomic launch: buffer at launch, whether production keeps up with the update schedule, the date the buffer runs out, when each collected volume is complete online and when the story ends, with the earliest launch that has a full buffer. A launch already past, without the 10-week buffer or in the 24 December–1 January week is re-planned on the first update day that works.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "First update; later updates fall on the same weekday."},

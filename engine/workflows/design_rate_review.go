@@ -29,6 +29,7 @@ func init() {
 		ID:       "design-rate-review",
 		Name:     "Freelance rate review",
 		Vertical: "design",
+		PastDate: engine.PastDate{Field: "effective_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "IRS: Schedule SE, self-employment tax", URL: "https://www.irs.gov/forms-pubs/about-schedule-se-form-1040", Checked: "2026-11"},
 			{Title: "SSA: contribution and benefit base", URL: "https://www.ssa.gov/oact/cola/cbb.html", Checked: "2026-11"},

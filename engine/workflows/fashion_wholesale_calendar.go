@@ -36,6 +36,7 @@ func init() {
 		ID:       "fashion-wholesale-calendar",
 		Name:     "Wholesale collection calendar",
 		Vertical: "fashion",
+		PastDate: engine.PastDate{Field: "delivery_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Fédération de la Haute Couture et de la Mode: Paris fashion week and showroom calendar", URL: "https://fhcm.paris/en/calendar", Checked: "2026-11"},
 			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},

@@ -34,6 +34,7 @@ func init() {
 		ID:       "film-festival-submissions",
 		Name:     "Festival submission plan",
 		Vertical: "film",
+		PastDate: engine.PastDate{Field: "festivals", Policy: engine.PastSkip},
 		Sources: []engine.Source{
 			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
 			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},

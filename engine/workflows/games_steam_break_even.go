@@ -31,6 +31,7 @@ func init() {
 		ID:       "games-steam-break-even",
 		Name:     "Steam revenue and break-even",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steam refunds policy (14 days, under 2 hours played)", URL: "https://store.steampowered.com/steam_refunds/", Checked: "2026-11"},
 			{Title: "Steamworks: payments and revenue share tiers", URL: "https://partner.steamgames.com/doc/finance/payments_salesreporting", Checked: "2026-11"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -29,6 +30,7 @@ func init() {
 		ID:       "games-steam-discount-calendar",
 		Name:     "Steam discount calendar",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
 		},
@@ -64,6 +66,15 @@ const (
 	gamesDiscountStepPct      = 10
 	gamesDiscountMinPct       = 10
 )
+
+// gamesDiscountName names a discount in a sentence: Steam's sales by their
+// own names, the game's own discounts in lower case.
+func gamesDiscountName(d map[string]any) string {
+	if d["kind"] == "seasonal" {
+		return d["name"].(string)
+	}
+	return strings.ToLower(d["name"].(string))
+}
 
 type gamesDiscount struct {
 	Kind, Name string
@@ -190,8 +201,9 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 	// The first discount that has not started yet is the one to set up.
 	if next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) }); next >= 0 {
 		setup := engine.PrevWorkday(engine.AddDays(plan[next].Start, -gamesDiscountSetupDays))
-		p.Milestone("next-discount-setup", "Next discount scheduled in Steamworks", engine.Later(p.AsOf(), setup))
-		list[next]["set_up_by"] = p.Ref("next-discount-setup")
+		key := fmt.Sprintf("set-up-discount-%d", next+1)
+		p.Milestone(key, fmt.Sprintf("%s scheduled in Steamworks", plan[next].Name), engine.Later(p.AsOf(), setup))
+		list[next]["set_up_by"] = p.Ref(key)
 	}
 	p.SetSchedule("discounts", "each discount's run and the day to set it up in Steamworks", list)
 	p.SetSchedule("skipped_sales", "Steam seasonal sales Steam's 28-day rules close to the game", skipped)
@@ -221,7 +233,7 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) })
 	if next >= 0 {
 		first := list[next]
-		p.RecommendOn(engine.High, "next-discount-setup", "Set up the next discount in Steamworks",
+		p.RecommendOn(engine.High, fmt.Sprintf("set-up-discount-%d", next+1), fmt.Sprintf("Set up the %s in Steamworks", gamesDiscountName(first)),
 			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], engine.USD(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {

@@ -32,6 +32,7 @@ func init() {
 		ID:       "games-steam-launch",
 		Name:     "Steam launch plan",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steamworks: Steam Direct app fee", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
 			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},

@@ -31,6 +31,7 @@ func init() {
 		ID:       "illustration-picture-book",
 		Name:     "Picture book art schedule and advance",
 		Vertical: "illustration",
+		PastDate: engine.PastDate{Field: "publication_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "SCBWI: picture book contracts, advances and royalties", URL: "https://www.scbwi.org/", Checked: "2026-11"},
 			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},

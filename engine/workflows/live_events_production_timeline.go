@@ -32,6 +32,7 @@ func init() {
 		ID:       "live-events-production-timeline",
 		Name:     "Event production timeline and staffing",
 		Vertical: "live-events",
+		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
 			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
@@ -107,9 +108,9 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 	minimum := liveTimelineMinimum(l)
 	p.Set("minimum_lead_days", minimum)
 	if requested.Before(asOf) {
-		p.Warn("EVENT_DATE_PASSED", "The event date %s is before the plan date; this is a post-event plan: settle artists, staff and suppliers.", engine.FormatDate(requested))
-		p.Set("plan_kind", "post_event")
 		p.SetTarget(event)
+		p.PostEvent(event, "the venue, permits, announcement and on-sale are behind it; settle artists, staff and suppliers and debrief for the next edition.")
+		p.Set("plan_kind", "post_event")
 		p.Set("event_date", engine.FormatDate(event))
 		p.Milestone("event", "Event day (held)", event)
 		p.Milestone("settlement", "Final settlement and supplier invoices", engine.Later(asOf, engine.AddDays(event, 7)))

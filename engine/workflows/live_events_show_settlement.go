@@ -27,6 +27,7 @@ func init() {
 		ID:       "live-events-show-settlement",
 		Name:     "Concert budget and settlement",
 		Vertical: "live-events",
+		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
 		},
@@ -136,7 +137,7 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	event, asOf := in.Date("event_date"), p.AsOf()
 	p.SetTarget(event)
 	if event.Before(asOf) {
-		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date; this is a post-show plan: reconcile the settlement against this forecast.", engine.FormatDate(event))
+		p.PostEvent(event, "the on-sale and the pace check are behind it; reconcile the settlement against this forecast.")
 		p.Set("plan_kind", "post_event")
 		p.Milestone("show", liveSettlementTitle, event)
 		return nil

@@ -45,6 +45,7 @@ func init() {
 		ID:       "release-strategy",
 		Name:     "Release strategy",
 		Vertical: "music",
+		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Spotify for Artists: pitching music to playlist editors (7 days before release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
 			{Title: "IFPI: Global Release Day, new music on Fridays (2015)", URL: "https://www.ifpi.org/", Checked: "2026-11"},

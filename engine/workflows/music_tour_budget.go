@@ -29,6 +29,7 @@ func init() {
 		ID:       "music-tour-budget",
 		Name:     "Tour routing and budget",
 		Vertical: "music",
+		PastDate: engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "FMCSA hours of service, passenger-carrying vehicles (49 CFR 395.5)", URL: "https://www.ecfr.gov/current/title-49/subtitle-B/chapter-III/subchapter-B/part-395/section-395.5", Checked: "2026-11"},
 			{Title: "IRS standard mileage rates", URL: "https://www.irs.gov/tax-professionals/standard-mileage-rates", Checked: "2026-11"},

@@ -29,6 +29,7 @@ func init() {
 		ID:       "newsletters-paid-launch",
 		Name:     "Paid newsletter launch",
 		Vertical: "newsletters",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Substack: pricing and fees", URL: "https://support.substack.com/", Checked: "2026-11"},
 			{Title: "Stripe pricing", URL: "https://stripe.com/pricing", Checked: "2026-11"},

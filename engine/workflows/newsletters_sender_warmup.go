@@ -32,6 +32,7 @@ func init() {
 		ID:       "newsletters-sender-warmup",
 		Name:     "Sender warm-up and compliance",
 		Vertical: "newsletters",
+		PastDate: engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Google: email sender guidelines (February 2024)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
 			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},

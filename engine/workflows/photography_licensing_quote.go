@@ -36,6 +36,7 @@ func init() {
 		ID:       "photography-licensing-quote",
 		Name:     "Commercial shoot estimate and licence",
 		Vertical: "photography",
+		PastDate: engine.PastDate{Field: "shoot_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "ASMP: licensing guide", URL: "https://www.asmp.org/business/licensing/", Checked: "2026-11"},
 		},

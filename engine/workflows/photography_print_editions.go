@@ -31,6 +31,7 @@ func init() {
 		ID:       "photography-print-editions",
 		Name:     "Limited print edition",
 		Vertical: "photography",
+		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
 		},

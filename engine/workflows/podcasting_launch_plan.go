@@ -25,6 +25,7 @@ func init() {
 		ID:          "podcasting-launch-plan",
 		Name:        "Podcast launch plan",
 		Vertical:    "podcasting",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},

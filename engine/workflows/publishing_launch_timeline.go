@@ -39,7 +39,8 @@ func init() {
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK).",
+		PastDate:    engine.PastDate{Field: "pub_date", Policy: engine.PastPostEvent},
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); one already past gives a post-event plan for the book on sale.",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
@@ -95,7 +96,7 @@ func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
 	asked := in.Date("pub_date")
 	pub := asked
 	day := pubLaunchDay(in)
-	if in.Str("path") == "traditional" && asked.Weekday() != day {
+	if in.Str("path") == "traditional" && asked.Weekday() != day && !asked.Before(p.AsOf()) {
 		pub = engine.OnOrAfter(asked, day)
 		code := "PUB_DATE_NOT_TUESDAY"
 		if day == time.Thursday {
@@ -162,6 +163,9 @@ func pubLaunchSteps(in *engine.Input) []pubLaunchWindow {
 // made up by warning.
 func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, _ := engine.ParseDate(p.Get("pub_date").(string))
+	if requested.Before(p.AsOf()) {
+		return pubLaunchAfter(p, requested)
+	}
 	indie := in.Str("path") == "independent"
 	r := in.Region()
 	steps := pubLaunchSteps(in)
@@ -232,6 +236,19 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// pubLaunchAfter plans for a book already on sale: the launch windows are
+// behind it, so what is left is selling the book that is out.
+func pubLaunchAfter(p *engine.Plan, pub time.Time) error {
+	p.SetTarget(pub)
+	p.PostEvent(pub, "the book is on sale, so buyer catalogs, galleys and trade reviews, long-lead press and pre-orders can no longer be had; "+
+		"what is left is reader reviews, ads, events and backlist pricing, and the sales review that decides reprints.")
+	p.Set("days_until_pub", engine.DaysBetween(p.AsOf(), pub))
+	p.Set("windows", []map[string]any{})
+	p.Milestone("pub-day", "Publication day", pub)
+	p.Milestone("post-launch-review", "Sales review: reviews, reprint and ad decisions", engine.Later(p.AsOf(), engine.AddWeeks(pub, 4)))
+	return nil
+}
+
 const (
 	pubLaunchISBNOne = 125.0
 	pubLaunchISBNTen = 295.0
@@ -270,6 +287,14 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 }
 
 func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
+	if p.DateOf("galleys-to-trade").IsZero() {
+		p.RecommendOn(engine.High, "post-launch-review", "Review sales and decide on reprints and ads",
+			"Compare sell-through by format and retailer with the first printing; reprint or adjust ads and price where the book sells.")
+		p.Recommend(engine.Medium, "Ask readers for reviews", "Retail and reader-site reviews keep selling a book after launch; ask newsletter readers and event audiences for them.")
+		p.Strategy("%q has been on sale since %s (%s): the launch windows are behind it, so the plan sells the book that is out, with a sales review on %s.",
+			in.Str("title"), p.Ref("pub-day"), strings.Join(in.Strings("formats"), ", "), p.Ref("post-launch-review"))
+		return nil
+	}
 	indie := in.Str("path") == "independent"
 	if indie {
 		p.RecommendOn(engine.High, "galleys-to-trade", "Send galleys to the review channels that take independent books",

@@ -33,6 +33,7 @@ func init() {
 		ID:          "publishing-query-plan",
 		Name:        "Agent query plan",
 		Vertical:    "publishing",
+		PastDate:    engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete. A start date already past starts querying on the plan date.",
 		Fields: []engine.Field{
 			{Name: "genre", Kind: engine.String, Required: true, Enum: []string{"literary", "upmarket", "commercial", "thriller", "mystery", "horror", "romance", "fantasy", "science_fiction", "young_adult", "middle_grade", "memoir", "narrative_nonfiction"}, Description: "Category the book is pitched in."},
@@ -167,6 +168,9 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	send := pubQuerySendDay(start)
 	if !send.Equal(engine.OnOrAfter(start, time.Tuesday)) {
 		p.Warn("HOLIDAY_SLOWDOWN", "Querying would start in the holiday slowdown; the first batch moves to %s.", engine.FormatDate(send))
+	}
+	if requested := in.Date("start_date"); in.Has("start_date") && requested.Before(p.AsOf()) {
+		replanOn(p, requested, send, "the start date has passed, so querying starts from the plan date")
 	}
 	p.SetTarget(send)
 	for i := 0; i < n; i++ {

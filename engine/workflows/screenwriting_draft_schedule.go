@@ -27,6 +27,7 @@ func init() {
 		ID:          "screenwriting-draft-schedule",
 		Name:        "Spec script writing schedule",
 		Vertical:    "screenwriting",
+		PastDate:    engine.PastDate{Field: "target_date", Policy: engine.PastReplan},
 		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees. A target date already past, or one the writing cannot fit at a sustainable pace, is re-planned to the earliest date at the writer's pace.",
 		Fields: []engine.Field{
 			{Name: "format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "What is being written."},

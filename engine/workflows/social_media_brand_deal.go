@@ -28,6 +28,7 @@ func init() {
 		ID:          "social-media-brand-deal",
 		Name:        "Brand deal quote and schedule",
 		Vertical:    "social-media",
+		PastDate:    engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
 		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{

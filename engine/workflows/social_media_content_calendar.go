@@ -29,6 +29,7 @@ func init() {
 		ID:          "social-media-content-calendar",
 		Name:        "Campaign content calendar",
 		Vertical:    "social-media",
+		PastDate:    engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
 		Description: "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit. A campaign whose first batch session has passed is re-planned to start the day after the next session.",
 		Fields: []engine.Field{
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First day of posting."},

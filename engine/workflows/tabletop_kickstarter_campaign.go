@@ -31,6 +31,7 @@ func init() {
 		ID:          "tabletop-kickstarter-campaign",
 		Name:        "Kickstarter campaign maths",
 		Vertical:    "tabletop",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Computes the minimum funding goal and backers needed for a tabletop Kickstarter from pledge, unit cost, print minimums, fees and absorbed shipping, projects the surplus at the expected backers, and dates the campaign through pledge manager, manufacturing, freight and an estimated delivery month. A launch too soon or already past is re-planned to the first Tuesday with a four-week pre-launch that does not open in the 24 December–1 January dead week.",
 		Fields: []engine.Field{
 			{Name: "project_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the game."},

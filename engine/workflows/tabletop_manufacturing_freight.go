@@ -35,6 +35,7 @@ func init() {
 		ID:          "tabletop-manufacturing-freight",
 		Name:        "Manufacturing and freight schedule",
 		Vertical:    "tabletop",
+		PastDate:    engine.PastDate{Field: "in_warehouse_date", Policy: engine.PastReplan},
 		Description: "Schedules files, proofs, pre-production sample, mass production and freight backwards from the in-warehouse date, counting the Chinese New Year shutdown, and sizes the shipment (CBM, containers or LCL, air chargeable weight), with the earliest feasible date when the files deadline has passed. A warehouse date whose files deadline has passed is re-planned to the earliest date stock can land with files sent now.",
 		Fields: []engine.Field{
 			{Name: "in_warehouse_date", Kind: engine.Date, Required: true, Description: "Date the stock must be in the destination warehouse."},

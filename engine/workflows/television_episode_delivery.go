@@ -29,6 +29,7 @@ func init() {
 		ID:          "television-episode-delivery",
 		Name:        "Episode post and delivery schedule",
 		Vertical:    "television",
+		PastDate:    engine.PastDate{Field: "premiere_date", Policy: engine.PastReplan},
 		Description: "Schedules shooting, DGA cut periods, lock and finishing for each episode of a season, compares each finished date with the platform's delivery date, and proposes the earliest premiere every episode can make. A premiere an episode cannot make, or whose deliveries are already past, is re-planned by whole weeks to the first premiere every episode makes.",
 		Fields: []engine.Field{
 			{Name: "production_start", Kind: engine.Date, Required: true, Description: "First shoot day of episode 1."},

@@ -29,6 +29,7 @@ func init() {
 		ID:          "television-writers-room",
 		Name:        "Writers' room staffing and budget",
 		Vertical:    "television",
+		PastDate:    engine.PastDate{Field: "scripts_due", Policy: engine.PastReplan},
 		Description: "Checks a writers' room against the WGA 2023 MBA minimum staffing, computes the weeks the scripts need against the weeks available, and budgets weekly pay with pension and health. Scripts due before the room can write them, or already overdue, are re-planned to the earliest delivery date; the room is paid to the date it delivers.",
 		Fields: []engine.Field{
 			{Name: "episodes", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Episodes ordered (or to be developed)."},

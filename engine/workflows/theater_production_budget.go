@@ -29,6 +29,7 @@ func init() {
 		ID:          "theater-production-budget",
 		Name:        "Production budget and break-even",
 		Vertical:    "theater",
+		PastDate:    engine.PastDate{Field: "opening_date", Policy: engine.PastPostEvent},
 		Description: "Budgets a stage run (payroll with burden for rehearsal and run weeks, fixed production costs, contingency, royalties, ticketing fees) against box office at the expected occupancy, and computes the break-even occupancy, tickets and ticket price, with the budget-lock, on-sale and settlement dates. A run that has already opened gets a settlement plan (the budget as the yardstick, the licensor's report due).",
 		Fields: []engine.Field{
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening night."},

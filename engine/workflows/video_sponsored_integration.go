@@ -29,6 +29,7 @@ func init() {
 		ID:          "video-sponsored-integration",
 		Name:        "Sponsored video rate and schedule",
 		Vertical:    "video",
+		PastDate:    engine.PastDate{Field: "publish_date", Policy: engine.PastReplan},
 		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date. A publish date too close or already past is re-planned to the earliest date that leaves three weeks.",
 		Fields: []engine.Field{
 			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},

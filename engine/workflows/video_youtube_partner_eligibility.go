@@ -37,6 +37,7 @@ func init() {
 		ID:          "video-youtube-partner-eligibility",
 		Name:        "YouTube Partner Program eligibility",
 		Vertical:    "video",
+		PastDate:    engine.PastDate{Policy: engine.PastNotApplicable},
 		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
 		Fields: []engine.Field{
 			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Subscribers today (0 to 1,000,000,000)."},

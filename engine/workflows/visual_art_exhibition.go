@@ -26,6 +26,7 @@ func init() {
 		ID:          "visual-art-exhibition",
 		Name:        "Exhibition production schedule",
 		Vertical:    "visual-art",
+		PastDate:    engine.PastDate{Field: "opening_date", Policy: engine.PastReplan},
 		Description: "Schedules a solo or group show backwards from opening night: studio cut-off, photography, framing, shipping, installation, press and invitations, with a check that the remaining works can be made in time. An opening the works cannot be made, framed and shipped for, or already past, is re-planned to the earliest opening on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening reception date."},

@@ -29,6 +29,7 @@ func init() {
 		ID:          "visual-art-open-calls",
 		Name:        "Open-call submission plan",
 		Vertical:    "visual-art",
+		PastDate:    engine.PastDate{Field: "calls", Policy: engine.PastSkip},
 		Description: "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions. Calls whose deadlines have passed are reported and skipped.",
 		Fields: []engine.Field{
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
