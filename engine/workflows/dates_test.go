@@ -78,18 +78,41 @@ func TestPublishingProseFollowsMilestones(t *testing.T) {
 	}
 }
 
-// The fulfilment date the strategy promises is the fulfilment milestone's.
+// The fulfilment date the strategy promises is the fulfilment milestone's,
+// also when the milestone moved off a weekend (2027-06-05 is a Saturday).
 func TestComicsFulfilmentOneDate(t *testing.T) {
-	for _, asOf := range []string{"2026-11-20", "2027-03-01", "2027-08-10"} {
-		ctx := mediaExample(t, "comics-kickstarter")
-		ctx["as_of"] = asOf
-		res := run(t, "comics-kickstarter", ctx)
-		f := milestoneByKey(t, res, "fulfilment")["date"].(string)
-		if res["schedule"].(map[string]any)["fulfilment"] != f {
-			t.Errorf("as_of %s: schedule.fulfilment %v, milestone %s", asOf, res["schedule"].(map[string]any)["fulfilment"], f)
+	ctx := mediaExample(t, "comics-kickstarter")
+	ctx["launch_date"] = "2027-01-05"
+	res := run(t, "comics-kickstarter", ctx)
+	f := milestoneByKey(t, res, "fulfilment")
+	if f["date"] != "2027-06-04" || f["moved_from"] != "2027-06-05" {
+		t.Fatalf("fulfilment milestone %v, want 2027-06-04 moved from 2027-06-05", f)
+	}
+	if got := res["schedule"].(map[string]any)["fulfilment"]; got != "2027-06-04" {
+		t.Errorf("schedule.fulfilment %v, want the milestone's 2027-06-04", got)
+	}
+	if s := res["strategy"].(string); strings.Contains(s, "2027-06-05") {
+		t.Errorf("strategy names the unmoved date: %q", s)
+	}
+}
+
+// A studio cut-off on Washington's Birthday moves to the Friday before,
+// and the advice to protect it is due then, not on the holiday.
+func TestExhibitionCutoffAdviceFollowsHolidayMove(t *testing.T) {
+	ctx := mediaExample(t, "visual-art-exhibition")
+	ctx["opening_date"] = "2027-04-01"
+	res := run(t, "visual-art-exhibition", ctx)
+	cut := milestoneByKey(t, res, "studio-cutoff")
+	if cut["moved_from"] != "2027-02-15" {
+		t.Fatalf("studio cut-off %v, want one moved from 2027-02-15", cut)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		rr := r.(map[string]any)
+		if rr["title"] == "Protect the studio cut-off" && (rr["due_date"] != cut["date"] || strings.Contains(rr["detail"].(string), "2027-02-15")) {
+			t.Errorf("advice %v, cut-off milestone %v", rr, cut["date"])
 		}
-		if s, ok := res["strategy"].(string); ok && strings.Contains(s, "shipped by") && !strings.Contains(s, "shipped by "+f) {
-			t.Errorf("as_of %s: strategy %q, milestone %s", asOf, s, f)
-		}
+	}
+	if strings.Contains(res["strategy"].(string), "2027-02-15") {
+		t.Errorf("strategy names the holiday: %q", res["strategy"])
 	}
 }
