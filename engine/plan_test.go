@@ -227,6 +227,40 @@ func BenchmarkPlanResult(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanResultWithRefs: a plan whose strategy and advice name
+// milestone dates, copied or by key (resolved when rendered): the cost of
+// one date, one place.
+func BenchmarkPlanResultWithRefs(b *testing.B) {
+	asOf := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, byKey := range []bool{false, true} {
+		p := &Plan{asOf: asOf}
+		for i := range 15 {
+			p.Milestone(fmt.Sprintf("m%d", i), fmt.Sprintf("Milestone %d", i), asOf.AddDate(0, 0, 3*i))
+		}
+		date := func(i int) string { return FormatDate(asOf.AddDate(0, 0, 3*i)) }
+		if byKey {
+			date = func(i int) string { return p.Ref(fmt.Sprintf("m%d", i)) }
+		}
+		p.Set("budget", map[string]any{"total_usd": 12000.0, "split": map[string]float64{"marketing": 0.4, "production": 0.35, "distribution": 0.25}, "per_week": []float64{1, 2, 3, 4, 5, 6, 7, 8}})
+		p.Strategy("Start %s, deliver %s, release %s.", date(0), date(7), date(14))
+		for i := range 5 {
+			if byKey {
+				p.RecommendOn(High, fmt.Sprintf("m%d", 2*i), "Step", "Do it by "+date(2*i)+".")
+			} else {
+				p.RecommendBy(High, asOf.AddDate(0, 0, 6*i), "Step", "Do it by "+date(2*i)+".")
+			}
+		}
+		b.Run(map[bool]string{false: "copied", true: "by-key"}[byKey], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Result(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // plain converts what plans are built of directly and everything else
 // through JSON; either way the value is the JSON round trip's.
 func TestPlainIsTheJSONRoundTrip(t *testing.T) {
