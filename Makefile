@@ -8,7 +8,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -78,6 +78,12 @@ test-dashboard:
 ## test-browser: only the TypeScript client's browser suite, in Debian's Chromium (CREATIVEOPS_CHROMIUM to use another)
 test-browser:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run test:browser
+
+## check-tidy: fail if `go mod tidy` would change go.mod or go.sum of any module in the repository
+check-tidy:
+	@for m in $$(git ls-files '*go.mod' | xargs -n1 dirname); do \
+	  (cd $$m && $(GO) mod tidy -diff >/dev/null) || { (cd $$m && $(GO) mod tidy -diff); echo "go mod tidy changes $$m/go.mod or go.sum: run it there and commit" >&2; exit 1; }; \
+	done
 
 ## lint: buf lint, go vet and gofmt
 lint:

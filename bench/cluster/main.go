@@ -46,10 +46,12 @@ type options struct {
 	rates       []int
 	concurrency int
 	out         string
-	bin         string
-	postgres    string
-	keep        bool
-	rounds      int
+	// detail receives the per-phase details of a report written to out.
+	detail   string
+	bin      string
+	postgres string
+	keep     bool
+	rounds   int
 	// proxyAlways puts the proxy in front of a single replica too.
 	proxyAlways bool
 	// profile, when set, is the directory that receives each mode's CPU,
@@ -82,7 +84,8 @@ func main() {
 	rps := flag.String("rps", "200,1000", "request rates of the fixed-rate phases, comma-separated")
 	flag.IntVar(&o.concurrency, "concurrency", 32, "clients of the max-throughput phases")
 	flag.IntVar(&o.rounds, "rounds", 3, "max-throughput rounds per mode (the median is reported)")
-	flag.StringVar(&o.out, "out", "docs/performance.md", `report file ("-" for stdout)`)
+	flag.StringVar(&o.out, "out", "docs/performance.md", `report file ("-" for stdout, details included)`)
+	flag.StringVar(&o.detail, "detail", "bench/results/cluster.md", "file for the per-phase details (every operation, every process) of a report written to -out")
 	flag.StringVar(&o.bin, "bin", "", "creativeops binary to run (default: build ./cmd/creativeops)")
 	flag.StringVar(&o.postgres, "postgres", "", "PostgreSQL server URL to create databases on (default $"+clustertest.PostgresEnv+" or "+clustertest.DefaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the run directory (server logs, SQLite file)")
@@ -241,18 +244,25 @@ func run(ctx context.Context, o options) error {
 		rep.Modes = append(rep.Modes, mr.res)
 	}
 	rep.Finished, rep.LoadAvgEnd = time.Now(), clustertest.LoadAvg()
+	if o.out == "-" {
+		_, err = os.Stdout.WriteString(rep.markdown() + "\n" + rep.details())
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(o.detail), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.detail, []byte(rep.details()), 0o644); err != nil {
+		return err
+	}
+	rep.DetailPath = o.detail
 	md := rep.markdown()
 	if old, err := os.ReadFile(o.out); err == nil {
 		md += keptSection(string(old))
 	}
-	if o.out == "-" {
-		_, err = os.Stdout.WriteString(md)
-		return err
-	}
 	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
 		return err
 	}
-	log.Printf("wrote %s", o.out)
+	log.Printf("wrote %s and %s", o.out, o.detail)
 	return nil
 }
 

@@ -84,6 +84,9 @@ type report struct {
 	Pools string
 	Bare  bareResult
 	Modes []*modeResult
+	// DetailPath is where the per-phase details were written ("" when
+	// they follow the summary on stdout).
+	DetailPath string
 }
 
 func ms(d time.Duration) string {
@@ -258,7 +261,20 @@ func (r *report) markdown() string {
 	}
 	w("\n")
 	r.targets(w)
+	if r.DetailPath != "" {
+		w("Per operation and per process, phase by phase: `%s` (written by the same run, not kept in git).\n\n", r.DetailPath)
+	}
+	return b.String()
+}
 
+// details is the per-mode, per-phase part of the report: every
+// operation's latency and every process's CPU. It is written beside the
+// summary rather than into docs/performance.md, which stays a reference a
+// reader finishes.
+func (r *report) details() string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# bench/cluster: phases of the run of %s (commit %s)\n\n", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Commit)
 	for _, m := range r.Modes {
 		w("## %s\n\n", m.Mode)
 		if m.Served != nil {

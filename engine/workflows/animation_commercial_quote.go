@@ -23,7 +23,7 @@ import (
 //     about $400 per 2 minutes (mid-range of the GVAA rate guide for
 //     non-broadcast narration); stock music licence about $100 (standard
 //     single-use web licences run $50–$200); custom score about $1,000 per
-//     minute.
+//     minute, delivered by the last review gate before the render.
 //   - Rush fees of 25–100% for compressed schedules (studioRush); 50%
 //     deposit, 50% on delivery, net 30.
 //   - Days are working days of the studio's country: weekends, public
@@ -196,6 +196,19 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(delivery)
 	p.Milestone("kickoff", "Kickoff: brief, deposit and references", p.AsOf())
 	anScheduleStages(p, p.AsOf(), delivery, q.stages, in.Region(), "kickoff")
+	if in.Str("music") == "custom" {
+		// The score is costed, so it is scheduled: written to the cut and in
+		// hand for the final round's review, the last gate before the
+		// render.
+		final := q.stages[len(q.stages)-2].key
+		for _, m := range p.Milestones() {
+			if m.Key == final {
+				p.Deliverable("score-delivered", "Custom score delivered, timed to the cut", m.Date, in.Region())
+			}
+		}
+		p.DependsOn("score-delivered", "first-cut")
+		p.DependsOn("delivery", "score-delivered")
+	}
 	p.Milestone("final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
 	p.DependsOn("final-invoice", "delivery")
 	return nil

@@ -104,3 +104,20 @@ func TestAnimationCommercialRushAndInfeasible(t *testing.T) {
 		t.Fatalf("timeline %v", tl)
 	}
 }
+
+// A custom score is costed at about $1,000 a minute, so it is on the
+// schedule too: delivered after the first cut and by the last review gate
+// before the final render.
+func TestAnimationCommercialCustomScoreIsScheduled(t *testing.T) {
+	w, _ := engine.LookupWorkflow("animation-commercial-quote")
+	ctx := clone(w.ExampleContext)
+	ctx["music"] = "custom"
+	res := run(t, "animation-commercial-quote", ctx)
+	if q := res["quote"].(map[string]any); q["music_usd"] != 1000.0 {
+		t.Fatalf("score costed at %v, want 1000", q["music_usd"])
+	}
+	score := milestoneDate(t, res, "score-delivered")
+	if score.Before(milestoneDate(t, res, "first-cut")) || !score.Before(milestoneDate(t, res, "delivery")) {
+		t.Errorf("score delivered %s, want between the first cut and the final render", engine.FormatDate(score))
+	}
+}

@@ -17,7 +17,11 @@ import (
 //     all stereo.
 //   - One chapter per file, no longer than 120 minutes, with 0.5–1 s of room
 //     tone at the head and 1–5 s at the tail.
-//   - Opening and closing credits, and a retail sample of 1–5 minutes.
+//   - Opening and closing credits, and a retail sample of 1–5 minutes: a
+//     book missing either credit file, or with a sample outside that
+//     range, is rejected like a failing file, so the plan is "nothing to
+//     fix" only when neither the files nor the package has a rejection
+//     reason, and package fixes get a business day before the final listen.
 //   - Gain moves RMS, peaks and noise floor together: the fix for a file is
 //     the gain to the -20 dB RMS middle of the range, then a limiter with
 //     its ceiling at -3.5 dB for any peak the gain leaves above that
@@ -62,7 +66,7 @@ func init() {
 			engine.RegionField(),
 		},
 		Sources: []engine.Source{
-			{Title: "ACX Audio Submission Requirements", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
+			{Title: "ACX Audio Submission Requirements (levels, format, room tone, opening and closing credits, retail sample 1–5 minutes)", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 			{Title: "Audacity Manual: ACX Check and the audiobook mastering chain (limiter at -3.5 dB)", URL: "https://manual.audacityteam.org/man/acx_check.html", Checked: "2026-11"},
 			{Title: "ACX: how long the quality review takes", URL: "https://www.acx.com/help/faq", Checked: "2026-11"},
 		},
@@ -172,15 +176,29 @@ func acxCheckPackage(in *engine.Input, p *engine.Plan) error {
 		channels[f.Str("channels")]++
 		minutes += f.Float("duration_minutes")
 	}
+	// Each of these is a rejection reason of its own, however well the
+	// chapter files measure, so each is a fix before submission.
+	var fixes []string
 	if len(channels) > 1 {
 		p.Warn("MIXED_CHANNELS", "%d mono and %d stereo files: ACX needs every file in the same channel format.", channels["mono"], channels["stereo"])
+		fixes = append(fixes, "export every file in one channel format")
 	}
-	if !in.Bool("has_opening_credits") || !in.Bool("has_closing_credits") {
-		p.Warn("CREDITS_MISSING", "ACX needs separate opening and closing credit files (title, author, narrator; \"The end\" and credits).")
+	var credits []string
+	if !in.Bool("has_opening_credits") {
+		credits = append(credits, "opening")
+	}
+	if !in.Bool("has_closing_credits") {
+		credits = append(credits, "closing")
+	}
+	if len(credits) > 0 {
+		p.Warn("CREDITS_MISSING", "ACX needs separate opening and closing credit files (title, author, narrator; \"The end\" and credits); the %s credits are missing.", strings.Join(credits, " and "))
+		fixes = append(fixes, "record the "+strings.Join(credits, " and ")+" credits")
 	}
 	if s := in.Float("retail_sample_minutes"); s < 1 || s > 5 {
 		p.Warn("RETAIL_SAMPLE_LENGTH", "The retail sample is %.1f minutes; ACX needs 1–5 minutes, without explicit content.", s)
+		fixes = append(fixes, "cut a 1–5 minute retail sample")
 	}
+	p.Set("package_fixes", fixes)
 	p.Set("total_runtime_hours", engine.Round(minutes/60, 2))
 	return nil
 }
@@ -189,12 +207,17 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	r := in.Region()
 	requested := in.Date("submission_date")
 	failed := p.Get("failing_files").(int)
+	packageFixes := p.Get("package_fixes").([]string)
 	// Remastering and re-checking: a business day per 5 failing files, at
 	// least one, finished two business days before submission for a final
-	// listen the day before.
+	// listen the day before. Recording credits or cutting a sample is a
+	// business day of its own work, done alongside any remastering.
 	fixDays := int(math.Ceil(float64(failed) / 5))
+	if len(packageFixes) > 0 {
+		fixDays = max(fixDays, 1)
+	}
 	need := 1 // the final listen
-	if failed > 0 {
+	if fixDays > 0 {
 		need = fixDays + 2
 	}
 	earliest := engine.AddOpenDays(engine.NextOpen(p.AsOf(), r), need, r)
@@ -206,6 +229,9 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	case submit.Before(earliest):
 		submit = earliest
 		why := "The final listen needs a working day before submission."
+		if failed == 0 && len(packageFixes) > 0 {
+			why = fmt.Sprintf("The package needs a business day of fixes (%s) and a final listen before submission.", strings.Join(packageFixes, "; "))
+		}
 		if failed > 0 {
 			why = fmt.Sprintf("%s need about %s of remastering and a final listen before submission.",
 				acxFiles(failed, "failing file", "failing files"), engine.Plural(fixDays, "business day", "business days"))
@@ -229,10 +255,13 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	if failed > 0 {
 		p.Deliverable("remaster", "Failing files remastered and re-measured", engine.AddOpenDays(submit, -2, r), r)
 	}
+	if len(packageFixes) > 0 {
+		p.Deliverable("package-fixes", "Package fixed: "+strings.Join(packageFixes, "; "), engine.AddOpenDays(submit, -2, r), r)
+	}
 	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
 	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
 	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
-	p.DependsOn("final-listen", "remaster")
+	p.DependsOn("final-listen", "remaster", "package-fixes")
 	p.DependsOn("submit", "final-listen")
 	p.DependsOn("acx-review-done", "submit")
 	p.Set("review_complete_estimate", p.Ref("acx-review-done"))
@@ -253,10 +282,23 @@ func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
 		"Run every chapter through the same gain, limiter and noise settings so levels stay consistent from file to file; ACX rejects books whose files jump in level.")
 	p.Recommend(engine.Medium, "Listen, don't just meter",
 		"ACX also rejects mouth noise, plosives, missed words and mid-word edits; spot-check the start, middle and end of every file.")
-	fix := "nothing to fix"
-	if failed > 0 {
-		fix = "fix " + acxFiles(failed, "file", "files")
+	packageFixes := p.Get("package_fixes").([]string)
+	if len(packageFixes) > 0 {
+		p.RecommendOn(engine.High, "package-fixes", "Complete the package ACX requires",
+			"ACX rejects a book without opening and closing credit files, with a retail sample outside 1–5 minutes, or with mixed mono and stereo files: "+strings.Join(packageFixes, "; ")+".")
 	}
+	// "Nothing to fix" is said only when no rejection reason is left, in the
+	// files or in the package.
+	var todo []string
+	if failed > 0 {
+		todo = append(todo, "fix "+acxFiles(failed, "file", "files"))
+	}
+	todo = append(todo, packageFixes...)
+	fix := "nothing to fix"
+	if len(todo) > 0 {
+		fix = strings.Join(todo, ", ")
+	}
+	p.Set("ready_to_submit", len(todo) == 0)
 	p.Strategy("Files passing the ACX checks: %d of %d (%.2f hours in all); %s before submitting on %s, and expect the ACX review to finish around %s.",
 		p.Get("passing_files").(int), len(in.List("files")), p.Get("total_runtime_hours").(float64), fix, p.Get("submit_date"), p.Get("review_complete_estimate"))
 	return nil

@@ -21,9 +21,14 @@ import (
 //     (5 business days) and the producer fixes notes (5 business days).
 //   - ACX quality review takes 10–14 business days, longer at peaks: 14
 //     business days are planned.
-//   - Royalties: 40% of retail for exclusive distribution, 25% for
-//     non-exclusive; Royalty Share splits the 40% evenly (20% each) and is
-//     only available with exclusive distribution. Per-finished-hour (PFH)
+//   - Royalties: 40% for exclusive distribution, 25% for non-exclusive,
+//     of Audible's net sales receipts, not of the list price (ACX royalty
+//     payment terms: a la carte and member net sales receipts). Most units
+//     sell to members on credits and discounts, and ACX does not publish
+//     what a unit nets against list, so the plan assumes net receipts of
+//     50% of the list price, within a 35–70% range, and gives earnings per
+//     sale and break-even across that range. Royalty Share splits the 40%
+//     evenly (20% each) and is only available with exclusive distribution. Per-finished-hour (PFH)
 //     rates for professional narrators commonly run $150–400 (SAG-AFTRA
 //     narrators at the top of that range).
 //   - Retail price bands by length (ACX guidance): under 1 h under $7,
@@ -43,7 +48,7 @@ func init() {
 		Name:        "Audiobook production plan",
 		Vertical:    "audiobooks",
 		PastDate:    engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
-		Description: "Estimates finished hours from word count, schedules casting, recording, proofing and ACX review backwards from the release date, and compares per-finished-hour cost with royalty share and the sales needed to earn it back. A release already past or too close is re-planned on the earliest feasible release, and one in the 24 December–1 January week moves out of it.",
+		Description: "Estimates finished hours from word count, schedules casting, recording, proofing and ACX review backwards from the release date, and compares per-finished-hour cost with royalty share and the sales needed to earn it back, with royalties on Audible's net receipts (an assumed share of list price, given as a range), not on list price. A release already past or too close is re-planned on the earliest feasible release, and one in the 24 December–1 January week moves out of it.",
 		Fields: []engine.Field{
 			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(1000000), Description: "Word count of the edition being narrated."},
 			{Name: "release_date", Kind: engine.Date, Required: true, Description: "Target on-sale date."},
@@ -56,6 +61,7 @@ func init() {
 		},
 		Sources: []engine.Source{
 			{Title: "ACX Rights Holder FAQ: royalties (40% exclusive, 25% non-exclusive), Royalty Share, quality review time", URL: "https://www.acx.com/help/faq", Checked: "2026-11"},
+			{Title: "ACX Royalty Payment Terms, Pay-for-Production, exclusive (royalties on Audible net sales receipts, a la carte and member)", URL: "https://www.acx.com/help/royalty-payment-terms-pay-for-production-exclusive-distribution/2021408503", Checked: "2026-11"},
 			{Title: "ACX Audio Submission Requirements: First 15 Minutes, proofing, file delivery", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
 		ExampleContext: map[string]any{
@@ -86,6 +92,9 @@ const (
 	abProdFixBizDays     = 5
 	abProdFirst15BizDays = 3
 	abProdCastingWeeks   = 2
+	// Audible's net receipts per unit as a share of list price: an
+	// assumption (ACX does not publish it), with the range it is given in.
+	abProdNetOfList, abProdNetOfListLow, abProdNetOfListHigh = 0.50, 0.35, 0.70
 )
 
 // abProdPriceBand is ACX's retail price guidance by finished length.
@@ -210,15 +219,20 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 	}
 	lo, hi := abProdPriceBand(hours)
 	mid := (lo + hi) / 2
-	perSale := engine.Money(mid * authorShare)
+	// Royalties are paid on what Audible receives, not on list price.
+	perSale := engine.Money(mid * abProdNetOfList * authorShare)
+	perSaleLow, perSaleHigh := engine.Money(mid*abProdNetOfListLow*authorShare), engine.Money(mid*abProdNetOfListHigh*authorShare)
 	money := map[string]any{
 		"royalty_pct": royalty * 100, "author_share_pct": authorShare * 100,
 		"price_band_usd": []float64{lo, hi}, "author_per_sale_usd": perSale,
+		"author_per_sale_range_usd": []float64{perSaleLow, perSaleHigh},
+		"net_of_list_pct_assumed":   abProdNetOfList * 100, "net_of_list_pct_range": []float64{abProdNetOfListLow * 100, abProdNetOfListHigh * 100},
 	}
 	if deal == "per_finished_hour" {
 		cost := engine.Money(hours * in.Float("rate_pfh_usd"))
 		money["production_cost_usd"] = cost
 		money["break_even_sales"] = int(math.Ceil(cost / perSale))
+		money["break_even_sales_range"] = []int{int(math.Ceil(cost / perSaleHigh)), int(math.Ceil(cost / perSaleLow))}
 		if in.Has("budget_usd") && cost > in.Float("budget_usd") {
 			b := in.Float("budget_usd")
 			p.Warn("BUDGET_SHORT", "%.1f finished hours at %s PFH cost %s, %s over the %s budget; the budget pays %s PFH, or consider a Royalty Share deal.",
@@ -232,6 +246,7 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 	} else {
 		money["production_cost_usd"] = 0.0
 		money["narrator_per_sale_usd"] = perSale
+		money["narrator_per_sale_range_usd"] = []float64{perSaleLow, perSaleHigh}
 	}
 	p.Set("money", money)
 	return nil
@@ -247,12 +262,17 @@ func abProdRecommend(in *engine.Input, p *engine.Plan) error {
 		"Check pace, character voices, pronunciation list and ACX levels on the first 15 minutes; changes after that cost re-recording.")
 	p.Recommend(engine.Medium, "Send a pronunciation guide",
 		"Give the narrator names, places and invented words with audio references before recording starts.")
+	perSaleRange := m["author_per_sale_range_usd"].([]float64)
 	if v, ok := m["break_even_sales"].(int); ok {
+		r := m["break_even_sales_range"].([]int)
 		p.Recommend(engine.Low, "Plan the launch to earn back production",
-			fmt.Sprintf("At about %s a sale to you, %s repay production; line up the launch with the ebook and print promotion.", engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), engine.Plural(v, "sale", "sales")))
+			fmt.Sprintf("At about %s a sale to you (%s–%s, since royalties are paid on Audible's net receipts, mostly member credits, not on list price), about %s repay production (%s–%s); line up the launch with the ebook and print promotion.",
+				engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), engine.FormatMoney(perSaleRange[0], "USD"), engine.FormatMoney(perSaleRange[1], "USD"),
+				engine.Plural(v, "sale", "sales"), engine.FormatInt(r[0]), engine.FormatInt(r[1])))
 	}
-	p.Strategy("Narrate %s words as about %.1f finished hours (%s): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, %s a sale to the author at the %s royalty.",
+	p.Strategy("Narrate %s words as about %.1f finished hours (%s): cast from %s, record %s to %s, submit to ACX by %s for release on %s; %s deal, about %s a sale to the author (%s–%s) at the %s royalty on Audible's net receipts, assumed %.0f%% of list.",
 		engine.FormatInt(in.Int("word_count")), p.Get("finished_hours").(float64), engine.Plural(p.Get("production_days").(int), "studio day", "studio days"), s["casting_opens"], s["recording_starts"], s["recording_ends"],
-		s["submit_to_acx"], s["release"], strings.ReplaceAll(in.Str("deal"), "_", " "), engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40])
+		s["submit_to_acx"], s["release"], strings.ReplaceAll(in.Str("deal"), "_", " "), engine.FormatMoney(m["author_per_sale_usd"].(float64), "USD"),
+		engine.FormatMoney(perSaleRange[0], "USD"), engine.FormatMoney(perSaleRange[1], "USD"), map[bool]string{true: "40%", false: "25%"}[m["royalty_pct"].(float64) == 40], abProdNetOfList*100)
 	return nil
 }

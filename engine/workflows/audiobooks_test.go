@@ -20,12 +20,20 @@ func TestAudiobooksProductionPlanHoursCostAndSchedule(t *testing.T) {
 	if c := mediaNum(t, res, "money", "production_cost_usd"); c != 9*275 {
 		t.Errorf("PFH cost %v, want 2475", c)
 	}
-	// 5–10 h band $15–25: midpoint $20 × 40% exclusive = $8 a sale.
-	if s := mediaNum(t, res, "money", "author_per_sale_usd"); s != 8 {
-		t.Errorf("per sale %v, want 8", s)
+	// 5–10 h band $15–25: ACX pays 40% exclusive on Audible's net receipts,
+	// assumed 50% (35–70%) of the $20 midpoint: $4 a sale ($2.80–$5.60),
+	// not the $8 that 40% of list would give.
+	if s := mediaNum(t, res, "money", "author_per_sale_usd"); s != 4 {
+		t.Errorf("per sale %v, want 4 (40%% of net receipts, not of list)", s)
 	}
-	if n := mediaNum(t, res, "money", "break_even_sales"); n != math.Ceil(2475.0/8) {
-		t.Errorf("break-even sales %v, want 310", n)
+	if r := mediaAt(t, res, "money", "author_per_sale_range_usd").([]any); r[0] != 2.8 || r[1] != 5.6 {
+		t.Errorf("per-sale range %v, want [2.8 5.6]", r)
+	}
+	if n := mediaNum(t, res, "money", "break_even_sales"); n != math.Ceil(2475.0/4) {
+		t.Errorf("break-even sales %v, want 619", n)
+	}
+	if r := mediaAt(t, res, "money", "break_even_sales_range").([]any); r[0] != math.Ceil(2475/5.6) || r[1] != math.Ceil(2475/2.8) {
+		t.Errorf("break-even range %v, want [442 884]", r)
 	}
 	// ACX review: submitted 14 business days before release.
 	if n := tvBizDays(engine.FormatDate(milestoneDate(t, res, "submit-to-acx")), "2027-04-06"); n != 14 {
@@ -166,5 +174,36 @@ func TestAudiobooksACXLimiterReachesTheMinus3Point5dBCeiling(t *testing.T) {
 	ch3 := res["files"].([]any)[3].(map[string]any)
 	if got := ch3["fixes"].([]any)[0]; got != "limit peaks by 1.7 dB (ceiling -3.5 dB for MP3 headroom)" {
 		t.Errorf("chapter three limiter fix %q, want 1.7 dB", got)
+	}
+}
+
+// Missing credits and a 30-second retail sample are ACX rejection reasons
+// (ACX Audio Submission Requirements), so a book whose files all measure
+// right is still not ready: the verdict names the package fixes and the
+// schedule leaves a business day for them.
+func TestAudiobooksACXCheckPackageProblemsAreFixesBeforeSubmitting(t *testing.T) {
+	files := []any{map[string]any{"name": "01 Chapter One", "rms_db": -20.0, "peak_db": -4.0, "noise_floor_db": -65.0, "duration_minutes": 40.0}}
+	res := run(t, "audiobooks-acx-check", map[string]any{
+		"files": files, "has_opening_credits": false, "has_closing_credits": false, "retail_sample_minutes": 0.5,
+		"submission_date": "2026-12-04", "as_of": "2026-11-20",
+	})
+	if mediaNum(t, res, "failing_files") != 0 {
+		t.Fatalf("the chapter file measures right: %v", res["files"])
+	}
+	s := res["strategy"].(string)
+	if strings.Contains(s, "nothing to fix") || !strings.Contains(s, "record the opening and closing credits") || !strings.Contains(s, "retail sample") {
+		t.Errorf("strategy ignores the rejection reasons: %s", s)
+	}
+	if res["ready_to_submit"] != false {
+		t.Errorf("ready_to_submit %v with credits and sample missing", res["ready_to_submit"])
+	}
+	fixes := milestoneDate(t, res, "package-fixes")
+	if n := tvBizDays(engine.FormatDate(fixes), engine.FormatDate(milestoneDate(t, res, "submit"))); n != 2 {
+		t.Errorf("package fixed %d business days before submission, want 2 (a final listen between)", n)
+	}
+	// The same files with the package complete: nothing left to fix.
+	ok := run(t, "audiobooks-acx-check", map[string]any{"files": files, "retail_sample_minutes": 3, "submission_date": "2026-12-04", "as_of": "2026-11-20"})
+	if s := ok["strategy"].(string); !strings.Contains(s, "nothing to fix") || ok["ready_to_submit"] != true {
+		t.Errorf("a complete package: %s (ready %v)", s, ok["ready_to_submit"])
 	}
 }

@@ -16,7 +16,8 @@ import (
 //     3% + $0.20 per pledge, or 5% + $0.05 for pledges under $10
 //     (Kickstarter fee schedule, US).
 //   - Dropped pledges (declined cards) commonly cost 3–5% of the total; we
-//     plan 5%.
+//     plan 5%. Fees are charged only on the funds collected, so a dropped
+//     pledge costs its amount but no fee.
 //   - Campaigns run 1–60 days; Kickstarter recommends 30 days or fewer,
 //     which succeed more often.
 //   - A pre-launch page should collect followers for 4–6 weeks; project
@@ -115,14 +116,17 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	pct, perPledge := coKsFees(avg)
 	printing := engine.Money(float64(in.Int("print_run")) * in.Float("unit_print_cost_usd"))
 	fixed := printing + in.Float("creative_costs_usd")
-	// Each dollar raised keeps 1 - fees - drops, and each backer costs
-	// shipping plus the per-pledge fee: goal × (keep - perBacker/avg) = fixed.
-	keep := 1 - pct - coKsDropped
-	margin := keep - (ship+perPledge)/avg
+	// Kickstarter and the processor charge only what is collected: a
+	// dropped pledge pays no fee. Each dollar pledged keeps (1 - drops) ×
+	// (1 - fees), and each backer costs shipping plus the per-pledge fee on
+	// the pledges collected: goal × (keep - perBacker/avg) = fixed.
+	keep := (1 - coKsDropped) * (1 - pct)
+	perBacker := ship + perPledge*(1-coKsDropped)
+	margin := keep - perBacker/avg
 	if margin < keep/2 {
-		minimum := math.Ceil(2 * (ship + perPledge) / keep)
+		minimum := math.Ceil(2 * perBacker / keep)
 		p.Warn("PLEDGE_TOO_LOW", "Shipping and fees take %s of a %s average pledge, more than half of what it keeps after fees; raise the average pledge to at least %s or charge shipping separately.",
-			studioUSD(ship+perPledge), studioUSD(avg), studioUSD(minimum))
+			studioUSD(perBacker), studioUSD(avg), studioUSD(minimum))
 		p.Set("minimum_average_pledge_usd", minimum)
 		if margin <= 0 {
 			return nil
@@ -136,8 +140,8 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 		"printing_usd":        printing,
 		"creative_costs_usd":  in.Float("creative_costs_usd"),
 		"shipping_usd":        engine.Money(ship * float64(backers)),
-		"platform_fee_usd":    engine.Money(goal * 0.05),
-		"processing_fee_usd":  engine.Money(goal*(pct-0.05) + perPledge*float64(backers)),
+		"platform_fee_usd":    engine.Money(goal * (1 - coKsDropped) * 0.05),
+		"processing_fee_usd":  engine.Money(goal*(1-coKsDropped)*(pct-0.05) + perPledge*float64(backers)*(1-coKsDropped)),
 		"dropped_pledges_usd": engine.Money(goal * coKsDropped),
 	}
 	funding["net_after_costs_usd"] = engine.Money(goal - funding["shipping_usd"].(float64) - funding["platform_fee_usd"].(float64) - funding["processing_fee_usd"].(float64) - funding["dropped_pledges_usd"].(float64) - fixed)

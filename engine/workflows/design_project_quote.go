@@ -105,7 +105,7 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	days := func(h float64) int { return max(1, studioCeil(h/perDay)) }
 	stages := []studioStage{
 		{"discovery-signoff", "Discovery and brief signed off", days(ph[0]) + dsQuoteReviewDays},
-		{"concept-approval", "Concepts presented and one direction approved", days(ph[1]) + dsQuoteReviewDays},
+		{"concept-approval", "Concepts presented and one direction approved; 25% invoiced", days(ph[1]) + dsQuoteReviewDays},
 		{"refinement-approval", "Refined design approved", days(ph[2]) + dsQuoteReviewDays},
 	}
 	for i := 1; i <= in.Int("revision_rounds"); i++ {

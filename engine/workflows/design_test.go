@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -109,5 +110,23 @@ func TestDesignRateReviewPhasesFromFeasibleDate(t *testing.T) {
 	phased := res["phased_rates"].([]any)
 	if phased[0].(map[string]any)["effective"] != "2027-01-01" || phased[1].(map[string]any)["effective"] != "2027-07-01" {
 		t.Fatalf("phases %v should start on the feasible date 2027-01-01", phased)
+	}
+}
+
+// The quote bills 50% on signing, 25% on concept approval and 25% on final
+// files: every instalment is on the timeline, the middle one with the
+// concept gate it is due on.
+func TestDesignProjectQuoteEveryInstalmentIsDated(t *testing.T) {
+	w, _ := engine.LookupWorkflow("design-project-quote")
+	res := run(t, "design-project-quote", clone(w.ExampleContext))
+	titles := map[string]string{}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		mm := m.(map[string]any)
+		titles[mm["key"].(string)] = mm["title"].(string)
+	}
+	for key, want := range map[string]string{"kickoff": "50%", "concept-approval": "25%", "final-invoice": "25%"} {
+		if !strings.Contains(titles[key], want) {
+			t.Errorf("milestone %s %q does not carry the %s instalment", key, titles[key], want)
+		}
 	}
 }

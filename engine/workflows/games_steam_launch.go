@@ -24,7 +24,10 @@ import (
 //     part once, before release, and needs a demo live 2–4 weeks before the
 //     festival. Registration closes 5–7 weeks ahead; 8 weeks is planned.
 //   - 10–20% of launch wishlists convert to first-week sales (commonly cited
-//     range), and Steam keeps 30% of revenue below $10M.
+//     range), and Steam keeps 30% of revenue below $10M. Valve's share and
+//     the $1,000 that recoups the app fee are counted on adjusted gross, not
+//     on list price: after the VAT and regional-pricing drag (15%) and the
+//     refunds (8%) games-steam-break-even deducts.
 //   - Launches go out Monday–Thursday (10am PT is usual) so the team can
 //     patch on working days, and outside the storewide seasonal sales.
 func init() {
@@ -34,7 +37,7 @@ func init() {
 		Vertical: "games",
 		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
-			{Title: "Steamworks: Steam Direct app fee", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
+			{Title: "Steamworks: Steam Direct app fee (recouped at $1,000 adjusted gross revenue)", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
 			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
 			{Title: "Steamworks: release process and Coming Soon page", URL: "https://partner.steamgames.com/doc/store/releasing", Checked: "2026-11"},
 		},
@@ -81,6 +84,9 @@ const (
 	gamesFirstWeekConversionLow  = 0.10
 	gamesFirstWeekConversionHigh = 0.20
 	gamesSteamCut                = 0.30
+	// gamesLaunchRefundRate is games-steam-break-even's default refund
+	// rate: 5–10% is common for indies.
+	gamesLaunchRefundRate = 0.08
 )
 
 func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
@@ -272,17 +278,23 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 	}
 	lowUnits := int(math.Round(float64(w) * gamesFirstWeekConversionLow))
 	highUnits := int(math.Round(float64(w) * gamesFirstWeekConversionHigh))
-	net := func(units int) float64 { return engine.Money(float64(units) * price * (1 - gamesSteamCut)) }
+	// Valve's share and the app-fee recoup are on adjusted gross: list
+	// price less VAT and regional pricing, less refunds.
+	adjusted := func(units int) float64 {
+		return engine.Money(float64(units) * price * (1 - gamesTaxRegionalDrag) * (1 - gamesLaunchRefundRate))
+	}
+	net := func(units int) float64 { return engine.Money(adjusted(units) * (1 - gamesSteamCut)) }
 	p.Set("first_week_forecast", map[string]any{
 		"basis":         "current wishlists",
 		"units_low":     lowUnits,
 		"units_high":    highUnits,
 		"gross_low_usd": engine.Money(float64(lowUnits) * price), "gross_high_usd": engine.Money(float64(highUnits) * price),
+		"adjusted_gross_low_usd": adjusted(lowUnits), "adjusted_gross_high_usd": adjusted(highUnits),
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
-	if float64(highUnits)*price < 1000 {
-		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week grosses at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
-			engine.Plural(w, "wishlist", "wishlists"), engine.USD(float64(highUnits)*price), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
+	if adjusted(highUnits) < gamesAppFeeRecoupGross {
+		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week's adjusted gross (after VAT, regional pricing and refunds) is at most %s, below the $1,000 that recoups the %s Steam Direct fee.",
+			engine.Plural(w, "wishlist", "wishlists"), engine.USD(adjusted(highUnits)), engine.FormatMoneyWhole(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }

@@ -130,8 +130,10 @@ func TestGamesSteamLaunchExample(t *testing.T) {
 	if got := entNum(t, res, "wishlist_plan", "needed_per_week"); got != 171 {
 		t.Errorf("wishlists per week %v, want 171", got)
 	}
-	if got := entNum(t, res, "first_week_forecast", "net_high_usd"); !entNear(got, 240*19.99*0.7) {
-		t.Errorf("first-week net high %v, want 20%% of 1,200 wishlists × $19.99 × 70%%", got)
+	// Valve's 30% comes off adjusted gross, after the 15% VAT and regional
+	// drag and 8% refunds, not off list price.
+	if got := entNum(t, res, "first_week_forecast", "net_high_usd"); !entNear(got, engine.Money(engine.Money(240*19.99*0.85*0.92)*0.7)) {
+		t.Errorf("first-week net high %v, want 20%% of 1,200 wishlists × $19.99 × 85%% × 92%% × 70%%", got)
 	}
 }
 
@@ -293,4 +295,18 @@ func TestGamesSteamLaunchInDeadWeekGetsBetterDate(t *testing.T) {
 	if !hasWarning(res, "LAUNCH_IN_DEAD_WEEK") || res["better_launch_date"] != "2028-01-04" {
 		t.Fatalf("warnings %v, better %v", warningCodes(res), res["better_launch_date"])
 	}
+}
+
+// The Steam Direct fee is recouped at $1,000 of adjusted gross, not of list
+// price: 100 first-week copies at $10 gross $1,000 at list but about $782
+// after VAT, regional pricing and refunds.
+func TestGamesSteamLaunchAppFeeRecoupOnAdjustedGross(t *testing.T) {
+	res := entRun(t, "games-steam-launch", map[string]any{"price_usd": 10, "wishlists": 500})
+	if got := entNum(t, res, "first_week_forecast", "gross_high_usd"); got != 1000 {
+		t.Fatalf("list gross %v, want 1000", got)
+	}
+	if got := entNum(t, res, "first_week_forecast", "adjusted_gross_high_usd"); !entNear(got, 782) {
+		t.Errorf("adjusted gross %v, want 782", got)
+	}
+	entWant(t, res, "APP_FEE_NOT_RECOUPED")
 }

@@ -14,7 +14,11 @@ import (
 //   - Global Release Day is Friday 00:01 local time (IFPI, 2015).
 //   - Spotify editorial pitches are for unreleased music and must be in at
 //     least 7 days before release to reach followers' Release Radar
-//     (Spotify for Artists); aim for three weeks.
+//     (Spotify for Artists); aim for three weeks. Every release is pitched
+//     on its own: each focus track before the EP or album gets its pitch
+//     three weeks before it comes out, and since an artist pitches one
+//     unreleased song at a time, the next pitch follows the previous
+//     release.
 //   - Distributors want the release 21–28 days before release day: 21 is
 //     the least a plan is built on, 28 is planned when there is room. For an
 //     EP or album the whole project is delivered 28 days before its first
@@ -28,6 +32,10 @@ import (
 //     stock to reach the distributor before release day. Artwork is final a
 //     week before the masters go to the plant, because the plant prints
 //     jackets and labels from it.
+//   - CDs: manufacturers quote one to four weeks from approved master and
+//     artwork (about 8 working days in jewel cases, 13–17 for digipaks and
+//     jackets); plans use 4 weeks plus the same 2 weeks to the distributor
+//     as vinyl, with artwork final a week before the master goes out.
 //   - Pre-save campaigns open 2–4 weeks before release.
 //   - Genre sets where the campaign money goes and which channel needs the
 //     longest lead: country radio adds 6–8 weeks ahead, dance music is
@@ -47,11 +55,13 @@ func init() {
 		Vertical: "music",
 		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
-			{Title: "Spotify for Artists: pitching music to playlist editors (7 days before release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
+			{Title: "Spotify for Artists: pitching music to playlist editors (one unreleased song at a time, at least 7 days before its release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
 			{Title: "IFPI: Global Release Day, new music on Fridays (2015)", URL: "https://www.ifpi.org/", Checked: "2026-11"},
 			{Title: "Record Store Day: vinyl pressing lead times and plant turnaround", URL: "https://recordstoreday.com/", Checked: "2026-11"},
+			{Title: "Crescent Music: CD manufacturing schedule (about 8 working days, digipaks and jackets 13–17)", URL: "https://www.crescentmusic.com/manufacturing-project-overview-and-production-schedule/", Checked: "2026-11"},
+			{Title: "Nextday Disc: CD duplication and replication turnaround (one to four weeks)", URL: "https://nextdaydisc.com/support/faq", Checked: "2026-11"},
 		},
-		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, editorial pitch, pre-save, vinyl lead times, manufacturing and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
+		Description: "Plans a single, EP or album release backwards from release day: distributor delivery, an editorial pitch for every focus track and the release itself, pre-save, vinyl and CD manufacturing lead times and a genre-aware budget split. A date too close is re-planned on the earliest feasible Friday; a date already past gets a post-release plan.",
 		Fields: []engine.Field{
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
 			{Name: "genre", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Primary genre, as pitched to editors. Recognised families (hip-hop/rap, electronic/dance, country, jazz/classical, rock/metal/punk, otherwise pop/indie) change the budget split and the lead channel."},
@@ -86,6 +96,10 @@ const (
 	releaseVinylPlantWeeks     = 16
 	releaseVinylRushWeeks      = 20
 	releaseVinylToDistWeeks    = 2
+	releaseCDWeeks             = 4
+	// releasePitchDays is when a release is pitched: three weeks ahead, well
+	// inside Spotify's 7-day minimum.
+	releasePitchDays = 21
 )
 
 // releaseVinylWeeks is the plant turnaround planned for vinyl on sale on
@@ -209,6 +223,17 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Set("vinyl_release_date", engine.FormatDate(vinyl))
 	}
+	if hasFormat(in, "cd") {
+		// Artwork a week before the master; 4 weeks of manufacturing and 2
+		// to the distributor before the CD goes on sale.
+		cd := release
+		if engine.AddWeeks(release, -(releaseCDWeeks + releaseVinylToDistWeeks + 1)).Before(p.AsOf()) {
+			cd = engine.OnOrAfter(engine.AddWeeks(p.AsOf(), releaseCDWeeks+releaseVinylToDistWeeks+1), time.Friday)
+			p.Warn("CD_LEAD_TIME", "CD manufacturers quote up to 4 weeks from approved master and artwork, and stock needs 2 more weeks to reach the distributor; CDs cannot be ready by %s. Release digital on %s and the CD on %s.",
+				engine.FormatDate(release), engine.FormatDate(release), engine.FormatDate(cd))
+		}
+		p.Set("cd_release_date", engine.FormatDate(cd))
+	}
 	return nil
 }
 
@@ -238,6 +263,12 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
 		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, masters, r), -7)))
 	}
+	var cdMaster time.Time
+	cd := p.GetDate("cd_release_date")
+	if !cd.IsZero() {
+		cdMaster = at(engine.PrevWorkday(engine.AddWeeks(cd, -(releaseCDWeeks + releaseVinylToDistWeeks))))
+		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, cdMaster, r), -7)))
+	}
 	// Hand-overs fall on open days; each stays after the one it needs.
 	artwork = deliver(p, "artwork-metadata", "Final artwork, credits, ISRCs and metadata locked", artwork, r)
 	delivery = deliver(p, "distributor-delivery", "Audio and metadata delivered to the distributor", delivery, r, artwork)
@@ -255,11 +286,44 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 		p.DependsOn("vinyl-stock", "vinyl-test-pressings")
 		p.Set("vinyl_masters_date", engine.FormatDate(masters))
 	}
+	if !cd.IsZero() {
+		cdMaster = deliver(p, "cd-master", "CD master (DDP) and print-ready artwork to the manufacturer", cdMaster, r, artwork)
+		p.Milestone("cd-stock", "CD stock at the distributor", engine.AddWeeks(cd, -releaseVinylToDistWeeks))
+		if cd.After(release) {
+			p.Milestone("cd-release", "CD release (Friday)", cd)
+		}
+		p.DependsOn("cd-master", "artwork-metadata")
+		p.DependsOn("cd-stock", "cd-master")
+		p.Set("cd_master_date", engine.FormatDate(cdMaster))
+	}
+	// Each focus track is a release of its own: pitched three weeks before
+	// it comes out (at least 7 days), after the delivery that makes it
+	// pitchable and after the previous focus track is out, since Spotify
+	// takes one unreleased song a time per artist.
+	var focus []map[string]any
+	prev := ""
 	for i := 1; i <= singles; i++ {
 		d := engine.AddWeeks(release, -4*(singles-i+1))
-		p.Milestone(fmt.Sprintf("focus-track-%d", i), fmt.Sprintf("Focus track %d released (Friday)", i), d)
+		key := fmt.Sprintf("focus-track-%d", i)
+		after := []time.Time{delivery}
+		if i > 1 {
+			after = append(after, engine.AddWeeks(d, -4))
+		}
+		deliver(p, key+"-pitch", fmt.Sprintf("Spotify editorial pitch for focus track %d submitted", i), at(engine.AddDays(d, -releasePitchDays)), r, after...)
+		p.Milestone(key, fmt.Sprintf("Focus track %d released (Friday)", i), d)
+		p.DependsOn(key+"-pitch", "distributor-delivery")
+		if prev != "" {
+			p.DependsOn(key+"-pitch", prev)
+		}
+		p.DependsOn(key, key+"-pitch")
+		focus = append(focus, map[string]any{"release": p.Ref(key), "pitch": p.Ref(key + "-pitch"),
+			"pitch_deadline": p.Label(fmt.Sprintf("last day to pitch focus track %d (7 days out)", i), engine.AddDays(d, -7))})
+		prev = key
 	}
-	pitch := at(engine.AddDays(release, -21))
+	if len(focus) > 0 {
+		p.Set("focus_tracks", focus)
+	}
+	pitch := at(engine.AddDays(release, -releasePitchDays))
 	pitchDeadline := engine.AddDays(release, -7)
 	presaveWeeks := 3
 	if kind == "album" {
@@ -270,8 +334,12 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	g := releaseGenreOf(in.Str("genre"))
 	channel := at(engine.AddWeeks(release, -g.leadWeeks))
 
-	pitch = deliver(p, "editorial-pitch", "Spotify editorial pitch submitted", pitch, r, delivery)
-	p.DependsOn("editorial-pitch", "distributor-delivery")
+	pitchAfter := []time.Time{delivery}
+	if singles > 0 {
+		pitchAfter = append(pitchAfter, engine.AddWeeks(release, -4))
+	}
+	pitch = deliver(p, "editorial-pitch", "Spotify editorial pitch submitted", pitch, r, pitchAfter...)
+	p.DependsOn("editorial-pitch", "distributor-delivery", prev)
 	p.Milestone("lead-channel", "Lead channel starts: "+g.channelName, channel)
 	p.Milestone("announce", "Release announced", announce)
 	p.Milestone("presave-opens", "Pre-save campaign opens", presave)
@@ -390,10 +458,30 @@ func releaseRecommend(in *engine.Input, p *engine.Plan) error {
 			fmt.Sprintf("Plants quote 12–16 weeks from approved masters and final artwork (%d planned, the holiday rush included); send both by %s for stock at the distributor two weeks before the vinyl release on %s.",
 				releaseVinylWeeks(p.GetDate("vinyl_release_date")), engine.FormatDate(m), p.Get("vinyl_release_date")))
 	}
+	if m := p.GetDate("cd_master_date"); !m.IsZero() {
+		p.RecommendBy(engine.High, m, "Send the CD master and artwork to the manufacturer",
+			fmt.Sprintf("Manufacturers quote one to four weeks from an approved DDP master and print-ready artwork (4 planned); send both by %s for stock at the distributor two weeks before the CD release on %s.",
+				engine.FormatDate(m), p.Get("cd_release_date")))
+	}
+	if focus, ok := p.Get("focus_tracks").([]map[string]any); ok {
+		for i, f := range focus {
+			p.RecommendOn(engine.High, fmt.Sprintf("focus-track-%d-pitch", i+1), fmt.Sprintf("Pitch focus track %d to Spotify editorial", i+1),
+				fmt.Sprintf("Focus track %d comes out on %s as a release of its own: pitch it from Spotify for Artists by %s (no later than %s, 7 days out) so it reaches followers' Release Radar; the EP or album pitch then uses a track still unreleased.",
+					i+1, f["release"], f["pitch"], f["pitch_deadline"]))
+		}
+	}
 	p.Recommend(engine.Low, "Plan week-one content", "Schedule short-form video and a behind-the-scenes post for release week; engagement in the first week feeds algorithmic playlists.")
 	vinyl := ""
+	if focus, ok := p.Get("focus_tracks").([]map[string]any); ok {
+		for i, f := range focus {
+			vinyl += fmt.Sprintf(" Focus track %d comes out on %s, pitched by %s.", i+1, f["release"], f["pitch"])
+		}
+	}
 	if v, ok := p.Get("vinyl_release_date").(string); ok && v != engine.FormatDate(release) {
-		vinyl = fmt.Sprintf(" The vinyl follows on %s.", v)
+		vinyl += fmt.Sprintf(" The vinyl follows on %s.", v)
+	}
+	if c, ok := p.Get("cd_release_date").(string); ok && c != engine.FormatDate(release) {
+		vinyl += fmt.Sprintf(" The CD follows on %s.", c)
 	}
 	p.Strategy("Release %s's %s %s on Friday %s: deliver to the distributor by %s, pitch Spotify editorial by %s, start %s on %s and open pre-saves %s, building towards release week.%s",
 		artist, genre, kind, engine.FormatDate(release), engine.FormatDate(delivery), p.Get("editorial_pitch_deadline"),

@@ -231,3 +231,63 @@ func TestReleaseStrategyHolidayVinylPlansTheRush(t *testing.T) {
 		t.Errorf("masters %v to stock %v is %d weeks, want 20 for a holiday release", masters, stock, weeks)
 	}
 }
+
+// Spotify for Artists takes a pitch for each unreleased release at least 7
+// days before it, one song at a time: every focus track before an album
+// gets its own pitch, after the previous release is out.
+func TestReleaseStrategyPitchesEveryFocusTrack(t *testing.T) {
+	res := run(t, "release-strategy", map[string]any{
+		"artist": "A", "genre": "indie pop", "release_date": "2027-05-07", "release_type": "album", "as_of": "2026-11-20",
+	})
+	prevRelease := time.Time{}
+	for _, i := range []string{"1", "2"} {
+		track := milestoneDate(t, res, "focus-track-"+i)
+		pitch := milestoneDate(t, res, "focus-track-"+i+"-pitch")
+		if d := engine.DaysBetween(pitch, track); d < 7 {
+			t.Errorf("focus track %s pitched %d days before it comes out, want at least 7", i, d)
+		}
+		if !prevRelease.IsZero() && pitch.Before(prevRelease) {
+			t.Errorf("focus track %s pitched %s, before the previous release on %s is out", i, engine.FormatDate(pitch), engine.FormatDate(prevRelease))
+		}
+		prevRelease = track
+	}
+	if p := milestoneDate(t, res, "editorial-pitch"); p.Before(prevRelease) {
+		t.Errorf("album pitched %s, before the last focus track is out on %s", engine.FormatDate(p), engine.FormatDate(prevRelease))
+	}
+	titles := ""
+	for _, r := range res["recommendations"].([]any) {
+		titles += r.(map[string]any)["title"].(string) + "; "
+	}
+	if !strings.Contains(titles, "Pitch focus track 1") || !strings.Contains(titles, "Pitch focus track 2") {
+		t.Errorf("no pitch recommendation per focus track: %s", titles)
+	}
+}
+
+// CDs are costed, so they are manufactured on the timeline: the master
+// goes to the manufacturer 4 weeks (the long end of the one-to-four weeks
+// quoted) plus 2 weeks to the distributor before release, or the CD
+// follows the digital release.
+func TestReleaseStrategySchedulesCDManufacturing(t *testing.T) {
+	res := run(t, "release-strategy", map[string]any{
+		"artist": "A", "genre": "folk", "release_date": "2027-05-07", "formats": []any{"digital", "cd"}, "as_of": "2026-11-20",
+	})
+	release := milestoneDate(t, res, "release-day")
+	if d := engine.DaysBetween(milestoneDate(t, res, "cd-master"), release); d < 42 {
+		t.Errorf("CD master %d days before release, want at least 42 (4 weeks to make, 2 to ship)", d)
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "cd-stock"), release); d != 14 {
+		t.Errorf("CD stock %d days before release, want 14", d)
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "artwork-metadata"), milestoneDate(t, res, "cd-master")); d < 7 {
+		t.Errorf("artwork final %d days before the CD master, want a week", d)
+	}
+	soon := run(t, "release-strategy", map[string]any{
+		"artist": "A", "genre": "folk", "release_date": "2026-12-18", "formats": []any{"digital", "cd"}, "as_of": "2026-11-20",
+	})
+	if !hasWarning(soon, "CD_LEAD_TIME") || soon["cd_release_date"] != "2027-01-08" {
+		t.Errorf("CD release %v (%v); want 2027-01-08, the first Friday 7 weeks out", soon["cd_release_date"], warningCodes(soon))
+	}
+	if d := milestoneDate(t, soon, "cd-master"); d.Before(mediaDay("2026-11-20")) {
+		t.Errorf("CD master %s, before the plan date", engine.FormatDate(d))
+	}
+}

@@ -16,6 +16,8 @@ import (
 //     $0.30 per transaction, processing included.
 //   - Substack's minimum prices are $5 a month and, as writers report it,
 //     $50 a year (figures of $30–50 circulate; the higher floor is checked).
+//     A price under them cannot be set, so the plan and its projections use
+//     the minimum instead, with the requested price beside it.
 //   - Annual plans are conventionally priced at about 10× the monthly price
 //     ("two months free"); 30% of paid readers are assumed to choose annual.
 //   - 5–10% of free subscribers converting to paid is the range Substack
@@ -94,11 +96,17 @@ func newsAnnualPrice(in *engine.Input) float64 {
 
 func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 	monthly, annual := in.Float("monthly_price_usd"), newsAnnualPrice(in)
-	p.Set("annual_price_usd", engine.Money(annual))
 	if in.Str("platform") == "substack" && (monthly < newsSubstackMinMo || annual < newsSubstackMinYr) {
-		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are $5 a month and $50 a year; %s / %s cannot be set. Use at least %s / %s.",
-			engine.USD(monthly), engine.USD(annual), engine.USD(math.Max(monthly, newsSubstackMinMo)), engine.USD(math.Max(annual, newsSubstackMinYr)))
+		// A price Substack will not accept cannot be launched, so the plan
+		// and its projections use the prices that can be set.
+		setM, setY := math.Max(monthly, newsSubstackMinMo), math.Max(annual, newsSubstackMinYr)
+		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are $5 a month and $50 a year; %s / %s cannot be set, so the plan prices at %s / %s.",
+			engine.USD(monthly), engine.USD(annual), engine.USD(setM), engine.USD(setY))
+		p.Set("requested_prices", map[string]any{"monthly_usd": engine.Money(monthly), "annual_usd": engine.Money(annual)})
+		monthly, annual = setM, setY
 	}
+	p.Set("monthly_price_usd", engine.Money(monthly))
+	p.Set("annual_price_usd", engine.Money(annual))
 	ratio := annual / monthly
 	p.Set("annual_months_equivalent", engine.Round(ratio, 2))
 	switch {
@@ -112,9 +120,9 @@ func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 
 // newsNetPerSub is the blended monthly net a paid subscriber brings after
 // the platform's and Stripe's fees.
-func newsNetPerSub(in *engine.Input, annual float64) (monthlyNet, annualNetPerMonth, blended float64) {
+func newsNetPerSub(in *engine.Input, monthlyPrice, annual float64) (monthlyNet, annualNetPerMonth, blended float64) {
 	f := newsPlatforms[in.Str("platform")]
-	monthly := in.Float("monthly_price_usd")
+	monthly := monthlyPrice
 	monthlyNet = monthly*(1-f.revenuePct) - f.perChargeUSD
 	annualNetPerMonth = (annual*(1-f.revenuePct) - f.perChargeUSD) / 12
 	blended = (1-newsAnnualShare)*monthlyNet + newsAnnualShare*annualNetPerMonth
@@ -124,7 +132,7 @@ func newsNetPerSub(in *engine.Input, annual float64) (monthlyNet, annualNetPerMo
 func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 	free := in.Int("free_subscribers")
 	annual := p.Get("annual_price_usd").(float64)
-	monthlyNet, annualNet, blended := newsNetPerSub(in, annual)
+	monthlyNet, annualNet, blended := newsNetPerSub(in, p.Get("monthly_price_usd").(float64), annual)
 	cost := in.Float("platform_cost_usd")
 	p.Set("net_per_paid_subscriber_usd", map[string]any{
 		"monthly_plan": engine.Money(monthlyNet), "annual_plan_per_month": engine.Money(annualNet), "blended": engine.Money(blended),
@@ -203,7 +211,7 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Low, "Grow the free list towards the goal", fmt.Sprintf("The income goal takes %s, a free list of about %s at 5%% conversion.", engine.Plural(goal["paid_subscribers_needed"].(int), "paid subscriber", "paid subscribers"), engine.FormatInt(goal["free_list_needed_at_5pct"].(int))))
 	}
 	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %s, %s net about %s a month (%s each after fees), announced %s.",
-		in.Str("platform"), engine.FormatDate(launch), engine.USD(in.Float("monthly_price_usd")), engine.USD(p.Get("annual_price_usd").(float64)),
+		in.Str("platform"), engine.FormatDate(launch), engine.USD(p.Get("monthly_price_usd").(float64)), engine.USD(p.Get("annual_price_usd").(float64)),
 		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), engine.USD(base["monthly_net_usd"].(float64)), engine.USD(net["blended"].(float64)),
 		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
 	return nil

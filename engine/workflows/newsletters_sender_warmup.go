@@ -18,6 +18,10 @@ import (
 //     within two days, and a user-reported spam rate under 0.3% in Postmaster
 //     Tools, ideally under 0.1%. Any send day over 5,000 is treated as bulk
 //     here, since the Gmail share of a list is rarely known.
+//   - A spam rate at or over 0.3% holds the ramp: volume stays at the
+//     first send, to engaged readers only, until Postmaster Tools shows the
+//     rate under the limit; the plan dates that check instead of a full-list
+//     day it cannot know.
 //   - Warm-up: mailbox providers trust volume they have seen grow. Start with
 //     the most engaged readers and at most double the volume each business
 //     day: from 500 on a new domain, from 2,000 when a known domain moves to
@@ -34,11 +38,11 @@ func init() {
 		Vertical: "newsletters",
 		PastDate: engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
-			{Title: "Google: email sender guidelines (February 2024)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
+			{Title: "Google: email sender guidelines (February 2024; spam rate under 0.1%, never 0.3% or more)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
 			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},
 			{Title: "RFC 8058: one-click unsubscribe", URL: "https://www.rfc-editor.org/rfc/rfc8058", Checked: "2026-11"},
 		},
-		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list. A first send too soon for authentication and a seed test, or already past, is re-planned on the earliest feasible workday.",
+		Description: "Checks a newsletter's sending setup against Gmail and Yahoo's sender rules (SPF, DKIM, DMARC, one-click unsubscribe, spam rate) and schedules a warm-up that doubles daily volume from the most engaged readers to the full list; a spam rate at or over Gmail's 0.3% limit holds the ramp at its first send until the rate is under it. A first send too soon for authentication and a seed test, or already past, is re-planned on the earliest feasible workday.",
 		Fields: []engine.Field{
 			{Name: "list_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(10_000_000), Description: "Subscribers to send to."},
 			{Name: "start_date", Kind: engine.Date, Required: true, Description: "First send from the new domain or platform."},
@@ -145,6 +149,36 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	case "platform-migration":
 		volume = min(list, newsWarmupMigration)
 	}
+	// A spam rate at or over Gmail's 0.3% limit is a hard stop, not a
+	// risk: mail at volume from such a sender is junked or refused, and a
+	// new reputation built on it is lost. The ramp holds at its first
+	// volume, to engaged readers only, until Postmaster Tools shows the
+	// rate under the limit; the plan cannot know when that will be, so it
+	// dates the check, not the full list.
+	if in.Float("spam_rate_pct") >= newsSpamLimitPct {
+		if engaged > 0 {
+			volume = min(volume, engaged)
+		}
+		resumeDays := 1
+		for v := volume; v < list; v = min(list, v*2) {
+			resumeDays++
+		}
+		p.Set("ramp_held", true)
+		p.Set("send_days_once_resumed", resumeDays)
+		p.Set("warmup_schedule", []map[string]any{{"date": engine.FormatDate(start), "volume": volume, "segment": "engaged readers only, ramp held"}})
+		p.Set("warmup_send_days", 1)
+		if len(p.Get("missing_authentication").([]string)) > 0 {
+			p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
+		}
+		p.Milestone("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.PrevWorkday(engine.AddDays(start, -2)))
+		p.Milestone("first-send", fmt.Sprintf("First warm-up send (%d most engaged), held at that volume", volume), start)
+		check := engine.NextWorkday(engine.AddDays(start, 7))
+		p.Milestone("spam-rate-check", "Postmaster Tools spam rate checked: doubling resumes only once it is under 0.3% (ideally 0.1%)", check)
+		p.Set("spam_rate_check_date", engine.FormatDate(check))
+		p.DependsOn("spam-rate-check", "first-send")
+		return nil
+	}
+	p.Set("ramp_held", false)
 	var ramp []map[string]any
 	day := start
 	for {
@@ -182,9 +216,22 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 
 func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 	start := p.GetDate("first_send_date")
+	held := p.Get("ramp_held").(bool)
 	if missing := p.Get("missing_authentication").([]string); len(missing) > 0 {
 		p.RecommendOn(engine.High, "dns-setup", "Publish the missing DNS records",
 			fmt.Sprintf("Add %s in the domain's DNS using the platform's values, start DMARC at p=none with a reporting address, and verify in the platform before sending.", strings.Join(missing, ", ")))
+	}
+	if held {
+		spam := in.Float("spam_rate_pct")
+		p.RecommendOn(engine.High, "seed-test", "Bring the spam rate under 0.3% before ramping",
+			fmt.Sprintf("At %.2f%% the list is over Gmail's 0.3%% limit: suppress readers inactive for 90 days and any without clear consent, send only to recent openers and clickers, and keep the volume flat until Postmaster Tools shows the rate under 0.3%% (aim under 0.1%%); then double daily, %s to the full list.",
+				spam, engine.Plural(p.Get("send_days_once_resumed").(int), "send day", "send days")))
+		p.Strategy("Hold the warm-up of %s at %s from %s: the %.2f%% spam rate is over Gmail's 0.3%% limit, so volume stays flat until Postmaster Tools shows it under the limit (check on %s); once it is, doubling reaches the full list in %s, as a %s; %s.",
+			engine.Plural(in.Int("list_size"), "subscriber", "subscribers"), engine.Plural(p.Get("warmup_schedule").([]map[string]any)[0]["volume"].(int), "engaged reader", "engaged readers"), engine.FormatDate(start),
+			spam, p.Get("spam_rate_check_date"), engine.Plural(p.Get("send_days_once_resumed").(int), "send day", "send days"),
+			map[bool]string{true: "bulk sender under Gmail and Yahoo's rules", false: "sender under 5,000 a day"}[p.Get("bulk_sender").(bool)],
+			map[bool]string{true: "authentication complete", false: "publish the missing authentication first"}[len(p.Get("missing_authentication").([]string)) == 0])
+		return nil
 	}
 	p.RecommendOn(engine.High, "seed-test", "Send to your most engaged readers first",
 		fmt.Sprintf("Export openers and clickers of the last 90 days and send to them first; the schedule doubles daily to the full %d over %d send days.", in.Int("list_size"), p.Get("warmup_send_days")))

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,8 +47,20 @@ func TestNewslettersPaidLaunchFeesAndGoal(t *testing.T) {
 func TestNewslettersPaidLaunchPricingChecks(t *testing.T) {
 	low := entRun(t, "newsletters-paid-launch", map[string]any{"monthly_price_usd": 4, "annual_price_usd": nil})
 	entWant(t, low, "PRICE_BELOW_MINIMUM")
-	if got := entNum(t, low, "annual_price_usd"); got != 40 {
+	if got := entNum(t, low, "requested_prices", "annual_usd"); got != 40 {
 		t.Errorf("default annual %v, want 10 × monthly", got)
+	}
+	// Substack cannot be set below $5 / $50, so the plan and its projection
+	// use those prices, not the $4 / $40 asked for.
+	if m, y := entNum(t, low, "monthly_price_usd"), entNum(t, low, "annual_price_usd"); m != 5 || y != 50 {
+		t.Errorf("planned prices %v / %v, want Substack's 5 / 50", m, y)
+	}
+	lowBlended := 0.7*(5*(1-0.136)-0.30) + 0.3*(50*(1-0.136)-0.30)/12
+	if got := entNum(t, low, "net_per_paid_subscriber_usd", "blended"); !entNear(got, engine.Money(lowBlended)) {
+		t.Errorf("blended net %v, want %.2f at the $5 / $50 Substack can set", got, lowBlended)
+	}
+	if s := entStr(t, low, "strategy"); !strings.Contains(s, "$5.00/month") {
+		t.Errorf("strategy launches at a price Substack refuses: %s", s)
 	}
 	if hasWarning(entRun(t, "newsletters-paid-launch", map[string]any{"platform": "ghost", "monthly_price_usd": 4, "annual_price_usd": nil}), "PRICE_BELOW_MINIMUM") {
 		t.Error("the $5 minimum is Substack's, not Ghost's")
@@ -120,5 +133,42 @@ func TestNewslettersSenderWarmupCompliance(t *testing.T) {
 	entNoWarnings(t, est)
 	if got := entNum(t, est, "warmup_send_days"); got != 1 {
 		t.Errorf("an established sender needs no ramp, got %v days", got)
+	}
+}
+
+// Gmail's sender guidelines (February 2024) set a 0.3% spam-rate limit:
+// a warm-up does not ramp while the rate is over it. The ramp holds at the
+// first send to engaged readers, no full-list day is promised, and the
+// strategy says why.
+func TestNewslettersSenderWarmupHoldsOverTheSpamLimit(t *testing.T) {
+	res := entRun(t, "newsletters-sender-warmup", map[string]any{"list_size": 120000, "spam_rate_pct": 0.35, "authentication": []any{"spf", "dkim", "dmarc"}})
+	entWant(t, res, "SPAM_RATE_TOO_HIGH")
+	if res["ramp_held"] != true {
+		t.Fatalf("ramp_held %v at a 0.35%% spam rate", res["ramp_held"])
+	}
+	ramp := entAt(t, res, "warmup_schedule").([]any)
+	// 35% of 120,000 are engaged; the migration start of 2,000 is under that.
+	if len(ramp) != 1 || ramp[0].(map[string]any)["volume"] != 2000.0 {
+		t.Errorf("held ramp %v, want one send of 2,000", ramp)
+	}
+	if _, ok := res["full_list_date"]; ok {
+		t.Errorf("a held ramp promises the full list on %v", res["full_list_date"])
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if k := m.(map[string]any)["key"]; k == "full-list" {
+			t.Errorf("milestone %v in a held ramp", k)
+		}
+	}
+	// 2,000 → 4,000 → … → 120,000 is 7 send days once the rate is under 0.3%.
+	if got := entNum(t, res, "send_days_once_resumed"); got != 7 {
+		t.Errorf("send days once resumed %v, want 7", got)
+	}
+	if s := entStr(t, res, "strategy"); !strings.Contains(s, "Hold the warm-up") || !strings.Contains(s, "0.3% limit") {
+		t.Errorf("strategy does not hold the ramp: %s", s)
+	}
+	// Under the limit the ramp runs to the full list.
+	ok := entRun(t, "newsletters-sender-warmup", map[string]any{"list_size": 120000, "spam_rate_pct": 0.25, "authentication": []any{"spf", "dkim", "dmarc"}})
+	if ok["ramp_held"] != false || entNum(t, ok, "warmup_send_days") != 7 {
+		t.Errorf("0.25%%: held %v, %v send days", ok["ramp_held"], ok["warmup_send_days"])
 	}
 }

@@ -26,7 +26,7 @@ func init() {
 		Name:        "Podcast launch plan",
 		Vertical:    "podcasting",
 		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
-		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, artwork spec check, and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
+		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, an artwork spec check (art outside Apple's spec is fixed before the feed goes in), and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Launch day (the first episodes go live)."},
@@ -171,7 +171,11 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	if missing > 0 {
 		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), d.produceFrom)
 	}
-	p.Deliverable("trailer-ready", "Trailer and cover art final", d.trailer, r)
+	art := "Trailer and cover art final"
+	if ok, known := p.Get("artwork_ok").(bool); known && !ok {
+		art = "Trailer final, cover art re-exported to 1400–3000 px square"
+	}
+	p.Deliverable("trailer-ready", art, d.trailer, r)
 	p.Deliverable("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", d.feed, r)
 	p.Deliverable("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), d.bankBy, r)
 	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
@@ -209,9 +213,25 @@ func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Medium, "Release on a fixed day and time",
 		fmt.Sprintf("Keep every episode on %s mornings so listeners and apps learn the cadence.", launch.Weekday()))
 	p.Recommend(engine.Low, "Ask for follows in launch week", "A follow (subscribe) in the first week counts more for charts than a single download; ask for it in each launch episode.")
+	// Art outside Apple's spec gets the show refused at submission: the fix
+	// is part of the plan, before the feed goes in, never a footnote.
+	if ok, known := p.Get("artwork_ok").(bool); known && !ok {
+		var due time.Time
+		for _, m := range p.Milestones() {
+			if m.Key == "trailer-ready" {
+				due = m.Date
+			}
+		}
+		p.RecommendBy(engine.High, due, "Fix the cover art before submitting",
+			fmt.Sprintf("Apple Podcasts refuses a show whose cover art is outside 1400–3000 px square (JPEG or PNG, RGB); the art is %d px. Export it at 3000 px before the feed goes in.", in.Int("artwork_px")))
+		p.Set("artwork_fix_by", engine.FormatDate(due))
+	}
 	produce := "every episode is already made"
 	if m := p.Get("episodes_to_produce").(int); m > 0 {
 		produce = fmt.Sprintf("produce %s (%s)", engine.Plural(m, "episode", "episodes"), engine.Plural(p.Get("production_days_needed").(int), "working day", "working days"))
+	}
+	if fix, ok := p.Get("artwork_fix_by").(string); ok {
+		produce += fmt.Sprintf(", re-export the cover art to Apple's 1400–3000 px by %s", fix)
 	}
 	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: %s, submit the feed by %s, then release every %s.",
 		in.Str("show_name"), engine.FormatDate(launch), engine.Plural(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),

@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -102,5 +103,24 @@ func TestPodcastingSponsorshipRatesSmallShowAndLateStart(t *testing.T) {
 	}
 	if res["earliest_campaign_start"] != "2026-12-04" {
 		t.Errorf("earliest start %v, want the Friday 14 days out, 2026-12-04", res["earliest_campaign_start"])
+	}
+}
+
+// Cover art outside Apple's 1400–3000 px is a reason Apple Podcasts
+// refuses a show, so the plan does not submit the feed beside it: the fix
+// is dated before submission, recommended and stated in the strategy.
+func TestPodcastingLaunchPlanFixesArtworkBeforeSubmitting(t *testing.T) {
+	res := entRun(t, "podcasting-launch-plan", map[string]any{"artwork_px": 1000})
+	entWant(t, res, "ARTWORK_SPEC")
+	fix := entDate(t, res, "artwork_fix_by")
+	if !fix.Before(milestoneDate(t, res, "feed-submitted")) {
+		t.Errorf("art fixed %s, not before the feed goes in on %s", engine.FormatDate(fix), engine.FormatDate(milestoneDate(t, res, "feed-submitted")))
+	}
+	if s := entStr(t, res, "strategy"); !strings.Contains(s, "re-export the cover art") {
+		t.Errorf("strategy submits the feed without fixing the art: %s", s)
+	}
+	ok := entRun(t, "podcasting-launch-plan", map[string]any{"artwork_px": 3000})
+	if _, has := ok["artwork_fix_by"]; has || strings.Contains(entStr(t, ok, "strategy"), "cover art") {
+		t.Errorf("art in spec still asks for a fix: %v", ok["strategy"])
 	}
 }

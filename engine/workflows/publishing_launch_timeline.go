@@ -29,18 +29,27 @@ import (
 //   - Audiobooks: narration is cast and recorded from 16 weeks out and the
 //     finished master delivered 8 weeks out, for retailer review (ACX
 //     reviews in up to 10 business days, longer in busy months).
-//   - Independent authors: each format needs its own ISBN (Bowker, US: $125
-//     for one, $295 for ten); an ebook on KDP pre-order must have its final
-//     file in 72 hours before release. Printed ARCs cost about $10.50 each
-//     printed and mailed (short-run print ≈$6 plus media mail), a
-//     conservative figure.
+//   - Independent authors: each print format needs its own ISBN (Bowker,
+//     US: $125 for one, $295 for ten); an ebook needs none on KDP (Amazon
+//     assigns an ASIN), so no ISBN is costed for it. An ebook on KDP
+//     pre-order must have its final file in 72 hours before release.
+//     Printed ARCs cost about $10.50 each printed and mailed (short-run
+//     print ≈$6 plus media mail), a conservative figure, for the trade
+//     galleys; a title with no print format, or past its galley window,
+//     sends e-galleys, which cost nothing to mail. ISBNs are bought before
+//     the first hand-over that needs them (listing or proof).
+//   - Trade reviews, long-lead magazines, early distributor listings and
+//     podcast pitching are publicity an independent author may skip: a
+//     missed window is advice for an independent title, never a reason to
+//     move its publication. Only production hand-overs (print proof,
+//     audiobook, the KDP final file) re-plan it.
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
 		PastDate:    engine.PastDate{Field: "pub_date", Policy: engine.PastPostEvent},
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs and ARCs for independent authors. A publication date that misses a window is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); one already past gives a post-event plan for the book on sale.",
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs (print formats; KDP ebooks need none) and ARCs for independent authors. A publication date that misses a window is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); for an independent title only production hand-overs re-plan it, and missed publicity windows (trade reviews, long-lead, podcasts) are advice. A publication date already past gives a post-event plan for the book on sale.",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
@@ -63,6 +72,7 @@ func init() {
 			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
 			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
 			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "Kindle Direct Publishing: ISBNs (not required for Kindle eBooks, which get an ASIN)", URL: "https://kdp.amazon.com/en_US/help/topic/G200672390", Checked: "2026-11"},
 			{Title: "ACX: audio submission requirements and review", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
@@ -80,16 +90,19 @@ type pubLaunchWindow struct {
 	key, title, code                string
 	idealMonths, idealDays, lastDay int // ideal: months and days before; last: days before
 	independent, traditional        bool
+	// optionalIndie marks publicity an independent title may skip: a missed
+	// window is dropped from its plan with advice, and never moves it.
+	optionalIndie bool
 }
 
 var pubLaunchWindows = []pubLaunchWindow{
-	{"catalog-metadata", "Catalog copy, metadata and cover final for buyers", "BUYER_WINDOW_MISSED", 9, 0, 182, false, true},
-	{"retail-listing", "Metadata and pre-order listings live with distributors", "LISTING_LATE", 4, 0, 60, true, false},
-	{"long-lead-pitch", "Long-lead magazines pitched", "LONG_LEAD_MISSED", 6, 0, 122, true, true},
-	{"galleys-to-trade", "Galleys to trade reviewers (PW, Kirkus, LJ, Booklist)", "TRADE_REVIEW_WINDOW_MISSED", 5, 0, 122, true, true},
-	{"trade-reviews", "Trade reviews run; pull quotes for marketing", "", 3, 0, 0, true, true},
-	{"preorder-push", "Pre-order campaign starts", "", 0, 56, 0, true, true},
-	{"podcast-pitching", "Podcast and media bookings pitched", "MEDIA_WINDOW_MISSED", 0, 42, 28, true, true},
+	{"catalog-metadata", "Catalog copy, metadata and cover final for buyers", "BUYER_WINDOW_MISSED", 9, 0, 182, false, true, false},
+	{"retail-listing", "Metadata and pre-order listings live with distributors", "LISTING_LATE", 4, 0, 60, true, false, true},
+	{"long-lead-pitch", "Long-lead magazines pitched", "LONG_LEAD_MISSED", 6, 0, 122, true, true, true},
+	{"galleys-to-trade", "Galleys to trade reviewers (PW, Kirkus, LJ, Booklist)", "TRADE_REVIEW_WINDOW_MISSED", 5, 0, 122, true, true, true},
+	{"trade-reviews", "Trade reviews run; pull quotes for marketing", "", 3, 0, 0, true, true, true},
+	{"preorder-push", "Pre-order campaign starts", "", 0, 56, 0, true, true, false},
+	{"podcast-pitching", "Podcast and media bookings pitched", "MEDIA_WINDOW_MISSED", 0, 42, 28, true, true, true},
 }
 
 func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
@@ -171,9 +184,11 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	steps := pubLaunchSteps(in)
 	// The last useful day of a window that has one decides how far the
 	// publication date must move to keep it.
+	// Publicity an independent author may skip never moves the date.
+	binding := func(w pubLaunchWindow) bool { return !indie || !w.optionalIndie }
 	needDays := 0
 	for _, w := range steps {
-		if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
+		if binding(w) && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) {
 			needDays = max(needDays, w.lastDay)
 		}
 	}
@@ -183,7 +198,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	pub := requested
 	if needDays > 0 {
 		for _, w := range steps {
-			if engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) && w.code != "" {
+			if binding(w) && engine.AddDays(requested, -w.lastDay).Before(p.AsOf()) && w.code != "" {
 				p.Warn(w.code, "%s was due by %s; it is %s late for publication on %s.", w.title, engine.FormatDate(engine.AddDays(requested, -w.lastDay)),
 					engine.Plural(engine.DaysBetween(engine.AddDays(requested, -w.lastDay), p.AsOf()), "day", "days"), engine.FormatDate(requested))
 			}
@@ -193,12 +208,45 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			pub = engine.OnOrAfter(pub, pubLaunchDay(in))
 		}
 		why := fmt.Sprintf("Publication on %s leaves too little time for every launch window (the longest needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
+		if indie {
+			why = fmt.Sprintf("Publication on %s leaves too little time for production (the longest hand-over needs %s before publication).", engine.FormatDate(requested), engine.Plural(needDays, "day", "days"))
+		}
 		if requested.Before(p.AsOf()) {
 			why = fmt.Sprintf("Publication day %s is before the plan date %s.", engine.FormatDate(requested), engine.FormatDate(p.AsOf()))
 		}
 		p.Replanned(requested, pub, why)
 		p.Set("earliest_feasible_pub_date", engine.FormatDate(pub))
 		p.Set("requested_pub_date", engine.FormatDate(requested))
+	}
+	if indie {
+		// Publicity windows missed for the settled date are advice for an
+		// independent title: warned once and dropped from the plan. Trade
+		// reviews go with their galleys.
+		var kept []pubLaunchWindow
+		var skipped []string
+		for _, w := range steps {
+			if w.optionalIndie && w.lastDay > 0 && engine.AddDays(pub, -w.lastDay).Before(p.AsOf()) {
+				skipped = append(skipped, w.key)
+				p.Warn(w.code, "%s was due by %s for publication on %s; it is optional for an independent title, so the date stands and the plan goes without it.",
+					w.title, engine.FormatDate(engine.AddDays(pub, -w.lastDay)), engine.FormatDate(pub))
+				continue
+			}
+			kept = append(kept, w)
+		}
+		steps = slices.DeleteFunc(kept, func(w pubLaunchWindow) bool {
+			return w.key == "trade-reviews" && slices.Contains(skipped, "galleys-to-trade")
+		})
+		p.Set("skipped_windows", skipped)
+		// ISBNs are bought before the first hand-over that prints or lists
+		// them.
+		for _, w := range steps {
+			if w.key == "retail-listing" || w.key == "print-proof" {
+				isbnBy := engine.Later(p.AsOf(), engine.AddDays(engine.AddMonths(pub, -w.idealMonths), -w.idealDays))
+				if d, ok := p.Get("isbns_by").(string); !ok || engine.FormatDate(isbnBy) < d {
+					p.Set("isbns_by", engine.FormatDate(isbnBy))
+				}
+			}
+		}
 	}
 	p.SetTarget(pub)
 	p.Set("pub_date", engine.FormatDate(pub))
@@ -227,6 +275,14 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
+	if d := p.GetDate("isbns_by"); !d.IsZero() && (slices.Contains(in.Strings("formats"), "hardcover") || slices.Contains(in.Strings("formats"), "paperback")) {
+		p.Deliverable("isbns", "ISBNs bought and assigned to the print formats", d, r)
+		p.DependsOn("retail-listing", "isbns")
+		p.DependsOn("print-proof", "isbns")
+		p.Set("isbns_by", p.Ref("isbns"))
+	} else if !d.IsZero() {
+		p.Set("isbns_by", p.Label("ISBNs bought, for an author who buys their own", d))
+	}
 	p.DependsOn("bound-books", "files-to-printer")
 	p.DependsOn("audio-master", "audio-narration")
 	for _, w := range steps {
@@ -257,21 +313,32 @@ const (
 
 func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 	isbns := 0
+	printed := false
 	if in.Str("path") == "independent" {
 		for _, f := range in.Strings("formats") {
-			if f != "audiobook" { // audiobook distributors assign their own identifiers
+			// KDP assigns ebooks an ASIN and audiobook distributors their
+			// own identifiers: only print formats need an ISBN bought.
+			if f == "hardcover" || f == "paperback" {
 				isbns++
+				printed = true
 			}
 		}
 	}
 	isbnCost := math.Min(float64(isbns)*pubLaunchISBNOne, pubLaunchISBNTen)
-	// A traditional publisher prints and mails the galleys.
+	// A traditional publisher prints and mails the galleys; an independent
+	// title with no print edition sends e-galleys.
+	skipped, _ := p.Get("skipped_windows").([]string)
+	printedARCs := printed && !slices.Contains(skipped, "galleys-to-trade")
 	var arcs float64
-	if in.Str("path") == "independent" {
+	if in.Str("path") == "independent" && printedARCs {
 		arcs = engine.Money(float64(in.Int("arc_count")) * pubLaunchARCUnit)
 	}
 	total := engine.Money(isbnCost + arcs)
-	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": in.Int("arc_count"), "arc_usd": arcs, "fixed_total_usd": total}
+	arcCount := in.Int("arc_count")
+	if in.Str("path") == "independent" && !printedARCs {
+		arcCount = 0
+	}
+	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": arcCount, "arc_usd": arcs, "fixed_total_usd": total}
 	if in.Has("budget_usd") {
 		b := in.Float("budget_usd")
 		costs["remaining_usd"] = engine.Money(b - total)
@@ -287,7 +354,7 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 }
 
 func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	if p.DateOf("galleys-to-trade").IsZero() {
+	if p.DateOf("pub-day").Before(p.AsOf()) {
 		p.RecommendOn(engine.High, "post-launch-review", "Review sales and decide on reprints and ads",
 			"Compare sell-through by format and retailer with the first printing; reprint or adjust ads and price where the book sells.")
 		p.Recommend(engine.Medium, "Ask readers for reviews", "Retail and reader-site reviews keep selling a book after launch; ask newsletter readers and event audiences for them.")
@@ -296,15 +363,25 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		return nil
 	}
 	indie := in.Str("path") == "independent"
-	if indie {
+	skipped, _ := p.Get("skipped_windows").([]string)
+	galleysSkipped := slices.Contains(skipped, "galleys-to-trade")
+	switch {
+	case galleysSkipped:
+		p.Recommend(engine.Medium, "Gather reader reviews instead of trade reviews",
+			"The trade-review galley window (4–5 months before publication) has passed for this date; trade reviews are optional for an independent title. Send e-galleys to readers and bloggers for launch-week reviews; paid indie review programmes (Kirkus Indie, BookLife) also review books already published.")
+	case indie:
 		p.RecommendOn(engine.High, "galleys-to-trade", "Send galleys to the review channels that take independent books",
 			"Publishers Weekly reviews independent titles through BookLife; Kirkus and Foreword have indie programmes; send galleys 4–5 months ahead with the metadata sheet.")
-	} else {
+	default:
 		p.RecommendOn(engine.High, "galleys-to-trade", "Get galleys to trade reviewers",
 			"Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist) need galleys 4–5 months before publication; confirm your publicist's mailing date.")
 	}
-	p.RecommendOn(engine.Medium, "podcast-pitching", "Book podcasts 4–6 weeks out",
-		"Pitch podcasts and radio with a one-page author sheet and three talking points, aiming for interviews in launch week.")
+	podcastAdvice := "Pitch podcasts and radio with a one-page author sheet and three talking points, aiming for interviews in launch week."
+	if slices.Contains(skipped, "podcast-pitching") {
+		p.Recommend(engine.Medium, "Book podcasts 4–6 weeks out", podcastAdvice)
+	} else {
+		p.RecommendOn(engine.Medium, "podcast-pitching", "Book podcasts 4–6 weeks out", podcastAdvice)
+	}
 	p.RecommendOn(engine.Medium, "preorder-push", "Run a pre-order campaign",
 		"Pre-orders count towards first-week sales; offer a pre-order bonus and push it in the last 8 weeks.")
 	if e, ok := p.Get("earliest_feasible_pub_date").(string); ok {
@@ -323,10 +400,25 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	costs := p.Get("costs").(map[string]any)
 	spend := fmt.Sprintf("the publisher covers %s", engine.Plural(in.Int("arc_count"), "galley", "galleys"))
 	if indie {
-		spend = fmt.Sprintf("ISBNs and %s cost %s", engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(costs["fixed_total_usd"].(float64)))
+		switch c := costs["fixed_total_usd"].(float64); {
+		case costs["isbns"].(int) == 0 && costs["arcs"].(int) == 0:
+			spend = "no ISBN is needed for the ebook on KDP, and galleys go out as e-books at no cost"
+		case costs["arcs"].(int) == 0:
+			spend = fmt.Sprintf("ISBNs for the print formats cost %s, and galleys go out as e-books", engine.USD(c))
+		default:
+			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), engine.USD(c))
+		}
 	}
-	p.Strategy("Publish %q in %s on %s (%s, %s out): galleys to reviewers by %s, pre-orders pushed from %s, podcasts pitched from %s; %s.",
-		in.Str("title"), strings.Join(formats, ", "), p.Ref("pub-day"), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), p.Ref("galleys-to-trade"),
-		p.Ref("preorder-push"), p.Ref("podcast-pitching"), spend)
+	reviews := "no trade-review galleys (their window has passed, and they are optional for an independent title)"
+	if !galleysSkipped {
+		reviews = "galleys to reviewers by " + p.Ref("galleys-to-trade")
+	}
+	podcasts := "podcasts pitched for after launch"
+	if !slices.Contains(skipped, "podcast-pitching") {
+		podcasts = "podcasts pitched from " + p.Ref("podcast-pitching")
+	}
+	p.Strategy("Publish %q in %s on %s (%s, %s out): %s, pre-orders pushed from %s, %s; %s.",
+		in.Str("title"), strings.Join(formats, ", "), p.Ref("pub-day"), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), reviews,
+		p.Ref("preorder-push"), podcasts, spend)
 	return nil
 }

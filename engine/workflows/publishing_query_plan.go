@@ -20,6 +20,8 @@ import (
 //     thriller, mystery and horror 70–90k, romance 70–100k, fantasy and
 //     science fiction 90–120k, young adult 60–90k, middle grade 30–55k,
 //     memoir 70–90k, narrative nonfiction 70–100k.
+//   - A count outside the range is fixed before querying, not beside it:
+//     the plan's first step is to cut or grow the manuscript into range.
 //   - Query in batches of about 10 so the letter can be revised: most full
 //     requests arrive within 4 weeks, so batches go out 4 weeks apart, and
 //     fewer than 1 request per 10 queries means the package needs work.
@@ -94,6 +96,11 @@ func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
 			dir, by = "under", r[0]-wc
 		}
 		p.Warn("WORD_COUNT_OUT_OF_RANGE", "%s is %s %s the %s–%s agents expect for %s; many will pass on the number alone.", engine.Plural(wc, "word", "words"), engine.FormatInt(by), dir, engine.FormatInt(r[0]), engine.FormatInt(r[1]), strings.ReplaceAll(genre, "_", " "))
+		verb := "cut"
+		if dir == "under" {
+			verb = "grow"
+		}
+		p.Set("word_count_fix", fmt.Sprintf("%s the manuscript by about %s words to the %s–%s range", verb, engine.FormatInt(by), engine.FormatInt(r[0]), engine.FormatInt(r[1])))
 	}
 	switch q := in.Int("query_words"); {
 	case q > 350:
@@ -196,8 +203,14 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 
 func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	batches := p.Get("batches").([]map[string]any)
-	p.RecommendOn(engine.High, "package-ready", "Finish the query package",
-		fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", pubQueryCompsLine(in, p)))
+	// A word count agents reject on sight is fixed before the package goes
+	// out, not noted beside it.
+	fix, _ := p.Get("word_count_fix").(string)
+	pkg := fmt.Sprintf("Query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", pubQueryCompsLine(in, p))
+	if fix != "" {
+		pkg = fmt.Sprintf("First %s: agents pass on a count outside it. Then the query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", fix, pubQueryCompsLine(in, p))
+	}
+	p.RecommendOn(engine.High, "package-ready", "Finish the query package", pkg)
 	p.RecommendOn(engine.High, "first-checkpoint", "Revise if batch 1 is quiet",
 		"Fewer than one full request per 10 queries means the query or opening pages are not working; revise before sending batch 2.")
 	p.Recommend(engine.Medium, "Mix the batches",
@@ -205,8 +218,12 @@ func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Recommend(engine.Low, "Track every query",
 		"Log agent, date, materials sent and response; close out non-responders after their stated window.")
 	r := p.Get("word_count_range").([2]int)
-	p.Strategy("Query %s for the %s-word %s manuscript (%s–%s expected) in %s from %s, revising after each; all responses in by %s; %s is the healthy benchmark.",
-		engine.Plural(in.Int("agents"), "agent", "agents"), engine.FormatInt(in.Int("word_count")), strings.ReplaceAll(in.Str("genre"), "_", " "), engine.FormatInt(r[0]), engine.FormatInt(r[1]),
+	lead := "Query"
+	if fix != "" {
+		lead = strings.ToUpper(fix[:1]) + fix[1:] + ", then query"
+	}
+	p.Strategy("%s %s for the %s-word %s manuscript (%s–%s expected) in %s from %s, revising after each; all responses in by %s; %s is the healthy benchmark.",
+		lead, engine.Plural(in.Int("agents"), "agent", "agents"), engine.FormatInt(in.Int("word_count")), strings.ReplaceAll(in.Str("genre"), "_", " "), engine.FormatInt(r[0]), engine.FormatInt(r[1]),
 		engine.Plural(len(batches), "batch", "batches"), batches[0]["send_date"], p.Get("querying_complete"), engine.Plural(p.Get("target_full_requests").(int), "full request", "full requests"))
 	return nil
 }

@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -55,15 +56,16 @@ func TestPublishingLaunchTimelineIndependentCosts(t *testing.T) {
 		"title": "B", "pub_date": "2027-06-03", "path": "independent", "formats": []any{"paperback", "ebook", "hardcover", "audiobook"},
 		"arc_count": 40, "budget_usd": 500, "as_of": "2026-11-20",
 	})
-	// Three ISBN formats: the $295 ten-pack beats 3 × $125.
-	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 295 {
-		t.Errorf("ISBNs %v, want 295", c)
+	// Two print formats need ISBNs (2 × $125 = $250, under the $295
+	// ten-pack); KDP assigns the ebook an ASIN.
+	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 250 {
+		t.Errorf("ISBNs %v, want 250", c)
 	}
 	if c := mediaNum(t, res, "costs", "arc_usd"); c != 40*10.5 {
 		t.Errorf("ARCs %v, want 420", c)
 	}
-	if !hasWarning(res, "BUDGET_SHORT") || mediaNum(t, res, "affordable_arcs") != 19 {
-		t.Errorf("$500 − $295 buys 19 ARCs: %v %v", warningCodes(res), res["affordable_arcs"])
+	if !hasWarning(res, "BUDGET_SHORT") || mediaNum(t, res, "affordable_arcs") != 23 {
+		t.Errorf("$500 − $250 buys 23 ARCs: %v %v", warningCodes(res), res["affordable_arcs"])
 	}
 	if hasWarning(res, "PUB_DATE_NOT_TUESDAY") {
 		t.Error("independent books need not go on sale on a Tuesday")
@@ -108,6 +110,16 @@ func TestPublishingQueryPlanPackageChecks(t *testing.T) {
 	if len(batches) != 3 || batches[2].(map[string]any)["queries"] != 5.0 {
 		t.Errorf("25 agents in 10s: 10, 10, 5; got %v", batches)
 	}
+	// Agents pass on a count outside the genre's range, so the plan cuts
+	// before it queries: 150,000 words of fantasy is 30,000 over 120,000.
+	if s := res["strategy"].(string); !strings.HasPrefix(s, "Cut the manuscript by about 30,000 words to the 90,000–120,000 range, then query") {
+		t.Errorf("strategy queries without cutting: %s", s)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if rm := r.(map[string]any); rm["title"] == "Finish the query package" && !strings.Contains(rm["detail"].(string), "cut the manuscript") {
+			t.Errorf("package recommendation omits the cut: %v", rm["detail"])
+		}
+	}
 }
 
 // A trade book published in the 24 December–1 January dead week is flagged
@@ -126,4 +138,78 @@ func TestPublishingLaunchTimelineUKThursday(t *testing.T) {
 	if !hasWarning(res, "PUB_DATE_NOT_THURSDAY") || res["pub_date"] != "2027-09-16" {
 		t.Errorf("Tuesday 2027-09-14 in the UK should move to Thursday 2027-09-16: %v %v", warningCodes(res), res["pub_date"])
 	}
+}
+
+// An independent, ebook-only title: trade reviews are optional for it, so
+// missed galley windows are advice and do not move publication; KDP needs
+// no ISBN for an ebook (Kindle Direct Publishing, ISBNs) and its final
+// file 72 hours before release.
+func TestPublishingLaunchTimelineIndependentEbookKeepsItsDate(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2027-01-14", "path": "independent", "formats": []any{"ebook"}, "as_of": "2026-11-20",
+	})
+	if hasWarning(res, "REPLANNED") || res["pub_date"] != "2027-01-14" {
+		t.Fatalf("publication moved to %v (%v); trade-review windows are optional for an independent title", res["pub_date"], warningCodes(res))
+	}
+	if !hasWarning(res, "TRADE_REVIEW_WINDOW_MISSED") {
+		t.Errorf("the missed galley window is not mentioned: %v", warningCodes(res))
+	}
+	for _, m := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		if k := m.(map[string]any)["key"]; k == "galleys-to-trade" || k == "trade-reviews" || k == "long-lead-pitch" {
+			t.Errorf("missed optional window %v still scheduled", k)
+		}
+	}
+	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 0 {
+		t.Errorf("ISBN cost %v for a KDP ebook, want 0", c)
+	}
+	if c := mediaNum(t, res, "costs", "fixed_total_usd"); c != 0 {
+		t.Errorf("fixed costs %v for an ebook-only title with e-galleys, want 0", c)
+	}
+	if d := engine.DaysBetween(milestoneDate(t, res, "final-ebook-file"), mediaDay("2027-01-14")); d < 3 {
+		t.Errorf("final ebook file %d days out, KDP needs 72 hours", d)
+	}
+	if s := res["strategy"].(string); strings.Contains(s, "galleys to reviewers by") {
+		t.Errorf("strategy still promises trade galleys: %s", s)
+	}
+	// A production hand-over still re-plans: an ebook due in two days
+	// cannot have its final file in 72 hours ahead.
+	soon := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2026-11-22", "path": "independent", "formats": []any{"ebook"}, "as_of": "2026-11-20",
+	})
+	if !hasWarning(soon, "REPLANNED") {
+		t.Errorf("a release inside KDP's 72 hours is not re-planned: %v", warningCodes(soon))
+	}
+}
+
+// An independent paperback past its trade-galley window sends no printed
+// ARCs (nothing is costed without the milestone it pays for), and buys its
+// ISBN before the proof that prints it.
+func TestPublishingLaunchTimelineIndependentPrintCostsHaveMilestones(t *testing.T) {
+	res := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2027-02-18", "path": "independent", "formats": []any{"paperback", "ebook"}, "arc_count": 40, "as_of": "2026-11-20",
+	})
+	if hasWarning(res, "REPLANNED") {
+		t.Fatalf("re-planned: %v", warningCodes(res))
+	}
+	if c := mediaNum(t, res, "costs", "arc_usd"); c != 0 {
+		t.Errorf("printed ARCs costed at %v with the galley window skipped", c)
+	}
+	if c := mediaNum(t, res, "costs", "isbn_usd"); c != 125 {
+		t.Errorf("ISBN cost %v, want 125 for the paperback alone", c)
+	}
+	if isbn, proof := milestoneDate(t, res, "isbns"), milestoneDate(t, res, "print-proof"); isbn.After(proof) {
+		t.Errorf("ISBN bought %s, after the proof on %s", engine.FormatDate(isbn), engine.FormatDate(proof))
+	}
+	// An audiobook moves the date for production: the publicity windows the
+	// new date can keep (the 60-day listing) are kept.
+	audio := run(t, "publishing-launch-timeline", map[string]any{
+		"title": "B", "pub_date": "2026-12-22", "path": "independent", "formats": []any{"ebook", "audiobook"}, "as_of": "2026-11-20",
+	})
+	if !hasWarning(audio, "REPLANNED") {
+		t.Fatalf("an audiobook 32 days out is not re-planned: %v", warningCodes(audio))
+	}
+	if skipped := audio["skipped_windows"].([]any); len(skipped) != 2 {
+		t.Errorf("skipped %v, want only long-lead and trade galleys (the listing fits the re-planned date)", skipped)
+	}
+	milestoneDate(t, audio, "retail-listing")
 }

@@ -22,8 +22,11 @@ import (
 //     are only available for infringement after registration, or within
 //     three months of first publication. eCO fees: $45 Single Application
 //     (one author who is the claimant, one work, not made for hire), $65
-//     Standard Application; a sound recording is a separate $65 claim unless
-//     filed together by the same claimant.
+//     Standard Application. A song and its recording owned exactly alike
+//     (the writers own the master in their song shares, or the hiring party
+//     owns both) are registered together on one $65 Standard Application
+//     (Circular 56a), not as two claims; a sound recording owned otherwise
+//     is a separate $65 claim.
 //   - The UK has no copyright registry (protection is automatic under the
 //     Copyright, Designs and Patents Act 1988); works are registered with
 //     PRS for Music and MCPS, recordings with PPL.
@@ -61,7 +64,7 @@ func init() {
 			{Name: "work_for_hire", Kind: engine.Boolean, Default: false, Description: "Whether the song was written as a work made for hire: the hiring party then owns the copyright, publisher share, mechanicals and master, and the writers keep the writer share of performance royalties."},
 			{Name: "hiring_party", Kind: engine.String, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Employer or commissioning party of a work made for hire (the copyright claimant); used when work_for_hire is true."},
 			engine.RegionField(),
-			{Name: "register_sound_recording", Kind: engine.Boolean, Default: true, Description: "Whether the writers also own the master and will register the sound recording."},
+			{Name: "register_sound_recording", Kind: engine.Boolean, Default: true, Description: "Whether the writers also own the master, in the same shares as the song, and will register the sound recording (with the song, on one Standard Application)."},
 		},
 		ExampleContext: map[string]any{
 			"song_title": "Glass Harbor",
@@ -78,6 +81,7 @@ func init() {
 		Sources: []engine.Source{
 			{Title: "U.S. Copyright Office Circular 30: Works Made for Hire", URL: "https://www.copyright.gov/circs/circ30.pdf", Checked: "2026-11"},
 			{Title: "U.S. Copyright Office: fees (Single and Standard Application)", URL: "https://www.copyright.gov/about/fees.html", Checked: "2026-11"},
+			{Title: "U.S. Copyright Office Circular 56a: a musical work and sound recording owned exactly alike register on one application", URL: "https://www.copyright.gov/circs/circ56a.pdf", Checked: "2026-11"},
 			{Title: "17 U.S.C. §412: registration as a prerequisite to statutory damages", URL: "https://www.law.cornell.edu/uscode/text/17/412", Checked: "2026-11"},
 			{Title: "The MLC: registering works and self-administered members", URL: "https://www.themlc.com/", Checked: "2026-11"},
 		},
@@ -164,11 +168,13 @@ func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
 	// claimant of a work not made for hire.
 	single := len(in.List("writers")) == 1 && !wfh
 	fees := map[string]float64{"musical_work_usd": 65}
-	if single {
+	switch {
+	case in.Bool("register_sound_recording"):
+		// Owned exactly alike, the song and its recording are one claim on
+		// a Standard Application: one fee, not two.
+		fees = map[string]float64{"musical_work_and_sound_recording_usd": 65}
+	case single:
 		fees["musical_work_usd"] = 45
-	}
-	if in.Bool("register_sound_recording") {
-		fees["sound_recording_usd"] = 65
 	}
 	var sum float64
 	for _, f := range fees {
@@ -224,7 +230,7 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 		late.Deliverable(p, "copyright-filed", "Copyright application filed (eCO)", register, r)
 	}
 	if in.Bool("register_sound_recording") {
-		late.Deliverable(p, "sound-recording-filed", "Sound recording (SR) claim filed with the Copyright Office", register, r)
+		late.Deliverable(p, "sound-recording-filed", "Sound recording claimed with the song on the same Standard Application", register, r)
 	}
 	// Registration dates land on open days: the plan names the settled one.
 	register = p.DateOf(late.key("pro-mlc-registration"))

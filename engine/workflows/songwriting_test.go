@@ -14,9 +14,11 @@ func TestSongwritingSplitsSharesFeesAndDeadlines(t *testing.T) {
 	if nova["writer_share_pct"] != 25.0 || nova["publisher_share_pct"] != 25.0 || nova["per_1000_usd_writer"] != 250.0 {
 		t.Errorf("a 50%% writer gets 25%% writer and 25%% publisher share ($250 of $1,000 each): %v", nova)
 	}
-	// Three writers: Standard Application ($65) plus the sound recording ($65).
-	if total := mediaNum(t, res, "copyright_fees", "total_usd"); total != 130 {
-		t.Errorf("copyright fees %v, want 130", total)
+	// The writers own the master in their song shares: the song and the
+	// recording are one claim on a $65 Standard Application (Circular 56a),
+	// not $65 twice.
+	if total := mediaNum(t, res, "copyright_fees", "total_usd"); total != 65 {
+		t.Errorf("copyright fees %v, want 65 (one Standard Application for song and recording)", total)
 	}
 	if res["copyright_deadline"] != "2027-06-05" {
 		t.Errorf("§412 deadline %v, want release + 3 months = 2027-06-05", res["copyright_deadline"])

@@ -11,7 +11,8 @@ import (
 // Crowdfunding maths and fulfilment timeline for a tabletop game on
 // Kickstarter. Rules used:
 //   - Kickstarter takes 5% of funds collected; payment processing is 3% +
-//     $0.20 per pledge of $10 or more (Kickstarter fees, US). 4% of pledges
+//     $0.20 per pledge of $10 or more, 5% + $0.05 per pledge under $10
+//     (Kickstarter fees, US). 4% of pledges
 //     are assumed to fail at collection (2–5% is commonly reported).
 //   - Campaigns run 1–60 days; Kickstarter reports that 30 days or fewer
 //     succeed more often. Funds arrive about 14 days after the end.
@@ -56,7 +57,7 @@ func init() {
 			"as_of":                   "2026-11-20",
 		},
 		Sources: []engine.Source{
-			{Title: "Kickstarter: fees (5% platform, payment processing 3% + $0.20)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter: fees (5% platform, payment processing 3% + $0.20, or 5% + $0.05 under $10)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
 			{Title: "Kickstarter: campaign length (1–60 days, 30 or fewer recommended)", URL: "https://www.kickstarter.com/help/handbook/funding", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
@@ -69,18 +70,20 @@ func init() {
 }
 
 const (
-	tabletopKSPlatformPct     = 0.05
-	tabletopKSProcessingPct   = 0.03
-	tabletopKSPerPledge       = 0.20
-	tabletopKSSmallPledge     = 0.05
-	tabletopKSDroppedPct      = 0.04
-	tabletopKSFundsDays       = 14
-	tabletopKSPrelaunchDays   = 28
-	tabletopKSPledgeMgrWeeks  = 4
-	tabletopKSFulfilmentWeeks = 4
-	tabletopMOQ               = 1000
-	tabletopOveragePct        = 0.10 // spares: see tabletopKSWithSpares
-	tabletopMSRPMultiple      = 5.0
+	tabletopKSPlatformPct   = 0.05
+	tabletopKSProcessingPct = 0.03
+	tabletopKSPerPledge     = 0.20
+	tabletopKSSmallPledge   = 0.05
+	// tabletopKSSmallProcessingPct is processing on a pledge under $10.
+	tabletopKSSmallProcessingPct = 0.05
+	tabletopKSDroppedPct         = 0.04
+	tabletopKSFundsDays          = 14
+	tabletopKSPrelaunchDays      = 28
+	tabletopKSPledgeMgrWeeks     = 4
+	tabletopKSFulfilmentWeeks    = 4
+	tabletopMOQ                  = 1000
+	tabletopOveragePct           = 0.10 // spares: see tabletopKSWithSpares
+	tabletopMSRPMultiple         = 5.0
 )
 
 // tabletopKSPrintRun orders 10% spares over the backers, rounded up to
@@ -98,16 +101,22 @@ type tabletopKSMaths struct {
 	printRun                                      int
 }
 
+// tabletopKSProcessing is Kickstarter's payment processing on one pledge:
+// a percentage and a fixed fee, both lower-fixed, higher-rate under $10.
+func tabletopKSProcessing(pledge float64) (pct, perPledge float64) {
+	if pledge < 10 {
+		return tabletopKSSmallProcessingPct, tabletopKSSmallPledge
+	}
+	return tabletopKSProcessingPct, tabletopKSPerPledge
+}
+
 func tabletopKSAt(in *engine.Input, backers int) tabletopKSMaths {
 	pledge := in.Float("pledge_usd")
-	perPledge := tabletopKSPerPledge
-	if pledge < 10 {
-		perPledge = tabletopKSSmallPledge
-	}
+	processingPct, perPledge := tabletopKSProcessing(pledge)
 	m := tabletopKSMaths{printRun: tabletopKSPrintRun(backers)}
 	m.pledged = float64(backers) * pledge
 	m.collected = m.pledged * (1 - tabletopKSDroppedPct)
-	m.fees = m.collected*(tabletopKSPlatformPct+tabletopKSProcessingPct) + perPledge*float64(backers)*(1-tabletopKSDroppedPct)
+	m.fees = m.collected*(tabletopKSPlatformPct+processingPct) + perPledge*float64(backers)*(1-tabletopKSDroppedPct)
 	m.net = m.collected - m.fees
 	m.costs = in.Float("fixed_costs_usd") + float64(m.printRun)*in.Float("unit_cost_usd") + float64(backers)*in.Float("shipping_per_backer_usd")
 	m.surplus = m.net - m.costs
@@ -170,8 +179,9 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	}
 
 	// The margin one more backer brings once the print run grows with them.
-	marginal := pledge*(1-tabletopKSDroppedPct)*(1-tabletopKSPlatformPct-tabletopKSProcessingPct) -
-		tabletopKSPerPledge*(1-tabletopKSDroppedPct) - unit*(1+tabletopOveragePct) - in.Float("shipping_per_backer_usd")
+	processingPct, perPledge := tabletopKSProcessing(pledge)
+	marginal := pledge*(1-tabletopKSDroppedPct)*(1-tabletopKSPlatformPct-processingPct) -
+		perPledge*(1-tabletopKSDroppedPct) - unit*(1+tabletopOveragePct) - in.Float("shipping_per_backer_usd")
 	p.Set("margin_per_backer_usd", engine.Money(marginal))
 	if marginal <= 0 {
 		p.Warn("PLEDGE_BELOW_COST", "Each backer at %s loses %s after fees, manufacturing (%s with spares) and absorbed shipping; no number of backers funds this.",

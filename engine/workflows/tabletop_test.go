@@ -142,3 +142,19 @@ func TestTabletopManufacturingNoPickupDuringNewYearShutdown_CNY2027(t *testing.T
 		t.Errorf("mass production from %v: want 10 weeks of open factory days before ex-factory", sample)
 	}
 }
+
+// A pledge under $10 pays Kickstarter's small-pledge processing, 5% +
+// $0.05, not 3% + $0.05 (Kickstarter fees, US).
+func TestTabletopKickstarterSmallPledgeProcessing(t *testing.T) {
+	res := entRun(t, "tabletop-kickstarter-campaign", map[string]any{"pledge_usd": 8, "unit_cost_usd": 1.5, "fixed_costs_usd": 500, "shipping_per_backer_usd": 0})
+	collected := 900 * 8 * 0.96
+	fees := collected*(0.05+0.05) + 0.05*900*0.96
+	if got := entNum(t, res, "forecast", "fees_usd"); !entNear(got, engine.Money(fees)) {
+		t.Errorf("fees %v, want 5%% + 5%% of %v + $0.05 a pledge = %.2f", got, collected, fees)
+	}
+	// One more backer keeps $8 × 96% × 90%, less $0.05 × 96% and the copy
+	// with 10% spares.
+	if got := entNum(t, res, "margin_per_backer_usd"); !entNear(got, engine.Money(8*0.96*0.90-0.05*0.96-1.5*1.1)) {
+		t.Errorf("margin per backer %v", got)
+	}
+}

@@ -93,6 +93,7 @@ func finish(src []byte) ([]byte, error) {
 				o["description"] = unwrap(d)
 			}
 			if body, ok := o["requestBody"].(map[string]any); ok {
+				withoutPathFields(body, path, schemas)
 				addExample(body, schemas)
 			}
 			responses := child(o, "responses")
@@ -393,6 +394,72 @@ func mustSet(f protoreflect.FieldDescriptor) bool {
 		return true
 	}
 	return false
+}
+
+// withoutPathFields points a request body whose schema repeats the path's
+// parameters (a custom method such as POST /v1/keys/{id}:rotate with
+// body "*") at a schema of the method's own fields only, named
+// <Method>Body: the gateway takes those fields from the path, so a client
+// generated from the document must not be made to send them again. A
+// method with no field of its own gets an empty, optional body.
+func withoutPathFields(body map[string]any, path string, schemas map[string]any) {
+	params := map[string]bool{}
+	for rest := path; ; {
+		i := strings.Index(rest, "{")
+		j := strings.Index(rest, "}")
+		if i < 0 || j < i {
+			break
+		}
+		params[rest[i+1:j]] = true
+		rest = rest[j+1:]
+	}
+	if len(params) == 0 {
+		return
+	}
+	content, _ := body["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	schema, _ := media["schema"].(map[string]any)
+	ref, _ := schema["$ref"].(string)
+	name := strings.TrimPrefix(ref, "#/components/schemas/")
+	target, _ := schemas[name].(map[string]any)
+	props, _ := target["properties"].(map[string]any)
+	repeated := false
+	for p := range params {
+		if _, ok := props[p]; ok {
+			repeated = true
+		}
+	}
+	if !repeated {
+		return
+	}
+	own := map[string]any{}
+	for k, v := range props {
+		if !params[k] {
+			own[k] = v
+		}
+	}
+	var required []any
+	if rs, ok := target["required"].([]any); ok {
+		for _, r := range rs {
+			if !params[r.(string)] {
+				required = append(required, r)
+			}
+		}
+	}
+	bodyName := strings.TrimSuffix(name, "Request") + "Body"
+	out := map[string]any{"type": "object", "properties": own}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	if d, ok := target["description"]; ok {
+		out["description"] = d
+	}
+	if len(own) == 0 {
+		out["description"] = "No fields: the method takes what it needs from its path."
+	}
+	schemas[bodyName] = out
+	media["schema"] = map[string]any{"$ref": "#/components/schemas/" + bodyName}
+	body["required"] = len(required) > 0
 }
 
 // examples are the request fields' example values, by name; other fields

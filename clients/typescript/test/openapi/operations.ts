@@ -62,7 +62,7 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   check(status.progress === 100, "job progress");
   const jobs = must(op("EngineService_ListJobs"), await api.GET("/v1/engine/jobs", { params: { query: { status: "completed" } } }));
   check(jobs.jobs.some((j) => j.id === job.id), "job listed");
-  const cancel = await api.POST("/v1/engine/jobs/{id}:cancel", { params: { path: { id: job.id } }, body: { id: job.id } });
+  const cancel = await api.POST("/v1/engine/jobs/{id}:cancel", { params: { path: { id: job.id } } });
   op("EngineService_CancelJob");
   check(cancel.response.status === 409 && cancel.error?.error?.status === "FAILED_PRECONDITION", `cancel of a finished job: ${cancel.response.status}`);
 
@@ -102,7 +102,7 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   check(keys.keys.some((k) => k.id === key.id), "key listed");
   const rotated = must(
     op("KeysService_RotateKey"),
-    await api.POST("/v1/keys/{id}:rotate", { params: { path: { id: key.id } }, body: { id: key.id, grace_period: "60s" } }),
+    await api.POST("/v1/keys/{id}:rotate", { params: { path: { id: key.id } }, body: { grace_period: "60s" } }),
   );
   check(rotated.previous_secret_expires_at !== null, "grace period");
   const revoked = await api.DELETE("/v1/keys/{id}", { params: { path: { id: key.id } } });
@@ -128,7 +128,7 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   check(ocGot.id === oc.id && ocGot.secret === undefined, "oauth client read");
   const ocRotated = must(
     op("OAuthClientsService_RotateOAuthClient"),
-    await api.POST("/v1/oauth/clients/{id}:rotate", { params: { path: { id: oc.id } }, body: { id: oc.id, grace_period: "60s" } }),
+    await api.POST("/v1/oauth/clients/{id}:rotate", { params: { path: { id: oc.id } }, body: { grace_period: "60s" } }),
   );
   check(ocRotated.previous_secret_expires_at !== null, "oauth client grace period");
   const ocDeleted = await api.DELETE("/v1/oauth/clients/{id}", { params: { path: { id: oc.id } } });
@@ -144,7 +144,7 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   check(whGot.secret === undefined, "secret never returned again");
   const delivery = must(
     op("WebhooksService_TestWebhook"),
-    await api.POST("/v1/webhooks/{id}:test", { params: { path: { id: wh.id } }, body: { id: wh.id } }),
+    await api.POST("/v1/webhooks/{id}:test", { params: { path: { id: wh.id } } }),
   );
   const deliveries = must(
     op("WebhooksService_ListDeliveries"),
@@ -153,7 +153,6 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   check(deliveries.deliveries.some((d) => d.id === delivery.id), "delivery listed");
   const again = await api.POST("/v1/webhooks/{id}/deliveries/{delivery_id}:redeliver", {
     params: { path: { id: wh.id, delivery_id: delivery.id } },
-    body: { id: wh.id, delivery_id: delivery.id },
   });
   op("WebhooksService_RedeliverDelivery");
   check(again.data !== undefined || again.response.status === 409, `redeliver: ${again.response.status}`);

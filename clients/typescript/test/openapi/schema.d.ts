@@ -690,9 +690,8 @@ export interface components {
             transport: string;
             user_agent: string;
         };
-        CancelJobRequest: {
-            id: string;
-        };
+        /** @description No fields: the method takes what it needs from its path. */
+        CancelJobBody: Record<string, never>;
         /**
          * @description Everything needed to check a registration offline: the record bytes that
          *      were timestamped and logged, the RFC 3161 token, the inclusion proof in a
@@ -1057,10 +1056,8 @@ export interface components {
             /** Format: double */
             requests_per_second: number;
         };
-        RedeliverDeliveryRequest: {
-            delivery_id: string;
-            id: string;
-        };
+        /** @description No fields: the method takes what it needs from its path. */
+        RedeliverDeliveryBody: Record<string, never>;
         RegisterWorkRequest: {
             /** @description SHA-256 of the work: "sha256:<64 hex>" or 64 bare hex digits. */
             content_hash?: string;
@@ -1069,15 +1066,13 @@ export interface components {
             title: string;
             type?: string;
         };
-        RotateKeyRequest: {
+        RotateKeyBody: {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
-            id: string;
         };
-        RotateOAuthClientRequest: {
+        RotateOAuthClientBody: {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
-            id: string;
         };
         RunWorkflowRequest: {
             async?: boolean;
@@ -1087,9 +1082,8 @@ export interface components {
             vertical: string;
             workflow: string;
         };
-        TestWebhookRequest: {
-            id: string;
-        };
+        /** @description No fields: the method takes what it needs from its path. */
+        TestWebhookBody: Record<string, never>;
         UsagePoint: {
             errors: string;
             /** Format: double */
@@ -1504,14 +1498,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "id": "string"
-                 *     }
-                 */
-                "application/json": components["schemas"]["CancelJobRequest"];
+                /** @example {} */
+                "application/json": components["schemas"]["CancelJobBody"];
             };
         };
         responses: {
@@ -2192,15 +2182,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "grace_period": "3600s",
-                 *       "id": "string"
+                 *       "grace_period": "3600s"
                  *     }
                  */
-                "application/json": components["schemas"]["RotateKeyRequest"];
+                "application/json": components["schemas"]["RotateKeyBody"];
             };
         };
         responses: {
@@ -2398,15 +2387,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "grace_period": "3600s",
-                 *       "id": "string"
+                 *       "grace_period": "3600s"
                  *     }
                  */
-                "application/json": components["schemas"]["RotateOAuthClientRequest"];
+                "application/json": components["schemas"]["RotateOAuthClientBody"];
             };
         };
         responses: {
@@ -2645,15 +2633,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "delivery_id": "string",
-                 *       "id": "string"
-                 *     }
-                 */
-                "application/json": components["schemas"]["RedeliverDeliveryRequest"];
+                /** @example {} */
+                "application/json": components["schemas"]["RedeliverDeliveryBody"];
             };
         };
         responses: {
@@ -2693,14 +2676,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "id": "string"
-                 *     }
-                 */
-                "application/json": components["schemas"]["TestWebhookRequest"];
+                /** @example {} */
+                "application/json": components["schemas"]["TestWebhookBody"];
             };
         };
         responses: {
