@@ -15,7 +15,7 @@ func TestRenderListsSources(t *testing.T) {
 	}
 	section := doc[i:]
 	section = section[:strings.Index(section[1:], "\n### ")+1]
-	want := "- [ACX Audio Submission Requirements](https://www.acx.com/help/acx-audio-submission-requirements/201456300), checked 2026-11\n"
+	want := "- [ACX Audio Submission Requirements (levels, format, room tone, opening and closing credits, retail sample 1–5 minutes)](https://www.acx.com/help/acx-audio-submission-requirements/201456300), checked 2026-11\n"
 	if !strings.Contains(section, want) {
 		t.Errorf("section lacks %q:\n%s", want, section)
 	}
