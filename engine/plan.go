@@ -69,6 +69,26 @@ type Plan struct {
 	region              Region
 	requested, feasible time.Time
 	postEvent           time.Time
+	// refs is set once Ref or RecommendOn has written a milestone
+	// reference, so rendering only looks for them then; labels and
+	// schedules are the dates a result names that are not milestones (see
+	// Label and SetSchedule).
+	refs      map[string]bool
+	labels    []referenceDate
+	schedules []schedule
+}
+
+// referenceDate is a date the plan names that is not one of its steps (a
+// sale season, a date the user could choose instead), with what it is.
+type referenceDate struct {
+	Date  string `json:"date"`
+	Label string `json:"label"`
+}
+
+// schedule names a workflow-specific key that is a calendar of its own.
+type schedule struct {
+	Key   string `json:"key"`
+	About string `json:"about"`
 }
 
 // AsOf is the date the plan is made on.
@@ -86,7 +106,17 @@ func (p *Plan) Recommend(pri Priority, title, detail string) {
 	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri})
 }
 
-// RecommendBy adds advice that has a due date.
+// RecommendOn adds advice due on milestone key's settled date, or on as_of
+// when that date is already behind the plan (the step is overdue: do it
+// now). The due date is read when the result is rendered, so it follows the
+// milestone wherever the calendar or a re-plan moves it.
+func (p *Plan) RecommendOn(pri Priority, key, title, detail string) {
+	p.noteRef(key)
+	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri, DueDate: refOpen + dueMark + key + refClose})
+}
+
+// RecommendBy adds advice that has a due date. A date that is a
+// milestone's belongs to the milestone: use RecommendOn.
 func (p *Plan) RecommendBy(pri Priority, due time.Time, title, detail string) {
 	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri, DueDate: FormatDate(due)})
 }
@@ -119,6 +149,172 @@ func (p *Plan) Deliverable(key, title string, d time.Time, r Region) {
 			map[bool]string{true: "previous", false: "next"}[moved.Before(d)])
 	}
 	p.milestones = append(p.milestones, m)
+}
+
+// Settling dates, then narrating them. A planner settles its dates first
+// (requests, moves off closed days, re-plans) and narrates second: prose,
+// recommendations and workflow-specific keys name a milestone's date with
+// Ref (or RecommendOn) instead of copying it, and the reference is written
+// out as the settled date when the result is rendered, so a moved date moves
+// everywhere. The few dates a result names that are no milestone's are
+// declared as such: Label for one date, SetSchedule for a key that is a
+// calendar of its own. A check over every workflow (enginetest's
+// RuleStrayDate) holds results to this.
+
+// Reference markers: private-use runes no rendered date contains.
+const (
+	refOpen  = "\ue000"
+	refClose = "\ue001"
+	// dueMark makes a reference resolve to as_of when the milestone is
+	// already behind it (a due date is never in the past).
+	dueMark = ">"
+)
+
+// Ref returns a reference to milestone key's date, for the strategy,
+// recommendations and Set values: it is written out as the milestone's
+// settled date (YYYY-MM-DD) when the result is rendered. The milestone may
+// be added, or moved, after the reference is written; rendering a
+// reference to a milestone the plan never got fails the run.
+func (p *Plan) Ref(key string) string {
+	p.noteRef(key)
+	return refOpen + key + refClose
+}
+
+// noteRef records a key referred to, so that rendering resolves only the
+// references the plan wrote (text from the context that happens to hold
+// the markers stays as it was).
+func (p *Plan) noteRef(key string) {
+	if p.refs == nil {
+		p.refs = map[string]bool{}
+	}
+	p.refs[key] = true
+}
+
+// DateOf returns milestone key's date as settled so far, or the zero time
+// when there is no such milestone, for arithmetic that builds on it (a step
+// a week after the masters). Text should use Ref.
+func (p *Plan) DateOf(key string) time.Time {
+	for _, m := range p.milestones {
+		if m.Key == key {
+			return m.Date
+		}
+	}
+	return time.Time{}
+}
+
+// Label returns d as YYYY-MM-DD for text or a Set value, recording it in
+// timeline.reference_dates with what it is ("Steam Winter Sale starts",
+// "earliest feasible launch"): a date the result names that is not a step
+// of the plan. A step's date is a milestone's, named with Ref.
+func (p *Plan) Label(what string, d time.Time) string {
+	s := FormatDate(d)
+	for _, l := range p.labels {
+		if l.Date == s && l.Label == what {
+			return s
+		}
+	}
+	p.labels = append(p.labels, referenceDate{Date: s, Label: what})
+	return s
+}
+
+// SetSchedule is Set for a key that is a calendar of its own (the send
+// days of a warm-up ramp, each episode's post-production dates, monthly
+// payouts): its dates are not milestones and are not copied from any. The
+// result names the key and what it schedules in timeline.schedules. A date
+// in it that is a milestone's is still written with Ref.
+func (p *Plan) SetSchedule(key, about string, v any) {
+	p.Set(key, v)
+	for _, sc := range p.schedules {
+		if sc.Key == key {
+			return
+		}
+	}
+	p.schedules = append(p.schedules, schedule{Key: key, About: about})
+}
+
+// Move moves milestone key to d after it was added (a dependency finished
+// later than planned, a re-plan pushed it), reporting the move: moved_from
+// keeps the date first asked for, and why is added to the note. Everything
+// that refers to the milestone by Ref moves with it.
+func (p *Plan) Move(key string, d time.Time, why string) {
+	for i := range p.milestones {
+		m := &p.milestones[i]
+		if m.Key != key || m.Date.Equal(d) {
+			continue
+		}
+		if m.MovedFrom.IsZero() {
+			m.MovedFrom = m.Date
+		}
+		if m.MovedFrom.Equal(d) {
+			m.MovedFrom, m.Note = time.Time{}, ""
+		} else if why = strings.TrimSpace(why); why != "" {
+			m.Note = strings.TrimPrefix(m.Note+"; "+why, "; ")
+		}
+		m.Date = d
+	}
+}
+
+// resolve writes out the milestone references in s.
+func (p *Plan) resolve(s string, dates map[string]time.Time) (string, error) {
+	if !strings.Contains(s, refOpen) {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, refOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], refClose)
+		if j < 0 {
+			break
+		}
+		key := s[i+len(refOpen) : i+j]
+		due := strings.HasPrefix(key, dueMark)
+		key = strings.TrimPrefix(key, dueMark)
+		if !p.refs[key] {
+			b.WriteString(s[:i+j+len(refClose)])
+			s = s[i+j+len(refClose):]
+			continue
+		}
+		d, ok := dates[key]
+		if !ok {
+			return "", fmt.Errorf("the plan refers to milestone %q, which it does not have", key)
+		}
+		if due {
+			d = Later(p.asOf, d)
+		}
+		b.WriteString(s[:i])
+		b.WriteString(FormatDate(d))
+		s = s[i+j+len(refClose):]
+	}
+	b.WriteString(s)
+	return b.String(), nil
+}
+
+// resolveAll writes out the milestone references in a plain value.
+func (p *Plan) resolveAll(v any, dates map[string]time.Time) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return p.resolve(x, dates)
+	case map[string]any:
+		for k, e := range x {
+			r, err := p.resolveAll(e, dates)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+	case []any:
+		for i, e := range x {
+			r, err := p.resolveAll(e, dates)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+	}
+	return v, nil
 }
 
 // PostEvent records that the plan's target (a release, publication,
@@ -228,6 +424,9 @@ func (p *Plan) Get(key string) any { return p.extra[key] }
 // or non-date value gives the zero time.
 func (p *Plan) GetDate(key string) time.Time {
 	s, _ := p.extra[key].(string)
+	if strings.HasPrefix(s, refOpen) {
+		return p.DateOf(strings.TrimSuffix(strings.TrimPrefix(s, refOpen), refClose))
+	}
 	d, err := ParseDate(s)
 	if err != nil {
 		return time.Time{}
@@ -258,6 +457,17 @@ func (p *Plan) Result() (map[string]any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(p.refs) > 0 {
+		dates := map[string]time.Time{}
+		for _, m := range p.milestones {
+			if _, dup := dates[m.Key]; !dup {
+				dates[m.Key] = m.Date
+			}
+		}
+		if result, err = p.resolveAll(result, dates); err != nil {
+			return nil, err
+		}
 	}
 	return result.(map[string]any), nil
 }
@@ -292,6 +502,20 @@ func (p *Plan) value() map[string]any {
 	}
 	if !p.postEvent.IsZero() {
 		timeline["post_event"] = true
+	}
+	if len(p.labels) > 0 {
+		ds := make([]map[string]any, len(p.labels))
+		for i, l := range p.labels {
+			ds[i] = map[string]any{"date": l.Date, "label": l.Label}
+		}
+		timeline["reference_dates"] = ds
+	}
+	if len(p.schedules) > 0 {
+		ss := make([]map[string]any, len(p.schedules))
+		for i, sc := range p.schedules {
+			ss[i] = map[string]any{"key": sc.Key, "about": sc.About}
+		}
+		timeline["schedules"] = ss
 	}
 	out := map[string]any{}
 	for k, v := range p.extra {

@@ -227,6 +227,40 @@ func BenchmarkPlanResult(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanResultWithRefs: a plan whose strategy and advice name
+// milestone dates, copied or by key (resolved when rendered): the cost of
+// one date, one place.
+func BenchmarkPlanResultWithRefs(b *testing.B) {
+	asOf := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, byKey := range []bool{false, true} {
+		p := &Plan{asOf: asOf}
+		for i := range 15 {
+			p.Milestone(fmt.Sprintf("m%d", i), fmt.Sprintf("Milestone %d", i), asOf.AddDate(0, 0, 3*i))
+		}
+		date := func(i int) string { return FormatDate(asOf.AddDate(0, 0, 3*i)) }
+		if byKey {
+			date = func(i int) string { return p.Ref(fmt.Sprintf("m%d", i)) }
+		}
+		p.Set("budget", map[string]any{"total_usd": 12000.0, "split": map[string]float64{"marketing": 0.4, "production": 0.35, "distribution": 0.25}, "per_week": []float64{1, 2, 3, 4, 5, 6, 7, 8}})
+		p.Strategy("Start %s, deliver %s, release %s.", date(0), date(7), date(14))
+		for i := range 5 {
+			if byKey {
+				p.RecommendOn(High, fmt.Sprintf("m%d", 2*i), "Step", "Do it by "+date(2*i)+".")
+			} else {
+				p.RecommendBy(High, asOf.AddDate(0, 0, 6*i), "Step", "Do it by "+date(2*i)+".")
+			}
+		}
+		b.Run(map[bool]string{false: "copied", true: "by-key"}[byKey], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Result(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // plain converts what plans are built of directly and everything else
 // through JSON; either way the value is the JSON round trip's.
 func TestPlainIsTheJSONRoundTrip(t *testing.T) {
@@ -263,5 +297,89 @@ func TestPlainIsTheJSONRoundTrip(t *testing.T) {
 		if _, err := plain(v); err != errNonFinite {
 			t.Errorf("plain(%v) error = %v, want errNonFinite", v, err)
 		}
+	}
+}
+
+// Prose, advice and fields written before a date settles name the settled
+// date: a reference is resolved when the result is rendered.
+func TestPlanRefFollowsSettledDate(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Strategy("Masters by %s.", p.Ref("masters"))
+	p.RecommendOn(High, "masters", "Deliver", "Deliver by "+p.Ref("masters")+".")
+	p.Set("schedule", map[string]any{"masters": p.Ref("masters")})
+	// Presidents' Day 2027 is a US holiday: the deliverable moves to Friday.
+	p.Deliverable("masters", "Masters delivered", mustDate(t, "2027-02-15"), RegionUS)
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res["recommendations"].([]any)[0].(map[string]any)
+	if res["strategy"] != "Masters by 2027-02-12." || rec["due_date"] != "2027-02-12" || rec["detail"] != "Deliver by 2027-02-12." ||
+		res["schedule"].(map[string]any)["masters"] != "2027-02-12" {
+		t.Errorf("strategy %q, recommendation %v, schedule %v: want the settled 2027-02-12", res["strategy"], rec, res["schedule"])
+	}
+	// Moved again after it was written: everything moves with it, and the
+	// timeline keeps the date first asked for.
+	p.Move("masters", mustDate(t, "2027-02-19"), "after the mix")
+	res, _ = p.Result()
+	m := res["timeline"].(map[string]any)["milestones"].([]any)[0].(map[string]any)
+	if res["strategy"] != "Masters by 2027-02-19." || m["moved_from"] != "2027-02-15" || !strings.Contains(m["note"].(string), "after the mix") {
+		t.Errorf("after Move: strategy %q, milestone %v", res["strategy"], m)
+	}
+	if got := p.GetDate("schedule"); !got.IsZero() {
+		t.Errorf("GetDate of a map = %v", got)
+	}
+}
+
+func TestPlanRecommendOnPassedMilestoneIsDueNow(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Milestone("pitch", "Pitch", mustDate(t, "2026-11-01"))
+	p.RecommendOn(High, "pitch", "Pitch", "Pitch now.")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["recommendations"].([]any)[0].(map[string]any)["due_date"]; got != "2026-11-20" {
+		t.Errorf("due %v, want as_of", got)
+	}
+}
+
+func TestPlanRefToMissingMilestoneFails(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Strategy("Launch on %s.", p.Ref("launch"))
+	if _, err := p.Result(); err == nil || !strings.Contains(err.Error(), `"launch"`) {
+		t.Errorf("err = %v, want one naming the milestone", err)
+	}
+}
+
+// Text from the context that happens to hold the markers is left as it
+// was: only references the plan wrote are resolved.
+func TestPlanRefLeavesForeignMarkers(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	p.Milestone("launch", "Launch", mustDate(t, "2027-01-05"))
+	title := "Odd " + refOpen + "launch" + refClose + " title"
+	p.Set("title", title)
+	res, err := p.Result()
+	if err != nil || res["title"] != title {
+		t.Errorf("title %q, err %v: want it unchanged", res["title"], err)
+	}
+}
+
+func TestPlanLabelAndSchedule(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-20")}
+	d := mustDate(t, "2026-12-17")
+	if got := p.Label("Winter Sale starts", d); got != "2026-12-17" {
+		t.Errorf("Label = %q", got)
+	}
+	p.Label("Winter Sale starts", d)
+	p.SetSchedule("ramp", "send days", []string{"2026-12-01"})
+	res, _ := p.Result()
+	tl := res["timeline"].(map[string]any)
+	refs, _ := tl["reference_dates"].([]any)
+	if len(refs) != 1 || refs[0].(map[string]any)["label"] != "Winter Sale starts" {
+		t.Errorf("reference_dates %v, want one labelled date", tl["reference_dates"])
+	}
+	if s, _ := tl["schedules"].([]any); len(s) != 1 || s[0].(map[string]any)["key"] != "ramp" || res["ramp"] == nil {
+		t.Errorf("schedules %v, ramp %v", tl["schedules"], res["ramp"])
 	}
 }

@@ -38,8 +38,90 @@ type Workflow struct {
 	// can judge it on a later day than its creation: compare dates with
 	// margin, or require as_of.)
 	Check func(in *Input, asOf time.Time) []Violation
+	// PastDate says what the workflow does when its event date (a
+	// release, an opening, a deadline) is already behind as_of.
+	PastDate PastDate
 
 	schema *compiledSchema
+}
+
+// PastDate is a workflow's policy for an event date already past.
+type PastDate struct {
+	// Field is the context field holding the event date: "release_date",
+	// "shows[].date" for a date of each item, an integer year for an
+	// annual event ("year"), or the list itself ("festivals") for PastSkip,
+	// whose items each carry their own dates.
+	Field  string
+	Policy PastPolicy
+}
+
+// PastPolicy is one of the ways a workflow treats an event already past.
+type PastPolicy string
+
+const (
+	// PastPostEvent: the event happened, so the plan is a post-event plan
+	// (Plan.PostEvent): steps up to the event are history, what can still
+	// be done is dated from as_of, and what no longer can is said once in
+	// the POST_EVENT warning. No pre-event task is scheduled.
+	PastPostEvent PastPolicy = "post-event plan"
+	// PastReplan: the date is a target the work has not reached, so the
+	// plan is re-planned on the earliest feasible date (Plan.Replanned).
+	PastReplan PastPolicy = "re-plan on the earliest feasible date"
+	// PastSkip: the field is a list of dated entries (calls, festivals,
+	// contests); entries whose dates have all passed are left out with a
+	// warning naming them, and the plan covers the rest.
+	PastSkip PastPolicy = "leave passed entries out"
+	// PastNotApplicable: the workflow has no event date.
+	PastNotApplicable PastPolicy = "not applicable"
+)
+
+// Describe says in a sentence what happens when the event date is past.
+func (d PastDate) Describe() string {
+	switch d.Policy {
+	case PastPostEvent:
+		return fmt.Sprintf("`%s` already past gives a post-event plan: what can still be done, from as_of, and what no longer can, said once (`timeline.post_event`, a `POST_EVENT` warning).", d.Field)
+	case PastReplan:
+		return fmt.Sprintf("`%s` already past (or too close) is re-planned on the earliest feasible date (`timeline.requested_date`, `feasible_date`, a `REPLANNED` warning).", d.Field)
+	case PastSkip:
+		return fmt.Sprintf("entries of `%s` whose dates have passed are left out with a warning naming them; the plan covers the rest.", d.Field)
+	case PastNotApplicable:
+		return "not applicable: the workflow has no event date."
+	}
+	return ""
+}
+
+// check reports a policy that names no field of the workflow, or one of
+// the wrong kind.
+func (d PastDate) check(fields []Field) error {
+	switch d.Policy {
+	case "", PastNotApplicable:
+		if d.Field != "" {
+			return fmt.Errorf("past-date field %q without a policy", d.Field)
+		}
+		return nil
+	case PastPostEvent, PastReplan, PastSkip:
+	default:
+		return fmt.Errorf("unknown past-date policy %q", d.Policy)
+	}
+	list, item, nested := strings.Cut(d.Field, "[].")
+	for _, f := range fields {
+		if f.Name != list {
+			continue
+		}
+		switch {
+		case d.Policy == PastSkip && !nested && f.Kind == ObjectList:
+			return nil
+		case !nested && (f.Kind == Date || f.Kind == Integer && strings.HasSuffix(f.Name, "year")):
+			return nil
+		case nested && f.Kind == ObjectList:
+			for _, it := range f.Items {
+				if it.Name == item && it.Kind == Date {
+					return nil
+				}
+			}
+		}
+	}
+	return fmt.Errorf("past-date field %q is not a date field (or, for %q, a list) of the workflow", d.Field, PastSkip)
 }
 
 // Source is a published rule or reference a workflow relies on.
@@ -76,6 +158,9 @@ func Register(w *Workflow) {
 		if _, err := time.Parse("2006-01", src.Checked); err != nil || src.Title == "" || !strings.HasPrefix(src.URL, "https://") {
 			panic(fmt.Sprintf("engine: workflow %q: source %q needs a title, an https URL and Checked as YYYY-MM", w.ID, src.Title))
 		}
+	}
+	if err := w.PastDate.check(w.Fields); err != nil {
+		panic(fmt.Sprintf("engine: workflow %q: %v", w.ID, err))
 	}
 	s, err := compileSchema(w.ID, w.Fields)
 	if err != nil {

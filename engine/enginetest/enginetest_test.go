@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func testWorkflow() *engine.Workflow {
 			}
 			p.Set("minutes", mins)
 			p.Strategy("Release %s on %s.", in.Str("label"), engine.FormatDate(feasible))
-			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Deliver", "Deliver the masters.")
+			p.RecommendOn(engine.High, "deliver", "Deliver", "Deliver the masters by "+p.Ref("deliver")+".")
 			return nil
 		}}},
 	})
@@ -123,6 +124,11 @@ func TestViolationsFindEachRule(t *testing.T) {
 			m["date"], m["days_from_as_of"] = "2026-11-26", float64(6) // Thanksgiving
 			r["timeline"].(map[string]any)["start"] = "2026-11-26"
 		}},
+		{RuleStrayDate, func(r map[string]any) { r["strategy"] = "Release on 2027-03-04." }},
+		{RuleStrayDate, func(r map[string]any) {
+			r["recommendations"].([]any)[0].(map[string]any)["due_date"] = "2027-02-15"
+		}},
+		{RuleStrayDate, func(r map[string]any) { r["minutes"] = map[string]any{"2027-02-15": 3.5} }},
 		{RuleBadText, func(r map[string]any) { r["strategy"] = "Costs $1.2e+07 in all." }},
 		{RuleBadText, func(r map[string]any) { r["strategy"] = "Sell 1 tickets." }},
 		{RuleShape, func(r map[string]any) { r["as_of"] = "soon" }},
@@ -219,5 +225,31 @@ func TestEchoOfEnumDoesNotCount(t *testing.T) {
 	c := map[string]any{"strategy": "A digital release for 30 days."}
 	if substance(a, e) == substance(c, e) {
 		t.Error("a real change was blanked")
+	}
+}
+
+// The dates a result may name besides its milestones: the context's, as_of,
+// the target, a labelled reference date, and any date inside a key the
+// result declares a schedule.
+func TestStrayDateAllowsPlanDates(t *testing.T) {
+	w := testWorkflow()
+	ctx := Example(w, asOf)
+	res, err := Run(w, ctx, asOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := res["timeline"].(map[string]any)
+	r := Clone(res)
+	r["strategy"] = fmt.Sprintf("Release %s (asked %s), planned %s; the sale starts 2027-06-25.", tl["target_date"], ctx["release_date"], res["as_of"])
+	r["timeline"].(map[string]any)["reference_dates"] = []any{map[string]any{"date": "2027-06-25", "label": "Summer sale starts"}}
+	r["ramp"] = []any{map[string]any{"date": "2027-07-02"}}
+	r["timeline"].(map[string]any)["schedules"] = []any{map[string]any{"key": "ramp", "about": "send days"}}
+	if got := rules(Violations(w, ctx, r)); slices.Contains(got, RuleStrayDate) {
+		t.Errorf("dates of the plan reported as stray: %v", Violations(w, ctx, r))
+	}
+	// A schedule's dates are its own: prose naming one is still stray.
+	r["strategy"] = "Send from 2027-07-02."
+	if got := rules(Violations(w, ctx, r)); !slices.Contains(got, RuleStrayDate) {
+		t.Errorf("a schedule's date in the strategy was not reported: %v", got)
 	}
 }

@@ -55,6 +55,13 @@ const (
 	// RuleClosedDeliverable: a deliverable milestone falls on a weekend,
 	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week.
 	RuleClosedDeliverable = "deliverable on a closed day"
+	// RuleStrayDate: a date (YYYY-MM-DD) in the strategy, a
+	// recommendation (title, detail, due_date) or a workflow-specific key
+	// is none of the dates the plan stands on: a milestone's settled date,
+	// the target, requested or feasible date, a date of the context, as_of,
+	// or a date the result labels in timeline.reference_dates. A date moved
+	// off a closed day or by a re-plan must move everywhere it is written.
+	RuleStrayDate = "date in the prose or fields is not a date of the plan"
 	// RuleNonFinite: a number in the result is NaN or infinite.
 	RuleNonFinite = "non-finite number"
 	// RuleBadText: prose carries NaN, Inf, scientific notation or a
@@ -209,6 +216,25 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 		if strategy := str(result["strategy"]); !strings.Contains(strategy, str(fs)) {
 			add(RuleReplanIgnored, "feasible_date %v, strategy %q", fs, strategy)
 		}
+	}
+
+	known := knownDates(ctx, result)
+	schedules := map[string]bool{}
+	for _, x := range listOf(tl["schedules"]) {
+		m, _ := x.(map[string]any)
+		schedules[str(m["key"])] = true
+	}
+	for k, v := range result {
+		if k == "warnings" || k == "timeline" || k == "as_of" || schedules[k] {
+			continue
+		}
+		walkText(v, k, func(path, s string) {
+			for _, d := range isoDate.FindAllString(s, -1) {
+				if !known[d] {
+					add(RuleStrayDate, "%s names %s: %q", path, d, excerptAt(s, d))
+				}
+			}
+		})
 	}
 
 	walkStrings(result, "result", func(path, s string) {
@@ -399,6 +425,24 @@ func walkNumbers(v any, path string, fn func(string, float64)) {
 	}
 }
 
+// walkText is walkStrings that also visits map keys (a calendar keyed by
+// date).
+func walkText(v any, path string, fn func(string, string)) {
+	switch t := v.(type) {
+	case string:
+		fn(path, t)
+	case map[string]any:
+		for k, x := range t {
+			fn(path+" key", k)
+			walkText(x, path+"."+k, fn)
+		}
+	case []any:
+		for i, x := range t {
+			walkText(x, fmt.Sprintf("%s[%d]", path, i), fn)
+		}
+	}
+}
+
 func walkStrings(v any, path string, fn func(string, string)) {
 	switch t := v.(type) {
 	case string:
@@ -412,6 +456,40 @@ func walkStrings(v any, path string, fn func(string, string)) {
 			walkStrings(x, fmt.Sprintf("%s[%d]", path, i), fn)
 		}
 	}
+}
+
+// isoDate finds the dates prose and fields carry.
+var isoDate = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+
+// knownDates are the dates a result may name (see RuleStrayDate).
+func knownDates(ctx, result map[string]any) map[string]bool {
+	known := map[string]bool{str(result["as_of"]): true}
+	walkStrings(ctx, "context", func(_, s string) {
+		if _, err := engine.ParseDate(s); err == nil {
+			known[s] = true
+		}
+	})
+	tl, _ := result["timeline"].(map[string]any)
+	for _, k := range []string{"target_date", "requested_date", "feasible_date"} {
+		if s := str(tl[k]); s != "" {
+			known[s] = true
+		}
+	}
+	for _, list := range []string{"milestones", "reference_dates"} {
+		for _, x := range listOf(tl[list]) {
+			m, _ := x.(map[string]any)
+			known[str(m["date"])] = true
+		}
+	}
+	return known
+}
+
+func listOf(v any) []any { l, _ := v.([]any); return l }
+
+func excerptAt(s, sub string) string {
+	i := strings.Index(s, sub)
+	lo, hi := max(i-60, 0), min(i+len(sub)+20, len(s))
+	return s[lo:hi]
 }
 
 func excerpt(s string, re *regexp.Regexp) string {

@@ -37,6 +37,7 @@ func init() {
 		ID:          "animation-commercial-quote",
 		Name:        "Commercial animation quote",
 		Vertical:    "animation",
+		PastDate:    engine.PastDate{Field: "delivery_date", Policy: engine.PastReplan},
 		Description: "Quotes a client animation by duration, style and day rate (production days, voice-over, music, rush fee, deposit, price per second), schedules every approval gate to delivery and, when the budget is short, finds the longest video that fits it. A delivery date already past, or impossible even with a rush, is re-planned on the earliest delivery the schedule allows; days are working days of `country`.",
 		Fields: []engine.Field{
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs the final video."},

@@ -36,6 +36,7 @@ func init() {
 		ID:          "animation-short-production",
 		Name:        "Animated short production schedule",
 		Vertical:    "animation",
+		PastDate:    engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
 		Description: "Schedules an animated short backwards from a festival or completion deadline by technique, runtime and crew: script, animatic, build, animation, compositing, picture lock, sound and deliverables, with animator-weeks, frames and labour cost, and the crew or date that makes an infeasible deadline work. A deadline already past, or too close for the pipeline, is re-planned on the earliest completion; phase ends fall on working days of `country`.",
 		Fields: []engine.Field{
 			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Festival submission or completion deadline (finished film with mixed sound)."},

@@ -43,6 +43,7 @@ func init() {
 		ID:          "audiobooks-acx-check",
 		Name:        "ACX mastering check",
 		Vertical:    "audiobooks",
+		PastDate:    engine.PastDate{Field: "submission_date", Policy: engine.PastReplan},
 		Description: "Checks each audiobook file's RMS, peak, noise floor, format and length against the ACX submission requirements, computes the gain, limiting and noise reduction that fix each failing file, and dates the submission and ACX review. A submission date already past, or too close for the fixes, is re-planned on the earliest feasible submission; the ACX review is counted in US business days.",
 		Fields: []engine.Field{
 			{Name: "files", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Measurements of each file (from the mastering meter).", Items: []engine.Field{
@@ -242,6 +243,14 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	if _, _, ok := p.IsReplanned(); ok {
 		p.Set("earliest_submission_date", engine.FormatDate(submit))
 	}
+	// The submission is a hand-over: asked for on a closed day, it is moved
+	// by the calendar, which reports the move.
+	asked := submit
+	if _, _, ok := p.IsReplanned(); !ok {
+		asked = requested
+	}
+	p.Deliverable("submit", "Submitted to ACX", asked, r)
+	submit = p.DateOf("submit")
 	p.SetTarget(submit)
 	if failed > 0 {
 		p.Deliverable("remaster", "Failing files remastered and re-measured", engine.AddOpenDays(submit, -2, r), r)
@@ -251,13 +260,12 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
 	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
-	p.Deliverable("submit", "Submitted to ACX", submit, r)
 	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
 	p.DependsOn("final-listen", "remaster", "package-fixes")
 	p.DependsOn("submit", "final-listen")
 	p.DependsOn("acx-review-done", "submit")
-	p.Set("review_complete_estimate", engine.FormatDate(review))
-	p.Set("submit_date", engine.FormatDate(submit))
+	p.Set("review_complete_estimate", p.Ref("acx-review-done"))
+	p.Set("submit_date", p.Ref("submit"))
 	return nil
 }
 
@@ -266,9 +274,8 @@ func acxFiles(n int, singular, plural string) string { return engine.Plural(n, s
 
 func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
 	failed := p.Get("failing_files").(int)
-	submit, _ := engine.ParseDate(p.Get("submit_date").(string))
 	if failed > 0 {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddOpenDays(submit, -2, in.Region())), "Remaster the failing files",
+		p.RecommendOn(engine.High, "remaster", "Remaster the failing files",
 			"Apply the listed gain first, then the limiter, then noise reduction, and re-measure every file on the exported MP3, not the WAV.")
 	}
 	p.Recommend(engine.High, "Master the whole book with one chain",
@@ -277,7 +284,7 @@ func acxCheckRecommend(in *engine.Input, p *engine.Plan) error {
 		"ACX also rejects mouth noise, plosives, missed words and mid-word edits; spot-check the start, middle and end of every file.")
 	packageFixes := p.Get("package_fixes").([]string)
 	if len(packageFixes) > 0 {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddOpenDays(submit, -2, in.Region())), "Complete the package ACX requires",
+		p.RecommendOn(engine.High, "package-fixes", "Complete the package ACX requires",
 			"ACX rejects a book without opening and closing credit files, with a retail sample outside 1–5 minutes, or with mixed mono and stereo files: "+strings.Join(packageFixes, "; ")+".")
 	}
 	// "Nothing to fix" is said only when no rejection reason is left, in the

@@ -47,6 +47,7 @@ func init() {
 		ID:          "audiobooks-production-plan",
 		Name:        "Audiobook production plan",
 		Vertical:    "audiobooks",
+		PastDate:    engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
 		Description: "Estimates finished hours from word count, schedules casting, recording, proofing and ACX review backwards from the release date, and compares per-finished-hour cost with royalty share and the sales needed to earn it back, with royalties on Audible's net receipts (an assumed share of list price, given as a range), not on list price. A release already past or too close is re-planned on the earliest feasible release, and one in the 24 December–1 January week moves out of it.",
 		Fields: []engine.Field{
 			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(1000000), Description: "Word count of the edition being narrated."},

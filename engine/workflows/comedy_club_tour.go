@@ -37,6 +37,7 @@ func init() {
 		ID:          "comedy-club-tour",
 		Name:        "Comedy tour settlement and on-sales",
 		Vertical:    "comedy",
+		PastDate:    engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
 		Description: "Forecasts what each show of a stand-up tour pays under its deal (flat, door or versus) at the expected sell-through, after commissions and show costs, dates each on-sale and advance, and flags double bookings, late on-sales and shows that lose money. An on-sale already due goes on sale on the plan date, one on a holiday moves to the Friday before; shows already played are marked played, and a tour that is over gets a post-event plan (settle up).",
 		Fields: []engine.Field{
 			{Name: "comic", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Comic or show name."},
@@ -167,8 +168,8 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 				label, engine.FormatDate(onSale), comedyTourOnSaleWeeks[s.Str("venue_type")], s.Str("venue_type"), engine.Plural(engine.DaysBetween(asOf, date), "day", "days"))
 			onSale = asOf
 		}
-		row["on_sale"] = engine.FormatDate(onSale)
 		n := i + 1
+		row["on_sale"] = p.Ref(fmt.Sprintf("on-sale-%d", n))
 		p.Milestone(fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale)
 		p.Milestone(fmt.Sprintf("show-%d", n), "Show: "+label, date)
 		p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("on-sale-%d", n))
@@ -201,6 +202,13 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		p.PostEvent(last, "settle every show, pay commissions and compare the settlements with this forecast.")
 		p.Deliverable("settled", "Every settlement reconciled and commissions paid", engine.AddOpenDays(engine.NextOpen(asOf, r), 5, r), r)
 	}
+	// A theatre date late in the tour may go on sale before a club date.
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "on-sale-") {
+			p.Milestone("assets-ready", "Press assets with every venue (a week before the first on-sale)", engine.Later(asOf, engine.AddWeeks(m.Date, -1)))
+			break
+		}
+	}
 	p.Set("shows", rows)
 	p.Set("totals", map[string]any{
 		"pay_usd": engine.Money(totalPay), "commissions_usd": engine.Money(totalComm), "costs_usd": engine.Money(totalCosts),
@@ -212,20 +220,15 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 func comedyTourRecommend(in *engine.Input, p *engine.Plan) error {
 	shows := comedyTourShows(in)
 	totals := p.Get("totals").(map[string]any)
-	rows := p.Get("shows").([]map[string]any)
-	// A theatre date late in the tour may go on sale before a club date.
-	var first time.Time
-	for _, r := range rows {
-		if s, ok := r["on_sale"].(string); ok {
-			if d, _ := engine.ParseDate(s); first.IsZero() || d.Before(first) {
-				first = d
-			}
+	firstOnSale := "none left"
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "on-sale-") {
+			firstOnSale = p.Ref(m.Key)
+			break
 		}
 	}
-	firstOnSale := "none left"
-	if !first.IsZero() {
-		firstOnSale = engine.FormatDate(first)
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(first, -1)), "Have assets ready before the first on-sale",
+	if !p.DateOf("assets-ready").IsZero() {
+		p.RecommendOn(engine.High, "assets-ready", "Have assets ready before the first on-sale",
 			"Headshot, 30-second clip and a one-line bio to every venue a week before its on-sale; venues sell what they can post.")
 	} else {
 		p.RecommendBy(engine.High, p.AsOf(), "Collect every settlement sheet",

@@ -40,6 +40,7 @@ func init() {
 		ID:          "comedy-edinburgh-fringe",
 		Name:        "Edinburgh Fringe run plan",
 		Vertical:    "comedy",
+		PastDate:    engine.PastDate{Field: "year", Policy: engine.PastReplan},
 		Description: "Dates an Edinburgh Fringe year (venue applications, accommodation, programme registration, previews, press, print, the run) and computes the run's box-office income, break-even occupancy and tickets per night, with warnings when deadlines have passed or the run cannot break even. Money is in GBP unless `currency` says otherwise. A festival year already over is re-planned on the next Fringe whose registration is open; past the printed-programme deadline the year is kept, with an online-only listing.",
 		Fields: []engine.Field{
 			{Name: "show_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the show."},

@@ -44,6 +44,7 @@ func init() {
 		ID:          "comics-kickstarter",
 		Name:        "Comics Kickstarter plan",
 		Vertical:    "comics",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Sets a Kickstarter goal for a printed comic that covers printing, creative costs, shipping, platform and processing fees and dropped pledges, estimates backers needed, checks page count and print run, and schedules pre-launch, campaign, funds, printing and fulfilment. A launch already past, under four weeks away or in the 24 December–1 January week is re-planned on the first feasible Tuesday; offset printing in Asia skips the Chinese New Year closure.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Campaign launch day."},
@@ -243,11 +244,11 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	p.DependsOn("books-printed", "funds-arrive")
 	p.DependsOn("fulfilment", "books-printed")
 	p.Set("schedule", map[string]any{
-		"launch":             engine.FormatDate(launch),
-		"end":                engine.FormatDate(end),
-		"funds":              engine.FormatDate(funds),
-		"printed":            engine.FormatDate(printed),
-		"fulfilment":         engine.FormatDate(shipped),
+		"launch":             p.Ref("launch"),
+		"end":                p.Ref("campaign-end"),
+		"funds":              p.Ref("funds-arrive"),
+		"printed":            p.Ref("books-printed"),
+		"fulfilment":         p.Ref("fulfilment"),
 		"estimated_delivery": estimate.Format("2006-01"),
 	})
 	return nil
@@ -264,10 +265,9 @@ func coKsCNYYear(funds time.Time) int {
 
 func coKsRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]any)
-	launch, _ := engine.ParseDate(s["launch"].(string))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+	p.RecommendOn(engine.High, "prelaunch-page", "Open the pre-launch page",
 		"Followers of a pre-launch page are notified at launch; a strong first 48 hours decides most campaigns.")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(launch, -10), in.Region())), "Finish print-ready files before launch",
+	p.RecommendOn(engine.High, "submit-review", "Finish print-ready files before launch",
 		"Have the book lettered and print-ready, with a signed printer quote, before launch; backers fund printing, not unfinished pages.")
 	p.Recommend(engine.Medium, "Charge shipping separately", "Collect shipping by region in the pledge manager so postage increases and international backers do not eat the margin.")
 	p.Recommend(engine.Low, fmt.Sprintf("Promise delivery in %s", s["estimated_delivery"]), "Set the reward's estimated delivery to the month after planned fulfilment; a padded date kept beats an optimistic one missed.")

@@ -36,6 +36,7 @@ func init() {
 		ID:          "comics-webcomic-launch",
 		Name:        "Webcomic launch and buffer plan",
 		Vertical:    "comics",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Plans a webcomic launch: buffer at launch, whether production keeps up with the update schedule, the date the buffer runs out, when each collected volume is complete online and when the story ends, with the earliest launch that has a full buffer. A launch already past, without the 10-week buffer or in the 24 December–1 January week is re-planned on the first update day that works.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "First update; later updates fall on the same weekday."},
@@ -128,7 +129,7 @@ func coWebBuffer(in *engine.Input, p *engine.Plan) error {
 		earliest := engine.OnOrAfter(engine.AddWeeks(p.AsOf(), w), launch.Weekday())
 		p.Warn("BUFFER_BELOW_TARGET", "At %s you would have %s; after the %d-page launch drop that leaves %d, under the %d-page (10-week) buffer. The plan launches on %s %s, with a full buffer.",
 			engine.FormatDate(launch), engine.Plural(atLaunch, "page", "pages"), dump, after, target, earliest.Weekday(), engine.FormatDate(earliest))
-		p.Set("earliest_full_buffer_launch_date", engine.FormatDate(earliest))
+		p.Set("earliest_full_buffer_launch_date", p.Label("earliest launch with a full buffer", earliest))
 		launch = earliest
 		why = append(why, "A launch without a 10-week buffer misses updates once production falls behind.")
 	}
@@ -181,8 +182,9 @@ func coWebBurn(in *engine.Input, p *engine.Plan) error {
 		return nil
 	}
 	empty := engine.AddWeeks(launch, int(math.Floor(weeksLeft)))
-	p.Set("buffer_empty_date", engine.FormatDate(empty))
+	p.Set("buffer_empty_date", p.Ref("buffer-empty"))
 	p.Milestone("buffer-empty", "Buffer runs out: updates slip to production pace", empty)
+	p.Milestone("announce-change", "Schedule change or hiatus announced to readers", engine.Later(p.AsOf(), engine.AddWeeks(empty, -4)))
 	p.Warn("BUFFER_RUNS_OUT", "Posting %s a week while drawing %g drains the buffer by %g a week: the %s left after launch run out on %s. Post %s a week, or plan a hiatus before then.",
 		coWebPages(ppw), prod, drain, engine.Plural(max(after, 0), "page", "pages"), engine.FormatDate(empty), coWebPages(sustainable))
 	return nil
@@ -198,6 +200,7 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 		ready := engine.AddWeeks(online, 6)
 		volumes = append(volumes, map[string]any{"volume": i, "pages": fmt.Sprintf("%d–%d", (i-1)*vol+1, last), "complete_online": engine.FormatDate(online), "print_files_ready": engine.FormatDate(ready)})
 		if i == 1 {
+			volumes[0]["complete_online"], volumes[0]["print_files_ready"] = p.Ref("volume-1-online"), p.Ref("volume-1-print-ready")
 			p.Milestone("volume-1-online", "Volume 1 complete online", online)
 			p.Deliverable("volume-1-print-ready", "Volume 1 print files ready (cover, extras, corrections)", ready, in.Region())
 			p.DependsOn("volume-1-online", "launch")
@@ -205,10 +208,11 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	end := coWebPostDate(in, p, story)
-	p.Set("volumes", volumes)
-	p.Set("story_complete_date", engine.FormatDate(end))
+	p.SetSchedule("volumes", "when each volume is complete online and its print files are ready", volumes)
+	p.Set("story_complete_date", p.Ref("volume-1-online"))
 	if n > 1 {
 		p.Milestone("story-complete", "Final page online", end)
+		p.Set("story_complete_date", p.Ref("story-complete"))
 		p.DependsOn("story-complete", "volume-1-online")
 	}
 	return nil
@@ -217,11 +221,10 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 func coWebRecommend(in *engine.Input, p *engine.Plan) error {
 	launch := coWebLaunch(in, p)
 	b := p.Get("buffer").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -7)), "Queue the launch drop",
+	p.RecommendOn(engine.High, "launch-prep", "Queue the launch drop",
 		fmt.Sprintf("Upload the first %d pages and schedule the next updates before launch day; keep the update weekday fixed (%s).", b["launch_drop_pages"], launch.Weekday()))
 	if empty, ok := p.Get("buffer_empty_date").(string); ok {
-		d, _ := engine.ParseDate(empty)
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(d, -4)), "Announce a schedule change before the buffer ends",
+		p.RecommendOn(engine.High, "announce-change", "Announce a schedule change before the buffer ends",
 			fmt.Sprintf("Drop to %s a week or announce a planned hiatus a month before %s; readers forgive a planned break, not silence.", coWebPages(p.Get("sustainable_pages_per_week").(float64)), empty))
 	}
 	p.Recommend(engine.Medium, "Draw volume extras as you go", "Sketches, pin-ups and a short bonus story make the print collection worth buying for readers who followed online.")
@@ -231,7 +234,7 @@ func coWebRecommend(in *engine.Input, p *engine.Plan) error {
 		empty = "the buffer runs out on " + e
 	}
 	p.Strategy("Launch on %s with %s in hand (%d in the launch drop, %g weeks of buffer after it) at %s a week; %s, volume 1 is complete online on %s and the story on %s.",
-		engine.FormatDate(launch), engine.Plural(b["pages_at_launch"].(int), "page", "pages"), b["launch_drop_pages"], b["weeks_of_buffer"], coWebPages(in.Float("pages_per_week")), empty,
+		p.Ref("launch"), engine.Plural(b["pages_at_launch"].(int), "page", "pages"), b["launch_drop_pages"], b["weeks_of_buffer"], coWebPages(in.Float("pages_per_week")), empty,
 		p.Get("volumes").([]map[string]any)[0]["complete_online"], p.Get("story_complete_date"))
 	return nil
 }

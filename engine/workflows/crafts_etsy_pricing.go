@@ -27,6 +27,7 @@ func init() {
 		ID:       "crafts-etsy-pricing",
 		Name:     "Etsy pricing",
 		Vertical: "crafts",
+		PastDate: engine.PastDate{Field: "listing_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Etsy Fees & Payments Policy", URL: "https://www.etsy.com/legal/fees/", Checked: "2026-11"},
 			{Title: "Etsy Seller Handbook: pricing", URL: "https://www.etsy.com/seller-handbook", Checked: "2026-11"},

@@ -28,6 +28,7 @@ func init() {
 		ID:       "crafts-market-fair",
 		Name:     "Craft fair stock and break-even",
 		Vertical: "crafts",
+		PastDate: engine.PastDate{Field: "fair_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Square: in-person payment pricing (US)", URL: "https://squareup.com/us/en/payments/pricing", Checked: "2026-11"},
 		},

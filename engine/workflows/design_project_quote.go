@@ -27,6 +27,7 @@ func init() {
 		ID:       "design-project-quote",
 		Name:     "Design project quote",
 		Vertical: "design",
+		PastDate: engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
 		},

@@ -29,6 +29,7 @@ func init() {
 		ID:       "design-rate-review",
 		Name:     "Freelance rate review",
 		Vertical: "design",
+		PastDate: engine.PastDate{Field: "effective_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "IRS: Schedule SE, self-employment tax", URL: "https://www.irs.gov/forms-pubs/about-schedule-se-form-1040", Checked: "2026-11"},
 			{Title: "SSA: contribution and benefit base", URL: "https://www.ssa.gov/oact/cola/cbb.html", Checked: "2026-11"},
@@ -154,7 +155,7 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 		p.Milestone("second-step", "Second step of the phased rate rise", second)
 		p.Set("phased_rates", []map[string]any{
 			{"rate_usd": step, "effective": engine.FormatDate(eff)},
-			{"rate_usd": rate, "effective": engine.FormatDate(second)},
+			{"rate_usd": rate, "effective": p.Ref("second-step")},
 		})
 	}
 	return nil
@@ -176,7 +177,7 @@ func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 	if retainers.Before(p.AsOf()) {
 		ret := dsRateFirstOfMonth(engine.AddDays(p.AsOf(), 60))
 		p.Warn("RETAINER_NOTICE_SHORT", "Retainer clients usually get 60 days' notice; tell them today and move their retainers to the new rate on %s.", engine.FormatDate(ret))
-		p.Set("retainer_effective_date", engine.FormatDate(ret))
+		p.Set("retainer_effective_date", p.Label("retainers move to the new rate", ret))
 		retainers = p.AsOf()
 	}
 	p.SetTarget(eff)
@@ -200,7 +201,7 @@ func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
 	rate := p.Get("rate_usd").(float64)
 	eff := p.GetDate("effective_date")
 	b := p.Get("breakdown").(map[string]any)
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(eff, -30)), "Announce the new rate in writing",
+	p.RecommendOn(engine.High, "notify-clients", "Announce the new rate in writing",
 		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
 	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioMoney(in, rate)))
 	p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["self_employment_tax_usd"].(float64))))

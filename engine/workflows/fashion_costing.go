@@ -30,6 +30,7 @@ func init() {
 		ID:       "fashion-costing",
 		Name:     "Garment costing and production cash",
 		Vertical: "fashion",
+		PastDate: engine.PastDate{Field: "ex_factory_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "U.S. Customs and Border Protection: duty on transaction value; Harmonized Tariff Schedule", URL: "https://hts.usitc.gov/", Checked: "2026-11"},
 			{Title: "Stripe pricing (card processing)", URL: "https://stripe.com/pricing", Checked: "2026-11"},

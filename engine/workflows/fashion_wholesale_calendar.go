@@ -40,6 +40,7 @@ func init() {
 		ID:       "fashion-wholesale-calendar",
 		Name:     "Wholesale collection calendar",
 		Vertical: "fashion",
+		PastDate: engine.PastDate{Field: "delivery_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Fédération de la Haute Couture et de la Mode: Paris fashion week and showroom calendar", URL: "https://fhcm.paris/en/calendar", Checked: "2026-11"},
 			{Title: "CFDA: New York fashion calendar", URL: "https://cfda.com/fashion-calendar", Checked: "2026-11"},
@@ -297,43 +298,42 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		d, _ := engine.ParseDate(cal[m.field].(string))
 		if deliverables[m.key] {
 			d = deliver(p, m.key, m.title, d, in.Region(), prev)
-			cal[m.field] = engine.FormatDate(d) // the summary states the date the timeline holds
 		} else {
 			p.Milestone(m.key, m.title, d)
 		}
+		cal[m.field] = p.Ref(m.key)
 		if i > 0 {
 			p.DependsOn(m.key, ms[i-1].key)
 		}
 		prev = d
 	}
 	if in.Str("production") == "overseas" {
-		protos, _ := engine.ParseDate(cal["protos"].(string))
-		market, _ := engine.ParseDate(cal["market"].(string))
+		protos, market := p.DateOf("protos"), p.DateOf("market")
 		if n := fsCalFactoryClosedDays(protos, engine.AddDays(market, -7)); n > 0 {
 			p.Warn("SAMPLING_FACTORY_CLOSURE", "Proto rounds and salesman samples (%s to %s) span %s of the Chinese New Year factory closure; tech packs go to the factory that much earlier so samples are still in the showroom a week before market.",
 				engine.FormatDate(protos), engine.FormatDate(engine.AddDays(market, -7)), engine.Plural(n, "day", "days"))
 			p.Set("sampling_factory_closed_days", n)
 		}
-		po, _ := engine.ParseDate(cal["factory_po"].(string))
-		exf, _ := engine.ParseDate(cal["ex_factory"].(string))
+		po, exf := p.DateOf("factory-po"), p.DateOf("ex-factory")
 		if n := fsCalFactoryClosedDays(po, exf); n > 0 {
 			p.Warn("FACTORY_CLOSURE", "The production window %s–%s spans %s of the Chinese New Year factory closure; the PO is placed that much earlier so goods still leave on %s.",
 				engine.FormatDate(po), engine.FormatDate(exf), engine.Plural(n, "day", "days"), engine.FormatDate(exf))
 			p.Set("factory_closed_days", n)
 		}
 	}
-	start, _ := engine.ParseDate(cal["start_ship"].(string))
-	p.SetTarget(start)
+	p.SetTarget(p.DateOf("start-ship"))
+	p.Milestone("book-appointments", "Market appointments booked with buyers (six weeks out)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("market"), -6)))
+	p.Milestone("reserve-capacity", "Factory capacity and fabric minimums confirmed (a month before the PO)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("factory-po"), -4)))
+	p.DependsOn("market", "book-appointments")
+	p.DependsOn("factory-po", "reserve-capacity")
 	return nil
 }
 
 func fsCalRecommend(in *engine.Input, p *engine.Plan) error {
 	cal := p.Get("calendar").(map[string]any)
-	market, _ := engine.ParseDate(cal["market"].(string))
-	po, _ := engine.ParseDate(cal["factory_po"].(string))
-	p.RecommendBy(engine.High, engine.AddWeeks(market, -6), "Book market appointments",
+	p.RecommendOn(engine.High, "book-appointments", "Book market appointments",
 		"Email buyers with the lookbook and line sheet six weeks before market and book showroom or trade-show appointments.")
-	p.RecommendBy(engine.High, engine.AddWeeks(po, -4), "Reserve factory capacity",
+	p.RecommendOn(engine.High, "reserve-capacity", "Reserve factory capacity",
 		fmt.Sprintf("Confirm the %s factory slot and fabric minimums a month before the PO; late POs push ex-factory past the cancel date.", in.Str("production")))
 	p.Recommend(engine.Medium, "Put the ship window on the line sheet", fmt.Sprintf("State delivery %s–%s and order minimums on the line sheet so orders match what production can ship.", cal["start_ship"], cal["cancel"]))
 	p.Recommend(engine.Low, "Cut styles that don't sell in", "Drop styles that miss the factory minimum after order close rather than producing them below MOQ.")

@@ -34,6 +34,7 @@ func init() {
 		ID:       "film-festival-submissions",
 		Name:     "Festival submission plan",
 		Vertical: "film",
+		PastDate: engine.PastDate{Field: "festivals", Policy: engine.PastSkip},
 		Sources: []engine.Source{
 			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
 			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},
@@ -246,12 +247,23 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		if e.hasEarly && e.tier.Name != "early" {
 			missedEarly += e.tier.FeeUSD - e.earlyFee
 		}
+		key := "submit-" + slugKey(e.name)
 		plan = append(plan, map[string]any{
 			"festival": e.name, "festival_date": engine.FormatDate(e.date), "deadline": e.tier.Name,
-			"submit_by": engine.FormatDate(e.tier.Deadline), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
+			"submit_by": p.Ref(key), "fee_usd": e.tier.FeeUSD, "premiere_required": e.premiere,
 			"priority": e.priority,
 		})
-		p.Milestone("submit-"+slugKey(e.name), fmt.Sprintf("Submit to %s (%s deadline)", e.name, e.tier.Name), e.tier.Deadline)
+		p.Milestone(key, fmt.Sprintf("Submit to %s (%s deadline)", e.name, e.tier.Name), e.tier.Deadline)
+		if due := e.tier.Deadline; engine.InDeadWeek(due) {
+			// Festival offices and submission-platform support are closed
+			// between 24 December and 1 January: enter before it.
+			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
+			if !better.Before(engine.Later(p.AsOf(), in.Date("picture_lock_date"))) {
+				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
+					e.tier.Name, e.name, engine.FormatDate(due), engine.FormatDate(better))
+				p.Move(key, better, "entered before the 24 December–1 January closure of festival offices")
+			}
+		}
 		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
 	}
 	if len(dropped) > 0 {
@@ -289,21 +301,10 @@ func filmFestRecommend(in *engine.Input, p *engine.Plan) error {
 	plan := p.Get("submissions").([]map[string]any)
 	fees := p.Get("fees").(map[string]any)
 	sorted := append([]map[string]any(nil), plan...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i]["submit_by"].(string) < sorted[j]["submit_by"].(string) })
-	ready := engine.Later(p.AsOf(), in.Date("picture_lock_date"))
+	submitKey := func(s map[string]any) string { return "submit-" + slugKey(s["festival"].(string)) }
+	sort.SliceStable(sorted, func(i, j int) bool { return p.DateOf(submitKey(sorted[i])).Before(p.DateOf(submitKey(sorted[j]))) })
 	for _, s := range sorted {
-		due, _ := engine.ParseDate(s["submit_by"].(string))
-		if engine.InDeadWeek(due) {
-			// Festival offices and submission-platform support are closed
-			// between 24 December and 1 January: enter before it.
-			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
-			if !better.Before(ready) {
-				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
-					s["deadline"], s["festival"], s["submit_by"], engine.FormatDate(better))
-				due = better
-			}
-		}
-		p.RecommendBy(engine.High, due, "Submit to "+s["festival"].(string),
+		p.RecommendOn(engine.High, submitKey(s), "Submit to "+s["festival"].(string),
 			fmt.Sprintf("Enter at the %s deadline for %s; festival opens %s (premiere required: %s).", s["deadline"], in.Money(s["fee_usd"].(float64)), s["festival_date"], s["premiere_required"]))
 	}
 	lock := in.Date("picture_lock_date")

@@ -38,6 +38,7 @@ func init() {
 		ID:       "film-production-schedule",
 		Name:     "Production schedule and cast budget",
 		Vertical: "film",
+		PastDate: engine.PastDate{Field: "delivery_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "SAG-AFTRA low budget theatrical agreements (Ultra Low, Moderate Low, Low) and rates", URL: "https://www.sagaftra.org/production-center/contract/802/getting-started", Checked: "2026-11"},
 		},

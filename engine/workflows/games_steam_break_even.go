@@ -31,6 +31,7 @@ func init() {
 		ID:       "games-steam-break-even",
 		Name:     "Steam revenue and break-even",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steam refunds policy (14 days, under 2 hours played)", URL: "https://store.steampowered.com/steam_refunds/", Checked: "2026-11"},
 			{Title: "Steamworks: payments and revenue share tiers", URL: "https://partner.steamgames.com/doc/finance/payments_salesreporting", Checked: "2026-11"},
@@ -154,7 +155,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 			})
 		}
 	}
-	p.Set("first_year_by_month", months)
+	p.SetSchedule("first_year_by_month", "Steam's payout for each month's sales", months)
 	p.Set("projected_36_month_net_usd", engine.Money(cumNet))
 	p.Set("projected_36_month_units", totalUnits)
 
@@ -166,7 +167,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	}
 	if breakEven >= 0 {
 		p.Set("break_even_month", engine.AddMonths(monthStart, breakEven).Format("2006-01"))
-		p.Set("break_even_payout_date", engine.FormatDate(payout(breakEven)))
+		p.Set("break_even_payout_date", p.Ref("break-even"))
 		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
 		if breakEven >= 12 {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
@@ -197,13 +198,12 @@ func gamesBreakEvenHistory(p *engine.Plan, launch time.Time) {
 }
 
 func gamesBreakEvenRecommend(in *engine.Input, p *engine.Plan) error {
-	launch := in.Date("launch_date")
 	per := p.Get("per_copy_usd").(map[string]any)
 	ratio := per["developer_net_ratio"].(float64)
 	p.Recommend(engine.High, "Budget on the developer net, not the price",
 		fmt.Sprintf("Each copy listed at %s returns %s to you (%.0f%% of list) after discounts, taxes and regional pricing, refunds and Valve's 30%%.",
 			in.Money(per["list_price"].(float64)), in.Money(per["developer_net"].(float64)), ratio*100))
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(launch, gamesRefundWindowDays)), "Read the refund reasons",
+	p.RecommendOn(engine.Medium, "refund-window", "Read the refund reasons",
 		"Steam reports a reason with each refund; a rate above 10% in the first two weeks points at performance or expectation problems worth patching before the first sale.")
 	if in.Float("publisher_share_pct") > 0 {
 		p.Recommend(engine.Medium, "Check the publisher's recoup terms",

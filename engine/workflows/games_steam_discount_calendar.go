@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -30,6 +31,7 @@ func init() {
 		ID:       "games-steam-discount-calendar",
 		Name:     "Steam discount calendar",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
 			engine.SteamSeasonalSales.Source,
@@ -67,6 +69,15 @@ const (
 	gamesDiscountStepPct      = 10
 	gamesDiscountMinPct       = 10
 )
+
+// gamesDiscountName names a discount in a sentence: Steam's sales by their
+// own names, the game's own discounts in lower case.
+func gamesDiscountName(d map[string]any) string {
+	if d["kind"] == "seasonal" {
+		return d["name"].(string)
+	}
+	return strings.ToLower(d["name"].(string))
+}
 
 type gamesDiscount struct {
 	Kind, Name string
@@ -148,7 +159,7 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 			if ld > 0 {
 				latest = engine.AddDays(s.Start, -(gamesDiscountCooldownDays + gamesDiscountWeekDays))
 			}
-			p.Set("latest_launch_for_first_sale", engine.FormatDate(latest))
+			p.Set("latest_launch_for_first_sale", p.Label("latest launch that can join the first seasonal sale", latest))
 			if afterRelease {
 				p.Warn("SALE_TOO_SOON_AFTER_RELEASE", "The %s starts %s, %s, so the game cannot join it; launching by %s would.",
 					s.Name, engine.FormatDate(s.Start), reason, engine.FormatDate(latest))
@@ -190,8 +201,15 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Warn("EARLY_DEEP_DISCOUNT", "%s at %d%% off starts %s, within six months of launch; discounts past 50%% that early undercut launch buyers.", d.Name, d.Pct, engine.FormatDate(d.Start))
 		}
 	}
-	p.Set("discounts", list)
-	p.Set("skipped_sales", skipped)
+	// The first discount that has not started yet is the one to set up.
+	if next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) }); next >= 0 {
+		setup := engine.PrevWorkday(engine.AddDays(plan[next].Start, -gamesDiscountSetupDays))
+		key := fmt.Sprintf("set-up-discount-%d", next+1)
+		p.Milestone(key, fmt.Sprintf("%s scheduled in Steamworks", plan[next].Name), engine.Later(p.AsOf(), setup))
+		list[next]["set_up_by"] = p.Ref(key)
+	}
+	p.SetSchedule("discounts", "each discount's run and the day to set it up in Steamworks", list)
+	p.SetSchedule("skipped_sales", "Steam seasonal sales Steam's 28-day rules close to the game", skipped)
 	p.Milestone("launch", "Launch", launch)
 	p.Milestone("horizon-end", "End of the planned period", horizon)
 	seasonal := 0
@@ -218,8 +236,7 @@ func gamesDiscountRecommend(in *engine.Input, p *engine.Plan) error {
 	next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) })
 	if next >= 0 {
 		first := list[next]
-		due, _ := engine.ParseDate(first["set_up_by"].(string))
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Set up the next discount in Steamworks",
+		p.RecommendOn(engine.High, fmt.Sprintf("set-up-discount-%d", next+1), fmt.Sprintf("Set up the %s in Steamworks", gamesDiscountName(first)),
 			fmt.Sprintf("%s at %d%% (%s) starts %s; schedule it in Steamworks at least two weeks ahead.", first["name"], first["discount_pct"], in.Money(first["sale_price_usd"].(float64)), first["start"]))
 	}
 	if len(skipped) > 0 {

@@ -35,6 +35,7 @@ func init() {
 		ID:       "games-steam-launch",
 		Name:     "Steam launch plan",
 		Vertical: "games",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steamworks: Steam Direct app fee (recouped at $1,000 adjusted gross revenue)", URL: "https://partner.steamgames.com/doc/gettingstarted/appfee", Checked: "2026-11"},
 			{Title: "Steamworks: Steam Next Fest", URL: "https://partner.steamgames.com/doc/marketing/upcoming_events/nextfest", Checked: "2026-11"},
@@ -122,7 +123,7 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("store_page_live_date", engine.FormatDate(pageLive))
 	earliest := engine.Later(feeClears, pageClears)
-	p.Set("earliest_allowed_launch_date", engine.FormatDate(earliest))
+	p.Set("earliest_allowed_launch_date", p.Label("earliest release Steam allows", earliest))
 	if launch.Before(earliest) {
 		alt := steamLaunchDay(earliest, in.Region())
 		p.Warn("LAUNCH_TOO_SOON", "Steam needs 30 days after the app fee and two weeks of a public Coming Soon page (after a week of review if it is not up yet), so %s is the earliest allowed release; %s is too soon. Earliest Tuesday launch outside Steam's seasonal sales and holidays: %s.",
@@ -147,14 +148,14 @@ func gamesSteamLaunchCheckDates(in *engine.Input, p *engine.Plan) error {
 			rec := steamLaunchDay(engine.AddMonths(pageLive, gamesSteamRunwayMinMonths), in.Region())
 			p.Warn("SHORT_WISHLIST_RUNWAY", "The Coming Soon page can be public %s at the earliest, only %s before launch; indie games gather wishlists for 6–12 months. A launch on %s gives six months.",
 				engine.FormatDate(pageLive), engine.Plural(runway, "day", "days"), engine.FormatDate(rec))
-			p.Set("recommended_launch_date", engine.FormatDate(rec))
+			p.Set("recommended_launch_date", p.Label("launch with six months of wishlists", rec))
 		}
 	}
 	better := steamLaunchDay(launch, in.Region())
 	if engine.InDeadWeek(launch) {
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, inside Steam's Winter Sale: press and creators are off and the front page belongs to discounts. A better launch is Tuesday %s.",
 			engine.FormatDate(launch), engine.FormatDate(better))
-		p.Set("better_launch_date", engine.FormatDate(better))
+		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
 	switch launch.Weekday() {
 	case time.Friday, time.Saturday, time.Sunday:
@@ -203,17 +204,17 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 		alt := steamLaunchDay(engine.AddDays(first.End, 7), in.Region())
 		p.Warn("NEXT_FEST_UNAVAILABLE", "No Steam Next Fest that is still open for registration (8 weeks ahead) ends before launch on %s. The next one is %s (%s to %s): launch on %s to take part.",
 			p.Get("launch_date"), first.Name, engine.FormatDate(first.Start), engine.FormatDate(first.End), engine.FormatDate(alt))
-		p.Set("next_fest_launch_date", engine.FormatDate(alt))
+		p.Set("next_fest_launch_date", p.Label("launch that leaves room for a Next Fest", alt))
 		return nil
 	}
 	f := *chosen
 	demo := engine.AddWeeks(f.Start, -gamesNextFestDemoWeeks)
 	p.Set("next_fest", map[string]any{
 		"edition":               f.Name,
-		"start":                 engine.FormatDate(f.Start),
-		"end":                   engine.FormatDate(f.End),
-		"registration_deadline": engine.FormatDate(register(f)),
-		"demo_live_by":          engine.FormatDate(demo),
+		"start":                 p.Ref("next-fest"),
+		"end":                   p.Label(f.Name+" ends", f.End),
+		"registration_deadline": p.Ref("next-fest-registration"),
+		"demo_live_by":          p.Ref("demo-live"),
 		"days_before_launch":    engine.DaysBetween(f.End, launch),
 	})
 	p.Milestone("next-fest-registration", "Register for "+f.Name, register(f))
@@ -236,6 +237,7 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Milestone("store-page-review", "Store page submitted to Valve for review", submit)
 		}
 		p.Milestone("store-page-live", "Coming Soon page public", pageLive)
+		p.Set("store_page_live_date", p.Ref("store-page-live"))
 	}
 	if !in.Has("app_fee_paid_on") {
 		due := engine.AddDays(launch, -gamesSteamFeeWaitDays)
@@ -247,6 +249,7 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
 	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
 	p.DependsOn("press-keys", "build-review")
+	p.Milestone("press-list", "Press and creator list built (six weeks out)", engine.Later(asOf, engine.AddWeeks(launch, -6)))
 	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
 	p.DependsOn("store-page-live", "store-page-review")
 	p.DependsOn("launch", "store-page-live", "build-review", "press-keys", "app-fee")
@@ -313,19 +316,22 @@ func gamesSteamLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		return nil
 	}
 	if !in.Bool("store_page_live") {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(p.GetDate("store_page_live_date"), -gamesSteamReviewDays)), "Get the Coming Soon page up",
+		key := "store-page-review"
+		if p.DateOf(key).IsZero() {
+			key = "store-page-live"
+		}
+		p.RecommendOn(engine.High, key, "Get the Coming Soon page up",
 			fmt.Sprintf("Capsule art, a trailer and five screenshots sell the wishlist; the page can be public on %s and every week it is live gathers wishlists for launch.", p.Get("store_page_live_date")))
 	}
 	festLine := "no Next Fest"
 	if nf, ok := p.Get("next_fest").(map[string]any); ok {
 		festLine = fmt.Sprintf("enter %s (demo live by %s)", nf["edition"], nf["demo_live_by"])
-		due, _ := engine.ParseDate(nf["registration_deadline"].(string))
-		p.RecommendBy(engine.High, due, "Register for "+nf["edition"].(string),
+		p.RecommendOn(engine.High, "next-fest-registration", "Register for "+nf["edition"].(string),
 			fmt.Sprintf("Each game gets one Next Fest; this is the last edition before launch that is still open. Have the demo live by %s and stream it during the festival.", nf["demo_live_by"]))
 	} else if alt, ok := p.Get("next_fest_launch_date").(string); ok {
 		festLine = "move launch to " + alt + " for a Next Fest"
 	}
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Line up press and creators",
+	p.RecommendOn(engine.Medium, "press-list", "Line up press and creators",
 		"Build a list of 100+ creators who play similar games and send keys under embargo two weeks before launch.")
 	if wp["needed"].(int) > 0 {
 		p.Recommend(engine.Medium, "Close the wishlist gap",

@@ -29,6 +29,7 @@ func init() {
 		ID:       "illustration-commission-quote",
 		Name:     "Illustration commission quote",
 		Vertical: "illustration",
+		PastDate: engine.PastDate{Field: "delivery_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
 		},

@@ -31,6 +31,7 @@ func init() {
 		ID:       "illustration-picture-book",
 		Name:     "Picture book art schedule and advance",
 		Vertical: "illustration",
+		PastDate: engine.PastDate{Field: "publication_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "SCBWI: picture book contracts, advances and royalties", URL: "https://www.scbwi.org/", Checked: "2026-11"},
 			{Title: "Graphic Artists Guild Handbook: Pricing & Ethical Guidelines", URL: "https://graphicartistsguild.org/handbook/", Checked: "2026-11"},
@@ -124,8 +125,8 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 		earliestPub := engine.AddMonths(earliest, 12)
 		p.Warn("FINALS_AT_RISK", "The art needs %d working days and %d remain before finals are due on %s; at %g days a spread the earliest finals date is %s, which keeps a 12-month lead only for publication on or after %s. Negotiate the date now, or cut days per spread.",
 			needed, available, engine.FormatDate(due), in.Float("days_per_spread"), engine.FormatDate(earliest), engine.FormatDate(earliestPub))
-		p.Set("earliest_feasible_finals_date", engine.FormatDate(earliest))
-		p.Set("earliest_feasible_publication_date", engine.FormatDate(earliestPub))
+		p.Set("earliest_feasible_finals_date", p.Ref("finals"))
+		p.Set("earliest_feasible_publication_date", p.Label("earliest publication that keeps a 12-month lead", earliestPub))
 		due, start = earliest, p.AsOf()
 		if earliestPub.After(pub) {
 			why := "the art needs more working days than remain before finals"
@@ -145,10 +146,15 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 		approval = engine.AddWorkdays(d, ilBookReviewDays+ilBookRevisionDays)
 		p.Milestone("sketch-approval", "Revised sketches approved (second advance instalment)", approval)
 	}
-	p.Set("sketch_approval", engine.FormatDate(approval))
+	approvalKey := "art-start"
+	if dummy > 0 {
+		approvalKey = "sketch-approval"
+	}
+	p.Set("sketch_approval", p.Ref(approvalKey))
 	p.Milestone("art-start", "Latest start on the art", start)
 	due = deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
-	p.Set("finals_due", engine.FormatDate(due)) // the date the timeline holds
+	p.Set("finals_due", p.Ref("finals"))
+	p.Milestone("progress-batch", "First finished spreads to the editor (8 weeks before finals)", engine.Later(p.AsOf(), engine.AddWeeks(due, -8)))
 	p.SetTarget(due)
 	p.DependsOn("finals", "art-start", "sketch-approval")
 	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
@@ -179,16 +185,19 @@ func ilBookAdvance(in *engine.Input, p *engine.Plan) error {
 
 func ilBookRecommend(in *engine.Input, p *engine.Plan) error {
 	a := p.Get("advance").(map[string]any)
-	due := p.GetDate("finals_due")
-	p.RecommendBy(engine.High, p.GetDate("sketch_approval"), "Get sketch approval in writing",
+	approvalKey := "sketch-approval"
+	if p.DateOf(approvalKey).IsZero() {
+		approvalKey = "art-start"
+	}
+	p.RecommendOn(engine.High, approvalKey, "Get sketch approval in writing",
 		"Approval of the revised sketches releases the second third of the advance and freezes composition; changes after it are billable.")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(due, -8)), "Send a progress batch",
+	p.RecommendOn(engine.High, "progress-batch", "Send a progress batch",
 		"Deliver the first finished spreads eight weeks before the deadline so colour and printing issues surface early.")
 	p.Recommend(engine.Medium, "Check the royalty and reversion clauses", fmt.Sprintf("At %s a copy you earn out after %s; ask for escalators above 10,000 copies and rights reversion when the book goes out of print.",
 		studioMoney(in, a["royalty_per_copy_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies")))
 	p.Recommend(engine.Low, "Keep the originals", "Contracts commonly return original art to the illustrator after printing; originals sell and exhibit.")
 	p.Strategy("Paint %d art units (%d spreads plus jacket) in %d working days for finals on %s and publication on %s; the %s advance comes in thirds of %s and earns out at %s, about %s per working day.",
-		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], engine.FormatDate(due), p.Get("publication_date"),
+		p.Get("art").(map[string]any)["art_units"], p.Get("art").(map[string]any)["story_spreads"], p.Get("art").(map[string]any)["working_days"], p.Ref("finals"), p.Get("publication_date"),
 		studioMoney(in, a["total_usd"].(float64)), studioMoney(in, a["on_signing_usd"].(float64)), engine.Plural(a["copies_to_earn_out"].(int), "copy", "copies"), studioMoney(in, a["effective_day_rate_usd"].(float64)))
 	return nil
 }

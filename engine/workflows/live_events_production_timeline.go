@@ -32,6 +32,7 @@ func init() {
 		ID:       "live-events-production-timeline",
 		Name:     "Event production timeline and staffing",
 		Vertical: "live-events",
+		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
 			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
@@ -107,9 +108,9 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 	minimum := liveTimelineMinimum(l)
 	p.Set("minimum_lead_days", minimum)
 	if requested.Before(asOf) {
-		p.Warn("EVENT_DATE_PASSED", "The event date %s is before the plan date; this is a post-event plan: settle artists, staff and suppliers.", engine.FormatDate(requested))
-		p.Set("plan_kind", "post_event")
 		p.SetTarget(event)
+		p.PostEvent(event, "the venue, permits, announcement and on-sale are behind it; settle artists, staff and suppliers and debrief for the next edition.")
+		p.Set("plan_kind", "post_event")
 		p.Set("event_date", engine.FormatDate(event))
 		p.Milestone("event", "Event day (held)", event)
 		p.Milestone("settlement", "Final settlement and supplier invoices", engine.Later(asOf, engine.AddDays(event, 7)))
@@ -137,7 +138,7 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 			next = engine.OnOrAfter(next, event.Weekday())
 			p.Warn("OUTSIDE_FESTIVAL_SEASON", "%s is outside the May–September outdoor season: weather, daylight and site access raise costs and cut attendance. A %s in June, e.g. %s, is the usual choice.",
 				engine.FormatDate(event), event.Weekday(), engine.FormatDate(next))
-			p.Set("in_season_event_date", engine.FormatDate(next))
+			p.Set("in_season_event_date", p.Label("a date in the outdoor season", next))
 		}
 	}
 	due := func(key, title string, d time.Time) {
@@ -151,7 +152,7 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 				next := engine.AddWeeks(event, 52)
 				p.Warn("VENUE_LEAD_TIME", "The venue should have been contracted by %s (%d months out); contract it now, or hold the same weekend next year, %s.",
 					engine.FormatDate(d), l.venueMonths, engine.FormatDate(next))
-				p.Set("next_year_event_date", engine.FormatDate(next))
+				p.Set("next_year_event_date", p.Label("the same weekend next year", next))
 			case "permit":
 				p.Warn("PERMIT_LEAD_TIME", "The special-event permit should have been filed by %s (90 days out); file it now: cities can refuse late applications.", engine.FormatDate(d))
 			default:
@@ -228,15 +229,14 @@ func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
 	ms := p.Milestones()
 	staff := p.Get("staffing").(map[string]any)
 	if p.Get("plan_kind") == "post_event" {
-		settle := p.Milestones()[len(ms)-1].Date
-		p.RecommendBy(engine.High, settle, "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
+		p.RecommendOn(engine.High, "settlement", "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
 		p.RecommendBy(engine.Medium, p.AsOf(), "Debrief for the next edition", fmt.Sprintf("Compare actual attendance with the %d planned and staffing (%v security, %v first aiders) with incidents; book next year's date while the venue remembers you.",
 			in.Int("attendance"), staff["security"], staff["first_aiders"]))
-		p.Strategy("%s (%s) was held on %s: settle by %s and debrief for the next edition.", in.Str("event_name"), in.Str("event_type"), engine.FormatDate(in.Date("event_date")), engine.FormatDate(settle))
+		p.Strategy("%s (%s) was held on %s: settle by %s and debrief for the next edition.", in.Str("event_name"), in.Str("event_type"), engine.FormatDate(in.Date("event_date")), p.Ref("settlement"))
 		return nil
 	}
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), ms[0].Date), "Lock the first dependency",
-		fmt.Sprintf("%s (%s) gates every later date: the announcement needs it, and the on-sale needs the announcement.", ms[0].Title, engine.FormatDate(ms[0].Date)))
+	p.RecommendOn(engine.High, ms[0].Key, "Lock the first dependency",
+		fmt.Sprintf("%s (%s) gates every later date: the announcement needs it, and the on-sale needs the announcement.", ms[0].Title, p.Ref(ms[0].Key)))
 	p.Recommend(engine.High, "Staff to the numbers", fmt.Sprintf("Plan %v security staff and %v first aiders for %d people; write them into the event management plan the permit and insurer will ask for.",
 		staff["security"], staff["first_aiders"], in.Int("attendance")))
 	p.Recommend(engine.Medium, "Train crowd managers", fmt.Sprintf("NFPA 101 requires trained crowd managers at 1 per 250 occupants: %v for this event, briefed on exits and the evacuation plan.", staff["crowd_managers"]))
@@ -245,7 +245,7 @@ func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Recommend(engine.Low, "Settle within a week", "Collect supplier invoices and settle artists and staff within seven days while the numbers are fresh.")
 	p.Strategy("%s (%s, %d people) on %s: first deadline %s (%s), on sale %s weeks out, %v security and %v first aiders planned.",
-		in.Str("event_name"), in.Str("event_type"), in.Int("attendance"), p.Get("event_date"), engine.FormatDate(ms[0].Date), ms[0].Title,
+		in.Str("event_name"), in.Str("event_type"), in.Int("attendance"), p.Get("event_date"), p.Ref(ms[0].Key), ms[0].Title,
 		fmt.Sprint(liveLeads[in.Str("event_type")].onSaleWeeks), staff["security"], staff["first_aiders"])
 	return nil
 }

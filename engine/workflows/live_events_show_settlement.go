@@ -27,6 +27,7 @@ func init() {
 		ID:       "live-events-show-settlement",
 		Name:     "Concert budget and settlement",
 		Vertical: "live-events",
+		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
 		},
@@ -136,7 +137,7 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	event, asOf := in.Date("event_date"), p.AsOf()
 	p.SetTarget(event)
 	if event.Before(asOf) {
-		p.Warn("EVENT_DATE_PASSED", "The show date %s is before the plan date; this is a post-show plan: reconcile the settlement against this forecast.", engine.FormatDate(event))
+		p.PostEvent(event, "the on-sale and the pace check are behind it; reconcile the settlement against this forecast.")
 		p.Set("plan_kind", "post_event")
 		p.Milestone("show", liveSettlementTitle, event)
 		return nil
@@ -151,7 +152,9 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
 	advance := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
+	p.Milestone("announce", "Show announced, with a pre-sale code for the artist's list", engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)))
 	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", onSale)
+	p.DependsOn("on-sale", "announce")
 	p.Milestone("pace-check", "Pace check: half the selling window gone", pace)
 	p.Milestone("advance", "Show advanced with the artist's team", engine.Later(advance, pace))
 	p.Milestone("show", liveSettlementTitle, event)
@@ -169,14 +172,13 @@ func liveSettlementRecommend(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(in.Date("event_date")), engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)))
 		return nil
 	}
-	onSale := p.GetDate("on_sale_date")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), "Announce with the on-sale",
+	p.RecommendOn(engine.High, "announce", "Announce with the on-sale",
 		"Announce two weeks before on-sale with a pre-sale code for the artist's list; the first week of sales sets the pace.")
 	p.Recommend(engine.High, "Watch the break-even count", fmt.Sprintf("%s cover expenses and guarantee; by the pace check about half of them should be sold.", engine.Plural(be["tickets"].(int), "ticket", "tickets")))
 	p.Recommend(engine.Medium, "Agree the expense sheet before the show", "Attach the capped expense list to the offer so the settlement on the night has no surprises.")
 	p.Recommend(engine.Low, "Keep ticket counts honest", "Report comps and kills on the settlement sheet; the artist's team checks the count against the manifest.")
 	p.Strategy("At %s (%s net box office) the artist takes %s and the promoter %s; break-even is %s (%.1f%% of capacity) and the split point %s; on sale %s.",
 		engine.Plural(s["tickets_sold"].(int), "ticket", "tickets"), liveMoney(in, s["net_box_office"].(float64)), liveMoney(in, s["artist_payout"].(float64)), liveMoney(in, s["promoter_result"].(float64)),
-		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"].(float64), engine.Plural(be["split_point_tickets"].(int), "ticket", "tickets"), engine.FormatDate(onSale))
+		engine.Plural(be["tickets"].(int), "ticket", "tickets"), be["capacity_pct"].(float64), engine.Plural(be["split_point_tickets"].(int), "ticket", "tickets"), p.Ref("on-sale"))
 	return nil
 }

@@ -103,8 +103,8 @@ func TestLiveEventsTimelineReplannedNotInThePast(t *testing.T) {
 // A show already held gets a post-event plan: the settlement.
 func TestLiveEventsTimelinePastEventGetsPostEventPlan(t *testing.T) {
 	res := entRun(t, "live-events-production-timeline", map[string]any{"event_type": "club-show", "event_date": "2026-11-01", "attendance": 300})
-	entWant(t, res, "EVENT_DATE_PASSED")
-	if res["plan_kind"] != "post_event" || milestoneDate(t, res, "settlement") != mediaDay("2026-11-20") {
+	entWant(t, res, "POST_EVENT")
+	if res["plan_kind"] != "post_event" || res["timeline"].(map[string]any)["post_event"] != true || milestoneDate(t, res, "settlement") != mediaDay("2026-11-20") {
 		t.Fatalf("plan %v, settlement %v", res["plan_kind"], milestoneDate(t, res, "settlement"))
 	}
 }

@@ -28,6 +28,7 @@ func init() {
 		ID:       "music-merch-plan",
 		Name:     "Tour merch order",
 		Vertical: "music",
+		PastDate: engine.PastDate{Field: "tour_start", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Merch cut and per-head planning figures (standard touring practice; check each venue's deal)", URL: "https://www.musicgateway.com/", Checked: "2026-11"},
 		},
@@ -164,8 +165,9 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 	start := in.Date("tour_start")
 	p.SetTarget(start)
-	if start.Before(p.AsOf()) {
-		p.PostEvent(start, "the tour is under way: count stock after every show and reorder what sells; orders placed now land as dated.")
+	under := start.Before(p.AsOf())
+	if under {
+		p.PostEvent(start, "the tour is under way, so art and stock for the first show are history: count stock after every show and reorder what sells; reorders placed now land as dated.")
 	}
 	arrive := engine.PrevWorkday(engine.AddDays(start, -7))
 	earliestOrder := map[string]time.Time{}
@@ -189,6 +191,23 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	art := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -7)))
 	deadlines := map[string]string{}
+	if under {
+		// Mid-tour, stock is reordered from today for the shows ahead.
+		for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
+			if _, ok := earliestOrder[kind]; !ok {
+				continue
+			}
+			lands := engine.AddWeeks(asOf, musicMerchLeadWeeks[kind]+1)
+			p.Milestone("reorder-"+kind, "Reorder "+kind+" for the shows still ahead", asOf)
+			p.Milestone("arrives-"+kind, "Reordered "+kind+" stock arrives", lands)
+			deadlines[kind] = p.Ref("reorder-" + kind)
+			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
+		}
+		p.Set("order_deadlines", deadlines)
+		p.Milestone("tour-start", "First show: merch table open", start)
+		p.Milestone("inventory-count", "Inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
+		return nil
+	}
 	p.Milestone("art-approved", "Merch art and mockups approved", art)
 	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
 		planned, ok := earliestOrder[kind]
@@ -196,13 +215,13 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			continue
 		}
 		order := engine.Later(art, planned)
-		deadlines[kind] = engine.FormatDate(order)
+		deadlines[kind] = p.Ref("order-" + kind)
 		p.Milestone("order-"+kind, "Order "+kind+" (production + shipping)", order)
 		if order.After(planned) {
 			lands := engine.AddWeeks(order, musicMerchLeadWeeks[kind]+1)
 			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
 				kind, engine.FormatDate(planned), engine.Plural(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
-			p.Set("earliest_arrival_"+kind, engine.FormatDate(lands))
+			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
 			p.Milestone("arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
 	}
@@ -235,8 +254,11 @@ func musicMerchRecommend(in *engine.Input, p *engine.Plan) error {
 	for _, k := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
 		if d, ok := deadlines[k]; ok {
 			kinds = append(kinds, k+" by "+d)
-			due, _ := engine.ParseDate(d)
-			p.RecommendBy(engine.High, engine.Later(p.AsOf(), due), "Place the "+k+" order",
+			key, title := "order-"+k, "Place the "+k+" order"
+			if p.DateOf(key).IsZero() {
+				key, title = "reorder-"+k, "Reorder "+k+" for the rest of the tour"
+			}
+			p.RecommendOn(engine.High, key, title,
 				fmt.Sprintf("%s of production plus a week of shipping: order the %s by %s; %s.", engine.Plural(musicMerchLeadWeeks[k], "week", "weeks"), k, d, musicMerchArrival(p, k)))
 		}
 	}

@@ -53,6 +53,7 @@ func init() {
 		ID:       "release-strategy",
 		Name:     "Release strategy",
 		Vertical: "music",
+		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Spotify for Artists: pitching music to playlist editors (one unreleased song at a time, at least 7 days before its release for Release Radar)", URL: "https://support.spotify.com/us/artists/article/pitching-music-to-playlist-editors/", Checked: "2026-11"},
 			{Title: "IFPI: Global Release Day, new music on Fridays (2015)", URL: "https://www.ifpi.org/", Checked: "2026-11"},
@@ -186,7 +187,7 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 	p.Set("plan_kind", "pre_release")
 	singles := releaseFocusTracks(in.Str("release_type"))
 	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), releaseDistributorMinDays+28*singles), time.Friday)
-	p.Set("earliest_feasible_release_date", engine.FormatDate(earliest))
+	p.Set("earliest_feasible_release_date", p.Label("earliest feasible release", earliest))
 	if release.Before(earliest) {
 		days := engine.DaysBetween(p.AsOf(), release)
 		if days < 7 {
@@ -308,14 +309,15 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 		if i > 1 {
 			after = append(after, engine.AddWeeks(d, -4))
 		}
-		fp := deliver(p, key+"-pitch", fmt.Sprintf("Spotify editorial pitch for focus track %d submitted", i), at(engine.AddDays(d, -releasePitchDays)), r, after...)
+		deliver(p, key+"-pitch", fmt.Sprintf("Spotify editorial pitch for focus track %d submitted", i), at(engine.AddDays(d, -releasePitchDays)), r, after...)
 		p.Milestone(key, fmt.Sprintf("Focus track %d released (Friday)", i), d)
 		p.DependsOn(key+"-pitch", "distributor-delivery")
 		if prev != "" {
 			p.DependsOn(key+"-pitch", prev)
 		}
 		p.DependsOn(key, key+"-pitch")
-		focus = append(focus, map[string]any{"release": engine.FormatDate(d), "pitch": engine.FormatDate(fp), "pitch_deadline": engine.FormatDate(engine.AddDays(d, -7))})
+		focus = append(focus, map[string]any{"release": p.Ref(key), "pitch": p.Ref(key + "-pitch"),
+			"pitch_deadline": p.Label(fmt.Sprintf("last day to pitch focus track %d (7 days out)", i), engine.AddDays(d, -7))})
 		prev = key
 	}
 	if len(focus) > 0 {
@@ -463,8 +465,7 @@ func releaseRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	if focus, ok := p.Get("focus_tracks").([]map[string]any); ok {
 		for i, f := range focus {
-			due, _ := engine.ParseDate(f["pitch"].(string))
-			p.RecommendBy(engine.High, due, fmt.Sprintf("Pitch focus track %d to Spotify editorial", i+1),
+			p.RecommendOn(engine.High, fmt.Sprintf("focus-track-%d-pitch", i+1), fmt.Sprintf("Pitch focus track %d to Spotify editorial", i+1),
 				fmt.Sprintf("Focus track %d comes out on %s as a release of its own: pitch it from Spotify for Artists by %s (no later than %s, 7 days out) so it reaches followers' Release Radar; the EP or album pitch then uses a track still unreleased.",
 					i+1, f["release"], f["pitch"], f["pitch_deadline"]))
 		}

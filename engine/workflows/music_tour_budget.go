@@ -29,6 +29,7 @@ func init() {
 		ID:       "music-tour-budget",
 		Name:     "Tour routing and budget",
 		Vertical: "music",
+		PastDate: engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "FMCSA hours of service, passenger-carrying vehicles (49 CFR 395.5)", URL: "https://www.ecfr.gov/current/title-49/subtitle-B/chapter-III/subchapter-B/part-395/section-395.5", Checked: "2026-11"},
 			{Title: "IRS standard mileage rates", URL: "https://www.irs.gov/tax-professionals/standard-mileage-rates", Checked: "2026-11"},
@@ -219,7 +220,7 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	case lead < musicTourBookingLead:
 		earliest := engine.AddDays(p.AsOf(), musicTourComfortBooking)
 		p.Warn("BOOKING_LEAD_TIME", "The first show is %s away; club and theatre tours are booked 3–6 months ahead and announced 6 weeks out. Confirm holds now and expect some to be gone: the earliest comfortable start is %s.", engine.Plural(lead, "day", "days"), engine.FormatDate(earliest))
-		p.Set("earliest_feasible_start", engine.FormatDate(earliest))
+		p.Set("earliest_feasible_start", p.Label("earliest comfortable first show", earliest))
 	}
 	if lead >= 0 && lead < musicTourAnnounceLead {
 		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", engine.Plural(lead, "day", "days"))
@@ -236,11 +237,11 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	asOf := p.AsOf()
 	announce = engine.Later(asOf, announce)
 	book = engine.Later(asOf, book)
-	p.Set("announce_date", engine.FormatDate(announce))
-	p.Set("advance_deadlines", advance)
+	p.SetSchedule("advance_deadlines", "the day each show is advanced with its venue", advance)
 	if lead >= 0 {
 		p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
 		p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
+		p.Set("announce_date", p.Ref("announce"))
 		p.Milestone("advance-first-show", "First show advanced with the venue", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
 	}
 	p.Milestone("first-show", "First show: "+shows[0].city, first)
@@ -255,13 +256,15 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 	tour := p.Get("tour").(map[string]any)
 	budget := p.Get("budget").(map[string]any)
-	first, _ := engine.ParseDate(tour["first_show"].(string))
-	announce, _ := engine.ParseDate(p.Get("announce_date").(string))
-	book := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -musicTourComfortBooking)))
-	p.RecommendBy(engine.High, book, "Confirm every hold in writing",
-		"Turn holds into signed offers with guarantee, deal points (vs. percentage of the door), hospitality and merch split before announcing.")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), announce), "Announce with the on-sale",
-		"Announce and put tickets on sale together about 6 weeks out, on a Tuesday, and push every date from one tour link.")
+	// A tour already under way or over has no holds to confirm and no
+	// on-sale to announce.
+	preTour := !p.DateOf("announce").IsZero()
+	if preTour {
+		p.RecommendOn(engine.High, "holds-confirmed", "Confirm every hold in writing",
+			"Turn holds into signed offers with guarantee, deal points (vs. percentage of the door), hospitality and merch split before announcing.")
+		p.RecommendOn(engine.High, "announce", "Announce with the on-sale",
+			"Announce and put tickets on sale together about 6 weeks out, on a Tuesday, and push every date from one tour link.")
+	}
 	if net := budget["net_usd"].(float64); net < 0 {
 		p.Recommend(engine.High, "Close the gap before booking more dates",
 			fmt.Sprintf("Ask for guarantees averaging %s, cut the travel party, or add a weekend show to cover the %s shortfall.", in.Money(p.Get("break_even_avg_guarantee_usd").(float64)), in.Money(-net)))
@@ -273,13 +276,19 @@ func musicTourRecommend(in *engine.Input, p *engine.Plan) error {
 			break
 		}
 	}
-	p.Recommend(engine.Medium, "Advance every show two weeks out",
-		"Confirm load-in, set times, backline, parking, guest list and settlement terms with each venue 14 days before the show (see advance_deadlines).")
+	if preTour {
+		p.Recommend(engine.Medium, "Advance every show two weeks out",
+			"Confirm load-in, set times, backline, parking, guest list and settlement terms with each venue 14 days before the show (see advance_deadlines).")
+	}
 	p.Recommend(engine.Low, "Carry merch to offset costs",
 		"Merch often decides whether a club tour breaks even; agree each venue's merch cut when advancing.")
-	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. Confirm holds by %s and announce on %s.",
+	next := "The tour has started: settle each show against this budget."
+	if preTour {
+		next = fmt.Sprintf("Confirm holds by %s and announce on %s.", p.Ref("holds-confirmed"), p.Ref("announce"))
+	}
+	p.Strategy("Route %s's %s from %s to %s: %s on the road, %s miles (%.1f hours driving). Guarantees of %s less commissions and %s of costs leave %s; break-even is %s a show. %s",
 		in.Str("artist"), engine.Plural(tour["shows"].(int), "show", "shows"), tour["first_show"], tour["last_show"], engine.Plural(tour["days_on_road"].(int), "day", "days"), studioCount(int(math.Round(tour["total_miles"].(float64)))), tour["drive_hours"].(float64),
 		in.Money(budget["gross_guarantees_usd"].(float64)), in.Money(budget["total_costs_usd"].(float64)), in.Money(budget["net_usd"].(float64)), in.Money(p.Get("break_even_avg_guarantee_usd").(float64)),
-		engine.FormatDate(book), p.Get("announce_date"))
+		next)
 	return nil
 }

@@ -31,6 +31,7 @@ func init() {
 		ID:       "newsletters-paid-launch",
 		Name:     "Paid newsletter launch",
 		Vertical: "newsletters",
+		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Substack: pricing and fees", URL: "https://support.substack.com/", Checked: "2026-11"},
 			{Title: "Stripe pricing", URL: "https://stripe.com/pricing", Checked: "2026-11"},
@@ -183,8 +184,8 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	if engine.InDeadWeek(launch) {
 		better := engine.NextOpen(launch, in.Region())
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when readers are away and open rates drop; the founding offer would run to empty inboxes. A better launch is %s.",
-			engine.FormatDate(launch), engine.FormatDate(better))
-		p.Set("better_launch_date", engine.FormatDate(better))
+			engine.FormatDate(launch), p.Label("launch clear of the dead week", better))
+		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
 	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
 	deliver(p, "paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays), in.Region(), engine.AddDays(launch, -newsAnnounceDays))

@@ -36,6 +36,7 @@ func init() {
 		ID:       "newsletters-sender-warmup",
 		Name:     "Sender warm-up and compliance",
 		Vertical: "newsletters",
+		PastDate: engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Google: email sender guidelines (February 2024; spam rate under 0.1%, never 0.3% or more)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
 			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},
@@ -104,7 +105,7 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 		if engine.DaysBetween(asOf, start) < newsAuthLeadDays {
 			alt := engine.NextWorkday(engine.AddDays(asOf, newsAuthLeadDays))
 			p.Warn("AUTH_LEAD_TIME", "Authentication set up now is live and verified a week later, after %s; move the first send to %s.", engine.FormatDate(start), engine.FormatDate(alt))
-			p.Set("earliest_feasible_start_date", engine.FormatDate(alt))
+			p.Set("earliest_feasible_start_date", p.Label("earliest first send once authentication is verified", alt))
 		}
 	}
 	switch spam := in.Float("spam_rate_pct"); {
@@ -192,7 +193,7 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 		volume = min(list, volume*2)
 		day = engine.NextWorkday(engine.AddDays(day, 1))
 	}
-	p.Set("warmup_schedule", ramp)
+	p.SetSchedule("warmup_schedule", "each send day of the warm-up ramp", ramp)
 	p.Set("warmup_send_days", len(ramp))
 	p.Set("full_list_date", engine.FormatDate(day))
 	if len(p.Get("missing_authentication").([]string)) > 0 {
@@ -217,12 +218,12 @@ func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 	start := p.GetDate("first_send_date")
 	held := p.Get("ramp_held").(bool)
 	if missing := p.Get("missing_authentication").([]string); len(missing) > 0 {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(start, -newsAuthLeadDays)), "Publish the missing DNS records",
+		p.RecommendOn(engine.High, "dns-setup", "Publish the missing DNS records",
 			fmt.Sprintf("Add %s in the domain's DNS using the platform's values, start DMARC at p=none with a reporting address, and verify in the platform before sending.", strings.Join(missing, ", ")))
 	}
 	if held {
 		spam := in.Float("spam_rate_pct")
-		p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(start, -2)), "Bring the spam rate under 0.3% before ramping",
+		p.RecommendOn(engine.High, "seed-test", "Bring the spam rate under 0.3% before ramping",
 			fmt.Sprintf("At %.2f%% the list is over Gmail's 0.3%% limit: suppress readers inactive for 90 days and any without clear consent, send only to recent openers and clickers, and keep the volume flat until Postmaster Tools shows the rate under 0.3%% (aim under 0.1%%); then double daily, %s to the full list.",
 				spam, engine.Plural(p.Get("send_days_once_resumed").(int), "send day", "send days")))
 		p.Strategy("Hold the warm-up of %s at %s from %s: the %.2f%% spam rate is over Gmail's 0.3%% limit, so volume stays flat until Postmaster Tools shows it under the limit (check on %s); once it is, doubling reaches the full list in %s, as a %s; %s.",
@@ -232,7 +233,7 @@ func newsWarmupRecommend(in *engine.Input, p *engine.Plan) error {
 			map[bool]string{true: "authentication complete", false: "publish the missing authentication first"}[len(p.Get("missing_authentication").([]string)) == 0])
 		return nil
 	}
-	p.RecommendBy(engine.High, engine.PrevWorkday(engine.AddDays(start, -2)), "Send to your most engaged readers first",
+	p.RecommendOn(engine.High, "seed-test", "Send to your most engaged readers first",
 		fmt.Sprintf("Export openers and clickers of the last 90 days and send to them first; the schedule doubles daily to the full %d over %d send days.", in.Int("list_size"), p.Get("warmup_send_days")))
 	p.Recommend(engine.Medium, "Watch Postmaster Tools daily during the ramp", "Hold the volume at the previous day's level if the spam rate passes 0.1% or domain reputation drops below High.")
 	p.Recommend(engine.Low, "Keep one-click unsubscribe visible", "An easy unsubscribe is cheaper than a spam complaint, which counts against the 0.3% limit.")

@@ -36,6 +36,7 @@ func init() {
 		ID:       "photography-licensing-quote",
 		Name:     "Commercial shoot estimate and licence",
 		Vertical: "photography",
+		PastDate: engine.PastDate{Field: "shoot_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "ASMP: licensing guide", URL: "https://www.asmp.org/business/licensing/", Checked: "2026-11"},
 		},
@@ -175,7 +176,7 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Warn(code, "A %g-day shoot needs the estimate approved %s ahead for pre-production; from %s the earliest shoot date is %s.",
 			days, engine.Plural(lead, "business day", "business days"), engine.FormatDate(p.AsOf()), engine.FormatDate(earliest))
-		p.Set("earliest_feasible_shoot_date", engine.FormatDate(earliest))
+		p.Set("earliest_feasible_shoot_date", p.Label("earliest feasible shoot", earliest))
 		replanOn(p, shoot, earliest, "the estimate could not be approved in time for pre-production")
 		shoot, approve = earliest, p.AsOf()
 	}
@@ -200,12 +201,13 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 	p.DependsOn("client-selects", "proofs")
 	p.DependsOn("delivery", "client-selects")
 	p.Milestone("invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
+	p.Milestone("renewal-offer", "Offer the client a renewal (two months before expiry)", engine.AddMonths(expires, -2))
 	p.Milestone("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires)
 	p.Set("schedule", map[string]any{
-		"estimate_approved_by": engine.FormatDate(approve),
-		"shoot":                engine.FormatDate(shoot),
-		"delivery":             engine.FormatDate(delivery),
-		"license_expires":      engine.FormatDate(expires),
+		"estimate_approved_by": p.Ref("estimate-approved"),
+		"shoot":                p.Ref("shoot"),
+		"delivery":             p.Ref("delivery"),
+		"license_expires":      p.Ref("license-expires"),
 	})
 	return nil
 }
@@ -213,13 +215,11 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 func phLicRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	s := p.Get("schedule").(map[string]any)
-	approve, _ := engine.ParseDate(s["estimate_approved_by"].(string))
-	expires, _ := engine.ParseDate(s["license_expires"].(string))
-	p.RecommendBy(engine.High, approve, "Get the estimate signed with the advance",
+	p.RecommendOn(engine.High, "estimate-approved", "Get the estimate signed with the advance",
 		fmt.Sprintf("Send the estimate with usage spelled out (%s, %s, %s) and take the %s advance before booking crew.",
 			studioLabel(in.Str("usage")), in.Str("territory"), engine.Plural(in.Int("license_years"), "year", "years"), studioMoney(in, q["advance_usd"].(float64))))
 	p.Recommend(engine.High, "License, don't sell", "Grant a licence for the stated media, term and territory; keep copyright and quote extensions separately rather than a buyout.")
-	p.RecommendBy(engine.Medium, engine.AddMonths(expires, -2), "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
+	p.RecommendOn(engine.Medium, "renewal-offer", "Offer a renewal before expiry", "Contact the client two months before the licence ends; renewals are commonly priced at the original licence fee.")
 	p.Recommend(engine.Low, "Bill production at cost", "Add crew, talent, location, props and travel as separate lines so the creative fee and licence stay visible.")
 	p.Strategy("Quote %s: %s creative fee, %s for a %d-year %s %s licence (%g%% of the fee), %s pre-production and %s retouching; shoot %s, deliver %s, licence to %s.",
 		studioMoney(in, q["total_usd"].(float64)), studioMoney(in, q["creative_fee_usd"].(float64)), studioMoney(in, q["usage_license_usd"].(float64)), in.Int("license_years"), in.Str("territory"), studioLabel(in.Str("usage")),

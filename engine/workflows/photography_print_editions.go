@@ -31,6 +31,7 @@ func init() {
 		ID:       "photography-print-editions",
 		Name:     "Limited print edition",
 		Vertical: "photography",
+		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
 		},
@@ -146,8 +147,8 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	if engine.InDeadWeek(release) {
 		better := engine.NextOpen(release, in.Region())
 		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, after the last gift-shipping dates, when collectors and press are away; a better release is %s.",
-			engine.FormatDate(release), engine.FormatDate(better))
-		p.Set("better_release_date", engine.FormatDate(better))
+			engine.FormatDate(release), p.Label("release date clear of the dead week", better))
+		p.Set("better_release_date", p.Label("release date clear of the dead week", better))
 	}
 	order := engine.AddWorkdays(release, -15)
 	arrive := engine.AddWorkdays(order, 10)
@@ -167,7 +168,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("sell_out").(map[string]any)
 	release := p.GetDate("release_date")
-	p.RecommendBy(engine.High, engine.AddDays(release, -14), "Declare the edition in writing",
+	p.RecommendOn(engine.High, "announce", "Declare the edition in writing",
 		fmt.Sprintf("Publish the edition as %s with paper, size and print date on the certificate; the number cannot grow later.", s["edition_declared"]))
 	p.Recommend(engine.Medium, "Print to order by tier", "Order prints as each tier sells rather than the whole edition at once; keep the approved proof as the colour reference.")
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")

@@ -56,8 +56,9 @@ func openDay(p *engine.Plan, d time.Time, r engine.Region) time.Time {
 
 // deliver adds a deliverable due on d (moved to an open day of r) that
 // cannot come before any of after: when the move would put it before one
-// of them, it goes to the first open day on or after the latest. It returns
-// the date the deliverable got, for the steps that follow it.
+// of them, it goes to the first open day on or after the latest, reported
+// as a move from d. It returns the date the deliverable got, for the steps
+// that follow it.
 func deliver(p *engine.Plan, key, title string, d time.Time, r engine.Region, after ...time.Time) time.Time {
 	final := openDay(p, d, r)
 	for _, a := range after {
@@ -65,10 +66,7 @@ func deliver(p *engine.Plan, key, title string, d time.Time, r engine.Region, af
 			final = engine.NextOpen(a, r)
 		}
 	}
-	if final.Equal(openDay(p, d, r)) {
-		p.Deliverable(key, title, d, r)
-	} else {
-		p.Deliverable(key, title, final, r)
-	}
+	p.Deliverable(key, title, d, r)
+	p.Move(key, final, "kept after the step it depends on")
 	return final
 }

@@ -25,6 +25,7 @@ func init() {
 		ID:          "podcasting-launch-plan",
 		Name:        "Podcast launch plan",
 		Vertical:    "podcasting",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Plans a podcast launch backwards from launch day: episodes to bank, production days still needed, trailer and directory submission, an artwork spec check (art outside Apple's spec is fixed before the feed goes in), and the release calendar of the first episodes. A launch too close for production and the feed, or already past, is re-planned to the first feasible launch on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "show_name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the show."},
@@ -163,8 +164,8 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	if engine.InDeadWeek(launch) {
 		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when listeners travel, press is off and charts are frozen; launch on %s instead.",
-			engine.FormatDate(launch), engine.FormatDate(better))
-		p.Set("better_launch_date", engine.FormatDate(better))
+			engine.FormatDate(launch), p.Label("launch clear of the dead week", better))
+		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
 	d := podLaunchDatesFor(launch, missing, workDays, r)
 	if missing > 0 {
@@ -197,14 +198,13 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	next, _ := engine.ParseDate(calendar[n]["date"].(string))
 	p.Milestone("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next)
 	p.Milestone("thirty-day-review", "30-day review: downloads per episode, follows, drop-off", engine.AddDays(launch, 30))
-	p.Set("release_calendar", calendar)
+	p.SetSchedule("release_calendar", "each episode's release day", calendar)
 	return nil
 }
 
 func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	launch := p.GetDate("launch_date")
-	feed := engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), in.Region())
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), feed), "Submit the feed early",
+	p.RecommendOn(engine.High, "feed-submitted", "Submit the feed early",
 		"Publish a trailer, then submit the RSS feed in Apple Podcasts Connect and Spotify for Creators two weeks before launch so the show page is live to promote.")
 	if m := p.Get("episodes_to_produce").(int); m > 0 {
 		p.Recommend(engine.High, "Batch-record the launch episodes",
@@ -235,6 +235,6 @@ func podLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Strategy("Launch %q on %s with %s and %d more banked for a %s cadence: %s, submit the feed by %s, then release every %s.",
 		in.Str("show_name"), engine.FormatDate(launch), engine.Plural(in.Int("launch_episodes"), "episode", "episodes"), podLaunchBank(in), in.Str("cadence"),
-		produce, engine.FormatDate(feed), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
+		produce, p.Ref("feed-submitted"), map[string]string{"weekly": "week", "biweekly": "two weeks", "monthly": "four weeks"}[in.Str("cadence")])
 	return nil
 }

@@ -26,6 +26,7 @@ func init() {
 		ID:          "podcasting-sponsorship-rates",
 		Name:        "Sponsorship rate card",
 		Vertical:    "podcasting",
+		PastDate:    engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
 		Description: "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report. A campaign whose insertion-order date has passed is re-planned to the first start on the same weekday that leaves two weeks.",
 		Fields: []engine.Field{
 			{Name: "downloads_per_episode", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Average downloads per episode in its first 30 days."},

@@ -48,7 +48,8 @@ func init() {
 		ID:          "publishing-launch-timeline",
 		Name:        "Book launch timeline",
 		Vertical:    "publishing",
-		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs (print formats; KDP ebooks need none) and ARCs for independent authors. A publication date that misses a window, or is already past, is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); for an independent title only production hand-overs re-plan it, and missed publicity windows (trade reviews, long-lead, podcasts) are advice.",
+		PastDate:    engine.PastDate{Field: "pub_date", Policy: engine.PastPostEvent},
+		Description: "Schedules a book launch backwards from publication day (buyers, galleys, long-lead and trade reviews, pre-orders, podcasts), flags every window already missed with the earliest publication date that keeps them, and costs ISBNs (print formats; KDP ebooks need none) and ARCs for independent authors. A publication date that misses a window is re-planned to the earliest date that keeps every window (a Tuesday for US trade books, a Thursday in the UK); for an independent title only production hand-overs re-plan it, and missed publicity windows (trade reviews, long-lead, podcasts) are advice. A publication date already past gives a post-event plan for the book on sale.",
 		Fields: []engine.Field{
 			{Name: "title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Book title."},
 			{Name: "pub_date", Kind: engine.Date, Required: true, Description: "Planned publication (on-sale) date."},
@@ -108,7 +109,7 @@ func pubLaunchCheckDate(in *engine.Input, p *engine.Plan) error {
 	asked := in.Date("pub_date")
 	pub := asked
 	day := pubLaunchDay(in)
-	if in.Str("path") == "traditional" && asked.Weekday() != day {
+	if in.Str("path") == "traditional" && asked.Weekday() != day && !asked.Before(p.AsOf()) {
 		pub = engine.OnOrAfter(asked, day)
 		code := "PUB_DATE_NOT_TUESDAY"
 		if day == time.Thursday {
@@ -175,6 +176,9 @@ func pubLaunchSteps(in *engine.Input) []pubLaunchWindow {
 // made up by warning.
 func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, _ := engine.ParseDate(p.Get("pub_date").(string))
+	if requested.Before(p.AsOf()) {
+		return pubLaunchAfter(p, requested)
+	}
 	indie := in.Str("path") == "independent"
 	r := in.Region()
 	steps := pubLaunchSteps(in)
@@ -255,8 +259,8 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 			better = engine.OnOrAfter(better, pubLaunchDay(in))
 		}
 		p.Warn("PUB_DATE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when reviewers, media and store buyers are away and launch-week sales are lost to the holiday; publish on %s instead.",
-			engine.FormatDate(pub), engine.FormatDate(better))
-		p.Set("better_pub_date", engine.FormatDate(better))
+			engine.FormatDate(pub), p.Label("publication date clear of the dead week", better))
+		p.Set("better_pub_date", p.Label("publication date clear of the dead week", better))
 	}
 	var windows []map[string]any
 	for _, w := range steps {
@@ -267,7 +271,7 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		} else {
 			p.Deliverable(w.key, w.title, ideal, r)
 		}
-		windows = append(windows, map[string]any{"key": w.key, "ideal": engine.FormatDate(ideal), "last": engine.FormatDate(last)})
+		windows = append(windows, map[string]any{"key": w.key, "ideal": p.Ref(w.key), "last": engine.FormatDate(last)})
 	}
 	p.Milestone("pub-day", "Publication day", pub)
 	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
@@ -275,13 +279,29 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Deliverable("isbns", "ISBNs bought and assigned to the print formats", d, r)
 		p.DependsOn("retail-listing", "isbns")
 		p.DependsOn("print-proof", "isbns")
+		p.Set("isbns_by", p.Ref("isbns"))
+	} else if !d.IsZero() {
+		p.Set("isbns_by", p.Label("ISBNs bought, for an author who buys their own", d))
 	}
 	p.DependsOn("bound-books", "files-to-printer")
 	p.DependsOn("audio-master", "audio-narration")
 	for _, w := range steps {
 		p.DependsOn("pub-day", w.key)
 	}
-	p.Set("windows", windows)
+	p.SetSchedule("windows", "each launch window's last useful day (ideal is the window's milestone)", windows)
+	return nil
+}
+
+// pubLaunchAfter plans for a book already on sale: the launch windows are
+// behind it, so what is left is selling the book that is out.
+func pubLaunchAfter(p *engine.Plan, pub time.Time) error {
+	p.SetTarget(pub)
+	p.PostEvent(pub, "the book is on sale, so buyer catalogs, galleys and trade reviews, long-lead press and pre-orders can no longer be had; "+
+		"what is left is reader reviews, ads, events and backlist pricing, and the sales review that decides reprints.")
+	p.Set("days_until_pub", engine.DaysBetween(p.AsOf(), pub))
+	p.Set("windows", []map[string]any{})
+	p.Milestone("pub-day", "Publication day", pub)
+	p.Milestone("post-launch-review", "Sales review: reviews, reprint and ad decisions", engine.Later(p.AsOf(), engine.AddWeeks(pub, 4)))
 	return nil
 }
 
@@ -334,9 +354,15 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 }
 
 func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
-	pub, _ := engine.ParseDate(p.Get("pub_date").(string))
+	if p.DateOf("pub-day").Before(p.AsOf()) {
+		p.RecommendOn(engine.High, "post-launch-review", "Review sales and decide on reprints and ads",
+			"Compare sell-through by format and retailer with the first printing; reprint or adjust ads and price where the book sells.")
+		p.Recommend(engine.Medium, "Ask readers for reviews", "Retail and reader-site reviews keep selling a book after launch; ask newsletter readers and event audiences for them.")
+		p.Strategy("%q has been on sale since %s (%s): the launch windows are behind it, so the plan sells the book that is out, with a sales review on %s.",
+			in.Str("title"), p.Ref("pub-day"), strings.Join(in.Strings("formats"), ", "), p.Ref("post-launch-review"))
+		return nil
+	}
 	indie := in.Str("path") == "independent"
-	galleys := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddMonths(pub, -5)))
 	skipped, _ := p.Get("skipped_windows").([]string)
 	galleysSkipped := slices.Contains(skipped, "galleys-to-trade")
 	switch {
@@ -344,15 +370,19 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Medium, "Gather reader reviews instead of trade reviews",
 			"The trade-review galley window (4–5 months before publication) has passed for this date; trade reviews are optional for an independent title. Send e-galleys to readers and bloggers for launch-week reviews; paid indie review programmes (Kirkus Indie, BookLife) also review books already published.")
 	case indie:
-		p.RecommendBy(engine.High, galleys, "Send galleys to the review channels that take independent books",
+		p.RecommendOn(engine.High, "galleys-to-trade", "Send galleys to the review channels that take independent books",
 			"Publishers Weekly reviews independent titles through BookLife; Kirkus and Foreword have indie programmes; send galleys 4–5 months ahead with the metadata sheet.")
 	default:
-		p.RecommendBy(engine.High, galleys, "Get galleys to trade reviewers",
+		p.RecommendOn(engine.High, "galleys-to-trade", "Get galleys to trade reviewers",
 			"Trade reviewers (Publishers Weekly, Kirkus, Library Journal, Booklist) need galleys 4–5 months before publication; confirm your publicist's mailing date.")
 	}
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -42)), "Book podcasts 4–6 weeks out",
-		"Pitch podcasts and radio with a one-page author sheet and three talking points, aiming for interviews in launch week.")
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -56)), "Run a pre-order campaign",
+	podcastAdvice := "Pitch podcasts and radio with a one-page author sheet and three talking points, aiming for interviews in launch week."
+	if slices.Contains(skipped, "podcast-pitching") {
+		p.Recommend(engine.Medium, "Book podcasts 4–6 weeks out", podcastAdvice)
+	} else {
+		p.RecommendOn(engine.Medium, "podcast-pitching", "Book podcasts 4–6 weeks out", podcastAdvice)
+	}
+	p.RecommendOn(engine.Medium, "preorder-push", "Run a pre-order campaign",
 		"Pre-orders count towards first-week sales; offer a pre-order bonus and push it in the last 8 weeks.")
 	if e, ok := p.Get("earliest_feasible_pub_date").(string); ok {
 		p.RecommendBy(engine.High, p.AsOf(), "Move publication with the publisher and retailers",
@@ -360,11 +390,11 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	formats := in.Strings("formats")
 	if slices.Contains(formats, "audiobook") {
-		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -126)), "Cast the audiobook narrator",
-			"Audition narrators two weeks before recording starts; a finished master is due 8 weeks before publication so retailers can review it and list it with the print and ebook editions.")
+		p.RecommendOn(engine.Medium, "audio-narration", "Cast the audiobook narrator",
+			"Audition narrators in the two weeks before recording starts; a finished master is due 8 weeks before publication so retailers can review it and list it with the print and ebook editions.")
 	}
 	if (slices.Contains(formats, "hardcover") || slices.Contains(formats, "paperback")) && !indie {
-		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(pub, -112)), "Lock the print files",
+		p.RecommendOn(engine.Medium, "files-to-printer", "Lock the print files",
 			"Final interior and jacket files go to the printer 16 weeks out; corrections after that cost a reprint or a slipped date.")
 	}
 	costs := p.Get("costs").(map[string]any)
@@ -379,16 +409,16 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), engine.USD(c))
 		}
 	}
-	reviews := "galleys to reviewers by " + engine.FormatDate(galleys)
-	if galleysSkipped {
-		reviews = "no trade-review galleys (their window has passed, and they are optional for an independent title)"
+	reviews := "no trade-review galleys (their window has passed, and they are optional for an independent title)"
+	if !galleysSkipped {
+		reviews = "galleys to reviewers by " + p.Ref("galleys-to-trade")
 	}
-	podcasts := "podcasts pitched from " + engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -42)))
-	if slices.Contains(skipped, "podcast-pitching") {
-		podcasts = "podcasts pitched for after launch"
+	podcasts := "podcasts pitched for after launch"
+	if !slices.Contains(skipped, "podcast-pitching") {
+		podcasts = "podcasts pitched from " + p.Ref("podcast-pitching")
 	}
 	p.Strategy("Publish %q in %s on %s (%s, %s out): %s, pre-orders pushed from %s, %s; %s.",
-		in.Str("title"), strings.Join(formats, ", "), engine.FormatDate(pub), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), reviews,
-		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(pub, -56))), podcasts, spend)
+		in.Str("title"), strings.Join(formats, ", "), p.Ref("pub-day"), in.Str("path"), engine.Plural(p.Get("days_until_pub").(int), "day", "days"), reviews,
+		p.Ref("preorder-push"), podcasts, spend)
 	return nil
 }

@@ -35,6 +35,7 @@ func init() {
 		ID:          "publishing-query-plan",
 		Name:        "Agent query plan",
 		Vertical:    "publishing",
+		PastDate:    engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete. A start date already past starts querying on the plan date.",
 		Fields: []engine.Field{
 			{Name: "genre", Kind: engine.String, Required: true, Enum: []string{"literary", "upmarket", "commercial", "thriller", "mystery", "horror", "romance", "fantasy", "science_fiction", "young_adult", "middle_grade", "memoir", "narrative_nonfiction"}, Description: "Category the book is pitched in."},
@@ -175,6 +176,9 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	if !send.Equal(engine.OnOrAfter(start, time.Tuesday)) {
 		p.Warn("HOLIDAY_SLOWDOWN", "Querying would start in the holiday slowdown; the first batch moves to %s.", engine.FormatDate(send))
 	}
+	if requested := in.Date("start_date"); in.Has("start_date") && requested.Before(p.AsOf()) {
+		replanOn(p, requested, send, "the start date has passed, so querying starts from the plan date")
+	}
 	p.SetTarget(send)
 	for i := 0; i < n; i++ {
 		if i > 0 {
@@ -186,6 +190,8 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
 	checkpoint := engine.AddWeeks(first, pubQueryBatchGapWeeks)
+	p.Milestone("package-ready", "Query package finished: letter, synopsis, opening pages", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))))
+	p.DependsOn("batch-1", "package-ready")
 	done := engine.AddWeeks(send, pubQueryResponseWeeks)
 	p.Milestone("first-checkpoint", "Checkpoint: count full requests from batch 1, revise before batch 2", engine.AddDays(checkpoint, -1))
 	p.Milestone("querying-complete", "Last responses due; decide whether to revise or shelve", done)
@@ -197,7 +203,6 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 
 func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	batches := p.Get("batches").([]map[string]any)
-	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
 	// A word count agents reject on sight is fixed before the package goes
 	// out, not noted beside it.
 	fix, _ := p.Get("word_count_fix").(string)
@@ -205,8 +210,8 @@ func pubQueryRecommend(in *engine.Input, p *engine.Plan) error {
 	if fix != "" {
 		pkg = fmt.Sprintf("First %s: agents pass on a count outside it. Then the query letter (250–350 words), synopsis and the first pages formatted to each agent's guidelines; %s.", fix, pubQueryCompsLine(in, p))
 	}
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))), "Finish the query package", pkg)
-	p.RecommendBy(engine.High, engine.AddWeeks(first, pubQueryBatchGapWeeks), "Revise if batch 1 is quiet",
+	p.RecommendOn(engine.High, "package-ready", "Finish the query package", pkg)
+	p.RecommendOn(engine.High, "first-checkpoint", "Revise if batch 1 is quiet",
 		"Fewer than one full request per 10 queries means the query or opening pages are not working; revise before sending batch 2.")
 	p.Recommend(engine.Medium, "Mix the batches",
 		"Put a few dream agents, a few newer agents building lists and a few mid-career agents in every batch, so each batch tests the package fairly.")

@@ -25,6 +25,7 @@ func init() {
 		ID:          "screenwriting-contest-plan",
 		Name:        "Contest and fellowship entry plan",
 		Vertical:    "screenwriting",
+		PastDate:    engine.PastDate{Field: "contests", Policy: engine.PastSkip},
 		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference. A ready date already past means the draft is ready now; contests whose deadlines have all passed are reported, not entered.",
 		Fields: []engine.Field{
 			{Name: "script_format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "Format of the script."},

@@ -27,6 +27,7 @@ func init() {
 		ID:          "screenwriting-draft-schedule",
 		Name:        "Spec script writing schedule",
 		Vertical:    "screenwriting",
+		PastDate:    engine.PastDate{Field: "target_date", Policy: engine.PastReplan},
 		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees. A target date already past, or one the writing cannot fit at a sustainable pace, is re-planned to the earliest date at the writer's pace.",
 		Fields: []engine.Field{
 			{Name: "format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "What is being written."},
@@ -152,7 +153,7 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Set("required_pages_per_day", need)
 			p.Warn("PACE_INCREASE_NEEDED", "Starting today leaves %s for the first draft: %.1f pages a day instead of %.1f (sustainable is up to %.0f). At your pace the earliest date is %s.",
 				engine.Plural(left, "week", "weeks"), need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
-			p.Set("earliest_feasible_target", engine.FormatDate(earliest))
+			p.Set("earliest_feasible_target", p.Label("earliest target at your own pace", earliest))
 		}
 		if !target.Equal(requested) {
 			p.Set("earliest_feasible_target", engine.FormatDate(target))
@@ -189,9 +190,13 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.DependsOn("registered", prev)
 	p.DependsOn("target", "registered")
+	draftKey := "outline-start"
+	if draftStart.After(outlineStart) {
+		draftKey = "first-draft-start"
+	}
 	p.Set("schedule", map[string]string{
-		"outline_start": engine.FormatDate(outlineStart), "first_draft_start": engine.FormatDate(draftStart),
-		"first_draft_done": engine.FormatDate(engine.Later(p.AsOf(), rewritesStart)), "register_by": engine.FormatDate(register), "target": engine.FormatDate(target),
+		"outline_start": p.Ref("outline-start"), "first_draft_start": p.Ref(draftKey),
+		"first_draft_done": p.Ref("first-draft-done"), "register_by": p.Ref("registered"), "target": p.Ref("target"),
 	})
 	return nil
 }
@@ -203,11 +208,9 @@ func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
 	if v, ok := p.Get("required_pages_per_day").(float64); ok {
 		pace = v
 	}
-	done, _ := engine.ParseDate(s["first_draft_done"])
-	p.RecommendBy(engine.High, done, "Protect the first-draft block",
+	p.RecommendOn(engine.High, "first-draft-done", "Protect the first-draft block",
 		fmt.Sprintf("Write %.1f pages a day, %s a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, engine.Plural(in.Int("writing_days_per_week"), "day", "days"), p.Get("target_pages").(int), s["first_draft_done"]))
-	reg, _ := engine.ParseDate(s["register_by"])
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), reg), "Register before it goes out",
+	p.RecommendOn(engine.Medium, "registered", "Register before it goes out",
 		fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", in.Money(fees["wga_registry_usd"]), in.Money(fees["copyright_usd"])))
 	p.Recommend(engine.Medium, "Line up readers before the draft is done",
 		"Book two or three trusted readers for the notes week after each draft, so no pass waits on feedback.")

@@ -28,6 +28,7 @@ func init() {
 		ID:          "social-media-brand-deal",
 		Name:        "Brand deal quote and schedule",
 		Vertical:    "social-media",
+		PastDate:    engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
 		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
@@ -160,7 +161,7 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("contract", "Brief and contract signed", contract, r)
 	p.Deliverable("draft", "Draft content sent to the brand", draft, r)
 	p.Deliverable("approval", "Brand approval", approval, r)
-	p.Set("approval_date", engine.FormatDate(approval))
+	p.Set("approval_date", p.Ref("approval"))
 	p.Milestone("go-live", "First post live with disclosure", live)
 	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
 	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
@@ -180,19 +181,19 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	live := p.GetDate("go_live_date")
 	q := p.Get("quote").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), in.Region())), "Send the quote with line items",
+	p.RecommendOn(engine.High, "contract", "Send the quote with line items",
 		fmt.Sprintf("Quote %s: posts %s, usage rights +%.0f%%, exclusivity +%.0f%%; itemised add-ons can be traded away without touching the base fee.",
 			in.Money(q["total_usd"].(float64)), in.Money(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"]))
 	if inQ4Rush(live) {
 		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
 	}
 	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
-	p.RecommendBy(engine.Medium, engine.AddDays(live, 7), "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
+	p.RecommendOn(engine.Medium, "insights", "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
 	if in.Int("usage_rights_days") > 0 {
 		p.Recommend(engine.Low, "Get usage rights end dates in the contract", "Paid usage should stop on the contract date or be renewed at the monthly rate; ask for the ad account's spend and placements.")
 	}
 	p.Strategy("Quote %s for the package (%s base, +%.0f%% usage rights, +%.0f%% exclusivity), %s to you after commission, first post live %s with approval by %s.",
 		in.Money(q["total_usd"].(float64)), in.Money(q["base_usd"].(float64)), q["usage_rights_pct"], q["exclusivity_pct"],
-		in.Money(q["creator_net_usd"].(float64)), engine.FormatDate(live), p.Get("approval_date"))
+		in.Money(q["creator_net_usd"].(float64)), p.Ref("go-live"), p.Get("approval_date"))
 	return nil
 }

@@ -29,6 +29,7 @@ func init() {
 		ID:          "social-media-content-calendar",
 		Name:        "Campaign content calendar",
 		Vertical:    "social-media",
+		PastDate:    engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
 		Description: "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit. A campaign whose first batch session has passed is re-planned to start the day after the next session.",
 		Fields: []engine.Field{
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First day of posting."},
@@ -150,7 +151,7 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 	for k := 0; k < weeks; k++ {
 		batches = append(batches, engine.FormatDate(engine.OnOrBefore(engine.AddDays(engine.AddWeeks(start, k), -1), batchDay)))
 	}
-	p.Set("batch_sessions", batches)
+	p.SetSchedule("batch_sessions", "the weekly batch production sessions", batches)
 	p.Set("campaign_end", engine.FormatDate(end))
 	first, _ := engine.ParseDate(batches[0])
 	p.Milestone("first-batch", "First batch production session", first)
@@ -169,7 +170,7 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 			if engine.InDeadWeek(launch) {
 				better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
 				p.Warn("LAUNCH_IN_DEAD_WEEK", "The launch on %s falls in the 24 December–1 January dead week, when audiences travel and brands and press are away; launch on %s instead.", engine.FormatDate(launch), engine.FormatDate(better))
-				p.Set("better_launch_date", engine.FormatDate(better))
+				p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 			}
 		}
 	}
@@ -198,9 +199,8 @@ func socialCalRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	sort.Strings(parts)
 	batches := p.Get("batch_sessions").([]string)
-	first, _ := engine.ParseDate(batches[0])
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), first), "Batch the first week",
-		fmt.Sprintf("Block %s on %s for the first week's posts, then the same slot every week (%s).", amountOf(p.Get("hours_per_week_needed").(float64), "hour", "hours"), batches[0], engine.Plural(len(batches), "session", "sessions")))
+	p.RecommendOn(engine.High, "first-batch", "Batch the first week",
+		fmt.Sprintf("Block %s on %s for the first week's posts, then the same slot every week (%s).", amountOf(p.Get("hours_per_week_needed").(float64), "hour", "hours"), p.Ref("first-batch"), engine.Plural(len(batches), "session", "sessions")))
 	video := 0
 	for _, pl := range in.Strings("platforms") {
 		if socialCadences[pl].video {
@@ -211,7 +211,7 @@ func socialCalRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.Medium, "Film once, post natively everywhere", "Export each vertical video without watermarks and upload it natively to each short-video platform with its own caption and sound; cross-posted watermarks are down-ranked.")
 	}
 	if in.Has("launch_date") && p.Get("teaser_days") != nil {
-		p.RecommendBy(engine.High, in.Date("launch_date"), "Plan launch-day posts", "Post on every platform on launch day and the day after, with the link in bio and stories pointing to it.")
+		p.RecommendOn(engine.High, "launch", "Plan launch-day posts", "Post on every platform on launch day and the day after, with the link in bio and stories pointing to it.")
 	}
 	p.Recommend(engine.Low, "Review at mid-point", "Compare saves, shares and follows per post by platform and move hours to what works.")
 	p.Strategy("Post %s a week (%s cadence, %g of %s a week), %s over %s from %s to %s, batched on %ss.",

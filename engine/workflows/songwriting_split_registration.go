@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -49,6 +50,7 @@ func init() {
 		ID:          "songwriting-split-registration",
 		Name:        "Split sheet and registrations",
 		Vertical:    "songwriting",
+		PastDate:    engine.PastDate{Field: "release_date", Policy: engine.PastPostEvent},
 		Description: "Checks a co-write's split sheet, computes each writer's share of writer and publisher royalties, and schedules PRO, MLC and copyright registrations around the release, with the §412 three-month copyright deadline and filing fees. A song already released gets a post-release plan (registrations due now, the §412 window stated).",
 		Fields: []engine.Field{
 			{Name: "song_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the song."},
@@ -210,53 +212,79 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	signBy := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -42)))
 	metadata := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -28)))
+	// After release the same paperwork is a catch-up, not the pre-release
+	// step: it is keyed and titled as late, so the plan never reads as if
+	// the song were still to come.
+	late := songSplitsLate(days < 0)
 	if in.Bool("work_for_hire") {
-		p.Deliverable("work-for-hire-agreement", "Work-for-hire agreement signed by "+songHiringParty(in)+" and every writer", signBy, r)
-		p.Deliverable("split-sheet-signed", "Writer credits and writer-share splits confirmed by every writer", signBy, r)
+		late.Deliverable(p, "work-for-hire-agreement", "Work-for-hire agreement signed by "+songHiringParty(in)+" and every writer", signBy, r)
+		late.Deliverable(p, "split-sheet-signed", "Writer credits and writer-share splits confirmed by every writer", signBy, r)
 	} else {
-		p.Deliverable("split-sheet-signed", "Split sheet signed by every writer", signBy, r)
+		late.Deliverable(p, "split-sheet-signed", "Split sheet signed by every writer", signBy, r)
 	}
-	p.Deliverable("iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", metadata, r)
+	late.Deliverable(p, "iswc-isrc-metadata", "Writers, splits and IPI numbers in the distributor metadata", metadata, r)
 	if in.Bool("work_for_hire") {
-		p.Deliverable("pro-mlc-registration", "Work registered by "+songHiringParty(in)+" with the PROs (100% publisher share) and The MLC, writers listed as writers", register, r)
-		p.Deliverable("copyright-filed", "Copyright application filed (eCO) by "+songHiringParty(in)+" as employer for hire", register, r)
+		late.Deliverable(p, "pro-mlc-registration", "Work registered by "+songHiringParty(in)+" with the PROs (100% publisher share) and The MLC, writers listed as writers", register, r)
+		late.Deliverable(p, "copyright-filed", "Copyright application filed (eCO) by "+songHiringParty(in)+" as employer for hire", register, r)
 	} else {
-		p.Deliverable("pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register, r)
-		p.Deliverable("copyright-filed", "Copyright application filed (eCO)", register, r)
+		late.Deliverable(p, "pro-mlc-registration", "Work registered with each writer's PRO and The MLC", register, r)
+		late.Deliverable(p, "copyright-filed", "Copyright application filed (eCO)", register, r)
 	}
 	if in.Bool("register_sound_recording") {
-		p.Deliverable("sound-recording-filed", "Sound recording claimed with the song on the same Standard Application", register, r)
+		late.Deliverable(p, "sound-recording-filed", "Sound recording claimed with the song on the same Standard Application", register, r)
 	}
-	// Registration dates land on open days; report the day actually planned.
-	for _, m := range p.Milestones() {
-		if m.Key == "pro-mlc-registration" {
-			register = m.Date
-		}
-	}
-	p.Set("registration_deadline", engine.FormatDate(register))
+	// Registration dates land on open days: the plan names the settled one.
+	register = p.DateOf(late.key("pro-mlc-registration"))
+	p.Set("registration_deadline", p.Ref(late.key("pro-mlc-registration")))
 	p.Milestone("release", "Release (first publication)", release)
 	p.Milestone("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412)
 	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
 	return nil
 }
 
+// songSplitsLate keys and titles the paperwork of a song already out as
+// catch-up steps.
+type songSplitsLate bool
+
+func (l songSplitsLate) key(k string) string {
+	if l {
+		return "late-" + k
+	}
+	return k
+}
+
+// Deliverable adds the step, as a late one after release.
+func (l songSplitsLate) Deliverable(p *engine.Plan, key, title string, d time.Time, r engine.Region) {
+	if l {
+		title += " (late: the song is out)"
+	}
+	p.Deliverable(l.key(key), title, d, r)
+}
+
 func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
-	register, _ := engine.ParseDate(p.Get("registration_deadline").(string))
-	due := engine.Later(p.AsOf(), register)
+	late := songSplitsLate(p.DateOf("pro-mlc-registration").IsZero())
+	reg := late.key("pro-mlc-registration")
 	fees := p.Get("copyright_fees").(map[string]float64)
+	// Before release the copyright is filed ahead of it; after, at once.
+	fileTitle, fileWhen := "File the copyright before release", "before release, and in any case"
+	regTitle := "Register with every PRO and The MLC"
+	if late {
+		fileTitle, fileWhen = "File the copyright now", "now: the song is out; file"
+		regTitle = "Register with every PRO and The MLC now, and claim plays since release"
+	}
 	if in.Bool("work_for_hire") {
 		owner := songHiringParty(in)
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(in.Date("release_date"), -42))), "Sign the work-for-hire agreement",
+		p.RecommendOn(engine.High, late.key("work-for-hire-agreement"), map[bool]string{false: "Sign the work-for-hire agreement", true: "Sign the work-for-hire agreement now"}[bool(late)],
 			fmt.Sprintf("Have %s and every writer sign a written agreement that the song is specially commissioned as a work made for hire (for a film, TV or other audiovisual work) and that the writers keep the writer share of performance royalties.", owner))
-		p.RecommendBy(engine.High, due, "Register as the owner, credit the writers",
+		p.RecommendOn(engine.High, reg, "Register as the owner, credit the writers",
 			fmt.Sprintf("%s registers the work with its PRO as publisher of 100%% of the publisher share and with The MLC for 100%% of mechanicals; each writer registers with their own PRO as writer only, with the same title and splits.", owner))
-		p.RecommendBy(engine.High, due, "File the copyright as employer for hire",
-			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), before release and in any case by %s to keep statutory damages under §412.", owner, in.Money(fees["total_usd"]), p.Get("copyright_deadline")))
+		p.RecommendOn(engine.High, late.key("copyright-filed"), "File the copyright as employer for hire",
+			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), %s by %s to keep statutory damages under §412.", owner, in.Money(fees["total_usd"]), fileWhen, p.Get("copyright_deadline")))
 	} else {
-		p.RecommendBy(engine.High, due, "Register with every PRO and The MLC",
+		p.RecommendOn(engine.High, reg, regTitle,
 			"Each writer (or their publisher) registers the work with the same title, writers, IPI numbers and splits; mismatched registrations are the main cause of held royalties.")
-		p.RecommendBy(engine.High, due, "File the copyright before release",
-			fmt.Sprintf("File on eCO (%s in fees) before release, and in any case by %s to keep statutory damages under §412.", in.Money(fees["total_usd"]), p.Get("copyright_deadline")))
+		p.RecommendOn(engine.High, late.key("copyright-filed"), fileTitle,
+			fmt.Sprintf("File on eCO (%s in fees) %s by %s to keep statutory damages under §412.", in.Money(fees["total_usd"]), fileWhen, p.Get("copyright_deadline")))
 	}
 	if sp := p.Get("self_published_writers").([]string); len(sp) > 0 {
 		p.Recommend(engine.Medium, "Collect the publisher share",

@@ -35,6 +35,7 @@ func init() {
 		ID:          "songwriting-sync-quote",
 		Name:        "Sync license quote",
 		Vertical:    "songwriting",
+		PastDate:    engine.PastDate{Field: "air_date", Policy: engine.PastPostEvent},
 		Description: "Quotes a sync fee per side (MFN) for a film, TV, ad, trailer or game placement, computes what the songwriter keeps after shares and commission, checks an offer against the range, and schedules clearance to the air date. Clearance that no longer fits is planned from the earliest date it can clear; a use that has already aired gets a post-air plan (a retroactive license now).",
 		Fields: []engine.Field{
 			{Name: "media", Kind: engine.String, Required: true, Enum: []string{"student_film", "indie_film", "studio_film", "tv_episode", "streaming_series", "trailer", "advertising_regional", "advertising_national", "video_game", "online_video"}, Description: "Where the song will be used."},
@@ -146,7 +147,7 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("clearance_business_days", clearDays)
 	if air.Before(asOf) {
 		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
-		p.Deliverable("license-signed", "Retroactive sync and master-use licenses signed", asOf, r)
+		p.Deliverable("retroactive-license", "Retroactive sync and master-use licenses signed", asOf, r)
 		p.Milestone("air-date", "First air / release", air)
 		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.Later(asOf, engine.AddDays(air, 30)), r), r)
 		if royalties := engine.AddMonths(air, 9); !royalties.Before(asOf) {
@@ -194,8 +195,11 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 func songSyncRecommend(in *engine.Input, p *engine.Plan) error {
 	q := p.Get("quote").(map[string]any)
 	take := p.Get("your_take").(map[string]any)
-	signBy, _ := engine.ParseDate(p.Get("license_signed_by").(string))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), signBy), "Quote both sides MFN",
+	key, title := "license-signed", "Quote both sides MFN"
+	if p.DateOf(key).IsZero() {
+		key, title = "retroactive-license", "Quote the retroactive license both sides MFN"
+	}
+	p.RecommendOn(engine.High, key, title,
 		fmt.Sprintf("Quote %s a side (%s all-in) for a %s %s use, %s, and insist the master and sync fees stay equal.",
 			in.Money(q["per_side_usd"].(float64)), in.Money(q["all_in_usd"].(float64)), in.Str("usage"), strings.ReplaceAll(in.Str("media"), "_", " "), in.Str("territory")))
 	if !p.Get("one_stop").(bool) {

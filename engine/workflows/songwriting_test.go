@@ -115,7 +115,7 @@ func TestSongwritingSyncQuoteTerritoryAndClearance(t *testing.T) {
 		t.Error("files are delivered after the license is signed")
 	}
 	aired := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-10-02", "as_of": "2026-11-20"})
-	if !hasWarning(aired, "POST_EVENT") || engine.FormatDate(milestoneDate(t, aired, "license-signed")) != "2026-11-20" {
+	if !hasWarning(aired, "POST_EVENT") || engine.FormatDate(milestoneDate(t, aired, "retroactive-license")) != "2026-11-20" {
 		t.Errorf("a use that aired gets a retroactive license now: %v", warningCodes(aired))
 	}
 	oneStop := run(t, "songwriting-sync-quote", map[string]any{"media": "tv_episode", "air_date": "2026-12-18", "as_of": "2026-11-20"})
@@ -180,7 +180,7 @@ func TestSongwritingSplitsAfterReleaseIsAPostReleasePlan(t *testing.T) {
 	if tl := res["timeline"].(map[string]any); tl["post_event"] != true {
 		t.Errorf("timeline %v is not marked post-event", tl)
 	}
-	for _, key := range []string{"split-sheet-signed", "pro-mlc-registration", "copyright-filed"} {
+	for _, key := range []string{"late-split-sheet-signed", "late-pro-mlc-registration", "late-copyright-filed"} {
 		if d := milestoneDate(t, res, key); engine.FormatDate(d) != "2026-11-20" {
 			t.Errorf("%s due %v, want the plan date 2026-11-20", key, d)
 		}

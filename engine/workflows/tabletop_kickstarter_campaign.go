@@ -32,6 +32,7 @@ func init() {
 		ID:          "tabletop-kickstarter-campaign",
 		Name:        "Kickstarter campaign maths",
 		Vertical:    "tabletop",
+		PastDate:    engine.PastDate{Field: "launch_date", Policy: engine.PastReplan},
 		Description: "Computes the minimum funding goal and backers needed for a tabletop Kickstarter from pledge, unit cost, print minimums, fees and absorbed shipping, projects the surplus at the expected backers, and dates the campaign through pledge manager, manufacturing, freight and an estimated delivery month. A launch too soon or already past is re-planned to the first Tuesday with a four-week pre-launch that does not open in the 24 December–1 January dead week.",
 		Fields: []engine.Field{
 			{Name: "project_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Name of the game."},
@@ -150,7 +151,7 @@ func tabletopKSCheckDates(in *engine.Input, p *engine.Plan) error {
 		better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 5, 0, 0, 0, 0, time.UTC), time.Tuesday)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s opens in the 24 December–1 January dead week, when backers travel and press is off: the first 48 hours decide a campaign. Launch on %s instead.",
 			engine.FormatDate(launch), engine.FormatDate(better))
-		p.Set("better_launch_date", engine.FormatDate(better))
+		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
 	end := engine.AddDays(launch, in.Int("campaign_days"))
 	p.SetTarget(launch)
@@ -243,7 +244,7 @@ func tabletopKSFulfilment(in *engine.Input, p *engine.Plan) error {
 
 func tabletopKSRecommend(in *engine.Input, p *engine.Plan) error {
 	launch := p.GetDate("launch_date")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)), "Open the pre-launch page",
+	p.RecommendOn(engine.High, "prelaunch-page", "Open the pre-launch page",
 		"Followers of the pre-launch page are notified at launch; a strong first 48 hours (about a third of the goal) pulls Kickstarter's recommendation algorithm behind the campaign.")
 	if goal, ok := p.Get("minimum_funding_goal_usd").(float64); ok {
 		p.Recommend(engine.High, "Set the goal to what makes the game",

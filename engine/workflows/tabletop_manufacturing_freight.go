@@ -35,6 +35,7 @@ func init() {
 		ID:          "tabletop-manufacturing-freight",
 		Name:        "Manufacturing and freight schedule",
 		Vertical:    "tabletop",
+		PastDate:    engine.PastDate{Field: "in_warehouse_date", Policy: engine.PastReplan},
 		Description: "Schedules files, proofs, pre-production sample, mass production and freight backwards from the in-warehouse date, counting the Chinese New Year shutdown, and sizes the shipment (CBM, containers or LCL, air chargeable weight), with the earliest feasible date when the files deadline has passed. A warehouse date whose files deadline has passed is re-planned to the earliest date stock can land with files sent now.",
 		Fields: []engine.Field{
 			{Name: "in_warehouse_date", Kind: engine.Date, Required: true, Description: "Date the stock must be in the destination warehouse."},
@@ -170,7 +171,7 @@ func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 			byAir := engine.AddWeeks(ready, tabletopAirWeeks)
 			if !byAir.After(requested) {
 				p.Warn("AIR_FREIGHT_OPTION", "Ocean freight cannot make %s, but air freight from %s lands %s.", engine.FormatDate(requested), engine.FormatDate(ready), engine.FormatDate(byAir))
-				p.Set("air_in_warehouse_date", engine.FormatDate(byAir))
+				p.Set("air_in_warehouse_date", p.Label("in the warehouse by air freight", byAir))
 			}
 		}
 		p.Replanned(requested, earliest, why)
@@ -197,9 +198,9 @@ func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 			d.files = m.Date
 		}
 	}
-	p.Set("files_deadline", engine.FormatDate(d.files))
-	p.Set("ex_factory_date", engine.FormatDate(d.exFactory))
-	p.Set("in_warehouse_date", engine.FormatDate(target))
+	p.Set("files_deadline", p.Ref("files-to-factory"))
+	p.Set("ex_factory_date", p.Ref("ex-factory"))
+	p.Set("in_warehouse_date", p.Ref("in-warehouse"))
 	if d.shutdown > 0 {
 		p.Warn("CNY_SHUTDOWN", "The factory schedule crosses the Chinese New Year shutdown, which adds %s: files are due %s.",
 			engine.Plural(d.shutdown, "closed day", "closed days"), engine.FormatDate(d.files))
@@ -246,18 +247,17 @@ func tabletopMfgShipment(in *engine.Input, p *engine.Plan) error {
 }
 
 func tabletopMfgRecommend(in *engine.Input, p *engine.Plan) error {
-	files := p.GetDate("files_deadline")
 	ship := p.Get("shipment").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), files), "Lock print-ready files",
-		fmt.Sprintf("Send final files with bleed, dielines and the component list by %s; every late day moves the whole chain.", engine.FormatDate(files)))
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(p.GetDate("ex_factory_date"), -tabletopBookFreightDays), in.Region())), "Book freight early",
+	p.RecommendOn(engine.High, "files-to-factory", "Lock print-ready files",
+		fmt.Sprintf("Send final files with bleed, dielines and the component list by %s; every late day moves the whole chain.", p.Ref("files-to-factory")))
+	p.RecommendOn(engine.High, "freight-booked", "Book freight early",
 		fmt.Sprintf("Ask two forwarders to quote %s (%.1f CBM, %.0f kg) including customs clearance and delivery to the warehouse.", ship["load"], ship["total_cbm"], ship["total_weight_kg"]))
 	p.Recommend(engine.Medium, "Approve a physical sample", "Check component counts, colour and box fit on the pre-production sample; fixes after mass production starts cost a reprint.")
 	if p.Get("factory_shutdown_days").(int) > 0 {
 		p.Recommend(engine.Medium, "Get ahead of Chinese New Year", "Factories fill their pre-holiday slots early; confirm your production slot in writing before the shutdown.")
 	}
 	p.Strategy("To have %s in the %s warehouse by %s: files to the factory by %s, ex-factory %s, shipping %s (%.1f CBM) by %s.",
-		engine.Plural(in.Int("units"), "copy", "copies"), map[string]string{"us": "US", "canada": "Canadian", "eu": "EU", "uk": "UK", "australia": "Australian"}[in.Str("destination")], p.Get("in_warehouse_date"), engine.FormatDate(files), p.Get("ex_factory_date"),
+		engine.Plural(in.Int("units"), "copy", "copies"), map[string]string{"us": "US", "canada": "Canadian", "eu": "EU", "uk": "UK", "australia": "Australian"}[in.Str("destination")], p.Get("in_warehouse_date"), p.Ref("files-to-factory"), p.Get("ex_factory_date"),
 		ship["load"], ship["total_cbm"], in.Str("freight"))
 	return nil
 }

@@ -29,6 +29,7 @@ func init() {
 		ID:          "television-episode-delivery",
 		Name:        "Episode post and delivery schedule",
 		Vertical:    "television",
+		PastDate:    engine.PastDate{Field: "premiere_date", Policy: engine.PastReplan},
 		Description: "Schedules shooting, DGA cut periods, lock and finishing for each episode of a season, compares each finished date with the platform's delivery date, and proposes the earliest premiere every episode can make. A premiere an episode cannot make, or whose deliveries are already past, is re-planned by whole weeks to the first premiere every episode makes.",
 		Fields: []engine.Field{
 			{Name: "production_start", Kind: engine.Date, Required: true, Description: "First shoot day of episode 1."},
@@ -94,7 +95,7 @@ func tvDeliveryShoot(in *engine.Input, p *engine.Plan) error {
 		d = engine.AddWorkdays(last, 1)
 	}
 	p.Set("shoot_days_per_episode", days)
-	p.Set("episode_wraps", wraps)
+	p.SetSchedule("episode_wraps", "the day each episode's shoot wraps", wraps)
 	p.Milestone("production-start", "Production starts (episode 1)", start)
 	last, _ := engine.ParseDate(wraps[len(wraps)-1])
 	p.Milestone("production-wrap", "Production wraps (last episode)", last)
@@ -169,7 +170,7 @@ func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(premiere)
 	p.Set("premiere_date", engine.FormatDate(premiere))
-	p.Set("episodes", rows)
+	p.SetSchedule("episodes", "each episode's post-production, delivery and air dates", rows)
 	first, last := rows[0], rows[len(rows)-1]
 	d := func(s any) time.Time { t, _ := engine.ParseDate(s.(string)); return t }
 	r := in.Region()
@@ -180,6 +181,14 @@ func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
 		p.Deliverable("final-delivery", fmt.Sprintf("Episode %d delivered", len(rows)), d(last["delivery_due"]), r)
 		if d(last["air_date"]).After(premiere) {
 			p.Milestone("finale", "Finale airs", d(last["air_date"]))
+		}
+	}
+	// The milestones are the settled dates: the rows name them.
+	first["picture_lock"], first["delivery_due"] = p.Ref("first-lock"), p.Ref("first-delivery")
+	if len(rows) > 1 {
+		last["delivery_due"] = p.Ref("final-delivery")
+		if !p.DateOf("finale").IsZero() {
+			last["air_date"] = p.Ref("finale")
 		}
 	}
 	p.DependsOn("first-delivery", "first-lock")
@@ -202,14 +211,13 @@ func tvDeliveryRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Episode %d has the least slack (%s between finishing and delivery); plan editors, VFX and the mix stage around it, with a second editor if slack is under a week.", tightest["episode"].(int), engine.Plural(tightest["slack_days"].(int), "day", "days")))
 	p.Recommend(engine.High, "Respect the DGA cut periods",
 		"Schedule the editor's assembly within 6 business days of wrap and give each director the full director's cut period before producer notes; cutting behind the director breaches the Basic Agreement.")
-	lock, _ := engine.ParseDate(rows[0]["picture_lock"].(string))
-	p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(lock, -7), in.Region())), "Confirm the delivery specification",
+	p.RecommendOn(engine.Medium, "first-lock", "Confirm the delivery specification",
 		"Get the network or platform's technical spec, QC requirements and deliverables list (captions, M&E, textless) before episode 1 locks.")
 	if in.Str("release_pattern") == "all_at_once" {
 		p.Recommend(engine.Medium, "Plan for a single drop", "Every episode is due on the same date, so the last episodes decide the premiere; stagger finishing vendors.")
 	}
 	p.Strategy("Shoot %s from %s at %s each; episode 1 locks %s and is due %s for a %s premiere on %s; %s late against the %d-day delivery lead.",
-		engine.Plural(len(rows), strings.ReplaceAll(in.Str("format"), "_", " ")+" episode", strings.ReplaceAll(in.Str("format"), "_", " ")+" episodes"), engine.FormatDate(in.Date("production_start")),
+		engine.Plural(len(rows), strings.ReplaceAll(in.Str("format"), "_", " ")+" episode", strings.ReplaceAll(in.Str("format"), "_", " ")+" episodes"), p.Ref("production-start"),
 		engine.Plural(p.Get("shoot_days_per_episode").(int), "shoot day", "shoot days"),
 		rows[0]["picture_lock"], rows[0]["delivery_due"], in.Str("platform"), p.Get("premiere_date"), engine.Plural(p.Get("late_episodes").(int), "episode", "episodes"), tvDeliveryLead(in))
 	return nil

@@ -29,6 +29,7 @@ func init() {
 		ID:          "television-writers-room",
 		Name:        "Writers' room staffing and budget",
 		Vertical:    "television",
+		PastDate:    engine.PastDate{Field: "scripts_due", Policy: engine.PastReplan},
 		Description: "Checks a writers' room against the WGA 2023 MBA minimum staffing, computes the weeks the scripts need against the weeks available, and budgets weekly pay with pension and health. Scripts due before the room can write them, or already overdue, are re-planned to the earliest delivery date; the room is paid to the date it delivers.",
 		Fields: []engine.Field{
 			{Name: "episodes", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Episodes ordered (or to be developed)."},
@@ -135,8 +136,8 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("ROOM_TOO_SHORT", "%s %s about %s (%d to break the season, %.1f a script) but %s to %s is %s; the plan delivers the scripts on %s instead, or open the room by %s to keep %s.",
 			engine.Plural(in.Int("episodes"), "episode", "episodes"), map[bool]string{true: "needs", false: "need"}[in.Int("episodes") == 1], engine.Plural(needed, "week", "weeks"), tvRoomBreakWeeks, perScript,
 			engine.FormatDate(start), engine.FormatDate(requested), engine.Plural(available, "week", "weeks"), engine.FormatDate(due), engine.FormatDate(latestStart), engine.FormatDate(requested))
-		p.Set("latest_room_start", engine.FormatDate(latestStart))
-		p.Set("earliest_scripts_due", engine.FormatDate(due))
+		p.Set("latest_room_start", p.Label("latest room start that keeps the requested scripts date", latestStart))
+		p.Set("earliest_scripts_due", p.Ref("scripts-due"))
 		p.Set("requested_scripts_due", engine.FormatDate(requested))
 	}
 	if due.Before(p.AsOf()) {
@@ -168,8 +169,12 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("ROOM_ALREADY_STARTED", "The room start %s is before the plan date %s.", engine.FormatDate(start), engine.FormatDate(p.AsOf()))
 	}
 	p.SetTarget(due)
-	p.Set("scripts_due", engine.FormatDate(due))
+	p.Set("scripts_due", p.Ref("scripts-due"))
 	p.Set("paid_weeks", weeks)
+	if !start.Before(p.AsOf()) {
+		p.Milestone("deals-closed", "Writer deals closed (a month before the room opens)", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -4))))
+		p.DependsOn("room-start", "deals-closed")
+	}
 	p.Milestone("room-start", "Room opens", start)
 	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
 	// A one-script room delivers its first draft with the scripts.
@@ -208,16 +213,17 @@ func tvRoomBudget(in *engine.Input, p *engine.Plan) error {
 
 func tvRoomRecommend(in *engine.Input, p *engine.Plan) error {
 	b := p.Get("budget").(map[string]any)
-	start := in.Date("room_start")
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -4))), "Close writer deals a month out",
-		fmt.Sprintf("Make offers to %s (minimum %d) with start dates, weeks guaranteed and episode assignments; agents need time to close.", engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int)))
+	if !p.DateOf("deals-closed").IsZero() {
+		p.RecommendOn(engine.High, "deals-closed", "Close writer deals a month out",
+			fmt.Sprintf("Make offers to %s (minimum %d) with start dates, weeks guaranteed and episode assignments; agents need time to close.", engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int)))
+	}
 	p.Recommend(engine.High, "Budget script fees on top of weekly pay",
 		"Under the 2023 MBA staff writers assigned an episode are paid script fees in addition to their weekly salary; add them per assigned script.")
 	p.Recommend(engine.Medium, "Keep writers through production",
 		"Writers employed into prep and production can rewrite for locations and cast; the 2023 MBA rewards keeping writer-producers on through post.")
 	p.Strategy("Staff a %s room of %s (MBA minimum %d) for %s, from %s to %s: %s needed for %s; %s in salaries plus %s pension and health, %s in all (%s an episode).",
 		strings.ReplaceAll(in.Str("room_type"), "_", "-"), engine.Plural(b["writers"].(int), "writer", "writers"), p.Get("minimum_writers").(int), engine.Plural(b["weeks"].(int), "week", "weeks"),
-		engine.FormatDate(start), p.Get("scripts_due"), engine.Plural(p.Get("weeks_needed").(int), "week", "weeks"),
+		p.Ref("room-start"), p.Ref("scripts-due"), engine.Plural(p.Get("weeks_needed").(int), "week", "weeks"),
 		engine.Plural(in.Int("episodes"), strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" script", strings.ReplaceAll(in.Str("episode_length"), "_", "-")+" scripts"),
 		in.Money(b["salaries_usd"].(float64)), in.Money(b["pension_health_usd"].(float64)), in.Money(b["total_usd"].(float64)), in.Money(b["per_episode_usd"].(float64)))
 	return nil

@@ -29,6 +29,7 @@ func init() {
 		ID:          "theater-production-budget",
 		Name:        "Production budget and break-even",
 		Vertical:    "theater",
+		PastDate:    engine.PastDate{Field: "opening_date", Policy: engine.PastPostEvent},
 		Description: "Budgets a stage run (payroll with burden for rehearsal and run weeks, fixed production costs, contingency, royalties, ticketing fees) against box office at the expected occupancy, and computes the break-even occupancy, tickets and ticket price, with the budget-lock, on-sale and settlement dates. A run that has already opened gets a settlement plan (the budget as the yardstick, the licensor's report due).",
 		Fields: []engine.Field{
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening night."},
@@ -196,8 +197,10 @@ func theaterBudgetRecommend(in *engine.Input, p *engine.Plan) error {
 	opening := in.Date("opening_date")
 	costs := p.Get("costs").(map[string]any)
 	box := p.Get("box_office").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))), "Lock the budget with a contingency",
-		fmt.Sprintf("Total costs of %s include a %s contingency; spend it only with the producer's sign-off.", money(costs["total"].(float64)), money(costs["contingency"].(float64))))
+	if !p.DateOf("budget-lock").IsZero() {
+		p.RecommendOn(engine.High, "budget-lock", "Lock the budget with a contingency",
+			fmt.Sprintf("Total costs of %s include a %s contingency; spend it only with the producer's sign-off.", money(costs["total"].(float64)), money(costs["contingency"].(float64))))
+	}
 	beText := "no occupancy breaks even"
 	if be, ok := p.Get("break_even").(map[string]any); ok {
 		beText = fmt.Sprintf("breaks even at %.1f%% paid (%s a performance)", be["occupancy_pct"].(float64), engine.Plural(be["tickets_per_performance"].(int), "ticket", "tickets"))

@@ -31,6 +31,7 @@ func init() {
 		ID:          "theater-rehearsal-schedule",
 		Name:        "Rehearsal and production calendar",
 		Vertical:    "theater",
+		PastDate:    engine.PastDate{Field: "opening_date", Policy: engine.PastReplan},
 		Description: "Schedules rights, design deadlines, casting, rehearsals, load-in, tech, previews, opening and closing backwards from opening night for a play or musical with a union or non-union company, counts rehearsal days and hours, and proposes the earliest feasible opening when the calendar is already behind. A calendar already behind is re-planned by whole weeks to the first opening that keeps every lead time.",
 		Fields: []engine.Field{
 			{Name: "production_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the production."},

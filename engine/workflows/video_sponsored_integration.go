@@ -29,6 +29,7 @@ func init() {
 		ID:          "video-sponsored-integration",
 		Name:        "Sponsored video rate and schedule",
 		Vertical:    "video",
+		PastDate:    engine.PastDate{Field: "publish_date", Policy: engine.PastReplan},
 		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date. A publish date too close or already past is re-planned to the earliest date that leaves three weeks.",
 		Fields: []engine.Field{
 			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
@@ -167,8 +168,7 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	publish := p.GetDate("publish_date")
 	rate := p.Get("rate").(map[string]any)
 	quote := rate["quote_usd"].(float64)
-	contract := engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), in.Region()))
-	p.RecommendBy(engine.High, contract, "Quote on views, in writing",
+	p.RecommendOn(engine.High, "contract", "Quote on views, in writing",
 		fmt.Sprintf("Quote %s (%s–%s market range) for one %s, listing usage rights (%s) and exclusivity (%s) as separate lines so they can be negotiated without cutting the base fee.",
 			in.Money(quote), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)), in.Str("format"),
 			engine.Plural(in.Int("usage_rights_days"), "day", "days"), engine.Plural(in.Int("exclusivity_days"), "day", "days")))
@@ -177,10 +177,10 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 			publish.Format("January"), in.Money(rate["market_high_usd"].(float64))))
 	}
 	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
-	p.RecommendBy(engine.Medium, engine.AddDays(publish, 7), "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
-	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", engine.FormatDate(engine.AddDays(publish, videoSponsorNetDays))))
+	p.RecommendOn(engine.Medium, "report", "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
+	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", p.Ref("payment-due")))
 	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from %s–%s base CPMs on %s), contract signed by %s for the %s publish date.",
 		in.Money(quote), in.Str("niche"), in.Str("format"), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)),
-		in.MoneyIn(videoSponsorCPMLow, "USD"), in.MoneyIn(videoSponsorCPMHigh, "USD"), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), engine.FormatDate(contract), engine.FormatDate(publish))
+		in.MoneyIn(videoSponsorCPMLow, "USD"), in.MoneyIn(videoSponsorCPMHigh, "USD"), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), p.Ref("contract"), p.Ref("publish"))
 	return nil
 }

@@ -37,6 +37,7 @@ func init() {
 		ID:          "video-youtube-partner-eligibility",
 		Name:        "YouTube Partner Program eligibility",
 		Vertical:    "video",
+		PastDate:    engine.PastDate{Policy: engine.PastNotApplicable},
 		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
 		Fields: []engine.Field{
 			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Subscribers today (0 to 1,000,000,000)."},
@@ -129,8 +130,8 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 		d := engine.AddDays(asOf, t)
 		s := videoYPPProjection(in, t)
 		p.Set(key, map[string]any{
-			"eligible_on": engine.FormatDate(d), "days_from_now": t, "months_from_now": engine.Round(float64(t)/videoDaysPerMonth, 1),
-			"decision_expected": engine.FormatDate(engine.AddDays(d, videoYPPReviewDays)),
+			"eligible_on": p.Ref(milestone), "days_from_now": t, "months_from_now": engine.Round(float64(t)/videoDaysPerMonth, 1),
+			"decision_expected": p.Label("YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays)),
 			"subscribers":       s.subs, "watch_hours_12mo": math.Round(s.watchHours), "shorts_views_90d": math.Round(s.shorts),
 		})
 		p.Milestone(milestone, title, d)
@@ -185,13 +186,11 @@ func videoYPPGaps(in *engine.Input, p *engine.Plan) error {
 func videoYPPRecommend(in *engine.Input, p *engine.Plan) error {
 	pace := p.Get("pace_needed_for_12_months").(map[string]any)
 	if ad, ok := p.Get("ad_revenue").(map[string]any); ok {
-		due, _ := engine.ParseDate(ad["eligible_on"].(string))
-		p.RecommendBy(engine.High, due, "Apply as soon as you cross the line",
+		p.RecommendOn(engine.High, "ad-revenue", "Apply as soon as you cross the line",
 			fmt.Sprintf("Turn on the notification in YouTube Studio's Earn tab and apply on %s; set up AdSense and check the channel against the monetisation policies first, as reused content is the common rejection.", ad["eligible_on"]))
 	}
 	if fan, ok := p.Get("fan_funding").(map[string]any); ok {
-		due, _ := engine.ParseDate(fan["eligible_on"].(string))
-		p.RecommendBy(engine.Medium, due, "Open memberships early",
+		p.RecommendOn(engine.Medium, "fan-funding", "Open memberships early",
 			fmt.Sprintf("Fan funding opens around %s: memberships and Super Thanks earn from the core audience before ads do.", fan["eligible_on"]))
 	}
 	if need := pace["watch_hours_per_month"].(float64); need > 0 {

@@ -26,6 +26,7 @@ func init() {
 		ID:          "visual-art-exhibition",
 		Name:        "Exhibition production schedule",
 		Vertical:    "visual-art",
+		PastDate:    engine.PastDate{Field: "opening_date", Policy: engine.PastReplan},
 		Description: "Schedules a solo or group show backwards from opening night: studio cut-off, photography, framing, shipping, installation, press and invitations, with a check that the remaining works can be made in time. An opening the works cannot be made, framed and shipped for, or already past, is re-planned to the earliest opening on the same weekday.",
 		Fields: []engine.Field{
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening reception date."},
@@ -113,18 +114,18 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	closing := engine.OnOrBefore(engine.AddWeeks(opening, in.Int("run_weeks")), time.Saturday)
 	pickup := engine.NextWorkday(engine.AddDays(closing, 2))
 	schedule := map[string]any{
-		"studio_cutoff": engine.FormatDate(cutoff),
-		"ship":          engine.FormatDate(ship),
-		"delivery":      engine.FormatDate(deliver),
-		"install":       engine.FormatDate(install),
-		"opening":       engine.FormatDate(opening),
-		"closing":       engine.FormatDate(closing),
-		"pickup":        engine.FormatDate(pickup),
+		"studio_cutoff": p.Ref("studio-cutoff"),
+		"ship":          p.Ref("ship"),
+		"delivery":      p.Ref("delivery"),
+		"install":       p.Ref("install"),
+		"opening":       p.Ref("opening"),
+		"closing":       p.Ref("closing"),
+		"pickup":        p.Ref("pickup"),
 	}
 	p.Deliverable("studio-cutoff", "Studio cut-off: last day to finish works", cutoff, r)
 	p.Deliverable("documentation", "Works photographed, titled, measured and priced", engine.AddDays(cutoff, 3), r)
 	if in.Bool("framing") {
-		schedule["framing"] = engine.FormatDate(frame)
+		schedule["framing"] = p.Ref("framing")
 		p.Deliverable("framing", "Works to the framer (3 weeks)", frame, r)
 	}
 	p.Deliverable("ship", fmt.Sprintf("Works shipped (%s, %s in transit)", in.Str("shipping"), engine.Plural(vaExhibitionTransitDays[in.Str("shipping")], "day", "days")), ship, r)
@@ -139,7 +140,7 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	p.DependsOn("install", "delivery")
 	p.DependsOn("opening", "install")
 	p.Set("schedule", schedule)
-	p.Set("studio_cutoff", engine.FormatDate(cutoff))
+	p.Set("studio_cutoff", p.Ref("studio-cutoff"))
 	return nil
 }
 
@@ -157,12 +158,16 @@ func vaExhibitionProduction(in *engine.Input, p *engine.Plan) error {
 	}
 	maxWorks = min(maxWorks, max(planned, finished))
 	start := engine.AddDays(cutoff, -studioCeil(weeksNeeded*7))
+	latest := p.Ref("studio-cutoff")
+	if remaining > 0 {
+		latest = p.Ref("production-start")
+	}
 	p.Set("production", map[string]any{
 		"works_remaining":     remaining,
 		"studio_weeks_needed": weeksNeeded,
 		"studio_weeks_left":   weeksLeft,
 		"max_works_by_cutoff": maxWorks,
-		"latest_start":        engine.FormatDate(start),
+		"latest_start":        latest,
 	})
 	if remaining > 0 {
 		p.Milestone("production-start", fmt.Sprintf("Start the last %s (latest start)", engine.Plural(remaining, "work", "works")), engine.Later(p.AsOf(), start))
@@ -186,16 +191,17 @@ func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 	longLead := engine.PrevWorkday(engine.AddWeeks(opening, -12))
 	local := engine.PrevWorkday(engine.AddWeeks(opening, -4))
 	p.Set("press_deadlines", map[string]any{
-		"long_lead": engine.FormatDate(longLead),
-		"local":     engine.FormatDate(local),
-		"invites":   engine.FormatDate(local),
-		"evites":    engine.FormatDate(engine.PrevWorkday(engine.AddWeeks(opening, -2))),
+		"local":   p.Ref("local-press"),
+		"invites": p.Ref("local-press"),
+		"evites":  p.Ref("evites"),
 	})
 	if longLead.Before(p.AsOf()) {
+		p.Get("press_deadlines").(map[string]any)["long_lead"] = p.Label("monthly magazines' closing date, missed", longLead)
 		p.Warn("LONG_LEAD_PRESS_MISSED", "Monthly art magazines close about 3 months ahead (%s); with %s to the opening, pitch online listings and local press by %s instead.",
 			engine.FormatDate(longLead), engine.Plural(engine.DaysBetween(p.AsOf(), opening), "day", "days"), engine.FormatDate(engine.Later(p.AsOf(), local)))
 	} else {
 		p.Milestone("long-lead-press", "Press release and 3 key images to monthly art magazines", longLead)
+		p.Get("press_deadlines").(map[string]any)["long_lead"] = p.Ref("long-lead-press")
 	}
 	p.Milestone("local-press", "Press release to local media and listings; printed invitations mailed", engine.Later(p.AsOf(), local))
 	p.Milestone("evites", "E-vites sent (reminder 2 days before)", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(opening, -2))))
@@ -204,12 +210,11 @@ func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 
 func vaExhibitionRecommend(in *engine.Input, p *engine.Plan) error {
 	opening := p.GetDate("opening_date")
-	cutoff := p.GetDate("studio_cutoff")
 	prod := p.Get("production").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), cutoff), "Protect the studio cut-off",
-		fmt.Sprintf("Finish the %s by %s; anything later misses documentation, framing and shipping.", engine.Plural(prod["works_remaining"].(int), "remaining work", "remaining works"), engine.FormatDate(cutoff)))
+	p.RecommendOn(engine.High, "studio-cutoff", "Protect the studio cut-off",
+		fmt.Sprintf("Finish the %s by %s; anything later misses documentation, framing and shipping.", engine.Plural(prod["works_remaining"].(int), "remaining work", "remaining works"), p.Ref("studio-cutoff")))
 	if in.Bool("framing") {
-		p.RecommendBy(engine.Medium, engine.Later(p.AsOf(), engine.AddDays(cutoff, -14)), "Book the framer now",
+		p.RecommendOn(engine.Medium, "studio-cutoff", "Book the framer now",
 			"Confirm mouldings, glazing and a 3-week slot with the framer before the cut-off; spring and autumn show seasons fill framers' calendars.")
 	}
 	if in.Str("shipping") == "international" {
@@ -222,7 +227,7 @@ func vaExhibitionRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Recommend(engine.Low, "Prepare a checklist and price list", "Give the gallery titles, dimensions, media, year, prices and image credits a week before installation.")
 	p.Strategy("Open on %s %s with %s: finish the last %d by the studio cut-off %s, ship by %s and install from %s; %s %s needed and %g remain.",
-		opening.Weekday(), engine.FormatDate(opening), engine.Plural(in.Int("works_planned"), "work", "works"), prod["works_remaining"], engine.FormatDate(cutoff),
+		opening.Weekday(), p.Ref("opening"), engine.Plural(in.Int("works_planned"), "work", "works"), prod["works_remaining"], p.Ref("studio-cutoff"),
 		p.Get("schedule").(map[string]any)["ship"], p.Get("schedule").(map[string]any)["install"], amountOf(prod["studio_weeks_needed"].(float64), "studio week", "studio weeks"),
 		map[bool]string{true: "is", false: "are"}[prod["studio_weeks_needed"].(float64) == 1], max(prod["studio_weeks_left"].(float64), 0))
 	return nil

@@ -29,6 +29,7 @@ func init() {
 		ID:          "visual-art-open-calls",
 		Name:        "Open-call submission plan",
 		Vertical:    "visual-art",
+		PastDate:    engine.PastDate{Field: "calls", Policy: engine.PastSkip},
 		Description: "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions. Calls whose deadlines have passed are reported and skipped.",
 		Fields: []engine.Field{
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
@@ -189,6 +190,7 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	if !in.Bool("images_ready") {
 		prep += 7
 		photo = " (including a week for photography)"
+		p.Milestone("photography", "Work photographed for this season's calls", engine.AddDays(p.AsOf(), 7))
 	}
 	open, _, _, _ := vaCallsSelect(in, p)
 	var calls []map[string]any
@@ -197,24 +199,26 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, c := range open {
 		deadline, _ := engine.ParseDate(c.deadline)
 		submit := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(deadline, -2)))
-		row := map[string]any{"name": c.name, "deadline": c.deadline, "entry_fee_usd": c.fee, "status": c.status, "submit_by": engine.FormatDate(submit)}
+		row := map[string]any{"name": c.name, "deadline": c.deadline, "entry_fee_usd": c.fee, "status": c.status}
 		calls = append(calls, row)
 		if c.status != "enter" {
+			row["submit_by"] = p.Label(c.name+": submit-by date, not entered", submit)
 			continue
 		}
 		n++
+		row["submit_by"] = p.Ref(fmt.Sprintf("call-%d-submit", n))
 		start := engine.PrevWorkday(engine.AddDays(submit, -prep))
 		if start.Before(p.AsOf()) {
 			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %s, short of the %s an application needs%s; start today and reuse your last statement.",
 				c.name, engine.FormatDate(submit), engine.Plural(engine.DaysBetween(p.AsOf(), submit), "day", "days"), engine.Plural(prep, "day", "days"), photo)
 			start = p.AsOf()
 		}
-		row["prep_start"] = engine.FormatDate(start)
-		row["results_expected"] = engine.FormatDate(engine.AddWeeks(deadline, 6))
+		row["prep_start"] = p.Ref(fmt.Sprintf("call-%d-prep", n))
+		row["results_expected"] = p.Label(c.name+": results expected", engine.AddWeeks(deadline, 6))
 		p.Milestone(fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("Start the %s application", c.name), start)
 		p.Milestone(fmt.Sprintf("call-%d-submit", n), fmt.Sprintf("Submit %s (deadline %s)", c.name, c.deadline), submit)
 		if n == 1 {
-			p.Set("first_submit_by", engine.FormatDate(submit))
+			p.Set("first_submit_by", p.Ref("call-1-submit"))
 			p.Set("first_call", c.name)
 		}
 		last = deadline
@@ -234,14 +238,13 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 func vaCallsRecommend(in *engine.Input, p *engine.Plan) error {
 	fees := p.Get("fees").(map[string]any)
 	if !in.Bool("images_ready") {
-		p.RecommendBy(engine.High, engine.AddDays(p.AsOf(), 7), "Photograph the work once, for every call",
+		p.RecommendOn(engine.High, "photography", "Photograph the work once, for every call",
 			"Book one session for high-resolution, colour-accurate images (1920 px on the long side is a common portal size) and reuse them all season.")
 	}
 	first := ""
 	if name, ok := p.Get("first_call").(string); ok {
-		submit := p.GetDate("first_submit_by")
-		p.RecommendBy(engine.High, submit, "Submit "+name+" early", "Portals slow down on deadline day and close at a fixed hour in their own time zone; submit two working days ahead.")
-		first = fmt.Sprintf(", starting with %s by %s", name, engine.FormatDate(submit))
+		p.RecommendOn(engine.High, "call-1-submit", "Submit "+name+" early", "Portals slow down on deadline day and close at a fixed hour in their own time zone; submit two working days ahead.")
+		first = fmt.Sprintf(", starting with %s by %s", name, p.Ref("call-1-submit"))
 	}
 	p.Recommend(engine.Medium, "Keep a submissions log", "Track each call's images, fee, result and juror; reuse what was accepted and stop paying fees to calls that never respond.")
 	p.Recommend(engine.Low, "Budget delivery for acceptances", "Accepted work must usually be delivered at your cost; keep shipping or hand-delivery money aside before paying more entry fees.")

@@ -29,6 +29,7 @@ func init() {
 		ID:          "visual-art-pricing",
 		Name:        "Artwork pricing",
 		Vertical:    "visual-art",
+		PastDate:    engine.PastDate{Field: "sale_date", Policy: engine.PastReplan},
 		Description: "Prices an original artwork by square or linear inch plus materials, shows what the artist nets through a gallery, marketplace, website or studio sale, builds a size price ladder and warns when the price does not recover costs. A sale date already past is re-planned to the plan date.",
 		Fields: []engine.Field{
 			{Name: "width_in", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(600), Description: "Width of the work in inches (unframed)."},

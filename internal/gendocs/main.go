@@ -37,7 +37,8 @@ func render() []byte {
 		"`timeline` (`target_date`, `start`, `end`, `milestones` with `key`, `title`, `date`, `days_from_as_of`, `passed`, and for work someone hands over "+
 		"`deliverable`, `moved_from` and `note` when the date was moved off a weekend, public holiday or the 24 December–1 January dead week, `after` listing "+
 		"the milestones it depends on; `requested_date` and `feasible_date` when the plan was re-planned on a feasible date, `region` for the holiday calendar, "+
-		"`post_event` when the target date had already passed), "+
+		"`post_event` when the target date had already passed, `reference_dates` (`date`, `label`) for dates the result names that are not steps of the plan, "+
+		"`schedules` (`key`, `about`) naming workflow-specific keys that are calendars of their own), "+
 		"`warnings` (`code`, `message`) and `as_of`, plus the workflow-specific keys named below.\n\n")
 	b.WriteString("| Vertical | Workflows |\n|---|---|\n")
 	for _, v := range engine.Verticals() {
@@ -58,6 +59,9 @@ func render() []byte {
 			}
 			fmt.Fprintf(&b, "Steps: %s.\n\n", strings.Join(steps, " → "))
 			fmt.Fprintf(&b, "Calendars: %s. Currencies: %s.\n\n", countriesOf(w), currenciesOf(w))
+			if d := w.PastDate.Describe(); d != "" {
+				fmt.Fprintf(&b, "Past-date policy: %s\n\n", d)
+			}
 			if len(w.Sources) > 0 {
 				b.WriteString("Sources (the published rules its figures follow, and the month each was last checked):\n\n")
 				for _, src := range w.Sources {

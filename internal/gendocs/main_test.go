@@ -37,3 +37,18 @@ func TestRenderListsCalendarsAndCurrencies(t *testing.T) {
 		}
 	}
 }
+
+// Each workflow says what it does with an event date already past.
+func TestRenderStatesPastDatePolicy(t *testing.T) {
+	doc := string(render())
+	for _, want := range []string{
+		"Past-date policy: `pub_date` already past gives a post-event plan",
+		"Past-date policy: `delivery_date` already past (or too close) is re-planned",
+		"Past-date policy: entries of `calls` whose dates have passed are left out",
+		"Past-date policy: not applicable",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs lack %q", want)
+		}
+	}
+}
