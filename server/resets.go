@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"golang.org/x/net/http2"
 	"golang.org/x/time/rate"
 )
 
@@ -54,14 +55,16 @@ func (s *Server) boundEarlyEnds(next http.Handler) http.Handler {
 		if r.ProtoMajor != 2 || r.Context().Err() == nil {
 			return
 		}
-		e, ok := r.Context().Value(earlyEndsKey{}).(*earlyEnds)
-		if !ok || e.spend() {
-			return
+		if e, ok := r.Context().Value(earlyEndsKey{}).(*earlyEnds); ok && !e.spend() {
+			s.closeResetting(e.conn)
 		}
-		s.log.Warn("closing an HTTP/2 connection that reset too many streams",
-			slog.String("remote_addr", r.RemoteAddr), slog.Int("burst", earlyEndsBurst), slog.Int("per_second", earlyEndsPerSecond))
-		_ = e.conn.Close()
 	})
+}
+
+func (s *Server) closeResetting(c net.Conn) {
+	s.log.Warn("closing an HTTP/2 connection that reset too many streams",
+		slog.String("remote_addr", c.RemoteAddr().String()), slog.Int("burst", earlyEndsBurst), slog.Int("per_second", earlyEndsPerSecond))
+	_ = c.Close()
 }
 
 // spend takes one early end from the budget and reports whether the
@@ -80,4 +83,68 @@ func (e *earlyEnds) spend() bool {
 	}
 	e.closed = true
 	return false
+}
+
+// resetBudgetListener hands gRPC's own transport (--grpc-addr) connections
+// that count the RST_STREAM frames their client sends against the same
+// budget: grpc-go has no bound of its own on resets.
+type resetBudgetListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l resetBudgetListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	rc := &resetCountingConn{Conn: c, s: l.s, preface: len(http2.ClientPreface)}
+	rc.ends.conn = c
+	return rc, nil
+}
+
+// resetCountingConn reads a client's HTTP/2 stream as it passes, frame
+// headers only, without changing a byte. Only the gRPC transport's reader
+// goroutine calls Read, so the position needs no lock.
+type resetCountingConn struct {
+	net.Conn
+	s       *Server
+	ends    earlyEnds
+	preface int     // client preface bytes still to pass
+	header  [9]byte // the frame header being read
+	have    int     // bytes of it read so far
+	skip    int     // payload bytes of the current frame still to pass
+}
+
+func (c *resetCountingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.scan(p[:n])
+	return n, err
+}
+
+func (c *resetCountingConn) scan(b []byte) {
+	for len(b) > 0 {
+		switch {
+		case c.preface > 0:
+			k := min(len(b), c.preface)
+			c.preface -= k
+			b = b[k:]
+		case c.skip > 0:
+			k := min(len(b), c.skip)
+			c.skip -= k
+			b = b[k:]
+		default:
+			k := copy(c.header[c.have:], b)
+			c.have += k
+			b = b[k:]
+			if c.have < len(c.header) {
+				return
+			}
+			c.have = 0
+			c.skip = int(c.header[0])<<16 | int(c.header[1])<<8 | int(c.header[2])
+			if http2.FrameType(c.header[3]) == http2.FrameRSTStream && !c.ends.spend() {
+				c.s.closeResetting(c.Conn)
+			}
+		}
+	}
 }
