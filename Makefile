@@ -8,7 +8,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -106,6 +106,10 @@ test-python:
 ## vuln: report known vulnerabilities in the code the module calls (database from the module proxy; see scripts/vuln)
 vuln:
 	./scripts/vuln
+
+## h2spec: HTTP/2 conformance of the API port, cleartext and TLS, against a bare net/http server in the same run (see scripts/h2spec)
+h2spec:
+	./scripts/h2spec
 
 ## fuzz-short: run every fuzz target for FUZZTIME (default 5s) each
 FUZZTIME ?= 5s

@@ -134,8 +134,9 @@ func medianRound(rs []Result) Result {
 }
 
 // readTargets starts the service on the database, a bare net/http handler
-// and a bare gRPC server on the same rows, and returns the four loads (the
-// bare net/http handler first) and the pool the reads go through.
+// and a bare gRPC server on the same rows, and returns the five loads (the
+// bare net/http handler first; gRPC on the API port and on the gRPC-only
+// port) and the pool the reads go through.
 func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	logFile, err := os.Create(b.TempDir() + "/server.log")
 	if err != nil {
@@ -162,6 +163,14 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	client := Client()
 	b.Cleanup(client.CloseIdleConnections)
 	grpcService := grpcClients(b, s.Addr, s.AdminKey)
+	// The gRPC-only port (--grpc-addr) serves on gRPC's own transport,
+	// the API port through net/http.
+	grpcLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = s.ServeGRPC(grpcLn) }()
+	grpcPort := grpcClients(b, grpcLn.Addr().String(), s.AdminKey)
 	grpcBare := grpcClients(b, bareGRPC, "")
 	getRequest := &creativeopsv1.GetCreatorRequest{Id: id}
 	grpcGet := func(cs []creativeopsv1.CreatorsServiceClient) func(ctx context.Context, i int) error {
@@ -181,7 +190,8 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 		{"bare-http", "bare net/http (ent read, JSON)", restGet(bareHTTP+"/v1/creators/"+id, "")},
 		{"rest", "REST GET /v1/creators/{id}", restGet(s.URL+"/v1/creators/"+id, s.AdminKey)},
 		{"bare-grpc", "bare gRPC server (ent read)", grpcGet(grpcBare)},
-		{"grpc", "gRPC GetCreator", grpcGet(grpcService)},
+		{"grpc", "gRPC GetCreator (API port)", grpcGet(grpcService)},
+		{"grpc-port", "gRPC GetCreator (--grpc-addr)", grpcGet(grpcPort)},
 	}, s.Store.ReadDB()
 }
 

@@ -274,6 +274,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.http = cfg.httpServer(s.Handler())
+	s.http.ConnContext = countEarlyEnds
 	built = true
 	return s, nil
 }
@@ -438,14 +439,14 @@ func (s *Server) Handler() http.Handler {
 		}
 		rest.ServeHTTP(w, r)
 	}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.boundEarlyEnds(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = s.withSessionCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
-			s.grpc.ServeHTTP(w, r)
+			s.serveGRPC(w, r)
 			return
 		}
 		web.ServeHTTP(w, r)
-	})
+	}))
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
@@ -480,24 +481,26 @@ func (s *Server) StartWorkers(ctx context.Context) error {
 	return nil
 }
 
-// Serve serves REST and gRPC on ln until Shutdown: gRPC connections on
-// the gRPC server's own transport, the rest on the HTTP server (connMux).
+// Serve serves every protocol on ln until Shutdown, all through the one
+// HTTP server: HTTP/1.1, HTTP/2 with prior knowledge (h2c) and, on a TLS
+// listener, HTTP/2 chosen by ALPN. Handler sends native gRPC calls to the
+// gRPC server's ServeHTTP, so the HTTP/2 connection itself, its settings,
+// flow control and limits, is net/http's for every kind of client.
 func (s *Server) Serve(ln net.Listener) error {
-	m := newConnMux(ln, s.cfg.ReadHeaderTimeout, s.log)
-	go m.serve()
-	// The gRPC side can only stop with the mux (its listener's one error
-	// is net.ErrClosed), which the HTTP server's shutdown closes.
-	go func() { _ = s.grpc.Serve(m.grpc) }()
-	err := s.http.Serve(m.http)
-	m.close()
+	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
 	return err
 }
 
-// ServeGRPC serves gRPC alone on ln until Shutdown.
-func (s *Server) ServeGRPC(ln net.Listener) error { return s.grpc.Serve(ln) }
+// ServeGRPC serves gRPC alone on ln until Shutdown, on the gRPC server's
+// own HTTP/2 transport: it answers a call with about half the CPU that
+// the HTTP server's ServeHTTP path takes (docs/performance.md), so a
+// high-volume gRPC client is better served here than on the API port.
+func (s *Server) ServeGRPC(ln net.Listener) error {
+	return s.grpc.Serve(resetBudgetListener{Listener: ln, s: s})
+}
 
 // Shutdown stops accepting, lets in-flight requests finish within the
 // configured deadline, then releases everything New and StartWorkers

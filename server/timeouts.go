@@ -119,3 +119,17 @@ func (s *Server) streamingMethods() map[string]bool {
 	})
 	return s.streaming
 }
+
+// serveGRPC hands a native gRPC call on the HTTP server to the gRPC
+// server. The HTTP server bounds each HTTP/2 stream by the read and write
+// timeouts from its headers, which are a unary call's limits as
+// grpcLimits sets them on gRPC's own transport; streaming methods are
+// long-lived by design and left to keepalive, there as here.
+func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
+	if s.streamingMethods()[r.URL.Path] {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	s.grpc.ServeHTTP(w, r)
+}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
@@ -81,8 +83,8 @@ func TestSlowRequestBodyIsCutOff(t *testing.T) {
 	}
 }
 
-// A gRPC call whose message trickles in on grpc.Server's own transport is
-// ended at the read timeout too.
+// A gRPC call whose message trickles in on the API port (net/http's HTTP/2
+// stream) is ended at the read timeout too.
 func TestSlowGRPCRequestIsCutOff(t *testing.T) {
 	s := slowServer(t)
 	c, err := net.Dial("tcp", s.Addr)
@@ -171,4 +173,31 @@ func TestSlowGRPCRequestIsCutOff(t *testing.T) {
 			return io.ErrClosedPipe
 		}
 	}, ended)
+}
+
+// A streaming call (health Watch) on the API port outlives the read and
+// write timeouts that bound each HTTP/2 stream of a unary call there.
+func TestStreamingCallOutlivesTheTimeouts(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
+		c.ReadTimeout, c.WriteTimeout = time.Second, time.Second
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch, err := healthpb.NewHealthClient(s.Conn(t)).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := watch.Recv(); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("first status: %v %v", resp, err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := watch.Recv()
+		ended <- err
+	}()
+	select {
+	case err := <-ended:
+		t.Fatalf("the watch ended within 2.5 s: %v", err)
+	case <-time.After(2500 * time.Millisecond):
+	}
 }

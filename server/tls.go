@@ -15,8 +15,8 @@ import (
 // (--tls-cert-file, --tls-key-file), and returns ln as it is otherwise.
 // HTTP/1.1, HTTP/2 and gRPC are served over it on the one port, as they
 // are in the clear: ALPN offers h2 and http/1.1, and the handshake runs in
-// the connection's own goroutine, bounded by the time a new connection has
-// to show what it is. The certificate is read again when its files change.
+// the connection's own goroutine, bounded by the HTTP server's timeouts
+// (and on --grpc-addr by the gRPC server's connection timeout). The certificate is read again when its files change.
 // When the certificate does not load, ln is closed.
 func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
 	cfg, err := tlsConfig(s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.log)
@@ -27,9 +27,8 @@ func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
 	if cfg == nil {
 		return ln, nil
 	}
-	// Connections reach the HTTP server through the connection mux, in
-	// the clear; should it ever be given the TLS connections themselves,
-	// HTTP/2 over TLS must be on too.
+	// The HTTP server is handed the TLS connections: it offers HTTP/2 by
+	// ALPN only with HTTP/2 over TLS on.
 	s.http.Protocols.SetHTTP2(true)
 	return tls.NewListener(ln, cfg), nil
 }

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/time/rate"
+)
+
+// An HTTP/2 client may cancel any stream it opened, and a gRPC client does
+// whenever a deadline passes, but a client that opens and resets streams
+// as fast as it can (CVE-2023-44487, "rapid reset") makes the server start
+// a handler for each and abandon it. net/http only closes such a
+// connection when the handlers it had to queue pile up, which handlers
+// that end quickly never do: 30,000 resets in 10 s cost 4 s of CPU and the
+// connection stayed open. So each connection may end streams early at a
+// sustained rate with a burst above it, and is closed past that.
+const (
+	earlyEndsPerSecond = 100
+	earlyEndsBurst     = 1000
+)
+
+// earlyEnds counts one connection's streams that ended before their
+// handler did (the client reset them, or a timeout of the server's did).
+type earlyEnds struct {
+	conn net.Conn
+	mu   sync.Mutex
+	// budget is made at the first early end: most connections never
+	// have one.
+	budget *rate.Limiter
+	closed bool
+}
+
+type earlyEndsKey struct{}
+
+// countEarlyEnds is the HTTP server's ConnContext: every request on a
+// connection shares its count.
+func countEarlyEnds(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, earlyEndsKey{}, &earlyEnds{conn: c})
+}
+
+// boundEarlyEnds runs next and, on HTTP/2, charges the connection for the
+// request if its stream was gone before the handler returned; a connection
+// over its budget is closed.
+func (s *Server) boundEarlyEnds(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r)
+		// The stream's context is canceled when the client resets it or the
+		// connection ends; a stream that ends normally is closed only after
+		// its handler returns.
+		if r.ProtoMajor != 2 || r.Context().Err() == nil {
+			return
+		}
+		if e, ok := r.Context().Value(earlyEndsKey{}).(*earlyEnds); ok && !e.spend() {
+			s.closeResetting(e.conn)
+		}
+	})
+}
+
+func (s *Server) closeResetting(c net.Conn) {
+	s.log.Warn("closing an HTTP/2 connection that reset too many streams",
+		slog.String("remote_addr", c.RemoteAddr().String()), slog.Int("burst", earlyEndsBurst), slog.Int("per_second", earlyEndsPerSecond))
+	_ = c.Close()
+}
+
+// spend takes one early end from the budget and reports whether the
+// connection is still within it (false once, when it is first exceeded).
+func (e *earlyEnds) spend() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return true
+	}
+	if e.budget == nil {
+		e.budget = rate.NewLimiter(earlyEndsPerSecond, earlyEndsBurst)
+	}
+	if e.budget.Allow() {
+		return true
+	}
+	e.closed = true
+	return false
+}
+
+// resetBudgetListener hands gRPC's own transport (--grpc-addr) connections
+// that count the RST_STREAM frames their client sends against the same
+// budget: grpc-go has no bound of its own on resets.
+type resetBudgetListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l resetBudgetListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	rc := &resetCountingConn{Conn: c, s: l.s, preface: len(http2.ClientPreface)}
+	rc.ends.conn = c
+	return rc, nil
+}
+
+// resetCountingConn reads a client's HTTP/2 stream as it passes, frame
+// headers only, without changing a byte. Only the gRPC transport's reader
+// goroutine calls Read, so the position needs no lock.
+type resetCountingConn struct {
+	net.Conn
+	s       *Server
+	ends    earlyEnds
+	preface int     // client preface bytes still to pass
+	header  [9]byte // the frame header being read
+	have    int     // bytes of it read so far
+	skip    int     // payload bytes of the current frame still to pass
+}
+
+func (c *resetCountingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.scan(p[:n])
+	return n, err
+}
+
+func (c *resetCountingConn) scan(b []byte) {
+	for len(b) > 0 {
+		switch {
+		case c.preface > 0:
+			k := min(len(b), c.preface)
+			c.preface -= k
+			b = b[k:]
+		case c.skip > 0:
+			k := min(len(b), c.skip)
+			c.skip -= k
+			b = b[k:]
+		default:
+			k := copy(c.header[c.have:], b)
+			c.have += k
+			b = b[k:]
+			if c.have < len(c.header) {
+				return
+			}
+			c.have = 0
+			c.skip = int(c.header[0])<<16 | int(c.header[1])<<8 | int(c.header[2])
+			if http2.FrameType(c.header[3]) == http2.FrameRSTStream && !c.ends.spend() {
+				c.s.closeResetting(c.Conn)
+			}
+		}
+	}
+}
