@@ -208,6 +208,17 @@ func TestTracingTransports(t *testing.T) {
 				})
 			}
 
+			t.Run("background statements start no traces", func(t *testing.T) {
+				// The queue polls the database every fetchPollInterval
+				// (on SQLite through the traced pool).
+				time.Sleep(300 * time.Millisecond)
+				for _, s := range tr.spans.GetSpans() {
+					if strings.HasPrefix(s.Name, "sql.") && !s.Parent.IsValid() {
+						t.Fatalf("a statement outside any request or job is the root of a trace: %s %v", s.Name, s.Attributes)
+					}
+				}
+			})
+
 			t.Run("probes are not traced", func(t *testing.T) {
 				c := newCaller(t)
 				if r := tr.Do(t, "GET", "/readyz", "", nil, "traceparent", c.traceparent()); r.Status != http.StatusOK {

@@ -212,4 +212,3 @@ func TestServeExportsTracesOverOTLP(t *testing.T) {
 		})
 	}
 }
-
