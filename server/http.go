@@ -107,7 +107,7 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.observeHTTP(r, ri, rec.status, start)
-			traceRoute(r, ri)
+			s.traceRoute(r, ri)
 		}()
 
 		// The API listing writes DELETE as "DEL"; accept it literally.

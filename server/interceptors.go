@@ -50,7 +50,7 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}
 	// The organization is known once the call is authenticated, below.
-	defer traceCall(ctx, ri)
+	defer s.traceCall(ctx, ri)
 	return handler(ctx, req)
 }
 

@@ -416,7 +416,7 @@ func (s *Server) Handler() http.Handler {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
 				start, ri := time.Now(), &requestInfo{}
-				defer func() { traceRPCRoute(r, ri) }()
+				defer func() { s.traceRPCRoute(r, ri) }()
 				refuse := func(st *status.Status) {
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)

@@ -90,7 +90,10 @@ func (s *Server) grpcTracing() []grpc.ServerOption {
 // /v1/creators/{creator_id}") and records who made it, once both are
 // known: the route when the gateway matched it, the organization after
 // authentication.
-func traceRoute(r *http.Request, ri *requestInfo) {
+func (s *Server) traceRoute(r *http.Request, ri *requestInfo) {
+	if s.cfg.TracerProvider == nil {
+		return
+	}
 	span := trace.SpanFromContext(r.Context())
 	if !span.IsRecording() {
 		return
@@ -103,7 +106,10 @@ func traceRoute(r *http.Request, ri *requestInfo) {
 
 // traceRPCRoute names a Connect or gRPC-Web request's HTTP span by the RPC
 // it calls (the call's own span, under it, is the gRPC server's).
-func traceRPCRoute(r *http.Request, ri *requestInfo) {
+func (s *Server) traceRPCRoute(r *http.Request, ri *requestInfo) {
+	if s.cfg.TracerProvider == nil {
+		return
+	}
 	span := trace.SpanFromContext(r.Context())
 	if !span.IsRecording() {
 		return
@@ -121,7 +127,10 @@ func traceRPCRoute(r *http.Request, ri *requestInfo) {
 // a native gRPC, Connect or gRPC-Web call, the HTTP span of a REST call
 // (which traceRoute annotates too, also when the call never reached the
 // interceptors).
-func traceCall(ctx context.Context, ri *requestInfo) {
+func (s *Server) traceCall(ctx context.Context, ri *requestInfo) {
+	if s.cfg.TracerProvider == nil {
+		return
+	}
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		annotate(span, ri)
 	}
