@@ -43,7 +43,10 @@ import (
 // BENCH_ROUNDS (default 5, medians are reported), BENCH_CLIENTS
 // (default 32), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
 // CREATIVEOPS_TEST_POSTGRES_URL), BENCH_LOG_REQUESTS (the server's
-// --log-requests, default its default).
+// --log-requests, default its default). The OTEL_* variables trace the
+// service as they trace `creativeops serve` (docs/tracing.md); with
+// OTEL_TRACES_EXPORTER=otlp and no endpoint, spans go to an OTLP receiver
+// in this process that counts them.
 
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -143,12 +146,17 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logFile.Close() })
+	// The log goes to a file, as a deployed server's goes to a pipe: the
+	// writes are real.
+	log := slog.New(slog.NewJSONHandler(logFile, nil))
+	tp := benchTracing(b, log)
 	s := testserver.Start(b, testserver.Options{DatabaseURL: url, Configure: func(c *server.Config) {
-		// The log goes to a file, as a deployed server's goes to a
-		// pipe: the writes are real.
-		c.Logger = slog.New(slog.NewJSONHandler(logFile, nil))
+		c.Logger = log
 		c.LogRequests = os.Getenv("BENCH_LOG_REQUESTS")
 		c.DisableAnalytics = false
+		if tp != nil {
+			c.TracerProvider = tp
+		}
 	}})
 	r := s.Do(b, "POST", "/v1/creators", s.AdminKey, map[string]any{"name": "Nova Reyes", "email": "nova@example.com", "vertical": "music", "metadata": map[string]any{"label": "Night Owl"}})
 	if r.Status != http.StatusCreated {

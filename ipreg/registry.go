@@ -19,6 +19,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/creativeops/creativeops/apierror"
@@ -103,6 +104,8 @@ type pending struct {
 	rec  *ent.IPRecord
 	err  error
 	done chan struct{}
+	// traced is the span of the request that registered it, if any.
+	traced trace.Span
 }
 
 // OpenRegistry loads the current signing keys, creating them on the first
@@ -289,6 +292,7 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (*Work, error
 	if err != nil {
 		return nil, err
 	}
+	p.traced = trace.SpanFromContext(ctx)
 	select {
 	case r.queue <- p:
 	case <-ctx.Done():
@@ -399,10 +403,12 @@ func (f *flight) landed() bool {
 // still fail report the error.
 func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) *flight {
 	f := &flight{done: make(chan struct{})}
+	ctx, span := startSealSpan(ctx, batch)
 	wait := r.commit(ctx, f, batch, ahead)
 	go func() {
 		defer close(f.done)
 		err := wait()
+		defer endSealSpan(span, batch, err)
 		if err != nil && len(batch) > 1 && ctx.Err() == nil {
 			r.log.Warn("sealing IP registrations failed; sealing them one by one", "records", len(batch), "error", err)
 			for _, p := range batch {

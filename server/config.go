@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/oauth"
@@ -28,6 +30,10 @@ type Config struct {
 	DataDir               string
 	AllowInsecureWebhooks bool
 	Logger                *slog.Logger
+	// TracerProvider, when set, traces requests on every transport and
+	// what they cause: statements, queued jobs, webhook deliveries, IP
+	// sealing batches (docs/tracing.md). nil: no tracing, at no cost.
+	TracerProvider trace.TracerProvider
 	// ShutdownTimeout bounds how long in-flight requests may take to finish.
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout bounds how long a new connection may take to send

@@ -105,7 +105,10 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 		r = r.WithContext(withRequestInfo(r.Context(), ri))
 		w.Header().Set("X-Request-Id", ri.id)
 		rec := &statusRecorder{ResponseWriter: w}
-		defer func() { s.observeHTTP(r, ri, rec.status, start) }()
+		defer func() {
+			s.observeHTTP(r, ri, rec.status, start)
+			s.traceRoute(r, ri)
+		}()
 
 		// The API listing writes DELETE as "DEL"; accept it literally.
 		if r.Method == "DEL" {

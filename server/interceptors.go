@@ -41,13 +41,16 @@ func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 // x-request-id when valid) and names the route of every call; calls
 // through the gateway already carry the HTTP layer's id.
 func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if ri := requestInfoFrom(ctx); ri != nil {
+	ri := requestInfoFrom(ctx)
+	if ri != nil {
 		ri.route = routeOf(info.FullMethod)
-		return handler(ctx, req)
+	} else {
+		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod)}
+		ctx = withRequestInfo(ctx, ri)
+		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}
-	ri := &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod)}
-	ctx = withRequestInfo(ctx, ri)
-	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
+	// The organization is known once the call is authenticated, below.
+	defer s.traceCall(ctx, ri)
 	return handler(ctx, req)
 }
 

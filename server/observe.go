@@ -20,11 +20,17 @@ func (s *Server) observeHTTP(r *http.Request, ri *requestInfo, code int, start t
 	if code == 0 {
 		code = http.StatusOK
 	}
-	method, route := ri.route.Method, ri.route.Template
-	if route == "" {
-		method, route = r.Method, unroutedPath(r.URL.Path)
-	}
+	method, route := restRoute(r, ri)
 	s.count("rest", method, route, ri.route.Template != "", ri, code, start)
+}
+
+// restRoute names a REST request for metrics and traces: by its API
+// method and route template, or outside the API by a bounded set of names.
+func restRoute(r *http.Request, ri *requestInfo) (method, route string) {
+	if ri.route.Template != "" {
+		return ri.route.Method, ri.route.Template
+	}
+	return r.Method, unroutedPath(r.URL.Path)
 }
 
 // count records a finished request in the metrics under its transport,

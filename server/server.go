@@ -20,6 +20,7 @@ import (
 	"buf.build/go/protovalidate"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -137,7 +138,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	// Storage.
-	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm())
+	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.Traced(cfg.TracerProvider))
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// remembers what it could not decode (invalid UTF-8) so the first
 	// interceptor answers InvalidArgument instead of gRPC's Internal.
 	codec := newRequestCodec()
-	s.grpc = grpc.NewServer(append(s.grpcLimits(),
+	s.grpc = grpc.NewServer(append(append(s.grpcLimits(), s.grpcTracing()...),
 		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
 		grpc.MaxRecvMsgSize(MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
@@ -328,6 +329,9 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 		FetchPollInterval: fetchPollInterval, FetchCooldown: fetchCooldown,
 		Logger: riverLog,
 	}
+	if cfg.TracerProvider != nil {
+		work.Middleware = []rivertype.Middleware{jobs.NewTracing(cfg.TracerProvider)}
+	}
 	if !postgres {
 		return work, nil
 	}
@@ -344,7 +348,7 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 	// that could make another's deliveries wait up to the poll interval
 	// (it was 500 ms). So the inserter's window is River's minimum, and
 	// the workers poll as often as on SQLite, which bounds such a wait.
-	insert = &river.Config{Workers: workers, FetchCooldown: insertNotifyWindow, Logger: riverLog}
+	insert = &river.Config{Workers: workers, FetchCooldown: insertNotifyWindow, Logger: riverLog, Middleware: work.Middleware}
 	return work, insert
 }
 
@@ -413,6 +417,7 @@ func (s *Server) Handler() http.Handler {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
 				start, ri := time.Now(), &requestInfo{}
+				defer func() { s.traceRPCRoute(r, ri) }()
 				refuse := func(st *status.Status) {
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)
@@ -431,6 +436,7 @@ func (s *Server) Handler() http.Handler {
 				defer release()
 				r.Body = http.MaxBytesReader(w, r.Body, limit)
 			}
+			s.continueTrace(r)
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 			return
 		}
@@ -439,14 +445,14 @@ func (s *Server) Handler() http.Handler {
 		}
 		rest.ServeHTTP(w, r)
 	}))
-	return s.boundEarlyEnds(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.boundEarlyEnds(s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = s.withSessionCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
 			s.serveGRPC(w, r)
 			return
 		}
 		web.ServeHTTP(w, r)
-	}))
+	})))
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

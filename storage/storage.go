@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 	"modernc.org/sqlite"
 
 	"github.com/creativeops/creativeops/ent"
@@ -105,7 +106,10 @@ func WithoutPoolParams(rawURL string) string {
 // Option changes how Open connects.
 type Option func(*openOptions)
 
-type openOptions struct{ warm bool }
+type openOptions struct {
+	warm   bool
+	tracer trace.TracerProvider // nil: statements are not traced
+}
 
 // Warm is Open's option for a server: on PostgreSQL, both pools open all
 // their connections at once and keep them open (pgxpool's MinConns), so a
@@ -146,14 +150,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		if query != "" {
 			dsn += "&" + query
 		}
-		db := sql.OpenDB(stmtConnector{dsn: dsn, drv: &sqlite.Driver{}})
+		db := openDB(stmtConnector{dsn: dsn, drv: &sqlite.Driver{}}, o.tracer, "sqlite")
 		// SQLite runs one writer at a time; one connection turns lock
 		// contention (SQLITE_BUSY) into orderly queueing, as River's SQLite
 		// driver recommends.
 		db.SetMaxOpenConns(1)
 		db.SetConnMaxIdleTime(0)
 		s.DB, s.Dialect, s.sqlitePath = db, dialect.SQLite, path
-		readDB := sql.OpenDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}})
+		readDB := openDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}}, o.tracer, "sqlite")
 		readDB.SetMaxOpenConns(4)
 		readDB.SetMaxIdleConns(4)
 		s.readDB = readDB
@@ -197,12 +201,12 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		}
 		// Requests wait for connections in the pool, in turn: database/sql
 		// keeps half of them idle between statements.
-		db := sqlOverPool(pool, 0, IdleConns(cfg.MaxConns))
+		db := sqlOverPool(pool, 0, IdleConns(cfg.MaxConns), o.tracer)
 		s.DB, s.Dialect, s.Pool = db, dialect.Postgres, pool
 		s.River = riverdatabasesql.New(db)
 		// Background jobs may use all but riverReservedConns, so River's
 		// workers always find a connection.
-		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns)
+		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns, o.tracer)
 		bgEnt := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, bgDB)))
 		s.Background = &Store{DB: bgDB, Ent: bgEnt, Read: bgEnt, Dialect: dialect.Postgres, Pool: bgPool}
 	default:
@@ -247,8 +251,8 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 // ~3 % of the server's CPU under the request mix.) Callers beyond what is
 // open wait in the pool, served first come, first served; database/sql's
 // own queue (when maxOpen is set) serves them in random order.
-func sqlOverPool(pool *pgxpool.Pool, maxOpen, maxIdle int) *sql.DB {
-	db := stdlib.OpenDBFromPool(pool)
+func sqlOverPool(pool *pgxpool.Pool, maxOpen, maxIdle int, tp trace.TracerProvider) *sql.DB {
+	db := openDB(stdlib.GetPoolConnector(pool), tp, "postgresql")
 	db.SetMaxOpenConns(maxOpen)
 	db.SetMaxIdleConns(maxIdle)
 	// Connections idle in database/sql are out of the pool's sight: they

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Outcome is what the service must do after an attempt. It is a string so
@@ -74,9 +76,15 @@ var defaultClient = sync.OnceValue(func() *http.Client { return NewClient(false,
 // Everything in the Attempt that came from the receiver (its status line,
 // body, and the transport errors that quote its bytes) is made valid UTF-8
 // without NULs and bounded, so it can be stored and listed as is.
+//
+// A traced caller (the delivery job's span) gets a client span per attempt,
+// and the receiver its W3C traceparent header, so a receiver that traces
+// can join the attempt's trace.
 func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time) Attempt {
+	ctx, span := startDeliverySpan(ctx, endpoint, ev)
 	a := deliver(ctx, client, endpoint, secret, ev, now)
 	a.Err = sanitizeBounded(a.Err, MaxErrorLength)
+	endDeliverySpan(span, a)
 	return a
 }
 
@@ -97,6 +105,7 @@ func deliver(ctx context.Context, client *http.Client, endpoint, secret string, 
 		return Attempt{Outcome: Retry, Err: "build request: " + err.Error()}
 	}
 	req.Header = h
+	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
 
 	start := time.Now()
 	resp, err := client.Do(req)

@@ -32,6 +32,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/buildinfo"
+	"github.com/creativeops/creativeops/internal/tracing"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/server/wire"
@@ -313,7 +314,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
 	cfg.Logger, cfg.Console = log, stderr
-	return server.Run(ctx, cfg)
+	tp, err := tracing.FromEnv(ctx, bi.Version, log)
+	if err != nil {
+		return err
+	}
+	if tp == nil {
+		return server.Run(ctx, cfg)
+	}
+	log.Info("tracing", "exporter", tp.Exporter, "protocol", tp.Protocol)
+	cfg.TracerProvider = tp
+	runErr := server.Run(ctx, cfg)
+	// The spans of the last requests are still buffered.
+	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tp.Shutdown(flushCtx); err != nil {
+		log.Warn("tracing: sending the last spans failed", "error", err)
+	}
+	return runErr
 }
 
 // dbFlags declares the database flags of an administration command.
