@@ -190,6 +190,9 @@ var steamSales = map[int][]Span{
 		{"Steam Autumn Sale", date(2025, time.September, 29), date(2025, time.October, 6)},
 		{"Steam Winter Sale", date(2025, time.December, 18), date(2026, time.January, 5)},
 	},
+	2026: {
+		{"Steam Spring Sale", date(2026, time.March, 19), date(2026, time.March, 26)},
+	},
 }
 
 // SteamSeasonalSales are Valve's four storewide sales.
@@ -201,20 +204,27 @@ var SteamSeasonalSales = Closure{
 	Estimate: "Spring from the second Thursday of March for 8 days; Summer from the last Thursday of June for 15 days; Autumn from the Wednesday before US Thanksgiving for 8 days; " +
 		"Winter from the third Thursday of December for 15 days and at least to 2 January",
 	spans: func(year int) []Span {
-		if known, ok := steamSales[year]; ok {
-			return known
-		}
 		span := func(name string, start time.Time, days int) Span {
 			return Span{Name: name, Start: start, End: AddDays(start, days-1)}
 		}
 		winter := span("Steam Winter Sale", NthWeekday(year, time.December, time.Thursday, 3), 15)
 		winter.End = Later(winter.End, date(year+1, time.January, 2))
-		return []Span{
+		sales := []Span{
 			span("Steam Spring Sale", NthWeekday(year, time.March, time.Thursday, 2), 8),
 			span("Steam Summer Sale", NthWeekday(year, time.June, time.Thursday, 0), 15),
 			span("Steam Autumn Sale", AddDays(NthWeekday(year, time.November, time.Thursday, 4), -1), 8),
 			winter,
 		}
+		// A sale Valve has published replaces its estimate; a year is
+		// often published one sale at a time.
+		for _, known := range steamSales[year] {
+			for i := range sales {
+				if sales[i].Name == known.Name {
+					sales[i] = known
+				}
+			}
+		}
+		return sales
 	},
 }
 

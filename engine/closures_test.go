@@ -15,6 +15,9 @@ func TestSteamSeasonalSales(t *testing.T) {
 		{"2026-01-06", ""},
 		{"2025-09-29", "Steam Autumn Sale"}, // moved to September in 2025
 		{"2025-11-26", ""},
+		{"2026-03-12", ""},                  // the estimate's Spring Sale start, but Valve published ...
+		{"2026-03-26", "Steam Spring Sale"}, // ... 19–26 March 2026
+		{"2026-06-25", "Steam Summer Sale"}, // the rest of 2026 still estimated
 		{"2026-12-17", "Steam Winter Sale"}, // estimated: third Thursday of December
 		{"2027-01-02", "Steam Winter Sale"}, // ... at least to 2 January
 		{"2027-01-04", ""},
