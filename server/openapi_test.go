@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ var openAPIDoc = sync.OnceValues(func() (map[string]any, error) {
 
 // checkResponseSchema holds a REST response body to the schema the
 // OpenAPI document declares for the method and status: every required
-// field present, null only where the field is nullable. Typed clients
+// field present, null only where the field is nullable, a value of a
+// closed set one of its enum. Typed clients
 // generated from the document rely on both.
 func checkResponseSchema(t *testing.T, fullMethod string, status int, body map[string]any) {
 	t.Helper()
@@ -60,6 +62,9 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 		return nil
 	}
 	var problems []string
+	if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, v) {
+		problems = append(problems, fmt.Sprintf("%s is %v, not one of the enum %v", at, v, enum))
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		props, _ := schema["properties"].(map[string]any)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/jobs"
@@ -36,6 +37,7 @@ func TestDomainConstantsMatchTheProtos(t *testing.T) {
 		"creativeops.v1.CreateKeyRequest.scopes":         auth.AllScopes,
 		"creativeops.v1.APIKey.scopes":                   auth.AllScopes,
 		"creativeops.v1.CreateOAuthClientRequest.scopes": auth.AllScopes,
+		"creativeops.v1.Closure.kind":                    {string(engine.ClosureShutdown), string(engine.ClosureSale), string(engine.ClosureMarket)},
 		"creativeops.v1.OAuthClient.scopes":              auth.AllScopes,
 	} {
 		got, err := Named(field)

@@ -1262,11 +1262,14 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\rClosureSource\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\tR\achecked\"\xea\x01\n" +
+	"\achecked\x18\x03 \x01(\tR\achecked\"\x88\x02\n" +
 	"\aClosure\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x120\n" +
+	"\x04kind\x18\x03 \x01(\tB\x1c\x9a\xb5\x18\x18\n" +
+	"\bshutdown\n" +
+	"\x04sale\n" +
+	"\x06marketR\x04kind\x12\x18\n" +
 	"\aaffects\x18\x04 \x01(\tR\aaffects\x125\n" +
 	"\x06source\x18\x05 \x01(\v2\x1d.creativeops.v1.ClosureSourceR\x06source\x12\x1d\n" +
 	"\n" +
