@@ -92,11 +92,17 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 	return problems
 }
 
-// resolve follows $ref and a single allOf, keeping nullable.
+// resolve follows $ref, a single allOf, and a oneOf of a schema or null
+// (a nullable message field), keeping nullable.
 func resolve(doc, schema map[string]any) map[string]any {
 	nullable, _ := schema["nullable"].(bool)
 	if all, ok := schema["allOf"].([]any); ok && len(all) == 1 {
 		schema = all[0].(map[string]any)
+	}
+	if one, ok := schema["oneOf"].([]any); ok && len(one) == 2 {
+		if null, _ := one[1].(map[string]any)["nullable"].(bool); null {
+			schema, nullable = one[0].(map[string]any), true
+		}
 	}
 	if ref, ok := schema["$ref"].(string); ok {
 		name := strings.TrimPrefix(ref, "#/components/schemas/")

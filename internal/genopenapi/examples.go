@@ -120,7 +120,7 @@ var byName = map[string]any{
 	"tsa_certificate_pem": "-----BEGIN CERTIFICATE-----\nMIIBkTCCATegAwIBAgIUY...\n-----END CERTIFICATE-----\n",
 	"tsa_policy_oid":      "1.3.6.1.4.1.57264.2.1",
 	"record":              "eyJjb250ZW50X2hhc2giOiJzaGEyNTY6OWY4Ni4uLiJ9",
-	"token":               "MIIGkjADAgEAMIIGiQYJKoZIhvcNAQcCoIIGejCCBnYCAQMx...",
+	"token":               "MIIGkjADAgEAMIIGiQYJKoZIhvcNAQcCoIIGejCCBnYCAQMx",
 	"inclusion_proof":     []any{"3q2+7w3rz8h1m9PV9nS1Zq3Qy4Xl0kGfW2m8eT7uVbA=", "u6vH4Xn0m2Q9kR7sT1yW3zB5cD8fG0hJ2kL4mN6pQ8s="},
 	"proof":               []any{"3q2+7w3rz8h1m9PV9nS1Zq3Qy4Xl0kGfW2m8eT7uVbA="},
 	"current":             true,
@@ -274,7 +274,7 @@ func fieldExample(name, key string, prop map[string]any, schemas map[string]any,
 	if v, ok := byName[key]; ok {
 		return v, true, nil
 	}
-	if prop["nullable"] == true {
+	if nullable(prop) {
 		return nil, true, nil
 	}
 	if v, ok := examples[key]; ok && key != "name" && key != "secret" {
@@ -287,6 +287,21 @@ func fieldExample(name, key string, prop map[string]any, schemas map[string]any,
 	return v, v != nil, err
 }
 
+// nullable reports whether a field's schema admits null: nullable itself,
+// or one of a referenced schema or null (see describeField).
+func nullable(prop map[string]any) bool {
+	if prop["nullable"] == true {
+		return true
+	}
+	one, _ := prop["oneOf"].([]any)
+	for _, alt := range one {
+		if m, _ := alt.(map[string]any); m["nullable"] == true {
+			return true
+		}
+	}
+	return false
+}
+
 // valueOf is an example of a schema with no example of its own: the first
 // of its enum, one item of an array, an object built field by field.
 func valueOf(where string, prop map[string]any, schemas map[string]any, depth int) (any, error) {
@@ -295,6 +310,9 @@ func valueOf(where string, prop map[string]any, schemas map[string]any, depth in
 	}
 	if all, ok := prop["allOf"].([]any); ok && len(all) == 1 {
 		return valueOf(where, all[0].(map[string]any), schemas, depth)
+	}
+	if one, ok := prop["oneOf"].([]any); ok && len(one) > 0 {
+		return valueOf(where, one[0].(map[string]any), schemas, depth)
 	}
 	if enum, ok := prop["enum"].([]any); ok && len(enum) > 0 {
 		return enum[0], nil

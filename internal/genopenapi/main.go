@@ -366,13 +366,19 @@ func describeField(f protoreflect.FieldDescriptor, prop map[string]any) (map[str
 	if !nullable {
 		return prop, nil
 	}
-	if ref, ok := prop["$ref"]; ok {
-		// OpenAPI 3.0 cannot put nullable beside a $ref; a nullable
-		// object made of the referenced one says the same.
-		return withDescription(map[string]any{"type": "object", "allOf": []any{map[string]any{"$ref": ref}}, "nullable": true}, prop), nil
+	ref, ok := prop["$ref"]
+	if all, _ := prop["allOf"].([]any); len(all) == 1 {
+		ref, ok = all[0].(map[string]any)["$ref"]
 	}
-	if _, ok := prop["allOf"]; ok {
-		prop["type"] = "object"
+	if ok {
+		// OpenAPI 3.0 cannot make a $ref nullable: nullable beside it
+		// is ignored, and beside an allOf of it null still fails the
+		// referenced schema. Either the referenced schema or null says
+		// it, and generated clients read it as that type or null.
+		return withDescription(map[string]any{"oneOf": []any{
+			map[string]any{"$ref": ref},
+			map[string]any{"type": "object", "nullable": true, "enum": []any{nil}},
+		}}, prop), nil
 	}
 	prop["nullable"] = true
 	return prop, nil

@@ -155,7 +155,7 @@ func TestPlanResultTyped(t *testing.T) {
 	doc := finished(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	result := schemas["Job"].(map[string]any)["properties"].(map[string]any)["result"].(map[string]any)
-	if ref := fmt.Sprint(result["allOf"]); ref != "[map[$ref:#/components/schemas/PlanResult]]" || result["nullable"] != true {
+	if ref := fmt.Sprint(result["oneOf"]); ref != "[map[$ref:#/components/schemas/PlanResult] map[enum:[<nil>] nullable:true type:object]]" {
 		t.Fatalf("Job.result = %v, not a nullable PlanResult", result)
 	}
 	plan := schemas["PlanResult"].(map[string]any)

@@ -32,7 +32,7 @@ func planSchemas() map[string]any {
 			"required":    []any{"strategy", "recommendations", "timeline", "warnings", "as_of"},
 			"properties": map[string]any{
 				"strategy":        map[string]any{"type": "string", "description": "The plan in one paragraph."},
-				"recommendations": map[string]any{"type": "array", "items": ref("PlanRecommendation"), "description": "Advice, most important first within each priority."},
+				"recommendations": map[string]any{"type": "array", "items": ref("PlanRecommendation"), "description": "Advice, in the order the workflow gives it."},
 				"timeline":        ref("PlanTimeline"),
 				"warnings":        map[string]any{"type": "array", "items": ref("PlanWarning"), "description": "What cannot work as asked (a date too close, a deadline passed); empty when nothing."},
 				"as_of":           date("The date the plan is made on: the context's asOf, or the day of the run."),
