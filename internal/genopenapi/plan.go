@@ -59,7 +59,7 @@ func planSchemas() map[string]any {
 				"target_date":    date("The date the plan builds towards (a release, an opening night)."),
 				"requested_date": date("The date asked for, when it could not work: the plan is built on feasible_date instead (a REPLANNED warning says why)."),
 				"feasible_date":  date("The date the plan is built on instead of requested_date."),
-				"region":         map[string]any{"type": "string", "enum": regions, "description": "The calendar deliverables were scheduled on (weekends and public holidays)."},
+				"region":         map[string]any{"type": "string", "enum": regions, "description": "The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them."},
 				"post_event":     map[string]any{"type": "boolean", "description": "Present, and true, when the target is already behind as_of: a plan for after the event."},
 			},
 		},

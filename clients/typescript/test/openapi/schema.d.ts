@@ -1251,7 +1251,7 @@ export interface components {
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
             /**
-             * @description The calendar deliverables were scheduled on (weekends and public holidays).
+             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
              * @enum {string}
              */
             region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
