@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ var openAPIDoc = sync.OnceValues(func() (map[string]any, error) {
 
 // checkResponseSchema holds a REST response body to the schema the
 // OpenAPI document declares for the method and status: every required
-// field present, null only where the field is nullable. Typed clients
+// field present, null only where the field is nullable, a value of a
+// closed set one of its enum. Typed clients
 // generated from the document rely on both.
 func checkResponseSchema(t *testing.T, fullMethod string, status int, body map[string]any) {
 	t.Helper()
@@ -60,6 +62,9 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 		return nil
 	}
 	var problems []string
+	if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, v) {
+		problems = append(problems, fmt.Sprintf("%s is %v, not one of the enum %v", at, v, enum))
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		props, _ := schema["properties"].(map[string]any)
@@ -87,11 +92,17 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 	return problems
 }
 
-// resolve follows $ref and a single allOf, keeping nullable.
+// resolve follows $ref, a single allOf, and a oneOf of a schema or null
+// (a nullable message field), keeping nullable.
 func resolve(doc, schema map[string]any) map[string]any {
 	nullable, _ := schema["nullable"].(bool)
 	if all, ok := schema["allOf"].([]any); ok && len(all) == 1 {
 		schema = all[0].(map[string]any)
+	}
+	if one, ok := schema["oneOf"].([]any); ok && len(one) == 2 {
+		if null, _ := one[1].(map[string]any)["nullable"].(bool); null {
+			schema, nullable = one[0].(map[string]any), true
+		}
 	}
 	if ref, ok := schema["$ref"].(string); ok {
 		name := strings.TrimPrefix(ref, "#/components/schemas/")

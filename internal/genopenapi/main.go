@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/internal/valueset"
 )
 
 func main() {
@@ -61,6 +63,7 @@ func finish(src []byte) ([]byte, error) {
 	if err := describeSchemas(schemas); err != nil {
 		return nil, err
 	}
+	maps.Copy(schemas, planSchemas())
 	schemas["Error"] = errorSchema()
 	components["responses"] = errorResponses()
 	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...) sent as Authorization: Bearer <key>."}}
@@ -92,6 +95,9 @@ func finish(src []byte) ([]byte, error) {
 			if d, ok := o["description"].(string); ok {
 				o["description"] = unwrap(d)
 			}
+			if err := describeParameters(o, m.Descriptor.Input()); err != nil {
+				return nil, fmt.Errorf("operation %s %s: %w", method, path, err)
+			}
 			if body, ok := o["requestBody"].(map[string]any); ok {
 				withoutPathFields(body, path, schemas)
 				addExample(body, schemas)
@@ -113,6 +119,15 @@ func finish(src []byte) ([]byte, error) {
 				}
 				responses[strconv.Itoa(m.SuccessStatus)] = r
 			}
+			if m.Descriptor.Output().FullName() == "google.api.HttpBody" {
+				// Raw bytes of the content type the server sets, which the
+				// descriptors cannot tell.
+				ct, ok := httpBodyTypes[m.Name]
+				if !ok {
+					return nil, fmt.Errorf("operation %s %s returns google.api.HttpBody: add its content type to httpBodyTypes", method, path)
+				}
+				ok200["content"] = map[string]any{ct: map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}}
+			}
 			if m.AcceptedStatus != 0 {
 				responses[strconv.Itoa(m.AcceptedStatus)] = map[string]any{
 					"description": statusDescriptions[m.AcceptedStatus],
@@ -122,6 +137,9 @@ func finish(src []byte) ([]byte, error) {
 						"schema":      map[string]any{"type": "string"},
 					}},
 				}
+			}
+			if err := addResponseExample(o, schemas); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -139,6 +157,10 @@ func finish(src []byte) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// httpBodyTypes are the content types of the methods that return
+// google.api.HttpBody, by method.
+var httpBodyTypes = map[string]string{"GetCertificateToken": "application/timestamp-reply"}
 
 // openAPIPath turns a google.api.http template into an OpenAPI path:
 // "/v1/keys/{id}:rotate" stays as it is, "{name=*}" becomes "{name}".
@@ -259,7 +281,7 @@ func unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
 // field of a message the API returns (it always sends them all), and the
 // fields a request must set (buf.validate: required, min_len, min_items).
 // A proto3 optional scalar (a secret shown once) is left out when unset.
-func describeSchemas(schemas map[string]any) error {
+func describeSchemas(schemas map[string]any) (err error) {
 	messages := map[string]protoreflect.MessageDescriptor{}
 	protoregistry.GlobalFiles.RangeFilesByPackage(rpcrule.Package, func(fd protoreflect.FileDescriptor) bool {
 		ms := fd.Messages()
@@ -301,7 +323,9 @@ func describeSchemas(schemas map[string]any) error {
 			if !ok {
 				return fmt.Errorf("schema %s has no property %s", name, key)
 			}
-			props[key] = describeField(f, prop)
+			if props[key], err = describeField(f, prop); err != nil {
+				return err
+			}
 			optionalScalar := f.HasPresence() && f.Message() == nil
 			if (returned[md.FullName()] && !optionalScalar) || mustSet(f) {
 				required = append(required, key)
@@ -314,9 +338,12 @@ func describeSchemas(schemas map[string]any) error {
 	return nil
 }
 
-func describeField(f protoreflect.FieldDescriptor, prop map[string]any) map[string]any {
+func describeField(f protoreflect.FieldDescriptor, prop map[string]any) (map[string]any, error) {
+	if err := describeScalar(f, prop); err != nil {
+		return nil, err
+	}
 	if f.IsList() || f.IsMap() {
-		return prop
+		return prop, nil
 	}
 	// Message fields are null only where the proto says so
 	// (creativeops.v1.nullable); proto3 optional scalars are left out
@@ -333,19 +360,121 @@ func describeField(f protoreflect.FieldDescriptor, prop map[string]any) map[stri
 			prop = withDescription(map[string]any{}, prop)
 		}
 	}
+	if f.FullName() == "creativeops.v1.Job.result" {
+		prop = withDescription(map[string]any{"$ref": "#/components/schemas/PlanResult"}, prop)
+	}
 	if !nullable {
-		return prop
+		return prop, nil
 	}
-	if ref, ok := prop["$ref"]; ok {
-		// OpenAPI 3.0 cannot put nullable beside a $ref; a nullable
-		// object made of the referenced one says the same.
-		return withDescription(map[string]any{"type": "object", "allOf": []any{map[string]any{"$ref": ref}}, "nullable": true}, prop)
+	ref, ok := prop["$ref"]
+	if all, _ := prop["allOf"].([]any); len(all) == 1 {
+		ref, ok = all[0].(map[string]any)["$ref"]
 	}
-	if _, ok := prop["allOf"]; ok {
-		prop["type"] = "object"
+	if ok {
+		// OpenAPI 3.0 cannot make a $ref nullable: nullable beside it
+		// is ignored, and beside an allOf of it null still fails the
+		// referenced schema. Either the referenced schema or null says
+		// it, and generated clients read it as that type or null.
+		return withDescription(map[string]any{"oneOf": []any{
+			map[string]any{"$ref": ref},
+			map[string]any{"type": "object", "nullable": true, "enum": []any{nil}},
+		}}, prop), nil
 	}
 	prop["nullable"] = true
-	return prop
+	return prop, nil
+}
+
+// int64Note ends the description of every 64-bit integer: protobuf JSON
+// writes them as strings, which a client must parse.
+const int64Note = "A 64-bit integer, sent as a decimal string."
+
+// describeScalar says what protoc-gen-openapi leaves unsaid about a scalar
+// field (or a repeated field's items), in prop or a query parameter's
+// schema: the closed set of a string (an enum), that an int64 travels as a
+// decimal string, and that bytes are base64.
+func describeScalar(f protoreflect.FieldDescriptor, prop map[string]any) error {
+	target := prop
+	if f.IsList() {
+		items, _ := prop["items"].(map[string]any)
+		if items == nil {
+			return nil
+		}
+		target = items
+	}
+	set, err := valueset.Of(f)
+	if err != nil {
+		return err
+	}
+	if len(set) > 0 {
+		enum := make([]any, len(set))
+		for i, v := range set {
+			enum[i] = v
+		}
+		target["enum"] = enum
+	}
+	switch f.Kind() {
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		target["format"] = "int64"
+		target["pattern"] = "^-?[0-9]+$"
+	case protoreflect.BytesKind:
+		target["format"] = "byte"
+		if d, _ := prop["description"].(string); d == "" {
+			prop["description"] = "Base64."
+		}
+		return nil
+	default:
+		return nil
+	}
+	d, _ := prop["description"].(string)
+	if d != "" && !strings.HasSuffix(d, ".") {
+		d += "."
+	}
+	prop["description"] = strings.TrimSpace(d + " " + int64Note)
+	return nil
+}
+
+// describeParameters does for an operation's path and query parameters
+// what describeScalar does for the fields of a body: each is a field of the
+// request message, named by its path ("rate_limit.burst" for a nested one).
+func describeParameters(op map[string]any, input protoreflect.MessageDescriptor) error {
+	params, _ := op["parameters"].([]any)
+	for _, raw := range params {
+		p, _ := raw.(map[string]any)
+		name, _ := p["name"].(string)
+		md := input
+		var f protoreflect.FieldDescriptor
+		for part := range strings.SplitSeq(name, ".") {
+			if md == nil {
+				return fmt.Errorf("parameter %s is no field of %s", name, input.FullName())
+			}
+			if f = md.Fields().ByName(protoreflect.Name(part)); f == nil {
+				return fmt.Errorf("parameter %s is no field of %s", name, input.FullName())
+			}
+			md = f.Message()
+		}
+		schema, _ := p["schema"].(map[string]any)
+		if schema == nil {
+			continue
+		}
+		// The description of a parameter is the parameter's, beside its
+		// schema; describeScalar writes it on the schema's object.
+		holder := map[string]any{}
+		for k, v := range schema {
+			holder[k] = v
+		}
+		if d, ok := p["description"].(string); ok {
+			holder["description"] = unwrap(d)
+		}
+		if err := describeScalar(f, holder); err != nil {
+			return err
+		}
+		if d, ok := holder["description"]; ok {
+			p["description"] = d
+		}
+		delete(holder, "description")
+		p["schema"] = holder
+	}
+	return nil
 }
 
 // withDescription copies from's description, if it has one, to to.
@@ -486,6 +615,14 @@ var examples = map[string]any{
 	"secret":       "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 }
 
+// requestFields are the example values of request fields, by schema and
+// field, where the field's name alone does not say it.
+var requestFields = map[string]any{
+	"CreateKeyRequest.name":           "Release pipeline",
+	"CreateOAuthClientRequest.name":   "Royalty reporting service",
+	"CreateOAuthClientRequest.scopes": []any{"engine:read", "analytics:read"},
+}
+
 // addExample gives a request body an example built from its schema.
 func addExample(body map[string]any, schemas map[string]any) {
 	content, _ := body["content"].(map[string]any)
@@ -508,6 +645,10 @@ func addExample(body map[string]any, schemas map[string]any) {
 	}
 	example := map[string]any{}
 	for key, raw := range props {
+		if v, ok := requestFields[strings.TrimPrefix(ref, "#/components/schemas/")+"."+key]; ok {
+			example[key] = v
+			continue
+		}
 		if v, ok := examples[key]; ok {
 			if key == "secret" && !required[key] {
 				continue // generated when left out, which is the usual way

@@ -97,8 +97,9 @@ func (x *GetUsageRequest) GetKeyId() string {
 }
 
 type UsageTotals struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Requests int64                  `protobuf:"varint,1,opt,name=requests,proto3" json:"requests,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Requests in the window.
+	Requests int64 `protobuf:"varint,1,opt,name=requests,proto3" json:"requests,omitempty"`
 	// Responses with status >= 400.
 	Errors        int64   `protobuf:"varint,2,opt,name=errors,proto3" json:"errors,omitempty"`
 	ErrorRate     float64 `protobuf:"fixed64,3,opt,name=error_rate,json=errorRate,proto3" json:"error_rate,omitempty"`
@@ -185,8 +186,10 @@ type EndpointUsage struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Method string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
 	// Route template, e.g. /v1/creators/{id}.
-	Route         string  `protobuf:"bytes,2,opt,name=route,proto3" json:"route,omitempty"`
-	Requests      int64   `protobuf:"varint,3,opt,name=requests,proto3" json:"requests,omitempty"`
+	Route string `protobuf:"bytes,2,opt,name=route,proto3" json:"route,omitempty"`
+	// Requests to the route in the window.
+	Requests int64 `protobuf:"varint,3,opt,name=requests,proto3" json:"requests,omitempty"`
+	// Responses with status >= 400.
 	Errors        int64   `protobuf:"varint,4,opt,name=errors,proto3" json:"errors,omitempty"`
 	P50Ms         float64 `protobuf:"fixed64,5,opt,name=p50_ms,json=p50Ms,proto3" json:"p50_ms,omitempty"`
 	P95Ms         float64 `protobuf:"fixed64,6,opt,name=p95_ms,json=p95Ms,proto3" json:"p95_ms,omitempty"`
@@ -275,11 +278,13 @@ func (x *EndpointUsage) GetP99Ms() float64 {
 }
 
 type UsagePoint struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Start         *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	Requests      int64                  `protobuf:"varint,2,opt,name=requests,proto3" json:"requests,omitempty"`
-	Errors        int64                  `protobuf:"varint,3,opt,name=errors,proto3" json:"errors,omitempty"`
-	P99Ms         float64                `protobuf:"fixed64,4,opt,name=p99_ms,json=p99Ms,proto3" json:"p99_ms,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Requests in the point's interval.
+	Requests int64 `protobuf:"varint,2,opt,name=requests,proto3" json:"requests,omitempty"`
+	// Responses with status >= 400.
+	Errors        int64   `protobuf:"varint,3,opt,name=errors,proto3" json:"errors,omitempty"`
+	P99Ms         float64 `protobuf:"fixed64,4,opt,name=p99_ms,json=p99Ms,proto3" json:"p99_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -342,14 +347,20 @@ func (x *UsagePoint) GetP99Ms() float64 {
 	return 0
 }
 
+// The organization's jobs created in the window, by status.
 type JobStats struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Queued        int64                  `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
-	Processing    int64                  `protobuf:"varint,2,opt,name=processing,proto3" json:"processing,omitempty"`
-	Completed     int64                  `protobuf:"varint,3,opt,name=completed,proto3" json:"completed,omitempty"`
-	Failed        int64                  `protobuf:"varint,4,opt,name=failed,proto3" json:"failed,omitempty"`
-	Canceled      int64                  `protobuf:"varint,5,opt,name=canceled,proto3" json:"canceled,omitempty"`
-	AvgDurationMs float64                `protobuf:"fixed64,6,opt,name=avg_duration_ms,json=avgDurationMs,proto3" json:"avg_duration_ms,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Jobs waiting for a worker.
+	Queued int64 `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
+	// Jobs running now.
+	Processing int64 `protobuf:"varint,2,opt,name=processing,proto3" json:"processing,omitempty"`
+	// Jobs that completed with a plan.
+	Completed int64 `protobuf:"varint,3,opt,name=completed,proto3" json:"completed,omitempty"`
+	// Jobs that failed.
+	Failed int64 `protobuf:"varint,4,opt,name=failed,proto3" json:"failed,omitempty"`
+	// Jobs canceled before they completed.
+	Canceled      int64   `protobuf:"varint,5,opt,name=canceled,proto3" json:"canceled,omitempty"`
+	AvgDurationMs float64 `protobuf:"fixed64,6,opt,name=avg_duration_ms,json=avgDurationMs,proto3" json:"avg_duration_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -427,14 +438,15 @@ func (x *JobStats) GetAvgDurationMs() float64 {
 }
 
 type UsageReport struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	From          *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
-	To            *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
-	Granularity   string                 `protobuf:"bytes,3,opt,name=granularity,proto3" json:"granularity,omitempty"`
-	Totals        *UsageTotals           `protobuf:"bytes,4,opt,name=totals,proto3" json:"totals,omitempty"`
-	Endpoints     []*EndpointUsage       `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	Series        []*UsagePoint          `protobuf:"bytes,6,rep,name=series,proto3" json:"series,omitempty"`
-	Jobs          *JobStats              `protobuf:"bytes,7,opt,name=jobs,proto3" json:"jobs,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	From  *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	To    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// The width of a point of the series: minute, hour or day.
+	Granularity   string           `protobuf:"bytes,3,opt,name=granularity,proto3" json:"granularity,omitempty"`
+	Totals        *UsageTotals     `protobuf:"bytes,4,opt,name=totals,proto3" json:"totals,omitempty"`
+	Endpoints     []*EndpointUsage `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	Series        []*UsagePoint    `protobuf:"bytes,6,rep,name=series,proto3" json:"series,omitempty"`
+	Jobs          *JobStats        `protobuf:"bytes,7,opt,name=jobs,proto3" json:"jobs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -522,12 +534,12 @@ var File_creativeops_v1_analytics_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_analytics_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9c\x02\n" +
+	"\x1ecreativeops/v1/analytics.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9\x02\n" +
 	"\x0fGetUsageRequest\x12.\n" +
 	"\x04from\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
-	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12\x95\x01\n" +
-	"\vgranularity\x18\x03 \x01(\tBs\xbaHp\xba\x01m\n" +
-	"\x14granularity.accepted\x12.must be minute, hour or day (empty means hour)\x1a%this in ['', 'minute', 'hour', 'day']R\vgranularity\x12\x15\n" +
+	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12\xc2\x01\n" +
+	"\vgranularity\x18\x03 \x01(\tB\x9f\x01\xbaHp\xba\x01m\n" +
+	"\x14granularity.accepted\x12.must be minute, hour or day (empty means hour)\x1a%this in ['', 'minute', 'hour', 'day']\x9a\xb5\x18(\x12&creativeops.v1.UsageReport.granularityR\vgranularity\x12\x15\n" +
 	"\x06key_id\x18\x04 \x01(\tR\x05keyId\"\xa5\x01\n" +
 	"\vUsageTotals\x12\x1a\n" +
 	"\brequests\x18\x01 \x01(\x03R\brequests\x12\x16\n" +
@@ -559,11 +571,14 @@ const file_creativeops_v1_analytics_proto_rawDesc = "" +
 	"\tcompleted\x18\x03 \x01(\x03R\tcompleted\x12\x16\n" +
 	"\x06failed\x18\x04 \x01(\x03R\x06failed\x12\x1a\n" +
 	"\bcanceled\x18\x05 \x01(\x03R\bcanceled\x12&\n" +
-	"\x0favg_duration_ms\x18\x06 \x01(\x01R\ravgDurationMs\"\xdf\x02\n" +
+	"\x0favg_duration_ms\x18\x06 \x01(\x01R\ravgDurationMs\"\xf8\x02\n" +
 	"\vUsageReport\x12.\n" +
 	"\x04from\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
-	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12 \n" +
-	"\vgranularity\x18\x03 \x01(\tR\vgranularity\x123\n" +
+	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x129\n" +
+	"\vgranularity\x18\x03 \x01(\tB\x17\x9a\xb5\x18\x13\n" +
+	"\x06minute\n" +
+	"\x04hour\n" +
+	"\x03dayR\vgranularity\x123\n" +
 	"\x06totals\x18\x04 \x01(\v2\x1b.creativeops.v1.UsageTotalsR\x06totals\x12;\n" +
 	"\tendpoints\x18\x05 \x03(\v2\x1d.creativeops.v1.EndpointUsageR\tendpoints\x122\n" +
 	"\x06series\x18\x06 \x03(\v2\x1a.creativeops.v1.UsagePointR\x06series\x12,\n" +

@@ -362,13 +362,14 @@ var File_creativeops_v1_creators_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa8\x02\n" +
+	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
 	"\aCreator\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\tR\x05email\x12\x1a\n" +
-	"\bvertical\x18\x04 \x01(\tR\bvertical\x12\x16\n" +
-	"\x06status\x18\x05 \x01(\tR\x06status\x129\n" +
+	"\bvertical\x18\x04 \x01(\tR\bvertical\x12$\n" +
+	"\x06status\x18\x05 \x01(\tB\f\x9a\xb5\x18\b\n" +
+	"\x06activeR\x06status\x129\n" +
 	"\bmetadata\x18\x06 \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\bmetadata\x129\n" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +

@@ -1068,12 +1068,13 @@ func (x *GetJobRequest) GetId() string {
 }
 
 type ListJobsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	Vertical      string                 `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
-	Workflow      string                 `protobuf:"bytes,3,opt,name=workflow,proto3" json:"workflow,omitempty"`
-	PageSize      int32                  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string                 `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only jobs in this status; every status when empty.
+	Status        string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Vertical      string `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
+	Workflow      string `protobuf:"bytes,3,opt,name=workflow,proto3" json:"workflow,omitempty"`
+	PageSize      int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1261,11 +1262,14 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\rClosureSource\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\tR\achecked\"\xea\x01\n" +
+	"\achecked\x18\x03 \x01(\tR\achecked\"\x88\x02\n" +
 	"\aClosure\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x120\n" +
+	"\x04kind\x18\x03 \x01(\tB\x1c\x9a\xb5\x18\x18\n" +
+	"\bshutdown\n" +
+	"\x04sale\n" +
+	"\x06marketR\x04kind\x12\x18\n" +
 	"\aaffects\x18\x04 \x01(\tR\aaffects\x125\n" +
 	"\x06source\x18\x05 \x01(\v2\x1d.creativeops.v1.ClosureSourceR\x06source\x12\x1d\n" +
 	"\n" +
@@ -1301,10 +1305,10 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\bJobError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\tR\x04step\"\x94\x04\n" +
+	"\x04step\x18\x03 \x01(\tR\x04step\"\xc1\x04\n" +
 	"\x03Job\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12C\n" +
+	"\x06status\x18\x02 \x01(\tB+\x9a\xb5\x18'\x12%creativeops.v1.ListJobsRequest.statusR\x06status\x12\x1a\n" +
 	"\bvertical\x18\x03 \x01(\tR\bvertical\x12\x1a\n" +
 	"\bworkflow\x18\x04 \x01(\tR\bworkflow\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\x05R\bprogress\x121\n" +

@@ -42,7 +42,7 @@ type IPRecord struct {
 	CertificateId string `protobuf:"bytes,8,opt,name=certificate_id,json=certificateId,proto3" json:"certificate_id,omitempty"`
 	// Always "registered".
 	Status string `protobuf:"bytes,9,opt,name=status,proto3" json:"status,omitempty"`
-	// Position of the record in the transparency log.
+	// Position of the record in the transparency log, from 0.
 	LogIndex      int64 `protobuf:"varint,10,opt,name=log_index,json=logIndex,proto3" json:"log_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -229,7 +229,8 @@ type ListCatalogRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only this creator's works; the whole organization otherwise.
 	CreatorId string `protobuf:"bytes,1,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
-	Type      string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// Only works of this type; every type when empty.
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
 	// Title contains, case-insensitive.
 	Q                string                 `protobuf:"bytes,3,opt,name=q,proto3" json:"q,omitempty"`
 	RegisteredAfter  *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=registered_after,json=registeredAfter,proto3" json:"registered_after,omitempty"`
@@ -540,8 +541,9 @@ type Certificate struct {
 	CertificateId  string                 `protobuf:"bytes,10,opt,name=certificate_id,json=certificateId,proto3" json:"certificate_id,omitempty"`
 	ContentHash    string                 `protobuf:"bytes,11,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
 	// DER RFC 3161 TimeStampResp over SHA-256(record).
-	Token    []byte `protobuf:"bytes,12,opt,name=token,proto3" json:"token,omitempty"`
-	LogIndex int64  `protobuf:"varint,13,opt,name=log_index,json=logIndex,proto3" json:"log_index,omitempty"`
+	Token []byte `protobuf:"bytes,12,opt,name=token,proto3" json:"token,omitempty"`
+	// Position of the record in the transparency log, from 0.
+	LogIndex int64 `protobuf:"varint,13,opt,name=log_index,json=logIndex,proto3" json:"log_index,omitempty"`
 	// Size of the tree the proof and checkpoint are for.
 	TreeSize int64 `protobuf:"varint,14,opt,name=tree_size,json=treeSize,proto3" json:"tree_size,omitempty"`
 	// RFC 6962 inclusion proof of the record's leaf.
@@ -757,9 +759,10 @@ func (*GetCheckpointRequest) Descriptor() ([]byte, []int) {
 }
 
 type Checkpoint struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Origin   string                 `protobuf:"bytes,1,opt,name=origin,proto3" json:"origin,omitempty"`
-	TreeSize int64                  `protobuf:"varint,2,opt,name=tree_size,json=treeSize,proto3" json:"tree_size,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Origin string                 `protobuf:"bytes,1,opt,name=origin,proto3" json:"origin,omitempty"`
+	// Number of records in the log.
+	TreeSize int64 `protobuf:"varint,2,opt,name=tree_size,json=treeSize,proto3" json:"tree_size,omitempty"`
 	// Base64 root hash.
 	RootHash string `protobuf:"bytes,3,opt,name=root_hash,json=rootHash,proto3" json:"root_hash,omitempty"`
 	// The signed note text.
@@ -827,9 +830,12 @@ func (x *Checkpoint) GetCheckpoint() string {
 }
 
 type GetConsistencyProofRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	From          int64                  `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
-	To            int64                  `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Size of the older tree, e.g. the tree_size of a checkpoint already
+	// verified.
+	From int64 `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	// Size of the newer tree, at most the current tree_size.
+	To            int64 `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -879,10 +885,14 @@ func (x *GetConsistencyProofRequest) GetTo() int64 {
 }
 
 type ConsistencyProof struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	From          int64                  `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
-	To            int64                  `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
-	Proof         [][]byte               `protobuf:"bytes,3,rep,name=proof,proto3" json:"proof,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Size of the older tree.
+	From int64 `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	// Size of the newer tree.
+	To int64 `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	// RFC 6962 consistency proof: the hashes that take the older root to
+	// the newer one.
+	Proof         [][]byte `protobuf:"bytes,3,rep,name=proof,proto3" json:"proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1109,18 +1119,20 @@ var File_creativeops_v1_ip_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\n" +
-	"\x17creativeops/v1/ip.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n" +
+	"\x17creativeops/v1/ip.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xff\x02\n" +
 	"\bIPRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
 	"creator_id\x18\x02 \x01(\tR\tcreatorId\x12\x14\n" +
-	"\x05title\x18\x03 \x01(\tR\x05title\x12\x12\n" +
-	"\x04type\x18\x04 \x01(\tR\x04type\x12!\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12A\n" +
+	"\x04type\x18\x04 \x01(\tB-\x9a\xb5\x18)\x12'creativeops.v1.RegisterWorkRequest.typeR\x04type\x12!\n" +
 	"\fcontent_hash\x18\x05 \x01(\tR\vcontentHash\x12 \n" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x128\n" +
 	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12%\n" +
-	"\x0ecertificate_id\x18\b \x01(\tR\rcertificateId\x12\x16\n" +
-	"\x06status\x18\t \x01(\tR\x06status\x12\x1b\n" +
+	"\x0ecertificate_id\x18\b \x01(\tR\rcertificateId\x12(\n" +
+	"\x06status\x18\t \x01(\tB\x10\x9a\xb5\x18\f\n" +
+	"\n" +
+	"registeredR\x06status\x12\x1b\n" +
 	"\tlog_index\x18\n" +
 	" \x01(\x03R\blogIndex\"\x9b\x02\n" +
 	"\x13RegisterWorkRequest\x12&\n" +
@@ -1152,7 +1164,7 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\x15GetCertificateRequest\x12.\n" +
 	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"L\n" +
 	"\x1aGetCertificateTokenRequest\x12.\n" +
-	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"\xf0\x04\n" +
+	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"\x9f\x05\n" +
 	"\vCertificate\x12\x16\n" +
 	"\x06format\x18\x01 \x01(\tR\x06format\x12\x16\n" +
 	"\x06record\x18\x02 \x01(\fR\x06record\x12\x0e\n" +
@@ -1160,8 +1172,8 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\x0forganization_id\x18\x04 \x01(\tR\x0eorganizationId\x12\x1d\n" +
 	"\n" +
 	"creator_id\x18\x05 \x01(\tR\tcreatorId\x12\x14\n" +
-	"\x05title\x18\x06 \x01(\tR\x05title\x12\x12\n" +
-	"\x04type\x18\a \x01(\tR\x04type\x12 \n" +
+	"\x05title\x18\x06 \x01(\tR\x05title\x12A\n" +
+	"\x04type\x18\a \x01(\tB-\x9a\xb5\x18)\x12'creativeops.v1.RegisterWorkRequest.typeR\x04type\x12 \n" +
 	"\vdescription\x18\b \x01(\tR\vdescription\x128\n" +
 	"\ttimestamp\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12%\n" +
 	"\x0ecertificate_id\x18\n" +

@@ -497,12 +497,12 @@ var File_creativeops_v1_oauth_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_oauth_proto_rawDesc = "" +
 	"\n" +
-	"\x1acreativeops/v1/oauth.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x04\n" +
+	"\x1acreativeops/v1/oauth.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
 	"\vOAuthClient\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0forganization_id\x18\x02 \x01(\tR\x0eorganizationId\x12\x12\n" +
-	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
-	"\x06scopes\x18\x04 \x03(\tR\x06scopes\x12\x16\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12D\n" +
+	"\x06scopes\x18\x04 \x03(\tB,\x9a\xb5\x18(\x12&creativeops.v1.CreateKeyRequest.scopesR\x06scopes\x12\x16\n" +
 	"\x06prefix\x18\x05 \x01(\tR\x06prefix\x12@\n" +
 	"\x0etoken_lifetime\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\rtokenLifetime\x121\n" +
 	"\x04jwks\x18\a \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\x04jwks\x12\x19\n" +

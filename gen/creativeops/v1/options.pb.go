@@ -91,6 +91,78 @@ func (x *MethodRule) GetAcceptedStatus() int32 {
 	return 0
 }
 
+// Values declares the closed set of values a string field (or the items of
+// a repeated one) holds, where no buf.validate string.in rule does: on the
+// fields the API returns, which are not validated. A request field's
+// string.in rule is itself a declaration (its "" means unset, not a value).
+// The OpenAPI document makes each set an enum, and the domain's tests check
+// its constants against it, so a set is written once and cannot drift.
+type Values struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The values, for a set no other field declares.
+	In []string `protobuf:"bytes,1,rep,name=in,proto3" json:"in,omitempty"`
+	// Or the full name of the field that declares the set (by its
+	// string.in rule or its own Values), e.g.
+	// "creativeops.v1.ListJobsRequest.status".
+	SameAs string `protobuf:"bytes,2,opt,name=same_as,json=sameAs,proto3" json:"same_as,omitempty"`
+	// Values of same_as's set this field never holds (the "*" that subscribes
+	// a webhook to every event type is not an event's type).
+	Except        []string `protobuf:"bytes,3,rep,name=except,proto3" json:"except,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Values) Reset() {
+	*x = Values{}
+	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Values) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Values) ProtoMessage() {}
+
+func (x *Values) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Values.ProtoReflect.Descriptor instead.
+func (*Values) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Values) GetIn() []string {
+	if x != nil {
+		return x.In
+	}
+	return nil
+}
+
+func (x *Values) GetSameAs() string {
+	if x != nil {
+		return x.SameAs
+	}
+	return ""
+}
+
+func (x *Values) GetExcept() []string {
+	if x != nil {
+		return x.Except
+	}
+	return nil
+}
+
 var file_creativeops_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -106,6 +178,14 @@ var file_creativeops_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50002,
 		Name:          "creativeops.v1.nullable",
 		Tag:           "varint,50002,opt,name=nullable",
+		Filename:      "creativeops/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*Values)(nil),
+		Field:         50003,
+		Name:          "creativeops.v1.values",
+		Tag:           "bytes,50003,opt,name=values",
 		Filename:      "creativeops/v1/options.proto",
 	},
 }
@@ -127,6 +207,10 @@ var (
 	//
 	// optional bool nullable = 50002;
 	E_Nullable = &file_creativeops_v1_options_proto_extTypes[1]
+	// The closed set of values of a string field the API returns.
+	//
+	// optional creativeops.v1.Values values = 50003;
+	E_Values = &file_creativeops_v1_options_proto_extTypes[2]
 )
 
 var File_creativeops_v1_options_proto protoreflect.FileDescriptor
@@ -138,9 +222,14 @@ const file_creativeops_v1_options_proto_rawDesc = "" +
 	"MethodRule\x12\x14\n" +
 	"\x05scope\x18\x01 \x01(\tR\x05scope\x12%\n" +
 	"\x0esuccess_status\x18\x02 \x01(\x05R\rsuccessStatus\x12'\n" +
-	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus:P\n" +
+	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus\"I\n" +
+	"\x06Values\x12\x0e\n" +
+	"\x02in\x18\x01 \x03(\tR\x02in\x12\x17\n" +
+	"\asame_as\x18\x02 \x01(\tR\x06sameAs\x12\x16\n" +
+	"\x06except\x18\x03 \x03(\tR\x06except:P\n" +
 	"\x04rule\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\v2\x1a.creativeops.v1.MethodRuleR\x04rule:;\n" +
-	"\bnullable\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\bR\bnullableBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\bnullable\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\bR\bnullable:O\n" +
+	"\x06values\x12\x1d.google.protobuf.FieldOptions\x18ӆ\x03 \x01(\v2\x16.creativeops.v1.ValuesR\x06valuesBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_options_proto_rawDescOnce sync.Once
@@ -154,20 +243,23 @@ func file_creativeops_v1_options_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_options_proto_rawDescData
 }
 
-var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_creativeops_v1_options_proto_goTypes = []any{
 	(*MethodRule)(nil),                 // 0: creativeops.v1.MethodRule
-	(*descriptorpb.MethodOptions)(nil), // 1: google.protobuf.MethodOptions
-	(*descriptorpb.FieldOptions)(nil),  // 2: google.protobuf.FieldOptions
+	(*Values)(nil),                     // 1: creativeops.v1.Values
+	(*descriptorpb.MethodOptions)(nil), // 2: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 3: google.protobuf.FieldOptions
 }
 var file_creativeops_v1_options_proto_depIdxs = []int32{
-	1, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
-	2, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
-	0, // 2: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	2, // [2:3] is the sub-list for extension type_name
-	0, // [0:2] is the sub-list for extension extendee
+	2, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
+	3, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
+	3, // 2: creativeops.v1.values:extendee -> google.protobuf.FieldOptions
+	0, // 3: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
+	1, // 4: creativeops.v1.values:type_name -> creativeops.v1.Values
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	3, // [3:5] is the sub-list for extension type_name
+	0, // [0:3] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -182,8 +274,8 @@ func file_creativeops_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_options_proto_rawDesc), len(file_creativeops_v1_options_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
-			NumExtensions: 2,
+			NumMessages:   2,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_creativeops_v1_options_proto_goTypes,

@@ -28,8 +28,9 @@ const (
 type Webhook struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "wh_" followed by a ULID.
-	Id     string   `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Url    string   `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Id  string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Event types, or "*" for all.
 	Events []string `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	// active, or disabled (the endpoint answered 410 Gone).
 	Status    string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
@@ -829,12 +830,14 @@ var File_creativeops_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
+	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
-	"\x06events\x18\x03 \x03(\tR\x06events\x12\x16\n" +
-	"\x06status\x18\x04 \x01(\tR\x06status\x129\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12H\n" +
+	"\x06events\x18\x03 \x03(\tB0\x9a\xb5\x18,\x12*creativeops.v1.CreateWebhookRequest.eventsR\x06events\x12.\n" +
+	"\x06status\x18\x04 \x01(\tB\x16\x9a\xb5\x18\x12\n" +
+	"\x06active\n" +
+	"\bdisabledR\x06status\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12 \n" +
 	"\x06secret\x18\x06 \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01\x12'\n" +
@@ -867,15 +870,18 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x16\n" +
 	"\x06number\x18\x05 \x01(\x05R\x06number\x12D\n" +
 	"\rnext_retry_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vnextRetryAt\x12#\n" +
-	"\rresponse_body\x18\a \x01(\tR\fresponseBody\"\x96\x04\n" +
+	"\rresponse_body\x18\a \x01(\tR\fresponseBody\"\xed\x04\n" +
 	"\bDelivery\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
 	"webhook_id\x18\x02 \x01(\tR\twebhookId\x12\x19\n" +
-	"\bevent_id\x18\x03 \x01(\tR\aeventId\x12\x1d\n" +
+	"\bevent_id\x18\x03 \x01(\tR\aeventId\x12R\n" +
 	"\n" +
-	"event_type\x18\x04 \x01(\tR\teventType\x12\x16\n" +
-	"\x06status\x18\x05 \x01(\tR\x06status\x12\x1a\n" +
+	"event_type\x18\x04 \x01(\tB3\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\teventType\x128\n" +
+	"\x06status\x18\x05 \x01(\tB \x9a\xb5\x18\x1c\n" +
+	"\apending\n" +
+	"\tsucceeded\n" +
+	"\x06failedR\x06status\x12\x1a\n" +
 	"\battempts\x18\x06 \x01(\x05R\battempts\x12'\n" +
 	"\x0fresponse_status\x18\a \x01(\x05R\x0eresponseStatus\x12\x1d\n" +
 	"\n" +

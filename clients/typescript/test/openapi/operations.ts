@@ -3,7 +3,13 @@
 // tsc --strict without a single cast, and it runs against a live server
 // (test/openapi.test.mjs), so a document that drifts from the API fails.
 import createClient from "openapi-fetch";
-import type { paths } from "./schema.js";
+import type { components, paths } from "./schema.js";
+
+type Job = components["schemas"]["Job"];
+// Compiles only while the document makes job status a union of its
+// values: a plain string would make this type false.
+const statusIsAUnion: string extends Job["status"] ? false : true = true;
+void statusIsAUnion;
 
 /** Fails with the operation and the error body when a call did not succeed. */
 function must<T>(op: string, r: { data?: T; error?: unknown; response: Response }): T {
@@ -59,7 +65,12 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
       body: { vertical: "music", workflow: "release-strategy", context: { artist: "Nova Reyes", genre: "indie pop", release_date: "2027-03-03" } },
     }),
   );
-  check(job.status === "completed" && typeof job.result?.["strategy"] === "string", "sync run result");
+  check(job.status === "completed" && typeof job.result?.strategy === "string", "sync run result");
+  // The plan's shared part is typed: no index access, no cast.
+  const milestones = job.result?.timeline.milestones ?? [];
+  check(milestones.length > 0 && milestones.every((m) => typeof m.days_from_as_of === "number" && typeof m.passed === "boolean"), "typed milestones");
+  const priorities: ("high" | "medium" | "low")[] = (job.result?.recommendations ?? []).map((r) => r.priority);
+  check(priorities.length > 0, "typed recommendations");
   const status = must(op("EngineService_GetJob"), await api.GET("/v1/engine/status/{id}", { params: { path: { id: job.id } } }));
   check(status.progress === 100, "job progress");
   const jobs = must(op("EngineService_ListJobs"), await api.GET("/v1/engine/jobs", { params: { query: { status: "completed" } } }));

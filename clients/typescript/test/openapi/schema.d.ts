@@ -660,10 +660,10 @@ export interface components {
              */
             previous_secret_expires_at: string | null;
             /** @description Null when the key uses the service default. */
-            rate_limit: components["schemas"]["RateLimit"] | null;
+            rate_limit: components["schemas"]["RateLimit"] | (never | null);
             /** Format: date-time */
             revoked_at: string | null;
-            scopes: string[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin")[];
             /**
              * @description The key itself: present only in the response that created or rotated it
              *      (never in an idempotent replay of that response).
@@ -730,12 +730,16 @@ export interface components {
             id: string;
             /** @description RFC 6962 inclusion proof of the record's leaf. */
             inclusion_proof: string[];
+            /**
+             * Format: int64
+             * @description Position of the record in the transparency log, from 0. A 64-bit integer, sent as a decimal string.
+             */
             log_index: string;
             /** @description Signed-note verifier key of the log. */
             log_verifier_key: string;
             organization_id: string;
             /**
-             * Format: bytes
+             * Format: byte
              * @description Canonical record bytes (JSON, RFC 8785); every signature covers them.
              */
             record: string;
@@ -743,16 +747,20 @@ export interface components {
             timestamp: string;
             title: string;
             /**
-             * Format: bytes
+             * Format: byte
              * @description DER RFC 3161 TimeStampResp over SHA-256(record).
              */
             token: string;
-            /** @description Size of the tree the proof and checkpoint are for. */
+            /**
+             * Format: int64
+             * @description Size of the tree the proof and checkpoint are for. A 64-bit integer, sent as a decimal string.
+             */
             tree_size: string;
             tsa_policy_oid: string;
             /** @description PEM of the TSA root certificate. */
             tsa_root_pem: string;
-            type: string;
+            /** @enum {string} */
+            type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         Checkpoint: {
             /** @description The signed note text. */
@@ -760,6 +768,10 @@ export interface components {
             origin: string;
             /** @description Base64 root hash. */
             root_hash: string;
+            /**
+             * Format: int64
+             * @description Number of records in the log. A 64-bit integer, sent as a decimal string.
+             */
             tree_size: string;
         };
         /**
@@ -773,8 +785,11 @@ export interface components {
             /** @description How dates are set outside the known years; empty when they are fixed. */
             estimate: string;
             key: string;
-            /** @description "shutdown", "sale" or "market". */
-            kind: string;
+            /**
+             * @description "shutdown", "sale" or "market".
+             * @enum {string}
+             */
+            kind: "shutdown" | "sale" | "market";
             /**
              * Format: int32
              * @description Years whose dates are published ones (0 when every year follows the
@@ -794,8 +809,20 @@ export interface components {
             url: string;
         };
         ConsistencyProof: {
+            /**
+             * Format: int64
+             * @description Size of the older tree. A 64-bit integer, sent as a decimal string.
+             */
             from: string;
+            /**
+             * @description RFC 6962 consistency proof: the hashes that take the older root to
+             *      the newer one.
+             */
             proof: string[];
+            /**
+             * Format: int64
+             * @description Size of the newer tree. A 64-bit integer, sent as a decimal string.
+             */
             to: string;
         };
         /** @description A country whose national public holidays plans avoid. */
@@ -821,7 +848,7 @@ export interface components {
             expires_at?: string;
             name: string;
             rate_limit?: components["schemas"]["RateLimit"];
-            scopes: string[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin")[];
         };
         CreateOAuthClientRequest: {
             /**
@@ -833,13 +860,13 @@ export interface components {
             };
             jwks_uri?: string;
             name: string;
-            scopes: string[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin")[];
             /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
             token_lifetime?: string;
         };
         CreateWebhookRequest: {
             /** @description Event types, or "*" for all. */
-            events: string[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;
             url: string;
@@ -856,8 +883,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             name: string;
-            /** @description Always "active" for now. */
-            status: string;
+            /**
+             * @description Always "active" for now.
+             * @enum {string}
+             */
+            status: "active";
             /** Format: date-time */
             updated_at: string;
             /** @description Primary creative vertical key. */
@@ -873,7 +903,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test";
             /** @description "whd_" followed by a ULID. */
             id: string;
             last_error: string;
@@ -883,8 +914,11 @@ export interface components {
             next_retry_at: string | null;
             /** Format: int32 */
             response_status: number;
-            /** @description pending, succeeded, failed (retries exhausted or endpoint gone). */
-            status: string;
+            /**
+             * @description pending, succeeded, failed (retries exhausted or endpoint gone).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
             webhook_id: string;
         };
         /** @description One attempt to deliver an event. */
@@ -913,6 +947,10 @@ export interface components {
             response_status: number;
         };
         EndpointUsage: {
+            /**
+             * Format: int64
+             * @description Responses with status >= 400. A 64-bit integer, sent as a decimal string.
+             */
             errors: string;
             method: string;
             /** Format: double */
@@ -921,6 +959,10 @@ export interface components {
             p95_ms: number;
             /** Format: double */
             p99_ms: number;
+            /**
+             * Format: int64
+             * @description Requests to the route in the window. A 64-bit integer, sent as a decimal string.
+             */
             requests: string;
             /** @description Route template, e.g. /v1/creators/{id}. */
             route: string;
@@ -955,18 +997,27 @@ export interface components {
             description: string;
             /** @description "ip_" followed by a ULID. */
             id: string;
-            /** @description Position of the record in the transparency log. */
+            /**
+             * Format: int64
+             * @description Position of the record in the transparency log, from 0. A 64-bit integer, sent as a decimal string.
+             */
             log_index: string;
-            /** @description Always "registered". */
-            status: string;
+            /**
+             * @description Always "registered".
+             * @enum {string}
+             */
+            status: "registered";
             /**
              * Format: date-time
              * @description Registration time, as sealed in the timestamp token.
              */
             timestamp: string;
             title: string;
-            /** @description song, script, book, artwork, concept or other. */
-            type: string;
+            /**
+             * @description song, script, book, artwork, concept or other.
+             * @enum {string}
+             */
+            type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         Job: {
             async: boolean;
@@ -979,7 +1030,7 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
-            error: components["schemas"]["JobError"] | null;
+            error: components["schemas"]["JobError"] | (never | null);
             /** @description "job_" followed by a ULID. */
             id: string;
             /**
@@ -988,13 +1039,14 @@ export interface components {
              */
             progress: number;
             /** @description The plan: strategy, recommendations, timeline and workflow-specific keys. */
-            result: {
-                [key: string]: unknown;
-            } | null;
+            result: components["schemas"]["PlanResult"] | (never | null);
             /** Format: date-time */
             started_at: string | null;
-            /** @description queued, processing, completed, failed or canceled. */
-            status: string;
+            /**
+             * @description queued, processing, completed, failed or canceled.
+             * @enum {string}
+             */
+            status: "queued" | "processing" | "completed" | "failed" | "canceled";
             vertical: string;
             workflow: string;
         };
@@ -1005,13 +1057,34 @@ export interface components {
             /** @description The step that failed. */
             step: string;
         };
+        /** @description The organization's jobs created in the window, by status. */
         JobStats: {
             /** Format: double */
             avg_duration_ms: number;
+            /**
+             * Format: int64
+             * @description Jobs canceled before they completed. A 64-bit integer, sent as a decimal string.
+             */
             canceled: string;
+            /**
+             * Format: int64
+             * @description Jobs that completed with a plan. A 64-bit integer, sent as a decimal string.
+             */
             completed: string;
+            /**
+             * Format: int64
+             * @description Jobs that failed. A 64-bit integer, sent as a decimal string.
+             */
             failed: string;
+            /**
+             * Format: int64
+             * @description Jobs running now. A 64-bit integer, sent as a decimal string.
+             */
             processing: string;
+            /**
+             * Format: int64
+             * @description Jobs waiting for a worker. A 64-bit integer, sent as a decimal string.
+             */
             queued: string;
         };
         ListAuditEventsResponse: {
@@ -1103,7 +1176,7 @@ export interface components {
              * @description The scopes the client may be issued; a token request asking for
              *      others gets only these.
              */
-            scopes: string[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin")[];
             /**
              * @description The client secret: present only in the response that created or
              *      rotated it (never in an idempotent replay of that response).
@@ -1111,6 +1184,97 @@ export interface components {
             secret?: string;
             /** @description Lifetime of the access tokens issued to the client. */
             token_lifetime: string;
+        };
+        PlanMilestone: {
+            /** @description Keys of the milestones that must be done first. */
+            after?: string[];
+            /** Format: date */
+            date: string;
+            /** @description Days from as_of to date; negative for a passed milestone. */
+            days_from_as_of: number;
+            /** @description Present, and true, for work someone must hand over: it falls on an open day of the region. */
+            deliverable?: boolean;
+            /** @description Stable within the workflow, e.g. master_delivery. */
+            key: string;
+            /**
+             * Format: date
+             * @description The date asked for, when a deliverable was moved off a closed day.
+             */
+            moved_from?: string;
+            /** @description Why the date moved. */
+            note?: string;
+            /** @description The date is before as_of. */
+            passed: boolean;
+            title: string;
+        };
+        PlanRecommendation: {
+            detail: string;
+            /**
+             * Format: date
+             * @description When the advice must be acted on; absent when it has no date.
+             */
+            due_date?: string;
+            /** @enum {string} */
+            priority: "high" | "medium" | "low";
+            title: string;
+        };
+        /** @description The plan a completed job returns. Every workflow fills in these keys; its own keys (budgets, price ladders, checklists: see docs/workflows.md) come beside them. */
+        PlanResult: {
+            /**
+             * Format: date
+             * @description The date the plan is made on: the context's asOf, or the day of the run.
+             */
+            as_of: string;
+            /** @description Advice, in the order the workflow gives it. */
+            recommendations: components["schemas"]["PlanRecommendation"][];
+            /** @description The plan in one paragraph. */
+            strategy: string;
+            timeline: components["schemas"]["PlanTimeline"];
+            /** @description What cannot work as asked (a date too close, a deadline passed); empty when nothing. */
+            warnings: components["schemas"]["PlanWarning"][];
+        } & {
+            [key: string]: unknown;
+        };
+        PlanTimeline: {
+            /**
+             * Format: date
+             * @description The last milestone's date; absent when there are none.
+             */
+            end?: string;
+            /**
+             * Format: date
+             * @description The date the plan is built on instead of requested_date.
+             */
+            feasible_date?: string;
+            /** @description In date order. */
+            milestones: components["schemas"]["PlanMilestone"][];
+            /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
+            post_event?: boolean;
+            /**
+             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
+             * @enum {string}
+             */
+            region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
+            /**
+             * Format: date
+             * @description The date asked for, when it could not work: the plan is built on feasible_date instead (a REPLANNED warning says why).
+             */
+            requested_date?: string;
+            /**
+             * Format: date
+             * @description The first milestone's date; absent when there are none.
+             */
+            start?: string;
+            /**
+             * Format: date
+             * @description The date the plan builds towards (a release, an opening night).
+             */
+            target_date?: string;
+        };
+        PlanWarning: {
+            /** @description Stable and machine-readable, e.g. REPLANNED, POST_EVENT, MILESTONE_PASSED. */
+            code: string;
+            message: string;
         };
         /**
          * @description Per-key rate limit (token bucket): 0.01 to 100000 requests per second,
@@ -1130,7 +1294,8 @@ export interface components {
             creator_id: string;
             description?: string;
             title: string;
-            type?: string;
+            /** @enum {string} */
+            type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         RotateKeyBody: {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
@@ -1151,9 +1316,17 @@ export interface components {
         /** @description No fields: the method takes what it needs from its path. */
         TestWebhookBody: Record<string, never>;
         UsagePoint: {
+            /**
+             * Format: int64
+             * @description Responses with status >= 400. A 64-bit integer, sent as a decimal string.
+             */
             errors: string;
             /** Format: double */
             p99_ms: number;
+            /**
+             * Format: int64
+             * @description Requests in the point's interval. A 64-bit integer, sent as a decimal string.
+             */
             requests: string;
             /** Format: date-time */
             start: string;
@@ -1162,7 +1335,11 @@ export interface components {
             endpoints: components["schemas"]["EndpointUsage"][];
             /** Format: date-time */
             from: string;
-            granularity: string;
+            /**
+             * @description The width of a point of the series: minute, hour or day.
+             * @enum {string}
+             */
+            granularity: "minute" | "hour" | "day";
             jobs: components["schemas"]["JobStats"];
             series: components["schemas"]["UsagePoint"][];
             /** Format: date-time */
@@ -1172,7 +1349,10 @@ export interface components {
         UsageTotals: {
             /** Format: double */
             error_rate: number;
-            /** @description Responses with status >= 400. */
+            /**
+             * Format: int64
+             * @description Responses with status >= 400. A 64-bit integer, sent as a decimal string.
+             */
             errors: string;
             /** Format: double */
             p50_ms: number;
@@ -1180,6 +1360,10 @@ export interface components {
             p95_ms: number;
             /** Format: double */
             p99_ms: number;
+            /**
+             * Format: int64
+             * @description Requests in the window. A 64-bit integer, sent as a decimal string.
+             */
             requests: string;
         };
         Vertical: {
@@ -1194,7 +1378,8 @@ export interface components {
             created_at: string;
             /** @description Why the webhook was disabled; empty while active. */
             disabled_reason: string;
-            events: string[];
+            /** @description Event types, or "*" for all. */
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test")[];
             /** @description "wh_" followed by a ULID. */
             id: string;
             /**
@@ -1203,8 +1388,11 @@ export interface components {
              *      replay of that response).
              */
             secret?: string;
-            /** @description active, or disabled (the endpoint answered 410 Gone). */
-            status: string;
+            /**
+             * @description active, or disabled (the endpoint answered 410 Gone).
+             * @enum {string}
+             */
+            status: "active" | "disabled";
             url: string;
         };
         Workflow: {
@@ -1307,7 +1495,7 @@ export interface operations {
                 /** @description End of the window; default now. */
                 to?: string;
                 /** @description minute, hour (default) or day. */
-                granularity?: string;
+                granularity?: "minute" | "hour" | "day";
                 /** @description Only requests made with this key. */
                 key_id?: string;
             };
@@ -1323,6 +1511,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "errors": "16",
+                     *           "method": "POST",
+                     *           "p50_ms": 3.1,
+                     *           "p95_ms": 11.8,
+                     *           "p99_ms": 24.6,
+                     *           "requests": "1280",
+                     *           "route": "/v1/engine/run"
+                     *         }
+                     *       ],
+                     *       "from": "2026-11-01T09:00:00Z",
+                     *       "granularity": "hour",
+                     *       "jobs": {
+                     *         "avg_duration_ms": 41.7,
+                     *         "canceled": "0",
+                     *         "completed": "37",
+                     *         "failed": "1",
+                     *         "processing": "1",
+                     *         "queued": "0"
+                     *       },
+                     *       "series": [
+                     *         {
+                     *           "errors": "16",
+                     *           "p99_ms": 24.6,
+                     *           "requests": "1280",
+                     *           "start": "2026-11-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "to": "2026-11-02T09:00:00Z",
+                     *       "totals": {
+                     *         "error_rate": 0.0125,
+                     *         "errors": "16",
+                     *         "p50_ms": 3.1,
+                     *         "p95_ms": 11.8,
+                     *         "p99_ms": 24.6,
+                     *         "requests": "1280"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UsageReport"];
                 };
             };
@@ -1348,7 +1578,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of this action. */
-                action?: string;
+                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted";
                 /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
                 actor?: string;
                 /** @description Only changes to this resource (a key or webhook id). */
@@ -1370,6 +1600,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "audit_events": [
+                     *         {
+                     *           "action": "key.created",
+                     *           "actor": "key_01k3zq1x3y5z7a9b1c3d5e7f9g",
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "details": {
+                     *             "name": "Release pipeline",
+                     *             "scopes": "engine:run,engine:read"
+                     *           },
+                     *           "id": "aud_01k400a8b0c2d4e6f8g0h2j4k6",
+                     *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *           "origin": {
+                     *             "client_ip": "203.0.113.7",
+                     *             "request_id": "req_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *             "transport": "rest",
+                     *             "user_agent": "creativeops-ts/1.4.0"
+                     *           },
+                     *           "target_id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
+                     *           "target_type": "api_key"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListAuditEventsResponse"];
                 };
             };
@@ -1410,6 +1666,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "creators": [
+                     *         {
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "email": "nova@example.com",
+                     *           "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "metadata": null,
+                     *           "name": "Nova Reyes",
+                     *           "status": "active",
+                     *           "updated_at": "2026-11-02T09:30:00Z",
+                     *           "vertical": "music"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListCreatorsResponse"];
                 };
             };
@@ -1458,6 +1731,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "email": "nova@example.com",
+                     *       "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "metadata": {
+                     *         "label": "Night Owl"
+                     *       },
+                     *       "name": "Nova Reyes",
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Creator"];
                 };
             };
@@ -1495,6 +1782,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "email": "nova@example.com",
+                     *       "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "metadata": {
+                     *         "label": "Night Owl"
+                     *       },
+                     *       "name": "Nova Reyes",
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Creator"];
                 };
             };
@@ -1530,6 +1831,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "closures": [
+                     *         {
+                     *           "affects": "Factories in mainland China",
+                     *           "estimate": "From one week before to two weeks after the lunar new year.",
+                     *           "key": "factory-new-year",
+                     *           "kind": "shutdown",
+                     *           "known_from": 2026,
+                     *           "known_to": 2028,
+                     *           "name": "the Chinese New Year factory closure",
+                     *           "source": {
+                     *             "checked": "2026-11",
+                     *             "title": "Chinese New Year factory closures",
+                     *             "url": "https://www.hktdc.com/"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "countries": [
+                     *         {
+                     *           "aliases": [],
+                     *           "code": "DE",
+                     *           "name": "Germany"
+                     *         }
+                     *       ],
+                     *       "currencies": [
+                     *         "EUR",
+                     *         "GBP",
+                     *         "JPY",
+                     *         "USD"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListCalendarsResponse"];
                 };
             };
@@ -1552,7 +1886,8 @@ export interface operations {
     EngineService_ListJobs: {
         parameters: {
             query?: {
-                status?: string;
+                /** @description Only jobs in this status; every status when empty. */
+                status?: "queued" | "processing" | "completed" | "failed" | "canceled";
                 vertical?: string;
                 workflow?: string;
                 page_size?: number;
@@ -1570,6 +1905,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jobs": [
+                     *         {
+                     *           "async": false,
+                     *           "attempts": 1,
+                     *           "completed_at": "2026-11-02T09:30:00.184Z",
+                     *           "context": {
+                     *             "artist": "Nova Reyes",
+                     *             "genre": "indie pop",
+                     *             "releaseDate": "2027-03-03"
+                     *           },
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "error": null,
+                     *           "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *           "progress": 100,
+                     *           "result": {
+                     *             "as_of": "2026-11-02",
+                     *             "budget": {
+                     *               "currency": "USD",
+                     *               "total": 2500
+                     *             },
+                     *             "recommendations": [
+                     *               {
+                     *                 "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *                 "due_date": "2027-02-05",
+                     *                 "priority": "high",
+                     *                 "title": "Pitch to editorial playlists"
+                     *               },
+                     *               {
+                     *                 "detail": "Three 15-second clips in the two weeks before release.",
+                     *                 "priority": "medium",
+                     *                 "title": "Schedule short-form teasers"
+                     *               }
+                     *             ],
+                     *             "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *             "timeline": {
+                     *               "end": "2027-03-05",
+                     *               "milestones": [
+                     *                 {
+                     *                   "date": "2027-02-01",
+                     *                   "days_from_as_of": 91,
+                     *                   "deliverable": true,
+                     *                   "key": "master_delivery",
+                     *                   "passed": false,
+                     *                   "title": "Deliver the master to the distributor"
+                     *                 },
+                     *                 {
+                     *                   "after": [
+                     *                     "master_delivery"
+                     *                   ],
+                     *                   "date": "2027-02-05",
+                     *                   "days_from_as_of": 95,
+                     *                   "key": "pitch",
+                     *                   "passed": false,
+                     *                   "title": "Editorial pitch"
+                     *                 },
+                     *                 {
+                     *                   "date": "2027-03-05",
+                     *                   "days_from_as_of": 123,
+                     *                   "key": "release",
+                     *                   "passed": false,
+                     *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "region": "US",
+                     *               "start": "2027-02-01",
+                     *               "target_date": "2027-03-05"
+                     *             },
+                     *             "warnings": []
+                     *           },
+                     *           "started_at": "2026-11-02T09:30:00.120Z",
+                     *           "status": "completed",
+                     *           "vertical": "music",
+                     *           "workflow": "release-strategy"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListJobsResponse"];
                 };
             };
@@ -1611,6 +2026,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "async": true,
+                     *       "attempts": 1,
+                     *       "completed_at": "2026-11-02T09:30:02Z",
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "error": null,
+                     *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "progress": 40,
+                     *       "result": null,
+                     *       "started_at": "2026-11-02T09:30:00.120Z",
+                     *       "status": "canceled",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -1663,6 +2099,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "async": false,
+                     *       "attempts": 1,
+                     *       "completed_at": "2026-11-02T09:30:00.184Z",
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "error": null,
+                     *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "progress": 100,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "started_at": "2026-11-02T09:30:00.120Z",
+                     *       "status": "completed",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -1674,6 +2185,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "async": true,
+                     *       "attempts": 0,
+                     *       "completed_at": null,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "error": null,
+                     *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "progress": 0,
+                     *       "result": null,
+                     *       "started_at": null,
+                     *       "status": "queued",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -1711,6 +2243,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "async": false,
+                     *       "attempts": 1,
+                     *       "completed_at": "2026-11-02T09:30:00.184Z",
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "error": null,
+                     *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "progress": 100,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "started_at": "2026-11-02T09:30:00.120Z",
+                     *       "status": "completed",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -1746,6 +2353,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "verticals": [
+                     *         {
+                     *           "description": "Singles, EPs and albums: releases, pitching and touring.",
+                     *           "key": "music",
+                     *           "name": "Music",
+                     *           "workflow_count": 4
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListVerticalsResponse"];
                 };
             };
@@ -1782,6 +2402,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "workflows": [
+                     *         {
+                     *           "description": "Plans a single's release: pre-save, pitching, content and the week of release.",
+                     *           "example_context": {
+                     *             "artist": "Nova Reyes",
+                     *             "genre": "indie pop",
+                     *             "releaseDate": "2027-03-03"
+                     *           },
+                     *           "id": "release-strategy",
+                     *           "input_schema": {
+                     *             "properties": {
+                     *               "artist": {
+                     *                 "type": "string"
+                     *               },
+                     *               "releaseDate": {
+                     *                 "format": "date",
+                     *                 "type": "string"
+                     *               }
+                     *             },
+                     *             "required": [
+                     *               "artist",
+                     *               "releaseDate"
+                     *             ],
+                     *             "type": "object"
+                     *           },
+                     *           "name": "Release strategy",
+                     *           "steps": [
+                     *             "analyze",
+                     *             "schedule",
+                     *             "recommend"
+                     *           ],
+                     *           "vertical": "music"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListWorkflowsResponse"];
                 };
             };
@@ -1818,6 +2477,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Plans a single's release: pre-save, pitching, content and the week of release.",
+                     *       "example_context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "id": "release-strategy",
+                     *       "input_schema": {
+                     *         "properties": {
+                     *           "artist": {
+                     *             "type": "string"
+                     *           },
+                     *           "releaseDate": {
+                     *             "format": "date",
+                     *             "type": "string"
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "artist",
+                     *           "releaseDate"
+                     *         ],
+                     *         "type": "object"
+                     *       },
+                     *       "name": "Release strategy",
+                     *       "steps": [
+                     *         "analyze",
+                     *         "schedule",
+                     *         "recommend"
+                     *       ],
+                     *       "vertical": "music"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
@@ -1843,7 +2536,8 @@ export interface operations {
             query?: {
                 /** @description Only this creator's works; the whole organization otherwise. */
                 creator_id?: string;
-                type?: string;
+                /** @description Only works of this type; every type when empty. */
+                type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
                 /** @description Title contains, case-insensitive. */
                 q?: string;
                 registered_after?: string;
@@ -1864,6 +2558,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "next_page_token": "",
+                     *       "records": [
+                     *         {
+                     *           "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *           "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "description": "Debut single, master v3.",
+                     *           "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *           "log_index": "41",
+                     *           "status": "registered",
+                     *           "timestamp": "2026-11-02T09:30:00Z",
+                     *           "title": "The Long Night",
+                     *           "type": "song"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListCatalogResponse"];
                 };
             };
@@ -1900,6 +2614,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *       "checkpoint": "creativeops.example/ip-log\n42\nq0JtS3z0cYw0DPbmTyjR2ZK0RnHGsU5y3PGBYcV2mEY=\n\n— creativeops.example/ip-log Az3gk8e6Ykq9...\n",
+                     *       "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "description": "Debut single, master v3.",
+                     *       "format": "creativeops/certificate/v1",
+                     *       "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *       "inclusion_proof": [
+                     *         "3q2+7w3rz8h1m9PV9nS1Zq3Qy4Xl0kGfW2m8eT7uVbA=",
+                     *         "u6vH4Xn0m2Q9kR7sT1yW3zB5cD8fG0hJ2kL4mN6pQ8s="
+                     *       ],
+                     *       "log_index": "41",
+                     *       "log_verifier_key": "creativeops.example/ip-log+5f3c1a2b+AcYp3yQ2x9oE3mWn8u1rVf0Jk4Lh6Tq5Zs7Db2Gc8Ne0",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "record": "eyJjb250ZW50X2hhc2giOiJzaGEyNTY6OWY4Ni4uLiJ9",
+                     *       "timestamp": "2026-11-02T09:30:00Z",
+                     *       "title": "The Long Night",
+                     *       "token": "MIIGkjADAgEAMIIGiQYJKoZIhvcNAQcCoIIGejCCBnYCAQMx",
+                     *       "tree_size": "42",
+                     *       "tsa_policy_oid": "1.3.6.1.4.1.57264.2.1",
+                     *       "tsa_root_pem": "-----BEGIN CERTIFICATE-----\nMIIBhDCCASmgAwIBAgIUQ...\n-----END CERTIFICATE-----\n",
+                     *       "type": "song"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Certificate"];
                 };
             };
@@ -1937,7 +2677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "*/*": unknown;
+                    "application/timestamp-reply": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1972,6 +2712,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "log_keys": [
+                     *         {
+                     *           "current": true,
+                     *           "origin": "creativeops.example/ip-log",
+                     *           "verifier_key": "creativeops.example/ip-log+5f3c1a2b+AcYp3yQ2x9oE3mWn8u1rVf0Jk4Lh6Tq5Zs7Db2Gc8Ne0"
+                     *         }
+                     *       ],
+                     *       "tsa_certificate_pem": "-----BEGIN CERTIFICATE-----\nMIIBkTCCATegAwIBAgIUY...\n-----END CERTIFICATE-----\n",
+                     *       "tsa_policy_oid": "1.3.6.1.4.1.57264.2.1",
+                     *       "tsa_root_pem": "-----BEGIN CERTIFICATE-----\nMIIBhDCCASmgAwIBAgIUQ...\n-----END CERTIFICATE-----\n"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IPKeys"];
                 };
             };
@@ -2006,6 +2760,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checkpoint": "creativeops.example/ip-log\n42\nq0JtS3z0cYw0DPbmTyjR2ZK0RnHGsU5y3PGBYcV2mEY=\n\n— creativeops.example/ip-log Az3gk8e6Ykq9...\n",
+                     *       "origin": "creativeops.example/ip-log",
+                     *       "root_hash": "q0JtS3z0cYw0DPbmTyjR2ZK0RnHGsU5y3PGBYcV2mEY=",
+                     *       "tree_size": "42"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Checkpoint"];
                 };
             };
@@ -2028,7 +2790,9 @@ export interface operations {
     IPService_GetConsistencyProof: {
         parameters: {
             query?: {
+                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. */
                 from?: string;
+                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. */
                 to?: string;
             };
             header?: never;
@@ -2043,6 +2807,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "from": "40",
+                     *       "proof": [
+                     *         "3q2+7w3rz8h1m9PV9nS1Zq3Qy4Xl0kGfW2m8eT7uVbA="
+                     *       ],
+                     *       "to": "42"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
@@ -2079,6 +2852,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *       "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "description": "Debut single, master v3.",
+                     *       "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *       "log_index": "41",
+                     *       "status": "registered",
+                     *       "timestamp": "2026-11-02T09:30:00Z",
+                     *       "title": "The Long Night",
+                     *       "type": "song"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IPRecord"];
                 };
             };
@@ -2127,6 +2914,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *       "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "description": "Debut single, master v3.",
+                     *       "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *       "log_index": "41",
+                     *       "status": "registered",
+                     *       "timestamp": "2026-11-02T09:30:00Z",
+                     *       "title": "The Long Night",
+                     *       "type": "song"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IPRecord"];
                 };
             };
@@ -2165,6 +2966,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "expires_at": "2027-01-01T00:00:00Z",
+                     *           "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
+                     *           "name": "Release pipeline",
+                     *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *           "prefix": "co_live_7Hq2",
+                     *           "previous_secret_expires_at": null,
+                     *           "rate_limit": {
+                     *             "burst": 10,
+                     *             "requests_per_second": 5
+                     *           },
+                     *           "revoked_at": null,
+                     *           "scopes": [
+                     *             "creators:read",
+                     *             "engine:run"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListKeysResponse"];
                 };
             };
@@ -2196,7 +3022,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "expires_at": "2027-01-01T00:00:00Z",
-                 *       "name": "Nova Reyes",
+                 *       "name": "Release pipeline",
                  *       "rate_limit": {
                  *         "burst": 10,
                  *         "requests_per_second": 5
@@ -2217,6 +3043,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
+                     *       "name": "Release pipeline",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "prefix": "co_live_7Hq2",
+                     *       "previous_secret_expires_at": null,
+                     *       "rate_limit": {
+                     *         "burst": 10,
+                     *         "requests_per_second": 5
+                     *       },
+                     *       "revoked_at": null,
+                     *       "scopes": [
+                     *         "creators:read",
+                     *         "engine:run"
+                     *       ],
+                     *       "secret": "co_live_7Hq2vN8kR3xT5wY1zB4cD6fG9hJ2kL5m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["APIKey"];
                 };
             };
@@ -2299,6 +3146,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
+                     *       "name": "Release pipeline",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "prefix": "co_live_7Hq2",
+                     *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
+                     *       "rate_limit": {
+                     *         "burst": 10,
+                     *         "requests_per_second": 5
+                     *       },
+                     *       "revoked_at": null,
+                     *       "scopes": [
+                     *         "creators:read",
+                     *         "engine:run"
+                     *       ],
+                     *       "secret": "co_live_3Pw9sD1fG5hJ7kL2mN4qR6tV8xZ0bC3e"
+                     *     }
+                     */
                     "application/json": components["schemas"]["APIKey"];
                 };
             };
@@ -2338,6 +3206,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "clients": [
+                     *         {
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *           "jwks": null,
+                     *           "jwks_uri": "",
+                     *           "name": "Royalty reporting service",
+                     *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *           "prefix": "cos_9Lm4",
+                     *           "previous_secret_expires_at": null,
+                     *           "revoked_at": null,
+                     *           "scopes": [
+                     *             "engine:read",
+                     *             "analytics:read"
+                     *           ],
+                     *           "token_lifetime": "3600s"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListOAuthClientsResponse"];
                 };
             };
@@ -2368,10 +3259,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Nova Reyes",
+                 *       "name": "Royalty reporting service",
                  *       "scopes": [
-                 *         "creators:read",
-                 *         "engine:run"
+                 *         "engine:read",
+                 *         "analytics:read"
                  *       ]
                  *     }
                  */
@@ -2385,6 +3276,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "jwks": null,
+                     *       "jwks_uri": "",
+                     *       "name": "Royalty reporting service",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "prefix": "cos_9Lm4",
+                     *       "previous_secret_expires_at": null,
+                     *       "revoked_at": null,
+                     *       "scopes": [
+                     *         "engine:read",
+                     *         "analytics:read"
+                     *       ],
+                     *       "secret": "cos_9Lm4tR7yU2iO5pA8sD1fG3hJ6kL9zX2c",
+                     *       "token_lifetime": "3600s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClient"];
                 };
             };
@@ -2422,6 +3332,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "jwks": null,
+                     *       "jwks_uri": "",
+                     *       "name": "Royalty reporting service",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "prefix": "cos_9Lm4",
+                     *       "previous_secret_expires_at": null,
+                     *       "revoked_at": null,
+                     *       "scopes": [
+                     *         "engine:read",
+                     *         "analytics:read"
+                     *       ],
+                     *       "token_lifetime": "3600s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClient"];
                 };
             };
@@ -2504,6 +3432,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "jwks": null,
+                     *       "jwks_uri": "",
+                     *       "name": "Royalty reporting service",
+                     *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *       "prefix": "cos_9Lm4",
+                     *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
+                     *       "revoked_at": null,
+                     *       "scopes": [
+                     *         "engine:read",
+                     *         "analytics:read"
+                     *       ],
+                     *       "secret": "cos_4Kj8hG2fD6sA9pO3iU7yT1rE5wQ0mN4b",
+                     *       "token_lifetime": "3600s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClient"];
                 };
             };
@@ -2543,6 +3490,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "next_page_token": "",
+                     *       "webhooks": [
+                     *         {
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "disabled_reason": "",
+                     *           "events": [
+                     *             "engine.job.completed",
+                     *             "creator.created"
+                     *           ],
+                     *           "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *           "status": "active",
+                     *           "url": "https://hooks.example.com/creativeops"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListWebhooksResponse"];
                 };
             };
@@ -2590,6 +3555,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "status": "active",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -2627,6 +3606,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "status": "active",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -2703,6 +3695,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "attempt_log": [
+                     *             {
+                     *               "at": "2026-11-02T09:31:00.301Z",
+                     *               "error": "",
+                     *               "latency_ms": 87,
+                     *               "next_retry_at": null,
+                     *               "number": 1,
+                     *               "response_body": "{\"received\":true}",
+                     *               "response_status": 200
+                     *             }
+                     *           ],
+                     *           "attempts": 1,
+                     *           "completed_at": "2026-11-02T09:31:00.412Z",
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "event_id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *           "event_type": "webhook.test",
+                     *           "id": "whd_01k3zy4j6k8m0n2p4q6r8s0t2v",
+                     *           "last_error": "",
+                     *           "latency_ms": 87,
+                     *           "next_retry_at": null,
+                     *           "response_status": 200,
+                     *           "status": "succeeded",
+                     *           "webhook_id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListDeliveriesResponse"];
                 };
             };
@@ -2746,6 +3770,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_log": [],
+                     *       "attempts": 0,
+                     *       "completed_at": null,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "event_id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *       "event_type": "engine.job.completed",
+                     *       "id": "whd_01k3zy4j6k8m0n2p4q6r8s0t2v",
+                     *       "last_error": "",
+                     *       "latency_ms": 0,
+                     *       "next_retry_at": null,
+                     *       "response_status": 0,
+                     *       "status": "pending",
+                     *       "webhook_id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
@@ -2789,6 +3830,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_log": [],
+                     *       "attempts": 0,
+                     *       "completed_at": null,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "event_id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *       "event_type": "webhook.test",
+                     *       "id": "whd_01k3zy4j6k8m0n2p4q6r8s0t2v",
+                     *       "last_error": "",
+                     *       "latency_ms": 0,
+                     *       "next_retry_at": null,
+                     *       "response_status": 0,
+                     *       "status": "pending",
+                     *       "webhook_id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Delivery"];
                 };
             };

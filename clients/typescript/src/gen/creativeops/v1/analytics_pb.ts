@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/analytics.proto.
  */
 export const file_creativeops_v1_analytics: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jcmVhdGl2ZW9wcy92MS9hbmFseXRpY3MucHJvdG8SDmNyZWF0aXZlb3BzLnYxIv4BCg9HZXRVc2FnZVJlcXVlc3QSKAoEZnJvbRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEogBCgtncmFudWxhcml0eRgDIAEoCUJzukhwugFtChRncmFudWxhcml0eS5hY2NlcHRlZBIubXVzdCBiZSBtaW51dGUsIGhvdXIgb3IgZGF5IChlbXB0eSBtZWFucyBob3VyKRoldGhpcyBpbiBbJycsICdtaW51dGUnLCAnaG91cicsICdkYXknXRIOCgZrZXlfaWQYBCABKAkicwoLVXNhZ2VUb3RhbHMSEAoIcmVxdWVzdHMYASABKAMSDgoGZXJyb3JzGAIgASgDEhIKCmVycm9yX3JhdGUYAyABKAESDgoGcDUwX21zGAQgASgBEg4KBnA5NV9tcxgFIAEoARIOCgZwOTlfbXMYBiABKAEigAEKDUVuZHBvaW50VXNhZ2USDgoGbWV0aG9kGAEgASgJEg0KBXJvdXRlGAIgASgJEhAKCHJlcXVlc3RzGAMgASgDEg4KBmVycm9ycxgEIAEoAxIOCgZwNTBfbXMYBSABKAESDgoGcDk1X21zGAYgASgBEg4KBnA5OV9tcxgHIAEoASJpCgpVc2FnZVBvaW50EikKBXN0YXJ0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXF1ZXN0cxgCIAEoAxIOCgZlcnJvcnMYAyABKAMSDgoGcDk5X21zGAQgASgBInwKCEpvYlN0YXRzEg4KBnF1ZXVlZBgBIAEoAxISCgpwcm9jZXNzaW5nGAIgASgDEhEKCWNvbXBsZXRlZBgDIAEoAxIOCgZmYWlsZWQYBCABKAMSEAoIY2FuY2VsZWQYBSABKAMSFwoPYXZnX2R1cmF0aW9uX21zGAYgASgBIqcCCgtVc2FnZVJlcG9ydBIoCgRmcm9tGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJ0bxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZ3JhbnVsYXJpdHkYAyABKAkSKwoGdG90YWxzGAQgASgLMhsuY3JlYXRpdmVvcHMudjEuVXNhZ2VUb3RhbHMSMAoJZW5kcG9pbnRzGAUgAygLMh0uY3JlYXRpdmVvcHMudjEuRW5kcG9pbnRVc2FnZRIqCgZzZXJpZXMYBiADKAsyGi5jcmVhdGl2ZW9wcy52MS5Vc2FnZVBvaW50EiYKBGpvYnMYByABKAsyGC5jcmVhdGl2ZW9wcy52MS5Kb2JTdGF0czKNAQoQQW5hbHl0aWNzU2VydmljZRJ5CghHZXRVc2FnZRIfLmNyZWF0aXZlb3BzLnYxLkdldFVzYWdlUmVxdWVzdBobLmNyZWF0aXZlb3BzLnYxLlVzYWdlUmVwb3J0Ii+KtRgQCg5hbmFseXRpY3M6cmVhZILT5JMCFRITL3YxL2FuYWx5dGljcy91c2FnZUJFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_timestamp]);
+  fileDesc("Ch5jcmVhdGl2ZW9wcy92MS9hbmFseXRpY3MucHJvdG8SDmNyZWF0aXZlb3BzLnYxIqsCCg9HZXRVc2FnZVJlcXVlc3QSKAoEZnJvbRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wErUBCgtncmFudWxhcml0eRgDIAEoCUKfAbpIcLoBbQoUZ3JhbnVsYXJpdHkuYWNjZXB0ZWQSLm11c3QgYmUgbWludXRlLCBob3VyIG9yIGRheSAoZW1wdHkgbWVhbnMgaG91cikaJXRoaXMgaW4gWycnLCAnbWludXRlJywgJ2hvdXInLCAnZGF5J12atRgoEiZjcmVhdGl2ZW9wcy52MS5Vc2FnZVJlcG9ydC5ncmFudWxhcml0eRIOCgZrZXlfaWQYBCABKAkicwoLVXNhZ2VUb3RhbHMSEAoIcmVxdWVzdHMYASABKAMSDgoGZXJyb3JzGAIgASgDEhIKCmVycm9yX3JhdGUYAyABKAESDgoGcDUwX21zGAQgASgBEg4KBnA5NV9tcxgFIAEoARIOCgZwOTlfbXMYBiABKAEigAEKDUVuZHBvaW50VXNhZ2USDgoGbWV0aG9kGAEgASgJEg0KBXJvdXRlGAIgASgJEhAKCHJlcXVlc3RzGAMgASgDEg4KBmVycm9ycxgEIAEoAxIOCgZwNTBfbXMYBSABKAESDgoGcDk1X21zGAYgASgBEg4KBnA5OV9tcxgHIAEoASJpCgpVc2FnZVBvaW50EikKBXN0YXJ0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXF1ZXN0cxgCIAEoAxIOCgZlcnJvcnMYAyABKAMSDgoGcDk5X21zGAQgASgBInwKCEpvYlN0YXRzEg4KBnF1ZXVlZBgBIAEoAxISCgpwcm9jZXNzaW5nGAIgASgDEhEKCWNvbXBsZXRlZBgDIAEoAxIOCgZmYWlsZWQYBCABKAMSEAoIY2FuY2VsZWQYBSABKAMSFwoPYXZnX2R1cmF0aW9uX21zGAYgASgBIsACCgtVc2FnZVJlcG9ydBIoCgRmcm9tGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJ0bxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoLZ3JhbnVsYXJpdHkYAyABKAlCF5q1GBMKBm1pbnV0ZQoEaG91cgoDZGF5EisKBnRvdGFscxgEIAEoCzIbLmNyZWF0aXZlb3BzLnYxLlVzYWdlVG90YWxzEjAKCWVuZHBvaW50cxgFIAMoCzIdLmNyZWF0aXZlb3BzLnYxLkVuZHBvaW50VXNhZ2USKgoGc2VyaWVzGAYgAygLMhouY3JlYXRpdmVvcHMudjEuVXNhZ2VQb2ludBImCgRqb2JzGAcgASgLMhguY3JlYXRpdmVvcHMudjEuSm9iU3RhdHMyjQEKEEFuYWx5dGljc1NlcnZpY2USeQoIR2V0VXNhZ2USHy5jcmVhdGl2ZW9wcy52MS5HZXRVc2FnZVJlcXVlc3QaGy5jcmVhdGl2ZW9wcy52MS5Vc2FnZVJlcG9ydCIvirUYEAoOYW5hbHl0aWNzOnJlYWSC0+STAhUSEy92MS9hbmFseXRpY3MvdXNhZ2VCRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message creativeops.v1.GetUsageRequest
@@ -62,6 +62,8 @@ export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
  */
 export type UsageTotals = Message<"creativeops.v1.UsageTotals"> & {
   /**
+   * Requests in the window.
+   *
    * @generated from field: int64 requests = 1;
    */
   requests: bigint;
@@ -118,11 +120,15 @@ export type EndpointUsage = Message<"creativeops.v1.EndpointUsage"> & {
   route: string;
 
   /**
+   * Requests to the route in the window.
+   *
    * @generated from field: int64 requests = 3;
    */
   requests: bigint;
 
   /**
+   * Responses with status >= 400.
+   *
    * @generated from field: int64 errors = 4;
    */
   errors: bigint;
@@ -160,11 +166,15 @@ export type UsagePoint = Message<"creativeops.v1.UsagePoint"> & {
   start?: Timestamp | undefined;
 
   /**
+   * Requests in the point's interval.
+   *
    * @generated from field: int64 requests = 2;
    */
   requests: bigint;
 
   /**
+   * Responses with status >= 400.
+   *
    * @generated from field: int64 errors = 3;
    */
   errors: bigint;
@@ -183,30 +193,42 @@ export const UsagePointSchema: GenMessage<UsagePoint> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_analytics, 3);
 
 /**
+ * The organization's jobs created in the window, by status.
+ *
  * @generated from message creativeops.v1.JobStats
  */
 export type JobStats = Message<"creativeops.v1.JobStats"> & {
   /**
+   * Jobs waiting for a worker.
+   *
    * @generated from field: int64 queued = 1;
    */
   queued: bigint;
 
   /**
+   * Jobs running now.
+   *
    * @generated from field: int64 processing = 2;
    */
   processing: bigint;
 
   /**
+   * Jobs that completed with a plan.
+   *
    * @generated from field: int64 completed = 3;
    */
   completed: bigint;
 
   /**
+   * Jobs that failed.
+   *
    * @generated from field: int64 failed = 4;
    */
   failed: bigint;
 
   /**
+   * Jobs canceled before they completed.
+   *
    * @generated from field: int64 canceled = 5;
    */
   canceled: bigint;
@@ -239,6 +261,8 @@ export type UsageReport = Message<"creativeops.v1.UsageReport"> & {
   to?: Timestamp | undefined;
 
   /**
+   * The width of a point of the series: minute, hour or day.
+   *
    * @generated from field: string granularity = 3;
    */
   granularity: string;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/options.proto.
  */
 export const file_creativeops_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJMCgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBTpQCgRydWxlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIaLmNyZWF0aXZlb3BzLnYxLk1ldGhvZFJ1bGVSBHJ1bGU6OwoIbnVsbGFibGUSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNKGAyABKAhSCG51bGxhYmxlQkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJMCgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBSI1CgZWYWx1ZXMSCgoCaW4YASADKAkSDwoHc2FtZV9hcxgCIAEoCRIOCgZleGNlcHQYAyADKAk6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyGi5jcmVhdGl2ZW9wcy52MS5NZXRob2RSdWxlUgRydWxlOjsKCG51bGxhYmxlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjShgMgASgIUghudWxsYWJsZTpPCgZ2YWx1ZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNOGAyABKAsyFi5jcmVhdGl2ZW9wcy52MS5WYWx1ZXNSBnZhbHVlc0JFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * MethodRule is what the server needs to know about an RPC besides its HTTP
@@ -55,6 +55,49 @@ export const MethodRuleSchema: GenMessage<MethodRule> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_options, 0);
 
 /**
+ * Values declares the closed set of values a string field (or the items of
+ * a repeated one) holds, where no buf.validate string.in rule does: on the
+ * fields the API returns, which are not validated. A request field's
+ * string.in rule is itself a declaration (its "" means unset, not a value).
+ * The OpenAPI document makes each set an enum, and the domain's tests check
+ * its constants against it, so a set is written once and cannot drift.
+ *
+ * @generated from message creativeops.v1.Values
+ */
+export type Values = Message<"creativeops.v1.Values"> & {
+  /**
+   * The values, for a set no other field declares.
+   *
+   * @generated from field: repeated string in = 1;
+   */
+  in: string[];
+
+  /**
+   * Or the full name of the field that declares the set (by its
+   * string.in rule or its own Values), e.g.
+   * "creativeops.v1.ListJobsRequest.status".
+   *
+   * @generated from field: string same_as = 2;
+   */
+  sameAs: string;
+
+  /**
+   * Values of same_as's set this field never holds (the "*" that subscribes
+   * a webhook to every event type is not an event's type).
+   *
+   * @generated from field: repeated string except = 3;
+   */
+  except: string[];
+};
+
+/**
+ * Describes the message creativeops.v1.Values.
+ * Use `create(ValuesSchema)` to create a new message.
+ */
+export const ValuesSchema: GenMessage<Values> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_options, 1);
+
+/**
  * The rule of a creativeops RPC; every RPC of the creativeops.v1 services
  * has one.
  *
@@ -72,4 +115,12 @@ export const rule: GenExtension<MethodOptions, MethodRule> = /*@__PURE__*/
  */
 export const nullable: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
   extDesc(file_creativeops_v1_options, 1);
+
+/**
+ * The closed set of values of a string field the API returns.
+ *
+ * @generated from extension: creativeops.v1.Values values = 50003;
+ */
+export const values: GenExtension<FieldOptions, Values> = /*@__PURE__*/
+  extDesc(file_creativeops_v1_options, 2);
 
