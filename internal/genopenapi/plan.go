@@ -61,6 +61,26 @@ func planSchemas() map[string]any {
 				"feasible_date":  date("The date the plan is built on instead of requested_date."),
 				"region":         map[string]any{"type": "string", "enum": regions, "description": "The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them."},
 				"post_event":     map[string]any{"type": "boolean", "description": "Present, and true, when the target is already behind as_of: a plan for after the event."},
+				"reference_dates": map[string]any{"type": "array", "items": ref("PlanReferenceDate"),
+					"description": "Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none."},
+				"schedules": map[string]any{"type": "array", "items": ref("PlanSchedule"),
+					"description": "Workflow-specific keys of the result that are calendars of their own (a warm-up ramp, per-episode dates); absent when there are none."},
+			},
+		},
+		"PlanReferenceDate": map[string]any{
+			"type":     "object",
+			"required": []any{"date", "label"},
+			"properties": map[string]any{
+				"date":  date(""),
+				"label": map[string]any{"type": "string", "description": "What the date is, e.g. \"Steam Winter Sale starts\"."},
+			},
+		},
+		"PlanSchedule": map[string]any{
+			"type":     "object",
+			"required": []any{"key", "about"},
+			"properties": map[string]any{
+				"key":   map[string]any{"type": "string", "description": "A key of the result holding dated entries."},
+				"about": map[string]any{"type": "string", "description": "What those dates are."},
 			},
 		},
 		"PlanMilestone": map[string]any{

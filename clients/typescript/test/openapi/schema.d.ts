@@ -1218,6 +1218,12 @@ export interface components {
             priority: "high" | "medium" | "low";
             title: string;
         };
+        PlanReferenceDate: {
+            /** Format: date */
+            date: string;
+            /** @description What the date is, e.g. "Steam Winter Sale starts". */
+            label: string;
+        };
         /** @description The plan a completed job returns. Every workflow fills in these keys; its own keys (budgets, price ladders, checklists: see docs/workflows.md) come beside them. */
         PlanResult: {
             /**
@@ -1235,6 +1241,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PlanSchedule: {
+            /** @description What those dates are. */
+            about: string;
+            /** @description A key of the result holding dated entries. */
+            key: string;
+        };
         PlanTimeline: {
             /**
              * Format: date
@@ -1250,6 +1262,8 @@ export interface components {
             milestones: components["schemas"]["PlanMilestone"][];
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
+            /** @description Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none. */
+            reference_dates?: components["schemas"]["PlanReferenceDate"][];
             /**
              * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
              * @enum {string}
@@ -1260,6 +1274,8 @@ export interface components {
              * @description The date asked for, when it could not work: the plan is built on feasible_date instead (a REPLANNED warning says why).
              */
             requested_date?: string;
+            /** @description Workflow-specific keys of the result that are calendars of their own (a warm-up ramp, per-episode dates); absent when there are none. */
+            schedules?: components["schemas"]["PlanSchedule"][];
             /**
              * Format: date
              * @description The first milestone's date; absent when there are none.
