@@ -11,7 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -411,8 +411,9 @@ func (s *Server) Handler() http.Handler {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
-				start, ri := time.Now(), &requestInfo{}
+				start, ri := time.Now(), &requestInfo{id: rpcRequestID(r)}
 				refuse := func(st *status.Status) {
+					w.Header().Set("X-Request-Id", ri.id)
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)
 				}
@@ -574,9 +575,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = cfg.httpServer(debugHandler())
+			debug = cfg.httpServer(debugHandler(os.Args))
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
+			warnPublicDebugAddr(s.log, l.ln.Addr())
 		}
 	}
 	if debug != nil {
@@ -634,15 +636,4 @@ func (d discardBelow) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (d discardBelow) WithGroup(name string) slog.Handler {
 	return discardBelow{d.Handler.WithGroup(name), d.min}
-}
-
-// debugHandler serves the Go runtime profiles, for --debug-addr.
-func debugHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }
