@@ -124,6 +124,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
+	// What can be checked before anything is written is checked first: a
+	// missing TLS file fails the start before a database or a master key
+	// is made.
+	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
+		return nil, err
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
@@ -137,12 +143,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	// Storage.
-	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm())
+	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.CreateWithin(cfg.DataDir))
 	if err != nil {
 		return nil, err
 	}
 	s.store = store
 	s.hold("database", func(context.Context) error { return store.Close() })
+	if store.Created {
+		// A start that fails leaves no empty database behind to be
+		// mistaken for the real one next time.
+		defer func() {
+			if !built {
+				_ = s.releaseAll(context.Background())
+				storage.RemoveSQLiteFiles(store.Path())
+			}
+		}()
+		s.log.Warn("created a new, empty database: if this installation has data, --database-url or --data-dir is wrong", "path", store.Path())
+	}
 	if err := store.Migrate(ctx); err != nil {
 		return nil, err
 	}
