@@ -39,6 +39,9 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 			server.Config{DatabaseURL: "sqlite://" + filepath.Join(tmp, "new.db"), TLSCertFile: filepath.Join(tmp, "missing.pem"), TLSKeyFile: filepath.Join(tmp, "missing-key.pem")}, "missing.pem"},
 		{"a mistyped database path",
 			server.Config{DatabaseURL: "sqlite://" + mistyped}, filepath.Dir(mistyped)},
+		// Found once the new database exists: the database goes again.
+		{"a missing master key file",
+			server.Config{DatabaseURL: "sqlite://" + filepath.Join(tmp, "new.db"), MasterKeyFiles: []string{filepath.Join(t.TempDir(), "missing.key")}}, "missing.key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dataDir := filepath.Join(t.TempDir(), "data")
