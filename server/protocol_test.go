@@ -212,8 +212,9 @@ func TestTooLargeBodyIsAnsweredToAWritingClient(t *testing.T) {
 				c.path, c.contentType, s.AdminKey, length); err != nil {
 				t.Fatal(err)
 			}
-			// Slowly enough for the server to answer (and, without the
-			// rule, close) before the client is done.
+			// Slowly enough for the server to answer, and without the
+			// rule close (net/http waits 500 ms after its answer), before
+			// the client is done: about a second for the whole body.
 			const chunk = 32 << 10
 			for off := 0; off < len(body); off += chunk {
 				part := body[off:min(off+chunk, len(body))]
@@ -225,7 +226,7 @@ func TestTooLargeBodyIsAnsweredToAWritingClient(t *testing.T) {
 				if err != nil {
 					t.Fatalf("writing the body at %d bytes: %v", off, err)
 				}
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(30 * time.Millisecond)
 			}
 			if c.chunked {
 				if _, err := io.WriteString(conn, "0\r\n\r\n"); err != nil {

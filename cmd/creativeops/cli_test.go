@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -331,9 +332,13 @@ func TestOnlyServeAndMigrateCreateDatabases(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, filepath.Dir(mistyped)) {
 		t.Errorf("migrate to a mistyped path: exit %d, %q", code, errOut)
 	}
-	code, _, errOut = cli(t, "serve", "--http-addr", "127.0.0.1:0", "--data-dir", dataDir, "--database-url", "sqlite://"+mistyped)
-	if code != 1 || !strings.Contains(errOut, filepath.Dir(mistyped)) {
-		t.Errorf("serve on a mistyped path: exit %d, %q", code, errOut)
+	// Bounded: a serve that does start serves until canceled.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var serveErr bytes.Buffer
+	code = exitCode(run(ctx, []string{"serve", "--http-addr", "127.0.0.1:0", "--data-dir", dataDir, "--database-url", "sqlite://" + mistyped}, io.Discard, &serveErr), &serveErr)
+	if code != 1 || !strings.Contains(serveErr.String(), filepath.Dir(mistyped)) {
+		t.Errorf("serve on a mistyped path: exit %d, %q", code, serveErr.String())
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 1 || entries[0].Name() != "data" {
 		t.Errorf("the failed commands left %v in %s", entries, tmp)
