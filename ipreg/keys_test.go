@@ -16,9 +16,12 @@ import (
 
 func TestGenerateKeysRejectsBadOrigin(t *testing.T) {
 	for _, origin := range []string{"", "has space", "a+b", "tab\there", "bad\xffutf8"} {
-		if _, err := GenerateKeys(origin, time.Now()); err == nil {
-			t.Errorf("GenerateKeys(%q) succeeded, want error", origin)
+		if _, err := GenerateKeys(origin, time.Now()); err == nil || !strings.Contains(err.Error(), "invalid log origin") {
+			t.Errorf("GenerateKeys(%q) = %v, want the origin refused", origin, err)
 		}
+	}
+	if _, err := GenerateKeys("creativeops.dev/ip-log/1", time.Now()); err != nil {
+		t.Errorf("a valid origin: %v", err)
 	}
 }
 

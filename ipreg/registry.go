@@ -282,6 +282,13 @@ func ResealKeys(ctx context.Context, store *storage.Store, keyring *secrets.Keyr
 	return n, nil
 }
 
+// SealingKeyIDs lists the master keys the registry's signing keys are
+// sealed under ("" for keys an earlier version stored in the clear), so
+// that a start can tell whether a new master key could open them.
+func SealingKeyIDs(ctx context.Context, store *storage.Store) ([]string, error) {
+	return store.Ent.SigningKey.Query().Unique(true).Select(signingkey.FieldMaterialKeyID).Strings(ctx)
+}
+
 // Register timestamps and logs a work. It returns once the record is
 // covered by a signed checkpoint and committed.
 func (r *Registry) Register(ctx context.Context, reg Registration) (*Work, error) {

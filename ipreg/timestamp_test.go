@@ -79,21 +79,27 @@ func TestTimestampRandomSerial(t *testing.T) {
 func TestTimestampRejectsBadInput(t *testing.T) {
 	k, _ := testKeys(t)
 	digest := sha256.Sum256(nil)
+	const badSerial, badTime = "serial must be positive", "outside the TSA certificate validity"
 	cases := []struct {
 		name   string
 		serial *big.Int
 		at     time.Time
+		want   string // in the error
 	}{
-		{"zero serial", big.NewInt(0), stampAt()},
-		{"negative serial", big.NewInt(-5), stampAt()},
-		{"161-bit serial", new(big.Int).Lsh(big.NewInt(1), 160), stampAt()},
-		{"before TSA certificate", big.NewInt(1), k.TSACert().NotBefore.Add(-time.Hour)},
-		{"after TSA certificate", big.NewInt(1), k.TSACert().NotAfter.Add(time.Hour)},
+		{"zero serial", big.NewInt(0), stampAt(), badSerial},
+		{"negative serial", big.NewInt(-5), stampAt(), badSerial},
+		{"161-bit serial", new(big.Int).Lsh(big.NewInt(1), 160), stampAt(), badSerial},
+		{"before TSA certificate", big.NewInt(1), k.TSACert().NotBefore.Add(-time.Hour), badTime},
+		{"after TSA certificate", big.NewInt(1), k.TSACert().NotAfter.Add(time.Hour), badTime},
 	}
 	for _, tc := range cases {
-		if _, err := k.Timestamp(digest, tc.serial, tc.at); err == nil {
-			t.Errorf("%s: Timestamp succeeded, want error", tc.name)
+		if _, err := k.Timestamp(digest, tc.serial, tc.at); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Timestamp = %v, want an error saying %q", tc.name, err, tc.want)
 		}
+	}
+	// The bounds themselves are accepted.
+	if _, err := k.Timestamp(digest, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1)), stampAt()); err != nil {
+		t.Errorf("160-bit serial: %v", err)
 	}
 }
 

@@ -107,6 +107,12 @@ func loadSigningKeys(ctx context.Context, db *ent.Client, keyring *secrets.Keyri
 	return out, nil
 }
 
+// SealingKeyIDs lists the master keys the OAuth signing keys are sealed
+// under.
+func SealingKeyIDs(ctx context.Context, db *ent.Client) ([]string, error) {
+	return db.OAuthSigningKey.Query().Unique(true).Select(oauthsigningkey.FieldPrivateKeyKeyID).Strings(ctx)
+}
+
 // ResealKeys seals under keyring's newest master key every signing key
 // sealed under an older one, and returns how many it rewrote. A row is
 // rewritten only if it still has the master key it was read with, so

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -462,5 +463,32 @@ func TestRevocationReadFromDatabaseWhenStale(t *testing.T) {
 	}
 	if _, err := f.svc.Verify(ctx, live); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("stale state: token of a revoked client %v", err)
+	}
+}
+
+// A token verified once is remembered (its signature is not checked
+// again), but every use still checks its expiry: a cached token stops
+// working the moment it expires, not when the cache is dropped.
+func TestCachedTokenExpires(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	raw := f.issue(t)
+	if _, err := f.svc.Verify(ctx, raw); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(raw))
+	if f.svc.verified.get(sum) == nil {
+		t.Fatal("a verified token is not cached: this test would not exercise the cache")
+	}
+	f.now = f.now.Add(DefaultTokenLifetime - time.Minute)
+	if _, err := f.svc.Verify(ctx, raw); err != nil {
+		t.Fatalf("before expiry: %v", err)
+	}
+	f.now = f.now.Add(time.Minute + leeway + time.Second)
+	if f.svc.verified.get(sum) == nil {
+		t.Fatal("the cache was dropped: this test would not exercise it")
+	}
+	if p, err := f.svc.Verify(ctx, raw); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Fatalf("after expiry: %v, %v; want ErrUnauthenticated", p, err)
 	}
 }

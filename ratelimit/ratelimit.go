@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,11 +76,37 @@ func New(def auth.RateLimit, redisURL string, log *slog.Logger) (*Limiter, error
 		if err != nil {
 			return nil, fmt.Errorf("redis url: %w", err)
 		}
+		if log != nil {
+			redis.SetLogger(redisLog{log})
+		}
 		l.rdb = redis.NewClient(opts)
 		l.redis = redis_rate.NewLimiter(l.rdb)
+		// Said at the start rather than at the first request: a replica
+		// that cannot reach Redis still serves, each key limited by this
+		// replica alone, until Redis answers.
+		ctx, cancel := context.WithTimeout(context.Background(), redisStartCheck)
+		err = l.rdb.Ping(ctx).Err()
+		cancel()
+		if err != nil && log != nil {
+			log.Warn("Redis is unreachable: rate limits are kept by this replica alone until it answers",
+				"redis_addr", opts.Addr, "error", err.Error())
+		}
 	}
 	go l.evictIdle()
 	return l, nil
+}
+
+// redisStartCheck bounds New's check that Redis answers.
+const redisStartCheck = 2 * time.Second
+
+// redisLog routes go-redis's own messages (a pool that cannot dial, a
+// dropped connection) into the service's log: by default go-redis writes
+// them to stderr as plain text, breaking a JSON log stream. The library's
+// logger is process-wide; the newest limiter's log receives them.
+type redisLog struct{ log *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.log.WarnContext(ctx, strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "), "component", "redis")
 }
 
 // Close stops the limiter and its Redis client.

@@ -112,11 +112,15 @@ func EncodeKey(key []byte) []byte {
 // (fs.ErrExist), since replacing a master key loses every secret sealed
 // under it.
 func CreateKeyFile(path string) error {
+	return writeKeyFile(path, GenerateKey())
+}
+
+func writeKeyFile(path string, key []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("secrets: create master key file: %w", err)
 	}
-	if _, err := f.Write(EncodeKey(GenerateKey())); err != nil {
+	if _, err := f.Write(EncodeKey(key)); err != nil {
 		f.Close()
 		os.Remove(path)
 		return fmt.Errorf("secrets: write master key file %s: %w", path, err)
@@ -169,22 +173,37 @@ func LoadKeyFiles(paths ...string) (*Keyring, error) {
 }
 
 // Open loads the keyring a server starts with: the given key files, newest
-// first, or when there are none the file DefaultKeyFile in dataDir,
-// created (0600) on the first start.
-func Open(files []string, dataDir string) (kr *Keyring, created string, err error) {
+// first, or when there are none the file DefaultKeyFile in dataDir. When
+// that file does not exist yet, the keyring holds a new key that is not
+// written: pending is that key's file, for the caller to Write once the
+// rest of its start is known to succeed, and before anything is sealed
+// under the key. A start that fails first leaves no key file behind.
+func Open(files []string, dataDir string) (kr *Keyring, pending *PendingKeyFile, err error) {
 	if len(files) > 0 {
 		kr, err := LoadKeyFiles(files...)
-		return kr, "", err
+		return kr, nil, err
 	}
 	path := filepath.Join(dataDir, DefaultKeyFile)
-	if err := CreateKeyFile(path); err == nil {
-		created = path
-	} else if !errors.Is(err, fs.ErrExist) {
-		return nil, "", err
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		key := GenerateKey()
+		mk, err := newMasterKey(key, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &Keyring{keys: []masterKey{mk}}, &PendingKeyFile{Path: path, key: key}, nil
 	}
 	kr, err = LoadKeyFiles(path)
-	return kr, created, err
+	return kr, nil, err
 }
+
+// PendingKeyFile is a new master key not yet written to its file.
+type PendingKeyFile struct {
+	Path string
+	key  []byte
+}
+
+// Write writes the key to its file (0600), never over an existing file.
+func (p *PendingKeyFile) Write() error { return writeKeyFile(p.Path, p.key) }
 
 // SealingKeyID is the id of the newest key, the one Seal uses.
 func (kr *Keyring) SealingKeyID() string { return kr.keys[0].id }

@@ -133,34 +133,50 @@ func TestKeyFiles(t *testing.T) {
 	}
 }
 
-// Without key files the server creates one in the data directory on its
-// first start and reads the same one afterwards.
+// Without key files the server makes one for the data directory on its
+// first start, written only when the caller says the start will succeed,
+// and reads the same one afterwards.
 func TestOpenDefault(t *testing.T) {
 	dir := t.TempDir()
-	kr, created, err := Open(nil, dir)
+	path := filepath.Join(dir, DefaultKeyFile)
+	kr, pending, err := Open(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created != filepath.Join(dir, DefaultKeyFile) {
-		t.Fatalf("created %q", created)
+	if pending == nil || pending.Path != path {
+		t.Fatalf("pending %+v", pending)
 	}
-	again, created2, err := Open(nil, dir)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the key file exists before Write: %v", err)
+	}
+	if err := pending.Write(); err != nil {
+		t.Fatal(err)
+	}
+	again, pending2, err := Open(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created2 != "" || again.SealingKeyID() != kr.SealingKeyID() {
-		t.Fatalf("second start: created %q, key %s then %s", created2, kr.SealingKeyID(), again.SealingKeyID())
+	if pending2 != nil || again.SealingKeyID() != kr.SealingKeyID() {
+		t.Fatalf("second start: pending %+v, key %s then %s", pending2, kr.SealingKeyID(), again.SealingKeyID())
+	}
+	// Never over an existing file.
+	if err := pending.Write(); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second Write: %v", err)
 	}
 	other := filepath.Join(t.TempDir(), "other.key")
 	if err := CreateKeyFile(other); err != nil {
 		t.Fatal(err)
 	}
-	configured, created3, err := Open([]string{other}, dir)
-	if err != nil || created3 != "" || configured.SealingKeyID() == kr.SealingKeyID() {
-		t.Fatalf("configured file: %v, created %q", err, created3)
+	configured, pending3, err := Open([]string{other}, dir)
+	if err != nil || pending3 != nil || configured.SealingKeyID() == kr.SealingKeyID() {
+		t.Fatalf("configured file: %v, pending %+v", err, pending3)
 	}
-	if _, _, err := Open(nil, filepath.Join(dir, "no", "such", "dir")); err == nil {
-		t.Fatal("Open in a missing data directory succeeded")
+	_, missing, err := Open(nil, filepath.Join(dir, "no", "such", "dir"))
+	if err != nil || missing == nil {
+		t.Fatalf("a missing data directory: %v %+v", err, missing)
+	}
+	if err := missing.Write(); err == nil {
+		t.Fatal("wrote a key file in a missing data directory")
 	}
 }
 

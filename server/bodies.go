@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -164,6 +165,9 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Princ
 		limit, holder = MaxBodyBytes, "org:"+p.OrganizationID
 	}
 	if r.ContentLength > limit {
+		if p != nil {
+			discardRefusedBody(w, r, r.Body)
+		}
 		refuse(tooLarge(limit))
 		return 0, nil, false
 	}
@@ -178,6 +182,34 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Princ
 		return 0, nil, false
 	}
 	return limit, func() { s.bodies.release(holder, held) }, true
+}
+
+// A client that writes its whole body before reading the answer (most do)
+// and is answered 413 while still writing often never sees the answer:
+// the server closes the connection with the client's bytes unread, its
+// kernel resets the connection, and the client's kernel drops the 413
+// with it, so the client reports a broken pipe. So the body of a request
+// refused as too large is read and thrown away before the answer, up to
+// refusedBodyDrain bytes and for at most refusedBodyWait, then the
+// connection is closed as before. Only an authenticated caller's body is
+// read (an anonymous one is refused from its headers alone), and none is
+// held in memory.
+const (
+	refusedBodyDrain = 4 << 20
+	refusedBodyWait  = 5 * time.Second
+)
+
+// discardRefusedBody reads and discards what body may still send (r's
+// body or what remains of it), within the bounds above. A client that
+// asked to be told before sending (Expect: 100-continue) is answered at
+// once: reading would invite the body.
+func discardRefusedBody(w http.ResponseWriter, r *http.Request, body io.Reader) {
+	if body == nil || body == http.NoBody || strings.EqualFold(r.Header.Get("Expect"), "100-continue") || r.ProtoMajor != 1 {
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(refusedBodyWait))
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, refusedBodyDrain))
 }
 
 // closing answers through refuse and closes the connection after the

@@ -71,6 +71,19 @@ func validRequestID(s string) bool {
 	return true
 }
 
+// rpcRequestID is the id of a Connect or gRPC-Web call: the client's
+// X-Request-Id when valid, or a new one, which the call then carries to
+// the gRPC server, so that a refusal before the interceptors and the
+// interceptors' own response name the call alike.
+func rpcRequestID(r *http.Request) string {
+	id := r.Header.Get("X-Request-Id")
+	if !validRequestID(id) {
+		id = newRequestID()
+		r.Header.Set("X-Request-Id", id)
+	}
+	return id
+}
+
 // statusRecorder captures the response status for the request log.
 type statusRecorder struct {
 	http.ResponseWriter
@@ -129,9 +142,11 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			defer release()
 			// Reading the body up front turns an oversized chunked body into
 			// a clean 413 instead of a decoder error deep in the gateway.
-			body, err := io.ReadAll(http.MaxBytesReader(rec, r.Body, limit))
+			sent := r.Body
+			body, err := io.ReadAll(http.MaxBytesReader(rec, sent, limit))
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
+				discardRefusedBody(rec, r, sent)
 				writeError(rec, r, tooLarge(limit))
 				s.logHTTP(r, ri, rec, start)
 				return

@@ -63,8 +63,12 @@ func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerI
 	c := a.charge
 	if !a.charged {
 		c = s.chargeRate(ctx, p)
+		// A charge made at admission wrote its headers on the HTTP
+		// response already: the gateway and the transcoder would add
+		// these to them, and clients joined the two copies into one
+		// malformed value.
+		_ = grpc.SetHeader(ctx, c.headers())
 	}
-	_ = grpc.SetHeader(ctx, c.headers())
 	if c.d.Allowed {
 		return handler(ctx, req)
 	}

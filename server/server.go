@@ -11,7 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -125,6 +125,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
+	// What can be checked before anything is written is checked first: a
+	// missing TLS file fails the start before a database or a master key
+	// is made.
+	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
+		return nil, err
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
@@ -138,12 +144,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	// Storage.
-	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.Traced(cfg.TracerProvider))
+	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.Traced(cfg.TracerProvider), storage.CreateWithin(cfg.DataDir))
 	if err != nil {
 		return nil, err
 	}
 	s.store = store
 	s.hold("database", func(context.Context) error { return store.Close() })
+	if store.Created {
+		// A start that fails leaves no empty database behind to be
+		// mistaken for the real one next time.
+		defer func() {
+			if !built {
+				_ = s.releaseAll(context.Background())
+				storage.RemoveSQLiteFiles(store.Path())
+			}
+		}()
+		s.log.Warn("created a new, empty database: if this installation has data, --database-url or --data-dir is wrong", "path", store.Path())
+	}
 	if err := store.Migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -416,9 +433,10 @@ func (s *Server) Handler() http.Handler {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
-				start, ri := time.Now(), &requestInfo{}
+				start, ri := time.Now(), &requestInfo{id: rpcRequestID(r)}
 				defer func() { s.traceRPCRoute(r, ri) }()
 				refuse := func(st *status.Status) {
+					w.Header().Set("X-Request-Id", ri.id)
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)
 				}
@@ -583,9 +601,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = cfg.httpServer(debugHandler())
+			debug = cfg.httpServer(debugHandler(os.Args))
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
+			warnPublicDebugAddr(s.log, l.ln.Addr())
 		}
 	}
 	if debug != nil {
@@ -643,15 +662,4 @@ func (d discardBelow) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (d discardBelow) WithGroup(name string) slog.Handler {
 	return discardBelow{d.Handler.WithGroup(name), d.min}
-}
-
-// debugHandler serves the Go runtime profiles, for --debug-addr.
-func debugHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -81,6 +82,62 @@ type Store struct {
 	Background *Store
 	// sqlitePath is the database file (empty on PostgreSQL).
 	sqlitePath string
+	// Created reports that Open made a new, empty SQLite database file.
+	Created bool
+}
+
+// Path is the SQLite database file, empty on PostgreSQL.
+func (s *Store) Path() string { return s.sqlitePath }
+
+// prepareSQLiteFile applies o's creation policy to the SQLite file at path
+// and reports whether SQLite will create it.
+func prepareSQLiteFile(path, query string, o openOptions) (bool, error) {
+	if path == ":memory:" || strings.Contains(query, "mode=memory") {
+		return false, nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("database %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	switch o.create {
+	case createNever:
+		return false, fmt.Errorf("database %s does not exist: check --data-dir or --database-url (creativeops serve or creativeops migrate creates a new one)", path)
+	case createWithin:
+		if _, err := os.Stat(dir); err == nil {
+			return true, nil
+		}
+		if !within(o.createDir, dir) {
+			return false, fmt.Errorf("database %s: directory %s does not exist (only directories inside --data-dir %s are created): check --database-url", path, dir, o.createDir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return false, fmt.Errorf("create database directory: %w", err)
+	}
+	return true, nil
+}
+
+// RemoveSQLiteFiles removes a SQLite database file Open created, with
+// its write-ahead log and lock files, once its store is closed.
+func RemoveSQLiteFiles(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal", "-migrate.lock"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// within reports whether path is dir or inside it.
+func within(dir, path string) bool {
+	if dir == "" {
+		return false
+	}
+	d, err1 := filepath.Abs(dir)
+	p, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // WithoutPoolParams returns a PostgreSQL URL without its pool_ parameters
@@ -109,6 +166,33 @@ type Option func(*openOptions)
 type openOptions struct {
 	warm   bool
 	tracer trace.TracerProvider // nil: statements are not traced
+	// create is who may create a missing SQLite database (see Existing
+	// and CreateWithin).
+	create    createPolicy
+	createDir string
+}
+
+type createPolicy int
+
+const (
+	createAnywhere createPolicy = iota // Open's default, for tests and tools
+	createNever
+	createWithin
+)
+
+// Existing is Open's option for a command that administers a database
+// (orgs, keys, audit...): a SQLite file that does not exist is an error
+// naming it, not a new empty database (in whatever directory the command
+// was run from) where the command would then find nothing.
+func Existing() Option { return func(o *openOptions) { o.create = createNever } }
+
+// CreateWithin is Open's option for serve and migrate, which may create a
+// new SQLite database (Store.Created reports it, for the caller to say
+// so), but create missing directories for it only inside dir, the data
+// directory: a mistyped path elsewhere is an error naming it, not a new
+// installation.
+func CreateWithin(dir string) Option {
+	return func(o *openOptions) { o.create, o.createDir = createWithin, dir }
 }
 
 // Warm is Open's option for a server: on PostgreSQL, both pools open all
@@ -138,9 +222,11 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		if path == "" {
 			return nil, errors.New("database url: sqlite:// needs a file path, e.g. sqlite://./data/creativeops.db")
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
+		created, err := prepareSQLiteFile(path, query, o)
+		if err != nil {
+			return nil, err
 		}
+		s.Created = created
 		// WAL lets readers run beside the writer; IMMEDIATE transactions take
 		// the write lock up front so two writers never deadlock on upgrade.
 		// The writer checkpoints the WAL itself only as a fallback; see

@@ -339,40 +339,61 @@ func TestClientRefusesLoopbackAfterResolution(t *testing.T) {
 	}
 }
 
-// The guards are checked directly so that no test ever sends a packet
-// towards a non-loopback address.
+// The dial guard NewClient installs (guard: the metadata addresses, then
+// the SSRF guardian) is checked directly so that no test ever sends a
+// packet towards a non-loopback address. Each refusal is checked for its
+// reason: a metadata address is refused by the project's own list even
+// where the guardian would allow it.
 func TestGuardians(t *testing.T) {
+	const ok, ip, meta = "ok", "prohibited address", "metadata address"
 	tests := []struct {
-		addr       string
-		strictOK   bool
-		insecureOK bool
+		addr             string
+		strict, insecure string
 	}{
-		{"93.184.216.34:443", true, true},
-		{"93.184.216.34:8443", true, true},
-		{"[2606:2800:220:1:248:1893:25c8:1946]:443", true, true},
-		{"127.0.0.1:443", false, true},
-		{"[::1]:8080", false, true},
-		{"10.1.2.3:443", false, true},
-		{"172.20.0.1:443", false, true},
-		{"192.168.0.10:443", false, true},
-		{"[fd00::1]:443", false, true},
-		{"169.254.169.254:80", false, false},
-		{"[fe80::1]:80", false, false},
-		{"0.0.0.0:80", false, false},
-		{"224.0.0.1:80", false, false},
-		{"[::ffff:169.254.169.254]:80", false, false},
+		{"93.184.216.34:443", ok, ok},
+		{"93.184.216.34:8443", ok, ok},
+		{"[2606:2800:220:1:248:1893:25c8:1946]:443", ok, ok},
+		{"127.0.0.1:443", ip, ok},
+		{"[::1]:8080", ip, ok},
+		{"10.1.2.3:443", ip, ok},
+		{"172.20.0.1:443", ip, ok},
+		{"192.168.0.10:443", ip, ok},
+		{"[fd00::1]:443", ip, ok},
+		{"169.254.169.254:80", ip, ip},
+		{"[fe80::1]:80", ip, ip},
+		{"0.0.0.0:80", ip, ip},
+		{"224.0.0.1:80", ip, ip},
+		{"[::ffff:169.254.169.254]:80", ip, ip},
+		// Metadata services the guardian alone would let through in
+		// development (fc00::/7, CGNAT) or everywhere (a public address).
+		{"[fd00:ec2::254]:80", meta, meta},
+		{"100.100.100.200:80", meta, meta},
+		{"168.63.129.16:80", meta, meta},
+		{"[::ffff:168.63.129.16]:80", meta, meta},
 	}
+	reason := func(err error) string {
+		switch {
+		case err == nil:
+			return ok
+		case errors.Is(err, errMetadataAddr):
+			return meta
+		case errors.Is(err, ssrf.ErrProhibitedIP):
+			return ip
+		}
+		return err.Error()
+	}
+	strict, insecure := guard(strictGuardian), guard(insecureGuardian)
 	for _, tt := range tests {
 		ap := netip.MustParseAddrPort(tt.addr)
 		network := "tcp4"
 		if ap.Addr().Is6() {
 			network = "tcp6"
 		}
-		if err := strictGuardian.Safe(network, tt.addr, nil); (err == nil) != tt.strictOK {
-			t.Errorf("strict %s: %v, want ok=%v", tt.addr, err, tt.strictOK)
+		if got := reason(strict(network, tt.addr, nil)); got != tt.strict {
+			t.Errorf("strict %s: %s, want %s", tt.addr, got, tt.strict)
 		}
-		if err := insecureGuardian.Safe(network, tt.addr, nil); (err == nil) != tt.insecureOK {
-			t.Errorf("insecure %s: %v, want ok=%v", tt.addr, err, tt.insecureOK)
+		if got := reason(insecure(network, tt.addr, nil)); got != tt.insecure {
+			t.Errorf("insecure %s: %s, want %s", tt.addr, got, tt.insecure)
 		}
 	}
 }

@@ -13,6 +13,11 @@ import (
 // slow resolver must not hold up the API call.
 const resolveTimeout = 2 * time.Second
 
+// Resolver looks names up, as *net.Resolver does.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
 // CheckResolved resolves the host of an endpoint URL that passed
 // ValidateURL and refuses it when any of its addresses is not public, so
 // that a name pointing inside the network (an internal DNS name, a
@@ -21,7 +26,7 @@ const resolveTimeout = 2 * time.Second
 // fails or times out is not an error: the name may simply not be published
 // yet, and the dial-time check of NewClient's client still guards every
 // delivery. A nil resolver means net.DefaultResolver.
-func CheckResolved(ctx context.Context, raw string, r *net.Resolver) error {
+func CheckResolved(ctx context.Context, raw string, r Resolver) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidURL, err)

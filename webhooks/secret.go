@@ -74,6 +74,12 @@ func OpenSecret(kr *secrets.Keyring, wh *ent.Webhook) (string, error) {
 	return s, nil
 }
 
+// SealingKeyIDs lists the master keys webhook secrets are sealed under
+// ("" for secrets an earlier version stored in the clear).
+func SealingKeyIDs(ctx context.Context, store *storage.Store) ([]string, error) {
+	return store.Ent.Webhook.Query().Unique(true).Select(webhook.FieldSecretKeyID).Strings(ctx)
+}
+
 // resealBatch bounds the rows one reseal transaction rewrites.
 const resealBatch = 200
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/teststore"
@@ -156,5 +157,26 @@ func TestWorkerSignsWithSealedSecret(t *testing.T) {
 	ds = f.deliveries(t)
 	if err := work(t, w, ds[1].ID, 0); !errors.Is(err, secrets.ErrUnknownKey) {
 		t.Fatalf("delivery under a wrong master key: %v", err)
+	}
+}
+
+// A sealed secret opens only in the row it was sealed for: one copied to
+// another webhook's row (by a bug, or by someone with write access to the
+// table but not the master key) does not open there, so it can never sign
+// another customer's deliveries.
+func TestSealedSecretIsBoundToItsWebhook(t *testing.T) {
+	kr, err := secrets.NewKeyring(secrets.GenerateKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "whsec_c2VjcmV0IHNpZ25pbmcga2V5IGJ5dGVz"
+	keyID, sealed := SealSecret(kr, "wh_01k0000000000000000000000a", secret)
+	own := &ent.Webhook{ID: "wh_01k0000000000000000000000a", Secret: sealed, SecretKeyID: keyID}
+	if got, err := OpenSecret(kr, own); err != nil || got != secret {
+		t.Fatalf("in its own row: %q, %v", got, err)
+	}
+	copied := &ent.Webhook{ID: "wh_01k0000000000000000000000b", Secret: sealed, SecretKeyID: keyID}
+	if got, err := OpenSecret(kr, copied); err == nil || !strings.Contains(err.Error(), copied.ID) {
+		t.Fatalf("copied to another row: %q, %v; want an error naming the row", got, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -360,5 +361,45 @@ func TestCheckResolved(t *testing.T) {
 		if err := CheckResolved(ctx, u, noDNS); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
+	}
+}
+
+// fakeResolver answers every name with the same addresses.
+type fakeResolver []netip.Addr
+
+func (f fakeResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return f, nil
+}
+
+// A name is refused when any address it resolves to is not public,
+// however the address is written; one that resolves to public addresses
+// only is accepted.
+func TestCheckResolvedRefusesPrivateAnswers(t *testing.T) {
+	ctx := context.Background()
+	public := netip.MustParseAddr("93.184.215.14")
+	for _, c := range []struct {
+		name  string
+		addrs []string
+	}{
+		{"private IPv4", []string{"10.0.0.1"}},
+		{"private beside a public one", []string{"93.184.215.14", "192.168.1.20"}},
+		{"unique-local IPv6", []string{"fd00::1"}},
+		{"unique-local IPv6 with a zone", []string{"fd12:3456::7%eth0"}},
+		{"IPv4-mapped private", []string{"::ffff:10.0.0.1"}},
+		{"IPv4-mapped loopback", []string{"::ffff:127.0.0.1"}},
+		{"link-local (cloud metadata)", []string{"169.254.169.254"}},
+		{"CGNAT", []string{"100.64.0.1"}},
+	} {
+		var r fakeResolver
+		for _, a := range c.addrs {
+			r = append(r, netip.MustParseAddr(a))
+		}
+		err := CheckResolved(ctx, "https://hooks.customer.example/in", r)
+		if !errors.Is(err, ErrInvalidURL) || !strings.Contains(err.Error(), "not a public address") {
+			t.Errorf("%s: %v, want the name refused as not public", c.name, err)
+		}
+	}
+	if err := CheckResolved(ctx, "https://hooks.customer.example/in", fakeResolver{public, netip.MustParseAddr("2606:2800:220:1:248:1893:25c8:1946")}); err != nil {
+		t.Errorf("public addresses: %v", err)
 	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +23,17 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = exitCode(run(context.Background(), args, &out, &errOut), &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// newDatabase is a new SQLite database made as an operator makes one:
+// administration commands refuse a database that does not exist.
+func newDatabase(t *testing.T) string {
+	t.Helper()
+	url := testdb.SQLiteURL(t)
+	if code, _, errOut := cli(t, "migrate", "--database-url", url); code != 0 {
+		t.Fatalf("migrate: exit %d, %q", code, errOut)
+	}
+	return url
 }
 
 // Help goes to stdout and exits 0, at every level; what cannot be acted
@@ -216,7 +229,7 @@ func TestServeConfigDefaults(t *testing.T) {
 // Organizations are made by orgs create alone: keys commands refuse a
 // name that matches none, saying how to create it, and create nothing.
 func TestKeysRefuseUnknownOrganization(t *testing.T) {
-	url := testdb.SQLiteURL(t)
+	url := newDatabase(t)
 	if code, out, errOut := cli(t, "orgs", "create", "--database-url", url, "acme"); code != 0 || !strings.HasPrefix(out, "org_") {
 		t.Fatalf("orgs create: exit %d, %q, %q", code, out, errOut)
 	}
@@ -242,7 +255,7 @@ func TestKeysRefuseUnknownOrganization(t *testing.T) {
 // Command-line key changes are audited with the operator as actor and
 // transport cli, and audit list shows them, newest first, never a secret.
 func TestAuditListShowsCLIChanges(t *testing.T) {
-	url := testdb.SQLiteURL(t)
+	url := newDatabase(t)
 	if code, _, errOut := cli(t, "orgs", "create", "--database-url", url, "acme"); code != 0 {
 		t.Fatalf("orgs create: exit %d, %q", code, errOut)
 	}
@@ -293,5 +306,59 @@ func TestAuditListShowsCLIChanges(t *testing.T) {
 		if code, _, _ := cli(t, append(args, "--database-url", url)...); code != 2 {
 			t.Errorf("%s: exit %d, want 2", strings.Join(args, " "), code)
 		}
+	}
+}
+
+// Only serve and migrate create a database, and never its directories
+// outside --data-dir: an administration command run in the wrong
+// directory, or given a mistyped path, fails naming the path and leaves
+// nothing behind.
+func TestOnlyServeAndMigrateCreateDatabases(t *testing.T) {
+	tmp := t.TempDir()
+	dataDir := filepath.Join(tmp, "data")
+	for _, args := range [][]string{
+		{"orgs", "list", "--data-dir", dataDir},
+		{"orgs", "create", "--data-dir", dataDir, "acme"},
+		{"keys", "list", "--org", "acme", "--database-url", "sqlite://" + filepath.Join(tmp, "typo.db")},
+		{"audit", "list", "--installation", "--data-dir", dataDir},
+	} {
+		code, _, errOut := cli(t, args...)
+		if code != 1 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, tmp) {
+			t.Errorf("%v: exit %d, %q: want a failure naming the database", args, code, errOut)
+		}
+	}
+	mistyped := filepath.Join(tmp, "no", "such", "dir", "x.db")
+	code, _, errOut := cli(t, "migrate", "--data-dir", dataDir, "--database-url", "sqlite://"+mistyped)
+	if code != 1 || !strings.Contains(errOut, filepath.Dir(mistyped)) {
+		t.Errorf("migrate to a mistyped path: exit %d, %q", code, errOut)
+	}
+	// Bounded: a serve that does start serves until canceled.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var serveErr bytes.Buffer
+	code = exitCode(run(ctx, []string{"serve", "--http-addr", "127.0.0.1:0", "--data-dir", dataDir, "--database-url", "sqlite://" + mistyped}, io.Discard, &serveErr), &serveErr)
+	if code != 1 || !strings.Contains(serveErr.String(), filepath.Dir(mistyped)) {
+		t.Errorf("serve on a mistyped path: exit %d, %q", code, serveErr.String())
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 || entries[0].Name() != "data" {
+		t.Errorf("the failed commands left %v in %s", entries, tmp)
+	}
+	if entries, _ := os.ReadDir(dataDir); len(entries) != 0 {
+		t.Errorf("the failed commands left %v in the data directory", entries)
+	}
+	// migrate makes the data directory's database, and says so.
+	code, _, errOut = cli(t, "migrate", "--data-dir", filepath.Join(dataDir, "fresh"))
+	db := filepath.Join(dataDir, "fresh", "creativeops.db")
+	if code != 0 || !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, db) {
+		t.Fatalf("migrate a new data directory: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cli(t, "orgs", "list", "--data-dir", filepath.Join(dataDir, "fresh")); code != 0 {
+		t.Fatalf("orgs list once it exists: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "migrate", "--data-dir", filepath.Join(dataDir, "fresh")); code != 0 || strings.Contains(errOut, "WARN") {
+		t.Fatalf("migrate an existing database: exit %d, %q", code, errOut)
 	}
 }

@@ -339,8 +339,24 @@ func dbFlags(fs *flagSet) func() string {
 	return fs.database(&dataDir)
 }
 
+// openStore opens an existing database for an administration command:
+// only serve and migrate create one (openOrCreateStore).
 func openStore(ctx context.Context, url string) (*storage.Store, error) {
-	st, err := storage.Open(ctx, url)
+	return migrated(ctx, url, storage.Existing())
+}
+
+// openOrCreateStore opens the database, creating a new one (inside the
+// data directory only) when there is none, and says so on stderr.
+func openOrCreateStore(ctx context.Context, url, dataDir string, stderr io.Writer) (*storage.Store, error) {
+	st, err := migrated(ctx, url, storage.CreateWithin(dataDir))
+	if err == nil && st.Created {
+		slog.New(slog.NewTextHandler(stderr, nil)).Warn("created a new, empty database", "path", st.Path())
+	}
+	return st, err
+}
+
+func migrated(ctx context.Context, url string, opts ...storage.Option) (*storage.Store, error) {
+	st, err := storage.Open(ctx, url, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -353,11 +369,12 @@ func openStore(ctx context.Context, url string) (*storage.Store, error) {
 
 func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("migrate [flags]", 0)
-	dbURL := dbFlags(fs)
+	var dataDir string
+	dbURL := fs.database(&dataDir)
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, dbURL())
+	st, err := openOrCreateStore(ctx, dbURL(), dataDir, stderr)
 	if err != nil {
 		return err
 	}

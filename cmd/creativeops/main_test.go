@@ -16,6 +16,9 @@ func TestKeysCreatePrintsOnlyTheKey(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			url := b.URL(t)
 			var out, errOut bytes.Buffer
+			if err := run(context.Background(), []string{"migrate", "--database-url", url}, &out, &errOut); err != nil {
+				t.Fatalf("migrate: %v (%s)", err, errOut.String())
+			}
 			if err := run(context.Background(), []string{"orgs", "create", "--database-url", url, "acme"}, &out, &errOut); err != nil {
 				t.Fatalf("orgs create: %v (%s)", err, errOut.String())
 			}
