@@ -150,7 +150,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	log, unlogged := s.reqLog.wants(ri.orgID, outcomeOf(rec.status), latency)
+	o := outcomeOf(rec.status)
+	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
 	if !log {
 		return
 	}
@@ -170,7 +171,7 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
 		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID}
 	if unlogged > 0 {
-		attrs = append(attrs, "unlogged_client_errors", unlogged)
+		attrs = append(attrs, unloggedAttr(o), unlogged)
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
 }

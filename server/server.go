@@ -125,7 +125,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
+	// Every ERROR line of the server is budgeted (see errorLog).
+	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory)}
 	built := false
 	defer func() {
 		if !built {
