@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/oauth"
+	"github.com/creativeops/creativeops/server"
 )
 
 // assertion is a private_key_jwt client assertion (RFC 7523) signed by key.
@@ -280,5 +282,17 @@ func TestOAuthClientsAudited(t *testing.T) {
 	}
 	if r := s.Do(t, "GET", "/v1/audit-events?action=oauth_client.created", s.AdminKey, nil); r.Status != 200 || len(r.JSON["audit_events"].([]any)) != 1 {
 		t.Fatalf("filter by oauth_client.created: %d %s", r.Status, r.Body)
+	}
+}
+
+// Over REST, a JWKS URL inside the network is a 400 naming jwks_uri, as a
+// webhook URL is, on a server without --allow-insecure-webhooks.
+func TestOAuthClientJWKSURIRefusedOverREST(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.AllowInsecureWebhooks = false }})
+	for _, uri := range []string{"https://127.1/jwks.json", "https://[::1]/jwks.json", "https://2130706433/jwks.json", "https://localhost/jwks.json"} {
+		r := s.Do(t, "POST", "/v1/oauth/clients", s.AdminKey, map[string]any{"name": "pkjwt", "scopes": []string{auth.ScopeCreatorsRead}, "jwks_uri": uri})
+		if r.Status != 400 || !slices.Equal(r.ViolatedFields(), []string{"jwks_uri"}) {
+			t.Errorf("%s: %d %s, want 400 naming jwks_uri", uri, r.Status, r.Body)
+		}
 	}
 }
