@@ -95,7 +95,6 @@ func New(cfg Config) (*Service, error) {
 		cfg.JWKSClient = webhooks.NewClient(cfg.AllowInsecureJWKS, 0)
 	}
 	s := &Service{cfg: cfg, verified: newVerifiedCache(), jwks: newJWKSCache(cfg.JWKSClient)}
-	s.jwks.allowHTTP = cfg.AllowInsecureJWKS
 	return s, nil
 }
 
