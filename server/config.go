@@ -111,6 +111,11 @@ type Config struct {
 	// replica must have the same. Empty: http://localhost:<port of
 	// HTTPAddr>, fit for one machine only.
 	PublicURL string
+	// TrustedProxies are the peers (CIDR prefixes or addresses, see
+	// ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
+	// name the client; from any other peer they are ignored. Empty: the
+	// client is the TCP peer.
+	TrustedProxies []string
 	// OAuthTokenLifetime is the lifetime of access tokens of clients that
 	// do not set their own (default 1 h).
 	OAuthTokenLifetime time.Duration

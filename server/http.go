@@ -29,7 +29,8 @@ type requestInfo struct {
 	keyID    string
 	orgID    string
 	grpcCode codes.Code
-	// clientIP and userAgent of REST requests, for the audit log.
+	// clientIP is the client's address (clientAddr), for the audit log
+	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
 }
 
@@ -98,7 +99,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: hostOf(r.RemoteAddr), userAgent: r.UserAgent()}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: addrString(s.clientAddr(r)), userAgent: r.UserAgent()}
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}
@@ -169,7 +170,7 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 		level = slog.LevelDebug
 	}
 	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
-		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID}
+		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 	if unlogged > 0 {
 		attrs = append(attrs, unloggedAttr(o), unlogged)
 	}

@@ -57,6 +57,8 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	reqLog *requestLog
+	// proxies are --trusted-proxies (see clientAddr).
+	proxies proxies
 
 	store       *storage.Store
 	keys        *auth.Store
@@ -125,15 +127,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
+	trusted, err := ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
 	// Every ERROR line of the server is budgeted (see errorLog).
-	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory)}
+	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
 	built := false
 	defer func() {
 		if !built {
 			_ = s.releaseAll(context.Background())
 		}
 	}()
-	var err error
 	if s.reqLog, err = newRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
 		return nil, err
 	}

@@ -221,7 +221,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	// Behind a proxy every browser shares one address: were successful
 	// sign-ins to spend the bucket, anyone could lock everyone out by
 	// signing in ten times a minute.
-	bucket := "sign-in:" + clientAddr(r)
+	bucket := "sign-in:" + s.clientLimitKey(r)
 	if d := s.limiter.Take(r.Context(), bucket, s.cfg.SignInLimit); !d.Allowed {
 		retry := strconv.Itoa(max(1, ratelimit.CeilSeconds(d.RetryAfter)))
 		e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED",
@@ -279,13 +279,13 @@ type signInBody struct {
 // client_secret_post, and the session acts as the client.
 func (s *Server) openSession(r *http.Request, in signInBody) (*auth.Session, string, error) {
 	if in.apiKey != "" {
-		return s.keys.CreateSession(auditOrigin(r), in.apiKey)
+		return s.keys.CreateSession(s.auditOrigin(r), in.apiKey)
 	}
 	p, until, err := s.oauth.SignIn(r.Context(), in.clientID, in.clientSecret)
 	if err != nil {
 		return nil, "", err
 	}
-	return s.keys.CreateClientSession(auditOrigin(r), *p, until)
+	return s.keys.CreateClientSession(s.auditOrigin(r), *p, until)
 }
 
 const signInHint = `send {"api_key":"co_live_..."} or {"client_id":"oc_...","client_secret":"co_oauth_..."}`
@@ -366,7 +366,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	sess, err := s.keys.EndSession(auditOrigin(r), token)
+	sess, err := s.keys.EndSession(s.auditOrigin(r), token)
 	if err != nil && !errors.Is(err, auth.ErrUnauthenticated) { // ended meanwhile: done too
 		writeError(w, r, toStatus(r.Context(), s, err))
 		return
@@ -381,8 +381,8 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 // auditOrigin is the request's context with where it came from, which the
 // audit log records with a sign-in or sign-out (the actor is the session's
 // key, which the domain sets).
-func auditOrigin(r *http.Request) context.Context {
-	o := audit.Origin{ClientIP: clientAddr(r), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+func (s *Server) auditOrigin(r *http.Request) context.Context {
+	o := audit.Origin{ClientIP: addrString(s.clientAddr(r)), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
 		Transport: audit.TransportREST}
 	return audit.WithCaller(r.Context(), "", o)
 }
@@ -434,10 +434,6 @@ func crossSite(r *http.Request) bool {
 	}
 	return !strings.EqualFold(u.Host, r.Host)
 }
-
-// clientAddr is the address sign-in attempts are counted by: the peer of
-// the connection.
-func clientAddr(r *http.Request) string { return hostOf(r.RemoteAddr) }
 
 // toStatus maps an error of the domain to its API status, as the
 // interceptor chain does for RPCs.
