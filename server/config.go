@@ -119,6 +119,9 @@ type Config struct {
 	// OAuthTokenLifetime is the lifetime of access tokens of clients that
 	// do not set their own (default 1 h).
 	OAuthTokenLifetime time.Duration
+	// OAuthTokenLimits budget POST /oauth/token (default
+	// oauth.DefaultTokenLimits).
+	OAuthTokenLimits oauth.TokenLimits
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -150,6 +153,7 @@ func DefaultConfig() Config {
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            DefaultSignInLimit,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
+		OAuthTokenLimits:       oauth.DefaultTokenLimits,
 	}
 }
 
@@ -195,5 +199,6 @@ func (cfg Config) withDefaults() Config {
 	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
 		cfg.SignInLimit = def.SignInLimit
 	}
+	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
 	return cfg
 }

@@ -296,3 +296,43 @@ func TestOAuthClientJWKSURIRefusedOverREST(t *testing.T) {
 		}
 	}
 }
+
+// The token endpoint is budgeted per client address as the server finds
+// it: behind a trusted proxy, each client apart; a refusal is RFC 6749
+// JSON with Retry-After.
+func TestOAuthTokenBudgetPerClientAddress(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.TrustedProxies = []string{"127.0.0.0/8"}
+		c.OAuthTokenLimits = oauth.TokenLimits{PerAddress: auth.RateLimit{RequestsPerSecond: 0.001, Burst: 2}}
+	}})
+	c, secret, err := s.OAuth().CreateClient(context.Background(), oauth.NewClientParams{OrganizationID: s.OrgID, Name: "erp", Scopes: []string{auth.ScopeCreatorsRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := func(from string) *http.Response {
+		req, _ := http.NewRequest("POST", s.URL+oauth.TokenPath, strings.NewReader("grant_type=client_credentials"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", from)
+		req.SetBasicAuth(c.ID, secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	for i := range 2 {
+		if r := token("203.0.113.1"); r.StatusCode != 200 {
+			t.Fatalf("token %d: %d", i+1, r.StatusCode)
+		}
+	}
+	r := token("203.0.113.1")
+	var body map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || body["error"] != "temporarily_unavailable" {
+		t.Fatalf("third token from one address: %d %v %v", r.StatusCode, r.Header, body)
+	}
+	if r := token("203.0.113.2"); r.StatusCode != 200 {
+		t.Fatalf("another client behind the proxy: %d", r.StatusCode)
+	}
+}

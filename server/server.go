@@ -202,7 +202,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      slots,
 	})
-	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
+	// The limiter before the authorization server, which budgets its
+	// token endpoint with it.
+	s.limiter, err = ratelimit.New(cfg.RateLimit, cfg.RedisURL, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.hold("rate limiter", func(context.Context) error { return s.limiter.Close() })
+	if s.oauth, err = newOAuth(ctx, s, store, keyring); err != nil {
 		return nil, err
 	}
 	// Dashboard sessions may be opened with OAuth client credentials.
@@ -221,11 +228,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
-	s.limiter, err = ratelimit.New(cfg.RateLimit, cfg.RedisURL, s.log)
-	if err != nil {
-		return nil, err
-	}
-	s.hold("rate limiter", func(context.Context) error { return s.limiter.Close() })
 	s.idempotency = idempotency.NewStore(store)
 
 	// Background work that needs no listener: usage flushes and clean-up.
