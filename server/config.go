@@ -99,8 +99,8 @@ type Config struct {
 	// Sessions is how long dashboard sessions live (default 12 h idle,
 	// 7 days at most).
 	Sessions auth.SessionPolicy
-	// SignInLimit bounds failed dashboard sign-in attempts per client address
-	// (default DefaultSignInLimit).
+	// SignInLimit bounds failed dashboard sign-in attempts per client
+	// address and per credential tried (default DefaultSignInLimit).
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,

@@ -229,7 +229,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(durationValue{p: &cfg.Sessions.Idle}, "session-idle", "a dashboard session ends when unused for this long")
 	fs.env(durationValue{p: &cfg.Sessions.Max}, "session-max", "a dashboard session ends this long after sign-in, however used")
 	signIns := cfg.SignInLimit.Burst
-	fs.env(intValue{&signIns, 1}, "sign-in-limit", "failed dashboard sign-in attempts per minute per client address (successful sign-ins do not count)")
+	fs.env(intValue{&signIns, 1}, "sign-in-limit", "failed dashboard sign-in attempts per minute per client address, and per credential tried (successful sign-ins do not count)")
 	var corsOrigins string
 	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
