@@ -10,6 +10,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/oauthassertion"
@@ -50,30 +51,53 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 	if unverified.Subject != clientID {
 		return nil, errBadCredentials
 	}
+	// The claims are checked before any key is looked for: an assertion
+	// that could not be accepted whatever its signature costs no fetch of
+	// the client's JWKS URL.
+	now := s.now()
+	if err := unverified.ValidateWithLeeway(jwt.Expected{
+		Issuer: clientID, Subject: clientID,
+		AnyAudience: jwt.Audience{s.cfg.Issuer, s.cfg.Issuer + TokenPath},
+		Time:        now,
+	}, leeway); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadCredentials, err)
+	}
+	if err := assertionBounds(unverified, now); err != nil {
+		return nil, err
+	}
 	c, err := s.activeClient(ctx, clientID)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.clientKeys(ctx, c)
+	var claims jwt.Claims
+	verify := func(keys *jose.JSONWebKeySet) bool {
+		h := tok.Headers[0]
+		for _, k := range keys.Keys {
+			if (h.KeyID != "" && k.KeyID != h.KeyID) || (k.Algorithm != "" && k.Algorithm != h.Algorithm) {
+				continue
+			}
+			if tok.Claims(k.Key, &claims) == nil {
+				return true
+			}
+		}
+		return false
+	}
+	keys, err := s.clientKeys(ctx, c, false)
 	if err != nil {
 		return nil, err
 	}
-	h := tok.Headers[0]
-	var claims jwt.Claims
-	verified := false
-	for _, k := range keys.Keys {
-		if (h.KeyID != "" && k.KeyID != h.KeyID) || (k.Algorithm != "" && k.Algorithm != h.Algorithm) {
-			continue
+	verified := verify(keys)
+	if !verified && c.Jwks == "" {
+		// The client may have rotated its keys since the set was cached:
+		// look again, if the set is old enough to be fetched again.
+		if keys, err = s.clientKeys(ctx, c, true); err != nil {
+			return nil, err
 		}
-		if tok.Claims(k.Key, &claims) == nil {
-			verified = true
-			break
-		}
+		verified = verify(keys)
 	}
 	if !verified {
 		return nil, errBadCredentials
 	}
-	now := s.now()
 	err = claims.ValidateWithLeeway(jwt.Expected{
 		Issuer: clientID, Subject: clientID,
 		AnyAudience: jwt.Audience{s.cfg.Issuer, s.cfg.Issuer + TokenPath},
@@ -82,8 +106,8 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadCredentials, err)
 	}
-	if claims.Expiry == nil || claims.ID == "" || len(claims.ID) > 256 || claims.Expiry.Time().After(now.Add(maxAssertionLifetime)) {
-		return nil, fmt.Errorf("%w: an assertion needs a jti (at most 256 characters) and an exp at most %s away", errBadCredentials, maxAssertionLifetime)
+	if err := assertionBounds(claims, now); err != nil {
+		return nil, err
 	}
 	// Remember the jti until the assertion expires; a second use finds it.
 	err = s.cfg.Ent.OAuthAssertion.Create().SetID(clientID + ":" + claims.ID).
@@ -97,48 +121,119 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 	return c, nil
 }
 
+// assertionBounds refuses an assertion without a jti, or whose expiry is
+// missing or too far ahead to remember its jti until then.
+func assertionBounds(c jwt.Claims, now time.Time) error {
+	if c.Expiry == nil || c.ID == "" || len(c.ID) > 256 || c.Expiry.Time().After(now.Add(maxAssertionLifetime)) {
+		return fmt.Errorf("%w: an assertion needs a jti (at most 256 characters) and an exp at most %s away", errBadCredentials, maxAssertionLifetime)
+	}
+	return nil
+}
+
 // clientKeys returns the client's registered JWK set, or the one at its
-// JWKS URL.
-func (s *Service) clientKeys(ctx context.Context, c *ent.OAuthClient) (*jose.JSONWebKeySet, error) {
+// JWKS URL; with refresh, the one at its URL fetched again unless it was
+// fetched within jwksRefetch.
+func (s *Service) clientKeys(ctx context.Context, c *ent.OAuthClient, refresh bool) (*jose.JSONWebKeySet, error) {
 	switch {
 	case c.Jwks != "":
 		return parseClientJWKS([]byte(c.Jwks))
 	case c.JwksURI != "":
-		return s.jwks.get(ctx, c.JwksURI)
+		return s.jwks.get(ctx, c.JwksURI, refresh)
 	}
 	return nil, errBadCredentials
 }
 
-// jwksCache holds fetched client JWK sets for a few minutes, so a burst of
-// token requests does not fetch the set each time.
+// jwksCache holds client JWK sets fetched from their URLs. Keys are needed
+// before an assertion's signature can be checked, so anyone may make the
+// server fetch a client's URL by naming the client: the cache keeps that
+// to one fetch per URL per jwksRefetch, whatever arrives. A set is kept
+// for jwksTTL; a failed fetch is remembered for jwksRefetch, and answers
+// every assertion in that time without another; concurrent fetches of one
+// URL are merged into one, which a caller giving up does not cancel.
 type jwksCache struct {
-	client    *http.Client
-	allowHTTP bool
-	mu        sync.Mutex
-	entries   map[string]jwksEntry
+	client *http.Client
+	// ttl and refetch are jwksTTL and jwksRefetch (shorter in tests).
+	ttl, refetch time.Duration
+	flights      singleflight.Group
+
+	mu      sync.Mutex
+	entries map[string]*jwksEntry
 }
 
 type jwksEntry struct {
 	set     *jose.JSONWebKeySet
+	err     error
 	fetched time.Time
 }
 
-const jwksTTL = 5 * time.Minute
+const (
+	jwksTTL     = 5 * time.Minute
+	jwksRefetch = time.Minute
+	// jwksFetchTimeout bounds one fetch, whoever waits for it.
+	jwksFetchTimeout = 10 * time.Second
+	// maxJWKSEntries bounds the cache; past it, it starts over.
+	maxJWKSEntries = 1000
+)
 
 func newJWKSCache(client *http.Client) *jwksCache {
-	return &jwksCache{client: client, entries: map[string]jwksEntry{}}
+	return &jwksCache{client: client, ttl: jwksTTL, refetch: jwksRefetch, entries: map[string]*jwksEntry{}}
 }
 
-func (j *jwksCache) get(ctx context.Context, uri string) (*jose.JSONWebKeySet, error) {
+// cached is the entry for uri if it answers without a fetch: a failure
+// younger than refetch, or a set younger than ttl (and than refetch, when
+// refresh asks for a newer one).
+func (j *jwksCache) cached(uri string, refresh bool, now time.Time) *jwksEntry {
 	j.mu.Lock()
-	e, ok := j.entries[uri]
+	e := j.entries[uri]
 	j.mu.Unlock()
-	if ok && time.Since(e.fetched) < jwksTTL {
-		return e.set, nil
+	if e == nil {
+		return nil
 	}
+	age := now.Sub(e.fetched)
+	switch {
+	case e.err != nil && age < j.refetch:
+		return e
+	case e.err == nil && age < j.ttl && (!refresh || age < j.refetch):
+		return e
+	}
+	return nil
+}
+
+func (j *jwksCache) get(ctx context.Context, uri string, refresh bool) (*jose.JSONWebKeySet, error) {
+	if e := j.cached(uri, refresh, time.Now()); e != nil {
+		return e.set, e.err
+	}
+	ch := j.flights.DoChan(uri, func() (any, error) {
+		// A flight that started after this caller looked may have
+		// finished meanwhile.
+		if e := j.cached(uri, refresh, time.Now()); e != nil {
+			return e, nil
+		}
+		fetchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jwksFetchTimeout)
+		defer cancel()
+		set, err := j.fetch(fetchCtx, uri)
+		e := &jwksEntry{set: set, err: err, fetched: time.Now()}
+		j.mu.Lock()
+		if len(j.entries) >= maxJWKSEntries {
+			j.entries = map[string]*jwksEntry{}
+		}
+		j.entries[uri] = e
+		j.mu.Unlock()
+		return e, nil
+	})
+	select {
+	case r := <-ch:
+		e := r.Val.(*jwksEntry)
+		return e.set, e.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", errBadCredentials, ctx.Err())
+	}
+}
+
+func (j *jwksCache) fetch(ctx context.Context, uri string) (*jose.JSONWebKeySet, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, uri, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", errBadCredentials, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := j.client.Do(req)
@@ -157,11 +252,5 @@ func (j *jwksCache) get(ctx context.Context, uri string) (*jose.JSONWebKeySet, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: JWKS: %v", errBadCredentials, err)
 	}
-	j.mu.Lock()
-	if len(j.entries) > 1000 {
-		j.entries = map[string]jwksEntry{}
-	}
-	j.entries[uri] = jwksEntry{set: set, fetched: time.Now()}
-	j.mu.Unlock()
 	return set, nil
 }

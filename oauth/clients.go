@@ -21,6 +21,7 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthclient"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/webhooks"
 )
 
 // ClientIDPrefix starts every client id.
@@ -86,7 +87,7 @@ func newSecret() string { return SecretPrefix + rand.Text() }
 func displayPrefix(secret string) string { return secret[:len(SecretPrefix)+4] }
 
 // validate checks what the database cannot, naming the field at fault.
-func (p *NewClientParams) validate(allowInsecure func(string) error) error {
+func (p *NewClientParams) validate(ctx context.Context, allowInsecure bool) error {
 	if strings.TrimSpace(p.Name) == "" || len(p.Name) > 100 {
 		return apierror.InvalidField("name", "must be 1 to 100 characters")
 	}
@@ -110,7 +111,7 @@ func (p *NewClientParams) validate(allowInsecure func(string) error) error {
 		}
 	}
 	if p.JWKSURI != "" {
-		if err := allowInsecure(p.JWKSURI); err != nil {
+		if err := checkJWKSURI(ctx, p.JWKSURI, allowInsecure); err != nil {
 			return apierror.InvalidField("jwks_uri", err.Error())
 		}
 	}
@@ -137,19 +138,34 @@ func parseClientJWKS(b []byte) (*jose.JSONWebKeySet, error) {
 	return &set, nil
 }
 
-// checkJWKSURI accepts https URLs (and http ones in development mode);
-// the address is checked again when the set is fetched.
-func checkJWKSURI(allowHTTP bool) func(string) error {
-	return func(raw string) error {
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" || u.User != nil {
-			return errors.New("must be an absolute URL without credentials")
-		}
-		if u.Scheme != "https" && (u.Scheme != "http" || !allowHTTP) {
-			return errors.New("must be an https URL")
-		}
+// checkJWKSURI applies the webhooks' endpoint policy to a JWKS URL, the
+// one outbound URL a client registers: https to a public host, where
+// loopback, private, link-local and metadata addresses, numeric host
+// forms ("127.1", "2130706433") and localhost are refused at once, and
+// a name resolving to such an address too (unless the server runs with
+// --allow-insecure-webhooks, which admits http and private networks).
+// The dial-time guard of the fetch stays the last word.
+func checkJWKSURI(ctx context.Context, raw string, allowInsecure bool) error {
+	u, err := url.Parse(raw)
+	if err == nil && u.Fragment != "" {
+		return errors.New("must not have a fragment")
+	}
+	if err := webhooks.ValidateURL(raw, allowInsecure); err != nil {
+		return urlReason(err)
+	}
+	if allowInsecure {
 		return nil
 	}
+	return urlReason(webhooks.CheckResolved(ctx, raw, nil))
+}
+
+// urlReason is a webhooks URL refusal without its "invalid webhook URL"
+// prefix, which would misname the field.
+func urlReason(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), webhooks.ErrInvalidURL.Error()+": "))
 }
 
 // mayManage refuses an action on a client whose scopes the caller does not
@@ -172,7 +188,7 @@ func mayManage(by *auth.Principal, scopes []string, action string) error {
 // CreateClient stores a new client and returns it with its secret, which
 // is not kept and cannot be shown again.
 func (s *Service) CreateClient(ctx context.Context, p NewClientParams) (*Client, string, error) {
-	if err := p.validate(checkJWKSURI(s.jwks.allowHTTP)); err != nil {
+	if err := p.validate(ctx, s.cfg.AllowInsecureJWKS); err != nil {
 		return nil, "", err
 	}
 	if err := mayManage(p.By, p.Scopes, "create"); err != nil {

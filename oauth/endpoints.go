@@ -94,12 +94,21 @@ func (s *Service) handleJWKS(w http.ResponseWriter, r *http.Request) {
 func (s *Service) handleToken(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
+	if !s.admitAddress(w, r) {
+		return
+	}
 	form, err := readForm(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	budget, ok := s.admitClient(w, r, form)
+	if !ok {
+		return
+	}
 	c, err := s.authenticateClient(r, form)
+	var failed clientAuthError
+	budget.done(errors.As(err, &failed))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthclient"
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
+	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -52,8 +53,14 @@ type Config struct {
 	JWKSClient *http.Client
 	// AllowInsecureJWKS accepts http JWKS URLs (development only).
 	AllowInsecureJWKS bool
-	Log               *slog.Logger
-	Now               func() time.Time
+	// Limiter, when set, budgets the token endpoint by TokenLimits
+	// (DefaultTokenLimits where zero), per client address as
+	// ClientAddress finds it (default: the TCP peer) and per client id.
+	Limiter       *ratelimit.Limiter
+	ClientAddress func(*http.Request) string
+	TokenLimits   TokenLimits
+	Log           *slog.Logger
+	Now           func() time.Time
 }
 
 // Service is the authorization server and the verifier of its tokens.
@@ -91,11 +98,11 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	cfg.TokenLimits = cfg.TokenLimits.WithDefaults()
 	if cfg.JWKSClient == nil {
 		cfg.JWKSClient = webhooks.NewClient(cfg.AllowInsecureJWKS, 0)
 	}
 	s := &Service{cfg: cfg, verified: newVerifiedCache(), jwks: newJWKSCache(cfg.JWKSClient)}
-	s.jwks.allowHTTP = cfg.AllowInsecureJWKS
 	return s, nil
 }
 

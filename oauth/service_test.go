@@ -37,10 +37,13 @@ type fixture struct {
 	now    time.Time
 }
 
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB) *fixture { return newFixtureOn(t, testdb.SQLiteURL(t)) }
+
+// newFixtureOn is newFixture on the database at dbURL.
+func newFixtureOn(t testing.TB, dbURL string) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	store, err := storage.Open(ctx, testdb.SQLiteURL(t))
+	store, err := storage.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -156,12 +157,24 @@ func (s *Service) isRevoked(ctx context.Context, st *state, fresh bool, c *acces
 	return n == 0, err
 }
 
-// revoke records a token's revocation (RFC 7009).
+// revoke records a token's revocation (RFC 7009). Revoking a token again
+// is a success that changes nothing: no write, no epoch increment.
 func (s *Service) revoke(ctx context.Context, c *accessClaims) error {
+	n, err := s.cfg.Ent.OAuthRevocation.Query().Where(oauthrevocation.ID(c.ID)).Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
 	return s.change(ctx, func(tx *ent.Client) error {
-		return tx.OAuthRevocation.Create().SetID(c.ID).SetClientID(c.ClientID).
+		err := tx.OAuthRevocation.Create().SetID(c.ID).SetClientID(c.ClientID).
 			SetExpiresAt(c.Expiry.Time().Add(leeway)).SetCreatedAt(s.now()).
 			OnConflictColumns(oauthrevocation.FieldID).DoNothing().Exec(ctx)
+		// ent reads back the id of the row it inserted; when a concurrent
+		// revocation inserted it first, DO NOTHING returns no row, which
+		// is the success RFC 7009 asks for.
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
 	})
 }
 

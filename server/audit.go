@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/audit"
@@ -72,24 +70,21 @@ func withRPCWebTransport(r *http.Request) *http.Request {
 // withAuditContext carries who is calling and from where to the domain,
 // which records them with every security-relevant change (package audit).
 // REST calls take the HTTP layer's view of the request; gRPC, Connect and
-// gRPC-Web calls that of the gRPC server. The client address is the TCP
-// peer's: the service trusts no forwarding header.
+// gRPC-Web calls that of the gRPC server. The client address is
+// clientAddr's, which both layers put in the request's requestInfo.
 func withAuditContext(ctx context.Context, keyID string) context.Context {
 	o := audit.Origin{Transport: audit.TransportGRPC}
 	if ri := requestInfoFrom(ctx); ri != nil {
-		o.RequestID = ri.id
+		o.RequestID, o.ClientIP = ri.id, ri.clientIP
 	}
 	if cameViaGateway(ctx) {
 		o.Transport = audit.TransportREST
 		if ri := requestInfoFrom(ctx); ri != nil {
-			o.ClientIP, o.UserAgent = ri.clientIP, ri.userAgent
+			o.UserAgent = ri.userAgent
 		}
 	} else {
 		if t, ok := ctx.Value(rpcWebTransportKey{}).(string); ok {
 			o.Transport = t
-		}
-		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-			o.ClientIP = hostOf(p.Addr.String())
 		}
 		// Not FromIncomingContext, which copies every header.
 		if v := metadata.ValueFromIncomingContext(ctx, "user-agent"); len(v) > 0 {
@@ -97,12 +92,4 @@ func withAuditContext(ctx context.Context, keyID string) context.Context {
 		}
 	}
 	return audit.WithCaller(ctx, keyID, o)
-}
-
-// hostOf drops the port of a "host:port" address.
-func hostOf(addr string) string {
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		return host
-	}
-	return addr
 }

@@ -99,8 +99,8 @@ type Config struct {
 	// Sessions is how long dashboard sessions live (default 12 h idle,
 	// 7 days at most).
 	Sessions auth.SessionPolicy
-	// SignInLimit bounds failed dashboard sign-in attempts per client address
-	// (default DefaultSignInLimit).
+	// SignInLimit bounds failed dashboard sign-in attempts per client
+	// address and per credential tried (default DefaultSignInLimit).
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
@@ -111,9 +111,17 @@ type Config struct {
 	// replica must have the same. Empty: http://localhost:<port of
 	// HTTPAddr>, fit for one machine only.
 	PublicURL string
+	// TrustedProxies are the peers (CIDR prefixes or addresses, see
+	// ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
+	// name the client; from any other peer they are ignored. Empty: the
+	// client is the TCP peer.
+	TrustedProxies []string
 	// OAuthTokenLifetime is the lifetime of access tokens of clients that
 	// do not set their own (default 1 h).
 	OAuthTokenLifetime time.Duration
+	// OAuthTokenLimits budget POST /oauth/token (default
+	// oauth.DefaultTokenLimits).
+	OAuthTokenLimits oauth.TokenLimits
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -145,6 +153,7 @@ func DefaultConfig() Config {
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            DefaultSignInLimit,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
+		OAuthTokenLimits:       oauth.DefaultTokenLimits,
 	}
 }
 
@@ -190,5 +199,6 @@ func (cfg Config) withDefaults() Config {
 	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
 		cfg.SignInLimit = def.SignInLimit
 	}
+	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
 	return cfg
 }

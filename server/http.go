@@ -29,7 +29,8 @@ type requestInfo struct {
 	keyID    string
 	orgID    string
 	grpcCode codes.Code
-	// clientIP and userAgent of REST requests, for the audit log.
+	// clientIP is the client's address (clientAddr), for the audit log
+	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
 }
 
@@ -111,7 +112,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: hostOf(r.RemoteAddr), userAgent: r.UserAgent()}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: addrString(s.clientAddr(r)), userAgent: r.UserAgent()}
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}
@@ -165,7 +166,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	log, unlogged := s.reqLog.wants(ri.orgID, outcomeOf(rec.status), latency)
+	o := outcomeOf(rec.status)
+	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
 	if !log {
 		return
 	}
@@ -183,9 +185,9 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 		level = slog.LevelDebug
 	}
 	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
-		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID}
+		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 	if unlogged > 0 {
-		attrs = append(attrs, "unlogged_client_errors", unlogged)
+		attrs = append(attrs, unloggedAttr(o), unlogged)
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
 }

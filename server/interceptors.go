@@ -45,7 +45,7 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if ri != nil {
 		ri.route = routeOf(info.FullMethod)
 	} else {
-		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod)}
+		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: addrString(s.rpcClientAddr(ctx))}
 		ctx = withRequestInfo(ctx, ri)
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}
@@ -76,11 +76,12 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
 	code := status.Code(err)
-	if log, unlogged := s.reqLog.wants(ri.orgID, outcomeOf(runtime.HTTPStatusFromCode(code)), latency); log {
+	o := outcomeOf(runtime.HTTPStatusFromCode(code))
+	if log, unlogged := s.reqLog.wants(ri.orgID, o, latency); log {
 		attrs := []any{"transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
-			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID}
+			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 		if unlogged > 0 {
-			attrs = append(attrs, "unlogged_client_errors", unlogged)
+			attrs = append(attrs, unloggedAttr(o), unlogged)
 		}
 		s.log.InfoContext(ctx, "request", attrs...)
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/oauth"
@@ -13,8 +12,11 @@ import (
 
 // newOAuth builds the authorization server and makes sure it has a signing
 // key. Clients' JWKS URLs are fetched through the webhooks' SSRF-guarded
-// client, under the same development switch.
-func newOAuth(ctx context.Context, cfg Config, store *storage.Store, keyring *secrets.Keyring, log *slog.Logger) (*oauth.Service, error) {
+// client, under the same development switch. The token endpoint is
+// budgeted with the server's limiter, by the client address every other
+// per-address limit uses.
+func newOAuth(ctx context.Context, s *Server, store *storage.Store, keyring *secrets.Keyring) (*oauth.Service, error) {
+	cfg := s.cfg
 	svc, err := oauth.New(oauth.Config{
 		Issuer:            cfg.PublicURL,
 		Ent:               store.Ent,
@@ -23,7 +25,10 @@ func newOAuth(ctx context.Context, cfg Config, store *storage.Store, keyring *se
 		DefaultLifetime:   cfg.OAuthTokenLifetime,
 		JWKSClient:        webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
 		AllowInsecureJWKS: cfg.AllowInsecureWebhooks,
-		Log:               log,
+		Log:               s.log,
+		Limiter:           s.limiter,
+		ClientAddress:     s.clientLimitKey,
+		TokenLimits:       cfg.OAuthTokenLimits,
 	})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/oauth"
+	"github.com/creativeops/creativeops/server"
 )
 
 // assertion is a private_key_jwt client assertion (RFC 7523) signed by key.
@@ -280,5 +282,57 @@ func TestOAuthClientsAudited(t *testing.T) {
 	}
 	if r := s.Do(t, "GET", "/v1/audit-events?action=oauth_client.created", s.AdminKey, nil); r.Status != 200 || len(r.JSON["audit_events"].([]any)) != 1 {
 		t.Fatalf("filter by oauth_client.created: %d %s", r.Status, r.Body)
+	}
+}
+
+// Over REST, a JWKS URL inside the network is a 400 naming jwks_uri, as a
+// webhook URL is, on a server without --allow-insecure-webhooks.
+func TestOAuthClientJWKSURIRefusedOverREST(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.AllowInsecureWebhooks = false }})
+	for _, uri := range []string{"https://127.1/jwks.json", "https://[::1]/jwks.json", "https://2130706433/jwks.json", "https://localhost/jwks.json"} {
+		r := s.Do(t, "POST", "/v1/oauth/clients", s.AdminKey, map[string]any{"name": "pkjwt", "scopes": []string{auth.ScopeCreatorsRead}, "jwks_uri": uri})
+		if r.Status != 400 || !slices.Equal(r.ViolatedFields(), []string{"jwks_uri"}) {
+			t.Errorf("%s: %d %s, want 400 naming jwks_uri", uri, r.Status, r.Body)
+		}
+	}
+}
+
+// The token endpoint is budgeted per client address as the server finds
+// it: behind a trusted proxy, each client apart; a refusal is RFC 6749
+// JSON with Retry-After.
+func TestOAuthTokenBudgetPerClientAddress(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.TrustedProxies = []string{"127.0.0.0/8"}
+		c.OAuthTokenLimits = oauth.TokenLimits{PerAddress: auth.RateLimit{RequestsPerSecond: 0.001, Burst: 2}}
+	}})
+	c, secret, err := s.OAuth().CreateClient(context.Background(), oauth.NewClientParams{OrganizationID: s.OrgID, Name: "erp", Scopes: []string{auth.ScopeCreatorsRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := func(from string) *http.Response {
+		req, _ := http.NewRequest("POST", s.URL+oauth.TokenPath, strings.NewReader("grant_type=client_credentials"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", from)
+		req.SetBasicAuth(c.ID, secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	for i := range 2 {
+		if r := token("203.0.113.1"); r.StatusCode != 200 {
+			t.Fatalf("token %d: %d", i+1, r.StatusCode)
+		}
+	}
+	r := token("203.0.113.1")
+	var body map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || body["error"] != "temporarily_unavailable" {
+		t.Fatalf("third token from one address: %d %v %v", r.StatusCode, r.Header, body)
+	}
+	if r := token("203.0.113.2"); r.StatusCode != 200 {
+		t.Fatalf("another client behind the proxy: %d", r.StatusCode)
 	}
 }

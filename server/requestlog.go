@@ -25,18 +25,26 @@ const (
 // count every request whatever is logged.
 const RequestLogSampleEvery = 100
 
-// Client errors (HTTP 4xx, and gRPC codes that map to them) are logged in
-// the sampled and errors modes at up to ClientErrorLinesPerSecond lines a
-// second per organization (unauthenticated requests share one budget),
-// after a burst of ClientErrorLineBurst: a client sending bad requests as
-// fast as it can would otherwise write a line for each, filling the disk
-// and taking the CPU the log's serialized writes cost. The next line
-// logged for the organization says how many were not
-// ("unlogged_client_errors"). Server errors and slow requests are always
-// logged.
+// Failed requests are logged in the sampled and errors modes at up to
+// ErrorLinesPerSecond lines a second per organization and outcome (client
+// errors, HTTP 4xx and the gRPC codes that map to them; server errors,
+// 5xx), after a burst of ErrorLineBurst; unauthenticated requests share
+// one organization's budget. A client sending bad requests as fast as it
+// can, or one request that fails the server each time it is sent, would
+// otherwise write a line for each, filling the disk and taking the CPU the
+// log's serialized writes cost. The next line logged for the organization
+// and outcome says how many were not ("unlogged_client_errors",
+// "unlogged_server_errors"). Slow requests are always logged.
 const (
-	ClientErrorLinesPerSecond = 10
-	ClientErrorLineBurst      = 100
+	ErrorLinesPerSecond = 10
+	ErrorLineBurst      = 100
+)
+
+// ClientErrorLinesPerSecond and ClientErrorLineBurst are the client-error
+// share of the budget, under the names they were introduced with.
+const (
+	ClientErrorLinesPerSecond = ErrorLinesPerSecond
+	ClientErrorLineBurst      = ErrorLineBurst
 )
 
 // requestLog decides which requests get a log line. Writing one JSON line
@@ -48,11 +56,18 @@ type requestLog struct {
 	slow time.Duration
 	n    atomic.Uint64
 
-	mu           sync.Mutex
-	clientErrors map[string]*errorLines // by organization id, "" for none
+	mu     sync.Mutex
+	failed map[failureKey]*errorLines
 }
 
-// errorLines is one organization's budget of client-error lines.
+// failureKey is an organization ("" for none) and the outcome its budget
+// is of.
+type failureKey struct {
+	org string
+	o   outcome
+}
+
+// errorLines is one organization's budget of lines of one outcome.
 type errorLines struct {
 	limit    *rate.Limiter
 	unlogged int
@@ -67,7 +82,7 @@ func newRequestLog(mode string, slow time.Duration) (*requestLog, error) {
 	if slow <= 0 {
 		return nil, fmt.Errorf("log slow: must be positive, not %v", slow)
 	}
-	return &requestLog{mode: mode, slow: slow, clientErrors: map[string]*errorLines{}}, nil
+	return &requestLog{mode: mode, slow: slow, failed: map[failureKey]*errorLines{}}, nil
 }
 
 // outcome is how a request ended, for the log's choice.
@@ -92,27 +107,33 @@ func outcomeOf(httpStatus int) outcome {
 }
 
 // wants reports whether a request of organization org that ended so and
-// took latency is logged, and, for a client error, how many of the
-// organization's client errors were not logged since its last one.
+// took latency is logged, and, for a failure, how many of the
+// organization's failures of the same outcome were not logged since its
+// last one.
 func (l *requestLog) wants(org string, o outcome, latency time.Duration) (bool, int) {
+	return l.wantsAt(org, o, latency, time.Now())
+}
+
+func (l *requestLog) wantsAt(org string, o outcome, latency time.Duration, now time.Time) (bool, int) {
 	switch {
-	case l.mode == LogRequestsAll, o == serverError, latency >= l.slow:
+	case l.mode == LogRequestsAll, latency >= l.slow:
 		return true, 0
-	case o == clientError:
-		return l.clientError(org, time.Now())
+	case o != succeeded:
+		return l.failure(org, o, now)
 	}
 	return l.mode == LogRequestsSampled && l.n.Add(1)%RequestLogSampleEvery == 1, 0
 }
 
-// clientError spends one of org's client-error lines at now, if it has
-// one left.
-func (l *requestLog) clientError(org string, now time.Time) (bool, int) {
+// failure spends one of org's lines for outcome o at now, if it has one
+// left.
+func (l *requestLog) failure(org string, o outcome, now time.Time) (bool, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.clientErrors[org]
+	k := failureKey{org, o}
+	b := l.failed[k]
 	if b == nil {
-		b = &errorLines{limit: rate.NewLimiter(ClientErrorLinesPerSecond, ClientErrorLineBurst)}
-		l.clientErrors[org] = b
+		b = &errorLines{limit: rate.NewLimiter(ErrorLinesPerSecond, ErrorLineBurst)}
+		l.failed[k] = b
 	}
 	if !b.limit.AllowN(now, 1) {
 		b.unlogged++
@@ -121,4 +142,13 @@ func (l *requestLog) clientError(org string, now time.Time) (bool, int) {
 	n := b.unlogged
 	b.unlogged = 0
 	return true, n
+}
+
+// unloggedAttr names the count of failures of outcome o a line reports
+// as left out.
+func unloggedAttr(o outcome) string {
+	if o == serverError {
+		return "unlogged_server_errors"
+	}
+	return "unlogged_client_errors"
 }

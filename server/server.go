@@ -57,6 +57,8 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	reqLog *requestLog
+	// proxies are --trusted-proxies (see clientAddr).
+	proxies proxies
 
 	store       *storage.Store
 	keys        *auth.Store
@@ -126,19 +128,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
 	// What can be checked before anything is written is checked first: a
-	// missing TLS file fails the start before a database or a master key
-	// is made.
+	// missing TLS file or a malformed proxy list fails the start before a
+	// database or a master key is made.
 	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, bodies: newBodyBudget(cfg.BodyMemory)}
+	trusted, err := ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
+	// Every ERROR line of the server is budgeted (see errorLog).
+	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
 	built := false
 	defer func() {
 		if !built {
 			_ = s.releaseAll(context.Background())
 		}
 	}()
-	var err error
 	if s.reqLog, err = newRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
 		return nil, err
 	}
@@ -213,7 +219,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
 		Slots:      slots,
 	})
-	if s.oauth, err = newOAuth(ctx, cfg, store, keyring, s.log); err != nil {
+	// The limiter before the authorization server, which budgets its
+	// token endpoint with it.
+	s.limiter, err = ratelimit.New(cfg.RateLimit, cfg.RedisURL, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.hold("rate limiter", func(context.Context) error { return s.limiter.Close() })
+	if s.oauth, err = newOAuth(ctx, s, store, keyring); err != nil {
 		return nil, err
 	}
 	// Dashboard sessions may be opened with OAuth client credentials.
@@ -232,11 +245,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
-	s.limiter, err = ratelimit.New(cfg.RateLimit, cfg.RedisURL, s.log)
-	if err != nil {
-		return nil, err
-	}
-	s.hold("rate limiter", func(context.Context) error { return s.limiter.Close() })
 	s.idempotency = idempotency.NewStore(store)
 
 	// Background work that needs no listener: usage flushes and clean-up.

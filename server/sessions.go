@@ -22,6 +22,8 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/dashboard"
+	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 )
 
@@ -43,8 +45,10 @@ const (
 )
 
 // DefaultSignInLimit is how many failed sign-in attempts a client address
-// may make: bursts of 10, then one every 6 seconds. Sign-ins that succeed
-// (or never test a key: a malformed body) do not count.
+// may make, and how many may be made with one credential: bursts of 10,
+// then one every 6 seconds. Sign-ins that succeed (or never test a key: a
+// malformed body) do not count, and a right credential signs in from an
+// address past its limit.
 var DefaultSignInLimit = auth.RateLimit{RequestsPerSecond: 10.0 / 60, Burst: 10}
 
 // sessionPrincipal authenticates a call made with a dashboard session: the
@@ -216,40 +220,52 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			"sign-in is only accepted from the dashboard's own origin").GRPCStatus())
 		return
 	}
-	// Every attempt takes a token before its key is checked, so attempts in
-	// flight at once cannot outrun the bucket; only a wrong key keeps it.
-	// Behind a proxy every browser shares one address: were successful
-	// sign-ins to spend the bucket, anyone could lock everyone out by
-	// signing in ten times a minute.
-	bucket := "sign-in:" + clientAddr(r)
-	if d := s.limiter.Take(r.Context(), bucket, s.cfg.SignInLimit); !d.Allowed {
-		retry := strconv.Itoa(max(1, ratelimit.CeilSeconds(d.RetryAfter)))
-		e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED",
-			"too many failed sign-in attempts from this address; retry after "+retry+" s")
-		e.Metadata = map[string]string{"retry_after_seconds": retry}
-		writeError(w, r, e.GRPCStatus())
-		return
-	}
-	wrongKey := false
-	defer func() {
-		if !wrongKey {
-			s.limiter.Refund(r.Context(), bucket, s.cfg.SignInLimit)
-		}
-	}()
 	in, bad := decodeSignIn(r.Body)
 	if bad != nil {
 		writeError(w, r, bad.GRPCStatus())
 		return
 	}
+	// Failed attempts are counted twice: against the credential tried
+	// and against the client's address. Every attempt takes a token of
+	// each before it is checked, so attempts in flight at once cannot
+	// outrun the buckets; a sign-in that succeeds gives them back.
+	//
+	// Past the credential's bucket no attempt with it is checked, right
+	// or wrong: that is what bounds guessing at one credential. Past the
+	// address's bucket a wrong attempt is refused as throttled, but a
+	// right one still signs in: behind a proxy every browser may share
+	// one address, and anyone failing from it must not keep everyone out.
+	// Checking a credential there costs what any request with a key
+	// costs.
+	lim := s.cfg.SignInLimit
+	credential := in.credentialBucket()
+	if credential != "" {
+		if d := s.limiter.Take(r.Context(), credential, lim); !d.Allowed {
+			writeError(w, r, signInThrottled("with this credential", d).GRPCStatus())
+			return
+		}
+	}
+	address := "sign-in:" + s.clientLimitKey(r)
+	fromAddress := s.limiter.Take(r.Context(), address, lim)
 	sess, token, err := s.openSession(r, in)
 	if errors.Is(err, auth.ErrUnauthenticated) {
-		wrongKey = true
+		if !fromAddress.Allowed {
+			writeError(w, r, signInThrottled("from this address", fromAddress).GRPCStatus())
+			return
+		}
 		msg := "invalid API key: it is unknown, revoked or expired"
 		if in.apiKey == "" {
 			msg = "invalid OAuth client credentials: the client is unknown or revoked, or the secret is wrong or past its grace period"
 		}
 		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED", msg).GRPCStatus())
 		return
+	}
+	// Not a wrong credential: nothing to count.
+	if credential != "" {
+		s.limiter.Refund(r.Context(), credential, lim)
+	}
+	if fromAddress.Allowed {
+		s.limiter.Refund(r.Context(), address, lim)
 	}
 	if err != nil {
 		writeError(w, r, toStatus(r.Context(), s, err))
@@ -274,18 +290,43 @@ type signInBody struct {
 	apiKey, clientID, clientSecret string
 }
 
+// credentialBucket is the limiter key of the credential a sign-in tries:
+// the OAuth client's id, or the API key's digest (a key has no id apart
+// from itself). "" for a credential malformed beyond any lookup, which
+// is refused without one and counted against the address alone; so
+// buckets are made only for credentials that could exist.
+func (in signInBody) credentialBucket() string {
+	switch {
+	case in.apiKey != "" && auth.WellFormed(in.apiKey):
+		return "sign-in:key:" + auth.Hash(in.apiKey)[:32]
+	case in.clientID != "" && ids.Valid(oauth.ClientIDPrefix, in.clientID):
+		return "sign-in:client:" + in.clientID
+	}
+	return ""
+}
+
+// signInThrottled is the answer to a sign-in past a bucket of failed
+// attempts; where says whose ("from this address").
+func signInThrottled(where string, d ratelimit.Decision) *apierror.Error {
+	retry := strconv.Itoa(max(1, ratelimit.CeilSeconds(d.RetryAfter)))
+	e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED",
+		"too many failed sign-in attempts "+where+"; retry after "+retry+" s")
+	e.Metadata = map[string]string{"retry_after_seconds": retry}
+	return e
+}
+
 // openSession checks the credentials of a sign-in and opens its session.
 // A client's secret is checked as the token endpoint checks
 // client_secret_post, and the session acts as the client.
 func (s *Server) openSession(r *http.Request, in signInBody) (*auth.Session, string, error) {
 	if in.apiKey != "" {
-		return s.keys.CreateSession(auditOrigin(r), in.apiKey)
+		return s.keys.CreateSession(s.auditOrigin(r), in.apiKey)
 	}
 	p, until, err := s.oauth.SignIn(r.Context(), in.clientID, in.clientSecret)
 	if err != nil {
 		return nil, "", err
 	}
-	return s.keys.CreateClientSession(auditOrigin(r), *p, until)
+	return s.keys.CreateClientSession(s.auditOrigin(r), *p, until)
 }
 
 const signInHint = `send {"api_key":"co_live_..."} or {"client_id":"oc_...","client_secret":"co_oauth_..."}`
@@ -366,7 +407,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	sess, err := s.keys.EndSession(auditOrigin(r), token)
+	sess, err := s.keys.EndSession(s.auditOrigin(r), token)
 	if err != nil && !errors.Is(err, auth.ErrUnauthenticated) { // ended meanwhile: done too
 		writeError(w, r, toStatus(r.Context(), s, err))
 		return
@@ -381,8 +422,8 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 // auditOrigin is the request's context with where it came from, which the
 // audit log records with a sign-in or sign-out (the actor is the session's
 // key, which the domain sets).
-func auditOrigin(r *http.Request) context.Context {
-	o := audit.Origin{ClientIP: clientAddr(r), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+func (s *Server) auditOrigin(r *http.Request) context.Context {
+	o := audit.Origin{ClientIP: addrString(s.clientAddr(r)), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
 		Transport: audit.TransportREST}
 	return audit.WithCaller(r.Context(), "", o)
 }
@@ -434,10 +475,6 @@ func crossSite(r *http.Request) bool {
 	}
 	return !strings.EqualFold(u.Host, r.Host)
 }
-
-// clientAddr is the address sign-in attempts are counted by: the peer of
-// the connection.
-func clientAddr(r *http.Request) string { return hostOf(r.RemoteAddr) }
 
 // toStatus maps an error of the domain to its API status, as the
 // interceptor chain does for RPCs.

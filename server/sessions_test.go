@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/server"
 )
 
@@ -370,23 +371,87 @@ func TestSessionSignInRefusals(t *testing.T) {
 	}
 }
 
-// Failed sign-in attempts are throttled per client address: the default
-// 10 wrong keys, and the next attempt, right key or not, waits.
+// Failed sign-in attempts are throttled per client address: after the
+// default 10 wrong keys the next wrong one waits, but a right key still
+// signs in from there. Behind a proxy every browser shares the address:
+// anyone failing from it must not keep everyone out.
 func TestSessionSignInThrottled(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
 		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: server.DefaultSignInLimit.Burst}
 	}})
 	b := &browser{t: t, srv: srv}
-	bad := map[string]string{"api_key": "co_live_" + strings.Repeat("b", 38)}
 	for i := range server.DefaultSignInLimit.Burst {
+		// A different wrong key each time: the address's bucket, not a
+		// key's, runs out.
+		bad := map[string]string{"api_key": wellFormedKey(t)}
 		if r := b.send(srv, "POST", "/dashboard/api/session", bad, false); r.status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, r.status)
 		}
 	}
-	for _, key := range []string{bad["api_key"], srv.AdminKey} {
-		r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": key}, false)
-		if r.status != http.StatusTooManyRequests || r.reason() != "RATE_LIMITED" || r.header.Get("Retry-After") == "" {
-			t.Fatalf("attempt after 10 failures: %d %s %v, want 429 with Retry-After", r.status, r.body, r.header)
+	r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": wellFormedKey(t)}, false)
+	if r.status != http.StatusTooManyRequests || r.reason() != "RATE_LIMITED" || r.header.Get("Retry-After") == "" ||
+		!strings.Contains(string(r.body), "from this address") {
+		t.Fatalf("wrong key after 10 failures: %d %s %v, want 429 with Retry-After", r.status, r.body, r.header)
+	}
+	for i := range 3 {
+		signIn(t, srv, srv.AdminKey) // fails the test on anything but 200
+		if r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": wellFormedKey(t)}, false); r.status != http.StatusTooManyRequests {
+			t.Fatalf("wrong key %d after a right one: %d, want 429", i+1, r.status)
+		}
+	}
+}
+
+// wellFormedKey is an API key that passes the checksum but names no key,
+// so checking it costs a lookup.
+func wellFormedKey(t *testing.T) string {
+	t.Helper()
+	k, err := auth.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// Failed attempts are throttled per credential too: past the limit no
+// attempt with that credential is checked, even the right secret, while
+// other credentials sign in from the same address.
+func TestSessionSignInThrottledPerCredential(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
+		c.TrustedProxies = []string{"127.0.0.0/8"}
+	}})
+	ctx := context.Background()
+	c, secret, err := srv.OAuth().CreateClient(ctx, oauth.NewClientParams{OrganizationID: srv.OrgID, Name: "erp", Scopes: []string{auth.ScopeCreatorsRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &browser{t: t, srv: srv}
+	attempt := func(secret, from string) sessionReply {
+		return b.send(srv, "POST", "/dashboard/api/session", map[string]string{"client_id": c.ID, "client_secret": secret}, false, "X-Forwarded-For", from)
+	}
+	// Wrong secrets from three addresses, each within its own limit.
+	for i, from := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3"} {
+		if r := attempt(oauth.SecretPrefix+"wrong", from); r.status != http.StatusUnauthorized {
+			t.Fatalf("wrong secret %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	for _, s := range []string{oauth.SecretPrefix + "wrong", secret} {
+		r := attempt(s, "203.0.113.4")
+		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), "with this credential") {
+			t.Fatalf("attempt at the client past its limit: %d %s, want 429", r.status, r.body)
+		}
+	}
+	// Its throttle is its own: a key signs in from those addresses.
+	signIn(t, srv, srv.AdminKey, "X-Forwarded-For", "203.0.113.1")
+	// And one wrong key, retried, is throttled as a credential.
+	bad := wellFormedKey(t)
+	for i, from := range []string{"203.0.113.5", "203.0.113.6", "203.0.113.7", "203.0.113.8"} {
+		want := http.StatusUnauthorized
+		if i == 3 {
+			want = http.StatusTooManyRequests
+		}
+		if r := b.send(srv, "POST", "/dashboard/api/session", map[string]string{"api_key": bad}, false, "X-Forwarded-For", from); r.status != want {
+			t.Fatalf("wrong key, attempt %d: %d, want %d", i+1, r.status, want)
 		}
 	}
 }

@@ -224,6 +224,22 @@ func TestServeConfigDefaults(t *testing.T) {
 	if want := []string{"https://app.example.com", "http://localhost:5173", "https://*.example.org"}; err != nil || !slices.Equal(cfg.CORSAllowedOrigins, want) {
 		t.Fatalf("CORS origins %q, %v; want %q", cfg.CORSAllowedOrigins, err, want)
 	}
+	if len(cfg.TrustedProxies) != 0 {
+		t.Fatalf("trusted proxies %q by default, want none", cfg.TrustedProxies)
+	}
+	cfg, _, err = serveConfig([]string{"--trusted-proxies", "10.0.0.0/8, 192.0.2.10,fd00::/8"}, &bytes.Buffer{})
+	if want := []string{"10.0.0.0/8", "192.0.2.10", "fd00::/8"}; err != nil || !slices.Equal(cfg.TrustedProxies, want) {
+		t.Fatalf("trusted proxies %q, %v; want %q", cfg.TrustedProxies, err, want)
+	}
+	t.Setenv("CREATIVEOPS_TRUSTED_PROXIES", "172.16.0.0/12")
+	cfg, _, err = serveConfig(nil, &bytes.Buffer{})
+	if err != nil || !slices.Equal(cfg.TrustedProxies, []string{"172.16.0.0/12"}) {
+		t.Fatalf("trusted proxies from the environment: %q, %v", cfg.TrustedProxies, err)
+	}
+	if _, _, err = serveConfig([]string{"--trusted-proxies", "10.0.0.0/33"}, &bytes.Buffer{}); err == nil ||
+		!strings.Contains(err.Error(), "trusted-proxies") || !strings.Contains(err.Error(), "10.0.0.0/33") {
+		t.Fatalf("a malformed prefix: %v", err)
+	}
 }
 
 // Organizations are made by orgs create alone: keys commands refuse a
