@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +125,37 @@ func TestUnknownEnvWarned(t *testing.T) {
 	warnUnknownEnv(newLogger("json", slog.LevelInfo, &buf), environ, o.envNames)
 	if !strings.Contains(buf.String(), `"level":"WARN","msg":"unknown variable ignored: did you mean CREATIVEOPS_LOG_LEVEL?","variable":"CREATIVEOPS_LOGLEVEL"`) {
 		t.Fatalf("warnings %s lack the misspelt log level", buf.String())
+	}
+}
+
+// The image, the Helm chart and the systemd unit set serve's variables by
+// name; a name serve does not read would be warned about and ignored in
+// production.
+func TestDeployFilesNameServeVariables(t *testing.T) {
+	o, err := serveFlags(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("../../deploy/helm/creativeops/templates/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../../deploy/helm/creativeops/values.yaml", "../../deploy/systemd/creativeops.service", "../../deploy/image/main.go")
+	names := regexp.MustCompile(`CREATIVEOPS_[A-Z0-9_]+`)
+	seen := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names.FindAllString(string(b), -1) {
+			seen++
+			if !slices.Contains(o.envNames, name) {
+				t.Errorf("%s sets %s, which serve does not read", f, name)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("only %d variables found in %q", seen, files)
 	}
 }
