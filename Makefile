@@ -166,7 +166,7 @@ image:
 
 ## check-image: build the image, check its configuration, and serve /readyz from its unpacked filesystem
 check-image: image
-	cd deploy/image && CREATIVEOPS_IMAGE=$(CURDIR)/bin/creativeops-image.tar CREATIVEOPS_IMAGE_COMMIT="$(COMMIT)" $(GO) test -count=1 -timeout 10m .
+	cd deploy/image && CREATIVEOPS_TEST_IMAGE=$(CURDIR)/bin/creativeops-image.tar CREATIVEOPS_TEST_IMAGE_COMMIT="$(COMMIT)" $(GO) test -count=1 -timeout 10m .
 
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64
 

@@ -25,20 +25,20 @@ import (
 // testCommit is what the image built here is stamped with.
 const testCommit = "0123456789abcdef0123456789abcdef01234567"
 
-// image is the image under test: CREATIVEOPS_IMAGE (what make image wrote,
-// with CREATIVEOPS_IMAGE_COMMIT its commit), or one built here from the
+// image is the image under test: CREATIVEOPS_TEST_IMAGE (what make image wrote,
+// with CREATIVEOPS_TEST_IMAGE_COMMIT its commit), or one built here from the
 // source tree.
 func image(t *testing.T) (img v1.Image, commit string) {
 	t.Helper()
-	if path := os.Getenv("CREATIVEOPS_IMAGE"); path != "" {
+	if path := os.Getenv("CREATIVEOPS_TEST_IMAGE"); path != "" {
 		img, err := tarball.ImageFromPath(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return img, os.Getenv("CREATIVEOPS_IMAGE_COMMIT")
+		return img, os.Getenv("CREATIVEOPS_TEST_IMAGE_COMMIT")
 	}
 	if _, err := os.Stat(caPath); err != nil {
-		t.Skipf("no CA bundle at %s (Debian: ca-certificates) and no CREATIVEOPS_IMAGE", caPath)
+		t.Skipf("no CA bundle at %s (Debian: ca-certificates) and no CREATIVEOPS_TEST_IMAGE", caPath)
 	}
 	bin := filepath.Join(t.TempDir(), "creativeops")
 	goBuild := exec.Command("go", "build", "-trimpath", "-o", bin,
