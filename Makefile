@@ -8,7 +8,19 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 PG_URL    ?= $(CREATIVEOPS_TEST_POSTGRES_URL)
 
-.PHONY: python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+# What binaries are stamped with (creativeops version, the
+# creativeops_build_info metric, the image's labels). CI builds with
+# -buildvcs=false, so Go's own VCS stamping is not there to rely on.
+BUILDINFO := github.com/creativeops/creativeops/internal/buildinfo
+ifeq ($(origin COMMIT),undefined)
+COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; })
+endif
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
+endif
+LDFLAGS   := -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
+
+.PHONY: image check-image release test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -95,9 +107,24 @@ lint:
 lint-openapi:
 	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json
 
-## test: all tests (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
+# The suites that start clusters of servers and hold them under load for
+# minutes (bench/cluster: failure, soak, cleanup; bench/isolation): CI
+# runs them (make test-long); a contributor need not before every commit.
+# make test leaves out the same packages.
+LONG_PKGS := ./bench/cluster ./bench/isolation
+
+## test: the tests to run before every commit: every package but the long suites (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:
-	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 ./...
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 $$($(GO) list ./... | grep -Ev '/bench/(cluster|isolation)$$')
+
+## test-long: the long suites left out of make test (clusters, failure, soak, isolation; several minutes), which CI runs too
+test-long:
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 -timeout 30m $(LONG_PKGS)
+
+## check-deploy: lint the Helm chart and decode what it renders strictly (deploy/helm/check), verify the systemd unit
+check-deploy: build
+	cd deploy/helm/check && $(GO) test -count=1 .
+	./scripts/check-systemd bin/creativeops
 
 ## test-python: the Python client against a live server (needs Debian's python3-pytest)
 test-python:
@@ -118,10 +145,38 @@ fuzz-short:
 
 ## run: serve on the embedded SQLite database in ./data
 run:
-	$(GO) run ./cmd/creativeops serve
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/creativeops serve
 
+## build: bin/creativeops, stamped with the commit and version
 build:
-	$(GO) build -o bin/creativeops ./cmd/creativeops
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/creativeops ./cmd/creativeops
+
+# Static binaries (the SQLite driver is pure Go), without paths of the
+# machine that built them or debugging information.
+STATIC := CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w"
+IMAGE_ARCH ?= amd64
+# The commit's time: the same commit gives the same image digest.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+## image: the container image as a tarball, bin/creativeops-image.tar (docker/podman load; no daemon needed to build it)
+image:
+	GOOS=linux GOARCH=$(IMAGE_ARCH) $(STATIC) -o bin/creativeops-linux-$(IMAGE_ARCH) ./cmd/creativeops
+	cd deploy/image && SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run . -binary ../../bin/creativeops-linux-$(IMAGE_ARCH) -arch $(IMAGE_ARCH) \
+		-out ../../bin/creativeops-image.tar -tag creativeops:$(or $(VERSION),latest) -version "$(VERSION)" -commit "$(COMMIT)"
+
+## check-image: build the image, check its configuration, and serve /readyz from its unpacked filesystem
+check-image: image
+	cd deploy/image && CREATIVEOPS_TEST_IMAGE=$(CURDIR)/bin/creativeops-image.tar CREATIVEOPS_TEST_IMAGE_COMMIT="$(COMMIT)" $(GO) test -count=1 -timeout 10m .
+
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64
+
+## release: static binaries for $(RELEASE_PLATFORMS) and their SHA-256 checksums in dist/
+release:
+	rm -rf dist && mkdir -p dist
+	for p in $(RELEASE_PLATFORMS); do \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(STATIC) -o dist/creativeops-$(or $(VERSION),devel)-$${p%/*}-$${p#*/} ./cmd/creativeops || exit 1; \
+	done
+	cd dist && sha256sum creativeops-* > SHA256SUMS && cat SHA256SUMS
 
 ## bench: benchmarks (see bench/README.md)
 bench:

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/go-jose/go-jose/v4/jwt"
-	"github.com/zitadel/oidc/v3/pkg/oidc"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ids"
@@ -131,6 +130,5 @@ func (s *Service) clientAddress(r *http.Request) string {
 func writeThrottled(w http.ResponseWriter, d ratelimit.Decision, desc string) {
 	retry := max(1, ratelimit.CeilSeconds(d.RetryAfter))
 	w.Header().Set("Retry-After", strconv.Itoa(retry))
-	writeJSON(w, http.StatusTooManyRequests, &oidc.Error{ErrorType: "temporarily_unavailable",
-		Description: desc + "; retry after " + strconv.Itoa(retry) + " s"})
+	writeJSON(w, http.StatusTooManyRequests, oauthError("temporarily_unavailable", "%s; retry after %d s", desc, retry))
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/zitadel/oidc/v3/pkg/oidc"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/ent"
@@ -28,8 +27,6 @@ const (
 // maxFormBytes bounds a request to the endpoints: their forms are small.
 const maxFormBytes = 64 << 10
 
-var authMethods = []oidc.AuthMethod{oidc.AuthMethodBasic, oidc.AuthMethodPost, oidc.AuthMethodPrivateKeyJWT}
-
 // Register adds the endpoints to mux.
 func (s *Service) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+TokenPath, s.handleToken)
@@ -40,19 +37,19 @@ func (s *Service) Register(mux *http.ServeMux) {
 }
 
 // Metadata is the RFC 8414 document.
-func (s *Service) Metadata() *oidc.DiscoveryConfiguration {
+func (s *Service) Metadata() *AuthorizationServerMetadata {
 	algs := make([]string, len(assertionAlgorithms))
 	for i, a := range assertionAlgorithms {
 		algs[i] = string(a)
 	}
-	return &oidc.DiscoveryConfiguration{
+	return &AuthorizationServerMetadata{
 		Issuer:                            s.cfg.Issuer,
 		TokenEndpoint:                     s.cfg.Issuer + TokenPath,
 		IntrospectionEndpoint:             s.cfg.Issuer + IntrospectPath,
 		RevocationEndpoint:                s.cfg.Issuer + RevokePath,
 		JwksURI:                           s.cfg.Issuer + JWKSPath,
 		ScopesSupported:                   slices.Clone(auth.AllScopes),
-		GrantTypesSupported:               []oidc.GrantType{oidc.GrantTypeClientCredentials},
+		GrantTypesSupported:               []string{grantClientCredentials},
 		TokenEndpointAuthMethodsSupported: authMethods,
 		TokenEndpointAuthSigningAlgValuesSupported:         algs,
 		IntrospectionEndpointAuthMethodsSupported:          authMethods,
@@ -114,12 +111,12 @@ func (s *Service) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch gt := form.Get("grant_type"); gt {
-	case string(oidc.GrantTypeClientCredentials):
+	case grantClientCredentials:
 	case "":
-		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("grant_type is required"))
+		s.writeError(w, r, oauthError("invalid_request", "grant_type is required"))
 		return
 	default:
-		s.writeError(w, r, oidc.ErrUnsupportedGrantType().WithDescription("only client_credentials is supported"))
+		s.writeError(w, r, oauthError("unsupported_grant_type", "only client_credentials is supported"))
 		return
 	}
 	scopes, err := narrowScopes(strings.Fields(form.Get("scope")), c.Scopes)
@@ -132,11 +129,11 @@ func (s *Service) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, &oidc.AccessTokenResponse{
+	writeJSON(w, http.StatusOK, &tokenResponse{
 		AccessToken: tok.AccessToken,
-		TokenType:   oidc.BearerToken,
+		TokenType:   "Bearer",
 		ExpiresIn:   uint64(tok.ExpiresIn.Seconds()),
-		Scope:       oidc.SpaceDelimitedArray(tok.Scopes),
+		Scope:       strings.Join(tok.Scopes, " "),
 	})
 }
 
@@ -151,7 +148,7 @@ func narrowScopes(requested, allowed []string) ([]string, error) {
 	var out []string
 	for _, sc := range requested {
 		if !auth.ValidScope(sc) {
-			return nil, oidc.ErrInvalidScope().WithDescription("unknown scope %q", sc)
+			return nil, oauthError("invalid_scope", "unknown scope %q", sc)
 		}
 		p := auth.Principal{Scopes: allowed}
 		if p.Allows(sc) && !slices.Contains(out, sc) {
@@ -159,7 +156,7 @@ func narrowScopes(requested, allowed []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, oidc.ErrInvalidScope().WithDescription("none of the requested scopes is allowed to this client")
+		return nil, oauthError("invalid_scope", "none of the requested scopes is allowed to this client")
 	}
 	return out, nil
 }
@@ -194,7 +191,7 @@ func (s *Service) tokenRequest(w http.ResponseWriter, r *http.Request) (form url
 		return nil, nil, "", false
 	}
 	if raw = form.Get("token"); raw == "" {
-		s.writeError(w, r, oidc.ErrInvalidRequest().WithDescription("token is required"))
+		s.writeError(w, r, oauthError("invalid_request", "token is required"))
 		return nil, nil, "", false
 	}
 	return form, caller, raw, true
@@ -245,7 +242,7 @@ func (s *Service) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if hint := form.Get("token_type_hint"); hint != "" && hint != "access_token" {
-		s.writeError(w, r, &oidc.Error{ErrorType: "unsupported_token_type", Description: "only access tokens can be revoked"})
+		s.writeError(w, r, oauthError("unsupported_token_type", "only access tokens can be revoked"))
 		return
 	}
 	st, _ := s.current()
@@ -255,7 +252,7 @@ func (s *Service) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c.ClientID != caller.ID {
-		s.writeError(w, r, oidc.ErrUnauthorizedClient().WithDescription("the token was issued to another client"))
+		s.writeError(w, r, oauthError("unauthorized_client", "the token was issued to another client"))
 		return
 	}
 	if err := s.revoke(r.Context(), c); err != nil {
@@ -270,15 +267,15 @@ func (s *Service) handleRevoke(w http.ResponseWriter, r *http.Request) {
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded") {
-		return nil, oidc.ErrInvalidRequest().WithDescription("the body must be application/x-www-form-urlencoded")
+		return nil, oauthError("invalid_request", "the body must be application/x-www-form-urlencoded")
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return nil, oidc.ErrInvalidRequest().WithDescription("cannot read the form: %v", err)
+		return nil, oauthError("invalid_request", "cannot read the form: %v", err)
 	}
 	for name, v := range r.PostForm {
 		if len(v) > 1 {
-			return nil, oidc.ErrInvalidRequest().WithDescription("%s is given more than once", name)
+			return nil, oauthError("invalid_request", "%s is given more than once", name)
 		}
 	}
 	return r.PostForm, nil
@@ -297,7 +294,7 @@ func (s *Service) authenticateClient(r *http.Request, form url.Values) (*ent.OAu
 		}
 	}
 	if methods > 1 {
-		return nil, oidc.ErrInvalidRequest().WithDescription("use one client authentication method")
+		return nil, oauthError("invalid_request", "use one client authentication method")
 	}
 	var c *ent.OAuthClient
 	var err error
@@ -310,14 +307,14 @@ func (s *Service) authenticateClient(r *http.Request, form url.Values) (*ent.OAu
 			return nil, invalidClient(r, "malformed Basic credentials")
 		}
 		if fid := form.Get("client_id"); fid != "" && fid != id {
-			return nil, oidc.ErrInvalidRequest().WithDescription("client_id differs from the Basic credentials")
+			return nil, oauthError("invalid_request", "client_id differs from the Basic credentials")
 		}
 		c, err = s.clientBySecret(r.Context(), id, secret)
 	case postSecret != "":
 		c, err = s.clientBySecret(r.Context(), form.Get("client_id"), postSecret)
 	case assertion != "":
 		if form.Get("client_assertion_type") != AssertionType {
-			return nil, oidc.ErrInvalidRequest().WithDescription("client_assertion_type must be %s", AssertionType)
+			return nil, oauthError("invalid_request", "client_assertion_type must be %s", AssertionType)
 		}
 		c, err = s.clientByAssertion(r.Context(), form.Get("client_id"), assertion)
 	default:
@@ -331,12 +328,12 @@ func (s *Service) authenticateClient(r *http.Request, form url.Values) (*ent.OAu
 
 // clientAuthError is invalid_client with the challenge RFC 6749 section
 // 5.2 asks for.
-type clientAuthError struct{ e *oidc.Error }
+type clientAuthError struct{ e *protocolError }
 
 func (c clientAuthError) Error() string { return c.e.Error() }
 
 func invalidClient(_ *http.Request, desc string) error {
-	return clientAuthError{e: oidc.ErrInvalidClient().WithDescription("%s", desc)}
+	return clientAuthError{e: oauthError("invalid_client", "%s", desc)}
 }
 
 // writeError answers with the RFC 6749 section 5.2 error: 401 with a
@@ -344,7 +341,7 @@ func invalidClient(_ *http.Request, desc string) error {
 // (logged, not described), 400 otherwise.
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var cae clientAuthError
-	var oe *oidc.Error
+	var oe *protocolError
 	switch {
 	case errors.As(err, &cae):
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Basic realm=%q`, s.cfg.Issuer))
@@ -353,7 +350,7 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		writeJSON(w, http.StatusBadRequest, oe)
 	default:
 		s.cfg.Log.ErrorContext(r.Context(), "oauth endpoint failed", "path", r.URL.Path, "error", err)
-		writeJSON(w, http.StatusInternalServerError, oidc.ErrServerError().WithDescription("internal error"))
+		writeJSON(w, http.StatusInternalServerError, oauthError("server_error", "internal error"))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/url"
@@ -60,6 +61,15 @@ func envName(flagName string) string {
 func (f *flagSet) env(v flag.Value, name, help string) {
 	f.Var(v, name, help+" (env "+envName(name)+")")
 	f.envFlags = append(f.envFlags, name)
+}
+
+// envNames are the variables the flags read.
+func (f *flagSet) envNames() []string {
+	names := make([]string, len(f.envFlags))
+	for i, name := range f.envFlags {
+		names[i] = envName(name)
+	}
+	return names
 }
 
 // parse reads the environment, then args. Help (-h) is printed on stdout
@@ -266,6 +276,25 @@ func (v textValue) Set(s string) error {
 	}
 	*v.p = s
 	return nil
+}
+
+// levelValue is a log level by name. slog's own parser also takes
+// offsets (warn+2) that an operator would not expect to work.
+type levelValue struct{ p *slog.Level }
+
+func (v levelValue) String() string {
+	if v.p == nil {
+		return "info"
+	}
+	return strings.ToLower(v.p.String())
+}
+
+func (v levelValue) Set(s string) error {
+	name := strings.ToLower(strings.TrimSpace(s))
+	if err := oneOf("debug", "info", "warn", "error")(name); err != nil {
+		return err
+	}
+	return v.p.UnmarshalText([]byte(name))
 }
 
 type scheduleValue struct{ p *webhooks.Schedule }

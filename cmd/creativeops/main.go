@@ -66,6 +66,8 @@ Usage:
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
                                      check an IP certificate offline
   creativeops version                print the version, VCS commit and Go version
+                                     (also creativeops --version or -v)
+  creativeops help COMMAND           the flags of a command (help keys create)
 
 Every command but verify, version and secrets new-key takes --data-dir and
 --database-url (env CREATIVEOPS_DATA_DIR, CREATIVEOPS_DATABASE_URL).
@@ -120,7 +122,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return usagef("no command given")
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		return version(ctx, args[1:], stdout, stderr)
+	}
 	if isHelp(args[0]) {
+		if len(args) > 1 && args[0] == "help" {
+			// help keys create is keys create -h.
+			return run(ctx, append(slices.Clone(args[1:]), "-h"), stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
@@ -178,6 +187,9 @@ const gcPercentWithLimit = 400
 type serveOptions struct {
 	cfg       server.Config
 	logFormat string
+	logLevel  slog.Level
+	// envNames are the CREATIVEOPS_* variables serve reads.
+	envNames []string
 	// memoryLimit is --memory-limit in bytes: 0 for none, -1 when neither
 	// the flag nor its variable was given.
 	memoryLimit int64
@@ -202,6 +214,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(boolValue{&cfg.AllowInsecureWebhooks}, "allow-insecure-webhooks", "allow http:// and private-address webhook URLs (development only)")
 	logFormat := "json"
 	fs.env(textValue{&logFormat, oneOf("json", "text")}, "log-format", "log format: json or text")
+	logLevel := slog.LevelInfo
+	fs.env(levelValue{&logLevel}, "log-level", "least severe log lines written: debug, info, warn or error")
 	fs.env(intValue{&cfg.Workers, 1}, "workers", "concurrent asynchronous engine runs")
 	fs.env(durationValue{p: &cfg.JobTimeout}, "job-timeout", "time limit of one attempt of an asynchronous run; a run whose server died is retried after twice this")
 	fs.env(scheduleValue{&cfg.WebhookSchedule}, "webhook-retry-schedule", "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
@@ -256,7 +270,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	cfg.RescueAfter = 2 * cfg.JobTimeout
 	cfg.CORSAllowedOrigins = splitList(corsOrigins)
 	cfg.TrustedProxies = splitList(trustedProxies)
-	return serveOptions{cfg: cfg, logFormat: logFormat, memoryLimit: memoryLimit}, nil
+	return serveOptions{cfg: cfg, logFormat: logFormat, logLevel: logLevel, memoryLimit: memoryLimit, envNames: fs.envNames()}, nil
 }
 
 // gcSettings is the collector's configuration for serve: the memory limit
@@ -292,13 +306,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, logFormat := o.cfg, o.logFormat
-	var handler slog.Handler = slog.NewJSONHandler(stderr, nil)
-	if logFormat == "text" {
-		handler = slog.NewTextHandler(stderr, nil)
-	}
-	log := slog.New(handler)
+	cfg := o.cfg
+	log := newLogger(o.logFormat, o.logLevel, stderr)
 	slog.SetDefault(log)
+	warnUnknownEnv(log, os.Environ(), o.envNames)
 	limit, gcPercent, setLimit, setPercent := gcSettings(o.memoryLimit, os.Getenv)
 	if setLimit {
 		debug.SetMemoryLimit(limit)
@@ -335,6 +346,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Warn("tracing: sending the last spans failed", "error", err)
 	}
 	return runErr
+}
+
+// newLogger is serve's logger: JSON or text lines on w, from level up.
+func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 // dbFlags declares the database flags of an administration command.
