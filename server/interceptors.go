@@ -19,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // interceptorChain is the ordered list every call runs through, over gRPC
@@ -166,7 +167,7 @@ func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if !ok {
 		return handler(ctx, req)
 	}
-	if err := checkText(msg); err != nil {
+	if err := edge.CheckText(msg); err != nil {
 		return nil, err
 	}
 	if err := s.validator.Validate(msg); err != nil {
