@@ -160,7 +160,7 @@ func headerMetadata(h http.Header) metadata.MD {
 func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Principal, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
 	refuse = closing(w, refuse)
 	limit = smallBodyBytes
-	holder := "addr:" + s.clientLimitKey(r)
+	holder := "addr:" + s.proxies.RequestLimitKey(r)
 	if p != nil {
 		limit, holder = MaxBodyBytes, "org:"+p.OrganizationID
 	}

@@ -104,7 +104,7 @@ type Config struct {
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
-	// the same-origin rule). See CheckCORSOrigins.
+	// the same-origin rule). See edge.CheckCORSOrigins.
 	CORSAllowedOrigins []string
 	// PublicURL is the URL clients reach the service at: the issuer of
 	// OAuth access tokens and the audience they are issued for. Every
@@ -112,7 +112,7 @@ type Config struct {
 	// HTTPAddr>, fit for one machine only.
 	PublicURL string
 	// TrustedProxies are the peers (CIDR prefixes or addresses, see
-	// ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
+	// edge.ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
 	// name the client; from any other peer they are ignored. Empty: the
 	// client is the TCP peer.
 	TrustedProxies []string

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // MaxBodyBytes is the largest request body accepted (1 MiB).
@@ -29,7 +30,7 @@ type requestInfo struct {
 	keyID    string
 	orgID    string
 	grpcCode codes.Code
-	// clientIP is the client's address (clientAddr), for the audit log
+	// clientIP is the client's address (edge.Proxies), for the audit log
 	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
 }
@@ -112,7 +113,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: addrString(s.clientAddr(r)), userAgent: r.UserAgent()}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: edge.AddrString(s.proxies.Request(r)), userAgent: r.UserAgent()}
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}

@@ -46,7 +46,7 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if ri != nil {
 		ri.route = routeOf(info.FullMethod)
 	} else {
-		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: addrString(s.rpcClientAddr(ctx))}
+		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: edge.AddrString(s.proxies.Call(ctx))}
 		ctx = withRequestInfo(ctx, ri)
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
@@ -57,8 +58,8 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	reqLog *requestLog
-	// proxies are --trusted-proxies (see clientAddr).
-	proxies proxies
+	// proxies are --trusted-proxies (see edge.Proxies).
+	proxies edge.Proxies
 
 	store       *storage.Store
 	keys        *auth.Store
@@ -124,7 +125,7 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
+	if err := edge.CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
 	// What can be checked before anything is written is checked first: a
@@ -133,7 +134,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
 		return nil, err
 	}
-	trusted, err := ParseTrustedProxies(cfg.TrustedProxies)
+	trusted, err := edge.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
@@ -437,7 +438,7 @@ func (s *Server) Handler() http.Handler {
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
 	// when --cors-allowed-origins says so.
-	web := withCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	web := edge.WithCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
