@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -131,7 +132,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// What can be checked before anything is written is checked first: a
 	// missing TLS file or a malformed proxy list fails the start before a
 	// database or a master key is made.
-	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
+	if _, err := edge.TLSConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
 		return nil, err
 	}
 	trusted, err := edge.ParseTrustedProxies(cfg.TrustedProxies)
@@ -559,6 +560,28 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.grpc.Stop()
 	}
 	return errors.Join(httpErr, s.releaseAll(ctx))
+}
+
+// TLSListener wraps ln in TLS when the configuration names a certificate
+// (--tls-cert-file, --tls-key-file), and returns ln as it is otherwise.
+// HTTP/1.1, HTTP/2 and gRPC are served over it on the one port, as they
+// are in the clear: ALPN offers h2 and http/1.1, and the handshake runs in
+// the connection's own goroutine, bounded by the HTTP server's timeouts
+// (and on --grpc-addr by the gRPC server's connection timeout). The certificate is read again when its files change.
+// When the certificate does not load, ln is closed.
+func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
+	cfg, err := edge.TLSConfig(s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.log)
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if cfg == nil {
+		return ln, nil
+	}
+	// The HTTP server is handed the TLS connections: it offers HTTP/2 by
+	// ALPN only with HTTP/2 over TLS on.
+	s.http.Protocols.SetHTTP2(true)
+	return tls.NewListener(ln, cfg), nil
 }
 
 // Run binds its listeners, bootstraps a new installation, starts the
