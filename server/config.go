@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -90,8 +91,8 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile, when set, serve TLS on HTTPAddr and
 	// GRPCAddr; both files are read again when they change.
 	TLSCertFile, TLSKeyFile string
-	// LogRequests chooses which requests get a log line: LogRequestsAll,
-	// LogRequestsSampled (default) or LogRequestsErrors.
+	// LogRequests chooses which requests get a log line: edge.LogRequestsAll,
+	// edge.LogRequestsSampled (default) or edge.LogRequestsErrors.
 	LogRequests string
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
@@ -148,7 +149,7 @@ func DefaultConfig() Config {
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		AuditRetention:         audit.DefaultRetention,
-		LogRequests:            LogRequestsSampled,
+		LogRequests:            edge.LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            DefaultSignInLimit,

@@ -46,6 +46,14 @@ func requestInfoFrom(ctx context.Context) *requestInfo {
 	return ri
 }
 
+// requestOrg is the organization of the request ctx serves, "" for none.
+func requestOrg(ctx context.Context) string {
+	if ri := requestInfoFrom(ctx); ri != nil {
+		return ri.orgID
+	}
+	return ""
+}
+
 func requestIDFrom(ctx context.Context) string {
 	if ri := requestInfoFrom(ctx); ri != nil {
 		return ri.id
@@ -167,8 +175,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	o := outcomeOf(rec.status)
-	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
+	o := edge.OutcomeOf(rec.status)
+	log, unlogged := s.reqLog.Wants(ri.orgID, o, latency)
 	if !log {
 		return
 	}
@@ -188,7 +196,7 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
 		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 	if unlogged > 0 {
-		attrs = append(attrs, unloggedAttr(o), unlogged)
+		attrs = append(attrs, edge.UnloggedAttr(o), unlogged)
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
 }

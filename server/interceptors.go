@@ -77,12 +77,12 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
 	code := status.Code(err)
-	o := outcomeOf(runtime.HTTPStatusFromCode(code))
-	if log, unlogged := s.reqLog.wants(ri.orgID, o, latency); log {
+	o := edge.OutcomeOf(runtime.HTTPStatusFromCode(code))
+	if log, unlogged := s.reqLog.Wants(ri.orgID, o, latency); log {
 		attrs := []any{"transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
 			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 		if unlogged > 0 {
-			attrs = append(attrs, unloggedAttr(o), unlogged)
+			attrs = append(attrs, edge.UnloggedAttr(o), unlogged)
 		}
 		s.log.InfoContext(ctx, "request", attrs...)
 	}

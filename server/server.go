@@ -58,7 +58,7 @@ type queueWorkers interface {
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
-	reqLog *requestLog
+	reqLog *edge.RequestLog
 	// proxies are --trusted-proxies (see edge.Proxies).
 	proxies edge.Proxies
 
@@ -139,15 +139,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
-	// Every ERROR line of the server is budgeted (see errorLog).
-	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
+	// Every ERROR line of the server is budgeted (see edge.NewErrorLog).
+	s := &Server{cfg: cfg, log: slog.New(edge.NewErrorLog(cfg.Logger.Handler(), requestOrg)), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
 	built := false
 	defer func() {
 		if !built {
 			_ = s.releaseAll(context.Background())
 		}
 	}()
-	if s.reqLog, err = newRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
+	if s.reqLog, err = edge.NewRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
 		return nil, err
 	}
 

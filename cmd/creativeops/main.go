@@ -219,8 +219,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")
-	fs.env(textValue{&cfg.LogRequests, oneOf(server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors)}, "log-requests",
-		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones); client and server errors at most %d lines/s each per organization", server.RequestLogSampleEvery, server.ErrorLinesPerSecond))
+	fs.env(textValue{&cfg.LogRequests, oneOf(edge.LogRequestsAll, edge.LogRequestsSampled, edge.LogRequestsErrors)}, "log-requests",
+		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones); client and server errors at most %d lines/s each per organization", edge.RequestLogSampleEvery, edge.ErrorLinesPerSecond))
 	fs.env(durationValue{p: &cfg.LogSlow}, "log-slow", "requests taking at least this long are always logged")
 	fs.env(durationValue{p: &cfg.ReadHeaderTimeout}, "read-header-timeout", "time a new connection has to send its first request's headers")
 	fs.env(durationValue{p: &cfg.ReadTimeout}, "read-timeout", "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
