@@ -302,7 +302,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.http = cfg.httpServer(s.Handler())
-	s.http.ConnContext = countEarlyEnds
+	s.http.ConnContext = edge.CountEarlyEnds
 	built = true
 	return s, nil
 }
@@ -473,7 +473,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		rest.ServeHTTP(w, r)
 	}))
-	return s.boundEarlyEnds(s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return edge.BoundEarlyEnds(s.log, s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = s.withSessionCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
 			s.serveGRPC(w, r)
@@ -533,7 +533,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // the HTTP server's ServeHTTP path takes (docs/performance.md), so a
 // high-volume gRPC client is better served here than on the API port.
 func (s *Server) ServeGRPC(ln net.Listener) error {
-	return s.grpc.Serve(resetBudgetListener{Listener: ln, s: s})
+	return s.grpc.Serve(edge.ResetBudgetListener(ln, s.log))
 }
 
 // Shutdown stops accepting, lets in-flight requests finish within the
