@@ -19,9 +19,6 @@ import (
 	"github.com/creativeops/creativeops/server/edge"
 )
 
-// MaxBodyBytes is the largest request body accepted (1 MiB).
-const MaxBodyBytes = 1 << 20
-
 // requestInfo travels in the request context so that the HTTP layer and the
 // interceptors share what each learns: the id, the route, the caller.
 type requestInfo struct {
@@ -144,7 +141,7 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			limit, release, ok := s.admitBody(rec, r, p, refuse)
+			limit, release, ok := s.bodies.Admit(rec, r, p, refuse)
 			if !ok {
 				s.logHTTP(r, ri, rec, start)
 				return
@@ -156,8 +153,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(rec, sent, limit))
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				discardRefusedBody(rec, r, sent)
-				writeError(rec, r, tooLarge(limit))
+				edge.DiscardRefusedBody(rec, r, sent)
+				writeError(rec, r, edge.TooLarge(limit))
 				s.logHTTP(r, ri, rec, start)
 				return
 			}

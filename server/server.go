@@ -74,7 +74,7 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
-	bodies      *bodyBudget // request bodies held in memory at once
+	bodies      *edge.Bodies // request bodies held in memory at once
 
 	grpc    *grpc.Server
 	health  *health.Server
@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
 	// Every ERROR line of the server is budgeted (see edge.NewErrorLog).
-	s := &Server{cfg: cfg, log: slog.New(edge.NewErrorLog(cfg.Logger.Handler(), requestOrg)), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
+	s := &Server{cfg: cfg, log: slog.New(edge.NewErrorLog(cfg.Logger.Handler(), requestOrg)), bodies: edge.NewBodies(cfg.BodyMemory, trusted), proxies: trusted}
 	built := false
 	defer func() {
 		if !built {
@@ -269,7 +269,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	codec := newRequestCodec()
 	s.grpc = grpc.NewServer(append(append(s.grpcLimits(), s.grpcTracing()...),
 		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
-		grpc.MaxRecvMsgSize(MaxBodyBytes),
+		grpc.MaxRecvMsgSize(edge.MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
 		// Calls run on long-lived workers whose stacks have already grown:
 		// a fresh goroutine per call regrew its stack through the chain
@@ -457,7 +457,7 @@ func (s *Server) Handler() http.Handler {
 				if r, p, ok = s.admit(w, r, ri, refuse); !ok {
 					return
 				}
-				limit, release, ok := s.admitBody(w, r, p, refuse)
+				limit, release, ok := s.bodies.Admit(w, r, p, refuse)
 				if !ok {
 					return
 				}
