@@ -633,10 +633,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = cfg.httpServer(debugHandler(os.Args))
+			debug = cfg.httpServer(edge.DebugHandler(os.Args))
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
-			warnPublicDebugAddr(s.log, l.ln.Addr())
+			edge.WarnPublicDebugAddr(s.log, l.ln.Addr())
 		}
 	}
 	if debug != nil {
