@@ -203,3 +203,9 @@ func (cfg Config) withDefaults() Config {
 	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
 	return cfg
 }
+
+// timeouts are the port's time limits, for the edge; streaming tells the
+// gRPC methods the limits leave to keepalive (nil for a server with none).
+func (cfg Config) timeouts(streaming func(fullMethod string) bool) edge.Timeouts {
+	return edge.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Write: cfg.WriteTimeout, Idle: cfg.IdleTimeout, Streaming: streaming}
+}

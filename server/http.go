@@ -197,3 +197,17 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
 }
+
+// serveGRPC hands a native gRPC call on the HTTP server to the gRPC
+// server. The HTTP server bounds each HTTP/2 stream by the read and write
+// timeouts from its headers, which are a unary call's limits as
+// edge.Timeouts.GRPCOptions sets them on gRPC's own transport; streaming methods are
+// long-lived by design and left to keepalive, there as here.
+func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
+	if s.isStreaming(r.URL.Path) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	s.grpc.ServeHTTP(w, r)
+}

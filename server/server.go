@@ -89,9 +89,9 @@ type Server struct {
 	acquired []resource
 	stopped  bool
 
-	// streaming names the gRPC methods with streams (streamingMethods).
-	streaming     map[string]bool
-	streamingOnce sync.Once
+	// isStreaming tells the gRPC methods with streams, which the
+	// timeouts leave to keepalive.
+	isStreaming func(fullMethod string) bool
 }
 
 // resource is something the server holds that must be given back.
@@ -267,7 +267,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// remembers what it could not decode (invalid UTF-8) so the first
 	// interceptor answers InvalidArgument instead of gRPC's Internal.
 	codec := newRequestCodec()
-	s.grpc = grpc.NewServer(append(append(s.grpcLimits(), s.grpcTracing()...),
+	s.isStreaming = edge.StreamingMethods(func() *grpc.Server { return s.grpc })
+	s.grpc = grpc.NewServer(append(append(cfg.timeouts(s.isStreaming).GRPCOptions(), s.grpcTracing()...),
 		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
 		grpc.MaxRecvMsgSize(edge.MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
@@ -301,7 +302,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.app, err = dashboard.New(); err != nil {
 		return nil, err
 	}
-	s.http = cfg.httpServer(s.Handler())
+	s.http = cfg.timeouts(nil).HTTPServer(s.Handler())
 	s.http.ConnContext = edge.CountEarlyEnds
 	built = true
 	return s, nil
@@ -633,7 +634,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = cfg.httpServer(edge.DebugHandler(os.Args))
+			debug = cfg.timeouts(nil).HTTPServer(edge.DebugHandler(os.Args))
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
 			edge.WarnPublicDebugAddr(s.log, l.ln.Addr())
