@@ -15,6 +15,7 @@ var layer = map[string]string{
 	"cmd/creativeops":     "command",
 	"server":              "transport",
 	"server/wire":         "transport",
+	"server/edge":         "transport",
 	"dashboard":           "transport",
 	"analytics":           "domain",
 	"audit":               "domain",
@@ -91,6 +92,10 @@ func TestLayers(t *testing.T) {
 				t.Errorf("domain package %s imports the wire types %s", rel, dep)
 			case l == "domain" && (dep == "server" || strings.HasPrefix(dep, "server/")):
 				t.Errorf("domain package %s imports the transport %s", rel, dep)
+			case strings.HasPrefix(rel, "server/edge") && dep == "server":
+				// The edge is put in front of the services; it cannot
+				// reach back into them.
+				t.Errorf("edge package %s imports the server", rel)
 			case l == "transport" && (dep == "ent" || strings.HasPrefix(dep, "ent/")):
 				t.Errorf("transport package %s imports storage directly: %s", rel, dep)
 			case (l == "storage" || l == "shared") && !strings.HasPrefix(dep, "ent") && dep != "ids" && dep != "apierror":

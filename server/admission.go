@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // Admission: a request over HTTP (REST, Connect, gRPC-Web) is
@@ -70,10 +73,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	// A refused request's body is not read; a small body of declared
 	// length beyond the rate limit is drained by net/http, so a client
 	// that keeps to its limit after a 429 keeps its connection. Any other
-	// refused body closes it (see closing).
+	// refused body closes it (see edge.Closing).
 	drain := refuse
 	if hasBody {
-		refuse = closing(w, refuse)
+		refuse = edge.Closing(w, refuse)
 	}
 	p, err := s.principal(r.Context(), headerMetadata(r.Header))
 	if err != nil {
@@ -101,7 +104,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		}
 		if !a.charge.d.Allowed {
 			s.metrics.rateLimited.Inc()
-			if !hasBody || r.ContentLength >= 0 && r.ContentLength <= smallBodyBytes {
+			if !hasBody || r.ContentLength >= 0 && r.ContentLength <= edge.SmallBodyBytes {
 				refuse = drain
 			}
 			refuse(a.charge.refusal(p.KeyID).GRPCStatus())
@@ -109,4 +112,24 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		}
 	}
 	return r.WithContext(context.WithValue(r.Context(), admittedKey{}, a)), p, true
+}
+
+// needsCredential reports whether a request goes to a method that requires
+// authentication: every REST route under /v1/ but the API description, and
+// every Connect or gRPC-Web call to the creativeops services.
+func needsCredential(r *http.Request) bool {
+	p := r.URL.Path
+	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" || strings.HasPrefix(p, "/creativeops.v1.")
+}
+
+// headerMetadata is the part of an HTTP request's headers that
+// authentication reads, as the interceptors see it.
+func headerMetadata(h http.Header) metadata.MD {
+	md := metadata.MD{}
+	for _, name := range []string{"Authorization", "Cookie", csrfHeader} {
+		if v := h.Values(name); len(v) > 0 {
+			md[strings.ToLower(name)] = v
+		}
+	}
+	return md
 }

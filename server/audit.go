@@ -70,8 +70,8 @@ func withRPCWebTransport(r *http.Request) *http.Request {
 // withAuditContext carries who is calling and from where to the domain,
 // which records them with every security-relevant change (package audit).
 // REST calls take the HTTP layer's view of the request; gRPC, Connect and
-// gRPC-Web calls that of the gRPC server. The client address is
-// clientAddr's, which both layers put in the request's requestInfo.
+// gRPC-Web calls that of the gRPC server. The client address is the
+// one edge.Proxies finds, which both layers put in the request's requestInfo.
 func withAuditContext(ctx context.Context, keyID string) context.Context {
 	o := audit.Origin{Transport: audit.TransportGRPC}
 	if ri := requestInfoFrom(ctx); ri != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/webhooks"
 )
 
@@ -90,8 +91,8 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile, when set, serve TLS on HTTPAddr and
 	// GRPCAddr; both files are read again when they change.
 	TLSCertFile, TLSKeyFile string
-	// LogRequests chooses which requests get a log line: LogRequestsAll,
-	// LogRequestsSampled (default) or LogRequestsErrors.
+	// LogRequests chooses which requests get a log line: edge.LogRequestsAll,
+	// edge.LogRequestsSampled (default) or edge.LogRequestsErrors.
 	LogRequests string
 	// LogSlow is the latency from which a request is always logged
 	// (default 500 ms).
@@ -104,7 +105,7 @@ type Config struct {
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
-	// the same-origin rule). See CheckCORSOrigins.
+	// the same-origin rule). See edge.CheckCORSOrigins.
 	CORSAllowedOrigins []string
 	// PublicURL is the URL clients reach the service at: the issuer of
 	// OAuth access tokens and the audience they are issued for. Every
@@ -112,7 +113,7 @@ type Config struct {
 	// HTTPAddr>, fit for one machine only.
 	PublicURL string
 	// TrustedProxies are the peers (CIDR prefixes or addresses, see
-	// ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
+	// edge.ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
 	// name the client; from any other peer they are ignored. Empty: the
 	// client is the TCP peer.
 	TrustedProxies []string
@@ -148,7 +149,7 @@ func DefaultConfig() Config {
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		AuditRetention:         audit.DefaultRetention,
-		LogRequests:            LogRequestsSampled,
+		LogRequests:            edge.LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            DefaultSignInLimit,
@@ -201,4 +202,10 @@ func (cfg Config) withDefaults() Config {
 	}
 	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
 	return cfg
+}
+
+// timeouts are the port's time limits, for the edge; streaming tells the
+// gRPC methods the limits leave to keepalive (nil for a server with none).
+func (cfg Config) timeouts(streaming func(fullMethod string) bool) edge.Timeouts {
+	return edge.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Write: cfg.WriteTimeout, Idle: cfg.IdleTimeout, Streaming: streaming}
 }

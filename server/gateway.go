@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
 )
 
@@ -174,7 +175,7 @@ var (
 // and a field the message does not have as UNKNOWN_FIELD, naming the field
 // whenever the decoder does.
 func (m jsonBodies) decode(data []byte, msg proto.Message) *apierror.Error {
-	if e := checkBodyDepth(data); e != nil {
+	if e := edge.CheckBodyDepth(data); e != nil {
 		return e
 	}
 	if err := checkJSON(data); err != nil {

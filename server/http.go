@@ -16,10 +16,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/server/edge"
 )
-
-// MaxBodyBytes is the largest request body accepted (1 MiB).
-const MaxBodyBytes = 1 << 20
 
 // requestInfo travels in the request context so that the HTTP layer and the
 // interceptors share what each learns: the id, the route, the caller.
@@ -29,7 +27,7 @@ type requestInfo struct {
 	keyID    string
 	orgID    string
 	grpcCode codes.Code
-	// clientIP is the client's address (clientAddr), for the audit log
+	// clientIP is the client's address (edge.Proxies), for the audit log
 	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
 }
@@ -43,6 +41,14 @@ func withRequestInfo(ctx context.Context, ri *requestInfo) context.Context {
 func requestInfoFrom(ctx context.Context) *requestInfo {
 	ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
 	return ri
+}
+
+// requestOrg is the organization of the request ctx serves, "" for none.
+func requestOrg(ctx context.Context) string {
+	if ri := requestInfoFrom(ctx); ri != nil {
+		return ri.orgID
+	}
+	return ""
 }
 
 func requestIDFrom(ctx context.Context) string {
@@ -112,7 +118,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: addrString(s.clientAddr(r)), userAgent: r.UserAgent()}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: edge.AddrString(s.proxies.Request(r)), userAgent: r.UserAgent()}
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}
@@ -135,7 +141,7 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			limit, release, ok := s.admitBody(rec, r, p, refuse)
+			limit, release, ok := s.bodies.Admit(rec, r, p, refuse)
 			if !ok {
 				s.logHTTP(r, ri, rec, start)
 				return
@@ -147,8 +153,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(rec, sent, limit))
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				discardRefusedBody(rec, r, sent)
-				writeError(rec, r, tooLarge(limit))
+				edge.DiscardRefusedBody(rec, r, sent)
+				writeError(rec, r, edge.TooLarge(limit))
 				s.logHTTP(r, ri, rec, start)
 				return
 			}
@@ -166,8 +172,8 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 
 func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, start time.Time) {
 	latency := time.Since(start)
-	o := outcomeOf(rec.status)
-	log, unlogged := s.reqLog.wants(ri.orgID, o, latency)
+	o := edge.OutcomeOf(rec.status)
+	log, unlogged := s.reqLog.Wants(ri.orgID, o, latency)
 	if !log {
 		return
 	}
@@ -187,7 +193,21 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 	attrs := []any{"transport", "http", "request_id", ri.id, "method", r.Method,
 		"route", routeName, "status", rec.status, "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 	if unlogged > 0 {
-		attrs = append(attrs, unloggedAttr(o), unlogged)
+		attrs = append(attrs, edge.UnloggedAttr(o), unlogged)
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
+}
+
+// serveGRPC hands a native gRPC call on the HTTP server to the gRPC
+// server. The HTTP server bounds each HTTP/2 stream by the read and write
+// timeouts from its headers, which are a unary call's limits as
+// edge.Timeouts.GRPCOptions sets them on gRPC's own transport; streaming methods are
+// long-lived by design and left to keepalive, there as here.
+func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
+	if s.isStreaming(r.URL.Path) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	s.grpc.ServeHTTP(w, r)
 }

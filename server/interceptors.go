@@ -19,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/rpcrule"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // interceptorChain is the ordered list every call runs through, over gRPC
@@ -45,7 +46,7 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if ri != nil {
 		ri.route = routeOf(info.FullMethod)
 	} else {
-		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: addrString(s.rpcClientAddr(ctx))}
+		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: edge.AddrString(s.proxies.Call(ctx))}
 		ctx = withRequestInfo(ctx, ri)
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}
@@ -76,12 +77,12 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
 	code := status.Code(err)
-	o := outcomeOf(runtime.HTTPStatusFromCode(code))
-	if log, unlogged := s.reqLog.wants(ri.orgID, o, latency); log {
+	o := edge.OutcomeOf(runtime.HTTPStatusFromCode(code))
+	if log, unlogged := s.reqLog.Wants(ri.orgID, o, latency); log {
 		attrs := []any{"transport", "grpc", "request_id", ri.id, "method", info.FullMethod,
 			"route", ri.route.Template, "code", code.String(), "latency_ms", ms(latency), "key_id", ri.keyID, "client_ip", ri.clientIP}
 		if unlogged > 0 {
-			attrs = append(attrs, unloggedAttr(o), unlogged)
+			attrs = append(attrs, edge.UnloggedAttr(o), unlogged)
 		}
 		s.log.InfoContext(ctx, "request", attrs...)
 	}
@@ -166,7 +167,7 @@ func (s *Server) validate(ctx context.Context, req any, info *grpc.UnaryServerIn
 	if !ok {
 		return handler(ctx, req)
 	}
-	if err := checkText(msg); err != nil {
+	if err := edge.CheckText(msg); err != nil {
 		return nil, err
 	}
 	if err := s.validator.Validate(msg); err != nil {

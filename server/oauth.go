@@ -27,7 +27,7 @@ func newOAuth(ctx context.Context, s *Server, store *storage.Store, keyring *sec
 		AllowInsecureJWKS: cfg.AllowInsecureWebhooks,
 		Log:               s.log,
 		Limiter:           s.limiter,
-		ClientAddress:     s.clientLimitKey,
+		ClientAddress:     s.proxies.RequestLimitKey,
 		TokenLimits:       cfg.OAuthTokenLimits,
 	})
 	if err != nil {

@@ -58,7 +58,7 @@ func unroutedPath(path string) string {
 }
 
 // observeRefusedCall counts a Connect or gRPC-Web call refused before it
-// reached the interceptors (see admit and admitBody), as observeCalls
+// reached the interceptors (see admit and edge.Bodies.Admit), as observeCalls
 // would have.
 func (s *Server) observeRefusedCall(ri *requestInfo, code int, start time.Time) {
 	method, route := ri.route.Method, ri.route.Template

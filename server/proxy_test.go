@@ -16,6 +16,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // lockedBuffer collects a server's JSON log lines.
@@ -51,7 +52,7 @@ func proxyServer(t *testing.T, trusted []string, logs *lockedBuffer) *testserver
 		c.TrustedProxies = trusted
 		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 2}
 		c.Logger = slog.New(slog.NewJSONHandler(logs, nil))
-		c.LogRequests = server.LogRequestsAll
+		c.LogRequests = edge.LogRequestsAll
 	}})
 }
 

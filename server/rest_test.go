@@ -20,6 +20,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -176,7 +177,7 @@ func TestProbesLoggedAtDebug(t *testing.T) {
 	rec := &levelRecorder{levels: map[string]slog.Level{}}
 	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
 		c.Logger = slog.New(rec)
-		c.LogRequests = server.LogRequestsAll // sampling would leave out the successful lines
+		c.LogRequests = edge.LogRequestsAll // sampling would leave out the successful lines
 	}})
 	for _, path := range []string{"/healthz", "/readyz", "/v1/creators"} {
 		if r := s.Do(t, "GET", path, s.AdminKey, nil); r.Status != 200 {

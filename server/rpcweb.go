@@ -1,13 +1,18 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
+	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
 	"connectrpc.com/vanguard/vanguardgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // newRPCWeb serves the RPC surface to clients that cannot speak native
@@ -25,7 +30,7 @@ func newRPCWeb(server *grpc.Server) (http.Handler, error) {
 				UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res},
 			}
 		}),
-		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(MaxBodyBytes)),
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(edge.MaxBodyBytes)),
 	)
 }
 
@@ -53,4 +58,17 @@ func asConnectCall(r *http.Request) {
 		(ct == "application/json" || ct == "application/proto" || strings.HasPrefix(ct, "application/json;")) {
 		r.Header.Set("Connect-Protocol-Version", "1")
 	}
+}
+
+// rpcErrors writes an error in the protocol of a Connect or gRPC-Web call.
+var rpcErrors = connect.NewErrorWriter()
+
+func writeRPCError(w http.ResponseWriter, r *http.Request, st *status.Status) {
+	err := connect.NewError(connect.Code(st.Code()), errors.New(st.Message()))
+	for _, d := range st.Proto().GetDetails() {
+		if det, derr := connect.NewErrorDetail(d); derr == nil {
+			err.AddDetail(det)
+		}
+	}
+	_ = rpcErrors.Write(w, r, err)
 }

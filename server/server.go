@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ import (
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
@@ -56,9 +58,9 @@ type queueWorkers interface {
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
-	reqLog *requestLog
-	// proxies are --trusted-proxies (see clientAddr).
-	proxies proxies
+	reqLog *edge.RequestLog
+	// proxies are --trusted-proxies (see edge.Proxies).
+	proxies edge.Proxies
 
 	store       *storage.Store
 	keys        *auth.Store
@@ -72,7 +74,7 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
-	bodies      *bodyBudget // request bodies held in memory at once
+	bodies      *edge.Bodies // request bodies held in memory at once
 
 	grpc    *grpc.Server
 	health  *health.Server
@@ -87,9 +89,9 @@ type Server struct {
 	acquired []resource
 	stopped  bool
 
-	// streaming names the gRPC methods with streams (streamingMethods).
-	streaming     map[string]bool
-	streamingOnce sync.Once
+	// isStreaming tells the gRPC methods with streams, which the
+	// timeouts leave to keepalive.
+	isStreaming func(fullMethod string) bool
 }
 
 // resource is something the server holds that must be given back.
@@ -124,28 +126,28 @@ func (s *Server) releaseAll(ctx context.Context) error {
 // steps before it opened or started is released before New returns.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	if err := CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
+	if err := edge.CheckCORSOrigins(cfg.CORSAllowedOrigins); err != nil {
 		return nil, fmt.Errorf("CORS allowed origins: %w", err)
 	}
 	// What can be checked before anything is written is checked first: a
 	// missing TLS file or a malformed proxy list fails the start before a
 	// database or a master key is made.
-	if _, err := tlsConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
+	if _, err := edge.TLSConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
 		return nil, err
 	}
-	trusted, err := ParseTrustedProxies(cfg.TrustedProxies)
+	trusted, err := edge.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
-	// Every ERROR line of the server is budgeted (see errorLog).
-	s := &Server{cfg: cfg, log: slog.New(newErrorLog(cfg.Logger.Handler())), bodies: newBodyBudget(cfg.BodyMemory), proxies: trusted}
+	// Every ERROR line of the server is budgeted (see edge.NewErrorLog).
+	s := &Server{cfg: cfg, log: slog.New(edge.NewErrorLog(cfg.Logger.Handler(), requestOrg)), bodies: edge.NewBodies(cfg.BodyMemory, trusted), proxies: trusted}
 	built := false
 	defer func() {
 		if !built {
 			_ = s.releaseAll(context.Background())
 		}
 	}()
-	if s.reqLog, err = newRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
+	if s.reqLog, err = edge.NewRequestLog(cfg.LogRequests, cfg.LogSlow); err != nil {
 		return nil, err
 	}
 
@@ -265,9 +267,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// remembers what it could not decode (invalid UTF-8) so the first
 	// interceptor answers InvalidArgument instead of gRPC's Internal.
 	codec := newRequestCodec()
-	s.grpc = grpc.NewServer(append(append(s.grpcLimits(), s.grpcTracing()...),
+	s.isStreaming = edge.StreamingMethods(func() *grpc.Server { return s.grpc })
+	s.grpc = grpc.NewServer(append(append(cfg.timeouts(s.isStreaming).GRPCOptions(), s.grpcTracing()...),
 		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
-		grpc.MaxRecvMsgSize(MaxBodyBytes),
+		grpc.MaxRecvMsgSize(edge.MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
 		// Calls run on long-lived workers whose stacks have already grown:
 		// a fresh goroutine per call regrew its stack through the chain
@@ -299,8 +302,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.app, err = dashboard.New(); err != nil {
 		return nil, err
 	}
-	s.http = cfg.httpServer(s.Handler())
-	s.http.ConnContext = countEarlyEnds
+	s.http = cfg.timeouts(nil).HTTPServer(s.Handler())
+	s.http.ConnContext = edge.CountEarlyEnds
 	built = true
 	return s, nil
 }
@@ -437,7 +440,7 @@ func (s *Server) Handler() http.Handler {
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
 	// when --cors-allowed-origins says so.
-	web := withCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	web := edge.WithCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isRPCPath(r.URL.Path) {
 			asConnectCall(r)
 			if r.Body != nil && r.Body != http.NoBody {
@@ -455,7 +458,7 @@ func (s *Server) Handler() http.Handler {
 				if r, p, ok = s.admit(w, r, ri, refuse); !ok {
 					return
 				}
-				limit, release, ok := s.admitBody(w, r, p, refuse)
+				limit, release, ok := s.bodies.Admit(w, r, p, refuse)
 				if !ok {
 					return
 				}
@@ -471,7 +474,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		rest.ServeHTTP(w, r)
 	}))
-	return s.boundEarlyEnds(s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return edge.BoundEarlyEnds(s.log, s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = s.withSessionCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
 			s.serveGRPC(w, r)
@@ -531,7 +534,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // the HTTP server's ServeHTTP path takes (docs/performance.md), so a
 // high-volume gRPC client is better served here than on the API port.
 func (s *Server) ServeGRPC(ln net.Listener) error {
-	return s.grpc.Serve(resetBudgetListener{Listener: ln, s: s})
+	return s.grpc.Serve(edge.ResetBudgetListener(ln, s.log))
 }
 
 // Shutdown stops accepting, lets in-flight requests finish within the
@@ -558,6 +561,28 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.grpc.Stop()
 	}
 	return errors.Join(httpErr, s.releaseAll(ctx))
+}
+
+// TLSListener wraps ln in TLS when the configuration names a certificate
+// (--tls-cert-file, --tls-key-file), and returns ln as it is otherwise.
+// HTTP/1.1, HTTP/2 and gRPC are served over it on the one port, as they
+// are in the clear: ALPN offers h2 and http/1.1, and the handshake runs in
+// the connection's own goroutine, bounded by the HTTP server's timeouts
+// (and on --grpc-addr by the gRPC server's connection timeout). The certificate is read again when its files change.
+// When the certificate does not load, ln is closed.
+func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
+	cfg, err := edge.TLSConfig(s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.log)
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if cfg == nil {
+		return ln, nil
+	}
+	// The HTTP server is handed the TLS connections: it offers HTTP/2 by
+	// ALPN only with HTTP/2 over TLS on.
+	s.http.Protocols.SetHTTP2(true)
+	return tls.NewListener(ln, cfg), nil
 }
 
 // Run binds its listeners, bootstraps a new installation, starts the
@@ -609,10 +634,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			go func() { errc <- s.ServeGRPC(l.ln) }()
 			s.log.Info("serving gRPC", "addr", l.ln.Addr().String())
 		case "debug":
-			debug = cfg.httpServer(debugHandler(os.Args))
+			debug = cfg.timeouts(nil).HTTPServer(edge.DebugHandler(os.Args))
 			go func() { _ = debug.Serve(l.ln) }()
 			s.log.Info("serving the profiler", "addr", l.ln.Addr().String())
-			warnPublicDebugAddr(s.log, l.ln.Addr())
+			edge.WarnPublicDebugAddr(s.log, l.ln.Addr())
 		}
 	}
 	if debug != nil {

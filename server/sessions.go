@@ -25,6 +25,7 @@ import (
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // Dashboard sessions: a browser signs in with an API key once
@@ -245,7 +246,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	address := "sign-in:" + s.clientLimitKey(r)
+	address := "sign-in:" + s.proxies.RequestLimitKey(r)
 	fromAddress := s.limiter.Take(r.Context(), address, lim)
 	sess, token, err := s.openSession(r, in)
 	if errors.Is(err, auth.ErrUnauthenticated) {
@@ -423,7 +424,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 // audit log records with a sign-in or sign-out (the actor is the session's
 // key, which the domain sets).
 func (s *Server) auditOrigin(r *http.Request) context.Context {
-	o := audit.Origin{ClientIP: addrString(s.clientAddr(r)), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+	o := audit.Origin{ClientIP: edge.AddrString(s.proxies.Request(r)), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
 		Transport: audit.TransportREST}
 	return audit.WithCaller(r.Context(), "", o)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/testcert"
 )
 
 // Served over TLS, the session cookie is Secure: a browser never sends it
@@ -19,7 +20,7 @@ func TestSessionCookieSecureOverTLS(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	cert := selfSigned(t, certFile, keyFile, "dashboard")
+	cert := testcert.SelfSigned(t, certFile, keyFile, "dashboard")
 	s, ln := serveTLS(t, Config{DataDir: dir, TLSCertFile: certFile, TLSKeyFile: keyFile})
 	org, err := s.keys.EnsureOrganization(ctx, "acme")
 	if err != nil {

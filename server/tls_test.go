@@ -1,21 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,51 +19,9 @@ import (
 
 	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/testcert"
 	"github.com/creativeops/creativeops/internal/testdb"
 )
-
-// selfSigned writes a self-signed certificate for 127.0.0.1 and its key to
-// certFile and keyFile (through new files renamed over them, as
-// certificate managers do) and returns the certificate.
-func selfSigned(t *testing.T, certFile, keyFile, name string) *x509.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, block := range map[string]*pem.Block{certFile: {Type: "CERTIFICATE", Bytes: der}, keyFile: {Type: "PRIVATE KEY", Bytes: pkcs8}} {
-		tmp := path + ".new"
-		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
 
 // REST (HTTP/1.1 and HTTP/2) and gRPC are served over TLS on one port, and
 // a certificate replaced on disk is what the next connection gets.
@@ -102,7 +52,7 @@ func TestServeTLS(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	first := selfSigned(t, certFile, keyFile, "first")
+	first := testcert.SelfSigned(t, certFile, keyFile, "first")
 	s, ln := serveTLS(t, Config{
 		DataDir:     dir,
 		TLSCertFile: certFile,
@@ -189,70 +139,9 @@ func TestServeTLS(t *testing.T) {
 		}
 	}
 
-	second := selfSigned(t, certFile, keyFile, "second")
+	second := testcert.SelfSigned(t, certFile, keyFile, "second")
 	if got := rest(trusting(first, second), false); !got.Equal(second) {
 		t.Fatalf("after replacing the files a new connection got %s, want the new certificate", got.Subject)
 	}
 	grpcCall(addr, trusting(second))
-}
-
-// A certificate written before its key (a pair that does not match) leaves
-// the previous certificate in service until the key follows.
-func TestCertReloaderKeepsLastGoodPair(t *testing.T) {
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	first := selfSigned(t, certFile, keyFile, "first")
-	var logs bytes.Buffer
-	r := &certReloader{certFile: certFile, keyFile: keyFile, log: slog.New(slog.NewTextHandler(&logs, nil))}
-	if err := r.load(); err != nil {
-		t.Fatal(err)
-	}
-	serving := func() *x509.Certificate {
-		c, err := r.certificate(nil)
-		if err != nil || c == nil {
-			t.Fatalf("certificate: %v", err)
-		}
-		return c.Leaf
-	}
-	if !serving().Equal(first) {
-		t.Fatal("not serving the first certificate")
-	}
-
-	oldKey, _ := os.ReadFile(keyFile)
-	second := selfSigned(t, certFile, keyFile, "second")
-	newKey, _ := os.ReadFile(keyFile)
-	if err := os.WriteFile(keyFile, oldKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if !serving().Equal(first) {
-			t.Fatal("a mismatched pair replaced the certificate")
-		}
-	}
-	if n := bytes.Count(logs.Bytes(), []byte("do not load")); n != 1 {
-		t.Fatalf("the mismatched pair was logged %d times, want once:\n%s", n, logs.String())
-	}
-	if err := os.WriteFile(keyFile+".new", newKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(keyFile+".new", keyFile); err != nil {
-		t.Fatal(err)
-	}
-	if !serving().Equal(second) {
-		t.Fatal("the completed pair is not served")
-	}
-}
-
-func TestTLSConfigNeedsBothFiles(t *testing.T) {
-	for _, files := range [][2]string{{"a.crt", ""}, {"", "a.key"}} {
-		if _, err := tlsConfig(files[0], files[1], slog.New(slog.DiscardHandler)); err == nil {
-			t.Errorf("tlsConfig(%q, %q) accepted half a pair", files[0], files[1])
-		}
-	}
-	if _, err := tlsConfig(filepath.Join(t.TempDir(), "missing.crt"), "missing.key", slog.New(slog.DiscardHandler)); err == nil {
-		t.Error("missing files accepted")
-	}
-	if cfg, err := tlsConfig("", "", nil); cfg != nil || err != nil {
-		t.Errorf("no files: %v, %v", cfg, err)
-	}
 }

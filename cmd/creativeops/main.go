@@ -35,6 +35,7 @@ import (
 	"github.com/creativeops/creativeops/internal/tracing"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -232,8 +233,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")
-	fs.env(textValue{&cfg.LogRequests, oneOf(server.LogRequestsAll, server.LogRequestsSampled, server.LogRequestsErrors)}, "log-requests",
-		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones); client and server errors at most %d lines/s each per organization", server.RequestLogSampleEvery, server.ErrorLinesPerSecond))
+	fs.env(textValue{&cfg.LogRequests, oneOf(edge.LogRequestsAll, edge.LogRequestsSampled, edge.LogRequestsErrors)}, "log-requests",
+		fmt.Sprintf("which requests get a log line: all, sampled (failed and slow ones, and 1 in %d of the others) or errors (failed and slow ones); client and server errors at most %d lines/s each per organization", edge.RequestLogSampleEvery, edge.ErrorLinesPerSecond))
 	fs.env(durationValue{p: &cfg.LogSlow}, "log-slow", "requests taking at least this long are always logged")
 	fs.env(durationValue{p: &cfg.ReadHeaderTimeout}, "read-header-timeout", "time a new connection has to send its first request's headers")
 	fs.env(durationValue{p: &cfg.ReadTimeout}, "read-timeout", "time to receive one whole request, body included (per stream on HTTP/2 and gRPC)")
@@ -245,10 +246,10 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	signIns := cfg.SignInLimit.Burst
 	fs.env(intValue{&signIns, 1}, "sign-in-limit", "failed dashboard sign-in attempts per minute per client address, and per credential tried (successful sign-ins do not count)")
 	var corsOrigins string
-	fs.env(textValue{&corsOrigins, func(s string) error { return server.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
+	fs.env(textValue{&corsOrigins, func(s string) error { return edge.CheckCORSOrigins(splitList(s)) }}, "cors-allowed-origins",
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
 	var trustedProxies string
-	fs.env(textValue{&trustedProxies, func(s string) error { _, err := server.ParseTrustedProxies(splitList(s)); return err }}, "trusted-proxies",
+	fs.env(textValue{&trustedProxies, func(s string) error { _, err := edge.ParseTrustedProxies(splitList(s)); return err }}, "trusted-proxies",
 		"proxies whose X-Forwarded-For / Forwarded headers name the client, comma-separated CIDRs or addresses (10.0.0.0/8, 192.0.2.10); the address then counts for per-address limits, the audit log and the request log (empty: the TCP peer is the client)")
 	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
 		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))

@@ -1,4 +1,4 @@
-package server_test
+package edge_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
-	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // Text the database cannot store (NUL bytes: PostgreSQL refuses them,
@@ -133,20 +133,20 @@ func nested(depth int) any {
 	return v
 }
 
-// JSON nested beyond server.MaxJSONDepth is refused; what is accepted can be
+// JSON nested beyond edge.MaxJSONDepth is refused; what is accepted can be
 // read back over gRPC (a deeply nested document used to be stored and then
 // break every gRPC read of the organization's creators).
 func TestMetadataNestingIsBounded(t *testing.T) {
 	s := testserver.Start(t, testserver.Options{})
 	// metadata is itself one level.
-	ok := map[string]any{"name": "N", "email": "ok@example.com", "vertical": "music", "metadata": map[string]any{"d": nested(server.MaxJSONDepth - 1)}}
+	ok := map[string]any{"name": "N", "email": "ok@example.com", "vertical": "music", "metadata": map[string]any{"d": nested(edge.MaxJSONDepth - 1)}}
 	if r := s.Do(t, "POST", "/v1/creators", s.AdminKey, ok); r.Status != http.StatusCreated {
-		t.Fatalf("%d levels: %d %s", server.MaxJSONDepth, r.Status, r.Body)
+		t.Fatalf("%d levels: %d %s", edge.MaxJSONDepth, r.Status, r.Body)
 	}
-	tooDeep := map[string]any{"name": "N", "email": "deep@example.com", "vertical": "music", "metadata": map[string]any{"d": nested(server.MaxJSONDepth)}}
+	tooDeep := map[string]any{"name": "N", "email": "deep@example.com", "vertical": "music", "metadata": map[string]any{"d": nested(edge.MaxJSONDepth)}}
 	r := s.Do(t, "POST", "/v1/creators", s.AdminKey, tooDeep)
 	if r.Status != http.StatusBadRequest || len(r.ViolatedFields()) != 1 || !strings.HasPrefix(r.ViolatedFields()[0], "metadata.d") {
-		t.Fatalf("%d levels: %d %v %s", server.MaxJSONDepth+1, r.Status, r.ViolatedFields(), r.Body)
+		t.Fatalf("%d levels: %d %v %s", edge.MaxJSONDepth+1, r.Status, r.ViolatedFields(), r.Body)
 	}
 	// The engine's context is JSON too. Nesting this deep is refused
 	// before the body is decoded, naming the top-level field.

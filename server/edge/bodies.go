@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"context"
@@ -11,10 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"connectrpc.com/connect"
 	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
@@ -30,23 +28,40 @@ import (
 //     401 and its connection closed, so an anonymous client cannot make the
 //     server hold bodies;
 //   - a request outside the API (dashboard sign-in, the OAuth endpoints,
-//     probes, unknown paths) may carry at most smallBodyBytes;
-//   - the bodies held at once share one budget (Config.BodyMemory), of
+//     probes, unknown paths) may carry at most SmallBodyBytes;
+//   - the bodies held at once share one budget (server.Config.BodyMemory), of
 //     which one organization may hold an eighth and one client address
 //     (for requests outside the API) a sixty-fourth: past its share a
 //     request gets 429 at once; when the whole budget is taken it waits
 //     bodyWait and then gets 503, both with Retry-After, instead of growing
 //     the heap.
 //
-// The first rule is admit's (admission.go), which also checks the method's
-// scope and spends the key's rate-limit token before the body is read.
+// The first rule is the server's admit (server/admission.go), which also
+// checks the method's scope and spends the key's rate-limit token before
+// the body is read.
 
 const (
 	// bodyWait is how long a request waits for room in the body budget.
 	bodyWait = 2 * time.Second
-	// smallBodyBytes bounds bodies sent outside the API.
-	smallBodyBytes = 64 << 10
+	// SmallBodyBytes bounds bodies sent outside the API.
+	SmallBodyBytes = 64 << 10
 )
+
+// MaxBodyBytes is the largest request body accepted (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// Bodies applies the rules above: one per server.
+type Bodies struct {
+	budget  *bodyBudget
+	proxies Proxies
+}
+
+// NewBodies is the body budget of a server holding at most memory bytes
+// of request bodies at once, counting anonymous clients by their address
+// as proxies tell it.
+func NewBodies(memory int64, proxies Proxies) *Bodies {
+	return &Bodies{budget: newBodyBudget(memory), proxies: proxies}
+}
 
 // bodyBudget is the server-wide allowance of buffered request bodies.
 type bodyBudget struct {
@@ -123,7 +138,7 @@ func tooManyBodies() *status.Status {
 	return apierror.New(codes.ResourceExhausted, "TOO_MANY_BODIES", "too many request bodies from this caller are being received at once; retry shortly").GRPCStatus()
 }
 
-func tooLarge(limit int64) *status.Status {
+func TooLarge(limit int64) *status.Status {
 	size := fmt.Sprintf("%d KiB", limit>>10)
 	if limit%(1<<20) == 0 {
 		size = fmt.Sprintf("%d MiB", limit>>20)
@@ -131,47 +146,27 @@ func tooLarge(limit int64) *status.Status {
 	return apierror.New(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "the request body is larger than "+size).GRPCStatus()
 }
 
-// needsCredential reports whether a request goes to a method that requires
-// authentication: every REST route under /v1/ but the API description, and
-// every Connect or gRPC-Web call to the creativeops services.
-func needsCredential(r *http.Request) bool {
-	p := r.URL.Path
-	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" || strings.HasPrefix(p, "/creativeops.v1.")
-}
-
-// headerMetadata is the part of an HTTP request's headers that
-// authentication reads, as the interceptors see it.
-func headerMetadata(h http.Header) metadata.MD {
-	md := metadata.MD{}
-	for _, name := range []string{"Authorization", "Cookie", csrfHeader} {
-		if v := h.Values(name); len(v) > 0 {
-			md[strings.ToLower(name)] = v
-		}
-	}
-	return md
-}
-
-// admitBody applies the rules to a request that has a body, before any of
-// it is read, for the caller admit found (p, nil outside the API). When
+// Admit applies the rules to a request that has a body, before any of
+// it is read, for the caller the server's admission found (p, nil outside the API). When
 // it refuses the request it answers through refuse (in the caller's
 // protocol) and returns false; otherwise it returns the largest body the
 // request may send, and release, to be called once the body is no longer
 // held.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Principal, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
-	refuse = closing(w, refuse)
-	limit = smallBodyBytes
-	holder := "addr:" + s.clientLimitKey(r)
+func (b *Bodies) Admit(w http.ResponseWriter, r *http.Request, p *auth.Principal, refuse func(*status.Status)) (limit int64, release func(), ok bool) {
+	refuse = Closing(w, refuse)
+	limit = SmallBodyBytes
+	holder := "addr:" + b.proxies.RequestLimitKey(r)
 	if p != nil {
 		limit, holder = MaxBodyBytes, "org:"+p.OrganizationID
 	}
 	if r.ContentLength > limit {
 		if p != nil {
-			discardRefusedBody(w, r, r.Body)
+			DiscardRefusedBody(w, r, r.Body)
 		}
-		refuse(tooLarge(limit))
+		refuse(TooLarge(limit))
 		return 0, nil, false
 	}
-	held, err := s.bodies.reserve(r.Context(), holder, r.ContentLength, limit)
+	held, err := b.budget.reserve(r.Context(), holder, r.ContentLength, limit)
 	if err != nil {
 		w.Header().Set("Retry-After", strconv.Itoa(int(bodyWait/time.Second)))
 		if errors.Is(err, errHolderFull) {
@@ -181,7 +176,7 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, p *auth.Princ
 		}
 		return 0, nil, false
 	}
-	return limit, func() { s.bodies.release(holder, held) }, true
+	return limit, func() { b.budget.release(holder, held) }, true
 }
 
 // A client that writes its whole body before reading the answer (most do)
@@ -199,11 +194,11 @@ const (
 	refusedBodyWait  = 5 * time.Second
 )
 
-// discardRefusedBody reads and discards what body may still send (r's
+// DiscardRefusedBody reads and discards what body may still send (r's
 // body or what remains of it), within the bounds above. A client that
 // asked to be told before sending (Expect: 100-continue) is answered at
 // once: reading would invite the body.
-func discardRefusedBody(w http.ResponseWriter, r *http.Request, body io.Reader) {
+func DiscardRefusedBody(w http.ResponseWriter, r *http.Request, body io.Reader) {
 	if body == nil || body == http.NoBody || strings.EqualFold(r.Header.Get("Expect"), "100-continue") || r.ProtoMajor != 1 {
 		return
 	}
@@ -212,25 +207,12 @@ func discardRefusedBody(w http.ResponseWriter, r *http.Request, body io.Reader) 
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, refusedBodyDrain))
 }
 
-// closing answers through refuse and closes the connection after the
+// Closing answers through refuse and closes the connection after the
 // answer: a refused body is never read, and closing spares it, as
 // net/http would otherwise drain the body first.
-func closing(w http.ResponseWriter, refuse func(*status.Status)) func(*status.Status) {
+func Closing(w http.ResponseWriter, refuse func(*status.Status)) func(*status.Status) {
 	return func(st *status.Status) {
 		w.Header().Set("Connection", "close")
 		refuse(st)
 	}
-}
-
-// rpcErrors writes an error in the protocol of a Connect or gRPC-Web call.
-var rpcErrors = connect.NewErrorWriter()
-
-func writeRPCError(w http.ResponseWriter, r *http.Request, st *status.Status) {
-	err := connect.NewError(connect.Code(st.Code()), errors.New(st.Message()))
-	for _, d := range st.Proto().GetDetails() {
-		if det, derr := connect.NewErrorDetail(d); derr == nil {
-			err.AddDetail(det)
-		}
-	}
-	_ = rpcErrors.Write(w, r, err)
 }

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestResetCountingConnCountsFrames(t *testing.T) {
 	}
 	for _, chunk := range []int{1, 7, stream.Len()} {
 		server, client := net.Pipe()
-		c := &resetCountingConn{Conn: server, s: &Server{log: slog.New(slog.DiscardHandler)}, preface: len(http2.ClientPreface)}
+		c := &resetCountingConn{Conn: server, log: slog.New(slog.DiscardHandler), preface: len(http2.ClientPreface)}
 		// Three resets, no refill: the fourth closes the connection.
 		c.ends = earlyEnds{conn: server, budget: rate.NewLimiter(0, 3)}
 		b := stream.Bytes()

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestDebugCmdlineRedactsSecrets(t *testing.T) {
 		"--client-secret", "cs-value", "-master-key=mk-value", "--api-token", "tok-value",
 		"postgres://x:un%parsable@h/db", "--http-addr", ":8080", "--master-key-file", "/etc/co/master.key"}
 	rec := httptest.NewRecorder()
-	debugHandler(args).ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/cmdline", nil))
+	DebugHandler(args).ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/cmdline", nil))
 	got := rec.Body.String()
 	for _, secret := range []string{"hunter2", "r3dis-pass", "kv-secret", "cs-value", "mk-value", "tok-value", "un%parsable"} {
 		if strings.Contains(got, secret) {
@@ -47,7 +47,7 @@ func TestDebugAddrWarnsBeyondLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		warnPublicDebugAddr(slog.New(slog.NewTextHandler(&buf, nil)), a)
+		WarnPublicDebugAddr(slog.New(slog.NewTextHandler(&buf, nil)), a)
 		if got := strings.Contains(buf.String(), "level=WARN") && strings.Contains(buf.String(), "--debug-addr"); got != c.warn {
 			t.Errorf("%s: warned %v, want %v: %s", c.addr, got, c.warn, buf.String())
 		}

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/tap"
 )
 
-func limitedServer(read, write time.Duration) *Server {
-	s := &Server{cfg: Config{ReadTimeout: read, WriteTimeout: write}, grpc: grpc.NewServer()}
-	healthpb.RegisterHealthServer(s.grpc, health.NewServer())
-	return s
+func limitedServer(read, write time.Duration) Timeouts {
+	srv := grpc.NewServer()
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	return Timeouts{Read: read, Write: write, Streaming: StreamingMethods(func() *grpc.Server { return srv })}
 }
 
 // A unary call whose message never arrives is canceled by its read timer,

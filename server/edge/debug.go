@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 	"strings"
 )
 
-// debugHandler serves the Go runtime profiles, for --debug-addr. Its
+// DebugHandler serves the Go runtime profiles, for --debug-addr. Its
 // command line (/debug/pprof/cmdline) is args with the secrets an
 // operator may pass as flags redacted: a profiler is opened to more
 // people than the database.
-func debugHandler(args []string) http.Handler {
+func DebugHandler(args []string) http.Handler {
 	cmdline := strings.Join(redactArgs(args), "\x00")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -30,9 +30,9 @@ func debugHandler(args []string) http.Handler {
 	return mux
 }
 
-// warnPublicDebugAddr warns when the profiler listens beyond the machine:
+// WarnPublicDebugAddr warns when the profiler listens beyond the machine:
 // profiles show the program's memory and its stacks, to anyone who asks.
-func warnPublicDebugAddr(log *slog.Logger, addr net.Addr) {
+func WarnPublicDebugAddr(log *slog.Logger, addr net.Addr) {
 	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsLoopback() {
 		return
 	}

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"fmt"
@@ -47,11 +47,11 @@ const (
 	ClientErrorLineBurst      = ErrorLineBurst
 )
 
-// requestLog decides which requests get a log line. Writing one JSON line
+// RequestLog decides which requests get a log line. Writing one JSON line
 // per request is a synchronous, serialized write and an allocation-heavy
 // encoding; successful reads are the bulk of traffic and the least
 // informative, so by default only a sample of them is logged.
-type requestLog struct {
+type RequestLog struct {
 	mode string
 	slow time.Duration
 	n    atomic.Uint64
@@ -64,7 +64,7 @@ type requestLog struct {
 // is of.
 type failureKey struct {
 	org string
-	o   outcome
+	o   Outcome
 }
 
 // errorLines is one organization's budget of lines of one outcome.
@@ -73,7 +73,7 @@ type errorLines struct {
 	unlogged int
 }
 
-func newRequestLog(mode string, slow time.Duration) (*requestLog, error) {
+func NewRequestLog(mode string, slow time.Duration) (*RequestLog, error) {
 	switch mode {
 	case LogRequestsAll, LogRequestsSampled, LogRequestsErrors:
 	default:
@@ -82,21 +82,21 @@ func newRequestLog(mode string, slow time.Duration) (*requestLog, error) {
 	if slow <= 0 {
 		return nil, fmt.Errorf("log slow: must be positive, not %v", slow)
 	}
-	return &requestLog{mode: mode, slow: slow, failed: map[failureKey]*errorLines{}}, nil
+	return &RequestLog{mode: mode, slow: slow, failed: map[failureKey]*errorLines{}}, nil
 }
 
-// outcome is how a request ended, for the log's choice.
-type outcome int
+// Outcome is how a request ended, for the log's choice.
+type Outcome int
 
 const (
-	succeeded outcome = iota
+	succeeded Outcome = iota
 	clientError
 	serverError
 )
 
-// outcomeOf classifies a request by its HTTP status (for gRPC, the
+// OutcomeOf classifies a request by its HTTP status (for gRPC, the
 // status its code maps to).
-func outcomeOf(httpStatus int) outcome {
+func OutcomeOf(httpStatus int) Outcome {
 	switch {
 	case httpStatus >= 500:
 		return serverError
@@ -106,15 +106,15 @@ func outcomeOf(httpStatus int) outcome {
 	return succeeded
 }
 
-// wants reports whether a request of organization org that ended so and
+// Wants reports whether a request of organization org that ended so and
 // took latency is logged, and, for a failure, how many of the
 // organization's failures of the same outcome were not logged since its
 // last one.
-func (l *requestLog) wants(org string, o outcome, latency time.Duration) (bool, int) {
+func (l *RequestLog) Wants(org string, o Outcome, latency time.Duration) (bool, int) {
 	return l.wantsAt(org, o, latency, time.Now())
 }
 
-func (l *requestLog) wantsAt(org string, o outcome, latency time.Duration, now time.Time) (bool, int) {
+func (l *RequestLog) wantsAt(org string, o Outcome, latency time.Duration, now time.Time) (bool, int) {
 	switch {
 	case l.mode == LogRequestsAll, latency >= l.slow:
 		return true, 0
@@ -126,7 +126,7 @@ func (l *requestLog) wantsAt(org string, o outcome, latency time.Duration, now t
 
 // failure spends one of org's lines for outcome o at now, if it has one
 // left.
-func (l *requestLog) failure(org string, o outcome, now time.Time) (bool, int) {
+func (l *RequestLog) failure(org string, o Outcome, now time.Time) (bool, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := failureKey{org, o}
@@ -144,9 +144,9 @@ func (l *requestLog) failure(org string, o outcome, now time.Time) (bool, int) {
 	return true, n
 }
 
-// unloggedAttr names the count of failures of outcome o a line reports
+// UnloggedAttr names the count of failures of outcome o a line reports
 // as left out.
-func unloggedAttr(o outcome) string {
+func UnloggedAttr(o Outcome) string {
 	if o == serverError {
 		return "unlogged_server_errors"
 	}

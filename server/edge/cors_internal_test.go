@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"net/http"
@@ -7,10 +7,10 @@ import (
 )
 
 // BenchmarkCORS is what --cors-allowed-origins adds to a request, beside a
-// bare handler: go test ./server -run '^$' -bench CORS -benchmem.
+// bare handler: go test ./server/edge -run '^$' -bench CORS -benchmem.
 func BenchmarkCORS(b *testing.B) {
 	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-	wrapped := withCORS([]string{"https://app.example.com"}, bare)
+	wrapped := WithCORS([]string{"https://app.example.com"}, bare)
 	request := func(method, origin string) *http.Request {
 		r := httptest.NewRequest(method, "/v1/creators", nil)
 		if origin != "" {

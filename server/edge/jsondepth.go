@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"encoding/json"
@@ -7,20 +7,20 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 )
 
-// maxBodyDepth bounds how deeply a REST request body may nest objects and
+// MaxBodyDepth bounds how deeply a REST request body may nest objects and
 // arrays before it is decoded at all: MaxJSONDepth levels of JSON values,
 // plus the body's own object and room for the request's nested messages.
-// Anything deeper would be refused by checkText after decoding, but
+// Anything deeper would be refused by CheckText after decoding, but
 // protojson decodes nesting recursively, two messages per level, growing
 // the goroutine's stack as it goes: 10 KiB of brackets cost about 10 ms of
 // CPU, before authentication and the rate limit, so one client sending
 // them kept a core busy for everyone. The scan costs one pass over bytes.
-const maxBodyDepth = MaxJSONDepth + 8
+const MaxBodyDepth = MaxJSONDepth + 8
 
-// checkBodyDepth refuses a JSON body nested deeper than maxBodyDepth,
+// CheckBodyDepth refuses a JSON body nested deeper than MaxBodyDepth,
 // naming the top-level field where it does.
-func checkBodyDepth(data []byte) *apierror.Error {
-	field, deep := nestedBeyond(data, maxBodyDepth)
+func CheckBodyDepth(data []byte) *apierror.Error {
+	field, deep := nestedBeyond(data, MaxBodyDepth)
 	if !deep {
 		return nil
 	}

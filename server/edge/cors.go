@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"errors"
@@ -40,13 +40,13 @@ func CheckCORSOrigins(origins []string) error {
 	return nil
 }
 
-// withCORS lets pages of the allowed origins call REST, Connect and
+// WithCORS lets pages of the allowed origins call REST, Connect and
 // gRPC-Web from a browser. Preflights are answered here, before
 // authentication; actual requests go through the chain as any other.
 // Credentials (cookies) are never allowed: a page authenticates with its
 // Authorization header, which is why "*" is safe to offer. With no
 // origins, h is returned as is and browsers keep the same-origin rule.
-func withCORS(origins []string, h http.Handler) http.Handler {
+func WithCORS(origins []string, h http.Handler) http.Handler {
 	if len(origins) == 0 {
 		return h // rs/cors would take an empty list as "*"
 	}

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"bytes"
@@ -40,15 +40,20 @@ func (s *syncBuffer) lines(t *testing.T) []map[string]any {
 	return out
 }
 
+type orgKey struct{}
+
 // A flood of server errors writes a burst of ERROR lines per organization,
 // then a summary of those left out; other levels are not budgeted.
 func TestErrorLinesAreBudgeted(t *testing.T) {
 	var buf syncBuffer
-	h := newErrorLog(slog.NewJSONHandler(&buf, nil))
+	h := newErrorLog(slog.NewJSONHandler(&buf, nil), func(ctx context.Context) string {
+		org, _ := ctx.Value(orgKey{}).(string)
+		return org
+	})
 	h.b.after = 20 * time.Millisecond
 	log := slog.New(h).With("component", "test")
-	orgA := withRequestInfo(context.Background(), &requestInfo{orgID: "org_a"})
-	orgB := withRequestInfo(context.Background(), &requestInfo{orgID: "org_b"})
+	orgA := context.WithValue(context.Background(), orgKey{}, "org_a")
+	orgB := context.WithValue(context.Background(), orgKey{}, "org_b")
 	const flood = 3000
 	for range flood {
 		log.ErrorContext(orgA, "oauth endpoint failed", "error", "sql: no rows in result set")

@@ -1,9 +1,10 @@
-package server
+package edge
 
 import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -11,26 +12,36 @@ import (
 	"google.golang.org/grpc/tap"
 )
 
-// httpServer is the HTTP side of the port (and of --debug-addr): every
+// Timeouts are the time limits of the port (server.Config's
+// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout), applied
+// alike by the HTTP server and by gRPC's own transport.
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+	// Streaming reports whether a gRPC method, by full name, has a
+	// client or server stream (see StreamingMethods).
+	Streaming func(fullMethod string) bool
+}
+
+// HTTPServer is the HTTP side of the port (and of --debug-addr): every
 // request is bounded in time from its first byte to its last, over
 // HTTP/1.1 per connection and over HTTP/2 per stream, so a client trickling
 // a body or never reading its response holds a connection or stream for
 // at most those limits.
-func (cfg Config) httpServer(h http.Handler) *http.Server {
+func (t Timeouts) HTTPServer(h http.Handler) *http.Server {
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadHeaderTimeout: t.ReadHeader,
 		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
-		ReadTimeout:       cfg.ReadTimeout,
-		WriteTimeout:      cfg.WriteTimeout,
-		IdleTimeout:       cfg.IdleTimeout,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
 		Protocols:         new(http.Protocols),
 		HTTP2: &http.HTTP2Config{
 			// A connection silent for a read timeout is pinged, and
 			// closed if the ping is not answered; one whose writes make no
 			// progress for a write timeout is closed.
-			SendPingTimeout:      cfg.ReadTimeout,
-			WriteByteTimeout:     cfg.WriteTimeout,
+			SendPingTimeout:      t.Read,
+			WriteByteTimeout:     t.Write,
 			MaxConcurrentStreams: maxConcurrentStreams,
 		},
 	}
@@ -48,25 +59,25 @@ var (
 	errCallTimeout        = errors.New("the call did not finish within the write timeout")
 )
 
-// grpcLimits are the same limits on grpc.Server's own transport: the
+// GRPCOptions are the same limits on grpc.Server's own transport: the
 // handshake within the read-header timeout, headers and concurrent streams
 // capped as on the HTTP server, idle connections closed after
 // the idle timeout and quiet ones pinged, and, for each unary call, its
 // request received within the read timeout of its headers and the whole
 // call within the write timeout (a shorter grpc-timeout from the client
 // still applies).
-func (s *Server) grpcLimits() []grpc.ServerOption {
+func (t Timeouts) GRPCOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ConnectionTimeout(s.cfg.ReadHeaderTimeout),
+		grpc.ConnectionTimeout(t.ReadHeader),
 		// The HTTP server's defaults, which grpc-go's exceed (16 MiB of
 		// headers, unlimited streams per connection).
 		grpc.MaxHeaderListSize(http.DefaultMaxHeaderBytes),
 		grpc.MaxConcurrentStreams(maxConcurrentStreams),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
-			MaxConnectionIdle: s.cfg.IdleTimeout,
-			Time:              s.cfg.ReadTimeout,
+			MaxConnectionIdle: t.Idle,
+			Time:              t.Read,
 		}),
-		grpc.InTapHandle(s.limitCall),
+		grpc.InTapHandle(t.limitCall),
 		grpc.ChainUnaryInterceptor(requestReceived),
 	}
 }
@@ -85,13 +96,13 @@ type callLimits struct {
 // Streaming methods (health Watch, reflection) are long-lived by design
 // and left to keepalive. Nothing here waits for the call to end: a read
 // timer that outlives an aborted call fires into an ended context.
-func (s *Server) limitCall(ctx context.Context, info *tap.Info) (context.Context, error) {
-	if s.streamingMethods()[info.FullMethodName] {
+func (t Timeouts) limitCall(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if t.Streaming(info.FullMethodName) {
 		return ctx, nil
 	}
 	ctx, cancelRead := context.WithCancelCause(ctx)
-	lim := &callLimits{read: time.AfterFunc(s.cfg.ReadTimeout, func() { cancelRead(errRequestReadTimeout) })}
-	ctx, lim.cancel = context.WithTimeoutCause(ctx, s.cfg.WriteTimeout, errCallTimeout)
+	lim := &callLimits{read: time.AfterFunc(t.Read, func() { cancelRead(errRequestReadTimeout) })}
+	ctx, lim.cancel = context.WithTimeoutCause(ctx, t.Write, errCallTimeout)
 	return context.WithValue(ctx, callLimitsKey{}, lim), nil
 }
 
@@ -104,32 +115,20 @@ func requestReceived(ctx context.Context, req any, _ *grpc.UnaryServerInfo, hand
 	return handler(ctx, req)
 }
 
-// streamingMethods are the registered methods with a client or server
-// stream, by full name.
-func (s *Server) streamingMethods() map[string]bool {
-	s.streamingOnce.Do(func() {
-		s.streaming = map[string]bool{}
-		for svc, info := range s.grpc.GetServiceInfo() {
-			for _, m := range info.Methods {
-				if m.IsClientStream || m.IsServerStream {
-					s.streaming["/"+svc+"/"+m.Name] = true
+// StreamingMethods is a Timeouts.Streaming for the gRPC server srv
+// returns: its registered methods with a client or server stream, read at
+// the first call, once every service is registered.
+func StreamingMethods(srv func() *grpc.Server) func(fullMethod string) bool {
+	streaming := sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for svc, info := range srv().GetServiceInfo() {
+			for _, method := range info.Methods {
+				if method.IsClientStream || method.IsServerStream {
+					m["/"+svc+"/"+method.Name] = true
 				}
 			}
 		}
+		return m
 	})
-	return s.streaming
-}
-
-// serveGRPC hands a native gRPC call on the HTTP server to the gRPC
-// server. The HTTP server bounds each HTTP/2 stream by the read and write
-// timeouts from its headers, which are a unary call's limits as
-// grpcLimits sets them on gRPC's own transport; streaming methods are
-// long-lived by design and left to keepalive, there as here.
-func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
-	if s.streamingMethods()[r.URL.Path] {
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Time{})
-		_ = rc.SetWriteDeadline(time.Time{})
-	}
-	s.grpc.ServeHTTP(w, r)
+	return func(fullMethod string) bool { return streaming()[fullMethod] }
 }

@@ -1,4 +1,4 @@
-package server_test
+package edge_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // sendHeaders opens a connection and sends a POST's headers announcing a
@@ -83,7 +84,7 @@ func TestAnonymousBodiesAreRefusedBeforeReading(t *testing.T) {
 // it, another waits briefly and then gets 503 SERVER_BUSY with Retry-After;
 // once the first ends, requests pass again.
 func TestBodyMemoryIsBounded(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.BodyMemory = server.MaxBodyBytes }})
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.BodyMemory = edge.MaxBodyBytes }})
 	other := s.NewKey(t, "globex", "*")
 	// The hog's organization is past its share at once (429); another
 	// organization waits for the budget, then gets 503.
@@ -107,7 +108,7 @@ func TestBodyMemoryIsBounded(t *testing.T) {
 	}
 	// The hog finishes its (oversized, invalid) body and is answered; its
 	// share returns to the budget.
-	rest := strings.Repeat("a", server.MaxBodyBytes-len(`{"display_name":"`))
+	rest := strings.Repeat("a", edge.MaxBodyBytes-len(`{"display_name":"`))
 	if _, err := io.WriteString(hog, rest); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestBodyMemoryIsBounded(t *testing.T) {
 // One organization holds at most an eighth of the budget: its slow bodies
 // cannot keep another organization's requests out.
 func TestBodyShareIsPerOrganization(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.BodyMemory = 8 * server.MaxBodyBytes }})
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.BodyMemory = 8 * edge.MaxBodyBytes }})
 	other := s.NewKey(t, "globex", "*")
 	holdBudget(t, s, `{"name":"`)
 	if r := s.Do(t, "POST", "/v1/creators", other, map[string]any{"name": "Di", "email": "di@example.com", "vertical": "music"}); r.Status != 201 {
@@ -149,7 +150,7 @@ func answerOf(c net.Conn) string {
 func holdBudget(t *testing.T, s *testserver.Server, part string) (net.Conn, testserver.Response) {
 	t.Helper()
 	addr := strings.TrimPrefix(s.URL, "http://")
-	hog := sendHeaders(t, addr, "/v1/creators", s.AdminKey, server.MaxBodyBytes, part)
+	hog := sendHeaders(t, addr, "/v1/creators", s.AdminKey, edge.MaxBodyBytes, part)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		time.Sleep(50 * time.Millisecond)
@@ -161,7 +162,7 @@ func holdBudget(t *testing.T, s *testserver.Server, part string) (net.Conn, test
 			t.Fatalf("the organization's share never filled: last %d %s; the hog: %s", r.Status, r.Body, answerOf(hog))
 		}
 		if answer := answerOf(hog); !strings.HasPrefix(answer, "no answer") {
-			hog = sendHeaders(t, addr, "/v1/creators", s.AdminKey, server.MaxBodyBytes, part)
+			hog = sendHeaders(t, addr, "/v1/creators", s.AdminKey, edge.MaxBodyBytes, part)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"fmt"
@@ -25,12 +25,12 @@ const MaxJSONDepth = 32
 // maxTextViolations bounds the field violations one error lists.
 const maxTextViolations = 20
 
-// checkText rejects what storage cannot hold or return faithfully: text
+// CheckText rejects what storage cannot hold or return faithfully: text
 // with NUL bytes (PostgreSQL refuses them; SQLite stored them) or invalid
 // UTF-8, in any string field, map key or value, repeated element and JSON
 // value of the request, and JSON nested deeper than MaxJSONDepth. Each
 // problem is a field violation naming the field by its path.
-func checkText(msg proto.Message) error {
+func CheckText(msg proto.Message) error {
 	w := textWalker{}
 	w.message(msg.ProtoReflect(), "", 0)
 	if len(w.violations) == 0 {

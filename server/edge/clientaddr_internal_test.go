@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"net/http"
@@ -11,7 +11,7 @@ func TestClientAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := proxies(trusted)
+	ps := Proxies(trusted)
 	for _, c := range []struct {
 		name   string
 		peer   string
@@ -50,13 +50,13 @@ func TestClientAddress(t *testing.T) {
 		if h == nil {
 			h = http.Header{}
 		}
-		got := ps.client(c.peer, h.Values)
+		got := ps.Client(c.peer, h.Values)
 		if got.String() != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
 	// Without trusted proxies no header is read.
-	if got := proxies(nil).client("10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}}.Values); got.String() != "10.1.2.3" {
+	if got := Proxies(nil).Client("10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}}.Values); got.String() != "10.1.2.3" {
 		t.Fatalf("no trusted proxies: %s", got)
 	}
 }

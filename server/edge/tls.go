@@ -1,41 +1,18 @@
-package server
+package edge
 
 import (
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"sync"
 	"time"
 )
 
-// TLSListener wraps ln in TLS when the configuration names a certificate
-// (--tls-cert-file, --tls-key-file), and returns ln as it is otherwise.
-// HTTP/1.1, HTTP/2 and gRPC are served over it on the one port, as they
-// are in the clear: ALPN offers h2 and http/1.1, and the handshake runs in
-// the connection's own goroutine, bounded by the HTTP server's timeouts
-// (and on --grpc-addr by the gRPC server's connection timeout). The certificate is read again when its files change.
-// When the certificate does not load, ln is closed.
-func (s *Server) TLSListener(ln net.Listener) (net.Listener, error) {
-	cfg, err := tlsConfig(s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.log)
-	if err != nil {
-		_ = ln.Close()
-		return nil, err
-	}
-	if cfg == nil {
-		return ln, nil
-	}
-	// The HTTP server is handed the TLS connections: it offers HTTP/2 by
-	// ALPN only with HTTP/2 over TLS on.
-	s.http.Protocols.SetHTTP2(true)
-	return tls.NewListener(ln, cfg), nil
-}
-
-// tlsConfig is the server side of TLS for a certificate and key file pair,
+// TLSConfig is the server side of TLS for a certificate and key file pair,
 // or nil when neither is set.
-func tlsConfig(certFile, keyFile string, log *slog.Logger) (*tls.Config, error) {
+func TLSConfig(certFile, keyFile string, log *slog.Logger) (*tls.Config, error) {
 	switch {
 	case certFile == "" && keyFile == "":
 		return nil, nil

@@ -8,36 +8,14 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 func deepArrays(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 
-func TestNestedBeyond(t *testing.T) {
-	for _, c := range []struct {
-		name, body string
-		limit      int
-		field      string
-		deep       bool
-	}{
-		{"flat", `{"name":"Nova","metadata":{"a":[1,2]}}`, 3, "", false},
-		{"exactly the limit", `{"metadata":{"a":[[1]]}}`, 4, "", false},
-		{"one past the limit", `{"name":"x","metadata":{"a":[[[1]]]}}`, 4, "metadata", true},
-		{"brackets in strings do not count", `{"name":"[[[[[{{{{{","k":"\"[[[[[["}`, 2, "", false},
-		{"escaped quote keeps the string open", `{"a":"\"[[[[","b":1}`, 2, "", false},
-		{"key with escapes", `{"x\u0079":` + deepArrays(10) + `}`, 5, "xy", true},
-		{"deep top level array", deepArrays(100), 40, "", true},
-		{"field after a deep one is not blamed", `{"context":` + deepArrays(50) + `,"other":1}`, 40, "context", true},
-	} {
-		field, deep := nestedBeyond([]byte(c.body), c.limit)
-		if field != c.field || deep != c.deep {
-			t.Errorf("%s: got (%q, %v), want (%q, %v)", c.name, field, deep, c.field, c.deep)
-		}
-	}
-}
-
-// A body nested beyond maxBodyDepth is refused before protojson sees it,
+// A body nested beyond edge.MaxBodyDepth is refused before protojson sees it,
 // naming the top-level field; one within it reaches the decoder (and
-// checkText, which bounds JSON values to MaxJSONDepth with the full path).
+// edge.CheckText, which bounds JSON values to edge.MaxJSONDepth with the full path).
 func TestDeepBodyRefusedBeforeDecoding(t *testing.T) {
 	m := jsonBodies{&runtime.JSONPb{UnmarshalOptions: protojson.UnmarshalOptions{}}}
 	deep := `{"vertical":"music","workflow":"release-strategy","context":{"a":` + deepArrays(5000) + `}}`
@@ -49,9 +27,9 @@ func TestDeepBodyRefusedBeforeDecoding(t *testing.T) {
 	if !strings.Contains(st.Message(), "context") || !strings.Contains(st.Message(), "nested deeper") {
 		t.Fatalf("5000 levels: %v", st.Message())
 	}
-	within := `{"vertical":"music","workflow":"release-strategy","context":{"a":` + deepArrays(maxBodyDepth-2) + `}}`
+	within := `{"vertical":"music","workflow":"release-strategy","context":{"a":` + deepArrays(edge.MaxBodyDepth-2) + `}}`
 	if e := m.decode([]byte(within), &creativeopsv1.RunWorkflowRequest{}); e != nil {
-		t.Fatalf("%d levels refused before decoding: %v", maxBodyDepth, e.GRPCStatus().Message())
+		t.Fatalf("%d levels refused before decoding: %v", edge.MaxBodyDepth, e.GRPCStatus().Message())
 	}
 }
 

@@ -1,4 +1,4 @@
-package server_test
+package edge_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // syncBuffer collects log output written from the server's goroutines.
@@ -80,12 +81,12 @@ func TestRequestLogModes(t *testing.T) {
 		wantOK   int
 		wantFail int
 	}{
-		{server.LogRequestsAll, time.Minute, ok, bad},
+		{edge.LogRequestsAll, time.Minute, ok, bad},
 		// 1 in 100 of the successful requests: the 1st, 101st and 201st.
-		{server.LogRequestsSampled, time.Minute, 3, bad},
-		{server.LogRequestsErrors, time.Minute, 0, bad},
+		{edge.LogRequestsSampled, time.Minute, 3, bad},
+		{edge.LogRequestsErrors, time.Minute, 0, bad},
 		// Every request is slow: all are logged whatever the mode.
-		{server.LogRequestsErrors, time.Nanosecond, ok, bad},
+		{edge.LogRequestsErrors, time.Nanosecond, ok, bad},
 	} {
 		t.Run(tc.mode+"/slow="+tc.slow.String(), func(t *testing.T) {
 			s, buf := startLogged(t, tc.mode, tc.slow)
@@ -110,7 +111,7 @@ func TestRequestLogModes(t *testing.T) {
 // The line keeps its documented fields, and native gRPC calls follow the
 // same policy (a failure is logged, a success is not in errors mode).
 func TestRequestLogGRPC(t *testing.T) {
-	s, buf := startLogged(t, server.LogRequestsErrors, time.Minute)
+	s, buf := startLogged(t, edge.LogRequestsErrors, time.Minute)
 	c := creativeopsv1.NewCreatorsServiceClient(s.Conn(t))
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+s.AdminKey)
 	if _, err := c.ListCreators(ctx, &creativeopsv1.ListCreatorsRequest{}); err != nil {
@@ -139,8 +140,8 @@ func TestRequestLogGRPC(t *testing.T) {
 // organization's failures are still logged, and the lines keep count of
 // what was left out.
 func TestRequestLogBoundsClientErrors(t *testing.T) {
-	s, buf := startLogged(t, server.LogRequestsSampled, time.Minute)
-	const flood = 3 * server.ClientErrorLineBurst
+	s, buf := startLogged(t, edge.LogRequestsSampled, time.Minute)
+	const flood = 3 * edge.ClientErrorLineBurst
 	start := time.Now()
 	for range flood {
 		if r := s.Do(t, "GET", "/v1/creators", "", nil); r.Status != 401 {
@@ -165,11 +166,11 @@ func TestRequestLogBoundsClientErrors(t *testing.T) {
 			missing = true
 		}
 	}
-	most := server.ClientErrorLineBurst + int(elapsed.Seconds()*server.ClientErrorLinesPerSecond) + 1
-	if anonymous < server.ClientErrorLineBurst || anonymous > most {
-		t.Fatalf("%d of %d unauthenticated failures logged in %v, want %d to %d", anonymous, flood, elapsed, server.ClientErrorLineBurst, most)
+	most := edge.ClientErrorLineBurst + int(elapsed.Seconds()*edge.ClientErrorLinesPerSecond) + 1
+	if anonymous < edge.ClientErrorLineBurst || anonymous > most {
+		t.Fatalf("%d of %d unauthenticated failures logged in %v, want %d to %d", anonymous, flood, elapsed, edge.ClientErrorLineBurst, most)
 	}
-	if anonymous+unlogged > flood || (anonymous > server.ClientErrorLineBurst && unlogged == 0) {
+	if anonymous+unlogged > flood || (anonymous > edge.ClientErrorLineBurst && unlogged == 0) {
 		t.Fatalf("%d logged and %d reported unlogged of %d", anonymous, unlogged, flood)
 	}
 	if !missing {

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"context"
@@ -23,10 +23,14 @@ type errorLog struct {
 	b *errorBudget
 }
 
+// OrgOf is the organization whose request a context serves, "" for none.
+type OrgOf func(ctx context.Context) string
+
 // errorBudget is state shared by an errorLog and the handlers WithAttrs
 // and WithGroup derive from it.
 type errorBudget struct {
 	summary slog.Handler // the handler summaries are written to
+	orgOf   OrgOf
 	after   time.Duration
 	mu      sync.Mutex
 	orgs    map[string]*suppressed
@@ -39,19 +43,20 @@ type suppressed struct {
 	armed bool   // a summary is scheduled
 }
 
-func newErrorLog(h slog.Handler) *errorLog {
-	return &errorLog{Handler: h, b: &errorBudget{summary: h, after: time.Second, orgs: map[string]*suppressed{}}}
+// NewErrorLog is h with its ERROR records budgeted per organization, as
+// orgOf tells it from the record's context (see errorLog): the handler of
+// the server's logger.
+func NewErrorLog(h slog.Handler, orgOf OrgOf) slog.Handler { return newErrorLog(h, orgOf) }
+
+func newErrorLog(h slog.Handler, orgOf OrgOf) *errorLog {
+	return &errorLog{Handler: h, b: &errorBudget{summary: h, orgOf: orgOf, after: time.Second, orgs: map[string]*suppressed{}}}
 }
 
 func (h *errorLog) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < slog.LevelError {
 		return h.Handler.Handle(ctx, r)
 	}
-	org := ""
-	if ri := requestInfoFrom(ctx); ri != nil {
-		org = ri.orgID
-	}
-	if !h.b.allow(org, r.Time, r.Message) {
+	if !h.b.allow(h.b.orgOf(ctx), r.Time, r.Message) {
 		return nil
 	}
 	return h.Handler.Handle(ctx, r)

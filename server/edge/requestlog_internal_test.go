@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"testing"
@@ -10,8 +10,8 @@ import (
 // line logged says how many were not. Slow requests are always logged,
 // and "all" logs everything.
 func TestErrorLinesBudget(t *testing.T) {
-	for _, o := range []outcome{clientError, serverError} {
-		l, err := newRequestLog(LogRequestsErrors, time.Second)
+	for _, o := range []Outcome{clientError, serverError} {
+		l, err := NewRequestLog(LogRequestsErrors, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,17 +45,17 @@ func TestErrorLinesBudget(t *testing.T) {
 		if ok, _ := l.failure("org_a", o, later); ok {
 			t.Fatalf("outcome %d: logged beyond the refill", o)
 		}
-		if ok, _ := l.wants("org_a", o, 2*time.Second); !ok {
+		if ok, _ := l.Wants("org_a", o, 2*time.Second); !ok {
 			t.Errorf("outcome %d: a slow request was not logged", o)
 		}
-		all, _ := newRequestLog(LogRequestsAll, time.Second)
+		all, _ := NewRequestLog(LogRequestsAll, time.Second)
 		for i := range ErrorLineBurst + 10 {
-			if ok, _ := all.wants("org_a", o, 0); !ok {
+			if ok, _ := all.Wants("org_a", o, 0); !ok {
 				t.Fatalf("all mode: failure %d of outcome %d not logged", i, o)
 			}
 		}
 	}
-	if unloggedAttr(serverError) != "unlogged_server_errors" || unloggedAttr(clientError) != "unlogged_client_errors" {
+	if UnloggedAttr(serverError) != "unlogged_server_errors" || UnloggedAttr(clientError) != "unlogged_client_errors" {
 		t.Fatal("the left-out counts are misnamed")
 	}
 }

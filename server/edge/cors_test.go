@@ -1,4 +1,4 @@
-package server_test
+package edge_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/server"
+	"github.com/creativeops/creativeops/server/edge"
 )
 
 // A page of an allowed origin may call REST, Connect and gRPC-Web with an
@@ -134,12 +135,12 @@ func TestCORSOffByDefault(t *testing.T) {
 
 func TestCheckCORSOrigins(t *testing.T) {
 	for _, ok := range [][]string{nil, {"*"}, {"https://app.example.com"}, {"http://localhost:5173", "https://*.example.com"}} {
-		if err := server.CheckCORSOrigins(ok); err != nil {
+		if err := edge.CheckCORSOrigins(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
 	for _, bad := range [][]string{{"*", "https://a.example"}, {"app.example.com"}, {"ftp://a.example"}, {"https://a.example/path"}, {"https://u@a.example"}, {"https://a.*.example"}, {"https://a.example?x=1"}} {
-		if err := server.CheckCORSOrigins(bad); err == nil {
+		if err := edge.CheckCORSOrigins(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

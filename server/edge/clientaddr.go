@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // Client addresses. Every rule that counts or records where a request
 // came from (the per-address limits of sign-in, the token endpoint and
 // anonymous request bodies; the audit log's client_ip; the request log)
-// takes the address from clientAddr, and nowhere else.
+// takes the address from Proxies, and nowhere else.
 //
 // The address is the TCP peer's, unless the peer is one of
 // --trusted-proxies: then the proxy's word is taken, from
@@ -49,10 +49,10 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// proxies are the peers whose forwarding headers are believed.
-type proxies []netip.Prefix
+// Proxies are the peers whose forwarding headers are believed.
+type Proxies []netip.Prefix
 
-func (ps proxies) trusted(a netip.Addr) bool {
+func (ps Proxies) trusted(a netip.Addr) bool {
 	a = a.Unmap()
 	for _, p := range ps {
 		if p.Contains(a) {
@@ -62,9 +62,9 @@ func (ps proxies) trusted(a netip.Addr) bool {
 	return false
 }
 
-// client is the address of the client of a request from peer ("host:port"
+// Client is the address of the client of a request from peer ("host:port"
 // or a bare address) whose header values of a name are header(name).
-func (ps proxies) client(peerAddr string, header func(name string) []string) netip.Addr {
+func (ps Proxies) Client(peerAddr string, header func(name string) []string) netip.Addr {
 	p, ok := parseNode(peerAddr)
 	if !ok || len(ps) == 0 || !ps.trusted(p) {
 		return p
@@ -146,30 +146,29 @@ func limitKey(a netip.Addr) string {
 	return a.String()
 }
 
-// clientAddr is the address of an HTTP request's client.
-func (s *Server) clientAddr(r *http.Request) netip.Addr {
-	return s.proxies.client(r.RemoteAddr, r.Header.Values)
+// Request is the address of an HTTP request's client.
+func (ps Proxies) Request(r *http.Request) netip.Addr {
+	return ps.Client(r.RemoteAddr, r.Header.Values)
 }
 
-// clientLimitKey is the key of per-address limits for an HTTP request.
-func (s *Server) clientLimitKey(r *http.Request) string { return limitKey(s.clientAddr(r)) }
+// RequestLimitKey is the key of per-address limits for an HTTP request.
+func (ps Proxies) RequestLimitKey(r *http.Request) string { return limitKey(ps.Request(r)) }
 
-// rpcClientAddr is the address of the client of a gRPC call (native, or
-// Connect and gRPC-Web through the transcoder, whose headers arrive as
-// metadata).
-func (s *Server) rpcClientAddr(ctx context.Context) netip.Addr {
+// Call is the address of the client of a gRPC call (native, or Connect
+// and gRPC-Web through the transcoder, whose headers arrive as metadata).
+func (ps Proxies) Call(ctx context.Context) netip.Addr {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
 		return netip.Addr{}
 	}
-	return s.proxies.client(p.Addr.String(), func(name string) []string {
+	return ps.Client(p.Addr.String(), func(name string) []string {
 		// Not FromIncomingContext, which copies every header.
 		return metadata.ValueFromIncomingContext(ctx, strings.ToLower(name))
 	})
 }
 
-// addrString is an address for the logs: "" when unknown.
-func addrString(a netip.Addr) string {
+// AddrString is an address for the logs: "" when unknown.
+func AddrString(a netip.Addr) string {
 	if !a.IsValid() {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package server_test
+package edge_test
 
 import (
 	"bytes"

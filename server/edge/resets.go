@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"context"
@@ -37,16 +37,16 @@ type earlyEnds struct {
 
 type earlyEndsKey struct{}
 
-// countEarlyEnds is the HTTP server's ConnContext: every request on a
+// CountEarlyEnds is the HTTP server's ConnContext: every request on a
 // connection shares its count.
-func countEarlyEnds(ctx context.Context, c net.Conn) context.Context {
+func CountEarlyEnds(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, earlyEndsKey{}, &earlyEnds{conn: c})
 }
 
-// boundEarlyEnds runs next and, on HTTP/2, charges the connection for the
+// BoundEarlyEnds runs next and, on HTTP/2, charges the connection for the
 // request if its stream was gone before the handler returned; a connection
 // over its budget is closed.
-func (s *Server) boundEarlyEnds(next http.Handler) http.Handler {
+func BoundEarlyEnds(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
 		// The stream's context is canceled when the client resets it or the
@@ -56,13 +56,13 @@ func (s *Server) boundEarlyEnds(next http.Handler) http.Handler {
 			return
 		}
 		if e, ok := r.Context().Value(earlyEndsKey{}).(*earlyEnds); ok && !e.spend() {
-			s.closeResetting(e.conn)
+			closeResetting(log, e.conn)
 		}
 	})
 }
 
-func (s *Server) closeResetting(c net.Conn) {
-	s.log.Warn("closing an HTTP/2 connection that reset too many streams",
+func closeResetting(log *slog.Logger, c net.Conn) {
+	log.Warn("closing an HTTP/2 connection that reset too many streams",
 		slog.String("remote_addr", c.RemoteAddr().String()), slog.Int("burst", earlyEndsBurst), slog.Int("per_second", earlyEndsPerSecond))
 	_ = c.Close()
 }
@@ -90,7 +90,7 @@ func (e *earlyEnds) spend() bool {
 // budget: grpc-go has no bound of its own on resets.
 type resetBudgetListener struct {
 	net.Listener
-	s *Server
+	log *slog.Logger
 }
 
 func (l resetBudgetListener) Accept() (net.Conn, error) {
@@ -98,7 +98,7 @@ func (l resetBudgetListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &resetCountingConn{Conn: c, s: l.s, preface: len(http2.ClientPreface)}
+	rc := &resetCountingConn{Conn: c, log: l.log, preface: len(http2.ClientPreface)}
 	rc.ends.conn = c
 	return rc, nil
 }
@@ -108,7 +108,7 @@ func (l resetBudgetListener) Accept() (net.Conn, error) {
 // goroutine calls Read, so the position needs no lock.
 type resetCountingConn struct {
 	net.Conn
-	s       *Server
+	log     *slog.Logger
 	ends    earlyEnds
 	preface int     // client preface bytes still to pass
 	header  [9]byte // the frame header being read
@@ -143,8 +143,15 @@ func (c *resetCountingConn) scan(b []byte) {
 			c.have = 0
 			c.skip = int(c.header[0])<<16 | int(c.header[1])<<8 | int(c.header[2])
 			if http2.FrameType(c.header[3]) == http2.FrameRSTStream && !c.ends.spend() {
-				c.s.closeResetting(c.Conn)
+				closeResetting(c.log, c.Conn)
 			}
 		}
 	}
+}
+
+// ResetBudgetListener is ln with every connection's RST_STREAM frames
+// counted against the budget of early ends, for the gRPC port, whose
+// transport is not net/http's (see resetCountingConn).
+func ResetBudgetListener(ln net.Listener, log *slog.Logger) net.Listener {
+	return resetBudgetListener{Listener: ln, log: log}
 }
