@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/server/edge"
 )
@@ -126,7 +127,7 @@ func needsCredential(r *http.Request) bool {
 // authentication reads, as the interceptors see it.
 func headerMetadata(h http.Header) metadata.MD {
 	md := metadata.MD{}
-	for _, name := range []string{"Authorization", "Cookie", csrfHeader} {
+	for _, name := range []string{"Authorization", "Cookie", dashboard.CSRFHeader} {
 		if v := h.Values(name); len(v) > 0 {
 			md[strings.ToLower(name)] = v
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/edge"
@@ -101,7 +102,7 @@ type Config struct {
 	// 7 days at most).
 	Sessions auth.SessionPolicy
 	// SignInLimit bounds failed dashboard sign-in attempts per client
-	// address and per credential tried (default DefaultSignInLimit).
+	// address and per credential tried (default dashboard.DefaultSignInLimit).
 	SignInLimit auth.RateLimit
 	// CORSAllowedOrigins are the origins whose pages may call REST,
 	// Connect and gRPC-Web from a browser ("*" alone: any; empty: none,
@@ -152,7 +153,7 @@ func DefaultConfig() Config {
 		LogRequests:            edge.LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
-		SignInLimit:            DefaultSignInLimit,
+		SignInLimit:            dashboard.DefaultSignInLimit,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
 		OAuthTokenLimits:       oauth.DefaultTokenLimits,
 	}

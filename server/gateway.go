@@ -56,7 +56,7 @@ var forwardedResponseHeaders = map[string]bool{
 var forwardedRequestHeaders = map[string]bool{
 	"Authorization":   true,
 	"Idempotency-Key": true,
-	// A dashboard session: its cookie and CSRF token (sessions.go).
+	// A dashboard session: its cookie and CSRF token (dashboard/sessions.go).
 	"Cookie":       true,
 	"X-Csrf-Token": true,
 }

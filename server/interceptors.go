@@ -116,7 +116,7 @@ var errUnauthenticated = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
 func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
 	v := md.Get("authorization")
 	if len(v) == 0 {
-		return s.sessionPrincipal(ctx, md)
+		return s.sessions.Principal(ctx, md)
 	}
 	scheme, rest, ok := strings.Cut(v[0], " ")
 	token := strings.TrimSpace(rest)

@@ -48,10 +48,10 @@ func (s *Server) count(transport, method, route string, api bool, ri *requestInf
 // arbitrary paths become metric labels.
 func unroutedPath(path string) string {
 	switch path {
-	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json", sessionPath:
+	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json", dashboard.SessionPath:
 		return path
 	}
-	if isDashboardPath(path) {
+	if dashboard.IsPath(path) {
 		return dashboard.Prefix // the app: its files and client-side routes
 	}
 	return "unmatched"

@@ -76,12 +76,13 @@ type Server struct {
 	janitor     *janitor
 	bodies      *edge.Bodies // request bodies held in memory at once
 
-	grpc    *grpc.Server
-	health  *health.Server
-	gateway http.Handler
-	rpcWeb  http.Handler // Connect and gRPC-Web
-	app     http.Handler // the dashboard's single-page app
-	http    *http.Server
+	grpc     *grpc.Server
+	health   *health.Server
+	gateway  http.Handler
+	rpcWeb   http.Handler // Connect and gRPC-Web
+	app      http.Handler // the dashboard's single-page app
+	sessions *dashboard.Sessions
+	http     *http.Server
 
 	// acquired lists, in order, what New and StartWorkers opened or
 	// started; Shutdown (or a failed New) releases it in reverse.
@@ -240,6 +241,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	s.hold("OAuth state", func(context.Context) error { stopOAuth(); return nil })
+	s.sessions = dashboard.NewSessions(s.keys, s.oauth, s.limiter, s.proxies, dashboardHost{log: s.log},
+		cfg.SignInLimit, cfg.TLSCertFile != "")
 	creatorsSvc := creators.NewService(store, emitter)
 	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks)
 	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
@@ -434,7 +437,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
-	s.dashboardRoutes(mux, s.app)
+	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
@@ -469,13 +472,13 @@ func (s *Server) Handler() http.Handler {
 			s.rpcWeb.ServeHTTP(w, withRPCWebTransport(r))
 			return
 		}
-		if isDashboardPath(r.URL.Path) {
+		if dashboard.IsPath(r.URL.Path) {
 			dashboard.SetSecurityHeaders(w.Header())
 		}
 		rest.ServeHTTP(w, r)
 	}))
 	return edge.BoundEarlyEnds(s.log, s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = s.withSessionCookiePolicy(r)
+		r = s.sessions.WithCookiePolicy(r)
 		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
 			s.serveGRPC(w, r)
 			return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
@@ -377,10 +378,10 @@ func TestSessionSignInRefusals(t *testing.T) {
 // anyone failing from it must not keep everyone out.
 func TestSessionSignInThrottled(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
-		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: server.DefaultSignInLimit.Burst}
+		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: dashboard.DefaultSignInLimit.Burst}
 	}})
 	b := &browser{t: t, srv: srv}
-	for i := range server.DefaultSignInLimit.Burst {
+	for i := range dashboard.DefaultSignInLimit.Burst {
 		// A different wrong key each time: the address's bucket, not a
 		// key's, runs out.
 		bad := map[string]string{"api_key": wellFormedKey(t)}

@@ -1,4 +1,4 @@
-package server
+package dashboard
 
 import (
 	"context"
@@ -21,7 +21,6 @@ import (
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
-	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/ratelimit"
@@ -41,8 +40,10 @@ import (
 const (
 	sessionCookie       = "creativeops_session"
 	secureSessionCookie = "__Host-" + sessionCookie
-	csrfHeader          = "X-CSRF-Token"
-	sessionPath         = "/dashboard/api/session"
+	// CSRFHeader carries a session's CSRF token.
+	CSRFHeader = "X-CSRF-Token"
+	// SessionPath is the session API's path.
+	SessionPath = "/dashboard/api/session"
 )
 
 // DefaultSignInLimit is how many failed sign-in attempts a client address
@@ -52,14 +53,51 @@ const (
 // address past its limit.
 var DefaultSignInLimit = auth.RateLimit{RequestsPerSecond: 10.0 / 60, Burst: 10}
 
-// sessionPrincipal authenticates a call made with a dashboard session: the
+// Host is what the session API takes from the server it is mounted in:
+// the API's error answers and the request's bookkeeping, which are the
+// server's, so the dashboard answers and logs as every other route does.
+type Host interface {
+	// WriteError answers r with an API error.
+	WriteError(w http.ResponseWriter, r *http.Request, st *status.Status)
+	// Status maps an error of the domain to its API status, as the RPCs
+	// map theirs.
+	Status(ctx context.Context, err error) *status.Status
+	// RequestID is the id of the request of ctx, for the audit log.
+	RequestID(ctx context.Context) string
+	// NoteKey records the key a request acted with, for its log line.
+	NoteKey(ctx context.Context, keyID string)
+}
+
+// Sessions is the session API: it opens, describes and ends dashboard
+// sessions, and authenticates the calls made with them.
+type Sessions struct {
+	keys        *auth.Store
+	oauth       *oauth.Service
+	limiter     *ratelimit.Limiter
+	proxies     edge.Proxies
+	host        Host
+	signInLimit auth.RateLimit
+	servesTLS   bool
+}
+
+// NewSessions builds the session API on the key store (the sessions
+// themselves), the authorization server (sign-ins with client
+// credentials), the limiter, which counts failed sign-ins by signInLimit,
+// and the trusted proxies, which name the client's address. servesTLS
+// says the server itself serves HTTPS, so every cookie is Secure.
+func NewSessions(keys *auth.Store, oa *oauth.Service, limiter *ratelimit.Limiter, proxies edge.Proxies, host Host,
+	signInLimit auth.RateLimit, servesTLS bool) *Sessions {
+	return &Sessions{keys: keys, oauth: oa, limiter: limiter, proxies: proxies, host: host, signInLimit: signInLimit, servesTLS: servesTLS}
+}
+
+// Principal authenticates a call made with a dashboard session: the
 // session cookie and, in X-CSRF-Token, the session's CSRF token. A cookie
 // without the header is no credential (auth.ErrUnauthenticated), so a page
 // of another site cannot make the browser call the API on its user's
 // behalf.
-func (s *Server) sessionPrincipal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
+func (s *Sessions) Principal(ctx context.Context, md metadata.MD) (*auth.Principal, error) {
 	token := sessionToken(md.Get("cookie"), ctx.Value(plainCookieKey{}) != nil)
-	csrf := md.Get(strings.ToLower(csrfHeader))
+	csrf := md.Get(strings.ToLower(CSRFHeader))
 	if token == "" || len(csrf) != 1 {
 		return nil, auth.ErrUnauthenticated
 	}
@@ -88,13 +126,13 @@ func sessionToken(lines []string, plainOK bool) string {
 }
 
 // plainCookieKey marks the context of a request that is local plaintext
-// and carries a creativeops_session cookie, which sessionPrincipal then
+// and carries a creativeops_session cookie, which Principal then
 // accepts.
 type plainCookieKey struct{}
 
-// withSessionCookiePolicy marks r with plainCookieKey when that applies.
+// WithCookiePolicy marks r with plainCookieKey when that applies.
 // Requests without cookies, the most, pass untouched.
-func (s *Server) withSessionCookiePolicy(r *http.Request) *http.Request {
+func (s *Sessions) WithCookiePolicy(r *http.Request) *http.Request {
 	if len(r.Header["Cookie"]) == 0 || s.cookieSecure(r) {
 		return r
 	}
@@ -112,8 +150,8 @@ func (s *Server) withSessionCookiePolicy(r *http.Request) *http.Request {
 // with the browser's first http:// request, and that cookie alone yields
 // the CSRF token. The forwarded headers are honoured from anyone: all they
 // can do is make the cookie stricter.
-func (s *Server) cookieSecure(r *http.Request) bool {
-	return r.TLS != nil || s.cfg.TLSCertFile != "" || !loopbackHost(r.Host) || forwardedHTTPS(r.Header)
+func (s *Sessions) cookieSecure(r *http.Request) bool {
+	return r.TLS != nil || s.servesTLS || !loopbackHost(r.Host) || forwardedHTTPS(r.Header)
 }
 
 // loopbackHost reports whether a Host header names this machine:
@@ -182,8 +220,8 @@ func newSessionBody(sess *auth.Session) sessionBody {
 var errNoSession = apierror.New(codes.Unauthenticated, "UNAUTHENTICATED",
 	"no dashboard session: sign in with POST /dashboard/api/session")
 
-// dashboardRoutes adds the dashboard (the app and its session API) to mux.
-func (s *Server) dashboardRoutes(mux *http.ServeMux, app http.Handler) {
+// Mount adds the dashboard (the app and its session API) to mux.
+func (s *Sessions) Mount(mux *http.ServeMux, app http.Handler) {
 	// Handler sets the security headers on every /dashboard response; the
 	// session API's answers are never cached.
 	headers := func(h http.HandlerFunc) http.Handler {
@@ -192,38 +230,38 @@ func (s *Server) dashboardRoutes(mux *http.ServeMux, app http.Handler) {
 			h(w, r)
 		})
 	}
-	mux.Handle("POST "+sessionPath, headers(s.signIn))
-	mux.Handle("GET "+sessionPath, headers(s.getSession))
-	mux.Handle("DELETE "+sessionPath, headers(s.signOut))
+	mux.Handle("POST "+SessionPath, headers(s.signIn))
+	mux.Handle("GET "+SessionPath, headers(s.getSession))
+	mux.Handle("DELETE "+SessionPath, headers(s.signOut))
 	mux.Handle("/dashboard/api/", headers(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == sessionPath {
+		if r.URL.Path == SessionPath {
 			w.Header().Set("Allow", "GET, POST, DELETE")
-			writeError(w, r, apierror.New(codes.Unimplemented, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path).GRPCStatus())
+			s.host.WriteError(w, r, apierror.New(codes.Unimplemented, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path).GRPCStatus())
 			return
 		}
-		writeError(w, r, apierror.New(codes.NotFound, "ROUTE_NOT_FOUND", "no route "+r.Method+" "+r.URL.Path).GRPCStatus())
+		s.host.WriteError(w, r, apierror.New(codes.NotFound, "ROUTE_NOT_FOUND", "no route "+r.Method+" "+r.URL.Path).GRPCStatus())
 	}))
-	mux.Handle(dashboard.Prefix, app)
-	mux.Handle("/dashboard", http.RedirectHandler(dashboard.Prefix, http.StatusMovedPermanently))
+	mux.Handle(Prefix, app)
+	mux.Handle("/dashboard", http.RedirectHandler(Prefix, http.StatusMovedPermanently))
 }
 
-// isDashboardPath reports whether a path is the dashboard's, whose every
-// response carries dashboard.SetSecurityHeaders.
-func isDashboardPath(path string) bool {
-	return path == "/dashboard" || strings.HasPrefix(path, dashboard.Prefix)
+// IsPath reports whether a path is the dashboard's, whose every
+// response carries SetSecurityHeaders.
+func IsPath(path string) bool {
+	return path == "/dashboard" || strings.HasPrefix(path, Prefix)
 }
 
 // signIn opens a session for an API key, POST {"api_key":"co_live_..."},
 // or an OAuth client, POST {"client_id":"oc_...","client_secret":"co_oauth_..."}.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request) {
 	if crossSite(r) {
-		writeError(w, r, apierror.New(codes.PermissionDenied, "CROSS_SITE_REQUEST",
+		s.host.WriteError(w, r, apierror.New(codes.PermissionDenied, "CROSS_SITE_REQUEST",
 			"sign-in is only accepted from the dashboard's own origin").GRPCStatus())
 		return
 	}
 	in, bad := decodeSignIn(r.Body)
 	if bad != nil {
-		writeError(w, r, bad.GRPCStatus())
+		s.host.WriteError(w, r, bad.GRPCStatus())
 		return
 	}
 	// Failed attempts are counted twice: against the credential tried
@@ -238,11 +276,11 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	// one address, and anyone failing from it must not keep everyone out.
 	// Checking a credential there costs what any request with a key
 	// costs.
-	lim := s.cfg.SignInLimit
+	lim := s.signInLimit
 	credential := in.credentialBucket()
 	if credential != "" {
 		if d := s.limiter.Take(r.Context(), credential, lim); !d.Allowed {
-			writeError(w, r, signInThrottled("with this credential", d).GRPCStatus())
+			s.host.WriteError(w, r, signInThrottled("with this credential", d).GRPCStatus())
 			return
 		}
 	}
@@ -251,14 +289,14 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	sess, token, err := s.openSession(r, in)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		if !fromAddress.Allowed {
-			writeError(w, r, signInThrottled("from this address", fromAddress).GRPCStatus())
+			s.host.WriteError(w, r, signInThrottled("from this address", fromAddress).GRPCStatus())
 			return
 		}
 		msg := "invalid API key: it is unknown, revoked or expired"
 		if in.apiKey == "" {
 			msg = "invalid OAuth client credentials: the client is unknown or revoked, or the secret is wrong or past its grace period"
 		}
-		writeError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED", msg).GRPCStatus())
+		s.host.WriteError(w, r, apierror.New(codes.Unauthenticated, "UNAUTHENTICATED", msg).GRPCStatus())
 		return
 	}
 	// Not a wrong credential: nothing to count.
@@ -269,12 +307,10 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.limiter.Refund(r.Context(), address, lim)
 	}
 	if err != nil {
-		writeError(w, r, toStatus(r.Context(), s, err))
+		s.host.WriteError(w, r, s.host.Status(r.Context(), err))
 		return
 	}
-	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
-	}
+	s.host.NoteKey(r.Context(), sess.KeyID) // for the log line; sign-ins are not API usage
 	secure := s.cookieSecure(r)
 	if c, err := r.Cookie(secureSessionCookie); err == nil && !secure && c.Value != "" {
 		// A __Host- cookie of an earlier session would be read before the
@@ -319,7 +355,7 @@ func signInThrottled(where string, d ratelimit.Decision) *apierror.Error {
 // openSession checks the credentials of a sign-in and opens its session.
 // A client's secret is checked as the token endpoint checks
 // client_secret_post, and the session acts as the client.
-func (s *Server) openSession(r *http.Request, in signInBody) (*auth.Session, string, error) {
+func (s *Sessions) openSession(r *http.Request, in signInBody) (*auth.Session, string, error) {
 	if in.apiKey != "" {
 		return s.keys.CreateSession(s.auditOrigin(r), in.apiKey)
 	}
@@ -379,42 +415,40 @@ func decodeSignIn(body io.Reader) (signInBody, *apierror.Error) {
 // getSession describes the session of the cookie, CSRF token included:
 // the app reads it on every load (a page cannot read the HttpOnly cookie,
 // nor, without CORS, another site this response).
-func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+func (s *Sessions) getSession(w http.ResponseWriter, r *http.Request) {
 	token, _ := s.cookieToken(r)
 	sess, _, err := s.keys.LookupSession(r.Context(), token)
 	if errors.Is(err, auth.ErrUnauthenticated) {
-		writeError(w, r, errNoSession.GRPCStatus())
+		s.host.WriteError(w, r, errNoSession.GRPCStatus())
 		return
 	}
 	if err != nil {
-		writeError(w, r, toStatus(r.Context(), s, err))
+		s.host.WriteError(w, r, s.host.Status(r.Context(), err))
 		return
 	}
-	if ri := requestInfoFrom(r.Context()); ri != nil {
-		ri.keyID = sess.KeyID // for the log line; sign-ins are not API usage
-	}
+	s.host.NoteKey(r.Context(), sess.KeyID) // for the log line; sign-ins are not API usage
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 }
 
 // signOut ends the session of the cookie; like any call made with a
 // session it needs the CSRF token.
-func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+func (s *Sessions) signOut(w http.ResponseWriter, r *http.Request) {
 	token, secure := s.cookieToken(r)
-	if _, err := s.keys.AuthenticateSession(r.Context(), token, r.Header.Get(csrfHeader)); err != nil {
+	if _, err := s.keys.AuthenticateSession(r.Context(), token, r.Header.Get(CSRFHeader)); err != nil {
 		if errors.Is(err, auth.ErrUnauthenticated) {
-			writeError(w, r, errNoSession.GRPCStatus())
+			s.host.WriteError(w, r, errNoSession.GRPCStatus())
 		} else {
-			writeError(w, r, toStatus(r.Context(), s, err))
+			s.host.WriteError(w, r, s.host.Status(r.Context(), err))
 		}
 		return
 	}
 	sess, err := s.keys.EndSession(s.auditOrigin(r), token)
 	if err != nil && !errors.Is(err, auth.ErrUnauthenticated) { // ended meanwhile: done too
-		writeError(w, r, toStatus(r.Context(), s, err))
+		s.host.WriteError(w, r, s.host.Status(r.Context(), err))
 		return
 	}
-	if ri := requestInfoFrom(r.Context()); ri != nil && sess != nil {
-		ri.keyID = sess.KeyID
+	if sess != nil {
+		s.host.NoteKey(r.Context(), sess.KeyID)
 	}
 	http.SetCookie(w, s.cookie(secure, "", true)) // the cookie signed out, by its name
 	w.WriteHeader(http.StatusNoContent)
@@ -423,8 +457,8 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 // auditOrigin is the request's context with where it came from, which the
 // audit log records with a sign-in or sign-out (the actor is the session's
 // key, which the domain sets).
-func (s *Server) auditOrigin(r *http.Request) context.Context {
-	o := audit.Origin{ClientIP: edge.AddrString(s.proxies.Request(r)), UserAgent: r.UserAgent(), RequestID: requestIDFrom(r.Context()),
+func (s *Sessions) auditOrigin(r *http.Request) context.Context {
+	o := audit.Origin{ClientIP: edge.AddrString(s.proxies.Request(r)), UserAgent: r.UserAgent(), RequestID: s.host.RequestID(r.Context()),
 		Transport: audit.TransportREST}
 	return audit.WithCaller(r.Context(), "", o)
 }
@@ -432,7 +466,7 @@ func (s *Server) auditOrigin(r *http.Request) context.Context {
 // cookieToken is the request's session token: that of the __Host- cookie,
 // else, in plain local development only, that of creativeops_session;
 // secure tells which.
-func (s *Server) cookieToken(r *http.Request) (token string, secure bool) {
+func (s *Sessions) cookieToken(r *http.Request) (token string, secure bool) {
 	if c, err := r.Cookie(secureSessionCookie); err == nil && c.Value != "" {
 		return c.Value, true
 	}
@@ -448,7 +482,7 @@ func (s *Server) cookieToken(r *http.Request) (token string, secure bool) {
 // cookie is the session cookie (or, with clear, its removal): for every
 // path, out of reach of scripts, never sent with a request another site
 // starts, and, secure, over HTTPS only and by its __Host- name.
-func (s *Server) cookie(secure bool, token string, clear bool) *http.Cookie {
+func (s *Sessions) cookie(secure bool, token string, clear bool) *http.Cookie {
 	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}
 	if secure {
 		c.Name, c.Secure = secureSessionCookie, true
@@ -475,12 +509,6 @@ func crossSite(r *http.Request) bool {
 		return true // "null" (sandboxed frames, redirects) or garbage
 	}
 	return !strings.EqualFold(u.Host, r.Host)
-}
-
-// toStatus maps an error of the domain to its API status, as the
-// interceptor chain does for RPCs.
-func toStatus(ctx context.Context, s *Server, err error) *status.Status {
-	return status.Convert(toStatusError(ctx, s.log, err))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
