@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/creativeops/creativeops/internal/testdb"
-	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/internal/teststore"
 )
 
 // Organizations' keys are apart: two organizations sending the same
@@ -16,15 +16,7 @@ func TestKeysAreScopedToTheOrganization(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := storage.Open(ctx, b.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			s := NewStore(st)
+			s := NewStore(teststore.Open(t, b))
 			const key, method, fingerprint = "retry-1", "/creativeops.v1.CreatorsService/CreateCreator", "same body"
 			for _, org := range []string{"org_a", "org_b"} {
 				begun, err := s.Begin(ctx, org, key, method, fingerprint)

@@ -40,13 +40,6 @@ const (
 	ErrorLineBurst      = 100
 )
 
-// ClientErrorLinesPerSecond and ClientErrorLineBurst are the client-error
-// share of the budget, under the names they were introduced with.
-const (
-	ClientErrorLinesPerSecond = ErrorLinesPerSecond
-	ClientErrorLineBurst      = ErrorLineBurst
-)
-
 // RequestLog decides which requests get a log line. Writing one JSON line
 // per request is a synchronous, serialized write and an allocation-heavy
 // encoding; successful reads are the bulk of traffic and the least

@@ -141,7 +141,7 @@ func TestRequestLogGRPC(t *testing.T) {
 // what was left out.
 func TestRequestLogBoundsClientErrors(t *testing.T) {
 	s, buf := startLogged(t, edge.LogRequestsSampled, time.Minute)
-	const flood = 3 * edge.ClientErrorLineBurst
+	const flood = 3 * edge.ErrorLineBurst
 	start := time.Now()
 	for range flood {
 		if r := s.Do(t, "GET", "/v1/creators", "", nil); r.Status != 401 {
@@ -166,11 +166,11 @@ func TestRequestLogBoundsClientErrors(t *testing.T) {
 			missing = true
 		}
 	}
-	most := edge.ClientErrorLineBurst + int(elapsed.Seconds()*edge.ClientErrorLinesPerSecond) + 1
-	if anonymous < edge.ClientErrorLineBurst || anonymous > most {
-		t.Fatalf("%d of %d unauthenticated failures logged in %v, want %d to %d", anonymous, flood, elapsed, edge.ClientErrorLineBurst, most)
+	most := edge.ErrorLineBurst + int(elapsed.Seconds()*edge.ErrorLinesPerSecond) + 1
+	if anonymous < edge.ErrorLineBurst || anonymous > most {
+		t.Fatalf("%d of %d unauthenticated failures logged in %v, want %d to %d", anonymous, flood, elapsed, edge.ErrorLineBurst, most)
 	}
-	if anonymous+unlogged > flood || (anonymous > edge.ClientErrorLineBurst && unlogged == 0) {
+	if anonymous+unlogged > flood || (anonymous > edge.ErrorLineBurst && unlogged == 0) {
 		t.Fatalf("%d logged and %d reported unlogged of %d", anonymous, unlogged, flood)
 	}
 	if !missing {
