@@ -111,7 +111,7 @@ lint:
 
 ## lint-openapi: Redocly's recommended rules over the served OpenAPI document (needs Node.js and npm)
 lint-openapi:
-	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json
+	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json ../../gen/openapi/webhooks.json
 
 # The suites that start clusters of servers and hold them under load for
 # minutes (bench/cluster: failure, soak, cleanup; bench/isolation): CI
