@@ -18,7 +18,7 @@ from .errors import (
     TransportError,
     Unauthenticated,
 )
-from .webhooks import WebhookVerificationError, verify_webhook
+from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __version__ = "0.1.0"
 
@@ -33,6 +33,7 @@ __all__ = [
     "ServerError",
     "TransportError",
     "Unauthenticated",
+    "WebhookEvent",
     "WebhookVerificationError",
     "verify_webhook",
 ]
