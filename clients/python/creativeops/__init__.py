@@ -22,7 +22,7 @@ from .errors import (
     ServerError,
     Unauthenticated,
 )
-from .webhooks import WebhookVerificationError, verify_webhook
+from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __version__ = "0.1.0"
 
@@ -42,6 +42,7 @@ __all__ = [
     "ResponseInfo",
     "ServerError",
     "Unauthenticated",
+    "WebhookEvent",
     "WebhookVerificationError",
     "response_info",
     "verify_certificate",
