@@ -143,7 +143,7 @@ for (const transport of transports) {
 
       const dup = await co.ip.register({ creatorId: creator.id, title: "Again", type: "book", contentHash: hash }).catch((e) => e);
       assert.ok(dup instanceof CreativeOpsError);
-      assert.equal(dup.code, 409);
+      assert.equal(dup.httpStatus, 409);
       assert.equal(dup.reason, "DUPLICATE_CONTENT");
     });
 
@@ -192,7 +192,7 @@ for (const transport of transports) {
       }
       assert.ok(listed, "listJobs finds the job");
       const cancel = await co.engine.cancelJob(job.id).catch((e) => e);
-      assert.equal(cancel.code, 409, "a finished job cannot be canceled");
+      assert.equal(cancel.httpStatus, 409, "a finished job cannot be canceled");
 
       const creator = await co.creators.create({ name: "Cat", email: `cat-${unique()}@example.com`, vertical: "visual-art" });
       const hash = createHash("sha256").update(randomUUID()).digest("hex");
@@ -223,7 +223,7 @@ for (const transport of transports) {
       assert.ok(graceMs >= 89_000 && graceMs <= 91_000 + elapsed, `grace period of 90 s: ${graceMs} ms`);
       await co.keys.revoke(key.id);
       const revoked = await client({ apiKey: rotated.secret }).analytics.usage().catch((e) => e);
-      assert.equal(revoked.code, 401);
+      assert.equal(revoked.httpStatus, 401);
       const audited = [];
       for await (const e of co.audit.list({ targetId: key.id, pageSize: 1 })) audited.push(e);
       assert.deepEqual(audited.map((e) => e.action), ["key.revoked", "key.rotated", "key.created"]);
@@ -243,9 +243,9 @@ for (const transport of transports) {
       for await (const x of co.webhooks.deliveries(wh.id)) ds.push(x.id);
       assert.ok(ds.includes(d.id));
       const again = await co.webhooks.redeliver(wh.id, d.id).catch((e) => e);
-      assert.ok(again.webhookId === wh.id || again.code === 409, String(again));
+      assert.ok(again.webhookId === wh.id || again.httpStatus === 409, String(again));
       await co.webhooks.delete(wh.id);
-      assert.equal((await co.webhooks.get(wh.id).catch((e) => e)).code, 404);
+      assert.equal((await co.webhooks.get(wh.id).catch((e) => e)).httpStatus, 404);
 
       const usage = await co.analytics.usage({ from: new Date(Date.now() - 3_600_000), granularity: "minute" });
       assert.equal(usage.granularity, "minute");
@@ -293,7 +293,7 @@ for (const transport of transports) {
       const asClient = client({ apiKey: first });
       assert.equal((await asClient.analytics.usage()).granularity, "hour");
       const denied = await asClient.creators.create({ name: "N", email: `n-${unique()}@example.com`, vertical: "music" }).catch((e) => e);
-      assert.ok(denied instanceof CreativeOpsError && denied.code === 403 && denied.reason === "MISSING_SCOPE", String(denied));
+      assert.ok(denied instanceof CreativeOpsError && denied.httpStatus === 403 && denied.reason === "MISSING_SCOPE", String(denied));
 
       // Rotation with no grace: the old secret stops, the new one works, issued tokens stay valid.
       const rotated = await co.oauthClients.rotate(oc.id, { gracePeriodSeconds: 0 });
@@ -316,33 +316,33 @@ for (const transport of transports) {
         );
         if (refused === undefined) await new Promise((r) => setTimeout(r, 100));
       }
-      assert.ok(refused instanceof CreativeOpsError && refused.code === 401, `token after deletion: ${refused}`);
+      assert.ok(refused instanceof CreativeOpsError && refused.httpStatus === 401, `token after deletion: ${refused}`);
 
       // Bad input is named; an unknown id is a 404.
       const bad = await co.oauthClients.create({ name: "x", scopes: [] }).catch((e) => e);
-      assert.ok(bad instanceof CreativeOpsError && bad.code === 400, String(bad));
+      assert.ok(bad instanceof CreativeOpsError && bad.httpStatus === 400, String(bad));
       assert.ok(bad.fieldViolations.some((v) => v.field === "scopes"), JSON.stringify(bad.fieldViolations));
       const missing = await co.oauthClients.get("oc_01jzzzzzzzzzzzzzzzzzzzzzzz").catch((e) => e);
-      assert.ok(missing instanceof CreativeOpsError && missing.code === 404, String(missing));
+      assert.ok(missing instanceof CreativeOpsError && missing.httpStatus === 404, String(missing));
     });
 
     test("errors carry the AIP-193 fields and the request id", async () => {
       const co = client();
       const nf = await co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa").catch((e) => e);
       assert.ok(nf instanceof CreativeOpsError, String(nf));
-      assert.equal(nf.code, 404);
+      assert.equal(nf.httpStatus, 404);
       assert.equal(nf.status, "NOT_FOUND");
       assert.match(nf.requestId, /.+/);
 
       const bad = await co.creators.create({ name: "X", email: "not-an-email", vertical: "music" }).catch((e) => e);
       assert.ok(bad instanceof CreativeOpsError);
-      assert.equal(bad.code, 400);
+      assert.equal(bad.httpStatus, 400);
       assert.equal(bad.status, "INVALID_ARGUMENT");
       assert.deepEqual(bad.fieldViolations.map((v) => v.field), ["email"]);
 
       const unauth = await client({ apiKey: "co_live_notarealkey" }).creators.get("cr_x").catch((e) => e);
       assert.ok(unauth instanceof CreativeOpsError);
-      assert.equal(unauth.code, 401);
+      assert.equal(unauth.httpStatus, 401);
       assert.equal(unauth.status, "UNAUTHENTICATED");
     });
 
@@ -391,7 +391,7 @@ for (const transport of transports) {
       await noRetry.creators.get(created.id).catch(() => {});
       const e = await noRetry.creators.get(created.id).catch((x) => x);
       assert.ok(e instanceof CreativeOpsError, String(e));
-      assert.equal(e.code, 429);
+      assert.equal(e.httpStatus, 429);
       assert.equal(e.reason, "RATE_LIMITED");
       assert.ok(e.retryAfter >= 1, `retryAfter ${e.retryAfter}`);
       assert.equal(e.metadata.key_id, limited.id, "ErrorInfo metadata");
