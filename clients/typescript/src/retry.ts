@@ -179,8 +179,11 @@ function isConnectionFailure(err: unknown): boolean {
   if (err instanceof NoResponse) {
     return true;
   }
-  if (err instanceof ConnectError && !hasHeaders(err.metadata) && err.code === Code.Unavailable) {
-    return true; // connect-node: refused, DNS, timeouts, REFUSED_STREAM, PING timeout
+  if (err instanceof ConnectError && !hasHeaders(err.metadata) && [Code.Unavailable, Code.Canceled, Code.Aborted].includes(err.code)) {
+    // connect-node, with no answer and no cancellation by the caller:
+    // refused, DNS, timeouts, REFUSED_STREAM, PING timeout (UNAVAILABLE),
+    // a reset connection (ABORTED), a session torn down under its streams (CANCELLED).
+    return true;
   }
   return chain(err).some((e) => typeof (e as { code?: unknown }).code === "string" && nodeNetworkCode.test((e as { code: string }).code));
 }
