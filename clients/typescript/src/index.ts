@@ -14,8 +14,20 @@ export type {
   OAuthClientsResource,
   WebhooksResource,
 } from "./client.js";
-export { CreativeOpsError } from "./errors.js";
+export {
+  CertificateVerificationError,
+  checkCertificate,
+  leafHash,
+  openCheckpoint,
+  rootFromInclusionProof,
+  verifyCertificate,
+  verifyTimestampToken,
+} from "./certificates.js";
+export type { CertificateCheck, CheckCertificateOptions, OpenedCheckpoint, TimestampToken, VerifiedCertificate } from "./certificates.js";
+export { APIConnectionError, APITimeoutError, CreativeOpsError } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
+export { responseInfo } from "./response.js";
+export type { RateLimitInfo, ResponseInfo } from "./response.js";
 export type { RetryOptions } from "./retry.js";
 export type { TransportKind } from "./transport.js";
 export { verifyWebhook, WebhookVerificationError, webhookEventTypes } from "./webhooks.js";

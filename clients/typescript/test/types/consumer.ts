@@ -19,7 +19,7 @@ export async function example(key: string): Promise<string[]> {
   } catch (e) {
     if (e instanceof CreativeOpsError) {
       const fv: FieldViolation[] = e.fieldViolations;
-      const parts: (string | number | undefined)[] = [e.code, e.status, e.reason, e.requestId, e.retryAfter, fv.length];
+      const parts: (string | number | undefined)[] = [e.httpStatus, e.status, e.reason, e.requestId, e.retryAfter, fv.length];
       ids.push(parts.join(","));
     }
   }
