@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
 # Methods that mean the same when repeated; a POST is repeated after a
-# connection failure only when the caller gave it an Idempotency-Key.
+# connection failure only when it carries an Idempotency-Key (by default
+# every POST gets one: see auto_idempotency_keys).
 IDEMPOTENT_METHODS = ("GET", "HEAD", "DELETE", "PUT", "OPTIONS")
 
 logger = logging.getLogger("creativeops")
@@ -130,10 +131,13 @@ class CreativeOps:
     Retries, up to max_retries times: answers 429 and 503, after Retry-After
     (a Retry-After beyond max_retry_wait seconds raises at once) or backing
     off 0.5 s, 1 s, 2 s, +-20%; and connection failures and timeouts of the
-    requests that are safe to repeat: GET, DELETE, a POST given an
-    idempotency_key, and any request the server never received (connection
+    requests that are safe to repeat: GET, DELETE, a POST carrying an
+    Idempotency-Key, and any request the server never received (connection
     refused, name not resolved). Every POST carries an Idempotency-Key,
-    the same on each retry.
+    the same on each retry (the caller's idempotency_key, or one generated
+    per call): the server runs it once however often it arrives. With
+    auto_idempotency_keys=False a POST without the caller's key is sent
+    without one and never repeated once it may have reached the server.
 
     Errors raise subclasses of CreativeOpsError: one per API status, and
     APIConnectionError (APITimeoutError for timeouts) when no answer came.
@@ -154,6 +158,7 @@ class CreativeOps:
         user_agent: str = "creativeops-python/0.1.0",
         on_request: Optional[RequestHook] = None,
         on_response: Optional[ResponseHook] = None,
+        auto_idempotency_keys: bool = True,
     ) -> None:
         if not api_key:
             raise ValueError("api_key is required")
@@ -168,6 +173,7 @@ class CreativeOps:
         self.user_agent = user_agent
         self.on_request = on_request
         self.on_response = on_response
+        self.auto_idempotency_keys = auto_idempotency_keys
         self.creators = Creators(self)
         self.keys = Keys(self)
         self.engine = Engine(self)
@@ -221,8 +227,10 @@ class CreativeOps:
         if method == "POST":
             for existing in [e for e in hdrs if e.lower() == "idempotency-key"]:
                 del hdrs[existing]
-            hdrs["Idempotency-Key"] = caller_key or str(uuid.uuid4())
-        repeatable = method in IDEMPOTENT_METHODS or bool(caller_key)
+            key = caller_key or (str(uuid.uuid4()) if self.auto_idempotency_keys else "")
+            if key:
+                hdrs["Idempotency-Key"] = key
+        repeatable = method in IDEMPOTENT_METHODS or any(k.lower() == "idempotency-key" for k in hdrs)
         wait_limit = self.timeout if timeout is None else timeout
         attempt = 0
         while True:

@@ -153,10 +153,19 @@ def test_a_get_is_retried_after_a_dropped_connection(serve):
 
 def test_a_keyless_post_is_not_retried_after_a_dropped_connection(serve):
     srv = serve("drop", OK)
-    co = CreativeOps(KEY, srv.url, max_retries=3)
+    co = CreativeOps(KEY, srv.url, max_retries=3, auto_idempotency_keys=False)
     with pytest.raises(APIConnectionError):
         co.creators.create("N", "n@example.com", "music")
     assert len(srv.requests) == 1  # it may have been processed: not sent again
+    assert "idempotency-key" not in srv.requests[0][2]
+
+
+def test_a_post_with_a_generated_key_is_retried_with_that_key(serve):
+    srv = serve("drop", OK)
+    created = CreativeOps(KEY, srv.url, max_retries=3).creators.create("N", "n@example.com", "music")
+    assert created["id"] == "cr_1"
+    keys = [r[2]["idempotency-key"] for r in srv.requests]
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0]  # the server runs it once
 
 
 def test_a_post_with_an_idempotency_key_is_retried_with_that_key(serve):
