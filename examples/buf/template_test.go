@@ -96,26 +96,30 @@ func main() {
 	runIn(t, project, goEnv, "go", "vet", "./...")
 }
 
-// The go install lines of the template's comment name the versions
-// tools/go.mod pins, which are the ones make generate runs.
+// The go install lines of the template's comment, and of the Go section of
+// docs/clients.md, name the versions tools/go.mod pins, which are the ones
+// make generate runs and the test above uses.
 func TestTemplatePluginVersionsArePinned(t *testing.T) {
-	template, err := os.ReadFile("buf.gen.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	installs := regexp.MustCompile(`go install (\S+)@(\S+)`).FindAllStringSubmatch(string(template), -1)
-	if len(installs) != 2 {
-		t.Fatalf("%d go install lines in buf.gen.yaml, want 2 (protoc-gen-go, protoc-gen-connect-go)", len(installs))
-	}
-	for _, m := range installs {
-		pkg, version := m[1], m[2]
-		pinned := strings.TrimSpace(goIn(t, repo, "list", "-modfile="+filepath.Join(repo, "tools", "go.mod"), "-f", "{{.Module.Version}}", pkg))
-		if version != pinned {
-			t.Errorf("buf.gen.yaml installs %s@%s; tools/go.mod pins %s", pkg, version, pinned)
+	install := regexp.MustCompile(`go install (\S+)@(\S+)`)
+	for _, file := range []string{"examples/buf/buf.gen.yaml", "docs/clients.md"} {
+		text, err := os.ReadFile(filepath.Join(repo, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		installs := install.FindAllStringSubmatch(string(text), -1)
+		if len(installs) != 3 {
+			t.Errorf("%d go install lines in %s, want 3 (protoc-gen-go, protoc-gen-connect-go, buf)", len(installs), file)
+		}
+		for _, m := range installs {
+			pkg, version := m[1], m[2]
+			pinned := goIn(t, repo, "list", "-modfile="+filepath.Join(repo, "tools", "go.mod"), "-f", "{{.Module.Version}}", pkg)
+			if version != pinned {
+				t.Errorf("%s installs %s@%s; tools/go.mod pins %s", file, pkg, version, pinned)
+			}
 		}
 	}
 }

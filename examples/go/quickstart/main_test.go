@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +17,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/gen/creativeops/v1/creativeopsv1connect"
 	"github.com/creativeops/creativeops/internal/testdb"
@@ -28,11 +30,12 @@ import (
 // the new installation, start the workers, serve. It returns the base URL
 // and the key a new installation writes to its data directory when no
 // terminal is there to show it: the key a user would read.
-func startServer(t *testing.T) (baseURL, key string) {
+// configure, when given, changes the configuration first.
+func startServer(t *testing.T, configure ...func(*server.Config)) (baseURL, key string) {
 	t.Helper()
 	ctx := context.Background()
 	dataDir := t.TempDir()
-	srv, err := server.New(ctx, server.Config{
+	cfg := server.Config{
 		HTTPAddr:        "127.0.0.1:0",
 		DatabaseURL:     testdb.SQLiteURL(t),
 		DataDir:         dataDir,
@@ -40,7 +43,11 @@ func startServer(t *testing.T) (baseURL, key string) {
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Console:         io.Discard,
 		ShutdownTimeout: 5 * time.Second,
-	})
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start server: %v", err)
 	}
@@ -149,5 +156,68 @@ func TestCreateCreatorReplaysWithItsIdempotencyKey(t *testing.T) {
 	}
 	if _, err := create("another-key"); connect.CodeOf(err) != connect.CodeAlreadyExists {
 		t.Errorf("the same create with a new key: %v, want already_exists", err)
+	}
+}
+
+// The same stubs over each protocol the server speaks on its one port:
+// Connect (the default, HTTP/1.1 or 2), gRPC (HTTP/2: h2c for http://) and
+// gRPC-Web. A call succeeds, and a refused one carries its code, reason,
+// field violations and request id on each, which is what describe and
+// docs/clients.md rely on.
+func TestStubsOverEachProtocol(t *testing.T) {
+	baseURL, key := startServer(t)
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	for _, tc := range []struct {
+		name   string
+		client *http.Client
+		opts   []connect.ClientOption
+	}{
+		{"connect", http.DefaultClient, nil},
+		{"connect+json", http.DefaultClient, []connect.ClientOption{connect.WithProtoJSON()}},
+		{"grpc", &http.Client{Transport: &http.Transport{Protocols: &h2c}}, []connect.ClientOption{connect.WithGRPC()}},
+		{"grpc-web", http.DefaultClient, []connect.ClientOption{connect.WithGRPCWeb()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			opts := append([]connect.ClientOption{connect.WithInterceptors(bearer(key))}, tc.opts...)
+			client := creativeopsv1connect.NewCreatorsServiceClient(tc.client, baseURL, opts...)
+			res, err := client.ListCreators(ctx, connect.NewRequest(&creativeopsv1.ListCreatorsRequest{PageSize: 1}))
+			if err != nil {
+				t.Fatalf("list creators: %s", describe(err))
+			}
+			if res.Msg == nil {
+				t.Fatal("no message")
+			}
+			_, err = client.CreateCreator(ctx, connect.NewRequest(&creativeopsv1.CreateCreatorRequest{Name: "Nova", Email: "nova-at-example.com", Vertical: "music"}))
+			if connect.CodeOf(err) != connect.CodeInvalidArgument {
+				t.Fatalf("invalid email: %v, want invalid_argument", err)
+			}
+			if got := describe(err); !regexp.MustCompile(`\(reason INVALID_ARGUMENT\) \[field email: .+\] \(request req_\w+\)$`).MatchString(got) {
+				t.Errorf("describe: %s", got)
+			}
+		})
+	}
+}
+
+// What docs/clients.md tells a Go program to retry on: a rate-limited call
+// is ResourceExhausted, with the server's Retry-After in the metadata.
+func TestRateLimitedCallCarriesRetryAfter(t *testing.T) {
+	baseURL, key := startServer(t, func(c *server.Config) {
+		c.RateLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 1}
+	})
+	client := creativeopsv1connect.NewCreatorsServiceClient(http.DefaultClient, baseURL, connect.WithInterceptors(bearer(key)))
+	var err error
+	for range 3 {
+		if _, err = client.ListCreators(context.Background(), connect.NewRequest(&creativeopsv1.ListCreatorsRequest{})); err != nil {
+			break
+		}
+	}
+	var cerr *connect.Error
+	if !errors.As(err, &cerr) || cerr.Code() != connect.CodeResourceExhausted {
+		t.Fatalf("past the burst: %v, want resource_exhausted", err)
+	}
+	if s := cerr.Meta().Get("Retry-After"); !regexp.MustCompile(`^[1-9][0-9]*$`).MatchString(s) {
+		t.Errorf("Retry-After %q, want whole seconds", s)
 	}
 }
