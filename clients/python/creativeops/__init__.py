@@ -6,6 +6,7 @@
         print(creator["name"])
 """
 
+from ._version import __version__
 from .client import CreativeOps
 from .errors import (
     Conflict,
@@ -19,8 +20,6 @@ from .errors import (
     Unauthenticated,
 )
 from .webhooks import WebhookVerificationError, verify_webhook
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Conflict",

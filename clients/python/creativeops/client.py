@@ -11,6 +11,7 @@ import urllib.request
 import uuid
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, cast
 
+from ._version import __version__
 from .errors import CreativeOpsError, TransportError, from_response
 from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Webhook
 
@@ -41,7 +42,7 @@ class CreativeOps:
         timeout: float = 30.0,
         max_retries: int = 3,
         max_retry_wait: float = 30.0,
-        user_agent: str = "creativeops-python/0.1.0",
+        user_agent: str = "creativeops-python/" + __version__,
     ) -> None:
         if not api_key:
             raise ValueError("api_key is required")
