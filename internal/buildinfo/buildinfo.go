@@ -38,8 +38,10 @@ func Read() Info {
 	var modified bool
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		info.GoVersion = bi.GoVersion
-		// Go writes "(devel)" when it knows no version.
-		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		// Go writes "(devel)" when it knows no version, and a v0.0.0
+		// pseudo-version when it knows a commit but no tag: VERSION
+		// knows better (the commit is reported on its own).
+		if info.Version == "" && bi.Main.Version != "(devel)" && !strings.HasPrefix(bi.Main.Version, "v0.0.0-") {
 			info.Version = bi.Main.Version
 		}
 		for _, s := range bi.Settings {
