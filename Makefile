@@ -15,12 +15,16 @@ BUILDINFO := github.com/creativeops/creativeops/internal/buildinfo
 ifeq ($(origin COMMIT),undefined)
 COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; })
 endif
+# RELEASE is the file VERSION: the last release, or the one being cut
+# (docs/versioning.md#cutting-a-release). A build between tags says how far
+# past one it is; where no tag is known (a CI clone), it is RELEASE-devel.
+RELEASE   := $(shell cat VERSION)
 ifeq ($(origin VERSION),undefined)
-VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
+VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo v$(RELEASE)-devel)
 endif
-LDFLAGS   := -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
+LDFLAGS    = -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
 
-.PHONY: image check-image release test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -159,7 +163,7 @@ build:
 
 # Static binaries (the SQLite driver is pure Go), without paths of the
 # machine that built them or debugging information.
-STATIC := CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w"
+STATIC = CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w"
 IMAGE_ARCH ?= amd64
 # The commit's time: the same commit gives the same image digest.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -176,13 +180,39 @@ check-image: image
 
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64
 
-## release: static binaries for $(RELEASE_PLATFORMS) and their SHA-256 checksums in dist/
+# The image of the last release's protos (buf build), which buf breaking
+# holds the protos to; make release replaces it when it cuts a new version.
+RELEASED_PROTOS = $(wildcard proto/released/*.binpb)
+
+## release: cut v$(RELEASE) (the file VERSION) into dist/: static binaries for $(RELEASE_PLATFORMS), the npm tarball, the Python sdist and wheel, and SHA256SUMS over all; a new version's protos become proto/released/
+release: VERSION = v$(RELEASE)
 release:
+	$(GO) test -count=1 -run TestPackagesCarryVersion .
+	@grep -q '^## \[$(RELEASE)\]' CHANGELOG.md || { echo "CHANGELOG.md has no '## [$(RELEASE)]' section: move Unreleased there first (docs/versioning.md#cutting-a-release)" >&2; exit 1; }
+	@if t=$$(git rev-parse -q --verify 'refs/tags/v$(RELEASE)^{commit}'); then test "$$t" = "$$(git rev-parse HEAD)" || { echo "v$(RELEASE) is tagged at $$t, not HEAD: make set-version V=... to cut a new release" >&2; exit 1; }; fi
 	rm -rf dist && mkdir -p dist
 	for p in $(RELEASE_PLATFORMS); do \
-		GOOS=$${p%/*} GOARCH=$${p#*/} $(STATIC) -o dist/creativeops-$(or $(VERSION),devel)-$${p%/*}-$${p#*/} ./cmd/creativeops || exit 1; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(STATIC) -o dist/creativeops-$(VERSION)-$${p%/*}-$${p#*/} ./cmd/creativeops || exit 1; \
 	done
-	cd dist && sha256sum creativeops-* > SHA256SUMS && cat SHA256SUMS
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) ./scripts/build-packages dist
+	@if [ "$(RELEASED_PROTOS)" != proto/released/v$(RELEASE).binpb ]; then \
+		$(MAKE) --no-print-directory check-breaking && rm -f $(RELEASED_PROTOS) && \
+		$(TOOL) buf build --exclude-source-info -o proto/released/v$(RELEASE).binpb && \
+		echo "proto/released/v$(RELEASE).binpb: the API of v$(RELEASE); commit it with the release"; fi
+	cd dist && sha256sum $$(ls | grep -vx SHA256SUMS) > SHA256SUMS && cat SHA256SUMS
+
+## set-version: V=MAJOR.MINOR.PATCH written to VERSION, the npm package and the Python package (the first step of cutting a release)
+set-version:
+	./scripts/set-version $(V)
+
+## check-release: build the npm and Python packages and install each into an empty directory (npm; Debian's python3 and Python 3.8 where found) for a smoke test (~1 min)
+check-release:
+	./scripts/check-release
+
+## check-breaking: fail if the protos break compatibility with the last release's (proto/released/); additions pass
+check-breaking:
+	@test $(words $(RELEASED_PROTOS)) -eq 1 || { echo "proto/released/ holds $(words $(RELEASED_PROTOS)) images; want one, the last release's API" >&2; exit 1; }
+	$(TOOL) buf breaking --against $(RELEASED_PROTOS)
 
 ## bench: benchmarks (see bench/README.md)
 bench:

@@ -32,6 +32,10 @@ import (
 const (
 	headerAccepted = "x-accepted"
 	headerLocation = "location"
+	// A deprecated method's (see announceDeprecation).
+	headerDeprecation = "deprecation"
+	headerSunset      = "sunset"
+	headerLink        = "link"
 )
 
 // markAccepted tells the REST facade that the call queued its work rather
@@ -49,6 +53,9 @@ var forwardedResponseHeaders = map[string]bool{
 	"retry-after":         true,
 	"idempotent-replayed": true,
 	headerRedacted:        true,
+	headerDeprecation:     true,
+	headerSunset:          true,
+	headerLink:            true,
 }
 
 // forwardedRequestHeaders are the HTTP request headers passed to the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +29,7 @@ import (
 func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
 		s.identify,      // request id and route, so everything below can name the request
+		deprecations,    // a deprecated method's Deprecation and Sunset headers, errors included
 		s.recoverPanics, // a panic is an Internal error, logged with its request id and counted
 		s.logRequests,   // one log line per native gRPC call (REST calls are logged by the HTTP layer)
 		s.observeCalls,  // metrics and usage analytics (likewise)
@@ -53,6 +56,34 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 	// The organization is known once the call is authenticated, below.
 	defer s.traceCall(ctx, ri)
 	return handler(ctx, req)
+}
+
+// deprecations sends a deprecated method's Deprecation (RFC 9745),
+// Sunset (RFC 8594) and Link headers on each of its responses, so a client
+// hears of it on every call (docs/versioning.md). The gateway forwards them
+// over REST; Connect and gRPC send them as they are.
+var deprecations = announceDeprecation(rpcrule.Lookup)
+
+func announceDeprecation(lookup func(fullMethod string) (rpcrule.Method, bool)) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if m, ok := lookup(info.FullMethod); ok && m.Deprecated {
+			_ = grpc.SetHeader(ctx, deprecationHeaders(m.Deprecation))
+		}
+		return handler(ctx, req)
+	}
+}
+
+// deprecationHeaders are the headers announcing d: Deprecation as an RFC
+// 9651 date ("@1799971200"), Sunset as an HTTP date.
+func deprecationHeaders(d rpcrule.Deprecation) metadata.MD {
+	md := metadata.Pairs(headerDeprecation, "@"+strconv.FormatInt(d.Since.Unix(), 10))
+	if !d.Sunset.IsZero() {
+		md.Append(headerSunset, d.Sunset.UTC().Format(http.TimeFormat))
+	}
+	if d.Link != "" {
+		md.Append(headerLink, "<"+d.Link+`>; rel="deprecation"`)
+	}
+	return md
 }
 
 func (s *Server) recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {

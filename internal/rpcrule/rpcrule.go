@@ -6,15 +6,20 @@
 package rpcrule
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 )
@@ -40,8 +45,49 @@ type Method struct {
 	AcceptedStatus int
 	// HasRule reports whether the method declares creativeops.v1.rule.
 	HasRule bool
+	// Deprecated reports the method's option deprecated = true, and
+	// Deprecation what its rule declares about it (docs/versioning.md).
+	Deprecated  bool
+	Deprecation Deprecation
+	// declErr is a declaration that could not be read (see Check).
+	declErr error
 	// Descriptor is the method's descriptor.
 	Descriptor protoreflect.MethodDescriptor
+}
+
+// Deprecation is when a deprecated method was deprecated and when it may
+// stop working; zero times are undeclared.
+type Deprecation struct {
+	Since, Sunset time.Time
+	Link          string
+}
+
+// MinSunsetNotice is the least time between a method's deprecation and its
+// sunset that docs/versioning.md promises.
+const MinSunsetNotice = 6 // months
+
+// Check reports what is wrong with what the protos declare about the
+// method's deprecation: a deprecated method must say since when, a method
+// that says so must be deprecated, and a sunset comes MinSunsetNotice
+// months or more after the deprecation.
+func (m Method) Check() error {
+	d := m.Deprecation
+	switch {
+	case m.declErr != nil:
+		return m.declErr
+	case m.Deprecated && d.Since.IsZero():
+		return errors.New("option deprecated = true without rule.deprecation.since")
+	case !m.Deprecated && (!d.Since.IsZero() || !d.Sunset.IsZero() || d.Link != ""):
+		return errors.New("rule.deprecation without option deprecated = true")
+	case !d.Sunset.IsZero() && d.Sunset.Before(d.Since.AddDate(0, MinSunsetNotice, 0)):
+		return fmt.Errorf("rule.deprecation.sunset %s is less than %d months after since %s", d.Sunset.Format(time.DateOnly), MinSunsetNotice, d.Since.Format(time.DateOnly))
+	}
+	if d.Link != "" {
+		if u, err := url.Parse(d.Link); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("rule.deprecation.link %q: want an https URL", d.Link)
+		}
+	}
+	return nil
 }
 
 var all = sync.OnceValue(load)
@@ -175,6 +221,28 @@ func describe(svc protoreflect.ServiceDescriptor, md protoreflect.MethodDescript
 			m.SuccessStatus = int(s)
 		}
 		m.AcceptedStatus = int(rule.GetAcceptedStatus())
+		if d := rule.GetDeprecation(); d != nil {
+			m.Deprecation.Link = d.GetLink()
+			m.Deprecation.Since, m.declErr = day("since", d.GetSince())
+			if m.declErr == nil {
+				m.Deprecation.Sunset, m.declErr = day("sunset", d.GetSunset())
+			}
+		}
+	}
+	if opts, ok := md.Options().(*descriptorpb.MethodOptions); ok {
+		m.Deprecated = opts.GetDeprecated()
 	}
 	return m
+}
+
+// day reads a date of rule.deprecation: a day in UTC, or zero when unset.
+func day(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("rule.deprecation.%s %q: want YYYY-MM-DD", field, s)
+	}
+	return t, nil
 }

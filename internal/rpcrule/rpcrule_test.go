@@ -4,8 +4,17 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	_ "google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/creativeops/creativeops/auth"
+	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 )
 
@@ -34,6 +43,9 @@ func TestEveryMethodDeclaresItsRule(t *testing.T) {
 		}
 		if m.HTTPMethod == "" || m.Template == "" {
 			t.Errorf("%s has no google.api.http route", m.FullMethod)
+		}
+		if err := m.Check(); err != nil {
+			t.Errorf("%s: %v", m.FullMethod, err)
 		}
 		if m.HTTPMethod == http.MethodDelete && m.SuccessStatus != http.StatusNoContent {
 			t.Errorf("%s is a DELETE answering %d; deletions answer 204", m.FullMethod, m.SuccessStatus)
@@ -88,4 +100,81 @@ func TestMatch(t *testing.T) {
 			t.Errorf("%s %s (from %s) matched %q, %v", m.HTTPMethod, path, m.Template, got.FullMethod, ok)
 		}
 	}
+}
+
+// A deprecation is read from the method's options as declared, and Check
+// holds it to the policy of docs/versioning.md. Nothing in the API is
+// deprecated yet, so the methods here are built for the test.
+func TestDeprecationDeclarations(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		deprecated bool
+		d          *creativeopsv1.Deprecation
+		want       rpcrule.Deprecation
+		wantErr    string
+	}{
+		{name: "current"},
+		{name: "dated", deprecated: true,
+			d:    &creativeopsv1.Deprecation{Since: "2027-01-15", Sunset: "2027-07-15", Link: "https://example.com/v1/new"},
+			want: rpcrule.Deprecation{Since: date(2027, 1, 15), Sunset: date(2027, 7, 15), Link: "https://example.com/v1/new"}},
+		{name: "no sunset yet", deprecated: true,
+			d: &creativeopsv1.Deprecation{Since: "2027-01-15"}, want: rpcrule.Deprecation{Since: date(2027, 1, 15)}},
+		{name: "undated", deprecated: true, wantErr: "without rule.deprecation.since"},
+		{name: "dated only", d: &creativeopsv1.Deprecation{Since: "2027-01-15"}, wantErr: "without option deprecated = true"},
+		{name: "short notice", deprecated: true, d: &creativeopsv1.Deprecation{Since: "2027-01-15", Sunset: "2027-07-14"}, wantErr: "less than 6 months"},
+		{name: "bad since", deprecated: true, d: &creativeopsv1.Deprecation{Since: "15/01/2027"}, wantErr: `since "15/01/2027": want YYYY-MM-DD`},
+		{name: "bad sunset", deprecated: true, d: &creativeopsv1.Deprecation{Since: "2027-01-15", Sunset: "2027-13-01"}, wantErr: "sunset"},
+		{name: "plain link", deprecated: true, d: &creativeopsv1.Deprecation{Since: "2027-01-15", Link: "http://example.com"}, wantErr: "want an https URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := rpcrule.Describe(testMethod(t, tc.deprecated, tc.d))
+			if m.Deprecated != tc.deprecated {
+				t.Errorf("Deprecated = %v", m.Deprecated)
+			}
+			err := m.Check()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Check() = %v; want an error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Check() = %v", err)
+			}
+			if m.Deprecation != tc.want {
+				t.Fatalf("Deprecation = %+v; want %+v", m.Deprecation, tc.want)
+			}
+		})
+	}
+}
+
+func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+// testMethod builds a service with one method declaring the given
+// deprecation, over the real options.proto.
+func testMethod(t *testing.T, deprecated bool, d *creativeopsv1.Deprecation) (protoreflect.ServiceDescriptor, protoreflect.MethodDescriptor) {
+	t.Helper()
+	opts := &descriptorpb.MethodOptions{}
+	if deprecated {
+		opts.Deprecated = proto.Bool(true)
+	}
+	proto.SetExtension(opts, creativeopsv1.E_Rule, &creativeopsv1.MethodRule{Scope: auth.ScopeCreatorsRead, Deprecation: d})
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name:       proto.String("rpcrule_test.proto"),
+		Package:    proto.String("rpcruletest"),
+		Syntax:     proto.String("proto3"),
+		Dependency: []string{"google/protobuf/empty.proto"},
+		Service: []*descriptorpb.ServiceDescriptorProto{{
+			Name: proto.String("TestService"),
+			Method: []*descriptorpb.MethodDescriptorProto{{
+				Name: proto.String("Old"), InputType: proto.String(".google.protobuf.Empty"),
+				OutputType: proto.String(".google.protobuf.Empty"), Options: opts,
+			}},
+		}},
+	}, protoregistry.GlobalFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := fd.Services().Get(0)
+	return svc, svc.Methods().Get(0)
 }

@@ -8,6 +8,7 @@
 
 from typing import Any
 
+from ._version import __version__
 from .certificates import CertificateVerificationError, verify_certificate
 from .client import CallOptions, CreativeOps, RateLimitState, ResponseInfo, response_info
 from .errors import (
@@ -23,8 +24,6 @@ from .errors import (
     Unauthenticated,
 )
 from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
-
-__version__ = "0.1.0"
 
 __all__ = [
     "APIConnectionError",

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple,
                     TypedDict, Union, cast)
 
+from ._version import __version__
 from .certificates import verify_certificate
 from .errors import APIConnectionError, APITimeoutError, CreativeOpsError, from_response
 from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Webhook
@@ -155,7 +156,7 @@ class CreativeOps:
         timeout: float = 30.0,
         max_retries: int = 3,
         max_retry_wait: float = 30.0,
-        user_agent: str = "creativeops-python/0.1.0",
+        user_agent: str = "creativeops-python/" + __version__,
         on_request: Optional[RequestHook] = None,
         on_response: Optional[ResponseHook] = None,
         auto_idempotency_keys: bool = True,

@@ -8,6 +8,8 @@ import sys
 import pytest
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+with open(os.path.join(PACKAGE, "..", "..", "VERSION")) as f:
+    VERSION = f.read().strip()
 
 
 def test_pip_installs_it(tmp_path):
@@ -24,7 +26,7 @@ def test_pip_installs_it(tmp_path):
         [sys.executable, "-c", "import creativeops, sys; print(creativeops.__file__, creativeops.__version__)"],
         env={**os.environ, "PYTHONPATH": str(target)}, cwd=str(tmp_path), capture_output=True, text=True, check=True,
     )
-    assert out.stdout.startswith(str(target)) and out.stdout.strip().endswith("0.1.0")
+    assert out.stdout.startswith(str(target)) and out.stdout.strip().endswith(" " + VERSION)
     assert (target / "creativeops" / "py.typed").exists()
     # The gRPC stubs ship in the package (they import only with the grpc
     # extra), and the extra is declared.

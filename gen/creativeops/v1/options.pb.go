@@ -36,8 +36,12 @@ type MethodRule struct {
 	// of doing it (RunWorkflow with "async": true): 202. Unset for methods
 	// that never do.
 	AcceptedStatus int32 `protobuf:"varint,3,opt,name=accepted_status,json=acceptedStatus,proto3" json:"accepted_status,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Set on a deprecated method, beside option deprecated = true (which the
+	// generated clients mark): when it was deprecated and when it may stop
+	// working. See docs/versioning.md.
+	Deprecation   *Deprecation `protobuf:"bytes,4,opt,name=deprecation,proto3" json:"deprecation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MethodRule) Reset() {
@@ -91,6 +95,81 @@ func (x *MethodRule) GetAcceptedStatus() int32 {
 	return 0
 }
 
+func (x *MethodRule) GetDeprecation() *Deprecation {
+	if x != nil {
+		return x.Deprecation
+	}
+	return nil
+}
+
+// Deprecation dates a deprecated RPC. Every response of the method carries
+// a Deprecation header (RFC 9745) and, once a sunset is declared, a Sunset
+// header (RFC 8594), over REST, Connect and gRPC alike.
+type Deprecation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The day the deprecation was announced, "2027-01-15" (UTC).
+	Since string `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	// The first day the method may stop working, "2027-07-15" (UTC): six
+	// months or more after since. Unset until that day is decided.
+	Sunset string `protobuf:"bytes,2,opt,name=sunset,proto3" json:"sunset,omitempty"`
+	// An https page saying what to use instead, sent as a Link header with
+	// rel="deprecation".
+	Link          string `protobuf:"bytes,3,opt,name=link,proto3" json:"link,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Deprecation) Reset() {
+	*x = Deprecation{}
+	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Deprecation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Deprecation) ProtoMessage() {}
+
+func (x *Deprecation) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Deprecation.ProtoReflect.Descriptor instead.
+func (*Deprecation) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Deprecation) GetSince() string {
+	if x != nil {
+		return x.Since
+	}
+	return ""
+}
+
+func (x *Deprecation) GetSunset() string {
+	if x != nil {
+		return x.Sunset
+	}
+	return ""
+}
+
+func (x *Deprecation) GetLink() string {
+	if x != nil {
+		return x.Link
+	}
+	return ""
+}
+
 // Values declares the closed set of values a string field (or the items of
 // a repeated one) holds, where no buf.validate string.in rule does: on the
 // fields the API returns, which are not validated. A request field's
@@ -117,7 +196,7 @@ type Values struct {
 
 func (x *Values) Reset() {
 	*x = Values{}
-	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	mi := &file_creativeops_v1_options_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -129,7 +208,7 @@ func (x *Values) String() string {
 func (*Values) ProtoMessage() {}
 
 func (x *Values) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_options_proto_msgTypes[1]
+	mi := &file_creativeops_v1_options_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -142,7 +221,7 @@ func (x *Values) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Values.ProtoReflect.Descriptor instead.
 func (*Values) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{1}
+	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Values) GetIn() []string {
@@ -189,7 +268,7 @@ type EventType struct {
 
 func (x *EventType) Reset() {
 	*x = EventType{}
-	mi := &file_creativeops_v1_options_proto_msgTypes[2]
+	mi := &file_creativeops_v1_options_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -201,7 +280,7 @@ func (x *EventType) String() string {
 func (*EventType) ProtoMessage() {}
 
 func (x *EventType) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_options_proto_msgTypes[2]
+	mi := &file_creativeops_v1_options_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -214,7 +293,7 @@ func (x *EventType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventType.ProtoReflect.Descriptor instead.
 func (*EventType) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{2}
+	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EventType) GetType() string {
@@ -297,12 +376,17 @@ var File_creativeops_v1_options_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1ccreativeops/v1/options.proto\x12\x0ecreativeops.v1\x1a google/protobuf/descriptor.proto\"r\n" +
+	"\x1ccreativeops/v1/options.proto\x12\x0ecreativeops.v1\x1a google/protobuf/descriptor.proto\"\xb1\x01\n" +
 	"\n" +
 	"MethodRule\x12\x14\n" +
 	"\x05scope\x18\x01 \x01(\tR\x05scope\x12%\n" +
 	"\x0esuccess_status\x18\x02 \x01(\x05R\rsuccessStatus\x12'\n" +
-	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus\"j\n" +
+	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus\x12=\n" +
+	"\vdeprecation\x18\x04 \x01(\v2\x1b.creativeops.v1.DeprecationR\vdeprecation\"O\n" +
+	"\vDeprecation\x12\x14\n" +
+	"\x05since\x18\x01 \x01(\tR\x05since\x12\x16\n" +
+	"\x06sunset\x18\x02 \x01(\tR\x06sunset\x12\x12\n" +
+	"\x04link\x18\x03 \x01(\tR\x04link\"j\n" +
 	"\x06Values\x12\x0e\n" +
 	"\x02in\x18\x01 \x03(\tR\x02in\x12\x17\n" +
 	"\asame_as\x18\x02 \x01(\tR\x06sameAs\x12\x16\n" +
@@ -329,27 +413,29 @@ func file_creativeops_v1_options_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_options_proto_rawDescData
 }
 
-var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_creativeops_v1_options_proto_goTypes = []any{
 	(*MethodRule)(nil),                 // 0: creativeops.v1.MethodRule
-	(*Values)(nil),                     // 1: creativeops.v1.Values
-	(*EventType)(nil),                  // 2: creativeops.v1.EventType
-	(*descriptorpb.MethodOptions)(nil), // 3: google.protobuf.MethodOptions
-	(*descriptorpb.FieldOptions)(nil),  // 4: google.protobuf.FieldOptions
+	(*Deprecation)(nil),                // 1: creativeops.v1.Deprecation
+	(*Values)(nil),                     // 2: creativeops.v1.Values
+	(*EventType)(nil),                  // 3: creativeops.v1.EventType
+	(*descriptorpb.MethodOptions)(nil), // 4: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 5: google.protobuf.FieldOptions
 }
 var file_creativeops_v1_options_proto_depIdxs = []int32{
-	3, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
-	4, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
-	4, // 2: creativeops.v1.values:extendee -> google.protobuf.FieldOptions
-	4, // 3: creativeops.v1.event:extendee -> google.protobuf.FieldOptions
-	0, // 4: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
-	1, // 5: creativeops.v1.values:type_name -> creativeops.v1.Values
-	2, // 6: creativeops.v1.event:type_name -> creativeops.v1.EventType
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	4, // [4:7] is the sub-list for extension type_name
-	0, // [0:4] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1, // 0: creativeops.v1.MethodRule.deprecation:type_name -> creativeops.v1.Deprecation
+	4, // 1: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
+	5, // 2: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
+	5, // 3: creativeops.v1.values:extendee -> google.protobuf.FieldOptions
+	5, // 4: creativeops.v1.event:extendee -> google.protobuf.FieldOptions
+	0, // 5: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
+	2, // 6: creativeops.v1.values:type_name -> creativeops.v1.Values
+	3, // 7: creativeops.v1.event:type_name -> creativeops.v1.EventType
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	5, // [5:8] is the sub-list for extension type_name
+	1, // [1:5] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_options_proto_init() }
@@ -363,7 +449,7 @@ func file_creativeops_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_options_proto_rawDesc), len(file_creativeops_v1_options_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 4,
 			NumServices:   0,
 		},

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/options.proto.
  */
 export const file_creativeops_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJMCgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBSJKCgZWYWx1ZXMSCgoCaW4YASADKAkSDwoHc2FtZV9hcxgCIAEoCRIOCgZleGNlcHQYAyADKAkSEwoLZXZlbnRfdHlwZXMYBCABKAgiLgoJRXZlbnRUeXBlEgwKBHR5cGUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAk6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyGi5jcmVhdGl2ZW9wcy52MS5NZXRob2RSdWxlUgRydWxlOjsKCG51bGxhYmxlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjShgMgASgIUghudWxsYWJsZTpPCgZ2YWx1ZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNOGAyABKAsyFi5jcmVhdGl2ZW9wcy52MS5WYWx1ZXNSBnZhbHVlczpQCgVldmVudBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY1IYDIAEoCzIZLmNyZWF0aXZlb3BzLnYxLkV2ZW50VHlwZVIFZXZlbnRCRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJ+CgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBRIwCgtkZXByZWNhdGlvbhgEIAEoCzIbLmNyZWF0aXZlb3BzLnYxLkRlcHJlY2F0aW9uIjoKC0RlcHJlY2F0aW9uEg0KBXNpbmNlGAEgASgJEg4KBnN1bnNldBgCIAEoCRIMCgRsaW5rGAMgASgJIkoKBlZhbHVlcxIKCgJpbhgBIAMoCRIPCgdzYW1lX2FzGAIgASgJEg4KBmV4Y2VwdBgDIAMoCRITCgtldmVudF90eXBlcxgEIAEoCCIuCglFdmVudFR5cGUSDAoEdHlwZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCTpQCgRydWxlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIaLmNyZWF0aXZlb3BzLnYxLk1ldGhvZFJ1bGVSBHJ1bGU6OwoIbnVsbGFibGUSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNKGAyABKAhSCG51bGxhYmxlOk8KBnZhbHVlcxIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY04YDIAEoCzIWLmNyZWF0aXZlb3BzLnYxLlZhbHVlc1IGdmFsdWVzOlAKBWV2ZW50Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjUhgMgASgLMhkuY3JlYXRpdmVvcHMudjEuRXZlbnRUeXBlUgVldmVudEJFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * MethodRule is what the server needs to know about an RPC besides its HTTP
@@ -45,6 +45,15 @@ export type MethodRule = Message<"creativeops.v1.MethodRule"> & {
    * @generated from field: int32 accepted_status = 3;
    */
   acceptedStatus: number;
+
+  /**
+   * Set on a deprecated method, beside option deprecated = true (which the
+   * generated clients mark): when it was deprecated and when it may stop
+   * working. See docs/versioning.md.
+   *
+   * @generated from field: creativeops.v1.Deprecation deprecation = 4;
+   */
+  deprecation?: Deprecation | undefined;
 };
 
 /**
@@ -53,6 +62,45 @@ export type MethodRule = Message<"creativeops.v1.MethodRule"> & {
  */
 export const MethodRuleSchema: GenMessage<MethodRule> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_options, 0);
+
+/**
+ * Deprecation dates a deprecated RPC. Every response of the method carries
+ * a Deprecation header (RFC 9745) and, once a sunset is declared, a Sunset
+ * header (RFC 8594), over REST, Connect and gRPC alike.
+ *
+ * @generated from message creativeops.v1.Deprecation
+ */
+export type Deprecation = Message<"creativeops.v1.Deprecation"> & {
+  /**
+   * The day the deprecation was announced, "2027-01-15" (UTC).
+   *
+   * @generated from field: string since = 1;
+   */
+  since: string;
+
+  /**
+   * The first day the method may stop working, "2027-07-15" (UTC): six
+   * months or more after since. Unset until that day is decided.
+   *
+   * @generated from field: string sunset = 2;
+   */
+  sunset: string;
+
+  /**
+   * An https page saying what to use instead, sent as a Link header with
+   * rel="deprecation".
+   *
+   * @generated from field: string link = 3;
+   */
+  link: string;
+};
+
+/**
+ * Describes the message creativeops.v1.Deprecation.
+ * Use `create(DeprecationSchema)` to create a new message.
+ */
+export const DeprecationSchema: GenMessage<Deprecation> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_options, 1);
 
 /**
  * Values declares the closed set of values a string field (or the items of
@@ -103,7 +151,7 @@ export type Values = Message<"creativeops.v1.Values"> & {
  * Use `create(ValuesSchema)` to create a new message.
  */
 export const ValuesSchema: GenMessage<Values> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_options, 1);
+  messageDesc(file_creativeops_v1_options, 2);
 
 /**
  * EventType declares a webhook event type, on a field of
@@ -134,7 +182,7 @@ export type EventType = Message<"creativeops.v1.EventType"> & {
  * Use `create(EventTypeSchema)` to create a new message.
  */
 export const EventTypeSchema: GenMessage<EventType> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_options, 2);
+  messageDesc(file_creativeops_v1_options, 3);
 
 /**
  * The rule of a creativeops RPC; every RPC of the creativeops.v1 services

@@ -1,0 +1,5 @@
+package rpcrule
+
+// Describe reads a method's declarations as load does, for descriptors
+// the tests build.
+var Describe = describe
