@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestParse(t *testing.T) {
 		{File: "d.md", Line: 5, Lang: "sh", Code: "echo one\n"},
 		{File: "d.md", Line: 15, Lang: "python", Setup: "printf test > work.txt", Code: "print(open('work.txt').read())\n"},
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v\nwant %#v", got, want)
 	}
 }
@@ -50,6 +51,8 @@ func TestParseRefusesLostMarkers(t *testing.T) {
 		"no language":        "<!-- run -->\n```\necho\n```\n",
 		"unclosed block":     "<!-- run -->\n```sh\necho\n",
 		"two markers in row": "<!-- run -->\n<!-- run -->\n```sh\necho\n```\n",
+		"output, no sample":  "text\n\n<!-- output -->\n```text\nx\n```\n",
+		"output, no block":   "<!-- run -->\n```sh\necho\n```\n<!-- output -->\ntext\n",
 	} {
 		if _, err := Parse("d.md", []byte(src)); err == nil || !strings.Contains(err.Error(), "d.md:") {
 			t.Errorf("%s: got %v, want an error naming the line", name, err)
@@ -111,7 +114,7 @@ func fakeAPI(t *testing.T) *httptest.Server {
 			http.Error(w, `{"error":"unauthenticated"}`, http.StatusUnauthorized)
 		case r.Method == http.MethodPost:
 			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"id":%q}`+"\n", id)
+			fmt.Fprintf(w, `{"id":%q}`, id) // no final newline, as the API writes JSON
 		case r.URL.Path == "/v1/creators/"+id:
 			fmt.Fprintf(w, `{"id":%q,"name":"Nova"}`+"\n", id)
 		default:
@@ -161,7 +164,7 @@ func TestShellSession(t *testing.T) {
 			t.Fatal(r.Failure())
 		}
 	}
-	if !strings.Contains(results[0].Output, `"name":"Nova"`) || results[1].Output != "found\n" {
+	if !strings.HasPrefix(results[0].Output, `{"id":"cr_01kabcdefghjkmnpqrstvwxyz0"}`+"\n") || !strings.Contains(results[0].Output, `"name":"Nova"`) || results[1].Output != "found\n" {
 		t.Fatalf("outputs: %q, %q", results[0].Output, results[1].Output)
 	}
 }
@@ -201,5 +204,31 @@ func TestPythonProgram(t *testing.T) {
 	}
 	if out := results[0].Output; !strings.Contains(out, `File "d.md", line 15`) || !strings.Contains(out, "test co_live_k") {
 		t.Fatalf("output %q", out)
+	}
+}
+
+// An output block is output the sample must print: its lines in order,
+// "..." matching any text.
+func TestExpectedOutput(t *testing.T) {
+	needShell(t)
+	sample := "<!-- run -->\n```sh\nprintf 'a\\nsignature: 6Kho+0rp=\\nz\\n'\n```\n\n<!-- output -->\n```text\n"
+	for expect, ok := range map[string]bool{
+		"signature: 6Kho+0rp=\n":  true,
+		"a\nsignature: ...=\nz\n": true,
+		"signature: 6Kho+0rq=\n":  false, // another signature
+		"z\na\n":                  false, // out of order
+		"signature: 6Kho\n":       false, // a whole line, not a part
+	} {
+		samples, err := Parse("d.md", []byte(sample+expect+"```\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(samples[0].Expect) == 0 {
+			t.Fatalf("%q: no expected output parsed", expect)
+		}
+		results := RunDocument(context.Background(), Env{Dir: t.TempDir(), Values: Values{URL: "http://127.0.0.1:1"}}, samples)
+		if got := results[0].Err == nil; got != ok {
+			t.Errorf("expect %q: err %v, want ok=%v (output %q)", expect, results[0].Err, ok, results[0].Output)
+		}
 	}
 }

@@ -4,8 +4,9 @@
 //
 // A sample is runnable when the line before its fence is the HTML comment
 // <!-- run --> (invisible once rendered). <!-- run: COMMAND --> also runs
-// COMMAND with sh in the working directory first, for the files a sample
-// assumes the reader has (printf test > manuscript.pdf).
+// COMMAND with bash in the working directory first, for what a sample
+// assumes the reader has (printf test > manuscript.pdf). The next block
+// after a sample, when marked <!-- output -->, is output it must print.
 package docsamples
 
 import (
@@ -23,6 +24,9 @@ type Sample struct {
 	Lang  string // sh, python, js or ts
 	Setup string // the marker's command, run with sh before the sample
 	Code  string // the block's lines, each ending in a newline
+	// Expect is the <!-- output --> block's lines: each must match a line
+	// of the output, in order; "..." in one matches any text.
+	Expect []string
 }
 
 func (s Sample) String() string { return fmt.Sprintf("%s:%d (%s)", s.File, s.Line, s.Lang) }
@@ -36,8 +40,9 @@ var languages = map[string]string{
 }
 
 var (
-	marker = regexp.MustCompile(`^<!--\s*run(?:\s*:\s*(.*?))?\s*-->$`)
-	fence  = regexp.MustCompile("^(```+|~~~+)\\s*([^\\s`]*)")
+	marker       = regexp.MustCompile(`^<!--\s*run(?:\s*:\s*(.*?))?\s*-->$`)
+	outputMarker = regexp.MustCompile(`^<!--\s*output\s*-->$`)
+	fence        = regexp.MustCompile("^(```+|~~~+)\\s*([^\\s`]*)")
 )
 
 // Parse returns the runnable samples of a Markdown document. A marker that
@@ -60,6 +65,10 @@ func Parse(file string, src []byte) ([]Sample, error) {
 	}
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
+		if outputMarker.MatchString(line) {
+			// Taken with its sample below; here only when misplaced.
+			return nil, fmt.Errorf("%s:%d: output marker not on the block after a runnable sample", file, i+1)
+		}
 		if m := marker.FindStringSubmatch(line); m != nil {
 			if pending >= 0 {
 				return nil, fmt.Errorf("%s:%d: run marker not followed by a code block", file, pending+1)
@@ -97,8 +106,36 @@ func Parse(file string, src []byte) ([]Sample, error) {
 				code.WriteString(l)
 				code.WriteByte('\n')
 			}
-			out = append(out, Sample{File: file, Line: i + 2, Lang: lang, Setup: setup, Code: code.String()})
+			sample := Sample{File: file, Line: i + 2, Lang: lang, Setup: setup, Code: code.String()}
 			pending = -1
+			// An expected-output block: the marker and a fence after the
+			// sample, with at most prose between them (no other block).
+			j := end + 1
+			for j < len(lines) && !outputMarker.MatchString(strings.TrimSpace(lines[j])) &&
+				!marker.MatchString(strings.TrimSpace(lines[j])) && fence.FindStringSubmatch(strings.TrimSpace(lines[j])) == nil {
+				j++
+			}
+			if j < len(lines) && outputMarker.MatchString(strings.TrimSpace(lines[j])) {
+				if j+1 >= len(lines) || fence.FindStringSubmatch(strings.TrimSpace(lines[j+1])) == nil {
+					return nil, fmt.Errorf("%s:%d: output marker not followed by a code block", file, j+1)
+				}
+				open := fence.FindStringSubmatch(strings.TrimSpace(lines[j+1]))[1]
+				k := j + 2
+				for ; k < len(lines); k++ {
+					t := strings.TrimSpace(lines[k])
+					if strings.HasPrefix(t, open) && strings.Trim(t, open[:1]) == "" {
+						break
+					}
+					if t != "" {
+						sample.Expect = append(sample.Expect, t)
+					}
+				}
+				if k == len(lines) {
+					return nil, fmt.Errorf("%s:%d: code block is never closed", file, j+2)
+				}
+				end = k
+			}
+			out = append(out, sample)
 		}
 		i = end
 	}

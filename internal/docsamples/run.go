@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type Result struct {
 
 // Failure describes a failed sample for a test's message.
 func (r Result) Failure() string {
+	if r.Sample.Lang != "sh" { // a program: its error names the document's line
+		return fmt.Sprintf("%s: %v\n--- output\n%s", r.Sample.File, r.Err, r.Output)
+	}
 	return fmt.Sprintf("%s: %v\n--- sample\n%s--- output\n%s", r.Sample, r.Err, r.Sample.Code, r.Output)
 }
 
@@ -71,9 +75,11 @@ func RunDocument(ctx context.Context, env Env, samples []Sample) []Result {
 	}()
 	for i, s := range samples {
 		if s.Setup != "" {
-			if out, err := runSetup(ctx, env, s.Setup); err != nil {
+			out, err := runSetup(ctx, env, s.Setup)
+			if err != nil {
 				return append(results, Result{Sample: s, Output: out, Err: fmt.Errorf("setup %q: %w", s.Setup, err)})
 			}
+			env.Values.Record(out)
 		}
 		var r Result
 		switch {
@@ -95,6 +101,9 @@ func RunDocument(ctx context.Context, env Env, samples []Sample) []Result {
 				}
 			}
 			r = runProgram(ctx, env, group)
+		}
+		if r.Err == nil && r.Skipped == "" {
+			r.Err = checkOutput(s.Expect, r.Output)
 		}
 		results = append(results, r)
 		if r.Err != nil {
@@ -122,8 +131,14 @@ func (env Env) environ() []string {
 	return e
 }
 
+// runSetup runs a marker's command, placeholders put in place, with curl
+// failing on HTTP errors as in samples.
 func runSetup(ctx context.Context, env Env, script string) (string, error) {
-	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	script, err := env.Values.Substitute("sh", script)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "bash", "-c", prelude+script)
 	cmd.Dir, cmd.Env = env.Dir, env.environ()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -239,7 +254,12 @@ func (s *session) await(ctx context.Context, timeout time.Duration, token string
 				<-s.exited
 				return out.String(), errExited
 			}
-			if line == token {
+			// Output without a final newline (an API's JSON) shares its
+			// last line with the marker.
+			if before, ok := strings.CutSuffix(line, token); ok {
+				if before != "" {
+					out.WriteString(before + "\n")
+				}
 				return out.String(), nil
 			}
 			out.WriteString(line)
@@ -403,4 +423,26 @@ func linkClient(env Env) error {
 		return err
 	}
 	return os.Symlink(abs, link)
+}
+
+// checkOutput matches the expected lines, in order, against the output's
+// lines, "..." standing for any text.
+func checkOutput(expect []string, output string) error {
+	lines := strings.Split(output, "\n")
+	at := 0
+	for _, e := range expect {
+		parts := strings.Split(e, "...")
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		re := regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+		for at < len(lines) && !re.MatchString(strings.TrimSpace(lines[at])) {
+			at++
+		}
+		if at == len(lines) {
+			return fmt.Errorf("the output has no line %q (after the lines matched before it)", e)
+		}
+		at++
+	}
+	return nil
 }
