@@ -20,7 +20,7 @@ VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 endif
 LDFLAGS   := -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
 
-.PHONY: image check-image release test-docs test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: image check-image release test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -123,6 +123,7 @@ test-long:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 -timeout 30m $(LONG_PKGS)
 
 ## test-docs: run the documentation's runnable samples (<!-- run --> blocks) against live servers (needs bash, curl, jq, openssl, python3, Node.js and npm)
+.PHONY: test-docs
 test-docs: build
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build
 	CREATIVEOPS_TEST_BINARY=$(CURDIR)/bin/creativeops $(GO) test -count=1 ./docs
