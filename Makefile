@@ -120,16 +120,23 @@ lint-openapi:
 # The suites that start clusters of servers and hold them under load for
 # minutes (bench/cluster: failure, soak, cleanup; bench/isolation): CI
 # runs them (make test-long); a contributor need not before every commit.
-# make test leaves out the same packages.
+# make test leaves out the same packages, and ./docs, whose samples need the
+# built TypeScript client (make test-docs).
 LONG_PKGS := ./bench/cluster ./bench/isolation
 
 ## test: the tests to run before every commit: every package but the long suites (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:
-	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 $$($(GO) list ./... | grep -Ev '/bench/(cluster|isolation)$$')
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 $$($(GO) list ./... | grep -Ev '/bench/(cluster|isolation)$$|/docs$$')
 
 ## test-long: the long suites left out of make test (clusters, failure, soak, isolation; several minutes), which CI runs too
 test-long:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 -timeout 30m $(LONG_PKGS)
+
+## test-docs: run the documentation's runnable samples (<!-- run --> blocks) against live servers (needs bash, curl, jq, openssl, python3, Node.js and npm)
+.PHONY: test-docs
+test-docs: build
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build
+	CREATIVEOPS_TEST_BINARY=$(CURDIR)/bin/creativeops $(GO) test -count=1 ./docs
 
 ## check-deploy: lint the Helm chart and decode what it renders strictly (deploy/helm/check), verify the systemd unit
 check-deploy: build
