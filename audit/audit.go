@@ -97,6 +97,9 @@ const (
 	OAuthClientRotated Action = "oauth_client.rotated"
 	// OAuthClientDeleted: an OAuth client was revoked, and its tokens with it.
 	OAuthClientDeleted Action = "oauth_client.deleted"
+	// PlanDeleted: a tracked plan was deleted (its reminders and its
+	// calendar feed end with it).
+	PlanDeleted Action = "plan.deleted"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -106,6 +109,7 @@ var Actions = []Action{
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
 	SessionCreated, SessionEnded,
 	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,
+	PlanDeleted,
 }
 
 // Valid reports whether a is one of Actions.
@@ -124,6 +128,7 @@ const (
 	TargetIPLog        = "ip_log"
 	TargetInstallation = "installation"
 	TargetSession      = "session"
+	TargetPlan         = "plan"
 )
 
 // Transports an Origin names.

@@ -7640,6 +7640,9 @@ type JobMutation struct {
 	async           *bool
 	started_at      *time.Time
 	completed_at    *time.Time
+	track           *bool
+	creator_id      *string
+	plan_id         *string
 	clearedFields   map[string]struct{}
 	done            bool
 	oldValue        func(context.Context) (*Job, error)
@@ -8529,6 +8532,114 @@ func (m *JobMutation) ResetCompletedAt() {
 	delete(m.clearedFields, job.FieldCompletedAt)
 }
 
+// SetTrack sets the "track" field.
+func (m *JobMutation) SetTrack(b bool) {
+	m.track = &b
+}
+
+// Track returns the value of the "track" field in the mutation.
+func (m *JobMutation) Track() (r bool, exists bool) {
+	v := m.track
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrack returns the old "track" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldTrack(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrack is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrack requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrack: %w", err)
+	}
+	return oldValue.Track, nil
+}
+
+// ResetTrack resets all changes to the "track" field.
+func (m *JobMutation) ResetTrack() {
+	m.track = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *JobMutation) SetCreatorID(s string) {
+	m.creator_id = &s
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *JobMutation) CreatorID() (r string, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCreatorID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *JobMutation) ResetCreatorID() {
+	m.creator_id = nil
+}
+
+// SetPlanID sets the "plan_id" field.
+func (m *JobMutation) SetPlanID(s string) {
+	m.plan_id = &s
+}
+
+// PlanID returns the value of the "plan_id" field in the mutation.
+func (m *JobMutation) PlanID() (r string, exists bool) {
+	v := m.plan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlanID returns the old "plan_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPlanID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlanID: %w", err)
+	}
+	return oldValue.PlanID, nil
+}
+
+// ResetPlanID resets all changes to the "plan_id" field.
+func (m *JobMutation) ResetPlanID() {
+	m.plan_id = nil
+}
+
 // Where appends a list predicates to the JobMutation builder.
 func (m *JobMutation) Where(ps ...predicate.Job) {
 	m.predicates = append(m.predicates, ps...)
@@ -8563,7 +8674,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, job.FieldCreatedAt)
 	}
@@ -8618,6 +8729,15 @@ func (m *JobMutation) Fields() []string {
 	if m.completed_at != nil {
 		fields = append(fields, job.FieldCompletedAt)
 	}
+	if m.track != nil {
+		fields = append(fields, job.FieldTrack)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, job.FieldCreatorID)
+	}
+	if m.plan_id != nil {
+		fields = append(fields, job.FieldPlanID)
+	}
 	return fields
 }
 
@@ -8662,6 +8782,12 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.StartedAt()
 	case job.FieldCompletedAt:
 		return m.CompletedAt()
+	case job.FieldTrack:
+		return m.Track()
+	case job.FieldCreatorID:
+		return m.CreatorID()
+	case job.FieldPlanID:
+		return m.PlanID()
 	}
 	return nil, false
 }
@@ -8707,6 +8833,12 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldStartedAt(ctx)
 	case job.FieldCompletedAt:
 		return m.OldCompletedAt(ctx)
+	case job.FieldTrack:
+		return m.OldTrack(ctx)
+	case job.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case job.FieldPlanID:
+		return m.OldPlanID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Job field %s", name)
 }
@@ -8841,6 +8973,27 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCompletedAt(v)
+		return nil
+	case job.FieldTrack:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrack(v)
+		return nil
+	case job.FieldCreatorID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case job.FieldPlanID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlanID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
@@ -9016,6 +9169,15 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldCompletedAt:
 		m.ResetCompletedAt()
+		return nil
+	case job.FieldTrack:
+		m.ResetTrack()
+		return nil
+	case job.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case job.FieldPlanID:
+		m.ResetPlanID()
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)

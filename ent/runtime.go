@@ -367,6 +367,18 @@ func init() {
 	jobDescAsync := jobFields[13].Descriptor()
 	// job.DefaultAsync holds the default value on creation for the async field.
 	job.DefaultAsync = jobDescAsync.Default.(bool)
+	// jobDescTrack is the schema descriptor for track field.
+	jobDescTrack := jobFields[16].Descriptor()
+	// job.DefaultTrack holds the default value on creation for the track field.
+	job.DefaultTrack = jobDescTrack.Default.(bool)
+	// jobDescCreatorID is the schema descriptor for creator_id field.
+	jobDescCreatorID := jobFields[17].Descriptor()
+	// job.DefaultCreatorID holds the default value on creation for the creator_id field.
+	job.DefaultCreatorID = jobDescCreatorID.Default.(string)
+	// jobDescPlanID is the schema descriptor for plan_id field.
+	jobDescPlanID := jobFields[18].Descriptor()
+	// job.DefaultPlanID holds the default value on creation for the plan_id field.
+	job.DefaultPlanID = jobDescPlanID.Default.(string)
 	// jobDescID is the schema descriptor for id field.
 	jobDescID := jobMixinFields0[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.

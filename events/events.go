@@ -25,6 +25,12 @@ const (
 	IPRegistered   = "ip.registered"
 	CreatorCreated = "creator.created"
 	WebhookTest    = "webhook.test"
+
+	// Plans (package plans): a milestone's reminder before or on its
+	// day, its reminder once its day passed, and a new revision.
+	PlanMilestoneDue     = "plan.milestone.due"
+	PlanMilestoneOverdue = "plan.milestone.overdue"
+	PlanReplanned        = "plan.replanned"
 )
 
 // FanOut is called inside the emitting transaction with the events it just

@@ -83,6 +83,8 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 		Workflow:       req.GetWorkflow(),
 		Context:        req.GetContext().AsMap(),
 		Async:          req.GetAsync(),
+		Track:          req.GetTrack(),
+		CreatorID:      req.GetCreatorId(),
 	})
 	if err != nil {
 		return nil, err

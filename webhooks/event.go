@@ -12,11 +12,14 @@ import (
 
 // Event types customers can subscribe to.
 const (
-	EventEngineJobCompleted = "engine.job.completed"
-	EventEngineJobFailed    = "engine.job.failed"
-	EventIPRegistered       = "ip.registered"
-	EventCreatorCreated     = "creator.created"
-	EventWebhookTest        = "webhook.test"
+	EventEngineJobCompleted   = "engine.job.completed"
+	EventEngineJobFailed      = "engine.job.failed"
+	EventIPRegistered         = "ip.registered"
+	EventCreatorCreated       = "creator.created"
+	EventWebhookTest          = "webhook.test"
+	EventPlanMilestoneDue     = "plan.milestone.due"
+	EventPlanMilestoneOverdue = "plan.milestone.overdue"
+	EventPlanReplanned        = "plan.replanned"
 
 	// EventWildcard subscribes to every event type, including ones added
 	// later, which is what customers who say "send me everything" expect.
@@ -32,6 +35,9 @@ func EventTypes() []string {
 		EventIPRegistered,
 		EventCreatorCreated,
 		EventWebhookTest,
+		EventPlanMilestoneDue,
+		EventPlanMilestoneOverdue,
+		EventPlanReplanned,
 	}
 }
 

@@ -321,6 +321,9 @@ var (
 		{Name: "async", Type: field.TypeBool, Default: false},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "track", Type: field.TypeBool, Default: false},
+		{Name: "creator_id", Type: field.TypeString, Default: ""},
+		{Name: "plan_id", Type: field.TypeString, Default: ""},
 	}
 	// JobsTable holds the schema information for the "jobs" table.
 	JobsTable = &schema.Table{

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -63,7 +62,15 @@ func finish(src []byte) ([]byte, error) {
 	if err := describeSchemas(schemas); err != nil {
 		return nil, err
 	}
-	maps.Copy(schemas, planSchemas())
+	// The result's schemas are written by hand; one named like a proto
+	// message would silently replace the message's (PlansService's
+	// PlanMilestone once took the timeline milestone's).
+	for name, schema := range planSchemas() {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("the job result schema %s has the name of a proto message", name)
+		}
+		schemas[name] = schema
+	}
 	schemas["Error"] = errorSchema()
 	components["responses"] = errorResponses()
 	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...) sent as Authorization: Bearer <key>."}}

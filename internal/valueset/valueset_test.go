@@ -51,7 +51,8 @@ func TestDomainConstantsMatchTheProtos(t *testing.T) {
 	}
 	// The events package and the webhooks package name the event types
 	// each; both must be the set subscriptions accept.
-	if !sameSet(eventTypes, []string{events.JobCompleted, events.JobFailed, events.IPRegistered, events.CreatorCreated, events.WebhookTest}) {
+	if !sameSet(eventTypes, []string{events.JobCompleted, events.JobFailed, events.IPRegistered, events.CreatorCreated, events.WebhookTest,
+		events.PlanMilestoneDue, events.PlanMilestoneOverdue, events.PlanReplanned}) {
 		t.Errorf("webhooks.EventTypes() %q differs from the events package's constants", eventTypes)
 	}
 }

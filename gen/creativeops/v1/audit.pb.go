@@ -390,13 +390,13 @@ const file_creativeops_v1_audit_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x1a:\n" +
 	"\fDetailsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf7\x03\n" +
 	"\x16ListAuditEventsRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\x12\xe3\x01\n" +
-	"\x06action\x18\x03 \x01(\tB\xca\x01\xbaH\xc6\x01r\xc3\x01R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\x06action\x12\x1e\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\xf1\x01\n" +
+	"\x06action\x18\x03 \x01(\tB\xd8\x01\xbaH\xd4\x01r\xd1\x01R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\fplan.deletedR\x06action\x12\x1e\n" +
 	"\x05actor\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x05actor\x12%\n" +
 	"\ttarget_id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\btargetId\x12.\n" +
 	"\x04from\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
