@@ -82,6 +82,21 @@ func TestTrackedRunCreator(t *testing.T) {
 	}
 }
 
+// A tracked run creates a plan: its key needs plans:write beside
+// engine:run.
+func TestTrackNeedsPlansWrite(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	runner := s.NewKey(t, "acme", "engine:run")
+	body := map[string]any{"vertical": "music", "workflow": "release-strategy", "context": planContext(), "track": true}
+	if r := s.Do(t, "POST", "/v1/engine/run", runner, body); r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), "plans:write") {
+		t.Errorf("tracked run without plans:write: %d %s", r.Status, r.Body)
+	}
+	both := s.NewKey(t, "acme", "engine:run", "plans:write")
+	if r := s.Do(t, "POST", "/v1/engine/run", both, body); r.Status != http.StatusOK || r.JSON["plan_id"] == "" {
+		t.Errorf("tracked run with plans:write: %d %s", r.Status, r.Body)
+	}
+}
+
 // A plan is completed once no milestone is pending, active again when
 // one is reopened.
 func TestPlanStateFollowsMilestones(t *testing.T) {
