@@ -105,7 +105,7 @@ func (s *Service) Scan(ctx context.Context, log *slog.Logger) (Scanned, error) {
 // current revision was made before today and which has a pending
 // deliverable dated before today. A plan whose re-plan fails (its context
 // no longer passes the workflow's checks, say) is logged and left as it
-// is; the next scan tries again.
+// is; every later scan tries again (docs/plans.md says how to stop it).
 func (s *Service) autoReplan(ctx context.Context, now time.Time, log *slog.Logger) (int, error) {
 	// Dates are compared as text (YYYY-MM-DD); UTC's tomorrow bounds every
 	// zone's today.
