@@ -60,6 +60,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/arran4/golang-ical v0.3.4
+
 require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect
 	cel.dev/cel-go v0.32.0 // indirect
