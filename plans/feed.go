@@ -150,25 +150,46 @@ func (f *Feeds) Revoke(ctx context.Context, orgID, planID string) error {
 	})
 }
 
-// Plan returns a plan of the organization, for a caller with API
-// credentials.
-func (f *Feeds) Plan(ctx context.Context, orgID, planID string) (*ent.Plan, error) {
+// FeedPlan is a plan whose calendar a request may read.
+type FeedPlan struct {
+	ID             string
+	OrganizationID string
+	// TokenHash is the hash of the feed token that opened the plan (its
+	// rate limit is that token's); empty when API credentials did.
+	TokenHash string
+	// FeedActive reports whether the plan has a feed URL.
+	FeedActive bool
+
+	plan *ent.Plan
+}
+
+func feedPlan(p *ent.Plan, tokenHash string) *FeedPlan {
+	return &FeedPlan{ID: p.ID, OrganizationID: p.OrganizationID, TokenHash: tokenHash, FeedActive: p.FeedTokenHash != "", plan: p}
+}
+
+// ByOrganization returns a plan of the organization, for a caller with
+// API credentials; another organization's plan is NotFound.
+func (f *Feeds) ByOrganization(ctx context.Context, orgID, planID string) (*FeedPlan, error) {
 	p, err := f.store.Read.Plan.Query().Where(plan.ID(planID), plan.OrganizationID(orgID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierror.NotFound("plan", planID)
 	}
-	return p, err
+	if err != nil {
+		return nil, err
+	}
+	return feedPlan(p, ""), nil
 }
 
-// PlanByToken returns the plan whose feed token is token, when it is the
-// plan the request names: a token opens its own plan's calendar only, and
-// every way of not matching (no such token, a revoked or replaced one,
-// another plan's, a deleted plan) is the same NotFound.
-func (f *Feeds) PlanByToken(ctx context.Context, planID, token string) (*ent.Plan, error) {
+// ByToken returns the plan whose feed token is token, when it is the plan
+// the request names: a token opens its own plan's calendar only, and every
+// way of not matching (no such token, a revoked or replaced one, another
+// plan's, a deleted plan) is the same NotFound.
+func (f *Feeds) ByToken(ctx context.Context, planID, token string) (*FeedPlan, error) {
 	if !wellFormedFeedToken(token) {
 		return nil, apierror.NotFound("plan", planID)
 	}
-	p, err := f.store.Read.Plan.Query().Where(plan.FeedTokenHash(HashFeedToken(token))).Only(ctx)
+	hash := HashFeedToken(token)
+	p, err := f.store.Read.Plan.Query().Where(plan.FeedTokenHash(hash)).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, apierror.NotFound("plan", planID)
@@ -177,11 +198,12 @@ func (f *Feeds) PlanByToken(ctx context.Context, planID, token string) (*ent.Pla
 	case p.ID != planID:
 		return nil, apierror.NotFound("plan", planID)
 	}
-	return p, nil
+	return feedPlan(p, hash), nil
 }
 
 // Calendar renders the plan's calendar (see Calendar).
-func (f *Feeds) Calendar(ctx context.Context, p *ent.Plan) ([]byte, error) {
+func (f *Feeds) Calendar(ctx context.Context, fp *FeedPlan) ([]byte, error) {
+	p := fp.plan
 	ms, err := f.store.Read.PlanMilestone.Query().
 		Where(planmilestone.PlanID(p.ID), planmilestone.Current(true)).
 		Order(ent.Asc(planmilestone.FieldPosition), ent.Asc(planmilestone.FieldKey)).

@@ -39,6 +39,7 @@ import (
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/oauth"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
@@ -74,6 +75,7 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
+	planFeeds   *plans.Feeds
 	bodies      *edge.Bodies // request bodies held in memory at once
 
 	grpc     *grpc.Server
@@ -251,6 +253,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
 	s.idempotency = idempotency.NewStore(store)
+	s.planFeeds = plans.NewFeeds(store, cfg.PublicURL)
 
 	// Background work that needs no listener: usage flushes and clean-up.
 	if s.flusher != nil {
@@ -292,6 +295,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
 		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
+		creativeopsv1.RegisterPlansServiceServer(reg, &plansService{feeds: s.planFeeds})
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -412,6 +416,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAuditServiceHandlerClient(ctx, m, creativeopsv1.NewAuditServiceClient(c))
 		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterPlansServiceHandlerClient(ctx, m, creativeopsv1.NewPlansServiceClient(c))
+		},
 	} {
 		if err := register(ctx, gw, conn); err != nil {
 			return nil, err
@@ -439,6 +446,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)
+	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
