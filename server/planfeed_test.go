@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
 )
 
 // newPlanRow stores a tracked plan with three milestones directly, as the
@@ -215,6 +216,7 @@ func TestPlanFeedToken(t *testing.T) {
 			}
 
 			// Another organization can neither make nor revoke the feed.
+			last := createFeed(t, s, s.AdminKey, other)
 			globex := s.NewKey(t, "globex", auth.ScopeAll)
 			if r := s.Do(t, "POST", "/v1/plans/"+other+":createFeed", globex, map[string]any{}); r.Status != http.StatusNotFound {
 				t.Errorf("createFeed on another organization's plan: %d, want 404", r.Status)
@@ -222,9 +224,11 @@ func TestPlanFeedToken(t *testing.T) {
 			if r := s.Do(t, "POST", "/v1/plans/"+other+":revokeFeed", globex, map[string]any{}); r.Status != http.StatusNotFound {
 				t.Errorf("revokeFeed on another organization's plan: %d, want 404", r.Status)
 			}
+			if r := get(t, s, last); r.Status != http.StatusOK {
+				t.Errorf("the feed after another organization tried to revoke it: %d, want 200", r.Status)
+			}
 
 			// A deleted plan's feed is gone with it.
-			last := createFeed(t, s, s.AdminKey, other)
 			if err := s.Store.Ent.Plan.DeleteOneID(other).Exec(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -241,6 +245,14 @@ func TestPlanFeedToken(t *testing.T) {
 				}
 				if strings.Contains(string(r.Body), "pft_") {
 					t.Errorf("the audit log holds a feed token: %s", r.Body)
+				}
+				if action == "plan_feed.created" {
+					// Newest first: the second feed of the first plan
+					// replaced its first.
+					details, _ := events[1].(map[string]any)["details"].(map[string]any)
+					if details["replaced"] != "true" {
+						t.Errorf("the entry of a replaced feed does not say so: %v", events[1])
+					}
 				}
 			}
 		})
@@ -276,5 +288,21 @@ func TestPlanFeedRateLimitPerToken(t *testing.T) {
 	}
 	if r := get(t, s, quiet); r.Status != http.StatusOK {
 		t.Errorf("another feed URL: %d, want 200 (limits are per token)", r.Status)
+	}
+}
+
+// With API credentials the feed spends the key's budget, like any call.
+func TestPlanCalendarSpendsTheKeysRateLimit(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
+		c.RateLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 2}
+	}})
+	path := "/v1/plans/" + newPlanRow(t, s, s.OrgID) + "/calendar.ics"
+	for i := range 2 {
+		if r := s.Do(t, "GET", path, s.AdminKey, nil); r.Status != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	if r := s.Do(t, "GET", path, s.AdminKey, nil); r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Errorf("past the key's burst: %d, Retry-After %q, want 429 with Retry-After", r.Status, r.Header.Get("Retry-After"))
 	}
 }
