@@ -15,6 +15,7 @@ import (
 type plansService struct {
 	creativeopsv1.UnimplementedPlansServiceServer
 	plans *plans.Service
+	feeds *plans.Feeds
 }
 
 func (s *plansService) CreatePlan(ctx context.Context, req *creativeopsv1.CreatePlanRequest) (*creativeopsv1.Plan, error) {

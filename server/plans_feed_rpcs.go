@@ -3,20 +3,27 @@ package server
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 )
 
-// The calendar feed's RPCs (POST /v1/plans/{id}:createFeed and
-// :revokeFeed) are built with the feed itself (the calendar.ics route and
-// its token); until then they answer UNIMPLEMENTED.
-
-func (s *plansService) CreatePlanFeed(context.Context, *creativeopsv1.CreatePlanFeedRequest) (*creativeopsv1.PlanFeed, error) {
-	return nil, status.Error(codes.Unimplemented, "plan calendar feeds are not available in this version")
+// CreatePlanFeed makes the plan's secret calendar feed URL, replacing any
+// earlier one. The URL is in this response only: PlanFeed.url is
+// debug_redact, so an idempotent replay does not hand it out again.
+func (s *plansService) CreatePlanFeed(ctx context.Context, req *creativeopsv1.CreatePlanFeedRequest) (*creativeopsv1.PlanFeed, error) {
+	f, err := s.feeds.Create(ctx, principal(ctx).OrganizationID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &creativeopsv1.PlanFeed{Url: f.URL, CreatedAt: timestamppb.New(f.CreatedAt)}, nil
 }
 
-func (s *plansService) RevokePlanFeed(context.Context, *creativeopsv1.RevokePlanFeedRequest) (*creativeopsv1.Plan, error) {
-	return nil, status.Error(codes.Unimplemented, "plan calendar feeds are not available in this version")
+// RevokePlanFeed revokes the plan's feed URL and returns the plan, its
+// feed_active now false.
+func (s *plansService) RevokePlanFeed(ctx context.Context, req *creativeopsv1.RevokePlanFeedRequest) (*creativeopsv1.Plan, error) {
+	if err := s.feeds.Revoke(ctx, principal(ctx).OrganizationID, req.GetId()); err != nil {
+		return nil, err
+	}
+	return s.GetPlan(ctx, &creativeopsv1.GetPlanRequest{Id: req.GetId()})
 }

@@ -77,6 +77,7 @@ type Server struct {
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
+	planFeeds   *plans.Feeds
 	bodies      *edge.Bodies // request bodies held in memory at once
 
 	grpc     *grpc.Server
@@ -256,6 +257,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
 	s.idempotency = idempotency.NewStore(store)
+	s.planFeeds = plans.NewFeeds(store, cfg.PublicURL)
 
 	// Background work that needs no listener: usage flushes and clean-up.
 	if s.flusher != nil {
@@ -297,7 +299,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
 		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
-		creativeopsv1.RegisterPlansServiceServer(reg, &plansService{plans: s.plans})
+		creativeopsv1.RegisterPlansServiceServer(reg, &plansService{plans: s.plans, feeds: s.planFeeds})
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -454,6 +456,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)
+	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin

@@ -627,12 +627,27 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 		{
 			name: "create plan feed", key: e.AdminKey, method: "/creativeops.v1.PlansService/CreatePlanFeed", resp: msg(&creativeopsv1.PlanFeed{}),
 			req: &creativeopsv1.CreatePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":createFeed", body: map[string]any{},
-			wantHTTP: http.StatusNotImplemented, wantCode: codes.Unimplemented,
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if u, _ := b["url"].(string); !strings.Contains(u, "/v1/plans/"+fx.planID+"/calendar.ics?token=pft_") {
+					t.Errorf("feed URL: %v", b)
+				}
+			},
+		},
+		{
+			name: "create a feed of another organization's plan", key: e.otherOrg, method: "/creativeops.v1.PlansService/CreatePlanFeed", resp: msg(&creativeopsv1.PlanFeed{}),
+			req: &creativeopsv1.CreatePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":createFeed", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
 		},
 		{
 			name: "revoke plan feed", key: e.AdminKey, method: "/creativeops.v1.PlansService/RevokePlanFeed", resp: msg(&creativeopsv1.Plan{}),
 			req: &creativeopsv1.RevokePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":revokeFeed", body: map[string]any{},
-			wantHTTP: http.StatusNotImplemented, wantCode: codes.Unimplemented,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["feed_active"] != false || b["id"] != fx.planID {
+					t.Errorf("revoked plan: %v", b)
+				}
+			},
 		},
 		{
 			name: "delete a plan of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/DeletePlan", resp: msg(&emptypb.Empty{}),

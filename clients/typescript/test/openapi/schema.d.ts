@@ -586,6 +586,26 @@ export interface paths {
         patch: operations["PlansService_UpdatePlan"];
         trace?: never;
     };
+    "/v1/plans/{id}/calendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A plan's calendar feed
+         * @description The plan's current milestones as an iCalendar document (RFC 5545): one all-day event per milestone, with a UID that is the same in every revision and a SEQUENCE raised when a re-plan moves it. Authenticated like the API (scope plans:read), or with no credentials at all through the plan's secret feed URL (POST /v1/plans/{id}:createFeed), which adds ?token=. Polled by calendar apps: answers If-None-Match with 304. See docs/plans.md.
+         */
+        get: operations["PlansService_GetPlanCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plans/{id}/milestones/{key}:complete": {
         parameters: {
             query?: never;
@@ -844,7 +864,9 @@ export interface components {
              * @description key.created, key.rotated, key.revoked, webhook.created,
              *      webhook.deleted, organization.created, session.created (a key signed
              *      in to the developer dashboard), session.ended (signed out),
-             *      oauth_client.created, oauth_client.rotated or oauth_client.deleted.
+             *      oauth_client.created, oauth_client.rotated, oauth_client.deleted,
+             *      plan_feed.created (a plan's calendar feed URL was made) or
+             *      plan_feed.revoked.
              */
             action: string;
             /**
@@ -863,7 +885,7 @@ export interface components {
             organization_id: string;
             origin: components["schemas"]["AuditOrigin"];
             target_id: string;
-            /** @description api_key, webhook, organization, session or oauth_client. */
+            /** @description api_key, webhook, organization, session, oauth_client or plan. */
             target_type: string;
         };
         /** @description Where a change came from. */
@@ -1934,7 +1956,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of this action. */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
                 /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
                 actor?: string;
                 /** @description Only changes to this resource (a key or webhook id). */
@@ -4380,6 +4402,58 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_GetPlanCalendar: {
+        parameters: {
+            query?: {
+                /** @description The feed token of the plan's feed URL ("pft_…"); when present it alone decides, and a token that is not this plan's current one answers 404. */
+                token?: string;
+            };
+            header?: {
+                /** @description An ETag of an earlier response: 304 when the calendar is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The plan ("plan_…"). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar. */
+            200: {
+                headers: {
+                    /** @description The document's entity tag. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Not modified: the calendar is the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
