@@ -13,6 +13,7 @@ require (
 	connectrpc.com/vanguard v0.4.0
 	entgo.io/ent v0.14.5
 	github.com/XSAM/otelsql v0.44.0
+	github.com/arran4/golang-ical v0.3.4
 	github.com/bojanz/currency v1.4.2
 	github.com/digitorus/pkcs7 v0.0.0-20230818184609-3a137a874352
 	github.com/digitorus/timestamp v0.0.0-20231217203849-220c5c2851b7

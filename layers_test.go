@@ -28,6 +28,7 @@ var layer = map[string]string{
 	"ipreg":               "domain",
 	"oauth":               "domain",
 	"jobs":                "domain",
+	"plans":               "domain",
 	"ratelimit":           "domain",
 	"webhooks":            "domain",
 	"apierror":            "shared",

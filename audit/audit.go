@@ -97,6 +97,14 @@ const (
 	OAuthClientRotated Action = "oauth_client.rotated"
 	// OAuthClientDeleted: an OAuth client was revoked, and its tokens with it.
 	OAuthClientDeleted Action = "oauth_client.deleted"
+	// PlanDeleted: a tracked plan was deleted (its reminders and its
+	// calendar feed end with it).
+	PlanDeleted Action = "plan.deleted"
+	// PlanFeedCreated: a plan's secret calendar feed URL was made (detail
+	// replaced=true when it replaced an earlier one, which stopped working).
+	PlanFeedCreated Action = "plan_feed.created"
+	// PlanFeedRevoked: a plan's calendar feed URL was revoked.
+	PlanFeedRevoked Action = "plan_feed.revoked"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -106,6 +114,7 @@ var Actions = []Action{
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
 	SessionCreated, SessionEnded,
 	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,
+	PlanDeleted, PlanFeedCreated, PlanFeedRevoked,
 }
 
 // Valid reports whether a is one of Actions.
@@ -124,6 +133,7 @@ const (
 	TargetIPLog        = "ip_log"
 	TargetInstallation = "installation"
 	TargetSession      = "session"
+	TargetPlan         = "plan"
 )
 
 // Transports an Origin names.
@@ -222,8 +232,8 @@ const (
 var secretWords = []string{"secret", "password", "passwd", "token", "hash", "private", "credential", "sealed", "master_key", "api_key"}
 
 // secretPrefixes start the service's own secrets: API keys, webhook
-// signing secrets and OAuth client secrets.
-var secretPrefixes = []string{"co_live_", "whsec_", "co_oauth_"}
+// signing secrets, OAuth client secrets and plans' calendar feed tokens.
+var secretPrefixes = []string{"co_live_", "whsec_", "co_oauth_", "pft_"}
 
 // ErrSecretDetail is returned by Record for a detail that is or names a
 // secret: a programming error, which fails the change rather than log it.

@@ -85,6 +85,7 @@ func TestCheckRefusesSecretsAndUnknownActions(t *testing.T) {
 		"token name":             {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"token": "abc"}},
 		"API key value":          {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"note": "was co_live_abc"}},
 		"webhook secret value":   {Action: audit.WebhookCreated, TargetType: audit.TargetWebhook, TargetID: "wh_1", Details: map[string]string{"url": "https://x/?s=whsec_abc"}},
+		"feed URL value":         {Action: audit.PlanFeedCreated, TargetType: audit.TargetPlan, TargetID: "plan_1", Details: map[string]string{"url": "https://x/v1/plans/plan_1/calendar.ics?token=pft_abc"}},
 		"value too long":         {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"name": long}},
 		"value not UTF-8":        {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: map[string]string{"name": "\xff"}},
 		"too many details":       {Action: audit.KeyCreated, TargetType: audit.TargetKey, TargetID: "key_1", Details: manyDetails(17)},

@@ -18,11 +18,14 @@ const (
 	ScopeWebhooksWrite = "webhooks:write"
 	ScopeAnalyticsRead = "analytics:read"
 	ScopeKeysAdmin     = "keys:admin"
+	ScopePlansRead     = "plans:read"
+	ScopePlansWrite    = "plans:write"
 )
 
 // AllScopes lists every scope a key can be given.
 var AllScopes = []string{ScopeAll, ScopeEngineRun, ScopeEngineRead, ScopeCreatorsRead, ScopeCreatorsWrite,
-	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAnalyticsRead, ScopeKeysAdmin}
+	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAnalyticsRead, ScopeKeysAdmin,
+	ScopePlansRead, ScopePlansWrite}
 
 // ValidScope reports whether s is a known scope.
 func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }

@@ -224,6 +224,18 @@ func JSONValue(v any) any {
 // defaults are filled in), validates it against the workflow's schema and
 // returns the input the steps read.
 func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
+	return w.prepare(raw, time.Time{})
+}
+
+// PrepareAt is Prepare for a plan dated now's calendar date (in the
+// context's time_zone) when the context gives no as_of: the date is
+// filled in before the workflow's checks, so they and the run see the
+// same day. Tracked plans date their runs by the service's clock.
+func (w *Workflow) PrepareAt(raw map[string]any, now time.Time) (*Input, error) {
+	return w.prepare(raw, now)
+}
+
+func (w *Workflow) prepare(raw map[string]any, now time.Time) (*Input, error) {
 	ctx, violations := normalizeKeys(raw, "context")
 	ctx = applyDefaults(ctx, w.schema.fields)
 	normalizeValues(ctx, w.schema.fields)
@@ -245,6 +257,9 @@ func (w *Workflow) Prepare(raw map[string]any) (*Input, error) {
 		if _, err := LoadTimeZone(tz); err != nil {
 			violations = append(violations, Violation{Field: "context." + TimeZoneField, Description: err.Error()})
 		}
+	}
+	if len(violations) == 0 && !now.IsZero() {
+		(&Input{values: ctx}).setAsOf(now)
 	}
 	if len(violations) == 0 && w.Check != nil {
 		in := &Input{values: ctx}
@@ -292,6 +307,11 @@ func normalizeKeys(m map[string]any, path string) (map[string]any, []Violation) 
 	}
 	return out, violations
 }
+
+// ContextKey is the name a context key is stored under: lowerCamelCase
+// aliases ("releaseDate") become snake_case ("release_date"), as Prepare
+// normalises them.
+func ContextKey(k string) string { return snakeCase(k) }
 
 func snakeCase(s string) string {
 	if strings.IndexFunc(s, unicode.IsUpper) < 0 {

@@ -32,6 +32,9 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/plan"
+	"github.com/creativeops/creativeops/ent/planmilestone"
+	"github.com/creativeops/creativeops/ent/planreminder"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/ent/usageminute"
@@ -79,6 +82,12 @@ type Client struct {
 	OAuthSigningKey *OAuthSigningKeyClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Plan is the client for interacting with the Plan builders.
+	Plan *PlanClient
+	// PlanMilestone is the client for interacting with the PlanMilestone builders.
+	PlanMilestone *PlanMilestoneClient
+	// PlanReminder is the client for interacting with the PlanReminder builders.
+	PlanReminder *PlanReminderClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// SigningKey is the client for interacting with the SigningKey builders.
@@ -115,6 +124,9 @@ func (c *Client) init() {
 	c.OAuthRevocation = NewOAuthRevocationClient(c.config)
 	c.OAuthSigningKey = NewOAuthSigningKeyClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
+	c.Plan = NewPlanClient(c.config)
+	c.PlanMilestone = NewPlanMilestoneClient(c.config)
+	c.PlanReminder = NewPlanReminderClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
 	c.UsageMinute = NewUsageMinuteClient(c.config)
@@ -228,6 +240,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthRevocation: NewOAuthRevocationClient(cfg),
 		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
+		Plan:            NewPlanClient(cfg),
+		PlanMilestone:   NewPlanMilestoneClient(cfg),
+		PlanReminder:    NewPlanReminderClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
 		UsageMinute:     NewUsageMinuteClient(cfg),
@@ -268,6 +283,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthRevocation: NewOAuthRevocationClient(cfg),
 		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
 		Organization:    NewOrganizationClient(cfg),
+		Plan:            NewPlanClient(cfg),
+		PlanMilestone:   NewPlanMilestoneClient(cfg),
+		PlanReminder:    NewPlanReminderClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
 		UsageMinute:     NewUsageMinuteClient(cfg),
@@ -304,7 +322,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
 		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
-		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -317,7 +336,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
 		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
-		c.Organization, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -360,6 +380,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthSigningKey.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
+	case *PlanMutation:
+		return c.Plan.mutate(ctx, m)
+	case *PlanMilestoneMutation:
+		return c.PlanMilestone.mutate(ctx, m)
+	case *PlanReminderMutation:
+		return c.PlanReminder.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SigningKeyMutation:
@@ -2698,6 +2724,405 @@ func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation
 	}
 }
 
+// PlanClient is a client for the Plan schema.
+type PlanClient struct {
+	config
+}
+
+// NewPlanClient returns a client for the Plan from the given config.
+func NewPlanClient(c config) *PlanClient {
+	return &PlanClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `plan.Hooks(f(g(h())))`.
+func (c *PlanClient) Use(hooks ...Hook) {
+	c.hooks.Plan = append(c.hooks.Plan, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `plan.Intercept(f(g(h())))`.
+func (c *PlanClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Plan = append(c.inters.Plan, interceptors...)
+}
+
+// Create returns a builder for creating a Plan entity.
+func (c *PlanClient) Create() *PlanCreate {
+	mutation := newPlanMutation(c.config, OpCreate)
+	return &PlanCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Plan entities.
+func (c *PlanClient) CreateBulk(builders ...*PlanCreate) *PlanCreateBulk {
+	return &PlanCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PlanClient) MapCreateBulk(slice any, setFunc func(*PlanCreate, int)) *PlanCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PlanCreateBulk{err: fmt.Errorf("calling to PlanClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PlanCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PlanCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Plan.
+func (c *PlanClient) Update() *PlanUpdate {
+	mutation := newPlanMutation(c.config, OpUpdate)
+	return &PlanUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PlanClient) UpdateOne(_m *Plan) *PlanUpdateOne {
+	mutation := newPlanMutation(c.config, OpUpdateOne, withPlan(_m))
+	return &PlanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PlanClient) UpdateOneID(id string) *PlanUpdateOne {
+	mutation := newPlanMutation(c.config, OpUpdateOne, withPlanID(id))
+	return &PlanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Plan.
+func (c *PlanClient) Delete() *PlanDelete {
+	mutation := newPlanMutation(c.config, OpDelete)
+	return &PlanDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PlanClient) DeleteOne(_m *Plan) *PlanDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PlanClient) DeleteOneID(id string) *PlanDeleteOne {
+	builder := c.Delete().Where(plan.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PlanDeleteOne{builder}
+}
+
+// Query returns a query builder for Plan.
+func (c *PlanClient) Query() *PlanQuery {
+	return &PlanQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePlan},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Plan entity by its id.
+func (c *PlanClient) Get(ctx context.Context, id string) (*Plan, error) {
+	return c.Query().Where(plan.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PlanClient) GetX(ctx context.Context, id string) *Plan {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PlanClient) Hooks() []Hook {
+	return c.hooks.Plan
+}
+
+// Interceptors returns the client interceptors.
+func (c *PlanClient) Interceptors() []Interceptor {
+	return c.inters.Plan
+}
+
+func (c *PlanClient) mutate(ctx context.Context, m *PlanMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PlanCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PlanUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PlanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PlanDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Plan mutation op: %q", m.Op())
+	}
+}
+
+// PlanMilestoneClient is a client for the PlanMilestone schema.
+type PlanMilestoneClient struct {
+	config
+}
+
+// NewPlanMilestoneClient returns a client for the PlanMilestone from the given config.
+func NewPlanMilestoneClient(c config) *PlanMilestoneClient {
+	return &PlanMilestoneClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `planmilestone.Hooks(f(g(h())))`.
+func (c *PlanMilestoneClient) Use(hooks ...Hook) {
+	c.hooks.PlanMilestone = append(c.hooks.PlanMilestone, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `planmilestone.Intercept(f(g(h())))`.
+func (c *PlanMilestoneClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PlanMilestone = append(c.inters.PlanMilestone, interceptors...)
+}
+
+// Create returns a builder for creating a PlanMilestone entity.
+func (c *PlanMilestoneClient) Create() *PlanMilestoneCreate {
+	mutation := newPlanMilestoneMutation(c.config, OpCreate)
+	return &PlanMilestoneCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PlanMilestone entities.
+func (c *PlanMilestoneClient) CreateBulk(builders ...*PlanMilestoneCreate) *PlanMilestoneCreateBulk {
+	return &PlanMilestoneCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PlanMilestoneClient) MapCreateBulk(slice any, setFunc func(*PlanMilestoneCreate, int)) *PlanMilestoneCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PlanMilestoneCreateBulk{err: fmt.Errorf("calling to PlanMilestoneClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PlanMilestoneCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PlanMilestoneCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PlanMilestone.
+func (c *PlanMilestoneClient) Update() *PlanMilestoneUpdate {
+	mutation := newPlanMilestoneMutation(c.config, OpUpdate)
+	return &PlanMilestoneUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PlanMilestoneClient) UpdateOne(_m *PlanMilestone) *PlanMilestoneUpdateOne {
+	mutation := newPlanMilestoneMutation(c.config, OpUpdateOne, withPlanMilestone(_m))
+	return &PlanMilestoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PlanMilestoneClient) UpdateOneID(id int) *PlanMilestoneUpdateOne {
+	mutation := newPlanMilestoneMutation(c.config, OpUpdateOne, withPlanMilestoneID(id))
+	return &PlanMilestoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PlanMilestone.
+func (c *PlanMilestoneClient) Delete() *PlanMilestoneDelete {
+	mutation := newPlanMilestoneMutation(c.config, OpDelete)
+	return &PlanMilestoneDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PlanMilestoneClient) DeleteOne(_m *PlanMilestone) *PlanMilestoneDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PlanMilestoneClient) DeleteOneID(id int) *PlanMilestoneDeleteOne {
+	builder := c.Delete().Where(planmilestone.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PlanMilestoneDeleteOne{builder}
+}
+
+// Query returns a query builder for PlanMilestone.
+func (c *PlanMilestoneClient) Query() *PlanMilestoneQuery {
+	return &PlanMilestoneQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePlanMilestone},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PlanMilestone entity by its id.
+func (c *PlanMilestoneClient) Get(ctx context.Context, id int) (*PlanMilestone, error) {
+	return c.Query().Where(planmilestone.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PlanMilestoneClient) GetX(ctx context.Context, id int) *PlanMilestone {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PlanMilestoneClient) Hooks() []Hook {
+	return c.hooks.PlanMilestone
+}
+
+// Interceptors returns the client interceptors.
+func (c *PlanMilestoneClient) Interceptors() []Interceptor {
+	return c.inters.PlanMilestone
+}
+
+func (c *PlanMilestoneClient) mutate(ctx context.Context, m *PlanMilestoneMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PlanMilestoneCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PlanMilestoneUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PlanMilestoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PlanMilestoneDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PlanMilestone mutation op: %q", m.Op())
+	}
+}
+
+// PlanReminderClient is a client for the PlanReminder schema.
+type PlanReminderClient struct {
+	config
+}
+
+// NewPlanReminderClient returns a client for the PlanReminder from the given config.
+func NewPlanReminderClient(c config) *PlanReminderClient {
+	return &PlanReminderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `planreminder.Hooks(f(g(h())))`.
+func (c *PlanReminderClient) Use(hooks ...Hook) {
+	c.hooks.PlanReminder = append(c.hooks.PlanReminder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `planreminder.Intercept(f(g(h())))`.
+func (c *PlanReminderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PlanReminder = append(c.inters.PlanReminder, interceptors...)
+}
+
+// Create returns a builder for creating a PlanReminder entity.
+func (c *PlanReminderClient) Create() *PlanReminderCreate {
+	mutation := newPlanReminderMutation(c.config, OpCreate)
+	return &PlanReminderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PlanReminder entities.
+func (c *PlanReminderClient) CreateBulk(builders ...*PlanReminderCreate) *PlanReminderCreateBulk {
+	return &PlanReminderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PlanReminderClient) MapCreateBulk(slice any, setFunc func(*PlanReminderCreate, int)) *PlanReminderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PlanReminderCreateBulk{err: fmt.Errorf("calling to PlanReminderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PlanReminderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PlanReminderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PlanReminder.
+func (c *PlanReminderClient) Update() *PlanReminderUpdate {
+	mutation := newPlanReminderMutation(c.config, OpUpdate)
+	return &PlanReminderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PlanReminderClient) UpdateOne(_m *PlanReminder) *PlanReminderUpdateOne {
+	mutation := newPlanReminderMutation(c.config, OpUpdateOne, withPlanReminder(_m))
+	return &PlanReminderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PlanReminderClient) UpdateOneID(id int) *PlanReminderUpdateOne {
+	mutation := newPlanReminderMutation(c.config, OpUpdateOne, withPlanReminderID(id))
+	return &PlanReminderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PlanReminder.
+func (c *PlanReminderClient) Delete() *PlanReminderDelete {
+	mutation := newPlanReminderMutation(c.config, OpDelete)
+	return &PlanReminderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PlanReminderClient) DeleteOne(_m *PlanReminder) *PlanReminderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PlanReminderClient) DeleteOneID(id int) *PlanReminderDeleteOne {
+	builder := c.Delete().Where(planreminder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PlanReminderDeleteOne{builder}
+}
+
+// Query returns a query builder for PlanReminder.
+func (c *PlanReminderClient) Query() *PlanReminderQuery {
+	return &PlanReminderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePlanReminder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PlanReminder entity by its id.
+func (c *PlanReminderClient) Get(ctx context.Context, id int) (*PlanReminder, error) {
+	return c.Query().Where(planreminder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PlanReminderClient) GetX(ctx context.Context, id int) *PlanReminder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PlanReminderClient) Hooks() []Hook {
+	return c.hooks.PlanReminder
+}
+
+// Interceptors returns the client interceptors.
+func (c *PlanReminderClient) Interceptors() []Interceptor {
+	return c.inters.PlanReminder
+}
+
+func (c *PlanReminderClient) mutate(ctx context.Context, m *PlanReminderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PlanReminderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PlanReminderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PlanReminderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PlanReminderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PlanReminder mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -3235,14 +3660,14 @@ type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
 		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
-		OAuthRevocation, OAuthSigningKey, Organization, Session, SigningKey,
-		UsageMinute, Webhook []ent.Hook
+		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
+		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
 		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
-		OAuthRevocation, OAuthSigningKey, Organization, Session, SigningKey,
-		UsageMinute, Webhook []ent.Interceptor
+		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
+		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Interceptor
 	}
 )
 

@@ -29,6 +29,9 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/plan"
+	"github.com/creativeops/creativeops/ent/planmilestone"
+	"github.com/creativeops/creativeops/ent/planreminder"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/ent/usageminute"
@@ -110,6 +113,9 @@ func checkColumn(t, c string) error {
 			oauthrevocation.Table: oauthrevocation.ValidColumn,
 			oauthsigningkey.Table: oauthsigningkey.ValidColumn,
 			organization.Table:    organization.ValidColumn,
+			plan.Table:            plan.ValidColumn,
+			planmilestone.Table:   planmilestone.ValidColumn,
+			planreminder.Table:    planreminder.ValidColumn,
 			session.Table:         session.ValidColumn,
 			signingkey.Table:      signingkey.ValidColumn,
 			usageminute.Table:     usageminute.ValidColumn,

@@ -53,7 +53,13 @@ type Job struct {
 	// StartedAt holds the value of the "started_at" field.
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// CompletedAt holds the value of the "completed_at" field.
-	CompletedAt  *time.Time `json:"completed_at,omitempty"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	// Track holds the value of the "track" field.
+	Track bool `json:"track,omitempty"`
+	// CreatorID holds the value of the "creator_id" field.
+	CreatorID string `json:"creator_id,omitempty"`
+	// PlanID holds the value of the "plan_id" field.
+	PlanID       string `json:"plan_id,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -64,11 +70,11 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case job.FieldContext, job.FieldResult:
 			values[i] = new([]byte)
-		case job.FieldAsync:
+		case job.FieldAsync, job.FieldTrack:
 			values[i] = new(sql.NullBool)
 		case job.FieldProgress, job.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case job.FieldID, job.FieldOrganizationID, job.FieldKeyID, job.FieldVertical, job.FieldWorkflow, job.FieldStatus, job.FieldCurrentStep, job.FieldErrorCode, job.FieldErrorMessage, job.FieldErrorStep:
+		case job.FieldID, job.FieldOrganizationID, job.FieldKeyID, job.FieldVertical, job.FieldWorkflow, job.FieldStatus, job.FieldCurrentStep, job.FieldErrorCode, job.FieldErrorMessage, job.FieldErrorStep, job.FieldCreatorID, job.FieldPlanID:
 			values[i] = new(sql.NullString)
 		case job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldStartedAt, job.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
@@ -207,6 +213,24 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.CompletedAt = new(time.Time)
 				*_m.CompletedAt = value.Time
 			}
+		case job.FieldTrack:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field track", values[i])
+			} else if value.Valid {
+				_m.Track = value.Bool
+			}
+		case job.FieldCreatorID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field creator_id", values[i])
+			} else if value.Valid {
+				_m.CreatorID = value.String
+			}
+		case job.FieldPlanID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field plan_id", values[i])
+			} else if value.Valid {
+				_m.PlanID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -300,6 +324,15 @@ func (_m *Job) String() string {
 		builder.WriteString("completed_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("track=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Track))
+	builder.WriteString(", ")
+	builder.WriteString("creator_id=")
+	builder.WriteString(_m.CreatorID)
+	builder.WriteString(", ")
+	builder.WriteString("plan_id=")
+	builder.WriteString(_m.PlanID)
 	builder.WriteByte(')')
 	return builder.String()
 }

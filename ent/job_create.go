@@ -219,6 +219,48 @@ func (_c *JobCreate) SetNillableCompletedAt(v *time.Time) *JobCreate {
 	return _c
 }
 
+// SetTrack sets the "track" field.
+func (_c *JobCreate) SetTrack(v bool) *JobCreate {
+	_c.mutation.SetTrack(v)
+	return _c
+}
+
+// SetNillableTrack sets the "track" field if the given value is not nil.
+func (_c *JobCreate) SetNillableTrack(v *bool) *JobCreate {
+	if v != nil {
+		_c.SetTrack(*v)
+	}
+	return _c
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (_c *JobCreate) SetCreatorID(v string) *JobCreate {
+	_c.mutation.SetCreatorID(v)
+	return _c
+}
+
+// SetNillableCreatorID sets the "creator_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillableCreatorID(v *string) *JobCreate {
+	if v != nil {
+		_c.SetCreatorID(*v)
+	}
+	return _c
+}
+
+// SetPlanID sets the "plan_id" field.
+func (_c *JobCreate) SetPlanID(v string) *JobCreate {
+	_c.mutation.SetPlanID(v)
+	return _c
+}
+
+// SetNillablePlanID sets the "plan_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillablePlanID(v *string) *JobCreate {
+	if v != nil {
+		_c.SetPlanID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *JobCreate) SetID(v string) *JobCreate {
 	_c.mutation.SetID(v)
@@ -280,6 +322,18 @@ func (_c *JobCreate) defaults() {
 		v := job.DefaultAsync
 		_c.mutation.SetAsync(v)
 	}
+	if _, ok := _c.mutation.Track(); !ok {
+		v := job.DefaultTrack
+		_c.mutation.SetTrack(v)
+	}
+	if _, ok := _c.mutation.CreatorID(); !ok {
+		v := job.DefaultCreatorID
+		_c.mutation.SetCreatorID(v)
+	}
+	if _, ok := _c.mutation.PlanID(); !ok {
+		v := job.DefaultPlanID
+		_c.mutation.SetPlanID(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -316,6 +370,15 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.Async(); !ok {
 		return &ValidationError{Name: "async", err: errors.New(`ent: missing required field "Job.async"`)}
+	}
+	if _, ok := _c.mutation.Track(); !ok {
+		return &ValidationError{Name: "track", err: errors.New(`ent: missing required field "Job.track"`)}
+	}
+	if _, ok := _c.mutation.CreatorID(); !ok {
+		return &ValidationError{Name: "creator_id", err: errors.New(`ent: missing required field "Job.creator_id"`)}
+	}
+	if _, ok := _c.mutation.PlanID(); !ok {
+		return &ValidationError{Name: "plan_id", err: errors.New(`ent: missing required field "Job.plan_id"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := job.IDValidator(v); err != nil {
@@ -429,6 +492,18 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CompletedAt(); ok {
 		_spec.SetField(job.FieldCompletedAt, field.TypeTime, value)
 		_node.CompletedAt = &value
+	}
+	if value, ok := _c.mutation.Track(); ok {
+		_spec.SetField(job.FieldTrack, field.TypeBool, value)
+		_node.Track = value
+	}
+	if value, ok := _c.mutation.CreatorID(); ok {
+		_spec.SetField(job.FieldCreatorID, field.TypeString, value)
+		_node.CreatorID = value
+	}
+	if value, ok := _c.mutation.PlanID(); ok {
+		_spec.SetField(job.FieldPlanID, field.TypeString, value)
+		_node.PlanID = value
 	}
 	return _node, _spec
 }
@@ -680,6 +755,18 @@ func (u *JobUpsert) ClearCompletedAt() *JobUpsert {
 	return u
 }
 
+// SetPlanID sets the "plan_id" field.
+func (u *JobUpsert) SetPlanID(v string) *JobUpsert {
+	u.Set(job.FieldPlanID, v)
+	return u
+}
+
+// UpdatePlanID sets the "plan_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdatePlanID() *JobUpsert {
+	u.SetExcluded(job.FieldPlanID)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -714,6 +801,12 @@ func (u *JobUpsertOne) UpdateNewValues() *JobUpsertOne {
 		}
 		if _, exists := u.create.mutation.Async(); exists {
 			s.SetIgnore(job.FieldAsync)
+		}
+		if _, exists := u.create.mutation.Track(); exists {
+			s.SetIgnore(job.FieldTrack)
+		}
+		if _, exists := u.create.mutation.CreatorID(); exists {
+			s.SetIgnore(job.FieldCreatorID)
 		}
 	}))
 	return u
@@ -977,6 +1070,20 @@ func (u *JobUpsertOne) ClearCompletedAt() *JobUpsertOne {
 	})
 }
 
+// SetPlanID sets the "plan_id" field.
+func (u *JobUpsertOne) SetPlanID(v string) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetPlanID(v)
+	})
+}
+
+// UpdatePlanID sets the "plan_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdatePlanID() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdatePlanID()
+	})
+}
+
 // Exec executes the query.
 func (u *JobUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -1177,6 +1284,12 @@ func (u *JobUpsertBulk) UpdateNewValues() *JobUpsertBulk {
 			}
 			if _, exists := b.mutation.Async(); exists {
 				s.SetIgnore(job.FieldAsync)
+			}
+			if _, exists := b.mutation.Track(); exists {
+				s.SetIgnore(job.FieldTrack)
+			}
+			if _, exists := b.mutation.CreatorID(); exists {
+				s.SetIgnore(job.FieldCreatorID)
 			}
 		}
 	}))
@@ -1438,6 +1551,20 @@ func (u *JobUpsertBulk) UpdateCompletedAt() *JobUpsertBulk {
 func (u *JobUpsertBulk) ClearCompletedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearCompletedAt()
+	})
+}
+
+// SetPlanID sets the "plan_id" field.
+func (u *JobUpsertBulk) SetPlanID(v string) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetPlanID(v)
+	})
+}
+
+// UpdatePlanID sets the "plan_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdatePlanID() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdatePlanID()
 	})
 }
 

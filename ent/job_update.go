@@ -229,6 +229,20 @@ func (_u *JobUpdate) ClearCompletedAt() *JobUpdate {
 	return _u
 }
 
+// SetPlanID sets the "plan_id" field.
+func (_u *JobUpdate) SetPlanID(v string) *JobUpdate {
+	_u.mutation.SetPlanID(v)
+	return _u
+}
+
+// SetNillablePlanID sets the "plan_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillablePlanID(v *string) *JobUpdate {
+	if v != nil {
+		_u.SetPlanID(*v)
+	}
+	return _u
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdate) Mutation() *JobMutation {
 	return _u.mutation
@@ -347,6 +361,9 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.CompletedAtCleared() {
 		_spec.ClearField(job.FieldCompletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.PlanID(); ok {
+		_spec.SetField(job.FieldPlanID, field.TypeString, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -570,6 +587,20 @@ func (_u *JobUpdateOne) ClearCompletedAt() *JobUpdateOne {
 	return _u
 }
 
+// SetPlanID sets the "plan_id" field.
+func (_u *JobUpdateOne) SetPlanID(v string) *JobUpdateOne {
+	_u.mutation.SetPlanID(v)
+	return _u
+}
+
+// SetNillablePlanID sets the "plan_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillablePlanID(v *string) *JobUpdateOne {
+	if v != nil {
+		_u.SetPlanID(*v)
+	}
+	return _u
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdateOne) Mutation() *JobMutation {
 	return _u.mutation
@@ -718,6 +749,9 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if _u.mutation.CompletedAtCleared() {
 		_spec.ClearField(job.FieldCompletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.PlanID(); ok {
+		_spec.SetField(job.FieldPlanID, field.TypeString, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Job{config: _u.config}

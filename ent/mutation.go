@@ -28,6 +28,9 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/plan"
+	"github.com/creativeops/creativeops/ent/planmilestone"
+	"github.com/creativeops/creativeops/ent/planreminder"
 	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
@@ -61,6 +64,9 @@ const (
 	TypeOAuthRevocation = "OAuthRevocation"
 	TypeOAuthSigningKey = "OAuthSigningKey"
 	TypeOrganization    = "Organization"
+	TypePlan            = "Plan"
+	TypePlanMilestone   = "PlanMilestone"
+	TypePlanReminder    = "PlanReminder"
 	TypeSession         = "Session"
 	TypeSigningKey      = "SigningKey"
 	TypeUsageMinute     = "UsageMinute"
@@ -7634,6 +7640,9 @@ type JobMutation struct {
 	async           *bool
 	started_at      *time.Time
 	completed_at    *time.Time
+	track           *bool
+	creator_id      *string
+	plan_id         *string
 	clearedFields   map[string]struct{}
 	done            bool
 	oldValue        func(context.Context) (*Job, error)
@@ -8523,6 +8532,114 @@ func (m *JobMutation) ResetCompletedAt() {
 	delete(m.clearedFields, job.FieldCompletedAt)
 }
 
+// SetTrack sets the "track" field.
+func (m *JobMutation) SetTrack(b bool) {
+	m.track = &b
+}
+
+// Track returns the value of the "track" field in the mutation.
+func (m *JobMutation) Track() (r bool, exists bool) {
+	v := m.track
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrack returns the old "track" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldTrack(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrack is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrack requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrack: %w", err)
+	}
+	return oldValue.Track, nil
+}
+
+// ResetTrack resets all changes to the "track" field.
+func (m *JobMutation) ResetTrack() {
+	m.track = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *JobMutation) SetCreatorID(s string) {
+	m.creator_id = &s
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *JobMutation) CreatorID() (r string, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCreatorID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *JobMutation) ResetCreatorID() {
+	m.creator_id = nil
+}
+
+// SetPlanID sets the "plan_id" field.
+func (m *JobMutation) SetPlanID(s string) {
+	m.plan_id = &s
+}
+
+// PlanID returns the value of the "plan_id" field in the mutation.
+func (m *JobMutation) PlanID() (r string, exists bool) {
+	v := m.plan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlanID returns the old "plan_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPlanID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlanID: %w", err)
+	}
+	return oldValue.PlanID, nil
+}
+
+// ResetPlanID resets all changes to the "plan_id" field.
+func (m *JobMutation) ResetPlanID() {
+	m.plan_id = nil
+}
+
 // Where appends a list predicates to the JobMutation builder.
 func (m *JobMutation) Where(ps ...predicate.Job) {
 	m.predicates = append(m.predicates, ps...)
@@ -8557,7 +8674,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, job.FieldCreatedAt)
 	}
@@ -8612,6 +8729,15 @@ func (m *JobMutation) Fields() []string {
 	if m.completed_at != nil {
 		fields = append(fields, job.FieldCompletedAt)
 	}
+	if m.track != nil {
+		fields = append(fields, job.FieldTrack)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, job.FieldCreatorID)
+	}
+	if m.plan_id != nil {
+		fields = append(fields, job.FieldPlanID)
+	}
 	return fields
 }
 
@@ -8656,6 +8782,12 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.StartedAt()
 	case job.FieldCompletedAt:
 		return m.CompletedAt()
+	case job.FieldTrack:
+		return m.Track()
+	case job.FieldCreatorID:
+		return m.CreatorID()
+	case job.FieldPlanID:
+		return m.PlanID()
 	}
 	return nil, false
 }
@@ -8701,6 +8833,12 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldStartedAt(ctx)
 	case job.FieldCompletedAt:
 		return m.OldCompletedAt(ctx)
+	case job.FieldTrack:
+		return m.OldTrack(ctx)
+	case job.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case job.FieldPlanID:
+		return m.OldPlanID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Job field %s", name)
 }
@@ -8835,6 +8973,27 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCompletedAt(v)
+		return nil
+	case job.FieldTrack:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrack(v)
+		return nil
+	case job.FieldCreatorID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case job.FieldPlanID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlanID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
@@ -9010,6 +9169,15 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldCompletedAt:
 		m.ResetCompletedAt()
+		return nil
+	case job.FieldTrack:
+		m.ResetTrack()
+		return nil
+	case job.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case job.FieldPlanID:
+		m.ResetPlanID()
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
@@ -13660,6 +13828,2882 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
+}
+
+// PlanMutation represents an operation that mutates the Plan nodes in the graph.
+type PlanMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *string
+	created_at            *time.Time
+	updated_at            *time.Time
+	organization_id       *string
+	creator_id            *string
+	vertical              *string
+	workflow              *string
+	context               *map[string]interface{}
+	result                *map[string]interface{}
+	revision              *int
+	addrevision           *int
+	job_id                *string
+	as_of                 *string
+	time_zone             *string
+	state                 *string
+	remind_days_before    *int
+	addremind_days_before *int
+	auto_replan           *bool
+	feed_token_hash       *string
+	feed_created_at       *time.Time
+	clearedFields         map[string]struct{}
+	done                  bool
+	oldValue              func(context.Context) (*Plan, error)
+	predicates            []predicate.Plan
+}
+
+var _ ent.Mutation = (*PlanMutation)(nil)
+
+// planOption allows management of the mutation configuration using functional options.
+type planOption func(*PlanMutation)
+
+// newPlanMutation creates new mutation for the Plan entity.
+func newPlanMutation(c config, op Op, opts ...planOption) *PlanMutation {
+	m := &PlanMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePlan,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPlanID sets the ID field of the mutation.
+func withPlanID(id string) planOption {
+	return func(m *PlanMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Plan
+		)
+		m.oldValue = func(ctx context.Context) (*Plan, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Plan.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPlan sets the old Plan of the mutation.
+func withPlan(node *Plan) planOption {
+	return func(m *PlanMutation) {
+		m.oldValue = func(context.Context) (*Plan, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PlanMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PlanMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Plan entities.
+func (m *PlanMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PlanMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PlanMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Plan.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PlanMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PlanMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PlanMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PlanMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PlanMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PlanMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *PlanMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *PlanMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *PlanMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *PlanMutation) SetCreatorID(s string) {
+	m.creator_id = &s
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *PlanMutation) CreatorID() (r string, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldCreatorID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *PlanMutation) ResetCreatorID() {
+	m.creator_id = nil
+}
+
+// SetVertical sets the "vertical" field.
+func (m *PlanMutation) SetVertical(s string) {
+	m.vertical = &s
+}
+
+// Vertical returns the value of the "vertical" field in the mutation.
+func (m *PlanMutation) Vertical() (r string, exists bool) {
+	v := m.vertical
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVertical returns the old "vertical" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldVertical(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVertical is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVertical requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVertical: %w", err)
+	}
+	return oldValue.Vertical, nil
+}
+
+// ResetVertical resets all changes to the "vertical" field.
+func (m *PlanMutation) ResetVertical() {
+	m.vertical = nil
+}
+
+// SetWorkflow sets the "workflow" field.
+func (m *PlanMutation) SetWorkflow(s string) {
+	m.workflow = &s
+}
+
+// Workflow returns the value of the "workflow" field in the mutation.
+func (m *PlanMutation) Workflow() (r string, exists bool) {
+	v := m.workflow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWorkflow returns the old "workflow" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldWorkflow(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWorkflow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWorkflow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWorkflow: %w", err)
+	}
+	return oldValue.Workflow, nil
+}
+
+// ResetWorkflow resets all changes to the "workflow" field.
+func (m *PlanMutation) ResetWorkflow() {
+	m.workflow = nil
+}
+
+// SetContext sets the "context" field.
+func (m *PlanMutation) SetContext(value map[string]interface{}) {
+	m.context = &value
+}
+
+// Context returns the value of the "context" field in the mutation.
+func (m *PlanMutation) Context() (r map[string]interface{}, exists bool) {
+	v := m.context
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContext returns the old "context" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldContext(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContext is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContext requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContext: %w", err)
+	}
+	return oldValue.Context, nil
+}
+
+// ResetContext resets all changes to the "context" field.
+func (m *PlanMutation) ResetContext() {
+	m.context = nil
+}
+
+// SetResult sets the "result" field.
+func (m *PlanMutation) SetResult(value map[string]interface{}) {
+	m.result = &value
+}
+
+// Result returns the value of the "result" field in the mutation.
+func (m *PlanMutation) Result() (r map[string]interface{}, exists bool) {
+	v := m.result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResult returns the old "result" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldResult(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResult: %w", err)
+	}
+	return oldValue.Result, nil
+}
+
+// ResetResult resets all changes to the "result" field.
+func (m *PlanMutation) ResetResult() {
+	m.result = nil
+}
+
+// SetRevision sets the "revision" field.
+func (m *PlanMutation) SetRevision(i int) {
+	m.revision = &i
+	m.addrevision = nil
+}
+
+// Revision returns the value of the "revision" field in the mutation.
+func (m *PlanMutation) Revision() (r int, exists bool) {
+	v := m.revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevision returns the old "revision" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevision: %w", err)
+	}
+	return oldValue.Revision, nil
+}
+
+// AddRevision adds i to the "revision" field.
+func (m *PlanMutation) AddRevision(i int) {
+	if m.addrevision != nil {
+		*m.addrevision += i
+	} else {
+		m.addrevision = &i
+	}
+}
+
+// AddedRevision returns the value that was added to the "revision" field in this mutation.
+func (m *PlanMutation) AddedRevision() (r int, exists bool) {
+	v := m.addrevision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRevision resets all changes to the "revision" field.
+func (m *PlanMutation) ResetRevision() {
+	m.revision = nil
+	m.addrevision = nil
+}
+
+// SetJobID sets the "job_id" field.
+func (m *PlanMutation) SetJobID(s string) {
+	m.job_id = &s
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *PlanMutation) JobID() (r string, exists bool) {
+	v := m.job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldJobID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *PlanMutation) ResetJobID() {
+	m.job_id = nil
+}
+
+// SetAsOf sets the "as_of" field.
+func (m *PlanMutation) SetAsOf(s string) {
+	m.as_of = &s
+}
+
+// AsOf returns the value of the "as_of" field in the mutation.
+func (m *PlanMutation) AsOf() (r string, exists bool) {
+	v := m.as_of
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAsOf returns the old "as_of" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldAsOf(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAsOf is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAsOf requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAsOf: %w", err)
+	}
+	return oldValue.AsOf, nil
+}
+
+// ResetAsOf resets all changes to the "as_of" field.
+func (m *PlanMutation) ResetAsOf() {
+	m.as_of = nil
+}
+
+// SetTimeZone sets the "time_zone" field.
+func (m *PlanMutation) SetTimeZone(s string) {
+	m.time_zone = &s
+}
+
+// TimeZone returns the value of the "time_zone" field in the mutation.
+func (m *PlanMutation) TimeZone() (r string, exists bool) {
+	v := m.time_zone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimeZone returns the old "time_zone" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldTimeZone(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimeZone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimeZone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimeZone: %w", err)
+	}
+	return oldValue.TimeZone, nil
+}
+
+// ResetTimeZone resets all changes to the "time_zone" field.
+func (m *PlanMutation) ResetTimeZone() {
+	m.time_zone = nil
+}
+
+// SetState sets the "state" field.
+func (m *PlanMutation) SetState(s string) {
+	m.state = &s
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *PlanMutation) State() (r string, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldState(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *PlanMutation) ResetState() {
+	m.state = nil
+}
+
+// SetRemindDaysBefore sets the "remind_days_before" field.
+func (m *PlanMutation) SetRemindDaysBefore(i int) {
+	m.remind_days_before = &i
+	m.addremind_days_before = nil
+}
+
+// RemindDaysBefore returns the value of the "remind_days_before" field in the mutation.
+func (m *PlanMutation) RemindDaysBefore() (r int, exists bool) {
+	v := m.remind_days_before
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemindDaysBefore returns the old "remind_days_before" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldRemindDaysBefore(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemindDaysBefore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemindDaysBefore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemindDaysBefore: %w", err)
+	}
+	return oldValue.RemindDaysBefore, nil
+}
+
+// AddRemindDaysBefore adds i to the "remind_days_before" field.
+func (m *PlanMutation) AddRemindDaysBefore(i int) {
+	if m.addremind_days_before != nil {
+		*m.addremind_days_before += i
+	} else {
+		m.addremind_days_before = &i
+	}
+}
+
+// AddedRemindDaysBefore returns the value that was added to the "remind_days_before" field in this mutation.
+func (m *PlanMutation) AddedRemindDaysBefore() (r int, exists bool) {
+	v := m.addremind_days_before
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRemindDaysBefore resets all changes to the "remind_days_before" field.
+func (m *PlanMutation) ResetRemindDaysBefore() {
+	m.remind_days_before = nil
+	m.addremind_days_before = nil
+}
+
+// SetAutoReplan sets the "auto_replan" field.
+func (m *PlanMutation) SetAutoReplan(b bool) {
+	m.auto_replan = &b
+}
+
+// AutoReplan returns the value of the "auto_replan" field in the mutation.
+func (m *PlanMutation) AutoReplan() (r bool, exists bool) {
+	v := m.auto_replan
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutoReplan returns the old "auto_replan" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldAutoReplan(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutoReplan is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutoReplan requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutoReplan: %w", err)
+	}
+	return oldValue.AutoReplan, nil
+}
+
+// ResetAutoReplan resets all changes to the "auto_replan" field.
+func (m *PlanMutation) ResetAutoReplan() {
+	m.auto_replan = nil
+}
+
+// SetFeedTokenHash sets the "feed_token_hash" field.
+func (m *PlanMutation) SetFeedTokenHash(s string) {
+	m.feed_token_hash = &s
+}
+
+// FeedTokenHash returns the value of the "feed_token_hash" field in the mutation.
+func (m *PlanMutation) FeedTokenHash() (r string, exists bool) {
+	v := m.feed_token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeedTokenHash returns the old "feed_token_hash" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldFeedTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeedTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeedTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeedTokenHash: %w", err)
+	}
+	return oldValue.FeedTokenHash, nil
+}
+
+// ResetFeedTokenHash resets all changes to the "feed_token_hash" field.
+func (m *PlanMutation) ResetFeedTokenHash() {
+	m.feed_token_hash = nil
+}
+
+// SetFeedCreatedAt sets the "feed_created_at" field.
+func (m *PlanMutation) SetFeedCreatedAt(t time.Time) {
+	m.feed_created_at = &t
+}
+
+// FeedCreatedAt returns the value of the "feed_created_at" field in the mutation.
+func (m *PlanMutation) FeedCreatedAt() (r time.Time, exists bool) {
+	v := m.feed_created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeedCreatedAt returns the old "feed_created_at" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldFeedCreatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeedCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeedCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeedCreatedAt: %w", err)
+	}
+	return oldValue.FeedCreatedAt, nil
+}
+
+// ClearFeedCreatedAt clears the value of the "feed_created_at" field.
+func (m *PlanMutation) ClearFeedCreatedAt() {
+	m.feed_created_at = nil
+	m.clearedFields[plan.FieldFeedCreatedAt] = struct{}{}
+}
+
+// FeedCreatedAtCleared returns if the "feed_created_at" field was cleared in this mutation.
+func (m *PlanMutation) FeedCreatedAtCleared() bool {
+	_, ok := m.clearedFields[plan.FieldFeedCreatedAt]
+	return ok
+}
+
+// ResetFeedCreatedAt resets all changes to the "feed_created_at" field.
+func (m *PlanMutation) ResetFeedCreatedAt() {
+	m.feed_created_at = nil
+	delete(m.clearedFields, plan.FieldFeedCreatedAt)
+}
+
+// Where appends a list predicates to the PlanMutation builder.
+func (m *PlanMutation) Where(ps ...predicate.Plan) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PlanMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PlanMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Plan, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PlanMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PlanMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Plan).
+func (m *PlanMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PlanMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.created_at != nil {
+		fields = append(fields, plan.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, plan.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, plan.FieldOrganizationID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, plan.FieldCreatorID)
+	}
+	if m.vertical != nil {
+		fields = append(fields, plan.FieldVertical)
+	}
+	if m.workflow != nil {
+		fields = append(fields, plan.FieldWorkflow)
+	}
+	if m.context != nil {
+		fields = append(fields, plan.FieldContext)
+	}
+	if m.result != nil {
+		fields = append(fields, plan.FieldResult)
+	}
+	if m.revision != nil {
+		fields = append(fields, plan.FieldRevision)
+	}
+	if m.job_id != nil {
+		fields = append(fields, plan.FieldJobID)
+	}
+	if m.as_of != nil {
+		fields = append(fields, plan.FieldAsOf)
+	}
+	if m.time_zone != nil {
+		fields = append(fields, plan.FieldTimeZone)
+	}
+	if m.state != nil {
+		fields = append(fields, plan.FieldState)
+	}
+	if m.remind_days_before != nil {
+		fields = append(fields, plan.FieldRemindDaysBefore)
+	}
+	if m.auto_replan != nil {
+		fields = append(fields, plan.FieldAutoReplan)
+	}
+	if m.feed_token_hash != nil {
+		fields = append(fields, plan.FieldFeedTokenHash)
+	}
+	if m.feed_created_at != nil {
+		fields = append(fields, plan.FieldFeedCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PlanMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case plan.FieldCreatedAt:
+		return m.CreatedAt()
+	case plan.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case plan.FieldOrganizationID:
+		return m.OrganizationID()
+	case plan.FieldCreatorID:
+		return m.CreatorID()
+	case plan.FieldVertical:
+		return m.Vertical()
+	case plan.FieldWorkflow:
+		return m.Workflow()
+	case plan.FieldContext:
+		return m.Context()
+	case plan.FieldResult:
+		return m.Result()
+	case plan.FieldRevision:
+		return m.Revision()
+	case plan.FieldJobID:
+		return m.JobID()
+	case plan.FieldAsOf:
+		return m.AsOf()
+	case plan.FieldTimeZone:
+		return m.TimeZone()
+	case plan.FieldState:
+		return m.State()
+	case plan.FieldRemindDaysBefore:
+		return m.RemindDaysBefore()
+	case plan.FieldAutoReplan:
+		return m.AutoReplan()
+	case plan.FieldFeedTokenHash:
+		return m.FeedTokenHash()
+	case plan.FieldFeedCreatedAt:
+		return m.FeedCreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PlanMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case plan.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case plan.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case plan.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case plan.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case plan.FieldVertical:
+		return m.OldVertical(ctx)
+	case plan.FieldWorkflow:
+		return m.OldWorkflow(ctx)
+	case plan.FieldContext:
+		return m.OldContext(ctx)
+	case plan.FieldResult:
+		return m.OldResult(ctx)
+	case plan.FieldRevision:
+		return m.OldRevision(ctx)
+	case plan.FieldJobID:
+		return m.OldJobID(ctx)
+	case plan.FieldAsOf:
+		return m.OldAsOf(ctx)
+	case plan.FieldTimeZone:
+		return m.OldTimeZone(ctx)
+	case plan.FieldState:
+		return m.OldState(ctx)
+	case plan.FieldRemindDaysBefore:
+		return m.OldRemindDaysBefore(ctx)
+	case plan.FieldAutoReplan:
+		return m.OldAutoReplan(ctx)
+	case plan.FieldFeedTokenHash:
+		return m.OldFeedTokenHash(ctx)
+	case plan.FieldFeedCreatedAt:
+		return m.OldFeedCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Plan field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case plan.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case plan.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case plan.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case plan.FieldCreatorID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case plan.FieldVertical:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVertical(v)
+		return nil
+	case plan.FieldWorkflow:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWorkflow(v)
+		return nil
+	case plan.FieldContext:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContext(v)
+		return nil
+	case plan.FieldResult:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResult(v)
+		return nil
+	case plan.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevision(v)
+		return nil
+	case plan.FieldJobID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	case plan.FieldAsOf:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAsOf(v)
+		return nil
+	case plan.FieldTimeZone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimeZone(v)
+		return nil
+	case plan.FieldState:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case plan.FieldRemindDaysBefore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemindDaysBefore(v)
+		return nil
+	case plan.FieldAutoReplan:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutoReplan(v)
+		return nil
+	case plan.FieldFeedTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeedTokenHash(v)
+		return nil
+	case plan.FieldFeedCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeedCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Plan field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PlanMutation) AddedFields() []string {
+	var fields []string
+	if m.addrevision != nil {
+		fields = append(fields, plan.FieldRevision)
+	}
+	if m.addremind_days_before != nil {
+		fields = append(fields, plan.FieldRemindDaysBefore)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PlanMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case plan.FieldRevision:
+		return m.AddedRevision()
+	case plan.FieldRemindDaysBefore:
+		return m.AddedRemindDaysBefore()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case plan.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRevision(v)
+		return nil
+	case plan.FieldRemindDaysBefore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRemindDaysBefore(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Plan numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PlanMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(plan.FieldFeedCreatedAt) {
+		fields = append(fields, plan.FieldFeedCreatedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PlanMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PlanMutation) ClearField(name string) error {
+	switch name {
+	case plan.FieldFeedCreatedAt:
+		m.ClearFeedCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Plan nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PlanMutation) ResetField(name string) error {
+	switch name {
+	case plan.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case plan.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case plan.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case plan.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case plan.FieldVertical:
+		m.ResetVertical()
+		return nil
+	case plan.FieldWorkflow:
+		m.ResetWorkflow()
+		return nil
+	case plan.FieldContext:
+		m.ResetContext()
+		return nil
+	case plan.FieldResult:
+		m.ResetResult()
+		return nil
+	case plan.FieldRevision:
+		m.ResetRevision()
+		return nil
+	case plan.FieldJobID:
+		m.ResetJobID()
+		return nil
+	case plan.FieldAsOf:
+		m.ResetAsOf()
+		return nil
+	case plan.FieldTimeZone:
+		m.ResetTimeZone()
+		return nil
+	case plan.FieldState:
+		m.ResetState()
+		return nil
+	case plan.FieldRemindDaysBefore:
+		m.ResetRemindDaysBefore()
+		return nil
+	case plan.FieldAutoReplan:
+		m.ResetAutoReplan()
+		return nil
+	case plan.FieldFeedTokenHash:
+		m.ResetFeedTokenHash()
+		return nil
+	case plan.FieldFeedCreatedAt:
+		m.ResetFeedCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Plan field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PlanMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PlanMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PlanMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PlanMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PlanMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PlanMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PlanMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Plan unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PlanMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Plan edge %s", name)
+}
+
+// PlanMilestoneMutation represents an operation that mutates the PlanMilestone nodes in the graph.
+type PlanMilestoneMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	plan_id         *string
+	organization_id *string
+	key             *string
+	title           *string
+	date            *string
+	deliverable     *bool
+	position        *int
+	addposition     *int
+	state           *string
+	done_at         *time.Time
+	revision        *int
+	addrevision     *int
+	current         *bool
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*PlanMilestone, error)
+	predicates      []predicate.PlanMilestone
+}
+
+var _ ent.Mutation = (*PlanMilestoneMutation)(nil)
+
+// planmilestoneOption allows management of the mutation configuration using functional options.
+type planmilestoneOption func(*PlanMilestoneMutation)
+
+// newPlanMilestoneMutation creates new mutation for the PlanMilestone entity.
+func newPlanMilestoneMutation(c config, op Op, opts ...planmilestoneOption) *PlanMilestoneMutation {
+	m := &PlanMilestoneMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePlanMilestone,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPlanMilestoneID sets the ID field of the mutation.
+func withPlanMilestoneID(id int) planmilestoneOption {
+	return func(m *PlanMilestoneMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PlanMilestone
+		)
+		m.oldValue = func(ctx context.Context) (*PlanMilestone, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PlanMilestone.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPlanMilestone sets the old PlanMilestone of the mutation.
+func withPlanMilestone(node *PlanMilestone) planmilestoneOption {
+	return func(m *PlanMilestoneMutation) {
+		m.oldValue = func(context.Context) (*PlanMilestone, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PlanMilestoneMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PlanMilestoneMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PlanMilestoneMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PlanMilestoneMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PlanMilestone.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetPlanID sets the "plan_id" field.
+func (m *PlanMilestoneMutation) SetPlanID(s string) {
+	m.plan_id = &s
+}
+
+// PlanID returns the value of the "plan_id" field in the mutation.
+func (m *PlanMilestoneMutation) PlanID() (r string, exists bool) {
+	v := m.plan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlanID returns the old "plan_id" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldPlanID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlanID: %w", err)
+	}
+	return oldValue.PlanID, nil
+}
+
+// ResetPlanID resets all changes to the "plan_id" field.
+func (m *PlanMilestoneMutation) ResetPlanID() {
+	m.plan_id = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *PlanMilestoneMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *PlanMilestoneMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *PlanMilestoneMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetKey sets the "key" field.
+func (m *PlanMilestoneMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *PlanMilestoneMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *PlanMilestoneMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *PlanMilestoneMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *PlanMilestoneMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *PlanMilestoneMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetDate sets the "date" field.
+func (m *PlanMilestoneMutation) SetDate(s string) {
+	m.date = &s
+}
+
+// Date returns the value of the "date" field in the mutation.
+func (m *PlanMilestoneMutation) Date() (r string, exists bool) {
+	v := m.date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDate returns the old "date" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldDate(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDate: %w", err)
+	}
+	return oldValue.Date, nil
+}
+
+// ResetDate resets all changes to the "date" field.
+func (m *PlanMilestoneMutation) ResetDate() {
+	m.date = nil
+}
+
+// SetDeliverable sets the "deliverable" field.
+func (m *PlanMilestoneMutation) SetDeliverable(b bool) {
+	m.deliverable = &b
+}
+
+// Deliverable returns the value of the "deliverable" field in the mutation.
+func (m *PlanMilestoneMutation) Deliverable() (r bool, exists bool) {
+	v := m.deliverable
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeliverable returns the old "deliverable" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldDeliverable(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeliverable is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeliverable requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeliverable: %w", err)
+	}
+	return oldValue.Deliverable, nil
+}
+
+// ResetDeliverable resets all changes to the "deliverable" field.
+func (m *PlanMilestoneMutation) ResetDeliverable() {
+	m.deliverable = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *PlanMilestoneMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *PlanMilestoneMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *PlanMilestoneMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *PlanMilestoneMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *PlanMilestoneMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetState sets the "state" field.
+func (m *PlanMilestoneMutation) SetState(s string) {
+	m.state = &s
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *PlanMilestoneMutation) State() (r string, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldState(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *PlanMilestoneMutation) ResetState() {
+	m.state = nil
+}
+
+// SetDoneAt sets the "done_at" field.
+func (m *PlanMilestoneMutation) SetDoneAt(t time.Time) {
+	m.done_at = &t
+}
+
+// DoneAt returns the value of the "done_at" field in the mutation.
+func (m *PlanMilestoneMutation) DoneAt() (r time.Time, exists bool) {
+	v := m.done_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDoneAt returns the old "done_at" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldDoneAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDoneAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDoneAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDoneAt: %w", err)
+	}
+	return oldValue.DoneAt, nil
+}
+
+// ClearDoneAt clears the value of the "done_at" field.
+func (m *PlanMilestoneMutation) ClearDoneAt() {
+	m.done_at = nil
+	m.clearedFields[planmilestone.FieldDoneAt] = struct{}{}
+}
+
+// DoneAtCleared returns if the "done_at" field was cleared in this mutation.
+func (m *PlanMilestoneMutation) DoneAtCleared() bool {
+	_, ok := m.clearedFields[planmilestone.FieldDoneAt]
+	return ok
+}
+
+// ResetDoneAt resets all changes to the "done_at" field.
+func (m *PlanMilestoneMutation) ResetDoneAt() {
+	m.done_at = nil
+	delete(m.clearedFields, planmilestone.FieldDoneAt)
+}
+
+// SetRevision sets the "revision" field.
+func (m *PlanMilestoneMutation) SetRevision(i int) {
+	m.revision = &i
+	m.addrevision = nil
+}
+
+// Revision returns the value of the "revision" field in the mutation.
+func (m *PlanMilestoneMutation) Revision() (r int, exists bool) {
+	v := m.revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevision returns the old "revision" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevision: %w", err)
+	}
+	return oldValue.Revision, nil
+}
+
+// AddRevision adds i to the "revision" field.
+func (m *PlanMilestoneMutation) AddRevision(i int) {
+	if m.addrevision != nil {
+		*m.addrevision += i
+	} else {
+		m.addrevision = &i
+	}
+}
+
+// AddedRevision returns the value that was added to the "revision" field in this mutation.
+func (m *PlanMilestoneMutation) AddedRevision() (r int, exists bool) {
+	v := m.addrevision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRevision resets all changes to the "revision" field.
+func (m *PlanMilestoneMutation) ResetRevision() {
+	m.revision = nil
+	m.addrevision = nil
+}
+
+// SetCurrent sets the "current" field.
+func (m *PlanMilestoneMutation) SetCurrent(b bool) {
+	m.current = &b
+}
+
+// Current returns the value of the "current" field in the mutation.
+func (m *PlanMilestoneMutation) Current() (r bool, exists bool) {
+	v := m.current
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrent returns the old "current" field's value of the PlanMilestone entity.
+// If the PlanMilestone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMilestoneMutation) OldCurrent(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrent: %w", err)
+	}
+	return oldValue.Current, nil
+}
+
+// ResetCurrent resets all changes to the "current" field.
+func (m *PlanMilestoneMutation) ResetCurrent() {
+	m.current = nil
+}
+
+// Where appends a list predicates to the PlanMilestoneMutation builder.
+func (m *PlanMilestoneMutation) Where(ps ...predicate.PlanMilestone) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PlanMilestoneMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PlanMilestoneMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PlanMilestone, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PlanMilestoneMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PlanMilestoneMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PlanMilestone).
+func (m *PlanMilestoneMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PlanMilestoneMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.plan_id != nil {
+		fields = append(fields, planmilestone.FieldPlanID)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, planmilestone.FieldOrganizationID)
+	}
+	if m.key != nil {
+		fields = append(fields, planmilestone.FieldKey)
+	}
+	if m.title != nil {
+		fields = append(fields, planmilestone.FieldTitle)
+	}
+	if m.date != nil {
+		fields = append(fields, planmilestone.FieldDate)
+	}
+	if m.deliverable != nil {
+		fields = append(fields, planmilestone.FieldDeliverable)
+	}
+	if m.position != nil {
+		fields = append(fields, planmilestone.FieldPosition)
+	}
+	if m.state != nil {
+		fields = append(fields, planmilestone.FieldState)
+	}
+	if m.done_at != nil {
+		fields = append(fields, planmilestone.FieldDoneAt)
+	}
+	if m.revision != nil {
+		fields = append(fields, planmilestone.FieldRevision)
+	}
+	if m.current != nil {
+		fields = append(fields, planmilestone.FieldCurrent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PlanMilestoneMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case planmilestone.FieldPlanID:
+		return m.PlanID()
+	case planmilestone.FieldOrganizationID:
+		return m.OrganizationID()
+	case planmilestone.FieldKey:
+		return m.Key()
+	case planmilestone.FieldTitle:
+		return m.Title()
+	case planmilestone.FieldDate:
+		return m.Date()
+	case planmilestone.FieldDeliverable:
+		return m.Deliverable()
+	case planmilestone.FieldPosition:
+		return m.Position()
+	case planmilestone.FieldState:
+		return m.State()
+	case planmilestone.FieldDoneAt:
+		return m.DoneAt()
+	case planmilestone.FieldRevision:
+		return m.Revision()
+	case planmilestone.FieldCurrent:
+		return m.Current()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PlanMilestoneMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case planmilestone.FieldPlanID:
+		return m.OldPlanID(ctx)
+	case planmilestone.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case planmilestone.FieldKey:
+		return m.OldKey(ctx)
+	case planmilestone.FieldTitle:
+		return m.OldTitle(ctx)
+	case planmilestone.FieldDate:
+		return m.OldDate(ctx)
+	case planmilestone.FieldDeliverable:
+		return m.OldDeliverable(ctx)
+	case planmilestone.FieldPosition:
+		return m.OldPosition(ctx)
+	case planmilestone.FieldState:
+		return m.OldState(ctx)
+	case planmilestone.FieldDoneAt:
+		return m.OldDoneAt(ctx)
+	case planmilestone.FieldRevision:
+		return m.OldRevision(ctx)
+	case planmilestone.FieldCurrent:
+		return m.OldCurrent(ctx)
+	}
+	return nil, fmt.Errorf("unknown PlanMilestone field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanMilestoneMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case planmilestone.FieldPlanID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlanID(v)
+		return nil
+	case planmilestone.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case planmilestone.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case planmilestone.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case planmilestone.FieldDate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDate(v)
+		return nil
+	case planmilestone.FieldDeliverable:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeliverable(v)
+		return nil
+	case planmilestone.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case planmilestone.FieldState:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case planmilestone.FieldDoneAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDoneAt(v)
+		return nil
+	case planmilestone.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevision(v)
+		return nil
+	case planmilestone.FieldCurrent:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PlanMilestone field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PlanMilestoneMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, planmilestone.FieldPosition)
+	}
+	if m.addrevision != nil {
+		fields = append(fields, planmilestone.FieldRevision)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PlanMilestoneMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case planmilestone.FieldPosition:
+		return m.AddedPosition()
+	case planmilestone.FieldRevision:
+		return m.AddedRevision()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanMilestoneMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case planmilestone.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	case planmilestone.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRevision(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PlanMilestone numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PlanMilestoneMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(planmilestone.FieldDoneAt) {
+		fields = append(fields, planmilestone.FieldDoneAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PlanMilestoneMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PlanMilestoneMutation) ClearField(name string) error {
+	switch name {
+	case planmilestone.FieldDoneAt:
+		m.ClearDoneAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PlanMilestone nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PlanMilestoneMutation) ResetField(name string) error {
+	switch name {
+	case planmilestone.FieldPlanID:
+		m.ResetPlanID()
+		return nil
+	case planmilestone.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case planmilestone.FieldKey:
+		m.ResetKey()
+		return nil
+	case planmilestone.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case planmilestone.FieldDate:
+		m.ResetDate()
+		return nil
+	case planmilestone.FieldDeliverable:
+		m.ResetDeliverable()
+		return nil
+	case planmilestone.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case planmilestone.FieldState:
+		m.ResetState()
+		return nil
+	case planmilestone.FieldDoneAt:
+		m.ResetDoneAt()
+		return nil
+	case planmilestone.FieldRevision:
+		m.ResetRevision()
+		return nil
+	case planmilestone.FieldCurrent:
+		m.ResetCurrent()
+		return nil
+	}
+	return fmt.Errorf("unknown PlanMilestone field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PlanMilestoneMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PlanMilestoneMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PlanMilestoneMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PlanMilestoneMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PlanMilestoneMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PlanMilestoneMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PlanMilestoneMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PlanMilestone unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PlanMilestoneMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PlanMilestone edge %s", name)
+}
+
+// PlanReminderMutation represents an operation that mutates the PlanReminder nodes in the graph.
+type PlanReminderMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	plan_id       *string
+	milestone_key *string
+	revision      *int
+	addrevision   *int
+	kind          *string
+	event_id      *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*PlanReminder, error)
+	predicates    []predicate.PlanReminder
+}
+
+var _ ent.Mutation = (*PlanReminderMutation)(nil)
+
+// planreminderOption allows management of the mutation configuration using functional options.
+type planreminderOption func(*PlanReminderMutation)
+
+// newPlanReminderMutation creates new mutation for the PlanReminder entity.
+func newPlanReminderMutation(c config, op Op, opts ...planreminderOption) *PlanReminderMutation {
+	m := &PlanReminderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePlanReminder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPlanReminderID sets the ID field of the mutation.
+func withPlanReminderID(id int) planreminderOption {
+	return func(m *PlanReminderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PlanReminder
+		)
+		m.oldValue = func(ctx context.Context) (*PlanReminder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PlanReminder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPlanReminder sets the old PlanReminder of the mutation.
+func withPlanReminder(node *PlanReminder) planreminderOption {
+	return func(m *PlanReminderMutation) {
+		m.oldValue = func(context.Context) (*PlanReminder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PlanReminderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PlanReminderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PlanReminderMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PlanReminderMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PlanReminder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetPlanID sets the "plan_id" field.
+func (m *PlanReminderMutation) SetPlanID(s string) {
+	m.plan_id = &s
+}
+
+// PlanID returns the value of the "plan_id" field in the mutation.
+func (m *PlanReminderMutation) PlanID() (r string, exists bool) {
+	v := m.plan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlanID returns the old "plan_id" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldPlanID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlanID: %w", err)
+	}
+	return oldValue.PlanID, nil
+}
+
+// ResetPlanID resets all changes to the "plan_id" field.
+func (m *PlanReminderMutation) ResetPlanID() {
+	m.plan_id = nil
+}
+
+// SetMilestoneKey sets the "milestone_key" field.
+func (m *PlanReminderMutation) SetMilestoneKey(s string) {
+	m.milestone_key = &s
+}
+
+// MilestoneKey returns the value of the "milestone_key" field in the mutation.
+func (m *PlanReminderMutation) MilestoneKey() (r string, exists bool) {
+	v := m.milestone_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMilestoneKey returns the old "milestone_key" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldMilestoneKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMilestoneKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMilestoneKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMilestoneKey: %w", err)
+	}
+	return oldValue.MilestoneKey, nil
+}
+
+// ResetMilestoneKey resets all changes to the "milestone_key" field.
+func (m *PlanReminderMutation) ResetMilestoneKey() {
+	m.milestone_key = nil
+}
+
+// SetRevision sets the "revision" field.
+func (m *PlanReminderMutation) SetRevision(i int) {
+	m.revision = &i
+	m.addrevision = nil
+}
+
+// Revision returns the value of the "revision" field in the mutation.
+func (m *PlanReminderMutation) Revision() (r int, exists bool) {
+	v := m.revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevision returns the old "revision" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevision: %w", err)
+	}
+	return oldValue.Revision, nil
+}
+
+// AddRevision adds i to the "revision" field.
+func (m *PlanReminderMutation) AddRevision(i int) {
+	if m.addrevision != nil {
+		*m.addrevision += i
+	} else {
+		m.addrevision = &i
+	}
+}
+
+// AddedRevision returns the value that was added to the "revision" field in this mutation.
+func (m *PlanReminderMutation) AddedRevision() (r int, exists bool) {
+	v := m.addrevision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRevision resets all changes to the "revision" field.
+func (m *PlanReminderMutation) ResetRevision() {
+	m.revision = nil
+	m.addrevision = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *PlanReminderMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *PlanReminderMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *PlanReminderMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *PlanReminderMutation) SetEventID(s string) {
+	m.event_id = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *PlanReminderMutation) EventID() (r string, exists bool) {
+	v := m.event_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *PlanReminderMutation) ResetEventID() {
+	m.event_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PlanReminderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PlanReminderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PlanReminder entity.
+// If the PlanReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanReminderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PlanReminderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the PlanReminderMutation builder.
+func (m *PlanReminderMutation) Where(ps ...predicate.PlanReminder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PlanReminderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PlanReminderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PlanReminder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PlanReminderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PlanReminderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PlanReminder).
+func (m *PlanReminderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PlanReminderMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.plan_id != nil {
+		fields = append(fields, planreminder.FieldPlanID)
+	}
+	if m.milestone_key != nil {
+		fields = append(fields, planreminder.FieldMilestoneKey)
+	}
+	if m.revision != nil {
+		fields = append(fields, planreminder.FieldRevision)
+	}
+	if m.kind != nil {
+		fields = append(fields, planreminder.FieldKind)
+	}
+	if m.event_id != nil {
+		fields = append(fields, planreminder.FieldEventID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, planreminder.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PlanReminderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case planreminder.FieldPlanID:
+		return m.PlanID()
+	case planreminder.FieldMilestoneKey:
+		return m.MilestoneKey()
+	case planreminder.FieldRevision:
+		return m.Revision()
+	case planreminder.FieldKind:
+		return m.Kind()
+	case planreminder.FieldEventID:
+		return m.EventID()
+	case planreminder.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PlanReminderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case planreminder.FieldPlanID:
+		return m.OldPlanID(ctx)
+	case planreminder.FieldMilestoneKey:
+		return m.OldMilestoneKey(ctx)
+	case planreminder.FieldRevision:
+		return m.OldRevision(ctx)
+	case planreminder.FieldKind:
+		return m.OldKind(ctx)
+	case planreminder.FieldEventID:
+		return m.OldEventID(ctx)
+	case planreminder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PlanReminder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanReminderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case planreminder.FieldPlanID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlanID(v)
+		return nil
+	case planreminder.FieldMilestoneKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMilestoneKey(v)
+		return nil
+	case planreminder.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevision(v)
+		return nil
+	case planreminder.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case planreminder.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case planreminder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PlanReminder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PlanReminderMutation) AddedFields() []string {
+	var fields []string
+	if m.addrevision != nil {
+		fields = append(fields, planreminder.FieldRevision)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PlanReminderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case planreminder.FieldRevision:
+		return m.AddedRevision()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PlanReminderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case planreminder.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRevision(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PlanReminder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PlanReminderMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PlanReminderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PlanReminderMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown PlanReminder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PlanReminderMutation) ResetField(name string) error {
+	switch name {
+	case planreminder.FieldPlanID:
+		m.ResetPlanID()
+		return nil
+	case planreminder.FieldMilestoneKey:
+		m.ResetMilestoneKey()
+		return nil
+	case planreminder.FieldRevision:
+		m.ResetRevision()
+		return nil
+	case planreminder.FieldKind:
+		m.ResetKind()
+		return nil
+	case planreminder.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case planreminder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PlanReminder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PlanReminderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PlanReminderMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PlanReminderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PlanReminderMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PlanReminderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PlanReminderMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PlanReminderMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PlanReminder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PlanReminderMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PlanReminder edge %s", name)
 }
 
 // SessionMutation represents an operation that mutates the Session nodes in the graph.

@@ -20,6 +20,9 @@ import (
 	"github.com/creativeops/creativeops/ent/oauthrevocation"
 	"github.com/creativeops/creativeops/ent/oauthsigningkey"
 	"github.com/creativeops/creativeops/ent/organization"
+	"github.com/creativeops/creativeops/ent/plan"
+	"github.com/creativeops/creativeops/ent/planmilestone"
+	"github.com/creativeops/creativeops/ent/planreminder"
 	"github.com/creativeops/creativeops/ent/schema"
 	"github.com/creativeops/creativeops/ent/session"
 	"github.com/creativeops/creativeops/ent/signingkey"
@@ -364,6 +367,18 @@ func init() {
 	jobDescAsync := jobFields[13].Descriptor()
 	// job.DefaultAsync holds the default value on creation for the async field.
 	job.DefaultAsync = jobDescAsync.Default.(bool)
+	// jobDescTrack is the schema descriptor for track field.
+	jobDescTrack := jobFields[16].Descriptor()
+	// job.DefaultTrack holds the default value on creation for the track field.
+	job.DefaultTrack = jobDescTrack.Default.(bool)
+	// jobDescCreatorID is the schema descriptor for creator_id field.
+	jobDescCreatorID := jobFields[17].Descriptor()
+	// job.DefaultCreatorID holds the default value on creation for the creator_id field.
+	job.DefaultCreatorID = jobDescCreatorID.Default.(string)
+	// jobDescPlanID is the schema descriptor for plan_id field.
+	jobDescPlanID := jobFields[18].Descriptor()
+	// job.DefaultPlanID holds the default value on creation for the plan_id field.
+	job.DefaultPlanID = jobDescPlanID.Default.(string)
 	// jobDescID is the schema descriptor for id field.
 	jobDescID := jobMixinFields0[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -564,6 +579,97 @@ func init() {
 			return nil
 		}
 	}()
+	planMixin := schema.Plan{}.Mixin()
+	planMixinFields0 := planMixin[0].Fields()
+	_ = planMixinFields0
+	planMixinFields1 := planMixin[1].Fields()
+	_ = planMixinFields1
+	planFields := schema.Plan{}.Fields()
+	_ = planFields
+	// planDescCreatedAt is the schema descriptor for created_at field.
+	planDescCreatedAt := planMixinFields1[0].Descriptor()
+	// plan.DefaultCreatedAt holds the default value on creation for the created_at field.
+	plan.DefaultCreatedAt = planDescCreatedAt.Default.(func() time.Time)
+	// planDescUpdatedAt is the schema descriptor for updated_at field.
+	planDescUpdatedAt := planMixinFields1[1].Descriptor()
+	// plan.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	plan.DefaultUpdatedAt = planDescUpdatedAt.Default.(func() time.Time)
+	// plan.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	plan.UpdateDefaultUpdatedAt = planDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// planDescCreatorID is the schema descriptor for creator_id field.
+	planDescCreatorID := planFields[1].Descriptor()
+	// plan.DefaultCreatorID holds the default value on creation for the creator_id field.
+	plan.DefaultCreatorID = planDescCreatorID.Default.(string)
+	// planDescRevision is the schema descriptor for revision field.
+	planDescRevision := planFields[6].Descriptor()
+	// plan.DefaultRevision holds the default value on creation for the revision field.
+	plan.DefaultRevision = planDescRevision.Default.(int)
+	// planDescTimeZone is the schema descriptor for time_zone field.
+	planDescTimeZone := planFields[9].Descriptor()
+	// plan.DefaultTimeZone holds the default value on creation for the time_zone field.
+	plan.DefaultTimeZone = planDescTimeZone.Default.(string)
+	// planDescState is the schema descriptor for state field.
+	planDescState := planFields[10].Descriptor()
+	// plan.DefaultState holds the default value on creation for the state field.
+	plan.DefaultState = planDescState.Default.(string)
+	// planDescRemindDaysBefore is the schema descriptor for remind_days_before field.
+	planDescRemindDaysBefore := planFields[11].Descriptor()
+	// plan.DefaultRemindDaysBefore holds the default value on creation for the remind_days_before field.
+	plan.DefaultRemindDaysBefore = planDescRemindDaysBefore.Default.(int)
+	// planDescAutoReplan is the schema descriptor for auto_replan field.
+	planDescAutoReplan := planFields[12].Descriptor()
+	// plan.DefaultAutoReplan holds the default value on creation for the auto_replan field.
+	plan.DefaultAutoReplan = planDescAutoReplan.Default.(bool)
+	// planDescFeedTokenHash is the schema descriptor for feed_token_hash field.
+	planDescFeedTokenHash := planFields[13].Descriptor()
+	// plan.DefaultFeedTokenHash holds the default value on creation for the feed_token_hash field.
+	plan.DefaultFeedTokenHash = planDescFeedTokenHash.Default.(string)
+	// planDescID is the schema descriptor for id field.
+	planDescID := planMixinFields0[0].Descriptor()
+	// plan.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	plan.IDValidator = func() func(string) error {
+		validators := planDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	planmilestoneFields := schema.PlanMilestone{}.Fields()
+	_ = planmilestoneFields
+	// planmilestoneDescDeliverable is the schema descriptor for deliverable field.
+	planmilestoneDescDeliverable := planmilestoneFields[5].Descriptor()
+	// planmilestone.DefaultDeliverable holds the default value on creation for the deliverable field.
+	planmilestone.DefaultDeliverable = planmilestoneDescDeliverable.Default.(bool)
+	// planmilestoneDescPosition is the schema descriptor for position field.
+	planmilestoneDescPosition := planmilestoneFields[6].Descriptor()
+	// planmilestone.DefaultPosition holds the default value on creation for the position field.
+	planmilestone.DefaultPosition = planmilestoneDescPosition.Default.(int)
+	// planmilestoneDescState is the schema descriptor for state field.
+	planmilestoneDescState := planmilestoneFields[7].Descriptor()
+	// planmilestone.DefaultState holds the default value on creation for the state field.
+	planmilestone.DefaultState = planmilestoneDescState.Default.(string)
+	// planmilestoneDescRevision is the schema descriptor for revision field.
+	planmilestoneDescRevision := planmilestoneFields[9].Descriptor()
+	// planmilestone.DefaultRevision holds the default value on creation for the revision field.
+	planmilestone.DefaultRevision = planmilestoneDescRevision.Default.(int)
+	// planmilestoneDescCurrent is the schema descriptor for current field.
+	planmilestoneDescCurrent := planmilestoneFields[10].Descriptor()
+	// planmilestone.DefaultCurrent holds the default value on creation for the current field.
+	planmilestone.DefaultCurrent = planmilestoneDescCurrent.Default.(bool)
+	planreminderFields := schema.PlanReminder{}.Fields()
+	_ = planreminderFields
+	// planreminderDescCreatedAt is the schema descriptor for created_at field.
+	planreminderDescCreatedAt := planreminderFields[5].Descriptor()
+	// planreminder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	planreminder.DefaultCreatedAt = planreminderDescCreatedAt.Default.(func() time.Time)
 	sessionMixin := schema.Session{}.Mixin()
 	sessionMixinFields0 := sessionMixin[0].Fields()
 	_ = sessionMixinFields0

@@ -48,6 +48,12 @@ type Tx struct {
 	OAuthSigningKey *OAuthSigningKeyClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Plan is the client for interacting with the Plan builders.
+	Plan *PlanClient
+	// PlanMilestone is the client for interacting with the PlanMilestone builders.
+	PlanMilestone *PlanMilestoneClient
+	// PlanReminder is the client for interacting with the PlanReminder builders.
+	PlanReminder *PlanReminderClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// SigningKey is the client for interacting with the SigningKey builders.
@@ -204,6 +210,9 @@ func (tx *Tx) init() {
 	tx.OAuthRevocation = NewOAuthRevocationClient(tx.config)
 	tx.OAuthSigningKey = NewOAuthSigningKeyClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
+	tx.Plan = NewPlanClient(tx.config)
+	tx.PlanMilestone = NewPlanMilestoneClient(tx.config)
+	tx.PlanReminder = NewPlanReminderClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.UsageMinute = NewUsageMinuteClient(tx.config)

@@ -14,9 +14,15 @@ const (
 	CreatorCreated = "creator.created"
 	// WebhookTest: Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.
 	WebhookTest = "webhook.test"
+	// PlanMilestoneDue: A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind.
+	PlanMilestoneDue = "plan.milestone.due"
+	// PlanMilestoneOverdue: A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.
+	PlanMilestoneOverdue = "plan.milestone.overdue"
+	// PlanReplanned: A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).
+	PlanReplanned = "plan.replanned"
 )
 
 // Types returns every event type, in the order declared.
 func Types() []string {
-	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest}
+	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned}
 }

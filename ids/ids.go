@@ -21,6 +21,7 @@ const (
 	Organization = "org"
 	Session      = "ses"
 	AuditEvent   = "aud"
+	Plan         = "plan"
 )
 
 // New returns "<prefix>_<ulid>".

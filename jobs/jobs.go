@@ -21,6 +21,7 @@ import (
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -53,21 +54,34 @@ func (RunArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, MaxAttempts: MaxAttempts}
 }
 
+// Tracker keeps the plan of a run that asked to be tracked (package plans).
+type Tracker interface {
+	// CheckCreator reports an error when the organization has no such
+	// creator, before a tracked run is accepted.
+	CheckCreator(ctx context.Context, orgID, creatorID string) error
+	// Track stores the plan of j, a run that completed with track set,
+	// as the plan j.PlanID, inside the transaction that completes j.
+	Track(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, j *Job) error
+}
+
 // Runner creates and executes jobs.
 type Runner struct {
-	store  *storage.Store
-	events *events.Emitter
-	river  *river.Client[*sql.Tx]
-	log    *slog.Logger
-	onDone func(status string, async bool)
+	store   *storage.Store
+	events  *events.Emitter
+	river   *river.Client[*sql.Tx]
+	log     *slog.Logger
+	onDone  func(status string, async bool)
+	clock   clock.Clock
+	tracker Tracker
 }
 
 // NewRunner returns a runner that stores jobs in store, emits their events
 // through emitter and enqueues asynchronous runs on queue. onDone, when not
 // nil, is told of every job this process finished (committed as completed
-// or failed).
-func NewRunner(store *storage.Store, emitter *events.Emitter, queue *river.Client[*sql.Tx], log *slog.Logger, onDone func(status string, async bool)) *Runner {
-	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone}
+// or failed). Tracked runs are dated by clk when their context gives no
+// as_of, and their plans are kept by tracker.
+func NewRunner(store *storage.Store, emitter *events.Emitter, queue *river.Client[*sql.Tx], log *slog.Logger, onDone func(status string, async bool), clk clock.Clock, tracker Tracker) *Runner {
+	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone, clock: clk, tracker: tracker}
 }
 
 // On returns a runner like r that stores jobs through store: the workers'
@@ -97,12 +111,17 @@ type Job struct {
 	Progress       int
 	Attempts       int
 	Async          bool
-	ErrorCode      string
-	ErrorMessage   string
-	ErrorStep      string
-	CreatedAt      time.Time
-	StartedAt      *time.Time
-	CompletedAt    *time.Time
+	// Track: the run's plan is kept as a tracked plan, for CreatorID
+	// (optional), whose id is PlanID once the run completed.
+	Track        bool
+	CreatorID    string
+	PlanID       string
+	ErrorCode    string
+	ErrorMessage string
+	ErrorStep    string
+	CreatedAt    time.Time
+	StartedAt    *time.Time
+	CompletedAt  *time.Time
 }
 
 func toJob(j *ent.Job) *Job {
@@ -110,6 +129,7 @@ func toJob(j *ent.Job) *Job {
 		ID: j.ID, OrganizationID: j.OrganizationID, KeyID: j.KeyID, Status: j.Status,
 		Vertical: j.Vertical, Workflow: j.Workflow, Context: j.Context, Result: j.Result,
 		Progress: j.Progress, Attempts: j.Attempts, Async: j.Async,
+		Track: j.Track, CreatorID: j.CreatorID, PlanID: j.PlanID,
 		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, ErrorStep: j.ErrorStep,
 		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 	}
@@ -171,6 +191,10 @@ type Request struct {
 	Workflow       string
 	Context        map[string]any
 	Async          bool
+	// Track keeps the run's plan as a tracked plan (package plans) for
+	// CreatorID, which is optional and only allowed with Track.
+	Track     bool
+	CreatorID string
 }
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
@@ -196,14 +220,31 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := wf.Prepare(req.Context)
+	if req.CreatorID != "" && !req.Track {
+		return nil, apierror.InvalidField("creator_id", "names the creator of a tracked plan: set track too, or leave creator_id out")
+	}
+	var in *engine.Input
+	if req.Track {
+		// A tracked plan is dated by the service's clock (reminders and
+		// re-plans count days from it), fixed when the run is asked for,
+		// so an asynchronous run is dated as a synchronous one would be.
+		in, err = wf.PrepareAt(req.Context, r.clock.Now())
+	} else {
+		in, err = wf.Prepare(req.Context)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if req.CreatorID != "" {
+		if err := r.tracker.CheckCreator(ctx, req.OrganizationID, req.CreatorID); err != nil {
+			return nil, err
+		}
 	}
 	created := now()
 	j := &ent.Job{
 		ID: ids.New(ids.Job), OrganizationID: req.OrganizationID, KeyID: req.KeyID,
 		Vertical: req.Vertical, Workflow: req.Workflow, Context: in.Values(), Async: req.Async,
+		Track: req.Track, CreatorID: req.CreatorID,
 		CreatedAt: created, UpdatedAt: created,
 	}
 	if req.Async {
@@ -237,6 +278,9 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 		if err := jobCreate(tx, j).Exec(ctx); err != nil {
 			return err
 		}
+		if err := r.track(ctx, tx, sqlTx, j); err != nil {
+			return err
+		}
 		_, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
 		return err
 	})
@@ -245,6 +289,18 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 	}
 	r.finished(j)
 	return toJob(j), nil
+}
+
+// Insert stores a finished job made outside Submit and the worker (a
+// re-plan's run, package plans) inside the caller's transaction.
+func Insert(ctx context.Context, tx *ent.Client, j *Job) error {
+	return jobCreate(tx, &ent.Job{
+		ID: j.ID, OrganizationID: j.OrganizationID, KeyID: j.KeyID, Vertical: j.Vertical, Workflow: j.Workflow,
+		Context: j.Context, Result: j.Result, Async: j.Async, Track: j.Track, CreatorID: j.CreatorID, PlanID: j.PlanID,
+		Status: j.Status, Progress: j.Progress, Attempts: j.Attempts, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
+		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, ErrorStep: j.ErrorStep,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.CreatedAt,
+	}).Exec(ctx)
 }
 
 // jobCreate inserts j as it is.
@@ -257,6 +313,9 @@ func jobCreate(tx *ent.Client, j *ent.Job) *ent.JobCreate {
 		SetWorkflow(j.Workflow).
 		SetContext(j.Context).
 		SetAsync(j.Async).
+		SetTrack(j.Track).
+		SetCreatorID(j.CreatorID).
+		SetPlanID(j.PlanID).
 		SetStatus(j.Status).
 		SetProgress(j.Progress).
 		SetAttempts(j.Attempts).
@@ -292,9 +351,23 @@ func (r *Runner) settle(j *ent.Job, result map[string]any, runErr error) (typ st
 		j.ErrorMessage = runErr.Error()
 	} else {
 		j.Status, j.Progress, j.Result = Completed, 100, result
+		if j.Track {
+			// The plan's id is known before the transaction that stores
+			// it, so the job's event names it too.
+			j.PlanID = ids.New(ids.Plan)
+		}
 	}
 	data, err = r.events.Encode(toJob(j))
 	return typ, data, err
+}
+
+// track stores the plan of a completed run that asked for it, in the
+// transaction that completes the run (settle named it).
+func (r *Runner) track(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, j *ent.Job) error {
+	if j.PlanID == "" || j.Status != Completed {
+		return nil
+	}
+	return r.tracker.Track(ctx, tx, sqlTx, toJob(j))
 }
 
 // Cancel stops a queued or processing job. A running worker notices at its

@@ -96,10 +96,13 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		if runErr != nil {
 			upd = upd.SetErrorCode(j.ErrorCode).SetErrorMessage(j.ErrorMessage).SetErrorStep(j.ErrorStep)
 		} else {
-			upd = upd.SetResult(result)
+			upd = upd.SetResult(result).SetPlanID(j.PlanID)
 		}
 		n, err := upd.Save(ctx)
 		if err != nil || n == 0 {
+			return err
+		}
+		if err := r.track(ctx, tx, sqlTx, j); err != nil {
 			return err
 		}
 		_, err = r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)

@@ -13,7 +13,9 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/dashboard"
+	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/oauth"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/webhooks"
@@ -124,6 +126,13 @@ type Config struct {
 	// OAuthTokenLimits budget POST /oauth/token (default
 	// oauth.DefaultTokenLimits).
 	OAuthTokenLimits oauth.TokenLimits
+	// Clock is "now" for tracked plans: the as_of of their runs, their
+	// reminders and automatic re-plans (default the system clock; tests
+	// move a clock.Test).
+	Clock clock.Clock
+	// PlanScanInterval is how often due reminders and slipped deliverables
+	// are looked for (default plans.DefaultScanInterval, a minute).
+	PlanScanInterval time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -156,6 +165,8 @@ func DefaultConfig() Config {
 		SignInLimit:            dashboard.DefaultSignInLimit,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
 		OAuthTokenLimits:       oauth.DefaultTokenLimits,
+		Clock:                  clock.Real{},
+		PlanScanInterval:       plans.DefaultScanInterval,
 	}
 }
 
@@ -202,6 +213,12 @@ func (cfg Config) withDefaults() Config {
 		cfg.SignInLimit = def.SignInLimit
 	}
 	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
+	if cfg.Clock == nil {
+		cfg.Clock = def.Clock
+	}
+	if cfg.PlanScanInterval <= 0 {
+		cfg.PlanScanInterval = def.PlanScanInterval
+	}
 	return cfg
 }
 

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/engine"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/jobs"
@@ -76,6 +77,10 @@ func (s *engineService) GetWorkflow(ctx context.Context, req *creativeopsv1.GetW
 
 func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunWorkflowRequest) (*creativeopsv1.Job, error) {
 	p := principal(ctx)
+	// A tracked run creates a plan, which is plans:write's to create.
+	if req.GetTrack() && !p.Allows(auth.ScopePlansWrite) {
+		return nil, missingScope(auth.ScopePlansWrite)
+	}
 	j, err := s.runner.Submit(ctx, jobs.Request{
 		OrganizationID: p.OrganizationID,
 		KeyID:          p.KeyID,
@@ -83,6 +88,8 @@ func (s *engineService) RunWorkflow(ctx context.Context, req *creativeopsv1.RunW
 		Workflow:       req.GetWorkflow(),
 		Context:        req.GetContext().AsMap(),
 		Async:          req.GetAsync(),
+		Track:          req.GetTrack(),
+		CreatorID:      req.GetCreatorId(),
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"database/sql"
@@ -39,6 +40,7 @@ import (
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/oauth"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/ratelimit"
 	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
@@ -68,12 +70,14 @@ type Server struct {
 	validator   protovalidate.Validator
 	workers     queueWorkers
 	registry    *ipreg.Registry
+	plans       *plans.Service
 	metrics     *metrics
 	usage       *analytics.Recorder // nil when analytics is disabled
 	flusher     *analytics.Flusher  // nil when analytics is disabled
 	limiter     *ratelimit.Limiter
 	idempotency *idempotency.Store
 	janitor     *janitor
+	planFeeds   *plans.Feeds
 	bodies      *edge.Bodies // request bodies held in memory at once
 
 	grpc     *grpc.Server
@@ -206,12 +210,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	dispatcher := &webhooks.Dispatcher{River: queue, Schedule: cfg.WebhookSchedule, Slots: slots, Budget: budget,
 		FanOutBudget: webhooks.NewBudget(webhooks.DefaultFanOutPerSecond, webhooks.DefaultFanOutBurst)}
 	emitter := events.NewEmitter(wire.EventData, dispatcher.FanOut).Subscribed(store.Dialect, webhooks.Subscribed)
+	s.plans = plans.NewService(store, emitter, cfg.Clock)
 	runner := jobs.NewRunner(store, emitter, queue, s.log, func(status string, async bool) {
 		s.metrics.jobs.WithLabelValues(status, strconv.FormatBool(async)).Inc()
-	})
+	}, cfg.Clock, s.plans)
 	// Jobs run on the background store: requests and jobs never wait for
 	// each other's database connections.
 	river.AddWorker(workers, jobs.NewWorker(runner.On(store.Background)))
+	river.AddWorker(workers, plans.NewScanWorker(s.plans.On(store.Background), s.log))
 	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store.Background, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
 		Store:      store.Background,
@@ -251,6 +257,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
 	s.idempotency = idempotency.NewStore(store)
+	s.planFeeds = plans.NewFeeds(store, cfg.PublicURL)
 
 	// Background work that needs no listener: usage flushes and clean-up.
 	if s.flusher != nil {
@@ -292,6 +299,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
 		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
+		creativeopsv1.RegisterPlansServiceServer(reg, &plansService{plans: s.plans, feeds: s.planFeeds})
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -351,9 +359,15 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 		Queues: map[string]river.QueueConfig{
 			jobs.Queue:     {MaxWorkers: cfg.Workers},
 			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
+			// One scan at a time per replica is plenty: a scan sends
+			// what is due since the last one.
+			plans.Queue: {MaxWorkers: 1},
 		},
-		Workers:    workers,
-		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+		// Reminders and automatic re-plans: River's leader enqueues a
+		// scan every interval, whichever replica it is.
+		PeriodicJobs: []*river.PeriodicJob{plans.PeriodicScan(cmp.Or(cfg.PlanScanInterval, plans.DefaultScanInterval))},
+		Workers:      workers,
+		JobTimeout:   cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
 		// SQLite: one client inserts and works. It cannot be told of
 		// inserts made in other transactions, so workers poll; a short
 		// interval keeps the queue-to-start delay low.
@@ -412,6 +426,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAuditServiceHandlerClient(ctx, m, creativeopsv1.NewAuditServiceClient(c))
 		},
+		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterPlansServiceHandlerClient(ctx, m, creativeopsv1.NewPlansServiceClient(c))
+		},
 	} {
 		if err := register(ctx, gw, conn); err != nil {
 			return nil, err
@@ -440,6 +457,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)
+	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
 	mux.Handle("/", s.gateway)
 	rest := s.restMiddleware(mux)
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
@@ -678,6 +696,13 @@ func listen(cfg Config) ([]listener, error) {
 		out = append(out, listener{a.kind, ln})
 	}
 	return out, nil
+}
+
+// ScanPlans looks for due reminders and slipped deliverables now, as the
+// periodic scan does (for tests and administration).
+func (s *Server) ScanPlans(ctx context.Context) error {
+	_, err := s.plans.On(s.store.Background).Scan(ctx, s.log)
+	return err
 }
 
 // Store exposes the database, for tests and administration.

@@ -33,6 +33,7 @@ type fixture struct {
 	webhookID, deliveryID    string
 	webhookToDelete          string
 	receiver                 string
+	planID, planToDelete     string
 }
 
 func newFixture(t *testing.T, e *env, transport string) fixture {
@@ -60,6 +61,11 @@ func newFixture(t *testing.T, e *env, transport string) fixture {
 	fx.webhookID = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/" + transport, "events": []string{"creator.created"}})["id"].(string)
 	fx.webhookToDelete = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/gone-" + transport, "events": []string{"creator.created"}})["id"].(string)
 	fx.deliveryID = post("/v1/webhooks/"+fx.webhookID+":test", map[string]any{})["id"].(string)
+	fx.planID = post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy", "track": true,
+		"context": map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}})["plan_id"].(string)
+	other := post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy",
+		"context": map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}})["id"].(string)
+	fx.planToDelete = post("/v1/plans", map[string]any{"job_id": other})["id"].(string)
 	return fx
 }
 
@@ -437,6 +443,228 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
 		},
 
+		// Plans.
+		{
+			name: "create plan from a job", key: e.AdminKey, method: "/creativeops.v1.PlansService/CreatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CreatePlanRequest{JobId: fx.jobID, CreatorId: e.creatorID, RemindDaysBefore: proto.Int32(5)},
+			httpMethod: "POST", path: "/v1/plans", body: map[string]any{"job_id": fx.jobID, "creator_id": e.creatorID, "remind_days_before": 5},
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if id, _ := b["id"].(string); !strings.HasPrefix(id, "plan_") || b["job_id"] != fx.jobID || b["creator_id"] != e.creatorID ||
+					b["remind_days_before"] != 5.0 || b["auto_replan"] != true || b["revision"] != 1.0 || b["state"] != "active" {
+					t.Errorf("plan: %v", b)
+				}
+				if ms, _ := b["milestones"].([]any); len(ms) == 0 {
+					t.Errorf("plan without milestones: %v", b)
+				}
+			},
+		},
+		{
+			name: "create plan from another organization's job", key: e.otherOrg, method: "/creativeops.v1.PlansService/CreatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req: &creativeopsv1.CreatePlanRequest{JobId: fx.jobID}, httpMethod: "POST", path: "/v1/plans", body: map[string]any{"job_id": fx.jobID},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "create plan for another organization's creator", key: e.otherOrg, method: "/creativeops.v1.PlansService/CreatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CreatePlanRequest{JobId: fx.jobID, CreatorId: e.creatorID},
+			httpMethod: "POST", path: "/v1/plans", body: map[string]any{"job_id": fx.jobID, "creator_id": e.creatorID},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "create plan reminding too early", key: e.AdminKey, method: "/creativeops.v1.PlansService/CreatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CreatePlanRequest{JobId: fx.jobID, RemindDaysBefore: proto.Int32(61)},
+			httpMethod: "POST", path: "/v1/plans", body: map[string]any{"job_id": fx.jobID, "remind_days_before": 61},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"remind_days_before"},
+		},
+		{
+			name: "list plans", key: e.AdminKey, method: "/creativeops.v1.PlansService/ListPlans", resp: msg(&creativeopsv1.ListPlansResponse{}),
+			req: &creativeopsv1.ListPlansRequest{PageSize: 1, Vertical: "music"}, httpMethod: "GET", path: "/v1/plans?page_size=1&vertical=music",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if ps, _ := b["plans"].([]any); len(ps) != 1 || b["next_page_token"] == "" {
+					t.Errorf("want a page of 1 plan and a next page: %v", b)
+				}
+			},
+		},
+		{
+			name: "list plans of a creator", key: e.AdminKey, method: "/creativeops.v1.PlansService/ListPlans", resp: msg(&creativeopsv1.ListPlansResponse{}),
+			req: &creativeopsv1.ListPlansRequest{CreatorId: e.creatorID, State: "active"}, httpMethod: "GET", path: "/v1/plans?creator_id=" + e.creatorID + "&state=active",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				ps, _ := b["plans"].([]any)
+				for _, p := range ps {
+					if p.(map[string]any)["creator_id"] != e.creatorID {
+						t.Errorf("a plan of another creator: %v", p)
+					}
+				}
+				if len(ps) == 0 {
+					t.Errorf("no plan of %s: %v", e.creatorID, b)
+				}
+			},
+		},
+		{
+			name: "list plans of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/ListPlans", resp: msg(&creativeopsv1.ListPlansResponse{}),
+			req: &creativeopsv1.ListPlansRequest{}, httpMethod: "GET", path: "/v1/plans",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if ps, _ := b["plans"].([]any); len(ps) != 0 {
+					t.Errorf("another organization lists %d plans of this one", len(ps))
+				}
+			},
+		},
+		{
+			name: "list plans in an unknown state", key: e.AdminKey, method: "/creativeops.v1.PlansService/ListPlans", resp: msg(&creativeopsv1.ListPlansResponse{}),
+			req: &creativeopsv1.ListPlansRequest{State: "paused"}, httpMethod: "GET", path: "/v1/plans?state=paused",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"state"},
+		},
+		{
+			name: "plans need plans:read", key: e.readOnly, method: "/creativeops.v1.PlansService/ListPlans", resp: msg(&creativeopsv1.ListPlansResponse{}),
+			req: &creativeopsv1.ListPlansRequest{}, httpMethod: "GET", path: "/v1/plans",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied, wantReason: "MISSING_SCOPE",
+		},
+		{
+			name: "get plan", key: e.AdminKey, method: "/creativeops.v1.PlansService/GetPlan", resp: msg(&creativeopsv1.Plan{}),
+			req: &creativeopsv1.GetPlanRequest{Id: fx.planID}, httpMethod: "GET", path: "/v1/plans/" + fx.planID,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["id"] != fx.planID || b["as_of"] != "2026-11-23" || b["feed_active"] != false {
+					t.Errorf("plan: %v", b)
+				}
+			},
+		},
+		{
+			name: "update plan", key: e.AdminKey, method: "/creativeops.v1.PlansService/UpdatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.UpdatePlanRequest{Id: fx.planID, RemindDaysBefore: proto.Int32(7), AutoReplan: proto.Bool(false)},
+			httpMethod: "PATCH", path: "/v1/plans/" + fx.planID, body: map[string]any{"remind_days_before": 7, "auto_replan": false},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["remind_days_before"] != 7.0 || b["auto_replan"] != false {
+					t.Errorf("settings not changed: %v", b)
+				}
+			},
+		},
+		{
+			name: "update a plan of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/UpdatePlan", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.UpdatePlanRequest{Id: fx.planID, AutoReplan: proto.Bool(true)},
+			httpMethod: "PATCH", path: "/v1/plans/" + fx.planID, body: map[string]any{"auto_replan": true},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "complete milestone", key: e.AdminKey, method: "/creativeops.v1.PlansService/CompleteMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CompleteMilestoneRequest{Id: fx.planID, Key: "artwork-metadata"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/artwork-metadata:complete", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				for _, m := range b["milestones"].([]any) {
+					if m := m.(map[string]any); m["key"] == "artwork-metadata" && (m["state"] != "done" || m["done_at"] == nil) {
+						t.Errorf("not done: %v", m)
+					}
+				}
+			},
+		},
+		{
+			name: "complete a milestone of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/CompleteMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CompleteMilestoneRequest{Id: fx.planID, Key: "announce"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/announce:complete", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "complete an unknown milestone", key: e.AdminKey, method: "/creativeops.v1.PlansService/CompleteMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.CompleteMilestoneRequest{Id: fx.planID, Key: "encore"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/encore:complete", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "skip milestone", key: e.AdminKey, method: "/creativeops.v1.PlansService/SkipMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.SkipMilestoneRequest{Id: fx.planID, Key: "announce"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/announce:skip", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "skip a milestone of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/SkipMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.SkipMilestoneRequest{Id: fx.planID, Key: "announce"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/announce:skip", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "reopen milestone", key: e.AdminKey, method: "/creativeops.v1.PlansService/ReopenMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.ReopenMilestoneRequest{Id: fx.planID, Key: "announce"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/announce:reopen", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "reopen a milestone of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/ReopenMilestone", resp: msg(&creativeopsv1.Plan{}),
+			req:        &creativeopsv1.ReopenMilestoneRequest{Id: fx.planID, Key: "artwork-metadata"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + "/milestones/artwork-metadata:reopen", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "replan", key: e.AdminKey, method: "/creativeops.v1.PlansService/ReplanPlan", resp: msg(&creativeopsv1.ReplanPlanResponse{}),
+			req:        &creativeopsv1.ReplanPlanRequest{Id: fx.planID, Context: mustStruct(map[string]any{"releaseDate": "2027-03-31"}), AsOf: "2026-11-24"},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":replan", body: map[string]any{"context": map[string]any{"releaseDate": "2027-03-31"}, "as_of": "2026-11-24"},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				p, _ := b["plan"].(map[string]any)
+				if p["revision"] != 2.0 || p["as_of"] != "2026-11-24" {
+					t.Errorf("re-planned plan: %v", p)
+				}
+				if cs, _ := b["changes"].([]any); len(cs) == 0 {
+					t.Errorf("a four-week slip changed nothing: %v", b)
+				}
+			},
+		},
+		{
+			name: "replan with an invalid context", key: e.AdminKey, method: "/creativeops.v1.PlansService/ReplanPlan", resp: msg(&creativeopsv1.ReplanPlanResponse{}),
+			req:        &creativeopsv1.ReplanPlanRequest{Id: fx.planID, Context: mustStruct(map[string]any{"releaseDate": "soon"})},
+			httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":replan", body: map[string]any{"context": map[string]any{"releaseDate": "soon"}},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"context.release_date"},
+		},
+		{
+			name: "replan a plan of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/ReplanPlan", resp: msg(&creativeopsv1.ReplanPlanResponse{}),
+			req: &creativeopsv1.ReplanPlanRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":replan", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "create plan feed", key: e.AdminKey, method: "/creativeops.v1.PlansService/CreatePlanFeed", resp: msg(&creativeopsv1.PlanFeed{}),
+			req: &creativeopsv1.CreatePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":createFeed", body: map[string]any{},
+			wantHTTP: http.StatusCreated,
+			check: func(t *testing.T, b map[string]any) {
+				if u, _ := b["url"].(string); !strings.Contains(u, "/v1/plans/"+fx.planID+"/calendar.ics?token=pft_") {
+					t.Errorf("feed URL: %v", b)
+				}
+			},
+		},
+		{
+			name: "create a feed of another organization's plan", key: e.otherOrg, method: "/creativeops.v1.PlansService/CreatePlanFeed", resp: msg(&creativeopsv1.PlanFeed{}),
+			req: &creativeopsv1.CreatePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":createFeed", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "revoke plan feed", key: e.AdminKey, method: "/creativeops.v1.PlansService/RevokePlanFeed", resp: msg(&creativeopsv1.Plan{}),
+			req: &creativeopsv1.RevokePlanFeedRequest{Id: fx.planID}, httpMethod: "POST", path: "/v1/plans/" + fx.planID + ":revokeFeed", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["feed_active"] != false || b["id"] != fx.planID {
+					t.Errorf("revoked plan: %v", b)
+				}
+			},
+		},
+		{
+			name: "delete a plan of another organization", key: e.otherOrg, method: "/creativeops.v1.PlansService/DeletePlan", resp: msg(&emptypb.Empty{}),
+			req: &creativeopsv1.DeletePlanRequest{Id: fx.planToDelete}, httpMethod: "DELETE", path: "/v1/plans/" + fx.planToDelete,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+		{
+			name: "delete plan", key: e.AdminKey, method: "/creativeops.v1.PlansService/DeletePlan", resp: msg(&emptypb.Empty{}),
+			req: &creativeopsv1.DeletePlanRequest{Id: fx.planToDelete}, httpMethod: "DELETE", path: "/v1/plans/" + fx.planToDelete,
+			wantHTTP: http.StatusNoContent,
+		},
+		{
+			name: "get a deleted plan", key: e.AdminKey, method: "/creativeops.v1.PlansService/GetPlan", resp: msg(&creativeopsv1.Plan{}),
+			req: &creativeopsv1.GetPlanRequest{Id: fx.planToDelete}, httpMethod: "GET", path: "/v1/plans/" + fx.planToDelete,
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound, wantReason: "NOT_FOUND",
+		},
+
 		// Audit log (after the key cases: the rotation above is recorded
 		// with this transport as its origin).
 		{
@@ -481,6 +709,17 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			name: "audit events with a forged page token", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
 			req: &creativeopsv1.ListAuditEventsRequest{PageToken: "djI6YXVkXzAxOmZvcmdlZA"}, httpMethod: "GET", path: "/v1/audit-events?page_token=djI6YXVkXzAxOmZvcmdlZA",
 			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantReason: "INVALID_PAGE_TOKEN", wantFields: []string{"page_token"},
+		},
+		{
+			name: "audit events of a deleted plan", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
+			req: &creativeopsv1.ListAuditEventsRequest{Action: "plan.deleted", TargetId: fx.planToDelete}, httpMethod: "GET", path: "/v1/audit-events?action=plan.deleted&target_id=" + fx.planToDelete,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				evs, _ := b["audit_events"].([]any)
+				if len(evs) != 1 || evs[0].(map[string]any)["target_type"] != "plan" {
+					t.Errorf("want the one deletion of %s: %v", fx.planToDelete, b)
+				}
+			},
 		},
 		{
 			name: "audit events with to before from", key: e.AdminKey, method: "/creativeops.v1.AuditService/ListAuditEvents", resp: msg(&creativeopsv1.ListAuditEventsResponse{}),
@@ -549,5 +788,13 @@ func privateJWKS() *structpb.Struct {
 	s, _ := structpb.NewStruct(map[string]any{"keys": []any{map[string]any{"kty": "EC", "crv": "P-256", "kid": "k1",
 		"x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
 		"d": "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"}}})
+	return s
+}
+
+func mustStruct(m map[string]any) *structpb.Struct {
+	s, err := structpb.NewStruct(m)
+	if err != nil {
+		panic(err)
+	}
 	return s
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -13,8 +14,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/creativeops/creativeops/engine"
+	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/internal/eventtypes"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/server"
 )
 
 // failingWorkflow is registered in this test binary only: its run fails,
@@ -40,7 +43,8 @@ func init() {
 // field missing or unknown, null only where nullable, values in their
 // enums. A declared type this test cannot make the server send fails it.
 func TestWebhookEventsMatchTheirSchemas(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{})
+	clk := clock.NewTest(planStart)
+	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) { c.Clock = clk }})
 	rc := newReceiver(t, nil)
 	wh := createWebhook(t, s, s.AdminKey, rc.URL, []string{"*"}, "")
 
@@ -58,13 +62,35 @@ func TestWebhookEventsMatchTheirSchemas(t *testing.T) {
 		t.Fatalf("test: %d %s", r.Status, r.Body)
 	}
 
+	// A tracked plan (without automatic re-plans, so the clock's jump
+	// reminds rather than re-plans): re-planned by hand, then reminded on
+	// its distributor delivery's day, when its artwork is overdue.
+	run := s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": planContext()})
+	if run.Status != 200 {
+		t.Fatalf("run: %d %s", run.Status, run.Body)
+	}
+	plan := s.Do(t, "POST", "/v1/plans", s.AdminKey, map[string]any{"job_id": run.JSON["id"], "auto_replan": false})
+	if plan.Status != 201 {
+		t.Fatalf("plan: %d %s", plan.Status, plan.Body)
+	}
+	if r := s.Do(t, "POST", "/v1/plans/"+plan.JSON["id"].(string)+":replan", s.AdminKey, map[string]any{"context": map[string]any{"artist": "Nova Reyes"}}); r.Status != 200 {
+		t.Fatalf("replan: %d %s", r.Status, r.Body)
+	}
+	clk.Set(time.Date(2027, 2, 5, 10, 0, 0, 0, time.UTC))
+	if err := s.ScanPlans(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
 	declared, err := eventtypes.All()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]received{}
-	for _, r := range rc.wait(t, len(declared), 20*time.Second) {
-		got[r.event(t)["type"].(string)] = r
+	deadline := time.Now().Add(30 * time.Second)
+	for len(got) < len(declared) && time.Now().Before(deadline) {
+		for _, r := range rc.wait(t, len(rc.received())+1, time.Until(deadline)) {
+			got[r.event(t)["type"].(string)] = r
+		}
 	}
 	hooks := webhooksDocument(t)
 	api, err := openAPIDoc()

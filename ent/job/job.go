@@ -49,6 +49,12 @@ const (
 	FieldStartedAt = "started_at"
 	// FieldCompletedAt holds the string denoting the completed_at field in the database.
 	FieldCompletedAt = "completed_at"
+	// FieldTrack holds the string denoting the track field in the database.
+	FieldTrack = "track"
+	// FieldCreatorID holds the string denoting the creator_id field in the database.
+	FieldCreatorID = "creator_id"
+	// FieldPlanID holds the string denoting the plan_id field in the database.
+	FieldPlanID = "plan_id"
 	// Table holds the table name of the job in the database.
 	Table = "jobs"
 )
@@ -74,6 +80,9 @@ var Columns = []string{
 	FieldAsync,
 	FieldStartedAt,
 	FieldCompletedAt,
+	FieldTrack,
+	FieldCreatorID,
+	FieldPlanID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -99,6 +108,12 @@ var (
 	DefaultAttempts int
 	// DefaultAsync holds the default value on creation for the "async" field.
 	DefaultAsync bool
+	// DefaultTrack holds the default value on creation for the "track" field.
+	DefaultTrack bool
+	// DefaultCreatorID holds the default value on creation for the "creator_id" field.
+	DefaultCreatorID string
+	// DefaultPlanID holds the default value on creation for the "plan_id" field.
+	DefaultPlanID string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
@@ -189,4 +204,19 @@ func ByStartedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByCompletedAt orders the results by the completed_at field.
 func ByCompletedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCompletedAt, opts...).ToFunc()
+}
+
+// ByTrack orders the results by the track field.
+func ByTrack(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTrack, opts...).ToFunc()
+}
+
+// ByCreatorID orders the results by the creator_id field.
+func ByCreatorID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatorID, opts...).ToFunc()
+}
+
+// ByPlanID orders the results by the plan_id field.
+func ByPlanID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPlanID, opts...).ToFunc()
 }

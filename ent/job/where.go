@@ -144,6 +144,21 @@ func CompletedAt(v time.Time) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldCompletedAt, v))
 }
 
+// Track applies equality check predicate on the "track" field. It's identical to TrackEQ.
+func Track(v bool) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldTrack, v))
+}
+
+// CreatorID applies equality check predicate on the "creator_id" field. It's identical to CreatorIDEQ.
+func CreatorID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldCreatorID, v))
+}
+
+// PlanID applies equality check predicate on the "plan_id" field. It's identical to PlanIDEQ.
+func PlanID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPlanID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldCreatedAt, v))
@@ -1047,6 +1062,146 @@ func CompletedAtIsNil() predicate.Job {
 // CompletedAtNotNil applies the NotNil predicate on the "completed_at" field.
 func CompletedAtNotNil() predicate.Job {
 	return predicate.Job(sql.FieldNotNull(FieldCompletedAt))
+}
+
+// TrackEQ applies the EQ predicate on the "track" field.
+func TrackEQ(v bool) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldTrack, v))
+}
+
+// TrackNEQ applies the NEQ predicate on the "track" field.
+func TrackNEQ(v bool) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldTrack, v))
+}
+
+// CreatorIDEQ applies the EQ predicate on the "creator_id" field.
+func CreatorIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldCreatorID, v))
+}
+
+// CreatorIDNEQ applies the NEQ predicate on the "creator_id" field.
+func CreatorIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldCreatorID, v))
+}
+
+// CreatorIDIn applies the In predicate on the "creator_id" field.
+func CreatorIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldCreatorID, vs...))
+}
+
+// CreatorIDNotIn applies the NotIn predicate on the "creator_id" field.
+func CreatorIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldCreatorID, vs...))
+}
+
+// CreatorIDGT applies the GT predicate on the "creator_id" field.
+func CreatorIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldCreatorID, v))
+}
+
+// CreatorIDGTE applies the GTE predicate on the "creator_id" field.
+func CreatorIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldCreatorID, v))
+}
+
+// CreatorIDLT applies the LT predicate on the "creator_id" field.
+func CreatorIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldCreatorID, v))
+}
+
+// CreatorIDLTE applies the LTE predicate on the "creator_id" field.
+func CreatorIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldCreatorID, v))
+}
+
+// CreatorIDContains applies the Contains predicate on the "creator_id" field.
+func CreatorIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldCreatorID, v))
+}
+
+// CreatorIDHasPrefix applies the HasPrefix predicate on the "creator_id" field.
+func CreatorIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldCreatorID, v))
+}
+
+// CreatorIDHasSuffix applies the HasSuffix predicate on the "creator_id" field.
+func CreatorIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldCreatorID, v))
+}
+
+// CreatorIDEqualFold applies the EqualFold predicate on the "creator_id" field.
+func CreatorIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldCreatorID, v))
+}
+
+// CreatorIDContainsFold applies the ContainsFold predicate on the "creator_id" field.
+func CreatorIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldCreatorID, v))
+}
+
+// PlanIDEQ applies the EQ predicate on the "plan_id" field.
+func PlanIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPlanID, v))
+}
+
+// PlanIDNEQ applies the NEQ predicate on the "plan_id" field.
+func PlanIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldPlanID, v))
+}
+
+// PlanIDIn applies the In predicate on the "plan_id" field.
+func PlanIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldPlanID, vs...))
+}
+
+// PlanIDNotIn applies the NotIn predicate on the "plan_id" field.
+func PlanIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldPlanID, vs...))
+}
+
+// PlanIDGT applies the GT predicate on the "plan_id" field.
+func PlanIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldPlanID, v))
+}
+
+// PlanIDGTE applies the GTE predicate on the "plan_id" field.
+func PlanIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldPlanID, v))
+}
+
+// PlanIDLT applies the LT predicate on the "plan_id" field.
+func PlanIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldPlanID, v))
+}
+
+// PlanIDLTE applies the LTE predicate on the "plan_id" field.
+func PlanIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldPlanID, v))
+}
+
+// PlanIDContains applies the Contains predicate on the "plan_id" field.
+func PlanIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldPlanID, v))
+}
+
+// PlanIDHasPrefix applies the HasPrefix predicate on the "plan_id" field.
+func PlanIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldPlanID, v))
+}
+
+// PlanIDHasSuffix applies the HasSuffix predicate on the "plan_id" field.
+func PlanIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldPlanID, v))
+}
+
+// PlanIDEqualFold applies the EqualFold predicate on the "plan_id" field.
+func PlanIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldPlanID, v))
+}
+
+// PlanIDContainsFold applies the ContainsFold predicate on the "plan_id" field.
+func PlanIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldPlanID, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -321,6 +321,9 @@ var (
 		{Name: "async", Type: field.TypeBool, Default: false},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "track", Type: field.TypeBool, Default: false},
+		{Name: "creator_id", Type: field.TypeString, Default: ""},
+		{Name: "plan_id", Type: field.TypeString, Default: ""},
 	}
 	// JobsTable holds the schema information for the "jobs" table.
 	JobsTable = &schema.Table{
@@ -483,6 +486,106 @@ var (
 		Columns:    OrganizationsColumns,
 		PrimaryKey: []*schema.Column{OrganizationsColumns[0]},
 	}
+	// PlansColumns holds the columns for the "plans" table.
+	PlansColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "creator_id", Type: field.TypeString, Default: ""},
+		{Name: "vertical", Type: field.TypeString},
+		{Name: "workflow", Type: field.TypeString},
+		{Name: "context", Type: field.TypeJSON},
+		{Name: "result", Type: field.TypeJSON},
+		{Name: "revision", Type: field.TypeInt, Default: 1},
+		{Name: "job_id", Type: field.TypeString},
+		{Name: "as_of", Type: field.TypeString},
+		{Name: "time_zone", Type: field.TypeString, Default: "UTC"},
+		{Name: "state", Type: field.TypeString, Default: "active"},
+		{Name: "remind_days_before", Type: field.TypeInt, Default: 3},
+		{Name: "auto_replan", Type: field.TypeBool, Default: true},
+		{Name: "feed_token_hash", Type: field.TypeString, Default: ""},
+		{Name: "feed_created_at", Type: field.TypeTime, Nullable: true},
+	}
+	// PlansTable holds the schema information for the "plans" table.
+	PlansTable = &schema.Table{
+		Name:       "plans",
+		Columns:    PlansColumns,
+		PrimaryKey: []*schema.Column{PlansColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "plan_organization_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{PlansColumns[3], PlansColumns[0]},
+			},
+			{
+				Name:    "plan_organization_id_state_id",
+				Unique:  false,
+				Columns: []*schema.Column{PlansColumns[3], PlansColumns[13], PlansColumns[0]},
+			},
+			{
+				Name:    "plan_feed_token_hash",
+				Unique:  false,
+				Columns: []*schema.Column{PlansColumns[16]},
+			},
+		},
+	}
+	// PlanMilestonesColumns holds the columns for the "plan_milestones" table.
+	PlanMilestonesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "plan_id", Type: field.TypeString},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "key", Type: field.TypeString},
+		{Name: "title", Type: field.TypeString},
+		{Name: "date", Type: field.TypeString},
+		{Name: "deliverable", Type: field.TypeBool, Default: false},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "state", Type: field.TypeString, Default: "pending"},
+		{Name: "done_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revision", Type: field.TypeInt, Default: 1},
+		{Name: "current", Type: field.TypeBool, Default: true},
+	}
+	// PlanMilestonesTable holds the schema information for the "plan_milestones" table.
+	PlanMilestonesTable = &schema.Table{
+		Name:       "plan_milestones",
+		Columns:    PlanMilestonesColumns,
+		PrimaryKey: []*schema.Column{PlanMilestonesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "planmilestone_plan_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{PlanMilestonesColumns[1], PlanMilestonesColumns[3]},
+			},
+			{
+				Name:    "planmilestone_state_date",
+				Unique:  false,
+				Columns: []*schema.Column{PlanMilestonesColumns[8], PlanMilestonesColumns[5]},
+			},
+		},
+	}
+	// PlanRemindersColumns holds the columns for the "plan_reminders" table.
+	PlanRemindersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "plan_id", Type: field.TypeString},
+		{Name: "milestone_key", Type: field.TypeString},
+		{Name: "revision", Type: field.TypeInt},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "event_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// PlanRemindersTable holds the schema information for the "plan_reminders" table.
+	PlanRemindersTable = &schema.Table{
+		Name:       "plan_reminders",
+		Columns:    PlanRemindersColumns,
+		PrimaryKey: []*schema.Column{PlanRemindersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "planreminder_plan_id_milestone_key_revision_kind",
+				Unique:  true,
+				Columns: []*schema.Column{PlanRemindersColumns[1], PlanRemindersColumns[2], PlanRemindersColumns[3], PlanRemindersColumns[4]},
+			},
+		},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -613,6 +716,9 @@ var (
 		OauthRevocationsTable,
 		OauthSigningKeysTable,
 		OrganizationsTable,
+		PlansTable,
+		PlanMilestonesTable,
+		PlanRemindersTable,
 		SessionsTable,
 		SigningKeysTable,
 		UsageMinutesTable,

@@ -57,6 +57,15 @@ type OAuthSigningKey func(*sql.Selector)
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
+// Plan is the predicate function for plan builders.
+type Plan func(*sql.Selector)
+
+// PlanMilestone is the predicate function for planmilestone builders.
+type PlanMilestone func(*sql.Selector)
+
+// PlanReminder is the predicate function for planreminder builders.
+type PlanReminder func(*sql.Selector)
+
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
 

@@ -30,6 +30,13 @@ func (Job) Fields() []ent.Field {
 		field.Bool("async").Default(false).Immutable(),
 		field.Time("started_at").Optional().Nillable(),
 		field.Time("completed_at").Optional().Nillable(),
+		// track: the run's plan is kept as a tracked plan when it
+		// completes (package plans), for creator_id when set.
+		field.Bool("track").Default(false).Immutable(),
+		field.String("creator_id").Default("").Immutable(),
+		// The tracked plan the run made, or whose revision it made (a
+		// re-plan); empty otherwise.
+		field.String("plan_id").Default(""),
 	}
 }
 

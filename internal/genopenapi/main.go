@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -72,10 +71,21 @@ func finish(src []byte) ([]byte, error) {
 	}
 	components := child(doc, "components")
 	schemas := child(components, "schemas")
+	if err := addPayloadSchemas(schemas); err != nil {
+		return nil, err
+	}
 	if err := describeSchemas(schemas); err != nil {
 		return nil, err
 	}
-	maps.Copy(schemas, planSchemas())
+	// The result's schemas are written by hand; one named like a proto
+	// message would silently replace the message's (PlansService's
+	// PlanMilestone once took the timeline milestone's).
+	for name, schema := range planSchemas() {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("the job result schema %s has the name of a proto message", name)
+		}
+		schemas[name] = schema
+	}
 	schemas["Error"] = errorSchema()
 	components["responses"] = errorResponses()
 	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...) sent as Authorization: Bearer <key>."}}
@@ -158,6 +168,8 @@ func finish(src []byte) ([]byte, error) {
 	if seen != len(operations) {
 		return nil, fmt.Errorf("the document has %d operations for %d RPCs", seen, len(operations))
 	}
+	// Routes served beside the gateway, which no RPC declares.
+	paths[calendarPath] = calendarOperation()
 	if err := dropUnused(doc, schemas); err != nil {
 		return nil, err
 	}
@@ -506,8 +518,17 @@ func withDescription(to, from map[string]any) map[string]any {
 }
 
 // dropUnused removes the schemas nothing refers to (protoc-gen-openapi's
-// google.rpc.Status, replaced here by the AIP-193 Error).
+// google.rpc.Status, replaced here by the AIP-193 Error), but for the
+// webhook events' payloads, which the webhooks document refers to.
 func dropUnused(doc map[string]any, schemas map[string]any) error {
+	all, err := eventtypes.All()
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, e := range all {
+		keep[string(e.Payload.Name())] = true
+	}
 	for {
 		b, err := json.Marshal(doc)
 		if err != nil {
@@ -515,7 +536,7 @@ func dropUnused(doc map[string]any, schemas map[string]any) error {
 		}
 		dropped := false
 		for name := range schemas {
-			if !bytes.Contains(b, []byte(`"#/components/schemas/`+name+`"`)) {
+			if !keep[name] && !bytes.Contains(b, []byte(`"#/components/schemas/`+name+`"`)) {
 				delete(schemas, name)
 				dropped = true
 			}
@@ -694,4 +715,40 @@ func addExample(body map[string]any, schemas map[string]any) {
 		}
 	}
 	media["example"] = example
+}
+
+// calendarPath is a plan's calendar feed: a plain HTTP route beside the
+// gateway (server/planfeed.go), whose body is iCalendar.
+const calendarPath = "/v1/plans/{id}/calendar.ics"
+
+func calendarOperation() map[string]any {
+	ref := func(name string) map[string]any { return map[string]any{"$ref": "#/components/responses/" + name} }
+	return map[string]any{"get": map[string]any{
+		"operationId": "PlansService_GetPlanCalendar",
+		"tags":        []any{"PlansService"},
+		"summary":     "A plan's calendar feed",
+		"description": "The plan's current milestones as an iCalendar document (RFC 5545): one all-day event per milestone, with a UID that is the same in every revision and a SEQUENCE raised when a re-plan moves it. Authenticated like the API (scope plans:read), or with no credentials at all through the plan's secret feed URL (POST /v1/plans/{id}:createFeed), which adds ?token=. Polled by calendar apps: answers If-None-Match with 304. See docs/plans.md.",
+		"security":    []any{map[string]any{"bearer": []any{}}, map[string]any{}},
+		"parameters": []any{
+			map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}, "description": "The plan (\"plan_…\")."},
+			map[string]any{"name": "token", "in": "query", "schema": map[string]any{"type": "string"}, "description": "The feed token of the plan's feed URL (\"pft_…\"); when present it alone decides, and a token that is not this plan's current one answers 404."},
+			map[string]any{"name": "If-None-Match", "in": "header", "schema": map[string]any{"type": "string"}, "description": "An ETag of an earlier response: 304 when the calendar is unchanged."},
+		},
+		"responses": map[string]any{
+			"200": map[string]any{
+				"description": "The calendar.",
+				"headers": map[string]any{
+					"ETag": map[string]any{"description": "The document's entity tag.", "schema": map[string]any{"type": "string"}},
+				},
+				"content": map[string]any{"text/calendar": map[string]any{"schema": map[string]any{"type": "string"}}},
+			},
+			"304":     map[string]any{"description": "Not modified: the calendar is the one the If-None-Match ETag names."},
+			"401":     ref("Unauthorized"),
+			"403":     ref("Forbidden"),
+			"404":     ref("NotFound"),
+			"429":     ref("TooManyRequests"),
+			"500":     ref("InternalError"),
+			"default": map[string]any{"description": "Error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}},
+		},
+	}}
 }

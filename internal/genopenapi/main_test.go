@@ -169,7 +169,7 @@ func TestPlanResultTyped(t *testing.T) {
 	}
 	// The shared parts are closed here, so a key the engine adds without
 	// documenting it fails.
-	for _, name := range []string{"PlanRecommendation", "PlanTimeline", "PlanMilestone", "PlanWarning"} {
+	for _, name := range []string{"PlanRecommendation", "PlanTimeline", "PlanTimelineMilestone", "PlanWarning"} {
 		schemas[name].(map[string]any)["additionalProperties"] = false
 	}
 	validate := compile(t, doc, "PlanResult")

@@ -53,7 +53,7 @@ func planSchemas() map[string]any {
 			"type":     "object",
 			"required": []any{"milestones"},
 			"properties": map[string]any{
-				"milestones":     map[string]any{"type": "array", "items": ref("PlanMilestone"), "description": "In date order."},
+				"milestones":     map[string]any{"type": "array", "items": ref("PlanTimelineMilestone"), "description": "In date order."},
 				"start":          date("The first milestone's date; absent when there are none."),
 				"end":            date("The last milestone's date; absent when there are none."),
 				"target_date":    date("The date the plan builds towards (a release, an opening night)."),
@@ -83,7 +83,7 @@ func planSchemas() map[string]any {
 				"about": map[string]any{"type": "string", "description": "What those dates are."},
 			},
 		},
-		"PlanMilestone": map[string]any{
+		"PlanTimelineMilestone": map[string]any{
 			"type":     "object",
 			"required": []any{"key", "title", "date", "days_from_as_of", "passed"},
 			"properties": map[string]any{

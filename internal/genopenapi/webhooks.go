@@ -35,6 +35,9 @@ func webhooksDocument(doc map[string]any) ([]byte, error) {
 			return nil, fmt.Errorf("event %s: %w", e.Type, err)
 		}
 		envelope := e.GoName() + "Event"
+		if _, taken := apiSchemas[envelope]; taken {
+			return nil, fmt.Errorf("event %s: its envelope's schema name %s is a message's of the API: rename the message", e.Type, envelope)
+		}
 		schemas[envelope] = map[string]any{
 			"type":                 "object",
 			"description":          "The body of a " + e.Type + " delivery. " + e.Description,

@@ -27,7 +27,7 @@ func jobEventData(j *jobs.Job) ([]byte, bool) {
 		ID: j.ID, Status: j.Status, Vertical: j.Vertical, Workflow: j.Workflow,
 		Progress: int32(j.Progress), Context: j.Context, Result: j.Result,
 		CreatedAt: protoTime(j.CreatedAt), StartedAt: optionalProtoTime(j.StartedAt), CompletedAt: optionalProtoTime(j.CompletedAt),
-		Attempts: int32(j.Attempts), Async: j.Async,
+		Attempts: int32(j.Attempts), Async: j.Async, PlanID: j.PlanID,
 	}
 	if out.Context == nil {
 		out.Context = map[string]any{}
@@ -50,7 +50,7 @@ func jobEventData(j *jobs.Job) ([]byte, bool) {
 func JobJSON(p *creativeopsv1.Job) ([]byte, bool) {
 	out := jobJSON{
 		ID: p.GetId(), Status: p.GetStatus(), Vertical: p.GetVertical(), Workflow: p.GetWorkflow(),
-		Progress: p.GetProgress(), Attempts: p.GetAttempts(), Async: p.GetAsync(),
+		Progress: p.GetProgress(), Attempts: p.GetAttempts(), Async: p.GetAsync(), PlanID: p.GetPlanId(),
 		StartedAt: protoTimestamp(p.GetStartedAt()), CompletedAt: protoTimestamp(p.GetCompletedAt()),
 	}
 	if p == nil || p.CreatedAt == nil || p.CreatedAt.CheckValid() != nil || !validTimestamp(p.StartedAt) || !validTimestamp(p.CompletedAt) {
@@ -152,6 +152,7 @@ type jobJSON struct {
 	CompletedAt *string        `json:"completed_at"`
 	Attempts    int32          `json:"attempts"`
 	Async       bool           `json:"async"`
+	PlanID      string         `json:"plan_id"`
 }
 
 type jobErrorJSON struct {

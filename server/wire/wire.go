@@ -44,6 +44,9 @@ func EventData(resource any) ([]byte, error) {
 	case *webhooks.Webhook:
 		return JSON.Marshal(Webhook(r))
 	}
+	if b, ok, err := planEventData(resource); ok {
+		return b, err
+	}
 	return nil, fmt.Errorf("wire: no event encoding for %T", resource)
 }
 
@@ -135,6 +138,7 @@ func Job(j *jobs.Job) *creativeopsv1.Job {
 		CompletedAt: Time(j.CompletedAt),
 		Attempts:    int32(j.Attempts),
 		Async:       j.Async,
+		PlanId:      j.PlanID,
 		Context:     Struct(j.Context),
 		Result:      Struct(j.Result),
 	}

@@ -750,11 +750,16 @@ func (x *GetWorkflowRequest) GetId() string {
 }
 
 type RunWorkflowRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Vertical      string                 `protobuf:"bytes,1,opt,name=vertical,proto3" json:"vertical,omitempty"`
-	Workflow      string                 `protobuf:"bytes,2,opt,name=workflow,proto3" json:"workflow,omitempty"`
-	Context       *structpb.Struct       `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
-	Async         bool                   `protobuf:"varint,4,opt,name=async,proto3" json:"async,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Vertical string                 `protobuf:"bytes,1,opt,name=vertical,proto3" json:"vertical,omitempty"`
+	Workflow string                 `protobuf:"bytes,2,opt,name=workflow,proto3" json:"workflow,omitempty"`
+	Context  *structpb.Struct       `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	Async    bool                   `protobuf:"varint,4,opt,name=async,proto3" json:"async,omitempty"`
+	// Keep the plan the run makes as a tracked plan (see PlansService): its
+	// id is the job's plan_id once the run completes.
+	Track bool `protobuf:"varint,5,opt,name=track,proto3" json:"track,omitempty"`
+	// With track: the creator the plan is for ("cr_…").
+	CreatorId     string `protobuf:"bytes,6,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -815,6 +820,20 @@ func (x *RunWorkflowRequest) GetAsync() bool {
 		return x.Async
 	}
 	return false
+}
+
+func (x *RunWorkflowRequest) GetTrack() bool {
+	if x != nil {
+		return x.Track
+	}
+	return false
+}
+
+func (x *RunWorkflowRequest) GetCreatorId() string {
+	if x != nil {
+		return x.CreatorId
+	}
+	return ""
 }
 
 // Why a job failed.
@@ -891,13 +910,16 @@ type Job struct {
 	Progress int32            `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
 	Context  *structpb.Struct `protobuf:"bytes,6,opt,name=context,proto3" json:"context,omitempty"`
 	// The plan: strategy, recommendations, timeline and workflow-specific keys.
-	Result        *structpb.Struct       `protobuf:"bytes,7,opt,name=result,proto3" json:"result,omitempty"`
-	Error         *JobError              `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	CompletedAt   *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
-	Attempts      int32                  `protobuf:"varint,12,opt,name=attempts,proto3" json:"attempts,omitempty"`
-	Async         bool                   `protobuf:"varint,13,opt,name=async,proto3" json:"async,omitempty"`
+	Result      *structpb.Struct       `protobuf:"bytes,7,opt,name=result,proto3" json:"result,omitempty"`
+	Error       *JobError              `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	CreatedAt   *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	StartedAt   *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	CompletedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	Attempts    int32                  `protobuf:"varint,12,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	Async       bool                   `protobuf:"varint,13,opt,name=async,proto3" json:"async,omitempty"`
+	// The tracked plan the run made ("plan_…"), when it was asked to track
+	// it; empty until the run completes.
+	PlanId        string `protobuf:"bytes,14,opt,name=plan_id,json=planId,proto3" json:"plan_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1021,6 +1043,13 @@ func (x *Job) GetAsync() bool {
 		return x.Async
 	}
 	return false
+}
+
+func (x *Job) GetPlanId() string {
+	if x != nil {
+		return x.PlanId
+	}
+	return ""
 }
 
 type GetJobRequest struct {
@@ -1296,16 +1325,19 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\tworkflows\x18\x01 \x03(\v2\x18.creativeops.v1.WorkflowR\tworkflows\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\"-\n" +
 	"\x12GetWorkflowRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xaf\x01\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xe4\x01\n" +
 	"\x12RunWorkflowRequest\x12#\n" +
 	"\bvertical\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\bvertical\x12#\n" +
 	"\bworkflow\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\bworkflow\x129\n" +
 	"\acontext\x18\x03 \x01(\v2\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01R\acontext\x12\x14\n" +
-	"\x05async\x18\x04 \x01(\bR\x05async\"L\n" +
+	"\x05async\x18\x04 \x01(\bR\x05async\x12\x14\n" +
+	"\x05track\x18\x05 \x01(\bR\x05track\x12\x1d\n" +
+	"\n" +
+	"creator_id\x18\x06 \x01(\tR\tcreatorId\"L\n" +
 	"\bJobError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\tR\x04step\"\xc1\x04\n" +
+	"\x04step\x18\x03 \x01(\tR\x04step\"\xda\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12C\n" +
 	"\x06status\x18\x02 \x01(\tB+\x9a\xb5\x18'\x12%creativeops.v1.ListJobsRequest.statusR\x06status\x12\x1a\n" +
@@ -1322,7 +1354,8 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\tstartedAt\x12C\n" +
 	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vcompletedAt\x12\x1a\n" +
 	"\battempts\x18\f \x01(\x05R\battempts\x12\x14\n" +
-	"\x05async\x18\r \x01(\bR\x05async\"(\n" +
+	"\x05async\x18\r \x01(\bR\x05async\x12\x17\n" +
+	"\aplan_id\x18\x0e \x01(\tR\x06planId\"(\n" +
 	"\rGetJobRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xe3\x01\n" +
 	"\x0fListJobsRequest\x12P\n" +

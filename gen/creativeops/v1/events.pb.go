@@ -34,14 +34,17 @@ const (
 // docs/webhooks.md. A new event type is a field here and the code that
 // emits it.
 type EventTypes struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	JobCompleted   *Job                   `protobuf:"bytes,1,opt,name=job_completed,json=jobCompleted,proto3" json:"job_completed,omitempty"`
-	JobFailed      *Job                   `protobuf:"bytes,2,opt,name=job_failed,json=jobFailed,proto3" json:"job_failed,omitempty"`
-	IpRegistered   *IPRecord              `protobuf:"bytes,3,opt,name=ip_registered,json=ipRegistered,proto3" json:"ip_registered,omitempty"`
-	CreatorCreated *Creator               `protobuf:"bytes,4,opt,name=creator_created,json=creatorCreated,proto3" json:"creator_created,omitempty"`
-	WebhookTest    *Webhook               `protobuf:"bytes,5,opt,name=webhook_test,json=webhookTest,proto3" json:"webhook_test,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	JobCompleted         *Job                   `protobuf:"bytes,1,opt,name=job_completed,json=jobCompleted,proto3" json:"job_completed,omitempty"`
+	JobFailed            *Job                   `protobuf:"bytes,2,opt,name=job_failed,json=jobFailed,proto3" json:"job_failed,omitempty"`
+	IpRegistered         *IPRecord              `protobuf:"bytes,3,opt,name=ip_registered,json=ipRegistered,proto3" json:"ip_registered,omitempty"`
+	CreatorCreated       *Creator               `protobuf:"bytes,4,opt,name=creator_created,json=creatorCreated,proto3" json:"creator_created,omitempty"`
+	WebhookTest          *Webhook               `protobuf:"bytes,5,opt,name=webhook_test,json=webhookTest,proto3" json:"webhook_test,omitempty"`
+	PlanMilestoneDue     *PlanMilestoneReminder `protobuf:"bytes,6,opt,name=plan_milestone_due,json=planMilestoneDue,proto3" json:"plan_milestone_due,omitempty"`
+	PlanMilestoneOverdue *PlanMilestoneReminder `protobuf:"bytes,7,opt,name=plan_milestone_overdue,json=planMilestoneOverdue,proto3" json:"plan_milestone_overdue,omitempty"`
+	PlanReplanned        *PlanReplanReport      `protobuf:"bytes,8,opt,name=plan_replanned,json=planReplanned,proto3" json:"plan_replanned,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *EventTypes) Reset() {
@@ -109,11 +112,32 @@ func (x *EventTypes) GetWebhookTest() *Webhook {
 	return nil
 }
 
+func (x *EventTypes) GetPlanMilestoneDue() *PlanMilestoneReminder {
+	if x != nil {
+		return x.PlanMilestoneDue
+	}
+	return nil
+}
+
+func (x *EventTypes) GetPlanMilestoneOverdue() *PlanMilestoneReminder {
+	if x != nil {
+		return x.PlanMilestoneOverdue
+	}
+	return nil
+}
+
+func (x *EventTypes) GetPlanReplanned() *PlanReplanReport {
+	if x != nil {
+		return x.PlanReplanned
+	}
+	return nil
+}
+
 var File_creativeops_v1_events_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1dcreativeops/v1/webhooks.proto\"\xb0\a\n" +
+	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\"\xa1\r\n" +
 	"\n" +
 	"EventTypes\x12\xc4\x01\n" +
 	"\rjob_completed\x18\x01 \x01(\v2\x13.creativeops.v1.JobB\x89\x01\xa2\xb5\x18\x84\x01\n" +
@@ -126,7 +150,13 @@ const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\x0fcreator_created\x18\x04 \x01(\v2\x17.creativeops.v1.CreatorBj\xa2\xb5\x18f\n" +
 	"\x0fcreator.created\x12SA creator was provisioned. The data is the creator as POST /v1/creators returns it.R\x0ecreatorCreated\x12\xd3\x01\n" +
 	"\fwebhook_test\x18\x05 \x01(\v2\x17.creativeops.v1.WebhookB\x96\x01\xa2\xb5\x18\x91\x01\n" +
-	"\fwebhook.test\x12\x80\x01Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.R\vwebhookTestBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\fwebhook.test\x12\x80\x01Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.R\vwebhookTest\x12\x86\x02\n" +
+	"\x12plan_milestone_due\x18\x06 \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\xb0\x01\xa2\xb5\x18\xab\x01\n" +
+	"\x12plan.milestone.due\x12\x94\x01A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind.R\x10planMilestoneDue\x12\xf8\x01\n" +
+	"\x16plan_milestone_overdue\x18\a \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\x9a\x01\xa2\xb5\x18\x95\x01\n" +
+	"\x16plan.milestone.overdue\x12{A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.R\x14planMilestoneOverdue\x12\xea\x01\n" +
+	"\x0eplan_replanned\x18\b \x01(\v2 .creativeops.v1.PlanReplanReportB\xa0\x01\xa2\xb5\x18\x9b\x01\n" +
+	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplannedBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_events_proto_rawDescOnce sync.Once
@@ -142,11 +172,13 @@ func file_creativeops_v1_events_proto_rawDescGZIP() []byte {
 
 var file_creativeops_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_creativeops_v1_events_proto_goTypes = []any{
-	(*EventTypes)(nil), // 0: creativeops.v1.EventTypes
-	(*Job)(nil),        // 1: creativeops.v1.Job
-	(*IPRecord)(nil),   // 2: creativeops.v1.IPRecord
-	(*Creator)(nil),    // 3: creativeops.v1.Creator
-	(*Webhook)(nil),    // 4: creativeops.v1.Webhook
+	(*EventTypes)(nil),            // 0: creativeops.v1.EventTypes
+	(*Job)(nil),                   // 1: creativeops.v1.Job
+	(*IPRecord)(nil),              // 2: creativeops.v1.IPRecord
+	(*Creator)(nil),               // 3: creativeops.v1.Creator
+	(*Webhook)(nil),               // 4: creativeops.v1.Webhook
+	(*PlanMilestoneReminder)(nil), // 5: creativeops.v1.PlanMilestoneReminder
+	(*PlanReplanReport)(nil),      // 6: creativeops.v1.PlanReplanReport
 }
 var file_creativeops_v1_events_proto_depIdxs = []int32{
 	1, // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
@@ -154,11 +186,14 @@ var file_creativeops_v1_events_proto_depIdxs = []int32{
 	2, // 2: creativeops.v1.EventTypes.ip_registered:type_name -> creativeops.v1.IPRecord
 	3, // 3: creativeops.v1.EventTypes.creator_created:type_name -> creativeops.v1.Creator
 	4, // 4: creativeops.v1.EventTypes.webhook_test:type_name -> creativeops.v1.Webhook
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	5, // 5: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
+	5, // 6: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
+	6, // 7: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_events_proto_init() }
@@ -170,6 +205,7 @@ func file_creativeops_v1_events_proto_init() {
 	file_creativeops_v1_engine_proto_init()
 	file_creativeops_v1_ip_proto_init()
 	file_creativeops_v1_options_proto_init()
+	file_creativeops_v1_plans_proto_init()
 	file_creativeops_v1_webhooks_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -17,6 +17,7 @@ export interface JobData {
   completed_at: string | null;
   attempts: number;
   async: boolean;
+  plan_id: string;
 }
 
 /** creativeops.v1.JobError as the REST API renders it (and an event's data carries it). */
@@ -56,11 +57,70 @@ export interface CreatorData {
 export interface WebhookData {
   id: string;
   url: string;
-  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test")[];
+  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
   status: "active" | "disabled";
   created_at: string;
   secret?: string;
   disabled_reason: string;
+}
+
+/** creativeops.v1.PlanMilestoneReminder as the REST API renders it (and an event's data carries it). */
+export interface PlanMilestoneReminderData {
+  plan_id: string;
+  revision: number;
+  creator_id: string;
+  vertical: string;
+  workflow: string;
+  milestone: PlanMilestoneData;
+  days_until: number;
+}
+
+/** creativeops.v1.PlanMilestone as the REST API renders it (and an event's data carries it). */
+export interface PlanMilestoneData {
+  key: string;
+  title: string;
+  date: string;
+  deliverable: boolean;
+  state: "pending" | "done" | "skipped";
+  done_at: string | null;
+  revision: number;
+}
+
+/** creativeops.v1.PlanReplanReport as the REST API renders it (and an event's data carries it). */
+export interface PlanReplanReportData {
+  plan: PlanData;
+  changes: MilestoneChangeData[];
+  trigger: "manual" | "automatic";
+}
+
+/** creativeops.v1.Plan as the REST API renders it (and an event's data carries it). */
+export interface PlanData {
+  id: string;
+  vertical: string;
+  workflow: string;
+  context: Record<string, unknown>;
+  creator_id: string;
+  revision: number;
+  job_id: string;
+  as_of: string;
+  time_zone: string;
+  state: "active" | "completed";
+  milestones: PlanMilestoneData[];
+  remind_days_before: number;
+  auto_replan: boolean;
+  feed_active: boolean;
+  result: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** creativeops.v1.MilestoneChange as the REST API renders it (and an event's data carries it). */
+export interface MilestoneChangeData {
+  key: string;
+  title: string;
+  change: "moved" | "added" | "removed" | "kept";
+  from_date: string;
+  to_date: string;
 }
 
 /** engine.job.completed: A run, synchronous or asynchronous, completed. The data is the job as GET /v1/engine/status/{id} returns it. */
@@ -113,16 +173,49 @@ export interface WebhookTestEvent {
   data: WebhookData;
 }
 
+/** plan.milestone.due: A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind. */
+export interface PlanMilestoneDueEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "plan.milestone.due";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: PlanMilestoneReminderData;
+}
+
+/** plan.milestone.overdue: A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date. */
+export interface PlanMilestoneOverdueEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "plan.milestone.overdue";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: PlanMilestoneReminderData;
+}
+
+/** plan.replanned: A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic). */
+export interface PlanReplannedEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "plan.replanned";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: PlanReplanReportData;
+}
+
 /** The JSON body of a delivery: narrow it on type to reach its data's fields. */
 export type WebhookEvent =
   | JobCompletedEvent
   | JobFailedEvent
   | IPRegisteredEvent
   | CreatorCreatedEvent
-  | WebhookTestEvent;
+  | WebhookTestEvent
+  | PlanMilestoneDueEvent
+  | PlanMilestoneOverdueEvent
+  | PlanReplannedEvent;
 
 /** An event type a webhook can subscribe to (besides "*", every type). */
 export type WebhookEventType = WebhookEvent["type"];
 
 /** Every event type, in the order the server declares them. */
-export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test"];
+export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned"];

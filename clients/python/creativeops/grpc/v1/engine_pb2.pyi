@@ -66,7 +66,7 @@ class GetWorkflowRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ["attempts", "completed_at", "context", "created_at", "error", "id", "progress", "result", "started_at", "status", "vertical", "workflow"]
+    __slots__ = ["attempts", "completed_at", "context", "created_at", "error", "id", "plan_id", "progress", "result", "started_at", "status", "vertical", "workflow"]
     ASYNC_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,7 @@ class Job(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -86,13 +87,14 @@ class Job(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     error: JobError
     id: str
+    plan_id: str
     progress: int
     result: _struct_pb2.Struct
     started_at: _timestamp_pb2.Timestamp
     status: str
     vertical: str
     workflow: str
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., progress: _Optional[int] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error: _Optional[_Union[JobError, _Mapping]] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., **kwargs) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., progress: _Optional[int] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error: _Optional[_Union[JobError, _Mapping]] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., plan_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class JobError(_message.Message):
     __slots__ = ["code", "message", "step"]
@@ -167,15 +169,19 @@ class ListWorkflowsResponse(_message.Message):
     def __init__(self, workflows: _Optional[_Iterable[_Union[Workflow, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
 
 class RunWorkflowRequest(_message.Message):
-    __slots__ = ["context", "vertical", "workflow"]
+    __slots__ = ["context", "creator_id", "track", "vertical", "workflow"]
     ASYNC_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_ID_FIELD_NUMBER: _ClassVar[int]
+    TRACK_FIELD_NUMBER: _ClassVar[int]
     VERTICAL_FIELD_NUMBER: _ClassVar[int]
     WORKFLOW_FIELD_NUMBER: _ClassVar[int]
     context: _struct_pb2.Struct
+    creator_id: str
+    track: bool
     vertical: str
     workflow: str
-    def __init__(self, vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., **kwargs) -> None: ...
+    def __init__(self, vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., track: bool = ..., creator_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class Vertical(_message.Message):
     __slots__ = ["description", "key", "name", "workflow_count"]

@@ -14,10 +14,11 @@ _sym_db = _symbol_database.Default()
 from creativeops.grpc.v1 import creators_pb2 as creativeops_dot_grpc_dot_v1_dot_creators__pb2
 from creativeops.grpc.v1 import engine_pb2 as creativeops_dot_grpc_dot_v1_dot_engine__pb2
 from creativeops.grpc.v1 import ip_pb2 as creativeops_dot_grpc_dot_v1_dot_ip__pb2
+from creativeops.grpc.v1 import plans_pb2 as creativeops_dot_grpc_dot_v1_dot_plans__pb2
 from creativeops.grpc.v1 import webhooks_pb2 as creativeops_dot_grpc_dot_v1_dot_webhooks__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/events.proto\x12\x0e\x63reativeops.v1\x1a\"creativeops/grpc/v1/creators.proto\x1a creativeops/grpc/v1/engine.proto\x1a\x1c\x63reativeops/grpc/v1/ip.proto\x1a\"creativeops/grpc/v1/webhooks.proto\"\xb7\x02\n\nEventTypes\x12\x38\n\rjob_completed\x18\x01 \x01(\x0b\x32\x13.creativeops.v1.JobR\x0cjobCompleted\x12\x32\n\njob_failed\x18\x02 \x01(\x0b\x32\x13.creativeops.v1.JobR\tjobFailed\x12=\n\rip_registered\x18\x03 \x01(\x0b\x32\x18.creativeops.v1.IPRecordR\x0cipRegistered\x12@\n\x0f\x63reator_created\x18\x04 \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x0e\x63reatorCreated\x12:\n\x0cwebhook_test\x18\x05 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0bwebhookTestBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/events.proto\x12\x0e\x63reativeops.v1\x1a\"creativeops/grpc/v1/creators.proto\x1a creativeops/grpc/v1/engine.proto\x1a\x1c\x63reativeops/grpc/v1/ip.proto\x1a\x1f\x63reativeops/grpc/v1/plans.proto\x1a\"creativeops/grpc/v1/webhooks.proto\"\xb2\x04\n\nEventTypes\x12\x38\n\rjob_completed\x18\x01 \x01(\x0b\x32\x13.creativeops.v1.JobR\x0cjobCompleted\x12\x32\n\njob_failed\x18\x02 \x01(\x0b\x32\x13.creativeops.v1.JobR\tjobFailed\x12=\n\rip_registered\x18\x03 \x01(\x0b\x32\x18.creativeops.v1.IPRecordR\x0cipRegistered\x12@\n\x0f\x63reator_created\x18\x04 \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x0e\x63reatorCreated\x12:\n\x0cwebhook_test\x18\x05 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0bwebhookTest\x12S\n\x12plan_milestone_due\x18\x06 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x10planMilestoneDue\x12[\n\x16plan_milestone_overdue\x18\x07 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x14planMilestoneOverdue\x12G\n\x0eplan_replanned\x18\x08 \x01(\x0b\x32 .creativeops.v1.PlanReplanReportR\rplanReplannedBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.events_pb2', globals())
@@ -25,6 +26,6 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'ZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1'
-  _EVENTTYPES._serialized_start=189
-  _EVENTTYPES._serialized_end=500
+  _EVENTTYPES._serialized_start=222
+  _EVENTTYPES._serialized_end=784
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,103 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Plan is a workflow result an organization tracks: its milestones are
+// checked off, reminded and re-planned (see package plans).
+type Plan struct{ ent.Schema }
+
+func (Plan) Mixin() []ent.Mixin { return []ent.Mixin{prefixedID{}, timestamps{}} }
+
+func (Plan) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("organization_id").Immutable(),
+		field.String("creator_id").Default(""),
+		field.String("vertical").Immutable(),
+		field.String("workflow").Immutable(),
+		field.JSON("context", map[string]any{}),
+		field.JSON("result", map[string]any{}),
+		field.Int("revision").Default(1),
+		// The job that made the current revision.
+		field.String("job_id"),
+		// YYYY-MM-DD.
+		field.String("as_of"),
+		field.String("time_zone").Default("UTC"),
+		// active, or completed when no milestone is pending.
+		field.String("state").Default("active"),
+		field.Int("remind_days_before").Default(3),
+		field.Bool("auto_replan").Default(true),
+		// The SHA-256 of the calendar feed token (hex), empty without a
+		// feed; the token itself is shown once and never stored.
+		field.String("feed_token_hash").Default("").Sensitive(),
+		field.Time("feed_created_at").Optional().Nillable(),
+	}
+}
+
+func (Plan) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("organization_id", "id"),
+		index.Fields("organization_id", "state", "id"),
+		index.Fields("feed_token_hash"),
+	}
+}
+
+// PlanMilestone is one milestone of a plan, with its state.
+type PlanMilestone struct{ ent.Schema }
+
+func (PlanMilestone) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("plan_id").Immutable(),
+		field.String("organization_id").Immutable(),
+		// The engine's key, stable across revisions.
+		field.String("key").Immutable(),
+		field.String("title"),
+		// YYYY-MM-DD.
+		field.String("date"),
+		field.Bool("deliverable").Default(false),
+		// The order of the milestone in the current revision.
+		field.Int("position").Default(0),
+		// pending, done or skipped.
+		field.String("state").Default("pending"),
+		field.Time("done_at").Optional().Nillable(),
+		// The revision in which the date or title last changed.
+		field.Int("revision").Default(1),
+		// Whether the milestone is in the current revision (a done
+		// milestone the new revision dropped is kept, not current).
+		field.Bool("current").Default(true),
+	}
+}
+
+func (PlanMilestone) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("plan_id", "key").Unique(),
+		// What is due: pending milestones by date across plans.
+		index.Fields("state", "date"),
+	}
+}
+
+// PlanReminder records a reminder sent: one row per plan, milestone,
+// revision and kind, so a reminder is sent exactly once however many
+// replicas look for due milestones.
+type PlanReminder struct{ ent.Schema }
+
+func (PlanReminder) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("plan_id").Immutable(),
+		field.String("milestone_key").Immutable(),
+		field.Int("revision").Immutable(),
+		// due_before (remind_days_before ahead), due_today, overdue.
+		field.String("kind").Immutable(),
+		field.String("event_id").Immutable(),
+		field.Time("created_at").Immutable().Default(now),
+	}
+}
+
+func (PlanReminder) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("plan_id", "milestone_key", "revision", "kind").Unique(),
+	}
+}
