@@ -30,11 +30,16 @@ generate:
 	$(GO) run ./internal/genopenapi
 	$(GO) generate ./ent
 	$(GO) run ./internal/gendocs
+	$(GO) run ./internal/genevents
+
+# What make generate writes (internal/genevents: the event types' Go
+# constants, TypeScript types and the table in docs/webhooks.md).
+GENERATED := gen ent docs/workflows.md docs/webhooks.md events/types.go clients/typescript/src/gen/events.ts
 
 ## check-generated: fail if committed generated code is stale
 check-generated: generate
-	@git diff --exit-code -- gen ent docs/workflows.md || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
-	@test -z "$$(git status --porcelain -- gen ent docs/workflows.md)" || (git status --porcelain -- gen ent docs/workflows.md; echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
+	@git diff --exit-code -- $(GENERATED) || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || (git status --porcelain -- $(GENERATED); echo "untracked generated files: run 'make generate' and commit" >&2; exit 1)
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory check-clients; else echo "npm not found: TypeScript client freshness not checked" >&2; fi
 	@if ! command -v npm >/dev/null; then echo "npm not found: dashboard/dist freshness not checked" >&2; \
 	elif [ ! -f dashboard/package.json ]; then echo "no dashboard sources (dashboard/package.json): dashboard/dist freshness not checked" >&2; \
@@ -61,6 +66,7 @@ clients:
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	rm -rf $(TS_CLIENT)/src/gen
 	$(TOOL) buf generate --template $(TS_CLIENT)/buf.gen.yaml
+	$(GO) run ./internal/genevents
 	cd $(TS_CLIENT) && npx openapi-typescript ../../gen/openapi/openapi.json -o test/openapi/schema.d.ts
 
 ## check-clients: fail if the committed generated TypeScript is stale
@@ -105,7 +111,7 @@ lint:
 
 ## lint-openapi: Redocly's recommended rules over the served OpenAPI document (needs Node.js and npm)
 lint-openapi:
-	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json
+	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error && npx redocly lint ../../gen/openapi/openapi.json ../../gen/openapi/webhooks.json
 
 # The suites that start clusters of servers and hold them under load for
 # minutes (bench/cluster: failure, soak, cleanup; bench/isolation): CI

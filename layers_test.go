@@ -42,6 +42,7 @@ var layer = map[string]string{
 	"proto":               "support",
 	"docs":                "support",
 	"engine/enginetest":   "support",
+	"examples":            "example",
 	"internal/rpcrule":    "transport",
 	"internal/genopenapi": "support",
 	"internal/genpygrpc":  "support",
@@ -96,6 +97,10 @@ func TestLayers(t *testing.T) {
 				// The edge is put in front of the services; it cannot
 				// reach back into them.
 				t.Errorf("edge package %s imports the server", rel)
+			case l == "example" && dep != "gen" && !strings.HasPrefix(dep, "gen/"):
+				// An example is what a program outside the module can
+				// write: the generated API and nothing else of ours.
+				t.Errorf("example %s imports %s: examples use only the generated API (gen/)", rel, dep)
 			case l == "transport" && (dep == "ent" || strings.HasPrefix(dep, "ent/")):
 				t.Errorf("transport package %s imports storage directly: %s", rel, dep)
 			case (l == "storage" || l == "shared") && !strings.HasPrefix(dep, "ent") && dep != "ids" && dep != "apierror":

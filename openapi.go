@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed gen/openapi/openapi.json
 var OpenAPIJSON []byte
+
+// WebhooksOpenAPIJSON is the OpenAPI 3.1 document of the webhook events,
+// served at /v1/openapi/webhooks.json.
+//
+//go:embed gen/openapi/webhooks.json
+var WebhooksOpenAPIJSON []byte

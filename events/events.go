@@ -2,6 +2,9 @@
 // work registered, a creator created) as event rows written in the same
 // transaction as the change itself. Webhook deliveries are fanned out from
 // them, so a crash between the change and its notification loses nothing.
+//
+// The event types (types.go) are generated from their one declaration in
+// the protos, proto/creativeops/v1/events.proto, by internal/genevents.
 package events
 
 import (
@@ -16,15 +19,6 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ids"
-)
-
-// Event types.
-const (
-	JobCompleted   = "engine.job.completed"
-	JobFailed      = "engine.job.failed"
-	IPRegistered   = "ip.registered"
-	CreatorCreated = "creator.created"
-	WebhookTest    = "webhook.test"
 )
 
 // FanOut is called inside the emitting transaction with the events it just

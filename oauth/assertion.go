@@ -2,9 +2,11 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +62,7 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 		AnyAudience: jwt.Audience{s.cfg.Issuer, s.cfg.Issuer + TokenPath},
 		Time:        now,
 	}, leeway); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadCredentials, err)
+		return nil, s.refusedClaims(unverified, err)
 	}
 	if err := assertionBounds(unverified, now); err != nil {
 		return nil, err
@@ -113,7 +115,7 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 	err = s.cfg.Ent.OAuthAssertion.Create().SetID(clientID + ":" + claims.ID).
 		SetExpiresAt(claims.Expiry.Time().Add(leeway)).Exec(ctx)
 	if ent.IsConstraintError(err) {
-		return nil, fmt.Errorf("%w: assertion replayed", errBadCredentials)
+		return nil, assertionRefused{"this assertion's jti was used before: sign a new assertion for each token request"}
 	}
 	if err != nil {
 		return nil, err
@@ -125,9 +127,36 @@ func (s *Service) clientByAssertion(ctx context.Context, clientID, assertion str
 // missing or too far ahead to remember its jti until then.
 func assertionBounds(c jwt.Claims, now time.Time) error {
 	if c.Expiry == nil || c.ID == "" || len(c.ID) > 256 || c.Expiry.Time().After(now.Add(maxAssertionLifetime)) {
-		return fmt.Errorf("%w: an assertion needs a jti (at most 256 characters) and an exp at most %s away", errBadCredentials, maxAssertionLifetime)
+		return assertionRefused{fmt.Sprintf("an assertion needs a jti (at most 256 characters) and an exp at most %s away", maxAssertionLifetime)}
 	}
 	return nil
+}
+
+// assertionRefused is a client assertion refused for what its claims say
+// (checked before any key, so telling why reveals nothing about the client
+// or its keys): the reason goes into the invalid_client answer and the
+// log, so a client addressing the wrong audience or reusing an assertion
+// learns what to fix. A wrong signature or an unknown client stays the
+// bare errBadCredentials.
+type assertionRefused struct{ reason string }
+
+func (e assertionRefused) Error() string { return "client assertion refused: " + e.reason }
+func (e assertionRefused) Unwrap() error { return errBadCredentials }
+
+// refusedClaims says which claim of an assertion failed validation.
+func (s *Service) refusedClaims(c jwt.Claims, err error) error {
+	switch {
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return assertionRefused{fmt.Sprintf("aud must be %q or %q (the issuer or its token endpoint, as the discovery document names them), not %q",
+			s.cfg.Issuer, s.cfg.Issuer+TokenPath, strings.Join(c.Audience, " "))}
+	case errors.Is(err, jwt.ErrInvalidIssuer), errors.Is(err, jwt.ErrInvalidSubject):
+		return assertionRefused{"iss and sub must both be the client id"}
+	case errors.Is(err, jwt.ErrExpired):
+		return assertionRefused{"the assertion has expired (exp is in the past)"}
+	case errors.Is(err, jwt.ErrNotValidYet), errors.Is(err, jwt.ErrIssuedInTheFuture):
+		return assertionRefused{"the assertion is not valid yet (nbf or iat is in the future)"}
+	}
+	return fmt.Errorf("%w: %v", errBadCredentials, err)
 }
 
 // clientKeys returns the client's registered JWK set, or the one at its

@@ -320,6 +320,11 @@ func (s *Service) authenticateClient(r *http.Request, form url.Values) (*ent.OAu
 	default:
 		return nil, invalidClient(r, "client authentication is required")
 	}
+	var refused assertionRefused
+	if errors.As(err, &refused) {
+		s.cfg.Log.InfoContext(r.Context(), "oauth client assertion refused", "client_id", form.Get("client_id"), "reason", refused.reason)
+		return nil, invalidClient(r, "client authentication failed: "+refused.reason)
+	}
 	if errors.Is(err, errBadCredentials) {
 		return nil, invalidClient(r, "client authentication failed")
 	}

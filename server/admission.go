@@ -120,7 +120,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 // every Connect or gRPC-Web call to the creativeops services.
 func needsCredential(r *http.Request) bool {
 	p := r.URL.Path
-	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" || strings.HasPrefix(p, "/creativeops.v1.")
+	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" && p != webhooksOpenAPIPath || strings.HasPrefix(p, "/creativeops.v1.")
 }
 
 // headerMetadata is the part of an HTTP request's headers that

@@ -48,7 +48,7 @@ func (s *Server) count(transport, method, route string, api bool, ri *requestInf
 // arbitrary paths become metric labels.
 func unroutedPath(path string) string {
 	switch path {
-	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json", dashboard.SessionPath:
+	case "/healthz", "/readyz", "/metrics", "/v1/openapi.json", webhooksOpenAPIPath, dashboard.SessionPath:
 		return path
 	}
 	if dashboard.IsPath(path) {

@@ -116,7 +116,7 @@ func TestRequestIDAndRouting(t *testing.T) {
 	if r.Status != 404 || r.ErrorReason() != "ROUTE_NOT_FOUND" {
 		t.Errorf("unknown route: %d %s", r.Status, r.Body)
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/v1/openapi.json"} {
+	for _, path := range []string{"/healthz", "/readyz", "/v1/openapi.json", "/v1/openapi/webhooks.json"} {
 		if r := s.Do(t, "GET", path, "", nil); r.Status != 200 {
 			t.Errorf("%s without auth: %d", path, r.Status)
 		}
@@ -138,6 +138,13 @@ func TestRequestIDAndRouting(t *testing.T) {
 	}
 	if served := s.Do(t, "GET", "/v1/openapi.json", "", nil).Body; string(served) != string(committed) {
 		t.Error("the served OpenAPI document differs from the committed gen/openapi/openapi.json")
+	}
+	committed, err = os.ReadFile("../gen/openapi/webhooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served := s.Do(t, "GET", "/v1/openapi/webhooks.json", "", nil).Body; string(served) != string(committed) {
+		t.Error("the served webhooks document differs from the committed gen/openapi/webhooks.json")
 	}
 }
 

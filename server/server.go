@@ -436,6 +436,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET "+webhooksOpenAPIPath, serveWebhooksOpenAPI)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)

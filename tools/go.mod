@@ -3,6 +3,7 @@ module github.com/creativeops/creativeops/tools
 go 1.26.7
 
 tool (
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
 	entgo.io/ent/cmd/ent
 	github.com/bufbuild/buf/cmd/buf
 	github.com/google/gnostic/cmd/protoc-gen-openapi
@@ -30,6 +31,7 @@ require (
 	buf.build/go/standard v0.1.1-0.20260325175353-2b287e071df5 // indirect
 	cel.dev/cel-go v0.32.0 // indirect
 	cel.dev/expr v0.25.3 // indirect
+	connectrpc.com/connect v1.19.1 // indirect
 	connectrpc.com/connect/v2 v2.0.2 // indirect
 	connectrpc.com/otelconnect v0.11.0 // indirect
 	entgo.io/ent v0.14.5 // indirect

@@ -12,6 +12,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/creativeops/creativeops/events"
 )
 
 func TestBudgetTake(t *testing.T) {
@@ -103,8 +105,8 @@ func TestRetriesBeyondBudgetQueueBehind(t *testing.T) {
 		f.webhook(t, "org_a", EventWildcard)
 	}
 	f.webhook(t, "org_b", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated) // spends org_a's 5
-	f.emit(t, "org_b", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated) // spends org_a's 5
+	f.emit(t, "org_b", events.CreatorCreated)
 	want := []int{priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal, priorityNormal}
 	if got := jobPriorities(t, f); !slices.Equal(got, want) {
 		t.Fatalf("job priorities %v, want %v", got, want)
@@ -137,9 +139,9 @@ func TestFanOutBeyondBudgetIsDeferred(t *testing.T) {
 		f.webhook(t, "org_a", EventWildcard)
 	}
 	f.webhook(t, "org_b", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated) // paid: 5 deliveries
-	ev := f.emit(t, "org_a", EventCreatorCreated)
-	f.emit(t, "org_b", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated) // paid: 5 deliveries
+	ev := f.emit(t, "org_a", events.CreatorCreated)
+	f.emit(t, "org_b", events.CreatorCreated)
 	count := func() (a, b int) {
 		for _, d := range f.deliveries(t) {
 			switch {
@@ -186,7 +188,7 @@ func TestSlotStarvedJobMovesToBacklog(t *testing.T) {
 	f := newFixture(t)
 	f.worker.Slots = &Slots{PerOrganization: 1, PerHost: 10}
 	f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	d := f.deliveries(t)[0]
 	release, ok := f.worker.Slots.acquire("org_a", "elsewhere.example")
 	if !ok {
@@ -255,7 +257,7 @@ func TestFullOrganizationPutsOffJobsBeforeReading(t *testing.T) {
 	f := newFixture(t)
 	f.worker.Slots = &Slots{PerOrganization: 1, PerHost: 10}
 	f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	var args string
 	if err := f.store.DB.QueryRow("SELECT args FROM river_job WHERE kind = ?", DeliverArgs{}.Kind()).Scan(&args); err != nil {
 		t.Fatal(err)
@@ -302,7 +304,7 @@ func TestHostFullSnoozesBriefly(t *testing.T) {
 	f := newFixture(t)
 	f.worker.Slots = &Slots{PerOrganization: 10, PerHost: 1}
 	wh := f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	d := f.deliveries(t)[0]
 	release, ok := f.worker.Slots.acquire("org_a", receiverHost(wh.URL))
 	if !ok {
@@ -347,9 +349,9 @@ func TestDeferredFanOutKeepsItsTurn(t *testing.T) {
 	for range 5 {
 		f.webhook(t, "org_a", EventWildcard)
 	}
-	f.emit(t, "org_a", EventCreatorCreated) // paid: 5 deliveries
+	f.emit(t, "org_a", events.CreatorCreated) // paid: 5 deliveries
 	before := time.Now()
-	ev := f.emit(t, "org_a", EventCreatorCreated)
+	ev := f.emit(t, "org_a", events.CreatorCreated)
 	var state, raw string
 	if err := f.store.DB.QueryRow("SELECT state, args FROM river_job WHERE kind = ?", FanOutArgs{}.Kind()).Scan(&state, &raw); err != nil {
 		t.Fatal(err)

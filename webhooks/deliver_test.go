@@ -19,6 +19,8 @@ import (
 
 	"code.dny.dev/ssrf"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/creativeops/creativeops/events"
 )
 
 // clientFor returns a NewClient client that trusts srv's certificate when
@@ -37,7 +39,7 @@ func clientFor(t *testing.T, srv *httptest.Server, allowInsecure bool, timeout t
 func testEvent() Event {
 	return Event{
 		ID:        NewEventID(),
-		Type:      EventEngineJobCompleted,
+		Type:      events.JobCompleted,
 		Timestamp: time.Now().Add(-time.Minute),
 		Data:      json.RawMessage(`{"job_id":"job_123"}`),
 	}
@@ -272,7 +274,7 @@ func TestDeliverLocalFailures(t *testing.T) {
 		ev       Event
 	}{
 		{"invalid secret", srv.URL, "whsec_!!!", testEvent()},
-		{"event without id", srv.URL, "s", Event{Type: EventWebhookTest, Timestamp: time.Now()}},
+		{"event without id", srv.URL, "s", Event{Type: events.WebhookTest, Timestamp: time.Now()}},
 		{"unparsable URL", "http://[::1", "s", testEvent()},
 	}
 	for _, tt := range tests {

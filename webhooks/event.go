@@ -8,32 +8,18 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/creativeops/creativeops/events"
 )
 
-// Event types customers can subscribe to.
-const (
-	EventEngineJobCompleted = "engine.job.completed"
-	EventEngineJobFailed    = "engine.job.failed"
-	EventIPRegistered       = "ip.registered"
-	EventCreatorCreated     = "creator.created"
-	EventWebhookTest        = "webhook.test"
-
-	// EventWildcard subscribes to every event type, including ones added
-	// later, which is what customers who say "send me everything" expect.
-	EventWildcard = "*"
-)
+// EventWildcard subscribes to every event type, including ones added
+// later, which is what customers who say "send me everything" expect.
+const EventWildcard = "*"
 
 // EventTypes lists the known event types (without the wildcard) in a stable
-// order, for validation and for showing customers what they can pick.
-func EventTypes() []string {
-	return []string{
-		EventEngineJobCompleted,
-		EventEngineJobFailed,
-		EventIPRegistered,
-		EventCreatorCreated,
-		EventWebhookTest,
-	}
-}
+// order, for validation and for showing customers what they can pick: the
+// types the protos declare (events.Types).
+func EventTypes() []string { return events.Types() }
 
 // IsKnownEventType reports whether t is one of EventTypes.
 func IsKnownEventType(t string) bool {
@@ -44,20 +30,31 @@ func IsKnownEventType(t string) bool {
 // API can answer 400 without matching on text.
 var ErrInvalidEventTypes = errors.New("invalid event types")
 
+// EventTypeError is a ValidateEventTypes error about one item of the list,
+// so that the API can name it (events[2]) as it names any other field.
+type EventTypeError struct {
+	Index int
+	err   error
+}
+
+func (e *EventTypeError) Error() string { return e.err.Error() }
+func (e *EventTypeError) Unwrap() error { return e.err }
+
 // ValidateEventTypes checks a subscription list. Unknown types are refused
 // rather than ignored because a typo would otherwise be a subscription
-// that silently never fires.
+// that silently never fires. An error about one item is an
+// *EventTypeError.
 func ValidateEventTypes(types []string) error {
 	if len(types) == 0 {
 		return fmt.Errorf("%w: at least one event type (or %q) is required", ErrInvalidEventTypes, EventWildcard)
 	}
 	seen := make(map[string]bool, len(types))
-	for _, t := range types {
+	for i, t := range types {
 		if t != EventWildcard && !IsKnownEventType(t) {
-			return fmt.Errorf("%w: unknown event type %q", ErrInvalidEventTypes, t)
+			return &EventTypeError{Index: i, err: fmt.Errorf("%w: unknown event type %q", ErrInvalidEventTypes, t)}
 		}
 		if seen[t] {
-			return fmt.Errorf("%w: duplicate event type %q", ErrInvalidEventTypes, t)
+			return &EventTypeError{Index: i, err: fmt.Errorf("%w: duplicate event type %q", ErrInvalidEventTypes, t)}
 		}
 		seen[t] = true
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creativeops/creativeops/events"
 )
 
 func TestEventMarshalJSON(t *testing.T) {
@@ -17,17 +19,17 @@ func TestEventMarshalJSON(t *testing.T) {
 	}{
 		{
 			name: "full",
-			ev:   Event{ID: "evt_1", Type: EventEngineJobCompleted, Timestamp: ts, Data: json.RawMessage(`{"job_id":"j1","ok":true}`)},
+			ev:   Event{ID: "evt_1", Type: events.JobCompleted, Timestamp: ts, Data: json.RawMessage(`{"job_id":"j1","ok":true}`)},
 			want: `{"id":"evt_1","type":"engine.job.completed","timestamp":"2026-03-04T04:06:07.891Z","data":{"job_id":"j1","ok":true}}`,
 		},
 		{
 			name: "whole second keeps three digits, nil data is {}",
-			ev:   Event{ID: "evt_2", Type: EventWebhookTest, Timestamp: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+			ev:   Event{ID: "evt_2", Type: events.WebhookTest, Timestamp: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
 			want: `{"id":"evt_2","type":"webhook.test","timestamp":"2026-01-01T00:00:00.000Z","data":{}}`,
 		},
 		{
 			name: "data is compacted",
-			ev:   Event{ID: "evt_3", Type: EventIPRegistered, Timestamp: ts, Data: json.RawMessage("{ \"a\" : [1, 2] }")},
+			ev:   Event{ID: "evt_3", Type: events.IPRegistered, Timestamp: ts, Data: json.RawMessage("{ \"a\" : [1, 2] }")},
 			want: `{"id":"evt_3","type":"ip.registered","timestamp":"2026-03-04T04:06:07.891Z","data":{"a":[1,2]}}`,
 		},
 	}
@@ -54,10 +56,10 @@ func TestEventMarshalJSON(t *testing.T) {
 func TestEventMarshalJSONRejectsIncompleteEvents(t *testing.T) {
 	ts := time.Now()
 	for name, ev := range map[string]Event{
-		"no id":        {Type: EventWebhookTest, Timestamp: ts},
+		"no id":        {Type: events.WebhookTest, Timestamp: ts},
 		"no type":      {ID: "evt_1", Timestamp: ts},
-		"no timestamp": {ID: "evt_1", Type: EventWebhookTest},
-		"invalid data": {ID: "evt_1", Type: EventWebhookTest, Timestamp: ts, Data: json.RawMessage(`{"a":`)},
+		"no timestamp": {ID: "evt_1", Type: events.WebhookTest},
+		"invalid data": {ID: "evt_1", Type: events.WebhookTest, Timestamp: ts, Data: json.RawMessage(`{"a":`)},
 	} {
 		if b, err := json.Marshal(ev); err == nil {
 			t.Errorf("%s: marshalled to %s, want error", name, b)
@@ -105,6 +107,16 @@ func TestValidateEventTypes(t *testing.T) {
 			t.Errorf("known type %q refused", typ)
 		}
 	}
+	// The item at fault is named, so the API can point at events[i].
+	for types, want := range map[[3]string]int{
+		{"*", "creator.created", "nothing.happened"}: 2,
+		{"ip.registered", "ip.registered", "*"}:      1,
+	} {
+		item, ok := errors.AsType[*EventTypeError](ValidateEventTypes(types[:]))
+		if !ok || item.Index != want {
+			t.Errorf("ValidateEventTypes(%q) names item %+v, want %d", types, item, want)
+		}
+	}
 }
 
 func TestMatches(t *testing.T) {
@@ -113,11 +125,11 @@ func TestMatches(t *testing.T) {
 		eventType  string
 		want       bool
 	}{
-		{[]string{"*"}, EventCreatorCreated, true},
-		{[]string{EventIPRegistered, EventCreatorCreated}, EventCreatorCreated, true},
-		{[]string{EventIPRegistered}, EventCreatorCreated, false},
-		{[]string{"engine.job"}, EventEngineJobFailed, false},
-		{nil, EventWebhookTest, false},
+		{[]string{"*"}, events.CreatorCreated, true},
+		{[]string{events.IPRegistered, events.CreatorCreated}, events.CreatorCreated, true},
+		{[]string{events.IPRegistered}, events.CreatorCreated, false},
+		{[]string{"engine.job"}, events.JobFailed, false},
+		{nil, events.WebhookTest, false},
 	}
 	for _, tt := range tests {
 		if got := Matches(tt.subscribed, tt.eventType); got != tt.want {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/teststore"
@@ -128,7 +129,7 @@ func TestWorkerSignsWithSealedSecret(t *testing.T) {
 		SetEvents([]string{"*"}).SetSecret(sealed).SetSecretKeyID(keyID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	ds := f.deliveries(t)
 	if len(ds) != 1 {
 		t.Fatalf("%d deliveries", len(ds))
@@ -153,7 +154,7 @@ func TestWorkerSignsWithSealedSecret(t *testing.T) {
 	// it) rather than signing with anything else.
 	other, _ := secrets.NewKeyring(secrets.GenerateKey())
 	w := &Worker{Store: f.store, Dispatcher: f.disp, Client: f.worker.Client, Keyring: other}
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	ds = f.deliveries(t)
 	if err := work(t, w, ds[1].ID, 0); !errors.Is(err, secrets.ErrUnknownKey) {
 		t.Fatalf("delivery under a wrong master key: %v", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
 )
 
@@ -103,7 +104,7 @@ func TestSlowOrganizationDoesNotHoldTheWorkers(t *testing.T) {
 	for range 6 {
 		hook("org_a", slow.URL) // 127.0.0.1
 	}
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	pendingOf := func(org string) []*ent.Delivery {
 		ds, err := f.store.Ent.Delivery.Query().Where(delivery.OrganizationID(org), delivery.Status(DeliveryPending)).Order(ent.Asc(delivery.FieldID)).All(ctx)
 		if err != nil {
@@ -146,7 +147,7 @@ func TestSlowOrganizationDoesNotHoldTheWorkers(t *testing.T) {
 
 	// B's delivery, to another receiver, goes out while A's are stuck.
 	hook("org_b", strings.Replace(f.srv.URL, "127.0.0.1", "localhost", 1))
-	f.emit(t, "org_b", EventCreatorCreated)
+	f.emit(t, "org_b", events.CreatorCreated)
 	b := pendingOf("org_b")
 	if err := work(t, f.worker, b[0].ID, 0); err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func TestSlowOrganizationDoesNotHoldTheWorkers(t *testing.T) {
 
 	// C's receiver is the slow one too: its host is full, whoever asks.
 	hook("org_c", slow.URL)
-	f.emit(t, "org_c", EventCreatorCreated)
+	f.emit(t, "org_c", events.CreatorCreated)
 	var snooze *river.JobSnoozeError
 	if err := work(t, f.worker, pendingOf("org_c")[0].ID, 0); !errors.As(err, &snooze) {
 		t.Fatalf("C on a full host: %v, want a snooze", err)

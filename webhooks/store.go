@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/ids"
 )
 
@@ -154,7 +155,7 @@ func (d *Dispatcher) FanOut(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 	subscribers := map[string][]*ent.Webhook{}
 	var targets []target
 	for _, ev := range evs {
-		if ev.Type == EventWebhookTest {
+		if ev.Type == events.WebhookTest {
 			continue
 		}
 		hooks, ok := subscribers[ev.OrganizationID]

@@ -93,7 +93,11 @@ func (s *Service) Create(ctx context.Context, orgID string, in NewWebhook) (wh *
 		violations = append(violations, apierror.FieldViolation{Field: "url", Description: reason(err, ErrInvalidURL)})
 	}
 	if err := ValidateEventTypes(in.Events); err != nil {
-		violations = append(violations, apierror.FieldViolation{Field: "events", Description: reason(err, ErrInvalidEventTypes)})
+		field := "events"
+		if item, ok := errors.AsType[*EventTypeError](err); ok {
+			field = fmt.Sprintf("events[%d]", item.Index)
+		}
+		violations = append(violations, apierror.FieldViolation{Field: field, Description: reason(err, ErrInvalidEventTypes)})
 	}
 	secret := in.Secret
 	if secret == "" {

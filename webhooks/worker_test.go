@@ -121,8 +121,8 @@ func work(t *testing.T, w *Worker, deliveryID string, attempt int) error {
 func TestFanOutMatchesSubscriptions(t *testing.T) {
 	f := newFixture(t)
 	all := f.webhook(t, "org_a", EventWildcard)
-	jobs := f.webhook(t, "org_a", EventEngineJobCompleted)
-	f.webhook(t, "org_a", EventIPRegistered)
+	jobs := f.webhook(t, "org_a", events.JobCompleted)
+	f.webhook(t, "org_a", events.IPRegistered)
 	f.webhook(t, "org_b", EventWildcard)
 	gone := f.webhook(t, "org_a", EventWildcard)
 	if _, err := f.store.Ent.Webhook.UpdateOne(gone).SetDeletedAt(time.Now()).Save(context.Background()); err != nil {
@@ -133,8 +133,8 @@ func TestFanOutMatchesSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ev := f.emit(t, "org_a", EventEngineJobCompleted)
-	f.emit(t, "org_a", EventWebhookTest) // addressed by :test only
+	ev := f.emit(t, "org_a", events.JobCompleted)
+	f.emit(t, "org_a", events.WebhookTest) // addressed by :test only
 	ds := f.deliveries(t)
 	got := map[string]bool{}
 	for _, d := range ds {
@@ -166,17 +166,17 @@ func TestFanOutBatch(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	allA := f.webhook(t, "org_a", EventWildcard)
-	ipA := f.webhook(t, "org_a", EventIPRegistered)
+	ipA := f.webhook(t, "org_a", events.IPRegistered)
 	allB := f.webhook(t, "org_b", EventWildcard)
 	emitter := events.NewEmitter(func(v any) ([]byte, error) { return json.Marshal(v) }, f.disp.FanOut)
 	var evs []*ent.Event
 	err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
 		var err error
 		evs, err = emitter.EmitBatch(ctx, tx, sqlTx, []events.Encoded{
-			{OrganizationID: "org_a", Type: EventIPRegistered, Data: []byte(`{"id":"ip_1"}`)},
-			{OrganizationID: "org_b", Type: EventIPRegistered, Data: []byte(`{"id":"ip_2"}`)},
-			{OrganizationID: "org_a", Type: EventCreatorCreated, Data: []byte(`{"id":"cr_1"}`)},
-			{OrganizationID: "org_c", Type: EventIPRegistered, Data: []byte(`{"id":"ip_3"}`)},
+			{OrganizationID: "org_a", Type: events.IPRegistered, Data: []byte(`{"id":"ip_1"}`)},
+			{OrganizationID: "org_b", Type: events.IPRegistered, Data: []byte(`{"id":"ip_2"}`)},
+			{OrganizationID: "org_a", Type: events.CreatorCreated, Data: []byte(`{"id":"cr_1"}`)},
+			{OrganizationID: "org_c", Type: events.IPRegistered, Data: []byte(`{"id":"ip_3"}`)},
 		})
 		return err
 	})
@@ -209,7 +209,7 @@ func TestFanOutBatch(t *testing.T) {
 func TestWorkerIsIdempotent(t *testing.T) {
 	f := newFixture(t)
 	f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	d := f.deliveries(t)[0]
 	for range 3 {
 		if err := work(t, f.worker, d.ID, 0); err != nil {
@@ -233,7 +233,7 @@ func TestWorkerIsIdempotent(t *testing.T) {
 func TestWorkerSchedulesRetries(t *testing.T) {
 	f := newFixture(t)
 	f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	f.code.Store(http.StatusInternalServerError)
 	d := f.deliveries(t)[0]
 	before := time.Now()
@@ -268,7 +268,7 @@ func TestWorkerSkipsGoneWebhooks(t *testing.T) {
 	f := newFixture(t)
 	deleted := f.webhook(t, "org_a", EventWildcard)
 	disabled := f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	ctx := context.Background()
 	if _, err := f.store.Ent.Webhook.UpdateOne(deleted).SetDeletedAt(time.Now()).Save(ctx); err != nil {
 		t.Fatal(err)
@@ -299,8 +299,8 @@ func TestWorkerSkipsGoneWebhooks(t *testing.T) {
 func TestWorkerGoneDisables(t *testing.T) {
 	f := newFixture(t)
 	wh := f.webhook(t, "org_a", EventWildcard)
-	f.emit(t, "org_a", EventCreatorCreated)
-	f.emit(t, "org_a", EventCreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
+	f.emit(t, "org_a", events.CreatorCreated)
 	f.code.Store(http.StatusGone)
 	ds := f.deliveries(t)
 	if err := work(t, f.worker, ds[0].ID, 0); err != nil {

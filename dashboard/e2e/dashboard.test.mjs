@@ -375,7 +375,7 @@ test("IP catalog: search, open a certificate, verify it in the browser", async (
   const summary = page.getByTestId("verify-summary");
   await summary.waitFor();
   assert.equal(await summary.textContent(), "Every check the browser made passed.");
-  for (const name of ["work_hash", "record", "content_hash", "checkpoint_signature", "log_inclusion"]) {
+  for (const name of ["work_hash", "record", "content_hash", "timestamp_token", "timestamp_imprint", "timestamp_time", "checkpoint_signature", "log_inclusion"]) {
     assert.equal(await page.locator(`[data-check="${name}"]`).getAttribute("class"), "pass", name);
   }
   assert.match(await page.locator('[data-check="log_inclusion"]').textContent(), /entry 1 of 3/);

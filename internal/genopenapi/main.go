@@ -24,14 +24,15 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/eventtypes"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/internal/valueset"
 )
 
 func main() {
-	in, out := "gen/openapi/openapi.yaml", "gen/openapi/openapi.json"
-	if len(os.Args) == 3 {
-		in, out = os.Args[1], os.Args[2]
+	in, out, hooksOut := "gen/openapi/openapi.yaml", "gen/openapi/openapi.json", "gen/openapi/webhooks.json"
+	if len(os.Args) == 4 {
+		in, out, hooksOut = os.Args[1], os.Args[2], os.Args[3]
 	}
 	src, err := os.ReadFile(in)
 	if err != nil {
@@ -42,6 +43,17 @@ func main() {
 		log.Fatalf("%s: %v", in, err)
 	}
 	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	var finished map[string]any
+	if err := json.Unmarshal(doc, &finished); err != nil {
+		log.Fatal(err)
+	}
+	hooks, err := webhooksDocument(finished)
+	if err != nil {
+		log.Fatalf("webhooks: %v", err)
+	}
+	if err := os.WriteFile(hooksOut, hooks, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -306,6 +318,14 @@ func describeSchemas(schemas map[string]any) (err error) {
 	}
 	for _, m := range rpcrule.All() {
 		walk(m.Descriptor.Output())
+	}
+	// The payloads of webhook events are sent as the API returns them.
+	events, err := eventtypes.All()
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		walk(e.Payload)
 	}
 	for name, raw := range schemas {
 		schema, ok := raw.(map[string]any)

@@ -1,7 +1,8 @@
 // Package valueset reads the closed sets of string values the protos
 // declare: a request field's buf.validate string.in rule (on the field, or
 // on the items of a repeated one), or the creativeops.v1.values option of a
-// field the API returns. The OpenAPI generator makes them enums, and tests
+// field the API returns (whose event_types is the set of webhook event types
+// internal/eventtypes reads). The OpenAPI generator makes them enums, and tests
 // hold the domain's constants to them.
 package valueset
 
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/eventtypes"
 )
 
 // Of returns the values field f (or each item of it, when repeated) may
@@ -58,8 +60,14 @@ func of(f protoreflect.FieldDescriptor, seen map[protoreflect.FullName]bool) ([]
 		return nil, nil
 	}
 	switch {
-	case len(v.GetIn()) > 0 && v.GetSameAs() != "":
-		return nil, fmt.Errorf("%s: values declares both in and same_as", f.FullName())
+	case v.GetSameAs() != "" && (len(v.GetIn()) > 0 || v.GetEventTypes()):
+		return nil, fmt.Errorf("%s: values declares same_as beside in or event_types", f.FullName())
+	case v.GetEventTypes():
+		types, err := eventtypes.Types()
+		if err != nil {
+			return nil, fmt.Errorf("%s: event_types: %w", f.FullName(), err)
+		}
+		return without(append(slices.Clone(v.GetIn()), types...), v.GetExcept()), nil
 	case len(v.GetIn()) > 0:
 		return without(v.GetIn(), v.GetExcept()), nil
 	case v.GetSameAs() != "":
@@ -85,7 +93,7 @@ func of(f protoreflect.FieldDescriptor, seen map[protoreflect.FullName]bool) ([]
 		}
 		return without(set, v.GetExcept()), nil
 	}
-	return nil, fmt.Errorf("%s: values declares neither in nor same_as", f.FullName())
+	return nil, fmt.Errorf("%s: values declares neither in, same_as nor event_types", f.FullName())
 }
 
 // ruleIn is the string.in rule of f, or of its items when f is repeated.

@@ -6,8 +6,13 @@
         print(creator["name"])
 """
 
-from .client import CreativeOps
+from typing import Any
+
+from .certificates import CertificateVerificationError, verify_certificate
+from .client import CallOptions, CreativeOps, RateLimitState, ResponseInfo, response_info
 from .errors import (
+    APIConnectionError,
+    APITimeoutError,
     Conflict,
     CreativeOpsError,
     InvalidArgument,
@@ -15,24 +20,41 @@ from .errors import (
     PermissionDenied,
     RateLimited,
     ServerError,
-    TransportError,
     Unauthenticated,
 )
-from .webhooks import WebhookVerificationError, verify_webhook
+from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIConnectionError",
+    "APITimeoutError",
+    "CallOptions",
+    "CertificateVerificationError",
     "Conflict",
     "CreativeOps",
     "CreativeOpsError",
     "InvalidArgument",
     "NotFound",
     "PermissionDenied",
+    "RateLimitState",
     "RateLimited",
+    "ResponseInfo",
     "ServerError",
-    "TransportError",
     "Unauthenticated",
+    "WebhookEvent",
     "WebhookVerificationError",
+    "response_info",
+    "verify_certificate",
     "verify_webhook",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The deprecated TransportError (now APIConnectionError) warns when used.
+    if name == "TransportError":
+        import warnings
+
+        warnings.warn("creativeops.TransportError is deprecated: use APIConnectionError", DeprecationWarning, stacklevel=2)
+        return APIConnectionError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

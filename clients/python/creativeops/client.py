@@ -2,23 +2,121 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import logging
 import random
+import re
+import socket
+import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, cast
+import warnings
+from datetime import datetime, timezone
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple,
+                    TypedDict, Union, cast)
 
-from .errors import CreativeOpsError, TransportError, from_response
+from .certificates import verify_certificate
+from .errors import APIConnectionError, APITimeoutError, CreativeOpsError, from_response
 from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Webhook
 
 if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
     from .grpc import Client as GRPCClient
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 RETRY_STATUSES = (429, 503)
+# Methods that mean the same when repeated; a POST is repeated after a
+# connection failure only when it carries an Idempotency-Key (by default
+# every POST gets one: see auto_idempotency_keys).
+IDEMPOTENT_METHODS = ("GET", "HEAD", "DELETE", "PUT", "OPTIONS")
+
+logger = logging.getLogger("creativeops")
+
+RequestHook = Callable[[str, str, Dict[str, str]], None]
+ResponseHook = Callable[[int, Dict[str, str], float, str, int], None]
+Time = Union[datetime, str, None]
+
+
+class CallOptions(TypedDict, total=False):
+    """Keyword arguments every API method takes.
+
+    idempotency_key: the Idempotency-Key of a POST (default: a random one
+        per call, reused by its retries). Passing one makes the POST safe
+        to repeat: the client then retries it after a dropped connection
+        too, and the server answers a repeat with the first response.
+    timeout: seconds to wait for the server (to connect, and between
+        bytes of the answer); default: the client's timeout.
+    headers: extra HTTP headers for this call (they override the client's).
+    """
+
+    idempotency_key: str
+    timeout: float
+    headers: Mapping[str, str]
+
+
+class RateLimitState(NamedTuple):
+    """The key's rate limit as the answer's RateLimit header stated it."""
+
+    limit: int  # the bucket size (burst)
+    remaining: int  # requests that may be sent now
+    reset_seconds: int  # seconds until the bucket is full again
+
+
+class ResponseInfo(NamedTuple):
+    """What the HTTP answer said beside its body (see response_info)."""
+
+    request_id: str  # X-Request-Id: quote it when reporting a problem
+    rate_limit: Optional[RateLimitState]
+
+
+class _Dict(Dict[str, Any]):
+    _creativeops_response: Optional[ResponseInfo] = None
+
+
+class _List(List[Any]):
+    _creativeops_response: Optional[ResponseInfo] = None
+
+
+class _Bytes(bytes):
+    _creativeops_response: Optional[ResponseInfo] = None
+
+
+def response_info(result: Any) -> Optional[ResponseInfo]:
+    """The request id and rate-limit state of the answer a method returned
+    result from (a dict, list or bytes it returned, or an item a list
+    method yielded); None for anything else.
+
+    >>> creator = co.creators.get("cr_01k...")
+    >>> response_info(creator).request_id
+    'req_...'
+    """
+    return getattr(result, "_creativeops_response", None) if isinstance(result, (_Dict, _List, _Bytes)) else None
+
+
+def _attach(value: Any, info: Optional[ResponseInfo]) -> Any:
+    if isinstance(value, dict):
+        value = _Dict(value)
+    elif isinstance(value, list):
+        value = _List(value)
+    elif isinstance(value, bytes):
+        value = _Bytes(value)
+    else:
+        return value
+    value._creativeops_response = info
+    return value
+
+
+def _field(result: Any, key: str) -> Any:
+    """result[key], carrying result's response info."""
+    return _attach(result[key], response_info(result))
 
 
 class CreativeOps:
@@ -27,11 +125,27 @@ class CreativeOps:
     >>> co = CreativeOps(api_key="co_live_...", base_url="http://localhost:8080")
     >>> nova = co.creators.create(name="Nova Reyes", email="nova@example.com", vertical="music")
 
-    Requests answered 429 or 503 are retried up to max_retries times,
-    waiting as long as Retry-After says (or backing off 0.5 s, 1 s, 2 s,
-    ±20%); a Retry-After beyond max_retry_wait seconds raises at once. Every
-    POST carries an Idempotency-Key, the same on each retry, so a retried
-    POST runs once. Errors raise subclasses of CreativeOpsError.
+    Every method takes the keyword arguments of CallOptions:
+    idempotency_key, timeout and headers.
+
+    Retries, up to max_retries times: answers 429 and 503, after Retry-After
+    (a Retry-After beyond max_retry_wait seconds raises at once) or backing
+    off 0.5 s, 1 s, 2 s, +-20%; and connection failures and timeouts of the
+    requests that are safe to repeat: GET, DELETE, a POST carrying an
+    Idempotency-Key, and any request the server never received (connection
+    refused, name not resolved). Every POST carries an Idempotency-Key,
+    the same on each retry (the caller's idempotency_key, or one generated
+    per call): the server runs it once however often it arrives. With
+    auto_idempotency_keys=False a POST without the caller's key is sent
+    without one and never repeated once it may have reached the server.
+
+    Errors raise subclasses of CreativeOpsError: one per API status, and
+    APIConnectionError (APITimeoutError for timeouts) when no answer came.
+
+    on_request(method, url, headers) is called before each attempt (the
+    Authorization header redacted), on_response(status, headers, elapsed
+    seconds, request id, attempt) after each (status 0 when no answer
+    came). The "creativeops" logger logs the same at DEBUG, never the key.
     """
 
     def __init__(
@@ -42,15 +156,24 @@ class CreativeOps:
         max_retries: int = 3,
         max_retry_wait: float = 30.0,
         user_agent: str = "creativeops-python/0.1.0",
+        on_request: Optional[RequestHook] = None,
+        on_response: Optional[ResponseHook] = None,
+        auto_idempotency_keys: bool = True,
     ) -> None:
         if not api_key:
             raise ValueError("api_key is required")
+        for name, hook in (("on_request", on_request), ("on_response", on_response)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name}: want a callable, not {type(hook).__name__}")
         self.api_key = api_key
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
         self.user_agent = user_agent
+        self.on_request = on_request
+        self.on_response = on_response
+        self.auto_idempotency_keys = auto_idempotency_keys
         self.creators = Creators(self)
         self.keys = Keys(self)
         self.engine = Engine(self)
@@ -59,6 +182,9 @@ class CreativeOps:
         self.analytics = Analytics(self)
         self.audit = Audit(self)
         self.oauth_clients = OAuthClients(self)
+
+    def __repr__(self) -> str:
+        return f"CreativeOps(base_url={self.base_url!r})"  # never the key
 
     def grpc(self) -> "GRPCClient":
         """The same API over native gRPC, with this client's key and base
@@ -78,57 +204,127 @@ class CreativeOps:
         query: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,
         raw: bool = False,
+        *,
+        timeout: Optional[float] = None,
+        headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
         """Sends one API request (with retries) and returns its decoded
-        JSON body, None for 204, or the bytes when raw."""
+        JSON body, None for 204, or the bytes when raw; response_info()
+        of the result gives the request id and rate-limit state."""
         url = self.base_url + path
         q = {k: v for k, v in (query or {}).items() if v is not None and v != ""}
         if q:
             url += "?" + urllib.parse.urlencode(q, doseq=True)
         data = json.dumps(body).encode() if body is not None else None
-        headers = {"Authorization": "Bearer " + self.api_key, "User-Agent": self.user_agent, "Accept": "application/json"}
+        hdrs = {"Authorization": "Bearer " + self.api_key, "User-Agent": self.user_agent, "Accept": "application/json"}
         if data is not None:
-            headers["Content-Type"] = "application/json"
+            hdrs["Content-Type"] = "application/json"
+        for k, v in (headers or {}).items():
+            for existing in [e for e in hdrs if e.lower() == k.lower()]:
+                del hdrs[existing]
+            hdrs[k] = v
+        caller_key = idempotency_key or next((v for k, v in hdrs.items() if k.lower() == "idempotency-key"), "")
         if method == "POST":
-            headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+            for existing in [e for e in hdrs if e.lower() == "idempotency-key"]:
+                del hdrs[existing]
+            key = caller_key or (str(uuid.uuid4()) if self.auto_idempotency_keys else "")
+            if key:
+                hdrs["Idempotency-Key"] = key
+        repeatable = method in IDEMPOTENT_METHODS or any(k.lower() == "idempotency-key" for k in hdrs)
+        wait_limit = self.timeout if timeout is None else timeout
         attempt = 0
         while True:
-            req = urllib.request.Request(url, data=data, method=method, headers=headers)
+            attempt += 1
+            self._before(method, url, hdrs, attempt)
+            start = time.monotonic()
+            req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    payload = resp.read()
-                    if raw:
-                        return payload
-                    return json.loads(payload) if payload else None
-            except urllib.error.HTTPError as e:
-                payload = e.read()
-                retry_after = _retry_after(e.headers.get("Retry-After"))
-                wait = retry_after if retry_after is not None else _backoff(attempt)
-                if e.code in RETRY_STATUSES and attempt < self.max_retries and wait <= self.max_retry_wait:
-                    attempt += 1
+                status, resp_headers, payload = _send(req, wait_limit)
+            except (OSError, http.client.HTTPException) as e:
+                elapsed = time.monotonic() - start
+                err, sent = _connection_error(method, url, e, wait_limit)
+                self._after(method, url, 0, {}, elapsed, "", attempt, err)
+                if (repeatable or not sent) and attempt <= self.max_retries:
+                    wait = _backoff(attempt - 1)
+                    logger.debug("retrying %s %s in %.2f s: %s", method, url, wait, err)
                     time.sleep(wait)
                     continue
-                try:
-                    decoded = json.loads(payload) if payload else None
-                except ValueError:
-                    decoded = payload.decode(errors="replace")
-                raise from_response(e.code, decoded, e.headers.get("X-Request-Id", ""), retry_after) from None
-            except urllib.error.URLError as e:
-                raise TransportError(f"{method} {url}: {e.reason}") from e
+                raise err from e
+            elapsed = time.monotonic() - start
+            request_id = resp_headers.get("X-Request-Id", "")
+            self._after(method, url, status, dict(resp_headers.items()), elapsed, request_id, attempt, None)
+            if 200 <= status < 300:
+                info = ResponseInfo(request_id, _rate_limit(resp_headers.get("RateLimit")))
+                if raw:
+                    return _attach(payload, info)
+                return _attach(json.loads(payload), info) if payload else None
+            retry_after = _retry_after(resp_headers.get("Retry-After"))
+            wait = retry_after if retry_after is not None else _backoff(attempt - 1)
+            if status in RETRY_STATUSES and attempt <= self.max_retries and wait <= self.max_retry_wait:
+                logger.debug("retrying %s %s in %.2f s: HTTP %d", method, url, wait, status)
+                time.sleep(wait)
+                continue
+            try:
+                decoded = json.loads(payload) if payload else None
+            except ValueError:
+                decoded = payload.decode(errors="replace")
+            raise from_response(status, decoded, request_id, retry_after)
 
-    def pages(self, path: str, key: str, query: Optional[Mapping[str, Any]] = None, page_size: int = 0) -> Iterator[Any]:
-        """Iterates over every item of a list, page after page."""
+    def _before(self, method: str, url: str, headers: Mapping[str, str], attempt: int) -> None:
+        logger.debug("%s %s (attempt %d)", method, url, attempt)
+        if self.on_request is not None:
+            shown = {k: ("Bearer [redacted]" if k.lower() == "authorization" else v) for k, v in headers.items()}
+            self.on_request(method, url, shown)
+
+    def _after(self, method: str, url: str, status: int, headers: Dict[str, str], elapsed: float, request_id: str,
+               attempt: int, error: Optional[Exception]) -> None:
+        if error is not None:
+            logger.debug("%s %s failed after %.0f ms: %s", method, url, elapsed * 1000, error)
+        else:
+            logger.debug("%s %s -> %d in %.0f ms (request %s)", method, url, status, elapsed * 1000, request_id)
+        if self.on_response is not None:
+            self.on_response(status, headers, elapsed, request_id, attempt)
+
+    def pages(self, path: str, key: str, query: Optional[Mapping[str, Any]] = None, page_size: int = 0,
+              **options: Unpack[CallOptions]) -> Iterator[Any]:
+        """Iterates over every item of a list, page after page; each item's
+        response_info() is that of its page."""
         params = dict(query or {})
         if page_size:
             params["page_size"] = page_size
         while True:
-            page = self.request("GET", path, query=params)
+            page = self.request("GET", path, query=params, **options)
+            info = response_info(page)
             for item in page.get(key) or []:
-                yield item
+                yield _attach(item, info)
             token = page.get("next_page_token")
             if not token:
                 return
             params["page_token"] = token
+
+
+def _send(req: urllib.request.Request, timeout: float) -> Tuple[int, Any, bytes]:
+    """(status, headers, body) of one exchange; error answers too."""
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as e:
+        try:
+            return e.code, e.headers, e.read()
+        finally:
+            e.close()
+
+
+def _connection_error(method: str, url: str, e: BaseException, timeout: float) -> Tuple[APIConnectionError, bool]:
+    """The error for a failed exchange, and whether the server may have
+    received the request (urllib wraps only failures before the answer is
+    read in URLError; refused and unresolved connections sent nothing)."""
+    reason: Any = e.reason if isinstance(e, urllib.error.URLError) else e
+    if isinstance(reason, (socket.timeout, TimeoutError)) or (isinstance(reason, str) and "timed out" in reason):
+        return APITimeoutError(f"{method} {url}: no answer within {timeout:g} s"), True
+    sent = not (isinstance(e, urllib.error.URLError) and isinstance(reason, (ConnectionRefusedError, socket.gaierror)))
+    what = reason if str(reason) else type(reason).__name__
+    return APIConnectionError(f"{method} {url}: {what}"), sent
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:
@@ -140,13 +336,49 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
         return None
 
 
+def _rate_limit(value: Optional[str]) -> Optional[RateLimitState]:
+    """RateLimit: limit=200, remaining=199, reset=1 (draft-ietf-httpapi-ratelimit-headers)."""
+    params = dict(re.findall(r"(limit|remaining|reset)\s*=\s*(\d+)", value or ""))
+    if len(params) != 3:
+        return None
+    return RateLimitState(int(params["limit"]), int(params["remaining"]), int(params["reset"]))
+
+
 def _backoff(attempt: int) -> float:
-    """0.5 s, 1 s, 2 s, ... for attempts 0, 1, 2, with ±20% jitter."""
+    """0.5 s, 1 s, 2 s, ... for attempts 0, 1, 2, with +-20% jitter."""
     return 0.5 * 2 ** attempt * (0.8 + 0.4 * random.random())
 
 
 def _q(s: str) -> str:
     return urllib.parse.quote(s, safe="")
+
+
+def _time(name: str, value: Time) -> Optional[str]:
+    """A filter time as RFC 3339: an aware datetime, or a string the server
+    checks."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"{name}: a naive datetime has no time zone; pass an aware one "
+                             "(datetime(..., tzinfo=timezone.utc))")
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{name}: want a datetime or an RFC 3339 string, not {type(value).__name__}")
+
+
+def _deprecated(new: str, old: str) -> Callable[..., Any]:
+    """A method old that warns and calls new: the names the TypeScript
+    client uses won (docs/clients.md), the old ones stay for a while."""
+
+    def alias(self: Any, *args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{type(self).__name__}.{old}() is deprecated: use {new}()", DeprecationWarning, stacklevel=2)
+        return getattr(self, new)(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated: use {new}()."
+    return alias
 
 
 class _Resource:
@@ -155,145 +387,206 @@ class _Resource:
 
 
 class Creators(_Resource):
-    def create(self, name: str, email: str, vertical: str, metadata: Optional[Dict[str, Any]] = None) -> Creator:
+    def create(self, name: str, email: str, vertical: str, metadata: Optional[Dict[str, Any]] = None,
+               **options: Unpack[CallOptions]) -> Creator:
         body: Dict[str, Any] = {"name": name, "email": email, "vertical": vertical}
         if metadata is not None:
             body["metadata"] = metadata
-        return cast(Creator, self._c.request("POST", "/v1/creators", body))
+        return cast(Creator, self._c.request("POST", "/v1/creators", body, **options))
 
-    def get(self, id: str) -> Creator:
-        return cast(Creator, self._c.request("GET", "/v1/creators/" + _q(id)))
+    def get(self, id: str, **options: Unpack[CallOptions]) -> Creator:
+        return cast(Creator, self._c.request("GET", "/v1/creators/" + _q(id), **options))
 
-    def list(self, vertical: str = "", page_size: int = 0) -> Iterator[Creator]:
-        return self._c.pages("/v1/creators", "creators", {"vertical": vertical}, page_size)
+    def list(self, vertical: str = "", page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[Creator]:
+        return self._c.pages("/v1/creators", "creators", {"vertical": vertical}, page_size, **options)
 
 
 class Keys(_Resource):
     def create(self, name: str, scopes: List[str], expires_at: Optional[str] = None,
-               rate_limit: Optional[Dict[str, Any]] = None) -> APIKey:
+               rate_limit: Optional[Dict[str, Any]] = None, **options: Unpack[CallOptions]) -> APIKey:
         body: Dict[str, Any] = {"name": name, "scopes": scopes}
         if expires_at:
             body["expires_at"] = expires_at
         if rate_limit:
             body["rate_limit"] = rate_limit
-        return cast(APIKey, self._c.request("POST", "/v1/keys", body))
+        return cast(APIKey, self._c.request("POST", "/v1/keys", body, **options))
 
-    def list(self, page_size: int = 0) -> Iterator[APIKey]:
-        return self._c.pages("/v1/keys", "keys", page_size=page_size)
+    def list(self, page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[APIKey]:
+        return self._c.pages("/v1/keys", "keys", page_size=page_size, **options)
 
-    def rotate(self, id: str, grace_period_seconds: Optional[int] = None) -> APIKey:
+    def rotate(self, id: str, grace_period_seconds: Optional[int] = None, **options: Unpack[CallOptions]) -> APIKey:
         body = {} if grace_period_seconds is None else {"grace_period": f"{grace_period_seconds}s"}
-        return cast(APIKey, self._c.request("POST", f"/v1/keys/{_q(id)}:rotate", body))
+        return cast(APIKey, self._c.request("POST", f"/v1/keys/{_q(id)}:rotate", body, **options))
 
-    def revoke(self, id: str) -> None:
-        self._c.request("DELETE", "/v1/keys/" + _q(id))
+    def revoke(self, id: str, **options: Unpack[CallOptions]) -> None:
+        self._c.request("DELETE", "/v1/keys/" + _q(id), **options)
 
 
 class Engine(_Resource):
-    def verticals(self) -> List[Dict[str, Any]]:
-        return cast(List[Dict[str, Any]], self._c.request("GET", "/v1/engine/verticals")["verticals"])
+    def list_verticals(self, **options: Unpack[CallOptions]) -> List[Dict[str, Any]]:
+        return cast(List[Dict[str, Any]], _field(self._c.request("GET", "/v1/engine/verticals", **options), "verticals"))
 
-    def workflows(self, vertical: str = "") -> List[Dict[str, Any]]:
-        return cast(List[Dict[str, Any]], self._c.request("GET", "/v1/engine/workflows", query={"vertical": vertical})["workflows"])
+    def list_calendars(self, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """The countries the country input accepts, the currencies of the
+        currency input, and the industry closures every plan respects."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/engine/calendars", **options))
 
-    def workflow(self, id: str) -> Dict[str, Any]:
-        return cast(Dict[str, Any], self._c.request("GET", "/v1/engine/workflows/" + _q(id)))
+    def list_workflows(self, vertical: str = "", **options: Unpack[CallOptions]) -> List[Dict[str, Any]]:
+        return cast(List[Dict[str, Any]], _field(
+            self._c.request("GET", "/v1/engine/workflows", query={"vertical": vertical}, **options), "workflows"))
 
-    def run(self, vertical: str, workflow: str, context: Dict[str, Any], async_: bool = False) -> Job:
+    def get_workflow(self, id: str, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/engine/workflows/" + _q(id), **options))
+
+    def run(self, vertical: str, workflow: str, context: Dict[str, Any], async_: bool = False,
+            **options: Unpack[CallOptions]) -> Job:
         """Runs a workflow: returns the completed (or failed) job, or with
-        async_=True the queued one (see wait)."""
+        async_=True the queued one (see wait_for_job)."""
         body = {"vertical": vertical, "workflow": workflow, "context": context, "async": async_}
-        return cast(Job, self._c.request("POST", "/v1/engine/run", body))
+        return cast(Job, self._c.request("POST", "/v1/engine/run", body, **options))
 
-    def job(self, id: str) -> Job:
-        return cast(Job, self._c.request("GET", "/v1/engine/status/" + _q(id)))
+    def get_job(self, id: str, **options: Unpack[CallOptions]) -> Job:
+        return cast(Job, self._c.request("GET", "/v1/engine/status/" + _q(id), **options))
 
-    def jobs(self, status: str = "", vertical: str = "", workflow: str = "", page_size: int = 0) -> Iterator[Job]:
-        return self._c.pages("/v1/engine/jobs", "jobs", {"status": status, "vertical": vertical, "workflow": workflow}, page_size)
+    def list_jobs(self, status: str = "", vertical: str = "", workflow: str = "", page_size: int = 0,
+                  **options: Unpack[CallOptions]) -> Iterator[Job]:
+        return self._c.pages("/v1/engine/jobs", "jobs", {"status": status, "vertical": vertical, "workflow": workflow},
+                             page_size, **options)
 
-    def cancel(self, id: str) -> Job:
-        return cast(Job, self._c.request("POST", f"/v1/engine/jobs/{_q(id)}:cancel", {}))
+    def cancel_job(self, id: str, **options: Unpack[CallOptions]) -> Job:
+        return cast(Job, self._c.request("POST", f"/v1/engine/jobs/{_q(id)}:cancel", {}, **options))
 
-    def wait(self, id: str, timeout: float = 120.0, interval: float = 0.2) -> Job:
-        """Polls a job until it is completed, failed or canceled."""
+    def wait_for_job(self, id: str, timeout: float = 120.0, interval: float = 0.5, *,
+                     headers: Optional[Mapping[str, str]] = None) -> Job:
+        """Polls a job until it is completed, failed or canceled and returns
+        it (check status: a failed job is returned, not raised). Raises
+        APITimeoutError (a TimeoutError) when timeout seconds pass first."""
         deadline = time.monotonic() + timeout
         while True:
-            job = self.job(id)
+            remaining = deadline - time.monotonic()
+            job = self.get_job(id, timeout=max(min(self._c.timeout, remaining), 0.1), headers=headers or {})
             if job["status"] in ("completed", "failed", "canceled"):
                 return job
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"job {id} is still {job['status']} after {timeout} s")
+            if time.monotonic() + interval > deadline:
+                raise APITimeoutError(f"job {id} is still {job['status']} after {timeout:g} s")
             time.sleep(interval)
+
+    verticals = _deprecated("list_verticals", "verticals")
+    workflows = _deprecated("list_workflows", "workflows")
+    workflow = _deprecated("get_workflow", "workflow")
+    job = _deprecated("get_job", "job")
+    jobs = _deprecated("list_jobs", "jobs")
+    cancel = _deprecated("cancel_job", "cancel")
+    wait = _deprecated("wait_for_job", "wait")
 
 
 class IP(_Resource):
-    def register(self, creator_id: str, title: str, type: str, content_hash: str, description: str = "") -> IPRecord:
+    def register(self, creator_id: str, title: str, type: str, content_hash: str, description: str = "",
+                 **options: Unpack[CallOptions]) -> IPRecord:
+        """Registers a work by its content hash (sha256:<hex> or bare hex);
+        returns once it is in a signed checkpoint."""
         body = {"creator_id": creator_id, "title": title, "type": type, "content_hash": content_hash, "description": description}
-        return cast(IPRecord, self._c.request("POST", "/v1/ip/register", body))
+        return cast(IPRecord, self._c.request("POST", "/v1/ip/register", body, **options))
 
-    def catalog(self, q: str = "", creator_id: str = "", type: str = "", content_hash: str = "", page_size: int = 0) -> Iterator[IPRecord]:
-        return self._c.pages("/v1/ip/catalog", "records", {"q": q, "creator_id": creator_id, "type": type, "content_hash": content_hash}, page_size)
+    def catalog(self, q: str = "", creator_id: str = "", type: str = "", content_hash: str = "", page_size: int = 0,
+                registered_after: Time = None, registered_before: Time = None,
+                **options: Unpack[CallOptions]) -> Iterator[IPRecord]:
+        """The organization's records (or one creator's), newest first.
+        registered_after and registered_before take aware datetimes or
+        RFC 3339 strings."""
+        query = {"q": q, "creator_id": creator_id, "type": type, "content_hash": content_hash,
+                 "registered_after": _time("registered_after", registered_after),
+                 "registered_before": _time("registered_before", registered_before)}
+        return self._c.pages("/v1/ip/catalog", "records", query, page_size, **options)
 
-    def record(self, id: str) -> IPRecord:
-        return cast(IPRecord, self._c.request("GET", "/v1/ip/records/" + _q(id)))
+    def get_record(self, id: str, **options: Unpack[CallOptions]) -> IPRecord:
+        return cast(IPRecord, self._c.request("GET", "/v1/ip/records/" + _q(id), **options))
 
-    def certificate(self, certificate_id: str) -> Dict[str, Any]:
-        """The certificate bundle: save it as JSON and check it offline with
-        `creativeops verify --bundle FILE`."""
-        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/certificates/" + _q(certificate_id)))
+    def get_certificate(self, certificate_id: str, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """The certificate bundle: check it with verify_certificate, or save
+        it as JSON and check it with `creativeops verify --bundle FILE`."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/certificates/" + _q(certificate_id), **options))
 
-    def certificate_token(self, certificate_id: str) -> bytes:
+    def get_certificate_token(self, certificate_id: str, **options: Unpack[CallOptions]) -> bytes:
         """The RFC 3161 timestamp token (DER), for openssl ts -verify."""
-        return cast(bytes, self._c.request("GET", f"/v1/ip/certificates/{_q(certificate_id)}/token", raw=True))
+        return cast(bytes, self._c.request("GET", f"/v1/ip/certificates/{_q(certificate_id)}/token", raw=True, **options))
 
-    def checkpoint(self) -> Dict[str, Any]:
-        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/log/checkpoint"))
+    def get_checkpoint(self, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/log/checkpoint", **options))
 
-    def keys(self) -> Dict[str, Any]:
-        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/keys"))
+    def get_consistency_proof(self, from_: int, to: int, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """The proof that the log of `to` entries extends the log of
+        `from_` entries (the tree size of a checkpoint kept earlier)."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/log/consistency", query={"from": from_, "to": to}, **options))
+
+    def get_keys(self, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """The TSA root and certificate and every log's verifier key: keep
+        them, and pass them to verify_certificate later."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/ip/keys", **options))
+
+    def verify_certificate(self, certificate_id: str, work: Optional[bytes] = None,
+                           keys: Optional[Mapping[str, Any]] = None, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """Fetches a certificate and verifies it offline (see
+        creativeops.verify_certificate) against keys: those kept from
+        earlier, or else the service's current ones (get_keys). With work,
+        the registered file's bytes, checks its hash too. Returns the
+        verified claims; raises CertificateVerificationError."""
+        bundle = self.get_certificate(certificate_id, **options)
+        return verify_certificate(bundle, keys if keys is not None else self.get_keys(**options), work)
+
+    record = _deprecated("get_record", "record")
+    certificate = _deprecated("get_certificate", "certificate")
+    certificate_token = _deprecated("get_certificate_token", "certificate_token")
+    checkpoint = _deprecated("get_checkpoint", "checkpoint")
+    keys = _deprecated("get_keys", "keys")
 
 
 class Webhooks(_Resource):
-    def create(self, url: str, events: List[str], secret: str = "") -> Webhook:
+    def create(self, url: str, events: List[str], secret: str = "", **options: Unpack[CallOptions]) -> Webhook:
         """Creates a webhook; the generated secret is in the answer, once."""
         body: Dict[str, Any] = {"url": url, "events": events}
         if secret:
             body["secret"] = secret
-        return cast(Webhook, self._c.request("POST", "/v1/webhooks", body))
+        return cast(Webhook, self._c.request("POST", "/v1/webhooks", body, **options))
 
-    def list(self, page_size: int = 0) -> Iterator[Webhook]:
-        return self._c.pages("/v1/webhooks", "webhooks", page_size=page_size)
+    def list(self, page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[Webhook]:
+        return self._c.pages("/v1/webhooks", "webhooks", page_size=page_size, **options)
 
-    def get(self, id: str) -> Webhook:
-        return cast(Webhook, self._c.request("GET", "/v1/webhooks/" + _q(id)))
+    def get(self, id: str, **options: Unpack[CallOptions]) -> Webhook:
+        return cast(Webhook, self._c.request("GET", "/v1/webhooks/" + _q(id), **options))
 
-    def delete(self, id: str) -> None:
-        self._c.request("DELETE", "/v1/webhooks/" + _q(id))
+    def delete(self, id: str, **options: Unpack[CallOptions]) -> None:
+        self._c.request("DELETE", "/v1/webhooks/" + _q(id), **options)
 
-    def test(self, id: str) -> Delivery:
-        return cast(Delivery, self._c.request("POST", f"/v1/webhooks/{_q(id)}:test", {}))
+    def test(self, id: str, **options: Unpack[CallOptions]) -> Delivery:
+        return cast(Delivery, self._c.request("POST", f"/v1/webhooks/{_q(id)}:test", {}, **options))
 
-    def deliveries(self, id: str, page_size: int = 0) -> Iterator[Delivery]:
-        return self._c.pages(f"/v1/webhooks/{_q(id)}/deliveries", "deliveries", page_size=page_size)
+    def deliveries(self, id: str, page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[Delivery]:
+        return self._c.pages(f"/v1/webhooks/{_q(id)}/deliveries", "deliveries", page_size=page_size, **options)
 
-    def redeliver(self, id: str, delivery_id: str) -> Delivery:
-        return cast(Delivery, self._c.request("POST", f"/v1/webhooks/{_q(id)}/deliveries/{_q(delivery_id)}:redeliver", {}))
+    def redeliver(self, id: str, delivery_id: str, **options: Unpack[CallOptions]) -> Delivery:
+        return cast(Delivery, self._c.request(
+            "POST", f"/v1/webhooks/{_q(id)}/deliveries/{_q(delivery_id)}:redeliver", {}, **options))
 
 
 class Analytics(_Resource):
-    def usage(self, from_: str = "", to: str = "", granularity: str = "", key_id: str = "") -> Dict[str, Any]:
-        """Requests, errors and latency per route over time (RFC 3339 times)."""
-        return cast(Dict[str, Any], self._c.request(
-            "GET", "/v1/analytics/usage", query={"from": from_, "to": to, "granularity": granularity, "key_id": key_id}))
+    def usage(self, from_: Time = "", to: Time = "", granularity: str = "", key_id: str = "",
+              **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """Requests, errors and latency per route over time (aware
+        datetimes or RFC 3339 strings; default the last 24 h by hour)."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/analytics/usage", query={
+            "from": _time("from_", from_), "to": _time("to", to), "granularity": granularity, "key_id": key_id}, **options))
 
 
 class Audit(_Resource):
-    def list(self, action: str = "", actor: str = "", target_id: str = "", from_: str = "", to: str = "",
-             page_size: int = 0) -> Iterator[AuditEvent]:
+    def list(self, action: str = "", actor: str = "", target_id: str = "", from_: Time = "", to: Time = "",
+             page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[AuditEvent]:
         """The organization's audit events (keys:admin), newest first, every
-        page; filters are optional (RFC 3339 times, from_ inclusive)."""
+        page; filters are optional (aware datetimes or RFC 3339 strings,
+        from_ inclusive)."""
         return self._c.pages("/v1/audit-events", "audit_events", {
-            "action": action, "actor": actor, "target_id": target_id, "from": from_, "to": to}, page_size)
+            "action": action, "actor": actor, "target_id": target_id, "from": _time("from_", from_),
+            "to": _time("to", to)}, page_size, **options)
 
 
 class OAuthClients(_Resource):
@@ -302,7 +595,7 @@ class OAuthClients(_Resource):
     POST /oauth/token (client credentials grant)."""
 
     def create(self, name: str, scopes: List[str], token_lifetime_seconds: Optional[int] = None,
-               jwks: Optional[Dict[str, Any]] = None, jwks_uri: str = "") -> OAuthClient:
+               jwks: Optional[Dict[str, Any]] = None, jwks_uri: str = "", **options: Unpack[CallOptions]) -> OAuthClient:
         """Creates a client; its id is the client_id and its secret is in
         this answer only. With jwks (a JWK set, {"keys": [...]}) or jwks_uri
         (an https URL serving one) it authenticates with private_key_jwt.
@@ -314,25 +607,25 @@ class OAuthClients(_Resource):
             body["jwks"] = jwks
         if jwks_uri:
             body["jwks_uri"] = jwks_uri
-        return cast(OAuthClient, self._c.request("POST", "/v1/oauth/clients", body))
+        return cast(OAuthClient, self._c.request("POST", "/v1/oauth/clients", body, **options))
 
-    def list(self, page_size: int = 0) -> Iterator[OAuthClient]:
+    def list(self, page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[OAuthClient]:
         """The organization's clients (never their secrets), every page."""
-        return self._c.pages("/v1/oauth/clients", "clients", page_size=page_size)
+        return self._c.pages("/v1/oauth/clients", "clients", page_size=page_size, **options)
 
-    def get(self, id: str) -> OAuthClient:
-        return cast(OAuthClient, self._c.request("GET", "/v1/oauth/clients/" + _q(id)))
+    def get(self, id: str, **options: Unpack[CallOptions]) -> OAuthClient:
+        return cast(OAuthClient, self._c.request("GET", "/v1/oauth/clients/" + _q(id), **options))
 
-    def rotate(self, id: str, grace_period_seconds: Optional[int] = None) -> OAuthClient:
+    def rotate(self, id: str, grace_period_seconds: Optional[int] = None, **options: Unpack[CallOptions]) -> OAuthClient:
         """Issues a new secret; the old one keeps working for
         grace_period_seconds (default 24 h, at most 30 days; 0 ends it now)."""
         body = {} if grace_period_seconds is None else {"grace_period": f"{grace_period_seconds}s"}
-        return cast(OAuthClient, self._c.request("POST", f"/v1/oauth/clients/{_q(id)}:rotate", body))
+        return cast(OAuthClient, self._c.request("POST", f"/v1/oauth/clients/{_q(id)}:rotate", body, **options))
 
-    def delete(self, id: str) -> None:
+    def delete(self, id: str, **options: Unpack[CallOptions]) -> None:
         """Revokes a client: its secrets stop working at once, its access
         tokens within a second."""
-        self._c.request("DELETE", "/v1/oauth/clients/" + _q(id))
+        self._c.request("DELETE", "/v1/oauth/clients/" + _q(id), **options)
 
 
-__all__ = ["CreativeOps", "CreativeOpsError"]
+__all__ = ["CallOptions", "CreativeOps", "CreativeOpsError", "RateLimitState", "ResponseInfo", "response_info"]

@@ -3,14 +3,16 @@ AIP-193 fields of the response and its request id."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 
 class CreativeOpsError(Exception):
-    """An error answer of the API.
+    """An error of the API: an error answer, or (APIConnectionError and
+    APITimeoutError) no answer at all.
 
     Attributes:
-        http_status: the HTTP status (404).
+        http_status: the HTTP status (404); 0 when no HTTP answer came.
         status: the gRPC status name ("NOT_FOUND").
         message: what went wrong, for people.
         reason: the stable ErrorInfo reason ("DUPLICATE_EMAIL"), or "".
@@ -76,8 +78,23 @@ class ServerError(CreativeOpsError):
     """5xx: the server failed; quote request_id when reporting it."""
 
 
-class TransportError(Exception):
-    """The server could not be reached, or did not answer with HTTP."""
+class APIConnectionError(CreativeOpsError):
+    """No HTTP answer came: the connection was refused or reset, the name
+    did not resolve, TLS failed, or the answer was not HTTP. http_status
+    is 0 and status "UNAVAILABLE"; the cause is in __cause__."""
+
+    def __init__(self, message: str, status: str = "UNAVAILABLE") -> None:
+        super().__init__(0, status, message)
+        self.args = (f"{status}: {message}",)
+
+
+class APITimeoutError(APIConnectionError, TimeoutError):
+    """The call's timeout (or the client's) elapsed before the answer came.
+    http_status is 0 and status "DEADLINE_EXCEEDED". Also a TimeoutError,
+    which the client raised for timeouts before."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "DEADLINE_EXCEEDED")
 
 
 _BY_STATUS = {
@@ -116,3 +133,12 @@ def from_response(http_status: int, body: Any, request_id: str, retry_after: Opt
         request_id=err.get("request_id") or request_id,
         retry_after=retry_after,
     )
+
+
+def __getattr__(name: str) -> Any:
+    # TransportError was the class of connection failures before
+    # APIConnectionError; old code that imports it keeps working, warned.
+    if name == "TransportError":
+        warnings.warn("creativeops.TransportError is deprecated: use APIConnectionError", DeprecationWarning, stacklevel=2)
+        return APIConnectionError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,10 +7,69 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Any, Mapping, Optional, Union
+from typing import Literal, Mapping, Optional, TypedDict, Union
+
+from .types import Creator, IPRecord, Job, Webhook
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 5 * 60
+
+
+# One TypedDict per event type the server declares
+# (proto/creativeops/v1/events.proto; the published schema is
+# GET /v1/openapi/webhooks.json). tests/test_webhooks.py fails when these
+# drift from gen/openapi/webhooks.json.
+
+
+class JobCompletedEvent(TypedDict):
+    """A run, synchronous or asynchronous, completed."""
+    id: str
+    type: Literal["engine.job.completed"]
+    timestamp: str
+    data: Job
+
+
+class JobFailedEvent(TypedDict):
+    """A run failed; data["error"] says where and why."""
+    id: str
+    type: Literal["engine.job.failed"]
+    timestamp: str
+    data: Job
+
+
+class IPRegisteredEvent(TypedDict):
+    """A work was registered."""
+    id: str
+    type: Literal["ip.registered"]
+    timestamp: str
+    data: IPRecord
+
+
+class CreatorCreatedEvent(TypedDict):
+    """A creator was provisioned."""
+    id: str
+    type: Literal["creator.created"]
+    timestamp: str
+    data: Creator
+
+
+class WebhookTestEvent(TypedDict):
+    """Sent by POST /v1/webhooks/{id}:test; data is the webhook, never its secret."""
+    id: str
+    type: Literal["webhook.test"]
+    timestamp: str
+    data: Webhook
+
+
+# The JSON body of a delivery: compare event["type"] before reading
+# event["data"] (a type checker narrows the union on it).
+WebhookEvent = Union[
+    JobCompletedEvent,
+    JobFailedEvent,
+    IPRegisteredEvent,
+    CreatorCreatedEvent,
+    WebhookTestEvent,
+]
 
 
 class WebhookVerificationError(Exception):
@@ -44,7 +103,7 @@ def verify_webhook(
     secret: str,
     tolerance: float = DEFAULT_TOLERANCE,
     now: Optional[float] = None,
-) -> Any:
+) -> WebhookEvent:
     """Checks a delivery's signature and timestamp and returns its event.
 
     payload is the request body exactly as received; headers its HTTP

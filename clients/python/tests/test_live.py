@@ -1,6 +1,7 @@
 """The client against a live server: every flow a user starts with."""
 
 import base64
+import datetime
 import hashlib
 import http.server
 import json
@@ -14,7 +15,8 @@ import uuid
 
 import pytest
 
-from creativeops import CreativeOps, InvalidArgument, NotFound, PermissionDenied, RateLimited, Unauthenticated, verify_webhook
+from creativeops import (APIConnectionError, Conflict, CreativeOps, InvalidArgument, NotFound, PermissionDenied, RateLimited,
+                         Unauthenticated, response_info, verify_webhook)
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +52,16 @@ def test_run_a_workflow_sync_and_async(co):
     assert job["status"] == "completed" and "strategy" in job["result"]
     queued = co.engine.run("music", "release-strategy", CONTEXT, async_=True)
     assert queued["status"] in ("queued", "processing", "completed")
-    done = co.engine.wait(queued["id"], timeout=60)
+    done = co.engine.wait_for_job(queued["id"], timeout=60)
     assert done["status"] == "completed" and done["result"]["strategy"] == job["result"]["strategy"]
 
 
 def test_register_a_work_and_fetch_its_certificate(co, creator):
     content = uuid.uuid4().bytes
     record = co.ip.register(creator["id"], "The Long Night", "song", "sha256:" + hashlib.sha256(content).hexdigest())
-    bundle = co.ip.certificate(record["certificate_id"])
+    bundle = co.ip.get_certificate(record["certificate_id"])
     assert bundle["content_hash"] == record["content_hash"] and bundle["inclusion_proof"] is not None
-    assert co.ip.certificate_token(record["certificate_id"])[:1] == b"\x30"  # a DER SEQUENCE
+    assert co.ip.get_certificate_token(record["certificate_id"])[:1] == b"\x30"  # a DER SEQUENCE
 
 
 def test_a_webhook_delivery_verifies(co):
@@ -197,3 +199,54 @@ def test_a_long_retry_after_is_not_waited_for(co, server):
     with pytest.raises(RateLimited) as e:  # the next token is 100 s away
         list(glacial.creators.list())
     assert e.value.retry_after >= 50
+
+
+def test_an_idempotency_key_makes_a_repeated_post_one_creation(co):
+    key = "py-" + uuid.uuid4().hex
+    email = f"idem-{uuid.uuid4().hex[:8]}@example.com"
+    first = co.creators.create("Idem", email, "music", idempotency_key=key)
+    again = co.creators.create("Idem", email, "music", idempotency_key=key)  # replayed, not a 409 duplicate
+    assert again["id"] == first["id"]
+    assert response_info(again).request_id != response_info(first).request_id
+    with pytest.raises(Conflict):  # without the key it is a new request: a duplicate email
+        co.creators.create("Idem", email, "music")
+
+
+def test_response_info_and_per_call_headers_live(co):
+    verticals = co.engine.list_verticals(headers={"X-Request-Id": "req_python_client_test"})
+    info = response_info(verticals)
+    assert info.request_id == "req_python_client_test"  # the server echoes a valid incoming id
+    assert info.rate_limit is not None and 0 <= info.rate_limit.remaining <= info.rate_limit.limit
+    assert {v["key"] for v in verticals} >= {"music", "film"}
+    calendars = co.engine.list_calendars()
+    assert calendars["countries"] and "EUR" in calendars["currencies"]
+
+
+def test_catalog_registration_time_filters(co, creator):
+    before = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=2)
+    record = co.ip.register(creator["id"], "Dated", "song", "sha256:" + hashlib.sha256(uuid.uuid4().bytes).hexdigest())
+    ids = lambda **f: [r["id"] for r in co.ip.catalog(creator_id=creator["id"], **f)]  # noqa: E731
+    assert record["id"] in ids(registered_after=before)
+    assert record["id"] not in ids(registered_before=before)
+    assert record["id"] not in ids(registered_after=datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1))
+    with pytest.raises(InvalidArgument) as e:
+        list(co.ip.catalog(registered_after="yesterday"))
+    assert "registered_after" in str(e.value)
+
+
+def test_consistency_proof_between_checkpoints(co, creator):
+    old = co.ip.get_checkpoint()
+    co.ip.register(creator["id"], "Grows", "song", "sha256:" + hashlib.sha256(uuid.uuid4().bytes).hexdigest())
+    new = co.ip.get_checkpoint()
+    proof = co.ip.get_consistency_proof(int(old["tree_size"]), int(new["tree_size"]))
+    assert int(proof["from"]) == int(old["tree_size"]) and int(proof["to"]) == int(new["tree_size"])
+
+
+def test_a_stopped_server_is_a_connection_error(server):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(APIConnectionError) as e:
+        CreativeOps(api_key=server[1], base_url=f"http://127.0.0.1:{port}", max_retries=0).creators.get("cr_x")
+    assert e.value.http_status == 0 and e.value.status == "UNAVAILABLE"

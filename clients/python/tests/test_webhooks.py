@@ -44,3 +44,31 @@ def test_refuses_what_was_not_signed_so(change):
         del headers["Webhook-Signature"]
     with pytest.raises(WebhookVerificationError):
         verify_webhook(body, headers, secret, now=now)
+
+
+def test_event_types_match_the_published_schema():
+    """The TypedDicts of WebhookEvent are hand-kept: each declared event type
+    (gen/openapi/webhooks.json, generated from the protos) has one, whose
+    type is that Literal and whose data is the payload's TypedDict with the
+    schema's fields."""
+    import pathlib
+    import typing
+
+    from creativeops import webhooks
+
+    doc = json.loads((pathlib.Path(__file__).parents[3] / "gen" / "openapi" / "webhooks.json").read_text())
+    schemas = doc["components"]["schemas"]
+    by_type = {}
+    for event in typing.get_args(webhooks.WebhookEvent):
+        hints = typing.get_type_hints(event)
+        (literal,) = typing.get_args(hints["type"])
+        by_type[literal] = hints
+    assert sorted(by_type) == sorted(doc["webhooks"]), "WebhookEvent's types are not the declared ones"
+    for typ, hook in doc["webhooks"].items():
+        envelope = schemas[hook["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]]
+        payload = envelope["properties"]["data"]["$ref"].split("/")[-1]
+        hints = by_type[typ]
+        assert set(hints) == set(envelope["properties"]), typ
+        data = hints["data"]
+        assert data.__name__ == payload, f"{typ}: data is {data.__name__}, the server sends {payload}"
+        assert set(typing.get_type_hints(data)) == set(schemas[payload]["properties"]), f"{typ}: {payload}'s fields drifted"

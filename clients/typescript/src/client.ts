@@ -1,7 +1,7 @@
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, createClient } from "@connectrpc/connect";
-import type { Client, Interceptor } from "@connectrpc/connect";
+import { Code, createClient, createContextValues } from "@connectrpc/connect";
+import type { CallOptions as ConnectCallOptions, Client, Interceptor } from "@connectrpc/connect";
 import { AnalyticsService } from "./gen/creativeops/v1/analytics_pb.js";
 import type { UsageReport } from "./gen/creativeops/v1/analytics_pb.js";
 import { AuditService } from "./gen/creativeops/v1/audit_pb.js";
@@ -26,8 +26,11 @@ import { OAuthClientsService } from "./gen/creativeops/v1/oauth_pb.js";
 import type { CreateOAuthClientRequestSchema, OAuthClient } from "./gen/creativeops/v1/oauth_pb.js";
 import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
 import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
+import { verifyCertificate } from "./certificates.js";
+import type { VerifiedCertificate } from "./certificates.js";
 import { CreativeOpsError } from "./errors.js";
-import { clientInterceptor, sleep } from "./retry.js";
+import { attemptTimeoutKey, clientInterceptor, sleep } from "./retry.js";
+import { linkResponse } from "./response.js";
 import type { RetryOptions } from "./retry.js";
 import { createTransport } from "./transport.js";
 import type { TransportKind } from "./transport.js";
@@ -46,19 +49,40 @@ export interface CreativeOpsOptions {
   baseUrl: string;
   /** "connect" (default), "grpc-web", or "grpc" (Node only). */
   transport?: TransportKind;
-  /** Retries of 429 and 503 answers. */
+  /**
+   * Retries of 429 and 503 answers, and of connection failures and
+   * timeouts of requests safe to repeat (reads, deletes, POSTs with an
+   * Idempotency-Key).
+   */
   retry?: RetryOptions;
+  /** Timeout of each attempt of a call that gives no timeoutMs of its own, in ms. Default: none. */
+  timeoutMs?: number;
+  /**
+   * Whether every POST without an idempotencyKey gets a generated one, the
+   * same for all its attempts (default true): the server then runs it once,
+   * so it is retried after a connection failure or timeout like a read.
+   * With false, such a POST is sent without a key and never retried once it
+   * may have reached the server.
+   */
+  autoIdempotencyKeys?: boolean;
   /** More Connect interceptors, run inside the client's own (after auth and retries). */
   interceptors?: Interceptor[];
 }
 
 /** Options of one call. */
 export interface CallOptions {
+  /** Aborts the call (CreativeOpsError, status "CANCELLED"). */
   signal?: AbortSignal;
-  /** Deadline of one attempt, in ms. */
+  /** Timeout of each attempt, in ms (APITimeoutError once every attempt timed out). Overrides the client's timeoutMs. */
   timeoutMs?: number;
-  /** Extra request headers, e.g. your own Idempotency-Key for a POST. */
+  /** Extra request headers. */
   headers?: HeadersInit;
+  /**
+   * The Idempotency-Key of a POST: the server runs the request once per
+   * key (for 24 h) and answers a repeat with the first outcome, so a
+   * create sent again, by a retry or by you, makes one resource.
+   */
+  idempotencyKey?: string;
 }
 
 /** A request message as a plain object (fields optional, lowerCamelCase). */
@@ -67,22 +91,60 @@ type Init<S extends DescMessage> = MessageInitShape<S>;
 type ListParams<S extends DescMessage> = Omit<MessageInitShape<S>, "pageToken" | "$typeName">;
 
 /** Pages through a list RPC, yielding items until next_page_token is empty. */
-async function* paginate<T, R extends { nextPageToken: string }>(
+async function* paginate<T, R extends { nextPageToken: string } & object>(
   fetchPage: (pageToken: string) => Promise<R>,
   items: (page: R) => T[],
 ): AsyncGenerator<T, void, undefined> {
   let token = "";
   do {
     const page = await fetchPage(token);
-    yield* items(page);
+    for (const item of items(page)) {
+      yield linkResponse(page, item);
+    }
     token = page.nextPageToken;
   } while (token !== "");
 }
 
 /**
- * Makes every method of a Connect client reject with CreativeOpsError.
- * (Interceptors cannot: the transport re-wraps any error that is not a
- * ConnectError as UNKNOWN.) All methods of these services are unary.
+ * The Connect call options of CallOptions: idempotencyKey as the
+ * Idempotency-Key header, timeoutMs as the timeout of each attempt (the
+ * client's interceptor applies it; Connect's own timeoutMs would bound
+ * all attempts together). Throws TypeError naming a bad option.
+ */
+function connectCallOptions(opts: (CallOptions & ConnectCallOptions) | undefined): ConnectCallOptions | undefined {
+  if (opts === undefined) {
+    return undefined;
+  }
+  const { idempotencyKey, timeoutMs, headers, contextValues, ...rest } = opts;
+  if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || idempotencyKey === "" || idempotencyKey.length > 255)) {
+    throw new TypeError("idempotencyKey: must be a string of 1 to 255 characters");
+  }
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    throw new TypeError("timeoutMs: must be a positive number of milliseconds");
+  }
+  const out: ConnectCallOptions = { ...rest };
+  if (headers !== undefined || idempotencyKey !== undefined) {
+    const h = new Headers(headers);
+    if (idempotencyKey !== undefined) {
+      h.set("idempotency-key", idempotencyKey);
+    }
+    out.headers = h;
+  }
+  if (timeoutMs !== undefined || contextValues !== undefined) {
+    const cv = contextValues ?? createContextValues();
+    if (timeoutMs !== undefined) {
+      cv.set(attemptTimeoutKey, timeoutMs);
+    }
+    out.contextValues = cv;
+  }
+  return out;
+}
+
+/**
+ * Makes every method of a Connect client take CallOptions and reject with
+ * CreativeOpsError. (Interceptors cannot: the transport re-wraps any error
+ * that is not a ConnectError as UNKNOWN.) All methods of these services
+ * are unary: (request, options).
  */
 function throwingCreativeOpsErrors<T extends object>(client: T): T {
   return new Proxy(client, {
@@ -91,9 +153,10 @@ function throwingCreativeOpsErrors<T extends object>(client: T): T {
       if (typeof value !== "function") {
         return value;
       }
-      return async (...args: unknown[]) => {
+      return async (req: unknown, opts?: CallOptions & ConnectCallOptions) => {
+        const options = connectCallOptions(opts);
         try {
-          return await value.apply(target, args);
+          return await value.call(target, req, options);
         } catch (err) {
           throw CreativeOpsError.from(err);
         }
@@ -151,10 +214,15 @@ export class CreativeOps {
     if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
       throw new TypeError("baseUrl: must be an http:// or https:// URL");
     }
+    const t = options.timeoutMs;
+    if (t !== undefined && !(typeof t === "number" && t > 0 && Number.isFinite(t))) {
+      throw new TypeError("timeoutMs: must be a positive number of milliseconds");
+    }
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
     const interceptors = [clientInterceptor(
         hasCsrf ? { csrfToken: options.csrfToken as string } : { apiKey: options.apiKey as string },
         options.retry ?? {},
+        { timeoutMs: t, autoIdempotencyKeys: options.autoIdempotencyKeys ?? true },
       ), ...(options.interceptors ?? [])];
     const transport = createTransport(options.transport ?? "connect", baseUrl, interceptors);
     this.rpc = {
@@ -238,7 +306,8 @@ export class EngineResource {
   constructor(private readonly rpc: Client<typeof EngineService>) {}
 
   async listVerticals(opts?: CallOptions): Promise<Vertical[]> {
-    return (await this.rpc.listVerticals({}, opts)).verticals;
+    const res = await this.rpc.listVerticals({}, opts);
+    return linkResponse(res, res.verticals);
   }
 
   /**
@@ -250,7 +319,8 @@ export class EngineResource {
   }
 
   async listWorkflows(params: { vertical?: string } = {}, opts?: CallOptions): Promise<Workflow[]> {
-    return (await this.rpc.listWorkflows(params, opts)).workflows;
+    const res = await this.rpc.listWorkflows(params, opts);
+    return linkResponse(res, res.workflows);
   }
 
   getWorkflow(id: string, opts?: CallOptions): Promise<Workflow> {
@@ -298,6 +368,7 @@ export class EngineResource {
         throw new CreativeOpsError({
           message: `job ${id} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms`,
           connectCode: Code.DeadlineExceeded,
+          httpStatus: 0,
         });
       }
       await sleep(interval, options.signal);
@@ -344,7 +415,8 @@ export class IPResource {
 
   /** The DER RFC 3161 timestamp token alone. */
   async getCertificateToken(certificateId: string, opts?: CallOptions): Promise<Uint8Array> {
-    return (await this.rpc.getCertificateToken({ certificateId }, opts)).data;
+    const res = await this.rpc.getCertificateToken({ certificateId }, opts);
+    return linkResponse(res, res.data);
   }
 
   getCheckpoint(opts?: CallOptions): Promise<Checkpoint> {
@@ -357,6 +429,21 @@ export class IPResource {
 
   getKeys(opts?: CallOptions): Promise<IPKeys> {
     return this.rpc.getKeys({}, opts);
+  }
+
+  /**
+   * Fetches a certificate and verifies it offline (see verifyCertificate):
+   * against `keys` when given (the service's keys you kept from earlier,
+   * the stronger check), else against the keys the service publishes now.
+   * Throws CertificateVerificationError naming the failed checks.
+   */
+  async verifyCertificate(
+    certificateId: string,
+    params: { work?: Uint8Array; keys?: IPKeys } = {},
+    opts?: CallOptions,
+  ): Promise<VerifiedCertificate> {
+    const [cert, keys] = await Promise.all([this.getCertificate(certificateId, opts), params.keys ?? this.getKeys(opts)]);
+    return verifyCertificate(cert, keys, params.work === undefined ? {} : { work: params.work });
   }
 }
 

@@ -59,14 +59,33 @@ const reasonStatuses: Record<string, number> = {
 };
 
 /**
- * An error answered by the API (or a transport failure), carrying the
- * AIP-193 fields the REST error body has: `code` is the HTTP status,
- * `status` the gRPC code name, `reason` the stable ErrorInfo reason.
+ * A failure the client met with no HTTP answer: fetch (or the HTTP/2
+ * session) failed, or the attempt's timeout elapsed. The client's
+ * interceptor raises it as the cause of a ConnectError, so that it
+ * survives Connect's error wrapping; CreativeOpsError.from turns it into
+ * APIConnectionError or APITimeoutError.
+ */
+export class NoResponse extends Error {
+  override readonly name = "NoResponse";
+  constructor(
+    readonly kind: "connection" | "timeout",
+    message: string,
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/**
+ * An error answered by the API (or a failure to reach it), carrying the
+ * AIP-193 fields the REST error body has: `httpStatus` is the HTTP status
+ * (0 when no HTTP answer was received), `status` the gRPC code name,
+ * `reason` the stable ErrorInfo reason.
  */
 export class CreativeOpsError extends Error {
-  override readonly name = "CreativeOpsError";
-  /** HTTP status, e.g. 404 (the REST body's `error.code`). */
-  readonly code: number;
+  override readonly name: string = "CreativeOpsError";
+  /** HTTP status, e.g. 404 (the REST body's `error.code`); 0 when no HTTP answer was received. */
+  readonly httpStatus: number;
   /** gRPC code name, e.g. "NOT_FOUND" (the REST body's `error.status`). */
   readonly status: string;
   /** The google.rpc.ErrorInfo reason, e.g. "DUPLICATE_EMAIL"; "" when the server gave none. */
@@ -85,6 +104,8 @@ export class CreativeOpsError extends Error {
   constructor(init: {
     message: string;
     connectCode: Code;
+    /** Default: the HTTP status the REST API answers for the code and reason. */
+    httpStatus?: number;
     reason?: string;
     metadata?: Record<string, string>;
     fieldViolations?: FieldViolation[];
@@ -96,7 +117,7 @@ export class CreativeOpsError extends Error {
     this.connectCode = init.connectCode;
     this.status = statusNames[init.connectCode] ?? "UNKNOWN";
     this.reason = init.reason ?? "";
-    this.code = reasonStatuses[this.reason] ?? httpStatuses[init.connectCode] ?? 500;
+    this.httpStatus = init.httpStatus ?? reasonStatuses[this.reason] ?? httpStatuses[init.connectCode] ?? 500;
     this.metadata = init.metadata ?? {};
     this.fieldViolations = init.fieldViolations ?? [];
     this.requestId = init.requestId ?? "";
@@ -109,6 +130,17 @@ export class CreativeOpsError extends Error {
       return err;
     }
     const ce = ConnectError.from(err);
+    const failure = noResponseOf(ce);
+    if (failure !== undefined) {
+      const init = { message: failure.message, cause: failure.cause ?? err };
+      return failure.kind === "timeout" ? new APITimeoutError(init) : new APIConnectionError(init);
+    }
+    // An error of a call that got no HTTP answer carries no response headers.
+    const answered = hasHeaders(ce.metadata);
+    if (!answered && ce.code === Code.DeadlineExceeded) {
+      // The deadline of a call made through `rpc` with Connect's own timeoutMs.
+      return new APITimeoutError({ message: ce.rawMessage, cause: err });
+    }
     let reason = "";
     let metadata: Record<string, string> = {};
     const fieldViolations: FieldViolation[] = [];
@@ -127,6 +159,7 @@ export class CreativeOpsError extends Error {
     return new CreativeOpsError({
       message: ce.rawMessage,
       connectCode: ce.code,
+      ...(answered ? {} : { httpStatus: 0 }),
       reason,
       metadata,
       fieldViolations,
@@ -135,6 +168,53 @@ export class CreativeOpsError extends Error {
       cause: err,
     });
   }
+}
+
+/**
+ * The API could not be reached, or the connection failed before an answer
+ * came: connection refused or reset, DNS, TLS, or, in a browser, a CORS
+ * refusal or any other network error (browsers do not say which).
+ * `status` is "UNAVAILABLE" and `httpStatus` 0. Requests safe to repeat
+ * were retried before this was thrown.
+ */
+export class APIConnectionError extends CreativeOpsError {
+  override readonly name: string = "APIConnectionError";
+
+  constructor(init: { message: string; cause?: unknown }, connectCode: Code = Code.Unavailable) {
+    super({ message: init.message, connectCode, httpStatus: 0, cause: init.cause });
+  }
+}
+
+/**
+ * The timeout of an attempt (CallOptions.timeoutMs, or the client's
+ * timeoutMs) elapsed before the answer came. `status` is
+ * "DEADLINE_EXCEEDED" and `httpStatus` 0.
+ */
+export class APITimeoutError extends APIConnectionError {
+  override readonly name: string = "APITimeoutError";
+
+  constructor(init: { message: string; cause?: unknown }) {
+    super(init, Code.DeadlineExceeded);
+  }
+}
+
+/** Whether an error carries any response header: an error of an HTTP answer does (X-Request-Id at least). */
+export function hasHeaders(h: Headers): boolean {
+  let any = false;
+  h.forEach(() => {
+    any = true;
+  });
+  return any;
+}
+
+/** The NoResponse a ConnectError was raised for, if any. */
+function noResponseOf(ce: ConnectError): NoResponse | undefined {
+  for (let e: unknown = ce, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof NoResponse) {
+      return e;
+    }
+  }
+  return undefined;
 }
 
 /** Seconds from a Retry-After header (delay-seconds or HTTP date), else from ErrorInfo metadata. */

@@ -14,12 +14,25 @@ export type {
   OAuthClientsResource,
   WebhooksResource,
 } from "./client.js";
-export { CreativeOpsError } from "./errors.js";
+export {
+  CertificateVerificationError,
+  checkCertificate,
+  leafHash,
+  openCheckpoint,
+  rootFromInclusionProof,
+  verifyCertificate,
+  verifyTimestampToken,
+} from "./certificates.js";
+export type { CertificateCheck, CheckCertificateOptions, OpenedCheckpoint, TimestampToken, VerifiedCertificate } from "./certificates.js";
+export { APIConnectionError, APITimeoutError, CreativeOpsError } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
+export { responseInfo } from "./response.js";
+export type { RateLimitInfo, ResponseInfo } from "./response.js";
 export type { RetryOptions } from "./retry.js";
 export type { TransportKind } from "./transport.js";
-export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
-export type { VerifyWebhookOptions, WebhookEvent } from "./webhooks.js";
+export { verifyWebhook, WebhookVerificationError, webhookEventTypes } from "./webhooks.js";
+export type * from "./gen/events.js";
+export type { VerifyWebhookOptions } from "./webhooks.js";
 export { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 export * from "./gen/creativeops/v1/analytics_pb.js";
 export * from "./gen/creativeops/v1/audit_pb.js";

@@ -1,6 +1,7 @@
 import type { DescMessage, DescMethodStreaming, DescMethodUnary, MessageInitShape } from "@bufbuild/protobuf";
 import type { ContextValues, Interceptor, StreamResponse, Transport, UnaryResponse } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { NoResponse } from "./errors.js";
 
 /** How RPCs travel: Connect (default; browsers and Node), gRPC-Web, or native gRPC over HTTP/2 (Node only). */
 export type TransportKind = "connect" | "grpc-web" | "grpc";
@@ -8,9 +9,9 @@ export type TransportKind = "connect" | "grpc-web" | "grpc";
 export function createTransport(kind: TransportKind, baseUrl: string, interceptors: Interceptor[]): Transport {
   switch (kind) {
     case "connect":
-      return createConnectTransport({ baseUrl, interceptors });
+      return createConnectTransport({ baseUrl, interceptors, fetch: fetchMarkingFailures });
     case "grpc-web":
-      return createGrpcWebTransport({ baseUrl, interceptors });
+      return createGrpcWebTransport({ baseUrl, interceptors, fetch: fetchMarkingFailures });
     case "grpc":
       return lazyTransport(async () => {
         // Loaded on first use, by a name bundlers do not follow, so that
@@ -25,6 +26,23 @@ export function createTransport(kind: TransportKind, baseUrl: string, intercepto
       throw new TypeError(`transport: must be "connect", "grpc-web" or "grpc", got ${JSON.stringify(kind)}`);
   }
 }
+
+/**
+ * fetch, whose rejections (no HTTP answer: refused, reset, DNS, TLS, a
+ * browser's CORS refusal or offline state) are marked as connection
+ * failures, so the client can tell them from the errors of an answer.
+ * An abort stays an abort.
+ */
+const fetchMarkingFailures: typeof fetch = async (input, init) => {
+  try {
+    return await globalThis.fetch(input, init);
+  } catch (err) {
+    if (init?.signal?.aborted) {
+      throw err;
+    }
+    throw new NoResponse("connection", err instanceof Error ? err.message : String(err), err);
+  }
+};
 
 function lazyTransport(load: () => Promise<Transport>): Transport {
   let loading: Promise<Transport> | undefined;

@@ -4,13 +4,12 @@
  * Node.js 18+ and in browsers and edge runtimes alike.
  */
 
-/** The JSON body of every delivery. */
-export interface WebhookEvent<T = Record<string, unknown>> {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: T;
-}
+import type { WebhookEvent } from "./gen/events.js";
+
+// The event types and their data's shapes are generated from the server's
+// declaration of them (proto/creativeops/v1/events.proto).
+export type * from "./gen/events.js";
+export { webhookEventTypes } from "./gen/events.js";
 
 /** Thrown by verifyWebhook when a delivery must not be trusted. */
 export class WebhookVerificationError extends Error {
@@ -64,18 +63,21 @@ function secretKey(secret: string): Uint8Array {
 }
 
 /**
- * Checks a delivery's signature and timestamp and returns its parsed event.
+ * Checks a delivery's signature and timestamp and returns its parsed event,
+ * typed by its `type`: `if (e.type === "creator.created") e.data.email`.
+ * (A server newer than this client may send a type it does not know yet;
+ * compare `type` before reading `data`.)
  * Pass the raw body exactly as received (before any JSON parsing), the
  * request headers (a Headers object or Node's IncomingHttpHeaders) and the
  * webhook's secret (`whsec_...` as returned at creation, or the raw secret
  * you supplied). Throws WebhookVerificationError when any check fails.
  */
-export async function verifyWebhook<T = Record<string, unknown>>(
+export async function verifyWebhook(
   payload: string | Uint8Array,
   headers: HeaderBag,
   secret: string,
   options: VerifyWebhookOptions = {},
-): Promise<WebhookEvent<T>> {
+): Promise<WebhookEvent> {
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
@@ -127,7 +129,7 @@ export async function verifyWebhook<T = Record<string, unknown>>(
   }
   const text = typeof payload === "string" ? payload : new TextDecoder().decode(payload);
   try {
-    return JSON.parse(text) as WebhookEvent<T>;
+    return JSON.parse(text) as WebhookEvent;
   } catch {
     throw new WebhookVerificationError("payload: signed, but not JSON");
   }

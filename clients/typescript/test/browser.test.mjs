@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
@@ -30,6 +31,15 @@ const html = '<!doctype html><meta charset="utf-8"><title>creativeops browser su
 
 let server, pages, browser, bundle, meta;
 const consoleLines = [];
+
+/** A loopback port nothing listens on. */
+async function closedPort() {
+  const s = createNetServer();
+  await new Promise((ok) => s.listen(0, "127.0.0.1", ok));
+  const { port } = s.address();
+  await new Promise((ok) => s.close(ok));
+  return port;
+}
 
 /** Serves the page and its bundle on a loopback port of its own: a second origin. */
 async function startPageServer() {
@@ -182,9 +192,17 @@ describe("in Chromium", { skip }, () => {
       });
       test("a page of an origin not allowed cannot read the answers", opts, async () => {
         const r = await inBrowser(pages.refused, "refusedOrigin", cfg());
-        // The browser gives the script a network error and nothing of the answer.
-        assert.notEqual(r.code, 404, JSON.stringify(r));
-        assert.ok(r.code === 0 || r.code >= 500 || r.status === "UNKNOWN" || r.status === "UNAVAILABLE", JSON.stringify(r));
+        // The browser gives the script a network error and nothing of the
+        // answer: a connection error, never the server's 404.
+        assert.deepEqual(
+          { httpStatus: r.httpStatus, name: r.name, connection: r.connection, status: r.status },
+          { httpStatus: 0, name: "APIConnectionError", connection: true, status: "UNAVAILABLE" },
+          JSON.stringify(r),
+        );
+      });
+      test("an unreachable server is an APIConnectionError, after the read's retries", opts, async () => {
+        const r = await inBrowser(pages.same, "unreachable", cfg(), `http://127.0.0.1:${await closedPort()}`);
+        assert.deepEqual(r, { httpStatus: 0, name: "APIConnectionError", connection: true, status: "UNAVAILABLE", attempts: 3 });
       });
     });
   }

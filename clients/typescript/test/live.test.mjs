@@ -4,7 +4,19 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { CreativeOps, CreativeOpsError, timestampDate, verifyWebhook } from "@creativeops/client";
+import { clone as cloneMessage } from "@bufbuild/protobuf";
+import { connect as netConnect, createServer as createNetServer } from "node:net";
+import {
+  APIConnectionError,
+  CertificateSchema,
+  CertificateVerificationError,
+  CreativeOps,
+  CreativeOpsError,
+  responseInfo,
+  timestampDate,
+  verifyCertificate,
+  verifyWebhook,
+} from "@creativeops/client";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -47,6 +59,58 @@ async function startReceiver() {
       });
     },
     close: () => new Promise((ok) => http.close(ok)),
+  };
+}
+
+/**
+ * A TCP proxy to the server that, once drop() is called, resets the
+ * connection that carries the next bytes a client sends (a request that
+ * may have reached a server), whichever pooled connection it travels on.
+ * With newConnectionsOnly (HTTP/2: one connection per client, which may
+ * send frames of its own at any time) only connections opened after drop()
+ * are reset.
+ */
+async function startDroppingProxy(target, { newConnectionsOnly = false } = {}) {
+  const { hostname, port } = new URL(target);
+  const state = { drops: 0, dropped: 0, armed: 0 };
+  let accepted = 0;
+  const sockets = new Set();
+  const track = (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => {});
+  };
+  const proxy = createNetServer((sock) => {
+    const n = ++accepted;
+    track(sock);
+    const up = netConnect(Number(port), hostname);
+    track(up);
+    up.on("close", () => sock.destroy());
+    sock.on("close", () => up.destroy());
+    up.pipe(sock);
+    sock.on("data", (chunk) => {
+      if (state.drops > 0 && (!newConnectionsOnly || n > state.armed)) {
+        state.drops--;
+        state.dropped++;
+        sock.resetAndDestroy();
+        up.destroy();
+        return;
+      }
+      up.write(chunk);
+    });
+  });
+  await new Promise((ok) => proxy.listen(0, "127.0.0.1", ok));
+  return {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    state,
+    drop() {
+      state.drops = 1;
+      state.armed = accepted;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((ok) => proxy.close(ok));
+    },
   };
 }
 
@@ -143,7 +207,7 @@ for (const transport of transports) {
 
       const dup = await co.ip.register({ creatorId: creator.id, title: "Again", type: "book", contentHash: hash }).catch((e) => e);
       assert.ok(dup instanceof CreativeOpsError);
-      assert.equal(dup.code, 409);
+      assert.equal(dup.httpStatus, 409);
       assert.equal(dup.reason, "DUPLICATE_CONTENT");
     });
 
@@ -192,7 +256,7 @@ for (const transport of transports) {
       }
       assert.ok(listed, "listJobs finds the job");
       const cancel = await co.engine.cancelJob(job.id).catch((e) => e);
-      assert.equal(cancel.code, 409, "a finished job cannot be canceled");
+      assert.equal(cancel.httpStatus, 409, "a finished job cannot be canceled");
 
       const creator = await co.creators.create({ name: "Cat", email: `cat-${unique()}@example.com`, vertical: "visual-art" });
       const hash = createHash("sha256").update(randomUUID()).digest("hex");
@@ -223,7 +287,7 @@ for (const transport of transports) {
       assert.ok(graceMs >= 89_000 && graceMs <= 91_000 + elapsed, `grace period of 90 s: ${graceMs} ms`);
       await co.keys.revoke(key.id);
       const revoked = await client({ apiKey: rotated.secret }).analytics.usage().catch((e) => e);
-      assert.equal(revoked.code, 401);
+      assert.equal(revoked.httpStatus, 401);
       const audited = [];
       for await (const e of co.audit.list({ targetId: key.id, pageSize: 1 })) audited.push(e);
       assert.deepEqual(audited.map((e) => e.action), ["key.revoked", "key.rotated", "key.created"]);
@@ -243,9 +307,9 @@ for (const transport of transports) {
       for await (const x of co.webhooks.deliveries(wh.id)) ds.push(x.id);
       assert.ok(ds.includes(d.id));
       const again = await co.webhooks.redeliver(wh.id, d.id).catch((e) => e);
-      assert.ok(again.webhookId === wh.id || again.code === 409, String(again));
+      assert.ok(again.webhookId === wh.id || again.httpStatus === 409, String(again));
       await co.webhooks.delete(wh.id);
-      assert.equal((await co.webhooks.get(wh.id).catch((e) => e)).code, 404);
+      assert.equal((await co.webhooks.get(wh.id).catch((e) => e)).httpStatus, 404);
 
       const usage = await co.analytics.usage({ from: new Date(Date.now() - 3_600_000), granularity: "minute" });
       assert.equal(usage.granularity, "minute");
@@ -293,7 +357,7 @@ for (const transport of transports) {
       const asClient = client({ apiKey: first });
       assert.equal((await asClient.analytics.usage()).granularity, "hour");
       const denied = await asClient.creators.create({ name: "N", email: `n-${unique()}@example.com`, vertical: "music" }).catch((e) => e);
-      assert.ok(denied instanceof CreativeOpsError && denied.code === 403 && denied.reason === "MISSING_SCOPE", String(denied));
+      assert.ok(denied instanceof CreativeOpsError && denied.httpStatus === 403 && denied.reason === "MISSING_SCOPE", String(denied));
 
       // Rotation with no grace: the old secret stops, the new one works, issued tokens stay valid.
       const rotated = await co.oauthClients.rotate(oc.id, { gracePeriodSeconds: 0 });
@@ -316,33 +380,209 @@ for (const transport of transports) {
         );
         if (refused === undefined) await new Promise((r) => setTimeout(r, 100));
       }
-      assert.ok(refused instanceof CreativeOpsError && refused.code === 401, `token after deletion: ${refused}`);
+      assert.ok(refused instanceof CreativeOpsError && refused.httpStatus === 401, `token after deletion: ${refused}`);
 
       // Bad input is named; an unknown id is a 404.
       const bad = await co.oauthClients.create({ name: "x", scopes: [] }).catch((e) => e);
-      assert.ok(bad instanceof CreativeOpsError && bad.code === 400, String(bad));
+      assert.ok(bad instanceof CreativeOpsError && bad.httpStatus === 400, String(bad));
       assert.ok(bad.fieldViolations.some((v) => v.field === "scopes"), JSON.stringify(bad.fieldViolations));
       const missing = await co.oauthClients.get("oc_01jzzzzzzzzzzzzzzzzzzzzzzz").catch((e) => e);
-      assert.ok(missing instanceof CreativeOpsError && missing.code === 404, String(missing));
+      assert.ok(missing instanceof CreativeOpsError && missing.httpStatus === 404, String(missing));
+    });
+
+    test("a read is retried after a dropped connection; a POST without a key is not", async () => {
+      const proxy = await startDroppingProxy(server.baseUrl, { newConnectionsOnly: transport === "grpc" });
+      try {
+        const attempts = [];
+        const counting = (next) => async (req) => {
+          attempts.push(req.method.name);
+          return next(req);
+        };
+        // A client per step: over gRPC each has its own HTTP/2 connection.
+        const via = (opts = {}) => client({ baseUrl: proxy.url, retry: { initialDelayMs: 10 }, interceptors: [counting], ...opts });
+        proxy.drop();
+        const verticals = await via().engine.listVerticals();
+        assert.ok(verticals.length >= 24);
+        assert.equal(proxy.state.dropped, 1);
+        assert.deepEqual(attempts, ["ListVerticals", "ListVerticals"], "retried once, then answered");
+
+        // Without generated keys a POST is keyless: after a drop it may
+        // have run, so it is not sent again.
+        attempts.length = 0;
+        proxy.drop();
+        const email = `drop-${unique()}-${transport}@example.com`;
+        const e = await via({ autoIdempotencyKeys: false }).creators.create({ name: "Dropped", email, vertical: "music" }).catch((x) => x);
+        assert.ok(e instanceof APIConnectionError, String(e));
+        assert.equal(e.httpStatus, 0);
+        assert.equal(e.status, "UNAVAILABLE");
+        assert.equal(e.requestId, "");
+        assert.deepEqual(attempts, ["CreateCreator"], "a keyless POST is sent once");
+        assert.equal(proxy.state.dropped, 2);
+
+        // With a key it is safe to repeat: retried, and made once.
+        attempts.length = 0;
+        proxy.drop();
+        const created = await via({ autoIdempotencyKeys: false }).creators.create({ name: "Kept", email, vertical: "music" }, { idempotencyKey: randomUUID() });
+        assert.equal(created.email, email);
+        assert.deepEqual(attempts, ["CreateCreator", "CreateCreator"]);
+        assert.equal(proxy.state.dropped, 3);
+
+        // A generated key (the default) makes every POST repeatable.
+        attempts.length = 0;
+        proxy.drop();
+        await via().creators.create({ name: "Auto", email: `auto-${unique()}-${transport}@example.com`, vertical: "music" });
+        assert.deepEqual(attempts, ["CreateCreator", "CreateCreator"]);
+        assert.equal(proxy.state.dropped, 4);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    test("idempotencyKey: the same key twice makes one resource", async () => {
+      const co = client();
+      const key = `create-${randomUUID()}`;
+      const req = { name: "Once", email: `once-${unique()}-${transport}@example.com`, vertical: "music" };
+      const a = await co.creators.create(req, { idempotencyKey: key });
+      const b = await co.creators.create(req, { idempotencyKey: key });
+      assert.equal(b.id, a.id, "the second call is answered with the first one's creator");
+      // Under another key the same request runs again: the email is taken.
+      const c = await co.creators.create(req, { idempotencyKey: `create-${randomUUID()}` }).catch((x) => x);
+      assert.ok(c instanceof CreativeOpsError && c.httpStatus === 409 && c.reason === "DUPLICATE_EMAIL", String(c));
+      await assert.rejects(co.creators.create(req, { idempotencyKey: "" }), (x) => x instanceof TypeError && /idempotencyKey/.test(x.message));
+    });
+
+    test("headers reach the server; responseInfo has the request id and rate limit of a result", async () => {
+      const co = client();
+      const mine = `req_mine_${unique()}`;
+      const creator = await co.creators.create(
+        { name: "Info", email: `info-${unique()}-${transport}@example.com`, vertical: "music" },
+        { headers: { "X-Request-Id": mine } },
+      );
+      const info = responseInfo(creator);
+      assert.equal(info?.requestId, mine, "the server took the request id sent and answered with it");
+      assert.ok(info.rateLimit, "RateLimit header read");
+      assert.ok(info.rateLimit.limit >= 1 && info.rateLimit.remaining < info.rateLimit.limit, JSON.stringify(info.rateLimit));
+      assert.ok(Number.isInteger(info.rateLimit.resetSeconds) && info.rateLimit.resetSeconds >= 0);
+
+      const got = await co.creators.get(creator.id);
+      assert.match(responseInfo(got)?.requestId ?? "", /^req_/);
+      assert.notEqual(responseInfo(got).requestId, mine);
+      const verticals = await co.engine.listVerticals();
+      assert.match(responseInfo(verticals)?.requestId ?? "", /^req_/, "an unwrapped array answers too");
+      for await (const c of co.creators.list({ vertical: "music", pageSize: 1 })) {
+        assert.match(responseInfo(c)?.requestId ?? "", /^req_/, "a listed item answers with its page's");
+        break;
+      }
+      assert.equal(responseInfo({}), undefined);
+    });
+
+    test("a timeout of a call is per attempt, and names the field when bad", async () => {
+      const co = client();
+      await assert.rejects(co.creators.get("cr_x", { timeoutMs: -1 }), (x) => x instanceof TypeError && /timeoutMs/.test(x.message));
+      assert.throws(() => client({ timeoutMs: 0 }), /timeoutMs/);
+      // A generous timeout does not get in the way.
+      assert.ok((await co.engine.listVerticals({ timeoutMs: 30_000 })).length >= 24);
+    });
+
+    test("verifyCertificate: a live certificate verifies against the service's keys; tampered ones do not", async () => {
+      const co = client();
+      const creator = await co.creators.create({ name: "Verif", email: `verif-${unique()}-${transport}@example.com`, vertical: "publishing" });
+      const work = new TextEncoder().encode(`manuscript ${randomUUID()}`);
+      const hash = createHash("sha256").update(work).digest("hex");
+      const rec = await co.ip.register({ creatorId: creator.id, title: "Proof", type: "book", contentHash: hash });
+      const cert = await co.ip.getCertificate(rec.certificateId);
+      const keys = await co.ip.getKeys();
+      const claims = await verifyCertificate(cert, keys, { work });
+      assert.equal(claims.certificateId, rec.certificateId);
+      assert.equal(claims.id, rec.id);
+      assert.equal(claims.title, "Proof");
+      assert.equal(claims.contentHash, `sha256:${hash}`);
+      assert.equal(claims.timestamp.getTime(), Math.floor(timestampDate(rec.timestamp).getTime() / 1000) * 1000);
+      assert.equal(claims.logIndex, rec.logIndex);
+      assert.match(claims.tokenSerial, /^\d+$/);
+      assert.deepEqual(
+        claims.checks.map((c) => c.name),
+        ["bundle_format", "work_hash", "record", "content_hash", "timestamp_token", "timestamp_imprint", "timestamp_time", "checkpoint_signature", "log_inclusion", "trust_anchors"],
+      );
+      assert.equal((await co.ip.verifyCertificate(rec.certificateId)).certificateId, rec.certificateId, "the convenience fetches and verifies");
+      assert.equal((await co.ip.verifyCertificate(rec.certificateId, { keys, work })).title, "Proof");
+
+      const failed = async (c, k = keys, w = work) => {
+        const e = await verifyCertificate(c, k, { work: w }).catch((x) => x);
+        assert.ok(e instanceof CertificateVerificationError, String(e));
+        assert.ok(!(e instanceof CreativeOpsError), "not an API error");
+        return e;
+      };
+      const clone = () => cloneMessage(CertificateSchema, cert);
+      const withToken = (mutate) => {
+        const c = clone();
+        c.token = new Uint8Array(cert.token);
+        mutate(c.token);
+        return c;
+      };
+      const indexOf = (bytes, needle) => Buffer.from(bytes).indexOf(Buffer.from(needle));
+      // The token's signature: its last byte is inside the ECDSA signature.
+      // A failed token leaves its imprint and time unchecked: failed too.
+      const tokenFailed = ["timestamp_token", "timestamp_imprint", "timestamp_time"];
+      let e = await failed(withToken((t) => (t[t.length - 1] ^= 1)));
+      assert.deepEqual(e.failed, tokenFailed);
+      assert.match(e.checks.find((c) => c.name === "timestamp_token").detail, /signature does not verify/);
+      // The TSTInfo's time, covered by the signed message digest.
+      e = await failed(withToken((t) => {
+        const i = indexOf(t, [0x18, 0x0f]) + 2; // GeneralizedTime YYYYMMDDhhmmssZ
+        t[i + 3] = t[i + 3] === 0x30 ? 0x31 : 0x30;
+      }));
+      assert.match(e.checks.find((c) => c.name === "timestamp_token").detail, /message digest/);
+      // The ESS attribute's hash of the TSA certificate.
+      const tsaDer = Buffer.from(keys.tsaCertificatePem.replace(/-----[^-]+-----|\s/g, ""), "base64");
+      const essHash = createHash("sha256").update(tsaDer).digest();
+      e = await failed(withToken((t) => (t[indexOf(t, essHash)] ^= 1)));
+      assert.match(e.checks.find((c) => c.name === "timestamp_token").detail, /ESS/);
+      // Another root: the TSA certificate is not issued by it.
+      e = await failed(Object.assign(clone(), { tsaRootPem: keys.tsaCertificatePem }), { ...keys, tsaRootPem: keys.tsaCertificatePem });
+      assert.match(e.checks.find((c) => c.name === "timestamp_token").detail, /not issued by the TSA root/);
+      // Another policy than the token's.
+      e = await failed(Object.assign(clone(), { tsaPolicyOid: "1.2.3.4" }));
+      assert.deepEqual(e.failed, tokenFailed);
+      assert.match(e.checks.find((c) => c.name === "timestamp_token").detail, /policy/);
+      // Another record: the imprint, the time and the log disagree with it.
+      const other = clone();
+      const recJSON = JSON.parse(new TextDecoder().decode(cert.record));
+      recJSON.timestamp = "2020-01-01T00:00:00Z";
+      other.record = new TextEncoder().encode(JSON.stringify(recJSON));
+      other.timestamp = { seconds: 1577836800n, nanos: 0 };
+      e = await failed(other);
+      assert.deepEqual(e.failed, ["timestamp_imprint", "timestamp_time", "log_inclusion"]);
+      // The displayed title, the work, the checkpoint.
+      assert.deepEqual((await failed(Object.assign(clone(), { title: "Other" }))).failed, ["record"]);
+      assert.deepEqual((await failed(cert, keys, new TextEncoder().encode("other"))).failed, ["work_hash"]);
+      const cp = clone();
+      cp.checkpoint = cert.checkpoint.replace(/\n(\d+)\n/, (_, n) => `\n${Number(n) + 1}\n`);
+      assert.deepEqual((await failed(cp)).failed, ["checkpoint_signature", "log_inclusion"]);
+      // Keys other than the bundle's: pinning fails.
+      const logKeys = keys.logKeys.map((k) => ({ ...k, verifierKey: k.verifierKey.replace(/\+[0-9a-f]{8}\+/, "+00000000+") }));
+      assert.deepEqual((await failed(cert, { ...keys, logKeys })).failed, ["trust_anchors"]);
+      assert.deepEqual((await failed(cert, { ...keys, tsaRootPem: keys.tsaCertificatePem })).failed, ["trust_anchors"]);
+      await assert.rejects(verifyCertificate(cert, undefined), (x) => x instanceof TypeError && /keys/.test(x.message));
     });
 
     test("errors carry the AIP-193 fields and the request id", async () => {
       const co = client();
       const nf = await co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa").catch((e) => e);
       assert.ok(nf instanceof CreativeOpsError, String(nf));
-      assert.equal(nf.code, 404);
+      assert.equal(nf.httpStatus, 404);
       assert.equal(nf.status, "NOT_FOUND");
       assert.match(nf.requestId, /.+/);
 
       const bad = await co.creators.create({ name: "X", email: "not-an-email", vertical: "music" }).catch((e) => e);
       assert.ok(bad instanceof CreativeOpsError);
-      assert.equal(bad.code, 400);
+      assert.equal(bad.httpStatus, 400);
       assert.equal(bad.status, "INVALID_ARGUMENT");
       assert.deepEqual(bad.fieldViolations.map((v) => v.field), ["email"]);
 
       const unauth = await client({ apiKey: "co_live_notarealkey" }).creators.get("cr_x").catch((e) => e);
       assert.ok(unauth instanceof CreativeOpsError);
-      assert.equal(unauth.code, 401);
+      assert.equal(unauth.httpStatus, 401);
       assert.equal(unauth.status, "UNAUTHENTICATED");
     });
 
@@ -391,7 +631,7 @@ for (const transport of transports) {
       await noRetry.creators.get(created.id).catch(() => {});
       const e = await noRetry.creators.get(created.id).catch((x) => x);
       assert.ok(e instanceof CreativeOpsError, String(e));
-      assert.equal(e.code, 429);
+      assert.equal(e.httpStatus, 429);
       assert.equal(e.reason, "RATE_LIMITED");
       assert.ok(e.retryAfter >= 1, `retryAfter ${e.retryAfter}`);
       assert.equal(e.metadata.key_id, limited.id, "ErrorInfo metadata");

@@ -75,7 +75,7 @@ test("client credentials by every client authentication method, then REST and gR
       body: JSON.stringify({ name: "N", email: "n@example.com", vertical: "music" }),
     });
     assert.equal(write.status, 403, `${name}: write without the scope`);
-    await assert.rejects(co.creators.create({ name: "N", email: "n2@example.com", vertical: "music" }), (e) => e instanceof CreativeOpsError && e.code === 403 && e.reason === "MISSING_SCOPE", name);
+    await assert.rejects(co.creators.create({ name: "N", email: "n2@example.com", vertical: "music" }), (e) => e instanceof CreativeOpsError && e.httpStatus === 403 && e.reason === "MISSING_SCOPE", name);
   }
 });
 

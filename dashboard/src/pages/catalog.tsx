@@ -1,10 +1,8 @@
 import { useState } from "preact/hooks";
 import { toJsonString } from "@bufbuild/protobuf";
-import { CertificateSchema, timestampFromDate } from "@creativeops/client";
-import type { Certificate, IPRecord } from "@creativeops/client";
+import { CertificateSchema, checkCertificate, timestampFromDate } from "@creativeops/client";
+import type { Certificate, CertificateCheck, IPRecord } from "@creativeops/client";
 import type { PageProps } from "../main";
-import { verifyCertificate } from "../verify";
-import type { Check } from "../verify";
 import { downloadJSON, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
 
 const types = ["song", "script", "book", "artwork", "concept", "other"];
@@ -165,7 +163,7 @@ export function bundleJSON(c: Certificate): string {
   return toJsonString(CertificateSchema, c, { useProtoFieldName: true, prettySpaces: 2 });
 }
 
-function Checks({ checks }: { checks: Check[] }) {
+function Checks({ checks }: { checks: CertificateCheck[] }) {
   const failed = checks.filter((c) => !c.ok);
   return (
     <section aria-labelledby="checks-title" aria-live="polite">
@@ -190,7 +188,7 @@ function Checks({ checks }: { checks: Check[] }) {
 
 export function CertificatePage({ api, param }: PageProps) {
   const cert = useAsync(() => api.ip.getCertificate(param), [param]);
-  const [checks, setChecks] = useState<Check[]>();
+  const [checks, setChecks] = useState<CertificateCheck[]>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const c = cert.data;
@@ -243,7 +241,7 @@ export function CertificatePage({ api, param }: PageProps) {
               setBusy(true);
               setError(undefined);
               try {
-                setChecks(await verifyCertificate(c, file ? new Uint8Array(await file.arrayBuffer()) : undefined));
+                setChecks(await checkCertificate(c, file ? { work: new Uint8Array(await file.arrayBuffer()) } : {}));
               } catch (err) {
                 setError(err);
               } finally {
@@ -253,7 +251,7 @@ export function CertificatePage({ api, param }: PageProps) {
           >
             <h2 id="verify-title">Verify in this browser</h2>
             <p class="help">
-              Checks the record against what is shown, the log's signature on the checkpoint (Ed25519) and the record's inclusion proof, with Web Crypto. The file stays on this device: only its SHA-256 is computed.
+              Checks the record against what is shown, the timestamp authority's signature on the record (RFC 3161, ECDSA), the log's signature on the checkpoint (Ed25519) and the record's inclusion proof, with Web Crypto. The file stays on this device: only its SHA-256 is computed.
             </p>
             <label for="work">The work's file (optional)</label>
             <input id="work" name="work" type="file" />

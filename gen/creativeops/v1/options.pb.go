@@ -107,7 +107,10 @@ type Values struct {
 	SameAs string `protobuf:"bytes,2,opt,name=same_as,json=sameAs,proto3" json:"same_as,omitempty"`
 	// Values of same_as's set this field never holds (the "*" that subscribes
 	// a webhook to every event type is not an event's type).
-	Except        []string `protobuf:"bytes,3,rep,name=except,proto3" json:"except,omitempty"`
+	Except []string `protobuf:"bytes,3,rep,name=except,proto3" json:"except,omitempty"`
+	// Or the webhook event types creativeops.v1.EventTypes declares, after
+	// in's values (the "*" wildcard of a subscription).
+	EventTypes    bool `protobuf:"varint,4,opt,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -163,6 +166,71 @@ func (x *Values) GetExcept() []string {
 	return nil
 }
 
+func (x *Values) GetEventTypes() bool {
+	if x != nil {
+		return x.EventTypes
+	}
+	return false
+}
+
+// EventType declares a webhook event type, on a field of
+// creativeops.v1.EventTypes whose message is the event's payload (its
+// "data", rendered as the REST API renders that message).
+type EventType struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The type a delivery carries, e.g. "engine.job.completed".
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// When the event is sent, as a sentence, for the docs and the OpenAPI
+	// document.
+	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventType) Reset() {
+	*x = EventType{}
+	mi := &file_creativeops_v1_options_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventType) ProtoMessage() {}
+
+func (x *EventType) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_options_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventType.ProtoReflect.Descriptor instead.
+func (*EventType) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_options_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *EventType) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *EventType) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 var file_creativeops_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -188,6 +256,14 @@ var file_creativeops_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,50003,opt,name=values",
 		Filename:      "creativeops/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*EventType)(nil),
+		Field:         50004,
+		Name:          "creativeops.v1.event",
+		Tag:           "bytes,50004,opt,name=event",
+		Filename:      "creativeops/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -211,6 +287,10 @@ var (
 	//
 	// optional creativeops.v1.Values values = 50003;
 	E_Values = &file_creativeops_v1_options_proto_extTypes[2]
+	// The event type a field of creativeops.v1.EventTypes declares.
+	//
+	// optional creativeops.v1.EventType event = 50004;
+	E_Event = &file_creativeops_v1_options_proto_extTypes[3]
 )
 
 var File_creativeops_v1_options_proto protoreflect.FileDescriptor
@@ -222,14 +302,20 @@ const file_creativeops_v1_options_proto_rawDesc = "" +
 	"MethodRule\x12\x14\n" +
 	"\x05scope\x18\x01 \x01(\tR\x05scope\x12%\n" +
 	"\x0esuccess_status\x18\x02 \x01(\x05R\rsuccessStatus\x12'\n" +
-	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus\"I\n" +
+	"\x0faccepted_status\x18\x03 \x01(\x05R\x0eacceptedStatus\"j\n" +
 	"\x06Values\x12\x0e\n" +
 	"\x02in\x18\x01 \x03(\tR\x02in\x12\x17\n" +
 	"\asame_as\x18\x02 \x01(\tR\x06sameAs\x12\x16\n" +
-	"\x06except\x18\x03 \x03(\tR\x06except:P\n" +
+	"\x06except\x18\x03 \x03(\tR\x06except\x12\x1f\n" +
+	"\vevent_types\x18\x04 \x01(\bR\n" +
+	"eventTypes\"A\n" +
+	"\tEventType\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription:P\n" +
 	"\x04rule\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\v2\x1a.creativeops.v1.MethodRuleR\x04rule:;\n" +
 	"\bnullable\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\bR\bnullable:O\n" +
-	"\x06values\x12\x1d.google.protobuf.FieldOptions\x18ӆ\x03 \x01(\v2\x16.creativeops.v1.ValuesR\x06valuesBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x06values\x12\x1d.google.protobuf.FieldOptions\x18ӆ\x03 \x01(\v2\x16.creativeops.v1.ValuesR\x06values:P\n" +
+	"\x05event\x12\x1d.google.protobuf.FieldOptions\x18Ԇ\x03 \x01(\v2\x19.creativeops.v1.EventTypeR\x05eventBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_options_proto_rawDescOnce sync.Once
@@ -243,23 +329,26 @@ func file_creativeops_v1_options_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_options_proto_rawDescData
 }
 
-var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_creativeops_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_creativeops_v1_options_proto_goTypes = []any{
 	(*MethodRule)(nil),                 // 0: creativeops.v1.MethodRule
 	(*Values)(nil),                     // 1: creativeops.v1.Values
-	(*descriptorpb.MethodOptions)(nil), // 2: google.protobuf.MethodOptions
-	(*descriptorpb.FieldOptions)(nil),  // 3: google.protobuf.FieldOptions
+	(*EventType)(nil),                  // 2: creativeops.v1.EventType
+	(*descriptorpb.MethodOptions)(nil), // 3: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 4: google.protobuf.FieldOptions
 }
 var file_creativeops_v1_options_proto_depIdxs = []int32{
-	2, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
-	3, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
-	3, // 2: creativeops.v1.values:extendee -> google.protobuf.FieldOptions
-	0, // 3: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
-	1, // 4: creativeops.v1.values:type_name -> creativeops.v1.Values
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	3, // [3:5] is the sub-list for extension type_name
-	0, // [0:3] is the sub-list for extension extendee
+	3, // 0: creativeops.v1.rule:extendee -> google.protobuf.MethodOptions
+	4, // 1: creativeops.v1.nullable:extendee -> google.protobuf.FieldOptions
+	4, // 2: creativeops.v1.values:extendee -> google.protobuf.FieldOptions
+	4, // 3: creativeops.v1.event:extendee -> google.protobuf.FieldOptions
+	0, // 4: creativeops.v1.rule:type_name -> creativeops.v1.MethodRule
+	1, // 5: creativeops.v1.values:type_name -> creativeops.v1.Values
+	2, // 6: creativeops.v1.event:type_name -> creativeops.v1.EventType
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	4, // [4:7] is the sub-list for extension type_name
+	0, // [0:4] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -274,8 +363,8 @@ func file_creativeops_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_options_proto_rawDesc), len(file_creativeops_v1_options_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
-			NumExtensions: 3,
+			NumMessages:   3,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_creativeops_v1_options_proto_goTypes,

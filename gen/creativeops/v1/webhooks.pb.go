@@ -127,7 +127,7 @@ func (x *Webhook) GetDisabledReason() string {
 type CreateWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	// Event types, or "*" for all.
+	// Event types (the document's webhooks), or "*" for all.
 	Events []string `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	// Signing secret: "whsec_" + base64, or any string of 16–256 characters.
 	Secret        string `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
@@ -842,11 +842,12 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12 \n" +
 	"\x06secret\x18\x06 \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01\x12'\n" +
 	"\x0fdisabled_reason\x18\a \x01(\tR\x0edisabledReasonB\t\n" +
-	"\a_secret\"\xde\x01\n" +
+	"\a_secret\"\x88\x01\n" +
 	"\x14CreateWebhookRequest\x12\x1c\n" +
 	"\x03url\x18\x01 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\x80\x10R\x03url\x12\x82\x01\n" +
-	"\x06events\x18\x02 \x03(\tBj\xbaHg\x92\x01d\b\x01\x10\x14\x18\x01\"\\rZR\x01*R\x14engine.job.completedR\x11engine.job.failedR\rip.registeredR\x0fcreator.createdR\fwebhook.testR\x06events\x12#\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x10R\x03url\x12-\n" +
+	"\x06events\x18\x02 \x03(\tB\x15\xbaH\t\x92\x01\x06\b\x01\x10\x14\x18\x01\x9a\xb5\x18\x05\n" +
+	"\x01* \x01R\x06events\x12#\n" +
 	"\x06secret\x18\x03 \x01(\tB\v\xbaH\x05r\x03\x18\x80\x02\x80\x01\x01R\x06secret\"]\n" +
 	"\x13ListWebhooksRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +

@@ -3,7 +3,7 @@
 // Each takes the server's base URL, a key and a transport, throws on a
 // failed check and returns what the runner checks further.
 import { isMessage } from "@bufbuild/protobuf";
-import { CreativeOps, CreativeOpsError, ListCreatorsRequestSchema, verifyWebhook, type TransportKind } from "@creativeops/client";
+import { APIConnectionError, CreativeOps, CreativeOpsError, ListCreatorsRequestSchema, verifyWebhook, type TransportKind } from "@creativeops/client";
 
 export interface Config {
   baseUrl: string;
@@ -125,7 +125,7 @@ export const scenarios = {
     equal(token[0], 0x30, "DER SEQUENCE");
     equal(token.length, cert.token.length, "token length");
     const dup = await failure(co.ip.register({ creatorId: creator.id, title: "Again", type: "book", contentHash: hash }));
-    equal(dup.code, 409, "duplicate code");
+    equal(dup.httpStatus, 409, "duplicate code");
     equal(dup.reason, "DUPLICATE_CONTENT", "duplicate reason");
     return { certificateId: cert.certificateId };
   },
@@ -143,7 +143,7 @@ export const scenarios = {
   async webhookVerify(cfg: Config, body: string, headers: Record<string, string>, secret: string, id: string) {
     const event = await verifyWebhook(body, new Headers(headers), secret);
     equal(event.type, "webhook.test", "event type");
-    equal((event.data as { id: string }).id, id, "event data id");
+    equal(event.data.id, id, "event data id");
     let tampered = false;
     await verifyWebhook(body + " ", new Headers(headers), secret).catch(() => (tampered = true));
     check(tampered, "a tampered body is rejected");
@@ -155,14 +155,14 @@ export const scenarios = {
   async errors(cfg: Config) {
     const co = client(cfg);
     const nf = await failure(co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa"));
-    equal(nf.code, 404, "not found code");
+    equal(nf.httpStatus, 404, "not found code");
     equal(nf.status, "NOT_FOUND", "not found status");
     check(/^req_/.test(nf.requestId), `request id ${JSON.stringify(nf.requestId)}`);
     const bad = await failure(co.creators.create({ name: "X", email: "not-an-email", vertical: "music" }));
-    equal(bad.code, 400, "invalid code");
+    equal(bad.httpStatus, 400, "invalid code");
     equal(bad.fieldViolations.map((v) => v.field).join(), "email", "field violations");
     const unauth = await failure(client(cfg, { apiKey: "co_live_notarealkey" }).creators.get("cr_x"));
-    equal(unauth.code, 401, "unauthenticated code");
+    equal(unauth.httpStatus, 401, "unauthenticated code");
     equal(unauth.status, "UNAUTHENTICATED", "unauthenticated status");
     return { requestId: nf.requestId };
   },
@@ -199,7 +199,7 @@ export const scenarios = {
     const noRetry = client(cfg, { apiKey: limited.secret ?? "", retry: { maxRetries: 0 } });
     await noRetry.creators.get(created.id).catch(() => {});
     const e = await failure(noRetry.creators.get(created.id));
-    equal(e.code, 429, "code");
+    equal(e.httpStatus, 429, "code");
     equal(e.reason, "RATE_LIMITED", "reason");
     check(e.retryAfter !== undefined && e.retryAfter >= 1, `retryAfter ${e.retryAfter}`);
     return { retryAfter: e.retryAfter };
@@ -211,15 +211,32 @@ export const scenarios = {
     const c = await co.creators.create({ name: "Far Away", email: `far-${unique()}@example.com`, vertical: "film" });
     equal((await co.creators.get(c.id)).id, c.id, "get");
     const nf = await failure(co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa"));
-    equal(nf.code, 404, "not found code");
+    equal(nf.httpStatus, 404, "not found code");
     check(/^req_/.test(nf.requestId), `exposed X-Request-Id ${JSON.stringify(nf.requestId)}`);
     return { origin: location.origin, id: c.id };
+  },
+
+  /** A port nothing listens on: a network error, retried for a read, then APIConnectionError. */
+  async unreachable(cfg: Config, baseUrl: string) {
+    let attempts = 0;
+    const co = client(cfg, {
+      baseUrl,
+      retry: { maxRetries: 2, initialDelayMs: 10 },
+      interceptors: [
+        (next) => async (req) => {
+          attempts++;
+          return next(req);
+        },
+      ],
+    });
+    const e = await failure(co.creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa"));
+    return { httpStatus: e.httpStatus, name: e.name, connection: e instanceof APIConnectionError, status: e.status, attempts };
   },
 
   /** From an origin the server does not allow: the browser refuses the answer. */
   async refusedOrigin(cfg: Config) {
     const e = await failure(client(cfg, { retry: { maxRetries: 0 } }).creators.get("cr_01kaaaaaaaaaaaaaaaaaaaaaaa"));
-    return { code: e.code, status: e.status, message: e.message };
+    return { httpStatus: e.httpStatus, name: e.name, connection: e instanceof APIConnectionError, status: e.status, message: e.message };
   },
 };
 

@@ -865,7 +865,7 @@ export interface components {
             token_lifetime?: string;
         };
         CreateWebhookRequest: {
-            /** @description Event types, or "*" for all. */
+            /** @description Event types (the document's webhooks), or "*" for all. */
             events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;

@@ -12,7 +12,7 @@ export async function name(co: CreativeOps, id: string): Promise<string> {
     const c: Creator = await co.creators.get(id);
     return c.name;
   } catch (e) {
-    if (e instanceof CreativeOpsError && e.code === 404) return "";
+    if (e instanceof CreativeOpsError && e.httpStatus === 404) return "";
     throw e;
   }
 }

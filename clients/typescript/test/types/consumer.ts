@@ -1,7 +1,7 @@
 // How an application uses the package, type-checked against the built
 // declarations through the package's exports (ESM and CommonJS resolution).
-import { CreativeOps, CreativeOpsError, timestampDate, verifyWebhook } from "@creativeops/client";
-import type { Creator, FieldViolation, Job, WebhookEvent } from "@creativeops/client";
+import { CreativeOps, CreativeOpsError, timestampDate, verifyWebhook, webhookEventTypes } from "@creativeops/client";
+import type { Creator, FieldViolation, Job, WebhookEvent, WebhookEventType } from "@creativeops/client";
 
 export async function example(key: string): Promise<string[]> {
   const co = new CreativeOps({ apiKey: key, baseUrl: "http://localhost:8080", transport: "grpc-web", retry: { maxRetries: 1 } });
@@ -19,11 +19,39 @@ export async function example(key: string): Promise<string[]> {
   } catch (e) {
     if (e instanceof CreativeOpsError) {
       const fv: FieldViolation[] = e.fieldViolations;
-      const parts: (string | number | undefined)[] = [e.code, e.status, e.reason, e.requestId, e.retryAfter, fv.length];
+      const parts: (string | number | undefined)[] = [e.httpStatus, e.status, e.reason, e.requestId, e.retryAfter, fv.length];
       ids.push(parts.join(","));
     }
   }
-  const ev: WebhookEvent<{ id: string }> = await verifyWebhook<{ id: string }>("{}", new Headers(), "whsec_AAAA");
+  const ev: WebhookEvent = await verifyWebhook("{}", new Headers(), "whsec_AAAA");
   ids.push(ev.data.id);
   return ids;
+}
+
+// verifyWebhook's event narrows on type to its data's shape (the REST JSON:
+// snake_case, 64-bit integers as strings).
+export async function onEvent(body: string, headers: Headers, secret: string): Promise<string> {
+  const e = await verifyWebhook(body, headers, secret);
+  if (e.type === "creator.created") {
+    const email: string = e.data.email;
+    // @ts-expect-error a creator has no workflow
+    e.data.workflow;
+    return email;
+  }
+  if (e.type === "engine.job.failed") {
+    const step: string | undefined = e.data.error?.step;
+    // @ts-expect-error a job's data is snake_case, as the REST API sends it
+    e.data.createdAt;
+    return step ?? e.data.created_at;
+  }
+  if (e.type === "ip.registered") {
+    const logIndex: string = e.data.log_index;
+    return logIndex;
+  }
+  // @ts-expect-error before narrowing, data is any of the payloads
+  e.data.email;
+  // @ts-expect-error no such event type
+  if (e.type === "creator.deleted") return "";
+  const types: readonly WebhookEventType[] = webhookEventTypes;
+  return types.join(",");
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/options.proto.
  */
 export const file_creativeops_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJMCgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBSI1CgZWYWx1ZXMSCgoCaW4YASADKAkSDwoHc2FtZV9hcxgCIAEoCRIOCgZleGNlcHQYAyADKAk6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyGi5jcmVhdGl2ZW9wcy52MS5NZXRob2RSdWxlUgRydWxlOjsKCG51bGxhYmxlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjShgMgASgIUghudWxsYWJsZTpPCgZ2YWx1ZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNOGAyABKAsyFi5jcmVhdGl2ZW9wcy52MS5WYWx1ZXNSBnZhbHVlc0JFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChxjcmVhdGl2ZW9wcy92MS9vcHRpb25zLnByb3RvEg5jcmVhdGl2ZW9wcy52MSJMCgpNZXRob2RSdWxlEg0KBXNjb3BlGAEgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAIgASgFEhcKD2FjY2VwdGVkX3N0YXR1cxgDIAEoBSJKCgZWYWx1ZXMSCgoCaW4YASADKAkSDwoHc2FtZV9hcxgCIAEoCRIOCgZleGNlcHQYAyADKAkSEwoLZXZlbnRfdHlwZXMYBCABKAgiLgoJRXZlbnRUeXBlEgwKBHR5cGUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAk6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyGi5jcmVhdGl2ZW9wcy52MS5NZXRob2RSdWxlUgRydWxlOjsKCG51bGxhYmxlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjShgMgASgIUghudWxsYWJsZTpPCgZ2YWx1ZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNOGAyABKAsyFi5jcmVhdGl2ZW9wcy52MS5WYWx1ZXNSBnZhbHVlczpQCgVldmVudBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY1IYDIAEoCzIZLmNyZWF0aXZlb3BzLnYxLkV2ZW50VHlwZVIFZXZlbnRCRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * MethodRule is what the server needs to know about an RPC besides its HTTP
@@ -88,6 +88,14 @@ export type Values = Message<"creativeops.v1.Values"> & {
    * @generated from field: repeated string except = 3;
    */
   except: string[];
+
+  /**
+   * Or the webhook event types creativeops.v1.EventTypes declares, after
+   * in's values (the "*" wildcard of a subscription).
+   *
+   * @generated from field: bool event_types = 4;
+   */
+  eventTypes: boolean;
 };
 
 /**
@@ -96,6 +104,37 @@ export type Values = Message<"creativeops.v1.Values"> & {
  */
 export const ValuesSchema: GenMessage<Values> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_options, 1);
+
+/**
+ * EventType declares a webhook event type, on a field of
+ * creativeops.v1.EventTypes whose message is the event's payload (its
+ * "data", rendered as the REST API renders that message).
+ *
+ * @generated from message creativeops.v1.EventType
+ */
+export type EventType = Message<"creativeops.v1.EventType"> & {
+  /**
+   * The type a delivery carries, e.g. "engine.job.completed".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * When the event is sent, as a sentence, for the docs and the OpenAPI
+   * document.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message creativeops.v1.EventType.
+ * Use `create(EventTypeSchema)` to create a new message.
+ */
+export const EventTypeSchema: GenMessage<EventType> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_options, 2);
 
 /**
  * The rule of a creativeops RPC; every RPC of the creativeops.v1 services
@@ -123,4 +162,12 @@ export const nullable: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  */
 export const values: GenExtension<FieldOptions, Values> = /*@__PURE__*/
   extDesc(file_creativeops_v1_options, 2);
+
+/**
+ * The event type a field of creativeops.v1.EventTypes declares.
+ *
+ * @generated from extension: creativeops.v1.EventType event = 50004;
+ */
+export const event: GenExtension<FieldOptions, EventType> = /*@__PURE__*/
+  extDesc(file_creativeops_v1_options, 3);
 
