@@ -17,6 +17,7 @@ export interface JobData {
   completed_at: string | null;
   attempts: number;
   async: boolean;
+  plan_id: string;
 }
 
 /** creativeops.v1.JobError as the REST API renders it (and an event's data carries it). */
