@@ -537,6 +537,175 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists plans, newest first
+         * @description Lists plans, newest first.
+         */
+        get: operations["PlansService_ListPlans"];
+        put?: never;
+        /**
+         * Tracks the plan a completed job made
+         * @description Tracks the plan a completed job made. (POST /v1/engine/run with "track": true does the same when the run completes.)
+         */
+        post: operations["PlansService_CreatePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get plan */
+        get: operations["PlansService_GetPlan"];
+        put?: never;
+        post?: never;
+        /**
+         * Stops tracking a plan: no more reminders, and its feed stops working
+         * @description Stops tracking a plan: no more reminders, and its feed stops working.
+         */
+        delete: operations["PlansService_DeletePlan"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a plan's settings (reminders, automatic re-planning)
+         * @description Changes a plan's settings (reminders, automatic re-planning).
+         */
+        patch: operations["PlansService_UpdatePlan"];
+        trace?: never;
+    };
+    "/v1/plans/{id}/milestones/{key}:complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Marks a milestone done
+         * @description Marks a milestone done.
+         */
+        post: operations["PlansService_CompleteMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}/milestones/{key}:reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Returns a done or skipped milestone to pending
+         * @description Returns a done or skipped milestone to pending.
+         */
+        post: operations["PlansService_ReopenMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}/milestones/{key}:skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Marks a milestone skipped: it is not done and no longer reminded
+         * @description Marks a milestone skipped: it is not done and no longer reminded.
+         */
+        post: operations["PlansService_SkipMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}:createFeed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates the plan's secret calendar feed URL (returned once), replacing any earlier one
+         * @description Creates the plan's secret calendar feed URL (returned once), replacing any earlier one.
+         */
+        post: operations["PlansService_CreatePlanFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}:replan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs the workflow again with a changed context or a new as_of: the plan becomes the next revision, done and skipped milestones keep their state, the others take the new dates
+         * @description Runs the workflow again with a changed context or a new as_of: the plan becomes the next revision, done and skipped milestones keep their state, the others take the new dates.
+         */
+        post: operations["PlansService_ReplanPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}:revokeFeed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revokes the plan's calendar feed URL: it answers 404 afterwards
+         * @description Revokes the plan's calendar feed URL: it answers 404 afterwards.
+         */
+        post: operations["PlansService_RevokePlanFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -808,6 +977,8 @@ export interface components {
             title: string;
             url: string;
         };
+        /** @description No fields: the method takes what it needs from its path. */
+        CompleteMilestoneBody: Record<string, never>;
         ConsistencyProof: {
             /**
              * Format: int64
@@ -863,6 +1034,21 @@ export interface components {
             scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin")[];
             /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
             token_lifetime?: string;
+        };
+        /** @description No fields: the method takes what it needs from its path. */
+        CreatePlanFeedBody: Record<string, never>;
+        CreatePlanRequest: {
+            /** @description Default true. */
+            auto_replan?: boolean;
+            /** @description The creator the plan is for ("cr_…"), optional. */
+            creator_id?: string;
+            /** @description A completed job ("job_…") whose result becomes the plan. */
+            job_id: string;
+            /**
+             * Format: int32
+             * @description Default 3; 0 sends only the on-the-day reminder.
+             */
+            remind_days_before?: number;
         };
         CreateWebhookRequest: {
             /** @description Event types (the document's webhooks), or "*" for all. */
@@ -1034,6 +1220,11 @@ export interface components {
             /** @description "job_" followed by a ULID. */
             id: string;
             /**
+             * @description The tracked plan the run made ("plan_…"), when it was asked to track
+             *      it; empty until the run completes.
+             */
+            plan_id: string;
+            /**
              * Format: int32
              * @description 0–100, advancing per step; 100 when completed.
              */
@@ -1127,6 +1318,10 @@ export interface components {
             clients: components["schemas"]["OAuthClient"][];
             next_page_token: string;
         };
+        ListPlansResponse: {
+            next_page_token: string;
+            plans: components["schemas"]["Plan"][];
+        };
         ListVerticalsResponse: {
             /** Format: int32 */
             total: number;
@@ -1149,6 +1344,21 @@ export interface components {
             current: boolean;
             origin: string;
             verifier_key: string;
+        };
+        /** @description How one milestone changed in a re-plan. */
+        MilestoneChange: {
+            /**
+             * @description moved (a new date), added (new in this revision), removed (no longer in
+             *      the plan; kept when it was done), kept (done or skipped: unchanged).
+             * @enum {string}
+             */
+            change: "moved" | "added" | "removed" | "kept";
+            /** @description The date before the re-plan; empty for an added milestone. */
+            from_date: string;
+            key: string;
+            title: string;
+            /** @description The date after; empty for a removed milestone. */
+            to_date: string;
         };
         OAuthClient: {
             /** Format: date-time */
@@ -1184,6 +1394,72 @@ export interface components {
             secret?: string;
             /** @description Lifetime of the access tokens issued to the client. */
             token_lifetime: string;
+        };
+        Plan: {
+            /** @description The date (YYYY-MM-DD) the current revision was planned as of. */
+            as_of: string;
+            /**
+             * @description Whether the plan is re-planned (with today as as_of) when a
+             *      deliverable's date passes and it is not done.
+             */
+            auto_replan: boolean;
+            /** @description The context the current revision was made from. */
+            context: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description The creator the plan is for; empty when none was given. */
+            creator_id: string;
+            /** @description Whether a secret calendar feed URL exists. */
+            feed_active: boolean;
+            /** @description "plan_" followed by a ULID. */
+            id: string;
+            /** @description The job that made the current revision. */
+            job_id: string;
+            milestones: components["schemas"]["PlanMilestone"][];
+            /**
+             * Format: int32
+             * @description Days before a milestone's date its plan.milestone.due reminder is sent
+             *      (another one is sent on the day).
+             */
+            remind_days_before: number;
+            /**
+             * @description The current revision's full result: strategy, recommendations,
+             *      timeline, warnings and workflow-specific keys.
+             */
+            result: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description 1 for the plan as first made, raised by each re-plan.
+             */
+            revision: number;
+            /**
+             * @description active while a milestone is pending; completed when every milestone is
+             *      done or skipped.
+             * @enum {string}
+             */
+            state: "active" | "completed";
+            /**
+             * @description The IANA time zone whose calendar days the plan's dates are (the
+             *      context's time_zone; "UTC" when it gave none).
+             */
+            time_zone: string;
+            /** Format: date-time */
+            updated_at: string;
+            vertical: string;
+            workflow: string;
+        };
+        PlanFeed: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description The secret feed URL to subscribe to in a calendar app. Shown only in
+             *      this response.
+             */
+            url: string;
         };
         PlanMilestone: {
             /** @description Keys of the milestones that must be done first. */
@@ -1313,6 +1589,32 @@ export interface components {
             /** @enum {string} */
             type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
+        /** @description No fields: the method takes what it needs from its path. */
+        ReopenMilestoneBody: Record<string, never>;
+        ReplanPlanBody: {
+            /**
+             * @description The date (YYYY-MM-DD) to plan as of; empty: today in the plan's time
+             *      zone.
+             */
+            as_of?: string;
+            /**
+             * @description Context fields to change (merged over the plan's context; a null value
+             *      removes a field). Empty: the same context.
+             */
+            context?: {
+                [key: string]: unknown;
+            };
+        };
+        ReplanPlanResponse: {
+            /**
+             * @description The milestones that moved, appeared, disappeared or were kept because
+             *      they were done; milestones whose date did not change are not listed.
+             */
+            changes: components["schemas"]["MilestoneChange"][];
+            plan: components["schemas"]["Plan"];
+        };
+        /** @description No fields: the method takes what it needs from its path. */
+        RevokePlanFeedBody: Record<string, never>;
         RotateKeyBody: {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
@@ -1326,11 +1628,25 @@ export interface components {
             context: {
                 [key: string]: unknown;
             };
+            /** @description With track: the creator the plan is for ("cr_…"). */
+            creator_id?: string;
+            /**
+             * @description Keep the plan the run makes as a tracked plan (see PlansService): its
+             *      id is the job's plan_id once the run completes.
+             */
+            track?: boolean;
             vertical: string;
             workflow: string;
         };
         /** @description No fields: the method takes what it needs from its path. */
+        SkipMilestoneBody: Record<string, never>;
+        /** @description No fields: the method takes what it needs from its path. */
         TestWebhookBody: Record<string, never>;
+        UpdatePlanBody: {
+            auto_replan?: boolean;
+            /** Format: int32 */
+            remind_days_before?: number;
+        };
         UsagePoint: {
             /**
              * Format: int64
@@ -1936,6 +2252,7 @@ export interface operations {
                      *           "created_at": "2026-11-02T09:30:00Z",
                      *           "error": null,
                      *           "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *           "plan_id": "",
                      *           "progress": 100,
                      *           "result": {
                      *             "as_of": "2026-11-02",
@@ -2055,6 +2372,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00Z",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "plan_id": "",
                      *       "progress": 40,
                      *       "result": null,
                      *       "started_at": "2026-11-02T09:30:00.120Z",
@@ -2101,6 +2419,7 @@ export interface operations {
                  *         "genre": "indie pop",
                  *         "releaseDate": "2027-03-03"
                  *       },
+                 *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                  *       "vertical": "music",
                  *       "workflow": "release-strategy"
                  *     }
@@ -2128,6 +2447,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00Z",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "plan_id": "",
                      *       "progress": 100,
                      *       "result": {
                      *         "as_of": "2026-11-02",
@@ -2214,6 +2534,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00Z",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "plan_id": "",
                      *       "progress": 0,
                      *       "result": null,
                      *       "started_at": null,
@@ -2272,6 +2593,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00Z",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "plan_id": "",
                      *       "progress": 100,
                      *       "result": {
                      *         "as_of": "2026-11-02",
@@ -3468,6 +3790,1299 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_ListPlans: {
+        parameters: {
+            query?: {
+                creator_id?: string;
+                vertical?: string;
+                /** @description Only plans in this state; every state when empty. */
+                state?: "active" | "completed";
+                page_size?: number;
+                page_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "next_page_token": "",
+                     *       "plans": [
+                     *         {
+                     *           "as_of": "2026-11-02",
+                     *           "auto_replan": true,
+                     *           "context": {
+                     *             "artist": "Nova Reyes",
+                     *             "genre": "indie pop",
+                     *             "releaseDate": "2027-03-03"
+                     *           },
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "feed_active": false,
+                     *           "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *           "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-01-27",
+                     *               "deliverable": true,
+                     *               "done_at": null,
+                     *               "key": "distribution-delivery",
+                     *               "revision": 1,
+                     *               "state": "pending",
+                     *               "title": "Deliver to distributor"
+                     *             }
+                     *           ],
+                     *           "remind_days_before": 3,
+                     *           "result": {
+                     *             "as_of": "2026-11-02",
+                     *             "budget": {
+                     *               "currency": "USD",
+                     *               "total": 2500
+                     *             },
+                     *             "recommendations": [
+                     *               {
+                     *                 "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *                 "due_date": "2027-02-05",
+                     *                 "priority": "high",
+                     *                 "title": "Pitch to editorial playlists"
+                     *               },
+                     *               {
+                     *                 "detail": "Three 15-second clips in the two weeks before release.",
+                     *                 "priority": "medium",
+                     *                 "title": "Schedule short-form teasers"
+                     *               }
+                     *             ],
+                     *             "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *             "timeline": {
+                     *               "end": "2027-03-05",
+                     *               "milestones": [
+                     *                 {
+                     *                   "date": "2027-02-01",
+                     *                   "days_from_as_of": 91,
+                     *                   "deliverable": true,
+                     *                   "key": "master_delivery",
+                     *                   "passed": false,
+                     *                   "title": "Deliver the master to the distributor"
+                     *                 },
+                     *                 {
+                     *                   "after": [
+                     *                     "master_delivery"
+                     *                   ],
+                     *                   "date": "2027-02-05",
+                     *                   "days_from_as_of": 95,
+                     *                   "key": "pitch",
+                     *                   "passed": false,
+                     *                   "title": "Editorial pitch"
+                     *                 },
+                     *                 {
+                     *                   "date": "2027-03-05",
+                     *                   "days_from_as_of": 123,
+                     *                   "key": "release",
+                     *                   "passed": false,
+                     *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "region": "US",
+                     *               "start": "2027-02-01",
+                     *               "target_date": "2027-03-05"
+                     *             },
+                     *             "warnings": []
+                     *           },
+                     *           "revision": 1,
+                     *           "state": "active",
+                     *           "time_zone": "UTC",
+                     *           "updated_at": "2026-11-02T09:30:00Z",
+                     *           "vertical": "music",
+                     *           "workflow": "release-strategy"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListPlansResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_CreatePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                 *       "job_id": "string"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePlanRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_GetPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_DeletePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_UpdatePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdatePlanBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_CompleteMilestone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CompleteMilestoneBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_ReopenMilestone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ReopenMilestoneBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_SkipMilestone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SkipMilestoneBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_CreatePlanFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CreatePlanFeedBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://api.example.com/v1/plans/plan_01k3zx2g4h6j8k0m2n4p6q8r0s/calendar.ics?token=pft_Xq3vN8kR3xT5wY1zB4cD6fG9hJ2kL5m"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlanFeed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_ReplanPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "context": {
+                 *         "artist": "Nova Reyes",
+                 *         "genre": "indie pop",
+                 *         "releaseDate": "2027-03-03"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplanPlanBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "changes": [
+                     *         {
+                     *           "change": "moved",
+                     *           "from_date": "2027-01-27",
+                     *           "key": "distribution-delivery",
+                     *           "title": "Deliver to distributor",
+                     *           "to_date": "2027-02-03"
+                     *         }
+                     *       ],
+                     *       "plan": {
+                     *         "as_of": "2026-11-02",
+                     *         "auto_replan": true,
+                     *         "context": {
+                     *           "artist": "Nova Reyes",
+                     *           "genre": "indie pop",
+                     *           "releaseDate": "2027-03-03"
+                     *         },
+                     *         "created_at": "2026-11-02T09:30:00Z",
+                     *         "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *         "feed_active": false,
+                     *         "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *         "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *         "milestones": [
+                     *           {
+                     *             "date": "2027-01-27",
+                     *             "deliverable": true,
+                     *             "done_at": null,
+                     *             "key": "distribution-delivery",
+                     *             "revision": 1,
+                     *             "state": "pending",
+                     *             "title": "Deliver to distributor"
+                     *           }
+                     *         ],
+                     *         "remind_days_before": 3,
+                     *         "result": {
+                     *           "as_of": "2026-11-02",
+                     *           "budget": {
+                     *             "currency": "USD",
+                     *             "total": 2500
+                     *           },
+                     *           "recommendations": [
+                     *             {
+                     *               "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *               "due_date": "2027-02-05",
+                     *               "priority": "high",
+                     *               "title": "Pitch to editorial playlists"
+                     *             },
+                     *             {
+                     *               "detail": "Three 15-second clips in the two weeks before release.",
+                     *               "priority": "medium",
+                     *               "title": "Schedule short-form teasers"
+                     *             }
+                     *           ],
+                     *           "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *           "timeline": {
+                     *             "end": "2027-03-05",
+                     *             "milestones": [
+                     *               {
+                     *                 "date": "2027-02-01",
+                     *                 "days_from_as_of": 91,
+                     *                 "deliverable": true,
+                     *                 "key": "master_delivery",
+                     *                 "passed": false,
+                     *                 "title": "Deliver the master to the distributor"
+                     *               },
+                     *               {
+                     *                 "after": [
+                     *                   "master_delivery"
+                     *                 ],
+                     *                 "date": "2027-02-05",
+                     *                 "days_from_as_of": 95,
+                     *                 "key": "pitch",
+                     *                 "passed": false,
+                     *                 "title": "Editorial pitch"
+                     *               },
+                     *               {
+                     *                 "date": "2027-03-05",
+                     *                 "days_from_as_of": 123,
+                     *                 "key": "release",
+                     *                 "passed": false,
+                     *                 "title": "Release day"
+                     *               }
+                     *             ],
+                     *             "region": "US",
+                     *             "start": "2027-02-01",
+                     *             "target_date": "2027-03-05"
+                     *           },
+                     *           "warnings": []
+                     *         },
+                     *         "revision": 1,
+                     *         "state": "active",
+                     *         "time_zone": "UTC",
+                     *         "updated_at": "2026-11-02T09:30:00Z",
+                     *         "vertical": "music",
+                     *         "workflow": "release-strategy"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReplanPlanResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    PlansService_RevokePlanFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RevokePlanFeedBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-02",
+                     *       "auto_replan": true,
+                     *       "context": {
+                     *         "artist": "Nova Reyes",
+                     *         "genre": "indie pop",
+                     *         "releaseDate": "2027-03-03"
+                     *       },
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "feed_active": false,
+                     *       "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *       "milestones": [
+                     *         {
+                     *           "date": "2027-01-27",
+                     *           "deliverable": true,
+                     *           "done_at": null,
+                     *           "key": "distribution-delivery",
+                     *           "revision": 1,
+                     *           "state": "pending",
+                     *           "title": "Deliver to distributor"
+                     *         }
+                     *       ],
+                     *       "remind_days_before": 3,
+                     *       "result": {
+                     *         "as_of": "2026-11-02",
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "total": 2500
+                     *         },
+                     *         "recommendations": [
+                     *           {
+                     *             "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *             "due_date": "2027-02-05",
+                     *             "priority": "high",
+                     *             "title": "Pitch to editorial playlists"
+                     *           },
+                     *           {
+                     *             "detail": "Three 15-second clips in the two weeks before release.",
+                     *             "priority": "medium",
+                     *             "title": "Schedule short-form teasers"
+                     *           }
+                     *         ],
+                     *         "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *         "timeline": {
+                     *           "end": "2027-03-05",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-02-01",
+                     *               "days_from_as_of": 91,
+                     *               "deliverable": true,
+                     *               "key": "master_delivery",
+                     *               "passed": false,
+                     *               "title": "Deliver the master to the distributor"
+                     *             },
+                     *             {
+                     *               "after": [
+                     *                 "master_delivery"
+                     *               ],
+                     *               "date": "2027-02-05",
+                     *               "days_from_as_of": 95,
+                     *               "key": "pitch",
+                     *               "passed": false,
+                     *               "title": "Editorial pitch"
+                     *             },
+                     *             {
+                     *               "date": "2027-03-05",
+                     *               "days_from_as_of": 123,
+                     *               "key": "release",
+                     *               "passed": false,
+                     *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "region": "US",
+                     *           "start": "2027-02-01",
+                     *           "target_date": "2027-03-05"
+                     *         },
+                     *         "warnings": []
+                     *       },
+                     *       "revision": 1,
+                     *       "state": "active",
+                     *       "time_zone": "UTC",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music",
+                     *       "workflow": "release-strategy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             400: components["responses"]["BadRequest"];
