@@ -13,6 +13,7 @@ import { WorkflowsPage, WorkflowRun } from "./pages/workflows";
 import { CatalogPage, CertificatePage } from "./pages/catalog";
 import { CreatorsPage } from "./pages/creators";
 import { OAuthClientsPage } from "./pages/oauth";
+import { PlansPage, PlanDetail } from "./pages/plans";
 
 export interface PageProps {
   api: CreativeOps;
@@ -39,6 +40,7 @@ const pages: PageDef[] = [
   { path: "/oauth-clients", title: "OAuth clients", scope: "keys:admin", list: OAuthClientsPage, needs: "/v1/oauth/clients?page_size=1" },
   { path: "/webhooks", title: "Webhooks", scope: "webhooks:read", list: WebhooksPage, detail: WebhookDetail },
   { path: "/workflows", title: "Workflows", scope: "engine:read", list: WorkflowsPage, detail: WorkflowRun },
+  { path: "/plans", title: "Plans", scope: "plans:read", list: PlansPage, detail: PlanDetail, needs: "/v1/plans?page_size=1" },
   { path: "/creators", title: "Creators", scope: "creators:read", list: CreatorsPage },
   { path: "/catalog", title: "IP catalog", scope: "ip:read", list: CatalogPage, detail: CertificatePage },
 ];

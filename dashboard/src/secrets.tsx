@@ -13,6 +13,8 @@ export const scopes: { scope: string; what: string }[] = [
   { scope: "ip:write", what: "register works" },
   { scope: "webhooks:read", what: "read webhooks and deliveries" },
   { scope: "webhooks:write", what: "create, test and delete webhooks" },
+  { scope: "plans:read", what: "read tracked plans and their calendars" },
+  { scope: "plans:write", what: "track, check off, re-plan and delete plans; make feed URLs" },
   { scope: "analytics:read", what: "read usage" },
   { scope: "keys:admin", what: "create, rotate and revoke keys" },
   { scope: "*", what: "every scope" },

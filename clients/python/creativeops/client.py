@@ -22,7 +22,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping,
 from ._version import __version__
 from .certificates import verify_certificate
 from .errors import APIConnectionError, APITimeoutError, CreativeOpsError, from_response
-from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Webhook
+from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Plan, PlanFeed, ReplanResult, Webhook
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -183,6 +183,7 @@ class CreativeOps:
         self.analytics = Analytics(self)
         self.audit = Audit(self)
         self.oauth_clients = OAuthClients(self)
+        self.plans = Plans(self)
 
     def __repr__(self) -> str:
         return f"CreativeOps(base_url={self.base_url!r})"  # never the key
@@ -439,11 +440,17 @@ class Engine(_Resource):
     def get_workflow(self, id: str, **options: Unpack[CallOptions]) -> Dict[str, Any]:
         return cast(Dict[str, Any], self._c.request("GET", "/v1/engine/workflows/" + _q(id), **options))
 
-    def run(self, vertical: str, workflow: str, context: Dict[str, Any], async_: bool = False,
-            **options: Unpack[CallOptions]) -> Job:
+    def run(self, vertical: str, workflow: str, context: Dict[str, Any], async_: bool = False, track: bool = False,
+            creator_id: str = "", **options: Unpack[CallOptions]) -> Job:
         """Runs a workflow: returns the completed (or failed) job, or with
-        async_=True the queued one (see wait_for_job)."""
-        body = {"vertical": vertical, "workflow": workflow, "context": context, "async": async_}
+        async_=True the queued one (see wait_for_job). With track=True the
+        plan it makes is kept as a tracked plan (job["plan_id"], once the
+        run completed; see plans), for creator_id when given."""
+        body: Dict[str, Any] = {"vertical": vertical, "workflow": workflow, "context": context, "async": async_}
+        if track:
+            body["track"] = True
+        if creator_id:
+            body["creator_id"] = creator_id
         return cast(Job, self._c.request("POST", "/v1/engine/run", body, **options))
 
     def get_job(self, id: str, **options: Unpack[CallOptions]) -> Job:
@@ -627,6 +634,92 @@ class OAuthClients(_Resource):
         """Revokes a client: its secrets stop working at once, its access
         tokens within a second."""
         self._c.request("DELETE", "/v1/oauth/clients/" + _q(id), **options)
+
+
+class Plans(_Resource):
+    """Tracked plans: the plan a run made, kept with its milestones'
+    states, re-planned when the context changes or a deliverable slips,
+    reminded as webhook events and shown as a calendar feed."""
+
+    def create(self, job_id: str, creator_id: str = "", remind_days_before: Optional[int] = None,
+               auto_replan: Optional[bool] = None, **options: Unpack[CallOptions]) -> Plan:
+        """Tracks the plan a completed job made. remind_days_before: 0 to 60
+        (default 3; 0 reminds on the day only); auto_replan: default True."""
+        body: Dict[str, Any] = {"job_id": job_id}
+        if creator_id:
+            body["creator_id"] = creator_id
+        if remind_days_before is not None:
+            body["remind_days_before"] = remind_days_before
+        if auto_replan is not None:
+            body["auto_replan"] = auto_replan
+        return cast(Plan, self._c.request("POST", "/v1/plans", body, **options))
+
+    def list(self, creator_id: str = "", vertical: str = "", state: str = "", page_size: int = 0,
+             **options: Unpack[CallOptions]) -> Iterator[Plan]:
+        """The organization's plans, newest first, every page; state is
+        "active" or "completed" (default: both)."""
+        return self._c.pages("/v1/plans", "plans", {"creator_id": creator_id, "vertical": vertical, "state": state},
+                             page_size, **options)
+
+    def get(self, id: str, **options: Unpack[CallOptions]) -> Plan:
+        return cast(Plan, self._c.request("GET", "/v1/plans/" + _q(id), **options))
+
+    def update(self, id: str, remind_days_before: Optional[int] = None, auto_replan: Optional[bool] = None,
+               **options: Unpack[CallOptions]) -> Plan:
+        """Changes a plan's settings; those left None stay as they are."""
+        body: Dict[str, Any] = {}
+        if remind_days_before is not None:
+            body["remind_days_before"] = remind_days_before
+        if auto_replan is not None:
+            body["auto_replan"] = auto_replan
+        return cast(Plan, self._c.request("PATCH", "/v1/plans/" + _q(id), body, **options))
+
+    def delete(self, id: str, **options: Unpack[CallOptions]) -> None:
+        """Stops tracking a plan: no more reminders, and its feed URL stops working."""
+        self._c.request("DELETE", "/v1/plans/" + _q(id), **options)
+
+    def complete_milestone(self, id: str, key: str, **options: Unpack[CallOptions]) -> Plan:
+        """Marks a milestone done; returns the plan."""
+        return cast(Plan, self._c.request("POST", f"/v1/plans/{_q(id)}/milestones/{_q(key)}:complete", {}, **options))
+
+    def skip_milestone(self, id: str, key: str, **options: Unpack[CallOptions]) -> Plan:
+        """Marks a milestone skipped: not done, and no longer reminded."""
+        return cast(Plan, self._c.request("POST", f"/v1/plans/{_q(id)}/milestones/{_q(key)}:skip", {}, **options))
+
+    def reopen_milestone(self, id: str, key: str, **options: Unpack[CallOptions]) -> Plan:
+        """Returns a done or skipped milestone to pending."""
+        return cast(Plan, self._c.request("POST", f"/v1/plans/{_q(id)}/milestones/{_q(key)}:reopen", {}, **options))
+
+    def replan(self, id: str, context: Optional[Dict[str, Any]] = None, as_of: str = "",
+               **options: Unpack[CallOptions]) -> ReplanResult:
+        """Runs the workflow again: context holds the fields to change
+        (merged over the plan's; None as a value removes a field), as_of
+        the date to plan as of (YYYY-MM-DD; default today in the plan's
+        time zone). Done and skipped milestones keep their state; the
+        answer's "changes" say what moved, appeared, disappeared or was kept."""
+        body: Dict[str, Any] = {}
+        if context is not None:
+            body["context"] = context
+        if as_of:
+            body["as_of"] = as_of
+        return cast(ReplanResult, self._c.request("POST", f"/v1/plans/{_q(id)}:replan", body, **options))
+
+    def create_feed(self, id: str, **options: Unpack[CallOptions]) -> PlanFeed:
+        """Creates the plan's secret calendar feed URL ("url", in this
+        answer only) for calendar apps, which cannot send a key; it
+        replaces any earlier one."""
+        return cast(PlanFeed, self._c.request("POST", f"/v1/plans/{_q(id)}:createFeed", {}, **options))
+
+    def revoke_feed(self, id: str, **options: Unpack[CallOptions]) -> Plan:
+        """Revokes the feed URL (it answers 404 afterwards); returns the plan."""
+        return cast(Plan, self._c.request("POST", f"/v1/plans/{_q(id)}:revokeFeed", {}, **options))
+
+    def calendar(self, id: str, **options: Unpack[CallOptions]) -> str:
+        """The plan's calendar as iCalendar text (RFC 5545: one all-day
+        event per milestone), fetched with this client's key."""
+        headers = {"Accept": "text/calendar", **(options.pop("headers", None) or {})}
+        body = self._c.request("GET", f"/v1/plans/{_q(id)}/calendar.ics", raw=True, headers=headers, **options)
+        return cast(bytes, body).decode("utf-8")
 
 
 __all__ = ["CallOptions", "CreativeOps", "CreativeOpsError", "RateLimitState", "ResponseInfo", "response_info"]

@@ -72,6 +72,7 @@ Job = TypedDict("Job", {
     "completed_at": Optional[str],
     "attempts": int,
     "async": bool,
+    "plan_id": str,  # the tracked plan a run with track=True made, once it completed
 })
 
 
@@ -130,4 +131,70 @@ class AuditEvent(TypedDict):
     target_id: str
     origin: AuditOrigin
     details: Dict[str, str]  # never a secret
+    created_at: str
+
+
+class PlanMilestone(TypedDict):
+    key: str  # the engine's key, stable across revisions
+    title: str
+    date: str  # YYYY-MM-DD
+    deliverable: bool
+    state: str  # pending, done, skipped
+    done_at: Optional[str]  # when it was marked done or skipped
+    revision: int  # the revision in which its date or title last changed
+
+
+class Plan(TypedDict):
+    id: str  # "plan_..."
+    vertical: str
+    workflow: str
+    context: Dict[str, Any]  # what the current revision was made from
+    creator_id: str
+    revision: int
+    job_id: str  # the job that made the current revision
+    as_of: str  # YYYY-MM-DD
+    time_zone: str
+    state: str  # active, completed
+    milestones: List[PlanMilestone]
+    remind_days_before: int
+    auto_replan: bool
+    feed_active: bool
+    result: Optional[Dict[str, Any]]  # the current revision's full result
+    created_at: str
+    updated_at: str
+
+
+class MilestoneChange(TypedDict):
+    key: str
+    title: str
+    change: str  # moved, added, removed, kept
+    from_date: str  # "" for an added milestone
+    to_date: str  # "" for a removed milestone
+
+
+class ReplanResult(TypedDict):
+    plan: Plan
+    changes: List[MilestoneChange]
+
+
+class PlanMilestoneReminder(TypedDict):
+    """The data of plan.milestone.due and plan.milestone.overdue events."""
+    plan_id: str
+    revision: int
+    creator_id: str
+    vertical: str
+    workflow: str
+    milestone: PlanMilestone
+    days_until: int  # remind_days_before (or fewer), 0 on the day, negative when overdue
+
+
+class PlanReplanReport(TypedDict):
+    """The data of plan.replanned events."""
+    plan: Plan
+    changes: List[MilestoneChange]
+    trigger: str  # manual, or automatic (a deliverable's date passed undone)
+
+
+class PlanFeed(TypedDict):
+    url: str  # the secret feed URL, shown only here
     created_at: str

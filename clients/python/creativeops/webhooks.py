@@ -9,7 +9,7 @@ import json
 import time
 from typing import Literal, Mapping, Optional, TypedDict, Union
 
-from .types import Creator, IPRecord, Job, Webhook
+from .types import Creator, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 5 * 60
@@ -61,6 +61,30 @@ class WebhookTestEvent(TypedDict):
     data: Webhook
 
 
+class PlanMilestoneDueEvent(TypedDict):
+    """A tracked plan's pending milestone is due in remind_days_before days (or fewer), or today."""
+    id: str
+    type: Literal["plan.milestone.due"]
+    timestamp: str
+    data: PlanMilestoneReminder
+
+
+class PlanMilestoneOverdueEvent(TypedDict):
+    """A tracked plan's pending milestone's date passed; data["days_until"] is negative."""
+    id: str
+    type: Literal["plan.milestone.overdue"]
+    timestamp: str
+    data: PlanMilestoneReminder
+
+
+class PlanReplannedEvent(TypedDict):
+    """A plan was re-planned, by hand (trigger manual) or because a deliverable slipped (automatic)."""
+    id: str
+    type: Literal["plan.replanned"]
+    timestamp: str
+    data: PlanReplanReport
+
+
 # The JSON body of a delivery: compare event["type"] before reading
 # event["data"] (a type checker narrows the union on it).
 WebhookEvent = Union[
@@ -69,6 +93,9 @@ WebhookEvent = Union[
     IPRegisteredEvent,
     CreatorCreatedEvent,
     WebhookTestEvent,
+    PlanMilestoneDueEvent,
+    PlanMilestoneOverdueEvent,
+    PlanReplannedEvent,
 ]
 
 

@@ -31,8 +31,11 @@ def _free_port() -> int:
 def server():
     """(base_url, admin_key) of a running server."""
     work = tempfile.mkdtemp(prefix="creativeops-py-")
-    binary = os.path.join(work, "creativeops")
-    subprocess.run(["go", "build", "-o", binary, "./cmd/creativeops"], cwd=REPO, check=True, timeout=600)
+    # CREATIVEOPS_TEST_BINARY: a server binary built already (as the
+    # TypeScript client's tests take it), else one built from this checkout.
+    binary = os.environ.get("CREATIVEOPS_TEST_BINARY") or os.path.join(work, "creativeops")
+    if not os.environ.get("CREATIVEOPS_TEST_BINARY"):
+        subprocess.run(["go", "build", "-o", binary, "./cmd/creativeops"], cwd=REPO, check=True, timeout=600)
     data = os.path.join(work, "data")
     port = _free_port()
     log = open(os.path.join(work, "serve.log"), "w+b")

@@ -1,4 +1,4 @@
-import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, createContextValues } from "@connectrpc/connect";
 import type { CallOptions as ConnectCallOptions, Client, Interceptor } from "@connectrpc/connect";
@@ -23,15 +23,17 @@ import type {
 import { KeysService } from "./gen/creativeops/v1/keys_pb.js";
 import type { APIKey, CreateKeyRequestSchema } from "./gen/creativeops/v1/keys_pb.js";
 import { OAuthClientsService } from "./gen/creativeops/v1/oauth_pb.js";
+import { PlansService } from "./gen/creativeops/v1/plans_pb.js";
+import type { CreatePlanRequestSchema, ListPlansRequestSchema, Plan, PlanFeed, ReplanPlanResponse } from "./gen/creativeops/v1/plans_pb.js";
 import type { CreateOAuthClientRequestSchema, OAuthClient } from "./gen/creativeops/v1/oauth_pb.js";
 import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
 import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
 import { verifyCertificate } from "./certificates.js";
 import type { VerifiedCertificate } from "./certificates.js";
-import { CreativeOpsError } from "./errors.js";
+import { APIConnectionError, APITimeoutError, CreativeOpsError, errorFromRESTResponse } from "./errors.js";
 import { attemptTimeoutKey, clientInterceptor, sleep } from "./retry.js";
 import { linkResponse } from "./response.js";
-import type { RetryOptions } from "./retry.js";
+import type { ClientAuth, RetryOptions } from "./retry.js";
 import { createTransport } from "./transport.js";
 import type { TransportKind } from "./transport.js";
 
@@ -192,6 +194,7 @@ export class CreativeOps {
     analytics: Client<typeof AnalyticsService>;
     audit: Client<typeof AuditService>;
     oauthClients: Client<typeof OAuthClientsService>;
+    plans: Client<typeof PlansService>;
   };
   readonly creators: CreatorsResource;
   readonly keys: KeysResource;
@@ -201,6 +204,7 @@ export class CreativeOps {
   readonly analytics: AnalyticsResource;
   readonly audit: AuditResource;
   readonly oauthClients: OAuthClientsResource;
+  readonly plans: PlansResource;
 
   constructor(options: CreativeOpsOptions) {
     const hasKey = options.apiKey !== undefined;
@@ -219,8 +223,9 @@ export class CreativeOps {
       throw new TypeError("timeoutMs: must be a positive number of milliseconds");
     }
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
+    const auth: ClientAuth = hasCsrf ? { csrfToken: options.csrfToken as string } : { apiKey: options.apiKey as string };
     const interceptors = [clientInterceptor(
-        hasCsrf ? { csrfToken: options.csrfToken as string } : { apiKey: options.apiKey as string },
+        auth,
         options.retry ?? {},
         { timeoutMs: t, autoIdempotencyKeys: options.autoIdempotencyKeys ?? true },
       ), ...(options.interceptors ?? [])];
@@ -234,6 +239,7 @@ export class CreativeOps {
       analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
       audit: throwingCreativeOpsErrors(createClient(AuditService, transport)),
       oauthClients: throwingCreativeOpsErrors(createClient(OAuthClientsService, transport)),
+      plans: throwingCreativeOpsErrors(createClient(PlansService, transport)),
     };
     this.creators = new CreatorsResource(this.rpc.creators);
     this.keys = new KeysResource(this.rpc.keys);
@@ -243,6 +249,7 @@ export class CreativeOps {
     this.analytics = new AnalyticsResource(this.rpc.analytics);
     this.audit = new AuditResource(this.rpc.audit);
     this.oauthClients = new OAuthClientsResource(this.rpc.oauthClients);
+    this.plans = new PlansResource(this.rpc.plans, { baseUrl, auth, timeoutMs: t });
   }
 }
 
@@ -583,5 +590,144 @@ export class OAuthClientsResource {
   /** Revokes a client: its secrets stop working at once, its access tokens within a second. */
   async delete(id: string, opts?: CallOptions): Promise<void> {
     await this.rpc.deleteOAuthClient({ id }, opts);
+  }
+}
+
+/** Filters of the plans list; all optional. */
+export type PlanListParams = ListParams<typeof ListPlansRequestSchema>;
+
+/** What a re-plan changes: context fields (merged over the plan's; null removes one) and the date to plan as of. */
+export interface ReplanParams {
+  /** Context fields to change, e.g. { release_date: "2027-05-01" }; a null value removes a field. Default: the same context. */
+  context?: JsonObject;
+  /** The date (YYYY-MM-DD) to plan as of; default: today in the plan's time zone. */
+  asOf?: string;
+}
+
+/** What the calendar's plain HTTP request needs of the client: where and as whom. */
+interface CalendarAccess {
+  baseUrl: string;
+  auth: ClientAuth;
+  timeoutMs: number | undefined;
+}
+
+export class PlansResource {
+  constructor(
+    private readonly rpc: Client<typeof PlansService>,
+    private readonly access: CalendarAccess,
+  ) {}
+
+  /**
+   * Tracks the plan a completed job made (201). (engine.run with
+   * `track: true` does the same when the run completes: the job's `planId`.)
+   */
+  create(req: Init<typeof CreatePlanRequestSchema>, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.createPlan(req, opts);
+  }
+
+  /** All plans, newest first, filtered by creatorId, vertical or state ("active", "completed"), fetched pageSize at a time. */
+  list(params: PlanListParams = {}, opts?: CallOptions): AsyncGenerator<Plan, void, undefined> {
+    return paginate(
+      (pageToken) => this.rpc.listPlans({ ...params, pageToken }, opts),
+      (p) => p.plans,
+    );
+  }
+
+  get(id: string, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.getPlan({ id }, opts);
+  }
+
+  /** Changes a plan's settings: reminder lead time (0 to 60 days) and automatic re-planning. */
+  update(id: string, params: { remindDaysBefore?: number; autoReplan?: boolean }, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.updatePlan({ id, ...params }, opts);
+  }
+
+  /** Stops tracking a plan: no more reminders, and its feed URL stops working. */
+  async delete(id: string, opts?: CallOptions): Promise<void> {
+    await this.rpc.deletePlan({ id }, opts);
+  }
+
+  /** Marks a milestone done; returns the plan. */
+  complete(id: string, key: string, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.completeMilestone({ id, key }, opts);
+  }
+
+  /** Marks a milestone skipped: not done, and no longer reminded. */
+  skip(id: string, key: string, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.skipMilestone({ id, key }, opts);
+  }
+
+  /** Returns a done or skipped milestone to pending. */
+  reopen(id: string, key: string, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.reopenMilestone({ id, key }, opts);
+  }
+
+  /**
+   * Runs the workflow again: the plan becomes the next revision, done and
+   * skipped milestones keep their state, the others take the new dates.
+   * `changes` lists what moved, appeared, disappeared or was kept.
+   */
+  replan(id: string, params: ReplanParams = {}, opts?: CallOptions): Promise<ReplanPlanResponse> {
+    return this.rpc.replanPlan({ id, ...(params.context === undefined ? {} : { context: params.context }), asOf: params.asOf ?? "" }, opts);
+  }
+
+  /**
+   * Creates the plan's secret calendar feed URL (`url`, in this answer
+   * only), for calendar apps that cannot send an API key; it replaces any
+   * earlier one.
+   */
+  createFeed(id: string, opts?: CallOptions): Promise<PlanFeed> {
+    return this.rpc.createPlanFeed({ id }, opts);
+  }
+
+  /** Revokes the plan's feed URL (it answers 404 afterwards); returns the plan, feedActive false. */
+  revokeFeed(id: string, opts?: CallOptions): Promise<Plan> {
+    return this.rpc.revokePlanFeed({ id }, opts);
+  }
+
+  /** The URL of the plan's calendar (iCalendar) for requests with this client's credentials; getCalendar fetches it. */
+  calendarUrl(id: string): string {
+    return `${this.access.baseUrl}/v1/plans/${encodeURIComponent(id)}/calendar.ics`;
+  }
+
+  /**
+   * The plan's calendar as iCalendar text (RFC 5545: one all-day event
+   * per milestone), fetched with this client's credentials. One GET,
+   * not retried; a failure throws CreativeOpsError like the other methods.
+   */
+  async getCalendar(id: string, opts: Omit<CallOptions, "idempotencyKey"> = {}): Promise<string> {
+    const timeoutMs = opts.timeoutMs ?? this.access.timeoutMs;
+    if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+      throw new TypeError("timeoutMs: must be a positive number of milliseconds");
+    }
+    const headers = new Headers(opts.headers);
+    headers.set("accept", "text/calendar");
+    if ("apiKey" in this.access.auth) {
+      headers.set("authorization", `Bearer ${this.access.auth.apiKey}`);
+    } else {
+      headers.set("x-csrf-token", this.access.auth.csrfToken);
+    }
+    const signals = [opts.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
+    const url = this.calendarUrl(id);
+    let res: Response;
+    try {
+      res = await globalThis.fetch(url, {
+        headers,
+        credentials: "same-origin",
+        ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }),
+      });
+    } catch (err) {
+      if (opts.signal?.aborted) {
+        throw new CreativeOpsError({ message: `GET ${url}: canceled`, connectCode: Code.Canceled, httpStatus: 0, cause: err });
+      }
+      if (err instanceof Error && err.name === "TimeoutError") {
+        throw new APITimeoutError({ message: `GET ${url}: no answer within ${timeoutMs} ms`, cause: err });
+      }
+      throw new APIConnectionError({ message: `GET ${url}: could not reach the API: ${err instanceof Error ? err.message : String(err)}`, cause: err });
+    }
+    if (!res.ok) {
+      throw await errorFromRESTResponse(res);
+    }
+    return res.text();
   }
 }

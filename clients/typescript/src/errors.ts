@@ -284,3 +284,45 @@ function decodeBadRequest(bytes: Uint8Array): FieldViolation[] {
   }
   return out;
 }
+
+const codesByName = Object.fromEntries(Object.entries(statusNames).map(([code, name]) => [name, Number(code) as Code])) as Record<string, Code>;
+
+/**
+ * The CreativeOpsError of a REST answer that is not 2xx, read from its
+ * AIP-193 body (`{"error": {"code", "status", "message", "details"}}`);
+ * for the few endpoints that are not RPCs (the calendar feed), fetched
+ * with plain fetch.
+ */
+export async function errorFromRESTResponse(res: Response): Promise<CreativeOpsError> {
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    body = undefined;
+  }
+  const e = (body as { error?: Record<string, unknown> } | undefined)?.error ?? {};
+  let reason = "";
+  let metadata: Record<string, string> = {};
+  const fieldViolations: FieldViolation[] = [];
+  for (const d of Array.isArray(e.details) ? (e.details as Record<string, unknown>[]) : []) {
+    const type = String(d["@type"] ?? "");
+    if (type.endsWith("/google.rpc.ErrorInfo")) {
+      reason = String(d.reason ?? "");
+      metadata = (d.metadata ?? {}) as Record<string, string>;
+    } else if (type.endsWith("/google.rpc.BadRequest")) {
+      for (const v of (d.field_violations ?? d.fieldViolations ?? []) as Record<string, unknown>[]) {
+        fieldViolations.push({ field: String(v.field ?? ""), description: String(v.description ?? "") });
+      }
+    }
+  }
+  return new CreativeOpsError({
+    message: typeof e.message === "string" ? e.message : `${res.status} ${res.statusText}`,
+    connectCode: codesByName[String(e.status)] ?? Code.Unknown,
+    httpStatus: res.status,
+    reason,
+    metadata,
+    fieldViolations,
+    requestId: res.headers.get("x-request-id") ?? (typeof e.request_id === "string" ? e.request_id : ""),
+    retryAfter: retryAfterSeconds(res.headers, metadata),
+  });
+}

@@ -12,6 +12,9 @@ export type {
   KeysResource,
   OAuthClientCreateParams,
   OAuthClientsResource,
+  PlanListParams,
+  PlansResource,
+  ReplanParams,
   WebhooksResource,
 } from "./client.js";
 export {
@@ -41,4 +44,5 @@ export * from "./gen/creativeops/v1/engine_pb.js";
 export * from "./gen/creativeops/v1/ip_pb.js";
 export * from "./gen/creativeops/v1/keys_pb.js";
 export * from "./gen/creativeops/v1/oauth_pb.js";
+export * from "./gen/creativeops/v1/plans_pb.js";
 export * from "./gen/creativeops/v1/webhooks_pb.js";

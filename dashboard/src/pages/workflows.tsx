@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Job } from "@creativeops/client";
 import type { PageProps } from "../main";
 import { hasScope } from "../session";
+import { navigate } from "../router";
 import { downloadJSON, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
 
 export function WorkflowsPage({ api }: PageProps) {
@@ -52,7 +53,7 @@ export function WorkflowsPage({ api }: PageProps) {
   );
 }
 
-interface Schema {
+export interface Schema {
   type?: string | string[];
   title?: string;
   description?: string;
@@ -78,7 +79,7 @@ function kindOf(s: Schema): Kind {
 }
 
 /** One input per top-level property of the workflow's JSON Schema; nested objects and lists of objects are edited as JSON. */
-function Field({ name, s, required, value }: { name: string; s: Schema; required: boolean; value: JsonValue | undefined }) {
+export function Field({ name, s, required, value }: { name: string; s: Schema; required: boolean; value: JsonValue | undefined }) {
   const id = `f-${name}`;
   const kind = kindOf(s);
   const help = s.description ?? "";
@@ -166,7 +167,7 @@ function Field({ name, s, required, value }: { name: string; s: Schema; required
 }
 
 /** Reads the form back into a context object; a field left empty is left out. */
-function readContext(form: HTMLFormElement, props: Record<string, Schema>): JsonObject {
+export function readContext(form: HTMLFormElement, props: Record<string, Schema>): JsonObject {
   const ctx: JsonObject = {};
   for (const [name, s] of Object.entries(props)) {
     const el = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null;
@@ -280,6 +281,39 @@ function Result({ job }: { job: Job }) {
   );
 }
 
+/** Keeps a completed run's plan as a tracked plan (POST /v1/plans), or links to the one it already is. */
+function TrackButton({ api, session, job }: Pick<PageProps, "api" | "session"> & { job: Job }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  if (job.planId) {
+    return <a href={`/dashboard/plans/${job.planId}`}>Tracked as {job.planId}</a>;
+  }
+  if (!hasScope(session, "plans:write")) return null;
+  return (
+    <>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            const plan = await api.plans.create({ jobId: job.id });
+            navigate(`/plans/${plan.id}`);
+          } catch (e) {
+            setError(e);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Track this plan
+      </button>
+      <ErrorBox error={error} title="The plan could not be tracked" />
+    </>
+  );
+}
+
 const terminal = new Set(["completed", "failed", "canceled"]);
 
 export function WorkflowRun({ api, session, param }: PageProps) {
@@ -386,9 +420,12 @@ export function WorkflowRun({ api, session, param }: PageProps) {
           )}
           {job.status === "completed" && (
             <>
-              <button type="button" class="secondary" onClick={() => downloadJSON(`${job.id}.json`, { id: job.id, vertical: job.vertical, workflow: job.workflow, context: job.context, result: job.result })}>
-                Download JSON
-              </button>
+              <div class="row">
+                <button type="button" class="secondary" onClick={() => downloadJSON(`${job.id}.json`, { id: job.id, vertical: job.vertical, workflow: job.workflow, context: job.context, result: job.result })}>
+                  Download JSON
+                </button>
+                <TrackButton api={api} session={session} job={job} />
+              </div>
               <Result job={job} />
             </>
           )}

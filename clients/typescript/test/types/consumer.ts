@@ -24,7 +24,7 @@ export async function example(key: string): Promise<string[]> {
     }
   }
   const ev: WebhookEvent = await verifyWebhook("{}", new Headers(), "whsec_AAAA");
-  ids.push(ev.data.id);
+  ids.push(ev.id, ev.type);
   return ids;
 }
 
