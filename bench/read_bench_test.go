@@ -43,8 +43,8 @@ import (
 //
 // Environment: BENCH_SECONDS (per round and target, default 2),
 // BENCH_ROUNDS (default 5, medians are reported), BENCH_CLIENTS
-// (default 32), BENCH_TARGETS (target ids, comma-separated, e.g.
-// rest,grpc: those and their anchors only), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
+// (default 32), BENCH_TARGETS (the targets to run, by id, comma-separated:
+// plain-http,bare-http,rest,plain-grpc,bare-grpc,grpc,grpc-port), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
 // CREATIVEOPS_TEST_POSTGRES_URL), BENCH_LOG_REQUESTS (the server's
 // --log-requests, default its default). The OTEL_* variables trace the
 // service as they trace `creativeops serve` (docs/tracing.md); with
@@ -144,31 +144,23 @@ func BenchmarkReadRatio(b *testing.B) {
 }
 
 // selectTargets keeps the targets whose ids are listed (comma-separated;
-// all when the list is empty) and the anchors their ratios need.
+// all when the list is empty). A ratio to an anchor left out is not shown:
+// one target alone is for a profile of it.
 func selectTargets(b *testing.B, targets []readTarget, list string) []readTarget {
 	if list == "" {
 		return targets
 	}
-	keep := make([]bool, len(targets))
-	for _, id := range strings.Split(list, ",") {
-		i := slices.IndexFunc(targets, func(t readTarget) bool { return t.id == strings.TrimSpace(id) })
-		if i < 0 {
-			b.Fatalf("BENCH_TARGETS: no target %q", id)
-		}
-		keep[i] = true
-		for _, a := range []int{targets[i].bare, targets[i].plain} {
-			if a >= 0 {
-				keep[a] = true
-			}
-		}
-	}
 	index := make([]int, len(targets))
 	var out []readTarget
 	for i, t := range targets {
-		if keep[i] {
+		index[i] = -1
+		if slices.Contains(strings.Split(list, ","), t.id) {
 			index[i] = len(out)
 			out = append(out, t)
 		}
+	}
+	if len(out) == 0 {
+		b.Fatalf("BENCH_TARGETS=%s: no such target", list)
 	}
 	for i := range out {
 		for _, a := range []*int{&out[i].bare, &out[i].plain} {
