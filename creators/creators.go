@@ -53,15 +53,16 @@ type ListQuery struct {
 type Service struct {
 	store  *storage.Store
 	events *events.Emitter
-	// getQuery is Get's statement in the store's dialect, built once (see
-	// storage.Store.KeyedRead).
-	getQuery string
+	// getQuery and existsQuery are Get's and Exists' statements in the
+	// store's dialect, built once (see storage.Store.KeyedRead).
+	getQuery, existsQuery string
 }
 
 // NewService returns the creators service.
 func NewService(store *storage.Store, emitter *events.Emitter) *Service {
 	return &Service{store: store, events: emitter,
-		getQuery: store.KeyedQuery(creator.Table, getColumns, creator.FieldID, creator.FieldOrganizationID)}
+		getQuery:    store.KeyedQuery(creator.Table, getColumns, creator.FieldID, creator.FieldOrganizationID),
+		existsQuery: store.KeyedQuery(creator.Table, []string{creator.FieldID}, creator.FieldID, creator.FieldOrganizationID)}
 }
 
 // getColumns are the columns Get reads, in the order it scans them: every
@@ -147,9 +148,15 @@ func (s *Service) Get(ctx context.Context, orgID, id string) (*Creator, error) {
 	return &c, nil
 }
 
-// Exists reports whether the organization has the creator.
+// Exists reports whether the organization has the creator. Every IP
+// registration asks it first, so it is a keyed read too.
 func (s *Service) Exists(ctx context.Context, orgID, id string) (bool, error) {
-	return s.store.Read.Creator.Query().Where(creator.ID(id), creator.OrganizationID(orgID)).Exist(ctx)
+	var found string
+	err := s.store.KeyedRead(ctx, s.existsQuery, []any{id, orgID}, &found)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // List returns up to q.Limit creators after q.After, newest first.

@@ -65,6 +65,14 @@ func TestGetReadsWhatEntReads(t *testing.T) {
 					t.Errorf("Get(%s, %s): %v, want not found", read.org, read.id, err)
 				}
 			}
+			for _, read := range []struct {
+				org, id string
+				want    bool
+			}{{"org_a", with.ID, true}, {"org_b", with.ID, false}, {"org_a", "cr_missing", false}} {
+				if got, err := s.Exists(ctx, read.org, read.id); err != nil || got != read.want {
+					t.Errorf("Exists(%s, %s) = %v, %v; want %v", read.org, read.id, got, err, read.want)
+				}
+			}
 			// A request already given up reads nothing, though the read
 			// itself is not cancelled once it runs (storage.KeyedRead).
 			done, cancel := context.WithCancel(ctx)
