@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -41,7 +43,8 @@ import (
 //
 // Environment: BENCH_SECONDS (per round and target, default 2),
 // BENCH_ROUNDS (default 5, medians are reported), BENCH_CLIENTS
-// (default 32), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
+// (default 32), BENCH_TARGETS (the targets to run, by id, comma-separated:
+// plain-http,bare-http,rest,plain-grpc,bare-grpc,grpc,grpc-port), BENCH_DB (sqlite, postgres or both; PostgreSQL needs
 // CREATIVEOPS_TEST_POSTGRES_URL), BENCH_LOG_REQUESTS (the server's
 // --log-requests, default its default). The OTEL_* variables trace the
 // service as they trace `creativeops serve` (docs/tracing.md); with
@@ -60,6 +63,10 @@ type readTarget struct {
 	id   string // short, for the benchmark's metrics
 	name string
 	do   func(ctx context.Context, i int) error
+	// bare and plain index the targets this one's ratios are to: the
+	// bare server of its protocol (the same ent read, no chain) and the
+	// plain one (no database at all). -1: the target is that anchor.
+	bare, plain int
 }
 
 func BenchmarkReadRatio(b *testing.B) {
@@ -73,12 +80,14 @@ func BenchmarkReadRatio(b *testing.B) {
 	d := time.Duration(envInt("BENCH_SECONDS", 2)) * time.Second
 	var out strings.Builder
 	fmt.Fprintf(&out, "\nGET /v1/creators/{id}, %d closed-loop clients on loopback, %d rounds of %v per target (targets take turns).\n", clients, rounds, d)
-	fmt.Fprintf(&out, "req/s: the median round (all rounds); vs bare: the median of each round's ratio to the bare handler's round just before it (all rounds).\n")
+	fmt.Fprintf(&out, "req/s: the median round (all rounds). vs bare / vs plain: the median of each round's ratio to the same round of its protocol's bare server\n")
+	fmt.Fprintf(&out, "(the same ent read, no middleware) and of its plain server (no database, the same response built in memory), all rounds in parentheses.\n")
 	fmt.Fprintf(&out, "CPU per request: this process's CPU time (clients, servers, SQLite) over the target's requests; steadier than req/s on a shared machine.\n\n")
-	fmt.Fprintf(&out, "| Database | Target | req/s (rounds) | vs bare net/http (rounds) | p50 ms | p99 ms | CPU µs per request | pool waits per 1k requests | mean pool wait ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&out, "| Database | Target | req/s (rounds) | vs bare (rounds) | vs plain (rounds) | p50 ms | p99 ms | CPU µs per request | pool waits per 1k requests | mean pool wait ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, be := range backends {
 		b.Run(be.Name, func(b *testing.B) {
 			targets, db := readTargets(b, be.URL(b))
+			targets = selectTargets(b, targets, os.Getenv("BENCH_TARGETS"))
 			results := make([][]Result, len(targets))
 			// The service and the bare handlers share the database pool;
 			// targets take turns, so its waits are each target's own.
@@ -100,17 +109,13 @@ func BenchmarkReadRatio(b *testing.B) {
 			}
 			for i, t := range targets {
 				m := medianRound(results[i])
-				var each, ratios []string
-				var rs []float64
-				for r, res := range results[i] {
+				var each []string
+				for _, res := range results[i] {
 					each = append(each, fmt.Sprintf("%.0f", res.Throughput()))
-					rs = append(rs, res.Throughput()/results[0][r].Throughput())
-					ratios = append(ratios, fmt.Sprintf("%.2f", rs[r]))
 					if res.Errors > 0 {
 						b.Errorf("%s: %d errors", t.name, res.Errors)
 					}
 				}
-				ratio := median(rs)
 				var requests int
 				for _, res := range results[i] {
 					requests += res.OK + res.Errors
@@ -119,14 +124,75 @@ func BenchmarkReadRatio(b *testing.B) {
 				if waits[i].WaitCount > 0 {
 					meanWait = float64(waits[i].WaitDuration.Microseconds()) / 1000 / float64(waits[i].WaitCount)
 				}
-				fmt.Fprintf(&out, "| %s | %s | %.0f (%s) | **%.2f×** (%s) | %.2f | %.2f | %.0f | %.1f | %.2f |\n", be.Name, t.name, m.Throughput(),
-					strings.Join(each, ", "), ratio, strings.Join(ratios, ", "), float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000,
+				bare, bareRounds := roundRatios(results, i, t.bare)
+				plain, plainRounds := roundRatios(results, i, t.plain)
+				fmt.Fprintf(&out, "| %s | %s | %.0f (%s) | %s | %s | %.2f | %.2f | %.0f | %.1f | %.2f |\n", be.Name, t.name, m.Throughput(),
+					strings.Join(each, ", "), ratioCell(bare, bareRounds), ratioCell(plain, plainRounds),
+					float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000,
 					float64(cpu[i].Microseconds())/float64(max(1, requests)), 1000*float64(waits[i].WaitCount)/float64(max(1, requests)), meanWait)
-				b.ReportMetric(ratio, t.id+"-ratio")
+				if t.bare >= 0 {
+					b.ReportMetric(bare, t.id+"-ratio")
+				}
+				if t.plain >= 0 {
+					b.ReportMetric(plain, t.id+"-plain-ratio")
+				}
+				b.ReportMetric(float64(cpu[i].Microseconds())/float64(max(1, requests)), t.id+"-cpu-µs/req")
 			}
 		})
 	}
 	fmt.Fprintln(os.Stdout, out.String())
+}
+
+// selectTargets keeps the targets whose ids are listed (comma-separated;
+// all when the list is empty). A ratio to an anchor left out is not shown:
+// one target alone is for a profile of it.
+func selectTargets(b *testing.B, targets []readTarget, list string) []readTarget {
+	if list == "" {
+		return targets
+	}
+	index := make([]int, len(targets))
+	var out []readTarget
+	for i, t := range targets {
+		index[i] = -1
+		if slices.Contains(strings.Split(list, ","), t.id) {
+			index[i] = len(out)
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		b.Fatalf("BENCH_TARGETS=%s: no such target", list)
+	}
+	for i := range out {
+		for _, a := range []*int{&out[i].bare, &out[i].plain} {
+			if *a >= 0 {
+				*a = index[*a]
+			}
+		}
+	}
+	return out
+}
+
+// roundRatios is the median, over rounds, of target i's throughput over
+// target base's in the same round, and each round's ratio formatted; -1
+// and nil when base < 0.
+func roundRatios(results [][]Result, i, base int) (float64, []string) {
+	if base < 0 {
+		return -1, nil
+	}
+	var rs []float64
+	var each []string
+	for r, res := range results[i] {
+		rs = append(rs, res.Throughput()/results[base][r].Throughput())
+		each = append(each, fmt.Sprintf("%.2f", rs[r]))
+	}
+	return median(rs), each
+}
+
+func ratioCell(ratio float64, rounds []string) string {
+	if rounds == nil {
+		return "–"
+	}
+	return fmt.Sprintf("**%.2f×** (%s)", ratio, strings.Join(rounds, ", "))
 }
 
 // medianRound is the round with the median throughput.
@@ -137,9 +203,11 @@ func medianRound(rs []Result) Result {
 }
 
 // readTargets starts the service on the database, a bare net/http handler
-// and a bare gRPC server on the same rows, and returns the five loads (the
-// bare net/http handler first; gRPC on the API port and on the gRPC-only
-// port) and the pool the reads go through.
+// and a bare gRPC server on the same rows, a plain net/http handler and a
+// plain gRPC server that answer the same creator from memory, and returns
+// the seven loads (per protocol: plain, bare, then the service; gRPC on
+// the API port and on the gRPC-only port) and the pool the reads go
+// through.
 func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	logFile, err := os.Create(b.TempDir() + "/server.log")
 	if err != nil {
@@ -167,7 +235,13 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	orgID := s.OrgID
 
 	bareHTTP := serveBareHTTP(b, read, orgID)
-	bareGRPC := serveBareGRPC(b, read, orgID)
+	bareGRPC := serveCreatorsGRPC(b, &bareCreators{read: read, orgID: orgID})
+	row, err := read.Creator.Get(context.Background(), id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plainHTTP := servePlainHTTP(b, row)
+	plainGRPC := serveCreatorsGRPC(b, &bareCreators{row: row})
 	client := Client()
 	b.Cleanup(client.CloseIdleConnections)
 	grpcService := grpcClients(b, s.Addr, s.AdminKey)
@@ -180,6 +254,7 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 	go func() { _ = s.ServeGRPC(grpcLn) }()
 	grpcPort := grpcClients(b, grpcLn.Addr().String(), s.AdminKey)
 	grpcBare := grpcClients(b, bareGRPC, "")
+	grpcPlain := grpcClients(b, plainGRPC, "")
 	getRequest := &creativeopsv1.GetCreatorRequest{Id: id}
 	grpcGet := func(cs []creativeopsv1.CreatorsServiceClient) func(ctx context.Context, i int) error {
 		return func(ctx context.Context, i int) error {
@@ -195,11 +270,13 @@ func readTargets(b *testing.B, url string) ([]readTarget, *sql.DB) {
 		return func(ctx context.Context, _ int) error { return f(ctx) }
 	}
 	return []readTarget{
-		{"bare-http", "bare net/http (ent read, JSON)", restGet(bareHTTP+"/v1/creators/"+id, "")},
-		{"rest", "REST GET /v1/creators/{id}", restGet(s.URL+"/v1/creators/"+id, s.AdminKey)},
-		{"bare-grpc", "bare gRPC server (ent read)", grpcGet(grpcBare)},
-		{"grpc", "gRPC GetCreator (API port)", grpcGet(grpcService)},
-		{"grpc-port", "gRPC GetCreator (--grpc-addr)", grpcGet(grpcPort)},
+		{"plain-http", "plain net/http (no database, JSON)", restGet(plainHTTP+"/v1/creators/"+id, ""), -1, -1},
+		{"bare-http", "bare net/http (ent read, JSON)", restGet(bareHTTP+"/v1/creators/"+id, ""), -1, 0},
+		{"rest", "REST GET /v1/creators/{id}", restGet(s.URL+"/v1/creators/"+id, s.AdminKey), 1, 0},
+		{"plain-grpc", "plain gRPC server (no database)", grpcGet(grpcPlain), -1, -1},
+		{"bare-grpc", "bare gRPC server (ent read)", grpcGet(grpcBare), -1, 3},
+		{"grpc", "gRPC GetCreator (API port)", grpcGet(grpcService), 4, 3},
+		{"grpc-port", "gRPC GetCreator (--grpc-addr)", grpcGet(grpcPort), 4, 3},
 	}, s.Store.ReadDB()
 }
 
@@ -237,9 +314,26 @@ type creatorJSON struct {
 }
 
 func serveBareHTTP(b *testing.B, read *ent.Client, orgID string) string {
+	return serveCreatorJSON(b, func(r *http.Request) (*ent.Creator, error) {
+		return read.Creator.Query().Where(creator.ID(r.PathValue("id")), creator.OrganizationID(orgID)).Only(r.Context())
+	})
+}
+
+// servePlainHTTP answers every read with row, from memory: what net/http
+// and encoding/json cost with no database at all.
+func servePlainHTTP(b *testing.B, row *ent.Creator) string {
+	return serveCreatorJSON(b, func(r *http.Request) (*ent.Creator, error) {
+		if r.PathValue("id") != row.ID {
+			return nil, fmt.Errorf("creator %q not found", r.PathValue("id"))
+		}
+		return row, nil
+	})
+}
+
+func serveCreatorJSON(b *testing.B, get func(*http.Request) (*ent.Creator, error)) string {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/creators/{id}", func(w http.ResponseWriter, r *http.Request) {
-		c, err := read.Creator.Query().Where(creator.ID(r.PathValue("id")), creator.OrganizationID(orgID)).Only(r.Context())
+		c, err := get(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
@@ -257,16 +351,24 @@ func serveBareHTTP(b *testing.B, read *ent.Client, orgID string) string {
 	return "http://" + ln.Addr().String()
 }
 
+// bareCreators reads the creator through ent or, when row is set (the
+// plain server), answers row from memory.
 type bareCreators struct {
 	creativeopsv1.UnimplementedCreatorsServiceServer
 	read  *ent.Client
 	orgID string
+	row   *ent.Creator
 }
 
 func (s *bareCreators) GetCreator(ctx context.Context, req *creativeopsv1.GetCreatorRequest) (*creativeopsv1.Creator, error) {
-	c, err := s.read.Creator.Query().Where(creator.ID(req.GetId()), creator.OrganizationID(s.orgID)).Only(ctx)
-	if err != nil {
-		return nil, err
+	c := s.row
+	if c == nil {
+		var err error
+		if c, err = s.read.Creator.Query().Where(creator.ID(req.GetId()), creator.OrganizationID(s.orgID)).Only(ctx); err != nil {
+			return nil, err
+		}
+	} else if req.GetId() != c.ID {
+		return nil, status.Errorf(codes.NotFound, "creator %q not found", req.GetId())
 	}
 	out := &creativeopsv1.Creator{Id: c.ID, Name: c.Name, Email: c.Email, Vertical: c.Vertical, Status: c.Status,
 		CreatedAt: timestamppb.New(c.CreatedAt), UpdatedAt: timestamppb.New(c.UpdatedAt)}
@@ -276,9 +378,10 @@ func (s *bareCreators) GetCreator(ctx context.Context, req *creativeopsv1.GetCre
 	return out, nil
 }
 
-func serveBareGRPC(b *testing.B, read *ent.Client, orgID string) string {
+// serveCreatorsGRPC serves bc on a gRPC server with no interceptors.
+func serveCreatorsGRPC(b *testing.B, bc *bareCreators) string {
 	srv := grpc.NewServer()
-	creativeopsv1.RegisterCreatorsServiceServer(srv, &bareCreators{read: read, orgID: orgID})
+	creativeopsv1.RegisterCreatorsServiceServer(srv, bc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +74,8 @@ type Runner struct {
 	onDone  func(status string, async bool)
 	clock   clock.Clock
 	tracker Tracker
+	// getQuery is Get's statement in the store's dialect, built once.
+	getQuery string
 }
 
 // NewRunner returns a runner that stores jobs in store, emits their events
@@ -81,7 +84,8 @@ type Runner struct {
 // or failed). Tracked runs are dated by clk when their context gives no
 // as_of, and their plans are kept by tracker.
 func NewRunner(store *storage.Store, emitter *events.Emitter, queue *river.Client[*sql.Tx], log *slog.Logger, onDone func(status string, async bool), clk clock.Clock, tracker Tracker) *Runner {
-	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone, clock: clk, tracker: tracker}
+	return &Runner{store: store, events: emitter, river: queue, log: log, onDone: onDone, clock: clk, tracker: tracker,
+		getQuery: store.KeyedQuery(job.Table, getColumns, job.FieldID, job.FieldOrganizationID)}
 }
 
 // On returns a runner like r that stores jobs through store: the workers'
@@ -135,16 +139,54 @@ func toJob(j *ent.Job) *Job {
 	}
 }
 
-// Get returns a job of the organization.
+// getColumns are the columns Get reads, in the order it scans them: all
+// but updated_at and current_step, which the API does not show.
+var getColumns = []string{
+	job.FieldID, job.FieldOrganizationID, job.FieldKeyID, job.FieldStatus, job.FieldVertical, job.FieldWorkflow,
+	job.FieldContext, job.FieldResult, job.FieldProgress, job.FieldAttempts, job.FieldAsync,
+	job.FieldTrack, job.FieldCreatorID, job.FieldPlanID,
+	job.FieldErrorCode, job.FieldErrorMessage, job.FieldErrorStep, job.FieldCreatedAt, job.FieldStartedAt, job.FieldCompletedAt,
+}
+
+// Get returns a job of the organization. Clients poll their asynchronous
+// runs with it, so it is a keyed read (storage.Store.KeyedRead), as a
+// creator's is, rather than an ent query.
 func (r *Runner) Get(ctx context.Context, orgID, id string) (*Job, error) {
-	j, err := r.store.Read.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx)
-	if ent.IsNotFound(err) {
+	var j Job
+	var contextData, resultData []byte
+	// Optional columns are NULL until set; ent reads NULL as the zero value.
+	var errorCode, errorMessage, errorStep sql.NullString
+	var startedAt, completedAt sql.NullTime
+	err := r.store.KeyedRead(ctx, r.getQuery, []any{id, orgID},
+		&j.ID, &j.OrganizationID, &j.KeyID, &j.Status, &j.Vertical, &j.Workflow, &contextData, &resultData, &j.Progress, &j.Attempts, &j.Async,
+		&j.Track, &j.CreatorID, &j.PlanID,
+		&errorCode, &errorMessage, &errorStep, &j.CreatedAt, &startedAt, &completedAt)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apierror.NotFound("job", id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return toJob(j), nil
+	j.ErrorCode, j.ErrorMessage, j.ErrorStep = errorCode.String, errorMessage.String, errorStep.String
+	if startedAt.Valid {
+		j.StartedAt = &startedAt.Time
+	}
+	if completedAt.Valid {
+		j.CompletedAt = &completedAt.Time
+	}
+	// As ent reads a JSON column: no value, or JSON's null, is a nil map.
+	for _, m := range []struct {
+		column string
+		data   []byte
+		to     *map[string]any
+	}{{job.FieldContext, contextData, &j.Context}, {job.FieldResult, resultData, &j.Result}} {
+		if len(m.data) > 0 {
+			if err := json.Unmarshal(m.data, m.to); err != nil {
+				return nil, fmt.Errorf("job %s: %s: %w", id, m.column, err)
+			}
+		}
+	}
+	return &j, nil
 }
 
 // ListQuery selects a page of jobs, newest first.

@@ -1,13 +1,21 @@
 package server
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/server/edge"
 )
 
@@ -51,5 +59,69 @@ func BenchmarkDecodeDeepBody(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = protojson.Unmarshal(body, &creativeopsv1.CreateCreatorRequest{})
+	}
+}
+
+// invokedConn records the method the gateway calls and fails the call.
+type invokedConn struct{ method string }
+
+func (c *invokedConn) Invoke(_ context.Context, method string, _, _ any, _ ...grpc.CallOption) error {
+	c.method = method
+	return status.Error(codes.Unavailable, "recorded")
+}
+
+func (c *invokedConn) NewStream(context.Context, *grpc.StreamDesc, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+	return nil, status.Error(codes.Unimplemented, "no streams")
+}
+
+// The router hands every REST route to its own service's gateway, which
+// calls the method the gateway of every service calls for it; other
+// requests go to the latter, which answers them as before.
+func TestGatewayRouterRoutesEveryMethodToItsService(t *testing.T) {
+	conn := &invokedConn{}
+	g, err := newGateway(t.Context(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`\{[^}]*\}`)
+	var routed int
+	for _, m := range rpcrule.All() {
+		if m.Template == "" {
+			continue
+		}
+		path := param.ReplaceAllString(m.Template, "x1")
+		call := func(h http.Handler) (string, int) {
+			conn.method = ""
+			r := httptest.NewRequest(m.HTTPMethod, path, strings.NewReader("{}"))
+			r.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			return conn.method, w.Code
+		}
+		own := g.byService[serviceOf(m.FullMethod)]
+		if own == nil {
+			t.Errorf("%s: no gateway for its service", m.FullMethod)
+			continue
+		}
+		if got, code := call(own); got != m.FullMethod {
+			t.Errorf("%s %s through its service's gateway: called %q (status %d), want %s", m.HTTPMethod, path, got, code, m.FullMethod)
+		}
+		if got, _ := call(g); got != m.FullMethod {
+			t.Errorf("%s %s through the router: called %q, want %s", m.HTTPMethod, path, got, m.FullMethod)
+		}
+		if got, _ := call(g.all); got != m.FullMethod {
+			t.Errorf("%s %s through the gateway of every service: called %q, want %s", m.HTTPMethod, path, got, m.FullMethod)
+		}
+		routed++
+	}
+	if routed < 20 {
+		t.Fatalf("%d REST routes, expected every API method's", routed)
+	}
+	for _, r := range []*http.Request{httptest.NewRequest("GET", "/v1/nowhere", nil), httptest.NewRequest("DELETE", "/v1/creators", nil)} {
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, r)
+		if w.Code != http.StatusNotFound && w.Code != http.StatusNotImplemented && w.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: %d %s, want the gateway's refusal", r.Method, r.URL.Path, w.Code, w.Body)
+		}
 	}
 }

@@ -399,42 +399,49 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 
 // newGateway is the REST facade: every service's grpc-gateway handlers,
 // calling the services in process through the interceptor chain.
-func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (http.Handler, error) {
-	gw := newGatewayMux()
-	for _, register := range []func(context.Context, *runtimeMux, grpc.ClientConnInterface) error{
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (*gatewayRouter, error) {
+	g := &gatewayRouter{all: newGatewayMux(), byService: map[string]*runtimeMux{}}
+	for _, svc := range []struct {
+		name     string
+		register func(context.Context, *runtimeMux, grpc.ClientConnInterface) error
+	}{
+		{creativeopsv1.CreatorsService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterCreatorsServiceHandlerClient(ctx, m, creativeopsv1.NewCreatorsServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.KeysService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterKeysServiceHandlerClient(ctx, m, creativeopsv1.NewKeysServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.OAuthClientsService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterOAuthClientsServiceHandlerClient(ctx, m, creativeopsv1.NewOAuthClientsServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.EngineService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterEngineServiceHandlerClient(ctx, m, creativeopsv1.NewEngineServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.IPService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterIPServiceHandlerClient(ctx, m, creativeopsv1.NewIPServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.WebhooksService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterWebhooksServiceHandlerClient(ctx, m, creativeopsv1.NewWebhooksServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.AnalyticsService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.AuditService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAuditServiceHandlerClient(ctx, m, creativeopsv1.NewAuditServiceClient(c))
-		},
-		func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+		}},
+		{creativeopsv1.PlansService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterPlansServiceHandlerClient(ctx, m, creativeopsv1.NewPlansServiceClient(c))
-		},
+		}},
 	} {
-		if err := register(ctx, gw, conn); err != nil {
-			return nil, err
+		own := newGatewayMux()
+		for _, m := range []*runtimeMux{g.all, own} {
+			if err := svc.register(ctx, m, conn); err != nil {
+				return nil, err
+			}
 		}
+		g.byService[svc.name] = own
 	}
-	return gw, nil
+	return g, nil
 }
 
 // SyncKeys makes this instance observe API key changes committed so far

@@ -521,6 +521,9 @@ func (mr *modeRun) maxRound(ctx context.Context, o options, round int) error {
 		mr.res.GetOnlyRounds = append(mr.res.GetOnlyRounds, get)
 		log.Printf("%s: round %d: mix %.0f req/s, without IP %.0f req/s, read creator %.0f req/s", m, round+1,
 			mx.Phase.Throughput(), noIP.Phase.Throughput(), get.Phase.Throughput())
+		// A REST read's cost to the server process alone, beside
+		// make bench-read's (whose process holds the clients too).
+		log.Printf("%s: round %d: read creator alone %s", m, round+1, describeUsage(get))
 	})
 }
 
