@@ -1,9 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +98,23 @@ func TestQueueInsertNotifiesEachCommit(t *testing.T) {
 		if n.Payload != `{"queue": "`+webhooks.Queue+`"}` {
 			t.Errorf("NOTIFY payload %q", n.Payload)
 		}
+	}
+}
+
+// River's records of work a stop canceled are dropped; its other errors,
+// and anything at WARN or above that is not a cancellation, are kept.
+func TestRiverLogDropsCanceledWork(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(discardBelow{slog.NewTextHandler(&buf, nil), slog.LevelWarn})
+	log.Error("maintenance.PeriodicJobEnqueuer: Error starting transaction", "error", context.Canceled)
+	log.Error("maintenance.PeriodicJobEnqueuer: Error starting transaction", "error", fmt.Errorf("begin: %w", context.Canceled))
+	log.Error("jobexecutor: job failed", "error", "context canceled")
+	log.Info("an informational line")
+	if buf.Len() != 0 {
+		t.Fatalf("logged: %s", buf.String())
+	}
+	log.Error("jobexecutor: job failed", "error", errors.New("disk full"))
+	if !strings.Contains(buf.String(), "disk full") {
+		t.Fatalf("a real error was dropped: %q", buf.String())
 	}
 }

@@ -725,6 +725,25 @@ func (d discardBelow) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= d.min && d.Handler.Enabled(ctx, l)
 }
 
+// Handle drops River's records of work a stopping service canceled (its
+// periodic-job enqueuer reports the canceled transaction of a shutdown as an
+// ERROR): a clean stop logs no error.
+func (d discardBelow) Handle(ctx context.Context, r slog.Record) error {
+	canceled := false
+	r.Attrs(func(a slog.Attr) bool {
+		if err, ok := a.Value.Any().(error); ok && errors.Is(err, context.Canceled) {
+			canceled = true
+		} else if a.Key == "error" && a.Value.Kind() == slog.KindString && a.Value.String() == context.Canceled.Error() {
+			canceled = true
+		}
+		return !canceled
+	})
+	if canceled {
+		return nil
+	}
+	return d.Handler.Handle(ctx, r)
+}
+
 func (d discardBelow) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return discardBelow{d.Handler.WithAttrs(attrs), d.min}
 }
