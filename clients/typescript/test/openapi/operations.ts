@@ -173,6 +173,48 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   op("WebhooksService_DeleteWebhook");
   check(del.response.status === 204, `delete webhook: ${del.response.status}`);
 
+  // Plans: the run above, tracked
+  const plan = must(op("PlansService_CreatePlan"), await api.POST("/v1/plans", { body: { job_id: job.id, remind_days_before: 5 } }));
+  check(plan.id.startsWith("plan_") && plan.revision === 1 && plan.remind_days_before === 5, "plan created");
+  const first = plan.milestones[0];
+  check(first !== undefined && first.state === "pending", "plan milestones");
+  const milestoneKey = first?.key ?? "";
+  const planGot = must(op("PlansService_GetPlan"), await api.GET("/v1/plans/{id}", { params: { path: { id: plan.id } } }));
+  check(planGot.job_id === job.id, "plan read");
+  const plans = must(op("PlansService_ListPlans"), await api.GET("/v1/plans", { params: { query: { state: "active", vertical: "music" } } }));
+  check(plans.plans.some((p) => p.id === plan.id), "plan listed");
+  const updated = must(
+    op("PlansService_UpdatePlan"),
+    await api.PATCH("/v1/plans/{id}", { params: { path: { id: plan.id } }, body: { auto_replan: false } }),
+  );
+  check(updated.auto_replan === false, "plan updated");
+  const milestone = { params: { path: { id: plan.id, key: milestoneKey } } };
+  const done = must(op("PlansService_CompleteMilestone"), await api.POST("/v1/plans/{id}/milestones/{key}:complete", milestone));
+  check(done.milestones.find((m) => m.key === milestoneKey)?.state === "done", "milestone done");
+  const reopened = must(op("PlansService_ReopenMilestone"), await api.POST("/v1/plans/{id}/milestones/{key}:reopen", milestone));
+  check(reopened.milestones.find((m) => m.key === milestoneKey)?.done_at === null, "milestone reopened");
+  const skipped = must(op("PlansService_SkipMilestone"), await api.POST("/v1/plans/{id}/milestones/{key}:skip", milestone));
+  check(skipped.milestones.find((m) => m.key === milestoneKey)?.state === "skipped", "milestone skipped");
+  const replanned = must(
+    op("PlansService_ReplanPlan"),
+    await api.POST("/v1/plans/{id}:replan", { params: { path: { id: plan.id } }, body: { context: { artist: "Nova Reyes" } } }),
+  );
+  const kept: ("moved" | "added" | "removed" | "kept")[] = replanned.changes.map((c) => c.change);
+  check(replanned.plan.revision === 2 && kept.every((c) => c !== "removed"), "re-planned");
+  const feed = must(op("PlansService_CreatePlanFeed"), await api.POST("/v1/plans/{id}:createFeed", { params: { path: { id: plan.id } } }));
+  const feedToken = new URL(feed.url).searchParams.get("token") ?? "";
+  const ics = await createClient<paths>({ baseUrl }).GET("/v1/plans/{id}/calendar.ics", {
+    params: { path: { id: plan.id }, query: { token: feedToken } },
+    parseAs: "text",
+  });
+  op("PlansService_GetPlanCalendar");
+  check(ics.response.status === 200 && (ics.data ?? "").startsWith("BEGIN:VCALENDAR"), `calendar feed: ${ics.response.status}`);
+  const revokedFeed = must(op("PlansService_RevokePlanFeed"), await api.POST("/v1/plans/{id}:revokeFeed", { params: { path: { id: plan.id } } }));
+  check(revokedFeed.feed_active === false, "feed revoked");
+  const planDeleted = await api.DELETE("/v1/plans/{id}", { params: { path: { id: plan.id } } });
+  op("PlansService_DeletePlan");
+  check(planDeleted.response.status === 204, `delete plan: ${planDeleted.response.status}`);
+
   // Analytics
   const usage = must(op("AnalyticsService_GetUsage"), await api.GET("/v1/analytics/usage", { params: { query: { granularity: "hour" } } }));
   check(usage.granularity === "hour", "usage granularity");
