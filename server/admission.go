@@ -100,9 +100,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 			return r, nil, false
 		}
 		a.charge, a.charged = s.chargeRate(r.Context(), p), true
-		for k, v := range a.charge.headers() {
-			w.Header()[http.CanonicalHeaderKey(k)] = v
-		}
+		a.charge.setHeaders(w.Header())
 		if !a.charge.d.Allowed {
 			s.metrics.rateLimited.Inc()
 			if !hasBody || r.ContentLength >= 0 && r.ContentLength <= edge.SmallBodyBytes {

@@ -5,15 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/plans"
@@ -60,12 +56,10 @@ func (s *Server) servePlanCalendar(w http.ResponseWriter, r *http.Request) {
 		ri.orgID = fp.OrganizationID
 		d := s.limiter.Take(ctx, "plan_feed:"+fp.TokenHash, plans.FeedRateLimit)
 		c := rateCharge{lim: plans.FeedRateLimit, d: d}
-		for k, v := range c.headers() {
-			w.Header()[http.CanonicalHeaderKey(k)] = v
-		}
+		c.setHeaders(w.Header())
 		if !d.Allowed {
 			s.metrics.rateLimited.Inc()
-			writeError(w, r, feedRateLimited(c).GRPCStatus())
+			writeError(w, r, c.exceeded("a calendar feed URL may be fetched %s times per second", nil).GRPCStatus())
 			return
 		}
 	} else {
@@ -83,9 +77,7 @@ func (s *Server) servePlanCalendar(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		c := s.chargeRate(ctx, p)
-		for k, v := range c.headers() {
-			w.Header()[http.CanonicalHeaderKey(k)] = v
-		}
+		c.setHeaders(w.Header())
 		if !c.d.Allowed {
 			s.metrics.rateLimited.Inc()
 			writeError(w, r, c.refusal(p.KeyID).GRPCStatus())
@@ -113,14 +105,4 @@ func (s *Server) servePlanCalendar(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	// ServeContent answers If-None-Match (304), HEAD and ranges.
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-}
-
-// feedRateLimited is the error of a feed URL polled beyond its limit.
-func feedRateLimited(c rateCharge) *apierror.Error {
-	retry := c.retryAfter()
-	e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED", fmt.Sprintf(
-		"rate limit exceeded: a calendar feed URL may be fetched %s times per second (bursts of %d); retry after %d s",
-		strconv.FormatFloat(c.lim.RequestsPerSecond, 'f', -1, 64), c.lim.Burst, retry))
-	e.Metadata = map[string]string{"retry_after_seconds": strconv.Itoa(retry)}
-	return e
 }

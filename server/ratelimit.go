@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
 	"strconv"
 
 	"google.golang.org/grpc"
@@ -39,15 +41,31 @@ func (c rateCharge) headers() metadata.MD {
 	return md
 }
 
+// setHeaders writes the headers that report the charge on an HTTP
+// response (a route answered before the gateway or the interceptors).
+func (c rateCharge) setHeaders(h http.Header) {
+	for k, v := range c.headers() {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+}
+
 func (c rateCharge) retryAfter() int { return max(1, ratelimit.CeilSeconds(c.d.RetryAfter)) }
 
 // refusal is the error of a request beyond its key's limit.
 func (c rateCharge) refusal(keyID string) *apierror.Error {
+	return c.exceeded("this API key may make %s requests per second", map[string]string{"key_id": keyID})
+}
+
+// exceeded is the error of a request beyond the limit the charge spent:
+// allowance says who may do how much (a %s for the rate); metadata joins
+// the retry delay in the error's details.
+func (c rateCharge) exceeded(allowance string, metadata map[string]string) *apierror.Error {
 	retry := c.retryAfter()
 	e := apierror.New(codes.ResourceExhausted, "RATE_LIMITED", fmt.Sprintf(
-		"rate limit exceeded: this API key may make %s requests per second (bursts of %d); retry after %d s",
+		"rate limit exceeded: "+allowance+" (bursts of %d); retry after %d s",
 		strconv.FormatFloat(c.lim.RequestsPerSecond, 'f', -1, 64), c.lim.Burst, retry))
-	e.Metadata = map[string]string{"retry_after_seconds": strconv.Itoa(retry), "key_id": keyID}
+	e.Metadata = map[string]string{"retry_after_seconds": strconv.Itoa(retry)}
+	maps.Copy(e.Metadata, metadata)
 	return e
 }
 
