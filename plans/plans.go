@@ -170,8 +170,8 @@ func (s *Service) Track(ctx context.Context, tx *ent.Client, _ *sql.Tx, j *jobs.
 // New describes a plan to track from a completed job.
 type New struct {
 	JobID, CreatorID string
-	RemindDaysBefore *int  // nil: DefaultRemindDaysBefore
-	AutoReplan       *bool // nil: DefaultAutoReplan
+	// Unset settings take DefaultRemindDaysBefore and DefaultAutoReplan.
+	Settings
 }
 
 // Create tracks the plan of a completed job of the organization.

@@ -19,20 +19,19 @@ type plansService struct {
 }
 
 func (s *plansService) CreatePlan(ctx context.Context, req *creativeopsv1.CreatePlanRequest) (*creativeopsv1.Plan, error) {
-	in := plans.New{JobID: req.GetJobId(), CreatorID: req.GetCreatorId()}
-	if req.RemindDaysBefore != nil {
-		v := int(req.GetRemindDaysBefore())
+	in := plans.New{JobID: req.GetJobId(), CreatorID: req.GetCreatorId(), Settings: settings(req.RemindDaysBefore, req.AutoReplan)}
+	return rendered(s.plans.Create(ctx, principal(ctx).OrganizationID, in))
+}
+
+// settings are a request's plan settings; an unset one stays nil.
+func settings(remindDaysBefore *int32, autoReplan *bool) plans.Settings {
+	var in plans.Settings
+	if remindDaysBefore != nil {
+		v := int(*remindDaysBefore)
 		in.RemindDaysBefore = &v
 	}
-	if req.AutoReplan != nil {
-		v := req.GetAutoReplan()
-		in.AutoReplan = &v
-	}
-	p, err := s.plans.Create(ctx, principal(ctx).OrganizationID, in)
-	if err != nil {
-		return nil, err
-	}
-	return wire.Plan(p), nil
+	in.AutoReplan = autoReplan
+	return in
 }
 
 func (s *plansService) ListPlans(ctx context.Context, req *creativeopsv1.ListPlansRequest) (*creativeopsv1.ListPlansResponse, error) {
@@ -56,28 +55,11 @@ func (s *plansService) ListPlans(ctx context.Context, req *creativeopsv1.ListPla
 }
 
 func (s *plansService) GetPlan(ctx context.Context, req *creativeopsv1.GetPlanRequest) (*creativeopsv1.Plan, error) {
-	p, err := s.plans.Get(ctx, principal(ctx).OrganizationID, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	return wire.Plan(p), nil
+	return rendered(s.plans.Get(ctx, principal(ctx).OrganizationID, req.GetId()))
 }
 
 func (s *plansService) UpdatePlan(ctx context.Context, req *creativeopsv1.UpdatePlanRequest) (*creativeopsv1.Plan, error) {
-	var in plans.Settings
-	if req.RemindDaysBefore != nil {
-		v := int(req.GetRemindDaysBefore())
-		in.RemindDaysBefore = &v
-	}
-	if req.AutoReplan != nil {
-		v := req.GetAutoReplan()
-		in.AutoReplan = &v
-	}
-	p, err := s.plans.Update(ctx, principal(ctx).OrganizationID, req.GetId(), in)
-	if err != nil {
-		return nil, err
-	}
-	return wire.Plan(p), nil
+	return rendered(s.plans.Update(ctx, principal(ctx).OrganizationID, req.GetId(), settings(req.RemindDaysBefore, req.AutoReplan)))
 }
 
 func (s *plansService) DeletePlan(ctx context.Context, req *creativeopsv1.DeletePlanRequest) (*emptypb.Empty, error) {
@@ -88,18 +70,19 @@ func (s *plansService) DeletePlan(ctx context.Context, req *creativeopsv1.Delete
 }
 
 func (s *plansService) CompleteMilestone(ctx context.Context, req *creativeopsv1.CompleteMilestoneRequest) (*creativeopsv1.Plan, error) {
-	return s.milestone(s.plans.Complete(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
+	return rendered(s.plans.Complete(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
 }
 
 func (s *plansService) SkipMilestone(ctx context.Context, req *creativeopsv1.SkipMilestoneRequest) (*creativeopsv1.Plan, error) {
-	return s.milestone(s.plans.Skip(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
+	return rendered(s.plans.Skip(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
 }
 
 func (s *plansService) ReopenMilestone(ctx context.Context, req *creativeopsv1.ReopenMilestoneRequest) (*creativeopsv1.Plan, error) {
-	return s.milestone(s.plans.Reopen(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
+	return rendered(s.plans.Reopen(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetKey()))
 }
 
-func (s *plansService) milestone(p *plans.Plan, err error) (*creativeopsv1.Plan, error) {
+// rendered is a plans method's plan as the API returns it.
+func rendered(p *plans.Plan, err error) (*creativeopsv1.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
