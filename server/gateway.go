@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/textproto"
 	"regexp"
 	"strings"
 
@@ -59,13 +58,15 @@ var forwardedResponseHeaders = map[string]bool{
 }
 
 // forwardedRequestHeaders are the HTTP request headers passed to the
-// services as gRPC metadata.
-var forwardedRequestHeaders = map[string]bool{
-	"Authorization":   true,
-	"Idempotency-Key": true,
+// services as gRPC metadata, by their (canonical) name, with the metadata
+// key each becomes. The gateway passes Authorization on by itself: naming
+// it here too made every request carry its key twice, and the matcher's
+// keys in lower case spare metadata.Pairs a copy of each.
+var forwardedRequestHeaders = map[string]string{
+	"Idempotency-Key": "idempotency-key",
 	// A dashboard session: its cookie and CSRF token (dashboard/sessions.go).
-	"Cookie":       true,
-	"X-Csrf-Token": true,
+	"Cookie":       "cookie",
+	"X-Csrf-Token": "x-csrf-token",
 }
 
 type runtimeMux = runtime.ServeMux
@@ -77,9 +78,10 @@ func newGatewayMux() *runtime.ServeMux {
 	}
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: jsonBodies{jsonpb}}),
+		// The gateway hands the matcher each header's canonical name.
 		runtime.WithIncomingHeaderMatcher(func(key string) (string, bool) {
-			key = textproto.CanonicalMIMEHeaderKey(key)
-			return key, forwardedRequestHeaders[key]
+			md, ok := forwardedRequestHeaders[key]
+			return md, ok
 		}),
 		runtime.WithOutgoingHeaderMatcher(func(key string) (string, bool) {
 			return key, forwardedResponseHeaders[key]

@@ -11,9 +11,11 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/creativeops/creativeops/dashboard"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/server/edge"
@@ -122,6 +124,34 @@ func TestGatewayRouterRoutesEveryMethodToItsService(t *testing.T) {
 		g.ServeHTTP(w, r)
 		if w.Code != http.StatusNotFound && w.Code != http.StatusNotImplemented && w.Code != http.StatusMethodNotAllowed {
 			t.Errorf("%s %s: %d %s, want the gateway's refusal", r.Method, r.URL.Path, w.Code, w.Body)
+		}
+	}
+}
+
+// The gateway passes the services the request headers they read, each
+// once and by its metadata key, and no other: the credential, a
+// dashboard session's cookie and CSRF token, and the Idempotency-Key.
+func TestGatewayForwardsRequestHeaders(t *testing.T) {
+	r := httptest.NewRequest("POST", "/v1/creators", nil)
+	r.Header.Set("Authorization", "Bearer k")
+	r.Header.Set("idempotency-key", "i")
+	r.Header.Set("Cookie", "s=c")
+	r.Header.Set(dashboard.CSRFHeader, "t")
+	r.Header.Set("User-Agent", "ua")
+	r.Header.Set("X-Request-Id", "req_1")
+	ctx, err := runtime.AnnotateContext(context.Background(), newGatewayMux(), r, "/creativeops.v1.CreatorsService/CreateCreator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := metadata.FromOutgoingContext(ctx)
+	for key, want := range map[string]string{"authorization": "Bearer k", "idempotency-key": "i", "cookie": "s=c", "x-csrf-token": "t"} {
+		if got := md.Get(key); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %q, want [%q]", key, got, want)
+		}
+	}
+	for _, key := range []string{"user-agent", "x-request-id"} {
+		if got := md.Get(key); len(got) != 0 {
+			t.Errorf("%s forwarded: %q", key, got)
 		}
 	}
 }
