@@ -480,14 +480,12 @@ func (s *Server) Handler() http.Handler {
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)
 				}
-				var (
-					p  *auth.Principal
-					ok bool
-				)
-				if r, p, ok = s.admit(w, r, ri, refuse); !ok {
+				a, ok := s.admit(w, r, ri, refuse)
+				if !ok {
 					return
 				}
-				limit, release, ok := s.bodies.Admit(w, r, p, refuse)
+				r = withAdmitted(r, a)
+				limit, release, ok := s.bodies.Admit(w, r, a.p, refuse)
 				if !ok {
 					return
 				}
