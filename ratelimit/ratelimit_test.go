@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/auth"
 )
@@ -64,5 +65,21 @@ func TestRefund(t *testing.T) {
 	}
 	if _, ok := l.buckets.Load("fresh"); ok {
 		t.Error("Refund created a bucket")
+	}
+}
+
+// RateLimit reads as the draft writes it.
+func TestRateLimitHeaderFormat(t *testing.T) {
+	for _, c := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Limit: auth.RateLimit{Burst: 200}, Remaining: 199, Reset: 10 * time.Millisecond}, "limit=200, remaining=199, reset=1"},
+		{Decision{Limit: auth.RateLimit{Burst: 1}, Remaining: 0, Reset: 0}, "limit=1, remaining=0, reset=0"},
+		{Decision{Limit: auth.RateLimit{Burst: 1e9}, Remaining: 123456789, Reset: 90 * time.Second}, "limit=1000000000, remaining=123456789, reset=90"},
+	} {
+		if got := Header(c.d); got != c.want {
+			t.Errorf("Header(%+v) = %q, want %q", c.d, got, c.want)
+		}
 	}
 }

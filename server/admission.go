@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/textproto"
 	"strings"
 
 	"google.golang.org/grpc/metadata"
@@ -40,9 +41,25 @@ type admitted struct {
 
 type admittedKey struct{}
 
+// admittedFrom is what admission learned of the request ctx serves: a REST
+// request carries it in its requestInfo (one context value less per
+// request), a Connect or gRPC-Web call, whose requestInfo the gRPC server
+// does not see, in a value of its own (withAdmitted).
 func admittedFrom(ctx context.Context) (admitted, bool) {
+	if ri := requestInfoFrom(ctx); ri != nil && ri.admitted.p != nil {
+		return ri.admitted, true
+	}
 	a, ok := ctx.Value(admittedKey{}).(admitted)
 	return a, ok
+}
+
+// withAdmitted passes what admission learned of a Connect or gRPC-Web call
+// on to the interceptors.
+func withAdmitted(r *http.Request, a admitted) *http.Request {
+	if a.p == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), admittedKey{}, a))
 }
 
 // methodOf is the API method a request calls: by its gRPC name over
@@ -56,16 +73,16 @@ func methodOf(r *http.Request) (rpcrule.Method, bool) {
 
 // admit admits an API request before its body is read. When it refuses
 // the request it answers through refuse (in the caller's protocol) and
-// returns false; otherwise it returns the request to serve, carrying what
-// it learned, and the caller (nil when the request needs no credential, or
-// when it has neither a body nor a route the gateway would serve: the
-// gateway answers those as before). What it learns of the caller (key,
-// organization, route) goes into ri.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, refuse func(*status.Status)) (*http.Request, *auth.Principal, bool) {
+// returns false; otherwise it returns what it learned, for the caller to
+// pass on to the interceptors: the caller (nil when the request needs no
+// credential, or when it has neither a body nor a route the gateway would
+// serve: the gateway answers those as before) and the token it spent.
+// What it learns of the caller (key, organization, route) goes into ri.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, refuse func(*status.Status)) (admitted, bool) {
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	m, known := methodOf(r)
 	if !needsCredential(r) || !hasBody && !known {
-		return r, nil, true
+		return admitted{}, true
 	}
 	if known {
 		// Logs and metrics name even a refused request by its route.
@@ -89,7 +106,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 			// only that it was internal.
 			refuse(status.Convert(toStatusError(r.Context(), s.log, err)))
 		}
-		return r, nil, false
+		return admitted{}, false
 	}
 	ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
 	a := admitted{p: p}
@@ -97,7 +114,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if known && m.Scope != "" {
 		if !p.Allows(m.Scope) {
 			refuse(missingScope(m.Scope).GRPCStatus())
-			return r, nil, false
+			return admitted{}, false
 		}
 		a.charge, a.charged = s.chargeRate(r.Context(), p), true
 		a.charge.setHeaders(w.Header())
@@ -107,10 +124,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 				refuse = drain
 			}
 			refuse(a.charge.refusal(p.KeyID).GRPCStatus())
-			return r, nil, false
+			return admitted{}, false
 		}
 	}
-	return r.WithContext(context.WithValue(r.Context(), admittedKey{}, a)), p, true
+	return a, true
 }
 
 // needsCredential reports whether a request goes to a method that requires
@@ -121,13 +138,22 @@ func needsCredential(r *http.Request) bool {
 	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" && p != webhooksOpenAPIPath || strings.HasPrefix(p, "/creativeops.v1.")
 }
 
+// credentialHeaders are the headers authentication reads, by their
+// canonical name and their metadata key: spelled out once rather than
+// canonicalized and lowercased (each a copy) for every request.
+var credentialHeaders = [...]struct{ name, key string }{
+	{"Authorization", "authorization"},
+	{"Cookie", "cookie"},
+	{textproto.CanonicalMIMEHeaderKey(dashboard.CSRFHeader), strings.ToLower(dashboard.CSRFHeader)},
+}
+
 // headerMetadata is the part of an HTTP request's headers that
 // authentication reads, as the interceptors see it.
 func headerMetadata(h http.Header) metadata.MD {
-	md := metadata.MD{}
-	for _, name := range []string{"Authorization", "Cookie", dashboard.CSRFHeader} {
-		if v := h.Values(name); len(v) > 0 {
-			md[strings.ToLower(name)] = v
+	md := make(metadata.MD, len(credentialHeaders))
+	for _, c := range credentialHeaders {
+		if v := h[c.name]; len(v) > 0 {
+			md[c.key] = v
 		}
 	}
 	return md

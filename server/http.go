@@ -30,6 +30,8 @@ type requestInfo struct {
 	// clientIP is the client's address (edge.Proxies), for the audit log
 	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
+	// admitted is what admission learned of a REST request (admittedFrom).
+	admitted admitted
 }
 
 type requestInfoKey struct{}
@@ -113,18 +115,30 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// restRequest is what restMiddleware keeps of a request while serving it,
+// in one allocation rather than one each.
+type restRequest struct {
+	info requestInfo
+	rec  statusRecorder
+}
+
 // restMiddleware wraps every non-gRPC request: request id, the body limit,
 // the literal DEL method, and one log line.
 func (s *Server) restMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: edge.AddrString(s.proxies.Request(r)), userAgent: r.UserAgent()}
+		rr := &restRequest{
+			info: requestInfo{id: r.Header.Get("X-Request-Id"), clientIP: edge.AddrString(s.proxies.Request(r)), userAgent: r.UserAgent()},
+			rec:  statusRecorder{ResponseWriter: w},
+		}
+		ri, rec := &rr.info, &rr.rec
 		if !validRequestID(ri.id) {
 			ri.id = newRequestID()
 		}
+		// The one context of the request: what admission learns goes into
+		// ri rather than into a context (and a copy of r) of its own.
 		r = r.WithContext(withRequestInfo(r.Context(), ri))
 		w.Header().Set("X-Request-Id", ri.id)
-		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.observeHTTP(r, ri, rec.status, start)
 			s.traceRoute(r, ri)
@@ -135,13 +149,14 @@ func (s *Server) restMiddleware(next http.Handler) http.Handler {
 			r.Method = http.MethodDelete
 		}
 		refuse := func(st *status.Status) { writeError(rec, r, st) }
-		r, p, ok := s.admit(rec, r, ri, refuse)
+		a, ok := s.admit(rec, r, ri, refuse)
 		if !ok {
 			s.logHTTP(r, ri, rec, start)
 			return
 		}
+		ri.admitted = a
 		if r.Body != nil && r.Body != http.NoBody {
-			limit, release, ok := s.bodies.Admit(rec, r, p, refuse)
+			limit, release, ok := s.bodies.Admit(rec, r, a.p, refuse)
 			if !ok {
 				s.logHTTP(r, ri, rec, start)
 				return

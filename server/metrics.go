@@ -24,6 +24,7 @@ type metrics struct {
 	registry    *prometheus.Registry
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
+	observers   sync.Map // requestLabels → requestObservers
 	rateLimited prometheus.Counter
 	replays     prometheus.Counter
 	panics      prometheus.Counter
@@ -105,10 +106,39 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 // (or "other"), the route an API template or one of the few fixed paths
 // (the callers' business), the code a status this server wrote.
 func (m *metrics) observe(transport, method, route string, code int, d time.Duration) {
-	method = methodLabel(method)
-	c := strconv.Itoa(code)
-	m.requests.WithLabelValues(transport, method, route, c).Inc()
-	m.latency.WithLabelValues(transport, method, route, c).Observe(d.Seconds())
+	o := m.observersOf(requestLabels{transport, methodLabel(method), route, code})
+	o.requests.Inc()
+	o.latency.Observe(d.Seconds())
+}
+
+// requestLabels are a request's labels in creativeops_requests_total and
+// creativeops_request_duration_seconds.
+type requestLabels struct {
+	transport, method, route string
+	code                     int
+}
+
+// requestObservers are the series of one set of requestLabels.
+type requestObservers struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// observersOf finds the series of a request's labels. The vectors' own
+// lookup (WithLabelValues) formats the code, checks every label and hashes
+// them under a lock, twice per request; the labels come from closed sets
+// (see observe), so the series found once are kept, as many as the vectors
+// hold.
+func (m *metrics) observersOf(l requestLabels) requestObservers {
+	if o, ok := m.observers.Load(l); ok {
+		return o.(requestObservers)
+	}
+	c := strconv.Itoa(l.code)
+	o, _ := m.observers.LoadOrStore(l, requestObservers{
+		requests: m.requests.WithLabelValues(l.transport, l.method, l.route, c),
+		latency:  m.latency.WithLabelValues(l.transport, l.method, l.route, c),
+	})
+	return o.(requestObservers)
 }
 
 // methodLabel names the HTTP methods of RFC 9110 (and PATCH); any other

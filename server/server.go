@@ -37,6 +37,7 @@ import (
 	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/idempotency"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/oauth"
@@ -82,7 +83,7 @@ type Server struct {
 
 	grpc     *grpc.Server
 	health   *health.Server
-	gateway  http.Handler
+	gateway  *gatewayRouter
 	rpcWeb   http.Handler // Connect and gRPC-Web
 	app      http.Handler // the dashboard's single-page app
 	sessions *dashboard.Sessions
@@ -400,7 +401,7 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 // newGateway is the REST facade: every service's grpc-gateway handlers,
 // calling the services in process through the interceptor chain.
 func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (*gatewayRouter, error) {
-	g := &gatewayRouter{all: newGatewayMux(), byService: map[string]*runtimeMux{}}
+	g := &gatewayRouter{all: newGatewayMux(), byService: map[string]*runtimeMux{}, byRoute: map[route]*runtimeMux{}}
 	for _, svc := range []struct {
 		name     string
 		register func(context.Context, *runtimeMux, grpc.ClientConnInterface) error
@@ -441,6 +442,11 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (*gatewayRou
 		}
 		g.byService[svc.name] = own
 	}
+	for _, m := range rpcrule.All() {
+		if own := g.byService[serviceOf(m.FullMethod)]; own != nil && m.Template != "" {
+			g.byRoute[route{m.HTTPMethod, m.Template}] = own
+		}
+	}
 	return g, nil
 }
 
@@ -453,20 +459,7 @@ func (s *Server) SyncKeys(ctx context.Context) error { return s.keys.SyncKeys(ct
 // gRPC-Web calls (paths naming an RPC) to the transcoder in front of it,
 // everything else to the REST routes.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
-	mux.HandleFunc("GET /readyz", s.ready)
-	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
-	mux.HandleFunc("GET "+webhooksOpenAPIPath, serveWebhooksOpenAPI)
-	mux.Handle("GET /metrics", s.metrics.handler())
-	s.sessions.Mount(mux, s.app)
-	s.oauth.Register(mux)
-	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
-	mux.Handle("/", s.gateway)
-	rest := s.restMiddleware(mux)
+	rest := s.restMiddleware(apiFirst{gateway: s.gateway, mux: s.serveMux()})
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
 	// when --cors-allowed-origins says so.
 	web := edge.WithCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -480,14 +473,12 @@ func (s *Server) Handler() http.Handler {
 					writeRPCError(w, r, st)
 					s.observeRefusedCall(ri, httpStatus(st), start)
 				}
-				var (
-					p  *auth.Principal
-					ok bool
-				)
-				if r, p, ok = s.admit(w, r, ri, refuse); !ok {
+				a, ok := s.admit(w, r, ri, refuse)
+				if !ok {
 					return
 				}
-				limit, release, ok := s.bodies.Admit(w, r, p, refuse)
+				r = withAdmitted(r, a)
+				limit, release, ok := s.bodies.Admit(w, r, a.p, refuse)
 				if !ok {
 					return
 				}
@@ -511,6 +502,26 @@ func (s *Server) Handler() http.Handler {
 		}
 		web.ServeHTTP(w, r)
 	})))
+}
+
+// serveMux routes what is not native gRPC, Connect or gRPC-Web: probes,
+// the API descriptions, metrics, the dashboard, OAuth, the plan calendar,
+// and the REST API through the gateway (see apiFirst).
+func (s *Server) serveMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.HandleFunc("GET /v1/openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET "+webhooksOpenAPIPath, serveWebhooksOpenAPI)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	s.sessions.Mount(mux, s.app)
+	s.oauth.Register(mux)
+	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
+	mux.Handle("/", s.gateway)
+	return mux
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

@@ -163,7 +163,10 @@ type jobErrorJSON struct {
 
 // protoTime formats t as protojson does a google.protobuf.Timestamp: UTC,
 // and 0, 3, 6 or 9 digits of fractional seconds.
-func protoTime(t time.Time) string {
+func protoTime(t time.Time) string { return string(appendProtoTime(nil, t)) }
+
+// appendProtoTime appends t as protoTime formats it.
+func appendProtoTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	layout := "2006-01-02T15:04:05Z"
 	switch ns := t.Nanosecond(); {
@@ -175,7 +178,7 @@ func protoTime(t time.Time) string {
 	default:
 		layout = "2006-01-02T15:04:05.000000000Z"
 	}
-	return t.Format(layout)
+	return t.AppendFormat(b, layout)
 }
 
 // protoTimestamp formats an optional timestamp message (validTimestamp
