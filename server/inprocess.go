@@ -108,14 +108,40 @@ func (s *inProcessStream) SetTrailer(md metadata.MD) error {
 }
 
 // chainUnary composes interceptors the way grpc.ChainUnaryInterceptor does,
-// so the in-process path runs exactly the gRPC server's chain.
+// so the in-process path runs exactly the gRPC server's chain (which is
+// this one too). grpc.ChainUnaryInterceptor, like the closures this
+// replaced, built a handler for every interceptor on every call: ten
+// allocations a call before any of them ran. Here a call costs one
+// chainCall and its next handler, which every interceptor gets and which
+// walks on to the interceptor after the one that calls it.
 func chainUnary(interceptors ...grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		next := handler
-		for i := len(interceptors) - 1; i >= 0; i-- {
-			ic, h := interceptors[i], next
-			next = func(ctx context.Context, req any) (any, error) { return ic(ctx, req, info, h) }
-		}
-		return next(ctx, req)
+		c := &chainCall{interceptors: interceptors, info: info, handler: handler}
+		c.next = c.run
+		return c.run(ctx, req)
 	}
+}
+
+// chainCall is one call's walk through the interceptors: at is the
+// interceptor its next handler runs. The interceptors call their handler
+// in turn, each from within the one before, so at is restored when an
+// interceptor returns: one that called its handler again (a retry) would
+// run the rest of the chain again, as with closures.
+type chainCall struct {
+	interceptors []grpc.UnaryServerInterceptor
+	info         *grpc.UnaryServerInfo
+	handler      grpc.UnaryHandler
+	next         grpc.UnaryHandler // c.run, made once per call
+	at           int
+}
+
+func (c *chainCall) run(ctx context.Context, req any) (any, error) {
+	i := c.at
+	if i == len(c.interceptors) {
+		return c.handler(ctx, req)
+	}
+	c.at = i + 1
+	resp, err := c.interceptors[i](ctx, req, c.info, c.next)
+	c.at = i
+	return resp, err
 }
