@@ -30,6 +30,11 @@ type requestInfo struct {
 	// clientIP is the client's address (edge.Proxies), for the audit log
 	// and the request log; userAgent that of REST requests.
 	clientIP, userAgent string
+	// method is the API method the call runs, nil outside the API:
+	// identify looks it up once for the interceptors.
+	method *apiMethod
+	// viaGateway marks a REST call, which the in-process gateway runs.
+	viaGateway bool
 }
 
 type requestInfoKey struct{}

@@ -37,10 +37,15 @@ func (c *inProcess) RegisterService(desc *grpc.ServiceDesc, impl any) {
 }
 
 // viaGateway marks contexts of calls that came through the REST gateway, so
-// per-request logging happens once, in the HTTP layer.
+// per-request logging happens once, in the HTTP layer. Every REST call has
+// the HTTP layer's requestInfo, which says so instead (see Invoke).
 type viaGatewayKey struct{}
 
-func cameViaGateway(ctx context.Context) bool { return ctx.Value(viaGatewayKey{}) != nil }
+// cameViaGateway reports whether a call came through the REST gateway; ri
+// is the call's requestInfo, if any.
+func cameViaGateway(ctx context.Context, ri *requestInfo) bool {
+	return ri != nil && ri.viaGateway || ctx.Value(viaGatewayKey{}) != nil
+}
 
 func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
 	m, ok := c.methods[method]
@@ -51,7 +56,12 @@ func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, 
 	ctx = metadata.NewIncomingContext(ctx, md)
 	stream := &inProcessStream{method: method}
 	ctx = grpc.NewContextWithServerTransportStream(ctx, stream)
-	ctx = context.WithValue(ctx, viaGatewayKey{}, true)
+	// A context value would cost the call one more allocation.
+	if ri := requestInfoFrom(ctx); ri != nil {
+		ri.viaGateway = true
+	} else {
+		ctx = context.WithValue(ctx, viaGatewayKey{}, true)
+	}
 	dec := func(v any) error {
 		moveMessage(v, args)
 		return nil
