@@ -71,15 +71,16 @@ func withRPCWebTransport(r *http.Request) *http.Request {
 // which records them with every security-relevant change (package audit).
 // REST calls take the HTTP layer's view of the request; gRPC, Connect and
 // gRPC-Web calls that of the gRPC server. The client address is the
-// one edge.Proxies finds, which both layers put in the request's requestInfo.
-func withAuditContext(ctx context.Context, keyID string) context.Context {
+// one edge.Proxies finds, which both layers put in the request's requestInfo
+// (ri, nil for none).
+func withAuditContext(ctx context.Context, ri *requestInfo, keyID string) context.Context {
 	o := audit.Origin{Transport: audit.TransportGRPC}
-	if ri := requestInfoFrom(ctx); ri != nil {
+	if ri != nil {
 		o.RequestID, o.ClientIP = ri.id, ri.clientIP
 	}
-	if cameViaGateway(ctx) {
+	if cameViaGateway(ctx, ri) {
 		o.Transport = audit.TransportREST
-		if ri := requestInfoFrom(ctx); ri != nil {
+		if ri != nil {
 			o.UserAgent = ri.userAgent
 		}
 	} else {

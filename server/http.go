@@ -32,6 +32,11 @@ type requestInfo struct {
 	clientIP, userAgent string
 	// admitted is what admission learned of a REST request (admittedFrom).
 	admitted admitted
+	// method is the API method the call runs, nil outside the API:
+	// identify looks it up once for the interceptors.
+	method *apiMethod
+	// viaGateway marks a REST call, which the in-process gateway runs.
+	viaGateway bool
 }
 
 type requestInfoKey struct{}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -42,20 +43,54 @@ func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 }
 
 // identify gives native gRPC calls a request id (the client's
-// x-request-id when valid) and names the route of every call; calls
-// through the gateway already carry the HTTP layer's id.
+// x-request-id when valid) and names the route and the API method of
+// every call; calls through the gateway already carry the HTTP layer's id.
 func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	m := apiMethods()[info.FullMethod]
+	var rt route
+	if m != nil {
+		rt = m.route
+	}
 	ri := requestInfoFrom(ctx)
 	if ri != nil {
-		ri.route = routeOf(info.FullMethod)
+		ri.route, ri.method = rt, m
 	} else {
-		ri = &requestInfo{id: incomingRequestID(ctx), route: routeOf(info.FullMethod), clientIP: edge.AddrString(s.proxies.Call(ctx))}
+		ri = &requestInfo{id: incomingRequestID(ctx), route: rt, method: m, clientIP: edge.AddrString(s.proxies.Call(ctx))}
 		ctx = withRequestInfo(ctx, ri)
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", ri.id))
 	}
 	// The organization is known once the call is authenticated, below.
 	defer s.traceCall(ctx, ri)
 	return handler(ctx, req)
+}
+
+// apiMethod is an API method as the interceptors need it: what its protos
+// declare and its REST route.
+type apiMethod struct {
+	rpcrule.Method
+	route route
+}
+
+// apiMethods are the API's methods by full name, as rpcrule.Lookup finds
+// them, built once. A call finds its method here once (identify) and
+// carries it in its requestInfo: each interceptor's own rpcrule.Lookup
+// copied the method's whole declaration out again, five times a call.
+var apiMethods = sync.OnceValue(func() map[string]*apiMethod {
+	all := rpcrule.All()
+	byName := make(map[string]*apiMethod, len(all))
+	for _, m := range all {
+		byName[m.FullMethod] = &apiMethod{Method: m, route: route{m.HTTPMethod, m.Template}}
+	}
+	return byName
+})
+
+// methodOfCall is the API method a call runs, nil outside the API: the
+// one identify found, or else found now.
+func methodOfCall(ri *requestInfo, fullMethod string) *apiMethod {
+	if ri != nil && ri.method != nil && ri.method.FullMethod == fullMethod {
+		return ri.method
+	}
+	return apiMethods()[fullMethod]
 }
 
 // deprecations sends a deprecated method's Deprecation (RFC 9745),
@@ -100,11 +135,11 @@ func (s *Server) recoverPanics(ctx context.Context, req any, info *grpc.UnarySer
 // logRequests writes one line per native gRPC call; calls through the
 // gateway are logged by the HTTP layer with their final HTTP status.
 func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if cameViaGateway(ctx) {
+	ri := requestInfoFrom(ctx)
+	if cameViaGateway(ctx, ri) {
 		return handler(ctx, req)
 	}
 	start := time.Now()
-	ri := requestInfoFrom(ctx)
 	resp, err := handler(ctx, req)
 	latency := time.Since(start)
 	code := status.Code(err)
@@ -121,8 +156,8 @@ func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServe
 }
 
 func incomingRequestID(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get("x-request-id"); len(v) > 0 && validRequestID(v[0]) {
+	// Not FromIncomingContext, which copies every header.
+	if v := metadata.ValueFromIncomingContext(ctx, "x-request-id"); len(v) > 0 && validRequestID(v[0]) {
 		return v[0]
 	}
 	return newRequestID()
@@ -149,7 +184,24 @@ func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal
 	if len(v) == 0 {
 		return s.sessions.Principal(ctx, md)
 	}
-	scheme, rest, ok := strings.Cut(v[0], " ")
+	return s.bearerPrincipal(ctx, v[0])
+}
+
+// callPrincipal is principal of a native gRPC call's metadata.
+func (s *Server) callPrincipal(ctx context.Context) (*auth.Principal, error) {
+	// Not FromIncomingContext, which copies every header, when the call
+	// has the Authorization header, all that principal then reads.
+	if v := metadata.ValueFromIncomingContext(ctx, "authorization"); len(v) > 0 {
+		return s.bearerPrincipal(ctx, v[0])
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	return s.principal(ctx, md)
+}
+
+// bearerPrincipal resolves an Authorization header: "Bearer " and an API
+// key or an OAuth access token.
+func (s *Server) bearerPrincipal(ctx context.Context, authorization string) (*auth.Principal, error) {
+	scheme, rest, ok := strings.Cut(authorization, " ")
 	token := strings.TrimSpace(rest)
 	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
 		return nil, auth.ErrUnauthenticated
@@ -158,33 +210,33 @@ func (s *Server) principal(ctx context.Context, md metadata.MD) (*auth.Principal
 }
 
 func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if publicMethods[info.FullMethod] {
+	ri := requestInfoFrom(ctx)
+	m := methodOfCall(ri, info.FullMethod)
+	// The public methods are gRPC's own, none of the API's.
+	if m == nil && publicMethods[info.FullMethod] {
 		return handler(ctx, req)
 	}
 	// Over HTTP the principal was found before the body was read (admit).
 	a, _ := admittedFrom(ctx)
 	p := a.p
 	if p == nil {
-		md, _ := metadata.FromIncomingContext(ctx)
 		var err error
-		if p, err = s.principal(ctx, md); errors.Is(err, auth.ErrUnauthenticated) {
+		if p, err = s.callPrincipal(ctx); errors.Is(err, auth.ErrUnauthenticated) {
 			return nil, errUnauthenticated
 		} else if err != nil {
 			return nil, err
 		}
 	}
-	if ri := requestInfoFrom(ctx); ri != nil {
+	if ri != nil {
 		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
 	}
-	rule, known := rpcrule.Lookup(info.FullMethod)
-	scope := rule.Scope
-	if !known || scope == "" {
+	if m == nil || m.Scope == "" {
 		return nil, apierror.New(codes.PermissionDenied, "METHOD_NOT_AVAILABLE", "this method is not available to API keys")
 	}
-	if !p.Allows(scope) {
-		return nil, missingScope(scope)
+	if !p.Allows(m.Scope) {
+		return nil, missingScope(m.Scope)
 	}
-	return handler(withAuditContext(auth.WithPrincipal(ctx, p), p.KeyID), req)
+	return handler(withAuditContext(auth.WithPrincipal(ctx, p), ri, p.KeyID), req)
 }
 
 func missingScope(scope string) *apierror.Error {

@@ -72,11 +72,22 @@ func (s *Server) observeRefusedCall(ri *requestInfo, code int, start time.Time) 
 // through the REST gateway are counted by observeHTTP with their final
 // HTTP status instead, so every request is counted once.
 func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if cameViaGateway(ctx) {
+	ri := requestInfoFrom(ctx)
+	if cameViaGateway(ctx, ri) {
 		return handler(ctx, req)
 	}
 	start := time.Now()
-	ctx, hc := captureHeaders(ctx)
+	var rt route
+	// Only a method that may queue its work has a status of its own for a
+	// handler that did (markAccepted): the other methods' headers need
+	// no watching.
+	var hc *headerCapture
+	if m := methodOfCall(ri, info.FullMethod); m != nil {
+		rt = m.route
+		if m.AcceptedStatus != 0 {
+			ctx, hc = captureHeaders(ctx)
+		}
+	}
 	resp, err := handler(ctx, req)
 	code := http.StatusOK
 	if err != nil {
@@ -84,7 +95,6 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 	} else {
 		code = successStatus(info.FullMethod, hc.wasAccepted())
 	}
-	rt := routeOf(info.FullMethod)
 	method, route := rt.Method, rt.Template
 	if route == "" {
 		// Health checks and reflection: registered methods, a closed set.
@@ -93,7 +103,7 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 			route = info.FullMethod
 		}
 	}
-	s.count("grpc", method, route, rt.Template != "", requestInfoFrom(ctx), code, start)
+	s.count("grpc", method, route, rt.Template != "", ri, code, start)
 	return resp, err
 }
 
@@ -125,7 +135,12 @@ func (c *headerCapture) note(md metadata.MD) {
 	}
 }
 
+// wasAccepted is false of the nil capture of calls whose headers were not
+// watched.
 func (c *headerCapture) wasAccepted() bool {
+	if c == nil {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.accepted

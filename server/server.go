@@ -280,7 +280,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	codec := newRequestCodec()
 	s.isStreaming = edge.StreamingMethods(func() *grpc.Server { return s.grpc })
 	s.grpc = grpc.NewServer(append(append(cfg.timeouts(s.isStreaming).GRPCOptions(), s.grpcTracing()...),
-		grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...),
+		grpc.ChainUnaryInterceptor(chainUnary(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...)),
 		grpc.MaxRecvMsgSize(edge.MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
 		// Calls run on long-lived workers whose stacks have already grown:
