@@ -225,7 +225,7 @@ check-breaking:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./bench/...
 
-## bench-read: GET /v1/creators/{id} over REST and gRPC beside bare (ent read) and plain (no database) servers, as ratios (~2 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
+## bench-read: GET /v1/creators/{id} over REST and gRPC beside bare (the service's read, no chain) and plain (no database) servers, as ratios (~2 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 bench-read:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
 

@@ -66,9 +66,11 @@ func NewService(store *storage.Store, emitter *events.Emitter) *Service {
 }
 
 // getColumns are the columns Get reads, in the order it scans them: every
-// column of the table but email_key, which only serves the unique index.
+// column of the table but email_key, which only serves the unique index,
+// and the two keys, which the read is given (each column read costs the
+// embedded SQLite driver a name, a value and their copies).
 var getColumns = []string{
-	creator.FieldID, creator.FieldOrganizationID, creator.FieldName, creator.FieldEmail, creator.FieldVertical,
+	creator.FieldName, creator.FieldEmail, creator.FieldVertical,
 	creator.FieldStatus, creator.FieldMetadata, creator.FieldCreatedAt, creator.FieldUpdatedAt,
 }
 
@@ -129,10 +131,10 @@ func (s *Service) Create(ctx context.Context, orgID string, in New) (*Creator, e
 // frequent read, so it is a keyed read with a statement written once
 // rather than an ent query.
 func (s *Service) Get(ctx context.Context, orgID, id string) (*Creator, error) {
-	var c Creator
+	c := Creator{ID: id, OrganizationID: orgID}
 	var metadata []byte
 	err := s.store.KeyedRead(ctx, s.getQuery, []any{id, orgID},
-		&c.ID, &c.OrganizationID, &c.Name, &c.Email, &c.Vertical, &c.Status, &metadata, &c.CreatedAt, &c.UpdatedAt)
+		&c.Name, &c.Email, &c.Vertical, &c.Status, &metadata, &c.CreatedAt, &c.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apierror.NotFound("creator", id)
 	}
