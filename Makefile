@@ -226,8 +226,10 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./bench/...
 
 ## bench-read: GET /v1/creators/{id} over REST and gRPC beside bare (the service's read, no chain) and plain (no database) servers, as ratios (~2 min; PostgreSQL too when CREATIVEOPS_TEST_POSTGRES_URL is set)
+# The collector runs at GOGC=400, as `creativeops serve` runs it by default
+# (docs/deployment.md); GOGC in the environment wins.
 bench-read:
-	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
+	GOGC=$${GOGC:-400} CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -run '^$$' -bench ReadRatio -benchtime 1x ./bench/
 
 ## bench-isolation: one organization floods bad input and webhooks while another's p99 and delivery delay are measured, SQLite then PostgreSQL (~5 min); reports in bench/results/isolation-*.md
 bench-isolation:

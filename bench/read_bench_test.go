@@ -42,7 +42,12 @@ import (
 // limits, analytics, logging) costs; bare over plain what the database
 // read does.
 //
-//	make bench-read      # = go test -run '^$' -bench ReadRatio -benchtime 1x ./bench/
+//	make bench-read      # = GOGC=400 go test -run '^$' -bench ReadRatio -benchtime 1x ./bench/
+//
+// make runs it at GOGC=400 (unless GOGC is set), the collector's setting
+// under `creativeops serve`'s default memory limit: the service is measured
+// as it runs. Every target shares the process, so the anchors run with it
+// too.
 //
 // Environment: BENCH_SECONDS (per round and target, default 2),
 // BENCH_ROUNDS (default 5, medians are reported), BENCH_CLIENTS
