@@ -137,6 +137,10 @@ func TestServeExportsTracesOverOTLP(t *testing.T) {
 			addr, stop := startServe(t, &logs, "--data-dir", dataDir)
 			keyFile := filepath.Join(dataDir, server.BootstrapKeyFile)
 			waitFor(t, "the bootstrap key file", func() bool { _, err := os.Stat(keyFile); return err == nil })
+			// The file exists before its key is written into it and
+			// committed (server.Bootstrap); the server answers once both are
+			// done: on a busy machine the key read at once was cut short.
+			waitFor(t, "readiness", func() bool { return get(addr, "/readyz", "") == 200 })
 			b, err := os.ReadFile(keyFile)
 			if err != nil {
 				t.Fatal(err)
