@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/creativeops/creativeops/apierror"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/server/edge"
 )
 
@@ -34,7 +35,7 @@ type requestInfo struct {
 	admitted admitted
 	// method is the API method the call runs, nil outside the API:
 	// identify looks it up once for the interceptors.
-	method *apiMethod
+	method *rpcrule.Method
 	// viaGateway marks a REST call, which the in-process gateway runs.
 	viaGateway bool
 }

@@ -31,7 +31,7 @@ const idempotencyKeyHeader = "idempotency-key"
 // the idempotency store decides, across replicas, which request runs, and
 // the others get its stored response, or 409 while it runs.
 func (s *Server) idempotent(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if m := methodOfCall(requestInfoFrom(ctx), info.FullMethod); m == nil || m.route.Method != http.MethodPost {
+	if m := methodOfCall(requestInfoFrom(ctx), info.FullMethod); m == nil || m.HTTPMethod != http.MethodPost {
 		return handler(ctx, req)
 	}
 	md, _ := metadata.FromIncomingContext(ctx)

@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -46,11 +45,8 @@ func (s *Server) interceptorChain() []grpc.UnaryServerInterceptor {
 // x-request-id when valid) and names the route and the API method of
 // every call; calls through the gateway already carry the HTTP layer's id.
 func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	m := apiMethods()[info.FullMethod]
-	var rt route
-	if m != nil {
-		rt = m.route
-	}
+	m := rpcrule.Find(info.FullMethod)
+	rt := routeOfMethod(m)
 	ri := requestInfoFrom(ctx)
 	if ri != nil {
 		ri.route, ri.method = rt, m
@@ -64,33 +60,15 @@ func (s *Server) identify(ctx context.Context, req any, info *grpc.UnaryServerIn
 	return handler(ctx, req)
 }
 
-// apiMethod is an API method as the interceptors need it: what its protos
-// declare and its REST route.
-type apiMethod struct {
-	rpcrule.Method
-	route route
-}
-
-// apiMethods are the API's methods by full name, as rpcrule.Lookup finds
-// them, built once. A call finds its method here once (identify) and
-// carries it in its requestInfo: each interceptor's own rpcrule.Lookup
-// copied the method's whole declaration out again, five times a call.
-var apiMethods = sync.OnceValue(func() map[string]*apiMethod {
-	all := rpcrule.All()
-	byName := make(map[string]*apiMethod, len(all))
-	for _, m := range all {
-		byName[m.FullMethod] = &apiMethod{Method: m, route: route{m.HTTPMethod, m.Template}}
-	}
-	return byName
-})
-
 // methodOfCall is the API method a call runs, nil outside the API: the
-// one identify found, or else found now.
-func methodOfCall(ri *requestInfo, fullMethod string) *apiMethod {
+// one identify found and carries in the call's requestInfo, or else found
+// now. Each interceptor's own rpcrule.Lookup copied the method's whole
+// declaration out again, five times a call.
+func methodOfCall(ri *requestInfo, fullMethod string) *rpcrule.Method {
 	if ri != nil && ri.method != nil && ri.method.FullMethod == fullMethod {
 		return ri.method
 	}
-	return apiMethods()[fullMethod]
+	return rpcrule.Find(fullMethod)
 }
 
 // deprecations sends a deprecated method's Deprecation (RFC 9745),

@@ -77,16 +77,14 @@ func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServ
 		return handler(ctx, req)
 	}
 	start := time.Now()
-	var rt route
+	m := methodOfCall(ri, info.FullMethod)
+	rt := routeOfMethod(m)
 	// Only a method that may queue its work has a status of its own for a
 	// handler that did (markAccepted): the other methods' headers need
 	// no watching.
 	var hc *headerCapture
-	if m := methodOfCall(ri, info.FullMethod); m != nil {
-		rt = m.route
-		if m.AcceptedStatus != 0 {
-			ctx, hc = captureHeaders(ctx)
-		}
+	if m != nil && m.AcceptedStatus != 0 {
+		ctx, hc = captureHeaders(ctx)
 	}
 	resp, err := handler(ctx, req)
 	code := http.StatusOK

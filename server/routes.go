@@ -11,10 +11,13 @@ type route struct {
 	Template string // "/v1/creators/{id}"
 }
 
-// routeOf is a gRPC method's REST route as its google.api.http annotation
-// declares it (the zero route for methods without one).
-func routeOf(fullMethod string) route {
-	m, _ := rpcrule.Lookup(fullMethod)
+// routeOfMethod is a method's REST route as its google.api.http
+// annotation declares it (the zero route for nil and for methods without
+// one).
+func routeOfMethod(m *rpcrule.Method) route {
+	if m == nil {
+		return route{}
+	}
 	return route{m.HTTPMethod, m.Template}
 }
 

@@ -97,9 +97,16 @@ func All() []Method { return all().list }
 
 // Lookup returns the method with the given gRPC full name.
 func Lookup(fullMethod string) (Method, bool) {
-	m, ok := all().byName[fullMethod]
-	return m, ok
+	if m := Find(fullMethod); m != nil {
+		return *m, true
+	}
+	return Method{}, false
 }
+
+// Find is Lookup without the copy, for the hot paths that ask of every
+// call (nil: no such method). The Method is shared: read it, never
+// change it.
+func Find(fullMethod string) *Method { return all().byName[fullMethod] }
 
 // Match returns the method whose REST route serves an HTTP request of
 // the given method and path, as the gateway routes it: each {variable}
@@ -157,7 +164,7 @@ func (r route) matches(segs []string) bool {
 
 type table struct {
 	list   []Method
-	byName map[string]Method
+	byName map[string]*Method
 	// routes are the methods with a REST route, by HTTP method.
 	routes map[string][]route
 }
@@ -166,7 +173,7 @@ func load() table {
 	// Referencing the generated package guarantees its files are
 	// registered before the registry is read.
 	_ = creativeopsv1.File_creativeops_v1_options_proto
-	t := table{byName: map[string]Method{}, routes: map[string][]route{}}
+	t := table{byName: map[string]*Method{}, routes: map[string][]route{}}
 	var files []protoreflect.FileDescriptor
 	protoregistry.GlobalFiles.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
 		files = append(files, fd)
@@ -181,7 +188,7 @@ func load() table {
 			for j := 0; j < methods.Len(); j++ {
 				m := describe(svc, methods.Get(j))
 				t.list = append(t.list, m)
-				t.byName[m.FullMethod] = m
+				t.byName[m.FullMethod] = &m
 				if m.Template != "" {
 					t.routes[m.HTTPMethod] = append(t.routes[m.HTTPMethod], newRoute(m))
 				}
