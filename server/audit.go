@@ -78,7 +78,7 @@ func withAuditContext(ctx context.Context, ri *requestInfo, keyID string) contex
 	if ri != nil {
 		o.RequestID, o.ClientIP = ri.id, ri.clientIP
 	}
-	if cameViaGateway(ctx, ri) {
+	if cameViaGateway(ri) {
 		o.Transport = audit.TransportREST
 		if ri != nil {
 			o.UserAgent = ri.userAgent

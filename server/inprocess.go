@@ -36,16 +36,10 @@ func (c *inProcess) RegisterService(desc *grpc.ServiceDesc, impl any) {
 	}
 }
 
-// viaGateway marks contexts of calls that came through the REST gateway, so
-// per-request logging happens once, in the HTTP layer. Every REST call has
-// the HTTP layer's requestInfo, which says so instead (see Invoke).
-type viaGatewayKey struct{}
-
-// cameViaGateway reports whether a call came through the REST gateway; ri
-// is the call's requestInfo, if any.
-func cameViaGateway(ctx context.Context, ri *requestInfo) bool {
-	return ri != nil && ri.viaGateway || ctx.Value(viaGatewayKey{}) != nil
-}
+// cameViaGateway reports whether a call, whose requestInfo is ri (nil for
+// none), came through the REST gateway, so that per-request logging and
+// counting happen once, in the HTTP layer.
+func cameViaGateway(ri *requestInfo) bool { return ri != nil && ri.viaGateway }
 
 func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
 	m, ok := c.methods[method]
@@ -56,11 +50,12 @@ func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, 
 	ctx = metadata.NewIncomingContext(ctx, md)
 	stream := &inProcessStream{method: method}
 	ctx = grpc.NewContextWithServerTransportStream(ctx, stream)
-	// A context value would cost the call one more allocation.
+	// The HTTP layer gave the request its requestInfo (restMiddleware),
+	// which the call marks; a call made without it gets one.
 	if ri := requestInfoFrom(ctx); ri != nil {
 		ri.viaGateway = true
 	} else {
-		ctx = context.WithValue(ctx, viaGatewayKey{}, true)
+		ctx = withRequestInfo(ctx, &requestInfo{id: newRequestID(), viaGateway: true})
 	}
 	dec := func(v any) error {
 		moveMessage(v, args)

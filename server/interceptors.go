@@ -114,7 +114,7 @@ func (s *Server) recoverPanics(ctx context.Context, req any, info *grpc.UnarySer
 // gateway are logged by the HTTP layer with their final HTTP status.
 func (s *Server) logRequests(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ri := requestInfoFrom(ctx)
-	if cameViaGateway(ctx, ri) {
+	if cameViaGateway(ri) {
 		return handler(ctx, req)
 	}
 	start := time.Now()

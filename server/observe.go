@@ -73,7 +73,7 @@ func (s *Server) observeRefusedCall(ri *requestInfo, code int, start time.Time) 
 // HTTP status instead, so every request is counted once.
 func (s *Server) observeCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ri := requestInfoFrom(ctx)
-	if cameViaGateway(ctx, ri) {
+	if cameViaGateway(ri) {
 		return handler(ctx, req)
 	}
 	start := time.Now()

@@ -34,9 +34,8 @@ func TestPanicsAreLoggedWithTheirRequestID(t *testing.T) {
 		t.Fatalf("gRPC panic answered %v, want Internal", err)
 	}
 	// REST: the id is the HTTP layer's.
-	ctx = withRequestInfo(context.Background(), &requestInfo{id: "req_rest"})
+	ctx = withRequestInfo(context.Background(), &requestInfo{id: "req_rest", viaGateway: true})
 	ctx = grpc.NewContextWithServerTransportStream(ctx, &inProcessStream{method: info.FullMethod})
-	ctx = context.WithValue(ctx, viaGatewayKey{}, true)
 	if _, err := chain(ctx, nil, info, boom); status.Code(err) != codes.Internal {
 		t.Fatalf("REST panic answered %v, want Internal", err)
 	}
