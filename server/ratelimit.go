@@ -32,24 +32,42 @@ func (s *Server) chargeRate(ctx context.Context, p *auth.Principal) rateCharge {
 	return rateCharge{lim: lim, d: s.limiter.Take(ctx, p.KeyID, lim)}
 }
 
+// rateHeaders are the headers that report a charge, as gRPC metadata keys
+// and as canonical HTTP names: an HTTP response's are set directly, since
+// going through metadata (a map, and each name canonicalized) cost every
+// REST call four allocations.
+var rateHeaders = [...]struct{ key, name string }{
+	{"ratelimit-policy", "Ratelimit-Policy"},
+	{"ratelimit", "Ratelimit"},
+	{"retry-after", "Retry-After"},
+}
+
+// values are the charge's first n header values, in rateHeaders' order: a
+// charge that was allowed has no Retry-After.
+func (c rateCharge) values() (v [len(rateHeaders)]string, n int) {
+	v[0], v[1], n = ratelimit.PolicyHeader(c.lim), ratelimit.Header(c.d), 2
+	if !c.d.Allowed {
+		v[2], n = strconv.Itoa(c.retryAfter()), 3
+	}
+	return v, n
+}
+
 // headers are the response headers that report the charge.
 func (c rateCharge) headers() metadata.MD {
-	md := metadata.Pairs("ratelimit-policy", ratelimit.PolicyHeader(c.lim), "ratelimit", ratelimit.Header(c.d))
-	if !c.d.Allowed {
-		md.Set("retry-after", strconv.Itoa(c.retryAfter()))
+	v, n := c.values()
+	md := make(metadata.MD, n)
+	for i := range n {
+		md[rateHeaders[i].key] = []string{v[i]}
 	}
 	return md
 }
 
 // setHeaders writes the headers that report the charge on an HTTP
-// response (a route answered before the gateway or the interceptors):
-// headers() under their canonical names, set directly rather than through
-// metadata, whose map and names cost every REST call four allocations.
+// response (a route answered before the gateway or the interceptors).
 func (c rateCharge) setHeaders(h http.Header) {
-	h["Ratelimit-Policy"] = []string{ratelimit.PolicyHeader(c.lim)}
-	h["Ratelimit"] = []string{ratelimit.Header(c.d)}
-	if !c.d.Allowed {
-		h["Retry-After"] = []string{strconv.Itoa(c.retryAfter())}
+	v, n := c.values()
+	for i := range n {
+		h[rateHeaders[i].name] = []string{v[i]}
 	}
 }
 
