@@ -285,16 +285,14 @@ type gatewayRouter struct {
 	byRoute   map[route]*runtimeMux  // by REST route, of the methods that have one
 }
 
+// ServeHTTP serves what apiFirst did not hand to a service's gateway
+// itself: a route it matches again, or the gateway of every service.
 func (g *gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	own := g.admittedRoute(r)
-	if own == nil {
-		if m, ok := rpcrule.Match(r.Method, r.URL.Path); ok {
-			own = g.byService[serviceOf(m.FullMethod)]
+	if m, ok := rpcrule.Match(r.Method, r.URL.Path); ok {
+		if own := g.byService[serviceOf(m.FullMethod)]; own != nil {
+			own.ServeHTTP(w, r)
+			return
 		}
-	}
-	if own != nil {
-		own.ServeHTTP(w, r)
-		return
 	}
 	g.all.ServeHTTP(w, r)
 }
