@@ -24,7 +24,7 @@ VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo 
 endif
 LDFLAGS    = -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
 
-.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi check-openapi-traffic test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -112,6 +112,13 @@ lint:
 	$(TOOL) buf lint
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed" >&2; exit 1)
+
+## check-openapi-traffic: Stoplight Prism's validating proxy in front of a live server, over every operation (needs Node.js and npm)
+check-openapi-traffic:
+	cd tools/openapi && npm ci --no-audit --no-fund --loglevel=error
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	$(GO) build -o $(CURDIR)/bin/prism-creativeops ./cmd/creativeops
+	CREATIVEOPS_TEST_BINARY=$(CURDIR)/bin/prism-creativeops node tools/openapi/prism.mjs
 
 ## lint-openapi: Redocly's recommended rules over the served OpenAPI document (needs Node.js and npm)
 lint-openapi:

@@ -56,7 +56,7 @@ func checkResponseSchema(t *testing.T, fullMethod string, status int, body map[s
 func conform(doc, schema map[string]any, v any, at string) []string {
 	schema = resolve(doc, schema)
 	if v == nil {
-		if n, _ := schema["nullable"].(bool); !n {
+		if !admitsNull(schema) {
 			return []string{fmt.Sprintf("%s is null but not nullable", at)}
 		}
 		return nil
@@ -78,7 +78,7 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 		for k, val := range v {
 			if p, ok := props[k].(map[string]any); ok {
 				problems = append(problems, conform(doc, p, val, at+"."+k)...)
-			} else if props != nil && schema["additionalProperties"] == nil {
+			} else if props != nil && (schema["additionalProperties"] == nil || schema["additionalProperties"] == false) {
 				problems = append(problems, fmt.Sprintf("%s.%s is not in the schema", at, k))
 			}
 		}
@@ -92,15 +92,27 @@ func conform(doc, schema map[string]any, v any, at string) []string {
 	return problems
 }
 
+// admitsNull reports whether a schema (OpenAPI 3.1: JSON Schema) admits
+// null: a null type beside its own.
+func admitsNull(schema map[string]any) bool {
+	switch t := schema["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	return false
+}
+
 // resolve follows $ref, a single allOf, and a oneOf of a schema or null
-// (a nullable message field), keeping nullable.
+// (a nullable message field), keeping that it admits null.
 func resolve(doc, schema map[string]any) map[string]any {
-	nullable, _ := schema["nullable"].(bool)
+	nullable := admitsNull(schema)
 	if all, ok := schema["allOf"].([]any); ok && len(all) == 1 {
 		schema = all[0].(map[string]any)
 	}
 	if one, ok := schema["oneOf"].([]any); ok && len(one) == 2 {
-		if null, _ := one[1].(map[string]any)["nullable"].(bool); null {
+		if admitsNull(one[1].(map[string]any)) {
 			schema, nullable = one[0].(map[string]any), true
 		}
 	}
@@ -108,12 +120,12 @@ func resolve(doc, schema map[string]any) map[string]any {
 		name := strings.TrimPrefix(ref, "#/components/schemas/")
 		schema = doc["components"].(map[string]any)["schemas"].(map[string]any)[name].(map[string]any)
 	}
-	if nullable {
+	if nullable && !admitsNull(schema) {
 		out := map[string]any{}
 		for k, v := range schema {
 			out[k] = v
 		}
-		out["nullable"] = true
+		out["type"] = []any{schema["type"], "null"}
 		return out
 	}
 	return schema

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
+
+	"github.com/creativeops/creativeops/oauth"
 )
 
 // responseFields are the example values of response fields, by schema and
@@ -42,9 +45,9 @@ var responseFields = map[string]any{
 	"APIKey.name":                      "Release pipeline",
 	"APIKey.prefix":                    "co_live_7Hq2",
 	"APIKey.rate_limit":                map[string]any{"requests_per_second": 5, "burst": 10},
-	"APIKey.expires_at":                "2027-01-01T00:00:00Z",
+	"APIKey.expires_at":                "2036-01-01T00:00:00Z",
 	"OAuthClient.name":                 "Royalty reporting service",
-	"OAuthClient.prefix":               "cos_9Lm4",
+	"OAuthClient.prefix":               oauth.SecretPrefix + "MFRG",
 	"OAuthClient.scopes":               []any{"engine:read", "analytics:read"},
 	"OAuthClient.jwks_uri":             "",
 	"Webhook.secret":                   nil,
@@ -108,8 +111,8 @@ var responseFields = map[string]any{
 var operationFields = map[string]map[string]any{
 	"KeysService_CreateKey":                 {"secret": "co_live_7Hq2vN8kR3xT5wY1zB4cD6fG9hJ2kL5m"},
 	"KeysService_RotateKey":                 {"secret": "co_live_3Pw9sD1fG5hJ7kL2mN4qR6tV8xZ0bC3e", "previous_secret_expires_at": "2026-11-03T09:30:00Z"},
-	"OAuthClientsService_CreateOAuthClient": {"secret": "cos_9Lm4tR7yU2iO5pA8sD1fG3hJ6kL9zX2c"},
-	"OAuthClientsService_RotateOAuthClient": {"secret": "cos_4Kj8hG2fD6sA9pO3iU7yT1rE5wQ0mN4b", "previous_secret_expires_at": "2026-11-03T09:30:00Z"},
+	"OAuthClientsService_CreateOAuthClient": {"secret": oauth.SecretPrefix + "MFRGGZDFMZTWQ2LKNNWG23TPOB"},
+	"OAuthClientsService_RotateOAuthClient": {"secret": oauth.SecretPrefix + "KRUGKIDROVUWG2ZAMJZG653OEB", "previous_secret_expires_at": "2026-11-03T09:30:00Z"},
 	"WebhooksService_CreateWebhook":         {"secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
 	"WebhooksService_TestWebhook":           {"status": "pending", "attempts": 0, "response_status": 0, "latency_ms": 0, "completed_at": nil, "attempt_log": []any{}},
 	"WebhooksService_RedeliverDelivery":     {"event_type": "engine.job.completed", "status": "pending", "attempts": 0, "response_status": 0, "latency_ms": 0, "completed_at": nil, "attempt_log": []any{}},
@@ -308,15 +311,16 @@ func fieldExample(name, key string, prop map[string]any, schemas map[string]any,
 	return v, v != nil, err
 }
 
-// nullable reports whether a field's schema admits null: nullable itself,
-// or one of a referenced schema or null (see describeField).
+// nullable reports whether a field's schema admits null: a null type
+// beside its own, or one of a referenced schema or null (see
+// describeField).
 func nullable(prop map[string]any) bool {
-	if prop["nullable"] == true {
+	if types, ok := prop["type"].([]any); ok && slices.Contains(types, any("null")) {
 		return true
 	}
 	one, _ := prop["oneOf"].([]any)
 	for _, alt := range one {
-		if m, _ := alt.(map[string]any); m["nullable"] == true {
+		if m, _ := alt.(map[string]any); m["type"] == "null" {
 			return true
 		}
 	}

@@ -16,16 +16,17 @@ import (
 	"strconv"
 	"strings"
 
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/creativeops/creativeops/auth"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/internal/eventtypes"
 	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/internal/valueset"
+	"github.com/creativeops/creativeops/oauth"
 )
 
 func main() {
@@ -69,6 +70,10 @@ func finish(src []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
 	}
+	// OpenAPI 3.1, whose schemas are JSON Schema 2020-12: a field that
+	// may be null says so with JSON Schema's null type (describeField),
+	// which every validator and generator reads.
+	doc["openapi"] = "3.1.0"
 	components := child(doc, "components")
 	schemas := child(components, "schemas")
 	if err := addPayloadSchemas(schemas); err != nil {
@@ -86,10 +91,31 @@ func finish(src []byte) ([]byte, error) {
 		}
 		schemas[name] = schema
 	}
-	schemas["Error"] = errorSchema()
+	for name, schema := range errorSchemas() {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("the error schema %s has the name of a proto message", name)
+		}
+		schemas[name] = schema
+	}
 	components["responses"] = errorResponses()
-	components["securitySchemes"] = map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...) sent as Authorization: Bearer <key>."}}
-	doc["security"] = []any{map[string]any{"bearer": []any{}}}
+	scopes := map[string]any{}
+	for _, sc := range auth.AllScopes {
+		scopes[sc] = "See docs/api.md."
+	}
+	components["securitySchemes"] = map[string]any{
+		"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key (co_live_...), or an OAuth access token, sent as Authorization: Bearer <key>."},
+		"oauth2": map[string]any{"type": "oauth2", "description": "An OAuth client's access token (client credentials grant), sent as a bearer token.", "flows": map[string]any{
+			"clientCredentials": map[string]any{"tokenUrl": oauth.TokenPath, "scopes": scopes},
+		}},
+		"oauthClient": map[string]any{"type": "http", "scheme": "basic", "description": "An OAuth client's id and secret (client_secret_basic), at the OAuth endpoints only."},
+	}
+	doc["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"oauth2": []any{}}}
+	for name, schema := range oauthSchemas() {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("the OAuth schema %s has the name of a proto message", name)
+		}
+		schemas[name] = schema
+	}
 	doc["servers"] = []any{map[string]any{"url": "/", "description": "The server that serves this document (GET /v1/openapi.json)."}}
 	info := child(doc, "info")
 	info["description"] = "The REST face of creativeops: creator accounts, the workflow engine, the IP registry, webhooks, usage analytics and the audit log. The same methods are served over gRPC, Connect and gRPC-Web on the same port. Errors follow Google AIP-193."
@@ -126,7 +152,7 @@ func finish(src []byte) ([]byte, error) {
 			}
 			responses := child(o, "responses")
 			responses["default"] = errorResponse
-			for _, code := range errorCodes(method, path) {
+			for _, code := range errorCodes(method, path, o["requestBody"] != nil, m.Descriptor.Input()) {
 				responses[code] = map[string]any{"$ref": "#/components/responses/" + errorResponseNames[code]}
 			}
 			ok200, _ := responses["200"].(map[string]any)
@@ -170,6 +196,9 @@ func finish(src []byte) ([]byte, error) {
 	}
 	// Routes served beside the gateway, which no RPC declares.
 	paths[calendarPath] = calendarOperation()
+	for path, item := range oauthOperations() {
+		paths[path] = item
+	}
 	if err := dropUnused(doc, schemas); err != nil {
 		return nil, err
 	}
@@ -216,41 +245,122 @@ func child(m map[string]any, key string) map[string]any {
 	return c
 }
 
-func errorSchema() map[string]any {
+// errorSchemas are the AIP-193 error body of every non-2xx answer and the
+// details it carries: the two kinds server/errors.go writes, each as
+// protojson renders a google.protobuf.Any ("@type" and the message's
+// fields). A retry delay travels as ErrorInfo metadata retry_after_seconds
+// and the Retry-After header.
+func errorSchemas() map[string]any {
+	str := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
 	return map[string]any{
-		"type":        "object",
-		"description": "Error body (Google AIP-193) of every non-2xx response.",
-		"properties": map[string]any{
-			"error": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"code":       map[string]any{"type": "integer", "description": "HTTP status."},
-					"status":     map[string]any{"type": "string", "description": "gRPC status code name, e.g. NOT_FOUND."},
-					"message":    map[string]any{"type": "string"},
-					"details":    map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "description": "google.rpc.ErrorInfo (stable reason) and google.rpc.BadRequest (field violations)."},
-					"request_id": map[string]any{"type": "string"},
+		"Error": map[string]any{
+			"type":        "object",
+			"description": "Error body (Google AIP-193) of every non-2xx response.",
+			"required":    []any{"error"},
+			"properties": map[string]any{
+				"error": map[string]any{
+					"type":     "object",
+					"required": []any{"code", "status", "message", "details", "request_id"},
+					"properties": map[string]any{
+						"code":    map[string]any{"type": "integer", "description": "HTTP status."},
+						"status":  str("gRPC status code name, e.g. NOT_FOUND."),
+						"message": str("What went wrong, for a person."),
+						"details": map[string]any{
+							"type":        "array",
+							"items":       map[string]any{"$ref": "#/components/schemas/ErrorDetail"},
+							"description": "google.rpc.ErrorInfo (a stable reason) and google.rpc.BadRequest (the fields at fault); empty when there is nothing to add.",
+						},
+						"request_id": str("The request's id (also the X-Request-Id header), which the server's log names."),
+					},
 				},
+			},
+		},
+		"ErrorDetail": map[string]any{
+			"description": "One detail of an error, told apart by @type.",
+			"oneOf":       []any{map[string]any{"$ref": "#/components/schemas/ErrorInfo"}, map[string]any{"$ref": "#/components/schemas/BadRequest"}},
+			"discriminator": map[string]any{"propertyName": "@type", "mapping": map[string]any{
+				errorInfoType:  "#/components/schemas/ErrorInfo",
+				badRequestType: "#/components/schemas/BadRequest",
+			}},
+		},
+		"ErrorInfo": map[string]any{
+			"type":        "object",
+			"description": "google.rpc.ErrorInfo: why, in a stable machine-readable reason (DUPLICATE_CONTENT, UNKNOWN_VERTICAL, RATE_LIMITED...).",
+			"required":    []any{"@type", "reason"},
+			"properties": map[string]any{
+				"@type":    map[string]any{"type": "string", "const": errorInfoType},
+				"reason":   str("Stable, UPPER_SNAKE_CASE."),
+				"domain":   str("The service that answered."),
+				"metadata": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}, "description": "What the reason is about (an existing record's id, retry_after_seconds)."},
+			},
+		},
+		"BadRequest": map[string]any{
+			"type":        "object",
+			"description": "google.rpc.BadRequest: the fields of the request at fault.",
+			"required":    []any{"@type"},
+			"properties": map[string]any{
+				"@type": map[string]any{"type": "string", "const": badRequestType},
+				"fieldViolations": map[string]any{"type": "array", "items": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"field":       str("The field's path, e.g. context.release_date."),
+						"description": str("What is wrong with it."),
+					},
+				}},
 			},
 		},
 	}
 }
 
+const (
+	errorInfoType  = "type.googleapis.com/google.rpc.ErrorInfo"
+	badRequestType = "type.googleapis.com/google.rpc.BadRequest"
+)
+
 // errorResponseNames names the shared error responses by status.
 var errorResponseNames = map[string]string{
 	"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound",
-	"409": "Conflict", "429": "TooManyRequests", "500": "InternalError",
+	"409": "Conflict", "413": "PayloadTooLarge", "422": "UnprocessableEntity",
+	"429": "TooManyRequests", "500": "InternalError",
 }
 
-// errorCodes lists the error statuses an operation can answer.
-func errorCodes(method, path string) []string {
+// errorCodes lists the error statuses an operation can answer: every one
+// can be refused (400: a bad parameter, an unknown one), unauthenticated,
+// forbidden, rate limited or fail; one that names a resource — in its
+// path, or by id in its body or query (creator_id, job_id, a workflow) —
+// can find none (404); one that reads a body can find it too large (413);
+// a POST takes an Idempotency-Key, which a retry can reuse with another
+// body (422) or while the first is running (409), and a POST or DELETE
+// can conflict with the resource's state (409).
+func errorCodes(method, path string, body bool, input protoreflect.MessageDescriptor) []string {
 	codes := []string{"400", "401", "403"}
-	if strings.Contains(path, "{") {
+	if strings.Contains(path, "{") || namesResource(input) {
 		codes = append(codes, "404")
 	}
 	if method == "post" || method == "delete" {
 		codes = append(codes, "409")
 	}
+	if body {
+		codes = append(codes, "413")
+	}
+	if method == "post" {
+		codes = append(codes, "422")
+	}
 	return append(codes, "429", "500")
+}
+
+// namesResource reports whether a request names a resource of the caller's
+// organization by id (a field "…_id", or "workflow", a workflow's id),
+// which the server looks up and answers 404 when there is none.
+func namesResource(md protoreflect.MessageDescriptor) bool {
+	fs := md.Fields()
+	for i := 0; i < fs.Len(); i++ {
+		name := string(fs.Get(i).Name())
+		if fs.Get(i).Kind() == protoreflect.StringKind && (strings.HasSuffix(name, "_id") || name == "workflow") {
+			return true
+		}
+	}
+	return false
 }
 
 func errorResponses() map[string]any {
@@ -262,7 +372,9 @@ func errorResponses() map[string]any {
 			"401": "No API key, or one that is unknown, revoked or expired.",
 			"403": "The API key lacks the scope the method needs.",
 			"404": "No such resource in the caller's organization.",
-			"409": "The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key reused or in progress).",
+			"409": "The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key whose first request is still running).",
+			"413": "The request body is larger than the server reads (1 MiB by default).",
+			"422": "The Idempotency-Key was used before with another body.",
 			"429": "The API key exceeded its rate limit.",
 			"500": "An internal error; the request id identifies it in the server's log.",
 		}[code], "content": body}
@@ -314,22 +426,26 @@ func describeSchemas(schemas map[string]any) (err error) {
 		}
 		return true
 	})
+	// The messages the API returns, at any depth, and those a request
+	// carries.
 	returned := map[protoreflect.FullName]bool{}
-	var walk func(md protoreflect.MessageDescriptor)
-	walk = func(md protoreflect.MessageDescriptor) {
-		if returned[md.FullName()] || md.ParentFile().Package() != rpcrule.Package {
+	requested := map[protoreflect.FullName]bool{}
+	var walk func(into map[protoreflect.FullName]bool, md protoreflect.MessageDescriptor)
+	walk = func(into map[protoreflect.FullName]bool, md protoreflect.MessageDescriptor) {
+		if into[md.FullName()] || md.ParentFile().Package() != rpcrule.Package {
 			return
 		}
-		returned[md.FullName()] = true
+		into[md.FullName()] = true
 		fs := md.Fields()
 		for i := 0; i < fs.Len(); i++ {
 			if f := fs.Get(i); f.Message() != nil {
-				walk(f.Message())
+				walk(into, f.Message())
 			}
 		}
 	}
 	for _, m := range rpcrule.All() {
-		walk(m.Descriptor.Output())
+		walk(returned, m.Descriptor.Output())
+		walk(requested, m.Descriptor.Input())
 	}
 	// The payloads of webhook events are sent as the API returns them.
 	events, err := eventtypes.All()
@@ -337,7 +453,7 @@ func describeSchemas(schemas map[string]any) (err error) {
 		return err
 	}
 	for _, e := range events {
-		walk(e.Payload)
+		walk(returned, e.Payload)
 	}
 	for name, raw := range schemas {
 		schema, ok := raw.(map[string]any)
@@ -346,6 +462,10 @@ func describeSchemas(schemas map[string]any) (err error) {
 			continue
 		}
 		props, _ := schema["properties"].(map[string]any)
+		mustSet, err := zeroRefused(md)
+		if err != nil {
+			return fmt.Errorf("schema %s: %w", name, err)
+		}
 		var required []any
 		fs := md.Fields()
 		for i := 0; i < fs.Len(); i++ {
@@ -355,16 +475,24 @@ func describeSchemas(schemas map[string]any) (err error) {
 			if !ok {
 				return fmt.Errorf("schema %s has no property %s", name, key)
 			}
+			if err := applyRules(f, prop); err != nil {
+				return err
+			}
 			if props[key], err = describeField(f, prop); err != nil {
 				return err
 			}
 			optionalScalar := f.HasPresence() && f.Message() == nil
-			if (returned[md.FullName()] && !optionalScalar) || mustSet(f) {
+			if (returned[md.FullName()] && !optionalScalar) || mustSet[key] {
 				required = append(required, key)
 			}
 		}
 		if len(required) > 0 {
 			schema["required"] = required
+		}
+		if requested[md.FullName()] {
+			// Unknown fields of a request are refused (400), which
+			// JSON Schema says so.
+			schema["additionalProperties"] = false
 		}
 	}
 	return nil
@@ -392,7 +520,7 @@ func describeField(f protoreflect.FieldDescriptor, prop map[string]any) (map[str
 			prop = withDescription(map[string]any{}, prop)
 		}
 	}
-	if f.FullName() == "creativeops.v1.Job.result" {
+	if f.FullName() == "creativeops.v1.Job.result" || f.FullName() == "creativeops.v1.Plan.result" {
 		prop = withDescription(map[string]any{"$ref": "#/components/schemas/PlanResult"}, prop)
 	}
 	if !nullable {
@@ -403,16 +531,22 @@ func describeField(f protoreflect.FieldDescriptor, prop map[string]any) (map[str
 		ref, ok = all[0].(map[string]any)["$ref"]
 	}
 	if ok {
-		// OpenAPI 3.0 cannot make a $ref nullable: nullable beside it
-		// is ignored, and beside an allOf of it null still fails the
-		// referenced schema. Either the referenced schema or null says
-		// it, and generated clients read it as that type or null.
+		// Either the referenced schema or null, which generated clients
+		// read as that type or null (OpenAPI 3.1: JSON Schema's null
+		// type, which every tool reads, where 3.0 had nullable).
 		return withDescription(map[string]any{"oneOf": []any{
 			map[string]any{"$ref": ref},
-			map[string]any{"type": "object", "nullable": true, "enum": []any{nil}},
+			map[string]any{"type": "null"},
 		}}, prop), nil
 	}
-	prop["nullable"] = true
+	t, ok := prop["type"].(string)
+	if !ok {
+		return nil, fmt.Errorf("%s is nullable but its schema has no single type: %v", f.FullName(), prop)
+	}
+	prop["type"] = []any{t, "null"}
+	if enum, ok := prop["enum"].([]any); ok {
+		prop["enum"] = append(enum, nil)
+	}
 	return prop, nil
 }
 
@@ -470,6 +604,10 @@ func describeScalar(f protoreflect.FieldDescriptor, prop map[string]any) error {
 // request message, named by its path ("rate_limit.burst" for a nested one).
 func describeParameters(op map[string]any, input protoreflect.MessageDescriptor) error {
 	params, _ := op["parameters"].([]any)
+	mustSet, err := zeroRefused(input)
+	if err != nil {
+		return err
+	}
 	for _, raw := range params {
 		p, _ := raw.(map[string]any)
 		name, _ := p["name"].(string)
@@ -499,6 +637,12 @@ func describeParameters(op map[string]any, input protoreflect.MessageDescriptor)
 		}
 		if err := describeScalar(f, holder); err != nil {
 			return err
+		}
+		if err := applyRules(f, holder); err != nil {
+			return err
+		}
+		if !strings.Contains(name, ".") && mustSet[name] {
+			p["required"] = true
 		}
 		if d, ok := holder["description"]; ok {
 			p["description"] = d
@@ -545,25 +689,6 @@ func dropUnused(doc map[string]any, schemas map[string]any) error {
 			return nil
 		}
 	}
-}
-
-// mustSet reports whether a request must set the field, by its
-// buf.validate rules.
-func mustSet(f protoreflect.FieldDescriptor) bool {
-	rules, ok := proto.GetExtension(f.Options(), validate.E_Field).(*validate.FieldRules)
-	if !ok || rules == nil {
-		return false
-	}
-	if rules.GetRequired() {
-		return true
-	}
-	if s := rules.GetString(); s != nil && s.GetMinLen() > 0 {
-		return true
-	}
-	if r := rules.GetRepeated(); r != nil && r.GetMinItems() > 0 {
-		return true
-	}
-	return false
 }
 
 // withoutPathFields points a request body whose schema repeats the path's
@@ -624,6 +749,9 @@ func withoutPathFields(body map[string]any, path string, schemas map[string]any)
 	if d, ok := target["description"]; ok {
 		out["description"] = d
 	}
+	if a, ok := target["additionalProperties"]; ok {
+		out["additionalProperties"] = a
+	}
 	if len(own) == 0 {
 		out["description"] = "No fields: the method takes what it needs from its path."
 	}
@@ -652,7 +780,8 @@ var examples = map[string]any{
 	"scopes":       []any{"creators:read", "engine:run"},
 	"rate_limit":   map[string]any{"requests_per_second": 5, "burst": 10},
 	"grace_period": "3600s",
-	"expires_at":   "2027-01-01T00:00:00Z",
+	"expires_at":   "2036-01-01T00:00:00Z", // far ahead: an example a server accepts for years
+	"job_id":       "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
 	"secret":       "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 }
 
@@ -662,6 +791,9 @@ var requestFields = map[string]any{
 	"CreateKeyRequest.name":           "Release pipeline",
 	"CreateOAuthClientRequest.name":   "Royalty reporting service",
 	"CreateOAuthClientRequest.scopes": []any{"engine:read", "analytics:read"},
+	// A run names a creator only when it tracks its plan, which is
+	// PlansService's to show (POST /v1/plans takes a finished job).
+	"RunWorkflowRequest.creator_id": nil,
 }
 
 // addExample gives a request body an example built from its schema.
@@ -687,7 +819,9 @@ func addExample(body map[string]any, schemas map[string]any) {
 	example := map[string]any{}
 	for key, raw := range props {
 		if v, ok := requestFields[strings.TrimPrefix(ref, "#/components/schemas/")+"."+key]; ok {
-			example[key] = v
+			if v != nil { // nil: left out of the example
+				example[key] = v
+			}
 			continue
 		}
 		if v, ok := examples[key]; ok {

@@ -155,8 +155,12 @@ func TestPlanResultTyped(t *testing.T) {
 	doc := finished(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	result := schemas["Job"].(map[string]any)["properties"].(map[string]any)["result"].(map[string]any)
-	if ref := fmt.Sprint(result["oneOf"]); ref != "[map[$ref:#/components/schemas/PlanResult] map[enum:[<nil>] nullable:true type:object]]" {
+	if ref := fmt.Sprint(result["oneOf"]); ref != "[map[$ref:#/components/schemas/PlanResult] map[type:null]]" {
 		t.Fatalf("Job.result = %v, not a nullable PlanResult", result)
+	}
+	planResult := schemas["Plan"].(map[string]any)["properties"].(map[string]any)["result"].(map[string]any)
+	if planResult["$ref"] != "#/components/schemas/PlanResult" {
+		t.Errorf("Plan.result = %v, not typed as Job.result is", planResult)
 	}
 	plan := schemas["PlanResult"].(map[string]any)
 	if plan["additionalProperties"] != true {
@@ -280,16 +284,18 @@ func TestExamplesOnEveryOperation(t *testing.T) {
 				if !strings.HasPrefix(code, "2") || code == "204" {
 					continue
 				}
-				content := r.(map[string]any)["content"].(map[string]any)
+				content, _ := r.(map[string]any)["content"].(map[string]any)
 				media, ok := content["application/json"].(map[string]any)
 				if !ok {
-					continue // raw bytes (the RFC 3161 token)
+					continue // raw bytes (the RFC 3161 token), or no body (a revocation)
 				}
 				checkExample(t, doc, where+" "+code, media)
 				examples++
 			}
 			if body, ok := op["requestBody"].(map[string]any); ok {
-				checkExample(t, doc, where+" request", body["content"].(map[string]any)["application/json"].(map[string]any))
+				for ct, media := range body["content"].(map[string]any) {
+					checkExample(t, doc, where+" request "+ct, media.(map[string]any))
+				}
 			}
 		}
 	}
@@ -325,8 +331,8 @@ func checkExample(t *testing.T, doc map[string]any, where string, media map[stri
 	}
 }
 
-// compile returns a validator of the named schema of doc, read as JSON
-// Schema: OpenAPI 3.0's nullable becomes a null alternative.
+// compile returns a validator of the named schema of doc, read as what an
+// OpenAPI 3.1 schema is: JSON Schema 2020-12.
 func compile(t *testing.T, doc map[string]any, name string) func(any) error {
 	t.Helper()
 	b, err := json.Marshal(doc)
@@ -338,7 +344,9 @@ func compile(t *testing.T, doc map[string]any, name string) func(any) error {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("openapi.json", withNull(copied)); err != nil {
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource("openapi.json", copied); err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Compile("openapi.json#/components/schemas/" + name)
@@ -356,22 +364,4 @@ func compile(t *testing.T, doc map[string]any, name string) func(any) error {
 		}
 		return s.Validate(inst)
 	}
-}
-
-func withNull(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = withNull(e)
-		}
-		if x["nullable"] == true {
-			delete(x, "nullable")
-			return map[string]any{"anyOf": []any{map[string]any{"type": "null"}, x}}
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = withNull(e)
-		}
-	}
-	return v
 }

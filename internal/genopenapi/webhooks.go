@@ -15,9 +15,8 @@ import (
 // (gen/openapi/webhooks.json): one entry of webhooks per event type the
 // protos declare, whose request body is the delivery's envelope with its
 // type as a const and its data the payload message's schema, taken from
-// the API's document (doc, finished) and written as JSON Schema 2020-12
-// (OpenAPI 3.0's nullable becomes a null type). The API's document stays
-// OpenAPI 3.0, which has no webhooks field; see docs/webhooks.md.
+// the API's document (doc, finished), which is OpenAPI 3.1 too; see
+// docs/webhooks.md.
 func webhooksDocument(doc map[string]any) ([]byte, error) {
 	all, err := eventtypes.All()
 	if err != nil {
@@ -101,7 +100,7 @@ func signatureHeaders() []any {
 }
 
 // copySchema copies the named schema of from, and those it refers to, into
-// to, as JSON Schema 2020-12.
+// to.
 func copySchema(from, to map[string]any, name string) error {
 	if _, done := to[name]; done {
 		return nil
@@ -118,7 +117,7 @@ func copySchema(from, to map[string]any, name string) error {
 	if err := json.Unmarshal(b, &copied); err != nil {
 		return err
 	}
-	to[name] = nullTypes(copied)
+	to[name] = copied
 	var refs []string
 	collectRefs(to[name], &refs)
 	for _, ref := range refs {
@@ -127,38 +126,6 @@ func copySchema(from, to map[string]any, name string) error {
 		}
 	}
 	return nil
-}
-
-// nullTypes rewrites OpenAPI 3.0's nullable as 3.1 (JSON Schema) says it:
-// a null type beside the schema's own, or a null alternative where the
-// schema is a oneOf of a reference and null.
-func nullTypes(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = nullTypes(e)
-		}
-		if x["nullable"] != true {
-			return x
-		}
-		delete(x, "nullable")
-		if enum, ok := x["enum"].([]any); ok && len(enum) == 1 && enum[0] == nil {
-			return map[string]any{"type": "null"} // the null alternative of a oneOf
-		}
-		if t, ok := x["type"].(string); ok {
-			x["type"] = []any{t, "null"}
-			if enum, ok := x["enum"].([]any); ok {
-				x["enum"] = append(enum, nil)
-			}
-			return x
-		}
-		return map[string]any{"anyOf": []any{x, map[string]any{"type": "null"}}}
-	case []any:
-		for i, e := range x {
-			x[i] = nullTypes(e)
-		}
-	}
-	return v
 }
 
 func collectRefs(v any, refs *[]string) {

@@ -19,6 +19,17 @@ function must<T>(op: string, r: { data?: T; error?: unknown; response: Response 
   return r.data;
 }
 
+/** An application/x-www-form-urlencoded body, for the OAuth endpoints. */
+function form(body: Record<string, string | undefined>): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(body)) {
+    if (v !== undefined) {
+      out.set(k, v);
+    }
+  }
+  return out;
+}
+
 function check(cond: boolean, what: string): void {
   if (!cond) {
     throw new Error(what);
@@ -144,6 +155,32 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
     await api.POST("/v1/oauth/clients/{id}:rotate", { params: { path: { id: oc.id } }, body: { grace_period: "60s" } }),
   );
   check(ocRotated.previous_secret_expires_at !== null, "oauth client grace period");
+  // OAuth: the client gets a token, introspects and revokes it, with its
+  // own credentials (client_secret_post), not an API key.
+  const oauth = createClient<paths>({ baseUrl });
+  const asForm = { bodySerializer: form, headers: { "Content-Type": "application/x-www-form-urlencoded" } };
+  const clientAuth = { client_id: oc.id, client_secret: ocRotated.secret ?? "" };
+  const meta = must(op("OAuth_Metadata"), await oauth.GET("/.well-known/oauth-authorization-server"));
+  check(meta.grant_types_supported.includes("client_credentials"), "oauth metadata");
+  const tok = must(
+    op("OAuth_Token"),
+    await oauth.POST("/oauth/token", { body: { grant_type: "client_credentials", scope: "creators:read", ...clientAuth }, ...asForm }),
+  );
+  check(tok.token_type === "Bearer" && tok.access_token.length > 0, "access token");
+  const jwks = must(op("OAuth_JWKS"), await oauth.GET("/.well-known/jwks.json"));
+  check(jwks.keys.length > 0, "token signing keys");
+  const viaToken = must(
+    "GET /v1/creators/{id} with the access token",
+    await createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${tok.access_token}` } }).GET("/v1/creators/{id}", {
+      params: { path: { id: creator.id } },
+    }),
+  );
+  check(viaToken.id === creator.id, "the API takes the token");
+  const intro = must(op("OAuth_Introspect"), await oauth.POST("/oauth/introspect", { body: { token: tok.access_token, ...clientAuth }, ...asForm }));
+  check(intro.active && intro.client_id === oc.id, "token introspected");
+  const revokedToken = await oauth.POST("/oauth/revoke", { body: { token: tok.access_token, token_type_hint: "access_token", ...clientAuth }, ...asForm });
+  op("OAuth_Revoke");
+  check(revokedToken.response.status === 200, `revoke token: ${revokedToken.response.status}`);
   const ocDeleted = await api.DELETE("/v1/oauth/clients/{id}", { params: { path: { id: oc.id } } });
   op("OAuthClientsService_DeleteOAuthClient");
   check(ocDeleted.response.status === 204, `delete oauth client: ${ocDeleted.response.status}`);

@@ -4,6 +4,106 @@
  */
 
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token signing keys
+         * @description The public keys (RFC 7517) access tokens are verified with. No authentication.
+         */
+        get: operations["OAuth_JWKS"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata
+         * @description RFC 8414: where the endpoints are and what they support. No authentication.
+         */
+        get: operations["OAuth_Metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Introspect a token
+         * @description Whether a token is active (RFC 7662), for a client of the token's organization.
+         */
+        post: operations["OAuth_Introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token
+         * @description Revokes an access token at once (RFC 7009); only the client it was issued to may. An unknown, expired or already revoked token is answered 200 too.
+         */
+        post: operations["OAuth_Revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an access token
+         * @description The client credentials grant (RFC 6749 section 4.4): an OAuth client (POST /v1/oauth/clients) gets a short-lived token to send as Authorization: Bearer. See docs/oauth.md.
+         */
+        post: operations["OAuth_Token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/usage": {
         parameters: {
             query?: never;
@@ -849,7 +949,7 @@ export interface components {
              */
             previous_secret_expires_at: string | null;
             /** @description Null when the key uses the service default. */
-            rate_limit: components["schemas"]["RateLimit"] | (never | null);
+            rate_limit: components["schemas"]["RateLimit"] | null;
             /** Format: date-time */
             revoked_at: string | null;
             scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
@@ -900,6 +1000,20 @@ export interface components {
              */
             transport: string;
             user_agent: string;
+        };
+        /** @description google.rpc.BadRequest: the fields of the request at fault. */
+        BadRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            "@type": "type.googleapis.com/google.rpc.BadRequest";
+            fieldViolations?: {
+                /** @description What is wrong with it. */
+                description?: string;
+                /** @description The field's path, e.g. context.release_date. */
+                field?: string;
+            }[];
         };
         /** @description No fields: the method takes what it needs from its path. */
         CancelJobBody: Record<string, never>;
@@ -1054,7 +1168,7 @@ export interface components {
             jwks_uri?: string;
             name: string;
             scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
-            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
+            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. A duration of at least 60s and at most 86400s. */
             token_lifetime?: string;
         };
         /** @description No fields: the method takes what it needs from its path. */
@@ -1177,16 +1291,36 @@ export interface components {
         };
         /** @description Error body (Google AIP-193) of every non-2xx response. */
         Error: {
-            error?: {
+            error: {
                 /** @description HTTP status. */
-                code?: number;
-                /** @description google.rpc.ErrorInfo (stable reason) and google.rpc.BadRequest (field violations). */
-                details?: Record<string, never>[];
-                message?: string;
-                request_id?: string;
+                code: number;
+                /** @description google.rpc.ErrorInfo (a stable reason) and google.rpc.BadRequest (the fields at fault); empty when there is nothing to add. */
+                details: components["schemas"]["ErrorDetail"][];
+                /** @description What went wrong, for a person. */
+                message: string;
+                /** @description The request's id (also the X-Request-Id header), which the server's log names. */
+                request_id: string;
                 /** @description gRPC status code name, e.g. NOT_FOUND. */
-                status?: string;
+                status: string;
             };
+        };
+        /** @description One detail of an error, told apart by @type. */
+        ErrorDetail: components["schemas"]["ErrorInfo"] | components["schemas"]["BadRequest"];
+        /** @description google.rpc.ErrorInfo: why, in a stable machine-readable reason (DUPLICATE_CONTENT, UNKNOWN_VERTICAL, RATE_LIMITED...). */
+        ErrorInfo: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo";
+            /** @description The service that answered. */
+            domain?: string;
+            /** @description What the reason is about (an existing record's id, retry_after_seconds). */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Stable, UPPER_SNAKE_CASE. */
+            reason: string;
         };
         IPKeys: {
             log_keys: components["schemas"]["LogKey"][];
@@ -1227,6 +1361,21 @@ export interface components {
              */
             type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
+        /** @description RFC 7517 key set: the public keys tokens are verified with, retired ones still in their overlap included. */
+        JSONWebKeySet: {
+            keys: ({
+                /** @description Algorithm. */
+                alg?: string;
+                /** @description Key id. */
+                kid?: string;
+                /** @description Key type. */
+                kty: string;
+                /** @description sig. */
+                use?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
         Job: {
             async: boolean;
             /** Format: int32 */
@@ -1238,7 +1387,7 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
-            error: components["schemas"]["JobError"] | (never | null);
+            error: components["schemas"]["JobError"] | null;
             /** @description "job_" followed by a ULID. */
             id: string;
             /**
@@ -1252,7 +1401,7 @@ export interface components {
              */
             progress: number;
             /** @description The plan: strategy, recommendations, timeline and workflow-specific keys. */
-            result: components["schemas"]["PlanResult"] | (never | null);
+            result: components["schemas"]["PlanResult"] | null;
             /** Format: date-time */
             started_at: string | null;
             /**
@@ -1417,6 +1566,106 @@ export interface components {
             /** @description Lifetime of the access tokens issued to the client. */
             token_lifetime: string;
         };
+        /** @description RFC 6749 section 5.2. */
+        OAuthError: {
+            /** @description invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, unsupported_token_type, slow_down or server_error. */
+            error: string;
+            /** @description For a person. */
+            error_description?: string;
+        };
+        /** @description RFC 7662 section 2.2. Only active is sent for a token that is not active (expired, revoked, another organization's, not a token). */
+        OAuthIntrospection: {
+            active: boolean;
+            /** @description The audience. */
+            aud?: string[];
+            /** @description The client the token was issued to. */
+            client_id?: string;
+            /** @description Expiry, Unix seconds. */
+            exp?: number;
+            /** @description Issued at, Unix seconds. */
+            iat?: number;
+            /** @description The issuer. */
+            iss?: string;
+            /** @description The token's id. */
+            jti?: string;
+            /** @description Not before, Unix seconds. */
+            nbf?: number;
+            /** @description Space-separated scopes. */
+            scope?: string;
+            /** @description The subject: the client. */
+            sub?: string;
+            /** @description Bearer. */
+            token_type?: string;
+        };
+        /** @description RFC 8414 authorization server metadata. */
+        OAuthServerMetadata: {
+            grant_types_supported: string[];
+            /** @description RFC 7662. */
+            introspection_endpoint?: string;
+            introspection_endpoint_auth_methods_supported?: string[];
+            introspection_endpoint_auth_signing_alg_values_supported?: string[];
+            /** @description The issuer tokens name. */
+            issuer: string;
+            /** @description The keys tokens are signed with. */
+            jwks_uri: string;
+            /** @description RFC 7009. */
+            revocation_endpoint?: string;
+            revocation_endpoint_auth_methods_supported?: string[];
+            revocation_endpoint_auth_signing_alg_values_supported?: string[];
+            scopes_supported?: string[];
+            service_documentation?: string;
+            /** @description POST here for a token. */
+            token_endpoint: string;
+            token_endpoint_auth_methods_supported?: string[];
+            token_endpoint_auth_signing_alg_values_supported?: string[];
+        };
+        /** @description RFC 6749 section 5.1. Send access_token as Authorization: Bearer <token> to the API. */
+        OAuthToken: {
+            /** @description A signed JWT. */
+            access_token: string;
+            /** @description Seconds the token is valid for. */
+            expires_in?: number;
+            /** @description Space-separated scopes the token carries. */
+            scope?: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        /** @description The token to introspect (RFC 7662) or revoke (RFC 7009), with the client's authentication as for the token endpoint. */
+        OAuthTokenOperand: {
+            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
+            client_assertion?: string;
+            /**
+             * @description private_key_jwt (RFC 7523).
+             * @enum {string}
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
+            client_id?: string;
+            /** @description client_secret_post: the client's secret (co_oauth_…). */
+            client_secret?: string;
+            /** @description An access token. */
+            token: string;
+            /** @enum {string} */
+            token_type_hint?: "access_token";
+        };
+        /** @description RFC 6749 section 4.4: the client credentials grant. The client authenticates with exactly one of HTTP Basic (client_secret_basic), client_secret (client_secret_post) or client_assertion (private_key_jwt). */
+        OAuthTokenRequest: {
+            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
+            client_assertion?: string;
+            /**
+             * @description private_key_jwt (RFC 7523).
+             * @enum {string}
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
+            client_id?: string;
+            /** @description client_secret_post: the client's secret (co_oauth_…). */
+            client_secret?: string;
+            /** @enum {string} */
+            grant_type: "client_credentials";
+            /** @description Space-separated scopes, a subset of the client's; all of them when left out. */
+            scope?: string;
+        };
         Plan: {
             /** @description The date (YYYY-MM-DD) the current revision was planned as of. */
             as_of: string;
@@ -1450,9 +1699,7 @@ export interface components {
              * @description The current revision's full result: strategy, recommendations,
              *      timeline, warnings and workflow-specific keys.
              */
-            result: {
-                [key: string]: unknown;
-            };
+            result: components["schemas"]["PlanResult"];
             /**
              * Format: int32
              * @description 1 for the plan as first made, raised by each re-plan.
@@ -1647,12 +1894,12 @@ export interface components {
         RedeliverDeliveryBody: Record<string, never>;
         RegisterWorkRequest: {
             /** @description SHA-256 of the work: "sha256:<64 hex>" or 64 bare hex digits. */
-            content_hash?: string;
+            content_hash: string;
             creator_id: string;
             description?: string;
             title: string;
             /** @enum {string} */
-            type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
+            type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         /** @description No fields: the method takes what it needs from its path. */
         ReopenMilestoneBody: Record<string, never>;
@@ -1681,11 +1928,11 @@ export interface components {
         /** @description No fields: the method takes what it needs from its path. */
         RevokePlanFeedBody: Record<string, never>;
         RotateKeyBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
             grace_period?: string;
         };
         RotateOAuthClientBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
             grace_period?: string;
         };
         RunWorkflowRequest: {
@@ -1820,7 +2067,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key reused or in progress). */
+        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key whose first request is still running). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1856,6 +2103,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request body is larger than the server reads (1 MiB by default). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The API key exceeded its rate limit. */
         TooManyRequests: {
             headers: {
@@ -1876,6 +2132,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The Idempotency-Key was used before with another body. */
+        UnprocessableEntity: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1884,6 +2149,363 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    OAuth_JWKS: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "alg": "ES256",
+                     *           "crv": "P-256",
+                     *           "kid": "3fa1",
+                     *           "kty": "EC",
+                     *           "use": "sig",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONWebKeySet"];
+                };
+            };
+        };
+    };
+    OAuth_Metadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "grant_types_supported": [
+                     *         "client_credentials"
+                     *       ],
+                     *       "introspection_endpoint": "https://api.example.com/oauth/introspect",
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "introspection_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ],
+                     *       "issuer": "https://api.example.com",
+                     *       "jwks_uri": "https://api.example.com/.well-known/jwks.json",
+                     *       "revocation_endpoint": "https://api.example.com/oauth/revoke",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "revocation_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "engine:read",
+                     *         "analytics:read"
+                     *       ],
+                     *       "token_endpoint": "https://api.example.com/oauth/token",
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "token_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthServerMetadata"];
+                };
+            };
+        };
+    };
+    OAuth_Introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
+            };
+        };
+        responses: {
+            /** @description The token's state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "aud": [
+                     *         "https://api.example.com"
+                     *       ],
+                     *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "exp": 1793611800,
+                     *       "iat": 1793608200,
+                     *       "iss": "https://api.example.com",
+                     *       "jti": "tok_01k3zz9q1r3s5t7v9w1x3y5z7a",
+                     *       "nbf": 1793608200,
+                     *       "scope": "engine:read analytics:read",
+                     *       "sub": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "token_type": "Bearer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthIntrospection"];
+                };
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    OAuth_Revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
+                 *       "token_type_hint": "access_token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    OAuth_Token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "grant_type": "client_credentials",
+                 *       "scope": "engine:read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
+                     *       "expires_in": 3600,
+                     *       "scope": "engine:read analytics:read",
+                     *       "token_type": "Bearer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthToken"];
+                };
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
     AnalyticsService_GetUsage: {
         parameters: {
             query?: {
@@ -1956,6 +2578,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2029,6 +2652,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2149,6 +2773,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2389,6 +3015,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2454,6 +3081,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2484,7 +3113,6 @@ export interface operations {
                  *         "genre": "indie pop",
                  *         "releaseDate": "2027-03-03"
                  *       },
-                 *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                  *       "vertical": "music",
                  *       "workflow": "release-strategy"
                  *     }
@@ -2614,7 +3242,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2987,6 +3618,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3192,11 +3824,11 @@ export interface operations {
     };
     IPService_GetConsistencyProof: {
         parameters: {
-            query?: {
-                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. */
-                from?: string;
-                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. */
-                to?: string;
+            query: {
+                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. Must be at least 1. */
+                from: string;
+                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. Must be at least 1. */
+                to: string;
             };
             header?: never;
             path?: never;
@@ -3337,7 +3969,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3374,7 +4009,7 @@ export interface operations {
                      *       "keys": [
                      *         {
                      *           "created_at": "2026-11-02T09:30:00Z",
-                     *           "expires_at": "2027-01-01T00:00:00Z",
+                     *           "expires_at": "2036-01-01T00:00:00Z",
                      *           "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *           "name": "Release pipeline",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3424,7 +4059,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "expires_at": "2027-01-01T00:00:00Z",
+                 *       "expires_at": "2036-01-01T00:00:00Z",
                  *       "name": "Release pipeline",
                  *       "rate_limit": {
                  *         "burst": 10,
@@ -3449,7 +4084,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "expires_at": "2036-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3474,6 +4109,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3552,7 +4189,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "expires_at": "2036-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3578,6 +4215,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3619,7 +4258,7 @@ export interface operations {
                      *           "jwks_uri": "",
                      *           "name": "Royalty reporting service",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *           "prefix": "cos_9Lm4",
+                     *           "prefix": "co_oauth_MFRG",
                      *           "previous_secret_expires_at": null,
                      *           "revoked_at": null,
                      *           "scopes": [
@@ -3687,14 +4326,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "cos_9Lm4tR7yU2iO5pA8sD1fG3hJ6kL9zX2c",
+                     *       "secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -3705,6 +4344,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3743,7 +4384,7 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
@@ -3843,14 +4484,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "cos_4Kj8hG2fD6sA9pO3iU7yT1rE5wQ0mN4b",
+                     *       "secret": "co_oauth_KRUGKIDROVUWG2ZAMJZG653OEB",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -3862,6 +4503,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3997,6 +4640,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4022,7 +4666,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
-                 *       "job_id": "string"
+                 *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePlanRequest"];
@@ -4130,7 +4774,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4424,6 +5071,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4609,6 +5257,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4742,6 +5392,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4875,6 +5527,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4924,6 +5578,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5075,6 +5731,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5207,6 +5865,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5324,6 +5984,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5543,6 +6205,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5603,6 +6267,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
