@@ -55,6 +55,17 @@ const (
 	// RuleClosedDeliverable: a deliverable milestone falls on a weekend,
 	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week.
 	RuleClosedDeliverable = "deliverable on a closed day"
+	// RuleClosedHandover: a hand-over milestone (kind deliverable, action,
+	// on-sale, announce or payment) falls on a closed day of the plan's
+	// calendar (weekend, public holiday of timeline.region, 24 Dec–1 Jan,
+	// a closure in timeline.closures) without a deliberate label.
+	RuleClosedHandover = "hand-over on a closed day"
+	// RulePrecedence: a declared precedence (timeline.precedences) does
+	// not hold: the successor is before the predecessor plus its gap in
+	// working days, and no PRECEDENCE_SHORT warning says so.
+	RulePrecedence = "precedence broken"
+	// RuleKind: a milestone has no kind, or an unknown one.
+	RuleKind = "milestone kind missing or unknown"
 	// RuleStrayDate: a date (YYYY-MM-DD) in the strategy, a
 	// recommendation (title, detail, due_date) or a workflow-specific key
 	// is none of the dates the plan stands on: a milestone's settled date,
@@ -153,6 +164,15 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 	if region == "" {
 		region = engine.RegionUS
 	}
+	cal := engine.Calendar{Region: region}
+	for _, k := range listOf(tl["closures"]) {
+		c, ok := engine.ClosureByKey(str(k))
+		if !ok {
+			add(RuleShape, "timeline.closures names %v, no known closure", k)
+			continue
+		}
+		cal.Closures = append(cal.Closures, c)
+	}
 	ms, _ := tl["milestones"].([]any)
 	var prev time.Time
 	var first, last string
@@ -194,6 +214,14 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 				add(RuleClosedDeliverable, "%q on %s (%s, %s)", title, ds, engine.ClosedReason(d, region), region)
 			}
 		}
+		switch kind := engine.StepKind(str(m["kind"])); {
+		case kind.Handover():
+			if why := cal.ClosedReason(d); why != "" && str(m["deliberate"]) == "" {
+				add(RuleClosedHandover, "%s %q on %s (%s, %s)", kind, title, ds, why, region)
+			}
+		case kind != engine.KindEvent && kind != engine.KindWork:
+			add(RuleKind, "%q has kind %q", title, kind)
+		}
 		after, _ := m["after"].([]any)
 		for _, k := range after {
 			dep, ok := dates[str(k)]
@@ -203,6 +231,25 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 			case d.Before(dep):
 				add(RuleDependencyOrder, "%q on %s before %v on %s", title, ds, k, engine.FormatDate(dep))
 			}
+		}
+	}
+	for _, x := range listOf(tl["precedences"]) {
+		pr, _ := x.(map[string]any)
+		before, after := str(pr["before"]), str(pr["after"])
+		gap, _ := pr["min_working_days"].(float64)
+		a, okA := dates[before]
+		b, okB := dates[after]
+		if !okA || !okB {
+			add(RulePrecedence, "%s -> %s names a milestone not in the timeline", before, after)
+			continue
+		}
+		earliest := a
+		if gap > 0 {
+			earliest = cal.AddWorkdays(a, int(gap))
+		}
+		if b.Before(earliest) && !warnCodes["PRECEDENCE_SHORT"] {
+			add(RulePrecedence, "%s on %s is %d working days after %s on %s, needs %v", after, engine.FormatDate(b),
+				cal.WorkdaysBetween(a, b), before, engine.FormatDate(a), gap)
 		}
 	}
 	if len(ms) > 0 && (str(tl["start"]) != first || str(tl["end"]) != last) {
@@ -268,6 +315,13 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 //     strategy names;
 //   - no deliverable falls on a closed day of timeline.region (weekend,
 //     public holiday, 24 Dec–1 Jan);
+//   - every milestone has a kind; no hand-over (deliverable, action,
+//     on-sale, announce, payment) falls on a closed day of the plan's
+//     calendar (timeline.region and timeline.closures) unless it is
+//     labelled deliberate;
+//   - every declared precedence holds: the successor is at least
+//     min_working_days working days after its predecessor, or a
+//     PRECEDENCE_SHORT warning says it cannot be;
 //   - every number is finite, and no text shows NaN, Inf, scientific
 //     notation or "1 <plural noun>".
 func CheckInvariants(t testing.TB, w *engine.Workflow, ctx map[string]any, result map[string]any) {

@@ -195,7 +195,7 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 	delivery := p.GetDate("delivery_date")
 	q := anComPrice(in, p, in.Int("duration_seconds"))
 	p.SetTarget(delivery)
-	p.Milestone("kickoff", "Kickoff: brief, deposit and references", p.AsOf())
+	p.Handover(engine.KindPayment, "kickoff", "Kickoff: brief, deposit and references", p.AsOf())
 	anScheduleStages(p, p.AsOf(), delivery, q.stages, in.Region(), "kickoff")
 	if in.Str("music") == "custom" {
 		// The score is costed, so it is scheduled: written to the cut and in
@@ -210,7 +210,7 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 		p.DependsOn("score-delivered", "first-cut")
 		p.DependsOn("delivery", "score-delivered")
 	}
-	p.Milestone("final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
+	p.Handover(engine.KindPayment, "final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
 	p.DependsOn("final-invoice", "delivery")
 	return nil
 }

@@ -159,15 +159,15 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 		{"deliverables", "Deliverables: DCP, subtitles, screener link"},
 	}
 	d := engine.AddDays(finish, -total)
-	p.Milestone("start", "Latest production start", d)
-	dates := map[string]any{"start": engine.FormatDate(d)}
+	p.Work("start", "Latest production start", d)
+	dates := map[string]any{"start": p.Ref("start")}
 	prev := "start"
 	for i, n := range names {
 		d = engine.AddDays(d, ph[i])
 		p.Deliverable(n[0], n[1], d, r)
 		p.DependsOn(n[0], prev)
 		prev = n[0]
-		dates[n[0]] = engine.FormatDate(engine.PrevOpen(d, r))
+		dates[n[0]] = p.Ref(n[0])
 	}
 	p.Set("schedule", dates)
 	p.Set("total_weeks", engine.Round(float64(total)/7, 1))
@@ -187,8 +187,7 @@ func anShortBudget(in *engine.Input, p *engine.Plan) error {
 
 func anShortRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]any)
-	lock, _ := engine.ParseDate(s["animatic-locked"].(string))
-	p.RecommendBy(engine.High, lock, "Lock the animatic before animating",
+	p.RecommendOn(engine.High, "animatic-locked", "Lock the animatic before animating",
 		"Every second cut after the animatic is locked is animation thrown away; time the film to the animatic and keep it locked.")
 	p.Recommend(engine.High, "Book sound early", "Bring the composer and sound designer in at the animatic so the 3-week mix after picture lock is not their first look.")
 	p.Recommend(engine.Medium, "Check premiere rules", "Top animation festivals (Annecy, Ottawa, Zagreb) and Academy-qualifying awards favour premieres; plan the first festival before putting the film online.")

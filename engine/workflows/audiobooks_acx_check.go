@@ -260,7 +260,7 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
 	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
-	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
+	p.Event("acx-review-done", "ACX quality review complete (about 14 business days)", review, "ACX's review finishes on its own schedule")
 	p.DependsOn("final-listen", "remaster", "package-fixes")
 	p.DependsOn("submit", "final-listen")
 	p.DependsOn("acx-review-done", "submit")

@@ -183,22 +183,24 @@ func abProdSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(release)
 	d := abProdBackwards(release, weeks, r)
 	p.Set("schedule", map[string]string{
-		"casting_opens": engine.FormatDate(d.castingOpen), "recording_starts": engine.FormatDate(d.recordStart), "recording_ends": engine.FormatDate(d.recordEnd),
-		"submit_to_acx": engine.FormatDate(d.qaSubmit), "release": engine.FormatDate(release),
+		"casting_opens": p.Ref("casting-opens"), "recording_starts": p.Ref("recording-starts"), "recording_ends": p.Ref("recording-ends"),
+		"submit_to_acx": p.Ref("submit-to-acx"), "release": p.Ref("on-sale"),
 	})
-	p.Milestone("casting-opens", "Title posted on ACX; auditions open", d.castingOpen)
-	p.Milestone("offer-signed", "Narrator offer accepted", d.offer)
-	p.Milestone("recording-starts", "Recording starts", d.recordStart)
+	p.Handover(engine.KindAction, "casting-opens", "Title posted on ACX; auditions open", d.castingOpen)
+	p.Handover(engine.KindAction, "offer-signed", "Narrator offer accepted", d.offer)
+	p.Work("recording-starts", "Recording starts", d.recordStart)
 	p.Deliverable("first-15-approved", "First 15 Minutes approved", d.first15, r)
 	p.Deliverable("recording-ends", "All chapters uploaded", d.recordEnd, r)
 	p.Deliverable("proof-notes", "Proof-listen notes back to the producer", d.proofNotes, r)
 	p.Deliverable("submit-to-acx", "Approved and submitted to ACX quality review", d.qaSubmit, r)
-	p.Milestone("on-sale", "On sale", release)
-	// Each step waits for the one before.
+	p.Event("on-sale", "On sale", release, "the release date the plan is built on")
+	// Each step waits for the one before; ACX's quality review takes its
+	// business days before the title goes on sale.
 	order := []string{"casting-opens", "offer-signed", "recording-starts", "first-15-approved", "recording-ends", "proof-notes", "submit-to-acx", "on-sale"}
 	for i := 1; i < len(order); i++ {
 		p.DependsOn(order[i], order[i-1])
 	}
+	p.Precede("submit-to-acx", "on-sale", abProdQABizDays)
 	return nil
 }
 

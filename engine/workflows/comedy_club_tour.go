@@ -170,8 +170,8 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		}
 		n := i + 1
 		row["on_sale"] = p.Ref(fmt.Sprintf("on-sale-%d", n))
-		p.Milestone(fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale)
-		p.Milestone(fmt.Sprintf("show-%d", n), "Show: "+label, date)
+		handoverBefore(p, engine.KindOnSale, fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale, date, "the show comes before the next working day, so tickets go on sale now")
+		p.Event(fmt.Sprintf("show-%d", n), "Show: "+label, date, "the show date booked")
 		p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("on-sale-%d", n))
 		advance := engine.PrevOpen(engine.AddDays(date, -10), r)
 		if advance.Before(asOf) {

@@ -140,7 +140,7 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 		if c.Has("notification_date") {
 			if n := c.Date("notification_date"); n.After(t.Deadline) {
 				e["notification_date"] = engine.FormatDate(n)
-				p.Milestone("results-"+slug, name+" results", n)
+				p.Event("results-"+slug, name+" results", n, "the contest announces results on its own schedule")
 			} else {
 				p.Warn("NOTIFICATION_BEFORE_DEADLINE", "%s lists results on %s, not after the %s deadline entered (%s); check the contest's dates.", name, engine.FormatDate(n), t.Name, engine.FormatDate(t.Deadline))
 			}

@@ -162,18 +162,18 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("draft", "Draft content sent to the brand", draft, r)
 	p.Deliverable("approval", "Brand approval", approval, r)
 	p.Set("approval_date", p.Ref("approval"))
-	p.Milestone("go-live", "First post live with disclosure", live)
+	p.Event("go-live", "First post live with disclosure", live, "the publish date agreed with the brand")
 	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
-	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
+	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
 	p.DependsOn("draft", "contract")
 	p.DependsOn("approval", "draft")
 	p.DependsOn("go-live", "approval")
 	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
-		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
+		p.Event("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d), "the contract's usage term")
 	}
 	if d := in.Int("exclusivity_days"); d > 0 {
-		p.Milestone("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d))
+		p.Event("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d), "the contract's exclusivity term")
 	}
 	return nil
 }

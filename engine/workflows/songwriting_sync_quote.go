@@ -148,10 +148,10 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	if air.Before(asOf) {
 		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
 		p.Deliverable("retroactive-license", "Retroactive sync and master-use licenses signed", asOf, r)
-		p.Milestone("air-date", "First air / release", air)
+		p.Event("air-date", "First air / release", air, "the broadcaster's air date")
 		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.Later(asOf, engine.AddDays(air, 30)), r), r)
 		if royalties := engine.AddMonths(air, 9); !royalties.Before(asOf) {
-			p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", royalties)
+			p.Event("performance-royalties", "First PRO payment for the broadcast expected", royalties, "the PRO's distribution schedule")
 		}
 		p.Set("license_signed_by", engine.FormatDate(asOf))
 		p.Set("files_due", "")
@@ -177,13 +177,13 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("license_signed_by", engine.FormatDate(signBy))
 	p.Set("files_due", engine.FormatDate(filesDue))
-	p.Milestone("quote-sent", "Quote sent to the music supervisor", asOf)
+	p.Handover(engine.KindAction, "quote-sent", "Quote sent to the music supervisor", asOf)
 	p.Deliverable("clearance-start", "Clearance requests out to all rights holders", startBy, r)
 	p.Deliverable("license-signed", "Sync and master-use licenses signed", signBy, r)
 	p.Deliverable("files-delivered", "WAV master, instrumental and stems delivered", filesDue, r)
-	p.Milestone("air-date", "First air / release", air)
+	p.Event("air-date", "First air / release", air, "the broadcaster's air date")
 	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.AddDays(air, 30), r), r)
-	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
+	p.Event("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9), "the PRO's distribution schedule")
 	p.DependsOn("license-signed", "clearance-start")
 	p.DependsOn("files-delivered", "license-signed")
 	if filesDue.Before(air) {

@@ -166,8 +166,8 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 			state = fmt.Sprintf("closed %s", engine.FormatDate(closing))
 		}
 		p.PostEvent(opening, fmt.Sprintf("the run opened and %s, so this is a settlement plan: compare actual sales and costs with the budget below and send the licensor's report.", state))
-		p.Milestone("opening", "Opening night", opening)
-		p.Milestone("closing", "Closing performance", closing)
+		p.Event("opening", "Opening night", opening, "opening night")
+		p.Event("closing", "Closing performance", closing, "the last performance")
 		p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
 		return nil
 	}
@@ -183,10 +183,10 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 		onSale = asOf
 	}
 	p.Deliverable("budget-lock", "Budget locked and approved", lock, r)
-	p.Milestone("on-sale", "Single tickets on sale", onSale)
-	p.Milestone("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
-	p.Milestone("opening", "Opening night", opening)
-	p.Milestone("closing", "Closing performance", closing)
+	p.Handover(engine.KindOnSale, "on-sale", "Single tickets on sale", onSale)
+	p.Work("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
+	p.Event("opening", "Opening night", opening, "opening night")
+	p.Event("closing", "Closing performance", closing, "the last performance")
 	p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
 	warnPassedSteps(p, skip...)
 	return nil

@@ -154,13 +154,13 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, s := range steps {
 		p.Deliverable(s.key, s.title, engine.Later(asOf, engine.AddDays(publish, -s.daysBefore)), r)
 	}
-	p.Milestone("publish", "Sponsored video published, paid promotion disclosed", publish)
+	p.Event("publish", "Sponsored video published, paid promotion disclosed", publish, "the publish date agreed with the sponsor")
 	for i := 1; i < len(steps); i++ {
 		p.DependsOn(steps[i].key, steps[i-1].key)
 	}
 	p.DependsOn("publish", "final-approval")
 	p.Deliverable("report", "7-day performance report to the brand", engine.NextOpen(engine.AddDays(publish, 7), r), r)
-	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
+	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
 }
 

@@ -106,8 +106,9 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-23" {
 		t.Errorf("contract %v, want 2026-12-23, before the dead week", c)
 	}
-	if d := engine.DaysBetween(publish, milestoneDate(t, res, "payment-due")); d != 30 {
-		t.Errorf("payment %d days after publish, want net 30", d)
+	// Net 30, on the working day before when the 30th day is closed.
+	if due := milestoneDate(t, res, "payment-due"); !due.Equal(usCalendar.PrevWorkday(engine.AddDays(publish, 30))) {
+		t.Errorf("payment due %s, want net 30 from %s on a working day", engine.FormatDate(due), engine.FormatDate(publish))
 	}
 	dedicated := entRun(t, "video-sponsored-integration", map[string]any{"format": "dedicated", "niche": "gaming", "usage_rights_days": 0, "exclusivity_days": 0, "offer_usd": 2000})
 	if got := entNum(t, dedicated, "rate", "quote_usd"); got != 2400 {

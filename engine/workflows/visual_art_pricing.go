@@ -157,12 +157,12 @@ func vaPricingSchedule(in *engine.Input, p *engine.Plan) error {
 	switch in.Str("channel") {
 	case "gallery":
 		p.Deliverable("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.AddDays(sale, -21)), r)
-		p.Milestone("payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
+		p.Handover(engine.KindPayment, "payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
 	default:
 		p.Deliverable("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.AddDays(sale, -7)), r)
 	}
-	p.Milestone("on-sale", "Work on sale", sale)
-	p.Milestone("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
+	p.Event("on-sale", "Work on sale", sale, "the date the work goes on sale")
+	p.Work("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
 	return nil
 }
 
