@@ -119,7 +119,7 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	art := p.Get("art").(map[string]any)
 	needed, dummy := art["working_days"].(int), art["dummy_days"].(int)
 	available := p.Calendar().WorkdaysBetween(p.AsOf(), due)
-	start := p.Calendar().AddWorkdays(due, -needed)
+	start := engine.Later(p.AsOf(), p.Calendar().AddWorkdays(due, -needed))
 	if needed > available || due.Before(p.AsOf()) {
 		earliest := p.Calendar().AddWorkdays(p.AsOf(), needed)
 		earliestPub := engine.AddMonths(earliest, 12)
@@ -154,12 +154,25 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Work("art-start", "Latest start on the art", start)
 	due = deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
 	p.Set("finals_due", p.Ref("finals"))
+	// The art takes its working days whatever moves: finals moved off a
+	// closed day pull the start with them, and a start that cannot move
+	// pushes finals.
+	p.DependsOn("finals", "sketch-approval")
+	p.Precede("art-start", "finals", needed)
+	if dummy > 0 {
+		p.Precede("art-start", "dummy", ilBookDummyDays)
+		p.Precede("sketch-approval", "finals", needed-dummy)
+	}
+	due = p.DateOf("finals")
 	p.Handover(engine.KindDeliverable, "progress-batch", "First finished spreads to the editor (8 weeks before finals)", engine.Later(p.AsOf(), engine.AddWeeks(due, -8)))
 	p.SetTarget(due)
-	p.DependsOn("finals", "art-start", "sketch-approval")
 	p.Handover(engine.KindPayment, "acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
 	p.Handover(engine.KindDeliverable, "f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
 	p.Event("publication", "Publication day", pub, "the publication date the publisher set")
+	p.DependsOn("progress-batch", "art-start")
+	p.DependsOn("finals", "progress-batch")
+	p.DependsOn("acceptance-payment", "finals")
+	p.DependsOn("f-and-gs", "finals")
 	return nil
 }
 
