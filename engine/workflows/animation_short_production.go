@@ -126,7 +126,7 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	if latest := engine.AddDays(deadline, -total); latest.Before(start) {
 		// The earliest finish, on a working day: the deliverables are a
 		// hand-over.
-		finish = engine.NextOpen(engine.AddDays(start, total), r)
+		finish = p.Calendar().NextWorkday(engine.AddDays(start, total))
 		available := engine.DaysBetween(start, deadline) - (total - ph[3] - ph[4])
 		msg := "no crew size fits: the other phases alone need more time than remains"
 		if available > 0 {
@@ -146,7 +146,7 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	if engine.InDeadWeek(finish) {
 		p.Warn("DEADLINE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January week, when labs, sound studios and festival offices are closed; the plan delivers by %s.",
-			engine.FormatDate(finish), engine.FormatDate(engine.PrevOpen(finish, r)))
+			engine.FormatDate(finish), engine.FormatDate(p.Calendar().PrevWorkday(finish)))
 	}
 	p.SetTarget(finish)
 	names := [7][2]string{

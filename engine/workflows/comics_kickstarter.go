@@ -175,7 +175,7 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	launch := requested
 	days := engine.DaysBetween(p.AsOf(), launch)
 	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), 28), time.Tuesday)
-	for engine.Closed(earliest, r) {
+	for p.Calendar().Closed(earliest) {
 		earliest = engine.AddWeeks(earliest, 1)
 	}
 	switch {
@@ -191,8 +191,8 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 		launch = earliest
 	}
 	if engine.InDeadWeek(launch) {
-		better := engine.OnOrAfter(engine.NextOpen(launch, r), time.Tuesday)
-		for engine.Closed(better, r) {
+		better := engine.OnOrAfter(p.Calendar().NextWorkday(launch), time.Tuesday)
+		for p.Calendar().Closed(better) {
 			better = engine.AddWeeks(better, 1)
 		}
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s falls in the 24 December–1 January week, when backers, press and newsletters are away and the first 48 hours decide the campaign; launch on Tuesday %s instead.",

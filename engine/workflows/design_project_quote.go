@@ -99,6 +99,10 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	if in.Has("start_date") && in.Date("start_date").After(start) {
 		start = in.Date("start_date")
 	}
+	// Kickoff is a payment and a signature: on a working day, and the
+	// phases count from it, so a plan made on a Sunday does not lose a
+	// day of its schedule.
+	start = p.Calendar().NextWorkday(start)
 	deadline := in.Date("deadline")
 	ph, perRound, _ := dsQuoteHours(in, in.Int("revision_rounds"))
 	perDay := in.Float("hours_per_week") / 5
@@ -121,7 +125,7 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	end := deadline
 	switch {
 	case !deadline.After(start) || !feasible:
-		end = engine.NextOpen(p.Calendar().AddWorkdays(start, needed), in.Region())
+		end = p.Calendar().NextWorkday(p.Calendar().AddWorkdays(start, needed))
 		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
 			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))

@@ -257,7 +257,7 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		if due := e.tier.Deadline; engine.InDeadWeek(due) {
 			// Festival offices and submission-platform support are closed
 			// between 24 December and 1 January: enter before it.
-			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
+			better := p.Calendar().PrevWorkday(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1))
 			if !better.Before(engine.Later(p.AsOf(), in.Date("picture_lock_date"))) {
 				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
 					e.tier.Name, e.name, engine.FormatDate(due), engine.FormatDate(better))

@@ -149,8 +149,8 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 		fPrep := engine.OnOrAfter(p.AsOf(), time.Monday)
 		fStart := engine.AddWeeks(fPrep, s.prepWeeks)
 		fWrap := filmProdShoot(fStart, s.shootDays, perWeek)
-		fLock := engine.NextOpen(engine.AddWeeks(fWrap, s.editWeeks), in.Region())
-		fDelivery := engine.NextOpen(engine.AddWeeks(fLock, s.finishWeek), in.Region())
+		fLock := p.Calendar().NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
+		fDelivery := p.Calendar().NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
 		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %s of prep, %s, %s of editing and %s of finishing the earliest delivery is %s, and the schedule is built on it.",
 			engine.FormatDate(delivery), engine.FormatDate(prep), engine.Plural(s.prepWeeks, "week", "weeks"), engine.Plural(s.shootDays, "shoot day", "shoot days"),
 			engine.Plural(s.editWeeks, "week", "weeks"), engine.Plural(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))

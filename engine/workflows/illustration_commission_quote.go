@@ -86,7 +86,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 	end := delivery
 	switch {
 	case delivery.Before(p.AsOf()) || !feasible:
-		end = engine.NextOpen(p.Calendar().AddWorkdays(p.AsOf(), needed), in.Region())
+		end = p.Calendar().NextWorkday(p.Calendar().AddWorkdays(p.AsOf(), needed))
 		code := "DEADLINE_INFEASIBLE"
 		if delivery.Before(p.AsOf()) {
 			code = "DELIVERY_DATE_PASSED"
@@ -149,8 +149,10 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 		stages = append(stages, studioStage{fmt.Sprintf("revision-%d", i), fmt.Sprintf("Revision round %d returned", i), round})
 	}
 	p.SetTarget(delivery)
-	p.Handover(engine.KindAction, "brief-signed", "Brief, usage and fee agreed in writing", p.AsOf())
-	studioScheduleStages(p, p.AsOf(), delivery, stages)
+	// The brief is signed on a working day, and the stages count from it.
+	signed := engine.Earlier(p.Calendar().NextWorkday(p.AsOf()), delivery)
+	p.Handover(engine.KindAction, "brief-signed", "Brief, usage and fee agreed in writing", signed)
+	studioScheduleStages(p, signed, delivery, stages)
 	p.Deliverable("delivery", "Final files delivered; invoice sent", delivery, in.Region())
 	p.Handover(engine.KindPayment, "invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
 	return nil

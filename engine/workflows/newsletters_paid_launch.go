@@ -182,7 +182,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	p.Set("launch_date", engine.FormatDate(launch))
 	if engine.InDeadWeek(launch) {
-		better := engine.NextOpen(launch, in.Region())
+		better := p.Calendar().NextWorkday(launch)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when readers are away and open rates drop; the founding offer would run to empty inboxes. A better launch is %s.",
 			engine.FormatDate(launch), p.Label("launch clear of the dead week", better))
 		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))

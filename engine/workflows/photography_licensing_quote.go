@@ -193,8 +193,8 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	proofs = deliver(p, "proofs", "Proof gallery to client", proofs, in.Region(), last)
 	// Selects and retouching are counted in open days from the proofs.
-	selects = engine.AddOpenDays(proofs, 3, in.Region())
-	delivery = engine.AddOpenDays(selects, studioCeil(float64(in.Int("final_images"))/8), in.Region())
+	selects = p.Calendar().AddWorkdays(proofs, 3)
+	delivery = p.Calendar().AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
 	p.Handover(engine.KindAction, "client-selects", "Client selects due", selects)
 	delivery = deliver(p, "delivery", "Retouched finals delivered; balance invoiced", delivery, in.Region(), selects)
 	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)

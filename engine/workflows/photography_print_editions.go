@@ -145,7 +145,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(release)
 	if engine.InDeadWeek(release) {
-		better := engine.NextOpen(release, in.Region())
+		better := p.Calendar().NextWorkday(release)
 		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, after the last gift-shipping dates, when collectors and press are away; a better release is %s.",
 			engine.FormatDate(release), p.Label("release date clear of the dead week", better))
 		p.Set("better_release_date", p.Label("release date clear of the dead week", better))

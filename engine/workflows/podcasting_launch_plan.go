@@ -81,16 +81,16 @@ type podLaunchDates struct{ produceFrom, trailer, feed, bankBy time.Time }
 // for both.
 func podLaunchDatesFor(launch time.Time, missing, workDays int, r engine.Region) podLaunchDates {
 	var d podLaunchDates
-	d.bankBy = engine.PrevOpen(engine.AddDays(launch, -3), r)
-	d.feed = engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), r)
+	d.bankBy = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(launch, -3))
+	d.feed = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
 	d.produceFrom = d.bankBy
 	if workDays > 0 {
-		d.produceFrom = engine.AddOpenDays(d.bankBy, -workDays, r)
+		d.produceFrom = (engine.Calendar{Region: r}).AddWorkdays(d.bankBy, -workDays)
 	}
 	// The trailer is cut from the first recordings, so production starts at
 	// least two working days before it.
-	d.trailer = engine.PrevOpen(engine.AddDays(d.feed, -2), r)
-	if first := engine.AddOpenDays(d.trailer, -2, r); missing > 0 && first.Before(d.produceFrom) {
+	d.trailer = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(d.feed, -2))
+	if first := (engine.Calendar{Region: r}).AddWorkdays(d.trailer, -2); missing > 0 && first.Before(d.produceFrom) {
 		d.produceFrom = first
 	}
 	return d

@@ -151,7 +151,7 @@ func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Handover(engine.KindDeliverable, "first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
 	}
 	p.Event("campaign-end", "Last sponsored episode airs", end, "the campaign's last air date")
-	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.NextOpen(engine.AddDays(end, 30), r), r)
+	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", p.Calendar().NextWorkday(engine.AddDays(end, 30)), r)
 	p.Precede("pitch", "io-signed", podSponsorPitchWorkdays)
 	p.DependsOn("talking-points", "io-signed")
 	p.DependsOn("campaign-start", "io-signed", "talking-points")

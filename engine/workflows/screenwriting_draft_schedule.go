@@ -163,7 +163,7 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.SetTarget(target)
-	register := engine.PrevOpen(engine.AddDays(target, -3), r)
+	register := p.Calendar().PrevWorkday(engine.AddDays(target, -3))
 	p.Work("outline-start", "Outline and beat sheet begin", outlineStart)
 	if draftStart.After(outlineStart) {
 		p.Work("first-draft-start", "First draft begins", draftStart)
@@ -171,8 +171,8 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	// A draft due in a closed week is handed over before it, unless that
 	// would be before the draft starts; then on the first open day after.
 	done := rewritesStart
-	if engine.Closed(done, r) && engine.PrevOpen(done, r).Before(engine.Later(draftStart, p.AsOf())) {
-		done = engine.NextOpen(done, r)
+	if p.Calendar().Closed(done) && p.Calendar().PrevWorkday(done).Before(engine.Later(draftStart, p.AsOf())) {
+		done = p.Calendar().NextWorkday(done)
 	}
 	p.Deliverable("first-draft-done", "First draft finished; out to readers for notes", done, r)
 	for i := 1; i <= in.Int("rewrite_passes"); i++ {

@@ -132,9 +132,9 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	// before the next, so a closed week (the dead week) never puts brand
 	// approval ahead of the draft it approves.
 	chain := func(live time.Time) (contract, draft, approval time.Time) {
-		approval = engine.AddOpenDays(live, -3, r)
-		draft = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -7), r), engine.AddOpenDays(approval, -1, r))
-		contract = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r), engine.AddOpenDays(draft, -1, r))
+		approval = p.Calendar().AddWorkdays(live, -3)
+		draft = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -7)), p.Calendar().AddWorkdays(approval, -1))
+		contract = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -socialDealLeadDays)), p.Calendar().AddWorkdays(draft, -1))
 		return
 	}
 	contractFor := func(live time.Time) time.Time { c, _, _ := chain(live); return c }
@@ -163,7 +163,7 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("approval", "Brand approval", approval, r)
 	p.Set("approval_date", p.Ref("approval"))
 	p.Event("go-live", "First post live with disclosure", live, "the publish date agreed with the brand")
-	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
+	p.Deliverable("insights", "Insights report (7 days)", p.Calendar().NextWorkday(engine.AddDays(live, 7)), r)
 	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
 	p.DependsOn("draft", "contract")
 	p.DependsOn("approval", "draft")

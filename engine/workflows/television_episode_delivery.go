@@ -108,19 +108,18 @@ func tvDeliveryShoot(in *engine.Input, p *engine.Plan) error {
 // tvDeliveryRows schedules post for every episode against a premiere date.
 func tvDeliveryRows(in *engine.Input, p *engine.Plan, premiere time.Time) (rows []map[string]any, late []string, worst int, earliestDue time.Time) {
 	f := tvDeliveryFormats[in.Str("format")]
-	r := in.Region()
 	lead := tvDeliveryLead(in)
 	for i, w := range p.Get("episode_wraps").([]string) {
 		wrap, _ := engine.ParseDate(w)
-		assembly := engine.AddOpenDays(wrap, tvDeliveryAssemblyDays, r)
-		dirCut := engine.AddOpenDays(assembly, f.cutDays, r)
-		lock := engine.AddOpenDays(dirCut, f.notesDays, r)
-		finished := engine.AddOpenDays(lock, f.finishDays, r)
+		assembly := p.Calendar().AddWorkdays(wrap, tvDeliveryAssemblyDays)
+		dirCut := p.Calendar().AddWorkdays(assembly, f.cutDays)
+		lock := p.Calendar().AddWorkdays(dirCut, f.notesDays)
+		finished := p.Calendar().AddWorkdays(lock, f.finishDays)
 		air := premiere
 		if in.Str("release_pattern") == "weekly" {
 			air = engine.AddWeeks(premiere, i)
 		}
-		due := engine.PrevOpen(engine.AddDays(air, -lead), r)
+		due := p.Calendar().PrevWorkday(engine.AddDays(air, -lead))
 		if i == 0 || due.Before(earliestDue) {
 			earliestDue = due
 		}

@@ -159,7 +159,7 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("closing_date", engine.FormatDate(closing))
 	// A report that follows closing is sent on the next open day, never
 	// moved back before the run ends.
-	report := engine.NextOpen(engine.Later(asOf, engine.AddDays(closing, 14)), r)
+	report := p.Calendar().NextWorkday(engine.Later(asOf, engine.AddDays(closing, 14)))
 	if opening.Before(asOf) {
 		state := fmt.Sprintf("closes %s", engine.FormatDate(closing))
 		if closing.Before(asOf) {
@@ -171,7 +171,7 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
 		return nil
 	}
-	lock := engine.PrevOpen(engine.AddWeeks(opening, -theaterBudgetLockWeeks), r)
+	lock := p.Calendar().PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))
 	onSale := engine.OnOrBefore(engine.AddWeeks(opening, -theaterOnSaleWeeks), time.Monday)
 	var skip []string
 	if lock.Before(asOf) {

@@ -106,14 +106,14 @@ func theaterChainFor(in *engine.Input, opening time.Time, r engine.Region) theat
 	ch.techStart = engine.AddDays(ch.firstPreview, -ch.techDays)
 	ch.loadIn = engine.AddDays(ch.techStart, -ch.loadInDays)
 	ch.firstRehearsal = engine.OnOrBefore(engine.AddWeeks(ch.techStart, -c.roomWeeks), time.Monday)
-	ch.finalDesigns = engine.PrevOpen(engine.AddWeeks(ch.loadIn, -6), r)
-	ch.prelimDesigns = engine.PrevOpen(engine.AddWeeks(ch.finalDesigns, -3), r)
+	ch.finalDesigns = (engine.Calendar{Region: r}).PrevWorkday(engine.AddWeeks(ch.loadIn, -6))
+	ch.prelimDesigns = (engine.Calendar{Region: r}).PrevWorkday(engine.AddWeeks(ch.finalDesigns, -3))
 	ch.designStart = engine.AddWeeks(ch.prelimDesigns, -4)
 	ch.offers = engine.AddWeeks(ch.firstRehearsal, -3)
 	ch.callbacks = engine.AddWeeks(ch.firstRehearsal, -5)
 	ch.auditions = engine.OnOrBefore(engine.AddWeeks(ch.firstRehearsal, -6), time.Saturday)
 	ch.notice = engine.AddWeeks(ch.auditions, -3)
-	ch.rights = engine.PrevOpen(engine.AddWeeks(ch.notice, -4), r)
+	ch.rights = (engine.Calendar{Region: r}).PrevWorkday(engine.AddWeeks(ch.notice, -4))
 	ch.closing = engine.AddDays(opening, 7*in.Int("run_weeks")-1)
 	return ch
 }

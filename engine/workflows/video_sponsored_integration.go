@@ -116,7 +116,7 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, asOf, r := in.Date("publish_date"), p.AsOf(), in.Region()
 	contractFor := func(publish time.Time) time.Time {
-		return engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), r)
+		return p.Calendar().PrevWorkday(engine.AddDays(publish, -videoSponsorLeadDays))
 	}
 	publish := requested
 	if contractFor(publish).Before(asOf) {
@@ -159,7 +159,7 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 		p.DependsOn(steps[i].key, steps[i-1].key)
 	}
 	p.DependsOn("publish", "final-approval")
-	p.Deliverable("report", "7-day performance report to the brand", engine.NextOpen(engine.AddDays(publish, 7), r), r)
+	p.Deliverable("report", "7-day performance report to the brand", p.Calendar().NextWorkday(engine.AddDays(publish, 7)), r)
 	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
 }

@@ -174,10 +174,10 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 	if in.Str("method") == "linear_inch" {
 		method = "linear inches"
 	}
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -14), in.Region())), "Publish one price everywhere",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddDays(sale, -14))), "Publish one price everywhere",
 		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioMoney(in, price)))
 	if in.Str("channel") == "gallery" {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -21), in.Region())), "Get the consignment terms in writing",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddDays(sale, -21))), "Get the consignment terms in writing",
 			"Commission, who pays framing and shipping, insurance while on the walls, discounts (cap them at 10% and split them), and payment within 30 days of sale.")
 	}
 	p.Recommend(engine.Medium, "Price the rest of the series from the ladder",
