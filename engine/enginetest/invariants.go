@@ -53,7 +53,8 @@ const (
 	// feasible_date: the summary must be built on the date the plan uses.
 	RuleReplanIgnored = "re-planned but the strategy does not name the feasible date"
 	// RuleClosedDeliverable: a deliverable milestone falls on a weekend,
-	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week.
+	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week,
+	// and is not labelled deliberate.
 	RuleClosedDeliverable = "deliverable on a closed day"
 	// RuleClosedHandover: a hand-over milestone (kind deliverable, action,
 	// on-sale, announce or payment) falls on a closed day of the plan's
@@ -209,7 +210,7 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 		if d.Before(asOf) && !history && !warned(title, ds) {
 			add(RuleSilentPastMilestone, "%q on %s, as_of %s", title, ds, asOfStr)
 		}
-		if deliverable, _ := m["deliverable"].(bool); deliverable {
+		if deliverable, _ := m["deliverable"].(bool); deliverable && str(m["deliberate"]) == "" {
 			if engine.Closed(d, region) {
 				add(RuleClosedDeliverable, "%q on %s (%s, %s)", title, ds, engine.ClosedReason(d, region), region)
 			}

@@ -163,6 +163,8 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 	p.Work("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
 	p.Event("fair", "Fair day", fair, "the fair's date")
 	p.Work("restock-review", "Review what sold; restock best-sellers", engine.AddDays(fair, 7))
+	chain(p, "production-start", "production-end", "fair", "restock-review")
+	p.DependsOn("fair", "mock-booth")
 	return nil
 }
 

@@ -162,7 +162,9 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(end)
 	p.Handover(engine.KindPayment, "kickoff", "Contract signed, 50% paid, kickoff", start)
 	studioScheduleStages(p, start, end, stages)
+	p.DependsOn(stages[0].key, "kickoff")
 	p.Handover(engine.KindPayment, "final-invoice", "Final 25% due (net 15)", engine.AddDays(end, 15))
+	p.DependsOn("final-invoice", "final-files")
 	return nil
 }
 

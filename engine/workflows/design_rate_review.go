@@ -187,6 +187,10 @@ func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 	p.Event("effective", "New rate applies to new work and renewals", eff, "the date the new rate applies")
 	p.Work("mid-year-check", "Check billable hours and pay against the target", engine.AddMonths(eff, 6))
 	p.Work("annual-review", "Next rate review", engine.AddMonths(eff, 12))
+	// Clients hear of the rate before it applies.
+	p.DependsOn("effective", "notify-retainers", "notify-clients")
+	chain(p, "effective", "second-step")
+	chain(p, "effective", "mid-year-check", "annual-review")
 	return nil
 }
 

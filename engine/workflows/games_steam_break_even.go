@@ -162,6 +162,8 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	p.Event("launch", "Launch on Steam", launch, "the launch date the plan is built on")
 	p.Event("refund-window", "Launch-day buyers' refund window closes (14 days)", engine.AddDays(launch, gamesRefundWindowDays), "Steam's 14-day refund window")
 	p.Event("first-payout", "First Steam payout (launch month)", payout(0), "Valve pays out on its own schedule")
+	chain(p, "launch", "refund-window")
+	chain(p, "launch", "first-payout")
 	if feeBack >= 0 {
 		p.Set("app_fee_recouped_month", engine.AddMonths(monthStart, feeBack).Format("2006-01"))
 	}

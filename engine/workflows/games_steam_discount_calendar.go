@@ -207,6 +207,9 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 		key := fmt.Sprintf("set-up-discount-%d", next+1)
 		p.Milestone(key, fmt.Sprintf("%s scheduled in Steamworks", plan[next].Name), engine.Later(p.AsOf(), setup))
 		list[next]["set_up_by"] = p.Ref(key)
+		if plan[next].Kind != "launch" {
+			p.DependsOn(fmt.Sprintf("discount-%d", next+1), key)
+		}
 	}
 	p.SetSchedule("discounts", "each discount's run and the day to set it up in Steamworks", list)
 	p.SetSchedule("skipped_sales", "Steam seasonal sales Steam's 28-day rules close to the game", skipped)

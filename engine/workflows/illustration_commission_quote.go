@@ -153,8 +153,11 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 	signed := engine.Earlier(p.Calendar().NextWorkday(p.AsOf()), delivery)
 	p.Handover(engine.KindAction, "brief-signed", "Brief, usage and fee agreed in writing", signed)
 	studioScheduleStages(p, signed, delivery, stages)
+	p.DependsOn(stages[0].key, "brief-signed")
 	p.Deliverable("delivery", "Final files delivered; invoice sent", delivery, in.Region())
 	p.Handover(engine.KindPayment, "invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
+	p.DependsOn("delivery", stages[len(stages)-1].key)
+	p.DependsOn("invoice-due", "delivery")
 	return nil
 }
 

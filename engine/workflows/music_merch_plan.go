@@ -226,9 +226,17 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.Set("order_deadlines", deadlines)
-	p.Handover(engine.KindDeliverable, "stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive))
+	handoverBefore(p, engine.KindDeliverable, "stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive), start, "the first show comes before the next working day")
 	p.Event("tour-start", "First show: merch table open", start, "the first show")
 	p.Work("inventory-count", "First inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
+	// Art before every order, each order before its stock arrives.
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "order-") {
+			p.DependsOn(m.Key, "art-approved")
+			p.DependsOn("arrives-"+strings.TrimPrefix(m.Key, "order-"), m.Key)
+		}
+	}
+	chain(p, "tour-start", "inventory-count")
 	return nil
 }
 

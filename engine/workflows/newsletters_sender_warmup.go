@@ -176,6 +176,7 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 		p.Work("spam-rate-check", "Postmaster Tools spam rate checked: doubling resumes only once it is under 0.3% (ideally 0.1%)", check)
 		p.Set("spam_rate_check_date", engine.FormatDate(check))
 		p.DependsOn("spam-rate-check", "first-send")
+		chain(p, "dns-setup", "seed-test", "first-send")
 		return nil
 	}
 	p.Set("ramp_held", false)
@@ -203,6 +204,7 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	p.Work("first-send", fmt.Sprintf("First warm-up send (%d most engaged)", ramp[0]["volume"]), start)
 	p.Work("full-list", "Full list reached", day)
 	p.Work("postmaster-review", "Review Postmaster Tools: spam rate, domain reputation", engine.AddDays(day, 14))
+	chain(p, "dns-setup", "seed-test", "first-send", "full-list", "postmaster-review")
 	for _, m := range p.Milestones() {
 		if m.Key == "dns-setup" && m.Date.Before(asOf) && len(p.Get("missing_authentication").([]string)) == 0 {
 			continue

@@ -89,3 +89,19 @@ func handoverBefore(p *engine.Plan, kind engine.StepKind, key, title string, d, 
 	}
 	p.Handover(kind, key, title, d)
 }
+
+// chain declares that each of keys comes no earlier than the one before it
+// (engine.Plan.DependsOn); keys the plan does not have are skipped, so the
+// chain runs through the steps it has.
+func chain(p *engine.Plan, keys ...string) {
+	prev := ""
+	for _, k := range keys {
+		if p.DateOf(k).IsZero() {
+			continue
+		}
+		if prev != "" {
+			p.DependsOn(k, prev)
+		}
+		prev = k
+	}
+}

@@ -238,6 +238,9 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("registration_deadline", p.Ref(late.key("pro-mlc-registration")))
 	p.Event("release", "Release (first publication)", release, "the release date")
 	p.Event("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412, "the statutory three-month window (17 U.S.C. \u00a7412)")
+	chain(p, late.key("split-sheet-signed"), late.key("iswc-isrc-metadata"), late.key("pro-mlc-registration"))
+	chain(p, late.key("work-for-hire-agreement"), late.key("split-sheet-signed"), late.key("copyright-filed"))
+	p.DependsOn(late.key("sound-recording-filed"), late.key("split-sheet-signed"))
 	p.Work("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
 	return nil
 }

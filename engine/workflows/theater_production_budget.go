@@ -188,6 +188,7 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Event("opening", "Opening night", opening, "opening night")
 	p.Event("closing", "Closing performance", closing, "the last performance")
 	p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
+	chain(p, "first-rehearsal", "opening", "closing", "royalty-report")
 	warnPassedSteps(p, skip...)
 	return nil
 }

@@ -145,6 +145,7 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 		p.SetTarget(d)
 		p.Set("qualifying_path", fullPath)
 		p.Event("decision", "YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays), "YouTube's review takes its own time")
+		p.DependsOn("decision", "ad-revenue")
 	} else {
 		end := videoYPPProjection(in, videoYPPHorizonDays)
 		p.Warn("NOT_ELIGIBLE_WITHIN_36_MONTHS", "At the current pace the channel does not reach 1,000 subscribers with 4,000 watch hours or 10M Shorts views within 36 months (month 36: %s, %s, %s).",

@@ -95,5 +95,8 @@ func studioScheduleStages(p *engine.Plan, start, end time.Time, stages []studioS
 			d = end
 		}
 		p.Milestone(s.key, s.title, d)
+		if i > 0 {
+			p.DependsOn(s.key, stages[i-1].key)
+		}
 	}
 }

@@ -217,6 +217,7 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 		row["results_expected"] = p.Label(c.name+": results expected", engine.AddWeeks(deadline, 6))
 		p.Work(fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("Start the %s application", c.name), start)
 		p.Milestone(fmt.Sprintf("call-%d-submit", n), fmt.Sprintf("Submit %s (deadline %s)", c.name, c.deadline), submit)
+		chain(p, "photography", fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("call-%d-submit", n))
 		if n == 1 {
 			p.Set("first_submit_by", p.Ref("call-1-submit"))
 			p.Set("first_call", c.name)
@@ -232,6 +233,9 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(last)
 	p.Event("results", "Last results expected (about 6 weeks after the final deadline)", engine.AddWeeks(last, 6), "the organisers announce results on their own schedule")
+	for i := 1; i <= n; i++ {
+		p.DependsOn("results", fmt.Sprintf("call-%d-submit", i))
+	}
 	return nil
 }
 
