@@ -169,7 +169,6 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Handover(engine.KindPayment, "acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
 	p.Handover(engine.KindDeliverable, "f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
 	p.Event("publication", "Publication day", pub, "the publication date the publisher set")
-	p.DependsOn("progress-batch", "art-start")
 	p.DependsOn("finals", "progress-batch")
 	p.DependsOn("acceptance-payment", "finals")
 	p.DependsOn("f-and-gs", "finals")

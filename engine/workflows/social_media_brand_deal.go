@@ -165,9 +165,11 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Event("go-live", "First post live with disclosure", live, "the publish date agreed with the brand")
 	p.Deliverable("insights", "Insights report (7 days)", p.Calendar().NextWorkday(engine.AddDays(live, 7)), r)
 	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
-	p.DependsOn("draft", "contract")
-	p.DependsOn("approval", "draft")
-	p.DependsOn("go-live", "approval")
+	// A working day at least between signing, sending the draft and the
+	// brand's approval, and the approval before the post goes live.
+	p.Precede("contract", "draft", 1)
+	p.Precede("draft", "approval", 1)
+	p.Precede("approval", "go-live", 1)
 	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
 		p.Event("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d), "the contract's usage term")

@@ -101,10 +101,21 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 		t.Errorf("market range %v–%v, want 1620–4060 ($20–50 CPM)", lo, hi)
 	}
 	publish := milestoneDate(t, res, "publish")
-	// 21 days before publish is 24 December, in the dead week: the
-	// contract is due on the last open day before it.
-	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-23" {
-		t.Errorf("contract %v, want 2026-12-23, before the dead week", c)
+	// 21 days before publish is 24 December, in the dead week, and so are
+	// the script and its approval: they do not all land on 23 December.
+	// Each keeps its working days after the one before (a day to send the
+	// script, two for the brand to approve it), so the contract goes back
+	// to 2026-12-18.
+	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-18" {
+		t.Errorf("contract %v, want 2026-12-18", c)
+	}
+	for _, g := range []struct {
+		a, b string
+		gap  int
+	}{{"contract", "script", 1}, {"script", "script-approved", 2}, {"script-approved", "filming", 1}, {"draft", "final-approval", 2}} {
+		if d := usCalendar.WorkdaysBetween(milestoneDate(t, res, g.a), milestoneDate(t, res, g.b)); d < g.gap {
+			t.Errorf("%s to %s: %d working days, want at least %d", g.a, g.b, d, g.gap)
+		}
 	}
 	// Net 30, on the working day before when the 30th day is closed.
 	if due := milestoneDate(t, res, "payment-due"); !due.Equal(usCalendar.PrevWorkday(engine.AddDays(publish, 30))) {
