@@ -1519,6 +1519,14 @@ export interface components {
             vertical: string;
             workflow: string;
         };
+        PlanPrecedence: {
+            /** @description Key of the milestone that follows it. */
+            after: string;
+            /** @description Key of the milestone that comes first. */
+            before: string;
+            /** @description Working days of the plan's calendar after is at least after before (0: not before it). */
+            min_working_days: number;
+        };
         PlanRecommendation: {
             detail: string;
             /**
@@ -1567,6 +1575,8 @@ export interface components {
             key: string;
         };
         PlanTimeline: {
+            /** @description Keys of the industry closures the workflow added to the plan's calendar (a factory plan: the Chinese New Year closure); absent when none. */
+            closures?: ("dead-week" | "factory-new-year" | "steam-seasonal-sales" | "fashion-market-weeks")[];
             /**
              * Format: date
              * @description The last milestone's date; absent when there are none.
@@ -1581,10 +1591,12 @@ export interface components {
             milestones: components["schemas"]["PlanTimelineMilestone"][];
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
+            /** @description The order the workflow declares between milestones, each with its minimum gap in working days; the settled dates keep every one (a PRECEDENCE_SHORT warning says when a fixed event makes that impossible). Absent when none. */
+            precedences?: components["schemas"]["PlanPrecedence"][];
             /** @description Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none. */
             reference_dates?: components["schemas"]["PlanReferenceDate"][];
             /**
-             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
+             * @description The country (ISO 3166-1 alpha-2) whose public holidays make the plan's working-day calendar, with weekends, the 24 December–1 January closure and closures; GET /v1/engine/calendars lists them.
              * @enum {string}
              */
             region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
@@ -1613,13 +1625,20 @@ export interface components {
             date: string;
             /** @description Days from as_of to date; negative for a passed milestone. */
             days_from_as_of: number;
-            /** @description Present, and true, for work someone must hand over: it falls on an open day of the region. */
+            /** @description Why the milestone is on a closed day (an event held on a holiday); absent otherwise. */
+            deliberate?: string;
+            /** @description Present, and true, for work someone must hand over (kind deliverable): it falls on a working day of the plan's calendar. */
             deliverable?: boolean;
             /** @description Stable within the workflow, e.g. master_delivery. */
             key: string;
             /**
+             * @description What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own.
+             * @enum {string}
+             */
+            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "event" | "work";
+            /**
              * Format: date
-             * @description The date asked for, when a deliverable was moved off a closed day.
+             * @description The date asked for, when the milestone was moved off a closed day or to keep a precedence.
              */
             moved_from?: string;
             /** @description Why the date moved. */
