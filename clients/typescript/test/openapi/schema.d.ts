@@ -2366,6 +2366,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -2376,6 +2377,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -2383,8 +2385,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -2561,6 +2571,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -2571,6 +2582,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -2578,8 +2590,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -2707,6 +2727,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -2717,6 +2738,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -2724,8 +2746,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -3973,6 +4003,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -3983,6 +4014,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -3990,8 +4022,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -4108,6 +4148,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4118,6 +4159,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4125,8 +4167,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4234,6 +4284,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4244,6 +4295,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4251,8 +4303,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4401,6 +4461,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4411,6 +4472,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4418,8 +4480,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4585,6 +4655,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4595,6 +4666,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4602,8 +4674,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4718,6 +4798,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4728,6 +4809,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4735,8 +4817,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4851,6 +4941,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4861,6 +4952,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4868,8 +4960,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5050,6 +5150,7 @@ export interface operations {
                      *                 "days_from_as_of": 91,
                      *                 "deliverable": true,
                      *                 "key": "master_delivery",
+                     *                 "kind": "deliverable",
                      *                 "passed": false,
                      *                 "title": "Deliver the master to the distributor"
                      *               },
@@ -5060,6 +5161,7 @@ export interface operations {
                      *                 "date": "2027-02-05",
                      *                 "days_from_as_of": 95,
                      *                 "key": "pitch",
+                     *                 "kind": "action",
                      *                 "passed": false,
                      *                 "title": "Editorial pitch"
                      *               },
@@ -5067,8 +5169,16 @@ export interface operations {
                      *                 "date": "2027-03-05",
                      *                 "days_from_as_of": 123,
                      *                 "key": "release",
+                     *                 "kind": "event",
                      *                 "passed": false,
                      *                 "title": "Release day"
+                     *               }
+                     *             ],
+                     *             "precedences": [
+                     *               {
+                     *                 "after": "pitch",
+                     *                 "before": "master_delivery",
+                     *                 "min_working_days": 0
                      *               }
                      *             ],
                      *             "region": "US",
@@ -5183,6 +5293,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5193,6 +5304,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5200,8 +5312,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
