@@ -30,29 +30,6 @@ func OnOrAfter(d time.Time, wd time.Weekday) time.Time {
 	return AddDays(d, (int(wd)-int(d.Weekday())+7)%7)
 }
 
-// PrevWorkday returns d, or the Friday before it when d falls on a weekend:
-// industry deadlines land on business days.
-func PrevWorkday(d time.Time) time.Time {
-	switch d.Weekday() {
-	case time.Saturday:
-		return AddDays(d, -1)
-	case time.Sunday:
-		return AddDays(d, -2)
-	}
-	return d
-}
-
-// NextWorkday returns d, or the Monday after it when d falls on a weekend.
-func NextWorkday(d time.Time) time.Time {
-	switch d.Weekday() {
-	case time.Saturday:
-		return AddDays(d, 2)
-	case time.Sunday:
-		return AddDays(d, 1)
-	}
-	return d
-}
-
 // Later returns the later of two dates. Its main use is Later(p.AsOf(), d):
 // a step that should already have happened is due on the plan date rather
 // than in the past.
@@ -71,45 +48,93 @@ func Earlier(a, b time.Time) time.Time {
 	return b
 }
 
-// isWorkday reports whether d is Monday to Friday. Public holidays are not
-// known, so they count as working days.
-func isWorkday(d time.Time) bool {
-	return d.Weekday() != time.Saturday && d.Weekday() != time.Sunday
+// Calendar is the working-day calendar a plan is scheduled on: weekends,
+// the national public holidays of its country (Region), the 24 December–1
+// January dead week, and the shutdown closures the plan declares (a factory
+// plan declares FactoryNewYear). Every date a workflow computes by a number
+// of working days, and every hand-over it dates, goes through it: there is
+// no weekday-only arithmetic in the engine for a workflow to use.
+type Calendar struct {
+	Region   Region
+	Closures []Closure
 }
 
-// AddWorkdays moves d by n business days (Monday–Friday; negative goes
-// back), because reviews, approvals, lab turnarounds and union paperwork are
-// quoted in business days. The start day is not counted, and the result is
-// always a weekday when n != 0: one business day after a Friday, Saturday or
-// Sunday is the Monday, one before a Saturday, Sunday or Monday is the
-// Friday. n == 0 returns d unchanged, even on a weekend.
-func AddWorkdays(d time.Time, n int) time.Time {
+// Closed reports whether nobody can be expected to hand work over on d: a
+// weekend, a public holiday of the region, the dead week or a declared
+// closure.
+func (c Calendar) Closed(d time.Time) bool { return c.ClosedReason(d) != "" }
+
+// ClosedReason names why d is closed ("a Sunday", "Christmas Day", "Chinese
+// New Year factory closure"), or "" when it is a working day.
+func (c Calendar) ClosedReason(d time.Time) string {
+	r := c.Region
+	if r == "" {
+		r = RegionUS
+	}
+	if why := ClosedReason(d, r); why != "" {
+		return why
+	}
+	for _, cl := range c.Closures {
+		if s, ok := cl.On(d); ok {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// NextWorkday returns d when it is a working day, else the first working
+// day after it.
+func (c Calendar) NextWorkday(d time.Time) time.Time {
+	for c.Closed(d) {
+		d = AddDays(d, 1)
+	}
+	return d
+}
+
+// PrevWorkday returns d when it is a working day, else the last working day
+// before it: a hand-over due on a closed day is due the working day before.
+func (c Calendar) PrevWorkday(d time.Time) time.Time {
+	for c.Closed(d) {
+		d = AddDays(d, -1)
+	}
+	return d
+}
+
+// AddWorkdays moves d by n working days (negative goes back), because
+// reviews, approvals, lab turnarounds, production runs and painting are
+// quoted in working days. The start day is not counted, and the result is
+// always a working day when n != 0; n == 0 returns d unchanged.
+func (c Calendar) AddWorkdays(d time.Time, n int) time.Time {
 	step := 1
 	if n < 0 {
 		step, n = -1, -n
 	}
 	for n > 0 {
 		d = AddDays(d, step)
-		if isWorkday(d) {
+		if !c.Closed(d) {
 			n--
 		}
 	}
 	return d
 }
 
-// WorkdaysBetween counts the business days after a, up to and including b,
-// so that WorkdaysBetween(a, AddWorkdays(a, n)) == n for n >= 0: it answers
-// "how many working days are left until the deadline". It is 0, never
-// negative, when b is not after a: a deadline already passed leaves no time.
-func WorkdaysBetween(a, b time.Time) int {
+// WorkdaysBetween counts the working days after a, up to and including b,
+// so that WorkdaysBetween(a, AddWorkdays(a, n)) == n for n >= 0: "how many
+// working days are left until the deadline". It is 0, never negative, when
+// b is not after a.
+func (c Calendar) WorkdaysBetween(a, b time.Time) int {
 	n := 0
 	for d := AddDays(a, 1); !d.After(b); d = AddDays(d, 1) {
-		if isWorkday(d) {
+		if !c.Closed(d) {
 			n++
 		}
 	}
 	return n
 }
+
+// AddWorkWeeks moves d by n weeks of work: 5n working days, so a
+// "12-week production run" does not run through a holiday or a closure.
+func (c Calendar) AddWorkWeeks(d time.Time, n int) time.Time { return c.AddWorkdays(d, 5*n) }
 
 // NthWeekday returns the n-th wd of a month (n >= 1), or the last one when n
 // is 0, because festival, sale and trade calendars are set as "the second

@@ -17,6 +17,11 @@ func date(t *testing.T, s string) time.Time {
 	return d
 }
 
+// weekdays is a calendar with the US holidays on none of the test dates
+// (2026-11-16 to 2027-01-04 holds Thanksgiving and the dead week: the
+// tests below avoid them or say so).
+var weekdays = engine.Calendar{Region: engine.RegionUS}
+
 func TestAddWorkdays(t *testing.T) {
 	// 2026-11-20 is a Friday.
 	tests := []struct {
@@ -31,19 +36,21 @@ func TestAddWorkdays(t *testing.T) {
 		{"Friday plus one is Monday", "2026-11-20", 1, "2026-11-23"},
 		{"Saturday plus one is Monday", "2026-11-21", 1, "2026-11-23"},
 		{"Sunday plus one is Monday", "2026-11-22", 1, "2026-11-23"},
-		{"Monday plus five is next Monday", "2026-11-23", 5, "2026-11-30"},
-		{"Thursday plus ten is two weeks on", "2026-11-19", 10, "2026-12-03"},
+		{"Monday plus five over Thanksgiving is next Tuesday", "2026-11-23", 5, "2026-12-01"},
+		{"Thursday plus ten is two weeks on, and Thanksgiving", "2026-11-19", 10, "2026-12-04"},
+		{"Monday plus five is next Monday", "2026-11-02", 5, "2026-11-09"},
 		{"Monday minus one is Friday", "2026-11-23", -1, "2026-11-20"},
 		{"Saturday minus one is Friday", "2026-11-21", -1, "2026-11-20"},
 		{"Sunday minus one is Friday", "2026-11-22", -1, "2026-11-20"},
 		{"Sunday minus two is Thursday", "2026-11-22", -2, "2026-11-19"},
 		{"Friday minus five is last Friday", "2026-11-20", -5, "2026-11-13"},
-		{"across the year end", "2026-12-31", 2, "2027-01-04"},
-		{"back across the year end", "2027-01-04", -2, "2026-12-31"},
+		{"across the dead week", "2026-12-22", 2, "2027-01-04"},
+		{"back across the dead week", "2027-01-04", -2, "2026-12-22"},
+		{"over Thanksgiving", "2026-11-25", 1, "2026-11-27"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := engine.AddWorkdays(date(t, tt.start), tt.n)
+			got := weekdays.AddWorkdays(date(t, tt.start), tt.n)
 			if want := date(t, tt.want); !got.Equal(want) {
 				t.Errorf("AddWorkdays(%s, %d) = %s, want %s", tt.start, tt.n, engine.FormatDate(got), tt.want)
 			}
@@ -56,7 +63,7 @@ func TestAddWorkdaysLandsOnWeekdays(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		d := engine.AddDays(start, i)
 		for _, n := range []int{-11, -3, -1, 1, 2, 7, 23} {
-			switch got := engine.AddWorkdays(d, n); got.Weekday() {
+			switch got := weekdays.AddWorkdays(d, n); got.Weekday() {
 			case time.Saturday, time.Sunday:
 				t.Errorf("AddWorkdays(%s, %d) = %s, a %s", engine.FormatDate(d), n, engine.FormatDate(got), got.Weekday())
 			}
@@ -78,12 +85,12 @@ func TestWorkdaysBetween(t *testing.T) {
 		{"Saturday to Sunday", "2026-11-21", "2026-11-22", 0},
 		{"Saturday to Monday", "2026-11-21", "2026-11-23", 1},
 		{"Monday to Friday", "2026-11-16", "2026-11-20", 4},
-		{"two full weeks", "2026-11-16", "2026-11-30", 10},
+		{"two weeks with Thanksgiving", "2026-11-16", "2026-11-30", 9},
 		{"b before a is 0, not negative", "2026-11-30", "2026-11-16", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := engine.WorkdaysBetween(date(t, tt.a), date(t, tt.b)); got != tt.want {
+			if got := weekdays.WorkdaysBetween(date(t, tt.a), date(t, tt.b)); got != tt.want {
 				t.Errorf("WorkdaysBetween(%s, %s) = %d, want %d", tt.a, tt.b, got, tt.want)
 			}
 		})
@@ -96,7 +103,7 @@ func TestWorkdaysBetweenInvertsAddWorkdays(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		a := engine.AddDays(start, i)
 		for n := 0; n <= 30; n++ {
-			if got := engine.WorkdaysBetween(a, engine.AddWorkdays(a, n)); got != n {
+			if got := weekdays.WorkdaysBetween(a, weekdays.AddWorkdays(a, n)); got != n {
 				t.Fatalf("WorkdaysBetween(%s, AddWorkdays(%s, %d)) = %d", engine.FormatDate(a), engine.FormatDate(a), n, got)
 			}
 		}

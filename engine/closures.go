@@ -72,6 +72,17 @@ func Closures() []Closure {
 	return []Closure{DeadWeek, FactoryNewYear, SteamSeasonalSales, FashionMarketWeeks}
 }
 
+// ClosureByKey returns the closure with key ("factory-new-year"), for
+// reading a plan's declared closures back from its timeline.
+func ClosureByKey(key string) (Closure, bool) {
+	for _, c := range Closures() {
+		if c.Key == key {
+			return c, true
+		}
+	}
+	return Closure{}, false
+}
+
 // DeadWeek is the week between Christmas and New Year: offices, labs,
 // distributors and press are closed or unreachable, and launches get lost.
 var DeadWeek = Closure{

@@ -43,8 +43,13 @@ type Milestone struct {
 	MovedFrom time.Time `json:"-"`
 	Note      string    `json:"-"`
 	// After lists the keys of milestones that must be done first (see
-	// Plan.DependsOn).
+	// Plan.Precede and Plan.DependsOn).
 	After []string `json:"-"`
+	// Kind says what the milestone is: a hand-over kind is only ever
+	// dated on a working day of the plan's calendar.
+	Kind StepKind `json:"-"`
+	// Deliberate says why an event is held on a closed day.
+	Deliberate string `json:"-"`
 }
 
 // Warning flags a plan that cannot work as asked (a date too close, a
@@ -67,6 +72,8 @@ type Plan struct {
 	// region is the calendar deliverables were scheduled on; requested and
 	// feasible are set by Replanned.
 	region              Region
+	closures            []Closure
+	precedences         []Precedence
 	requested, feasible time.Time
 	postEvent           time.Time
 	// refs is set once Ref or RecommendOn has written a milestone
@@ -121,34 +128,22 @@ func (p *Plan) RecommendBy(pri Priority, due time.Time, title, detail string) {
 	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri, DueDate: FormatDate(due)})
 }
 
-// Milestone adds a dated step to the timeline.
-func (p *Plan) Milestone(key, title string, d time.Time) {
-	p.milestones = append(p.milestones, Milestone{Key: key, Title: title, Date: d})
-}
+// Milestone adds a step to the timeline that is an action towards someone
+// else (KindAction: a pitch sent, a sign-off, an order placed), so it is
+// dated on a working day of the plan's calendar (see Handover). Use Event
+// for a fixed date the plan does not choose, Work for one's own work, and
+// Handover for the other hand-over kinds.
+func (p *Plan) Milestone(key, title string, d time.Time) { p.Handover(KindAction, key, title, d) }
 
 // Deliverable adds a milestone that is work someone must hand over (a
-// master, a manuscript, artwork, a tech pack): it is due on an open day of
-// region r. A date on a closed day (weekend, public holiday, 24 Dec–1 Jan) is
-// moved to the previous open day, so the work is in on time; when that would
-// put a step still ahead of the plan before as_of, it goes to the next open
-// day instead. The milestone reports the move (moved_from, note). Use
-// Milestone for fixed external dates (an event, a festival's deadline).
+// master, a manuscript, artwork, a tech pack): Handover of KindDeliverable.
+// A non-empty r sets the plan's country (the calendar the workflow's
+// `country` input already gives).
 func (p *Plan) Deliverable(key, title string, d time.Time, r Region) {
-	if r == "" {
-		r = RegionUS
+	if r != "" {
+		p.region = r
 	}
-	p.region = r
-	m := Milestone{Key: key, Title: title, Date: d, Deliverable: true}
-	if Closed(d, r) {
-		moved := PrevOpen(d, r)
-		if !d.Before(p.asOf) && moved.Before(p.asOf) {
-			moved = NextOpen(d, r)
-		}
-		m.Date, m.MovedFrom = moved, d
-		m.Note = fmt.Sprintf("moved from %s (%s) to the %s open day", FormatDate(d), ClosedReason(d, r),
-			map[bool]string{true: "previous", false: "next"}[moved.Before(d)])
-	}
-	p.milestones = append(p.milestones, m)
+	p.Handover(KindDeliverable, key, title, d)
 }
 
 // Settling dates, then narrating them. A planner settles its dates first
@@ -234,14 +229,18 @@ func (p *Plan) SetSchedule(key, about string, v any) {
 
 // Move moves milestone key to d after it was added (a dependency finished
 // later than planned, a re-plan pushed it), reporting the move: moved_from
-// keeps the date first asked for, and why is added to the note. Everything
-// that refers to the milestone by Ref moves with it.
+// keeps the date first asked for, and why is added to the note. A
+// hand-over moved onto a closed day goes on to the next working day when
+// moved later, the previous one when moved earlier; the plan's precedences
+// are settled again. Everything that refers to the milestone by Ref moves
+// with it.
 func (p *Plan) Move(key string, d time.Time, why string) {
 	for i := range p.milestones {
 		m := &p.milestones[i]
 		if m.Key != key || m.Date.Equal(d) {
 			continue
 		}
+		later := d.After(m.Date)
 		if m.MovedFrom.IsZero() {
 			m.MovedFrom = m.Date
 		}
@@ -251,7 +250,15 @@ func (p *Plan) Move(key string, d time.Time, why string) {
 			m.Note = strings.TrimPrefix(m.Note+"; "+why, "; ")
 		}
 		m.Date = d
+		if m.Kind == KindEvent {
+			m.Deliberate = ""
+			if reason := p.Calendar().ClosedReason(d); reason != "" {
+				m.Deliberate = "on " + reason + ": " + strings.TrimSpace(why)
+			}
+		}
+		p.place(m, later)
 	}
+	p.settle()
 }
 
 // resolve writes out the milestone references in s.
@@ -333,22 +340,11 @@ func (p *Plan) PostEvent(target time.Time, why string) {
 
 // DependsOn records that the milestone key cannot happen before the
 // milestones named in on (masters after final artwork, fulfilment after the
-// campaign ends). The timeline reports it as the milestone's "after" list,
-// and the invariant tests check that no milestone is dated before one it
-// depends on, however dates were moved by re-planning or the calendar. Call
-// it after adding the milestones; unknown keys are ignored.
+// campaign ends): Precede with no gap for each. Call it after adding the
+// milestones; unknown keys are ignored.
 func (p *Plan) DependsOn(key string, on ...string) {
-	known := func(k string) bool {
-		return slices.ContainsFunc(p.milestones, func(m Milestone) bool { return m.Key == k })
-	}
-	for i := range p.milestones {
-		if p.milestones[i].Key == key {
-			for _, k := range on {
-				if known(k) && !slices.Contains(p.milestones[i].After, k) {
-					p.milestones[i].After = append(p.milestones[i].After, k)
-				}
-			}
-		}
+	for _, k := range on {
+		p.Precede(k, key, 0)
 	}
 }
 
@@ -441,6 +437,8 @@ type milestoneJSON struct {
 	DaysFromNow int      `json:"days_from_as_of"`
 	Passed      bool     `json:"passed"`
 	Deliverable bool     `json:"deliverable,omitempty"`
+	Kind        StepKind `json:"kind"`
+	Deliberate  string   `json:"deliberate,omitempty"`
 	MovedFrom   string   `json:"moved_from,omitempty"`
 	Note        string   `json:"note,omitempty"`
 	After       []string `json:"after,omitempty"`
@@ -448,6 +446,12 @@ type milestoneJSON struct {
 
 // Result renders the plan as the job's result object.
 func (p *Plan) Result() (map[string]any, error) {
+	p.settle()
+	for _, pr := range p.shortPrecedences() {
+		a, b := p.milestones[p.index(pr.Before)], p.milestones[p.index(pr.After)]
+		p.Warn("PRECEDENCE_SHORT", "%s (%s) needs %s after %s (%s), which is a fixed date: allow more time or move the event.",
+			b.Title, FormatDate(b.Date), Plural(pr.Gap, "working day", "working days"), a.Title, FormatDate(a.Date))
+	}
 	out := p.value()
 	// The plain values a protobuf Struct can hold, as a JSON round trip
 	// would give them.
@@ -480,7 +484,7 @@ func (p *Plan) value() map[string]any {
 	list := make([]milestoneJSON, len(ms))
 	for i, m := range ms {
 		list[i] = milestoneJSON{Key: m.Key, Title: m.Title, Date: FormatDate(m.Date), DaysFromNow: DaysBetween(p.asOf, m.Date),
-			Passed: m.Date.Before(p.asOf), Deliverable: m.Deliverable, Note: m.Note, After: m.After}
+			Passed: m.Date.Before(p.asOf), Deliverable: m.Deliverable, Kind: m.Kind, Deliberate: m.Deliberate, Note: m.Note, After: m.After}
 		if !m.MovedFrom.IsZero() {
 			list[i].MovedFrom = FormatDate(m.MovedFrom)
 		}
@@ -497,8 +501,20 @@ func (p *Plan) value() map[string]any {
 		timeline["requested_date"] = FormatDate(p.requested)
 		timeline["feasible_date"] = FormatDate(p.feasible)
 	}
-	if p.region != "" {
-		timeline["region"] = string(p.region)
+	timeline["region"] = string(p.Calendar().Region)
+	if len(p.closures) > 0 {
+		keys := make([]string, len(p.closures))
+		for i, c := range p.closures {
+			keys[i] = c.Key
+		}
+		timeline["closures"] = keys
+	}
+	if len(p.precedences) > 0 {
+		ps := make([]map[string]any, len(p.precedences))
+		for i, pr := range p.precedences {
+			ps[i] = map[string]any{"before": pr.Before, "after": pr.After, "min_working_days": pr.Gap}
+		}
+		timeline["precedences"] = ps
 	}
 	if !p.postEvent.IsZero() {
 		timeline["post_event"] = true
@@ -603,10 +619,13 @@ func plain(v any) (any, error) {
 			return map[string]any{"code": x.Code, "message": x.Message}, nil
 		}
 	case milestoneJSON:
-		if validStrings(x.Key, x.Title, x.Date, x.MovedFrom, x.Note) && validStrings(x.After...) {
-			m := map[string]any{"key": x.Key, "title": x.Title, "date": x.Date, "days_from_as_of": float64(x.DaysFromNow), "passed": x.Passed}
+		if validStrings(x.Key, x.Title, x.Date, x.MovedFrom, x.Note, string(x.Kind), x.Deliberate) && validStrings(x.After...) {
+			m := map[string]any{"key": x.Key, "title": x.Title, "date": x.Date, "days_from_as_of": float64(x.DaysFromNow), "passed": x.Passed, "kind": string(x.Kind)}
 			if x.Deliverable {
 				m["deliverable"] = true
+			}
+			if x.Deliberate != "" {
+				m["deliberate"] = x.Deliberate
 			}
 			if x.MovedFrom != "" {
 				m["moved_from"] = x.MovedFrom

@@ -48,7 +48,7 @@ func TestPlanWarnPassedMilestones(t *testing.T) {
 		p.Milestone("launch", "Launch", mustDate(t, "2026-12-01"))
 		p.Milestone("page", "Store page live", mustDate(t, "2026-11-06"))
 		p.Milestone("today", "Due on the plan date", asOf)
-		p.Milestone("weekend", "Weekend deadline", mustDate(t, "2026-11-15"))
+		p.Event("weekend", "Weekend deadline", mustDate(t, "2026-11-15"), "the organiser set it")
 		p.Milestone("review", "Review", mustDate(t, "2026-11-19"))
 		return p
 	}
@@ -125,7 +125,7 @@ func TestPlanDeliverable(t *testing.T) {
 	}
 	tl := res["timeline"].(map[string]any)
 	m := tl["milestones"].([]any)[0].(map[string]any)
-	if tl["region"] != "US" || m["deliverable"] != true || m["moved_from"] != "2026-11-22" || m["note"] != "moved from 2026-11-22 (a Sunday) to the next open day" {
+	if tl["region"] != "US" || m["deliverable"] != true || m["moved_from"] != "2026-11-22" || m["note"] != "moved from 2026-11-22 (a Sunday) to the next working day" {
 		t.Errorf("result timeline = %v", tl)
 	}
 }
@@ -201,7 +201,7 @@ func TestPassedMilestoneCountsDaysInTheRightNumber(t *testing.T) {
 		want string
 	}{{"2026-11-22", "1 day before"}, {"2026-11-20", "3 days before"}} {
 		p := &Plan{asOf: mustDate(t, "2026-11-23")}
-		p.Milestone("m", "Masters", mustDate(t, c.due))
+		p.Event("m", "Masters", mustDate(t, c.due), "the label set it")
 		p.WarnPassedMilestones()
 		if w := p.Warnings(); len(w) != 1 || !strings.Contains(w[0].Message, c.want) {
 			t.Errorf("due %s: %v, want %q", c.due, w, c.want)

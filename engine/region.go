@@ -269,36 +269,3 @@ func ClosedReason(d time.Time, r Region) string {
 	}
 	return ""
 }
-
-// NextOpen returns d when it is open in r, else the first open day after it.
-func NextOpen(d time.Time, r Region) time.Time {
-	for Closed(d, r) {
-		d = AddDays(d, 1)
-	}
-	return d
-}
-
-// PrevOpen returns d when it is open in r, else the last open day before it.
-func PrevOpen(d time.Time, r Region) time.Time {
-	for Closed(d, r) {
-		d = AddDays(d, -1)
-	}
-	return d
-}
-
-// AddOpenDays moves d by n open days in r (negative goes back), like
-// AddWorkdays but also skipping public holidays and the dead week. The start
-// day is not counted; n == 0 returns d unchanged.
-func AddOpenDays(d time.Time, n int, r Region) time.Time {
-	step := 1
-	if n < 0 {
-		step, n = -1, -n
-	}
-	for n > 0 {
-		d = AddDays(d, step)
-		if !Closed(d, r) {
-			n--
-		}
-	}
-	return d
-}

@@ -217,16 +217,16 @@ func TestOpenDays(t *testing.T) {
 		got  time.Time
 		want string
 	}{
-		{"next open after Christmas Eve is after New Year", engine.NextOpen(date(t, "2026-12-24"), engine.RegionUS), "2027-01-04"},
-		{"previous open before the dead week", engine.PrevOpen(date(t, "2026-12-27"), engine.RegionUS), "2026-12-23"},
-		{"Thanksgiving back to Wednesday", engine.PrevOpen(date(t, "2026-11-26"), engine.RegionUS), "2026-11-25"},
-		{"Easter Monday UK forward to Tuesday", engine.NextOpen(date(t, "2027-03-26"), engine.RegionGB), "2027-03-30"},
-		{"Easter Monday is open in the US", engine.NextOpen(date(t, "2027-03-29"), engine.RegionUS), "2027-03-29"},
-		{"open day is itself", engine.PrevOpen(date(t, "2026-11-25"), engine.RegionUS), "2026-11-25"},
-		{"two open days across Thanksgiving", engine.AddOpenDays(date(t, "2026-11-25"), 2, engine.RegionUS), "2026-11-30"},
-		{"five open days across the dead week", engine.AddOpenDays(date(t, "2026-12-18"), 5, engine.RegionUS), "2027-01-05"},
-		{"back across Easter (UK)", engine.AddOpenDays(date(t, "2027-03-30"), -1, engine.RegionGB), "2027-03-25"},
-		{"zero is unchanged", engine.AddOpenDays(date(t, "2026-11-26"), 0, engine.RegionUS), "2026-11-26"},
+		{"next open after Christmas Eve is after New Year", engine.Calendar{Region: engine.RegionUS}.NextWorkday(date(t, "2026-12-24")), "2027-01-04"},
+		{"previous open before the dead week", engine.Calendar{Region: engine.RegionUS}.PrevWorkday(date(t, "2026-12-27")), "2026-12-23"},
+		{"Thanksgiving back to Wednesday", engine.Calendar{Region: engine.RegionUS}.PrevWorkday(date(t, "2026-11-26")), "2026-11-25"},
+		{"Easter Monday UK forward to Tuesday", engine.Calendar{Region: engine.RegionGB}.NextWorkday(date(t, "2027-03-26")), "2027-03-30"},
+		{"Easter Monday is open in the US", engine.Calendar{Region: engine.RegionUS}.NextWorkday(date(t, "2027-03-29")), "2027-03-29"},
+		{"open day is itself", engine.Calendar{Region: engine.RegionUS}.PrevWorkday(date(t, "2026-11-25")), "2026-11-25"},
+		{"two open days across Thanksgiving", engine.Calendar{Region: engine.RegionUS}.AddWorkdays(date(t, "2026-11-25"), 2), "2026-11-30"},
+		{"five open days across the dead week", engine.Calendar{Region: engine.RegionUS}.AddWorkdays(date(t, "2026-12-18"), 5), "2027-01-05"},
+		{"back across Easter (UK)", engine.Calendar{Region: engine.RegionGB}.AddWorkdays(date(t, "2027-03-30"), -1), "2027-03-25"},
+		{"zero is unchanged", engine.Calendar{Region: engine.RegionUS}.AddWorkdays(date(t, "2026-11-26"), 0), "2026-11-26"},
 	}
 	for _, tt := range tests {
 		if engine.FormatDate(tt.got) != tt.want {

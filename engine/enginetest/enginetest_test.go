@@ -124,6 +124,27 @@ func TestViolationsFindEachRule(t *testing.T) {
 			m["date"], m["days_from_as_of"] = "2026-11-26", float64(6) // Thanksgiving
 			r["timeline"].(map[string]any)["start"] = "2026-11-26"
 		}},
+		{RuleClosedHandover, func(r map[string]any) {
+			m := ms(r)[0].(map[string]any)
+			m["date"], m["days_from_as_of"], m["kind"] = "2026-11-26", float64(6), "payment" // Thanksgiving
+			delete(m, "deliverable")
+			r["timeline"].(map[string]any)["start"] = "2026-11-26"
+		}},
+		{RuleClosedHandover, func(r map[string]any) {
+			// 2027-02-09 is a working day in the US but inside the
+			// Chinese New Year factory closure a plan may declare.
+			m := ms(r)[0].(map[string]any)
+			m["date"], m["days_from_as_of"] = "2027-02-09", float64(81)
+			r["timeline"].(map[string]any)["start"] = "2027-02-09"
+			r["timeline"].(map[string]any)["closures"] = []any{"factory-new-year"}
+		}},
+		{RuleKind, func(r map[string]any) { delete(ms(r)[0].(map[string]any), "kind") }},
+		{RulePrecedence, func(r map[string]any) {
+			r["timeline"].(map[string]any)["precedences"] = []any{map[string]any{"before": "deliver", "after": "release", "min_working_days": float64(200)}}
+		}},
+		{RulePrecedence, func(r map[string]any) {
+			r["timeline"].(map[string]any)["precedences"] = []any{map[string]any{"before": "deliver", "after": "gone", "min_working_days": float64(0)}}
+		}},
 		{RuleStrayDate, func(r map[string]any) { r["strategy"] = "Release on 2027-03-04." }},
 		{RuleStrayDate, func(r map[string]any) {
 			r["recommendations"].([]any)[0].(map[string]any)["due_date"] = "2027-02-15"
@@ -142,6 +163,19 @@ func TestViolationsFindEachRule(t *testing.T) {
 	}
 	if got := Violations(w, nil, res); len(got) != 0 {
 		t.Errorf("example result: %v", got)
+	}
+	// A hand-over on a closed day labelled deliberate, and a precedence the
+	// plan says it cannot keep, are reported, not violations.
+	r0 := Clone(res)
+	m := ms(r0)[0].(map[string]any)
+	m["date"], m["days_from_as_of"], m["kind"], m["deliberate"] = "2026-11-26", float64(6), "on-sale", "on Thanksgiving Day: the show is that night"
+	delete(m, "deliverable")
+	r0["timeline"].(map[string]any)["start"] = "2026-11-26"
+	r0["recommendations"] = []any{}
+	r0["timeline"].(map[string]any)["precedences"] = []any{map[string]any{"before": "deliver", "after": "release", "min_working_days": float64(200)}}
+	r0["warnings"] = []any{map[string]any{"code": "PRECEDENCE_SHORT", "message": "Release needs 200 working days after Deliver masters."}}
+	if got := Violations(w, nil, r0); len(got) != 0 {
+		t.Errorf("deliberate hand-over and a reported short precedence: %v", got)
 	}
 	// "11 tickets" and "$1 tickets" are not singular counts.
 	r := Clone(res)

@@ -53,8 +53,20 @@ const (
 	// feasible_date: the summary must be built on the date the plan uses.
 	RuleReplanIgnored = "re-planned but the strategy does not name the feasible date"
 	// RuleClosedDeliverable: a deliverable milestone falls on a weekend,
-	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week.
+	// public holiday of timeline.region, or the 24 Dec–1 Jan dead week,
+	// and is not labelled deliberate.
 	RuleClosedDeliverable = "deliverable on a closed day"
+	// RuleClosedHandover: a hand-over milestone (kind deliverable, action,
+	// on-sale, announce or payment) falls on a closed day of the plan's
+	// calendar (weekend, public holiday of timeline.region, 24 Dec–1 Jan,
+	// a closure in timeline.closures) without a deliberate label.
+	RuleClosedHandover = "hand-over on a closed day"
+	// RulePrecedence: a declared precedence (timeline.precedences) does
+	// not hold: the successor is before the predecessor plus its gap in
+	// working days, and no PRECEDENCE_SHORT warning says so.
+	RulePrecedence = "precedence broken"
+	// RuleKind: a milestone has no kind, or an unknown one.
+	RuleKind = "milestone kind missing or unknown"
 	// RuleStrayDate: a date (YYYY-MM-DD) in the strategy, a
 	// recommendation (title, detail, due_date) or a workflow-specific key
 	// is none of the dates the plan stands on: a milestone's settled date,
@@ -153,6 +165,15 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 	if region == "" {
 		region = engine.RegionUS
 	}
+	cal := engine.Calendar{Region: region}
+	for _, k := range listOf(tl["closures"]) {
+		c, ok := engine.ClosureByKey(str(k))
+		if !ok {
+			add(RuleShape, "timeline.closures names %v, no known closure", k)
+			continue
+		}
+		cal.Closures = append(cal.Closures, c)
+	}
 	ms, _ := tl["milestones"].([]any)
 	var prev time.Time
 	var first, last string
@@ -189,10 +210,18 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 		if d.Before(asOf) && !history && !warned(title, ds) {
 			add(RuleSilentPastMilestone, "%q on %s, as_of %s", title, ds, asOfStr)
 		}
-		if deliverable, _ := m["deliverable"].(bool); deliverable {
+		if deliverable, _ := m["deliverable"].(bool); deliverable && str(m["deliberate"]) == "" {
 			if engine.Closed(d, region) {
 				add(RuleClosedDeliverable, "%q on %s (%s, %s)", title, ds, engine.ClosedReason(d, region), region)
 			}
+		}
+		switch kind := engine.StepKind(str(m["kind"])); {
+		case kind.Handover():
+			if why := cal.ClosedReason(d); why != "" && str(m["deliberate"]) == "" {
+				add(RuleClosedHandover, "%s %q on %s (%s, %s)", kind, title, ds, why, region)
+			}
+		case kind != engine.KindEvent && kind != engine.KindWork:
+			add(RuleKind, "%q has kind %q", title, kind)
 		}
 		after, _ := m["after"].([]any)
 		for _, k := range after {
@@ -203,6 +232,25 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 			case d.Before(dep):
 				add(RuleDependencyOrder, "%q on %s before %v on %s", title, ds, k, engine.FormatDate(dep))
 			}
+		}
+	}
+	for _, x := range listOf(tl["precedences"]) {
+		pr, _ := x.(map[string]any)
+		before, after := str(pr["before"]), str(pr["after"])
+		gap, _ := pr["min_working_days"].(float64)
+		a, okA := dates[before]
+		b, okB := dates[after]
+		if !okA || !okB {
+			add(RulePrecedence, "%s -> %s names a milestone not in the timeline", before, after)
+			continue
+		}
+		earliest := a
+		if gap > 0 {
+			earliest = cal.AddWorkdays(a, int(gap))
+		}
+		if b.Before(earliest) && !warnCodes["PRECEDENCE_SHORT"] {
+			add(RulePrecedence, "%s on %s is %d working days after %s on %s, needs %v", after, engine.FormatDate(b),
+				cal.WorkdaysBetween(a, b), before, engine.FormatDate(a), gap)
 		}
 	}
 	if len(ms) > 0 && (str(tl["start"]) != first || str(tl["end"]) != last) {
@@ -268,6 +316,13 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 //     strategy names;
 //   - no deliverable falls on a closed day of timeline.region (weekend,
 //     public holiday, 24 Dec–1 Jan);
+//   - every milestone has a kind; no hand-over (deliverable, action,
+//     on-sale, announce, payment) falls on a closed day of the plan's
+//     calendar (timeline.region and timeline.closures) unless it is
+//     labelled deliberate;
+//   - every declared precedence holds: the successor is at least
+//     min_working_days working days after its predecessor, or a
+//     PRECEDENCE_SHORT warning says it cannot be;
 //   - every number is finite, and no text shows NaN, Inf, scientific
 //     notation or "1 <plural noun>".
 func CheckInvariants(t testing.TB, w *engine.Workflow, ctx map[string]any, result map[string]any) {

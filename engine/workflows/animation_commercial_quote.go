@@ -126,7 +126,7 @@ func anComPrice(in *engine.Input, p *engine.Plan, dur int) anComQuote {
 	case "custom":
 		q.music = 1000 * float64(studioCeil(float64(dur)/60))
 	}
-	q.rushPct, q.feasible = studioRush(q.needed, anOpenDaysBetween(p.AsOf(), engine.PrevOpen(in.Date("delivery_date"), in.Region()), in.Region()))
+	q.rushPct, q.feasible = studioRush(q.needed, anOpenDaysBetween(p.AsOf(), p.Calendar().PrevWorkday(in.Date("delivery_date")), in.Region()))
 	q.rush = engine.Money(q.labor * q.rushPct)
 	q.total = engine.Money(q.labor + q.vo + q.music + q.rush)
 	return q
@@ -137,11 +137,11 @@ func anComQuoteStep(in *engine.Input, p *engine.Plan) error {
 	dur := in.Int("duration_seconds")
 	q := anComPrice(in, p, dur)
 	requested := in.Date("delivery_date")
-	delivery := engine.PrevOpen(requested, r)
+	delivery := p.Calendar().PrevWorkday(requested)
 	available := anOpenDaysBetween(p.AsOf(), delivery, r)
 	switch {
 	case requested.Before(p.AsOf()) || !q.feasible:
-		earliest := engine.AddOpenDays(p.AsOf(), q.needed, r)
+		earliest := p.Calendar().AddWorkdays(p.AsOf(), q.needed)
 		p.Warn("DEADLINE_INFEASIBLE", "A %d-second %s video needs %s (%s plus client reviews); %s remain before %s, under the two thirds a rush can recover. The earliest delivery is %s.",
 			dur, studioLabel(in.Str("style")), engine.Plural(q.needed, "business day", "business days"), engine.Plural(q.billable, "production day", "production days"),
 			engine.Plural(available, "business day", "business days"), engine.FormatDate(requested), engine.FormatDate(earliest))
@@ -152,7 +152,7 @@ func anComQuoteStep(in *engine.Input, p *engine.Plan) error {
 		q.total = engine.Money(q.labor + q.vo + q.music)
 	case q.rushPct > 0:
 		p.Warn("RUSH_FEE", "Delivery on %s leaves %s for a %d-day schedule; a %.0f%% rush fee (%s) applies, or deliver on %s at the normal rate.",
-			engine.FormatDate(delivery), engine.Plural(available, "business day", "business days"), q.needed, q.rushPct*100, studioMoney(in, q.rush), engine.FormatDate(engine.AddOpenDays(p.AsOf(), q.needed, r)))
+			engine.FormatDate(delivery), engine.Plural(available, "business day", "business days"), q.needed, q.rushPct*100, studioMoney(in, q.rush), engine.FormatDate(p.Calendar().AddWorkdays(p.AsOf(), q.needed)))
 	}
 	p.Set("delivery_date", engine.FormatDate(delivery))
 	p.Set("quote", map[string]any{
@@ -195,8 +195,10 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 	delivery := p.GetDate("delivery_date")
 	q := anComPrice(in, p, in.Int("duration_seconds"))
 	p.SetTarget(delivery)
-	p.Milestone("kickoff", "Kickoff: brief, deposit and references", p.AsOf())
-	anScheduleStages(p, p.AsOf(), delivery, q.stages, in.Region(), "kickoff")
+	// Kickoff is on a working day, and the stages count from it.
+	kickoff := engine.Earlier(p.Calendar().NextWorkday(p.AsOf()), delivery)
+	p.Handover(engine.KindPayment, "kickoff", "Kickoff: brief, deposit and references", kickoff)
+	anScheduleStages(p, kickoff, delivery, q.stages, in.Region(), "kickoff")
 	if in.Str("music") == "custom" {
 		// The score is costed, so it is scheduled: written to the cut and in
 		// hand for the final round's review, the last gate before the
@@ -210,7 +212,7 @@ func anComSchedule(in *engine.Input, p *engine.Plan) error {
 		p.DependsOn("score-delivered", "first-cut")
 		p.DependsOn("delivery", "score-delivered")
 	}
-	p.Milestone("final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
+	p.Handover(engine.KindPayment, "final-invoice", "Final 50% due (net 30)", engine.AddDays(delivery, 30))
 	p.DependsOn("final-invoice", "delivery")
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 func anOpenDaysBetween(a, b time.Time, r engine.Region) int {
 	n := 0
 	for d := engine.AddDays(a, 1); !d.After(b); d = engine.AddDays(d, 1) {
-		if !engine.Closed(d, r) {
+		if !(engine.Calendar{Region: r}).Closed(d) {
 			n++
 		}
 	}
@@ -38,7 +38,7 @@ func anScheduleStages(p *engine.Plan, start, end time.Time, stages []studioStage
 	}
 	d, prev := start, after
 	for i, s := range stages {
-		d = engine.AddOpenDays(d, max(1, int(float64(s.days)*scale)), r)
+		d = p.Calendar().AddWorkdays(d, max(1, int(float64(s.days)*scale)))
 		if i == len(stages)-1 || d.After(end) {
 			d = end
 		}

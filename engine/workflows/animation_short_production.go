@@ -84,6 +84,10 @@ func anShortPhases(in *engine.Input, animators int) [7]int {
 	return [7]int{14, max(14, studioCeil(runtime/60*10.5)), 7 * anShortBuildWeeks[in.Str("style")], anim, max(7, studioCeil(float64(anim)*0.2)), 21, 7}
 }
 
+// anShortWorkdays is a phase of days (seven a week) in working days: five
+// a week, never less than one.
+func anShortWorkdays(days int) int { return max(1, days*5/7) }
+
 func anShortScope(in *engine.Input, p *engine.Plan) error {
 	runtime, fps := in.Int("runtime_seconds"), in.Int("fps")
 	frames := runtime * fps
@@ -117,36 +121,43 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 	if deadline.Before(p.AsOf()) {
 		p.Warn("DEADLINE_PASSED", "The deadline %s is before the plan date %s.", engine.FormatDate(deadline), engine.FormatDate(p.AsOf()))
 	}
+	// Each phase of so many weeks is that many weeks of working days of
+	// the plan's calendar: holidays and the 24 Dec–1 Jan closure do not
+	// count, so no phase runs through them.
+	cal := p.Calendar()
 	ph := anShortPhases(in, in.Int("animators"))
-	total := 0
-	for _, d := range ph {
-		total += d
+	var wd [7]int
+	totalWD := 0
+	for i, d := range ph {
+		wd[i] = anShortWorkdays(d)
+		totalWD += wd[i]
 	}
 	finish := deadline
-	if latest := engine.AddDays(deadline, -total); latest.Before(start) {
+	if latest := cal.AddWorkdays(cal.PrevWorkday(deadline), -totalWD); latest.Before(start) {
 		// The earliest finish, on a working day: the deliverables are a
 		// hand-over.
-		finish = engine.NextOpen(engine.AddDays(start, total), r)
-		available := engine.DaysBetween(start, deadline) - (total - ph[3] - ph[4])
+		finish = cal.AddWorkdays(start, totalWD)
+		available := cal.WorkdaysBetween(start, cal.PrevWorkday(deadline)) - (totalWD - wd[3] - wd[4])
 		msg := "no crew size fits: the other phases alone need more time than remains"
 		if available > 0 {
-			// Compositing scales with animation, so solve for both.
-			need := int(math.Ceil(engine.Round(float64(in.Int("runtime_seconds"))*7*1.2/(anShortRate[in.Str("style")]*float64(available)), 6)))
+			// Compositing scales with animation, so solve for both, in
+			// working days (five a week).
+			need := int(math.Ceil(engine.Round(float64(in.Int("runtime_seconds"))*5*1.2/(anShortRate[in.Str("style")]*float64(available)), 6)))
 			need = max(need, in.Int("animators")+1)
 			if need <= 200 {
 				p.Set("animators_needed_for_deadline", need)
 				msg = fmt.Sprintf("%s would make the deadline", engine.Plural(need, "animator", "animators"))
 			}
 		}
-		p.Warn("SCHEDULE_INFEASIBLE", "The pipeline needs %s with %s and %s remain before %s; the earliest finish is %s, or %s.",
-			engine.Plural(studioCeil(float64(total)/7), "week", "weeks"), engine.Plural(in.Int("animators"), "animator", "animators"),
-			engine.Plural(max(engine.DaysBetween(start, deadline)/7, 0), "week", "weeks"), engine.FormatDate(deadline), engine.FormatDate(finish), msg)
+		p.Warn("SCHEDULE_INFEASIBLE", "The pipeline needs %s of working days with %s and %s remain before %s; the earliest finish is %s, or %s.",
+			engine.Plural(studioCeil(float64(totalWD)/5), "week", "weeks"), engine.Plural(in.Int("animators"), "animator", "animators"),
+			engine.Plural(cal.WorkdaysBetween(start, deadline)/5, "week", "weeks"), engine.FormatDate(deadline), engine.FormatDate(finish), msg)
 		p.Set("earliest_feasible_completion_date", engine.FormatDate(finish))
 		p.Replanned(deadline, finish, "The pipeline cannot be finished by the deadline.")
 	}
 	if engine.InDeadWeek(finish) {
 		p.Warn("DEADLINE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January week, when labs, sound studios and festival offices are closed; the plan delivers by %s.",
-			engine.FormatDate(finish), engine.FormatDate(engine.PrevOpen(finish, r)))
+			engine.FormatDate(finish), engine.FormatDate(p.Calendar().PrevWorkday(finish)))
 	}
 	p.SetTarget(finish)
 	names := [7][2]string{
@@ -158,20 +169,20 @@ func anShortSchedule(in *engine.Input, p *engine.Plan) error {
 		{"mix-complete", "Sound design, music and mix complete"},
 		{"deliverables", "Deliverables: DCP, subtitles, screener link"},
 	}
-	d := engine.AddDays(finish, -total)
-	p.Milestone("start", "Latest production start", d)
-	dates := map[string]any{"start": engine.FormatDate(d)}
+	d := engine.Later(start, cal.AddWorkdays(cal.PrevWorkday(finish), -totalWD))
+	p.Work("start", "Latest production start", d)
+	dates := map[string]any{"start": p.Ref("start")}
 	prev := "start"
 	for i, n := range names {
-		d = engine.AddDays(d, ph[i])
+		d = cal.AddWorkdays(d, wd[i])
 		p.Deliverable(n[0], n[1], d, r)
-		p.DependsOn(n[0], prev)
+		p.Precede(prev, n[0], wd[i])
 		prev = n[0]
-		dates[n[0]] = engine.FormatDate(engine.PrevOpen(d, r))
+		dates[n[0]] = p.Ref(n[0])
 	}
 	p.Set("schedule", dates)
-	p.Set("total_weeks", engine.Round(float64(total)/7, 1))
-	p.Set("slack_weeks", engine.Round(math.Max(float64(engine.DaysBetween(start, engine.AddDays(finish, -total))), 0)/7, 1))
+	p.Set("total_weeks", engine.Round(float64(totalWD)/5, 1))
+	p.Set("slack_weeks", engine.Round(float64(cal.WorkdaysBetween(start, p.DateOf("start")))/5, 1))
 	return nil
 }
 
@@ -187,8 +198,7 @@ func anShortBudget(in *engine.Input, p *engine.Plan) error {
 
 func anShortRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]any)
-	lock, _ := engine.ParseDate(s["animatic-locked"].(string))
-	p.RecommendBy(engine.High, lock, "Lock the animatic before animating",
+	p.RecommendOn(engine.High, "animatic-locked", "Lock the animatic before animating",
 		"Every second cut after the animatic is locked is animation thrown away; time the film to the animatic and keep it locked.")
 	p.Recommend(engine.High, "Book sound early", "Bring the composer and sound designer in at the animatic so the 3-week mix after picture lock is not their first look.")
 	p.Recommend(engine.Medium, "Check premiere rules", "Top animation festivals (Annecy, Ottawa, Zagreb) and Academy-qualifying awards favour premieres; plan the first festival before putting the film online.")

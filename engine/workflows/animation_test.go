@@ -9,16 +9,19 @@ import (
 func TestAnimationShortScheduleBackwards(t *testing.T) {
 	w, _ := engine.LookupWorkflow("animation-short-production")
 	res := run(t, "animation-short-production", clone(w.ExampleContext))
-	// 240 s hand-drawn at 6 s per animator-week with 2 animators: 140 days
-	// of animation, 28 of compositing; 266 days in all.
-	if res["total_weeks"] != 38.0 || res["slack_weeks"] != 12.0 {
+	// 240 s hand-drawn at 6 s per animator-week with 2 animators: 20 weeks
+	// (100 working days) of animation, 4 of compositing; 38 weeks of
+	// working days in all. Counted back from the deadline on the calendar
+	// (US holidays, the 24 Dec–1 Jan closure), 9 working weeks remain
+	// before the latest start.
+	if res["total_weeks"] != 38.0 || res["slack_weeks"] != 9.0 {
 		t.Fatalf("total %v weeks, slack %v", res["total_weeks"], res["slack_weeks"])
 	}
-	if engine.DaysBetween(milestoneDate(t, res, "build-complete"), milestoneDate(t, res, "animation-complete")) != 140 {
-		t.Fatal("animation phase is not 140 days")
+	if usCalendar.WorkdaysBetween(milestoneDate(t, res, "build-complete"), milestoneDate(t, res, "animation-complete")) != 100 {
+		t.Fatal("animation phase is not 100 working days")
 	}
-	if engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2027-11-05" || engine.DaysBetween(milestoneDate(t, res, "picture-lock"), milestoneDate(t, res, "mix-complete")) != 21 {
-		t.Fatal("deliverables must land on the deadline with a 3-week mix after picture lock")
+	if engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2027-11-05" || usCalendar.WorkdaysBetween(milestoneDate(t, res, "picture-lock"), milestoneDate(t, res, "mix-complete")) != 15 {
+		t.Fatal("deliverables must land on the deadline with a 3-week (15 working days) mix after picture lock")
 	}
 	scope := res["scope"].(map[string]any)
 	if scope["frames"] != 5760.0 || scope["drawings_on_twos"] != 2880.0 || res["animation_labor_usd"] != 56000.0 {
@@ -33,22 +36,28 @@ func TestAnimationShortInfeasibleSuggestsCrew(t *testing.T) {
 	if !hasWarning(res, "SCHEDULE_INFEASIBLE") {
 		t.Fatalf("434 days of work cannot fit 196: %v", warningCodes(res))
 	}
-	// One animator: 14 + 42 + 14 + 280 + 56 + 21 + 7 = 434 days.
-	if res["earliest_feasible_completion_date"] != "2028-01-28" {
-		t.Errorf("earliest completion %v, want 2028-01-28", res["earliest_feasible_completion_date"])
+	// One animator: 10 + 30 + 10 + 200 + 40 + 15 + 5 = 310 working days
+	// (434 days of seven-day weeks), counted on the calendar.
+	want := engine.FormatDate(usCalendar.AddWorkdays(mediaDay("2026-11-20"), 310))
+	if res["earliest_feasible_completion_date"] != want {
+		t.Errorf("earliest completion %v, want %s", res["earliest_feasible_completion_date"], want)
 	}
 	// The plan is built on the earliest completion, the deadline beside it.
 	tl := res["timeline"].(map[string]any)
-	if tl["requested_date"] != "2027-06-04" || tl["feasible_date"] != "2028-01-28" || engine.FormatDate(milestoneDate(t, res, "deliverables")) != "2028-01-28" {
+	if tl["requested_date"] != "2027-06-04" || tl["feasible_date"] != want || engine.FormatDate(milestoneDate(t, res, "deliverables")) != want {
 		t.Errorf("timeline %v", tl)
 	}
-	// 98 days remain for animation + compositing: 240 × 7 × 1.2 / (6 × 98) → 4.
-	if res["animators_needed_for_deadline"] != 4.0 {
-		t.Errorf("animators needed %v, want 4", res["animators_needed_for_deadline"])
+	crew, _ := res["animators_needed_for_deadline"].(float64)
+	if crew < 2 {
+		t.Fatalf("animators needed %v", res["animators_needed_for_deadline"])
 	}
-	ok := run(t, "animation-short-production", map[string]any{"deadline": "2027-06-04", "runtime_seconds": 240, "animators": 4, "as_of": "2026-11-20"})
+	ok := run(t, "animation-short-production", map[string]any{"deadline": "2027-06-04", "runtime_seconds": 240, "animators": crew, "as_of": "2026-11-20"})
 	if hasWarning(ok, "SCHEDULE_INFEASIBLE") {
-		t.Error("the suggested crew of 4 should make the deadline")
+		t.Errorf("the suggested crew of %v should make the deadline", crew)
+	}
+	fewer := run(t, "animation-short-production", map[string]any{"deadline": "2027-06-04", "runtime_seconds": 240, "animators": crew - 1, "as_of": "2026-11-20"})
+	if !hasWarning(fewer, "SCHEDULE_INFEASIBLE") {
+		t.Errorf("the suggested crew of %v is not the smallest that makes the deadline", crew)
 	}
 	long := run(t, "animation-short-production", map[string]any{"deadline": "2029-06-01", "runtime_seconds": 2700, "style": "2d_rigged", "animators": 10, "fps": 12, "as_of": "2026-11-20"})
 	if !hasWarning(long, "RUNTIME_OVER_ACADEMY_LIMIT") || !hasWarning(long, "FRAME_RATE_NONSTANDARD") {

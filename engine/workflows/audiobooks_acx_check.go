@@ -38,6 +38,10 @@ import (
 //     fixes allow; the submission, the final listen and the remastering are
 //     deliverables, kept off weekends and the holidays of the country the
 //     producer works in.
+//
+// acxCalendar is ACX's: its quality review runs on US business days.
+var acxCalendar = engine.Calendar{Region: engine.RegionUS}
+
 func init() {
 	engine.Register(&engine.Workflow{
 		ID:          "audiobooks-acx-check",
@@ -220,8 +224,8 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	if fixDays > 0 {
 		need = fixDays + 2
 	}
-	earliest := engine.AddOpenDays(engine.NextOpen(p.AsOf(), r), need, r)
-	submit := engine.PrevOpen(requested, r)
+	earliest := p.Calendar().AddWorkdays(p.Calendar().NextWorkday(p.AsOf()), need)
+	submit := p.Calendar().PrevWorkday(requested)
 	switch {
 	case requested.Before(p.AsOf()):
 		submit = earliest
@@ -253,14 +257,14 @@ func acxCheckSchedule(in *engine.Input, p *engine.Plan) error {
 	submit = p.DateOf("submit")
 	p.SetTarget(submit)
 	if failed > 0 {
-		p.Deliverable("remaster", "Failing files remastered and re-measured", engine.AddOpenDays(submit, -2, r), r)
+		p.Deliverable("remaster", "Failing files remastered and re-measured", p.Calendar().AddWorkdays(submit, -2), r)
 	}
 	if len(packageFixes) > 0 {
-		p.Deliverable("package-fixes", "Package fixed: "+strings.Join(packageFixes, "; "), engine.AddOpenDays(submit, -2, r), r)
+		p.Deliverable("package-fixes", "Package fixed: "+strings.Join(packageFixes, "; "), p.Calendar().AddWorkdays(submit, -2), r)
 	}
-	review := engine.AddOpenDays(submit, acxReviewBizDays, engine.RegionUS)
-	p.Deliverable("final-listen", "Final listen of the whole book", engine.AddOpenDays(submit, -1, r), r)
-	p.Milestone("acx-review-done", "ACX quality review complete (about 14 business days)", review)
+	review := acxCalendar.AddWorkdays(submit, acxReviewBizDays)
+	p.Deliverable("final-listen", "Final listen of the whole book", p.Calendar().AddWorkdays(submit, -1), r)
+	p.Event("acx-review-done", "ACX quality review complete (about 14 business days)", review, "ACX's review finishes on its own schedule")
 	p.DependsOn("final-listen", "remaster", "package-fixes")
 	p.DependsOn("submit", "final-listen")
 	p.DependsOn("acx-review-done", "submit")

@@ -132,11 +132,11 @@ type abProdDates struct {
 func abProdBackwards(release time.Time, weeks int, r engine.Region) abProdDates {
 	var d abProdDates
 	d.release = release
-	d.qaSubmit = engine.PrevOpen(engine.AddOpenDays(release, -abProdQABizDays, engine.RegionUS), r)
-	d.recordEnd = engine.AddOpenDays(d.qaSubmit, -(abProdFixBizDays + abProdProofBizDays), r)
-	d.proofNotes = engine.AddOpenDays(d.recordEnd, abProdProofBizDays, r)
+	d.qaSubmit = (engine.Calendar{Region: r}).PrevWorkday(acxCalendar.AddWorkdays(release, -abProdQABizDays))
+	d.recordEnd = (engine.Calendar{Region: r}).AddWorkdays(d.qaSubmit, -(abProdFixBizDays + abProdProofBizDays))
+	d.proofNotes = (engine.Calendar{Region: r}).AddWorkdays(d.recordEnd, abProdProofBizDays)
 	d.recordStart = engine.AddWeeks(d.recordEnd, -weeks)
-	d.first15 = engine.AddOpenDays(d.recordStart, abProdFirst15BizDays, r)
+	d.first15 = (engine.Calendar{Region: r}).AddWorkdays(d.recordStart, abProdFirst15BizDays)
 	d.castingOpen = engine.AddWeeks(d.recordStart, -abProdCastingWeeks-1) // a week to sign the offer
 	d.offer = engine.AddWeeks(d.castingOpen, abProdCastingWeeks)
 	return d
@@ -152,7 +152,7 @@ func abProdSchedule(in *engine.Input, p *engine.Plan) error {
 	// ACX review, then the first day whose backward schedule starts on or
 	// after today.
 	recEnd := engine.AddWeeks(p.AsOf(), abProdCastingWeeks+1+weeks)
-	earliest := engine.AddOpenDays(engine.AddOpenDays(recEnd, abProdProofBizDays+abProdFixBizDays, r), abProdQABizDays, engine.RegionUS)
+	earliest := acxCalendar.AddWorkdays(p.Calendar().AddWorkdays(recEnd, abProdProofBizDays+abProdFixBizDays), abProdQABizDays)
 	for abProdBackwards(earliest, weeks, r).castingOpen.Before(p.AsOf()) {
 		earliest = engine.AddDays(earliest, 1)
 	}
@@ -169,9 +169,9 @@ func abProdSchedule(in *engine.Input, p *engine.Plan) error {
 		if release.Month() == time.January {
 			year--
 		}
-		better := engine.PrevOpen(time.Date(year, time.December, 23, 0, 0, 0, 0, time.UTC), r)
+		better := p.Calendar().PrevWorkday(time.Date(year, time.December, 23, 0, 0, 0, 0, time.UTC))
 		if better.Before(earliest) {
-			better = engine.NextOpen(release, r)
+			better = p.Calendar().NextWorkday(release)
 		}
 		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January week, when retailers' merchandising, press and your own promotion are dark; release on %s instead.",
 			engine.FormatDate(release), engine.FormatDate(better))
@@ -183,22 +183,24 @@ func abProdSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(release)
 	d := abProdBackwards(release, weeks, r)
 	p.Set("schedule", map[string]string{
-		"casting_opens": engine.FormatDate(d.castingOpen), "recording_starts": engine.FormatDate(d.recordStart), "recording_ends": engine.FormatDate(d.recordEnd),
-		"submit_to_acx": engine.FormatDate(d.qaSubmit), "release": engine.FormatDate(release),
+		"casting_opens": p.Ref("casting-opens"), "recording_starts": p.Ref("recording-starts"), "recording_ends": p.Ref("recording-ends"),
+		"submit_to_acx": p.Ref("submit-to-acx"), "release": p.Ref("on-sale"),
 	})
-	p.Milestone("casting-opens", "Title posted on ACX; auditions open", d.castingOpen)
-	p.Milestone("offer-signed", "Narrator offer accepted", d.offer)
-	p.Milestone("recording-starts", "Recording starts", d.recordStart)
+	p.Handover(engine.KindAction, "casting-opens", "Title posted on ACX; auditions open", d.castingOpen)
+	p.Handover(engine.KindAction, "offer-signed", "Narrator offer accepted", d.offer)
+	p.Work("recording-starts", "Recording starts", d.recordStart)
 	p.Deliverable("first-15-approved", "First 15 Minutes approved", d.first15, r)
 	p.Deliverable("recording-ends", "All chapters uploaded", d.recordEnd, r)
 	p.Deliverable("proof-notes", "Proof-listen notes back to the producer", d.proofNotes, r)
 	p.Deliverable("submit-to-acx", "Approved and submitted to ACX quality review", d.qaSubmit, r)
-	p.Milestone("on-sale", "On sale", release)
-	// Each step waits for the one before.
+	p.Event("on-sale", "On sale", release, "the release date the plan is built on")
+	// Each step waits for the one before; ACX's quality review takes its
+	// business days before the title goes on sale.
 	order := []string{"casting-opens", "offer-signed", "recording-starts", "first-15-approved", "recording-ends", "proof-notes", "submit-to-acx", "on-sale"}
 	for i := 1; i < len(order); i++ {
 		p.DependsOn(order[i], order[i-1])
 	}
+	p.Precede("submit-to-acx", "on-sale", abProdQABizDays)
 	return nil
 }
 

@@ -161,7 +161,7 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		onSale := comedyTourOnSale(date, s.Str("venue_type"), r)
 		if planned := engine.OnOrBefore(engine.AddWeeks(date, -comedyTourOnSaleWeeks[s.Str("venue_type")]), time.Friday); !planned.Equal(onSale) && !onSale.Before(asOf) {
 			p.Warn("ON_SALE_MOVED", "The %s on-sale would fall on %s (%s), when nobody is buying; it goes on sale on Friday %s instead.",
-				label, engine.FormatDate(planned), engine.ClosedReason(planned, r), engine.FormatDate(onSale))
+				label, engine.FormatDate(planned), p.Calendar().ClosedReason(planned), engine.FormatDate(onSale))
 		}
 		if onSale.Before(asOf) {
 			p.Warn("ON_SALE_LATE", "The %s show should have gone on sale %s (%d weeks out for a %s); it goes on sale now, with %s to sell.",
@@ -170,12 +170,12 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		}
 		n := i + 1
 		row["on_sale"] = p.Ref(fmt.Sprintf("on-sale-%d", n))
-		p.Milestone(fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale)
-		p.Milestone(fmt.Sprintf("show-%d", n), "Show: "+label, date)
+		handoverBefore(p, engine.KindOnSale, fmt.Sprintf("on-sale-%d", n), "On-sale: "+label, onSale, date, "the show comes before the next working day, so tickets go on sale now")
+		p.Event(fmt.Sprintf("show-%d", n), "Show: "+label, date, "the show date booked")
 		p.DependsOn(fmt.Sprintf("show-%d", n), fmt.Sprintf("on-sale-%d", n))
-		advance := engine.PrevOpen(engine.AddDays(date, -10), r)
+		advance := p.Calendar().PrevWorkday(engine.AddDays(date, -10))
 		if advance.Before(asOf) {
-			advance = engine.NextOpen(asOf, r)
+			advance = p.Calendar().NextWorkday(asOf)
 		}
 		if advance.After(date) {
 			p.RecommendBy(engine.High, asOf, "Advance "+label+" today",
@@ -200,7 +200,7 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 	if len(played) == len(rows) {
 		last := comedyTourShows(in)[len(rows)-1].Date("date")
 		p.PostEvent(last, "settle every show, pay commissions and compare the settlements with this forecast.")
-		p.Deliverable("settled", "Every settlement reconciled and commissions paid", engine.AddOpenDays(engine.NextOpen(asOf, r), 5, r), r)
+		p.Deliverable("settled", "Every settlement reconciled and commissions paid", p.Calendar().AddWorkdays(p.Calendar().NextWorkday(asOf), 5), r)
 	}
 	// A theatre date late in the tour may go on sale before a club date.
 	for _, m := range p.Milestones() {

@@ -84,6 +84,10 @@ const (
 	comedyFringeHighOcc    = 50.0
 )
 
+// comedyFringeCalendar is the festival office's: its deadlines fall on
+// working days in Edinburgh.
+var comedyFringeCalendar = engine.Calendar{Region: engine.RegionGB}
+
 // comedyFringeDates are one festival year's key dates.
 type comedyFringeDates struct {
 	venueApps, registration, pressRelease, print, opening, closing time.Time
@@ -92,10 +96,10 @@ type comedyFringeDates struct {
 func comedyFringeYear(y int) comedyFringeDates {
 	open := engine.NthWeekday(y, time.August, time.Friday, 1)
 	return comedyFringeDates{
-		venueApps:    engine.PrevWorkday(time.Date(y, time.January, 31, 0, 0, 0, 0, time.UTC)),
+		venueApps:    comedyFringeCalendar.PrevWorkday(time.Date(y, time.January, 31, 0, 0, 0, 0, time.UTC)),
 		registration: engine.NthWeekday(y, time.April, time.Thursday, 1),
-		pressRelease: engine.PrevWorkday(time.Date(y, time.June, 15, 0, 0, 0, 0, time.UTC)),
-		print:        engine.PrevWorkday(time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)),
+		pressRelease: comedyFringeCalendar.PrevWorkday(time.Date(y, time.June, 15, 0, 0, 0, 0, time.UTC)),
+		print:        comedyFringeCalendar.PrevWorkday(time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)),
 		opening:      open,
 		closing:      engine.AddDays(open, 24),
 	}
@@ -145,14 +149,14 @@ func comedyFringeDeadlines(in *engine.Input, p *engine.Plan) error {
 func comedyFringeSchedule(in *engine.Input, p *engine.Plan) error {
 	d := comedyFringeYear(p.Get("festival_year").(int))
 	uk := engine.RegionUK
-	p.Milestone("venue-applications", "Venue applications in; accommodation booked", d.venueApps)
-	p.Milestone("registration", "Fringe Society registration for the printed programme", d.registration)
-	p.Milestone("previews-start", "Work-in-progress previews begin (10+ by July)", time.Date(d.opening.Year(), time.May, 1, 0, 0, 0, 0, time.UTC))
+	p.Event("venue-applications", "Venue applications in; accommodation booked", d.venueApps, "the venues' programming deadline")
+	p.Event("registration", "Fringe Society registration for the printed programme", d.registration, "the Fringe Society's programme deadline")
+	p.Work("previews-start", "Work-in-progress previews begin (10+ by July)", time.Date(d.opening.Year(), time.May, 1, 0, 0, 0, 0, time.UTC))
 	p.Deliverable("press-release", "Press release and reviewer invitations out", d.pressRelease, uk)
 	p.Deliverable("print", "Flyers and posters ordered", d.print, uk)
-	p.Milestone("arrive", "Arrive in Edinburgh: venue tech and flyering", engine.AddDays(d.opening, -3))
-	p.Milestone("opening", "First performance", d.opening)
-	p.Milestone("closing", "Last night of the Fringe", d.closing)
+	p.Work("arrive", "Arrive in Edinburgh: venue tech and flyering", engine.AddDays(d.opening, -3))
+	p.Event("opening", "First performance", d.opening, "the Fringe's opening")
+	p.Event("closing", "Last night of the Fringe", d.closing, "the Fringe's last night")
 	p.DependsOn("registration", "venue-applications")
 	p.DependsOn("arrive", "print", "press-release", "previews-start")
 	p.DependsOn("opening", "arrive")

@@ -175,7 +175,7 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	launch := requested
 	days := engine.DaysBetween(p.AsOf(), launch)
 	earliest := engine.OnOrAfter(engine.AddDays(p.AsOf(), 28), time.Tuesday)
-	for engine.Closed(earliest, r) {
+	for p.Calendar().Closed(earliest) {
 		earliest = engine.AddWeeks(earliest, 1)
 	}
 	switch {
@@ -191,8 +191,8 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 		launch = earliest
 	}
 	if engine.InDeadWeek(launch) {
-		better := engine.OnOrAfter(engine.NextOpen(launch, r), time.Tuesday)
-		for engine.Closed(better, r) {
+		better := engine.OnOrAfter(p.Calendar().NextWorkday(launch), time.Tuesday)
+		for p.Calendar().Closed(better) {
 			better = engine.AddWeeks(better, 1)
 		}
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "A launch on %s falls in the 24 December–1 January week, when backers, press and newsletters are away and the first 48 hours decide the campaign; launch on Tuesday %s instead.",
@@ -229,13 +229,13 @@ func coKsSchedule(in *engine.Input, p *engine.Plan) error {
 	// Promise the month after expected fulfilment: late rewards cost more
 	// goodwill than a conservative date.
 	estimate := engine.AddMonths(time.Date(shipped.Year(), shipped.Month(), 1, 0, 0, 0, 0, time.UTC), 1)
-	p.Milestone("prelaunch-page", "Pre-launch page live; collect followers", engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)))
+	p.Handover(engine.KindAnnounce, "prelaunch-page", "Pre-launch page live; collect followers", engine.Later(p.AsOf(), engine.AddWeeks(launch, -6)))
 	p.Deliverable("submit-review", "Project submitted for Kickstarter review", engine.Later(p.AsOf(), engine.AddDays(launch, -10)), r)
-	p.Milestone("launch", "Campaign launches", launch)
-	p.Milestone("campaign-end", "Campaign ends", end)
-	p.Milestone("backer-surveys", "Backer surveys / pledge manager open", engine.AddDays(end, 7))
-	p.Milestone("funds-arrive", "Funds arrive (about 14 days after the end); pay the printer's deposit", funds)
-	p.Milestone("books-printed", fmt.Sprintf("Books printed and delivered (%s, %d weeks)", method, printWeeks), printed)
+	p.Event("launch", "Campaign launches", launch, "the campaign launch the plan is built on")
+	p.Event("campaign-end", "Campaign ends", end, "Kickstarter ends the campaign at the set time")
+	p.Handover(engine.KindAction, "backer-surveys", "Backer surveys / pledge manager open", engine.AddDays(end, 7))
+	p.Handover(engine.KindPayment, "funds-arrive", "Funds arrive (about 14 days after the end); pay the printer's deposit", funds)
+	p.Handover(engine.KindDeliverable, "books-printed", fmt.Sprintf("Books printed and delivered (%s, %d weeks)", method, printWeeks), printed)
 	p.Deliverable("fulfilment", "All rewards shipped", shipped, r)
 	p.DependsOn("launch", "prelaunch-page", "submit-review")
 	p.DependsOn("campaign-end", "launch")

@@ -157,8 +157,8 @@ func coWebBuffer(in *engine.Input, p *engine.Plan) error {
 		"weeks_of_buffer":           engine.Round(float64(max(after, 0))/ppw, 1),
 		"pages_drawn_before_launch": atLaunch - in.Int("buffer_pages"),
 	})
-	p.Milestone("launch", fmt.Sprintf("Launch: first %s online", engine.Plural(dump, "page", "pages")), launch)
-	p.Milestone("launch-prep", "Banner, thumbnail, synopsis and first pages uploaded as drafts", engine.Later(p.AsOf(), engine.AddDays(launch, -7)))
+	p.Event("launch", fmt.Sprintf("Launch: first %s online", engine.Plural(dump, "page", "pages")), launch, "the launch day the plan is built on")
+	p.Work("launch-prep", "Banner, thumbnail, synopsis and first pages uploaded as drafts", engine.Later(p.AsOf(), engine.AddDays(launch, -7)))
 	p.DependsOn("launch", "launch-prep")
 	return nil
 }
@@ -183,10 +183,10 @@ func coWebBurn(in *engine.Input, p *engine.Plan) error {
 	}
 	empty := engine.AddWeeks(launch, int(math.Floor(weeksLeft)))
 	p.Set("buffer_empty_date", p.Ref("buffer-empty"))
-	p.Milestone("buffer-empty", "Buffer runs out: updates slip to production pace", empty)
-	p.Milestone("announce-change", "Schedule change or hiatus announced to readers", engine.Later(p.AsOf(), engine.AddWeeks(empty, -4)))
+	p.Event("buffer-empty", "Buffer runs out: updates slip to production pace", empty, "an update day of the posting schedule")
+	p.Handover(engine.KindAnnounce, "announce-change", "Schedule change or hiatus announced to readers", engine.Later(p.AsOf(), engine.AddWeeks(empty, -4)))
 	p.Warn("BUFFER_RUNS_OUT", "Posting %s a week while drawing %g drains the buffer by %g a week: the %s left after launch run out on %s. Post %s a week, or plan a hiatus before then.",
-		coWebPages(ppw), prod, drain, engine.Plural(max(after, 0), "page", "pages"), engine.FormatDate(empty), coWebPages(sustainable))
+		coWebPages(ppw), prod, drain, engine.Plural(max(after, 0), "page", "pages"), p.Ref("buffer-empty"), coWebPages(sustainable))
 	return nil
 }
 
@@ -201,7 +201,7 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 		volumes = append(volumes, map[string]any{"volume": i, "pages": fmt.Sprintf("%d–%d", (i-1)*vol+1, last), "complete_online": engine.FormatDate(online), "print_files_ready": engine.FormatDate(ready)})
 		if i == 1 {
 			volumes[0]["complete_online"], volumes[0]["print_files_ready"] = p.Ref("volume-1-online"), p.Ref("volume-1-print-ready")
-			p.Milestone("volume-1-online", "Volume 1 complete online", online)
+			p.Event("volume-1-online", "Volume 1 complete online", online, "an update day of the posting schedule")
 			p.Deliverable("volume-1-print-ready", "Volume 1 print files ready (cover, extras, corrections)", ready, in.Region())
 			p.DependsOn("volume-1-online", "launch")
 			p.DependsOn("volume-1-print-ready", "volume-1-online")
@@ -211,7 +211,7 @@ func coWebVolumes(in *engine.Input, p *engine.Plan) error {
 	p.SetSchedule("volumes", "when each volume is complete online and its print files are ready", volumes)
 	p.Set("story_complete_date", p.Ref("volume-1-online"))
 	if n > 1 {
-		p.Milestone("story-complete", "Final page online", end)
+		p.Event("story-complete", "Final page online", end, "an update day of the posting schedule")
 		p.Set("story_complete_date", p.Ref("story-complete"))
 		p.DependsOn("story-complete", "volume-1-online")
 	}

@@ -166,10 +166,11 @@ func crEtsySchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(listing)
 	p.Set("listing_date", engine.FormatDate(listing))
-	p.Milestone("listing-prep", "Photos, title, 13 tags and shipping profile ready", engine.Later(p.AsOf(), engine.AddDays(listing, -7)))
-	p.Milestone("listing-live", "Listing live ($0.20 listing fee)", listing)
-	p.Milestone("first-review", "30-day review: views, favourites and conversion", engine.AddDays(listing, 30))
-	p.Milestone("auto-renew", "Listing auto-renews ($0.20) if it has not sold", engine.AddMonths(listing, 4))
+	p.Work("listing-prep", "Photos, title, 13 tags and shipping profile ready", engine.Later(p.AsOf(), engine.AddDays(listing, -7)))
+	p.Event("listing-live", "Listing live ($0.20 listing fee)", listing, "the listing date you chose; Etsy lists any day")
+	p.Work("first-review", "30-day review: views, favourites and conversion", engine.AddDays(listing, 30))
+	p.Event("auto-renew", "Listing auto-renews ($0.20) if it has not sold", engine.AddMonths(listing, 4), "Etsy renews automatically four months after listing")
+	p.DependsOn("listing-live", "listing-prep")
 	return nil
 }
 

@@ -116,8 +116,8 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 			"expected_profit_usd":    engine.Money(float64(sold)*contribution - p.Get("event_costs_usd").(float64)),
 			"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
 		})
-		p.Milestone("fair", "Fair day", fair)
-		p.Milestone("restock-review", "Review what sold; restock best-sellers", engine.Later(p.AsOf(), engine.AddDays(fair, 7)))
+		p.Event("fair", "Fair day", fair, "the fair's date")
+		p.Work("restock-review", "Review what sold; restock best-sellers", engine.Later(p.AsOf(), engine.AddDays(fair, 7)))
 		return nil
 	}
 	end := engine.AddDays(fair, -3)
@@ -157,12 +157,14 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 			sold, engine.Plural(stock, "item", "items"), in.Float("sell_through_pct"), studioMoney(in, float64(sold)*in.Float("avg_price_usd")), studioMoney(in, fixed), studioMoney(in, -profit))
 	}
 	if toMake > 0 {
-		p.Milestone("production-start", "Start making "+engine.Plural(toMake, "item", "items"), start)
+		p.Work("production-start", "Start making "+engine.Plural(toMake, "item", "items"), start)
 	}
-	p.Milestone("mock-booth", "Practice booth set-up, price signs, card reader test", engine.Later(p.AsOf(), engine.AddDays(fair, -14)))
-	p.Milestone("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
-	p.Milestone("fair", "Fair day", fair)
-	p.Milestone("restock-review", "Review what sold; restock best-sellers", engine.AddDays(fair, 7))
+	p.Work("mock-booth", "Practice booth set-up, price signs, card reader test", engine.Later(p.AsOf(), engine.AddDays(fair, -14)))
+	p.Work("production-end", "Production stops: price, tag and pack", engine.Later(p.AsOf(), end))
+	p.Event("fair", "Fair day", fair, "the fair's date")
+	p.Work("restock-review", "Review what sold; restock best-sellers", engine.AddDays(fair, 7))
+	chain(p, "production-start", "production-end", "fair", "restock-review")
+	p.DependsOn("fair", "mock-booth")
 	return nil
 }
 

@@ -99,6 +99,10 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	if in.Has("start_date") && in.Date("start_date").After(start) {
 		start = in.Date("start_date")
 	}
+	// Kickoff is a payment and a signature: on a working day, and the
+	// phases count from it, so a plan made on a Sunday does not lose a
+	// day of its schedule.
+	start = p.Calendar().NextWorkday(start)
 	deadline := in.Date("deadline")
 	ph, perRound, _ := dsQuoteHours(in, in.Int("revision_rounds"))
 	perDay := in.Float("hours_per_week") / 5
@@ -116,12 +120,12 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 	for _, s := range stages {
 		needed += s.days
 	}
-	available := engine.WorkdaysBetween(start, deadline)
+	available := p.Calendar().WorkdaysBetween(start, deadline)
 	rush, feasible := studioRush(needed, available)
 	end := deadline
 	switch {
 	case !deadline.After(start) || !feasible:
-		end = engine.NextOpen(engine.AddWorkdays(start, needed), in.Region())
+		end = p.Calendar().NextWorkday(p.Calendar().AddWorkdays(start, needed))
 		p.Warn("DEADLINE_INFEASIBLE", "At %g hours a week the project needs %s including %d-day client reviews; %d remain from %s to %s, under the two thirds a rush can recover. The earliest deadline is %s.",
 			in.Float("hours_per_week"), engine.Plural(needed, "business day", "business days"), dsQuoteReviewDays, available, engine.FormatDate(start), engine.FormatDate(deadline), engine.FormatDate(end))
 		p.Set("earliest_feasible_deadline", engine.FormatDate(end))
@@ -129,7 +133,7 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 		rush = 0
 	case rush > 0:
 		p.Warn("RUSH_FEE", "%s to %s for a %d-day schedule: add a %.0f%% rush fee, move the deadline to %s, or book more hours a week.",
-			engine.Plural(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(engine.AddWorkdays(start, needed)))
+			engine.Plural(available, "business day", "business days"), engine.FormatDate(deadline), needed, rush*100, engine.FormatDate(p.Calendar().AddWorkdays(start, needed)))
 	}
 	fee := p.Get("fee").(float64)
 	total := engine.Money(fee * (1 + rush))
@@ -156,9 +160,11 @@ func dsQuoteSchedule(in *engine.Input, p *engine.Plan) error {
 		q["final_files_date"] = engine.FormatDate(end)
 	}
 	p.SetTarget(end)
-	p.Milestone("kickoff", "Contract signed, 50% paid, kickoff", start)
+	p.Handover(engine.KindPayment, "kickoff", "Contract signed, 50% paid, kickoff", start)
 	studioScheduleStages(p, start, end, stages)
-	p.Milestone("final-invoice", "Final 25% due (net 15)", engine.AddDays(end, 15))
+	p.DependsOn(stages[0].key, "kickoff")
+	p.Handover(engine.KindPayment, "final-invoice", "Final 25% due (net 15)", engine.AddDays(end, 15))
+	p.DependsOn("final-invoice", "final-files")
 	return nil
 }
 

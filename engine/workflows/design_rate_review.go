@@ -152,7 +152,7 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 		second := engine.AddMonths(eff, 6)
 		p.Warn("RATE_INCREASE_LARGE", "A %.0f%% rise at once risks losing steady clients; move to %s on %s and to %s on %s.",
 			rise*100, studioMoney(in, step), engine.FormatDate(eff), studioMoney(in, rate), engine.FormatDate(second))
-		p.Milestone("second-step", "Second step of the phased rate rise", second)
+		p.Event("second-step", "Second step of the phased rate rise", second, "the date the new rate applies")
 		p.Set("phased_rates", []map[string]any{
 			{"rate_usd": step, "effective": engine.FormatDate(eff)},
 			{"rate_usd": rate, "effective": p.Ref("second-step")},
@@ -163,8 +163,8 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 
 func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 	eff := in.Date("effective_date")
-	all := engine.PrevWorkday(engine.AddDays(eff, -30))
-	retainers := engine.PrevWorkday(engine.AddDays(eff, -60))
+	all := p.Calendar().PrevWorkday(engine.AddDays(eff, -30))
+	retainers := p.Calendar().PrevWorkday(engine.AddDays(eff, -60))
 	if all.Before(p.AsOf()) {
 		earliest := dsRateFirstOfMonth(engine.AddDays(p.AsOf(), 30))
 		p.Warn("NOTICE_TOO_SHORT", "Clients get 30 days' notice of a new rate; notice for %s was due %s. The earliest fair effective date is %s.",
@@ -172,7 +172,7 @@ func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 		p.Set("earliest_feasible_effective_date", engine.FormatDate(earliest))
 		replanOn(p, eff, earliest, "clients get 30 days' notice of a new rate")
 		eff, all = earliest, p.AsOf()
-		retainers = engine.PrevWorkday(engine.AddDays(eff, -60))
+		retainers = p.Calendar().PrevWorkday(engine.AddDays(eff, -60))
 	}
 	if retainers.Before(p.AsOf()) {
 		ret := dsRateFirstOfMonth(engine.AddDays(p.AsOf(), 60))
@@ -182,11 +182,15 @@ func dsRateNotice(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(eff)
 	p.Set("effective_date", engine.FormatDate(eff))
-	p.Milestone("notify-retainers", "Retainer clients told of the new rate (60 days)", retainers)
-	p.Milestone("notify-clients", "All clients and open proposals told of the new rate (30 days)", all)
-	p.Milestone("effective", "New rate applies to new work and renewals", eff)
-	p.Milestone("mid-year-check", "Check billable hours and pay against the target", engine.AddMonths(eff, 6))
-	p.Milestone("annual-review", "Next rate review", engine.AddMonths(eff, 12))
+	p.Handover(engine.KindAnnounce, "notify-retainers", "Retainer clients told of the new rate (60 days)", retainers)
+	p.Handover(engine.KindAnnounce, "notify-clients", "All clients and open proposals told of the new rate (30 days)", all)
+	p.Event("effective", "New rate applies to new work and renewals", eff, "the date the new rate applies")
+	p.Work("mid-year-check", "Check billable hours and pay against the target", engine.AddMonths(eff, 6))
+	p.Work("annual-review", "Next rate review", engine.AddMonths(eff, 12))
+	// Clients hear of the rate before it applies.
+	p.DependsOn("effective", "notify-retainers", "notify-clients")
+	chain(p, "effective", "second-step")
+	chain(p, "effective", "mid-year-check", "annual-review")
 	return nil
 }
 

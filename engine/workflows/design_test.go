@@ -33,15 +33,15 @@ func TestDesignProjectQuoteRushInfeasibleAndScopeCut(t *testing.T) {
 	w, _ := engine.LookupWorkflow("design-project-quote")
 	ctx := clone(w.ExampleContext)
 	delete(ctx, "client_budget")
-	ctx["deadline"] = "2027-01-19" // 35 of 40 business days
+	ctx["deadline"] = "2027-01-29" // 35 of 40 working days: the 24 Dec–1 Jan closure and US holidays do not count
 	res := run(t, "design-project-quote", ctx)
 	if q := res["quote"].(map[string]any); !hasWarning(res, "RUSH_FEE") || q["rush_pct"] != 25.0 || q["total"] != 12409.38 {
 		t.Fatalf("want a 25%% rush: %v %v", warningCodes(res), q)
 	}
-	ctx["deadline"] = "2026-12-31" // 22 of 40
+	ctx["deadline"] = "2026-12-31" // 16 of 40
 	res = run(t, "design-project-quote", ctx)
-	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_deadline"] != "2027-01-26" {
-		t.Fatalf("want DEADLINE_INFEASIBLE, earliest 2027-01-26: %v %v", warningCodes(res), res["earliest_feasible_deadline"])
+	if !hasWarning(res, "DEADLINE_INFEASIBLE") || res["earliest_feasible_deadline"] != "2027-02-05" {
+		t.Fatalf("want DEADLINE_INFEASIBLE, earliest 2027-02-05: %v %v", warningCodes(res), res["earliest_feasible_deadline"])
 	}
 	ctx = clone(w.ExampleContext)
 	ctx["client_budget"] = 8000

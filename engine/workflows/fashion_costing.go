@@ -120,20 +120,25 @@ func fsCostPricing(in *engine.Input, p *engine.Plan) error {
 
 func fsCostCash(in *engine.Input, p *engine.Plan) error {
 	exf := in.Date("ex_factory_date")
-	po := engine.PrevWorkday(engine.AddWeeks(exf, -12))
+	// Bulk production is about 12 weeks of the factory's working days:
+	// the plan's calendar holds the Chinese New Year closure, so a run
+	// across it takes longer, and the PO deposit is paid on a working day.
+	p.UseClosure(engine.FactoryNewYear)
+	cal := p.Calendar()
+	po := cal.AddWorkWeeks(exf, -12)
 	if po.Before(p.AsOf()) {
-		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 12))
-		p.Warn("PO_DATE_PASSED", "Bulk production needs about 12 weeks from PO; for ex-factory %s the PO was due %s. The earliest ex-factory date from today is %s.",
+		earliest := cal.AddWorkWeeks(cal.NextWorkday(p.AsOf()), 12)
+		p.Warn("PO_DATE_PASSED", "Bulk production needs about 12 weeks of factory working days from PO; for ex-factory %s the PO was due %s. The earliest ex-factory date from today is %s.",
 			engine.FormatDate(exf), engine.FormatDate(po), engine.FormatDate(earliest))
 		p.Set("earliest_feasible_ex_factory_date", engine.FormatDate(earliest))
-		replanOn(p, exf, earliest, "bulk production needs about 12 weeks from the PO")
-		exf, po = earliest, p.AsOf()
+		replanOn(p, exf, earliest, "bulk production needs about 12 weeks of factory working days from the PO")
+		exf, po = earliest, cal.NextWorkday(p.AsOf())
 	}
 	uc := p.Get("unit_cost").(map[string]any)
 	units := float64(in.Int("units"))
 	fobTotal := engine.Money(uc["fob_usd"].(float64) * units)
 	deposit := engine.Money(fobTotal * 0.3)
-	arrival := engine.AddWeeks(exf, 5)
+	arrival := cal.NextWorkday(engine.AddWeeks(exf, 5))
 	p.Set("cash", map[string]any{
 		"fob_total_usd":           fobTotal,
 		"deposit_usd":             deposit,
@@ -141,18 +146,26 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 		"duty_and_freight_usd":    engine.Money((uc["duty_usd"].(float64) + uc["freight_usd"].(float64)) * units),
 		"landed_total_usd":        engine.Money(uc["landed_usd"].(float64) * units),
 		"wholesale_value_usd":     engine.Money(p.Get("pricing").(map[string]any)["wholesale_usd"].(float64) * units),
-		"po_date":                 engine.FormatDate(po),
-		"ex_factory":              engine.FormatDate(exf),
-		"balance_due":             engine.FormatDate(engine.AddWorkdays(exf, -5)),
-		"arrival_duty_freight_on": engine.FormatDate(arrival),
+		"po_date":                 p.Ref("po-deposit"),
+		"ex_factory":              p.Ref("ex-factory"),
+		"balance_due":             p.Ref("balance-due"),
+		"arrival_duty_freight_on": p.Ref("arrival"),
 	})
 	p.SetTarget(exf)
-	p.Milestone("costing-locked", "Costing and fabric prices locked", engine.Later(p.AsOf(), engine.AddDays(po, -14)))
-	p.Milestone("po-deposit", "PO placed with 30% deposit", po)
-	p.Milestone("top-sample", "Top-of-production sample approved", engine.AddWeeks(po, 6))
-	p.Milestone("balance-due", "70% balance paid before shipment", engine.AddWorkdays(exf, -5))
-	p.Milestone("ex-factory", "Goods leave the factory", exf)
-	p.Milestone("arrival", "Arrival: duty, freight and brokerage paid", arrival)
+	p.Milestone("costing-locked", "Costing and fabric prices locked", engine.Later(p.AsOf(), cal.AddWorkdays(po, -10)))
+	p.Handover(engine.KindPayment, "po-deposit", "PO placed with 30% deposit", po)
+	p.Handover(engine.KindAction, "top-sample", "Top-of-production sample approved", cal.AddWorkWeeks(po, 6))
+	p.Handover(engine.KindPayment, "balance-due", "70% balance paid before shipment", cal.AddWorkdays(exf, -5))
+	p.Deliverable("ex-factory", "Goods leave the factory", exf, "")
+	p.Handover(engine.KindPayment, "arrival", "Arrival: duty, freight and brokerage paid", arrival)
+	// The factory's steps in order, with the working days each needs:
+	// top-of-production comes six weeks into the run, the balance is paid
+	// a week before the goods leave, and they arrive after the crossing.
+	p.DependsOn("po-deposit", "costing-locked")
+	p.Precede("po-deposit", "top-sample", 30)
+	p.Precede("top-sample", "balance-due", 0)
+	p.Precede("balance-due", "ex-factory", 5)
+	p.Precede("ex-factory", "arrival", 20)
 	if in.Int("units") < 300 {
 		p.Warn("SMALL_RUN", "%s is under the 300 per style and colour many factories set as a minimum; expect a small-run surcharge of 10–30%% on CMT, or combine colours.", engine.Plural(in.Int("units"), "unit", "units"))
 	}
@@ -162,8 +175,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 func fsCostRecommend(in *engine.Input, p *engine.Plan) error {
 	pr := p.Get("pricing").(map[string]any)
 	cash := p.Get("cash").(map[string]any)
-	po, _ := engine.ParseDate(cash["po_date"].(string))
-	p.RecommendBy(engine.High, po, "Fund the deposit and balance",
+	p.RecommendOn(engine.High, "po-deposit", "Fund the deposit and balance",
 		fmt.Sprintf("Have %s ready for the PO deposit and %s before shipment; wholesale customers typically pay net 30 after delivery, so the run is financed for months.",
 			studioMoney(in, cash["deposit_usd"].(float64)), studioMoney(in, cash["balance_usd"].(float64))))
 	if in.Float("duty_pct") == 0 {

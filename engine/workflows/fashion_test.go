@@ -179,8 +179,9 @@ func TestFashionCostingLandedAndPrices(t *testing.T) {
 	if cash["fob_total_usd"] != 15480.0 || cash["deposit_usd"] != 4644.0 || cash["balance_usd"] != 10836.0 {
 		t.Fatalf("cash %v", cash)
 	}
-	if engine.DaysBetween(milestoneDate(t, res, "po-deposit"), milestoneDate(t, res, "ex-factory")) != 84 {
-		t.Fatal("PO is not 12 weeks before ex-factory")
+	factory := engine.Calendar{Region: engine.RegionUS, Closures: []engine.Closure{engine.FactoryNewYear}}
+	if factory.WorkdaysBetween(milestoneDate(t, res, "po-deposit"), milestoneDate(t, res, "ex-factory")) != 60 {
+		t.Fatal("PO is not 12 working weeks before ex-factory")
 	}
 }
 
@@ -199,8 +200,11 @@ func TestFashionCostingWarnings(t *testing.T) {
 	if pr["target_wholesale_usd"] != 58.18 || pr["max_landed_for_target_usd"] != 29.09 || pr["target_brand_margin_pct"] != 46.3 {
 		t.Errorf("target pricing %v", pr)
 	}
-	if res["earliest_feasible_ex_factory_date"] != "2027-02-12" {
-		t.Errorf("earliest ex-factory %v, want 2027-02-12 (12 weeks out)", res["earliest_feasible_ex_factory_date"])
+	// 12 working weeks from 2026-11-20, not counting Thanksgiving, the
+	// 24 Dec–1 Jan closure, US holidays or the Chinese New Year factory
+	// closure (30 January–20 February 2027).
+	if res["earliest_feasible_ex_factory_date"] != "2027-03-18" {
+		t.Errorf("earliest ex-factory %v, want 2027-03-18 (12 working weeks out)", res["earliest_feasible_ex_factory_date"])
 	}
 }
 

@@ -83,30 +83,30 @@ type fsCalendar struct {
 }
 
 // fsCalBuild lays out the calendar for a delivery and a market date.
-func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
+func fsCalBuild(in *engine.Input, p *engine.Plan, delivery, market time.Time) fsCalendar {
 	l := fsCalLeads[in.Str("production")]
 	c := fsCalendar{delivery: delivery, market: market}
 	c.inDC = engine.AddDays(delivery, -7)
-	c.exFactory = engine.PrevWorkday(engine.AddWeeks(c.inDC, -l.freight))
-	c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+	c.exFactory = p.Calendar().PrevWorkday(engine.AddWeeks(c.inDC, -l.freight))
+	c.po = p.Calendar().PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
 	if in.Str("production") == "overseas" {
 		// Asian factories close around Chinese New Year: goods cannot leave
 		// during the closure, and closed days inside the production window
 		// add to it.
 		for engine.FactoryClosed(c.exFactory) {
-			c.exFactory = engine.PrevWorkday(engine.AddDays(c.exFactory, -1))
+			c.exFactory = p.Calendar().PrevWorkday(engine.AddDays(c.exFactory, -1))
 		}
-		c.po = engine.PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
+		c.po = p.Calendar().PrevWorkday(engine.AddWeeks(c.exFactory, -l.bulk))
 		for closed := 0; ; {
 			n := fsCalFactoryClosedDays(c.po, c.exFactory)
 			if n == closed {
 				break
 			}
 			closed = n
-			c.po = engine.PrevWorkday(engine.AddDays(engine.AddWeeks(c.exFactory, -l.bulk), -closed))
+			c.po = p.Calendar().PrevWorkday(engine.AddDays(engine.AddWeeks(c.exFactory, -l.bulk), -closed))
 		}
 	}
-	c.orderClose = engine.PrevWorkday(engine.AddDays(c.po, -7))
+	c.orderClose = p.Calendar().PrevWorkday(engine.AddDays(c.po, -7))
 	if market.IsZero() {
 		// The showroom opens in a market week of the season that sells
 		// this delivery, as late as keeps the selling window: never in a
@@ -124,7 +124,7 @@ func fsCalBuild(in *engine.Input, delivery, market time.Time) fsCalendar {
 	// Buyers write orders in the weeks after market: a market earlier than
 	// production needs closes orders earlier, and the PO can wait.
 	c.orderClose = engine.Earlier(c.orderClose, engine.AddWeeks(market, fsCalSellingWeeks))
-	c.lineSheet = engine.PrevWorkday(engine.AddDays(market, -14))
+	c.lineSheet = p.Calendar().PrevWorkday(engine.AddDays(market, -14))
 	c.smsDone = engine.AddDays(market, -7)
 	c.sms = engine.AddWeeks(c.smsDone, -l.sms)
 	c.protos = engine.AddWeeks(c.sms, -l.round*in.Int("sample_rounds"))
@@ -209,7 +209,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 	if in.Has("design_start") && in.Date("design_start").After(start) {
 		start = in.Date("design_start")
 	}
-	c := fsCalBuild(in, delivery, time.Time{})
+	c := fsCalBuild(in, p, delivery, time.Time{})
 	if c.design.Before(start) {
 		ready := engine.OnOrAfter(engine.AddWeeks(start, fsCalDevWeeks(in)), time.Monday)
 		// marketFor is the first market day of the delivery's season once
@@ -219,7 +219,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 		}
 		market, ok := marketFor(delivery)
 		if sellWeeks := engine.DaysBetween(market, c.orderClose) / 7; ok && sellWeeks >= 4 {
-			c = fsCalBuild(in, delivery, market)
+			c = fsCalBuild(in, p, delivery, market)
 			p.Warn("SELL_IN_COMPRESSED", "Starting design on %s puts the collection in the showroom on %s; orders for %s production must close on %s, so buyers get %s instead of the usual 6.",
 				engine.FormatDate(start), engine.FormatDate(market), in.Str("production"), engine.FormatDate(c.orderClose), engine.Plural(sellWeeks, "selling week", "selling weeks"))
 		} else {
@@ -231,7 +231,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 			// so a year of months always finds one.
 			market = ready
 			for range 24 {
-				if m, ok := marketFor(earliest); ok && engine.DaysBetween(m, fsCalBuild(in, earliest, m).orderClose) >= 7*fsCalSellingWeeks {
+				if m, ok := marketFor(earliest); ok && engine.DaysBetween(m, fsCalBuild(in, p, earliest, m).orderClose) >= 7*fsCalSellingWeeks {
 					market = m
 					break
 				}
@@ -245,7 +245,7 @@ func fsCalDevelopment(in *engine.Input, p *engine.Plan) error {
 				engine.FormatDate(ready), engine.FormatDate(delivery), engine.FormatDate(c.orderClose), in.Str("production"), engine.MarketSeasonFor(delivery).Name, fsCalSellingWeeks, engine.FormatDate(earliest))
 			p.Set("earliest_feasible_delivery_date", engine.FormatDate(earliest))
 			replanOn(p, delivery, earliest, why)
-			c = fsCalBuild(in, earliest, market)
+			c = fsCalBuild(in, p, earliest, market)
 		}
 		c.design = start
 	} else if sellWeeks := engine.DaysBetween(c.market, c.orderClose) / 7; sellWeeks < fsCalSellingWeeks {
@@ -293,12 +293,24 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 	// Hand-overs (tech packs, line sheet, the PO) fall on open days of the
 	// brand's country and stay after the step before them.
 	deliverables := map[string]bool{"tech-packs": true, "line-sheet": true, "factory-po": true}
+	// The market, the order deadline the brand announced to buyers and the
+	// delivery window are fixed dates of the season, not hand-overs the
+	// calendar may move.
+	fixed := map[string]string{
+		"market": "the market week's showroom day", "order-close": "the order deadline given to buyers",
+		"start-ship": "the delivery window the plan is built on", "cancel": "the cancel date on the orders",
+	}
 	var prev time.Time
 	for i, m := range ms {
 		d, _ := engine.ParseDate(cal[m.field].(string))
-		if deliverables[m.key] {
+		switch {
+		case deliverables[m.key]:
 			d = deliver(p, m.key, m.title, d, in.Region(), prev)
-		} else {
+		case m.key == "design-start":
+			p.Work(m.key, m.title, d)
+		case fixed[m.key] != "":
+			p.Event(m.key, m.title, d, fixed[m.key])
+		default:
 			p.Milestone(m.key, m.title, d)
 		}
 		cal[m.field] = p.Ref(m.key)
@@ -322,8 +334,8 @@ func fsCalMilestones(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.SetTarget(p.DateOf("start-ship"))
-	p.Milestone("book-appointments", "Market appointments booked with buyers (six weeks out)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("market"), -6)))
-	p.Milestone("reserve-capacity", "Factory capacity and fabric minimums confirmed (a month before the PO)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("factory-po"), -4)))
+	p.Handover(engine.KindAction, "book-appointments", "Market appointments booked with buyers (six weeks out)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("market"), -6)))
+	p.Handover(engine.KindAction, "reserve-capacity", "Factory capacity and fabric minimums confirmed (a month before the PO)", engine.Later(p.AsOf(), engine.AddWeeks(p.DateOf("factory-po"), -4)))
 	p.DependsOn("market", "book-appointments")
 	p.DependsOn("factory-po", "reserve-capacity")
 	return nil

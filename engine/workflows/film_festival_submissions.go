@@ -257,14 +257,14 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		if due := e.tier.Deadline; engine.InDeadWeek(due) {
 			// Festival offices and submission-platform support are closed
 			// between 24 December and 1 January: enter before it.
-			better := engine.PrevOpen(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1), engine.RegionUS)
+			better := p.Calendar().PrevWorkday(engine.AddDays(time.Date(due.Year()-map[bool]int{true: 1, false: 0}[due.Month() == time.January], time.December, 24, 0, 0, 0, 0, time.UTC), -1))
 			if !better.Before(engine.Later(p.AsOf(), in.Date("picture_lock_date"))) {
 				p.Warn("ENTRY_IN_DEAD_WEEK", "The %s deadline of %s (%s) falls in the 24 December–1 January dead week, when festival offices and platform support are closed; submit by %s.",
 					e.tier.Name, e.name, engine.FormatDate(due), engine.FormatDate(better))
 				p.Move(key, better, "entered before the 24 December–1 January closure of festival offices")
 			}
 		}
-		p.Milestone("festival-"+slugKey(e.name), e.name+" opens", e.date)
+		p.Event("festival-"+slugKey(e.name), e.name+" opens", e.date, "the festival's dates")
 	}
 	if len(dropped) > 0 {
 		p.Warn("OVER_BUDGET", "The %s fee budget cannot cover every entry; it buys the highest-priority set for %s, leaving out %s. Raise the budget or ask those festivals for a fee waiver.", in.Money(budget), in.Money(spent), strings.Join(dropped, ", "))
@@ -277,7 +277,7 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		// Locked already: entries go in from the plan date.
 		p.Set("picture_locked_on", engine.FormatDate(lock))
 	} else {
-		p.Milestone("picture-lock", "Submission cut locked, screener and subtitles ready", lock)
+		p.Handover(engine.KindDeliverable, "picture-lock", "Submission cut locked, screener and subtitles ready", lock)
 		for _, s := range plan {
 			p.DependsOn("submit-"+slugKey(s["festival"].(string)), "picture-lock")
 		}
@@ -292,7 +292,7 @@ func filmFestBudget(in *engine.Input, p *engine.Plan) error {
 		d, _ := engine.ParseDate(first)
 		p.SetTarget(d)
 	} else {
-		p.Milestone("next-cycle", "Start planning the next festival cycle", engine.AddMonths(engine.Later(p.AsOf(), lock), 1))
+		p.Work("next-cycle", "Start planning the next festival cycle", engine.AddMonths(engine.Later(p.AsOf(), lock), 1))
 	}
 	return nil
 }

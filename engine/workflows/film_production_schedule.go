@@ -132,7 +132,7 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 	perWeek := in.Int("shoot_days_per_week")
 	delivery := in.Date("delivery_date")
 	p.SetTarget(delivery)
-	lock := engine.PrevWorkday(engine.AddWeeks(delivery, -s.finishWeek))
+	lock := p.Calendar().PrevWorkday(engine.AddWeeks(delivery, -s.finishWeek))
 	wrapBy := engine.AddWeeks(lock, -s.editWeeks)
 	// The latest Monday start whose last shoot day is on or before wrapBy.
 	start := engine.OnOrBefore(wrapBy, time.Monday)
@@ -141,7 +141,7 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	wrap := filmProdShoot(start, s.shootDays, perWeek)
 	prep := engine.AddWeeks(start, -s.prepWeeks)
-	sag := engine.PrevWorkday(engine.AddWeeks(start, -6))
+	sag := p.Calendar().PrevWorkday(engine.AddWeeks(start, -6))
 
 	if prep.Before(p.AsOf()) {
 		// Re-plan forward from the next Monday: the earliest delivery the
@@ -149,34 +149,35 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 		fPrep := engine.OnOrAfter(p.AsOf(), time.Monday)
 		fStart := engine.AddWeeks(fPrep, s.prepWeeks)
 		fWrap := filmProdShoot(fStart, s.shootDays, perWeek)
-		fLock := engine.NextOpen(engine.AddWeeks(fWrap, s.editWeeks), in.Region())
-		fDelivery := engine.NextOpen(engine.AddWeeks(fLock, s.finishWeek), in.Region())
+		fLock := p.Calendar().NextWorkday(engine.AddWeeks(fWrap, s.editWeeks))
+		fDelivery := p.Calendar().NextWorkday(engine.AddWeeks(fLock, s.finishWeek))
 		p.Warn("SCHEDULE_INFEASIBLE", "Delivering on %s needs prep to start %s, before the plan date; with %s of prep, %s, %s of editing and %s of finishing the earliest delivery is %s, and the schedule is built on it.",
 			engine.FormatDate(delivery), engine.FormatDate(prep), engine.Plural(s.prepWeeks, "week", "weeks"), engine.Plural(s.shootDays, "shoot day", "shoot days"),
 			engine.Plural(s.editWeeks, "week", "weeks"), engine.Plural(s.finishWeek, "week", "weeks"), engine.FormatDate(fDelivery))
 		p.Set("earliest_feasible_delivery", engine.FormatDate(fDelivery))
 		replanOn(p, delivery, fDelivery, "prep would have to start before the plan date")
 		prep, start, wrap, lock, delivery = fPrep, fStart, fWrap, fLock, fDelivery
-		sag = engine.PrevWorkday(engine.AddWeeks(start, -6))
+		sag = p.Calendar().PrevWorkday(engine.AddWeeks(start, -6))
 		p.SetTarget(delivery)
 	}
 	if in.Str("sag_agreement") != "non_union" && sag.Before(p.AsOf()) && !start.Before(p.AsOf()) {
 		p.Warn("SAG_PAPERWORK_LATE", "SAG-AFTRA asks for the signatory application 4–6 weeks before the first day of work (%s); apply today.", engine.FormatDate(start))
 	}
 	sag = engine.Later(p.AsOf(), sag)
-	p.Milestone("prep-start", "Pre-production starts", prep)
+	p.Work("prep-start", "Pre-production starts", prep)
 	if in.Str("sag_agreement") != "non_union" {
-		p.Milestone("sag-signatory", "SAG-AFTRA signatory application submitted", sag)
+		p.Handover(engine.KindDeliverable, "sag-signatory", "SAG-AFTRA signatory application submitted", sag)
 	}
-	p.Milestone("principal-photography", "First day of principal photography", start)
-	p.Milestone("wrap", "Picture wrap", wrap)
+	p.Work("principal-photography", "First day of principal photography", start)
+	p.Work("wrap", "Picture wrap", wrap)
 	lock = deliver(p, "picture-lock", "Picture lock", lock, in.Region(), wrap)
 	delivery = deliver(p, "delivery", "Delivery", delivery, in.Region(), lock)
 	p.Set("schedule", map[string]string{
-		"prep_start": engine.FormatDate(prep), "principal_photography": engine.FormatDate(start), "wrap": engine.FormatDate(wrap),
-		"picture_lock": engine.FormatDate(lock), "delivery": engine.FormatDate(delivery),
+		"prep_start": p.Ref("prep-start"), "principal_photography": p.Ref("principal-photography"), "wrap": p.Ref("wrap"),
+		"picture_lock": p.Ref("picture-lock"), "delivery": p.Ref("delivery"),
 	})
 	p.DependsOn("principal-photography", "prep-start")
+	p.DependsOn("principal-photography", "sag-signatory")
 	p.DependsOn("wrap", "principal-photography")
 	p.DependsOn("picture-lock", "wrap")
 	p.DependsOn("delivery", "picture-lock")
@@ -222,13 +223,11 @@ func filmProdBudget(in *engine.Input, p *engine.Plan) error {
 func filmProdRecommend(in *engine.Input, p *engine.Plan) error {
 	sch := p.Get("schedule").(map[string]string)
 	b := p.Get("budget").(map[string]any)
-	start, _ := engine.ParseDate(sch["principal_photography"])
 	if in.Str("sag_agreement") != "non_union" {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -6))), "Apply to SAG-AFTRA",
+		p.RecommendOn(engine.High, "sag-signatory", "Apply to SAG-AFTRA",
 			"Submit the preliminary information form and signatory documents (budget, script, cast list, day-out-of-days) 6 weeks before the first day of work.")
 	}
-	prep, _ := engine.ParseDate(sch["prep_start"])
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), prep), "Lock the shooting schedule in prep",
+	p.RecommendOn(engine.High, "prep-start", "Lock the shooting schedule in prep",
 		fmt.Sprintf("Break down the %d-page script into %s and build the day-out-of-days; cast days drive the biggest line of the budget.", in.Int("script_pages"), engine.Plural(p.Get("shoot_days").(int), "shoot day", "shoot days")))
 	p.Recommend(engine.Medium, "Protect the post schedule",
 		fmt.Sprintf("Book the editor from wrap (%s) to lock (%s) and sound and colour from lock to delivery; post is where late shoots are paid for.", sch["wrap"], sch["picture_lock"]))

@@ -83,7 +83,7 @@ func steamLaunchDay(d time.Time, r engine.Region) time.Time {
 			d = engine.OnOrAfter(engine.AddDays(sale.End, 1), time.Tuesday)
 			continue
 		}
-		if engine.Closed(d, r) {
+		if (engine.Calendar{Region: r}).Closed(d) {
 			d = engine.OnOrAfter(engine.AddDays(d, 1), time.Tuesday)
 			continue
 		}

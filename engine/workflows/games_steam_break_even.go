@@ -159,16 +159,18 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	p.Set("projected_36_month_net_usd", engine.Money(cumNet))
 	p.Set("projected_36_month_units", totalUnits)
 
-	p.Milestone("launch", "Launch on Steam", launch)
-	p.Milestone("refund-window", "Launch-day buyers' refund window closes (14 days)", engine.AddDays(launch, gamesRefundWindowDays))
-	p.Milestone("first-payout", "First Steam payout (launch month)", payout(0))
+	p.Event("launch", "Launch on Steam", launch, "the launch date the plan is built on")
+	p.Event("refund-window", "Launch-day buyers' refund window closes (14 days)", engine.AddDays(launch, gamesRefundWindowDays), "Steam's 14-day refund window")
+	p.Event("first-payout", "First Steam payout (launch month)", payout(0), "Valve pays out on its own schedule")
+	chain(p, "launch", "refund-window")
+	chain(p, "launch", "first-payout")
 	if feeBack >= 0 {
 		p.Set("app_fee_recouped_month", engine.AddMonths(monthStart, feeBack).Format("2006-01"))
 	}
 	if breakEven >= 0 {
 		p.Set("break_even_month", engine.AddMonths(monthStart, breakEven).Format("2006-01"))
 		p.Set("break_even_payout_date", p.Ref("break-even"))
-		p.Milestone("break-even", "Budget recouped (payout received)", payout(breakEven))
+		p.Event("break-even", "Budget recouped (payout received)", payout(breakEven), "Valve pays out on its own schedule")
 		if breakEven >= 12 {
 			p.Warn("BREAK_EVEN_SLOW", "The budget of %s is recouped only in month %d (%s); most indie games earn the bulk of their revenue in the first year, so the long-tail estimate of %s a month carries the plan.",
 				in.Money(budget), breakEven+1, p.Get("break_even_month"), engine.Plural(in.Int("monthly_units"), "copy", "copies"))
@@ -182,7 +184,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	p.Set("break_even_price_usd", needed)
 	p.Warn("NO_BREAK_EVEN", "%s over 36 months earn %s against a budget of %s; break-even needs %s at %s or a price of %s on this sales curve.",
 		engine.Plural(totalUnits, "copy", "copies"), in.Money(cumNet), in.Money(budget), engine.Plural(p.Get("break_even_units").(int), "copy", "copies"), in.Money(price), in.Money(needed))
-	p.Milestone("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1))
+	p.Event("projection-end", "End of the 36-month projection", payout(gamesProjectionMonths-1), "the end of the projection")
 	gamesBreakEvenHistory(p, launch)
 	return nil
 }

@@ -188,30 +188,33 @@ func gamesDiscountSchedule(in *engine.Input, p *engine.Plan) error {
 		list[i] = map[string]any{
 			"kind": d.Kind, "name": d.Name, "start": engine.FormatDate(d.Start), "end": engine.FormatDate(d.End),
 			"discount_pct": d.Pct, "sale_price_usd": engine.Money(price * float64(100-d.Pct) / 100),
-			"set_up_by": engine.FormatDate(engine.PrevWorkday(engine.AddDays(d.Start, -gamesDiscountSetupDays))),
+			"set_up_by": engine.FormatDate(p.Calendar().PrevWorkday(engine.AddDays(d.Start, -gamesDiscountSetupDays))),
 		}
 		key := fmt.Sprintf("discount-%d", i+1)
 		if d.Kind == "launch" {
 			key = "launch-discount-end"
-			p.Milestone(key, fmt.Sprintf("Launch discount (%d%%) ends", d.Pct), d.End)
+			p.Event(key, fmt.Sprintf("Launch discount (%d%%) ends", d.Pct), d.End, "Steam runs discounts on its own clock")
 			continue
 		}
-		p.Milestone(key, fmt.Sprintf("%s at %d%% off begins", d.Name, d.Pct), d.Start)
+		p.Event(key, fmt.Sprintf("%s at %d%% off begins", d.Name, d.Pct), d.Start, "Steam runs discounts on its own clock")
 		if d.Pct > 50 && d.Start.Before(engine.AddMonths(launch, 6)) {
 			p.Warn("EARLY_DEEP_DISCOUNT", "%s at %d%% off starts %s, within six months of launch; discounts past 50%% that early undercut launch buyers.", d.Name, d.Pct, engine.FormatDate(d.Start))
 		}
 	}
 	// The first discount that has not started yet is the one to set up.
 	if next := slices.IndexFunc(list, func(d map[string]any) bool { return d["start"].(string) >= engine.FormatDate(p.AsOf()) }); next >= 0 {
-		setup := engine.PrevWorkday(engine.AddDays(plan[next].Start, -gamesDiscountSetupDays))
+		setup := p.Calendar().PrevWorkday(engine.AddDays(plan[next].Start, -gamesDiscountSetupDays))
 		key := fmt.Sprintf("set-up-discount-%d", next+1)
 		p.Milestone(key, fmt.Sprintf("%s scheduled in Steamworks", plan[next].Name), engine.Later(p.AsOf(), setup))
 		list[next]["set_up_by"] = p.Ref(key)
+		if plan[next].Kind != "launch" {
+			p.DependsOn(fmt.Sprintf("discount-%d", next+1), key)
+		}
 	}
 	p.SetSchedule("discounts", "each discount's run and the day to set it up in Steamworks", list)
 	p.SetSchedule("skipped_sales", "Steam seasonal sales Steam's 28-day rules close to the game", skipped)
-	p.Milestone("launch", "Launch", launch)
-	p.Milestone("horizon-end", "End of the planned period", horizon)
+	p.Event("launch", "Launch", launch, "the launch date the plan is built on")
+	p.Event("horizon-end", "End of the planned period", horizon, "the end of the planned period")
 	seasonal := 0
 	for _, d := range plan {
 		if d.Kind == "seasonal" {

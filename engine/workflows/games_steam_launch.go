@@ -181,7 +181,7 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	pageLive := p.GetDate("store_page_live_date")
 	register := func(f steamEvent) time.Time {
-		return engine.PrevWorkday(engine.AddWeeks(f.Start, -gamesNextFestRegisterWeeks))
+		return p.Calendar().PrevWorkday(engine.AddWeeks(f.Start, -gamesNextFestRegisterWeeks))
 	}
 	// Registration needs a public store page; the game must still be
 	// unreleased when the festival ends.
@@ -217,26 +217,26 @@ func gamesSteamLaunchNextFest(in *engine.Input, p *engine.Plan) error {
 		"demo_live_by":          p.Ref("demo-live"),
 		"days_before_launch":    engine.DaysBetween(f.End, launch),
 	})
-	p.Milestone("next-fest-registration", "Register for "+f.Name, register(f))
-	p.Milestone("demo-live", "Demo public on Steam", demo)
-	p.Milestone("next-fest", f.Name+" begins", f.Start)
+	p.Handover(engine.KindAction, "next-fest-registration", "Register for "+f.Name, register(f))
+	p.Handover(engine.KindOnSale, "demo-live", "Demo public on Steam", demo)
+	p.Event("next-fest", f.Name+" begins", f.Start, "Valve's Next Fest dates")
 	return nil
 }
 
 func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	launch, asOf := p.GetDate("launch_date"), p.AsOf()
 	if p.Get("plan_kind") == "post_launch" {
-		p.Milestone("launch", "Launch on Steam (10am PT)", launch)
-		p.Milestone("launch-review", "Launch review: sales, refunds, reviews, wishlist conversion", asOf)
+		p.Event("launch", "Launch on Steam (10am PT)", launch, "the launch date the plan is built on")
+		p.Work("launch-review", "Launch review: sales, refunds, reviews, wishlist conversion", asOf)
 		return nil
 	}
 	pageLive := p.GetDate("store_page_live_date")
 	if !in.Bool("store_page_live") {
-		submit := engine.PrevWorkday(engine.AddDays(pageLive, -gamesSteamReviewDays))
+		submit := p.Calendar().PrevWorkday(engine.AddDays(pageLive, -gamesSteamReviewDays))
 		if !submit.Before(asOf) {
-			p.Milestone("store-page-review", "Store page submitted to Valve for review", submit)
+			p.Handover(engine.KindDeliverable, "store-page-review", "Store page submitted to Valve for review", submit)
 		}
-		p.Milestone("store-page-live", "Coming Soon page public", pageLive)
+		p.Handover(engine.KindAnnounce, "store-page-live", "Coming Soon page public", pageLive)
 		p.Set("store_page_live_date", p.Ref("store-page-live"))
 	}
 	if !in.Has("app_fee_paid_on") {
@@ -244,16 +244,16 @@ func gamesSteamLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		if !in.Bool("store_page_live") {
 			due = engine.AddDays(pageLive, -2*gamesSteamReviewDays)
 		}
-		p.Milestone("app-fee", "Steam Direct fee paid ("+in.MoneyIn(gamesSteamAppFeeUSD, "USD")+")", engine.Later(p.AsOf(), due))
+		p.Handover(engine.KindPayment, "app-fee", "Steam Direct fee paid ("+in.MoneyIn(gamesSteamAppFeeUSD, "USD")+")", engine.Later(p.AsOf(), due))
 	}
-	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -14))), in.Region())
-	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
+	build := deliver(p, "build-review", "Release build submitted for Valve's review", engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(launch, -14))), in.Region())
+	deliver(p, "press-keys", "Review keys sent to press and creators under embargo", engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(launch, -13))), in.Region(), build)
 	p.DependsOn("press-keys", "build-review")
-	p.Milestone("press-list", "Press and creator list built (six weeks out)", engine.Later(asOf, engine.AddWeeks(launch, -6)))
-	p.Milestone("launch", "Launch on Steam (10am PT)", launch)
+	p.Work("press-list", "Press and creator list built (six weeks out)", engine.Later(asOf, engine.AddWeeks(launch, -6)))
+	p.Event("launch", "Launch on Steam (10am PT)", launch, "the launch date the plan is built on")
 	p.DependsOn("store-page-live", "store-page-review")
 	p.DependsOn("launch", "store-page-live", "build-review", "press-keys", "app-fee")
-	p.Milestone("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
+	p.Work("week-one-review", "First-week review: sales, refunds, reviews, wishlist conversion", engine.AddDays(launch, 7))
 	return nil
 }
 

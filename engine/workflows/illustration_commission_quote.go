@@ -78,7 +78,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 	sketch, review, finals, round := ilCommStages(in)
 	needed := sketch + review + finals + in.Int("revision_rounds")*round
 	delivery := in.Date("delivery_date")
-	available := engine.WorkdaysBetween(p.AsOf(), delivery)
+	available := p.Calendar().WorkdaysBetween(p.AsOf(), delivery)
 	rush, feasible := studioRush(needed, available)
 	p.Set("working_days_needed", needed)
 	p.Set("working_days_available", available)
@@ -86,7 +86,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 	end := delivery
 	switch {
 	case delivery.Before(p.AsOf()) || !feasible:
-		end = engine.NextOpen(engine.AddWorkdays(p.AsOf(), needed), in.Region())
+		end = p.Calendar().NextWorkday(p.Calendar().AddWorkdays(p.AsOf(), needed))
 		code := "DEADLINE_INFEASIBLE"
 		if delivery.Before(p.AsOf()) {
 			code = "DELIVERY_DATE_PASSED"
@@ -98,7 +98,7 @@ func ilCommTime(in *engine.Input, p *engine.Plan) error {
 		replanOn(p, delivery, end, map[bool]string{true: "the requested delivery date has passed", false: "the job needs more working days than remain"}[delivery.Before(p.AsOf())])
 	case rush > 0:
 		p.Warn("RUSH_FEE", "Delivery on %s leaves %d working days for a %d-day job; a %.0f%% rush fee applies, or move delivery to %s to avoid it.",
-			engine.FormatDate(delivery), available, needed, rush*100, engine.FormatDate(engine.AddWorkdays(p.AsOf(), needed)))
+			engine.FormatDate(delivery), available, needed, rush*100, engine.FormatDate(p.Calendar().AddWorkdays(p.AsOf(), needed)))
 	}
 	p.Set("delivery_date", engine.FormatDate(end))
 	return nil
@@ -149,10 +149,15 @@ func ilCommSchedule(in *engine.Input, p *engine.Plan) error {
 		stages = append(stages, studioStage{fmt.Sprintf("revision-%d", i), fmt.Sprintf("Revision round %d returned", i), round})
 	}
 	p.SetTarget(delivery)
-	p.Milestone("brief-signed", "Brief, usage and fee agreed in writing", p.AsOf())
-	studioScheduleStages(p, p.AsOf(), delivery, stages)
+	// The brief is signed on a working day, and the stages count from it.
+	signed := engine.Earlier(p.Calendar().NextWorkday(p.AsOf()), delivery)
+	p.Handover(engine.KindAction, "brief-signed", "Brief, usage and fee agreed in writing", signed)
+	studioScheduleStages(p, signed, delivery, stages)
+	p.DependsOn(stages[0].key, "brief-signed")
 	p.Deliverable("delivery", "Final files delivered; invoice sent", delivery, in.Region())
-	p.Milestone("invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
+	p.Handover(engine.KindPayment, "invoice-due", "Invoice due (net 30)", engine.AddDays(delivery, 30))
+	p.DependsOn("delivery", stages[len(stages)-1].key)
+	p.DependsOn("invoice-due", "delivery")
 	return nil
 }
 

@@ -108,20 +108,20 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	if passed {
 		p.Warn("PUBLICATION_DATE_PASSED", "The publication date %s is before the plan date %s; the art cannot be made for it, so the plan is built on the earliest publication the art allows.", engine.FormatDate(pub), engine.FormatDate(p.AsOf()))
 	}
-	due := engine.PrevWorkday(engine.AddMonths(pub, -12))
+	due := p.Calendar().PrevWorkday(engine.AddMonths(pub, -12))
 	if in.Has("finals_due") {
 		due = in.Date("finals_due")
 	}
 	if months := float64(engine.DaysBetween(due, pub)) / 30.4; months < 6 {
 		p.Warn("FINALS_TOO_LATE_FOR_PRINT", "Finals due %s are only %.1f months before publication; printing, freight and review copies need 6–12. Ask for finals by %s.",
-			engine.FormatDate(due), months, engine.FormatDate(engine.PrevWorkday(engine.AddMonths(pub, -12))))
+			engine.FormatDate(due), months, engine.FormatDate(p.Calendar().PrevWorkday(engine.AddMonths(pub, -12))))
 	}
 	art := p.Get("art").(map[string]any)
 	needed, dummy := art["working_days"].(int), art["dummy_days"].(int)
-	available := engine.WorkdaysBetween(p.AsOf(), due)
-	start := engine.AddWorkdays(due, -needed)
+	available := p.Calendar().WorkdaysBetween(p.AsOf(), due)
+	start := engine.Later(p.AsOf(), p.Calendar().AddWorkdays(due, -needed))
 	if needed > available || due.Before(p.AsOf()) {
-		earliest := engine.AddWorkdays(p.AsOf(), needed)
+		earliest := p.Calendar().AddWorkdays(p.AsOf(), needed)
 		earliestPub := engine.AddMonths(earliest, 12)
 		p.Warn("FINALS_AT_RISK", "The art needs %d working days and %d remain before finals are due on %s; at %g days a spread the earliest finals date is %s, which keeps a 12-month lead only for publication on or after %s. Negotiate the date now, or cut days per spread.",
 			needed, available, engine.FormatDate(due), in.Float("days_per_spread"), engine.FormatDate(earliest), engine.FormatDate(earliestPub))
@@ -141,25 +141,37 @@ func ilBookSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("slack_working_days", max(available-needed, 0))
 	approval := start
 	if dummy > 0 {
-		d := engine.AddWorkdays(start, ilBookDummyDays)
+		d := p.Calendar().AddWorkdays(start, ilBookDummyDays)
 		d = deliver(p, "dummy", "Thumbnails and dummy to editor and art director", d, in.Region(), start)
-		approval = engine.AddWorkdays(d, ilBookReviewDays+ilBookRevisionDays)
-		p.Milestone("sketch-approval", "Revised sketches approved (second advance instalment)", approval)
+		approval = p.Calendar().AddWorkdays(d, ilBookReviewDays+ilBookRevisionDays)
+		p.Handover(engine.KindAction, "sketch-approval", "Revised sketches approved (second advance instalment)", approval)
 	}
 	approvalKey := "art-start"
 	if dummy > 0 {
 		approvalKey = "sketch-approval"
 	}
 	p.Set("sketch_approval", p.Ref(approvalKey))
-	p.Milestone("art-start", "Latest start on the art", start)
+	p.Work("art-start", "Latest start on the art", start)
 	due = deliver(p, "finals", "Final art and jacket delivered", due, in.Region(), approval)
 	p.Set("finals_due", p.Ref("finals"))
-	p.Milestone("progress-batch", "First finished spreads to the editor (8 weeks before finals)", engine.Later(p.AsOf(), engine.AddWeeks(due, -8)))
+	// The art takes its working days whatever moves: finals moved off a
+	// closed day pull the start with them, and a start that cannot move
+	// pushes finals.
+	p.DependsOn("finals", "sketch-approval")
+	p.Precede("art-start", "finals", needed)
+	if dummy > 0 {
+		p.Precede("art-start", "dummy", ilBookDummyDays)
+		p.Precede("sketch-approval", "finals", needed-dummy)
+	}
+	due = p.DateOf("finals")
+	p.Handover(engine.KindDeliverable, "progress-batch", "First finished spreads to the editor (8 weeks before finals)", engine.Later(p.AsOf(), engine.AddWeeks(due, -8)))
 	p.SetTarget(due)
-	p.DependsOn("finals", "art-start", "sketch-approval")
-	p.Milestone("acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
-	p.Milestone("f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
-	p.Milestone("publication", "Publication day", pub)
+	p.Handover(engine.KindPayment, "acceptance-payment", "Finals accepted; last advance instalment paid (about 30 days)", engine.AddDays(due, 30))
+	p.Handover(engine.KindDeliverable, "f-and-gs", "F&Gs to trade reviewers (4–5 months before publication)", engine.Later(engine.AddDays(due, 30), engine.AddMonths(pub, -5)))
+	p.Event("publication", "Publication day", pub, "the publication date the publisher set")
+	p.DependsOn("finals", "progress-batch")
+	p.DependsOn("acceptance-payment", "finals")
+	p.DependsOn("f-and-gs", "finals")
 	return nil
 }
 

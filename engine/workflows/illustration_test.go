@@ -17,8 +17,9 @@ func TestIllustrationCommissionQuote(t *testing.T) {
 		t.Fatalf("quote %v", q)
 	}
 	// 42 h at 6 h/day: sketches 3 + review 2 + finals 5 + 2 rounds × 3 = 16
-	// days, and 20 working days remain to 2026-12-18.
-	if res["working_days_needed"] != 16.0 || res["working_days_available"] != 20.0 || len(warningCodes(res)) != 0 {
+	// days, and 19 working days (Thanksgiving is not one) remain to
+	// 2026-12-18.
+	if res["working_days_needed"] != 16.0 || res["working_days_available"] != 19.0 || len(warningCodes(res)) != 0 {
 		t.Fatalf("days %v/%v warnings %v", res["working_days_needed"], res["working_days_available"], warningCodes(res))
 	}
 	k := res["kill_fees"].(map[string]any)
@@ -38,8 +39,8 @@ func TestIllustrationCommissionRushTiers(t *testing.T) {
 		total    float64
 		code     string
 	}{
-		{"2026-12-10", 25, 6693.75, "RUSH_FEE"}, // 14 of 16 days
-		{"2026-12-08", 50, 8032.5, "RUSH_FEE"},  // 12 of 16 days
+		{"2026-12-11", 25, 6693.75, "RUSH_FEE"}, // 14 of 16 working days (Thanksgiving is not one)
+		{"2026-12-08", 50, 8032.5, "RUSH_FEE"},  // 11 of 16
 		{"2026-12-03", 0, 5355, "DEADLINE_INFEASIBLE"},
 	}
 	for _, c := range cases {
@@ -49,8 +50,8 @@ func TestIllustrationCommissionRushTiers(t *testing.T) {
 		if !hasWarning(res, c.code) || res["rush_pct"] != c.rush || res["quote"].(map[string]any)["total"] != c.total {
 			t.Errorf("%s: rush %v total %v warnings %v; want %v%% %v %s", c.delivery, res["rush_pct"], res["quote"].(map[string]any)["total"], warningCodes(res), c.rush, c.total, c.code)
 		}
-		if c.code == "DEADLINE_INFEASIBLE" && res["earliest_feasible_delivery_date"] != "2026-12-14" {
-			t.Errorf("earliest delivery %v, want 2026-12-14 (16 working days)", res["earliest_feasible_delivery_date"])
+		if c.code == "DEADLINE_INFEASIBLE" && res["earliest_feasible_delivery_date"] != "2026-12-15" {
+			t.Errorf("earliest delivery %v, want 2026-12-15 (16 working days)", res["earliest_feasible_delivery_date"])
 		}
 	}
 	ctx := clone(w.ExampleContext)

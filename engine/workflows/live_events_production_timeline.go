@@ -112,8 +112,8 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 		p.PostEvent(event, "the venue, permits, announcement and on-sale are behind it; settle artists, staff and suppliers and debrief for the next edition.")
 		p.Set("plan_kind", "post_event")
 		p.Set("event_date", engine.FormatDate(event))
-		p.Milestone("event", "Event day (held)", event)
-		p.Milestone("settlement", "Final settlement and supplier invoices", engine.Later(asOf, engine.AddDays(event, 7)))
+		p.Event("event", "Event day (held)", event, "the event date")
+		p.Handover(engine.KindPayment, "settlement", "Final settlement and supplier invoices", engine.Later(asOf, engine.AddDays(event, 7)))
 		return nil
 	}
 	p.Set("plan_kind", "pre_event")
@@ -158,7 +158,7 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 			default:
 				p.Warn("MILESTONE_PASSED", "%s was due %s, before the plan date; it is due now.", title, engine.FormatDate(d))
 			}
-			d = engine.NextWorkday(asOf)
+			d = p.Calendar().NextWorkday(asOf)
 		}
 		switch key {
 		case "permit", "insurance":
@@ -169,25 +169,25 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if !in.Bool("venue_booked") {
-		due("venue", "Venue or site contracted", engine.PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
+		due("venue", "Venue or site contracted", p.Calendar().PrevWorkday(engine.AddMonths(event, -l.venueMonths)))
 	}
-	due("talent", "Talent confirmed (offers accepted)", engine.PrevWorkday(engine.AddWeeks(event, -l.talentWeeks)))
+	due("talent", "Talent confirmed (offers accepted)", p.Calendar().PrevWorkday(engine.AddWeeks(event, -l.talentWeeks)))
 	announce := engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks-1), time.Tuesday)
 	onSale := engine.OnOrBefore(engine.AddWeeks(event, -l.onSaleWeeks), time.Friday)
 	if onSale.Before(asOf) {
 		// Compressed: announce now (see due), on sale three days later.
-		onSale = engine.AddDays(engine.NextWorkday(asOf), 3)
+		onSale = engine.AddDays(p.Calendar().NextWorkday(asOf), 3)
 	}
 	due("announce", "Announcement", announce)
 	due("on-sale", "Tickets on sale (Friday 10am)", onSale)
 	if l.permit {
-		due("permit", "Special-event permit application filed", engine.PrevWorkday(engine.AddDays(event, -livePermitDays)))
-		p.Milestone("site-build", "Site build begins", engine.AddDays(event, -liveBuildDays))
+		due("permit", "Special-event permit application filed", p.Calendar().PrevWorkday(engine.AddDays(event, -livePermitDays)))
+		p.Work("site-build", "Site build begins", engine.AddDays(event, -liveBuildDays))
 	}
-	due("insurance", "Certificate of insurance to venue and city", engine.PrevWorkday(engine.AddDays(event, -liveInsuranceDays)))
-	due("advance", "Production advance with artists and suppliers", engine.PrevWorkday(engine.AddDays(event, -l.advanceDays)))
-	p.Milestone("event", "Event day", event)
-	p.Milestone("settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
+	due("insurance", "Certificate of insurance to venue and city", p.Calendar().PrevWorkday(engine.AddDays(event, -liveInsuranceDays)))
+	due("advance", "Production advance with artists and suppliers", p.Calendar().PrevWorkday(engine.AddDays(event, -l.advanceDays)))
+	p.Event("event", "Event day", event, "the event date")
+	p.Handover(engine.KindPayment, "settlement", "Final settlement and supplier invoices", engine.AddDays(event, 7))
 	p.DependsOn("talent", "venue")
 	p.DependsOn("announce", "talent")
 	p.DependsOn("on-sale", "announce")

@@ -139,7 +139,7 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 	if event.Before(asOf) {
 		p.PostEvent(event, "the on-sale and the pace check are behind it; reconcile the settlement against this forecast.")
 		p.Set("plan_kind", "post_event")
-		p.Milestone("show", liveSettlementTitle, event)
+		p.Event("show", liveSettlementTitle, event, "the show date")
 		return nil
 	}
 	p.Set("plan_kind", "pre_event")
@@ -151,14 +151,16 @@ func liveSettlementSchedule(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(late), engine.FormatDate(onSale), engine.Plural(engine.DaysBetween(onSale, event), "day", "days"), engine.DaysBetween(late, event))
 	}
 	pace := engine.AddDays(onSale, engine.DaysBetween(onSale, event)/2)
-	advance := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
-	p.Milestone("announce", "Show announced, with a pre-sale code for the artist's list", engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)))
-	p.Milestone("on-sale", "Tickets on sale (Friday 10am)", onSale)
+	advance := engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(event, -liveAdvanceDays)))
+	nowWhy := "the show comes before the next working day"
+	handoverBefore(p, engine.KindAnnounce, "announce", "Show announced, with a pre-sale code for the artist's list", engine.Later(p.AsOf(), engine.AddWeeks(onSale, -2)), event, nowWhy)
+	handoverBefore(p, engine.KindOnSale, "on-sale", "Tickets on sale (Friday 10am)", onSale, event, nowWhy)
 	p.DependsOn("on-sale", "announce")
-	p.Milestone("pace-check", "Pace check: half the selling window gone", pace)
-	p.Milestone("advance", "Show advanced with the artist's team", engine.Later(advance, pace))
-	p.Milestone("show", liveSettlementTitle, event)
-	p.Set("on_sale_date", engine.FormatDate(onSale))
+	p.Work("pace-check", "Pace check: half the selling window gone", pace)
+	handoverBefore(p, engine.KindAction, "advance", "Show advanced with the artist's team", engine.Later(advance, pace), event, nowWhy)
+	p.Event("show", liveSettlementTitle, event, "the show date")
+	p.DependsOn("show", "on-sale", "advance")
+	p.Set("on_sale_date", p.Ref("on-sale"))
 	return nil
 }
 

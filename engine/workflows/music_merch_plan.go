@@ -169,12 +169,12 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 	if under {
 		p.PostEvent(start, "the tour is under way, so art and stock for the first show are history: count stock after every show and reorder what sells; reorders placed now land as dated.")
 	}
-	arrive := engine.PrevWorkday(engine.AddDays(start, -7))
+	arrive := p.Calendar().PrevWorkday(engine.AddDays(start, -7))
 	earliestOrder := map[string]time.Time{}
 	for _, it := range in.List("items") {
 		kind := it.Str("kind")
 		// Production, then a week of shipping, then the arrival margin.
-		order := engine.PrevWorkday(engine.AddWeeks(arrive, -musicMerchLeadWeeks[kind]-1))
+		order := p.Calendar().PrevWorkday(engine.AddWeeks(arrive, -musicMerchLeadWeeks[kind]-1))
 		if d, ok := earliestOrder[kind]; !ok || order.Before(d) {
 			earliestOrder[kind] = order
 		}
@@ -189,7 +189,7 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			first = order
 		}
 	}
-	art := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -7)))
+	art := engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(first, -7)))
 	deadlines := map[string]string{}
 	if under {
 		// Mid-tour, stock is reordered from today for the shows ahead.
@@ -199,16 +199,16 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			}
 			lands := engine.AddWeeks(asOf, musicMerchLeadWeeks[kind]+1)
 			p.Milestone("reorder-"+kind, "Reorder "+kind+" for the shows still ahead", asOf)
-			p.Milestone("arrives-"+kind, "Reordered "+kind+" stock arrives", lands)
+			p.Handover(engine.KindDeliverable, "arrives-"+kind, "Reordered "+kind+" stock arrives", lands)
 			deadlines[kind] = p.Ref("reorder-" + kind)
 			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
 		}
 		p.Set("order_deadlines", deadlines)
-		p.Milestone("tour-start", "First show: merch table open", start)
-		p.Milestone("inventory-count", "Inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
+		p.Event("tour-start", "First show: merch table open", start, "the first show")
+		p.Work("inventory-count", "Inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
 		return nil
 	}
-	p.Milestone("art-approved", "Merch art and mockups approved", art)
+	p.Handover(engine.KindAction, "art-approved", "Merch art and mockups approved", art)
 	for _, kind := range []string{"vinyl", "accessory", "apparel", "poster", "cd"} {
 		planned, ok := earliestOrder[kind]
 		if !ok {
@@ -222,13 +222,21 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
 				kind, engine.FormatDate(planned), engine.Plural(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
-			p.Milestone("arrives-"+kind, "Late "+kind+" stock arrives", lands)
+			p.Handover(engine.KindDeliverable, "arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
 	}
 	p.Set("order_deadlines", deadlines)
-	p.Milestone("stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive))
-	p.Milestone("tour-start", "First show: merch table open", start)
-	p.Milestone("inventory-count", "First inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
+	handoverBefore(p, engine.KindDeliverable, "stock-arrives", "Stock delivered, counted and packed", engine.Later(asOf, arrive), start, "the first show comes before the next working day")
+	p.Event("tour-start", "First show: merch table open", start, "the first show")
+	p.Work("inventory-count", "First inventory count and reorder decision", engine.Later(asOf, engine.AddDays(start, 7)))
+	// Art before every order, each order before its stock arrives.
+	for _, m := range p.Milestones() {
+		if strings.HasPrefix(m.Key, "order-") {
+			p.DependsOn(m.Key, "art-approved")
+			p.DependsOn("arrives-"+strings.TrimPrefix(m.Key, "order-"), m.Key)
+		}
+	}
+	chain(p, "tour-start", "inventory-count")
 	return nil
 }
 

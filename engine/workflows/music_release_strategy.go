@@ -240,9 +240,9 @@ func releaseCheckDate(in *engine.Input, p *engine.Plan) error {
 func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	release := p.GetDate("release_date")
 	if p.Get("plan_kind") == "post_release" {
-		p.Milestone("release-day", "Release day (already out)", release)
+		p.Event("release-day", "Release day (already out)", release, "the release date the plan is built on")
 		review := engine.Later(p.AsOf(), engine.AddDays(release, 28))
-		p.Milestone("post-release-review", "Four-week review: streams, saves, playlist adds, sales", review)
+		p.Work("post-release-review", "Four-week review: streams, saves, playlist adds, sales", review)
 		p.Set("post_release_review", engine.FormatDate(review))
 		return nil
 	}
@@ -254,19 +254,19 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	// Every pre-release date is clamped to the plan date; clamping keeps
 	// their order because it is monotone.
 	at := func(d time.Time) time.Time { return engine.Later(asOf, d) }
-	delivery := at(engine.PrevWorkday(engine.AddDays(first, -releaseDistributorPlanDays)))
+	delivery := at(p.Calendar().PrevWorkday(engine.AddDays(first, -releaseDistributorPlanDays)))
 	// Artwork is locked a week before the delivery's actual (open) day.
 	artwork := at(engine.AddDays(openDay(p, delivery, r), -7))
 	var masters time.Time
 	v := p.GetDate("vinyl_release_date")
 	if !v.IsZero() {
-		masters = at(engine.PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
+		masters = at(p.Calendar().PrevWorkday(engine.AddWeeks(v, -(releaseVinylWeeks(v) + releaseVinylToDistWeeks))))
 		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, masters, r), -7)))
 	}
 	var cdMaster time.Time
 	cd := p.GetDate("cd_release_date")
 	if !cd.IsZero() {
-		cdMaster = at(engine.PrevWorkday(engine.AddWeeks(cd, -(releaseCDWeeks + releaseVinylToDistWeeks))))
+		cdMaster = at(p.Calendar().PrevWorkday(engine.AddWeeks(cd, -(releaseCDWeeks + releaseVinylToDistWeeks))))
 		artwork = engine.Earlier(artwork, at(engine.AddDays(openDay(p, cdMaster, r), -7)))
 	}
 	// Hand-overs fall on open days; each stays after the one it needs.
@@ -276,10 +276,10 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	if !v.IsZero() {
 		masters = deliver(p, "vinyl-masters", "Vinyl masters, final jacket and label artwork to the pressing plant", masters, r, artwork)
 		stock := engine.AddWeeks(v, -releaseVinylToDistWeeks)
-		p.Milestone("vinyl-test-pressings", "Approve vinyl test pressings", engine.Later(masters, at(engine.AddWeeks(masters, 6))))
-		p.Milestone("vinyl-stock", "Vinyl stock at the distributor", stock)
+		p.Handover(engine.KindAction, "vinyl-test-pressings", "Approve vinyl test pressings", engine.Later(masters, at(engine.AddWeeks(masters, 6))))
+		p.Handover(engine.KindDeliverable, "vinyl-stock", "Vinyl stock at the distributor", stock)
 		if v.After(release) {
-			p.Milestone("vinyl-release", "Vinyl release (Friday)", v)
+			p.Event("vinyl-release", "Vinyl release (Friday)", v, "Global Release Day (Friday)")
 		}
 		p.DependsOn("vinyl-masters", "artwork-metadata")
 		p.DependsOn("vinyl-test-pressings", "vinyl-masters")
@@ -288,9 +288,9 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	if !cd.IsZero() {
 		cdMaster = deliver(p, "cd-master", "CD master (DDP) and print-ready artwork to the manufacturer", cdMaster, r, artwork)
-		p.Milestone("cd-stock", "CD stock at the distributor", engine.AddWeeks(cd, -releaseVinylToDistWeeks))
+		p.Handover(engine.KindDeliverable, "cd-stock", "CD stock at the distributor", engine.AddWeeks(cd, -releaseVinylToDistWeeks))
 		if cd.After(release) {
-			p.Milestone("cd-release", "CD release (Friday)", cd)
+			p.Event("cd-release", "CD release (Friday)", cd, "Global Release Day (Friday)")
 		}
 		p.DependsOn("cd-master", "artwork-metadata")
 		p.DependsOn("cd-stock", "cd-master")
@@ -310,7 +310,7 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 			after = append(after, engine.AddWeeks(d, -4))
 		}
 		deliver(p, key+"-pitch", fmt.Sprintf("Spotify editorial pitch for focus track %d submitted", i), at(engine.AddDays(d, -releasePitchDays)), r, after...)
-		p.Milestone(key, fmt.Sprintf("Focus track %d released (Friday)", i), d)
+		p.Event(key, fmt.Sprintf("Focus track %d released (Friday)", i), d, "Global Release Day (Friday)")
 		p.DependsOn(key+"-pitch", "distributor-delivery")
 		if prev != "" {
 			p.DependsOn(key+"-pitch", prev)
@@ -340,12 +340,12 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	pitch = deliver(p, "editorial-pitch", "Spotify editorial pitch submitted", pitch, r, pitchAfter...)
 	p.DependsOn("editorial-pitch", "distributor-delivery", prev)
-	p.Milestone("lead-channel", "Lead channel starts: "+g.channelName, channel)
-	p.Milestone("announce", "Release announced", announce)
-	p.Milestone("presave-opens", "Pre-save campaign opens", presave)
-	p.Milestone("pitch-deadline", "Last day for the editorial pitch (7 days out)", pitchDeadline)
-	p.Milestone("release-day", "Release day, Friday 00:01 local time", release)
-	p.Milestone("week-one-review", "First-week review: saves, playlist adds, Release Radar reach", engine.AddDays(release, 7))
+	p.Work("lead-channel", "Lead channel starts: "+g.channelName, channel)
+	p.Handover(engine.KindAnnounce, "announce", "Release announced", announce)
+	p.Handover(engine.KindOnSale, "presave-opens", "Pre-save campaign opens", presave)
+	p.Handover(engine.KindAction, "pitch-deadline", "Last working day for the editorial pitch (at least 7 days out)", pitchDeadline)
+	p.Event("release-day", "Release day, Friday 00:01 local time", release, "the release date the plan is built on")
+	p.Work("week-one-review", "First-week review: saves, playlist adds, Release Radar reach", engine.AddDays(release, 7))
 	p.DependsOn("release-day", "distributor-delivery", "pitch-deadline")
 	for i := 1; i <= singles; i++ {
 		p.DependsOn(fmt.Sprintf("focus-track-%d", i), "distributor-delivery")
@@ -354,7 +354,7 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("artwork_final", engine.FormatDate(artwork))
 	p.Set("presave_opens", engine.FormatDate(presave))
 	p.Set("editorial_pitch", engine.FormatDate(pitch))
-	p.Set("editorial_pitch_deadline", engine.FormatDate(pitchDeadline))
+	p.Set("editorial_pitch_deadline", p.Ref("pitch-deadline"))
 	p.Set("genre_family", g.family)
 	p.Set("lead_channel", map[string]any{"channel": g.channelName, "starts": engine.FormatDate(channel)})
 	return nil
@@ -436,7 +436,7 @@ func releaseRecommend(in *engine.Input, p *engine.Plan) error {
 	delivery := p.GetDate("distributor_delivery")
 	pitchDue := p.GetDate("editorial_pitch")
 	p.RecommendBy(engine.High, pitchDue, "Pitch to Spotify editorial",
-		fmt.Sprintf("Pitch one unreleased track from Spotify for Artists with genre %q, mood and instrumentation filled in; it must be in by %s (7 days out) to reach followers' Release Radar.", genre, p.Get("editorial_pitch_deadline")))
+		fmt.Sprintf("Pitch one unreleased track from Spotify for Artists with genre %q, mood and instrumentation filled in; it must be in by %s (at least 7 days out) to reach followers' Release Radar.", genre, p.Get("editorial_pitch_deadline")))
 	p.RecommendBy(engine.High, delivery, "Deliver to your distributor early",
 		fmt.Sprintf("Deliver on %s, 21–28 days before the first release date, so stores ingest it, the release appears in Spotify for Artists for pitching, and pre-save links work.", engine.FormatDate(delivery)))
 	p.RecommendBy(engine.High, p.GetDate("artwork_final"), "Finalise artwork and metadata",

@@ -226,10 +226,10 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Warn("ANNOUNCE_WINDOW_MISSED", "Only %s to the first show: a 6-week on-sale is no longer possible, so ticket sales will be thin.", engine.Plural(lead, "day", "days"))
 	}
 	announce := engine.OnOrBefore(engine.AddDays(first, -musicTourAnnounceLead), time.Tuesday)
-	book := engine.PrevWorkday(engine.AddDays(first, -musicTourComfortBooking))
+	book := p.Calendar().PrevWorkday(engine.AddDays(first, -musicTourComfortBooking))
 	var advance []map[string]any
 	for _, s := range shows {
-		advance = append(advance, map[string]any{"city": s.city, "advance_by": engine.FormatDate(engine.PrevWorkday(engine.AddDays(s.date, -musicTourAdvanceLead)))})
+		advance = append(advance, map[string]any{"city": s.city, "advance_by": engine.FormatDate(p.Calendar().PrevWorkday(engine.AddDays(s.date, -musicTourAdvanceLead)))})
 	}
 	// Steps whose lead time is already missed are due now (clamping to the
 	// plan date keeps their order); a tour already under way lists only
@@ -239,17 +239,17 @@ func musicTourSchedule(in *engine.Input, p *engine.Plan) error {
 	book = engine.Later(asOf, book)
 	p.SetSchedule("advance_deadlines", "the day each show is advanced with its venue", advance)
 	if lead >= 0 {
-		p.Milestone("holds-confirmed", "All holds confirmed and contracts signed", book)
-		p.Milestone("announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
+		p.Handover(engine.KindAction, "holds-confirmed", "All holds confirmed and contracts signed", book)
+		p.Handover(engine.KindAnnounce, "announce", "Tour announced, tickets on sale (Tuesday, 6 weeks out)", announce)
 		p.Set("announce_date", p.Ref("announce"))
-		p.Milestone("advance-first-show", "First show advanced with the venue", engine.Later(asOf, engine.PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
+		p.Handover(engine.KindAction, "advance-first-show", "First show advanced with the venue", engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(first, -musicTourAdvanceLead))))
 	}
-	p.Milestone("first-show", "First show: "+shows[0].city, first)
+	p.Event("first-show", "First show: "+shows[0].city, first, "the first show")
 	p.DependsOn("announce", "holds-confirmed")
 	p.DependsOn("advance-first-show", "announce")
 	p.DependsOn("first-show", "advance-first-show")
-	p.Milestone("last-show", "Last show: "+shows[len(shows)-1].city, last)
-	p.Milestone("settlement-review", "Tour settlements reconciled against the budget", engine.Later(asOf, engine.AddDays(last, 7)))
+	p.Event("last-show", "Last show: "+shows[len(shows)-1].city, last, "the last show")
+	p.Work("settlement-review", "Tour settlements reconciled against the budget", engine.Later(asOf, engine.AddDays(last, 7)))
 	return nil
 }
 

@@ -182,18 +182,20 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(launch)
 	p.Set("launch_date", engine.FormatDate(launch))
 	if engine.InDeadWeek(launch) {
-		better := engine.NextOpen(launch, in.Region())
+		better := p.Calendar().NextWorkday(launch)
 		p.Warn("LAUNCH_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, when readers are away and open rates drop; the founding offer would run to empty inboxes. A better launch is %s.",
 			engine.FormatDate(launch), p.Label("launch clear of the dead week", better))
 		p.Set("better_launch_date", p.Label("launch clear of the dead week", better))
 	}
-	p.Milestone("announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
+	p.Handover(engine.KindAnnounce, "announce", "Announce the paid tier and founding-member offer", engine.AddDays(launch, -newsAnnounceDays))
 	deliver(p, "paid-content-ready", "First month of paid-only posts drafted", engine.AddDays(launch, -newsFoundingDays), in.Region(), engine.AddDays(launch, -newsAnnounceDays))
-	p.Milestone("launch", "Paid subscriptions open", launch)
+	p.Event("launch", "Paid subscriptions open", launch, "the launch date the plan is built on")
 	p.DependsOn("paid-content-ready", "announce")
-	p.DependsOn("launch", "announce", "paid-content-ready")
-	p.Milestone("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays))
-	p.Milestone("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
+	p.DependsOn("launch", "paid-content-ready")
+	// The announcement runs two weeks: ten working days before the launch.
+	p.Precede("announce", "launch", 10)
+	p.Event("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays), "the founding offer's announced end")
+	p.Work("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
 	p.WarnPassedMilestones()
 	return nil
 }
@@ -202,7 +204,7 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 	launch := p.GetDate("launch_date")
 	base := p.Get("projection").(map[string]any)["base"].(map[string]any)
 	net := p.Get("net_per_paid_subscriber_usd").(map[string]any)
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(launch, -newsAnnounceDays)), "Announce with a reason to pay",
+	p.RecommendOn(engine.High, "announce", "Announce with a reason to pay",
 		"Say what paid readers get (extra issues, archive, community) and what stays free; the announcement email is the biggest converter of the launch.")
 	p.RecommendBy(engine.Medium, engine.AddDays(launch, newsFoundingDays), "Close the founding offer on time",
 		"A deadline converts fence-sitters; extend it and the next offer is ignored.")
@@ -214,6 +216,6 @@ func newsPaidRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Strategy("Open paid on %s on %s at %s/month or %s/year: at 5%% of %s, %s net about %s a month (%s each after fees), announced %s.",
 		in.Str("platform"), engine.FormatDate(launch), in.Money(p.Get("monthly_price_usd").(float64)), in.Money(p.Get("annual_price_usd").(float64)),
 		engine.Plural(in.Int("free_subscribers"), "free subscriber", "free subscribers"), engine.Plural(base["paid_subscribers"].(int), "paid reader", "paid readers"), in.Money(base["monthly_net_usd"].(float64)), in.Money(net["blended"].(float64)),
-		engine.FormatDate(engine.AddDays(launch, -newsAnnounceDays)))
+		p.Ref("announce"))
 	return nil
 }

@@ -103,7 +103,7 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 	if len(missing) > 0 {
 		p.Warn("MISSING_AUTHENTICATION", "Gmail and Yahoo reject or junk mail from this setup: publish %s for the sending domain before the first send.", strings.Join(missing, ", "))
 		if engine.DaysBetween(asOf, start) < newsAuthLeadDays {
-			alt := engine.NextWorkday(engine.AddDays(asOf, newsAuthLeadDays))
+			alt := p.Calendar().NextWorkday(engine.AddDays(asOf, newsAuthLeadDays))
 			p.Warn("AUTH_LEAD_TIME", "Authentication set up now is live and verified a week later, after %s; move the first send to %s.", engine.FormatDate(start), engine.FormatDate(alt))
 			p.Set("earliest_feasible_start_date", p.Label("earliest first send once authentication is verified", alt))
 		}
@@ -123,7 +123,7 @@ func newsWarmupCompliance(in *engine.Input, p *engine.Plan) error {
 
 func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	list, asOf := in.Int("list_size"), p.AsOf()
-	start := engine.NextWorkday(in.Date("start_date"))
+	start := p.Calendar().NextWorkday(in.Date("start_date"))
 	// The seed test needs two days before the first send, and missing
 	// authentication a week to publish and verify: a start sooner than that
 	// (or already past) is re-planned on the earliest feasible workday.
@@ -131,7 +131,7 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 	if len(p.Get("missing_authentication").([]string)) > 0 {
 		lead, why = newsAuthLeadDays, "authentication takes a week to publish and verify"
 	}
-	if earliest := engine.NextWorkday(engine.AddDays(asOf, lead)); start.Before(earliest) {
+	if earliest := p.Calendar().NextWorkday(engine.AddDays(asOf, lead)); start.Before(earliest) {
 		if in.Date("start_date").Before(asOf) {
 			why = "the requested start date has passed"
 		}
@@ -168,14 +168,15 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 		p.Set("warmup_schedule", []map[string]any{{"date": engine.FormatDate(start), "volume": volume, "segment": "engaged readers only, ramp held"}})
 		p.Set("warmup_send_days", 1)
 		if len(p.Get("missing_authentication").([]string)) > 0 {
-			p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
+			p.Handover(engine.KindAction, "dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
 		}
-		p.Milestone("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.PrevWorkday(engine.AddDays(start, -2)))
-		p.Milestone("first-send", fmt.Sprintf("First warm-up send (%d most engaged), held at that volume", volume), start)
-		check := engine.NextWorkday(engine.AddDays(start, 7))
-		p.Milestone("spam-rate-check", "Postmaster Tools spam rate checked: doubling resumes only once it is under 0.3% (ideally 0.1%)", check)
+		p.Work("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(start, -2))))
+		p.Work("first-send", fmt.Sprintf("First warm-up send (%d most engaged), held at that volume", volume), start)
+		check := p.Calendar().NextWorkday(engine.AddDays(start, 7))
+		p.Work("spam-rate-check", "Postmaster Tools spam rate checked: doubling resumes only once it is under 0.3% (ideally 0.1%)", check)
 		p.Set("spam_rate_check_date", engine.FormatDate(check))
 		p.DependsOn("spam-rate-check", "first-send")
+		chain(p, "dns-setup", "seed-test", "first-send")
 		return nil
 	}
 	p.Set("ramp_held", false)
@@ -191,18 +192,19 @@ func newsWarmupRamp(in *engine.Input, p *engine.Plan) error {
 			break
 		}
 		volume = min(list, volume*2)
-		day = engine.NextWorkday(engine.AddDays(day, 1))
+		day = p.Calendar().NextWorkday(engine.AddDays(day, 1))
 	}
 	p.SetSchedule("warmup_schedule", "each send day of the warm-up ramp", ramp)
 	p.Set("warmup_send_days", len(ramp))
 	p.Set("full_list_date", engine.FormatDate(day))
 	if len(p.Get("missing_authentication").([]string)) > 0 {
-		p.Milestone("dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
+		p.Handover(engine.KindAction, "dns-setup", "SPF, DKIM and DMARC published and verified", engine.Later(asOf, engine.AddDays(start, -newsAuthLeadDays)))
 	}
-	p.Milestone("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.PrevWorkday(engine.AddDays(start, -2)))
-	p.Milestone("first-send", fmt.Sprintf("First warm-up send (%d most engaged)", ramp[0]["volume"]), start)
-	p.Milestone("full-list", "Full list reached", day)
-	p.Milestone("postmaster-review", "Review Postmaster Tools: spam rate, domain reputation", engine.AddDays(day, 14))
+	p.Work("seed-test", "Test send to seed inboxes (Gmail, Outlook, Yahoo, Apple)", engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(start, -2))))
+	p.Work("first-send", fmt.Sprintf("First warm-up send (%d most engaged)", ramp[0]["volume"]), start)
+	p.Work("full-list", "Full list reached", day)
+	p.Work("postmaster-review", "Review Postmaster Tools: spam rate, domain reputation", engine.AddDays(day, 14))
+	chain(p, "dns-setup", "seed-test", "first-send", "full-list", "postmaster-review")
 	for _, m := range p.Milestones() {
 		if m.Key == "dns-setup" && m.Date.Before(asOf) && len(p.Get("missing_authentication").([]string)) == 0 {
 			continue

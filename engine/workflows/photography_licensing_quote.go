@@ -167,9 +167,9 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 	shoot := in.Date("shoot_date")
 	days := in.Float("shoot_days")
 	lead := 5 + studioCeil(days*0.5)
-	approve := engine.AddWorkdays(shoot, -lead)
+	approve := p.Calendar().AddWorkdays(shoot, -lead)
 	if approve.Before(p.AsOf()) {
-		earliest := engine.AddWorkdays(p.AsOf(), lead)
+		earliest := p.Calendar().AddWorkdays(p.AsOf(), lead)
 		code := "SHOOT_TOO_SOON"
 		if shoot.Before(p.AsOf()) {
 			code = "SHOOT_DATE_PASSED"
@@ -181,28 +181,28 @@ func phLicSchedule(in *engine.Input, p *engine.Plan) error {
 		shoot, approve = earliest, p.AsOf()
 	}
 	p.SetTarget(shoot)
-	last := engine.AddWorkdays(shoot, max(studioCeil(days)-1, 0))
-	proofs := engine.AddWorkdays(last, 2)
-	selects := engine.AddWorkdays(proofs, 3)
-	delivery := engine.AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
+	last := p.Calendar().AddWorkdays(shoot, max(studioCeil(days)-1, 0))
+	proofs := p.Calendar().AddWorkdays(last, 2)
+	selects := p.Calendar().AddWorkdays(proofs, 3)
+	delivery := p.Calendar().AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
 	years := in.Int("license_years")
-	p.Milestone("estimate-approved", "Estimate signed and 50% advance paid", approve)
-	p.Milestone("shoot", "Shoot day 1", shoot)
+	p.Handover(engine.KindPayment, "estimate-approved", "Estimate signed and 50% advance paid", approve)
+	p.Event("shoot", "Shoot day 1", shoot, "the shoot day")
 	if last.After(shoot) {
-		p.Milestone("shoot-wrap", "Last shoot day", last)
+		p.Event("shoot-wrap", "Last shoot day", last, "the last shoot day")
 	}
 	proofs = deliver(p, "proofs", "Proof gallery to client", proofs, in.Region(), last)
 	// Selects and retouching are counted in open days from the proofs.
-	selects = engine.AddOpenDays(proofs, 3, in.Region())
-	delivery = engine.AddOpenDays(selects, studioCeil(float64(in.Int("final_images"))/8), in.Region())
-	p.Milestone("client-selects", "Client selects due", selects)
+	selects = p.Calendar().AddWorkdays(proofs, 3)
+	delivery = p.Calendar().AddWorkdays(selects, studioCeil(float64(in.Int("final_images"))/8))
+	p.Handover(engine.KindAction, "client-selects", "Client selects due", selects)
 	delivery = deliver(p, "delivery", "Retouched finals delivered; balance invoiced", delivery, in.Region(), selects)
 	expires := engine.AddDays(engine.AddMonths(delivery, 12*years), -1)
 	p.DependsOn("client-selects", "proofs")
 	p.DependsOn("delivery", "client-selects")
-	p.Milestone("invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
-	p.Milestone("renewal-offer", "Offer the client a renewal (two months before expiry)", engine.AddMonths(expires, -2))
-	p.Milestone("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires)
+	p.Handover(engine.KindPayment, "invoice-due", "Balance due (net 30)", engine.AddDays(delivery, 30))
+	p.Handover(engine.KindAction, "renewal-offer", "Offer the client a renewal (two months before expiry)", engine.AddMonths(expires, -2))
+	p.Event("license-expires", fmt.Sprintf("%d-year licence expires: renew or stop use", years), expires, "the licence term ends")
 	p.Set("schedule", map[string]any{
 		"estimate_approved_by": p.Ref("estimate-approved"),
 		"shoot":                p.Ref("shoot"),

@@ -129,9 +129,9 @@ func phEdTiers(in *engine.Input, p *engine.Plan) error {
 
 func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	release := in.Date("release_date")
-	proof := engine.PrevWorkday(engine.AddWeeks(release, -4))
+	proof := p.Calendar().PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
-		earliest := engine.NextWorkday(engine.AddWeeks(p.AsOf(), 4))
+		earliest := p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), 4))
 		away := engine.Plural(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
 		why := "proofing and printing need 4 weeks"
 		if release.Before(p.AsOf()) {
@@ -145,22 +145,22 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.SetTarget(release)
 	if engine.InDeadWeek(release) {
-		better := engine.NextOpen(release, in.Region())
+		better := p.Calendar().NextWorkday(release)
 		p.Warn("RELEASE_IN_DEAD_WEEK", "%s falls in the 24 December–1 January dead week, after the last gift-shipping dates, when collectors and press are away; a better release is %s.",
 			engine.FormatDate(release), p.Label("release date clear of the dead week", better))
 		p.Set("better_release_date", p.Label("release date clear of the dead week", better))
 	}
-	order := engine.AddWorkdays(release, -15)
-	arrive := engine.AddWorkdays(order, 10)
-	p.Milestone("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
+	order := p.Calendar().AddWorkdays(release, -15)
+	arrive := p.Calendar().AddWorkdays(order, 10)
+	p.Work("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
 	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
 	p.DependsOn("order-prints", "test-prints")
-	p.Milestone("prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
-	p.Milestone("announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
-	p.Milestone("release", "Edition on sale (tier 1)", release)
+	p.Handover(engine.KindDeliverable, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
+	p.Handover(engine.KindAnnounce, "announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
+	p.Handover(engine.KindOnSale, "release", "Edition on sale (tier 1)", release)
 	p.DependsOn("prints-arrive", "order-prints")
 	p.DependsOn("release", "prints-arrive", "announce")
-	p.Milestone("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
+	p.Work("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
 	p.Set("release_date", engine.FormatDate(release))
 	return nil
 }

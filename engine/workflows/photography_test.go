@@ -42,8 +42,8 @@ func TestPhotographyLicensingTerritoryAndShootTooSoon(t *testing.T) {
 	if res["quote"].(map[string]any)["usage_license_usd"] != 15000.0 {
 		t.Fatalf("worldwide doubles the 1-year $7,500 licence: %v", res["quote"])
 	}
-	if !hasWarning(res, "SHOOT_TOO_SOON") || res["earliest_feasible_shoot_date"] != "2026-11-30" {
-		t.Fatalf("want SHOOT_TOO_SOON and earliest 2026-11-30 (6 business days), got %v %v", warningCodes(res), res["earliest_feasible_shoot_date"])
+	if !hasWarning(res, "SHOOT_TOO_SOON") || res["earliest_feasible_shoot_date"] != "2026-12-01" {
+		t.Fatalf("want SHOOT_TOO_SOON and earliest 2026-12-01 (6 working days; Thanksgiving is not one), got %v %v", warningCodes(res), res["earliest_feasible_shoot_date"])
 	}
 }
 
@@ -85,16 +85,10 @@ func TestPhotographyPrintEditionWarnings(t *testing.T) {
 	}
 }
 
-// studioWorkdaysBetween counts Monday–Friday days after a up to b.
-func studioWorkdaysBetween(a, b time.Time) int {
-	n := 0
-	for d := a.AddDate(0, 0, 1); !d.After(b); d = d.AddDate(0, 0, 1) {
-		if d.Weekday() != time.Saturday && d.Weekday() != time.Sunday {
-			n++
-		}
-	}
-	return n
-}
+// studioWorkdaysBetween counts the working days after a up to b on the
+// calendar of a plan with no country: weekends, US federal holidays and the
+// 24 December–1 January closure do not count.
+func studioWorkdaysBetween(a, b time.Time) int { return usCalendar.WorkdaysBetween(a, b) }
 
 // A budget below even a 1-year regional licence used to be answered with
 // "deliver 0 retouched images". A job always delivers at least one image:

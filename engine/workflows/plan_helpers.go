@@ -44,12 +44,16 @@ func notePassed(p *engine.Plan, skip ...string) int {
 // itself when it is open, else the previous open day of region r, or the
 // next one when the previous would fall before the plan date.
 func openDay(p *engine.Plan, d time.Time, r engine.Region) time.Time {
-	if !engine.Closed(d, r) {
+	cal := p.Calendar()
+	if r != "" {
+		cal.Region = r
+	}
+	if !cal.Closed(d) {
 		return d
 	}
-	moved := engine.PrevOpen(d, r)
+	moved := cal.PrevWorkday(d)
 	if !d.Before(p.AsOf()) && moved.Before(p.AsOf()) {
-		moved = engine.NextOpen(d, r)
+		moved = cal.NextWorkday(d)
 	}
 	return moved
 }
@@ -63,10 +67,41 @@ func deliver(p *engine.Plan, key, title string, d time.Time, r engine.Region, af
 	final := openDay(p, d, r)
 	for _, a := range after {
 		if final.Before(a) {
-			final = engine.NextOpen(a, r)
+			final = openDay(p, a, r)
+			if final.Before(a) {
+				final = p.Calendar().NextWorkday(a)
+			}
 		}
 	}
 	p.Deliverable(key, title, d, r)
 	p.Move(key, final, "kept after the step it depends on")
-	return final
+	return p.DateOf(key)
+}
+
+// handoverBefore adds a hand-over due on d that must happen before event:
+// on a closed day it goes to a working day as usual, unless the next
+// working day is already after the event (a show on the plan date in the
+// 24 Dec–1 Jan closure), when it is held on d deliberately, saying why.
+func handoverBefore(p *engine.Plan, kind engine.StepKind, key, title string, d, event time.Time, why string) {
+	if cal := p.Calendar(); cal.Closed(d) && cal.PrevWorkday(d).Before(p.AsOf()) && event.Before(cal.NextWorkday(d)) {
+		p.HandoverOn(kind, key, title, d, why)
+		return
+	}
+	p.Handover(kind, key, title, d)
+}
+
+// chain declares that each of keys comes no earlier than the one before it
+// (engine.Plan.DependsOn); keys the plan does not have are skipped, so the
+// chain runs through the steps it has.
+func chain(p *engine.Plan, keys ...string) {
+	prev := ""
+	for _, k := range keys {
+		if p.DateOf(k).IsZero() {
+			continue
+		}
+		if prev != "" {
+			p.DependsOn(k, prev)
+		}
+		prev = k
+	}
 }

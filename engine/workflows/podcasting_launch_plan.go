@@ -81,16 +81,16 @@ type podLaunchDates struct{ produceFrom, trailer, feed, bankBy time.Time }
 // for both.
 func podLaunchDatesFor(launch time.Time, missing, workDays int, r engine.Region) podLaunchDates {
 	var d podLaunchDates
-	d.bankBy = engine.PrevOpen(engine.AddDays(launch, -3), r)
-	d.feed = engine.PrevOpen(engine.AddDays(launch, -podLaunchFeedLeadDays), r)
+	d.bankBy = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(launch, -3))
+	d.feed = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(launch, -podLaunchFeedLeadDays))
 	d.produceFrom = d.bankBy
 	if workDays > 0 {
-		d.produceFrom = engine.AddOpenDays(d.bankBy, -workDays, r)
+		d.produceFrom = (engine.Calendar{Region: r}).AddWorkdays(d.bankBy, -workDays)
 	}
 	// The trailer is cut from the first recordings, so production starts at
 	// least two working days before it.
-	d.trailer = engine.PrevOpen(engine.AddDays(d.feed, -2), r)
-	if first := engine.AddOpenDays(d.trailer, -2, r); missing > 0 && first.Before(d.produceFrom) {
+	d.trailer = (engine.Calendar{Region: r}).PrevWorkday(engine.AddDays(d.feed, -2))
+	if first := (engine.Calendar{Region: r}).AddWorkdays(d.trailer, -2); missing > 0 && first.Before(d.produceFrom) {
 		d.produceFrom = first
 	}
 	return d
@@ -169,7 +169,7 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	d := podLaunchDatesFor(launch, missing, workDays, r)
 	if missing > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), d.produceFrom)
+		p.Work("production-start", fmt.Sprintf("Production of %s starts", engine.Plural(missing, "episode", "episodes")), d.produceFrom)
 	}
 	art := "Trailer and cover art final"
 	if ok, known := p.Get("artwork_ok").(bool); known && !ok {
@@ -178,7 +178,7 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("trailer-ready", art, d.trailer, r)
 	p.Deliverable("feed-submitted", "Feed with trailer submitted to Apple Podcasts and Spotify", d.feed, r)
 	p.Deliverable("episodes-banked", fmt.Sprintf("%s finished and scheduled", engine.Plural(needed, "episode", "episodes")), d.bankBy, r)
-	p.Milestone("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch)
+	p.Event("launch", fmt.Sprintf("Launch: %s live", engine.Plural(in.Int("launch_episodes"), "episode", "episodes")), launch, "the launch date the plan is built on")
 	p.DependsOn("trailer-ready", "production-start")
 	p.DependsOn("feed-submitted", "trailer-ready")
 	p.DependsOn("episodes-banked", "production-start")
@@ -196,8 +196,8 @@ func podLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		calendar = append(calendar, map[string]any{"episode": i, "date": engine.FormatDate(release)})
 	}
 	next, _ := engine.ParseDate(calendar[n]["date"].(string))
-	p.Milestone("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next)
-	p.Milestone("thirty-day-review", "30-day review: downloads per episode, follows, drop-off", engine.AddDays(launch, 30))
+	p.Event("first-regular-episode", fmt.Sprintf("Episode %d: first regular release", n+1), next, "the release schedule's next episode day")
+	p.Work("thirty-day-review", "30-day review: downloads per episode, follows, drop-off", engine.AddDays(launch, 30))
 	p.SetSchedule("release_calendar", "each episode's release day", calendar)
 	return nil
 }

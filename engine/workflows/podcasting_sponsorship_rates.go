@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 )
@@ -71,6 +72,9 @@ const (
 	podSponsorMinDownloads   = 1000
 	podSponsorNetworkMin     = 5000
 	podSponsorIOLeadDays     = 14
+	// podSponsorPitchWorkdays is the two weeks a brand needs from the rate
+	// card to a signed insertion order, in working days.
+	podSponsorPitchWorkdays = 10
 )
 
 func podSponsorRates(in *engine.Input, p *engine.Plan) error {
@@ -118,36 +122,41 @@ func podSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	// The insertion order is signed two weeks before the first air date; a
 	// campaign whose insertion order date has passed moves to the first
 	// start on the same weekday that leaves the brand that time.
+	// The pitch goes out two weeks (ten working days) before the IO is
+	// signed: a re-plan keeps both spans whole rather than squeezing them.
+	cal := p.Calendar()
+	ioFor := func(start time.Time) time.Time { return cal.PrevWorkday(engine.AddDays(start, -podSponsorIOLeadDays)) }
 	start := requested
-	for engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r).Before(p.AsOf()) {
+	for cal.AddWorkdays(ioFor(start), -podSponsorPitchWorkdays).Before(p.AsOf()) {
 		start = engine.AddWeeks(start, 1)
 		if start.Before(p.AsOf()) {
 			start = engine.OnOrAfter(p.AsOf(), requested.Weekday())
 		}
 	}
 	if !start.Equal(requested) {
-		why := fmt.Sprintf("A campaign starting %s needs the insertion order by %s; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
-			engine.FormatDate(requested), engine.FormatDate(engine.PrevOpen(engine.AddDays(requested, -podSponsorIOLeadDays), r)), requested.Weekday(), engine.FormatDate(start))
+		why := fmt.Sprintf("A campaign starting %s needs the insertion order by %s and the pitch two weeks before that; brands book 2–4 weeks ahead, so the earliest realistic start on a %s is %s.",
+			engine.FormatDate(requested), engine.FormatDate(ioFor(requested)), requested.Weekday(), engine.FormatDate(start))
 		p.Warn("IO_LEAD_TIME", "%s", why)
 		p.Replanned(requested, start, why)
 		p.Set("earliest_campaign_start", engine.FormatDate(start))
 	}
 	p.SetTarget(start)
-	io := engine.PrevOpen(engine.AddDays(start, -podSponsorIOLeadDays), r)
+	io := ioFor(start)
 	end := engine.AddDays(engine.AddMonths(start, in.Int("campaign_months")), -1)
-	p.Milestone("pitch", "Media kit and rate card sent to prospects", engine.Later(p.AsOf(), engine.AddDays(io, -14)))
+	p.Handover(engine.KindAction, "pitch", "Media kit and rate card sent to prospects", cal.AddWorkdays(io, -podSponsorPitchWorkdays))
 	p.Deliverable("io-signed", "Insertion order signed", io, r)
 	p.Deliverable("talking-points", "Talking points, promo code and landing page received", engine.Later(io, engine.AddDays(start, -7)), r)
-	p.Milestone("campaign-start", "First sponsored episode airs", start)
+	p.Event("campaign-start", "First sponsored episode airs", start, "the campaign's first air date")
 	if in.Int("campaign_months") > 1 {
-		p.Milestone("first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
+		p.Handover(engine.KindDeliverable, "first-month-report", "First-month downloads and promo-code redemptions shared", engine.AddMonths(start, 1))
 	}
-	p.Milestone("campaign-end", "Last sponsored episode airs", end)
-	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", engine.NextOpen(engine.AddDays(end, 30), r), r)
+	p.Event("campaign-end", "Last sponsored episode airs", end, "the campaign's last air date")
+	p.Deliverable("delivery-report", "Delivery report (30-day downloads per episode) sent", p.Calendar().NextWorkday(engine.AddDays(end, 30)), r)
+	p.Precede("pitch", "io-signed", podSponsorPitchWorkdays)
 	p.DependsOn("talking-points", "io-signed")
 	p.DependsOn("campaign-start", "io-signed", "talking-points")
 	p.DependsOn("delivery-report", "campaign-end")
-	p.Set("campaign", map[string]string{"io_by": engine.FormatDate(io), "start": engine.FormatDate(start), "end": engine.FormatDate(end)})
+	p.Set("campaign", map[string]string{"pitch_by": p.Ref("pitch"), "io_by": p.Ref("io-signed"), "start": p.Ref("campaign-start"), "end": p.Ref("campaign-end")})
 	return nil
 }
 
@@ -155,8 +164,7 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	pkg := p.Get("sponsor_package").(map[string]any)
 	monthly := p.Get("monthly").(map[string]any)
 	c := p.Get("campaign").(map[string]string)
-	io, _ := engine.ParseDate(c["io_by"])
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(io, -14)), "Send the rate card",
+	p.RecommendOn(engine.High, "pitch", "Send the rate card",
 		fmt.Sprintf("Offer the %d-month package at %s (%.0f%% multi-month discount) alongside per-episode slot prices, with 30-day download figures and audience demographics.",
 			pkg["months"].(int), in.Money(pkg["price_usd"].(float64)), pkg["discount_pct"].(float64)))
 	if d := in.Int("downloads_per_episode"); d >= podSponsorMinDownloads && d < podSponsorNetworkMin {
@@ -174,6 +182,6 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",
 		engine.Plural(in.Int("downloads_per_episode"), "download", "downloads"), slots, in.Money(p.Get("per_episode_all_slots_usd").(float64)), in.Float("sell_through_pct"),
 		engine.Plural(in.Int("episodes_per_month"), "episode", "episodes"), in.Money(monthly["expected_gross_usd"].(float64)), in.Money(monthly["expected_net_usd"].(float64)),
-		engine.FormatDate(engine.Later(p.AsOf(), engine.AddDays(io, -14))), c["io_by"], c["start"], c["end"], in.Money(pkg["price_usd"].(float64)))
+		c["pitch_by"], c["io_by"], c["start"], c["end"], in.Money(pkg["price_usd"].(float64)))
 	return nil
 }

@@ -101,8 +101,14 @@ func TestPodcastingSponsorshipRatesSmallShowAndLateStart(t *testing.T) {
 	if v := mediaNum(t, res, "sponsor_package", "discount_pct"); v != 0 {
 		t.Errorf("a one-month buy gets no discount, got %v%%", v)
 	}
-	if res["earliest_campaign_start"] != "2026-12-04" {
-		t.Errorf("earliest start %v, want the Friday 14 days out, 2026-12-04", res["earliest_campaign_start"])
+	// The pitch goes out ten working days before the IO, which is signed
+	// 14 days before the first episode: from 2026-11-20 (Thanksgiving
+	// not counted) the first Friday that leaves both is 2026-12-25.
+	if res["earliest_campaign_start"] != "2026-12-25" {
+		t.Errorf("earliest start %v, want 2026-12-25", res["earliest_campaign_start"])
+	}
+	if d := usCalendar.WorkdaysBetween(milestoneDate(t, res, "pitch"), milestoneDate(t, res, "io-signed")); d < 10 {
+		t.Errorf("pitch to signed IO %d working days, want at least 10", d)
 	}
 }
 

@@ -273,8 +273,8 @@ func pubLaunchSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		windows = append(windows, map[string]any{"key": w.key, "ideal": p.Ref(w.key), "last": engine.FormatDate(last)})
 	}
-	p.Milestone("pub-day", "Publication day", pub)
-	p.Milestone("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
+	p.Event("pub-day", "Publication day", pub, "the publication date the plan is built on")
+	p.Work("post-launch-review", "Week-four review: sales, reviews, reprint and ad decisions", engine.AddWeeks(pub, 4))
 	if d := p.GetDate("isbns_by"); !d.IsZero() && (slices.Contains(in.Strings("formats"), "hardcover") || slices.Contains(in.Strings("formats"), "paperback")) {
 		p.Deliverable("isbns", "ISBNs bought and assigned to the print formats", d, r)
 		p.DependsOn("retail-listing", "isbns")
@@ -300,8 +300,8 @@ func pubLaunchAfter(p *engine.Plan, pub time.Time) error {
 		"what is left is reader reviews, ads, events and backlist pricing, and the sales review that decides reprints.")
 	p.Set("days_until_pub", engine.DaysBetween(p.AsOf(), pub))
 	p.Set("windows", []map[string]any{})
-	p.Milestone("pub-day", "Publication day", pub)
-	p.Milestone("post-launch-review", "Sales review: reviews, reprint and ad decisions", engine.Later(p.AsOf(), engine.AddWeeks(pub, 4)))
+	p.Event("pub-day", "Publication day", pub, "the publication date the plan is built on")
+	p.Work("post-launch-review", "Sales review: reviews, reprint and ad decisions", engine.Later(p.AsOf(), engine.AddWeeks(pub, 4)))
 	return nil
 }
 

@@ -86,6 +86,13 @@ const (
 	pubQueryResponseWeeks = 8
 )
 
+// Revision pace for a manuscript outside the expected length.
+const (
+	pubQueryCutWordsPerDay  = 1000
+	pubQueryGrowWordsPerDay = 500
+	pubQueryMinRevisionDays = 5
+)
+
 func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
 	genre, wc := in.Str("genre"), in.Int("word_count")
 	r := pubQueryRanges[genre]
@@ -100,7 +107,16 @@ func pubQueryCheck(in *engine.Input, p *engine.Plan) error {
 		if dir == "under" {
 			verb = "grow"
 		}
-		p.Set("word_count_fix", fmt.Sprintf("%s the manuscript by about %s words to the %s–%s range", verb, engine.FormatInt(by), engine.FormatInt(r[0]), engine.FormatInt(r[1])))
+		// Revising to length is work measured in working days: cutting
+		// runs at about 1,000 words a day, adding new material at about
+		// 500, and never less than a week.
+		perDay := pubQueryCutWordsPerDay
+		if verb == "grow" {
+			perDay = pubQueryGrowWordsPerDay
+		}
+		days := max(pubQueryMinRevisionDays, int(math.Ceil(float64(by)/float64(perDay))))
+		p.Set("revision_working_days", days)
+		p.Set("word_count_fix", fmt.Sprintf("%s the manuscript by about %s words to the %s–%s range (about %s)", verb, engine.FormatInt(by), engine.FormatInt(r[0]), engine.FormatInt(r[1]), engine.Plural(days, "working day", "working days")))
 	}
 	switch q := in.Int("query_words"); {
 	case q > 350:
@@ -151,15 +167,22 @@ func pubQueryCompsLine(in *engine.Input, p *engine.Plan) string {
 	return line
 }
 
-// pubQuerySendDay moves a batch to a Tuesday outside the holiday slowdown.
-func pubQuerySendDay(d time.Time) time.Time {
+// pubQuerySendDay moves a batch to a Tuesday outside the holiday slowdown
+// that is a working day of the plan's calendar.
+func pubQuerySendDay(cal engine.Calendar, d time.Time) time.Time {
 	d = engine.OnOrAfter(d, time.Tuesday)
+	for cal.Closed(d) && !engine.InDeadWeek(d) {
+		d = engine.OnOrAfter(engine.AddDays(d, 1), time.Tuesday)
+	}
 	if (d.Month() == time.December && d.Day() >= 15) || (d.Month() == time.January && d.Day() <= 6) {
 		y := d.Year()
 		if d.Month() == time.December {
 			y++
 		}
 		d = engine.OnOrAfter(time.Date(y, time.January, 7, 0, 0, 0, 0, time.UTC), time.Tuesday)
+		for cal.Closed(d) {
+			d = engine.OnOrAfter(engine.AddDays(d, 1), time.Tuesday)
+		}
 	}
 	return d
 }
@@ -169,10 +192,16 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	if in.Has("start_date") {
 		start = engine.Later(start, in.Date("start_date"))
 	}
+	// A manuscript revised to length first goes out only after the
+	// revision and a day to finish the package.
+	revision, _ := p.Get("revision_working_days").(int)
+	if revision > 0 {
+		start = engine.Later(start, p.Calendar().AddWorkdays(p.AsOf(), revision+1))
+	}
 	agents, size := in.Int("agents"), in.Int("batch_size")
 	n := int(math.Ceil(float64(agents) / float64(size)))
 	var batches []map[string]any
-	send := pubQuerySendDay(start)
+	send := pubQuerySendDay(p.Calendar(), start)
 	if !send.Equal(engine.OnOrAfter(start, time.Tuesday)) {
 		p.Warn("HOLIDAY_SLOWDOWN", "Querying would start in the holiday slowdown; the first batch moves to %s.", engine.FormatDate(send))
 	}
@@ -182,21 +211,26 @@ func pubQuerySchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(send)
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			send = pubQuerySendDay(engine.AddWeeks(send, pubQueryBatchGapWeeks))
+			send = pubQuerySendDay(p.Calendar(), engine.AddWeeks(send, pubQueryBatchGapWeeks))
 		}
 		count := min(size, agents-i*size)
-		batches = append(batches, map[string]any{"batch": i + 1, "send_date": engine.FormatDate(send), "queries": count, "revise_if_requests_below": int(math.Ceil(float64(count) / 10))})
+		batches = append(batches, map[string]any{"batch": i + 1, "send_date": p.Ref(fmt.Sprintf("batch-%d", i+1)), "queries": count, "revise_if_requests_below": int(math.Ceil(float64(count) / 10))})
 		p.Milestone(fmt.Sprintf("batch-%d", i+1), fmt.Sprintf("Batch %d: %s out", i+1, engine.Plural(count, "query", "queries")), send)
 	}
-	first, _ := engine.ParseDate(batches[0]["send_date"].(string))
+	first := p.DateOf("batch-1")
 	checkpoint := engine.AddWeeks(first, pubQueryBatchGapWeeks)
-	p.Milestone("package-ready", "Query package finished: letter, synopsis, opening pages", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(first, -1))))
+	p.Work("package-ready", "Query package finished: letter, synopsis, opening pages", engine.Later(p.AsOf(), p.Calendar().AddWorkdays(first, -1)))
 	p.DependsOn("batch-1", "package-ready")
-	done := engine.AddWeeks(send, pubQueryResponseWeeks)
-	p.Milestone("first-checkpoint", "Checkpoint: count full requests from batch 1, revise before batch 2", engine.AddDays(checkpoint, -1))
-	p.Milestone("querying-complete", "Last responses due; decide whether to revise or shelve", done)
+	if revision > 0 {
+		p.Precede("package-ready", "batch-1", 1)
+		p.Work("revision", "Revision to length begins", p.AsOf())
+		p.Precede("revision", "package-ready", revision)
+	}
+	done := engine.AddWeeks(p.DateOf(fmt.Sprintf("batch-%d", n)), pubQueryResponseWeeks)
+	p.Work("first-checkpoint", "Checkpoint: count full requests from batch 1, revise before batch 2", engine.AddDays(checkpoint, -1))
+	p.Work("querying-complete", "Last responses due; decide whether to revise or shelve", done)
 	p.Set("batches", batches)
-	p.Set("querying_complete", engine.FormatDate(done))
+	p.Set("querying_complete", p.Ref("querying-complete"))
 	p.Set("target_full_requests", int(math.Ceil(float64(agents)/10)))
 	return nil
 }

@@ -15,13 +15,13 @@ func TestPublishingLaunchTimelineTuesdayAndWindows(t *testing.T) {
 	}
 	pub := milestoneDate(t, res, "pub-day")
 	galleys := milestoneDate(t, res, "galleys-to-trade")
-	if galleys != engine.PrevWorkday(engine.AddMonths(pub, -5)) {
+	if galleys != usCalendar.PrevWorkday(engine.AddMonths(pub, -5)) {
 		t.Errorf("galleys %v, want 5 months before %v", galleys, pub)
 	}
 	if d := engine.DaysBetween(milestoneDate(t, res, "podcast-pitching"), pub); d < 42 || d > 44 {
 		t.Errorf("podcasts pitched %d days out, want 6 weeks", d)
 	}
-	if d := milestoneDate(t, res, "catalog-metadata"); d != engine.PrevWorkday(engine.AddMonths(pub, -9)) {
+	if d := milestoneDate(t, res, "catalog-metadata"); d != usCalendar.PrevWorkday(engine.AddMonths(pub, -9)) {
 		t.Errorf("catalog %v, want 9 months out", d)
 	}
 }
@@ -112,7 +112,7 @@ func TestPublishingQueryPlanPackageChecks(t *testing.T) {
 	}
 	// Agents pass on a count outside the genre's range, so the plan cuts
 	// before it queries: 150,000 words of fantasy is 30,000 over 120,000.
-	if s := res["strategy"].(string); !strings.HasPrefix(s, "Cut the manuscript by about 30,000 words to the 90,000–120,000 range, then query") {
+	if s := res["strategy"].(string); !strings.HasPrefix(s, "Cut the manuscript by about 30,000 words to the 90,000–120,000 range (about 30 working days), then query") {
 		t.Errorf("strategy queries without cutting: %s", s)
 	}
 	for _, r := range res["recommendations"].([]any) {
@@ -213,3 +213,6 @@ func TestPublishingLaunchTimelineIndependentPrintCostsHaveMilestones(t *testing.
 	}
 	milestoneDate(t, audio, "retail-listing")
 }
+
+// usCalendar is the working-day calendar of a plan with no country.
+var usCalendar = engine.Calendar{Region: engine.RegionUS}

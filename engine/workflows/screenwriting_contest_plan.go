@@ -140,7 +140,7 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 		if c.Has("notification_date") {
 			if n := c.Date("notification_date"); n.After(t.Deadline) {
 				e["notification_date"] = engine.FormatDate(n)
-				p.Milestone("results-"+slug, name+" results", n)
+				p.Event("results-"+slug, name+" results", n, "the contest announces results on its own schedule")
 			} else {
 				p.Warn("NOTIFICATION_BEFORE_DEADLINE", "%s lists results on %s, not after the %s deadline entered (%s); check the contest's dates.", name, engine.FormatDate(n), t.Name, engine.FormatDate(t.Deadline))
 			}
@@ -151,6 +151,13 @@ func scriptContestPick(in *engine.Input, p *engine.Plan) error {
 		p.Warn("OVER_BUDGET", "The %s budget is spent after %s; %s left out.", in.Money(budget), in.Money(spent), strings.Join(dropped, ", "))
 	}
 	p.Deliverable("script-ready", "Contest draft ready (proofed, title page without contact details if required)", ready, in.Region())
+	// Every entry needs the draft; results come after the entry.
+	for _, m := range p.Milestones() {
+		if slug, ok := strings.CutPrefix(m.Key, "enter-"); ok {
+			p.DependsOn(m.Key, "script-ready")
+			p.DependsOn("results-"+slug, m.Key)
+		}
+	}
 	// The plan works towards the first entry deadline.
 	target := ready
 	for i, e := range entries {

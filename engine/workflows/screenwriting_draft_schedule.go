@@ -121,7 +121,7 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	_, rewritesStart, draftStart, outlineStart := scriptDraftBack(target, weeks, f.outlineWeeks)
 
 	if outlineStart.Before(p.AsOf()) {
-		earliest := engine.AddWeeks(p.AsOf(), weeks["total"])
+		earliest := p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), weeks["total"]))
 		// Weeks left for the first draft once outline, notes, rewrites and
 		// polish are kept whole.
 		_, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
@@ -143,14 +143,13 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Replanned(requested, earliest, "The outline, notes, rewrites and polish do not fit before the target date.")
 			target = earliest
 		case need > scriptDraftMaxPace:
-			p.Set("required_pages_per_day", need)
 			p.Warn("PACE_UNREALISTIC", "Starting today leaves %s for the first draft: %.1f pages a day instead of %.1f, above the sustainable %.0f. At your pace the earliest date is %s.",
 				engine.Plural(left, "week", "weeks"), need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
 			p.Replanned(requested, earliest, fmt.Sprintf("Making the date would take %.1f pages a day, above the sustainable %.0f.", need, scriptDraftMaxPace))
 			target = earliest
 		default:
-			// A faster first draft, still sustainable, keeps the date.
-			p.Set("required_pages_per_day", need)
+			// A faster first draft, still sustainable, keeps the date (the
+			// pace the plan asks for is read from the settled dates).
 			p.Warn("PACE_INCREASE_NEEDED", "Starting today leaves %s for the first draft: %.1f pages a day instead of %.1f (sustainable is up to %.0f). At your pace the earliest date is %s.",
 				engine.Plural(left, "week", "weeks"), need, in.Float("pages_per_day"), scriptDraftMaxPace, engine.FormatDate(earliest))
 			p.Set("earliest_feasible_target", p.Label("earliest target at your own pace", earliest))
@@ -164,23 +163,23 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	p.SetTarget(target)
-	register := engine.PrevOpen(engine.AddDays(target, -3), r)
-	p.Milestone("outline-start", "Outline and beat sheet begin", outlineStart)
+	register := p.Calendar().PrevWorkday(engine.AddDays(target, -3))
+	p.Work("outline-start", "Outline and beat sheet begin", outlineStart)
 	if draftStart.After(outlineStart) {
-		p.Milestone("first-draft-start", "First draft begins", draftStart)
+		p.Work("first-draft-start", "First draft begins", draftStart)
 	}
 	// A draft due in a closed week is handed over before it, unless that
 	// would be before the draft starts; then on the first open day after.
 	done := rewritesStart
-	if engine.Closed(done, r) && engine.PrevOpen(done, r).Before(engine.Later(draftStart, p.AsOf())) {
-		done = engine.NextOpen(done, r)
+	if p.Calendar().Closed(done) && p.Calendar().PrevWorkday(done).Before(engine.Later(draftStart, p.AsOf())) {
+		done = p.Calendar().NextWorkday(done)
 	}
 	p.Deliverable("first-draft-done", "First draft finished; out to readers for notes", done, r)
 	for i := 1; i <= in.Int("rewrite_passes"); i++ {
 		p.Deliverable(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)), r)
 	}
 	p.Deliverable("registered", "Registered with the WGAW Registry and the Copyright Office", register, r)
-	p.Milestone("target", "Script goes out", target)
+	p.Handover(engine.KindDeliverable, "target", "Script goes out", target)
 	p.DependsOn("first-draft-done", "outline-start", "first-draft-start")
 	prev := "first-draft-done"
 	for i := 1; i <= in.Int("rewrite_passes"); i++ {
@@ -204,9 +203,20 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
 	s := p.Get("schedule").(map[string]string)
 	fees := p.Get("registration_fees").(map[string]float64)
+	// The pace the settled plan needs: the pages over the writing days
+	// between the settled start of the draft and its settled end; the
+	// writer's own pace when that is enough.
+	p.Settle()
+	from := p.DateOf("first-draft-start")
+	if from.IsZero() {
+		from = p.DateOf("outline-start")
+	}
 	pace := in.Float("pages_per_day")
-	if v, ok := p.Get("required_pages_per_day").(float64); ok {
-		pace = v
+	if days := float64(engine.DaysBetween(from, p.DateOf("first-draft-done"))) / 7 * float64(in.Int("writing_days_per_week")); days > 0 {
+		if need := engine.Round(float64(p.Get("target_pages").(int))/days, 1); need > pace {
+			pace = need
+			p.Set("required_pages_per_day", need)
+		}
 	}
 	p.RecommendOn(engine.High, "first-draft-done", "Protect the first-draft block",
 		fmt.Sprintf("Write %.1f pages a day, %s a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, engine.Plural(in.Int("writing_days_per_week"), "day", "days"), p.Get("target_pages").(int), s["first_draft_done"]))

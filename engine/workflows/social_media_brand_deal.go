@@ -132,9 +132,9 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	// before the next, so a closed week (the dead week) never puts brand
 	// approval ahead of the draft it approves.
 	chain := func(live time.Time) (contract, draft, approval time.Time) {
-		approval = engine.AddOpenDays(live, -3, r)
-		draft = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -7), r), engine.AddOpenDays(approval, -1, r))
-		contract = engine.Earlier(engine.PrevOpen(engine.AddDays(live, -socialDealLeadDays), r), engine.AddOpenDays(draft, -1, r))
+		approval = p.Calendar().AddWorkdays(live, -3)
+		draft = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -7)), p.Calendar().AddWorkdays(approval, -1))
+		contract = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -socialDealLeadDays)), p.Calendar().AddWorkdays(draft, -1))
 		return
 	}
 	contractFor := func(live time.Time) time.Time { c, _, _ := chain(live); return c }
@@ -162,18 +162,20 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Deliverable("draft", "Draft content sent to the brand", draft, r)
 	p.Deliverable("approval", "Brand approval", approval, r)
 	p.Set("approval_date", p.Ref("approval"))
-	p.Milestone("go-live", "First post live with disclosure", live)
-	p.Deliverable("insights", "Insights report (7 days)", engine.NextOpen(engine.AddDays(live, 7), r), r)
-	p.Milestone("payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
-	p.DependsOn("draft", "contract")
-	p.DependsOn("approval", "draft")
-	p.DependsOn("go-live", "approval")
+	p.Event("go-live", "First post live with disclosure", live, "the publish date agreed with the brand")
+	p.Deliverable("insights", "Insights report (7 days)", p.Calendar().NextWorkday(engine.AddDays(live, 7)), r)
+	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
+	// A working day at least between signing, sending the draft and the
+	// brand's approval, and the approval before the post goes live.
+	p.Precede("contract", "draft", 1)
+	p.Precede("draft", "approval", 1)
+	p.Precede("approval", "go-live", 1)
 	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
-		p.Milestone("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d))
+		p.Event("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d), "the contract's usage term")
 	}
 	if d := in.Int("exclusivity_days"); d > 0 {
-		p.Milestone("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d))
+		p.Event("exclusivity-ends", "Category exclusivity ends", engine.AddDays(live, d), "the contract's exclusivity term")
 	}
 	return nil
 }

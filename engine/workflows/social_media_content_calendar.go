@@ -154,8 +154,8 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetSchedule("batch_sessions", "the weekly batch production sessions", batches)
 	p.Set("campaign_end", engine.FormatDate(end))
 	first, _ := engine.ParseDate(batches[0])
-	p.Milestone("first-batch", "First batch production session", first)
-	p.Milestone("campaign-start", "Campaign starts", start)
+	p.Work("first-batch", "First batch production session", first)
+	p.Event("campaign-start", "Campaign starts", start, "the campaign's posting schedule")
 	p.DependsOn("campaign-start", "first-batch")
 	if in.Has("launch_date") {
 		launch := in.Date("launch_date")
@@ -165,8 +165,8 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 		} else {
 			teaser := engine.Later(start, engine.AddDays(launch, -14))
 			p.Set("teaser_days", engine.DaysBetween(teaser, launch))
-			p.Milestone("teaser-start", "Teaser phase begins", teaser)
-			p.Milestone("launch", "Launch day: post on every platform", launch)
+			p.Event("teaser-start", "Teaser phase begins", teaser, "the campaign's posting schedule")
+			p.Event("launch", "Launch day: post on every platform", launch, "the launch day the plan is built on")
 			if engine.InDeadWeek(launch) {
 				better := engine.OnOrAfter(time.Date(launch.Year()+map[bool]int{true: 1, false: 0}[launch.Month() == time.December], time.January, 2, 0, 0, 0, 0, time.UTC), launch.Weekday())
 				p.Warn("LAUNCH_IN_DEAD_WEEK", "The launch on %s falls in the 24 December–1 January dead week, when audiences travel and brands and press are away; launch on %s instead.", engine.FormatDate(launch), engine.FormatDate(better))
@@ -175,10 +175,10 @@ func socialCalSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	if weeks >= 4 {
-		p.Milestone("mid-review", "Mid-campaign review: keep what performs, drop what does not", engine.AddWeeks(start, weeks/2))
+		p.Work("mid-review", "Mid-campaign review: keep what performs, drop what does not", engine.AddWeeks(start, weeks/2))
 	}
-	p.Milestone("campaign-end", "Campaign ends", end)
-	p.Milestone("wrap-report", "Wrap report: reach, follows, clicks per platform", engine.AddDays(end, 7))
+	p.Event("campaign-end", "Campaign ends", end, "the campaign's posting schedule")
+	p.Handover(engine.KindDeliverable, "wrap-report", "Wrap report: reach, follows, clicks per platform", engine.AddDays(end, 7))
 	return nil
 }
 

@@ -194,7 +194,7 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 	release, asOf, r := in.Date("release_date"), p.AsOf(), in.Region()
 	p.SetTarget(release)
 	deadline412 := engine.AddMonths(release, 3)
-	register := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -14)))
+	register := engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(release, -14)))
 	p.Set("copyright_deadline", engine.FormatDate(deadline412))
 	days := engine.DaysBetween(asOf, release)
 	switch {
@@ -210,8 +210,8 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 	if days < 0 {
 		p.PostEvent(release, "the song is out, so splits, metadata and registrations are due now, and plays since release are claimed retroactively once the work is registered.")
 	}
-	signBy := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -42)))
-	metadata := engine.Later(asOf, engine.PrevWorkday(engine.AddDays(release, -28)))
+	signBy := engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(release, -42)))
+	metadata := engine.Later(asOf, p.Calendar().PrevWorkday(engine.AddDays(release, -28)))
 	// After release the same paperwork is a catch-up, not the pre-release
 	// step: it is keyed and titled as late, so the plan never reads as if
 	// the song were still to come.
@@ -236,9 +236,12 @@ func songSplitsSchedule(in *engine.Input, p *engine.Plan) error {
 	// Registration dates land on open days: the plan names the settled one.
 	register = p.DateOf(late.key("pro-mlc-registration"))
 	p.Set("registration_deadline", p.Ref(late.key("pro-mlc-registration")))
-	p.Milestone("release", "Release (first publication)", release)
-	p.Milestone("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412)
-	p.Milestone("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
+	p.Event("release", "Release (first publication)", release, "the release date")
+	p.Event("copyright-412-deadline", "Last day to register within three months of publication (§412)", deadline412, "the statutory three-month window (17 U.S.C. \u00a7412)")
+	chain(p, late.key("split-sheet-signed"), late.key("iswc-isrc-metadata"), late.key("pro-mlc-registration"))
+	chain(p, late.key("work-for-hire-agreement"), late.key("split-sheet-signed"), late.key("copyright-filed"))
+	p.DependsOn(late.key("sound-recording-filed"), late.key("split-sheet-signed"))
+	p.Work("first-statement-check", "Check the first PRO and MLC statements list the work", engine.Later(engine.AddMonths(release, 6), engine.AddMonths(register, 6)))
 	return nil
 }
 

@@ -148,27 +148,27 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	if air.Before(asOf) {
 		p.PostEvent(air, "the use has aired, and without a signed license it is an infringement: license it retroactively now, at the quoted fee or above, and check the cue sheet.")
 		p.Deliverable("retroactive-license", "Retroactive sync and master-use licenses signed", asOf, r)
-		p.Milestone("air-date", "First air / release", air)
-		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.Later(asOf, engine.AddDays(air, 30)), r), r)
+		p.Event("air-date", "First air / release", air, "the broadcaster's air date")
+		p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", p.Calendar().NextWorkday(engine.Later(asOf, engine.AddDays(air, 30))), r)
 		if royalties := engine.AddMonths(air, 9); !royalties.Before(asOf) {
-			p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", royalties)
+			p.Event("performance-royalties", "First PRO payment for the broadcast expected", royalties, "the PRO's distribution schedule")
 		}
 		p.Set("license_signed_by", engine.FormatDate(asOf))
 		p.Set("files_due", "")
 		return nil
 	}
-	filesDue := engine.AddOpenDays(air, -10, r)
-	signBy := engine.PrevOpen(engine.AddDays(filesDue, -1), r)
-	startBy := engine.AddOpenDays(signBy, -clearDays, r)
+	filesDue := p.Calendar().AddWorkdays(air, -10)
+	signBy := p.Calendar().PrevWorkday(engine.AddDays(filesDue, -1))
+	startBy := p.Calendar().AddWorkdays(signBy, -clearDays)
 	if startBy.Before(asOf) {
-		cleared := engine.AddOpenDays(asOf, clearDays, r)
+		cleared := p.Calendar().AddWorkdays(asOf, clearDays)
 		p.Warn("CLEARANCE_TOO_TIGHT", "Clearance needs about %s%s and files are due %s; starting %s it clears around %s. Ask for a pre-cleared quote now or offer a one-stop alternative.",
 			engine.Plural(clearDays, "business day", "business days"), map[bool]string{true: "", false: " (master or co-publishers to clear)"}[p.Get("one_stop").(bool)],
 			engine.FormatDate(filesDue), engine.FormatDate(asOf), engine.FormatDate(cleared))
 		p.Set("earliest_clearance_date", engine.FormatDate(cleared))
 		startBy, signBy = asOf, cleared
 		if !filesDue.After(signBy) {
-			filesDue = engine.AddOpenDays(signBy, 1, r)
+			filesDue = p.Calendar().AddWorkdays(signBy, 1)
 			if !filesDue.Before(air) {
 				p.Warn("CLEARANCE_AFTER_AIR", "At the earliest the license is signed %s and files delivered %s, not before the %s air date; only a pre-cleared or one-stop track can make this placement.",
 					engine.FormatDate(signBy), engine.FormatDate(filesDue), engine.FormatDate(air))
@@ -177,13 +177,13 @@ func songSyncSchedule(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Set("license_signed_by", engine.FormatDate(signBy))
 	p.Set("files_due", engine.FormatDate(filesDue))
-	p.Milestone("quote-sent", "Quote sent to the music supervisor", asOf)
+	p.Handover(engine.KindAction, "quote-sent", "Quote sent to the music supervisor", asOf)
 	p.Deliverable("clearance-start", "Clearance requests out to all rights holders", startBy, r)
 	p.Deliverable("license-signed", "Sync and master-use licenses signed", signBy, r)
 	p.Deliverable("files-delivered", "WAV master, instrumental and stems delivered", filesDue, r)
-	p.Milestone("air-date", "First air / release", air)
-	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", engine.NextOpen(engine.AddDays(air, 30), r), r)
-	p.Milestone("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9))
+	p.Event("air-date", "First air / release", air, "the broadcaster's air date")
+	p.Deliverable("cue-sheet-check", "Confirm the cue sheet lists the use, timing and all writers", p.Calendar().NextWorkday(engine.AddDays(air, 30)), r)
+	p.Event("performance-royalties", "First PRO payment for the broadcast expected", engine.AddMonths(air, 9), "the PRO's distribution schedule")
 	p.DependsOn("license-signed", "clearance-start")
 	p.DependsOn("files-delivered", "license-signed")
 	if filesDue.Before(air) {

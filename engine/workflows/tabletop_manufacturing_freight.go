@@ -123,7 +123,7 @@ type tabletopMfgDates struct {
 
 // tabletopMfgBack schedules the factory chain backwards from the date stock
 // must be in the warehouse.
-func tabletopMfgBack(in *engine.Input, target time.Time) tabletopMfgDates {
+func tabletopMfgBack(in *engine.Input, p *engine.Plan, target time.Time) tabletopMfgDates {
 	var d tabletopMfgDates
 	// Goods leave on a working day the factory is open: a pickup that would
 	// fall in the New Year shutdown happens on the last day before it.
@@ -134,17 +134,17 @@ func tabletopMfgBack(in *engine.Input, target time.Time) tabletopMfgDates {
 			d.exFactory = engine.AddDays(d.exFactory, -1)
 		}
 	}
-	d.exFactory = engine.PrevWorkday(d.exFactory)
+	d.exFactory = p.Calendar().PrevWorkday(d.exFactory)
 	for tabletopFactoryClosed(d.exFactory) {
-		d.exFactory = engine.PrevWorkday(engine.AddDays(d.exFactory, -1))
+		d.exFactory = p.Calendar().PrevWorkday(engine.AddDays(d.exFactory, -1))
 	}
 	var s1, s2, s3 int
 	d.sample, s1 = tabletopFactoryDays(d.exFactory, -7*tabletopProductionWeeks)
 	d.proofs, s2 = tabletopFactoryDays(d.sample, -7*tabletopSampleWeeks)
 	d.files, s3 = tabletopFactoryDays(d.proofs, -7*tabletopPrepressWeeks)
-	d.files = engine.PrevWorkday(d.files)
+	d.files = p.Calendar().PrevWorkday(d.files)
 	d.shutdown = s1 + s2 + s3
-	d.freightBooked = engine.PrevWorkday(engine.AddDays(d.exFactory, -tabletopBookFreightDays))
+	d.freightBooked = p.Calendar().PrevWorkday(engine.AddDays(d.exFactory, -tabletopBookFreightDays))
 	return d
 }
 
@@ -154,13 +154,14 @@ func tabletopMfgBack(in *engine.Input, target time.Time) tabletopMfgDates {
 func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, asOf, r := in.Date("in_warehouse_date"), p.AsOf(), in.Region()
 	target := requested
-	d := tabletopMfgBack(in, target)
+	d := tabletopMfgBack(in, p, target)
 	if d.files.Before(asOf) {
 		// Forward from today: what is the earliest the stock can land?
 		ready, _ := tabletopFactoryDays(asOf, 7*(tabletopPrepressWeeks+tabletopSampleWeeks+tabletopProductionWeeks))
-		earliest := engine.AddWeeks(ready, tabletopFreightWeeks(in))
-		for tabletopMfgBack(in, earliest).files.Before(asOf) {
-			earliest = engine.AddDays(earliest, 1)
+		// The warehouse receives on a working day.
+		earliest := p.Calendar().NextWorkday(engine.AddWeeks(ready, tabletopFreightWeeks(in)))
+		for tabletopMfgBack(in, p, earliest).files.Before(asOf) {
+			earliest = p.Calendar().NextWorkday(engine.AddDays(earliest, 1))
 		}
 		why := fmt.Sprintf("Files were due at the factory by %s (%s before the plan date); with files sent now, stock lands %s at the earliest by %s freight, %s after %s.",
 			engine.FormatDate(d.files), engine.Plural(engine.DaysBetween(d.files, asOf), "day", "days"), engine.FormatDate(earliest), in.Str("freight"),
@@ -176,7 +177,7 @@ func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		p.Replanned(requested, earliest, why)
 		target = earliest
-		d = tabletopMfgBack(in, target)
+		d = tabletopMfgBack(in, p, target)
 	}
 	p.SetTarget(target)
 	if !d.pickupMoved.IsZero() {
@@ -184,11 +185,11 @@ func tabletopMfgSchedule(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(d.pickupMoved), engine.FormatDate(d.exFactory), engine.Plural(engine.DaysBetween(d.exFactory, d.pickupMoved), "day", "days"))
 	}
 	p.Deliverable("files-to-factory", "Print-ready files to the factory", d.files, r)
-	p.Milestone("proofs-approved", "Digital proofs approved", d.proofs)
-	p.Milestone("sample-approved", "Pre-production sample approved; mass production starts", d.sample)
+	p.Handover(engine.KindAction, "proofs-approved", "Digital proofs approved", d.proofs)
+	p.Handover(engine.KindAction, "sample-approved", "Pre-production sample approved; mass production starts", d.sample)
 	p.Deliverable("freight-booked", "Freight booked with the forwarder", engine.Later(asOf, d.freightBooked), r)
-	p.Milestone("ex-factory", "Goods ready at the factory and picked up", d.exFactory)
-	p.Milestone("in-warehouse", "Stock in the destination warehouse", target)
+	p.Handover(engine.KindDeliverable, "ex-factory", "Goods ready at the factory and picked up", d.exFactory)
+	p.Handover(engine.KindDeliverable, "in-warehouse", "Stock in the destination warehouse", target)
 	p.DependsOn("proofs-approved", "files-to-factory")
 	p.DependsOn("sample-approved", "proofs-approved")
 	p.DependsOn("ex-factory", "sample-approved", "freight-booked")

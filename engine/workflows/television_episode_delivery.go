@@ -42,7 +42,7 @@ func init() {
 			{Name: "platform", Kind: engine.String, Enum: []string{"broadcast", "streaming"}, Default: "broadcast", Description: "Broadcast (air master 2 weeks out) or streaming (deliverables 6 weeks out)."},
 		},
 		ExampleContext: map[string]any{
-			"production_start": "2027-01-11",
+			"production_start": "2027-01-07",
 			"episodes":         8,
 			"format":           "one_hour",
 			"premiere_date":    "2027-05-21",
@@ -86,19 +86,19 @@ func tvDeliveryShoot(in *engine.Input, p *engine.Plan) error {
 	if in.Has("shoot_days_per_episode") {
 		days = in.Int("shoot_days_per_episode")
 	}
-	start := engine.NextWorkday(in.Date("production_start"))
+	start := p.Calendar().NextWorkday(in.Date("production_start"))
 	var wraps []string
 	d := start
 	for i := 0; i < in.Int("episodes"); i++ {
-		last := engine.AddWorkdays(d, days-1)
+		last := p.Calendar().AddWorkdays(d, days-1)
 		wraps = append(wraps, engine.FormatDate(last))
-		d = engine.AddWorkdays(last, 1)
+		d = p.Calendar().AddWorkdays(last, 1)
 	}
 	p.Set("shoot_days_per_episode", days)
 	p.SetSchedule("episode_wraps", "the day each episode's shoot wraps", wraps)
-	p.Milestone("production-start", "Production starts (episode 1)", start)
+	p.Work("production-start", "Production starts (episode 1)", start)
 	last, _ := engine.ParseDate(wraps[len(wraps)-1])
-	p.Milestone("production-wrap", "Production wraps (last episode)", last)
+	p.Handover(engine.KindDeliverable, "production-wrap", "Production wraps (last episode)", last)
 	if start.Before(p.AsOf()) {
 		p.Warn("PRODUCTION_UNDER_WAY", "Production started %s, before the plan date; the schedule assumes it has kept to %s an episode.", engine.FormatDate(start), engine.Plural(days, "shoot day", "shoot days"))
 	}
@@ -108,19 +108,18 @@ func tvDeliveryShoot(in *engine.Input, p *engine.Plan) error {
 // tvDeliveryRows schedules post for every episode against a premiere date.
 func tvDeliveryRows(in *engine.Input, p *engine.Plan, premiere time.Time) (rows []map[string]any, late []string, worst int, earliestDue time.Time) {
 	f := tvDeliveryFormats[in.Str("format")]
-	r := in.Region()
 	lead := tvDeliveryLead(in)
 	for i, w := range p.Get("episode_wraps").([]string) {
 		wrap, _ := engine.ParseDate(w)
-		assembly := engine.AddOpenDays(wrap, tvDeliveryAssemblyDays, r)
-		dirCut := engine.AddOpenDays(assembly, f.cutDays, r)
-		lock := engine.AddOpenDays(dirCut, f.notesDays, r)
-		finished := engine.AddOpenDays(lock, f.finishDays, r)
+		assembly := p.Calendar().AddWorkdays(wrap, tvDeliveryAssemblyDays)
+		dirCut := p.Calendar().AddWorkdays(assembly, f.cutDays)
+		lock := p.Calendar().AddWorkdays(dirCut, f.notesDays)
+		finished := p.Calendar().AddWorkdays(lock, f.finishDays)
 		air := premiere
 		if in.Str("release_pattern") == "weekly" {
 			air = engine.AddWeeks(premiere, i)
 		}
-		due := engine.PrevOpen(engine.AddDays(air, -lead), r)
+		due := p.Calendar().PrevWorkday(engine.AddDays(air, -lead))
 		if i == 0 || due.Before(earliestDue) {
 			earliestDue = due
 		}
@@ -174,13 +173,13 @@ func tvDeliveryPost(in *engine.Input, p *engine.Plan) error {
 	first, last := rows[0], rows[len(rows)-1]
 	d := func(s any) time.Time { t, _ := engine.ParseDate(s.(string)); return t }
 	r := in.Region()
-	p.Milestone("first-lock", "Episode 1 picture lock", d(first["picture_lock"]))
+	p.Handover(engine.KindDeliverable, "first-lock", "Episode 1 picture lock", d(first["picture_lock"]))
 	p.Deliverable("first-delivery", "Episode 1 delivered", d(first["delivery_due"]), r)
-	p.Milestone("premiere", "Premiere", premiere)
+	p.Event("premiere", "Premiere", premiere, "the network's premiere date")
 	if len(rows) > 1 {
 		p.Deliverable("final-delivery", fmt.Sprintf("Episode %d delivered", len(rows)), d(last["delivery_due"]), r)
 		if d(last["air_date"]).After(premiere) {
-			p.Milestone("finale", "Finale airs", d(last["air_date"]))
+			p.Event("finale", "Finale airs", d(last["air_date"]), "the network's air schedule")
 		}
 	}
 	// The milestones are the settled dates: the rows name them.

@@ -127,7 +127,7 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("weeks_available", available)
 	due := requested
 	if available < needed {
-		due = engine.PrevWorkday(engine.AddDays(start, 7*needed-1))
+		due = p.Calendar().PrevWorkday(engine.AddDays(start, 7*needed-1))
 		latestStart := engine.OnOrBefore(engine.AddDays(requested, 1-7*needed), time.Monday)
 		if !requested.After(start) {
 			p.Warn("SCRIPTS_DUE_BEFORE_START", "Scripts are due %s, before the room opens on %s; the plan delivers them on %s, %s after the room opens.",
@@ -144,17 +144,20 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 		// Scripts still owed after their date: the room delivers at the end
 		// of the week after the plan date, and is paid until then.
 		late := due
-		due = engine.PrevWorkday(engine.AddDays(engine.OnOrAfter(p.AsOf(), time.Monday), 4))
+		friday := engine.AddDays(engine.OnOrAfter(p.AsOf(), time.Monday), 4)
+		if due = p.Calendar().PrevWorkday(friday); due.Before(p.AsOf()) {
+			due = p.Calendar().NextWorkday(friday)
+		}
 		p.Warn("SCRIPTS_OVERDUE", "Scripts were due %s, before the plan date %s; the plan delivers them on %s and pays the room until then.",
 			engine.FormatDate(late), engine.FormatDate(p.AsOf()), engine.FormatDate(due))
 		p.Set("requested_scripts_due", engine.FormatDate(requested))
 	}
 	// Delivery is on an open day, so the dates stated are the dates planned.
-	if r := in.Region(); engine.Closed(due, r) {
-		if prev := engine.PrevOpen(due, r); !prev.Before(p.AsOf()) && prev.After(start) && tvRoomWeeks(start, prev) >= needed {
+	if cal := p.Calendar(); cal.Closed(due) {
+		if prev := cal.PrevWorkday(due); !prev.Before(p.AsOf()) && prev.After(start) && tvRoomWeeks(start, prev) >= needed {
 			due = prev
 		} else {
-			due = engine.NextOpen(due, r)
+			due = cal.NextWorkday(due)
 		}
 	}
 	if !due.Equal(requested) {
@@ -172,13 +175,13 @@ func tvRoomSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("scripts_due", p.Ref("scripts-due"))
 	p.Set("paid_weeks", weeks)
 	if !start.Before(p.AsOf()) {
-		p.Milestone("deals-closed", "Writer deals closed (a month before the room opens)", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(start, -4))))
+		p.Handover(engine.KindAction, "deals-closed", "Writer deals closed (a month before the room opens)", engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddWeeks(start, -4))))
 		p.DependsOn("room-start", "deals-closed")
 	}
-	p.Milestone("room-start", "Room opens", start)
-	p.Milestone("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
+	p.Work("room-start", "Room opens", start)
+	p.Work("season-broken", "Season broken: arcs and episode outlines on the board", engine.AddWeeks(start, tvRoomBreakWeeks))
 	// A one-script room delivers its first draft with the scripts.
-	p.Milestone("first-draft", "First script draft in", engine.Earlier(due, engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript))))))
+	p.Handover(engine.KindDeliverable, "first-draft", "First script draft in", engine.Earlier(due, engine.AddDays(start, int(math.Round(7*(tvRoomBreakWeeks+perScript))))))
 	p.Deliverable("scripts-due", "All scripts delivered", due, in.Region())
 	p.DependsOn("season-broken", "room-start")
 	p.DependsOn("first-draft", "season-broken")

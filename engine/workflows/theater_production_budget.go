@@ -159,19 +159,19 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("closing_date", engine.FormatDate(closing))
 	// A report that follows closing is sent on the next open day, never
 	// moved back before the run ends.
-	report := engine.NextOpen(engine.Later(asOf, engine.AddDays(closing, 14)), r)
+	report := p.Calendar().NextWorkday(engine.Later(asOf, engine.AddDays(closing, 14)))
 	if opening.Before(asOf) {
 		state := fmt.Sprintf("closes %s", engine.FormatDate(closing))
 		if closing.Before(asOf) {
 			state = fmt.Sprintf("closed %s", engine.FormatDate(closing))
 		}
 		p.PostEvent(opening, fmt.Sprintf("the run opened and %s, so this is a settlement plan: compare actual sales and costs with the budget below and send the licensor's report.", state))
-		p.Milestone("opening", "Opening night", opening)
-		p.Milestone("closing", "Closing performance", closing)
+		p.Event("opening", "Opening night", opening, "opening night")
+		p.Event("closing", "Closing performance", closing, "the last performance")
 		p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
 		return nil
 	}
-	lock := engine.PrevOpen(engine.AddWeeks(opening, -theaterBudgetLockWeeks), r)
+	lock := p.Calendar().PrevWorkday(engine.AddWeeks(opening, -theaterBudgetLockWeeks))
 	onSale := engine.OnOrBefore(engine.AddWeeks(opening, -theaterOnSaleWeeks), time.Monday)
 	var skip []string
 	if lock.Before(asOf) {
@@ -183,11 +183,12 @@ func theaterBudgetSchedule(in *engine.Input, p *engine.Plan) error {
 		onSale = asOf
 	}
 	p.Deliverable("budget-lock", "Budget locked and approved", lock, r)
-	p.Milestone("on-sale", "Single tickets on sale", onSale)
-	p.Milestone("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
-	p.Milestone("opening", "Opening night", opening)
-	p.Milestone("closing", "Closing performance", closing)
+	p.Handover(engine.KindOnSale, "on-sale", "Single tickets on sale", onSale)
+	p.Work("first-rehearsal", "First rehearsal (payroll starts)", engine.OnOrBefore(engine.AddWeeks(opening, -theaterRehearsalWeeks), time.Monday))
+	p.Event("opening", "Opening night", opening, "opening night")
+	p.Event("closing", "Closing performance", closing, "the last performance")
 	p.Deliverable("royalty-report", "Box-office report and royalties to the licensor", report, r)
+	chain(p, "first-rehearsal", "opening", "closing", "royalty-report")
 	warnPassedSteps(p, skip...)
 	return nil
 }

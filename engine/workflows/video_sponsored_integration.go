@@ -116,7 +116,7 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, asOf, r := in.Date("publish_date"), p.AsOf(), in.Region()
 	contractFor := func(publish time.Time) time.Time {
-		return engine.PrevOpen(engine.AddDays(publish, -videoSponsorLeadDays), r)
+		return p.Calendar().PrevWorkday(engine.AddDays(publish, -videoSponsorLeadDays))
 	}
 	publish := requested
 	if contractFor(publish).Before(asOf) {
@@ -138,29 +138,32 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(publish)
 	p.Set("publish_date", engine.FormatDate(publish))
 	p.Set("days_until_publish", engine.DaysBetween(asOf, publish))
+	// Each step needs working days after the one before it (gap): the
+	// brand reviews a script and a cut in two, so sending, approving and
+	// signing never fall on one day, however the calendar moved them.
 	steps := []struct {
-		key, title string
-		daysBefore int
+		key, title      string
+		daysBefore, gap int
 	}{
-		{"contract", "Contract signed: deliverables, usage, exclusivity, payment terms", 21},
-		{"script", "Script or talking points sent to the brand", 14},
-		{"script-approved", "Script approved", 11},
-		{"filming", "Integration filmed", 9},
-		{"draft", "Draft cut sent to the brand", 7},
-		{"final-approval", "Final approval from the brand", 3},
+		{"contract", "Contract signed: deliverables, usage, exclusivity, payment terms", 21, 0},
+		{"script", "Script or talking points sent to the brand", 14, 1},
+		{"script-approved", "Script approved", 11, 2},
+		{"filming", "Integration filmed", 9, 1},
+		{"draft", "Draft cut sent to the brand", 7, 1},
+		{"final-approval", "Final approval from the brand", 3, 2},
 	}
 	// Filming is dated on the calendar like the hand-overs around it, so a
 	// draft moved off a closed day never comes before the filming.
 	for _, s := range steps {
 		p.Deliverable(s.key, s.title, engine.Later(asOf, engine.AddDays(publish, -s.daysBefore)), r)
 	}
-	p.Milestone("publish", "Sponsored video published, paid promotion disclosed", publish)
+	p.Event("publish", "Sponsored video published, paid promotion disclosed", publish, "the publish date agreed with the sponsor")
 	for i := 1; i < len(steps); i++ {
-		p.DependsOn(steps[i].key, steps[i-1].key)
+		p.Precede(steps[i-1].key, steps[i].key, steps[i].gap)
 	}
-	p.DependsOn("publish", "final-approval")
-	p.Deliverable("report", "7-day performance report to the brand", engine.NextOpen(engine.AddDays(publish, 7), r), r)
-	p.Milestone("payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
+	p.Precede("final-approval", "publish", 1)
+	p.Deliverable("report", "7-day performance report to the brand", p.Calendar().NextWorkday(engine.AddDays(publish, 7)), r)
+	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
 }
 

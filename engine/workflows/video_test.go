@@ -101,13 +101,25 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 		t.Errorf("market range %v–%v, want 1620–4060 ($20–50 CPM)", lo, hi)
 	}
 	publish := milestoneDate(t, res, "publish")
-	// 21 days before publish is 24 December, in the dead week: the
-	// contract is due on the last open day before it.
-	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-23" {
-		t.Errorf("contract %v, want 2026-12-23, before the dead week", c)
+	// 21 days before publish is 24 December, in the dead week, and so are
+	// the script and its approval: they do not all land on 23 December.
+	// Each keeps its working days after the one before (a day to send the
+	// script, two for the brand to approve it), so the contract goes back
+	// to 2026-12-18.
+	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-18" {
+		t.Errorf("contract %v, want 2026-12-18", c)
 	}
-	if d := engine.DaysBetween(publish, milestoneDate(t, res, "payment-due")); d != 30 {
-		t.Errorf("payment %d days after publish, want net 30", d)
+	for _, g := range []struct {
+		a, b string
+		gap  int
+	}{{"contract", "script", 1}, {"script", "script-approved", 2}, {"script-approved", "filming", 1}, {"draft", "final-approval", 2}} {
+		if d := usCalendar.WorkdaysBetween(milestoneDate(t, res, g.a), milestoneDate(t, res, g.b)); d < g.gap {
+			t.Errorf("%s to %s: %d working days, want at least %d", g.a, g.b, d, g.gap)
+		}
+	}
+	// Net 30, on the working day before when the 30th day is closed.
+	if due := milestoneDate(t, res, "payment-due"); !due.Equal(usCalendar.PrevWorkday(engine.AddDays(publish, 30))) {
+		t.Errorf("payment due %s, want net 30 from %s on a working day", engine.FormatDate(due), engine.FormatDate(publish))
 	}
 	dedicated := entRun(t, "video-sponsored-integration", map[string]any{"format": "dedicated", "niche": "gaming", "usage_rights_days": 0, "exclusivity_days": 0, "offer_usd": 2000})
 	if got := entNum(t, dedicated, "rate", "quote_usd"); got != 2400 {

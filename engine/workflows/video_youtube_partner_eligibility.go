@@ -134,7 +134,7 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 			"decision_expected": p.Label("YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays)),
 			"subscribers":       s.subs, "watch_hours_12mo": math.Round(s.watchHours), "shorts_views_90d": math.Round(s.shorts),
 		})
-		p.Milestone(milestone, title, d)
+		p.Event(milestone, title, d, "the day the projection crosses the threshold")
 	}
 	if fan >= 0 {
 		record("fan_funding", "fan-funding", "Eligible for fan funding (memberships, Super Thanks)", fan)
@@ -144,14 +144,15 @@ func videoYPPProject(in *engine.Input, p *engine.Plan) error {
 		d := engine.AddDays(asOf, full)
 		p.SetTarget(d)
 		p.Set("qualifying_path", fullPath)
-		p.Milestone("decision", "YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays))
+		p.Event("decision", "YouTube's review decision expected", engine.AddDays(d, videoYPPReviewDays), "YouTube's review takes its own time")
+		p.DependsOn("decision", "ad-revenue")
 	} else {
 		end := videoYPPProjection(in, videoYPPHorizonDays)
 		p.Warn("NOT_ELIGIBLE_WITHIN_36_MONTHS", "At the current pace the channel does not reach 1,000 subscribers with 4,000 watch hours or 10M Shorts views within 36 months (month 36: %s, %s, %s).",
 			engine.Plural(end.subs, "subscriber", "subscribers"), roundedCount(end.watchHours, "watch hour", "watch hours"), roundedCount(end.shorts, "Shorts view", "Shorts views"))
-		p.Milestone("year-review", "Review the channel strategy against the pace needed", engine.AddMonths(asOf, 12))
+		p.Work("year-review", "Review the channel strategy against the pace needed", engine.AddMonths(asOf, 12))
 	}
-	p.Milestone("check-in", "Re-run with this month's Studio numbers", engine.AddMonths(asOf, 1))
+	p.Work("check-in", "Re-run with this month's Studio numbers", engine.AddMonths(asOf, 1))
 	if !uploadsOK {
 		p.Warn("FAN_FUNDING_NEEDS_UPLOADS", "Fan funding needs 3 public uploads in the last 90 days; the channel has %d.", in.Int("uploads_last_90_days"))
 	}

@@ -65,23 +65,23 @@ var vaExhibitionTransitDays = map[string]int{"local": 2, "domestic": 10, "intern
 
 // vaExhibitionCutoff is the last studio day for a given opening: everything
 // after it is documentation, framing, transport and installation.
-func vaExhibitionCutoff(opening time.Time, shipping string, framing bool) (cutoff, ship, deliver, install, frame time.Time) {
-	install = engine.PrevWorkday(engine.AddDays(opening, -3))
-	deliver = engine.AddWorkdays(install, -2)
-	ship = engine.PrevWorkday(engine.AddDays(deliver, -vaExhibitionTransitDays[shipping]))
+func vaExhibitionCutoff(p *engine.Plan, opening time.Time, shipping string, framing bool) (cutoff, ship, deliver, install, frame time.Time) {
+	install = p.Calendar().PrevWorkday(engine.AddDays(opening, -3))
+	deliver = p.Calendar().AddWorkdays(install, -2)
+	ship = p.Calendar().PrevWorkday(engine.AddDays(deliver, -vaExhibitionTransitDays[shipping]))
 	last := ship
 	if framing {
-		frame = engine.PrevWorkday(engine.AddDays(ship, -21))
+		frame = p.Calendar().PrevWorkday(engine.AddDays(ship, -21))
 		last = frame
 	}
-	cutoff = engine.PrevWorkday(engine.AddDays(last, -7))
+	cutoff = p.Calendar().PrevWorkday(engine.AddDays(last, -7))
 	return
 }
 
 // vaExhibitionFirstStep is the first task for an opening: the latest start
 // of the works still to make, or the studio cut-off when all are made.
-func vaExhibitionFirstStep(in *engine.Input, opening time.Time) time.Time {
-	cutoff, _, _, _, _ := vaExhibitionCutoff(opening, in.Str("shipping"), in.Bool("framing"))
+func vaExhibitionFirstStep(in *engine.Input, p *engine.Plan, opening time.Time) time.Time {
+	cutoff, _, _, _, _ := vaExhibitionCutoff(p, opening, in.Str("shipping"), in.Bool("framing"))
 	remaining := max(in.Int("works_planned")-in.Int("works_finished"), 0)
 	return engine.AddDays(cutoff, -studioCeil(float64(remaining)*in.Float("weeks_per_work")*7))
 }
@@ -92,9 +92,9 @@ func vaExhibitionFirstStep(in *engine.Input, opening time.Time) time.Time {
 func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	requested, asOf := in.Date("opening_date"), p.AsOf()
 	opening := requested
-	if first := vaExhibitionFirstStep(in, opening); first.Before(asOf) {
+	if first := vaExhibitionFirstStep(in, p, opening); first.Before(asOf) {
 		opening = engine.AddWeeks(opening, (engine.DaysBetween(first, asOf)+6)/7)
-		for vaExhibitionFirstStep(in, opening).Before(asOf) {
+		for vaExhibitionFirstStep(in, p, opening).Before(asOf) {
 			opening = engine.AddWeeks(opening, 1)
 		}
 		remaining := max(in.Int("works_planned")-in.Int("works_finished"), 0)
@@ -110,9 +110,9 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	p.Set("opening_date", engine.FormatDate(opening))
 	p.SetTarget(opening)
 	r := in.Region()
-	cutoff, ship, deliver, install, frame := vaExhibitionCutoff(opening, in.Str("shipping"), in.Bool("framing"))
+	cutoff, ship, deliver, install, frame := vaExhibitionCutoff(p, opening, in.Str("shipping"), in.Bool("framing"))
 	closing := engine.OnOrBefore(engine.AddWeeks(opening, in.Int("run_weeks")), time.Saturday)
-	pickup := engine.NextWorkday(engine.AddDays(closing, 2))
+	pickup := p.Calendar().NextWorkday(engine.AddDays(closing, 2))
 	schedule := map[string]any{
 		"studio_cutoff": p.Ref("studio-cutoff"),
 		"ship":          p.Ref("ship"),
@@ -130,10 +130,10 @@ func vaExhibitionLogistics(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Deliverable("ship", fmt.Sprintf("Works shipped (%s, %s in transit)", in.Str("shipping"), engine.Plural(vaExhibitionTransitDays[in.Str("shipping")], "day", "days")), ship, r)
 	p.Deliverable("delivery", "Works at the venue; condition reports signed", deliver, r)
-	p.Milestone("install", "Installation and lighting begin", install)
-	p.Milestone("opening", "Opening reception", opening)
-	p.Milestone("closing", "Show closes", closing)
-	p.Milestone("pickup", "Deinstall and collect unsold works", pickup)
+	p.Work("install", "Installation and lighting begin", install)
+	p.Event("opening", "Opening reception", opening, "the opening the gallery set")
+	p.Event("closing", "Show closes", closing, "the show's last day")
+	p.Handover(engine.KindAction, "pickup", "Deinstall and collect unsold works", pickup)
 	p.DependsOn("framing", "studio-cutoff")
 	p.DependsOn("ship", "studio-cutoff", "documentation", "framing")
 	p.DependsOn("delivery", "ship")
@@ -170,11 +170,11 @@ func vaExhibitionProduction(in *engine.Input, p *engine.Plan) error {
 		"latest_start":        latest,
 	})
 	if remaining > 0 {
-		p.Milestone("production-start", fmt.Sprintf("Start the last %s (latest start)", engine.Plural(remaining, "work", "works")), engine.Later(p.AsOf(), start))
+		p.Work("production-start", fmt.Sprintf("Start the last %s (latest start)", engine.Plural(remaining, "work", "works")), engine.Later(p.AsOf(), start))
 	}
 	if _, _, ok := p.IsReplanned(); ok && remaining > 0 {
 		requested := in.Date("opening_date")
-		reqCutoff, _, _, _, _ := vaExhibitionCutoff(requested, in.Str("shipping"), in.Bool("framing"))
+		reqCutoff, _, _, _, _ := vaExhibitionCutoff(p, requested, in.Str("shipping"), in.Bool("framing"))
 		fit := finished
 		if left := float64(engine.DaysBetween(p.AsOf(), reqCutoff)) / 7; left > 0 {
 			fit += int(math.Floor(engine.Round(left/perWork, 6)))
@@ -188,8 +188,8 @@ func vaExhibitionProduction(in *engine.Input, p *engine.Plan) error {
 
 func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 	opening := p.GetDate("opening_date")
-	longLead := engine.PrevWorkday(engine.AddWeeks(opening, -12))
-	local := engine.PrevWorkday(engine.AddWeeks(opening, -4))
+	longLead := p.Calendar().PrevWorkday(engine.AddWeeks(opening, -12))
+	local := p.Calendar().PrevWorkday(engine.AddWeeks(opening, -4))
 	p.Set("press_deadlines", map[string]any{
 		"local":   p.Ref("local-press"),
 		"invites": p.Ref("local-press"),
@@ -200,11 +200,11 @@ func vaExhibitionPress(in *engine.Input, p *engine.Plan) error {
 		p.Warn("LONG_LEAD_PRESS_MISSED", "Monthly art magazines close about 3 months ahead (%s); with %s to the opening, pitch online listings and local press by %s instead.",
 			engine.FormatDate(longLead), engine.Plural(engine.DaysBetween(p.AsOf(), opening), "day", "days"), engine.FormatDate(engine.Later(p.AsOf(), local)))
 	} else {
-		p.Milestone("long-lead-press", "Press release and 3 key images to monthly art magazines", longLead)
+		p.Handover(engine.KindDeliverable, "long-lead-press", "Press release and 3 key images to monthly art magazines", longLead)
 		p.Get("press_deadlines").(map[string]any)["long_lead"] = p.Ref("long-lead-press")
 	}
-	p.Milestone("local-press", "Press release to local media and listings; printed invitations mailed", engine.Later(p.AsOf(), local))
-	p.Milestone("evites", "E-vites sent (reminder 2 days before)", engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddWeeks(opening, -2))))
+	p.Handover(engine.KindDeliverable, "local-press", "Press release to local media and listings; printed invitations mailed", engine.Later(p.AsOf(), local))
+	p.Handover(engine.KindAnnounce, "evites", "E-vites sent (reminder 2 days before)", engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddWeeks(opening, -2))))
 	return nil
 }
 

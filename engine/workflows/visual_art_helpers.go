@@ -85,15 +85,18 @@ func studioScheduleStages(p *engine.Plan, start, end time.Time, stages []studioS
 		needed += s.days
 	}
 	scale := 1.0
-	if avail := engine.WorkdaysBetween(start, end); avail < needed {
+	if avail := p.Calendar().WorkdaysBetween(start, end); avail < needed {
 		scale = float64(avail) / float64(needed)
 	}
 	d := start
 	for i, s := range stages {
-		d = engine.AddWorkdays(d, max(1, int(float64(s.days)*scale)))
+		d = p.Calendar().AddWorkdays(d, max(1, int(float64(s.days)*scale)))
 		if i == len(stages)-1 || d.After(end) {
 			d = end
 		}
 		p.Milestone(s.key, s.title, d)
+		if i > 0 {
+			p.DependsOn(s.key, stages[i-1].key)
+		}
 	}
 }

@@ -190,7 +190,7 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	if !in.Bool("images_ready") {
 		prep += 7
 		photo = " (including a week for photography)"
-		p.Milestone("photography", "Work photographed for this season's calls", engine.AddDays(p.AsOf(), 7))
+		p.Work("photography", "Work photographed for this season's calls", engine.AddDays(p.AsOf(), 7))
 	}
 	open, _, _, _ := vaCallsSelect(in, p)
 	var calls []map[string]any
@@ -198,7 +198,7 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	n := 0
 	for _, c := range open {
 		deadline, _ := engine.ParseDate(c.deadline)
-		submit := engine.Later(p.AsOf(), engine.PrevWorkday(engine.AddDays(deadline, -2)))
+		submit := engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddDays(deadline, -2)))
 		row := map[string]any{"name": c.name, "deadline": c.deadline, "entry_fee_usd": c.fee, "status": c.status}
 		calls = append(calls, row)
 		if c.status != "enter" {
@@ -207,7 +207,7 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		n++
 		row["submit_by"] = p.Ref(fmt.Sprintf("call-%d-submit", n))
-		start := engine.PrevWorkday(engine.AddDays(submit, -prep))
+		start := p.Calendar().PrevWorkday(engine.AddDays(submit, -prep))
 		if start.Before(p.AsOf()) {
 			p.Warn("PREP_TIME_SHORT", "%q: submitting by %s leaves %s, short of the %s an application needs%s; start today and reuse your last statement.",
 				c.name, engine.FormatDate(submit), engine.Plural(engine.DaysBetween(p.AsOf(), submit), "day", "days"), engine.Plural(prep, "day", "days"), photo)
@@ -215,8 +215,9 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 		}
 		row["prep_start"] = p.Ref(fmt.Sprintf("call-%d-prep", n))
 		row["results_expected"] = p.Label(c.name+": results expected", engine.AddWeeks(deadline, 6))
-		p.Milestone(fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("Start the %s application", c.name), start)
+		p.Work(fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("Start the %s application", c.name), start)
 		p.Milestone(fmt.Sprintf("call-%d-submit", n), fmt.Sprintf("Submit %s (deadline %s)", c.name, c.deadline), submit)
+		chain(p, "photography", fmt.Sprintf("call-%d-prep", n), fmt.Sprintf("call-%d-submit", n))
 		if n == 1 {
 			p.Set("first_submit_by", p.Ref("call-1-submit"))
 			p.Set("first_call", c.name)
@@ -226,12 +227,15 @@ func vaCallsSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("calls", calls)
 	p.Set("calls_entered", n)
 	if n == 0 {
-		p.Milestone("portfolio-refresh", "Refresh images, statement and CV for next season's calls", engine.AddDays(p.AsOf(), 14))
-		p.Milestone("season-review", "Review next season's call listings", engine.AddDays(p.AsOf(), 90))
+		p.Work("portfolio-refresh", "Refresh images, statement and CV for next season's calls", engine.AddDays(p.AsOf(), 14))
+		p.Work("season-review", "Review next season's call listings", engine.AddDays(p.AsOf(), 90))
 		return nil
 	}
 	p.SetTarget(last)
-	p.Milestone("results", "Last results expected (about 6 weeks after the final deadline)", engine.AddWeeks(last, 6))
+	p.Event("results", "Last results expected (about 6 weeks after the final deadline)", engine.AddWeeks(last, 6), "the organisers announce results on their own schedule")
+	for i := 1; i <= n; i++ {
+		p.DependsOn("results", fmt.Sprintf("call-%d-submit", i))
+	}
 	return nil
 }
 

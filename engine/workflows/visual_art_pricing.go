@@ -150,19 +150,24 @@ func vaPricingSchedule(in *engine.Input, p *engine.Plan) error {
 		p.Replanned(sale, p.AsOf(), why)
 		sale = p.AsOf()
 	}
-	r := in.Region()
 	p.SetTarget(sale)
 	p.Set("sale_date", engine.FormatDate(sale))
-	p.Deliverable("price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.AddDays(sale, -14)), r)
+	// What must be ready before the sale goes to a working day before
+	// it, or is done today when the sale comes first.
+	now := "the sale comes before the next working day"
+	handoverBefore(p, engine.KindDeliverable, "price-list", "Price list final: one retail price on every channel", engine.Later(p.AsOf(), engine.AddDays(sale, -14)), sale, now)
 	switch in.Str("channel") {
 	case "gallery":
-		p.Deliverable("consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.AddDays(sale, -21)), r)
-		p.Milestone("payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
+		handoverBefore(p, engine.KindDeliverable, "consignment-agreement", "Consignment agreement signed: commission, insurance, payment within 30 days of sale", engine.Later(p.AsOf(), engine.AddDays(sale, -21)), sale, now)
+		p.Handover(engine.KindPayment, "payment-due", "Gallery payment due for a sale on opening day (30 days)", engine.AddDays(sale, 30))
 	default:
-		p.Deliverable("photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.AddDays(sale, -7)), r)
+		handoverBefore(p, engine.KindDeliverable, "photograph-and-list", "Work photographed, described and listed with size and materials", engine.Later(p.AsOf(), engine.AddDays(sale, -7)), sale, now)
 	}
-	p.Milestone("on-sale", "Work on sale", sale)
-	p.Milestone("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
+	p.Event("on-sale", "Work on sale", sale, "the date the work goes on sale")
+	p.Work("price-review", "Yearly price review: raise 10–15% if about half the year's work sold", engine.AddMonths(sale, 12))
+	p.DependsOn("on-sale", "price-list", "consignment-agreement", "photograph-and-list")
+	chain(p, "on-sale", "payment-due")
+	chain(p, "on-sale", "price-review")
 	return nil
 }
 
@@ -174,10 +179,10 @@ func vaPricingRecommend(in *engine.Input, p *engine.Plan) error {
 	if in.Str("method") == "linear_inch" {
 		method = "linear inches"
 	}
-	p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -14), in.Region())), "Publish one price everywhere",
+	p.RecommendBy(engine.High, engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddDays(sale, -14))), "Publish one price everywhere",
 		fmt.Sprintf("List the work at %s on every channel; collectors and galleries check, and undercutting a gallery ends the relationship.", studioMoney(in, price)))
 	if in.Str("channel") == "gallery" {
-		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.PrevOpen(engine.AddDays(sale, -21), in.Region())), "Get the consignment terms in writing",
+		p.RecommendBy(engine.High, engine.Later(p.AsOf(), p.Calendar().PrevWorkday(engine.AddDays(sale, -21))), "Get the consignment terms in writing",
 			"Commission, who pays framing and shipping, insurance while on the walls, discounts (cap them at 10% and split them), and payment within 30 days of sale.")
 	}
 	p.Recommend(engine.Medium, "Price the rest of the series from the ladder",

@@ -59,6 +59,7 @@ func render() []byte {
 			}
 			fmt.Fprintf(&b, "Steps: %s.\n\n", strings.Join(steps, " → "))
 			fmt.Fprintf(&b, "Calendars: %s. Currencies: %s.\n\n", countriesOf(w), currenciesOf(w))
+			writePrecedences(&b, w)
 			if d := w.PastDate.Describe(); d != "" {
 				fmt.Fprintf(&b, "Past-date policy: %s\n\n", d)
 			}

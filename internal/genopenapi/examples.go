@@ -190,14 +190,15 @@ var planExample = map[string]any{
 	},
 	"timeline": map[string]any{
 		"milestones": []any{
-			map[string]any{"key": "master_delivery", "title": "Deliver the master to the distributor", "date": "2027-02-01", "days_from_as_of": 91, "passed": false, "deliverable": true},
-			map[string]any{"key": "pitch", "title": "Editorial pitch", "date": "2027-02-05", "days_from_as_of": 95, "passed": false, "after": []any{"master_delivery"}},
-			map[string]any{"key": "release", "title": "Release day", "date": "2027-03-05", "days_from_as_of": 123, "passed": false},
+			map[string]any{"key": "master_delivery", "title": "Deliver the master to the distributor", "date": "2027-02-01", "days_from_as_of": 91, "passed": false, "deliverable": true, "kind": "deliverable"},
+			map[string]any{"key": "pitch", "title": "Editorial pitch", "date": "2027-02-05", "days_from_as_of": 95, "passed": false, "kind": "action", "after": []any{"master_delivery"}},
+			map[string]any{"key": "release", "title": "Release day", "date": "2027-03-05", "days_from_as_of": 123, "passed": false, "kind": "event"},
 		},
 		"start":       "2027-02-01",
 		"end":         "2027-03-05",
 		"target_date": "2027-03-05",
 		"region":      "US",
+		"precedences": []any{map[string]any{"before": "master_delivery", "after": "pitch", "min_working_days": 0}},
 	},
 	"warnings": []any{},
 	"as_of":    "2026-11-02",

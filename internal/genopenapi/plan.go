@@ -24,6 +24,14 @@ func planSchemas() map[string]any {
 	for _, r := range engine.Regions() {
 		regions = append(regions, string(r))
 	}
+	kinds := []any{}
+	for _, k := range []engine.StepKind{engine.KindDeliverable, engine.KindAction, engine.KindOnSale, engine.KindAnnounce, engine.KindPayment, engine.KindEvent, engine.KindWork} {
+		kinds = append(kinds, string(k))
+	}
+	closures := []any{}
+	for _, c := range engine.Closures() {
+		closures = append(closures, c.Key)
+	}
 	ref := func(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
 	return map[string]any{
 		"PlanResult": map[string]any{
@@ -59,12 +67,25 @@ func planSchemas() map[string]any {
 				"target_date":    date("The date the plan builds towards (a release, an opening night)."),
 				"requested_date": date("The date asked for, when it could not work: the plan is built on feasible_date instead (a REPLANNED warning says why)."),
 				"feasible_date":  date("The date the plan is built on instead of requested_date."),
-				"region":         map[string]any{"type": "string", "enum": regions, "description": "The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them."},
-				"post_event":     map[string]any{"type": "boolean", "description": "Present, and true, when the target is already behind as_of: a plan for after the event."},
+				"region":         map[string]any{"type": "string", "enum": regions, "description": "The country (ISO 3166-1 alpha-2) whose public holidays make the plan's working-day calendar, with weekends, the 24 December–1 January closure and closures; GET /v1/engine/calendars lists them."},
+				"closures": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": closures},
+					"description": "Keys of the industry closures the workflow added to the plan's calendar (a factory plan: the Chinese New Year closure); absent when none."},
+				"precedences": map[string]any{"type": "array", "items": ref("PlanPrecedence"),
+					"description": "The order the workflow declares between milestones, each with its minimum gap in working days; the settled dates keep every one (a PRECEDENCE_SHORT warning says when a fixed event makes that impossible). Absent when none."},
+				"post_event": map[string]any{"type": "boolean", "description": "Present, and true, when the target is already behind as_of: a plan for after the event."},
 				"reference_dates": map[string]any{"type": "array", "items": ref("PlanReferenceDate"),
 					"description": "Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none."},
 				"schedules": map[string]any{"type": "array", "items": ref("PlanSchedule"),
 					"description": "Workflow-specific keys of the result that are calendars of their own (a warm-up ramp, per-episode dates); absent when there are none."},
+			},
+		},
+		"PlanPrecedence": map[string]any{
+			"type":     "object",
+			"required": []any{"before", "after", "min_working_days"},
+			"properties": map[string]any{
+				"before":           map[string]any{"type": "string", "description": "Key of the milestone that comes first."},
+				"after":            map[string]any{"type": "string", "description": "Key of the milestone that follows it."},
+				"min_working_days": map[string]any{"type": "integer", "minimum": 0, "description": "Working days of the plan's calendar after is at least after before (0: not before it)."},
 			},
 		},
 		"PlanReferenceDate": map[string]any{
@@ -85,17 +106,20 @@ func planSchemas() map[string]any {
 		},
 		"PlanTimelineMilestone": map[string]any{
 			"type":     "object",
-			"required": []any{"key", "title", "date", "days_from_as_of", "passed"},
+			"required": []any{"key", "title", "date", "days_from_as_of", "passed", "kind"},
 			"properties": map[string]any{
 				"key":             map[string]any{"type": "string", "description": "Stable within the workflow, e.g. master_delivery."},
 				"title":           map[string]any{"type": "string"},
 				"date":            date(""),
 				"days_from_as_of": map[string]any{"type": "integer", "description": "Days from as_of to date; negative for a passed milestone."},
 				"passed":          map[string]any{"type": "boolean", "description": "The date is before as_of."},
-				"deliverable":     map[string]any{"type": "boolean", "description": "Present, and true, for work someone must hand over: it falls on an open day of the region."},
-				"moved_from":      date("The date asked for, when a deliverable was moved off a closed day."),
-				"note":            map[string]any{"type": "string", "description": "Why the date moved."},
-				"after":           map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Keys of the milestones that must be done first."},
+				"deliverable":     map[string]any{"type": "boolean", "description": "Present, and true, for work someone must hand over (kind deliverable): it falls on a working day of the plan's calendar."},
+				"kind": map[string]any{"type": "string", "enum": kinds,
+					"description": "What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own."},
+				"deliberate": map[string]any{"type": "string", "description": "Why the milestone is on a closed day (an event held on a holiday); absent otherwise."},
+				"moved_from": date("The date asked for, when the milestone was moved off a closed day or to keep a precedence."),
+				"note":       map[string]any{"type": "string", "description": "Why the date moved."},
+				"after":      map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Keys of the milestones that must be done first."},
 			},
 		},
 		"PlanWarning": map[string]any{

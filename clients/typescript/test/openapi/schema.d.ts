@@ -1766,6 +1766,14 @@ export interface components {
             vertical: string;
             workflow: string;
         };
+        PlanPrecedence: {
+            /** @description Key of the milestone that follows it. */
+            after: string;
+            /** @description Key of the milestone that comes first. */
+            before: string;
+            /** @description Working days of the plan's calendar after is at least after before (0: not before it). */
+            min_working_days: number;
+        };
         PlanRecommendation: {
             detail: string;
             /**
@@ -1814,6 +1822,8 @@ export interface components {
             key: string;
         };
         PlanTimeline: {
+            /** @description Keys of the industry closures the workflow added to the plan's calendar (a factory plan: the Chinese New Year closure); absent when none. */
+            closures?: ("dead-week" | "factory-new-year" | "steam-seasonal-sales" | "fashion-market-weeks")[];
             /**
              * Format: date
              * @description The last milestone's date; absent when there are none.
@@ -1828,10 +1838,12 @@ export interface components {
             milestones: components["schemas"]["PlanTimelineMilestone"][];
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
+            /** @description The order the workflow declares between milestones, each with its minimum gap in working days; the settled dates keep every one (a PRECEDENCE_SHORT warning says when a fixed event makes that impossible). Absent when none. */
+            precedences?: components["schemas"]["PlanPrecedence"][];
             /** @description Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none. */
             reference_dates?: components["schemas"]["PlanReferenceDate"][];
             /**
-             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
+             * @description The country (ISO 3166-1 alpha-2) whose public holidays make the plan's working-day calendar, with weekends, the 24 December–1 January closure and closures; GET /v1/engine/calendars lists them.
              * @enum {string}
              */
             region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
@@ -1860,13 +1872,20 @@ export interface components {
             date: string;
             /** @description Days from as_of to date; negative for a passed milestone. */
             days_from_as_of: number;
-            /** @description Present, and true, for work someone must hand over: it falls on an open day of the region. */
+            /** @description Why the milestone is on a closed day (an event held on a holiday); absent otherwise. */
+            deliberate?: string;
+            /** @description Present, and true, for work someone must hand over (kind deliverable): it falls on a working day of the plan's calendar. */
             deliverable?: boolean;
             /** @description Stable within the workflow, e.g. master_delivery. */
             key: string;
             /**
+             * @description What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own.
+             * @enum {string}
+             */
+            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "event" | "work";
+            /**
              * Format: date
-             * @description The date asked for, when a deliverable was moved off a closed day.
+             * @description The date asked for, when the milestone was moved off a closed day or to keep a precedence.
              */
             moved_from?: string;
             /** @description Why the date moved. */
@@ -2973,6 +2992,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -2983,6 +3003,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -2990,8 +3011,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -3170,6 +3199,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -3180,6 +3210,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -3187,8 +3218,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -3319,6 +3358,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -3329,6 +3369,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -3336,8 +3377,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4597,6 +4646,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -4607,6 +4657,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -4614,8 +4665,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -4733,6 +4792,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4743,6 +4803,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4750,8 +4811,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4862,6 +4931,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4872,6 +4942,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4879,8 +4950,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5029,6 +5108,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5039,6 +5119,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5046,8 +5127,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5214,6 +5303,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5224,6 +5314,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5231,8 +5322,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5349,6 +5448,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5359,6 +5459,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5366,8 +5467,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5484,6 +5593,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5494,6 +5604,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5501,8 +5612,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5687,6 +5806,7 @@ export interface operations {
                      *                 "days_from_as_of": 91,
                      *                 "deliverable": true,
                      *                 "key": "master_delivery",
+                     *                 "kind": "deliverable",
                      *                 "passed": false,
                      *                 "title": "Deliver the master to the distributor"
                      *               },
@@ -5697,6 +5817,7 @@ export interface operations {
                      *                 "date": "2027-02-05",
                      *                 "days_from_as_of": 95,
                      *                 "key": "pitch",
+                     *                 "kind": "action",
                      *                 "passed": false,
                      *                 "title": "Editorial pitch"
                      *               },
@@ -5704,8 +5825,16 @@ export interface operations {
                      *                 "date": "2027-03-05",
                      *                 "days_from_as_of": 123,
                      *                 "key": "release",
+                     *                 "kind": "event",
                      *                 "passed": false,
                      *                 "title": "Release day"
+                     *               }
+                     *             ],
+                     *             "precedences": [
+                     *               {
+                     *                 "after": "pitch",
+                     *                 "before": "master_delivery",
+                     *                 "min_working_days": 0
                      *               }
                      *             ],
                      *             "region": "US",
@@ -5822,6 +5951,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5832,6 +5962,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5839,8 +5970,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",

@@ -1,0 +1,17 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/creativeops/creativeops/engine"
+	"github.com/creativeops/creativeops/engine/enginetest"
+)
+
+// Every workflow that takes a country keeps its hand-overs off the closed
+// days of each of the engine's calendars, and its precedences, when it is
+// planned and when it is re-planned later.
+func TestEveryWorkflowOnEveryCalendar(t *testing.T) {
+	for _, w := range engine.Workflows("") {
+		t.Run(w.ID, func(t *testing.T) { enginetest.CheckCalendars(t, w.ID) })
+	}
+}
