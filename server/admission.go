@@ -101,11 +101,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		refuse = edge.Closing(w, refuse)
 	}
 	p, st := s.authorize(r.Context(), headerMetadata(r.Header), m, known)
+	if p != nil {
+		// Usage and logs name the caller of a request refused its scope.
+		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
+	}
 	if st != nil {
 		refuse(st)
 		return admitted{}, false
 	}
-	ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
 	a := admitted{p: p}
 	// A method no key may call is left to the interceptors to refuse.
 	if known && m.Scope != "" {
@@ -125,7 +128,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 
 // authorize finds the caller of a call to m from the call's headers and
 // checks that it may call m (known says whether m is an API method), for
-// admission over HTTP (admit) and on the gRPC port (admitStream).
+// admission over HTTP (admit) and on the gRPC port (admitStream). A
+// caller outside m's scope is returned with the refusal.
 func (s *Server) authorize(ctx context.Context, md metadata.MD, m rpcrule.Method, known bool) (*auth.Principal, *status.Status) {
 	p, err := s.principal(ctx, md)
 	if err != nil {
@@ -138,7 +142,7 @@ func (s *Server) authorize(ctx context.Context, md metadata.MD, m rpcrule.Method
 		return nil, status.Convert(toStatusError(ctx, s.log, err))
 	}
 	if known && m.Scope != "" && !p.Allows(m.Scope) {
-		return nil, missingScope(m.Scope).GRPCStatus()
+		return p, missingScope(m.Scope).GRPCStatus()
 	}
 	return p, nil
 }

@@ -265,20 +265,21 @@ func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
 	s.grpc.ServeHTTP(w, r)
 }
 
-// writeGRPCError answers a native gRPC call with st alone, before the
-// gRPC server has seen the call: a trailers-only response, as grpc-go
-// writes one.
+// writeGRPCError answers a native gRPC call with st, before the gRPC
+// server has seen the call, as grpc-go's ServeHTTP answers an error: the
+// headers set so far (the request id, the rate-limit state) as the
+// response's headers, the status in its trailers.
 func writeGRPCError(w http.ResponseWriter, st *status.Status) {
 	h := w.Header()
 	h.Set("Content-Type", "application/grpc")
-	h.Set("Grpc-Status", strconv.Itoa(int(st.Code())))
-	h.Set("Grpc-Message", encodeGRPCMessage(st.Message()))
+	w.WriteHeader(http.StatusOK)
+	h.Set(http.TrailerPrefix+"Grpc-Status", strconv.Itoa(int(st.Code())))
+	h.Set(http.TrailerPrefix+"Grpc-Message", encodeGRPCMessage(st.Message()))
 	if len(st.Proto().GetDetails()) > 0 {
 		if b, err := proto.Marshal(st.Proto()); err == nil {
-			h.Set("Grpc-Status-Details-Bin", base64.RawStdEncoding.EncodeToString(b))
+			h.Set(http.TrailerPrefix+"Grpc-Status-Details-Bin", base64.RawStdEncoding.EncodeToString(b))
 		}
 	}
-	w.WriteHeader(http.StatusOK)
 }
 
 // encodeGRPCMessage percent-encodes a grpc-message value: every byte
