@@ -103,6 +103,21 @@ func TestGRPCMessagesShareTheBodyBudget(t *testing.T) {
 	}
 }
 
+// A call that needs no credential may send messages of at most 64 KiB on
+// the API port, as a request outside the API may send a body of at most
+// that: a larger one is refused before it is read.
+func TestGRPCAnonymousMessagesAreSmall(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	health := healthpb.NewHealthClient(dial(t, s.Addr))
+	_, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{Service: strings.Repeat("x", 65<<10)})
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(status.Convert(err).Message(), "64 KiB") {
+		t.Fatalf("an anonymous health check of 65 KiB: %v, want ResourceExhausted", err)
+	}
+	if _, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
+		t.Fatalf("an anonymous health check: %v", err)
+	}
+}
+
 func heapInUse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats

@@ -36,8 +36,8 @@ import (
 // GRPCStreamsPerConnection at once, each with a fixed window of
 // grpcStreamWindow until its message is read, and at most MaxBodyBytes
 // per message. grpc-go's default windows grow with the connection's
-// measured bandwidth (to 16 MiB per stream), which is what a trickling
-// client exploits; fixed windows do not grow.
+// measured bandwidth-delay product (to 16 MiB per stream); fixed windows
+// do not. (MaxRecvMsgSize applies on the API port too.)
 const (
 	// GRPCStreamsPerConnection bounds the concurrent calls on one
 	// connection to the gRPC port (grpc-go's default is unlimited).
