@@ -265,29 +265,33 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Failed attempts are counted twice: against the credential tried
-	// and against the client's address. Every attempt takes a token of
-	// each before it is checked, so attempts in flight at once cannot
-	// outrun the buckets; a sign-in that succeeds gives them back.
+	// (from this address) and against the client's address. Every attempt
+	// takes a token of each before it is checked, so attempts in flight at
+	// once cannot outrun the buckets; a sign-in that succeeds gives them
+	// back.
 	//
-	// Past the credential's bucket no attempt with it is checked, right
-	// or wrong: that is what bounds guessing at one credential. Past the
-	// address's bucket a wrong attempt is refused as throttled, but a
-	// right one still signs in: behind a proxy every browser may share
-	// one address, and anyone failing from it must not keep everyone out.
-	// Checking a credential there costs what any request with a key
-	// costs.
+	// Past either bucket a wrong attempt is refused as throttled, but a
+	// right one still signs in: behind a proxy every browser may share one
+	// address, and an OAuth client's id is no secret (every token names
+	// it), so anyone failing from that address or in that client's name
+	// must not keep its owner out. Guessing is bounded all the same: a
+	// wrong attempt is only ever told it was throttled once past the
+	// buckets, and checking a credential costs what any request with a
+	// key costs.
 	lim := s.signInLimit
-	credential := in.credentialBucket()
-	if credential != "" {
-		if d := s.limiter.Take(r.Context(), credential, lim); !d.Allowed {
-			s.host.WriteError(w, r, signInThrottled("with this credential", d).GRPCStatus())
-			return
-		}
-	}
 	address := "sign-in:" + s.proxies.RequestLimitKey(r)
+	credential := in.credentialBucket(address)
+	withCredential := ratelimit.Decision{Allowed: true}
+	if credential != "" {
+		withCredential = s.limiter.Take(r.Context(), credential, lim)
+	}
 	fromAddress := s.limiter.Take(r.Context(), address, lim)
 	sess, token, err := s.openSession(r, in)
 	if errors.Is(err, auth.ErrUnauthenticated) {
+		if !withCredential.Allowed {
+			s.host.WriteError(w, r, signInThrottled("with this credential", withCredential).GRPCStatus())
+			return
+		}
 		if !fromAddress.Allowed {
 			s.host.WriteError(w, r, signInThrottled("from this address", fromAddress).GRPCStatus())
 			return
@@ -300,7 +304,7 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Not a wrong credential: nothing to count.
-	if credential != "" {
+	if credential != "" && withCredential.Allowed {
 		s.limiter.Refund(r.Context(), credential, lim)
 	}
 	if fromAddress.Allowed {
@@ -327,17 +331,18 @@ type signInBody struct {
 	apiKey, clientID, clientSecret string
 }
 
-// credentialBucket is the limiter key of the credential a sign-in tries:
-// the OAuth client's id, or the API key's digest (a key has no id apart
-// from itself). "" for a credential malformed beyond any lookup, which
-// is refused without one and counted against the address alone; so
-// buckets are made only for credentials that could exist.
-func (in signInBody) credentialBucket() string {
+// credentialBucket is the limiter key of the credential a sign-in tries
+// from address (the address's own bucket): the OAuth client's id there,
+// or the API key's digest (a key has no id apart from itself, and only
+// its holder can fail with it). "" for a credential malformed beyond any
+// lookup, which is refused without one and counted against the address
+// alone; so buckets are made only for credentials that could exist.
+func (in signInBody) credentialBucket(address string) string {
 	switch {
 	case in.apiKey != "" && auth.WellFormed(in.apiKey):
 		return "sign-in:key:" + auth.Hash(in.apiKey)[:32]
 	case in.clientID != "" && ids.Valid(oauth.ClientIDPrefix, in.clientID):
-		return "sign-in:client:" + in.clientID
+		return "sign-in:client:" + in.clientID + ":" + address
 	}
 	return ""
 }

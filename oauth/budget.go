@@ -18,10 +18,12 @@ import (
 type TokenLimits struct {
 	// PerAddress bounds every token request from one client address.
 	PerAddress auth.RateLimit
-	// PerClient bounds the failed authentications naming one client id;
-	// a request that authenticates gives its token back, so a client
-	// under attack still gets its tokens once the attacker's addresses
-	// are throttled, and a busy client is never throttled for success.
+	// PerClient bounds the failed authentications naming one client id
+	// from one address: past it a wrong credential is refused as
+	// throttled, and the right one is still accepted, so nobody can keep a
+	// client out by failing in its name (see spendClient); a request that
+	// authenticates gives its token back, so a busy client is never
+	// throttled for success.
 	PerClient auth.RateLimit
 }
 
@@ -50,6 +52,7 @@ type tokenBudget struct {
 	s      *Service
 	r      *http.Request
 	client string // the client bucket spent, "" for none
+	spent  ratelimit.Decision
 }
 
 // admitAddress spends a token of the request's address; past the budget
@@ -66,35 +69,48 @@ func (s *Service) admitAddress(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// admitClient spends a token of the bucket of failed authentications of
+// spendClient spends a token of the bucket of failed authentications of
 // the client the request names (by Basic user, client_id or an
-// assertion's subject: whichever authentication will read). Past the
-// budget it answers 429 and returns false; otherwise the caller settles
-// the spent token with done once it knows whether the client failed to
-// authenticate.
-func (s *Service) admitClient(w http.ResponseWriter, r *http.Request, form url.Values) (*tokenBudget, bool) {
-	b := &tokenBudget{s: s, r: r}
+// assertion's subject: whichever authentication will read) from the
+// request's address, before the credentials are checked, so attempts in
+// flight at once cannot outrun it. The caller settles it once it knows
+// whether the client failed to authenticate.
+//
+// A client id is no secret (every token names it), so its failures must
+// not keep the client out: the bucket is the client's at one address, so
+// failures from elsewhere never touch it, and a request past it is still
+// checked, so the right credentials pass even where others failed (behind
+// one proxy address, say). Only a wrong one is refused as throttled:
+// guessing is bounded by the address's own budget (PerAddress), and a
+// secret is checked at the cost of any request with a key (a lookup and
+// a SHA-256).
+func (s *Service) spendClient(r *http.Request, form url.Values) *tokenBudget {
+	b := &tokenBudget{s: s, r: r, spent: ratelimit.Decision{Allowed: true}}
 	if s.cfg.Limiter == nil {
-		return b, true
+		return b
 	}
 	id := namedClient(r, form)
 	if !ids.Valid(ClientIDPrefix, id) {
-		return b, true // refused without a lookup; the address pays
+		return b // refused without a lookup; the address pays
 	}
-	b.client = "oauth-token:client:" + id
-	d := s.cfg.Limiter.Take(r.Context(), b.client, s.cfg.TokenLimits.PerClient)
-	if d.Allowed {
-		return b, true
-	}
-	writeThrottled(w, d, "too many failed authentications of this client")
-	return nil, false
+	b.client = "oauth-token:client:" + id + ":addr:" + s.clientAddress(r)
+	b.spent = s.cfg.Limiter.Take(r.Context(), b.client, s.cfg.TokenLimits.PerClient)
+	return b
 }
 
-// done gives the client's token back unless its authentication failed.
-func (b *tokenBudget) done(failed bool) {
-	if b.client != "" && !failed {
+// settle gives the client's token back unless its authentication failed;
+// a failure past the budget is answered 429 here, and settle returns
+// false: the request is over.
+func (b *tokenBudget) settle(w http.ResponseWriter, failed bool) bool {
+	switch {
+	case b.client == "":
+	case !failed && b.spent.Allowed:
 		b.s.cfg.Limiter.Refund(b.r.Context(), b.client, b.s.cfg.TokenLimits.PerClient)
+	case failed && !b.spent.Allowed:
+		writeThrottled(w, b.spent, "too many failed authentications of this client from this address")
+		return false
 	}
+	return true
 }
 
 // namedClient is the client id a token request names, unverified.

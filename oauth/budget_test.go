@@ -75,44 +75,64 @@ func TestTokenEndpointBudgetPerAddress(t *testing.T) {
 	}
 }
 
-// Failed authentications naming one client are budgeted per client id,
-// from any address: past the budget no request for it is checked. Its
-// successes spend nothing, and other clients are not affected.
+// Failed authentications naming one client are budgeted per client id
+// and address: past the budget a wrong credential from that address is
+// refused as throttled, whatever its kind, while the right one is still
+// accepted, from that address and from any other, so knowing a client id
+// (it is in every token) is not enough to keep the client out. Successes
+// spend nothing, and other clients are not affected.
 func TestTokenEndpointBudgetPerClient(t *testing.T) {
 	f := newFixture(t)
-	f.budgeted(t, TokenLimits{PerClient: auth.RateLimit{RequestsPerSecond: 0.001, Burst: 3}, PerAddress: auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6}})
+	f.budgeted(t, TokenLimits{PerAddress: auth.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6}})
+	burst := DefaultTokenLimits.PerClient.Burst
 	for i := range 10 {
 		if code, body, _ := f.tokenFrom(t, "198.51.100.1", cc, f.client.ID, f.secret); code != 200 {
 			t.Fatalf("success %d: %d %v", i+1, code, body)
 		}
 	}
-	// Junk assertions and wrong secrets naming the client, from
-	// different addresses, all count.
+	// Junk assertions and wrong secrets naming the client, from one
+	// address, all count.
+	const attacker = "203.0.113.1"
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tries := []func(addr string) (int, map[string]any, http.Header){
-		func(addr string) (int, map[string]any, http.Header) {
-			return f.tokenFrom(t, addr, cc, f.client.ID, SecretPrefix+"wrong")
+	tries := []func() (int, map[string]any, http.Header){
+		func() (int, map[string]any, http.Header) {
+			return f.tokenFrom(t, attacker, cc, f.client.ID, SecretPrefix+"wrong")
 		},
-		func(addr string) (int, map[string]any, http.Header) {
-			return f.tokenFrom(t, addr, assertionForm("", signedAssertion(t, key, f.client.ID, f.now)))
+		func() (int, map[string]any, http.Header) {
+			return f.tokenFrom(t, attacker, assertionForm("", signedAssertion(t, key, f.client.ID, f.now)))
 		},
-		func(addr string) (int, map[string]any, http.Header) {
-			return f.tokenFrom(t, addr, url.Values{"grant_type": {"client_credentials"}, "client_id": {f.client.ID}, "client_secret": {"x"}})
+		func() (int, map[string]any, http.Header) {
+			return f.tokenFrom(t, attacker, url.Values{"grant_type": {"client_credentials"}, "client_id": {f.client.ID}, "client_secret": {"x"}})
 		},
 	}
-	for i, try := range tries {
-		if code, body, _ := try("203.0.113." + string(rune('1'+i))); code != 401 {
+	for i := range burst {
+		if code, body, _ := tries[i%len(tries)](); code != 401 {
 			t.Fatalf("failure %d: %d %v", i+1, code, body)
 		}
 	}
-	code, body, h := f.tokenFrom(t, "203.0.113.9", cc, f.client.ID, f.secret)
-	wantThrottled(t, "the right secret past the client's budget", code, body, h)
+	// The attack goes on past the budget; the client goes on too.
+	for i := range 2 * burst {
+		code, body, h := tries[i%len(tries)]()
+		wantThrottled(t, "a wrong credential past the budget", code, body, h)
+		if i%10 != 0 {
+			continue
+		}
+		for _, addr := range []string{"198.51.100.7", attacker} {
+			if code, body, _ := f.tokenFrom(t, addr, cc, f.client.ID, f.secret); code != 200 {
+				t.Fatalf("the right secret from %s while another address fails in the client's name: %d %v", addr, code, body)
+			}
+		}
+	}
+	// Another address's failures have their own budget.
+	if code, body, _ := f.tokenFrom(t, "198.51.100.7", cc, f.client.ID, SecretPrefix+"wrong"); code != 401 {
+		t.Fatalf("a wrong secret from another address: %d %v, want 401", code, body)
+	}
 
 	other, secret, err := f.svc.CreateClient(t.Context(), NewClientParams{OrganizationID: f.orgID, Name: "other", Scopes: []string{auth.ScopeCreatorsRead}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, body, _ := f.tokenFrom(t, "203.0.113.9", cc, other.ID, secret); code != 200 {
+	if code, body, _ := f.tokenFrom(t, attacker, cc, other.ID, secret); code != 200 {
 		t.Fatalf("another client: %d %v", code, body)
 	}
 }

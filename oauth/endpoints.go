@@ -99,13 +99,12 @@ func (s *Service) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	budget, ok := s.admitClient(w, r, form)
-	if !ok {
-		return
-	}
+	budget := s.spendClient(r, form)
 	c, err := s.authenticateClient(r, form)
 	var failed clientAuthError
-	budget.done(errors.As(err, &failed))
+	if !budget.settle(w, errors.As(err, &failed)) {
+		return
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

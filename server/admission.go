@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/dashboard"
@@ -27,9 +29,9 @@ import (
 // limit, each costing the server its decoding. Now a key past its limit
 // gets 429 whatever it sends, and a request outside its scopes 403, without
 // the server reading it. The interceptors then reuse the principal and the
-// spent token (admitted) instead of finding them again; native gRPC calls,
-// whose messages are decoded by grpc-go before any of this code runs, are
-// checked by the interceptors alone.
+// spent token (admitted) instead of finding them again. Native gRPC calls
+// are admitted from their headers too, before grpc-go reads their
+// messages: on the API port by admit, on the gRPC port by admitStream.
 
 // admitted is what admission learned of a request: its caller, and the
 // token it spent when the method was known.
@@ -81,7 +83,7 @@ func methodOf(r *http.Request) (rpcrule.Method, bool) {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, refuse func(*status.Status)) (admitted, bool) {
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	m, known := methodOf(r)
-	if !needsCredential(r) || !hasBody && !known {
+	if !needsCredential(r.URL.Path) || !hasBody && !known {
 		return admitted{}, true
 	}
 	if known {
@@ -91,31 +93,25 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	// A refused request's body is not read; a small body of declared
 	// length beyond the rate limit is drained by net/http, so a client
 	// that keeps to its limit after a 429 keeps its connection. Any other
-	// refused body closes it (see edge.Closing).
+	// refused body closes it (see edge.Closing), but over HTTP/2, where
+	// net/http resets the refused stream and drains nothing: a native gRPC
+	// client keeps its connection, as on the gRPC port.
 	drain := refuse
-	if hasBody {
+	if hasBody && !isNativeGRPCRequest(r) {
 		refuse = edge.Closing(w, refuse)
 	}
-	p, err := s.principal(r.Context(), headerMetadata(r.Header))
-	if err != nil {
-		if errors.Is(err, auth.ErrUnauthenticated) {
-			refuse(errUnauthenticated.GRPCStatus())
-		} else {
-			// As the interceptors' error mapping would answer it: a
-			// failure of the key store is logged, and the client told
-			// only that it was internal.
-			refuse(status.Convert(toStatusError(r.Context(), s.log, err)))
-		}
+	p, st := s.authorize(r.Context(), headerMetadata(r.Header), m, known)
+	if p != nil {
+		// Usage and logs name the caller of a request refused its scope.
+		ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
+	}
+	if st != nil {
+		refuse(st)
 		return admitted{}, false
 	}
-	ri.keyID, ri.orgID = p.KeyID, p.OrganizationID
 	a := admitted{p: p}
 	// A method no key may call is left to the interceptors to refuse.
 	if known && m.Scope != "" {
-		if !p.Allows(m.Scope) {
-			refuse(missingScope(m.Scope).GRPCStatus())
-			return admitted{}, false
-		}
 		a.charge, a.charged = s.chargeRate(r.Context(), p), true
 		a.charge.setHeaders(w.Header())
 		if !a.charge.d.Allowed {
@@ -130,12 +126,61 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	return a, true
 }
 
-// needsCredential reports whether a request goes to a method that requires
-// authentication: every REST route under /v1/ but the API description, and
-// every Connect or gRPC-Web call to the creativeops services.
-func needsCredential(r *http.Request) bool {
-	p := r.URL.Path
-	return strings.HasPrefix(p, "/v1/") && p != "/v1/openapi.json" && p != webhooksOpenAPIPath || strings.HasPrefix(p, "/creativeops.v1.")
+// authorize finds the caller of a call to m from the call's headers and
+// checks that it may call m (known says whether m is an API method), for
+// admission over HTTP (admit) and on the gRPC port (admitStream). A
+// caller outside m's scope is returned with the refusal.
+func (s *Server) authorize(ctx context.Context, md metadata.MD, m rpcrule.Method, known bool) (*auth.Principal, *status.Status) {
+	p, err := s.principal(ctx, md)
+	if err != nil {
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			return nil, errUnauthenticated.GRPCStatus()
+		}
+		// As the interceptors' error mapping would answer it: a failure
+		// of the key store is logged, and the client told only that it
+		// was internal.
+		return nil, status.Convert(toStatusError(ctx, s.log, err))
+	}
+	if known && m.Scope != "" && !p.Allows(m.Scope) {
+		return p, missingScope(m.Scope).GRPCStatus()
+	}
+	return p, nil
+}
+
+// streamAdmissionTimeout bounds finding a gRPC-port caller (a key or a
+// token the caches do not hold is read from the database) while the
+// connection's frames wait.
+const streamAdmissionTimeout = 5 * time.Second
+
+// admitStream is admission on the gRPC port: grpc-go calls it (its tap
+// handle) when a call's headers arrive, before a byte of the call's
+// message is read, so a call without a valid credential, or outside its
+// key's scopes, is refused without being buffered, as admit refuses one
+// over HTTP. The caller it finds is passed on to the interceptors. The
+// rate-limit token is still spent by the interceptors: the tap runs on
+// the connection's reader, which a shared limiter's round trip would hold
+// up.
+func (s *Server) admitStream(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if !needsCredential(info.FullMethodName) {
+		return ctx, nil
+	}
+	m, known := rpcrule.Lookup(info.FullMethodName)
+	actx, cancel := context.WithTimeout(ctx, streamAdmissionTimeout)
+	defer cancel()
+	p, st := s.authorize(actx, info.Header, m, known)
+	if st != nil {
+		return ctx, st.Err()
+	}
+	return context.WithValue(ctx, admittedKey{}, admitted{p: p}), nil
+}
+
+// needsCredential reports whether a request or a call, by its path,
+// goes to a method that requires authentication: every REST route under
+// /v1/ but the API descriptions, and every call (native gRPC, Connect or
+// gRPC-Web) to the creativeops services. The others are probes, discovery
+// (health, reflection), the dashboard, OAuth and the plan calendar.
+func needsCredential(path string) bool {
+	return strings.HasPrefix(path, "/v1/") && path != "/v1/openapi.json" && path != webhooksOpenAPIPath || strings.HasPrefix(path, "/creativeops.v1.")
 }
 
 // credentialHeaders are the headers authentication reads, by their

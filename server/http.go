@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/internal/rpcrule"
@@ -220,15 +224,75 @@ func (s *Server) logHTTP(r *http.Request, ri *requestInfo, rec *statusRecorder, 
 }
 
 // serveGRPC hands a native gRPC call on the HTTP server to the gRPC
-// server. The HTTP server bounds each HTTP/2 stream by the read and write
-// timeouts from its headers, which are a unary call's limits as
-// edge.Timeouts.GRPCOptions sets them on gRPC's own transport; streaming methods are
-// long-lived by design and left to keepalive, there as here.
+// server, once admitted from its headers (admit) and with its messages
+// metered against the body budget (edge.Bodies.MeterGRPC): grpc-go reads
+// and buffers a call's message before any interceptor runs. The HTTP
+// server bounds each HTTP/2 stream by the read and write timeouts from its
+// headers, which are a unary call's limits as edge.Timeouts.GRPCOptions
+// sets them on gRPC's own transport; streaming methods are long-lived by
+// design and left to keepalive, there as here.
 func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {
-	if s.isStreaming(r.URL.Path) {
+	start, ri := time.Now(), &requestInfo{id: rpcRequestID(r)}
+	refuse := func(st *status.Status) {
+		w.Header().Set("X-Request-Id", ri.id)
+		writeGRPCError(w, st)
+		s.observeRefusedCall(ri, httpStatus(st), start)
+	}
+	a, ok := s.admit(w, r, ri, refuse)
+	if !ok {
+		return
+	}
+	r = withAdmitted(r, a)
+	body := s.bodies.MeterGRPC(r, a.p)
+	defer body.Release()
+	r.Body = body
+	streaming := s.isStreaming(r.URL.Path)
+	if !streaming {
+		if err := body.AdmitFirst(); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			edge.SetRetryAfter(w.Header(), err)
+			refuse(status.Convert(err))
+			return
+		}
+	}
+	if streaming {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Time{})
 		_ = rc.SetWriteDeadline(time.Time{})
 	}
 	s.grpc.ServeHTTP(w, r)
+}
+
+// writeGRPCError answers a native gRPC call with st, before the gRPC
+// server has seen the call, as grpc-go's ServeHTTP answers an error: the
+// headers set so far (the request id, the rate-limit state) as the
+// response's headers, the status in its trailers.
+func writeGRPCError(w http.ResponseWriter, st *status.Status) {
+	h := w.Header()
+	h.Set("Content-Type", "application/grpc")
+	w.WriteHeader(http.StatusOK)
+	h.Set(http.TrailerPrefix+"Grpc-Status", strconv.Itoa(int(st.Code())))
+	h.Set(http.TrailerPrefix+"Grpc-Message", encodeGRPCMessage(st.Message()))
+	if len(st.Proto().GetDetails()) > 0 {
+		if b, err := proto.Marshal(st.Proto()); err == nil {
+			h.Set(http.TrailerPrefix+"Grpc-Status-Details-Bin", base64.RawStdEncoding.EncodeToString(b))
+		}
+	}
+}
+
+// encodeGRPCMessage percent-encodes a grpc-message value: every byte
+// outside printable ASCII, and '%' itself (the gRPC over HTTP/2 spec).
+func encodeGRPCMessage(msg string) string {
+	var b strings.Builder
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c >= ' ' && c <= '~' && c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }

@@ -42,6 +42,12 @@ func isNativeGRPC(contentType string) bool {
 		strings.HasPrefix(contentType, "application/grpc;")
 }
 
+// isNativeGRPCRequest reports whether r is a native gRPC call (HTTP/2 and
+// gRPC's content type).
+func isNativeGRPCRequest(r *http.Request) bool {
+	return r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type"))
+}
+
 // isRPCPath reports whether a path names an RPC ("/package.Service/Method")
 // rather than a REST resource (REST paths start with /v1/).
 func isRPCPath(path string) bool {

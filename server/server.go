@@ -279,9 +279,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// interceptor answers InvalidArgument instead of gRPC's Internal.
 	codec := newRequestCodec()
 	s.isStreaming = edge.StreamingMethods(func() *grpc.Server { return s.grpc })
-	s.grpc = grpc.NewServer(append(append(cfg.timeouts(s.isStreaming).GRPCOptions(), s.grpcTracing()...),
+	// A call is admitted from its headers (admitStream) before grpc-go
+	// reads its message; what a connection may make the server hold is
+	// bounded (edge.GRPCConnectionLimits).
+	opts := append(cfg.timeouts(s.isStreaming).GRPCOptions(s.admitStream), edge.GRPCConnectionLimits()...)
+	s.grpc = grpc.NewServer(append(append(opts, s.grpcTracing()...),
 		grpc.ChainUnaryInterceptor(chainUnary(append([]grpc.UnaryServerInterceptor{codec.rejectUndecodable}, chain...)...)),
-		grpc.MaxRecvMsgSize(edge.MaxBodyBytes),
 		grpc.ForceServerCodecV2(codec),
 		// Calls run on long-lived workers whose stacks have already grown:
 		// a fresh goroutine per call regrew its stack through the chain
@@ -496,7 +499,7 @@ func (s *Server) Handler() http.Handler {
 	}))
 	return edge.BoundEarlyEnds(s.log, s.traceHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = s.sessions.WithCookiePolicy(r)
-		if r.ProtoMajor == 2 && isNativeGRPC(r.Header.Get("Content-Type")) {
+		if isNativeGRPCRequest(r) {
 			s.serveGRPC(w, r)
 			return
 		}

@@ -413,9 +413,11 @@ func wellFormedKey(t *testing.T) string {
 	return k
 }
 
-// Failed attempts are throttled per credential too: past the limit no
-// attempt with that credential is checked, even the right secret, while
-// other credentials sign in from the same address.
+// Failed attempts are throttled per credential too, an OAuth client's at
+// each address: past the limit a wrong secret is refused as throttled,
+// but the right one still signs in, from that address and any other, so
+// failing in a client's name (its id is no secret) cannot keep it out.
+// Other credentials sign in from the same address.
 func TestSessionSignInThrottledPerCredential(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
 		c.SignInLimit = auth.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
@@ -430,20 +432,29 @@ func TestSessionSignInThrottledPerCredential(t *testing.T) {
 	attempt := func(secret, from string) sessionReply {
 		return b.send(srv, "POST", "/dashboard/api/session", map[string]string{"client_id": c.ID, "client_secret": secret}, false, "X-Forwarded-For", from)
 	}
-	// Wrong secrets from three addresses, each within its own limit.
-	for i, from := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3"} {
-		if r := attempt(oauth.SecretPrefix+"wrong", from); r.status != http.StatusUnauthorized {
+	const attacker = "203.0.113.1"
+	for i := range 3 {
+		if r := attempt(oauth.SecretPrefix+"wrong", attacker); r.status != http.StatusUnauthorized {
 			t.Fatalf("wrong secret %d: %d %s", i+1, r.status, r.body)
 		}
 	}
-	for _, s := range []string{oauth.SecretPrefix + "wrong", secret} {
-		r := attempt(s, "203.0.113.4")
+	for i := range 5 {
+		r := attempt(oauth.SecretPrefix+"wrong", attacker)
 		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), "with this credential") {
-			t.Fatalf("attempt at the client past its limit: %d %s, want 429", r.status, r.body)
+			t.Fatalf("wrong secret %d past the limit: %d %s, want 429", i+4, r.status, r.body)
+		}
+		for _, from := range []string{attacker, "203.0.113.9"} {
+			if r := attempt(secret, from); r.status != http.StatusOK {
+				t.Fatalf("the right secret from %s while the client's failures are past the limit: %d %s", from, r.status, r.body)
+			}
 		}
 	}
-	// Its throttle is its own: a key signs in from those addresses.
-	signIn(t, srv, srv.AdminKey, "X-Forwarded-For", "203.0.113.1")
+	// Another address's failures have their own limit.
+	if r := attempt(oauth.SecretPrefix+"wrong", "203.0.113.9"); r.status != http.StatusUnauthorized {
+		t.Fatalf("wrong secret from another address: %d %s, want 401", r.status, r.body)
+	}
+	// Its throttle is its own: a key signs in from that address.
+	signIn(t, srv, srv.AdminKey, "X-Forwarded-For", attacker)
 	// And one wrong key, retried, is throttled as a credential.
 	bad := wellFormedKey(t)
 	for i, from := range []string{"203.0.113.5", "203.0.113.6", "203.0.113.7", "203.0.113.8"} {

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"encoding/binary"
 	"log/slog"
 	"net"
 	"net/http"
@@ -86,8 +87,15 @@ func (e *earlyEnds) spend() bool {
 }
 
 // resetBudgetListener hands gRPC's own transport (--grpc-addr) connections
-// that count the RST_STREAM frames their client sends against the same
-// budget: grpc-go has no bound of its own on resets.
+// that count the streams ended early against the same budget: grpc-go has
+// no bound of its own on resets. A stream ends early when its client
+// resets it (RST_STREAM) or when the server resets it for a stream error
+// the client provoked (a zero WINDOW_UPDATE, DATA past the window, on a
+// closed stream...): the latter cost the server as much and were not
+// counted, so a client could end 100,000 streams in 8 s that way on a
+// connection never closed. The server's RST_STREAM with NO_ERROR is not
+// an early end: it is how an answered call tells its client to stop
+// sending (RFC 9113 section 8.1).
 type resetBudgetListener struct {
 	net.Listener
 	log *slog.Logger
@@ -98,58 +106,103 @@ func (l resetBudgetListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &resetCountingConn{Conn: c, log: l.log, preface: len(http2.ClientPreface)}
+	rc := &resetCountingConn{Conn: c, log: l.log, in: frameScanner{preface: len(http2.ClientPreface)}}
 	rc.ends.conn = c
 	return rc, nil
 }
 
-// resetCountingConn reads a client's HTTP/2 stream as it passes, frame
-// headers only, without changing a byte. Only the gRPC transport's reader
-// goroutine calls Read, so the position needs no lock.
+// resetCountingConn reads both directions of an HTTP/2 connection as they
+// pass, frame headers (and RST_STREAM's error code) only, without
+// changing a byte. Only the gRPC transport's reader goroutine calls Read,
+// so in needs no lock; its writes come from one goroutine at a time, but
+// out is locked all the same.
 type resetCountingConn struct {
 	net.Conn
-	log     *slog.Logger
-	ends    earlyEnds
-	preface int     // client preface bytes still to pass
-	header  [9]byte // the frame header being read
-	have    int     // bytes of it read so far
-	skip    int     // payload bytes of the current frame still to pass
+	log   *slog.Logger
+	ends  earlyEnds
+	in    frameScanner
+	outMu sync.Mutex
+	out   frameScanner
 }
 
 func (c *resetCountingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.scan(p[:n])
+	c.in.scan(p[:n], func(http2.ErrCode) { c.spend() })
 	return n, err
 }
 
-func (c *resetCountingConn) scan(b []byte) {
+func (c *resetCountingConn) Write(p []byte) (int, error) {
+	c.outMu.Lock()
+	c.out.scan(p, func(code http2.ErrCode) {
+		if code != http2.ErrCodeNo {
+			c.spend()
+		}
+	})
+	c.outMu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *resetCountingConn) spend() {
+	if !c.ends.spend() {
+		closeResetting(c.log, c.Conn)
+	}
+}
+
+// frameScanner follows one direction of an HTTP/2 connection and reports
+// each RST_STREAM frame's error code.
+type frameScanner struct {
+	preface int     // connection preface bytes still to pass
+	header  [9]byte // the frame header being read
+	have    int     // bytes of it read so far
+	skip    int     // payload bytes of the current frame still to pass
+	rst     bool    // the current frame is an RST_STREAM: its code is read
+	code    [4]byte
+	codeLen int
+}
+
+func (f *frameScanner) scan(b []byte, reset func(http2.ErrCode)) {
 	for len(b) > 0 {
 		switch {
-		case c.preface > 0:
-			k := min(len(b), c.preface)
-			c.preface -= k
+		case f.preface > 0:
+			k := min(len(b), f.preface)
+			f.preface -= k
 			b = b[k:]
-		case c.skip > 0:
-			k := min(len(b), c.skip)
-			c.skip -= k
+		case f.rst:
+			k := copy(f.code[f.codeLen:], b)
+			f.codeLen += k
+			f.skip -= k
+			b = b[k:]
+			if f.codeLen == len(f.code) {
+				f.rst = false
+				reset(http2.ErrCode(binary.BigEndian.Uint32(f.code[:])))
+			}
+		case f.skip > 0:
+			k := min(len(b), f.skip)
+			f.skip -= k
 			b = b[k:]
 		default:
-			k := copy(c.header[c.have:], b)
-			c.have += k
+			k := copy(f.header[f.have:], b)
+			f.have += k
 			b = b[k:]
-			if c.have < len(c.header) {
+			if f.have < len(f.header) {
 				return
 			}
-			c.have = 0
-			c.skip = int(c.header[0])<<16 | int(c.header[1])<<8 | int(c.header[2])
-			if http2.FrameType(c.header[3]) == http2.FrameRSTStream && !c.ends.spend() {
-				closeResetting(c.log, c.Conn)
+			f.have = 0
+			f.skip = int(f.header[0])<<16 | int(f.header[1])<<8 | int(f.header[2])
+			if http2.FrameType(f.header[3]) == http2.FrameRSTStream {
+				if f.skip != len(f.code) {
+					// Malformed: the peer's connection error, which
+					// ends the connection anyway.
+					reset(http2.ErrCodeFrameSize)
+					continue
+				}
+				f.rst, f.codeLen = true, 0
 			}
 		}
 	}
 }
 
-// ResetBudgetListener is ln with every connection's RST_STREAM frames
+// ResetBudgetListener is ln with every connection's early stream ends
 // counted against the budget of early ends, for the gRPC port, whose
 // transport is not net/http's (see resetCountingConn).
 func ResetBudgetListener(ln net.Listener, log *slog.Logger) net.Listener {

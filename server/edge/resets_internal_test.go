@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"net"
 	"testing"
@@ -10,6 +11,43 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/time/rate"
 )
+
+// The server's own resets count too, but for those with NO_ERROR (an
+// answered call telling its client to stop sending), wherever the writes
+// split them.
+func TestResetCountingConnCountsServerResets(t *testing.T) {
+	var stream bytes.Buffer
+	fr := http2.NewFramer(&stream, nil)
+	_ = fr.WriteSettings()
+	for id := uint32(1); id <= 9; id += 2 {
+		_ = fr.WriteRSTStream(id, http2.ErrCodeNo)
+	}
+	for id := uint32(11); id <= 15; id += 2 {
+		_ = fr.WriteRSTStream(id, http2.ErrCodeProtocol)
+	}
+	var one bytes.Buffer
+	_ = http2.NewFramer(&one, nil).WriteRSTStream(17, http2.ErrCodeFlowControl)
+	for _, chunk := range []int{1, 3, stream.Len()} {
+		server, client := net.Pipe()
+		go func() { _, _ = io.Copy(io.Discard, client) }()
+		c := &resetCountingConn{Conn: server, log: slog.New(slog.DiscardHandler)}
+		c.ends = earlyEnds{conn: server, budget: rate.NewLimiter(0, 3)}
+		b := stream.Bytes()
+		for len(b) > 0 {
+			k := min(chunk, len(b))
+			_, _ = c.Write(b[:k])
+			b = b[k:]
+		}
+		if c.ends.closed {
+			t.Fatalf("writes of %d bytes: closed after 3 stream errors and 5 NO_ERROR resets, want open", chunk)
+		}
+		_, _ = c.Write(one.Bytes())
+		if !c.ends.closed {
+			t.Fatalf("writes of %d bytes: a fourth stream error left the connection open", chunk)
+		}
+		client.Close()
+	}
+}
 
 // The gRPC port's counter sees RST_STREAM frames wherever the reads split
 // the stream, and only frames: a DATA payload of RST_STREAM-shaped bytes
@@ -27,13 +65,13 @@ func TestResetCountingConnCountsFrames(t *testing.T) {
 	}
 	for _, chunk := range []int{1, 7, stream.Len()} {
 		server, client := net.Pipe()
-		c := &resetCountingConn{Conn: server, log: slog.New(slog.DiscardHandler), preface: len(http2.ClientPreface)}
+		c := &resetCountingConn{Conn: server, log: slog.New(slog.DiscardHandler), in: frameScanner{preface: len(http2.ClientPreface)}}
 		// Three resets, no refill: the fourth closes the connection.
 		c.ends = earlyEnds{conn: server, budget: rate.NewLimiter(0, 3)}
 		b := stream.Bytes()
 		for len(b) > 0 {
 			k := min(chunk, len(b))
-			c.scan(b[:k])
+			c.in.scan(b[:k], func(http2.ErrCode) { c.spend() })
 			b = b[k:]
 		}
 		if c.ends.closed {
@@ -41,7 +79,7 @@ func TestResetCountingConnCountsFrames(t *testing.T) {
 		}
 		var one bytes.Buffer
 		_ = http2.NewFramer(&one, nil).WriteRSTStream(5, http2.ErrCodeCancel)
-		c.scan(one.Bytes())
+		c.in.scan(one.Bytes(), func(http2.ErrCode) { c.spend() })
 		if !c.ends.closed {
 			t.Fatalf("reads of %d bytes: a fourth reset left the connection open", chunk)
 		}

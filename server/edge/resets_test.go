@@ -30,7 +30,7 @@ func TestRapidResetClosesTheConnection(t *testing.T) {
 	go func() { _ = s.ServeGRPC(grpcLn) }()
 	for _, tc := range []struct{ name, addr string }{{"API port", s.Addr}, {"gRPC port", grpcLn.Addr().String()}} {
 		t.Run(tc.name, func(t *testing.T) {
-			sent, err := rapidReset(t, tc.addr)
+			sent, err := rapidReset(t, tc.addr, clientReset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,13 +42,45 @@ func TestRapidResetClosesTheConnection(t *testing.T) {
 	}
 }
 
-// rapidReset opens streams and resets each at once until the server
+// Streams the server resets because the client provoked it (here with a
+// WINDOW_UPDATE of zero, a stream error) count as the client's own resets
+// do: on --grpc-addr, grpc-go resets each and, uncounted, a client could
+// end 100,000 streams in 8 s on a connection never closed.
+func TestProvokedResetsCloseTheConnection(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	grpcLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s.ServeGRPC(grpcLn) }()
+	sent, err := rapidReset(t, grpcLn.Addr().String(), zeroWindowUpdate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent > 2000 {
+		t.Fatalf("closed after %d provoked resets, want about 1,000", sent)
+	}
+}
+
+// clientReset resets the stream it opened.
+func clientReset(fr *http2.Framer, id uint32) error {
+	return fr.WriteRSTStream(id, http2.ErrCodeCancel)
+}
+
+// zeroWindowUpdate makes the server reset the stream: a WINDOW_UPDATE of
+// zero is a stream error (RFC 9113 section 6.9).
+func zeroWindowUpdate(fr *http2.Framer, id uint32) error {
+	return fr.WriteRawFrame(http2.FrameWindowUpdate, 0, id, []byte{0, 0, 0, 0})
+}
+
+// rapidReset opens streams and ends each at once with end (the client's
+// reset, or a frame that makes the server reset it) until the server
 // closes the connection or rapidResets were sent, and reports how many
 // were. Every 50 it waits for the acknowledgement of a SETTINGS frame
 // (gRPC refuses frequent PINGs): the server has then read them, and no
 // more than that many handlers can be waiting to start, so what closes
 // the connection is a count of resets, not a queue of work.
-func rapidReset(t *testing.T, addr string) (int, error) {
+func rapidReset(t *testing.T, addr string, end func(fr *http2.Framer, id uint32) error) (int, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +143,7 @@ func rapidReset(t *testing.T, addr string) (int, error) {
 	for i := 0; i < rapidResets; i++ {
 		id := uint32(2*i + 1)
 		if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: headers(), EndHeaders: true}) != nil ||
-			fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
+			end(fr, id) != nil {
 			return i, nil // the server hung up
 		}
 		if i%50 == 49 {

@@ -50,8 +50,8 @@ func (t Timeouts) HTTPServer(h http.Handler) *http.Server {
 	return srv
 }
 
-// maxConcurrentStreams is net/http's default for HTTP/2, applied to gRPC's
-// own transport too.
+// maxConcurrentStreams is net/http's default for HTTP/2 (the gRPC port's
+// is GRPCStreamsPerConnection).
 const maxConcurrentStreams = 250
 
 var (
@@ -60,24 +60,34 @@ var (
 )
 
 // GRPCOptions are the same limits on grpc.Server's own transport: the
-// handshake within the read-header timeout, headers and concurrent streams
-// capped as on the HTTP server, idle connections closed after
-// the idle timeout and quiet ones pinged, and, for each unary call, its
-// request received within the read timeout of its headers and the whole
-// call within the write timeout (a shorter grpc-timeout from the client
-// still applies).
-func (t Timeouts) GRPCOptions() []grpc.ServerOption {
+// handshake within the read-header timeout, headers capped as on the HTTP
+// server, idle connections closed after the idle timeout and quiet ones
+// pinged, and, for each unary call, its request received within the read
+// timeout of its headers and the whole call within the write timeout (a
+// shorter grpc-timeout from the client still applies). admit, when not
+// nil, runs first when a call's headers arrive (grpc-go takes one tap
+// handle): a call it refuses is answered with its error.
+func (t Timeouts) GRPCOptions(admit tap.ServerInHandle) []grpc.ServerOption {
+	limitCall := t.limitCall
+	if admit != nil {
+		limitCall = func(ctx context.Context, info *tap.Info) (context.Context, error) {
+			ctx, err := admit(ctx, info)
+			if err != nil {
+				return ctx, err
+			}
+			return t.limitCall(ctx, info)
+		}
+	}
 	return []grpc.ServerOption{
 		grpc.ConnectionTimeout(t.ReadHeader),
-		// The HTTP server's defaults, which grpc-go's exceed (16 MiB of
-		// headers, unlimited streams per connection).
+		// The HTTP server's default, which grpc-go's exceeds (16 MiB of
+		// headers).
 		grpc.MaxHeaderListSize(http.DefaultMaxHeaderBytes),
-		grpc.MaxConcurrentStreams(maxConcurrentStreams),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
 			MaxConnectionIdle: t.Idle,
 			Time:              t.Read,
 		}),
-		grpc.InTapHandle(t.limitCall),
+		grpc.InTapHandle(limitCall),
 		grpc.ChainUnaryInterceptor(requestReceived),
 	}
 }
