@@ -557,6 +557,10 @@ func mustSet(f protoreflect.FieldDescriptor) bool {
 	if rules.GetRequired() {
 		return true
 	}
+	if f.HasPresence() {
+		// An optional field's rules apply only when it is set.
+		return false
+	}
 	if s := rules.GetString(); s != nil && s.GetMinLen() > 0 {
 		return true
 	}

@@ -245,6 +245,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists events, newest first; with after, the events recorded after that one, oldest first, in the order the organization's events were committed
+         * @description Lists events, newest first; with after, the events recorded after that one, oldest first, in the order the organization's events were committed.
+         */
+        get: operations["EventsService_ListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get event */
+        get: operations["EventsService_GetEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ip/catalog": {
         parameters: {
             query?: never;
@@ -765,7 +802,11 @@ export interface paths {
         delete: operations["WebhooksService_DeleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Changes an endpoint's url, events or description
+         * @description Changes an endpoint's url, events or description. Only the fields update_mask names change (without a mask: the fields the request sets); a new url is checked exactly as a new endpoint's is.
+         */
+        patch: operations["WebhooksService_UpdateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{id}/deliveries": {
@@ -802,6 +843,66 @@ export interface paths {
          * @description Sends a delivery's event again, as a new delivery.
          */
         post: operations["WebhooksService_RedeliverDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pauses an endpoint: it receives nothing until enabled again, and its pending deliveries fail (they are not sent later)
+         * @description Pauses an endpoint: it receives nothing until enabled again, and its pending deliveries fail (they are not sent later). Its deliveries stay listed.
+         */
+        post: operations["WebhooksService_DisableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resumes a disabled endpoint (disabled by the API, automatically after failures, or by a 410 Gone): it receives the events that happen from now on
+         * @description Resumes a disabled endpoint (disabled by the API, automatically after failures, or by a 410 Gone): it receives the events that happen from now on. Missed events can be read with GET /v1/events.
+         */
+        post: operations["WebhooksService_EnableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives the endpoint a new signing secret, returned once
+         * @description Gives the endpoint a new signing secret, returned once. Until previous_secret_expires_at every delivery carries a signature with the old secret as well as one with the new, so receivers can switch without missing an event.
+         */
+        post: operations["WebhooksService_RotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -852,7 +953,7 @@ export interface components {
             rate_limit: components["schemas"]["RateLimit"] | (never | null);
             /** Format: date-time */
             revoked_at: string | null;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The key itself: present only in the response that created or rotated it
              *      (never in an idempotent replay of that response).
@@ -862,7 +963,9 @@ export interface components {
         AuditEvent: {
             /**
              * @description key.created, key.rotated, key.revoked, webhook.created,
-             *      webhook.deleted, organization.created, session.created (a key signed
+             *      webhook.deleted, webhook.updated, webhook.disabled (by the API, or by
+             *      the service after failures), webhook.enabled, webhook.secret_rotated,
+             *      organization.created, session.created (a key signed
              *      in to the developer dashboard), session.ended (signed out),
              *      oauth_client.created, oauth_client.rotated, oauth_client.deleted,
              *      plan_feed.created (a plan's calendar feed URL was made) or
@@ -1041,7 +1144,7 @@ export interface components {
             expires_at?: string;
             name: string;
             rate_limit?: components["schemas"]["RateLimit"];
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
         };
         CreateOAuthClientRequest: {
             /**
@@ -1053,7 +1156,7 @@ export interface components {
             };
             jwks_uri?: string;
             name: string;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
             token_lifetime?: string;
         };
@@ -1073,8 +1176,10 @@ export interface components {
             remind_days_before?: number;
         };
         CreateWebhookRequest: {
+            /** @description Free text to tell endpoints apart. */
+            description?: string;
             /** @description Event types (the document's webhooks), or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;
             url: string;
@@ -1112,7 +1217,7 @@ export interface components {
             created_at: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
+            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
             /** @description "whd_" followed by a ULID. */
             id: string;
             last_error: string;
@@ -1154,6 +1259,10 @@ export interface components {
              */
             response_status: number;
         };
+        /** @description No fields: the method takes what it needs from its path. */
+        DisableWebhookBody: Record<string, never>;
+        /** @description No fields: the method takes what it needs from its path. */
+        EnableWebhookBody: Record<string, never>;
         EndpointUsage: {
             /**
              * Format: int64
@@ -1187,6 +1296,33 @@ export interface components {
                 /** @description gRPC status code name, e.g. NOT_FOUND. */
                 status?: string;
             };
+        };
+        /** @description An event, as a webhook delivery's body carries it, and its position. */
+        Event: {
+            /** @description The resource, as the event type's table says (a delivery body's data). */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description "evt_" followed by a ULID: the webhook-id of its deliveries. */
+            id: string;
+            /**
+             * @description The id of the resource the event is about (a job, a creator, a plan,
+             *      an IP record, a webhook).
+             */
+            object_id: string;
+            /**
+             * Format: int64
+             * @description The event's position among the organization's events: it grows in the
+             *      order they were committed. A 64-bit integer, sent as a decimal string.
+             */
+            sequence: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (a delivery body's timestamp).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
         };
         IPKeys: {
             log_keys: components["schemas"]["LogKey"][];
@@ -1328,6 +1464,10 @@ export interface components {
             deliveries: components["schemas"]["Delivery"][];
             next_page_token: string;
         };
+        ListEventsResponse: {
+            events: components["schemas"]["Event"][];
+            next_page_token: string;
+        };
         ListJobsResponse: {
             jobs: components["schemas"]["Job"][];
             next_page_token: string;
@@ -1408,7 +1548,7 @@ export interface components {
              * @description The scopes the client may be issued; a token request asking for
              *      others gets only these.
              */
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The client secret: present only in the response that created or
              *      rotated it (never in an idempotent replay of that response).
@@ -1688,6 +1828,13 @@ export interface components {
             /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
         };
+        RotateWebhookSecretBody: {
+            /**
+             * @description The new secret, as CreateWebhookRequest.secret; empty generates one,
+             *      returned in the response's secret.
+             */
+            secret?: string;
+        };
         RunWorkflowRequest: {
             async?: boolean;
             context: {
@@ -1711,6 +1858,19 @@ export interface components {
             auto_replan?: boolean;
             /** Format: int32 */
             remind_days_before?: number;
+        };
+        UpdateWebhookBody: {
+            description?: string;
+            /** @description A new subscription list, replacing the old one. */
+            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            /**
+             * Format: field-mask
+             * @description The fields to change, of url, events and description; empty: those
+             *      the request sets.
+             */
+            update_mask?: string;
+            /** @description A new url, checked as CreateWebhookRequest.url is. */
+            url?: string;
         };
         UsagePoint: {
             /**
@@ -1771,25 +1931,47 @@ export interface components {
             workflow_count: number;
         };
         Webhook: {
+            /**
+             * Format: int32
+             * @description Deliveries that failed (retries exhausted) in a row since the last one
+             *      that succeeded; the webhook is disabled when they reach the server's
+             *      threshold.
+             */
+            consecutive_failures: number;
             /** Format: date-time */
             created_at: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the webhook was disabled; null while active.
+             */
+            disabled_at: string | null;
             /** @description Why the webhook was disabled; empty while active. */
             disabled_reason: string;
             /** @description Event types, or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
             /** @description "wh_" followed by a ULID. */
             id: string;
             /**
-             * @description The generated signing secret: present only in the creation response,
-             *      and only when the caller did not supply one (never in an idempotent
-             *      replay of that response).
+             * Format: date-time
+             * @description Until when deliveries are also signed with the secret replaced by the
+             *      last rotation; null when no rotation is in its grace period.
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * @description The generated signing secret: present only in the response that
+             *      created or rotated it, and only when the caller did not supply one
+             *      (never in an idempotent replay of that response).
              */
             secret?: string;
             /**
-             * @description active, or disabled (the endpoint answered 410 Gone).
+             * @description active, or disabled (by the API, after a long run of failed
+             *      deliveries, or because the endpoint answered 410 Gone).
              * @enum {string}
              */
             status: "active" | "disabled";
+            /** Format: date-time */
+            updated_at: string;
             url: string;
         };
         Workflow: {
@@ -1975,7 +2157,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of this action. */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated" | "webhook.disabled" | "webhook.enabled" | "webhook.secret_rotated" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
                 /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
                 actor?: string;
                 /** @description Only changes to this resource (a key or webhook id). */
@@ -2915,6 +3097,129 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EventsService_ListEvents: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_token?: string;
+                /** @description Only events of these types. */
+                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+                /** @description Only events at or after this time. */
+                created_after?: string;
+                /** @description Only events before this time. */
+                created_before?: string;
+                /** @description Only events about this resource. */
+                object_id?: string;
+                /** @description Only events committed after this event, oldest first: the last event an integrator processed. An event past the retention is refused. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "data": {
+                     *             "created_at": "2026-11-02T09:30:00Z",
+                     *             "email": "nova@example.com",
+                     *             "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *             "metadata": {},
+                     *             "name": "Nova Reyes",
+                     *             "vertical": "music"
+                     *           },
+                     *           "id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *           "object_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "sequence": "42",
+                     *           "timestamp": "2026-11-02T09:30:00Z",
+                     *           "type": "creator.created"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EventsService_GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_at": "2026-11-02T09:30:00Z",
+                     *         "email": "nova@example.com",
+                     *         "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *         "metadata": {},
+                     *         "name": "Nova Reyes",
+                     *         "vertical": "music"
+                     *       },
+                     *       "id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *       "object_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "sequence": "42",
+                     *       "timestamp": "2026-11-02T09:30:00Z",
+                     *       "type": "creator.created"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5243,14 +5548,19 @@ export interface operations {
                      *       "next_page_token": "",
                      *       "webhooks": [
                      *         {
+                     *           "consecutive_failures": 0,
                      *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "description": "Release pipeline notifications",
+                     *           "disabled_at": null,
                      *           "disabled_reason": "",
                      *           "events": [
                      *             "engine.job.completed",
                      *             "creator.created"
                      *           ],
                      *           "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *           "previous_secret_expires_at": null,
                      *           "status": "active",
+                     *           "updated_at": "2026-11-02T09:30:00Z",
                      *           "url": "https://hooks.example.com/creativeops"
                      *         }
                      *       ]
@@ -5286,6 +5596,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "description": "Debut single, master v3.",
                  *       "events": [
                  *         "engine.job.completed",
                  *         "creator.created"
@@ -5305,15 +5616,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "consecutive_failures": 0,
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
                      *       "disabled_reason": "",
                      *       "events": [
                      *         "engine.job.completed",
                      *         "creator.created"
                      *       ],
                      *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "url": "https://hooks.example.com/creativeops"
                      *     }
                      */
@@ -5356,14 +5672,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "consecutive_failures": 0,
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
                      *       "disabled_reason": "",
                      *       "events": [
                      *         "engine.job.completed",
                      *         "creator.created"
                      *       ],
                      *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
                      *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "url": "https://hooks.example.com/creativeops"
                      *     }
                      */
@@ -5410,6 +5731,75 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_UpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Debut single, master v3.",
+                 *       "events": [
+                 *         "engine.job.completed",
+                 *         "creator.created"
+                 *       ],
+                 *       "url": "https://hooks.example.com/creativeops"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5536,6 +5926,190 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_DisableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["DisableWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": "2026-11-02T09:35:00Z",
+                     *       "disabled_reason": "disabled through the API",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "disabled",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_EnableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EnableWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_RotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RotateWebhookSecretBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
+                     *       "secret": "whsec_Vd2kL9mQ4rT7wY0zB3cE6fH9jK2nP5sU",
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: components["responses"]["BadRequest"];
