@@ -74,6 +74,16 @@ const (
 	WebhookCreated Action = "webhook.created"
 	// WebhookDeleted: a webhook was deleted.
 	WebhookDeleted Action = "webhook.deleted"
+	// WebhookUpdated: a webhook's url, events or description changed.
+	WebhookUpdated Action = "webhook.updated"
+	// WebhookDisabled: a webhook was disabled, through the API or by the
+	// service (after a run of failed deliveries, or a 410 Gone).
+	WebhookDisabled Action = "webhook.disabled"
+	// WebhookEnabled: a disabled webhook was enabled again.
+	WebhookEnabled Action = "webhook.enabled"
+	// WebhookSecretRotated: a webhook got a new signing secret; the old one
+	// still signs deliveries for a grace period.
+	WebhookSecretRotated Action = "webhook.secret_rotated"
 	// OrganizationCreated: an organization was created (command line or bootstrap).
 	OrganizationCreated Action = "organization.created"
 	// SecretsResealed: secrets at rest were sealed again under the newest
@@ -110,7 +120,7 @@ const (
 // Actions lists every action, for validation and documentation.
 var Actions = []Action{
 	KeyCreated, KeyRotated, KeyRevoked,
-	WebhookCreated, WebhookDeleted,
+	WebhookCreated, WebhookDeleted, WebhookUpdated, WebhookDisabled, WebhookEnabled, WebhookSecretRotated,
 	OrganizationCreated, SecretsResealed, IPKeysRotated,
 	SessionCreated, SessionEnded,
 	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,

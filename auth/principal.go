@@ -16,6 +16,7 @@ const (
 	ScopeIPWrite       = "ip:write"
 	ScopeWebhooksRead  = "webhooks:read"
 	ScopeWebhooksWrite = "webhooks:write"
+	ScopeEventsRead    = "events:read"
 	ScopeAnalyticsRead = "analytics:read"
 	ScopeKeysAdmin     = "keys:admin"
 	ScopePlansRead     = "plans:read"
@@ -24,7 +25,7 @@ const (
 
 // AllScopes lists every scope a key can be given.
 var AllScopes = []string{ScopeAll, ScopeEngineRun, ScopeEngineRead, ScopeCreatorsRead, ScopeCreatorsWrite,
-	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAnalyticsRead, ScopeKeysAdmin,
+	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeEventsRead, ScopeAnalyticsRead, ScopeKeysAdmin,
 	ScopePlansRead, ScopePlansWrite}
 
 // ValidScope reports whether s is a known scope.

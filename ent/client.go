@@ -21,6 +21,7 @@ import (
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/ent/event"
+	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
@@ -60,6 +61,8 @@ type Client struct {
 	DeliveryAttempt *DeliveryAttemptClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// EventSequence is the client for interacting with the EventSequence builders.
+	EventSequence *EventSequenceClient
 	// IPRecord is the client for interacting with the IPRecord builders.
 	IPRecord *IPRecordClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -113,6 +116,7 @@ func (c *Client) init() {
 	c.Delivery = NewDeliveryClient(c.config)
 	c.DeliveryAttempt = NewDeliveryAttemptClient(c.config)
 	c.Event = NewEventClient(c.config)
+	c.EventSequence = NewEventSequenceClient(c.config)
 	c.IPRecord = NewIPRecordClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Job = NewJobClient(c.config)
@@ -229,6 +233,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Delivery:        NewDeliveryClient(cfg),
 		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
 		Event:           NewEventClient(cfg),
+		EventSequence:   NewEventSequenceClient(cfg),
 		IPRecord:        NewIPRecordClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
@@ -272,6 +277,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Delivery:        NewDeliveryClient(cfg),
 		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
 		Event:           NewEventClient(cfg),
+		EventSequence:   NewEventSequenceClient(cfg),
 		IPRecord:        NewIPRecordClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
@@ -320,10 +326,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
-		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
-		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
-		c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash,
+		c.LogState, c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation,
+		c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder,
+		c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -334,10 +340,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash, c.LogState,
-		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
-		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
-		c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash,
+		c.LogState, c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation,
+		c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder,
+		c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -358,6 +364,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DeliveryAttempt.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
+	case *EventSequenceMutation:
+		return c.EventSequence.mutate(ctx, m)
 	case *IPRecordMutation:
 		return c.IPRecord.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
@@ -1226,6 +1234,139 @@ func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, erro
 		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
+	}
+}
+
+// EventSequenceClient is a client for the EventSequence schema.
+type EventSequenceClient struct {
+	config
+}
+
+// NewEventSequenceClient returns a client for the EventSequence from the given config.
+func NewEventSequenceClient(c config) *EventSequenceClient {
+	return &EventSequenceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `eventsequence.Hooks(f(g(h())))`.
+func (c *EventSequenceClient) Use(hooks ...Hook) {
+	c.hooks.EventSequence = append(c.hooks.EventSequence, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `eventsequence.Intercept(f(g(h())))`.
+func (c *EventSequenceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EventSequence = append(c.inters.EventSequence, interceptors...)
+}
+
+// Create returns a builder for creating a EventSequence entity.
+func (c *EventSequenceClient) Create() *EventSequenceCreate {
+	mutation := newEventSequenceMutation(c.config, OpCreate)
+	return &EventSequenceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EventSequence entities.
+func (c *EventSequenceClient) CreateBulk(builders ...*EventSequenceCreate) *EventSequenceCreateBulk {
+	return &EventSequenceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventSequenceClient) MapCreateBulk(slice any, setFunc func(*EventSequenceCreate, int)) *EventSequenceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventSequenceCreateBulk{err: fmt.Errorf("calling to EventSequenceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventSequenceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventSequenceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EventSequence.
+func (c *EventSequenceClient) Update() *EventSequenceUpdate {
+	mutation := newEventSequenceMutation(c.config, OpUpdate)
+	return &EventSequenceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventSequenceClient) UpdateOne(_m *EventSequence) *EventSequenceUpdateOne {
+	mutation := newEventSequenceMutation(c.config, OpUpdateOne, withEventSequence(_m))
+	return &EventSequenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventSequenceClient) UpdateOneID(id string) *EventSequenceUpdateOne {
+	mutation := newEventSequenceMutation(c.config, OpUpdateOne, withEventSequenceID(id))
+	return &EventSequenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EventSequence.
+func (c *EventSequenceClient) Delete() *EventSequenceDelete {
+	mutation := newEventSequenceMutation(c.config, OpDelete)
+	return &EventSequenceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventSequenceClient) DeleteOne(_m *EventSequence) *EventSequenceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventSequenceClient) DeleteOneID(id string) *EventSequenceDeleteOne {
+	builder := c.Delete().Where(eventsequence.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventSequenceDeleteOne{builder}
+}
+
+// Query returns a query builder for EventSequence.
+func (c *EventSequenceClient) Query() *EventSequenceQuery {
+	return &EventSequenceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEventSequence},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EventSequence entity by its id.
+func (c *EventSequenceClient) Get(ctx context.Context, id string) (*EventSequence, error) {
+	return c.Query().Where(eventsequence.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventSequenceClient) GetX(ctx context.Context, id string) *EventSequence {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EventSequenceClient) Hooks() []Hook {
+	return c.hooks.EventSequence
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventSequenceClient) Interceptors() []Interceptor {
+	return c.inters.EventSequence
+}
+
+func (c *EventSequenceClient) mutate(ctx context.Context, m *EventSequenceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventSequenceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventSequenceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventSequenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventSequenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EventSequence mutation op: %q", m.Op())
 	}
 }
 
@@ -3658,16 +3799,18 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
-		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
-		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Hook
+		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
+		IPRecord, IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion,
+		OAuthClient, OAuthRevocation, OAuthSigningKey, Organization, Plan,
+		PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
+		Webhook []ent.Hook
 	}
 	inters struct {
-		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, IPRecord,
-		IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion, OAuthClient,
-		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
-		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Interceptor
+		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
+		IPRecord, IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion,
+		OAuthClient, OAuthRevocation, OAuthSigningKey, Organization, Plan,
+		PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
+		Webhook []ent.Interceptor
 	}
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/ent/event"
+	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
@@ -102,6 +103,7 @@ func checkColumn(t, c string) error {
 			delivery.Table:        delivery.ValidColumn,
 			deliveryattempt.Table: deliveryattempt.ValidColumn,
 			event.Table:           event.ValidColumn,
+			eventsequence.Table:   eventsequence.ValidColumn,
 			iprecord.Table:        iprecord.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			job.Table:             job.ValidColumn,

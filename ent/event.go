@@ -24,7 +24,11 @@ type Event struct {
 	// Data holds the value of the "data" field.
 	Data string `json:"data,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
-	CreatedAt    time.Time `json:"created_at,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitempty"`
+	// Sequence holds the value of the "sequence" field.
+	Sequence int64 `json:"sequence,omitempty"`
+	// ObjectID holds the value of the "object_id" field.
+	ObjectID     string `json:"object_id,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -33,7 +37,9 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData:
+		case event.FieldSequence:
+			values[i] = new(sql.NullInt64)
+		case event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldObjectID:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -82,6 +88,18 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
+		case event.FieldSequence:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field sequence", values[i])
+			} else if value.Valid {
+				_m.Sequence = value.Int64
+			}
+		case event.FieldObjectID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field object_id", values[i])
+			} else if value.Valid {
+				_m.ObjectID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -129,6 +147,12 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("sequence=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Sequence))
+	builder.WriteString(", ")
+	builder.WriteString("object_id=")
+	builder.WriteString(_m.ObjectID)
 	builder.WriteByte(')')
 	return builder.String()
 }

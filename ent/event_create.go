@@ -55,6 +55,34 @@ func (_c *EventCreate) SetNillableCreatedAt(v *time.Time) *EventCreate {
 	return _c
 }
 
+// SetSequence sets the "sequence" field.
+func (_c *EventCreate) SetSequence(v int64) *EventCreate {
+	_c.mutation.SetSequence(v)
+	return _c
+}
+
+// SetNillableSequence sets the "sequence" field if the given value is not nil.
+func (_c *EventCreate) SetNillableSequence(v *int64) *EventCreate {
+	if v != nil {
+		_c.SetSequence(*v)
+	}
+	return _c
+}
+
+// SetObjectID sets the "object_id" field.
+func (_c *EventCreate) SetObjectID(v string) *EventCreate {
+	_c.mutation.SetObjectID(v)
+	return _c
+}
+
+// SetNillableObjectID sets the "object_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableObjectID(v *string) *EventCreate {
+	if v != nil {
+		_c.SetObjectID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v string) *EventCreate {
 	_c.mutation.SetID(v)
@@ -100,6 +128,14 @@ func (_c *EventCreate) defaults() {
 		v := event.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Sequence(); !ok {
+		v := event.DefaultSequence
+		_c.mutation.SetSequence(v)
+	}
+	if _, ok := _c.mutation.ObjectID(); !ok {
+		v := event.DefaultObjectID
+		_c.mutation.SetObjectID(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -115,6 +151,12 @@ func (_c *EventCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Event.created_at"`)}
+	}
+	if _, ok := _c.mutation.Sequence(); !ok {
+		return &ValidationError{Name: "sequence", err: errors.New(`ent: missing required field "Event.sequence"`)}
+	}
+	if _, ok := _c.mutation.ObjectID(); !ok {
+		return &ValidationError{Name: "object_id", err: errors.New(`ent: missing required field "Event.object_id"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := event.IDValidator(v); err != nil {
@@ -172,6 +214,14 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(event.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.Sequence(); ok {
+		_spec.SetField(event.FieldSequence, field.TypeInt64, value)
+		_node.Sequence = value
+	}
+	if value, ok := _c.mutation.ObjectID(); ok {
+		_spec.SetField(event.FieldObjectID, field.TypeString, value)
+		_node.ObjectID = value
 	}
 	return _node, _spec
 }
@@ -253,6 +303,12 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(event.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.Sequence(); exists {
+			s.SetIgnore(event.FieldSequence)
+		}
+		if _, exists := u.create.mutation.ObjectID(); exists {
+			s.SetIgnore(event.FieldObjectID)
 		}
 	}))
 	return u
@@ -479,6 +535,12 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(event.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.Sequence(); exists {
+				s.SetIgnore(event.FieldSequence)
+			}
+			if _, exists := b.mutation.ObjectID(); exists {
+				s.SetIgnore(event.FieldObjectID)
 			}
 		}
 	}))

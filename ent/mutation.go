@@ -17,6 +17,7 @@ import (
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/deliveryattempt"
 	"github.com/creativeops/creativeops/ent/event"
+	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
@@ -53,6 +54,7 @@ const (
 	TypeDelivery        = "Delivery"
 	TypeDeliveryAttempt = "DeliveryAttempt"
 	TypeEvent           = "Event"
+	TypeEventSequence   = "EventSequence"
 	TypeIPRecord        = "IPRecord"
 	TypeIdempotencyKey  = "IdempotencyKey"
 	TypeJob             = "Job"
@@ -5063,6 +5065,9 @@ type EventMutation struct {
 	_type           *string
 	data            *string
 	created_at      *time.Time
+	sequence        *int64
+	addsequence     *int64
+	object_id       *string
 	clearedFields   map[string]struct{}
 	done            bool
 	oldValue        func(context.Context) (*Event, error)
@@ -5317,6 +5322,98 @@ func (m *EventMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetSequence sets the "sequence" field.
+func (m *EventMutation) SetSequence(i int64) {
+	m.sequence = &i
+	m.addsequence = nil
+}
+
+// Sequence returns the value of the "sequence" field in the mutation.
+func (m *EventMutation) Sequence() (r int64, exists bool) {
+	v := m.sequence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSequence returns the old "sequence" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldSequence(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSequence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSequence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSequence: %w", err)
+	}
+	return oldValue.Sequence, nil
+}
+
+// AddSequence adds i to the "sequence" field.
+func (m *EventMutation) AddSequence(i int64) {
+	if m.addsequence != nil {
+		*m.addsequence += i
+	} else {
+		m.addsequence = &i
+	}
+}
+
+// AddedSequence returns the value that was added to the "sequence" field in this mutation.
+func (m *EventMutation) AddedSequence() (r int64, exists bool) {
+	v := m.addsequence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSequence resets all changes to the "sequence" field.
+func (m *EventMutation) ResetSequence() {
+	m.sequence = nil
+	m.addsequence = nil
+}
+
+// SetObjectID sets the "object_id" field.
+func (m *EventMutation) SetObjectID(s string) {
+	m.object_id = &s
+}
+
+// ObjectID returns the value of the "object_id" field in the mutation.
+func (m *EventMutation) ObjectID() (r string, exists bool) {
+	v := m.object_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldObjectID returns the old "object_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldObjectID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldObjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldObjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldObjectID: %w", err)
+	}
+	return oldValue.ObjectID, nil
+}
+
+// ResetObjectID resets all changes to the "object_id" field.
+func (m *EventMutation) ResetObjectID() {
+	m.object_id = nil
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -5351,7 +5448,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 6)
 	if m.organization_id != nil {
 		fields = append(fields, event.FieldOrganizationID)
 	}
@@ -5363,6 +5460,12 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
+	}
+	if m.sequence != nil {
+		fields = append(fields, event.FieldSequence)
+	}
+	if m.object_id != nil {
+		fields = append(fields, event.FieldObjectID)
 	}
 	return fields
 }
@@ -5380,6 +5483,10 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Data()
 	case event.FieldCreatedAt:
 		return m.CreatedAt()
+	case event.FieldSequence:
+		return m.Sequence()
+	case event.FieldObjectID:
+		return m.ObjectID()
 	}
 	return nil, false
 }
@@ -5397,6 +5504,10 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldData(ctx)
 	case event.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case event.FieldSequence:
+		return m.OldSequence(ctx)
+	case event.FieldObjectID:
+		return m.OldObjectID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -5434,6 +5545,20 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case event.FieldSequence:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSequence(v)
+		return nil
+	case event.FieldObjectID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetObjectID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
 }
@@ -5441,13 +5566,21 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *EventMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addsequence != nil {
+		fields = append(fields, event.FieldSequence)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case event.FieldSequence:
+		return m.AddedSequence()
+	}
 	return nil, false
 }
 
@@ -5456,6 +5589,13 @@ func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *EventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case event.FieldSequence:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSequence(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event numeric field %s", name)
 }
@@ -5494,6 +5634,12 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case event.FieldSequence:
+		m.ResetSequence()
+		return nil
+	case event.FieldObjectID:
+		m.ResetObjectID()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
@@ -5545,6 +5691,374 @@ func (m *EventMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *EventMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Event edge %s", name)
+}
+
+// EventSequenceMutation represents an operation that mutates the EventSequence nodes in the graph.
+type EventSequenceMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	last          *int64
+	addlast       *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*EventSequence, error)
+	predicates    []predicate.EventSequence
+}
+
+var _ ent.Mutation = (*EventSequenceMutation)(nil)
+
+// eventsequenceOption allows management of the mutation configuration using functional options.
+type eventsequenceOption func(*EventSequenceMutation)
+
+// newEventSequenceMutation creates new mutation for the EventSequence entity.
+func newEventSequenceMutation(c config, op Op, opts ...eventsequenceOption) *EventSequenceMutation {
+	m := &EventSequenceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEventSequence,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEventSequenceID sets the ID field of the mutation.
+func withEventSequenceID(id string) eventsequenceOption {
+	return func(m *EventSequenceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EventSequence
+		)
+		m.oldValue = func(ctx context.Context) (*EventSequence, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EventSequence.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEventSequence sets the old EventSequence of the mutation.
+func withEventSequence(node *EventSequence) eventsequenceOption {
+	return func(m *EventSequenceMutation) {
+		m.oldValue = func(context.Context) (*EventSequence, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EventSequenceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EventSequenceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EventSequence entities.
+func (m *EventSequenceMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EventSequenceMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EventSequenceMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EventSequence.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetLast sets the "last" field.
+func (m *EventSequenceMutation) SetLast(i int64) {
+	m.last = &i
+	m.addlast = nil
+}
+
+// Last returns the value of the "last" field in the mutation.
+func (m *EventSequenceMutation) Last() (r int64, exists bool) {
+	v := m.last
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLast returns the old "last" field's value of the EventSequence entity.
+// If the EventSequence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventSequenceMutation) OldLast(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLast is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLast requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLast: %w", err)
+	}
+	return oldValue.Last, nil
+}
+
+// AddLast adds i to the "last" field.
+func (m *EventSequenceMutation) AddLast(i int64) {
+	if m.addlast != nil {
+		*m.addlast += i
+	} else {
+		m.addlast = &i
+	}
+}
+
+// AddedLast returns the value that was added to the "last" field in this mutation.
+func (m *EventSequenceMutation) AddedLast() (r int64, exists bool) {
+	v := m.addlast
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLast resets all changes to the "last" field.
+func (m *EventSequenceMutation) ResetLast() {
+	m.last = nil
+	m.addlast = nil
+}
+
+// Where appends a list predicates to the EventSequenceMutation builder.
+func (m *EventSequenceMutation) Where(ps ...predicate.EventSequence) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EventSequenceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EventSequenceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EventSequence, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EventSequenceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EventSequenceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EventSequence).
+func (m *EventSequenceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EventSequenceMutation) Fields() []string {
+	fields := make([]string, 0, 1)
+	if m.last != nil {
+		fields = append(fields, eventsequence.FieldLast)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EventSequenceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case eventsequence.FieldLast:
+		return m.Last()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EventSequenceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case eventsequence.FieldLast:
+		return m.OldLast(ctx)
+	}
+	return nil, fmt.Errorf("unknown EventSequence field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EventSequenceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case eventsequence.FieldLast:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLast(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EventSequence field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EventSequenceMutation) AddedFields() []string {
+	var fields []string
+	if m.addlast != nil {
+		fields = append(fields, eventsequence.FieldLast)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EventSequenceMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case eventsequence.FieldLast:
+		return m.AddedLast()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EventSequenceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case eventsequence.FieldLast:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLast(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EventSequence numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EventSequenceMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EventSequenceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EventSequenceMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown EventSequence nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EventSequenceMutation) ResetField(name string) error {
+	switch name {
+	case eventsequence.FieldLast:
+		m.ResetLast()
+		return nil
+	}
+	return fmt.Errorf("unknown EventSequence field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EventSequenceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EventSequenceMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EventSequenceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EventSequenceMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EventSequenceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EventSequenceMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EventSequenceMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown EventSequence unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EventSequenceMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown EventSequence edge %s", name)
 }
 
 // IPRecordMutation represents an operation that mutates the IPRecord nodes in the graph.
@@ -18962,25 +19476,31 @@ func (m *UsageMinuteMutation) ResetEdge(name string) error {
 // WebhookMutation represents an operation that mutates the Webhook nodes in the graph.
 type WebhookMutation struct {
 	config
-	op              Op
-	typ             string
-	id              *string
-	created_at      *time.Time
-	updated_at      *time.Time
-	organization_id *string
-	url             *string
-	events          *[]string
-	appendevents    []string
-	secret          *string
-	secret_key_id   *string
-	status          *string
-	disabled_reason *string
-	disabled_at     *time.Time
-	deleted_at      *time.Time
-	clearedFields   map[string]struct{}
-	done            bool
-	oldValue        func(context.Context) (*Webhook, error)
-	predicates      []predicate.Webhook
+	op                         Op
+	typ                        string
+	id                         *string
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	organization_id            *string
+	url                        *string
+	events                     *[]string
+	appendevents               []string
+	description                *string
+	secret                     *string
+	secret_key_id              *string
+	previous_secret            *string
+	previous_secret_key_id     *string
+	previous_secret_expires_at *time.Time
+	consecutive_failures       *int
+	addconsecutive_failures    *int
+	status                     *string
+	disabled_reason            *string
+	disabled_at                *time.Time
+	deleted_at                 *time.Time
+	clearedFields              map[string]struct{}
+	done                       bool
+	oldValue                   func(context.Context) (*Webhook, error)
+	predicates                 []predicate.Webhook
 }
 
 var _ ent.Mutation = (*WebhookMutation)(nil)
@@ -19282,6 +19802,42 @@ func (m *WebhookMutation) ResetEvents() {
 	m.appendevents = nil
 }
 
+// SetDescription sets the "description" field.
+func (m *WebhookMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *WebhookMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *WebhookMutation) ResetDescription() {
+	m.description = nil
+}
+
 // SetSecret sets the "secret" field.
 func (m *WebhookMutation) SetSecret(s string) {
 	m.secret = &s
@@ -19352,6 +19908,183 @@ func (m *WebhookMutation) OldSecretKeyID(ctx context.Context) (v string, err err
 // ResetSecretKeyID resets all changes to the "secret_key_id" field.
 func (m *WebhookMutation) ResetSecretKeyID() {
 	m.secret_key_id = nil
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (m *WebhookMutation) SetPreviousSecret(s string) {
+	m.previous_secret = &s
+}
+
+// PreviousSecret returns the value of the "previous_secret" field in the mutation.
+func (m *WebhookMutation) PreviousSecret() (r string, exists bool) {
+	v := m.previous_secret
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviousSecret returns the old "previous_secret" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldPreviousSecret(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviousSecret is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviousSecret requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviousSecret: %w", err)
+	}
+	return oldValue.PreviousSecret, nil
+}
+
+// ResetPreviousSecret resets all changes to the "previous_secret" field.
+func (m *WebhookMutation) ResetPreviousSecret() {
+	m.previous_secret = nil
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (m *WebhookMutation) SetPreviousSecretKeyID(s string) {
+	m.previous_secret_key_id = &s
+}
+
+// PreviousSecretKeyID returns the value of the "previous_secret_key_id" field in the mutation.
+func (m *WebhookMutation) PreviousSecretKeyID() (r string, exists bool) {
+	v := m.previous_secret_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviousSecretKeyID returns the old "previous_secret_key_id" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldPreviousSecretKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviousSecretKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviousSecretKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviousSecretKeyID: %w", err)
+	}
+	return oldValue.PreviousSecretKeyID, nil
+}
+
+// ResetPreviousSecretKeyID resets all changes to the "previous_secret_key_id" field.
+func (m *WebhookMutation) ResetPreviousSecretKeyID() {
+	m.previous_secret_key_id = nil
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (m *WebhookMutation) SetPreviousSecretExpiresAt(t time.Time) {
+	m.previous_secret_expires_at = &t
+}
+
+// PreviousSecretExpiresAt returns the value of the "previous_secret_expires_at" field in the mutation.
+func (m *WebhookMutation) PreviousSecretExpiresAt() (r time.Time, exists bool) {
+	v := m.previous_secret_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPreviousSecretExpiresAt returns the old "previous_secret_expires_at" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldPreviousSecretExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPreviousSecretExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPreviousSecretExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPreviousSecretExpiresAt: %w", err)
+	}
+	return oldValue.PreviousSecretExpiresAt, nil
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (m *WebhookMutation) ClearPreviousSecretExpiresAt() {
+	m.previous_secret_expires_at = nil
+	m.clearedFields[webhook.FieldPreviousSecretExpiresAt] = struct{}{}
+}
+
+// PreviousSecretExpiresAtCleared returns if the "previous_secret_expires_at" field was cleared in this mutation.
+func (m *WebhookMutation) PreviousSecretExpiresAtCleared() bool {
+	_, ok := m.clearedFields[webhook.FieldPreviousSecretExpiresAt]
+	return ok
+}
+
+// ResetPreviousSecretExpiresAt resets all changes to the "previous_secret_expires_at" field.
+func (m *WebhookMutation) ResetPreviousSecretExpiresAt() {
+	m.previous_secret_expires_at = nil
+	delete(m.clearedFields, webhook.FieldPreviousSecretExpiresAt)
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (m *WebhookMutation) SetConsecutiveFailures(i int) {
+	m.consecutive_failures = &i
+	m.addconsecutive_failures = nil
+}
+
+// ConsecutiveFailures returns the value of the "consecutive_failures" field in the mutation.
+func (m *WebhookMutation) ConsecutiveFailures() (r int, exists bool) {
+	v := m.consecutive_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConsecutiveFailures returns the old "consecutive_failures" field's value of the Webhook entity.
+// If the Webhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMutation) OldConsecutiveFailures(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConsecutiveFailures is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConsecutiveFailures requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConsecutiveFailures: %w", err)
+	}
+	return oldValue.ConsecutiveFailures, nil
+}
+
+// AddConsecutiveFailures adds i to the "consecutive_failures" field.
+func (m *WebhookMutation) AddConsecutiveFailures(i int) {
+	if m.addconsecutive_failures != nil {
+		*m.addconsecutive_failures += i
+	} else {
+		m.addconsecutive_failures = &i
+	}
+}
+
+// AddedConsecutiveFailures returns the value that was added to the "consecutive_failures" field in this mutation.
+func (m *WebhookMutation) AddedConsecutiveFailures() (r int, exists bool) {
+	v := m.addconsecutive_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetConsecutiveFailures resets all changes to the "consecutive_failures" field.
+func (m *WebhookMutation) ResetConsecutiveFailures() {
+	m.consecutive_failures = nil
+	m.addconsecutive_failures = nil
 }
 
 // SetStatus sets the "status" field.
@@ -19571,7 +20304,7 @@ func (m *WebhookMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, webhook.FieldCreatedAt)
 	}
@@ -19587,11 +20320,26 @@ func (m *WebhookMutation) Fields() []string {
 	if m.events != nil {
 		fields = append(fields, webhook.FieldEvents)
 	}
+	if m.description != nil {
+		fields = append(fields, webhook.FieldDescription)
+	}
 	if m.secret != nil {
 		fields = append(fields, webhook.FieldSecret)
 	}
 	if m.secret_key_id != nil {
 		fields = append(fields, webhook.FieldSecretKeyID)
+	}
+	if m.previous_secret != nil {
+		fields = append(fields, webhook.FieldPreviousSecret)
+	}
+	if m.previous_secret_key_id != nil {
+		fields = append(fields, webhook.FieldPreviousSecretKeyID)
+	}
+	if m.previous_secret_expires_at != nil {
+		fields = append(fields, webhook.FieldPreviousSecretExpiresAt)
+	}
+	if m.consecutive_failures != nil {
+		fields = append(fields, webhook.FieldConsecutiveFailures)
 	}
 	if m.status != nil {
 		fields = append(fields, webhook.FieldStatus)
@@ -19623,10 +20371,20 @@ func (m *WebhookMutation) Field(name string) (ent.Value, bool) {
 		return m.URL()
 	case webhook.FieldEvents:
 		return m.Events()
+	case webhook.FieldDescription:
+		return m.Description()
 	case webhook.FieldSecret:
 		return m.Secret()
 	case webhook.FieldSecretKeyID:
 		return m.SecretKeyID()
+	case webhook.FieldPreviousSecret:
+		return m.PreviousSecret()
+	case webhook.FieldPreviousSecretKeyID:
+		return m.PreviousSecretKeyID()
+	case webhook.FieldPreviousSecretExpiresAt:
+		return m.PreviousSecretExpiresAt()
+	case webhook.FieldConsecutiveFailures:
+		return m.ConsecutiveFailures()
 	case webhook.FieldStatus:
 		return m.Status()
 	case webhook.FieldDisabledReason:
@@ -19654,10 +20412,20 @@ func (m *WebhookMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldURL(ctx)
 	case webhook.FieldEvents:
 		return m.OldEvents(ctx)
+	case webhook.FieldDescription:
+		return m.OldDescription(ctx)
 	case webhook.FieldSecret:
 		return m.OldSecret(ctx)
 	case webhook.FieldSecretKeyID:
 		return m.OldSecretKeyID(ctx)
+	case webhook.FieldPreviousSecret:
+		return m.OldPreviousSecret(ctx)
+	case webhook.FieldPreviousSecretKeyID:
+		return m.OldPreviousSecretKeyID(ctx)
+	case webhook.FieldPreviousSecretExpiresAt:
+		return m.OldPreviousSecretExpiresAt(ctx)
+	case webhook.FieldConsecutiveFailures:
+		return m.OldConsecutiveFailures(ctx)
 	case webhook.FieldStatus:
 		return m.OldStatus(ctx)
 	case webhook.FieldDisabledReason:
@@ -19710,6 +20478,13 @@ func (m *WebhookMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetEvents(v)
 		return nil
+	case webhook.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
 	case webhook.FieldSecret:
 		v, ok := value.(string)
 		if !ok {
@@ -19723,6 +20498,34 @@ func (m *WebhookMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSecretKeyID(v)
+		return nil
+	case webhook.FieldPreviousSecret:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviousSecret(v)
+		return nil
+	case webhook.FieldPreviousSecretKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviousSecretKeyID(v)
+		return nil
+	case webhook.FieldPreviousSecretExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPreviousSecretExpiresAt(v)
+		return nil
+	case webhook.FieldConsecutiveFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConsecutiveFailures(v)
 		return nil
 	case webhook.FieldStatus:
 		v, ok := value.(string)
@@ -19759,13 +20562,21 @@ func (m *WebhookMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *WebhookMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addconsecutive_failures != nil {
+		fields = append(fields, webhook.FieldConsecutiveFailures)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *WebhookMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case webhook.FieldConsecutiveFailures:
+		return m.AddedConsecutiveFailures()
+	}
 	return nil, false
 }
 
@@ -19774,6 +20585,13 @@ func (m *WebhookMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WebhookMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case webhook.FieldConsecutiveFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddConsecutiveFailures(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Webhook numeric field %s", name)
 }
@@ -19782,6 +20600,9 @@ func (m *WebhookMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *WebhookMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(webhook.FieldPreviousSecretExpiresAt) {
+		fields = append(fields, webhook.FieldPreviousSecretExpiresAt)
+	}
 	if m.FieldCleared(webhook.FieldDisabledReason) {
 		fields = append(fields, webhook.FieldDisabledReason)
 	}
@@ -19805,6 +20626,9 @@ func (m *WebhookMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WebhookMutation) ClearField(name string) error {
 	switch name {
+	case webhook.FieldPreviousSecretExpiresAt:
+		m.ClearPreviousSecretExpiresAt()
+		return nil
 	case webhook.FieldDisabledReason:
 		m.ClearDisabledReason()
 		return nil
@@ -19837,11 +20661,26 @@ func (m *WebhookMutation) ResetField(name string) error {
 	case webhook.FieldEvents:
 		m.ResetEvents()
 		return nil
+	case webhook.FieldDescription:
+		m.ResetDescription()
+		return nil
 	case webhook.FieldSecret:
 		m.ResetSecret()
 		return nil
 	case webhook.FieldSecretKeyID:
 		m.ResetSecretKeyID()
+		return nil
+	case webhook.FieldPreviousSecret:
+		m.ResetPreviousSecret()
+		return nil
+	case webhook.FieldPreviousSecretKeyID:
+		m.ResetPreviousSecretKeyID()
+		return nil
+	case webhook.FieldPreviousSecretExpiresAt:
+		m.ResetPreviousSecretExpiresAt()
+		return nil
+	case webhook.FieldConsecutiveFailures:
+		m.ResetConsecutiveFailures()
 		return nil
 	case webhook.FieldStatus:
 		m.ResetStatus()

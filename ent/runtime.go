@@ -10,6 +10,7 @@ import (
 	"github.com/creativeops/creativeops/ent/creator"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/event"
+	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
@@ -255,11 +256,43 @@ func init() {
 	eventDescCreatedAt := eventFields[3].Descriptor()
 	// event.DefaultCreatedAt holds the default value on creation for the created_at field.
 	event.DefaultCreatedAt = eventDescCreatedAt.Default.(func() time.Time)
+	// eventDescSequence is the schema descriptor for sequence field.
+	eventDescSequence := eventFields[4].Descriptor()
+	// event.DefaultSequence holds the default value on creation for the sequence field.
+	event.DefaultSequence = eventDescSequence.Default.(int64)
+	// eventDescObjectID is the schema descriptor for object_id field.
+	eventDescObjectID := eventFields[5].Descriptor()
+	// event.DefaultObjectID holds the default value on creation for the object_id field.
+	event.DefaultObjectID = eventDescObjectID.Default.(string)
 	// eventDescID is the schema descriptor for id field.
 	eventDescID := eventMixinFields0[0].Descriptor()
 	// event.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	event.IDValidator = func() func(string) error {
 		validators := eventDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	eventsequenceFields := schema.EventSequence{}.Fields()
+	_ = eventsequenceFields
+	// eventsequenceDescLast is the schema descriptor for last field.
+	eventsequenceDescLast := eventsequenceFields[1].Descriptor()
+	// eventsequence.DefaultLast holds the default value on creation for the last field.
+	eventsequence.DefaultLast = eventsequenceDescLast.Default.(int64)
+	// eventsequenceDescID is the schema descriptor for id field.
+	eventsequenceDescID := eventsequenceFields[0].Descriptor()
+	// eventsequence.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	eventsequence.IDValidator = func() func(string) error {
+		validators := eventsequenceDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -754,12 +787,30 @@ func init() {
 	webhookDescURL := webhookFields[1].Descriptor()
 	// webhook.URLValidator is a validator for the "url" field. It is called by the builders before save.
 	webhook.URLValidator = webhookDescURL.Validators[0].(func(string) error)
+	// webhookDescDescription is the schema descriptor for description field.
+	webhookDescDescription := webhookFields[3].Descriptor()
+	// webhook.DefaultDescription holds the default value on creation for the description field.
+	webhook.DefaultDescription = webhookDescDescription.Default.(string)
+	// webhook.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	webhook.DescriptionValidator = webhookDescDescription.Validators[0].(func(string) error)
 	// webhookDescSecretKeyID is the schema descriptor for secret_key_id field.
-	webhookDescSecretKeyID := webhookFields[4].Descriptor()
+	webhookDescSecretKeyID := webhookFields[5].Descriptor()
 	// webhook.DefaultSecretKeyID holds the default value on creation for the secret_key_id field.
 	webhook.DefaultSecretKeyID = webhookDescSecretKeyID.Default.(string)
+	// webhookDescPreviousSecret is the schema descriptor for previous_secret field.
+	webhookDescPreviousSecret := webhookFields[6].Descriptor()
+	// webhook.DefaultPreviousSecret holds the default value on creation for the previous_secret field.
+	webhook.DefaultPreviousSecret = webhookDescPreviousSecret.Default.(string)
+	// webhookDescPreviousSecretKeyID is the schema descriptor for previous_secret_key_id field.
+	webhookDescPreviousSecretKeyID := webhookFields[7].Descriptor()
+	// webhook.DefaultPreviousSecretKeyID holds the default value on creation for the previous_secret_key_id field.
+	webhook.DefaultPreviousSecretKeyID = webhookDescPreviousSecretKeyID.Default.(string)
+	// webhookDescConsecutiveFailures is the schema descriptor for consecutive_failures field.
+	webhookDescConsecutiveFailures := webhookFields[9].Descriptor()
+	// webhook.DefaultConsecutiveFailures holds the default value on creation for the consecutive_failures field.
+	webhook.DefaultConsecutiveFailures = webhookDescConsecutiveFailures.Default.(int)
 	// webhookDescStatus is the schema descriptor for status field.
-	webhookDescStatus := webhookFields[5].Descriptor()
+	webhookDescStatus := webhookFields[10].Descriptor()
 	// webhook.DefaultStatus holds the default value on creation for the status field.
 	webhook.DefaultStatus = webhookDescStatus.Default.(string)
 	// webhookDescID is the schema descriptor for id field.

@@ -26,6 +26,8 @@ type Tx struct {
 	DeliveryAttempt *DeliveryAttemptClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// EventSequence is the client for interacting with the EventSequence builders.
+	EventSequence *EventSequenceClient
 	// IPRecord is the client for interacting with the IPRecord builders.
 	IPRecord *IPRecordClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -199,6 +201,7 @@ func (tx *Tx) init() {
 	tx.Delivery = NewDeliveryClient(tx.config)
 	tx.DeliveryAttempt = NewDeliveryAttemptClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
+	tx.EventSequence = NewEventSequenceClient(tx.config)
 	tx.IPRecord = NewIPRecordClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Job = NewJobClient(tx.config)

@@ -28,10 +28,20 @@ type Webhook struct {
 	URL string `json:"url,omitempty"`
 	// Events holds the value of the "events" field.
 	Events []string `json:"events,omitempty"`
+	// Description holds the value of the "description" field.
+	Description string `json:"description,omitempty"`
 	// Secret holds the value of the "secret" field.
 	Secret string `json:"-"`
 	// SecretKeyID holds the value of the "secret_key_id" field.
 	SecretKeyID string `json:"secret_key_id,omitempty"`
+	// PreviousSecret holds the value of the "previous_secret" field.
+	PreviousSecret string `json:"-"`
+	// PreviousSecretKeyID holds the value of the "previous_secret_key_id" field.
+	PreviousSecretKeyID string `json:"previous_secret_key_id,omitempty"`
+	// PreviousSecretExpiresAt holds the value of the "previous_secret_expires_at" field.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// ConsecutiveFailures holds the value of the "consecutive_failures" field.
+	ConsecutiveFailures int `json:"consecutive_failures,omitempty"`
 	// Status holds the value of the "status" field.
 	Status string `json:"status,omitempty"`
 	// DisabledReason holds the value of the "disabled_reason" field.
@@ -50,9 +60,11 @@ func (*Webhook) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case webhook.FieldEvents:
 			values[i] = new([]byte)
-		case webhook.FieldID, webhook.FieldOrganizationID, webhook.FieldURL, webhook.FieldSecret, webhook.FieldSecretKeyID, webhook.FieldStatus, webhook.FieldDisabledReason:
+		case webhook.FieldConsecutiveFailures:
+			values[i] = new(sql.NullInt64)
+		case webhook.FieldID, webhook.FieldOrganizationID, webhook.FieldURL, webhook.FieldDescription, webhook.FieldSecret, webhook.FieldSecretKeyID, webhook.FieldPreviousSecret, webhook.FieldPreviousSecretKeyID, webhook.FieldStatus, webhook.FieldDisabledReason:
 			values[i] = new(sql.NullString)
-		case webhook.FieldCreatedAt, webhook.FieldUpdatedAt, webhook.FieldDisabledAt, webhook.FieldDeletedAt:
+		case webhook.FieldCreatedAt, webhook.FieldUpdatedAt, webhook.FieldPreviousSecretExpiresAt, webhook.FieldDisabledAt, webhook.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -107,6 +119,12 @@ func (_m *Webhook) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field events: %w", err)
 				}
 			}
+		case webhook.FieldDescription:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field description", values[i])
+			} else if value.Valid {
+				_m.Description = value.String
+			}
 		case webhook.FieldSecret:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field secret", values[i])
@@ -118,6 +136,31 @@ func (_m *Webhook) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field secret_key_id", values[i])
 			} else if value.Valid {
 				_m.SecretKeyID = value.String
+			}
+		case webhook.FieldPreviousSecret:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field previous_secret", values[i])
+			} else if value.Valid {
+				_m.PreviousSecret = value.String
+			}
+		case webhook.FieldPreviousSecretKeyID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field previous_secret_key_id", values[i])
+			} else if value.Valid {
+				_m.PreviousSecretKeyID = value.String
+			}
+		case webhook.FieldPreviousSecretExpiresAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field previous_secret_expires_at", values[i])
+			} else if value.Valid {
+				_m.PreviousSecretExpiresAt = new(time.Time)
+				*_m.PreviousSecretExpiresAt = value.Time
+			}
+		case webhook.FieldConsecutiveFailures:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field consecutive_failures", values[i])
+			} else if value.Valid {
+				_m.ConsecutiveFailures = int(value.Int64)
 			}
 		case webhook.FieldStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -196,10 +239,26 @@ func (_m *Webhook) String() string {
 	builder.WriteString("events=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Events))
 	builder.WriteString(", ")
+	builder.WriteString("description=")
+	builder.WriteString(_m.Description)
+	builder.WriteString(", ")
 	builder.WriteString("secret=<sensitive>")
 	builder.WriteString(", ")
 	builder.WriteString("secret_key_id=")
 	builder.WriteString(_m.SecretKeyID)
+	builder.WriteString(", ")
+	builder.WriteString("previous_secret=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("previous_secret_key_id=")
+	builder.WriteString(_m.PreviousSecretKeyID)
+	builder.WriteString(", ")
+	if v := _m.PreviousSecretExpiresAt; v != nil {
+		builder.WriteString("previous_secret_expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("consecutive_failures=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ConsecutiveFailures))
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(_m.Status)

@@ -69,6 +69,20 @@ func (_c *WebhookCreate) SetEvents(v []string) *WebhookCreate {
 	return _c
 }
 
+// SetDescription sets the "description" field.
+func (_c *WebhookCreate) SetDescription(v string) *WebhookCreate {
+	_c.mutation.SetDescription(v)
+	return _c
+}
+
+// SetNillableDescription sets the "description" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillableDescription(v *string) *WebhookCreate {
+	if v != nil {
+		_c.SetDescription(*v)
+	}
+	return _c
+}
+
 // SetSecret sets the "secret" field.
 func (_c *WebhookCreate) SetSecret(v string) *WebhookCreate {
 	_c.mutation.SetSecret(v)
@@ -85,6 +99,62 @@ func (_c *WebhookCreate) SetSecretKeyID(v string) *WebhookCreate {
 func (_c *WebhookCreate) SetNillableSecretKeyID(v *string) *WebhookCreate {
 	if v != nil {
 		_c.SetSecretKeyID(*v)
+	}
+	return _c
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (_c *WebhookCreate) SetPreviousSecret(v string) *WebhookCreate {
+	_c.mutation.SetPreviousSecret(v)
+	return _c
+}
+
+// SetNillablePreviousSecret sets the "previous_secret" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillablePreviousSecret(v *string) *WebhookCreate {
+	if v != nil {
+		_c.SetPreviousSecret(*v)
+	}
+	return _c
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (_c *WebhookCreate) SetPreviousSecretKeyID(v string) *WebhookCreate {
+	_c.mutation.SetPreviousSecretKeyID(v)
+	return _c
+}
+
+// SetNillablePreviousSecretKeyID sets the "previous_secret_key_id" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillablePreviousSecretKeyID(v *string) *WebhookCreate {
+	if v != nil {
+		_c.SetPreviousSecretKeyID(*v)
+	}
+	return _c
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (_c *WebhookCreate) SetPreviousSecretExpiresAt(v time.Time) *WebhookCreate {
+	_c.mutation.SetPreviousSecretExpiresAt(v)
+	return _c
+}
+
+// SetNillablePreviousSecretExpiresAt sets the "previous_secret_expires_at" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillablePreviousSecretExpiresAt(v *time.Time) *WebhookCreate {
+	if v != nil {
+		_c.SetPreviousSecretExpiresAt(*v)
+	}
+	return _c
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (_c *WebhookCreate) SetConsecutiveFailures(v int) *WebhookCreate {
+	_c.mutation.SetConsecutiveFailures(v)
+	return _c
+}
+
+// SetNillableConsecutiveFailures sets the "consecutive_failures" field if the given value is not nil.
+func (_c *WebhookCreate) SetNillableConsecutiveFailures(v *int) *WebhookCreate {
+	if v != nil {
+		_c.SetConsecutiveFailures(*v)
 	}
 	return _c
 }
@@ -194,9 +264,25 @@ func (_c *WebhookCreate) defaults() {
 		v := webhook.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.Description(); !ok {
+		v := webhook.DefaultDescription
+		_c.mutation.SetDescription(v)
+	}
 	if _, ok := _c.mutation.SecretKeyID(); !ok {
 		v := webhook.DefaultSecretKeyID
 		_c.mutation.SetSecretKeyID(v)
+	}
+	if _, ok := _c.mutation.PreviousSecret(); !ok {
+		v := webhook.DefaultPreviousSecret
+		_c.mutation.SetPreviousSecret(v)
+	}
+	if _, ok := _c.mutation.PreviousSecretKeyID(); !ok {
+		v := webhook.DefaultPreviousSecretKeyID
+		_c.mutation.SetPreviousSecretKeyID(v)
+	}
+	if _, ok := _c.mutation.ConsecutiveFailures(); !ok {
+		v := webhook.DefaultConsecutiveFailures
+		_c.mutation.SetConsecutiveFailures(v)
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := webhook.DefaultStatus
@@ -226,11 +312,28 @@ func (_c *WebhookCreate) check() error {
 	if _, ok := _c.mutation.Events(); !ok {
 		return &ValidationError{Name: "events", err: errors.New(`ent: missing required field "Webhook.events"`)}
 	}
+	if _, ok := _c.mutation.Description(); !ok {
+		return &ValidationError{Name: "description", err: errors.New(`ent: missing required field "Webhook.description"`)}
+	}
+	if v, ok := _c.mutation.Description(); ok {
+		if err := webhook.DescriptionValidator(v); err != nil {
+			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "Webhook.description": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Secret(); !ok {
 		return &ValidationError{Name: "secret", err: errors.New(`ent: missing required field "Webhook.secret"`)}
 	}
 	if _, ok := _c.mutation.SecretKeyID(); !ok {
 		return &ValidationError{Name: "secret_key_id", err: errors.New(`ent: missing required field "Webhook.secret_key_id"`)}
+	}
+	if _, ok := _c.mutation.PreviousSecret(); !ok {
+		return &ValidationError{Name: "previous_secret", err: errors.New(`ent: missing required field "Webhook.previous_secret"`)}
+	}
+	if _, ok := _c.mutation.PreviousSecretKeyID(); !ok {
+		return &ValidationError{Name: "previous_secret_key_id", err: errors.New(`ent: missing required field "Webhook.previous_secret_key_id"`)}
+	}
+	if _, ok := _c.mutation.ConsecutiveFailures(); !ok {
+		return &ValidationError{Name: "consecutive_failures", err: errors.New(`ent: missing required field "Webhook.consecutive_failures"`)}
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Webhook.status"`)}
@@ -296,6 +399,10 @@ func (_c *WebhookCreate) createSpec() (*Webhook, *sqlgraph.CreateSpec) {
 		_spec.SetField(webhook.FieldEvents, field.TypeJSON, value)
 		_node.Events = value
 	}
+	if value, ok := _c.mutation.Description(); ok {
+		_spec.SetField(webhook.FieldDescription, field.TypeString, value)
+		_node.Description = value
+	}
 	if value, ok := _c.mutation.Secret(); ok {
 		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
 		_node.Secret = value
@@ -303,6 +410,22 @@ func (_c *WebhookCreate) createSpec() (*Webhook, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SecretKeyID(); ok {
 		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
 		_node.SecretKeyID = value
+	}
+	if value, ok := _c.mutation.PreviousSecret(); ok {
+		_spec.SetField(webhook.FieldPreviousSecret, field.TypeString, value)
+		_node.PreviousSecret = value
+	}
+	if value, ok := _c.mutation.PreviousSecretKeyID(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretKeyID, field.TypeString, value)
+		_node.PreviousSecretKeyID = value
+	}
+	if value, ok := _c.mutation.PreviousSecretExpiresAt(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretExpiresAt, field.TypeTime, value)
+		_node.PreviousSecretExpiresAt = &value
+	}
+	if value, ok := _c.mutation.ConsecutiveFailures(); ok {
+		_spec.SetField(webhook.FieldConsecutiveFailures, field.TypeInt, value)
+		_node.ConsecutiveFailures = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)
@@ -384,6 +507,42 @@ func (u *WebhookUpsert) UpdateUpdatedAt() *WebhookUpsert {
 	return u
 }
 
+// SetURL sets the "url" field.
+func (u *WebhookUpsert) SetURL(v string) *WebhookUpsert {
+	u.Set(webhook.FieldURL, v)
+	return u
+}
+
+// UpdateURL sets the "url" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateURL() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldURL)
+	return u
+}
+
+// SetEvents sets the "events" field.
+func (u *WebhookUpsert) SetEvents(v []string) *WebhookUpsert {
+	u.Set(webhook.FieldEvents, v)
+	return u
+}
+
+// UpdateEvents sets the "events" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateEvents() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldEvents)
+	return u
+}
+
+// SetDescription sets the "description" field.
+func (u *WebhookUpsert) SetDescription(v string) *WebhookUpsert {
+	u.Set(webhook.FieldDescription, v)
+	return u
+}
+
+// UpdateDescription sets the "description" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateDescription() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldDescription)
+	return u
+}
+
 // SetSecret sets the "secret" field.
 func (u *WebhookUpsert) SetSecret(v string) *WebhookUpsert {
 	u.Set(webhook.FieldSecret, v)
@@ -405,6 +564,66 @@ func (u *WebhookUpsert) SetSecretKeyID(v string) *WebhookUpsert {
 // UpdateSecretKeyID sets the "secret_key_id" field to the value that was provided on create.
 func (u *WebhookUpsert) UpdateSecretKeyID() *WebhookUpsert {
 	u.SetExcluded(webhook.FieldSecretKeyID)
+	return u
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (u *WebhookUpsert) SetPreviousSecret(v string) *WebhookUpsert {
+	u.Set(webhook.FieldPreviousSecret, v)
+	return u
+}
+
+// UpdatePreviousSecret sets the "previous_secret" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdatePreviousSecret() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldPreviousSecret)
+	return u
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (u *WebhookUpsert) SetPreviousSecretKeyID(v string) *WebhookUpsert {
+	u.Set(webhook.FieldPreviousSecretKeyID, v)
+	return u
+}
+
+// UpdatePreviousSecretKeyID sets the "previous_secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdatePreviousSecretKeyID() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldPreviousSecretKeyID)
+	return u
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (u *WebhookUpsert) SetPreviousSecretExpiresAt(v time.Time) *WebhookUpsert {
+	u.Set(webhook.FieldPreviousSecretExpiresAt, v)
+	return u
+}
+
+// UpdatePreviousSecretExpiresAt sets the "previous_secret_expires_at" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdatePreviousSecretExpiresAt() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldPreviousSecretExpiresAt)
+	return u
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (u *WebhookUpsert) ClearPreviousSecretExpiresAt() *WebhookUpsert {
+	u.SetNull(webhook.FieldPreviousSecretExpiresAt)
+	return u
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (u *WebhookUpsert) SetConsecutiveFailures(v int) *WebhookUpsert {
+	u.Set(webhook.FieldConsecutiveFailures, v)
+	return u
+}
+
+// UpdateConsecutiveFailures sets the "consecutive_failures" field to the value that was provided on create.
+func (u *WebhookUpsert) UpdateConsecutiveFailures() *WebhookUpsert {
+	u.SetExcluded(webhook.FieldConsecutiveFailures)
+	return u
+}
+
+// AddConsecutiveFailures adds v to the "consecutive_failures" field.
+func (u *WebhookUpsert) AddConsecutiveFailures(v int) *WebhookUpsert {
+	u.Add(webhook.FieldConsecutiveFailures, v)
 	return u
 }
 
@@ -497,12 +716,6 @@ func (u *WebhookUpsertOne) UpdateNewValues() *WebhookUpsertOne {
 		if _, exists := u.create.mutation.OrganizationID(); exists {
 			s.SetIgnore(webhook.FieldOrganizationID)
 		}
-		if _, exists := u.create.mutation.URL(); exists {
-			s.SetIgnore(webhook.FieldURL)
-		}
-		if _, exists := u.create.mutation.Events(); exists {
-			s.SetIgnore(webhook.FieldEvents)
-		}
 	}))
 	return u
 }
@@ -548,6 +761,48 @@ func (u *WebhookUpsertOne) UpdateUpdatedAt() *WebhookUpsertOne {
 	})
 }
 
+// SetURL sets the "url" field.
+func (u *WebhookUpsertOne) SetURL(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetURL(v)
+	})
+}
+
+// UpdateURL sets the "url" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateURL() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateURL()
+	})
+}
+
+// SetEvents sets the "events" field.
+func (u *WebhookUpsertOne) SetEvents(v []string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetEvents(v)
+	})
+}
+
+// UpdateEvents sets the "events" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateEvents() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateEvents()
+	})
+}
+
+// SetDescription sets the "description" field.
+func (u *WebhookUpsertOne) SetDescription(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetDescription(v)
+	})
+}
+
+// UpdateDescription sets the "description" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateDescription() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateDescription()
+	})
+}
+
 // SetSecret sets the "secret" field.
 func (u *WebhookUpsertOne) SetSecret(v string) *WebhookUpsertOne {
 	return u.Update(func(s *WebhookUpsert) {
@@ -573,6 +828,76 @@ func (u *WebhookUpsertOne) SetSecretKeyID(v string) *WebhookUpsertOne {
 func (u *WebhookUpsertOne) UpdateSecretKeyID() *WebhookUpsertOne {
 	return u.Update(func(s *WebhookUpsert) {
 		s.UpdateSecretKeyID()
+	})
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (u *WebhookUpsertOne) SetPreviousSecret(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecret(v)
+	})
+}
+
+// UpdatePreviousSecret sets the "previous_secret" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdatePreviousSecret() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecret()
+	})
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (u *WebhookUpsertOne) SetPreviousSecretKeyID(v string) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecretKeyID(v)
+	})
+}
+
+// UpdatePreviousSecretKeyID sets the "previous_secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdatePreviousSecretKeyID() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecretKeyID()
+	})
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (u *WebhookUpsertOne) SetPreviousSecretExpiresAt(v time.Time) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecretExpiresAt(v)
+	})
+}
+
+// UpdatePreviousSecretExpiresAt sets the "previous_secret_expires_at" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdatePreviousSecretExpiresAt() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecretExpiresAt()
+	})
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (u *WebhookUpsertOne) ClearPreviousSecretExpiresAt() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (u *WebhookUpsertOne) SetConsecutiveFailures(v int) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetConsecutiveFailures(v)
+	})
+}
+
+// AddConsecutiveFailures adds v to the "consecutive_failures" field.
+func (u *WebhookUpsertOne) AddConsecutiveFailures(v int) *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.AddConsecutiveFailures(v)
+	})
+}
+
+// UpdateConsecutiveFailures sets the "consecutive_failures" field to the value that was provided on create.
+func (u *WebhookUpsertOne) UpdateConsecutiveFailures() *WebhookUpsertOne {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateConsecutiveFailures()
 	})
 }
 
@@ -842,12 +1167,6 @@ func (u *WebhookUpsertBulk) UpdateNewValues() *WebhookUpsertBulk {
 			if _, exists := b.mutation.OrganizationID(); exists {
 				s.SetIgnore(webhook.FieldOrganizationID)
 			}
-			if _, exists := b.mutation.URL(); exists {
-				s.SetIgnore(webhook.FieldURL)
-			}
-			if _, exists := b.mutation.Events(); exists {
-				s.SetIgnore(webhook.FieldEvents)
-			}
 		}
 	}))
 	return u
@@ -894,6 +1213,48 @@ func (u *WebhookUpsertBulk) UpdateUpdatedAt() *WebhookUpsertBulk {
 	})
 }
 
+// SetURL sets the "url" field.
+func (u *WebhookUpsertBulk) SetURL(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetURL(v)
+	})
+}
+
+// UpdateURL sets the "url" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateURL() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateURL()
+	})
+}
+
+// SetEvents sets the "events" field.
+func (u *WebhookUpsertBulk) SetEvents(v []string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetEvents(v)
+	})
+}
+
+// UpdateEvents sets the "events" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateEvents() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateEvents()
+	})
+}
+
+// SetDescription sets the "description" field.
+func (u *WebhookUpsertBulk) SetDescription(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetDescription(v)
+	})
+}
+
+// UpdateDescription sets the "description" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateDescription() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateDescription()
+	})
+}
+
 // SetSecret sets the "secret" field.
 func (u *WebhookUpsertBulk) SetSecret(v string) *WebhookUpsertBulk {
 	return u.Update(func(s *WebhookUpsert) {
@@ -919,6 +1280,76 @@ func (u *WebhookUpsertBulk) SetSecretKeyID(v string) *WebhookUpsertBulk {
 func (u *WebhookUpsertBulk) UpdateSecretKeyID() *WebhookUpsertBulk {
 	return u.Update(func(s *WebhookUpsert) {
 		s.UpdateSecretKeyID()
+	})
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (u *WebhookUpsertBulk) SetPreviousSecret(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecret(v)
+	})
+}
+
+// UpdatePreviousSecret sets the "previous_secret" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdatePreviousSecret() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecret()
+	})
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (u *WebhookUpsertBulk) SetPreviousSecretKeyID(v string) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecretKeyID(v)
+	})
+}
+
+// UpdatePreviousSecretKeyID sets the "previous_secret_key_id" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdatePreviousSecretKeyID() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecretKeyID()
+	})
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (u *WebhookUpsertBulk) SetPreviousSecretExpiresAt(v time.Time) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetPreviousSecretExpiresAt(v)
+	})
+}
+
+// UpdatePreviousSecretExpiresAt sets the "previous_secret_expires_at" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdatePreviousSecretExpiresAt() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdatePreviousSecretExpiresAt()
+	})
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (u *WebhookUpsertBulk) ClearPreviousSecretExpiresAt() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (u *WebhookUpsertBulk) SetConsecutiveFailures(v int) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.SetConsecutiveFailures(v)
+	})
+}
+
+// AddConsecutiveFailures adds v to the "consecutive_failures" field.
+func (u *WebhookUpsertBulk) AddConsecutiveFailures(v int) *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.AddConsecutiveFailures(v)
+	})
+}
+
+// UpdateConsecutiveFailures sets the "consecutive_failures" field to the value that was provided on create.
+func (u *WebhookUpsertBulk) UpdateConsecutiveFailures() *WebhookUpsertBulk {
+	return u.Update(func(s *WebhookUpsert) {
+		s.UpdateConsecutiveFailures()
 	})
 }
 

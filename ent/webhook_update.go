@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/ent/webhook"
@@ -32,6 +33,46 @@ func (_u *WebhookUpdate) Where(ps ...predicate.Webhook) *WebhookUpdate {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *WebhookUpdate) SetUpdatedAt(v time.Time) *WebhookUpdate {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetURL sets the "url" field.
+func (_u *WebhookUpdate) SetURL(v string) *WebhookUpdate {
+	_u.mutation.SetURL(v)
+	return _u
+}
+
+// SetNillableURL sets the "url" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillableURL(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetURL(*v)
+	}
+	return _u
+}
+
+// SetEvents sets the "events" field.
+func (_u *WebhookUpdate) SetEvents(v []string) *WebhookUpdate {
+	_u.mutation.SetEvents(v)
+	return _u
+}
+
+// AppendEvents appends value to the "events" field.
+func (_u *WebhookUpdate) AppendEvents(v []string) *WebhookUpdate {
+	_u.mutation.AppendEvents(v)
+	return _u
+}
+
+// SetDescription sets the "description" field.
+func (_u *WebhookUpdate) SetDescription(v string) *WebhookUpdate {
+	_u.mutation.SetDescription(v)
+	return _u
+}
+
+// SetNillableDescription sets the "description" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillableDescription(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetDescription(*v)
+	}
 	return _u
 }
 
@@ -60,6 +101,75 @@ func (_u *WebhookUpdate) SetNillableSecretKeyID(v *string) *WebhookUpdate {
 	if v != nil {
 		_u.SetSecretKeyID(*v)
 	}
+	return _u
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (_u *WebhookUpdate) SetPreviousSecret(v string) *WebhookUpdate {
+	_u.mutation.SetPreviousSecret(v)
+	return _u
+}
+
+// SetNillablePreviousSecret sets the "previous_secret" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillablePreviousSecret(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetPreviousSecret(*v)
+	}
+	return _u
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (_u *WebhookUpdate) SetPreviousSecretKeyID(v string) *WebhookUpdate {
+	_u.mutation.SetPreviousSecretKeyID(v)
+	return _u
+}
+
+// SetNillablePreviousSecretKeyID sets the "previous_secret_key_id" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillablePreviousSecretKeyID(v *string) *WebhookUpdate {
+	if v != nil {
+		_u.SetPreviousSecretKeyID(*v)
+	}
+	return _u
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (_u *WebhookUpdate) SetPreviousSecretExpiresAt(v time.Time) *WebhookUpdate {
+	_u.mutation.SetPreviousSecretExpiresAt(v)
+	return _u
+}
+
+// SetNillablePreviousSecretExpiresAt sets the "previous_secret_expires_at" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillablePreviousSecretExpiresAt(v *time.Time) *WebhookUpdate {
+	if v != nil {
+		_u.SetPreviousSecretExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (_u *WebhookUpdate) ClearPreviousSecretExpiresAt() *WebhookUpdate {
+	_u.mutation.ClearPreviousSecretExpiresAt()
+	return _u
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (_u *WebhookUpdate) SetConsecutiveFailures(v int) *WebhookUpdate {
+	_u.mutation.ResetConsecutiveFailures()
+	_u.mutation.SetConsecutiveFailures(v)
+	return _u
+}
+
+// SetNillableConsecutiveFailures sets the "consecutive_failures" field if the given value is not nil.
+func (_u *WebhookUpdate) SetNillableConsecutiveFailures(v *int) *WebhookUpdate {
+	if v != nil {
+		_u.SetConsecutiveFailures(*v)
+	}
+	return _u
+}
+
+// AddConsecutiveFailures adds value to the "consecutive_failures" field.
+func (_u *WebhookUpdate) AddConsecutiveFailures(v int) *WebhookUpdate {
+	_u.mutation.AddConsecutiveFailures(v)
 	return _u
 }
 
@@ -178,6 +288,21 @@ func (_u *WebhookUpdate) defaults() {
 	}
 }
 
+// check runs all checks and user-defined validators on the builder.
+func (_u *WebhookUpdate) check() error {
+	if v, ok := _u.mutation.URL(); ok {
+		if err := webhook.URLValidator(v); err != nil {
+			return &ValidationError{Name: "url", err: fmt.Errorf(`ent: validator failed for field "Webhook.url": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Description(); ok {
+		if err := webhook.DescriptionValidator(v); err != nil {
+			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "Webhook.description": %w`, err)}
+		}
+	}
+	return nil
+}
+
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
 func (_u *WebhookUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookUpdate {
 	_u.modifiers = append(_u.modifiers, modifiers...)
@@ -185,6 +310,9 @@ func (_u *WebhookUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *Webhoo
 }
 
 func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
+	if err := _u.check(); err != nil {
+		return _node, err
+	}
 	_spec := sqlgraph.NewUpdateSpec(webhook.Table, webhook.Columns, sqlgraph.NewFieldSpec(webhook.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
@@ -196,11 +324,43 @@ func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhook.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.URL(); ok {
+		_spec.SetField(webhook.FieldURL, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Events(); ok {
+		_spec.SetField(webhook.FieldEvents, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedEvents(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, webhook.FieldEvents, value)
+		})
+	}
+	if value, ok := _u.mutation.Description(); ok {
+		_spec.SetField(webhook.FieldDescription, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Secret(); ok {
 		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.SecretKeyID(); ok {
 		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecret(); ok {
+		_spec.SetField(webhook.FieldPreviousSecret, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecretKeyID(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretKeyID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecretExpiresAt(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.PreviousSecretExpiresAtCleared() {
+		_spec.ClearField(webhook.FieldPreviousSecretExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ConsecutiveFailures(); ok {
+		_spec.SetField(webhook.FieldConsecutiveFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedConsecutiveFailures(); ok {
+		_spec.AddField(webhook.FieldConsecutiveFailures, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)
@@ -251,6 +411,46 @@ func (_u *WebhookUpdateOne) SetUpdatedAt(v time.Time) *WebhookUpdateOne {
 	return _u
 }
 
+// SetURL sets the "url" field.
+func (_u *WebhookUpdateOne) SetURL(v string) *WebhookUpdateOne {
+	_u.mutation.SetURL(v)
+	return _u
+}
+
+// SetNillableURL sets the "url" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillableURL(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetURL(*v)
+	}
+	return _u
+}
+
+// SetEvents sets the "events" field.
+func (_u *WebhookUpdateOne) SetEvents(v []string) *WebhookUpdateOne {
+	_u.mutation.SetEvents(v)
+	return _u
+}
+
+// AppendEvents appends value to the "events" field.
+func (_u *WebhookUpdateOne) AppendEvents(v []string) *WebhookUpdateOne {
+	_u.mutation.AppendEvents(v)
+	return _u
+}
+
+// SetDescription sets the "description" field.
+func (_u *WebhookUpdateOne) SetDescription(v string) *WebhookUpdateOne {
+	_u.mutation.SetDescription(v)
+	return _u
+}
+
+// SetNillableDescription sets the "description" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillableDescription(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetDescription(*v)
+	}
+	return _u
+}
+
 // SetSecret sets the "secret" field.
 func (_u *WebhookUpdateOne) SetSecret(v string) *WebhookUpdateOne {
 	_u.mutation.SetSecret(v)
@@ -276,6 +476,75 @@ func (_u *WebhookUpdateOne) SetNillableSecretKeyID(v *string) *WebhookUpdateOne 
 	if v != nil {
 		_u.SetSecretKeyID(*v)
 	}
+	return _u
+}
+
+// SetPreviousSecret sets the "previous_secret" field.
+func (_u *WebhookUpdateOne) SetPreviousSecret(v string) *WebhookUpdateOne {
+	_u.mutation.SetPreviousSecret(v)
+	return _u
+}
+
+// SetNillablePreviousSecret sets the "previous_secret" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillablePreviousSecret(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetPreviousSecret(*v)
+	}
+	return _u
+}
+
+// SetPreviousSecretKeyID sets the "previous_secret_key_id" field.
+func (_u *WebhookUpdateOne) SetPreviousSecretKeyID(v string) *WebhookUpdateOne {
+	_u.mutation.SetPreviousSecretKeyID(v)
+	return _u
+}
+
+// SetNillablePreviousSecretKeyID sets the "previous_secret_key_id" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillablePreviousSecretKeyID(v *string) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetPreviousSecretKeyID(*v)
+	}
+	return _u
+}
+
+// SetPreviousSecretExpiresAt sets the "previous_secret_expires_at" field.
+func (_u *WebhookUpdateOne) SetPreviousSecretExpiresAt(v time.Time) *WebhookUpdateOne {
+	_u.mutation.SetPreviousSecretExpiresAt(v)
+	return _u
+}
+
+// SetNillablePreviousSecretExpiresAt sets the "previous_secret_expires_at" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillablePreviousSecretExpiresAt(v *time.Time) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetPreviousSecretExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
+func (_u *WebhookUpdateOne) ClearPreviousSecretExpiresAt() *WebhookUpdateOne {
+	_u.mutation.ClearPreviousSecretExpiresAt()
+	return _u
+}
+
+// SetConsecutiveFailures sets the "consecutive_failures" field.
+func (_u *WebhookUpdateOne) SetConsecutiveFailures(v int) *WebhookUpdateOne {
+	_u.mutation.ResetConsecutiveFailures()
+	_u.mutation.SetConsecutiveFailures(v)
+	return _u
+}
+
+// SetNillableConsecutiveFailures sets the "consecutive_failures" field if the given value is not nil.
+func (_u *WebhookUpdateOne) SetNillableConsecutiveFailures(v *int) *WebhookUpdateOne {
+	if v != nil {
+		_u.SetConsecutiveFailures(*v)
+	}
+	return _u
+}
+
+// AddConsecutiveFailures adds value to the "consecutive_failures" field.
+func (_u *WebhookUpdateOne) AddConsecutiveFailures(v int) *WebhookUpdateOne {
+	_u.mutation.AddConsecutiveFailures(v)
 	return _u
 }
 
@@ -407,6 +676,21 @@ func (_u *WebhookUpdateOne) defaults() {
 	}
 }
 
+// check runs all checks and user-defined validators on the builder.
+func (_u *WebhookUpdateOne) check() error {
+	if v, ok := _u.mutation.URL(); ok {
+		if err := webhook.URLValidator(v); err != nil {
+			return &ValidationError{Name: "url", err: fmt.Errorf(`ent: validator failed for field "Webhook.url": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Description(); ok {
+		if err := webhook.DescriptionValidator(v); err != nil {
+			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "Webhook.description": %w`, err)}
+		}
+	}
+	return nil
+}
+
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
 func (_u *WebhookUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookUpdateOne {
 	_u.modifiers = append(_u.modifiers, modifiers...)
@@ -414,6 +698,9 @@ func (_u *WebhookUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *Web
 }
 
 func (_u *WebhookUpdateOne) sqlSave(ctx context.Context) (_node *Webhook, err error) {
+	if err := _u.check(); err != nil {
+		return _node, err
+	}
 	_spec := sqlgraph.NewUpdateSpec(webhook.Table, webhook.Columns, sqlgraph.NewFieldSpec(webhook.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
 	if !ok {
@@ -442,11 +729,43 @@ func (_u *WebhookUpdateOne) sqlSave(ctx context.Context) (_node *Webhook, err er
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhook.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.URL(); ok {
+		_spec.SetField(webhook.FieldURL, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Events(); ok {
+		_spec.SetField(webhook.FieldEvents, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedEvents(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, webhook.FieldEvents, value)
+		})
+	}
+	if value, ok := _u.mutation.Description(); ok {
+		_spec.SetField(webhook.FieldDescription, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Secret(); ok {
 		_spec.SetField(webhook.FieldSecret, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.SecretKeyID(); ok {
 		_spec.SetField(webhook.FieldSecretKeyID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecret(); ok {
+		_spec.SetField(webhook.FieldPreviousSecret, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecretKeyID(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretKeyID, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PreviousSecretExpiresAt(); ok {
+		_spec.SetField(webhook.FieldPreviousSecretExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.PreviousSecretExpiresAtCleared() {
+		_spec.ClearField(webhook.FieldPreviousSecretExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ConsecutiveFailures(); ok {
+		_spec.SetField(webhook.FieldConsecutiveFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedConsecutiveFailures(); ok {
+		_spec.AddField(webhook.FieldConsecutiveFailures, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhook.FieldStatus, field.TypeString, value)

@@ -10,14 +10,18 @@ package events
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/event"
+	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ids"
 )
 
@@ -98,12 +102,16 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 	var subscribed []*ent.Event
 	for part := range slices.Chunk(batch, maxBatchRows) {
 		if e != nil && e.subscribed != "" && e.fanOut != nil {
-			saved, sub, err := e.insert(ctx, sqlTx, part, at)
+			saved, sub, err := e.insert(ctx, tx, sqlTx, part, at)
 			if err != nil {
 				return nil, err
 			}
 			evs, subscribed = append(evs, saved...), append(subscribed, sub...)
 			continue
+		}
+		seqs, err := e.sequences(ctx, tx, sqlTx, part)
+		if err != nil {
+			return nil, err
 		}
 		creates := make([]*ent.EventCreate, len(part))
 		for i, b := range part {
@@ -112,7 +120,9 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 				SetOrganizationID(b.OrganizationID).
 				SetType(b.Type).
 				SetData(string(b.Data)).
-				SetCreatedAt(at)
+				SetCreatedAt(at).
+				SetSequence(seqs[i]).
+				SetObjectID(ObjectID(b.Data))
 		}
 		saved, err := tx.Event.CreateBulk(creates...).Save(ctx)
 		if err != nil {
@@ -132,8 +142,11 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 // insert writes events with one statement that also returns, for each,
 // whether the Subscribed condition holds for it: the events, and those of
 // them it holds for.
-func (e *Emitter) insert(ctx context.Context, sqlTx *sql.Tx, batch []Encoded, at time.Time) (evs, subscribed []*ent.Event, err error) {
-	p := e.Prepare(batch, at)
+func (e *Emitter) insert(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, batch []Encoded, at time.Time) (evs, subscribed []*ent.Event, err error) {
+	p, err := e.Prepare(ctx, tx, sqlTx, batch, at)
+	if err != nil {
+		return nil, nil, err
+	}
 	p.Insert.SetDialect(e.dialect)
 	query, args := p.Insert.Query()
 	if err := p.Insert.Err(); err != nil {
@@ -164,27 +177,147 @@ type Prepared struct {
 
 // Prepare builds the insert of a batch of at most maxBatchRows events
 // (data-modifying WITH queries make it one statement with the writes it
-// belongs to, on PostgreSQL). The caller runs it inside its transaction
-// and hands what it returned to Finish.
-func (e *Emitter) Prepare(batch []Encoded, at time.Time) *Prepared {
+// belongs to, on PostgreSQL), after taking the events' sequence numbers in
+// the caller's transaction (see sequences). The caller runs the insert
+// inside that transaction and hands what it returned to Finish.
+func (e *Emitter) Prepare(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, batch []Encoded, at time.Time) (*Prepared, error) {
 	cond := "(TRUE)" // parenthesised: not an identifier to quote
 	if e != nil && e.subscribed != "" {
 		cond = e.subscribed
+	}
+	seqs, err := e.sequences(ctx, tx, sqlTx, batch)
+	if err != nil {
+		return nil, err
 	}
 	p := &Prepared{
 		e:   e,
 		evs: make([]*ent.Event, len(batch)),
 		pos: make(map[string]int, len(batch)),
 		Insert: entsql.Insert(event.Table).
-			Columns(event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldCreatedAt),
+			Columns(event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldCreatedAt,
+				event.FieldSequence, event.FieldObjectID),
 	}
 	for i, b := range batch {
-		ev := &ent.Event{ID: ids.New(ids.Event), OrganizationID: b.OrganizationID, Type: b.Type, Data: string(b.Data), CreatedAt: at}
-		p.Insert.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt)
+		ev := &ent.Event{ID: ids.New(ids.Event), OrganizationID: b.OrganizationID, Type: b.Type, Data: string(b.Data), CreatedAt: at,
+			Sequence: seqs[i], ObjectID: ObjectID(b.Data)}
+		p.Insert.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt, ev.Sequence, ev.ObjectID)
 		p.evs[i], p.pos[ev.ID] = ev, i
 	}
 	p.Insert.Returning(event.FieldID, cond)
-	return p
+	return p, nil
+}
+
+// sequences takes the next sequence numbers of the batch's organizations
+// and returns each event's, in the batch's order. The organization's
+// EventSequence row is written (upserted) in the caller's transaction and
+// stays locked until it ends, so an organization's emitting transactions
+// take their numbers one after another and each commits before the next
+// one can take any: a reader that has seen number n will never later see
+// a smaller one appear (on SQLite, whose writers are serialised anyway,
+// as on PostgreSQL). The rows are written in the order of their ids, so
+// two transactions of several organizations cannot wait for each other.
+func (e *Emitter) sequences(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, batch []Encoded) ([]int64, error) {
+	counts := map[string]int64{}
+	for _, b := range batch {
+		counts[b.OrganizationID]++
+	}
+	orgs := make([]string, 0, len(counts))
+	for org := range counts {
+		orgs = append(orgs, org)
+	}
+	slices.Sort(orgs)
+	last := make(map[string]int64, len(orgs))
+	if e != nil && e.dialect != "" && sqlTx != nil {
+		// One statement: every organization's row, added to and read back.
+		var b strings.Builder
+		args := make([]any, 0, 2*len(orgs))
+		fmt.Fprintf(&b, `INSERT INTO %q (%q, %q) VALUES `, eventsequence.Table, eventsequence.FieldID, eventsequence.FieldLast)
+		for i, org := range orgs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if e.dialect == dialect.Postgres {
+				fmt.Fprintf(&b, "($%d, $%d)", 2*i+1, 2*i+2)
+			} else {
+				b.WriteString("(?, ?)")
+			}
+			args = append(args, org, counts[org])
+		}
+		fmt.Fprintf(&b, ` ON CONFLICT (%q) DO UPDATE SET %q = %q.%q + excluded.%q RETURNING %q, %q`,
+			eventsequence.FieldID, eventsequence.FieldLast, eventsequence.Table, eventsequence.FieldLast, eventsequence.FieldLast,
+			eventsequence.FieldID, eventsequence.FieldLast)
+		rows, err := sqlTx.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, fmt.Errorf("events: take sequence numbers: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var org string
+			var n int64
+			if err := rows.Scan(&org, &n); err != nil {
+				return nil, err
+			}
+			last[org] = n
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, org := range orgs {
+			err := tx.EventSequence.Create().SetID(org).SetLast(counts[org]).
+				OnConflictColumns(eventsequence.FieldID).AddLast(counts[org]).Exec(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("events: take sequence numbers: %w", err)
+			}
+		}
+		rows, err := tx.EventSequence.Query().Where(eventsequence.IDIn(orgs...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			last[r.ID] = r.Last
+		}
+	}
+	// Each organization's numbers run up to its last, in batch order.
+	next := make(map[string]int64, len(orgs))
+	for _, org := range orgs {
+		n, ok := last[org]
+		if !ok {
+			return nil, fmt.Errorf("events: no sequence number for organization %q", org)
+		}
+		next[org] = n - counts[org] + 1
+	}
+	out := make([]int64, len(batch))
+	for i, b := range batch {
+		out[i] = next[b.OrganizationID]
+		next[b.OrganizationID]++
+	}
+	return out, nil
+}
+
+// ObjectID is the id of the resource an event's data is about: its "id",
+// or, for data that wraps or refers to a plan, the plan's ("plan_id", or
+// "plan"'s "id"). Empty when the data names none.
+func ObjectID(data []byte) string {
+	var v struct {
+		ID     string `json:"id"`
+		PlanID string `json:"plan_id"`
+		Plan   *struct {
+			ID string `json:"id"`
+		} `json:"plan"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	switch {
+	case v.ID != "":
+		return v.ID
+	case v.PlanID != "":
+		return v.PlanID
+	case v.Plan != nil:
+		return v.Plan.ID
+	}
+	return ""
 }
 
 // Finish reads what the prepared insert returned (rows, which it closes)

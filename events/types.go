@@ -14,6 +14,8 @@ const (
 	CreatorCreated = "creator.created"
 	// WebhookTest: Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.
 	WebhookTest = "webhook.test"
+	// WebhookDisabled: A webhook was disabled by the service: after a long run of failed deliveries, or because its endpoint answered 410 Gone. Sent to the organization's other endpoints. The data is the webhook, with disabled_reason.
+	WebhookDisabled = "webhook.disabled"
 	// PlanMilestoneDue: A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind.
 	PlanMilestoneDue = "plan.milestone.due"
 	// PlanMilestoneOverdue: A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.
@@ -24,5 +26,5 @@ const (
 
 // Types returns every event type, in the order declared.
 func Types() []string {
-	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned}
+	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, WebhookDisabled, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned}
 }

@@ -836,7 +836,10 @@ func (r *Registry) write(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, p *
 	for _, row := range p.rows {
 		records.Values(recordValues(row)...)
 	}
-	evs := r.events.Prepare(p.events, time.Now().UTC().Truncate(time.Microsecond))
+	evs, err := r.events.Prepare(ctx, tx, sqlTx, p.events, time.Now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return fmt.Errorf("store registrations: %w", err)
+	}
 	if r.store.Dialect == dialect.Postgres {
 		b := &entsql.Builder{}
 		b.SetDialect(r.store.Dialect)

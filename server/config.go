@@ -13,6 +13,7 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/dashboard"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/plans"
@@ -67,6 +68,14 @@ type Config struct {
 	WebhookWorkers int
 	// WebhookTimeout bounds one delivery attempt (default 15 s).
 	WebhookTimeout time.Duration
+	// WebhookSecretGrace is how long a webhook secret replaced by
+	// :rotateSecret keeps signing deliveries beside the new one
+	// (DefaultConfig: webhooks.DefaultSecretGrace, 24 h). Zero: not at all.
+	WebhookSecretGrace time.Duration
+	// WebhookDisableAfter disables a webhook once that many of its
+	// deliveries in a row failed after every retry (DefaultConfig:
+	// webhooks.DefaultDisableAfter, 10). Zero never does.
+	WebhookDisableAfter int
 	// RateLimit is the default per-key rate (default 100 requests/s, burst
 	// 200); a key's own limit overrides it.
 	RateLimit auth.RateLimit
@@ -85,6 +94,10 @@ type Config struct {
 	// audit.DefaultRetention, 365 days); older ones are deleted every 10
 	// minutes. Zero keeps them forever.
 	AuditRetention time.Duration
+	// EventRetention is how long events are kept for GET /v1/events and
+	// redelivery (DefaultConfig: events.DefaultRetention, 30 days); older
+	// ones are deleted every 10 minutes. Zero keeps them forever.
+	EventRetention time.Duration
 
 	// MasterKeyFiles seal secrets at rest (webhook secrets, the IP
 	// registry's private keys), newest first: the first seals, the others
@@ -159,6 +172,9 @@ func DefaultConfig() Config {
 		AnalyticsFlushInterval: 5 * time.Second,
 		AnalyticsRetention:     90 * 24 * time.Hour,
 		AuditRetention:         audit.DefaultRetention,
+		EventRetention:         events.DefaultRetention,
+		WebhookSecretGrace:     webhooks.DefaultSecretGrace,
+		WebhookDisableAfter:    webhooks.DefaultDisableAfter,
 		LogRequests:            edge.LogRequestsSampled,
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},

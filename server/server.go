@@ -221,13 +221,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	river.AddWorker(workers, plans.NewScanWorker(s.plans.On(store.Background), s.log))
 	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store.Background, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
-		Store:      store.Background,
-		Dispatcher: dispatcher,
-		Client:     webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
-		Keyring:    keyring,
-		Log:        s.log,
-		Attempted:  func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
-		Slots:      slots,
+		Store:        store.Background,
+		Dispatcher:   dispatcher,
+		Client:       webhooks.NewClient(cfg.AllowInsecureWebhooks, cfg.WebhookTimeout),
+		Keyring:      keyring,
+		Log:          s.log,
+		Attempted:    func(result string) { s.metrics.attempts.WithLabelValues(result).Inc() },
+		Slots:        slots,
+		DisableAfter: cfg.WebhookDisableAfter,
+		Events:       emitter,
 	})
 	// The limiter before the authorization server, which budgets its
 	// token endpoint with it.
@@ -251,7 +253,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.sessions = dashboard.NewSessions(s.keys, s.oauth, s.limiter, s.proxies, dashboardHost{log: s.log},
 		cfg.SignInLimit, cfg.TLSCertFile != "")
 	creatorsSvc := creators.NewService(store, emitter)
-	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks)
+	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks, cfg.WebhookSecretGrace)
 	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
 	if err != nil {
 		return nil, err
@@ -265,7 +267,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.flusher.Start()
 		s.hold("analytics flusher", s.stopAnalytics)
 	}
-	s.janitor = newJanitor(store, s.idempotency, s.keys, s.oauth, cfg.AnalyticsRetention, cfg.AuditRetention, s.log)
+	s.janitor = newJanitor(store, s.idempotency, s.keys, s.oauth, retentions{usage: cfg.AnalyticsRetention, audit: cfg.AuditRetention, events: cfg.EventRetention}, s.log)
 	if err := s.janitor.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -301,6 +303,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{runner: runner})
 		creativeopsv1.RegisterIPServiceServer(reg, &ipService{creators: creatorsSvc, registry: s.registry})
 		creativeopsv1.RegisterWebhooksServiceServer(reg, &webhooksService{webhooks: webhooksSvc})
+		creativeopsv1.RegisterEventsServiceServer(reg, &eventsService{log: events.NewLog(store)})
 		creativeopsv1.RegisterAnalyticsServiceServer(reg, &analyticsService{store: store})
 		creativeopsv1.RegisterAuditServiceServer(reg, &auditService{store: store})
 		creativeopsv1.RegisterPlansServiceServer(reg, &plansService{plans: s.plans, feeds: s.planFeeds})
@@ -426,6 +429,9 @@ func newGateway(ctx context.Context, conn grpc.ClientConnInterface) (*gatewayRou
 		}},
 		{creativeopsv1.WebhooksService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterWebhooksServiceHandlerClient(ctx, m, creativeopsv1.NewWebhooksServiceClient(c))
+		}},
+		{creativeopsv1.EventsService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
+			return creativeopsv1.RegisterEventsServiceHandlerClient(ctx, m, creativeopsv1.NewEventsServiceClient(c))
 		}},
 		{creativeopsv1.AnalyticsService_ServiceDesc.ServiceName, func(ctx context.Context, m *runtimeMux, c grpc.ClientConnInterface) error {
 			return creativeopsv1.RegisterAnalyticsServiceHandlerClient(ctx, m, creativeopsv1.NewAnalyticsServiceClient(c))

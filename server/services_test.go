@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -32,6 +33,8 @@ type fixture struct {
 	workID, certificateID    string
 	webhookID, deliveryID    string
 	webhookToDelete          string
+	webhookToEdit            string
+	eventID                  string
 	receiver                 string
 	planID, planToDelete     string
 }
@@ -60,7 +63,13 @@ func newFixture(t *testing.T, e *env, transport string) fixture {
 	fx.workID, fx.certificateID = work["id"].(string), work["certificate_id"].(string)
 	fx.webhookID = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/" + transport, "events": []string{"creator.created"}})["id"].(string)
 	fx.webhookToDelete = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/gone-" + transport, "events": []string{"creator.created"}})["id"].(string)
+	fx.webhookToEdit = post("/v1/webhooks", map[string]any{"url": receiver.URL + "/edit-" + transport, "events": []string{"creator.created"}})["id"].(string)
 	fx.deliveryID = post("/v1/webhooks/"+fx.webhookID+":test", map[string]any{})["id"].(string)
+	if r := e.Do(t, "GET", "/v1/events?page_size=1", e.AdminKey, nil); r.Status == 200 {
+		fx.eventID = r.JSON["events"].([]any)[0].(map[string]any)["id"].(string)
+	} else {
+		t.Fatalf("GET /v1/events: %d %s", r.Status, r.Body)
+	}
 	fx.planID = post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy", "track": true,
 		"context": map[string]any{"artist": "Nova", "genre": "indie pop", "releaseDate": "2027-03-03", "as_of": "2026-11-23"}})["plan_id"].(string)
 	other := post("/v1/engine/run", map[string]any{"vertical": "music", "workflow": "release-strategy",
@@ -421,6 +430,86 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			wantHTTP: map[string]int{"rest": http.StatusAccepted, "grpc": http.StatusOK}[transport],
 		},
 		{
+			name: "update a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/UpdateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.UpdateWebhookRequest{Id: fx.webhookToEdit, Description: proto.String("CRM"), Events: []string{"creator.created", "ip.registered"}},
+			httpMethod: "PATCH", path: "/v1/webhooks/" + fx.webhookToEdit, body: map[string]any{"description": "CRM", "events": []string{"creator.created", "ip.registered"}},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["description"] != "CRM" || len(b["events"].([]any)) != 2 {
+					t.Errorf("update: %v", b)
+				}
+			},
+		},
+		{
+			name: "update a webhook with an unknown mask path", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/UpdateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.UpdateWebhookRequest{Id: fx.webhookToEdit, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"status"}}},
+			httpMethod: "PATCH", path: "/v1/webhooks/" + fx.webhookToEdit, body: map[string]any{"update_mask": "status"},
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"},
+		},
+		{
+			name: "update another organization's webhook", key: e.otherOrg, method: "/creativeops.v1.WebhooksService/UpdateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.UpdateWebhookRequest{Id: fx.webhookToEdit, Description: proto.String("mine")},
+			httpMethod: "PATCH", path: "/v1/webhooks/" + fx.webhookToEdit, body: map[string]any{"description": "mine"},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+		{
+			name: "update a webhook without webhooks:write", key: e.readOnly, method: "/creativeops.v1.WebhooksService/UpdateWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.UpdateWebhookRequest{Id: fx.webhookToEdit, Description: proto.String("x")},
+			httpMethod: "PATCH", path: "/v1/webhooks/" + fx.webhookToEdit, body: map[string]any{"description": "x"},
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied,
+		},
+		{
+			name: "rotate a webhook's secret", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/RotateWebhookSecret", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.RotateWebhookSecretRequest{Id: fx.webhookToEdit},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookToEdit + ":rotateSecret", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if s, _ := b["secret"].(string); !strings.HasPrefix(s, "whsec_") {
+					t.Errorf("rotation: %v", b)
+				}
+			},
+		},
+		{
+			name: "rotate another organization's webhook's secret", key: e.otherOrg, method: "/creativeops.v1.WebhooksService/RotateWebhookSecret", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.RotateWebhookSecretRequest{Id: fx.webhookToEdit},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookToEdit + ":rotateSecret", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+		{
+			name: "disable a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/DisableWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.DisableWebhookRequest{Id: fx.webhookToEdit},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookToEdit + ":disable", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["status"] != "disabled" || b["disabled_at"] == nil {
+					t.Errorf("disable: %v", b)
+				}
+			},
+		},
+		{
+			name: "disable another organization's webhook", key: e.otherOrg, method: "/creativeops.v1.WebhooksService/DisableWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.DisableWebhookRequest{Id: fx.webhookID},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookID + ":disable", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+		{
+			name: "enable a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/EnableWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.EnableWebhookRequest{Id: fx.webhookToEdit},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookToEdit + ":enable", body: map[string]any{},
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["status"] != "active" || b["disabled_at"] != nil {
+					t.Errorf("enable: %v", b)
+				}
+			},
+		},
+		{
+			name: "enable another organization's webhook", key: e.otherOrg, method: "/creativeops.v1.WebhooksService/EnableWebhook", resp: msg(&creativeopsv1.Webhook{}),
+			req:        &creativeopsv1.EnableWebhookRequest{Id: fx.webhookToEdit},
+			httpMethod: "POST", path: "/v1/webhooks/" + fx.webhookToEdit + ":enable", body: map[string]any{},
+			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+		{
 			name: "delete a webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/DeleteWebhook", resp: msg(&emptypb.Empty{}),
 			req: &creativeopsv1.DeleteWebhookRequest{Id: fx.webhookToDelete}, httpMethod: "DELETE", path: "/v1/webhooks/" + fx.webhookToDelete,
 			wantHTTP: map[string]int{"rest": http.StatusNoContent, "grpc": http.StatusOK}[transport],
@@ -429,6 +518,66 @@ func serviceCases(e *env, fx fixture, transport string) []apiCase {
 			name: "get a deleted webhook", key: e.AdminKey, method: "/creativeops.v1.WebhooksService/GetWebhook", resp: msg(&creativeopsv1.Webhook{}),
 			req: &creativeopsv1.GetWebhookRequest{Id: fx.webhookToDelete}, httpMethod: "GET", path: "/v1/webhooks/" + fx.webhookToDelete,
 			wantHTTP: http.StatusNotFound, wantCode: codes.NotFound,
+		},
+
+		// Events.
+		{
+			name: "list events", key: e.AdminKey, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req:        &creativeopsv1.ListEventsRequest{Type: []string{"creator.created"}, PageSize: 1},
+			httpMethod: "GET", path: "/v1/events?type=creator.created&page_size=1",
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				evs, _ := b["events"].([]any)
+				if len(evs) != 1 {
+					t.Fatalf("events: %v", b)
+				}
+				if ev := evs[0].(map[string]any); ev["type"] != "creator.created" || ev["object_id"] == "" || ev["data"].(map[string]any)["id"] != ev["object_id"] {
+					t.Errorf("event: %v", ev)
+				}
+			},
+		},
+		{
+			name: "list events after one", key: e.AdminKey, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req:        &creativeopsv1.ListEventsRequest{After: fx.eventID},
+			httpMethod: "GET", path: "/v1/events?after=" + fx.eventID,
+			wantHTTP: http.StatusOK,
+		},
+		{
+			name: "list events after an unknown one", key: e.AdminKey, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req:        &creativeopsv1.ListEventsRequest{After: "evt_01k3zw0e2f4g6h8j0k2m4n6p8q"},
+			httpMethod: "GET", path: "/v1/events?after=evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"after"},
+		},
+		{
+			name: "list events of an unknown type", key: e.AdminKey, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req:        &creativeopsv1.ListEventsRequest{Type: []string{"creator.created", "creator.created"}},
+			httpMethod: "GET", path: "/v1/events?type=creator.created&type=creator.created",
+			wantHTTP: http.StatusBadRequest, wantCode: codes.InvalidArgument, wantFields: []string{"type"},
+		},
+		{
+			name: "list events without events:read", key: e.readOnly, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req: &creativeopsv1.ListEventsRequest{}, httpMethod: "GET", path: "/v1/events",
+			wantHTTP: http.StatusForbidden, wantCode: codes.PermissionDenied,
+		},
+		{
+			name: "get an event", key: e.AdminKey, method: "/creativeops.v1.EventsService/GetEvent", resp: msg(&creativeopsv1.Event{}),
+			req: &creativeopsv1.GetEventRequest{Id: fx.eventID}, httpMethod: "GET", path: "/v1/events/" + fx.eventID,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if b["id"] != fx.eventID || b["data"] == nil || b["sequence"] == nil {
+					t.Errorf("event: %v", b)
+				}
+			},
+		},
+		{
+			name: "list events of another organization", key: e.otherOrg, method: "/creativeops.v1.EventsService/ListEvents", resp: msg(&creativeopsv1.ListEventsResponse{}),
+			req: &creativeopsv1.ListEventsRequest{ObjectId: e.creatorID}, httpMethod: "GET", path: "/v1/events?object_id=" + e.creatorID,
+			wantHTTP: http.StatusOK,
+			check: func(t *testing.T, b map[string]any) {
+				if evs, _ := b["events"].([]any); len(evs) != 0 {
+					t.Errorf("another organization lists %v", evs)
+				}
+			},
 		},
 
 		// Analytics.

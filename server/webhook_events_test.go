@@ -53,6 +53,9 @@ func TestWebhookEventsMatchTheirSchemas(t *testing.T) {
 	}})
 	rc := newReceiver(t, nil)
 	wh := createWebhook(t, s, s.AdminKey, rc.URL, []string{"*"}, "")
+	// An endpoint that answers 410 Gone to the creator below is disabled:
+	// webhook.disabled.
+	createWebhook(t, s, s.AdminKey, newReceiver(t, answer(410)).URL, []string{"creator.created"}, "")
 
 	if r := s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": releaseContext}); r.Status != 200 || r.JSON["status"] != "completed" {
 		t.Fatalf("run: %d %s", r.Status, r.Body)

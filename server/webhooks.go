@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/creativeops/creativeops/apierror"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/server/wire"
 	"github.com/creativeops/creativeops/webhooks"
@@ -17,7 +19,7 @@ type webhooksService struct {
 
 func (s *webhooksService) CreateWebhook(ctx context.Context, req *creativeopsv1.CreateWebhookRequest) (*creativeopsv1.Webhook, error) {
 	wh, secret, err := s.webhooks.Create(ctx, principal(ctx).OrganizationID, webhooks.NewWebhook{
-		URL: req.GetUrl(), Events: req.GetEvents(), Secret: req.GetSecret(),
+		URL: req.GetUrl(), Events: req.GetEvents(), Secret: req.GetSecret(), Description: req.GetDescription(),
 	})
 	if err != nil {
 		return nil, err
@@ -53,6 +55,75 @@ func (s *webhooksService) GetWebhook(ctx context.Context, req *creativeopsv1.Get
 		return nil, err
 	}
 	return wire.Webhook(wh), nil
+}
+
+func (s *webhooksService) UpdateWebhook(ctx context.Context, req *creativeopsv1.UpdateWebhookRequest) (*creativeopsv1.Webhook, error) {
+	var in webhooks.WebhookUpdate
+	paths := req.GetUpdateMask().GetPaths()
+	if len(paths) == 0 {
+		// No mask: the fields the request sets.
+		if req.Url != nil {
+			paths = append(paths, "url")
+		}
+		if len(req.GetEvents()) > 0 {
+			paths = append(paths, "events")
+		}
+		if req.Description != nil {
+			paths = append(paths, "description")
+		}
+		if len(paths) == 0 {
+			return nil, apierror.InvalidField("update_mask", "nothing to change: set url, events or description")
+		}
+	}
+	for _, p := range paths {
+		switch p {
+		case "url":
+			url := req.GetUrl()
+			in.URL = &url
+		case "events":
+			events := req.GetEvents()
+			in.Events = &events
+		case "description":
+			d := req.GetDescription()
+			in.Description = &d
+		default:
+			return nil, apierror.InvalidField("update_mask", fmt.Sprintf("%q is not a field that can be changed (url, events, description)", p))
+		}
+	}
+	wh, err := s.webhooks.Update(ctx, principal(ctx).OrganizationID, req.GetId(), in)
+	if err != nil {
+		return nil, err
+	}
+	return wire.Webhook(wh), nil
+}
+
+func (s *webhooksService) DisableWebhook(ctx context.Context, req *creativeopsv1.DisableWebhookRequest) (*creativeopsv1.Webhook, error) {
+	wh, err := s.webhooks.Disable(ctx, principal(ctx).OrganizationID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return wire.Webhook(wh), nil
+}
+
+func (s *webhooksService) EnableWebhook(ctx context.Context, req *creativeopsv1.EnableWebhookRequest) (*creativeopsv1.Webhook, error) {
+	wh, err := s.webhooks.Enable(ctx, principal(ctx).OrganizationID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return wire.Webhook(wh), nil
+}
+
+func (s *webhooksService) RotateWebhookSecret(ctx context.Context, req *creativeopsv1.RotateWebhookSecretRequest) (*creativeopsv1.Webhook, error) {
+	wh, secret, err := s.webhooks.RotateSecret(ctx, principal(ctx).OrganizationID, req.GetId(), req.GetSecret())
+	if err != nil {
+		return nil, err
+	}
+	out := wire.Webhook(wh)
+	if secret != "" {
+		// Shown once: only this response carries it.
+		out.Secret = &secret
+	}
+	return out, nil
 }
 
 func (s *webhooksService) DeleteWebhook(ctx context.Context, req *creativeopsv1.DeleteWebhookRequest) (*emptypb.Empty, error) {

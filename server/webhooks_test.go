@@ -228,7 +228,7 @@ func TestWebhooksAPI(t *testing.T) {
 			}
 			for _, path := range []string{"/v1/webhooks", "/v1/webhooks/" + id} {
 				r := s.Do(t, "GET", path, s.AdminKey, nil)
-				if r.Status != 200 || strings.Contains(string(r.Body), "secret") {
+				if r.Status != 200 || strings.Contains(string(r.Body), `"secret"`) || strings.Contains(string(r.Body), "whsec_") {
 					t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 				}
 			}

@@ -80,15 +80,18 @@ var defaultClient = sync.OnceValue(func() *http.Client { return NewClient(false,
 // A traced caller (the delivery job's span) gets a client span per attempt,
 // and the receiver its W3C traceparent header, so a receiver that traces
 // can join the attempt's trace.
-func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time) Attempt {
+//
+// previous are secrets that also sign the request, during a rotation's
+// grace period (see Headers).
+func Deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time, previous ...string) Attempt {
 	ctx, span := startDeliverySpan(ctx, endpoint, ev)
-	a := deliver(ctx, client, endpoint, secret, ev, now)
+	a := deliver(ctx, client, endpoint, secret, ev, now, previous)
 	a.Err = sanitizeBounded(a.Err, MaxErrorLength)
 	endDeliverySpan(span, a)
 	return a
 }
 
-func deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time) Attempt {
+func deliver(ctx context.Context, client *http.Client, endpoint, secret string, ev Event, now time.Time, previous []string) Attempt {
 	if client == nil {
 		client = defaultClient()
 	}
@@ -96,7 +99,7 @@ func deliver(ctx context.Context, client *http.Client, endpoint, secret string, 
 	if err != nil {
 		return Attempt{Outcome: Retry, Err: "encode event: " + err.Error()}
 	}
-	h, err := Headers(secret, ev.ID, now, body)
+	h, err := Headers(secret, ev.ID, now, body, previous...)
 	if err != nil {
 		return Attempt{Outcome: Retry, Err: "sign event: " + err.Error()}
 	}

@@ -20,7 +20,11 @@
 //
 // The key is the base64 decoding of a "whsec_" secret, or the raw UTF-8
 // bytes of any other secret (for customers who bring their own).
-// GenerateSecret produces whsec_ secrets.
+// GenerateSecret produces whsec_ secrets. After a secret rotation, for the
+// grace period, webhook-signature holds two space-separated signatures,
+// the new secret's first: Standard Webhooks verifiers accept a request
+// when any one of them matches, so receivers switch secrets at their own
+// pace.
 //
 // The body is the JSON form of Event:
 //
@@ -40,6 +44,14 @@
 // land on the recovering endpoint at the same instant. When an endpoint
 // answers 429 or 503 with Retry-After, the service should wait for the larger
 // of the scheduled delay and Attempt.RetryAfter.
+//
+// # Disabling
+//
+// A webhook is disabled through the API (:disable), when its endpoint
+// answers 410 Gone, or when Worker.DisableAfter of its deliveries in a
+// row failed after every retry (a success resets the count). The last
+// two record a webhook.disabled event, which the organization's other
+// endpoints receive. :enable makes it active again.
 //
 // # Outcomes
 //

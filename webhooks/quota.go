@@ -59,6 +59,7 @@ func register(ctx context.Context, store *storage.Store, keyring *secrets.Keyrin
 			SetOrganizationID(orgID).
 			SetURL(nw.URL).
 			SetEvents(nw.Events).
+			SetDescription(nw.Description).
 			SetSecret(sealed).
 			SetSecretKeyID(keyID).
 			SetStatus(WebhookActive).

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/creativeops/creativeops/audit"
@@ -77,7 +79,21 @@ func OpenSecret(kr *secrets.Keyring, wh *ent.Webhook) (string, error) {
 // SealingKeyIDs lists the master keys webhook secrets are sealed under
 // ("" for secrets an earlier version stored in the clear).
 func SealingKeyIDs(ctx context.Context, store *storage.Store) ([]string, error) {
-	return store.Ent.Webhook.Query().Unique(true).Select(webhook.FieldSecretKeyID).Strings(ctx)
+	ids, err := store.Ent.Webhook.Query().Unique(true).Select(webhook.FieldSecretKeyID).Strings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := store.Ent.Webhook.Query().Where(webhook.PreviousSecretNEQ("")).
+		Unique(true).Select(webhook.FieldPreviousSecretKeyID).Strings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range prev {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // resealBatch bounds the rows one reseal transaction rewrites.
@@ -96,10 +112,14 @@ func ResealSecrets(ctx context.Context, store *storage.Store, kr *secrets.Keyrin
 	after := ""
 	for {
 		rows, err := store.Ent.Webhook.Query().
-			Where(webhook.SecretKeyIDNEQ(current), webhook.IDGT(after)).
+			Where(webhook.Or(
+				webhook.SecretKeyIDNEQ(current),
+				webhook.And(webhook.PreviousSecretNEQ(""), webhook.PreviousSecretKeyIDNEQ(current)),
+			), webhook.IDGT(after)).
 			Order(ent.Asc(webhook.FieldID)).
 			Limit(resealBatch).
-			Select(webhook.FieldID, webhook.FieldSecret, webhook.FieldSecretKeyID).
+			Select(webhook.FieldID, webhook.FieldSecret, webhook.FieldSecretKeyID,
+				webhook.FieldPreviousSecret, webhook.FieldPreviousSecretKeyID, webhook.FieldPreviousSecretExpiresAt).
 			All(ctx)
 		if err != nil {
 			return total, fmt.Errorf("webhooks: find secrets to seal: %w", err)
@@ -108,7 +128,7 @@ func ResealSecrets(ctx context.Context, store *storage.Store, kr *secrets.Keyrin
 			return total, nil
 		}
 		after = rows[len(rows)-1].ID
-		type resealed struct{ id, oldKey, sealed string }
+		type resealed struct{ id, oldKey, sealed, oldPrevKey, prevSealed string }
 		batch := make([]resealed, len(rows))
 		for i, wh := range rows {
 			secret, err := OpenSecret(kr, wh)
@@ -116,17 +136,32 @@ func ResealSecrets(ctx context.Context, store *storage.Store, kr *secrets.Keyrin
 				return total, err
 			}
 			_, sealed := SealSecret(kr, wh.ID, secret)
-			batch[i] = resealed{wh.ID, wh.SecretKeyID, sealed}
+			batch[i] = resealed{id: wh.ID, oldKey: wh.SecretKeyID, sealed: sealed, oldPrevKey: wh.PreviousSecretKeyID}
+			if wh.PreviousSecret != "" {
+				// A secret past its grace period is opened all the same:
+				// its sealed bytes stay until the next rotation.
+				prev := *wh
+				far := time.Unix(1<<40, 0)
+				prev.PreviousSecretExpiresAt = &far
+				_, old, err := SigningSecrets(kr, &prev, time.Time{})
+				if err != nil {
+					return total, err
+				}
+				_, batch[i].prevSealed = sealPrevious(kr, wh.ID, old[0])
+			}
 		}
 		n := 0
 		err = store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
 			n = 0
 			for _, r := range batch {
-				k, err := tx.Webhook.Update().
-					Where(webhook.ID(r.id), webhook.SecretKeyID(r.oldKey)).
+				upd := tx.Webhook.Update().
+					Where(webhook.ID(r.id), webhook.SecretKeyID(r.oldKey), webhook.PreviousSecretKeyID(r.oldPrevKey)).
 					SetSecret(r.sealed).
-					SetSecretKeyID(current).
-					Save(ctx)
+					SetSecretKeyID(current)
+				if r.prevSealed != "" {
+					upd.SetPreviousSecret(r.prevSealed).SetPreviousSecretKeyID(current)
+				}
+				k, err := upd.Save(ctx)
 				if err != nil {
 					return err
 				}

@@ -87,10 +87,21 @@ func Sign(secret, msgID string, ts time.Time, body []byte) (string, error) {
 }
 
 // Headers returns every header a delivery needs, signature included.
-func Headers(secret, msgID string, ts time.Time, body []byte) (http.Header, error) {
+// Each of previous adds its own signature after the secret's, separated by
+// a space as Standard Webhooks allows: during a secret rotation's grace
+// period a receiver verifies with the old secret or the new one, and
+// either matches one of them.
+func Headers(secret, msgID string, ts time.Time, body []byte, previous ...string) (http.Header, error) {
 	sig, err := Sign(secret, msgID, ts, body)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range previous {
+		old, err := Sign(p, msgID, ts, body)
+		if err != nil {
+			return nil, err
+		}
+		sig += " " + old
 	}
 	h := make(http.Header, 5)
 	h.Set(HeaderID, msgID)

@@ -27,9 +27,17 @@ type Webhook struct {
 	OrganizationID string
 	URL            string
 	Events         []string
+	Description    string
 	Status         string
 	DisabledReason string
-	CreatedAt      time.Time
+	DisabledAt     *time.Time
+	// PreviousSecretExpiresAt: until when the secret the last rotation
+	// replaced signs deliveries too; nil outside a grace period.
+	PreviousSecretExpiresAt *time.Time
+	// ConsecutiveFailures counts the deliveries that failed in a row.
+	ConsecutiveFailures int
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
 }
 
 // Delivery is one event sent (or to be sent) to one webhook.
@@ -67,7 +75,16 @@ type NewWebhook struct {
 	URL    string
 	Events []string
 	// Secret is the signing secret; empty generates one.
-	Secret string
+	Secret      string
+	Description string
+}
+
+// WebhookUpdate is a change to a webhook: the fields that are set change.
+type WebhookUpdate struct {
+	URL    *string
+	Events *[]string
+	// Description: "" clears it.
+	Description *string
 }
 
 // Service manages an organization's webhooks and their deliveries.
@@ -78,11 +95,19 @@ type Service struct {
 	keyring    *secrets.Keyring // seals signing secrets at rest
 	// allowInsecure admits http:// and private addresses (development).
 	allowInsecure bool
+	// secretGrace is how long a rotated-out secret keeps signing.
+	secretGrace time.Duration
 }
 
-// NewService returns the webhooks service.
-func NewService(store *storage.Store, emitter *events.Emitter, dispatcher *Dispatcher, keyring *secrets.Keyring, allowInsecure bool) *Service {
-	return &Service{store: store, events: emitter, dispatcher: dispatcher, keyring: keyring, allowInsecure: allowInsecure}
+// DefaultSecretGrace is how long a secret replaced by a rotation keeps
+// signing deliveries beside the new one, unless the server is configured
+// otherwise: a day, for receivers deployed once a day.
+const DefaultSecretGrace = 24 * time.Hour
+
+// NewService returns the webhooks service. secretGrace is how long a
+// secret replaced by RotateSecret keeps signing deliveries (0: not at all).
+func NewService(store *storage.Store, emitter *events.Emitter, dispatcher *Dispatcher, keyring *secrets.Keyring, allowInsecure bool, secretGrace time.Duration) *Service {
+	return &Service{store: store, events: emitter, dispatcher: dispatcher, keyring: keyring, allowInsecure: allowInsecure, secretGrace: secretGrace}
 }
 
 // Create stores a webhook. When in.Secret is empty a secret is generated
@@ -113,7 +138,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in NewWebhook) (wh *
 	default:
 		return nil, "", apierror.InvalidFields("invalid request: "+fieldNames(violations), violations)
 	}
-	row, err := register(ctx, s.store, s.keyring, orgID, NewWebhook{URL: in.URL, Events: in.Events, Secret: secret})
+	row, err := register(ctx, s.store, s.keyring, orgID, NewWebhook{URL: in.URL, Events: in.Events, Secret: secret, Description: in.Description})
 	if err != nil {
 		return nil, "", err
 	}
@@ -245,14 +270,13 @@ func (s *Service) Test(ctx context.Context, orgID, id string) (*Delivery, error)
 	return toDelivery(d, nil), nil
 }
 
-// checkActive refuses to send to a disabled webhook: its endpoint said it
-// is gone. Registering the URL again is how a customer re-enables it.
+// checkActive refuses to send to a disabled webhook.
 func checkActive(wh *ent.Webhook) error {
 	if wh.Status == WebhookActive {
 		return nil
 	}
 	e := apierror.New(codes.FailedPrecondition, "WEBHOOK_DISABLED",
-		fmt.Sprintf("webhook %s is disabled (%s); register the endpoint again to receive events", wh.ID, wh.DisabledReason))
+		fmt.Sprintf("webhook %s is disabled (%s); enable it (POST /v1/webhooks/%s:enable) to receive events", wh.ID, wh.DisabledReason, wh.ID))
 	e.Metadata = map[string]string{"webhook_id": wh.ID}
 	return e
 }
@@ -316,6 +340,12 @@ func (s *Service) Redeliver(ctx context.Context, orgID, webhookID, deliveryID st
 			return err
 		}
 		ev, err := tx.Event.Get(ctx, orig.EventID)
+		if ent.IsNotFound(err) {
+			e := apierror.New(codes.FailedPrecondition, "EVENT_EXPIRED",
+				fmt.Sprintf("event %s of delivery %s is past the event retention and can no longer be sent", orig.EventID, orig.ID))
+			e.Metadata = map[string]string{"event_id": orig.EventID}
+			return e
+		}
 		if err != nil {
 			return fmt.Errorf("event %s of delivery %s: %w", orig.EventID, orig.ID, err)
 		}
@@ -329,10 +359,15 @@ func (s *Service) Redeliver(ctx context.Context, orgID, webhookID, deliveryID st
 }
 
 func toWebhook(w *ent.Webhook) *Webhook {
-	return &Webhook{
-		ID: w.ID, OrganizationID: w.OrganizationID, URL: w.URL, Events: w.Events,
-		Status: w.Status, DisabledReason: w.DisabledReason, CreatedAt: w.CreatedAt,
+	out := &Webhook{
+		ID: w.ID, OrganizationID: w.OrganizationID, URL: w.URL, Events: w.Events, Description: w.Description,
+		Status: w.Status, DisabledReason: w.DisabledReason, DisabledAt: w.DisabledAt,
+		ConsecutiveFailures: w.ConsecutiveFailures, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
+	if w.PreviousSecret != "" && w.PreviousSecretExpiresAt != nil && w.PreviousSecretExpiresAt.After(time.Now()) {
+		out.PreviousSecretExpiresAt = w.PreviousSecretExpiresAt
+	}
+	return out
 }
 
 func toDelivery(d *ent.Delivery, attempts []*ent.DeliveryAttempt) *Delivery {

@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/delivery"
 	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/secrets"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -46,7 +47,21 @@ type Worker struct {
 	// "succeeded", "retrying" or "failed" (gave up, or the endpoint
 	// answered 410).
 	Attempted func(result string)
+	// DisableAfter, when positive, disables a webhook once that many of
+	// its deliveries in a row failed (each after the whole retry
+	// schedule); a success starts the count again.
+	DisableAfter int
+	// Events records the webhook.disabled event of a webhook the worker
+	// disables (nil: none is recorded).
+	Events *events.Emitter
 }
+
+// DefaultDisableAfter is the run of failed deliveries after which a
+// webhook is disabled unless the server is configured otherwise. Each
+// failed delivery has been retried for about 28 hours (DefaultSchedule),
+// so ten in a row means the endpoint failed every attempt for more than a
+// day, on ten different events.
+const DefaultDisableAfter = 10
 
 // Timeout leaves the HTTP client's own timeout room to expire first, so an
 // attempt that times out is recorded as such rather than killed by River.
@@ -105,14 +120,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if err != nil {
 		return err
 	}
-	secret, err := OpenSecret(w.Keyring, wh)
+	at := time.Now()
+	secret, previous, err := SigningSecrets(w.Keyring, wh, at)
 	if err != nil {
 		return err
 	}
 	payload := Event{ID: ev.ID, Type: ev.Type, Timestamp: ev.CreatedAt, Data: json.RawMessage(ev.Data)}
 
-	at := time.Now()
-	a := Deliver(ctx, w.Client, wh.URL, secret, payload, at)
+	a := Deliver(ctx, w.Client, wh.URL, secret, payload, at, previous...)
 	if a.Outcome != Succeeded && ctx.Err() != nil {
 		// Shutting down mid-attempt: the attempt does not count, and the
 		// next instance to start makes it again at once.
@@ -215,25 +230,48 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, d *e
 	switch {
 	case a.Outcome == Disable:
 		reason := fmt.Sprintf("endpoint answered 410 Gone at %s", t.Format(time.RFC3339))
-		n, err := tx.Webhook.Update().
-			Where(webhook.ID(wh.ID), webhook.Status(WebhookActive)).
-			SetStatus(WebhookDisabled).SetDisabledReason(reason).SetDisabledAt(t).SetUpdatedAt(t).
-			Save(ctx)
-		if err != nil {
-			return "", err
-		}
-		if n > 0 {
-			w.log().Info("webhook disabled", "webhook_id", wh.ID, "organization_id", wh.OrganizationID, "reason", reason)
-		}
-		return result, StopDeliveries(ctx, tx, wh.ID, "webhook disabled: "+reason)
+		return result, w.disable(ctx, tx, sqlTx, wh, reason)
 	case next != nil:
 		prio := w.Dispatcher.Budget.priorities([]string{wh.OrganizationID}, time.Now())[0]
 		_, err := w.Dispatcher.River.InsertTx(ctx, sqlTx, DeliverArgs{DeliveryID: d.ID, Attempt: number, OrganizationID: wh.OrganizationID}, jobOpts(t, *next, prio))
 		return result, err
-	case a.Outcome != Succeeded:
-		w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)
+	case a.Outcome == Succeeded:
+		if wh.ConsecutiveFailures > 0 {
+			_, err := tx.Webhook.Update().Where(webhook.ID(wh.ID), webhook.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Save(ctx)
+			return result, err
+		}
+		return result, nil
 	}
-	return result, nil
+	w.log().Info("webhook delivery failed", "delivery_id", d.ID, "webhook_id", wh.ID, "attempts", number, "error", a.Err)
+	return result, w.countFailure(ctx, tx, sqlTx, wh)
+}
+
+// countFailure adds a delivery that gave up to the webhook's run of
+// failures, and disables the webhook when the run reaches DisableAfter.
+// The count is added to in the database, so deliveries failing at once on
+// several workers all count.
+func (w *Worker) countFailure(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, wh *ent.Webhook) error {
+	if _, err := tx.Webhook.Update().Where(webhook.ID(wh.ID)).AddConsecutiveFailures(1).Save(ctx); err != nil {
+		return err
+	}
+	if w.DisableAfter <= 0 {
+		return nil
+	}
+	reason := fmt.Sprintf("%d deliveries in a row failed", w.DisableAfter)
+	return w.disable(ctx, tx, sqlTx, wh, reason, func(u *ent.WebhookUpdate) *ent.WebhookUpdate {
+		return u.Where(webhook.ConsecutiveFailuresGTE(w.DisableAfter))
+	})
+}
+
+// disable disables an active webhook (that matches where) and tells the
+// organization's other endpoints with a webhook.disabled event.
+func (w *Worker) disable(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, wh *ent.Webhook, reason string, where ...func(*ent.WebhookUpdate) *ent.WebhookUpdate) error {
+	disabled, err := disable(ctx, tx, wh.ID, reason, where...)
+	if err != nil || disabled == nil {
+		return err
+	}
+	w.log().Info("webhook disabled", "webhook_id", wh.ID, "organization_id", wh.OrganizationID, "reason", reason)
+	return announceDisabled(ctx, w.Events, tx, sqlTx, disabled)
 }
 
 // abandon fails a delivery that can no longer be made.

@@ -64,14 +64,18 @@ Usage:
   creativeops secrets new-key --out FILE
                                      write a new master key file (0600)
   creativeops secrets rotate         seal every secret at rest under the newest master key
+  creativeops listen --forward-to URL [--api-key KEY] [--url URL] [--state FILE]
+                                     forward the organization's events (GET /v1/events) to a
+                                     local URL as signed webhook deliveries; prints the secret
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
                                      check an IP certificate offline
   creativeops version                print the version, VCS commit and Go version
                                      (also creativeops --version or -v)
   creativeops help COMMAND           the flags of a command (help keys create)
 
-Every command but verify, version and secrets new-key takes --data-dir and
---database-url (env CREATIVEOPS_DATA_DIR, CREATIVEOPS_DATABASE_URL).
+Every command but listen, verify, version and secrets new-key takes --data-dir
+and --database-url (env CREATIVEOPS_DATA_DIR, CREATIVEOPS_DATABASE_URL); listen
+talks to a running service with an API key instead.
 Run "creativeops COMMAND -h" for the flags of a command.
 `
 
@@ -115,6 +119,7 @@ var commands = map[string]command{
 	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return verify(args, stdout, stderr)
 	},
+	"listen":  listen,
 	"version": version,
 }
 
@@ -221,6 +226,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(durationValue{p: &cfg.JobTimeout}, "job-timeout", "time limit of one attempt of an asynchronous run; a run whose server died is retried after twice this")
 	fs.env(scheduleValue{&cfg.WebhookSchedule}, "webhook-retry-schedule", "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
 	fs.env(intValue{&cfg.WebhookWorkers, 1}, "webhook-workers", "concurrent webhook delivery attempts")
+	fs.env(durationValue{p: &cfg.WebhookSecretGrace, zero: "the old secret stops at once"}, "webhook-secret-grace", "how long a rotated-out webhook secret keeps signing deliveries beside the new one")
+	fs.env(intValue{&cfg.WebhookDisableAfter, 0}, "webhook-disable-after", "disable a webhook after this many deliveries in a row failed every retry (0: never)")
 	fs.env(floatValue{&cfg.RateLimit.RequestsPerSecond}, "rate-limit", "default requests per second per API key (a key's own limit overrides it)")
 	fs.env(intValue{&cfg.RateLimit.Burst, 1}, "rate-limit-burst", "default burst (token bucket size) per API key")
 	fs.env(textValue{&cfg.RedisURL, redisURL}, "redis-url", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
@@ -230,6 +237,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(durationValue{p: &cfg.AnalyticsFlushInterval}, "analytics-flush-interval", "how often usage aggregates are written to the database")
 	fs.env(durationValue{p: &cfg.AnalyticsRetention, zero: "keep forever"}, "analytics-retention", "how long per-minute usage is kept")
 	fs.env(durationValue{p: &cfg.AuditRetention, zero: "keep forever"}, "audit-retention", "how long audit events are kept (GET /v1/audit-events)")
+	fs.env(durationValue{p: &cfg.EventRetention, zero: "keep forever"}, "event-retention", "how long events are kept (GET /v1/events, redelivery)")
 	masterKeyFlag(fs, &cfg.MasterKeyFiles)
 	fs.env(textValue{p: &cfg.TLSCertFile}, "tls-cert-file", "PEM certificate chain: serve TLS (read again when it changes; needs --tls-key-file)")
 	fs.env(textValue{p: &cfg.TLSKeyFile}, "tls-key-file", "PEM private key of --tls-cert-file")

@@ -7,7 +7,7 @@ import type { Session } from "./session";
 import { navigate, onLinkClick, usePath } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import { KeysPage } from "./pages/keys";
-import { WebhooksPage, WebhookDetail } from "./pages/webhooks";
+import { EventsPage, WebhooksPage, WebhookDetail } from "./pages/webhooks";
 import { UsagePage } from "./pages/usage";
 import { WorkflowsPage, WorkflowRun } from "./pages/workflows";
 import { CatalogPage, CertificatePage } from "./pages/catalog";
@@ -39,6 +39,7 @@ const pages: PageDef[] = [
   { path: "/keys", title: "API keys", scope: "keys:admin", list: KeysPage },
   { path: "/oauth-clients", title: "OAuth clients", scope: "keys:admin", list: OAuthClientsPage, needs: "/v1/oauth/clients?page_size=1" },
   { path: "/webhooks", title: "Webhooks", scope: "webhooks:read", list: WebhooksPage, detail: WebhookDetail },
+  { path: "/events", title: "Events", scope: "events:read", list: EventsPage },
   { path: "/workflows", title: "Workflows", scope: "engine:read", list: WorkflowsPage, detail: WorkflowRun },
   { path: "/plans", title: "Plans", scope: "plans:read", list: PlansPage, detail: PlanDetail, needs: "/v1/plans?page_size=1" },
   { path: "/creators", title: "Creators", scope: "creators:read", list: CreatorsPage },

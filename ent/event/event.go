@@ -21,6 +21,10 @@ const (
 	FieldData = "data"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldSequence holds the string denoting the sequence field in the database.
+	FieldSequence = "sequence"
+	// FieldObjectID holds the string denoting the object_id field in the database.
+	FieldObjectID = "object_id"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -32,6 +36,8 @@ var Columns = []string{
 	FieldType,
 	FieldData,
 	FieldCreatedAt,
+	FieldSequence,
+	FieldObjectID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -47,6 +53,10 @@ func ValidColumn(column string) bool {
 var (
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultSequence holds the default value on creation for the "sequence" field.
+	DefaultSequence int64
+	// DefaultObjectID holds the default value on creation for the "object_id" field.
+	DefaultObjectID string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
@@ -77,4 +87,14 @@ func ByData(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// BySequence orders the results by the sequence field.
+func BySequence(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSequence, opts...).ToFunc()
+}
+
+// ByObjectID orders the results by the object_id field.
+func ByObjectID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldObjectID, opts...).ToFunc()
 }

@@ -84,6 +84,16 @@ func CreatedAt(v time.Time) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// Sequence applies equality check predicate on the "sequence" field. It's identical to SequenceEQ.
+func Sequence(v int64) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSequence, v))
+}
+
+// ObjectID applies equality check predicate on the "object_id" field. It's identical to ObjectIDEQ.
+func ObjectID(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldObjectID, v))
+}
+
 // OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
 func OrganizationIDEQ(v string) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldOrganizationID, v))
@@ -317,6 +327,111 @@ func CreatedAtLT(v time.Time) predicate.Event {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Event {
 	return predicate.Event(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// SequenceEQ applies the EQ predicate on the "sequence" field.
+func SequenceEQ(v int64) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSequence, v))
+}
+
+// SequenceNEQ applies the NEQ predicate on the "sequence" field.
+func SequenceNEQ(v int64) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldSequence, v))
+}
+
+// SequenceIn applies the In predicate on the "sequence" field.
+func SequenceIn(vs ...int64) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldSequence, vs...))
+}
+
+// SequenceNotIn applies the NotIn predicate on the "sequence" field.
+func SequenceNotIn(vs ...int64) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldSequence, vs...))
+}
+
+// SequenceGT applies the GT predicate on the "sequence" field.
+func SequenceGT(v int64) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldSequence, v))
+}
+
+// SequenceGTE applies the GTE predicate on the "sequence" field.
+func SequenceGTE(v int64) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldSequence, v))
+}
+
+// SequenceLT applies the LT predicate on the "sequence" field.
+func SequenceLT(v int64) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldSequence, v))
+}
+
+// SequenceLTE applies the LTE predicate on the "sequence" field.
+func SequenceLTE(v int64) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldSequence, v))
+}
+
+// ObjectIDEQ applies the EQ predicate on the "object_id" field.
+func ObjectIDEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldObjectID, v))
+}
+
+// ObjectIDNEQ applies the NEQ predicate on the "object_id" field.
+func ObjectIDNEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldObjectID, v))
+}
+
+// ObjectIDIn applies the In predicate on the "object_id" field.
+func ObjectIDIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldObjectID, vs...))
+}
+
+// ObjectIDNotIn applies the NotIn predicate on the "object_id" field.
+func ObjectIDNotIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldObjectID, vs...))
+}
+
+// ObjectIDGT applies the GT predicate on the "object_id" field.
+func ObjectIDGT(v string) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldObjectID, v))
+}
+
+// ObjectIDGTE applies the GTE predicate on the "object_id" field.
+func ObjectIDGTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldObjectID, v))
+}
+
+// ObjectIDLT applies the LT predicate on the "object_id" field.
+func ObjectIDLT(v string) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldObjectID, v))
+}
+
+// ObjectIDLTE applies the LTE predicate on the "object_id" field.
+func ObjectIDLTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldObjectID, v))
+}
+
+// ObjectIDContains applies the Contains predicate on the "object_id" field.
+func ObjectIDContains(v string) predicate.Event {
+	return predicate.Event(sql.FieldContains(FieldObjectID, v))
+}
+
+// ObjectIDHasPrefix applies the HasPrefix predicate on the "object_id" field.
+func ObjectIDHasPrefix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasPrefix(FieldObjectID, v))
+}
+
+// ObjectIDHasSuffix applies the HasSuffix predicate on the "object_id" field.
+func ObjectIDHasSuffix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasSuffix(FieldObjectID, v))
+}
+
+// ObjectIDEqualFold applies the EqualFold predicate on the "object_id" field.
+func ObjectIDEqualFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldEqualFold(FieldObjectID, v))
+}
+
+// ObjectIDContainsFold applies the ContainsFold predicate on the "object_id" field.
+func ObjectIDContainsFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldContainsFold(FieldObjectID, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -81,6 +81,18 @@ func (f EventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventMutation", m)
 }
 
+// The EventSequenceFunc type is an adapter to allow the use of ordinary
+// function as EventSequence mutator.
+type EventSequenceFunc func(context.Context, *ent.EventSequenceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EventSequenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EventSequenceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventSequenceMutation", m)
+}
+
 // The IPRecordFunc type is an adapter to allow the use of ordinary
 // function as IPRecord mutator.
 type IPRecordFunc func(context.Context, *ent.IPRecordMutation) (ent.Value, error)

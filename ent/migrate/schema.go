@@ -206,6 +206,8 @@ var (
 		{Name: "type", Type: field.TypeString},
 		{Name: "data", Type: field.TypeString, Size: 2147483647},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "sequence", Type: field.TypeInt64, Default: 0},
+		{Name: "object_id", Type: field.TypeString, Default: ""},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{
@@ -218,7 +220,33 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[1], EventsColumns[2], EventsColumns[0]},
 			},
+			{
+				Name:    "event_organization_id_sequence",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[5]},
+			},
+			{
+				Name:    "event_organization_id_object_id_sequence",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[6], EventsColumns[5]},
+			},
+			{
+				Name:    "event_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[4]},
+			},
 		},
+	}
+	// EventSequencesColumns holds the columns for the "event_sequences" table.
+	EventSequencesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "last", Type: field.TypeInt64, Default: 0},
+	}
+	// EventSequencesTable holds the schema information for the "event_sequences" table.
+	EventSequencesTable = &schema.Table{
+		Name:       "event_sequences",
+		Columns:    EventSequencesColumns,
+		PrimaryKey: []*schema.Column{EventSequencesColumns[0]},
 	}
 	// IPRecordsColumns holds the columns for the "ip_records" table.
 	IPRecordsColumns = []*schema.Column{
@@ -677,8 +705,13 @@ var (
 		{Name: "organization_id", Type: field.TypeString},
 		{Name: "url", Type: field.TypeString, Size: 2048},
 		{Name: "events", Type: field.TypeJSON},
+		{Name: "description", Type: field.TypeString, Size: 500, Default: ""},
 		{Name: "secret", Type: field.TypeString},
 		{Name: "secret_key_id", Type: field.TypeString, Default: ""},
+		{Name: "previous_secret", Type: field.TypeString, Default: ""},
+		{Name: "previous_secret_key_id", Type: field.TypeString, Default: ""},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "consecutive_failures", Type: field.TypeInt, Default: 0},
 		{Name: "status", Type: field.TypeString, Default: "active"},
 		{Name: "disabled_reason", Type: field.TypeString, Nullable: true},
 		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
@@ -705,6 +738,7 @@ var (
 		DeliveriesTable,
 		DeliveryAttemptsTable,
 		EventsTable,
+		EventSequencesTable,
 		IPRecordsTable,
 		IdempotencyKeysTable,
 		JobsTable,

@@ -24,6 +24,9 @@ type DeliveryAttempt func(*sql.Selector)
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
+// EventSequence is the predicate function for eventsequence builders.
+type EventSequence func(*sql.Selector)
+
 // IPRecord is the predicate function for iprecord builders.
 type IPRecord func(*sql.Selector)
 

@@ -19,9 +19,27 @@ func (Event) Fields() []ent.Field {
 		// The resource as the API returns it (JSON).
 		field.Text("data").Immutable(),
 		field.Time("created_at").Immutable().Default(now),
+		// The event's position among its organization's events, taken
+		// from the organization's EventSequence row in the emitting
+		// transaction: that row's lock orders the organization's emitting
+		// transactions, so a sequence is committed only after every
+		// smaller one, and "after this event" never skips one committed
+		// late. 0 for events recorded before sequences existed.
+		field.Int64("sequence").Immutable().Default(0),
+		// The id of the resource the event is about, for GET /v1/events'
+		// object_id filter.
+		field.String("object_id").Immutable().Default(""),
 	}
 }
 
 func (Event) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("organization_id", "type", "id")}
+	return []ent.Index{
+		index.Fields("organization_id", "type", "id"),
+		// GET /v1/events: an organization's events in sequence order,
+		// and those of one resource.
+		index.Fields("organization_id", "sequence"),
+		index.Fields("organization_id", "object_id", "sequence"),
+		// The retention job deletes the oldest first, in batches.
+		index.Fields("created_at"),
+	}
 }

@@ -23,10 +23,20 @@ const (
 	FieldURL = "url"
 	// FieldEvents holds the string denoting the events field in the database.
 	FieldEvents = "events"
+	// FieldDescription holds the string denoting the description field in the database.
+	FieldDescription = "description"
 	// FieldSecret holds the string denoting the secret field in the database.
 	FieldSecret = "secret"
 	// FieldSecretKeyID holds the string denoting the secret_key_id field in the database.
 	FieldSecretKeyID = "secret_key_id"
+	// FieldPreviousSecret holds the string denoting the previous_secret field in the database.
+	FieldPreviousSecret = "previous_secret"
+	// FieldPreviousSecretKeyID holds the string denoting the previous_secret_key_id field in the database.
+	FieldPreviousSecretKeyID = "previous_secret_key_id"
+	// FieldPreviousSecretExpiresAt holds the string denoting the previous_secret_expires_at field in the database.
+	FieldPreviousSecretExpiresAt = "previous_secret_expires_at"
+	// FieldConsecutiveFailures holds the string denoting the consecutive_failures field in the database.
+	FieldConsecutiveFailures = "consecutive_failures"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
 	// FieldDisabledReason holds the string denoting the disabled_reason field in the database.
@@ -47,8 +57,13 @@ var Columns = []string{
 	FieldOrganizationID,
 	FieldURL,
 	FieldEvents,
+	FieldDescription,
 	FieldSecret,
 	FieldSecretKeyID,
+	FieldPreviousSecret,
+	FieldPreviousSecretKeyID,
+	FieldPreviousSecretExpiresAt,
+	FieldConsecutiveFailures,
 	FieldStatus,
 	FieldDisabledReason,
 	FieldDisabledAt,
@@ -74,8 +89,18 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// URLValidator is a validator for the "url" field. It is called by the builders before save.
 	URLValidator func(string) error
+	// DefaultDescription holds the default value on creation for the "description" field.
+	DefaultDescription string
+	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	DescriptionValidator func(string) error
 	// DefaultSecretKeyID holds the default value on creation for the "secret_key_id" field.
 	DefaultSecretKeyID string
+	// DefaultPreviousSecret holds the default value on creation for the "previous_secret" field.
+	DefaultPreviousSecret string
+	// DefaultPreviousSecretKeyID holds the default value on creation for the "previous_secret_key_id" field.
+	DefaultPreviousSecretKeyID string
+	// DefaultConsecutiveFailures holds the default value on creation for the "consecutive_failures" field.
+	DefaultConsecutiveFailures int
 	// DefaultStatus holds the default value on creation for the "status" field.
 	DefaultStatus string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -110,6 +135,11 @@ func ByURL(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldURL, opts...).ToFunc()
 }
 
+// ByDescription orders the results by the description field.
+func ByDescription(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDescription, opts...).ToFunc()
+}
+
 // BySecret orders the results by the secret field.
 func BySecret(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSecret, opts...).ToFunc()
@@ -118,6 +148,26 @@ func BySecret(opts ...sql.OrderTermOption) OrderOption {
 // BySecretKeyID orders the results by the secret_key_id field.
 func BySecretKeyID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSecretKeyID, opts...).ToFunc()
+}
+
+// ByPreviousSecret orders the results by the previous_secret field.
+func ByPreviousSecret(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPreviousSecret, opts...).ToFunc()
+}
+
+// ByPreviousSecretKeyID orders the results by the previous_secret_key_id field.
+func ByPreviousSecretKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPreviousSecretKeyID, opts...).ToFunc()
+}
+
+// ByPreviousSecretExpiresAt orders the results by the previous_secret_expires_at field.
+func ByPreviousSecretExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPreviousSecretExpiresAt, opts...).ToFunc()
+}
+
+// ByConsecutiveFailures orders the results by the consecutive_failures field.
+func ByConsecutiveFailures(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldConsecutiveFailures, opts...).ToFunc()
 }
 
 // ByStatus orders the results by the status field.

@@ -84,6 +84,11 @@ func URL(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldURL, v))
 }
 
+// Description applies equality check predicate on the "description" field. It's identical to DescriptionEQ.
+func Description(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldDescription, v))
+}
+
 // Secret applies equality check predicate on the "secret" field. It's identical to SecretEQ.
 func Secret(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldSecret, v))
@@ -92,6 +97,26 @@ func Secret(v string) predicate.Webhook {
 // SecretKeyID applies equality check predicate on the "secret_key_id" field. It's identical to SecretKeyIDEQ.
 func SecretKeyID(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldSecretKeyID, v))
+}
+
+// PreviousSecret applies equality check predicate on the "previous_secret" field. It's identical to PreviousSecretEQ.
+func PreviousSecret(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecret, v))
+}
+
+// PreviousSecretKeyID applies equality check predicate on the "previous_secret_key_id" field. It's identical to PreviousSecretKeyIDEQ.
+func PreviousSecretKeyID(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretExpiresAt applies equality check predicate on the "previous_secret_expires_at" field. It's identical to PreviousSecretExpiresAtEQ.
+func PreviousSecretExpiresAt(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecretExpiresAt, v))
+}
+
+// ConsecutiveFailures applies equality check predicate on the "consecutive_failures" field. It's identical to ConsecutiveFailuresEQ.
+func ConsecutiveFailures(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldConsecutiveFailures, v))
 }
 
 // Status applies equality check predicate on the "status" field. It's identical to StatusEQ.
@@ -324,6 +349,71 @@ func URLContainsFold(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldContainsFold(FieldURL, v))
 }
 
+// DescriptionEQ applies the EQ predicate on the "description" field.
+func DescriptionEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldDescription, v))
+}
+
+// DescriptionNEQ applies the NEQ predicate on the "description" field.
+func DescriptionNEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldDescription, v))
+}
+
+// DescriptionIn applies the In predicate on the "description" field.
+func DescriptionIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldDescription, vs...))
+}
+
+// DescriptionNotIn applies the NotIn predicate on the "description" field.
+func DescriptionNotIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldDescription, vs...))
+}
+
+// DescriptionGT applies the GT predicate on the "description" field.
+func DescriptionGT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldDescription, v))
+}
+
+// DescriptionGTE applies the GTE predicate on the "description" field.
+func DescriptionGTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldDescription, v))
+}
+
+// DescriptionLT applies the LT predicate on the "description" field.
+func DescriptionLT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldDescription, v))
+}
+
+// DescriptionLTE applies the LTE predicate on the "description" field.
+func DescriptionLTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldDescription, v))
+}
+
+// DescriptionContains applies the Contains predicate on the "description" field.
+func DescriptionContains(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContains(FieldDescription, v))
+}
+
+// DescriptionHasPrefix applies the HasPrefix predicate on the "description" field.
+func DescriptionHasPrefix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasPrefix(FieldDescription, v))
+}
+
+// DescriptionHasSuffix applies the HasSuffix predicate on the "description" field.
+func DescriptionHasSuffix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasSuffix(FieldDescription, v))
+}
+
+// DescriptionEqualFold applies the EqualFold predicate on the "description" field.
+func DescriptionEqualFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEqualFold(FieldDescription, v))
+}
+
+// DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
+func DescriptionContainsFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContainsFold(FieldDescription, v))
+}
+
 // SecretEQ applies the EQ predicate on the "secret" field.
 func SecretEQ(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldEQ(FieldSecret, v))
@@ -452,6 +542,226 @@ func SecretKeyIDEqualFold(v string) predicate.Webhook {
 // SecretKeyIDContainsFold applies the ContainsFold predicate on the "secret_key_id" field.
 func SecretKeyIDContainsFold(v string) predicate.Webhook {
 	return predicate.Webhook(sql.FieldContainsFold(FieldSecretKeyID, v))
+}
+
+// PreviousSecretEQ applies the EQ predicate on the "previous_secret" field.
+func PreviousSecretEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecret, v))
+}
+
+// PreviousSecretNEQ applies the NEQ predicate on the "previous_secret" field.
+func PreviousSecretNEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldPreviousSecret, v))
+}
+
+// PreviousSecretIn applies the In predicate on the "previous_secret" field.
+func PreviousSecretIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldPreviousSecret, vs...))
+}
+
+// PreviousSecretNotIn applies the NotIn predicate on the "previous_secret" field.
+func PreviousSecretNotIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldPreviousSecret, vs...))
+}
+
+// PreviousSecretGT applies the GT predicate on the "previous_secret" field.
+func PreviousSecretGT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldPreviousSecret, v))
+}
+
+// PreviousSecretGTE applies the GTE predicate on the "previous_secret" field.
+func PreviousSecretGTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldPreviousSecret, v))
+}
+
+// PreviousSecretLT applies the LT predicate on the "previous_secret" field.
+func PreviousSecretLT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldPreviousSecret, v))
+}
+
+// PreviousSecretLTE applies the LTE predicate on the "previous_secret" field.
+func PreviousSecretLTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldPreviousSecret, v))
+}
+
+// PreviousSecretContains applies the Contains predicate on the "previous_secret" field.
+func PreviousSecretContains(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContains(FieldPreviousSecret, v))
+}
+
+// PreviousSecretHasPrefix applies the HasPrefix predicate on the "previous_secret" field.
+func PreviousSecretHasPrefix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasPrefix(FieldPreviousSecret, v))
+}
+
+// PreviousSecretHasSuffix applies the HasSuffix predicate on the "previous_secret" field.
+func PreviousSecretHasSuffix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasSuffix(FieldPreviousSecret, v))
+}
+
+// PreviousSecretEqualFold applies the EqualFold predicate on the "previous_secret" field.
+func PreviousSecretEqualFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEqualFold(FieldPreviousSecret, v))
+}
+
+// PreviousSecretContainsFold applies the ContainsFold predicate on the "previous_secret" field.
+func PreviousSecretContainsFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContainsFold(FieldPreviousSecret, v))
+}
+
+// PreviousSecretKeyIDEQ applies the EQ predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDNEQ applies the NEQ predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDNEQ(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDIn applies the In predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldPreviousSecretKeyID, vs...))
+}
+
+// PreviousSecretKeyIDNotIn applies the NotIn predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDNotIn(vs ...string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldPreviousSecretKeyID, vs...))
+}
+
+// PreviousSecretKeyIDGT applies the GT predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDGT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDGTE applies the GTE predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDGTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDLT applies the LT predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDLT(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDLTE applies the LTE predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDLTE(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDContains applies the Contains predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDContains(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContains(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDHasPrefix applies the HasPrefix predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDHasPrefix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasPrefix(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDHasSuffix applies the HasSuffix predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDHasSuffix(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldHasSuffix(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDEqualFold applies the EqualFold predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDEqualFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEqualFold(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretKeyIDContainsFold applies the ContainsFold predicate on the "previous_secret_key_id" field.
+func PreviousSecretKeyIDContainsFold(v string) predicate.Webhook {
+	return predicate.Webhook(sql.FieldContainsFold(FieldPreviousSecretKeyID, v))
+}
+
+// PreviousSecretExpiresAtEQ applies the EQ predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtEQ(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtNEQ applies the NEQ predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtNEQ(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtIn applies the In predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtIn(vs ...time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldPreviousSecretExpiresAt, vs...))
+}
+
+// PreviousSecretExpiresAtNotIn applies the NotIn predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtNotIn(vs ...time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldPreviousSecretExpiresAt, vs...))
+}
+
+// PreviousSecretExpiresAtGT applies the GT predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtGT(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtGTE applies the GTE predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtGTE(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtLT applies the LT predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtLT(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtLTE applies the LTE predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtLTE(v time.Time) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldPreviousSecretExpiresAt, v))
+}
+
+// PreviousSecretExpiresAtIsNil applies the IsNil predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtIsNil() predicate.Webhook {
+	return predicate.Webhook(sql.FieldIsNull(FieldPreviousSecretExpiresAt))
+}
+
+// PreviousSecretExpiresAtNotNil applies the NotNil predicate on the "previous_secret_expires_at" field.
+func PreviousSecretExpiresAtNotNil() predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotNull(FieldPreviousSecretExpiresAt))
+}
+
+// ConsecutiveFailuresEQ applies the EQ predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresEQ(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldEQ(FieldConsecutiveFailures, v))
+}
+
+// ConsecutiveFailuresNEQ applies the NEQ predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresNEQ(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNEQ(FieldConsecutiveFailures, v))
+}
+
+// ConsecutiveFailuresIn applies the In predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresIn(vs ...int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldIn(FieldConsecutiveFailures, vs...))
+}
+
+// ConsecutiveFailuresNotIn applies the NotIn predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresNotIn(vs ...int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldNotIn(FieldConsecutiveFailures, vs...))
+}
+
+// ConsecutiveFailuresGT applies the GT predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresGT(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGT(FieldConsecutiveFailures, v))
+}
+
+// ConsecutiveFailuresGTE applies the GTE predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresGTE(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldGTE(FieldConsecutiveFailures, v))
+}
+
+// ConsecutiveFailuresLT applies the LT predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresLT(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLT(FieldConsecutiveFailures, v))
+}
+
+// ConsecutiveFailuresLTE applies the LTE predicate on the "consecutive_failures" field.
+func ConsecutiveFailuresLTE(v int) predicate.Webhook {
+	return predicate.Webhook(sql.FieldLTE(FieldConsecutiveFailures, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

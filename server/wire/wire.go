@@ -17,6 +17,7 @@ import (
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
 	"github.com/creativeops/creativeops/creators"
+	"github.com/creativeops/creativeops/events"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
 	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/jobs"
@@ -201,13 +202,33 @@ func Bundle(c *creativeopsv1.Certificate) ipreg.Bundle {
 // Webhook renders a webhook, without its secret.
 func Webhook(w *webhooks.Webhook) *creativeopsv1.Webhook {
 	return &creativeopsv1.Webhook{
-		Id:             w.ID,
-		Url:            w.URL,
-		Events:         w.Events,
-		Status:         w.Status,
-		CreatedAt:      timestamppb.New(w.CreatedAt),
-		DisabledReason: w.DisabledReason,
+		Id:                      w.ID,
+		Url:                     w.URL,
+		Events:                  w.Events,
+		Description:             w.Description,
+		Status:                  w.Status,
+		CreatedAt:               timestamppb.New(w.CreatedAt),
+		UpdatedAt:               timestamppb.New(w.UpdatedAt),
+		DisabledReason:          w.DisabledReason,
+		DisabledAt:              Time(w.DisabledAt),
+		PreviousSecretExpiresAt: Time(w.PreviousSecretExpiresAt),
+		ConsecutiveFailures:     int32(min(w.ConsecutiveFailures, math.MaxInt32)),
 	}
+}
+
+// Event renders a recorded event: its data as the delivery body carries
+// it.
+func Event(e *events.Record) (*creativeopsv1.Event, error) {
+	data := &structpb.Struct{}
+	if len(e.Data) > 0 {
+		if err := data.UnmarshalJSON(e.Data); err != nil {
+			return nil, fmt.Errorf("wire: data of event %s: %w", e.ID, err)
+		}
+	}
+	return &creativeopsv1.Event{
+		Id: e.ID, Type: e.Type, Timestamp: timestamppb.New(e.CreatedAt), Data: data,
+		ObjectId: e.ObjectID, Sequence: e.Sequence,
+	}, nil
 }
 
 // Delivery renders a delivery with its attempts.

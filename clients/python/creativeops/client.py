@@ -22,7 +22,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping,
 from ._version import __version__
 from .certificates import verify_certificate
 from .errors import APIConnectionError, APITimeoutError, CreativeOpsError, from_response
-from .types import APIKey, AuditEvent, Creator, Delivery, IPRecord, Job, OAuthClient, Plan, PlanFeed, ReplanResult, Webhook
+from .types import (APIKey, AuditEvent, Creator, Delivery, Event, IPRecord, Job, OAuthClient, Plan, PlanFeed, ReplanResult,
+                    Webhook)
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -180,6 +181,7 @@ class CreativeOps:
         self.engine = Engine(self)
         self.ip = IP(self)
         self.webhooks = Webhooks(self)
+        self.events = Events(self)
         self.analytics = Analytics(self)
         self.audit = Audit(self)
         self.oauth_clients = OAuthClients(self)
@@ -575,6 +577,57 @@ class Webhooks(_Resource):
     def redeliver(self, id: str, delivery_id: str, **options: Unpack[CallOptions]) -> Delivery:
         return cast(Delivery, self._c.request(
             "POST", f"/v1/webhooks/{_q(id)}/deliveries/{_q(delivery_id)}:redeliver", {}, **options))
+
+    def update(self, id: str, url: Optional[str] = None, events: Optional[List[str]] = None,
+               description: Optional[str] = None, **options: Unpack[CallOptions]) -> Webhook:
+        """Changes what is given of url (checked as a new webhook's is),
+        events and description ("" clears it); the rest stays."""
+        body: Dict[str, Any] = {}
+        paths = []
+        for name, value in (("url", url), ("events", events), ("description", description)):
+            if value is not None:
+                body[name] = value
+                paths.append(name)
+        if not paths:
+            raise ValueError("update: give url, events or description")
+        body["update_mask"] = ",".join(paths)
+        return cast(Webhook, self._c.request("PATCH", "/v1/webhooks/" + _q(id), body, **options))
+
+    def disable(self, id: str, **options: Unpack[CallOptions]) -> Webhook:
+        """Pauses the endpoint: it receives nothing, its pending deliveries
+        fail, its delivery history stays."""
+        return cast(Webhook, self._c.request("POST", f"/v1/webhooks/{_q(id)}:disable", {}, **options))
+
+    def enable(self, id: str, **options: Unpack[CallOptions]) -> Webhook:
+        """Resumes a disabled endpoint, however it was disabled."""
+        return cast(Webhook, self._c.request("POST", f"/v1/webhooks/{_q(id)}:enable", {}, **options))
+
+    def rotate_secret(self, id: str, secret: str = "", **options: Unpack[CallOptions]) -> Webhook:
+        """A new signing secret: secret, or a generated one in this answer
+        only. Until previous_secret_expires_at every delivery is signed with
+        the old and the new one (verify_webhook accepts either, or both)."""
+        body = {"secret": secret} if secret else {}
+        return cast(Webhook, self._c.request("POST", f"/v1/webhooks/{_q(id)}:rotateSecret", body, **options))
+
+
+class Events(_Resource):
+    """The organization's events, each with the id and data its webhook
+    deliveries carry, whether or not an endpoint received it (events:read;
+    kept for the server's event retention, 30 days by default)."""
+
+    def list(self, types: Optional[List[str]] = None, created_after: Time = "", created_before: Time = "",
+             object_id: str = "", after: str = "", page_size: int = 0,
+             **options: Unpack[CallOptions]) -> Iterator[Event]:
+        """Every page of events, newest first; with after (the last event id
+        you processed), the events committed after it, oldest first: how to
+        reconcile missed deliveries."""
+        return self._c.pages("/v1/events", "events", {
+            "type": types or [], "created_after": _time("created_after", created_after),
+            "created_before": _time("created_before", created_before), "object_id": object_id, "after": after,
+        }, page_size, **options)
+
+    def get(self, id: str, **options: Unpack[CallOptions]) -> Event:
+        return cast(Event, self._c.request("GET", "/v1/events/" + _q(id), **options))
 
 
 class Analytics(_Resource):

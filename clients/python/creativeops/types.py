@@ -95,8 +95,26 @@ class Webhook(TypedDict, total=False):
     events: List[str]
     status: str
     created_at: str
+    updated_at: str
+    description: str
     disabled_reason: str
-    secret: str  # only when created without one of your own
+    disabled_at: Optional[str]
+    # Until when the secret replaced by the last rotation signs deliveries too.
+    previous_secret_expires_at: Optional[str]
+    # Deliveries that failed (every retry) in a row since the last success.
+    consecutive_failures: int
+    secret: str  # only when created or rotated without one of your own
+
+
+class Event(TypedDict):
+    """An event as GET /v1/events returns it: id, type, timestamp and data
+    as its webhook deliveries carry them."""
+    id: str
+    type: str
+    timestamp: str
+    data: Dict[str, Any]
+    object_id: str
+    sequence: str  # int64: a JSON string
 
 
 class Delivery(TypedDict):

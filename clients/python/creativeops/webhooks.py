@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Literal, Mapping, Optional, TypedDict, Union
+from typing import Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from .types import Creator, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
 
@@ -61,6 +61,14 @@ class WebhookTestEvent(TypedDict):
     data: Webhook
 
 
+class WebhookDisabledEvent(TypedDict):
+    """The service disabled a webhook (a run of failed deliveries, or 410 Gone); data is that webhook."""
+    id: str
+    type: Literal["webhook.disabled"]
+    timestamp: str
+    data: Webhook
+
+
 class PlanMilestoneDueEvent(TypedDict):
     """A tracked plan's pending milestone is due in remind_days_before days (or fewer), or today."""
     id: str
@@ -93,6 +101,7 @@ WebhookEvent = Union[
     IPRegisteredEvent,
     CreatorCreatedEvent,
     WebhookTestEvent,
+    WebhookDisabledEvent,
     PlanMilestoneDueEvent,
     PlanMilestoneOverdueEvent,
     PlanReplannedEvent,
@@ -127,18 +136,24 @@ def _header(headers: Mapping[str, str], name: str) -> str:
 def verify_webhook(
     payload: Union[bytes, str],
     headers: Mapping[str, str],
-    secret: str,
+    secret: Union[str, Sequence[str]],
     tolerance: float = DEFAULT_TOLERANCE,
     now: Optional[float] = None,
 ) -> WebhookEvent:
     """Checks a delivery's signature and timestamp and returns its event.
 
     payload is the request body exactly as received; headers its HTTP
-    headers (any case); secret the webhook's secret, "whsec_..." or raw.
+    headers (any case); secret the webhook's secret, "whsec_..." or raw,
+    or several (while you switch to a rotated secret, [new, old]: during
+    the service's grace period every delivery is signed with both).
     Raises WebhookVerificationError unless one of the webhook-signature
     values is the HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"
-    and the timestamp is within tolerance seconds of now.
+    under one of the secrets, and the timestamp is within tolerance seconds
+    of now.
     """
+    secrets = [secret] if isinstance(secret, str) else list(secret)
+    if not secrets:
+        raise WebhookVerificationError("no webhook secret given")
     body = payload.encode() if isinstance(payload, str) else bytes(payload)
     msg_id = _header(headers, "webhook-id")
     stamp = _header(headers, "webhook-timestamp")
@@ -150,11 +165,11 @@ def verify_webhook(
     current = time.time() if now is None else now
     if abs(current - sent) > tolerance:
         raise WebhookVerificationError("webhook-timestamp is outside the tolerance")
-    mac = hmac.new(_key(secret), f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
-    expected = base64.b64encode(mac).decode()
+    signed = f"{msg_id}.{stamp}.".encode() + body
+    expected = [base64.b64encode(hmac.new(_key(s), signed, hashlib.sha256).digest()).decode() for s in secrets]
     for sig in signatures.split():
         version, _, value = sig.partition(",")
-        if version == "v1" and hmac.compare_digest(value, expected):
+        if version == "v1" and any(hmac.compare_digest(value, e) for e in expected):
             try:
                 return json.loads(body)
             except ValueError as e:

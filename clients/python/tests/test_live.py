@@ -89,6 +89,70 @@ def test_a_webhook_delivery_verifies(co):
         srv.shutdown()
 
 
+def test_webhook_edit_disable_enable_and_rotation(co):
+    received = queue.Queue()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.put((body, dict(self.headers)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        hook = co.webhooks.create("http://127.0.0.1:9/nowhere", ["ip.registered"])
+        old = hook["secret"]
+        hook = co.webhooks.update(hook["id"], url=f"http://127.0.0.1:{srv.server_port}/hook", events=["creator.created"],
+                                  description="CRM")
+        assert hook["description"] == "CRM" and hook["events"] == ["creator.created"]
+        assert co.webhooks.update(hook["id"], description="")["url"].endswith("/hook")
+        with pytest.raises(InvalidArgument) as e:
+            co.webhooks.update(hook["id"], url="ftp://example.com")
+        assert "url" in e.value.fields
+
+        assert co.webhooks.disable(hook["id"])["status"] == "disabled"
+        co.creators.create(name="Paused", email=f"paused-{uuid.uuid4().hex[:8]}@example.com", vertical="music")
+        with pytest.raises(queue.Empty):
+            received.get(timeout=1)
+        assert co.webhooks.enable(hook["id"])["status"] == "active"
+
+        rotated = co.webhooks.rotate_secret(hook["id"])
+        new = rotated["secret"]
+        assert new.startswith("whsec_") and new != old
+        co.creators.create(name="Rotated", email=f"rot-{uuid.uuid4().hex[:8]}@example.com", vertical="music")
+        body, headers = received.get(timeout=30)
+        assert verify_webhook(body, headers, new)["data"]["name"] == "Rotated"
+        assert verify_webhook(body, headers, [new, old])["data"]["name"] == "Rotated"
+        if rotated.get("previous_secret_expires_at"):
+            # The server's grace period: signed with the old secret too.
+            signature = next(v for k, v in headers.items() if k.lower() == "webhook-signature")
+            assert len(signature.split()) == 2
+            verify_webhook(body, headers, old)
+        co.webhooks.delete(hook["id"])
+    finally:
+        srv.shutdown()
+
+
+def test_events_list_get_and_after(co):
+    made = [co.creators.create(name="Evt", email=f"evt-{uuid.uuid4().hex[:8]}@example.com", vertical="music")["id"]
+            for _ in range(3)]
+    first = next(co.events.list(types=["creator.created"], object_id=made[0]))
+    assert first["type"] == "creator.created" and first["data"]["id"] == made[0] and first["object_id"] == made[0]
+    assert co.events.get(first["id"])["id"] == first["id"]
+    after = [e["object_id"] for e in co.events.list(types=["creator.created"], after=first["id"], page_size=1)]
+    assert after[:2] == made[1:]
+    with pytest.raises(NotFound):
+        co.events.get("evt_01k3zw0e2f4g6h8j0k2m4n6p8q")
+    recent = list(co.events.list(created_after=datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5),
+                                 types=["creator.created"]))
+    assert {e["object_id"] for e in recent} >= set(made)
+
+
 def test_key_changes_are_in_the_audit_log(co):
     key = co.keys.create("audited", ["creators:read"])
     co.keys.rotate(key["id"], grace_period_seconds=0)

@@ -72,3 +72,32 @@ def test_event_types_match_the_published_schema():
         data = hints["data"]
         assert data.__name__ == payload, f"{typ}: data is {data.__name__}, the server sends {payload}"
         assert set(typing.get_type_hints(data)) == set(schemas[payload]["properties"]), f"{typ}: {payload}'s fields drifted"
+
+
+def test_several_secrets_any_one_verifies():
+    import base64 as _b64
+    import hashlib as _hl
+    import hmac as _hm
+    import os as _os
+    from creativeops import verify_webhook as _verify, WebhookVerificationError as _Err
+
+    old, new = _os.urandom(24), _os.urandom(24)
+    body = b'{"id":"evt_1","type":"webhook.test","timestamp":"2026-01-01T00:00:00.000Z","data":{}}'
+    stamp = "1700000000"
+
+    def sig(key):
+        return "v1," + _b64.b64encode(_hm.new(key, b"evt_1." + stamp.encode() + b"." + body, _hl.sha256).digest()).decode()
+
+    w = lambda k: "whsec_" + _b64.b64encode(k).decode()
+    both = {"webhook-id": "evt_1", "webhook-timestamp": stamp, "webhook-signature": sig(new) + " " + sig(old)}
+    only_new = dict(both, **{"webhook-signature": sig(new)})
+    # During a rotation's grace period a delivery carries both signatures:
+    # either secret verifies it.
+    _verify(body, both, w(old), now=1700000000)
+    _verify(body, both, w(new), now=1700000000)
+    # A receiver holding both secrets verifies a delivery signed by either.
+    _verify(body, only_new, [w(old), w(new)], now=1700000000)
+    with pytest.raises(_Err):
+        _verify(body, only_new, w(old), now=1700000000)
+    with pytest.raises(_Err):
+        _verify(body, only_new, [], now=1700000000)

@@ -9,6 +9,8 @@ import type { AuditEvent } from "./gen/creativeops/v1/audit_pb.js";
 import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
 import type { CreateCreatorRequestSchema, Creator, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
 import { EngineService } from "./gen/creativeops/v1/engine_pb.js";
+import { EventsService } from "./gen/creativeops/v1/events_pb.js";
+import type { Event } from "./gen/creativeops/v1/events_pb.js";
 import type { Job, ListCalendarsResponse, ListJobsRequestSchema, RunWorkflowRequestSchema, Vertical, Workflow } from "./gen/creativeops/v1/engine_pb.js";
 import { IPService } from "./gen/creativeops/v1/ip_pb.js";
 import type {
@@ -27,7 +29,7 @@ import { PlansService } from "./gen/creativeops/v1/plans_pb.js";
 import type { CreatePlanRequestSchema, ListPlansRequestSchema, Plan, PlanFeed, ReplanPlanResponse } from "./gen/creativeops/v1/plans_pb.js";
 import type { CreateOAuthClientRequestSchema, OAuthClient } from "./gen/creativeops/v1/oauth_pb.js";
 import { WebhooksService } from "./gen/creativeops/v1/webhooks_pb.js";
-import type { CreateWebhookRequestSchema, Delivery, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
+import type { CreateWebhookRequestSchema, Delivery, UpdateWebhookRequestSchema, Webhook } from "./gen/creativeops/v1/webhooks_pb.js";
 import { verifyCertificate } from "./certificates.js";
 import type { VerifiedCertificate } from "./certificates.js";
 import { APIConnectionError, APITimeoutError, CreativeOpsError, errorFromRESTResponse } from "./errors.js";
@@ -191,6 +193,7 @@ export class CreativeOps {
     engine: Client<typeof EngineService>;
     ip: Client<typeof IPService>;
     webhooks: Client<typeof WebhooksService>;
+    events: Client<typeof EventsService>;
     analytics: Client<typeof AnalyticsService>;
     audit: Client<typeof AuditService>;
     oauthClients: Client<typeof OAuthClientsService>;
@@ -201,6 +204,7 @@ export class CreativeOps {
   readonly engine: EngineResource;
   readonly ip: IPResource;
   readonly webhooks: WebhooksResource;
+  readonly events: EventsResource;
   readonly analytics: AnalyticsResource;
   readonly audit: AuditResource;
   readonly oauthClients: OAuthClientsResource;
@@ -236,6 +240,7 @@ export class CreativeOps {
       engine: throwingCreativeOpsErrors(createClient(EngineService, transport)),
       ip: throwingCreativeOpsErrors(createClient(IPService, transport)),
       webhooks: throwingCreativeOpsErrors(createClient(WebhooksService, transport)),
+      events: throwingCreativeOpsErrors(createClient(EventsService, transport)),
       analytics: throwingCreativeOpsErrors(createClient(AnalyticsService, transport)),
       audit: throwingCreativeOpsErrors(createClient(AuditService, transport)),
       oauthClients: throwingCreativeOpsErrors(createClient(OAuthClientsService, transport)),
@@ -246,6 +251,7 @@ export class CreativeOps {
     this.engine = new EngineResource(this.rpc.engine);
     this.ip = new IPResource(this.rpc.ip);
     this.webhooks = new WebhooksResource(this.rpc.webhooks);
+    this.events = new EventsResource(this.rpc.events);
     this.analytics = new AnalyticsResource(this.rpc.analytics);
     this.audit = new AuditResource(this.rpc.audit);
     this.oauthClients = new OAuthClientsResource(this.rpc.oauthClients);
@@ -477,6 +483,35 @@ export class WebhooksResource {
     await this.rpc.deleteWebhook({ id }, opts);
   }
 
+  /**
+   * Changes an endpoint's url, events or description. Only the fields set
+   * change, or with `updateMask: { paths: [...] }` exactly those named
+   * (`description: ""` with the mask clears it). A new url is checked as a
+   * new endpoint's is.
+   */
+  update(id: string, req: Omit<Init<typeof UpdateWebhookRequestSchema>, "id" | "$typeName">, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.updateWebhook({ ...req, id }, opts);
+  }
+
+  /** Pauses an endpoint: it receives nothing, its pending deliveries fail, its history stays. */
+  disable(id: string, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.disableWebhook({ id }, opts);
+  }
+
+  /** Resumes a disabled endpoint (however it was disabled). */
+  enable(id: string, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.enableWebhook({ id }, opts);
+  }
+
+  /**
+   * Gives the endpoint a new signing secret: `secret`, or a generated one
+   * returned in this response only. Until `previousSecretExpiresAt` every
+   * delivery is signed with both (verifyWebhook accepts either).
+   */
+  rotateSecret(id: string, params: { secret?: string } = {}, opts?: CallOptions): Promise<Webhook> {
+    return this.rpc.rotateWebhookSecret({ id, ...params }, opts);
+  }
+
   /** Sends a webhook.test event. */
   test(id: string, opts?: CallOptions): Promise<Delivery> {
     return this.rpc.testWebhook({ id }, opts);
@@ -491,6 +526,56 @@ export class WebhooksResource {
 
   redeliver(id: string, deliveryId: string, opts?: CallOptions): Promise<Delivery> {
     return this.rpc.redeliverDelivery({ id, deliveryId }, opts);
+  }
+}
+
+/** Filters of EventsResource.list. */
+export interface ListEventsParams {
+  /** Only events of these types. */
+  types?: string[];
+  /** Only events at or after this time. */
+  createdAfter?: Date;
+  /** Only events before this time. */
+  createdBefore?: Date;
+  /** Only events about this resource (a creator, job, plan, IP record or webhook id). */
+  objectId?: string;
+  /**
+   * Only events committed after this one, oldest first: the last event you
+   * processed. Without it the list runs newest first.
+   */
+  after?: string;
+  pageSize?: number;
+}
+
+export class EventsResource {
+  constructor(private readonly rpc: Client<typeof EventsService>) {}
+
+  /**
+   * The organization's events, each with the id and data its webhook
+   * deliveries carry, whether or not an endpoint received it (kept for the
+   * server's event retention, 30 days by default). Reconcile missed
+   * deliveries with `list({ after: lastProcessedId })`.
+   */
+  list(params: ListEventsParams = {}, opts?: CallOptions): AsyncGenerator<Event, void, undefined> {
+    const { types, createdAfter, createdBefore, ...rest } = params;
+    return paginate(
+      (pageToken) =>
+        this.rpc.listEvents(
+          {
+            ...rest,
+            type: types ?? [],
+            ...(createdAfter === undefined ? {} : { createdAfter: timestampFromDate(createdAfter) }),
+            ...(createdBefore === undefined ? {} : { createdBefore: timestampFromDate(createdBefore) }),
+            pageToken,
+          },
+          opts,
+        ),
+      (p) => p.events,
+    );
+  }
+
+  get(id: string, opts?: CallOptions): Promise<Event> {
+    return this.rpc.getEvent({ id }, opts);
   }
 }
 

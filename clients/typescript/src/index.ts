@@ -6,7 +6,9 @@ export type {
   AnalyticsResource,
   CreatorsResource,
   EngineResource,
+  EventsResource,
   IPResource,
+  ListEventsParams,
   AuditListParams,
   AuditResource,
   KeysResource,
@@ -41,6 +43,7 @@ export * from "./gen/creativeops/v1/analytics_pb.js";
 export * from "./gen/creativeops/v1/audit_pb.js";
 export * from "./gen/creativeops/v1/creators_pb.js";
 export * from "./gen/creativeops/v1/engine_pb.js";
+export * from "./gen/creativeops/v1/events_pb.js";
 export * from "./gen/creativeops/v1/ip_pb.js";
 export * from "./gen/creativeops/v1/keys_pb.js";
 export * from "./gen/creativeops/v1/oauth_pb.js";

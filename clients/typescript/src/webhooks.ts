@@ -69,15 +69,23 @@ function secretKey(secret: string): Uint8Array {
  * compare `type` before reading `data`.)
  * Pass the raw body exactly as received (before any JSON parsing), the
  * request headers (a Headers object or Node's IncomingHttpHeaders) and the
- * webhook's secret (`whsec_...` as returned at creation, or the raw secret
- * you supplied). Throws WebhookVerificationError when any check fails.
+ * webhook's secret (`whsec_...` as returned at creation or rotation, or the
+ * raw secret you supplied). While you switch to a rotated secret, pass both,
+ * `[newSecret, oldSecret]`: a delivery verifies when any secret matches any
+ * of its signatures (during the service's grace period each delivery is
+ * signed with the old and the new secret alike). Throws
+ * WebhookVerificationError when any check fails.
  */
 export async function verifyWebhook(
   payload: string | Uint8Array,
   headers: HeaderBag,
-  secret: string,
+  secret: string | readonly string[],
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
+  const secrets = typeof secret === "string" ? [secret] : [...secret];
+  if (secrets.length === 0) {
+    throw new WebhookVerificationError("secret: none given");
+  }
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
@@ -99,15 +107,18 @@ export async function verifyWebhook(
   signed.set(prefix, 0);
   signed.set(body, prefix.length);
 
-  const key = await globalThis.crypto.subtle.importKey(
-    "raw",
-    secretKey(secret) as Uint8Array<ArrayBuffer>,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["verify"],
+  const keys = await Promise.all(
+    secrets.map((s) =>
+      globalThis.crypto.subtle.importKey("raw", secretKey(s) as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
+        "verify",
+      ]),
+    ),
   );
   let matched = false;
   for (const entry of signatures.split(" ")) {
+    if (matched) {
+      break;
+    }
     const comma = entry.indexOf(",");
     if (comma < 0 || entry.slice(0, comma) !== "v1") {
       continue; // other schemes (v1a, ...) are not used by this service
@@ -119,9 +130,11 @@ export async function verifyWebhook(
       continue;
     }
     // crypto.subtle.verify compares in constant time.
-    if (await globalThis.crypto.subtle.verify("HMAC", key, sig as Uint8Array<ArrayBuffer>, signed)) {
-      matched = true;
-      break;
+    for (const key of keys) {
+      if (await globalThis.crypto.subtle.verify("HMAC", key, sig as Uint8Array<ArrayBuffer>, signed)) {
+        matched = true;
+        break;
+      }
     }
   }
   if (!matched) {

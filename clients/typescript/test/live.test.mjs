@@ -315,6 +315,71 @@ for (const transport of transports) {
       assert.equal(usage.granularity, "minute");
     });
 
+    test("webhooks: update, disable, enable and rotate the secret; both secrets verify", async () => {
+      const co = client();
+      const receiver = await startReceiver();
+      try {
+        const wh = await co.webhooks.create({ url: "http://127.0.0.1:9/none", events: ["ip.registered"] });
+        const oldSecret = wh.secret ?? "";
+        const updated = await co.webhooks.update(wh.id, { url: receiver.url, events: ["webhook.test", "creator.created"], description: "CRM" });
+        assert.equal(updated.url, receiver.url);
+        assert.equal(updated.description, "CRM");
+        assert.deepEqual(updated.events, ["webhook.test", "creator.created"]);
+        const masked = await co.webhooks.update(wh.id, { description: "", url: "http://127.0.0.1:9/ignored", updateMask: { paths: ["description"] } });
+        assert.equal(masked.description, "");
+        assert.equal(masked.url, receiver.url, "a field outside the mask is kept");
+        const bad = await co.webhooks.update(wh.id, { url: "ftp://example.com" }).catch((e) => e);
+        assert.equal(bad.httpStatus, 400);
+        assert.ok(bad.fieldViolations.some((v) => v.field === "url"), JSON.stringify(bad.fieldViolations));
+
+        const disabled = await co.webhooks.disable(wh.id);
+        assert.equal(disabled.status, "disabled");
+        assert.ok(disabled.disabledAt);
+        assert.equal((await co.webhooks.test(wh.id).catch((e) => e)).reason, "WEBHOOK_DISABLED");
+        assert.equal((await co.webhooks.enable(wh.id)).status, "active");
+
+        const rotated = await co.webhooks.rotateSecret(wh.id);
+        const newSecret = rotated.secret ?? "";
+        assert.match(newSecret, /^whsec_/);
+        assert.notEqual(newSecret, oldSecret);
+        await co.webhooks.test(wh.id);
+        const d = await receiver.next();
+        assert.equal((await verifyWebhook(d.body, d.headers, newSecret)).data.id, wh.id);
+        assert.equal((await verifyWebhook(d.body, d.headers, [newSecret, oldSecret])).data.id, wh.id);
+        if (rotated.previousSecretExpiresAt) {
+          // The server's grace period: both signatures, either secret verifies.
+          assert.equal(String(d.headers["webhook-signature"]).split(" ").length, 2);
+          await verifyWebhook(d.body, d.headers, oldSecret);
+        }
+        await co.webhooks.delete(wh.id);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    test("events: list with filters, after an event, and get", async () => {
+      const co = client();
+      const made = [];
+      for (let i = 0; i < 3; i++) {
+        made.push((await co.creators.create({ name: "Evt", email: `evt-${randomUUID()}@example.com`, vertical: "music" })).id);
+      }
+      const firstPage = [];
+      for await (const e of co.events.list({ types: ["creator.created"], objectId: made[0] })) firstPage.push(e);
+      assert.equal(firstPage.length, 1);
+      const first = firstPage[0];
+      assert.equal(first.type, "creator.created");
+      assert.equal(first.objectId, made[0]);
+      assert.equal(first.data?.fields?.id?.kind?.value ?? first.data?.id, made[0]);
+      assert.equal((await co.events.get(first.id)).id, first.id);
+      const after = [];
+      for await (const e of co.events.list({ types: ["creator.created"], after: first.id, pageSize: 1 })) after.push(e.objectId);
+      assert.deepEqual(after.slice(0, 2), made.slice(1));
+      const recent = [];
+      for await (const e of co.events.list({ types: ["creator.created"], createdAfter: new Date(Date.now() - 300_000) })) recent.push(e.objectId);
+      assert.ok(made.every((id) => recent.includes(id)));
+      assert.equal((await co.events.get("evt_01k3zw0e2f4g6h8j0k2m4n6p8q").catch((e) => e)).httpStatus, 404);
+    });
+
     test("OAuth clients: create, list, get, token with client_secret_basic, rotate, delete", async () => {
       const co = client();
       /** POST /oauth/token with client_secret_basic (RFC 6749 2.3.1: form-urlencoded id and secret). */

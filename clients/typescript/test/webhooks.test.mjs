@@ -41,6 +41,20 @@ test("any matching v1 entry of several is accepted", async () => {
   await verifyWebhook(body, headers(`v1a,xyz ${other} ${good}`), whsec, { now });
 });
 
+test("several secrets: any one matching any signature verifies", async () => {
+  const oldKey = randomBytes(24);
+  const oldWhsec = "whsec_" + oldKey.toString("base64");
+  const onlyNew = headers(sign(keyBytes, "evt_01", ts, body));
+  // A receiver switching to a rotated secret holds both.
+  await verifyWebhook(body, onlyNew, [oldWhsec, whsec], { now });
+  await assert.rejects(verifyWebhook(body, onlyNew, [oldWhsec], { now }), /no v1 signature matches/);
+  await assert.rejects(verifyWebhook(body, onlyNew, [], { now }), WebhookVerificationError);
+  // During the grace period a delivery carries both signatures: either secret verifies.
+  const both = headers(`${sign(keyBytes, "evt_01", ts, body)} ${sign(oldKey, "evt_01", ts, body)}`);
+  await verifyWebhook(body, both, oldWhsec, { now });
+  await verifyWebhook(body, both, whsec, { now });
+});
+
 test("a changed body, id or timestamp is rejected", async () => {
   const sig = sign(keyBytes, "evt_01", ts, body);
   await assert.rejects(verifyWebhook(body.replace("wh_1", "wh_2"), headers(sig), whsec, { now }), /no v1 signature matches/);

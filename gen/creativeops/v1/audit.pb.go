@@ -106,7 +106,9 @@ type AuditEvent struct {
 	// creativeops command, or "system".
 	Actor string `protobuf:"bytes,3,opt,name=actor,proto3" json:"actor,omitempty"`
 	// key.created, key.rotated, key.revoked, webhook.created,
-	// webhook.deleted, organization.created, session.created (a key signed
+	// webhook.deleted, webhook.updated, webhook.disabled (by the API, or by
+	// the service after failures), webhook.enabled, webhook.secret_rotated,
+	// organization.created, session.created (a key signed
 	// in to the developer dashboard), session.ended (signed out),
 	// oauth_client.created, oauth_client.rotated, oauth_client.deleted,
 	// plan_feed.created (a plan's calendar feed URL was made) or
@@ -392,13 +394,13 @@ const file_creativeops_v1_audit_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x1a:\n" +
 	"\fDetailsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9d\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x04\n" +
 	"\x16ListAuditEventsRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x97\x02\n" +
-	"\x06action\x18\x03 \x01(\tB\xfe\x01\xbaH\xfa\x01r\xf7\x01R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\fplan.deletedR\x11plan_feed.createdR\x11plan_feed.revokedR\x06action\x12\x1e\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\xe3\x02\n" +
+	"\x06action\x18\x03 \x01(\tB\xca\x02\xbaH\xc6\x02r\xc3\x02R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x0fwebhook.updatedR\x10webhook.disabledR\x0fwebhook.enabledR\x16webhook.secret_rotatedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\fplan.deletedR\x11plan_feed.createdR\x11plan_feed.revokedR\x06action\x12\x1e\n" +
 	"\x05actor\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x05actor\x12%\n" +
 	"\ttarget_id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\btargetId\x12.\n" +
 	"\x04from\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +

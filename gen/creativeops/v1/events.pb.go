@@ -7,8 +7,12 @@
 package creativeopsv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -40,6 +44,7 @@ type EventTypes struct {
 	IpRegistered         *IPRecord              `protobuf:"bytes,3,opt,name=ip_registered,json=ipRegistered,proto3" json:"ip_registered,omitempty"`
 	CreatorCreated       *Creator               `protobuf:"bytes,4,opt,name=creator_created,json=creatorCreated,proto3" json:"creator_created,omitempty"`
 	WebhookTest          *Webhook               `protobuf:"bytes,5,opt,name=webhook_test,json=webhookTest,proto3" json:"webhook_test,omitempty"`
+	WebhookDisabled      *Webhook               `protobuf:"bytes,20,opt,name=webhook_disabled,json=webhookDisabled,proto3" json:"webhook_disabled,omitempty"`
 	PlanMilestoneDue     *PlanMilestoneReminder `protobuf:"bytes,6,opt,name=plan_milestone_due,json=planMilestoneDue,proto3" json:"plan_milestone_due,omitempty"`
 	PlanMilestoneOverdue *PlanMilestoneReminder `protobuf:"bytes,7,opt,name=plan_milestone_overdue,json=planMilestoneOverdue,proto3" json:"plan_milestone_overdue,omitempty"`
 	PlanReplanned        *PlanReplanReport      `protobuf:"bytes,8,opt,name=plan_replanned,json=planReplanned,proto3" json:"plan_replanned,omitempty"`
@@ -112,6 +117,13 @@ func (x *EventTypes) GetWebhookTest() *Webhook {
 	return nil
 }
 
+func (x *EventTypes) GetWebhookDisabled() *Webhook {
+	if x != nil {
+		return x.WebhookDisabled
+	}
+	return nil
+}
+
 func (x *EventTypes) GetPlanMilestoneDue() *PlanMilestoneReminder {
 	if x != nil {
 		return x.PlanMilestoneDue
@@ -133,11 +145,297 @@ func (x *EventTypes) GetPlanReplanned() *PlanReplanReport {
 	return nil
 }
 
+// An event, as a webhook delivery's body carries it, and its position.
+type Event struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "evt_" followed by a ULID: the webhook-id of its deliveries.
+	Id   string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// When the event happened (a delivery body's timestamp).
+	Timestamp *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// The resource, as the event type's table says (a delivery body's data).
+	Data *structpb.Struct `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// The id of the resource the event is about (a job, a creator, a plan,
+	// an IP record, a webhook).
+	ObjectId string `protobuf:"bytes,5,opt,name=object_id,json=objectId,proto3" json:"object_id,omitempty"`
+	// The event's position among the organization's events: it grows in the
+	// order they were committed.
+	Sequence      int64 `protobuf:"varint,6,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Event) Reset() {
+	*x = Event{}
+	mi := &file_creativeops_v1_events_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Event) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Event) ProtoMessage() {}
+
+func (x *Event) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_events_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Event.ProtoReflect.Descriptor instead.
+func (*Event) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Event) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Event) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Event) GetTimestamp() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+func (x *Event) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *Event) GetObjectId() string {
+	if x != nil {
+		return x.ObjectId
+	}
+	return ""
+}
+
+func (x *Event) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+type ListEventsRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	PageSize  int32                  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken string                 `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only events of these types.
+	Type []string `protobuf:"bytes,3,rep,name=type,proto3" json:"type,omitempty"`
+	// Only events at or after this time.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only events before this time.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
+	// Only events about this resource.
+	ObjectId string `protobuf:"bytes,6,opt,name=object_id,json=objectId,proto3" json:"object_id,omitempty"`
+	// Only events committed after this event, oldest first: the last event
+	// an integrator processed. An event past the retention is refused.
+	After         string `protobuf:"bytes,7,opt,name=after,proto3" json:"after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEventsRequest) Reset() {
+	*x = ListEventsRequest{}
+	mi := &file_creativeops_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEventsRequest) ProtoMessage() {}
+
+func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEventsRequest.ProtoReflect.Descriptor instead.
+func (*ListEventsRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListEventsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListEventsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListEventsRequest) GetType() []string {
+	if x != nil {
+		return x.Type
+	}
+	return nil
+}
+
+func (x *ListEventsRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *ListEventsRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
+}
+
+func (x *ListEventsRequest) GetObjectId() string {
+	if x != nil {
+		return x.ObjectId
+	}
+	return ""
+}
+
+func (x *ListEventsRequest) GetAfter() string {
+	if x != nil {
+		return x.After
+	}
+	return ""
+}
+
+type ListEventsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Events        []*Event               `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEventsResponse) Reset() {
+	*x = ListEventsResponse{}
+	mi := &file_creativeops_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEventsResponse) ProtoMessage() {}
+
+func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEventsResponse.ProtoReflect.Descriptor instead.
+func (*ListEventsResponse) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListEventsResponse) GetEvents() []*Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *ListEventsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+type GetEventRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetEventRequest) Reset() {
+	*x = GetEventRequest{}
+	mi := &file_creativeops_v1_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetEventRequest) ProtoMessage() {}
+
+func (x *GetEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetEventRequest.ProtoReflect.Descriptor instead.
+func (*GetEventRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetEventRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 var File_creativeops_v1_events_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\"\xa1\r\n" +
+	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bbuf/validate/validate.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd6\x0f\n" +
 	"\n" +
 	"EventTypes\x12\xc4\x01\n" +
 	"\rjob_completed\x18\x01 \x01(\v2\x13.creativeops.v1.JobB\x89\x01\xa2\xb5\x18\x84\x01\n" +
@@ -150,13 +448,44 @@ const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\x0fcreator_created\x18\x04 \x01(\v2\x17.creativeops.v1.CreatorBj\xa2\xb5\x18f\n" +
 	"\x0fcreator.created\x12SA creator was provisioned. The data is the creator as POST /v1/creators returns it.R\x0ecreatorCreated\x12\xd3\x01\n" +
 	"\fwebhook_test\x18\x05 \x01(\v2\x17.creativeops.v1.WebhookB\x96\x01\xa2\xb5\x18\x91\x01\n" +
-	"\fwebhook.test\x12\x80\x01Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.R\vwebhookTest\x12\x86\x02\n" +
+	"\fwebhook.test\x12\x80\x01Sent by POST /v1/webhooks/{id}:test to that webhook alone, whatever it subscribes to. The data is the webhook, never its secret.R\vwebhookTest\x12\xb2\x02\n" +
+	"\x10webhook_disabled\x18\x14 \x01(\v2\x17.creativeops.v1.WebhookB\xed\x01\xa2\xb5\x18\xe8\x01\n" +
+	"\x10webhook.disabled\x12\xd3\x01A webhook was disabled by the service: after a long run of failed deliveries, or because its endpoint answered 410 Gone. Sent to the organization's other endpoints. The data is the webhook, with disabled_reason.R\x0fwebhookDisabled\x12\x86\x02\n" +
 	"\x12plan_milestone_due\x18\x06 \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\xb0\x01\xa2\xb5\x18\xab\x01\n" +
 	"\x12plan.milestone.due\x12\x94\x01A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind.R\x10planMilestoneDue\x12\xf8\x01\n" +
 	"\x16plan_milestone_overdue\x18\a \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\x9a\x01\xa2\xb5\x18\x95\x01\n" +
 	"\x16plan.milestone.overdue\x12{A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.R\x14planMilestoneOverdue\x12\xea\x01\n" +
 	"\x0eplan_replanned\x18\b \x01(\v2 .creativeops.v1.PlanReplanReportB\xa0\x01\xa2\xb5\x18\x9b\x01\n" +
-	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplannedBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplanned\"\x80\x02\n" +
+	"\x05Event\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12G\n" +
+	"\x04type\x18\x02 \x01(\tB3\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\x04type\x128\n" +
+	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n" +
+	"\x04data\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04data\x12\x1b\n" +
+	"\tobject_id\x18\x05 \x01(\tR\bobjectId\x12\x1a\n" +
+	"\bsequence\x18\x06 \x01(\x03R\bsequence\"\xf7\x02\n" +
+	"\x11ListEventsRequest\x12'\n" +
+	"\tpage_size\x18\x01 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12Q\n" +
+	"\x04type\x18\x03 \x03(\tB=\xbaH\a\x92\x01\x04\x10\x14\x18\x01\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\x04type\x12?\n" +
+	"\rcreated_after\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12$\n" +
+	"\tobject_id\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18dR\bobjectId\x12\x1d\n" +
+	"\x05after\x18\a \x01(\tB\a\xbaH\x04r\x02\x18dR\x05after\"k\n" +
+	"\x12ListEventsResponse\x12-\n" +
+	"\x06events\x18\x01 \x03(\v2\x15.creativeops.v1.EventR\x06events\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"*\n" +
+	"\x0fGetEventRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id2\xf7\x01\n" +
+	"\rEventsService\x12x\n" +
+	"\n" +
+	"ListEvents\x12!.creativeops.v1.ListEventsRequest\x1a\".creativeops.v1.ListEventsResponse\"#\x8a\xb5\x18\r\n" +
+	"\vevents:read\x82\xd3\xe4\x93\x02\f\x12\n" +
+	"/v1/events\x12l\n" +
+	"\bGetEvent\x12\x1f.creativeops.v1.GetEventRequest\x1a\x15.creativeops.v1.Event\"(\x8a\xb5\x18\r\n" +
+	"\vevents:read\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/events/{id}BEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_events_proto_rawDescOnce sync.Once
@@ -170,30 +499,46 @@ func file_creativeops_v1_events_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_events_proto_rawDescData
 }
 
-var file_creativeops_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_creativeops_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_creativeops_v1_events_proto_goTypes = []any{
 	(*EventTypes)(nil),            // 0: creativeops.v1.EventTypes
-	(*Job)(nil),                   // 1: creativeops.v1.Job
-	(*IPRecord)(nil),              // 2: creativeops.v1.IPRecord
-	(*Creator)(nil),               // 3: creativeops.v1.Creator
-	(*Webhook)(nil),               // 4: creativeops.v1.Webhook
-	(*PlanMilestoneReminder)(nil), // 5: creativeops.v1.PlanMilestoneReminder
-	(*PlanReplanReport)(nil),      // 6: creativeops.v1.PlanReplanReport
+	(*Event)(nil),                 // 1: creativeops.v1.Event
+	(*ListEventsRequest)(nil),     // 2: creativeops.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),    // 3: creativeops.v1.ListEventsResponse
+	(*GetEventRequest)(nil),       // 4: creativeops.v1.GetEventRequest
+	(*Job)(nil),                   // 5: creativeops.v1.Job
+	(*IPRecord)(nil),              // 6: creativeops.v1.IPRecord
+	(*Creator)(nil),               // 7: creativeops.v1.Creator
+	(*Webhook)(nil),               // 8: creativeops.v1.Webhook
+	(*PlanMilestoneReminder)(nil), // 9: creativeops.v1.PlanMilestoneReminder
+	(*PlanReplanReport)(nil),      // 10: creativeops.v1.PlanReplanReport
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
 }
 var file_creativeops_v1_events_proto_depIdxs = []int32{
-	1, // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
-	1, // 1: creativeops.v1.EventTypes.job_failed:type_name -> creativeops.v1.Job
-	2, // 2: creativeops.v1.EventTypes.ip_registered:type_name -> creativeops.v1.IPRecord
-	3, // 3: creativeops.v1.EventTypes.creator_created:type_name -> creativeops.v1.Creator
-	4, // 4: creativeops.v1.EventTypes.webhook_test:type_name -> creativeops.v1.Webhook
-	5, // 5: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
-	5, // 6: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
-	6, // 7: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	5,  // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
+	5,  // 1: creativeops.v1.EventTypes.job_failed:type_name -> creativeops.v1.Job
+	6,  // 2: creativeops.v1.EventTypes.ip_registered:type_name -> creativeops.v1.IPRecord
+	7,  // 3: creativeops.v1.EventTypes.creator_created:type_name -> creativeops.v1.Creator
+	8,  // 4: creativeops.v1.EventTypes.webhook_test:type_name -> creativeops.v1.Webhook
+	8,  // 5: creativeops.v1.EventTypes.webhook_disabled:type_name -> creativeops.v1.Webhook
+	9,  // 6: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
+	9,  // 7: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
+	10, // 8: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
+	11, // 9: creativeops.v1.Event.timestamp:type_name -> google.protobuf.Timestamp
+	12, // 10: creativeops.v1.Event.data:type_name -> google.protobuf.Struct
+	11, // 11: creativeops.v1.ListEventsRequest.created_after:type_name -> google.protobuf.Timestamp
+	11, // 12: creativeops.v1.ListEventsRequest.created_before:type_name -> google.protobuf.Timestamp
+	1,  // 13: creativeops.v1.ListEventsResponse.events:type_name -> creativeops.v1.Event
+	2,  // 14: creativeops.v1.EventsService.ListEvents:input_type -> creativeops.v1.ListEventsRequest
+	4,  // 15: creativeops.v1.EventsService.GetEvent:input_type -> creativeops.v1.GetEventRequest
+	3,  // 16: creativeops.v1.EventsService.ListEvents:output_type -> creativeops.v1.ListEventsResponse
+	1,  // 17: creativeops.v1.EventsService.GetEvent:output_type -> creativeops.v1.Event
+	16, // [16:18] is the sub-list for method output_type
+	14, // [14:16] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_events_proto_init() }
@@ -213,9 +558,9 @@ func file_creativeops_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_events_proto_rawDesc), len(file_creativeops_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   5,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_creativeops_v1_events_proto_goTypes,
 		DependencyIndexes: file_creativeops_v1_events_proto_depIdxs,

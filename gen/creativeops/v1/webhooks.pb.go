@@ -12,6 +12,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	emptypb "google.golang.org/protobuf/types/known/emptypb"
+	fieldmaskpb "google.golang.org/protobuf/types/known/fieldmaskpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -32,17 +33,29 @@ type Webhook struct {
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// Event types, or "*" for all.
 	Events []string `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
-	// active, or disabled (the endpoint answered 410 Gone).
+	// active, or disabled (by the API, after a long run of failed
+	// deliveries, or because the endpoint answered 410 Gone).
 	Status    string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	// The generated signing secret: present only in the creation response,
-	// and only when the caller did not supply one (never in an idempotent
-	// replay of that response).
+	// The generated signing secret: present only in the response that
+	// created or rotated it, and only when the caller did not supply one
+	// (never in an idempotent replay of that response).
 	Secret *string `protobuf:"bytes,6,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
 	// Why the webhook was disabled; empty while active.
 	DisabledReason string `protobuf:"bytes,7,opt,name=disabled_reason,json=disabledReason,proto3" json:"disabled_reason,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	Description    string `protobuf:"bytes,8,opt,name=description,proto3" json:"description,omitempty"`
+	// When the webhook was disabled; null while active.
+	DisabledAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=disabled_at,json=disabledAt,proto3" json:"disabled_at,omitempty"`
+	// Until when deliveries are also signed with the secret replaced by the
+	// last rotation; null when no rotation is in its grace period.
+	PreviousSecretExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=previous_secret_expires_at,json=previousSecretExpiresAt,proto3" json:"previous_secret_expires_at,omitempty"`
+	// Deliveries that failed (retries exhausted) in a row since the last one
+	// that succeeded; the webhook is disabled when they reach the server's
+	// threshold.
+	ConsecutiveFailures int32                  `protobuf:"varint,11,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
+	UpdatedAt           *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Webhook) Reset() {
@@ -124,13 +137,50 @@ func (x *Webhook) GetDisabledReason() string {
 	return ""
 }
 
+func (x *Webhook) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Webhook) GetDisabledAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DisabledAt
+	}
+	return nil
+}
+
+func (x *Webhook) GetPreviousSecretExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PreviousSecretExpiresAt
+	}
+	return nil
+}
+
+func (x *Webhook) GetConsecutiveFailures() int32 {
+	if x != nil {
+		return x.ConsecutiveFailures
+	}
+	return 0
+}
+
+func (x *Webhook) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 type CreateWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	// Event types (the document's webhooks), or "*" for all.
 	Events []string `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	// Signing secret: "whsec_" + base64, or any string of 16–256 characters.
-	Secret        string `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
+	Secret string `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
+	// Free text to tell endpoints apart.
+	Description   string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -186,6 +236,235 @@ func (x *CreateWebhookRequest) GetSecret() string {
 	return ""
 }
 
+func (x *CreateWebhookRequest) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+type UpdateWebhookRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// A new url, checked as CreateWebhookRequest.url is.
+	Url *string `protobuf:"bytes,2,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	// A new subscription list, replacing the old one.
+	Events      []string `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	Description *string  `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	// The fields to change, of url, events and description; empty: those
+	// the request sets.
+	UpdateMask    *fieldmaskpb.FieldMask `protobuf:"bytes,5,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateWebhookRequest) Reset() {
+	*x = UpdateWebhookRequest{}
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateWebhookRequest) ProtoMessage() {}
+
+func (x *UpdateWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateWebhookRequest.ProtoReflect.Descriptor instead.
+func (*UpdateWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *UpdateWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetUrl() string {
+	if x != nil && x.Url != nil {
+		return *x.Url
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetEvents() []string {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *UpdateWebhookRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetUpdateMask() *fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.UpdateMask
+	}
+	return nil
+}
+
+type DisableWebhookRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisableWebhookRequest) Reset() {
+	*x = DisableWebhookRequest{}
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisableWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisableWebhookRequest) ProtoMessage() {}
+
+func (x *DisableWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisableWebhookRequest.ProtoReflect.Descriptor instead.
+func (*DisableWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DisableWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type EnableWebhookRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableWebhookRequest) Reset() {
+	*x = EnableWebhookRequest{}
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableWebhookRequest) ProtoMessage() {}
+
+func (x *EnableWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableWebhookRequest.ProtoReflect.Descriptor instead.
+func (*EnableWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *EnableWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RotateWebhookSecretRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The new secret, as CreateWebhookRequest.secret; empty generates one,
+	// returned in the response's secret.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateWebhookSecretRequest) Reset() {
+	*x = RotateWebhookSecretRequest{}
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateWebhookSecretRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateWebhookSecretRequest) ProtoMessage() {}
+
+func (x *RotateWebhookSecretRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateWebhookSecretRequest.ProtoReflect.Descriptor instead.
+func (*RotateWebhookSecretRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RotateWebhookSecretRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RotateWebhookSecretRequest) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
 type ListWebhooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PageSize      int32                  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -196,7 +475,7 @@ type ListWebhooksRequest struct {
 
 func (x *ListWebhooksRequest) Reset() {
 	*x = ListWebhooksRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[2]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -208,7 +487,7 @@ func (x *ListWebhooksRequest) String() string {
 func (*ListWebhooksRequest) ProtoMessage() {}
 
 func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[2]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -221,7 +500,7 @@ func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksRequest.ProtoReflect.Descriptor instead.
 func (*ListWebhooksRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{2}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListWebhooksRequest) GetPageSize() int32 {
@@ -248,7 +527,7 @@ type ListWebhooksResponse struct {
 
 func (x *ListWebhooksResponse) Reset() {
 	*x = ListWebhooksResponse{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[3]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -260,7 +539,7 @@ func (x *ListWebhooksResponse) String() string {
 func (*ListWebhooksResponse) ProtoMessage() {}
 
 func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[3]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -273,7 +552,7 @@ func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksResponse.ProtoReflect.Descriptor instead.
 func (*ListWebhooksResponse) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{3}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListWebhooksResponse) GetWebhooks() []*Webhook {
@@ -299,7 +578,7 @@ type GetWebhookRequest struct {
 
 func (x *GetWebhookRequest) Reset() {
 	*x = GetWebhookRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[4]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -311,7 +590,7 @@ func (x *GetWebhookRequest) String() string {
 func (*GetWebhookRequest) ProtoMessage() {}
 
 func (x *GetWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[4]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -324,7 +603,7 @@ func (x *GetWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWebhookRequest.ProtoReflect.Descriptor instead.
 func (*GetWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{4}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetWebhookRequest) GetId() string {
@@ -343,7 +622,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[5]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +634,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[5]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +647,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{5}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -387,7 +666,7 @@ type TestWebhookRequest struct {
 
 func (x *TestWebhookRequest) Reset() {
 	*x = TestWebhookRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[6]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -399,7 +678,7 @@ func (x *TestWebhookRequest) String() string {
 func (*TestWebhookRequest) ProtoMessage() {}
 
 func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[6]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -412,7 +691,7 @@ func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestWebhookRequest.ProtoReflect.Descriptor instead.
 func (*TestWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{6}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *TestWebhookRequest) GetId() string {
@@ -442,7 +721,7 @@ type DeliveryAttempt struct {
 
 func (x *DeliveryAttempt) Reset() {
 	*x = DeliveryAttempt{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[7]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +733,7 @@ func (x *DeliveryAttempt) String() string {
 func (*DeliveryAttempt) ProtoMessage() {}
 
 func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[7]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +746,7 @@ func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliveryAttempt.ProtoReflect.Descriptor instead.
 func (*DeliveryAttempt) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{7}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DeliveryAttempt) GetAt() *timestamppb.Timestamp {
@@ -543,7 +822,7 @@ type Delivery struct {
 
 func (x *Delivery) Reset() {
 	*x = Delivery{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[8]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +834,7 @@ func (x *Delivery) String() string {
 func (*Delivery) ProtoMessage() {}
 
 func (x *Delivery) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[8]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +847,7 @@ func (x *Delivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
 func (*Delivery) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{8}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Delivery) GetId() string {
@@ -673,7 +952,7 @@ type ListDeliveriesRequest struct {
 
 func (x *ListDeliveriesRequest) Reset() {
 	*x = ListDeliveriesRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[9]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +964,7 @@ func (x *ListDeliveriesRequest) String() string {
 func (*ListDeliveriesRequest) ProtoMessage() {}
 
 func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[9]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +977,7 @@ func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeliveriesRequest.ProtoReflect.Descriptor instead.
 func (*ListDeliveriesRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{9}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListDeliveriesRequest) GetId() string {
@@ -732,7 +1011,7 @@ type ListDeliveriesResponse struct {
 
 func (x *ListDeliveriesResponse) Reset() {
 	*x = ListDeliveriesResponse{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[10]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -744,7 +1023,7 @@ func (x *ListDeliveriesResponse) String() string {
 func (*ListDeliveriesResponse) ProtoMessage() {}
 
 func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[10]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -757,7 +1036,7 @@ func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeliveriesResponse.ProtoReflect.Descriptor instead.
 func (*ListDeliveriesResponse) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{10}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListDeliveriesResponse) GetDeliveries() []*Delivery {
@@ -784,7 +1063,7 @@ type RedeliverDeliveryRequest struct {
 
 func (x *RedeliverDeliveryRequest) Reset() {
 	*x = RedeliverDeliveryRequest{}
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[11]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -796,7 +1075,7 @@ func (x *RedeliverDeliveryRequest) String() string {
 func (*RedeliverDeliveryRequest) ProtoMessage() {}
 
 func (x *RedeliverDeliveryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_webhooks_proto_msgTypes[11]
+	mi := &file_creativeops_v1_webhooks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -809,7 +1088,7 @@ func (x *RedeliverDeliveryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RedeliverDeliveryRequest.ProtoReflect.Descriptor instead.
 func (*RedeliverDeliveryRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{11}
+	return file_creativeops_v1_webhooks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RedeliverDeliveryRequest) GetId() string {
@@ -830,7 +1109,7 @@ var File_creativeops_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
+	"\x1dcreativeops/v1/webhooks.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe8\x04\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12H\n" +
@@ -841,14 +1120,40 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12 \n" +
 	"\x06secret\x18\x06 \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01\x12'\n" +
-	"\x0fdisabled_reason\x18\a \x01(\tR\x0edisabledReasonB\t\n" +
-	"\a_secret\"\x88\x01\n" +
+	"\x0fdisabled_reason\x18\a \x01(\tR\x0edisabledReason\x12 \n" +
+	"\vdescription\x18\b \x01(\tR\vdescription\x12A\n" +
+	"\vdisabled_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\n" +
+	"disabledAt\x12]\n" +
+	"\x1aprevious_secret_expires_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\x17previousSecretExpiresAt\x121\n" +
+	"\x14consecutive_failures\x18\v \x01(\x05R\x13consecutiveFailures\x129\n" +
+	"\n" +
+	"updated_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\t\n" +
+	"\a_secret\"\xb4\x01\n" +
 	"\x14CreateWebhookRequest\x12\x1c\n" +
 	"\x03url\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x10R\x03url\x12-\n" +
 	"\x06events\x18\x02 \x03(\tB\x15\xbaH\t\x92\x01\x06\b\x01\x10\x14\x18\x01\x9a\xb5\x18\x05\n" +
 	"\x01* \x01R\x06events\x12#\n" +
-	"\x06secret\x18\x03 \x01(\tB\v\xbaH\x05r\x03\x18\x80\x02\x80\x01\x01R\x06secret\"]\n" +
+	"\x06secret\x18\x03 \x01(\tB\v\xbaH\x05r\x03\x18\x80\x02\x80\x01\x01R\x06secret\x12*\n" +
+	"\vdescription\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\vdescription\"\xac\x02\n" +
+	"\x14UpdateWebhookRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12!\n" +
+	"\x03url\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x10H\x00R\x03url\x88\x01\x01\x12R\n" +
+	"\x06events\x18\x03 \x03(\tB:\xbaH\a\x92\x01\x04\x10\x14\x18\x01\x9a\xb5\x18,\x12*creativeops.v1.CreateWebhookRequest.eventsR\x06events\x12/\n" +
+	"\vdescription\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x01R\vdescription\x88\x01\x01\x12;\n" +
+	"\vupdate_mask\x18\x05 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
+	"updateMaskB\x06\n" +
+	"\x04_urlB\x0e\n" +
+	"\f_description\"0\n" +
+	"\x15DisableWebhookRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"/\n" +
+	"\x14EnableWebhookRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"Z\n" +
+	"\x1aRotateWebhookSecretRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12#\n" +
+	"\x06secret\x18\x02 \x01(\tB\v\xbaH\x05r\x03\x18\x80\x02\x80\x01\x01R\x06secret\"]\n" +
 	"\x13ListWebhooksRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
@@ -910,7 +1215,7 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\x18RedeliverDeliveryRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12(\n" +
 	"\vdelivery_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\n" +
-	"deliveryId2\xe4\a\n" +
+	"deliveryId2\x9a\f\n" +
 	"\x0fWebhooksService\x12~\n" +
 	"\rCreateWebhook\x12$.creativeops.v1.CreateWebhookRequest\x1a\x17.creativeops.v1.Webhook\".\x8a\xb5\x18\x13\n" +
 	"\x0ewebhooks:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/webhooks\x12\x82\x01\n" +
@@ -918,7 +1223,15 @@ const file_creativeops_v1_webhooks_proto_rawDesc = "" +
 	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/webhooks\x12v\n" +
 	"\n" +
 	"GetWebhook\x12!.creativeops.v1.GetWebhookRequest\x1a\x17.creativeops.v1.Webhook\",\x8a\xb5\x18\x0f\n" +
-	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/webhooks/{id}\x12\x7f\n" +
+	"\rwebhooks:read\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/webhooks/{id}\x12\x80\x01\n" +
+	"\rUpdateWebhook\x12$.creativeops.v1.UpdateWebhookRequest\x1a\x17.creativeops.v1.Webhook\"0\x8a\xb5\x18\x10\n" +
+	"\x0ewebhooks:write\x82\xd3\xe4\x93\x02\x16:\x01*2\x11/v1/webhooks/{id}\x12\x8a\x01\n" +
+	"\x0eDisableWebhook\x12%.creativeops.v1.DisableWebhookRequest\x1a\x17.creativeops.v1.Webhook\"8\x8a\xb5\x18\x10\n" +
+	"\x0ewebhooks:write\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/webhooks/{id}:disable\x12\x87\x01\n" +
+	"\rEnableWebhook\x12$.creativeops.v1.EnableWebhookRequest\x1a\x17.creativeops.v1.Webhook\"7\x8a\xb5\x18\x10\n" +
+	"\x0ewebhooks:write\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/v1/webhooks/{id}:enable\x12\x99\x01\n" +
+	"\x13RotateWebhookSecret\x12*.creativeops.v1.RotateWebhookSecretRequest\x1a\x17.creativeops.v1.Webhook\"=\x8a\xb5\x18\x10\n" +
+	"\x0ewebhooks:write\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/v1/webhooks/{id}:rotateSecret\x12\x7f\n" +
 	"\rDeleteWebhook\x12$.creativeops.v1.DeleteWebhookRequest\x1a\x16.google.protobuf.Empty\"0\x8a\xb5\x18\x13\n" +
 	"\x0ewebhooks:write\x10\xcc\x01\x82\xd3\xe4\x93\x02\x13*\x11/v1/webhooks/{id}\x12\x85\x01\n" +
 	"\vTestWebhook\x12\".creativeops.v1.TestWebhookRequest\x1a\x18.creativeops.v1.Delivery\"8\x8a\xb5\x18\x13\n" +
@@ -940,52 +1253,69 @@ func file_creativeops_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_webhooks_proto_rawDescData
 }
 
-var file_creativeops_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_creativeops_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_creativeops_v1_webhooks_proto_goTypes = []any{
-	(*Webhook)(nil),                  // 0: creativeops.v1.Webhook
-	(*CreateWebhookRequest)(nil),     // 1: creativeops.v1.CreateWebhookRequest
-	(*ListWebhooksRequest)(nil),      // 2: creativeops.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),     // 3: creativeops.v1.ListWebhooksResponse
-	(*GetWebhookRequest)(nil),        // 4: creativeops.v1.GetWebhookRequest
-	(*DeleteWebhookRequest)(nil),     // 5: creativeops.v1.DeleteWebhookRequest
-	(*TestWebhookRequest)(nil),       // 6: creativeops.v1.TestWebhookRequest
-	(*DeliveryAttempt)(nil),          // 7: creativeops.v1.DeliveryAttempt
-	(*Delivery)(nil),                 // 8: creativeops.v1.Delivery
-	(*ListDeliveriesRequest)(nil),    // 9: creativeops.v1.ListDeliveriesRequest
-	(*ListDeliveriesResponse)(nil),   // 10: creativeops.v1.ListDeliveriesResponse
-	(*RedeliverDeliveryRequest)(nil), // 11: creativeops.v1.RedeliverDeliveryRequest
-	(*timestamppb.Timestamp)(nil),    // 12: google.protobuf.Timestamp
-	(*emptypb.Empty)(nil),            // 13: google.protobuf.Empty
+	(*Webhook)(nil),                    // 0: creativeops.v1.Webhook
+	(*CreateWebhookRequest)(nil),       // 1: creativeops.v1.CreateWebhookRequest
+	(*UpdateWebhookRequest)(nil),       // 2: creativeops.v1.UpdateWebhookRequest
+	(*DisableWebhookRequest)(nil),      // 3: creativeops.v1.DisableWebhookRequest
+	(*EnableWebhookRequest)(nil),       // 4: creativeops.v1.EnableWebhookRequest
+	(*RotateWebhookSecretRequest)(nil), // 5: creativeops.v1.RotateWebhookSecretRequest
+	(*ListWebhooksRequest)(nil),        // 6: creativeops.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),       // 7: creativeops.v1.ListWebhooksResponse
+	(*GetWebhookRequest)(nil),          // 8: creativeops.v1.GetWebhookRequest
+	(*DeleteWebhookRequest)(nil),       // 9: creativeops.v1.DeleteWebhookRequest
+	(*TestWebhookRequest)(nil),         // 10: creativeops.v1.TestWebhookRequest
+	(*DeliveryAttempt)(nil),            // 11: creativeops.v1.DeliveryAttempt
+	(*Delivery)(nil),                   // 12: creativeops.v1.Delivery
+	(*ListDeliveriesRequest)(nil),      // 13: creativeops.v1.ListDeliveriesRequest
+	(*ListDeliveriesResponse)(nil),     // 14: creativeops.v1.ListDeliveriesResponse
+	(*RedeliverDeliveryRequest)(nil),   // 15: creativeops.v1.RedeliverDeliveryRequest
+	(*timestamppb.Timestamp)(nil),      // 16: google.protobuf.Timestamp
+	(*fieldmaskpb.FieldMask)(nil),      // 17: google.protobuf.FieldMask
+	(*emptypb.Empty)(nil),              // 18: google.protobuf.Empty
 }
 var file_creativeops_v1_webhooks_proto_depIdxs = []int32{
-	12, // 0: creativeops.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 1: creativeops.v1.ListWebhooksResponse.webhooks:type_name -> creativeops.v1.Webhook
-	12, // 2: creativeops.v1.DeliveryAttempt.at:type_name -> google.protobuf.Timestamp
-	12, // 3: creativeops.v1.DeliveryAttempt.next_retry_at:type_name -> google.protobuf.Timestamp
-	12, // 4: creativeops.v1.Delivery.next_retry_at:type_name -> google.protobuf.Timestamp
-	12, // 5: creativeops.v1.Delivery.created_at:type_name -> google.protobuf.Timestamp
-	12, // 6: creativeops.v1.Delivery.completed_at:type_name -> google.protobuf.Timestamp
-	7,  // 7: creativeops.v1.Delivery.attempt_log:type_name -> creativeops.v1.DeliveryAttempt
-	8,  // 8: creativeops.v1.ListDeliveriesResponse.deliveries:type_name -> creativeops.v1.Delivery
-	1,  // 9: creativeops.v1.WebhooksService.CreateWebhook:input_type -> creativeops.v1.CreateWebhookRequest
-	2,  // 10: creativeops.v1.WebhooksService.ListWebhooks:input_type -> creativeops.v1.ListWebhooksRequest
-	4,  // 11: creativeops.v1.WebhooksService.GetWebhook:input_type -> creativeops.v1.GetWebhookRequest
-	5,  // 12: creativeops.v1.WebhooksService.DeleteWebhook:input_type -> creativeops.v1.DeleteWebhookRequest
-	6,  // 13: creativeops.v1.WebhooksService.TestWebhook:input_type -> creativeops.v1.TestWebhookRequest
-	9,  // 14: creativeops.v1.WebhooksService.ListDeliveries:input_type -> creativeops.v1.ListDeliveriesRequest
-	11, // 15: creativeops.v1.WebhooksService.RedeliverDelivery:input_type -> creativeops.v1.RedeliverDeliveryRequest
-	0,  // 16: creativeops.v1.WebhooksService.CreateWebhook:output_type -> creativeops.v1.Webhook
-	3,  // 17: creativeops.v1.WebhooksService.ListWebhooks:output_type -> creativeops.v1.ListWebhooksResponse
-	0,  // 18: creativeops.v1.WebhooksService.GetWebhook:output_type -> creativeops.v1.Webhook
-	13, // 19: creativeops.v1.WebhooksService.DeleteWebhook:output_type -> google.protobuf.Empty
-	8,  // 20: creativeops.v1.WebhooksService.TestWebhook:output_type -> creativeops.v1.Delivery
-	10, // 21: creativeops.v1.WebhooksService.ListDeliveries:output_type -> creativeops.v1.ListDeliveriesResponse
-	8,  // 22: creativeops.v1.WebhooksService.RedeliverDelivery:output_type -> creativeops.v1.Delivery
-	16, // [16:23] is the sub-list for method output_type
-	9,  // [9:16] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	16, // 0: creativeops.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	16, // 1: creativeops.v1.Webhook.disabled_at:type_name -> google.protobuf.Timestamp
+	16, // 2: creativeops.v1.Webhook.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	16, // 3: creativeops.v1.Webhook.updated_at:type_name -> google.protobuf.Timestamp
+	17, // 4: creativeops.v1.UpdateWebhookRequest.update_mask:type_name -> google.protobuf.FieldMask
+	0,  // 5: creativeops.v1.ListWebhooksResponse.webhooks:type_name -> creativeops.v1.Webhook
+	16, // 6: creativeops.v1.DeliveryAttempt.at:type_name -> google.protobuf.Timestamp
+	16, // 7: creativeops.v1.DeliveryAttempt.next_retry_at:type_name -> google.protobuf.Timestamp
+	16, // 8: creativeops.v1.Delivery.next_retry_at:type_name -> google.protobuf.Timestamp
+	16, // 9: creativeops.v1.Delivery.created_at:type_name -> google.protobuf.Timestamp
+	16, // 10: creativeops.v1.Delivery.completed_at:type_name -> google.protobuf.Timestamp
+	11, // 11: creativeops.v1.Delivery.attempt_log:type_name -> creativeops.v1.DeliveryAttempt
+	12, // 12: creativeops.v1.ListDeliveriesResponse.deliveries:type_name -> creativeops.v1.Delivery
+	1,  // 13: creativeops.v1.WebhooksService.CreateWebhook:input_type -> creativeops.v1.CreateWebhookRequest
+	6,  // 14: creativeops.v1.WebhooksService.ListWebhooks:input_type -> creativeops.v1.ListWebhooksRequest
+	8,  // 15: creativeops.v1.WebhooksService.GetWebhook:input_type -> creativeops.v1.GetWebhookRequest
+	2,  // 16: creativeops.v1.WebhooksService.UpdateWebhook:input_type -> creativeops.v1.UpdateWebhookRequest
+	3,  // 17: creativeops.v1.WebhooksService.DisableWebhook:input_type -> creativeops.v1.DisableWebhookRequest
+	4,  // 18: creativeops.v1.WebhooksService.EnableWebhook:input_type -> creativeops.v1.EnableWebhookRequest
+	5,  // 19: creativeops.v1.WebhooksService.RotateWebhookSecret:input_type -> creativeops.v1.RotateWebhookSecretRequest
+	9,  // 20: creativeops.v1.WebhooksService.DeleteWebhook:input_type -> creativeops.v1.DeleteWebhookRequest
+	10, // 21: creativeops.v1.WebhooksService.TestWebhook:input_type -> creativeops.v1.TestWebhookRequest
+	13, // 22: creativeops.v1.WebhooksService.ListDeliveries:input_type -> creativeops.v1.ListDeliveriesRequest
+	15, // 23: creativeops.v1.WebhooksService.RedeliverDelivery:input_type -> creativeops.v1.RedeliverDeliveryRequest
+	0,  // 24: creativeops.v1.WebhooksService.CreateWebhook:output_type -> creativeops.v1.Webhook
+	7,  // 25: creativeops.v1.WebhooksService.ListWebhooks:output_type -> creativeops.v1.ListWebhooksResponse
+	0,  // 26: creativeops.v1.WebhooksService.GetWebhook:output_type -> creativeops.v1.Webhook
+	0,  // 27: creativeops.v1.WebhooksService.UpdateWebhook:output_type -> creativeops.v1.Webhook
+	0,  // 28: creativeops.v1.WebhooksService.DisableWebhook:output_type -> creativeops.v1.Webhook
+	0,  // 29: creativeops.v1.WebhooksService.EnableWebhook:output_type -> creativeops.v1.Webhook
+	0,  // 30: creativeops.v1.WebhooksService.RotateWebhookSecret:output_type -> creativeops.v1.Webhook
+	18, // 31: creativeops.v1.WebhooksService.DeleteWebhook:output_type -> google.protobuf.Empty
+	12, // 32: creativeops.v1.WebhooksService.TestWebhook:output_type -> creativeops.v1.Delivery
+	14, // 33: creativeops.v1.WebhooksService.ListDeliveries:output_type -> creativeops.v1.ListDeliveriesResponse
+	12, // 34: creativeops.v1.WebhooksService.RedeliverDelivery:output_type -> creativeops.v1.Delivery
+	24, // [24:35] is the sub-list for method output_type
+	13, // [13:24] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_webhooks_proto_init() }
@@ -995,13 +1325,14 @@ func file_creativeops_v1_webhooks_proto_init() {
 	}
 	file_creativeops_v1_options_proto_init()
 	file_creativeops_v1_webhooks_proto_msgTypes[0].OneofWrappers = []any{}
+	file_creativeops_v1_webhooks_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_webhooks_proto_rawDesc), len(file_creativeops_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

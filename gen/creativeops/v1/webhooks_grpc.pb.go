@@ -20,13 +20,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WebhooksService_CreateWebhook_FullMethodName     = "/creativeops.v1.WebhooksService/CreateWebhook"
-	WebhooksService_ListWebhooks_FullMethodName      = "/creativeops.v1.WebhooksService/ListWebhooks"
-	WebhooksService_GetWebhook_FullMethodName        = "/creativeops.v1.WebhooksService/GetWebhook"
-	WebhooksService_DeleteWebhook_FullMethodName     = "/creativeops.v1.WebhooksService/DeleteWebhook"
-	WebhooksService_TestWebhook_FullMethodName       = "/creativeops.v1.WebhooksService/TestWebhook"
-	WebhooksService_ListDeliveries_FullMethodName    = "/creativeops.v1.WebhooksService/ListDeliveries"
-	WebhooksService_RedeliverDelivery_FullMethodName = "/creativeops.v1.WebhooksService/RedeliverDelivery"
+	WebhooksService_CreateWebhook_FullMethodName       = "/creativeops.v1.WebhooksService/CreateWebhook"
+	WebhooksService_ListWebhooks_FullMethodName        = "/creativeops.v1.WebhooksService/ListWebhooks"
+	WebhooksService_GetWebhook_FullMethodName          = "/creativeops.v1.WebhooksService/GetWebhook"
+	WebhooksService_UpdateWebhook_FullMethodName       = "/creativeops.v1.WebhooksService/UpdateWebhook"
+	WebhooksService_DisableWebhook_FullMethodName      = "/creativeops.v1.WebhooksService/DisableWebhook"
+	WebhooksService_EnableWebhook_FullMethodName       = "/creativeops.v1.WebhooksService/EnableWebhook"
+	WebhooksService_RotateWebhookSecret_FullMethodName = "/creativeops.v1.WebhooksService/RotateWebhookSecret"
+	WebhooksService_DeleteWebhook_FullMethodName       = "/creativeops.v1.WebhooksService/DeleteWebhook"
+	WebhooksService_TestWebhook_FullMethodName         = "/creativeops.v1.WebhooksService/TestWebhook"
+	WebhooksService_ListDeliveries_FullMethodName      = "/creativeops.v1.WebhooksService/ListDeliveries"
+	WebhooksService_RedeliverDelivery_FullMethodName   = "/creativeops.v1.WebhooksService/RedeliverDelivery"
 )
 
 // WebhooksServiceClient is the client API for WebhooksService service.
@@ -41,6 +45,23 @@ type WebhooksServiceClient interface {
 	CreateWebhook(ctx context.Context, in *CreateWebhookRequest, opts ...grpc.CallOption) (*Webhook, error)
 	ListWebhooks(ctx context.Context, in *ListWebhooksRequest, opts ...grpc.CallOption) (*ListWebhooksResponse, error)
 	GetWebhook(ctx context.Context, in *GetWebhookRequest, opts ...grpc.CallOption) (*Webhook, error)
+	// Changes an endpoint's url, events or description. Only the fields
+	// update_mask names change (without a mask: the fields the request sets);
+	// a new url is checked exactly as a new endpoint's is.
+	UpdateWebhook(ctx context.Context, in *UpdateWebhookRequest, opts ...grpc.CallOption) (*Webhook, error)
+	// Pauses an endpoint: it receives nothing until enabled again, and its
+	// pending deliveries fail (they are not sent later). Its deliveries stay
+	// listed.
+	DisableWebhook(ctx context.Context, in *DisableWebhookRequest, opts ...grpc.CallOption) (*Webhook, error)
+	// Resumes a disabled endpoint (disabled by the API, automatically after
+	// failures, or by a 410 Gone): it receives the events that happen from
+	// now on. Missed events can be read with GET /v1/events.
+	EnableWebhook(ctx context.Context, in *EnableWebhookRequest, opts ...grpc.CallOption) (*Webhook, error)
+	// Gives the endpoint a new signing secret, returned once. Until
+	// previous_secret_expires_at every delivery carries a signature with the
+	// old secret as well as one with the new, so receivers can switch
+	// without missing an event.
+	RotateWebhookSecret(ctx context.Context, in *RotateWebhookSecretRequest, opts ...grpc.CallOption) (*Webhook, error)
 	// Removes an endpoint; it receives nothing afterwards.
 	DeleteWebhook(ctx context.Context, in *DeleteWebhookRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
 	// Sends a webhook.test event to the endpoint.
@@ -83,6 +104,46 @@ func (c *webhooksServiceClient) GetWebhook(ctx context.Context, in *GetWebhookRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Webhook)
 	err := c.cc.Invoke(ctx, WebhooksService_GetWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhooksServiceClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookRequest, opts ...grpc.CallOption) (*Webhook, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Webhook)
+	err := c.cc.Invoke(ctx, WebhooksService_UpdateWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhooksServiceClient) DisableWebhook(ctx context.Context, in *DisableWebhookRequest, opts ...grpc.CallOption) (*Webhook, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Webhook)
+	err := c.cc.Invoke(ctx, WebhooksService_DisableWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhooksServiceClient) EnableWebhook(ctx context.Context, in *EnableWebhookRequest, opts ...grpc.CallOption) (*Webhook, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Webhook)
+	err := c.cc.Invoke(ctx, WebhooksService_EnableWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhooksServiceClient) RotateWebhookSecret(ctx context.Context, in *RotateWebhookSecretRequest, opts ...grpc.CallOption) (*Webhook, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Webhook)
+	err := c.cc.Invoke(ctx, WebhooksService_RotateWebhookSecret_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +202,23 @@ type WebhooksServiceServer interface {
 	CreateWebhook(context.Context, *CreateWebhookRequest) (*Webhook, error)
 	ListWebhooks(context.Context, *ListWebhooksRequest) (*ListWebhooksResponse, error)
 	GetWebhook(context.Context, *GetWebhookRequest) (*Webhook, error)
+	// Changes an endpoint's url, events or description. Only the fields
+	// update_mask names change (without a mask: the fields the request sets);
+	// a new url is checked exactly as a new endpoint's is.
+	UpdateWebhook(context.Context, *UpdateWebhookRequest) (*Webhook, error)
+	// Pauses an endpoint: it receives nothing until enabled again, and its
+	// pending deliveries fail (they are not sent later). Its deliveries stay
+	// listed.
+	DisableWebhook(context.Context, *DisableWebhookRequest) (*Webhook, error)
+	// Resumes a disabled endpoint (disabled by the API, automatically after
+	// failures, or by a 410 Gone): it receives the events that happen from
+	// now on. Missed events can be read with GET /v1/events.
+	EnableWebhook(context.Context, *EnableWebhookRequest) (*Webhook, error)
+	// Gives the endpoint a new signing secret, returned once. Until
+	// previous_secret_expires_at every delivery carries a signature with the
+	// old secret as well as one with the new, so receivers can switch
+	// without missing an event.
+	RotateWebhookSecret(context.Context, *RotateWebhookSecretRequest) (*Webhook, error)
 	// Removes an endpoint; it receives nothing afterwards.
 	DeleteWebhook(context.Context, *DeleteWebhookRequest) (*emptypb.Empty, error)
 	// Sends a webhook.test event to the endpoint.
@@ -167,6 +245,18 @@ func (UnimplementedWebhooksServiceServer) ListWebhooks(context.Context, *ListWeb
 }
 func (UnimplementedWebhooksServiceServer) GetWebhook(context.Context, *GetWebhookRequest) (*Webhook, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWebhook not implemented")
+}
+func (UnimplementedWebhooksServiceServer) UpdateWebhook(context.Context, *UpdateWebhookRequest) (*Webhook, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateWebhook not implemented")
+}
+func (UnimplementedWebhooksServiceServer) DisableWebhook(context.Context, *DisableWebhookRequest) (*Webhook, error) {
+	return nil, status.Error(codes.Unimplemented, "method DisableWebhook not implemented")
+}
+func (UnimplementedWebhooksServiceServer) EnableWebhook(context.Context, *EnableWebhookRequest) (*Webhook, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnableWebhook not implemented")
+}
+func (UnimplementedWebhooksServiceServer) RotateWebhookSecret(context.Context, *RotateWebhookSecretRequest) (*Webhook, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateWebhookSecret not implemented")
 }
 func (UnimplementedWebhooksServiceServer) DeleteWebhook(context.Context, *DeleteWebhookRequest) (*emptypb.Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteWebhook not implemented")
@@ -251,6 +341,78 @@ func _WebhooksService_GetWebhook_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WebhooksServiceServer).GetWebhook(ctx, req.(*GetWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhooksService_UpdateWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateWebhookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhooksServiceServer).UpdateWebhook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhooksService_UpdateWebhook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhooksServiceServer).UpdateWebhook(ctx, req.(*UpdateWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhooksService_DisableWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DisableWebhookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhooksServiceServer).DisableWebhook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhooksService_DisableWebhook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhooksServiceServer).DisableWebhook(ctx, req.(*DisableWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhooksService_EnableWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableWebhookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhooksServiceServer).EnableWebhook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhooksService_EnableWebhook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhooksServiceServer).EnableWebhook(ctx, req.(*EnableWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhooksService_RotateWebhookSecret_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateWebhookSecretRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhooksServiceServer).RotateWebhookSecret(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhooksService_RotateWebhookSecret_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhooksServiceServer).RotateWebhookSecret(ctx, req.(*RotateWebhookSecretRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -345,6 +507,22 @@ var WebhooksService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetWebhook",
 			Handler:    _WebhooksService_GetWebhook_Handler,
+		},
+		{
+			MethodName: "UpdateWebhook",
+			Handler:    _WebhooksService_UpdateWebhook_Handler,
+		},
+		{
+			MethodName: "DisableWebhook",
+			Handler:    _WebhooksService_DisableWebhook_Handler,
+		},
+		{
+			MethodName: "EnableWebhook",
+			Handler:    _WebhooksService_EnableWebhook_Handler,
+		},
+		{
+			MethodName: "RotateWebhookSecret",
+			Handler:    _WebhooksService_RotateWebhookSecret_Handler,
 		},
 		{
 			MethodName: "DeleteWebhook",

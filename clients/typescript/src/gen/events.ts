@@ -57,11 +57,16 @@ export interface CreatorData {
 export interface WebhookData {
   id: string;
   url: string;
-  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
   status: "active" | "disabled";
   created_at: string;
   secret?: string;
   disabled_reason: string;
+  description: string;
+  disabled_at: string | null;
+  previous_secret_expires_at: string | null;
+  consecutive_failures: number;
+  updated_at: string;
 }
 
 /** creativeops.v1.PlanMilestoneReminder as the REST API renders it (and an event's data carries it). */
@@ -173,6 +178,16 @@ export interface WebhookTestEvent {
   data: WebhookData;
 }
 
+/** webhook.disabled: A webhook was disabled by the service: after a long run of failed deliveries, or because its endpoint answered 410 Gone. Sent to the organization's other endpoints. The data is the webhook, with disabled_reason. */
+export interface WebhookDisabledEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "webhook.disabled";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: WebhookData;
+}
+
 /** plan.milestone.due: A tracked plan's pending milestone is remind_days_before days (or fewer) away, or due today; sent once per milestone, revision of its date and kind. */
 export interface PlanMilestoneDueEvent {
   /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
@@ -210,6 +225,7 @@ export type WebhookEvent =
   | IPRegisteredEvent
   | CreatorCreatedEvent
   | WebhookTestEvent
+  | WebhookDisabledEvent
   | PlanMilestoneDueEvent
   | PlanMilestoneOverdueEvent
   | PlanReplannedEvent;
@@ -218,4 +234,4 @@ export type WebhookEvent =
 export type WebhookEventType = WebhookEvent["type"];
 
 /** Every event type, in the order the server declares them. */
-export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned"];
+export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "webhook.disabled", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned"];

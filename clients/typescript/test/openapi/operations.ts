@@ -206,6 +206,25 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
   });
   op("WebhooksService_RedeliverDelivery");
   check(again.data !== undefined || again.response.status === 409, `redeliver: ${again.response.status}`);
+  const whEdited = must(
+    op("WebhooksService_UpdateWebhook"),
+    await api.PATCH("/v1/webhooks/{id}", { params: { path: { id: wh.id } }, body: { description: "CRM", update_mask: "description" } }),
+  );
+  check(whEdited.description === "CRM", "webhook updated");
+  const whOff = must(op("WebhooksService_DisableWebhook"), await api.POST("/v1/webhooks/{id}:disable", { params: { path: { id: wh.id } } }));
+  check(whOff.status === "disabled", "webhook disabled");
+  const whOn = must(op("WebhooksService_EnableWebhook"), await api.POST("/v1/webhooks/{id}:enable", { params: { path: { id: wh.id } } }));
+  check(whOn.status === "active", "webhook enabled");
+  const whRotated = must(
+    op("WebhooksService_RotateWebhookSecret"),
+    await api.POST("/v1/webhooks/{id}:rotateSecret", { params: { path: { id: wh.id } } }),
+  );
+  check((whRotated.secret ?? "").startsWith("whsec_"), "webhook secret rotated");
+  const evs = must(op("EventsService_ListEvents"), await api.GET("/v1/events", { params: { query: { type: ["webhook.test"], page_size: 1 } } }));
+  const ev = evs.events[0];
+  check(ev !== undefined && ev.type === "webhook.test", "events listed");
+  const evGot = must(op("EventsService_GetEvent"), await api.GET("/v1/events/{id}", { params: { path: { id: ev?.id ?? "" } } }));
+  check(evGot.id === ev?.id, "event read");
   const del = await api.DELETE("/v1/webhooks/{id}", { params: { path: { id: wh.id } } });
   op("WebhooksService_DeleteWebhook");
   check(del.response.status === 204, `delete webhook: ${del.response.status}`);

@@ -4,106 +4,6 @@
  */
 
 export interface paths {
-    "/.well-known/jwks.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Token signing keys
-         * @description The public keys (RFC 7517) access tokens are verified with. No authentication.
-         */
-        get: operations["OAuth_JWKS"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/oauth-authorization-server": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Authorization server metadata
-         * @description RFC 8414: where the endpoints are and what they support. No authentication.
-         */
-        get: operations["OAuth_Metadata"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/oauth/introspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Introspect a token
-         * @description Whether a token is active (RFC 7662), for a client of the token's organization.
-         */
-        post: operations["OAuth_Introspect"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/oauth/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Revoke a token
-         * @description Revokes an access token at once (RFC 7009); only the client it was issued to may. An unknown, expired or already revoked token is answered 200 too.
-         */
-        post: operations["OAuth_Revoke"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/oauth/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Get an access token
-         * @description The client credentials grant (RFC 6749 section 4.4): an OAuth client (POST /v1/oauth/clients) gets a short-lived token to send as Authorization: Bearer. See docs/oauth.md.
-         */
-        post: operations["OAuth_Token"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/analytics/usage": {
         parameters: {
             query?: never;
@@ -337,6 +237,43 @@ export interface paths {
          * @description Returns one workflow with its input schema.
          */
         get: operations["EngineService_GetWorkflow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists events, newest first; with after, the events recorded after that one, oldest first, in the order the organization's events were committed
+         * @description Lists events, newest first; with after, the events recorded after that one, oldest first, in the order the organization's events were committed.
+         */
+        get: operations["EventsService_ListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get event */
+        get: operations["EventsService_GetEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -865,7 +802,11 @@ export interface paths {
         delete: operations["WebhooksService_DeleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Changes an endpoint's url, events or description
+         * @description Changes an endpoint's url, events or description. Only the fields update_mask names change (without a mask: the fields the request sets); a new url is checked exactly as a new endpoint's is.
+         */
+        patch: operations["WebhooksService_UpdateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{id}/deliveries": {
@@ -902,6 +843,66 @@ export interface paths {
          * @description Sends a delivery's event again, as a new delivery.
          */
         post: operations["WebhooksService_RedeliverDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pauses an endpoint: it receives nothing until enabled again, and its pending deliveries fail (they are not sent later)
+         * @description Pauses an endpoint: it receives nothing until enabled again, and its pending deliveries fail (they are not sent later). Its deliveries stay listed.
+         */
+        post: operations["WebhooksService_DisableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resumes a disabled endpoint (disabled by the API, automatically after failures, or by a 410 Gone): it receives the events that happen from now on
+         * @description Resumes a disabled endpoint (disabled by the API, automatically after failures, or by a 410 Gone): it receives the events that happen from now on. Missed events can be read with GET /v1/events.
+         */
+        post: operations["WebhooksService_EnableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}:rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives the endpoint a new signing secret, returned once
+         * @description Gives the endpoint a new signing secret, returned once. Until previous_secret_expires_at every delivery carries a signature with the old secret as well as one with the new, so receivers can switch without missing an event.
+         */
+        post: operations["WebhooksService_RotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -949,10 +950,10 @@ export interface components {
              */
             previous_secret_expires_at: string | null;
             /** @description Null when the key uses the service default. */
-            rate_limit: components["schemas"]["RateLimit"] | null;
+            rate_limit: components["schemas"]["RateLimit"] | (never | null);
             /** Format: date-time */
             revoked_at: string | null;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The key itself: present only in the response that created or rotated it
              *      (never in an idempotent replay of that response).
@@ -962,7 +963,9 @@ export interface components {
         AuditEvent: {
             /**
              * @description key.created, key.rotated, key.revoked, webhook.created,
-             *      webhook.deleted, organization.created, session.created (a key signed
+             *      webhook.deleted, webhook.updated, webhook.disabled (by the API, or by
+             *      the service after failures), webhook.enabled, webhook.secret_rotated,
+             *      organization.created, session.created (a key signed
              *      in to the developer dashboard), session.ended (signed out),
              *      oauth_client.created, oauth_client.rotated, oauth_client.deleted,
              *      plan_feed.created (a plan's calendar feed URL was made) or
@@ -1000,20 +1003,6 @@ export interface components {
              */
             transport: string;
             user_agent: string;
-        };
-        /** @description google.rpc.BadRequest: the fields of the request at fault. */
-        BadRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            "@type": "type.googleapis.com/google.rpc.BadRequest";
-            fieldViolations?: {
-                /** @description What is wrong with it. */
-                description?: string;
-                /** @description The field's path, e.g. context.release_date. */
-                field?: string;
-            }[];
         };
         /** @description No fields: the method takes what it needs from its path. */
         CancelJobBody: Record<string, never>;
@@ -1155,7 +1144,7 @@ export interface components {
             expires_at?: string;
             name: string;
             rate_limit?: components["schemas"]["RateLimit"];
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
         };
         CreateOAuthClientRequest: {
             /**
@@ -1167,8 +1156,8 @@ export interface components {
             };
             jwks_uri?: string;
             name: string;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
-            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. A duration of at least 60s and at most 86400s. */
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
             token_lifetime?: string;
         };
         /** @description No fields: the method takes what it needs from its path. */
@@ -1187,8 +1176,10 @@ export interface components {
             remind_days_before?: number;
         };
         CreateWebhookRequest: {
+            /** @description Free text to tell endpoints apart. */
+            description?: string;
             /** @description Event types (the document's webhooks), or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;
             url: string;
@@ -1226,7 +1217,7 @@ export interface components {
             created_at: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
+            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
             /** @description "whd_" followed by a ULID. */
             id: string;
             last_error: string;
@@ -1268,6 +1259,10 @@ export interface components {
              */
             response_status: number;
         };
+        /** @description No fields: the method takes what it needs from its path. */
+        DisableWebhookBody: Record<string, never>;
+        /** @description No fields: the method takes what it needs from its path. */
+        EnableWebhookBody: Record<string, never>;
         EndpointUsage: {
             /**
              * Format: int64
@@ -1291,36 +1286,43 @@ export interface components {
         };
         /** @description Error body (Google AIP-193) of every non-2xx response. */
         Error: {
-            error: {
+            error?: {
                 /** @description HTTP status. */
-                code: number;
-                /** @description google.rpc.ErrorInfo (a stable reason) and google.rpc.BadRequest (the fields at fault); empty when there is nothing to add. */
-                details: components["schemas"]["ErrorDetail"][];
-                /** @description What went wrong, for a person. */
-                message: string;
-                /** @description The request's id (also the X-Request-Id header), which the server's log names. */
-                request_id: string;
+                code?: number;
+                /** @description google.rpc.ErrorInfo (stable reason) and google.rpc.BadRequest (field violations). */
+                details?: Record<string, never>[];
+                message?: string;
+                request_id?: string;
                 /** @description gRPC status code name, e.g. NOT_FOUND. */
-                status: string;
+                status?: string;
             };
         };
-        /** @description One detail of an error, told apart by @type. */
-        ErrorDetail: components["schemas"]["ErrorInfo"] | components["schemas"]["BadRequest"];
-        /** @description google.rpc.ErrorInfo: why, in a stable machine-readable reason (DUPLICATE_CONTENT, UNKNOWN_VERTICAL, RATE_LIMITED...). */
-        ErrorInfo: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo";
-            /** @description The service that answered. */
-            domain?: string;
-            /** @description What the reason is about (an existing record's id, retry_after_seconds). */
-            metadata?: {
-                [key: string]: string;
+        /** @description An event, as a webhook delivery's body carries it, and its position. */
+        Event: {
+            /** @description The resource, as the event type's table says (a delivery body's data). */
+            data: {
+                [key: string]: unknown;
             };
-            /** @description Stable, UPPER_SNAKE_CASE. */
-            reason: string;
+            /** @description "evt_" followed by a ULID: the webhook-id of its deliveries. */
+            id: string;
+            /**
+             * @description The id of the resource the event is about (a job, a creator, a plan,
+             *      an IP record, a webhook).
+             */
+            object_id: string;
+            /**
+             * Format: int64
+             * @description The event's position among the organization's events: it grows in the
+             *      order they were committed. A 64-bit integer, sent as a decimal string.
+             */
+            sequence: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (a delivery body's timestamp).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
         };
         IPKeys: {
             log_keys: components["schemas"]["LogKey"][];
@@ -1361,21 +1363,6 @@ export interface components {
              */
             type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
-        /** @description RFC 7517 key set: the public keys tokens are verified with, retired ones still in their overlap included. */
-        JSONWebKeySet: {
-            keys: ({
-                /** @description Algorithm. */
-                alg?: string;
-                /** @description Key id. */
-                kid?: string;
-                /** @description Key type. */
-                kty: string;
-                /** @description sig. */
-                use?: string;
-            } & {
-                [key: string]: unknown;
-            })[];
-        };
         Job: {
             async: boolean;
             /** Format: int32 */
@@ -1387,7 +1374,7 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
-            error: components["schemas"]["JobError"] | null;
+            error: components["schemas"]["JobError"] | (never | null);
             /** @description "job_" followed by a ULID. */
             id: string;
             /**
@@ -1401,7 +1388,7 @@ export interface components {
              */
             progress: number;
             /** @description The plan: strategy, recommendations, timeline and workflow-specific keys. */
-            result: components["schemas"]["PlanResult"] | null;
+            result: components["schemas"]["PlanResult"] | (never | null);
             /** Format: date-time */
             started_at: string | null;
             /**
@@ -1475,6 +1462,10 @@ export interface components {
         };
         ListDeliveriesResponse: {
             deliveries: components["schemas"]["Delivery"][];
+            next_page_token: string;
+        };
+        ListEventsResponse: {
+            events: components["schemas"]["Event"][];
             next_page_token: string;
         };
         ListJobsResponse: {
@@ -1557,7 +1548,7 @@ export interface components {
              * @description The scopes the client may be issued; a token request asking for
              *      others gets only these.
              */
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The client secret: present only in the response that created or
              *      rotated it (never in an idempotent replay of that response).
@@ -1565,106 +1556,6 @@ export interface components {
             secret?: string;
             /** @description Lifetime of the access tokens issued to the client. */
             token_lifetime: string;
-        };
-        /** @description RFC 6749 section 5.2. */
-        OAuthError: {
-            /** @description invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, unsupported_token_type, slow_down or server_error. */
-            error: string;
-            /** @description For a person. */
-            error_description?: string;
-        };
-        /** @description RFC 7662 section 2.2. Only active is sent for a token that is not active (expired, revoked, another organization's, not a token). */
-        OAuthIntrospection: {
-            active: boolean;
-            /** @description The audience. */
-            aud?: string[];
-            /** @description The client the token was issued to. */
-            client_id?: string;
-            /** @description Expiry, Unix seconds. */
-            exp?: number;
-            /** @description Issued at, Unix seconds. */
-            iat?: number;
-            /** @description The issuer. */
-            iss?: string;
-            /** @description The token's id. */
-            jti?: string;
-            /** @description Not before, Unix seconds. */
-            nbf?: number;
-            /** @description Space-separated scopes. */
-            scope?: string;
-            /** @description The subject: the client. */
-            sub?: string;
-            /** @description Bearer. */
-            token_type?: string;
-        };
-        /** @description RFC 8414 authorization server metadata. */
-        OAuthServerMetadata: {
-            grant_types_supported: string[];
-            /** @description RFC 7662. */
-            introspection_endpoint?: string;
-            introspection_endpoint_auth_methods_supported?: string[];
-            introspection_endpoint_auth_signing_alg_values_supported?: string[];
-            /** @description The issuer tokens name. */
-            issuer: string;
-            /** @description The keys tokens are signed with. */
-            jwks_uri: string;
-            /** @description RFC 7009. */
-            revocation_endpoint?: string;
-            revocation_endpoint_auth_methods_supported?: string[];
-            revocation_endpoint_auth_signing_alg_values_supported?: string[];
-            scopes_supported?: string[];
-            service_documentation?: string;
-            /** @description POST here for a token. */
-            token_endpoint: string;
-            token_endpoint_auth_methods_supported?: string[];
-            token_endpoint_auth_signing_alg_values_supported?: string[];
-        };
-        /** @description RFC 6749 section 5.1. Send access_token as Authorization: Bearer <token> to the API. */
-        OAuthToken: {
-            /** @description A signed JWT. */
-            access_token: string;
-            /** @description Seconds the token is valid for. */
-            expires_in?: number;
-            /** @description Space-separated scopes the token carries. */
-            scope?: string;
-            /** @enum {string} */
-            token_type: "Bearer";
-        };
-        /** @description The token to introspect (RFC 7662) or revoke (RFC 7009), with the client's authentication as for the token endpoint. */
-        OAuthTokenOperand: {
-            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
-            client_assertion?: string;
-            /**
-             * @description private_key_jwt (RFC 7523).
-             * @enum {string}
-             */
-            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
-            client_id?: string;
-            /** @description client_secret_post: the client's secret (co_oauth_…). */
-            client_secret?: string;
-            /** @description An access token. */
-            token: string;
-            /** @enum {string} */
-            token_type_hint?: "access_token";
-        };
-        /** @description RFC 6749 section 4.4: the client credentials grant. The client authenticates with exactly one of HTTP Basic (client_secret_basic), client_secret (client_secret_post) or client_assertion (private_key_jwt). */
-        OAuthTokenRequest: {
-            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
-            client_assertion?: string;
-            /**
-             * @description private_key_jwt (RFC 7523).
-             * @enum {string}
-             */
-            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
-            client_id?: string;
-            /** @description client_secret_post: the client's secret (co_oauth_…). */
-            client_secret?: string;
-            /** @enum {string} */
-            grant_type: "client_credentials";
-            /** @description Space-separated scopes, a subset of the client's; all of them when left out. */
-            scope?: string;
         };
         Plan: {
             /** @description The date (YYYY-MM-DD) the current revision was planned as of. */
@@ -1699,7 +1590,9 @@ export interface components {
              * @description The current revision's full result: strategy, recommendations,
              *      timeline, warnings and workflow-specific keys.
              */
-            result: components["schemas"]["PlanResult"];
+            result: {
+                [key: string]: unknown;
+            };
             /**
              * Format: int32
              * @description 1 for the plan as first made, raised by each re-plan.
@@ -1766,14 +1659,6 @@ export interface components {
             vertical: string;
             workflow: string;
         };
-        PlanPrecedence: {
-            /** @description Key of the milestone that follows it. */
-            after: string;
-            /** @description Key of the milestone that comes first. */
-            before: string;
-            /** @description Working days of the plan's calendar after is at least after before (0: not before it). */
-            min_working_days: number;
-        };
         PlanRecommendation: {
             detail: string;
             /**
@@ -1822,8 +1707,6 @@ export interface components {
             key: string;
         };
         PlanTimeline: {
-            /** @description Keys of the industry closures the workflow added to the plan's calendar (a factory plan: the Chinese New Year closure); absent when none. */
-            closures?: ("dead-week" | "factory-new-year" | "steam-seasonal-sales" | "fashion-market-weeks")[];
             /**
              * Format: date
              * @description The last milestone's date; absent when there are none.
@@ -1838,12 +1721,10 @@ export interface components {
             milestones: components["schemas"]["PlanTimelineMilestone"][];
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
-            /** @description The order the workflow declares between milestones, each with its minimum gap in working days; the settled dates keep every one (a PRECEDENCE_SHORT warning says when a fixed event makes that impossible). Absent when none. */
-            precedences?: components["schemas"]["PlanPrecedence"][];
             /** @description Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none. */
             reference_dates?: components["schemas"]["PlanReferenceDate"][];
             /**
-             * @description The country (ISO 3166-1 alpha-2) whose public holidays make the plan's working-day calendar, with weekends, the 24 December–1 January closure and closures; GET /v1/engine/calendars lists them.
+             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
              * @enum {string}
              */
             region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
@@ -1872,20 +1753,13 @@ export interface components {
             date: string;
             /** @description Days from as_of to date; negative for a passed milestone. */
             days_from_as_of: number;
-            /** @description Why the milestone is on a closed day (an event held on a holiday); absent otherwise. */
-            deliberate?: string;
-            /** @description Present, and true, for work someone must hand over (kind deliverable): it falls on a working day of the plan's calendar. */
+            /** @description Present, and true, for work someone must hand over: it falls on an open day of the region. */
             deliverable?: boolean;
             /** @description Stable within the workflow, e.g. master_delivery. */
             key: string;
             /**
-             * @description What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own.
-             * @enum {string}
-             */
-            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "event" | "work";
-            /**
              * Format: date
-             * @description The date asked for, when the milestone was moved off a closed day or to keep a precedence.
+             * @description The date asked for, when a deliverable was moved off a closed day.
              */
             moved_from?: string;
             /** @description Why the date moved. */
@@ -1913,12 +1787,12 @@ export interface components {
         RedeliverDeliveryBody: Record<string, never>;
         RegisterWorkRequest: {
             /** @description SHA-256 of the work: "sha256:<64 hex>" or 64 bare hex digits. */
-            content_hash: string;
+            content_hash?: string;
             creator_id: string;
             description?: string;
             title: string;
             /** @enum {string} */
-            type: "song" | "script" | "book" | "artwork" | "concept" | "other";
+            type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         /** @description No fields: the method takes what it needs from its path. */
         ReopenMilestoneBody: Record<string, never>;
@@ -1947,12 +1821,19 @@ export interface components {
         /** @description No fields: the method takes what it needs from its path. */
         RevokePlanFeedBody: Record<string, never>;
         RotateKeyBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
         };
         RotateOAuthClientBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
             grace_period?: string;
+        };
+        RotateWebhookSecretBody: {
+            /**
+             * @description The new secret, as CreateWebhookRequest.secret; empty generates one,
+             *      returned in the response's secret.
+             */
+            secret?: string;
         };
         RunWorkflowRequest: {
             async?: boolean;
@@ -1977,6 +1858,19 @@ export interface components {
             auto_replan?: boolean;
             /** Format: int32 */
             remind_days_before?: number;
+        };
+        UpdateWebhookBody: {
+            description?: string;
+            /** @description A new subscription list, replacing the old one. */
+            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            /**
+             * Format: field-mask
+             * @description The fields to change, of url, events and description; empty: those
+             *      the request sets.
+             */
+            update_mask?: string;
+            /** @description A new url, checked as CreateWebhookRequest.url is. */
+            url?: string;
         };
         UsagePoint: {
             /**
@@ -2037,25 +1931,47 @@ export interface components {
             workflow_count: number;
         };
         Webhook: {
+            /**
+             * Format: int32
+             * @description Deliveries that failed (retries exhausted) in a row since the last one
+             *      that succeeded; the webhook is disabled when they reach the server's
+             *      threshold.
+             */
+            consecutive_failures: number;
             /** Format: date-time */
             created_at: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the webhook was disabled; null while active.
+             */
+            disabled_at: string | null;
             /** @description Why the webhook was disabled; empty while active. */
             disabled_reason: string;
             /** @description Event types, or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
             /** @description "wh_" followed by a ULID. */
             id: string;
             /**
-             * @description The generated signing secret: present only in the creation response,
-             *      and only when the caller did not supply one (never in an idempotent
-             *      replay of that response).
+             * Format: date-time
+             * @description Until when deliveries are also signed with the secret replaced by the
+             *      last rotation; null when no rotation is in its grace period.
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * @description The generated signing secret: present only in the response that
+             *      created or rotated it, and only when the caller did not supply one
+             *      (never in an idempotent replay of that response).
              */
             secret?: string;
             /**
-             * @description active, or disabled (the endpoint answered 410 Gone).
+             * @description active, or disabled (by the API, after a long run of failed
+             *      deliveries, or because the endpoint answered 410 Gone).
              * @enum {string}
              */
             status: "active" | "disabled";
+            /** Format: date-time */
+            updated_at: string;
             url: string;
         };
         Workflow: {
@@ -2086,7 +2002,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key whose first request is still running). */
+        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key reused or in progress). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -2122,15 +2038,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than the server reads (1 MiB by default). */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description The API key exceeded its rate limit. */
         TooManyRequests: {
             headers: {
@@ -2151,15 +2058,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The Idempotency-Key was used before with another body. */
-        UnprocessableEntity: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
     };
     parameters: never;
     requestBodies: never;
@@ -2168,363 +2066,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    OAuth_JWKS: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The key set. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "keys": [
-                     *         {
-                     *           "alg": "ES256",
-                     *           "crv": "P-256",
-                     *           "kid": "3fa1",
-                     *           "kty": "EC",
-                     *           "use": "sig",
-                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["JSONWebKeySet"];
-                };
-            };
-        };
-    };
-    OAuth_Metadata: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metadata. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "grant_types_supported": [
-                     *         "client_credentials"
-                     *       ],
-                     *       "introspection_endpoint": "https://api.example.com/oauth/introspect",
-                     *       "introspection_endpoint_auth_methods_supported": [
-                     *         "client_secret_basic",
-                     *         "client_secret_post",
-                     *         "private_key_jwt"
-                     *       ],
-                     *       "introspection_endpoint_auth_signing_alg_values_supported": [
-                     *         "ES256",
-                     *         "RS256"
-                     *       ],
-                     *       "issuer": "https://api.example.com",
-                     *       "jwks_uri": "https://api.example.com/.well-known/jwks.json",
-                     *       "revocation_endpoint": "https://api.example.com/oauth/revoke",
-                     *       "revocation_endpoint_auth_methods_supported": [
-                     *         "client_secret_basic",
-                     *         "client_secret_post",
-                     *         "private_key_jwt"
-                     *       ],
-                     *       "revocation_endpoint_auth_signing_alg_values_supported": [
-                     *         "ES256",
-                     *         "RS256"
-                     *       ],
-                     *       "scopes_supported": [
-                     *         "engine:read",
-                     *         "analytics:read"
-                     *       ],
-                     *       "token_endpoint": "https://api.example.com/oauth/token",
-                     *       "token_endpoint_auth_methods_supported": [
-                     *         "client_secret_basic",
-                     *         "client_secret_post",
-                     *         "private_key_jwt"
-                     *       ],
-                     *       "token_endpoint_auth_signing_alg_values_supported": [
-                     *         "ES256",
-                     *         "RS256"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthServerMetadata"];
-                };
-            };
-        };
-    };
-    OAuth_Introspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
-                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
-                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl"
-                 *     }
-                 */
-                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
-            };
-        };
-        responses: {
-            /** @description The token's state. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "active": true,
-                     *       "aud": [
-                     *         "https://api.example.com"
-                     *       ],
-                     *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
-                     *       "exp": 1793611800,
-                     *       "iat": 1793608200,
-                     *       "iss": "https://api.example.com",
-                     *       "jti": "tok_01k3zz9q1r3s5t7v9w1x3y5z7a",
-                     *       "nbf": 1793608200,
-                     *       "scope": "engine:read analytics:read",
-                     *       "sub": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
-                     *       "token_type": "Bearer"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthIntrospection"];
-                };
-            };
-            /** @description The request is invalid (RFC 6749 section 5.2). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The form is larger than the server reads. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Too many requests from this address, or too many failed authentications of this client. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description An internal error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    OAuth_Revoke: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
-                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
-                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
-                 *       "token_type_hint": "access_token"
-                 *     }
-                 */
-                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
-            };
-        };
-        responses: {
-            /** @description Revoked, or nothing to revoke. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request is invalid (RFC 6749 section 5.2). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The form is larger than the server reads. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Too many requests from this address, or too many failed authentications of this client. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description An internal error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    OAuth_Token: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
-                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
-                 *       "grant_type": "client_credentials",
-                 *       "scope": "engine:read"
-                 *     }
-                 */
-                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
-            };
-        };
-        responses: {
-            /** @description The token. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
-                     *       "expires_in": 3600,
-                     *       "scope": "engine:read analytics:read",
-                     *       "token_type": "Bearer"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthToken"];
-                };
-            };
-            /** @description The request is invalid (RFC 6749 section 5.2). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description The form is larger than the server reads. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Too many requests from this address, or too many failed authentications of this client. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description An internal error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
     AnalyticsService_GetUsage: {
         parameters: {
             query?: {
@@ -2597,7 +2138,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2617,7 +2157,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of this action. */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated" | "webhook.disabled" | "webhook.enabled" | "webhook.secret_rotated" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
                 /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
                 actor?: string;
                 /** @description Only changes to this resource (a key or webhook id). */
@@ -2671,7 +2211,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2792,8 +2331,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2992,7 +2529,6 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
-                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -3003,7 +2539,6 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
-                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -3011,16 +2546,8 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
-                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
-                     *                 }
-                     *               ],
-                     *               "precedences": [
-                     *                 {
-                     *                   "after": "pitch",
-                     *                   "before": "master_delivery",
-                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -3044,7 +2571,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3110,8 +2636,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3142,6 +2666,7 @@ export interface operations {
                  *         "genre": "indie pop",
                  *         "releaseDate": "2027-03-03"
                  *       },
+                 *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                  *       "vertical": "music",
                  *       "workflow": "release-strategy"
                  *     }
@@ -3199,7 +2724,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -3210,7 +2734,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -3218,16 +2741,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -3281,10 +2796,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3358,7 +2870,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -3369,7 +2880,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -3377,16 +2887,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -3614,6 +3116,129 @@ export interface operations {
             };
         };
     };
+    EventsService_ListEvents: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_token?: string;
+                /** @description Only events of these types. */
+                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+                /** @description Only events at or after this time. */
+                created_after?: string;
+                /** @description Only events before this time. */
+                created_before?: string;
+                /** @description Only events about this resource. */
+                object_id?: string;
+                /** @description Only events committed after this event, oldest first: the last event an integrator processed. An event past the retention is refused. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "data": {
+                     *             "created_at": "2026-11-02T09:30:00Z",
+                     *             "email": "nova@example.com",
+                     *             "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *             "metadata": {},
+                     *             "name": "Nova Reyes",
+                     *             "vertical": "music"
+                     *           },
+                     *           "id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *           "object_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "sequence": "42",
+                     *           "timestamp": "2026-11-02T09:30:00Z",
+                     *           "type": "creator.created"
+                     *         }
+                     *       ],
+                     *       "next_page_token": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EventsService_GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_at": "2026-11-02T09:30:00Z",
+                     *         "email": "nova@example.com",
+                     *         "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *         "metadata": {},
+                     *         "name": "Nova Reyes",
+                     *         "vertical": "music"
+                     *       },
+                     *       "id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *       "object_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "sequence": "42",
+                     *       "timestamp": "2026-11-02T09:30:00Z",
+                     *       "type": "creator.created"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     IPService_ListCatalog: {
         parameters: {
             query?: {
@@ -3667,7 +3292,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3873,11 +3497,11 @@ export interface operations {
     };
     IPService_GetConsistencyProof: {
         parameters: {
-            query: {
-                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. Must be at least 1. */
-                from: string;
-                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. Must be at least 1. */
-                to: string;
+            query?: {
+                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. */
+                from?: string;
+                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -4018,10 +3642,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4058,7 +3679,7 @@ export interface operations {
                      *       "keys": [
                      *         {
                      *           "created_at": "2026-11-02T09:30:00Z",
-                     *           "expires_at": "2036-01-01T00:00:00Z",
+                     *           "expires_at": "2027-01-01T00:00:00Z",
                      *           "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *           "name": "Release pipeline",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -4108,7 +3729,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "expires_at": "2036-01-01T00:00:00Z",
+                 *       "expires_at": "2027-01-01T00:00:00Z",
                  *       "name": "Release pipeline",
                  *       "rate_limit": {
                  *         "burst": 10,
@@ -4133,7 +3754,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2036-01-01T00:00:00Z",
+                     *       "expires_at": "2027-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -4158,8 +3779,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4238,7 +3857,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2036-01-01T00:00:00Z",
+                     *       "expires_at": "2027-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -4264,8 +3883,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4307,7 +3924,7 @@ export interface operations {
                      *           "jwks_uri": "",
                      *           "name": "Royalty reporting service",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *           "prefix": "co_oauth_MFRG",
+                     *           "prefix": "cos_9Lm4",
                      *           "previous_secret_expires_at": null,
                      *           "revoked_at": null,
                      *           "scopes": [
@@ -4375,14 +3992,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "co_oauth_MFRG",
+                     *       "prefix": "cos_9Lm4",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                     *       "secret": "cos_9Lm4tR7yU2iO5pA8sD1fG3hJ6kL9zX2c",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -4393,8 +4010,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4433,7 +4048,7 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "co_oauth_MFRG",
+                     *       "prefix": "cos_9Lm4",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
@@ -4533,14 +4148,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "co_oauth_MFRG",
+                     *       "prefix": "cos_9Lm4",
                      *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "co_oauth_KRUGKIDROVUWG2ZAMJZG653OEB",
+                     *       "secret": "cos_4Kj8hG2fD6sA9pO3iU7yT1rE5wQ0mN4b",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -4552,8 +4167,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4646,7 +4259,6 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
-                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -4657,7 +4269,6 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
-                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -4665,16 +4276,8 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
-                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
-                     *                 }
-                     *               ],
-                     *               "precedences": [
-                     *                 {
-                     *                   "after": "pitch",
-                     *                   "before": "master_delivery",
-                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -4699,7 +4302,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4725,7 +4327,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
-                 *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m"
+                 *       "job_id": "string"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePlanRequest"];
@@ -4792,7 +4394,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4803,7 +4404,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4811,16 +4411,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4843,10 +4435,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4931,7 +4520,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4942,7 +4530,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4950,16 +4537,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5108,7 +4687,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5119,7 +4697,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5127,16 +4704,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5160,7 +4729,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5303,7 +4871,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5314,7 +4881,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5322,16 +4888,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5356,8 +4914,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5448,7 +5004,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5459,7 +5014,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5467,16 +5021,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5501,8 +5047,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5593,7 +5137,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5604,7 +5147,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5612,16 +5154,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5646,8 +5180,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5697,8 +5229,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5806,7 +5336,6 @@ export interface operations {
                      *                 "days_from_as_of": 91,
                      *                 "deliverable": true,
                      *                 "key": "master_delivery",
-                     *                 "kind": "deliverable",
                      *                 "passed": false,
                      *                 "title": "Deliver the master to the distributor"
                      *               },
@@ -5817,7 +5346,6 @@ export interface operations {
                      *                 "date": "2027-02-05",
                      *                 "days_from_as_of": 95,
                      *                 "key": "pitch",
-                     *                 "kind": "action",
                      *                 "passed": false,
                      *                 "title": "Editorial pitch"
                      *               },
@@ -5825,16 +5353,8 @@ export interface operations {
                      *                 "date": "2027-03-05",
                      *                 "days_from_as_of": 123,
                      *                 "key": "release",
-                     *                 "kind": "event",
                      *                 "passed": false,
                      *                 "title": "Release day"
-                     *               }
-                     *             ],
-                     *             "precedences": [
-                     *               {
-                     *                 "after": "pitch",
-                     *                 "before": "master_delivery",
-                     *                 "min_working_days": 0
                      *               }
                      *             ],
                      *             "region": "US",
@@ -5860,8 +5380,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5951,7 +5469,6 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
-                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5962,7 +5479,6 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
-                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5970,16 +5486,8 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
-                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
-                     *             }
-                     *           ],
-                     *           "precedences": [
-                     *             {
-                     *               "after": "pitch",
-                     *               "before": "master_delivery",
-                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -6004,8 +5512,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6042,14 +5548,19 @@ export interface operations {
                      *       "next_page_token": "",
                      *       "webhooks": [
                      *         {
+                     *           "consecutive_failures": 0,
                      *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "description": "Release pipeline notifications",
+                     *           "disabled_at": null,
                      *           "disabled_reason": "",
                      *           "events": [
                      *             "engine.job.completed",
                      *             "creator.created"
                      *           ],
                      *           "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *           "previous_secret_expires_at": null,
                      *           "status": "active",
+                     *           "updated_at": "2026-11-02T09:30:00Z",
                      *           "url": "https://hooks.example.com/creativeops"
                      *         }
                      *       ]
@@ -6085,6 +5596,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "description": "Debut single, master v3.",
                  *       "events": [
                  *         "engine.job.completed",
                  *         "creator.created"
@@ -6104,15 +5616,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "consecutive_failures": 0,
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
                      *       "disabled_reason": "",
                      *       "events": [
                      *         "engine.job.completed",
                      *         "creator.created"
                      *       ],
                      *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "url": "https://hooks.example.com/creativeops"
                      *     }
                      */
@@ -6123,8 +5640,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6157,14 +5672,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "consecutive_failures": 0,
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
                      *       "disabled_reason": "",
                      *       "events": [
                      *         "engine.job.completed",
                      *         "creator.created"
                      *       ],
                      *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
                      *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "url": "https://hooks.example.com/creativeops"
                      *     }
                      */
@@ -6211,6 +5731,75 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_UpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Debut single, master v3.",
+                 *       "events": [
+                 *         "engine.job.completed",
+                 *         "creator.created"
+                 *       ],
+                 *       "url": "https://hooks.example.com/creativeops"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6344,8 +5933,190 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_DisableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["DisableWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": "2026-11-02T09:35:00Z",
+                     *       "disabled_reason": "disabled through the API",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "disabled",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_EnableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EnableWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": null,
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksService_RotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RotateWebhookSecretBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "description": "Release pipeline notifications",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": "",
+                     *       "events": [
+                     *         "engine.job.completed",
+                     *         "creator.created"
+                     *       ],
+                     *       "id": "wh_01k3zv8c0d2e4f6g8h0j2k4m6n",
+                     *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
+                     *       "secret": "whsec_Vd2kL9mQ4rT7wY0zB3cE6fH9jK2nP5sU",
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "url": "https://hooks.example.com/creativeops"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6406,8 +6177,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */

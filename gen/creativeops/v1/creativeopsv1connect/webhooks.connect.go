@@ -43,6 +43,18 @@ const (
 	// WebhooksServiceGetWebhookProcedure is the fully-qualified name of the WebhooksService's
 	// GetWebhook RPC.
 	WebhooksServiceGetWebhookProcedure = "/creativeops.v1.WebhooksService/GetWebhook"
+	// WebhooksServiceUpdateWebhookProcedure is the fully-qualified name of the WebhooksService's
+	// UpdateWebhook RPC.
+	WebhooksServiceUpdateWebhookProcedure = "/creativeops.v1.WebhooksService/UpdateWebhook"
+	// WebhooksServiceDisableWebhookProcedure is the fully-qualified name of the WebhooksService's
+	// DisableWebhook RPC.
+	WebhooksServiceDisableWebhookProcedure = "/creativeops.v1.WebhooksService/DisableWebhook"
+	// WebhooksServiceEnableWebhookProcedure is the fully-qualified name of the WebhooksService's
+	// EnableWebhook RPC.
+	WebhooksServiceEnableWebhookProcedure = "/creativeops.v1.WebhooksService/EnableWebhook"
+	// WebhooksServiceRotateWebhookSecretProcedure is the fully-qualified name of the WebhooksService's
+	// RotateWebhookSecret RPC.
+	WebhooksServiceRotateWebhookSecretProcedure = "/creativeops.v1.WebhooksService/RotateWebhookSecret"
 	// WebhooksServiceDeleteWebhookProcedure is the fully-qualified name of the WebhooksService's
 	// DeleteWebhook RPC.
 	WebhooksServiceDeleteWebhookProcedure = "/creativeops.v1.WebhooksService/DeleteWebhook"
@@ -64,6 +76,23 @@ type WebhooksServiceClient interface {
 	CreateWebhook(context.Context, *connect.Request[v1.CreateWebhookRequest]) (*connect.Response[v1.Webhook], error)
 	ListWebhooks(context.Context, *connect.Request[v1.ListWebhooksRequest]) (*connect.Response[v1.ListWebhooksResponse], error)
 	GetWebhook(context.Context, *connect.Request[v1.GetWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Changes an endpoint's url, events or description. Only the fields
+	// update_mask names change (without a mask: the fields the request sets);
+	// a new url is checked exactly as a new endpoint's is.
+	UpdateWebhook(context.Context, *connect.Request[v1.UpdateWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Pauses an endpoint: it receives nothing until enabled again, and its
+	// pending deliveries fail (they are not sent later). Its deliveries stay
+	// listed.
+	DisableWebhook(context.Context, *connect.Request[v1.DisableWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Resumes a disabled endpoint (disabled by the API, automatically after
+	// failures, or by a 410 Gone): it receives the events that happen from
+	// now on. Missed events can be read with GET /v1/events.
+	EnableWebhook(context.Context, *connect.Request[v1.EnableWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Gives the endpoint a new signing secret, returned once. Until
+	// previous_secret_expires_at every delivery carries a signature with the
+	// old secret as well as one with the new, so receivers can switch
+	// without missing an event.
+	RotateWebhookSecret(context.Context, *connect.Request[v1.RotateWebhookSecretRequest]) (*connect.Response[v1.Webhook], error)
 	// Removes an endpoint; it receives nothing afterwards.
 	DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[emptypb.Empty], error)
 	// Sends a webhook.test event to the endpoint.
@@ -103,6 +132,30 @@ func NewWebhooksServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(webhooksServiceMethods.ByName("GetWebhook")),
 			connect.WithClientOptions(opts...),
 		),
+		updateWebhook: connect.NewClient[v1.UpdateWebhookRequest, v1.Webhook](
+			httpClient,
+			baseURL+WebhooksServiceUpdateWebhookProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("UpdateWebhook")),
+			connect.WithClientOptions(opts...),
+		),
+		disableWebhook: connect.NewClient[v1.DisableWebhookRequest, v1.Webhook](
+			httpClient,
+			baseURL+WebhooksServiceDisableWebhookProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("DisableWebhook")),
+			connect.WithClientOptions(opts...),
+		),
+		enableWebhook: connect.NewClient[v1.EnableWebhookRequest, v1.Webhook](
+			httpClient,
+			baseURL+WebhooksServiceEnableWebhookProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("EnableWebhook")),
+			connect.WithClientOptions(opts...),
+		),
+		rotateWebhookSecret: connect.NewClient[v1.RotateWebhookSecretRequest, v1.Webhook](
+			httpClient,
+			baseURL+WebhooksServiceRotateWebhookSecretProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("RotateWebhookSecret")),
+			connect.WithClientOptions(opts...),
+		),
 		deleteWebhook: connect.NewClient[v1.DeleteWebhookRequest, emptypb.Empty](
 			httpClient,
 			baseURL+WebhooksServiceDeleteWebhookProcedure,
@@ -132,13 +185,17 @@ func NewWebhooksServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 
 // webhooksServiceClient implements WebhooksServiceClient.
 type webhooksServiceClient struct {
-	createWebhook     *connect.Client[v1.CreateWebhookRequest, v1.Webhook]
-	listWebhooks      *connect.Client[v1.ListWebhooksRequest, v1.ListWebhooksResponse]
-	getWebhook        *connect.Client[v1.GetWebhookRequest, v1.Webhook]
-	deleteWebhook     *connect.Client[v1.DeleteWebhookRequest, emptypb.Empty]
-	testWebhook       *connect.Client[v1.TestWebhookRequest, v1.Delivery]
-	listDeliveries    *connect.Client[v1.ListDeliveriesRequest, v1.ListDeliveriesResponse]
-	redeliverDelivery *connect.Client[v1.RedeliverDeliveryRequest, v1.Delivery]
+	createWebhook       *connect.Client[v1.CreateWebhookRequest, v1.Webhook]
+	listWebhooks        *connect.Client[v1.ListWebhooksRequest, v1.ListWebhooksResponse]
+	getWebhook          *connect.Client[v1.GetWebhookRequest, v1.Webhook]
+	updateWebhook       *connect.Client[v1.UpdateWebhookRequest, v1.Webhook]
+	disableWebhook      *connect.Client[v1.DisableWebhookRequest, v1.Webhook]
+	enableWebhook       *connect.Client[v1.EnableWebhookRequest, v1.Webhook]
+	rotateWebhookSecret *connect.Client[v1.RotateWebhookSecretRequest, v1.Webhook]
+	deleteWebhook       *connect.Client[v1.DeleteWebhookRequest, emptypb.Empty]
+	testWebhook         *connect.Client[v1.TestWebhookRequest, v1.Delivery]
+	listDeliveries      *connect.Client[v1.ListDeliveriesRequest, v1.ListDeliveriesResponse]
+	redeliverDelivery   *connect.Client[v1.RedeliverDeliveryRequest, v1.Delivery]
 }
 
 // CreateWebhook calls creativeops.v1.WebhooksService.CreateWebhook.
@@ -154,6 +211,26 @@ func (c *webhooksServiceClient) ListWebhooks(ctx context.Context, req *connect.R
 // GetWebhook calls creativeops.v1.WebhooksService.GetWebhook.
 func (c *webhooksServiceClient) GetWebhook(ctx context.Context, req *connect.Request[v1.GetWebhookRequest]) (*connect.Response[v1.Webhook], error) {
 	return c.getWebhook.CallUnary(ctx, req)
+}
+
+// UpdateWebhook calls creativeops.v1.WebhooksService.UpdateWebhook.
+func (c *webhooksServiceClient) UpdateWebhook(ctx context.Context, req *connect.Request[v1.UpdateWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return c.updateWebhook.CallUnary(ctx, req)
+}
+
+// DisableWebhook calls creativeops.v1.WebhooksService.DisableWebhook.
+func (c *webhooksServiceClient) DisableWebhook(ctx context.Context, req *connect.Request[v1.DisableWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return c.disableWebhook.CallUnary(ctx, req)
+}
+
+// EnableWebhook calls creativeops.v1.WebhooksService.EnableWebhook.
+func (c *webhooksServiceClient) EnableWebhook(ctx context.Context, req *connect.Request[v1.EnableWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return c.enableWebhook.CallUnary(ctx, req)
+}
+
+// RotateWebhookSecret calls creativeops.v1.WebhooksService.RotateWebhookSecret.
+func (c *webhooksServiceClient) RotateWebhookSecret(ctx context.Context, req *connect.Request[v1.RotateWebhookSecretRequest]) (*connect.Response[v1.Webhook], error) {
+	return c.rotateWebhookSecret.CallUnary(ctx, req)
 }
 
 // DeleteWebhook calls creativeops.v1.WebhooksService.DeleteWebhook.
@@ -183,6 +260,23 @@ type WebhooksServiceHandler interface {
 	CreateWebhook(context.Context, *connect.Request[v1.CreateWebhookRequest]) (*connect.Response[v1.Webhook], error)
 	ListWebhooks(context.Context, *connect.Request[v1.ListWebhooksRequest]) (*connect.Response[v1.ListWebhooksResponse], error)
 	GetWebhook(context.Context, *connect.Request[v1.GetWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Changes an endpoint's url, events or description. Only the fields
+	// update_mask names change (without a mask: the fields the request sets);
+	// a new url is checked exactly as a new endpoint's is.
+	UpdateWebhook(context.Context, *connect.Request[v1.UpdateWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Pauses an endpoint: it receives nothing until enabled again, and its
+	// pending deliveries fail (they are not sent later). Its deliveries stay
+	// listed.
+	DisableWebhook(context.Context, *connect.Request[v1.DisableWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Resumes a disabled endpoint (disabled by the API, automatically after
+	// failures, or by a 410 Gone): it receives the events that happen from
+	// now on. Missed events can be read with GET /v1/events.
+	EnableWebhook(context.Context, *connect.Request[v1.EnableWebhookRequest]) (*connect.Response[v1.Webhook], error)
+	// Gives the endpoint a new signing secret, returned once. Until
+	// previous_secret_expires_at every delivery carries a signature with the
+	// old secret as well as one with the new, so receivers can switch
+	// without missing an event.
+	RotateWebhookSecret(context.Context, *connect.Request[v1.RotateWebhookSecretRequest]) (*connect.Response[v1.Webhook], error)
 	// Removes an endpoint; it receives nothing afterwards.
 	DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[emptypb.Empty], error)
 	// Sends a webhook.test event to the endpoint.
@@ -218,6 +312,30 @@ func NewWebhooksServiceHandler(svc WebhooksServiceHandler, opts ...connect.Handl
 		connect.WithSchema(webhooksServiceMethods.ByName("GetWebhook")),
 		connect.WithHandlerOptions(opts...),
 	)
+	webhooksServiceUpdateWebhookHandler := connect.NewUnaryHandler(
+		WebhooksServiceUpdateWebhookProcedure,
+		svc.UpdateWebhook,
+		connect.WithSchema(webhooksServiceMethods.ByName("UpdateWebhook")),
+		connect.WithHandlerOptions(opts...),
+	)
+	webhooksServiceDisableWebhookHandler := connect.NewUnaryHandler(
+		WebhooksServiceDisableWebhookProcedure,
+		svc.DisableWebhook,
+		connect.WithSchema(webhooksServiceMethods.ByName("DisableWebhook")),
+		connect.WithHandlerOptions(opts...),
+	)
+	webhooksServiceEnableWebhookHandler := connect.NewUnaryHandler(
+		WebhooksServiceEnableWebhookProcedure,
+		svc.EnableWebhook,
+		connect.WithSchema(webhooksServiceMethods.ByName("EnableWebhook")),
+		connect.WithHandlerOptions(opts...),
+	)
+	webhooksServiceRotateWebhookSecretHandler := connect.NewUnaryHandler(
+		WebhooksServiceRotateWebhookSecretProcedure,
+		svc.RotateWebhookSecret,
+		connect.WithSchema(webhooksServiceMethods.ByName("RotateWebhookSecret")),
+		connect.WithHandlerOptions(opts...),
+	)
 	webhooksServiceDeleteWebhookHandler := connect.NewUnaryHandler(
 		WebhooksServiceDeleteWebhookProcedure,
 		svc.DeleteWebhook,
@@ -250,6 +368,14 @@ func NewWebhooksServiceHandler(svc WebhooksServiceHandler, opts ...connect.Handl
 			webhooksServiceListWebhooksHandler.ServeHTTP(w, r)
 		case WebhooksServiceGetWebhookProcedure:
 			webhooksServiceGetWebhookHandler.ServeHTTP(w, r)
+		case WebhooksServiceUpdateWebhookProcedure:
+			webhooksServiceUpdateWebhookHandler.ServeHTTP(w, r)
+		case WebhooksServiceDisableWebhookProcedure:
+			webhooksServiceDisableWebhookHandler.ServeHTTP(w, r)
+		case WebhooksServiceEnableWebhookProcedure:
+			webhooksServiceEnableWebhookHandler.ServeHTTP(w, r)
+		case WebhooksServiceRotateWebhookSecretProcedure:
+			webhooksServiceRotateWebhookSecretHandler.ServeHTTP(w, r)
 		case WebhooksServiceDeleteWebhookProcedure:
 			webhooksServiceDeleteWebhookHandler.ServeHTTP(w, r)
 		case WebhooksServiceTestWebhookProcedure:
@@ -277,6 +403,22 @@ func (UnimplementedWebhooksServiceHandler) ListWebhooks(context.Context, *connec
 
 func (UnimplementedWebhooksServiceHandler) GetWebhook(context.Context, *connect.Request[v1.GetWebhookRequest]) (*connect.Response[v1.Webhook], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.WebhooksService.GetWebhook is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) UpdateWebhook(context.Context, *connect.Request[v1.UpdateWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.WebhooksService.UpdateWebhook is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) DisableWebhook(context.Context, *connect.Request[v1.DisableWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.WebhooksService.DisableWebhook is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) EnableWebhook(context.Context, *connect.Request[v1.EnableWebhookRequest]) (*connect.Response[v1.Webhook], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.WebhooksService.EnableWebhook is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) RotateWebhookSecret(context.Context, *connect.Request[v1.RotateWebhookSecretRequest]) (*connect.Response[v1.Webhook], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.WebhooksService.RotateWebhookSecret is not implemented"))
 }
 
 func (UnimplementedWebhooksServiceHandler) DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[emptypb.Empty], error) {

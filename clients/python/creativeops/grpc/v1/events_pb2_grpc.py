@@ -2,3 +2,98 @@
 """Client and server classes corresponding to protobuf-defined services."""
 import grpc
 
+from creativeops.grpc.v1 import events_pb2 as creativeops_dot_grpc_dot_v1_dot_events__pb2
+
+
+class EventsServiceStub(object):
+    """Missing associated documentation comment in .proto file."""
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.ListEvents = channel.unary_unary(
+                '/creativeops.v1.EventsService/ListEvents',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsResponse.FromString,
+                )
+        self.GetEvent = channel.unary_unary(
+                '/creativeops.v1.EventsService/GetEvent',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.GetEventRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.Event.FromString,
+                )
+
+
+class EventsServiceServicer(object):
+    """Missing associated documentation comment in .proto file."""
+
+    def ListEvents(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEvent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_EventsServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'ListEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvents,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsResponse.SerializeToString,
+            ),
+            'GetEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEvent,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.GetEventRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_events__pb2.Event.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'creativeops.v1.EventsService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+
+
+ # This class is part of an EXPERIMENTAL API.
+class EventsService(object):
+    """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def ListEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.EventsService/ListEvents',
+            creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_events__pb2.ListEventsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.EventsService/GetEvent',
+            creativeops_dot_grpc_dot_v1_dot_events__pb2.GetEventRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_events__pb2.Event.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

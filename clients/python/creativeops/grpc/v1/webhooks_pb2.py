@@ -12,10 +12,11 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import empty_pb2 as google_dot_protobuf_dot_empty__pb2
+from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mask__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"creativeops/grpc/v1/webhooks.proto\x12\x0e\x63reativeops.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n\x07Webhook\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n\x06\x65vents\x18\x03 \x03(\tR\x06\x65vents\x12\x16\n\x06status\x18\x04 \x01(\tR\x06status\x12\x39\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n\x06secret\x18\x06 \x01(\tH\x00R\x06secret\x88\x01\x01\x12\'\n\x0f\x64isabled_reason\x18\x07 \x01(\tR\x0e\x64isabledReasonB\t\n\x07_secret\"X\n\x14\x43reateWebhookRequest\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n\x06\x65vents\x18\x02 \x03(\tR\x06\x65vents\x12\x16\n\x06secret\x18\x03 \x01(\tR\x06secret\"Q\n\x13ListWebhooksRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"s\n\x14ListWebhooksResponse\x12\x33\n\x08webhooks\x18\x01 \x03(\x0b\x32\x17.creativeops.v1.WebhookR\x08webhooks\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"#\n\x11GetWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"&\n\x14\x44\x65leteWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"$\n\x12TestWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x98\x02\n\x0f\x44\x65liveryAttempt\x12*\n\x02\x61t\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x02\x61t\x12\'\n\x0fresponse_status\x18\x02 \x01(\x05R\x0eresponseStatus\x12\x1d\n\nlatency_ms\x18\x03 \x01(\x05R\tlatencyMs\x12\x14\n\x05\x65rror\x18\x04 \x01(\tR\x05\x65rror\x12\x16\n\x06number\x18\x05 \x01(\x05R\x06number\x12>\n\rnext_retry_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bnextRetryAt\x12#\n\rresponse_body\x18\x07 \x01(\tR\x0cresponseBody\"\x8a\x04\n\x08\x44\x65livery\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n\nwebhook_id\x18\x02 \x01(\tR\twebhookId\x12\x19\n\x08\x65vent_id\x18\x03 \x01(\tR\x07\x65ventId\x12\x1d\n\nevent_type\x18\x04 \x01(\tR\teventType\x12\x16\n\x06status\x18\x05 \x01(\tR\x06status\x12\x1a\n\x08\x61ttempts\x18\x06 \x01(\x05R\x08\x61ttempts\x12\'\n\x0fresponse_status\x18\x07 \x01(\x05R\x0eresponseStatus\x12\x1d\n\nlatency_ms\x18\x08 \x01(\x05R\tlatencyMs\x12\x1d\n\nlast_error\x18\t \x01(\tR\tlastError\x12>\n\rnext_retry_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bnextRetryAt\x12\x39\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12=\n\x0c\x63ompleted_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63ompletedAt\x12@\n\x0b\x61ttempt_log\x18\r \x03(\x0b\x32\x1f.creativeops.v1.DeliveryAttemptR\nattemptLog\"c\n\x15ListDeliveriesRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"z\n\x16ListDeliveriesResponse\x12\x38\n\ndeliveries\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.DeliveryR\ndeliveries\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n\x18RedeliverDeliveryRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n\x0b\x64\x65livery_id\x18\x02 \x01(\tR\ndeliveryId2\xdc\x04\n\x0fWebhooksService\x12N\n\rCreateWebhook\x12$.creativeops.v1.CreateWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12Y\n\x0cListWebhooks\x12#.creativeops.v1.ListWebhooksRequest\x1a$.creativeops.v1.ListWebhooksResponse\x12H\n\nGetWebhook\x12!.creativeops.v1.GetWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12M\n\rDeleteWebhook\x12$.creativeops.v1.DeleteWebhookRequest\x1a\x16.google.protobuf.Empty\x12K\n\x0bTestWebhook\x12\".creativeops.v1.TestWebhookRequest\x1a\x18.creativeops.v1.Delivery\x12_\n\x0eListDeliveries\x12%.creativeops.v1.ListDeliveriesRequest\x1a&.creativeops.v1.ListDeliveriesResponse\x12W\n\x11RedeliverDelivery\x12(.creativeops.v1.RedeliverDeliveryRequest\x1a\x18.creativeops.v1.DeliveryBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"creativeops/grpc/v1/webhooks.proto\x12\x0e\x63reativeops.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8d\x04\n\x07Webhook\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n\x06\x65vents\x18\x03 \x03(\tR\x06\x65vents\x12\x16\n\x06status\x18\x04 \x01(\tR\x06status\x12\x39\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n\x06secret\x18\x06 \x01(\tH\x00R\x06secret\x88\x01\x01\x12\'\n\x0f\x64isabled_reason\x18\x07 \x01(\tR\x0e\x64isabledReason\x12 \n\x0b\x64\x65scription\x18\x08 \x01(\tR\x0b\x64\x65scription\x12;\n\x0b\x64isabled_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\ndisabledAt\x12W\n\x1aprevious_secret_expires_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x17previousSecretExpiresAt\x12\x31\n\x14\x63onsecutive_failures\x18\x0b \x01(\x05R\x13\x63onsecutiveFailures\x12\x39\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAtB\t\n\x07_secret\"z\n\x14\x43reateWebhookRequest\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n\x06\x65vents\x18\x02 \x03(\tR\x06\x65vents\x12\x16\n\x06secret\x18\x03 \x01(\tR\x06secret\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\"\xd1\x01\n\x14UpdateWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n\x03url\x18\x02 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x16\n\x06\x65vents\x18\x03 \x03(\tR\x06\x65vents\x12%\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x01R\x0b\x64\x65scription\x88\x01\x01\x12;\n\x0bupdate_mask\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskR\nupdateMaskB\x06\n\x04_urlB\x0e\n\x0c_description\"\'\n\x15\x44isableWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"&\n\x14\x45nableWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"D\n\x1aRotateWebhookSecretRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n\x06secret\x18\x02 \x01(\tR\x06secret\"Q\n\x13ListWebhooksRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"s\n\x14ListWebhooksResponse\x12\x33\n\x08webhooks\x18\x01 \x03(\x0b\x32\x17.creativeops.v1.WebhookR\x08webhooks\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"#\n\x11GetWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"&\n\x14\x44\x65leteWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"$\n\x12TestWebhookRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x98\x02\n\x0f\x44\x65liveryAttempt\x12*\n\x02\x61t\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x02\x61t\x12\'\n\x0fresponse_status\x18\x02 \x01(\x05R\x0eresponseStatus\x12\x1d\n\nlatency_ms\x18\x03 \x01(\x05R\tlatencyMs\x12\x14\n\x05\x65rror\x18\x04 \x01(\tR\x05\x65rror\x12\x16\n\x06number\x18\x05 \x01(\x05R\x06number\x12>\n\rnext_retry_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bnextRetryAt\x12#\n\rresponse_body\x18\x07 \x01(\tR\x0cresponseBody\"\x8a\x04\n\x08\x44\x65livery\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n\nwebhook_id\x18\x02 \x01(\tR\twebhookId\x12\x19\n\x08\x65vent_id\x18\x03 \x01(\tR\x07\x65ventId\x12\x1d\n\nevent_type\x18\x04 \x01(\tR\teventType\x12\x16\n\x06status\x18\x05 \x01(\tR\x06status\x12\x1a\n\x08\x61ttempts\x18\x06 \x01(\x05R\x08\x61ttempts\x12\'\n\x0fresponse_status\x18\x07 \x01(\x05R\x0eresponseStatus\x12\x1d\n\nlatency_ms\x18\x08 \x01(\x05R\tlatencyMs\x12\x1d\n\nlast_error\x18\t \x01(\tR\tlastError\x12>\n\rnext_retry_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bnextRetryAt\x12\x39\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12=\n\x0c\x63ompleted_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63ompletedAt\x12@\n\x0b\x61ttempt_log\x18\r \x03(\x0b\x32\x1f.creativeops.v1.DeliveryAttemptR\nattemptLog\"c\n\x15ListDeliveriesRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"z\n\x16ListDeliveriesResponse\x12\x38\n\ndeliveries\x18\x01 \x03(\x0b\x32\x18.creativeops.v1.DeliveryR\ndeliveries\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n\x18RedeliverDeliveryRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n\x0b\x64\x65livery_id\x18\x02 \x01(\tR\ndeliveryId2\xaa\x07\n\x0fWebhooksService\x12N\n\rCreateWebhook\x12$.creativeops.v1.CreateWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12Y\n\x0cListWebhooks\x12#.creativeops.v1.ListWebhooksRequest\x1a$.creativeops.v1.ListWebhooksResponse\x12H\n\nGetWebhook\x12!.creativeops.v1.GetWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12N\n\rUpdateWebhook\x12$.creativeops.v1.UpdateWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12P\n\x0e\x44isableWebhook\x12%.creativeops.v1.DisableWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12N\n\rEnableWebhook\x12$.creativeops.v1.EnableWebhookRequest\x1a\x17.creativeops.v1.Webhook\x12Z\n\x13RotateWebhookSecret\x12*.creativeops.v1.RotateWebhookSecretRequest\x1a\x17.creativeops.v1.Webhook\x12M\n\rDeleteWebhook\x12$.creativeops.v1.DeleteWebhookRequest\x1a\x16.google.protobuf.Empty\x12K\n\x0bTestWebhook\x12\".creativeops.v1.TestWebhookRequest\x1a\x18.creativeops.v1.Delivery\x12_\n\x0eListDeliveries\x12%.creativeops.v1.ListDeliveriesRequest\x1a&.creativeops.v1.ListDeliveriesResponse\x12W\n\x11RedeliverDelivery\x12(.creativeops.v1.RedeliverDeliveryRequest\x1a\x18.creativeops.v1.DeliveryBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.webhooks_pb2', globals())
@@ -23,30 +24,38 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'ZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1'
-  _WEBHOOK._serialized_start=117
-  _WEBHOOK._serialized_end=348
-  _CREATEWEBHOOKREQUEST._serialized_start=350
-  _CREATEWEBHOOKREQUEST._serialized_end=438
-  _LISTWEBHOOKSREQUEST._serialized_start=440
-  _LISTWEBHOOKSREQUEST._serialized_end=521
-  _LISTWEBHOOKSRESPONSE._serialized_start=523
-  _LISTWEBHOOKSRESPONSE._serialized_end=638
-  _GETWEBHOOKREQUEST._serialized_start=640
-  _GETWEBHOOKREQUEST._serialized_end=675
-  _DELETEWEBHOOKREQUEST._serialized_start=677
-  _DELETEWEBHOOKREQUEST._serialized_end=715
-  _TESTWEBHOOKREQUEST._serialized_start=717
-  _TESTWEBHOOKREQUEST._serialized_end=753
-  _DELIVERYATTEMPT._serialized_start=756
-  _DELIVERYATTEMPT._serialized_end=1036
-  _DELIVERY._serialized_start=1039
-  _DELIVERY._serialized_end=1561
-  _LISTDELIVERIESREQUEST._serialized_start=1563
-  _LISTDELIVERIESREQUEST._serialized_end=1662
-  _LISTDELIVERIESRESPONSE._serialized_start=1664
-  _LISTDELIVERIESRESPONSE._serialized_end=1786
-  _REDELIVERDELIVERYREQUEST._serialized_start=1788
-  _REDELIVERDELIVERYREQUEST._serialized_end=1863
-  _WEBHOOKSSERVICE._serialized_start=1866
-  _WEBHOOKSSERVICE._serialized_end=2470
+  _WEBHOOK._serialized_start=151
+  _WEBHOOK._serialized_end=676
+  _CREATEWEBHOOKREQUEST._serialized_start=678
+  _CREATEWEBHOOKREQUEST._serialized_end=800
+  _UPDATEWEBHOOKREQUEST._serialized_start=803
+  _UPDATEWEBHOOKREQUEST._serialized_end=1012
+  _DISABLEWEBHOOKREQUEST._serialized_start=1014
+  _DISABLEWEBHOOKREQUEST._serialized_end=1053
+  _ENABLEWEBHOOKREQUEST._serialized_start=1055
+  _ENABLEWEBHOOKREQUEST._serialized_end=1093
+  _ROTATEWEBHOOKSECRETREQUEST._serialized_start=1095
+  _ROTATEWEBHOOKSECRETREQUEST._serialized_end=1163
+  _LISTWEBHOOKSREQUEST._serialized_start=1165
+  _LISTWEBHOOKSREQUEST._serialized_end=1246
+  _LISTWEBHOOKSRESPONSE._serialized_start=1248
+  _LISTWEBHOOKSRESPONSE._serialized_end=1363
+  _GETWEBHOOKREQUEST._serialized_start=1365
+  _GETWEBHOOKREQUEST._serialized_end=1400
+  _DELETEWEBHOOKREQUEST._serialized_start=1402
+  _DELETEWEBHOOKREQUEST._serialized_end=1440
+  _TESTWEBHOOKREQUEST._serialized_start=1442
+  _TESTWEBHOOKREQUEST._serialized_end=1478
+  _DELIVERYATTEMPT._serialized_start=1481
+  _DELIVERYATTEMPT._serialized_end=1761
+  _DELIVERY._serialized_start=1764
+  _DELIVERY._serialized_end=2286
+  _LISTDELIVERIESREQUEST._serialized_start=2288
+  _LISTDELIVERIESREQUEST._serialized_end=2387
+  _LISTDELIVERIESRESPONSE._serialized_start=2389
+  _LISTDELIVERIESRESPONSE._serialized_end=2511
+  _REDELIVERDELIVERYREQUEST._serialized_start=2513
+  _REDELIVERDELIVERYREQUEST._serialized_end=2588
+  _WEBHOOKSSERVICE._serialized_start=2591
+  _WEBHOOKSSERVICE._serialized_end=3529
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,5 @@
 from google.protobuf import empty_pb2 as _empty_pb2
+from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -8,14 +9,16 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateWebhookRequest(_message.Message):
-    __slots__ = ["events", "secret", "url"]
+    __slots__ = ["description", "events", "secret", "url"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     SECRET_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
+    description: str
     events: _containers.RepeatedScalarFieldContainer[str]
     secret: str
     url: str
-    def __init__(self, url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., secret: _Optional[str] = ...) -> None: ...
+    def __init__(self, url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., secret: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
 
 class DeleteWebhookRequest(_message.Message):
     __slots__ = ["id"]
@@ -71,6 +74,18 @@ class DeliveryAttempt(_message.Message):
     response_status: int
     def __init__(self, at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., response_status: _Optional[int] = ..., latency_ms: _Optional[int] = ..., error: _Optional[str] = ..., number: _Optional[int] = ..., next_retry_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., response_body: _Optional[str] = ...) -> None: ...
 
+class DisableWebhookRequest(_message.Message):
+    __slots__ = ["id"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class EnableWebhookRequest(_message.Message):
+    __slots__ = ["id"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
 class GetWebhookRequest(_message.Message):
     __slots__ = ["id"]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -119,26 +134,58 @@ class RedeliverDeliveryRequest(_message.Message):
     id: str
     def __init__(self, id: _Optional[str] = ..., delivery_id: _Optional[str] = ...) -> None: ...
 
+class RotateWebhookSecretRequest(_message.Message):
+    __slots__ = ["id", "secret"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    secret: str
+    def __init__(self, id: _Optional[str] = ..., secret: _Optional[str] = ...) -> None: ...
+
 class TestWebhookRequest(_message.Message):
     __slots__ = ["id"]
     ID_FIELD_NUMBER: _ClassVar[int]
     id: str
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
+class UpdateWebhookRequest(_message.Message):
+    __slots__ = ["description", "events", "id", "update_mask", "url"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    events: _containers.RepeatedScalarFieldContainer[str]
+    id: str
+    update_mask: _field_mask_pb2.FieldMask
+    url: str
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., update_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
+
 class Webhook(_message.Message):
-    __slots__ = ["created_at", "disabled_reason", "events", "id", "secret", "status", "url"]
+    __slots__ = ["consecutive_failures", "created_at", "description", "disabled_at", "disabled_reason", "events", "id", "previous_secret_expires_at", "secret", "status", "updated_at", "url"]
+    CONSECUTIVE_FAILURES_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_AT_FIELD_NUMBER: _ClassVar[int]
     DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_SECRET_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     SECRET_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
+    consecutive_failures: int
     created_at: _timestamp_pb2.Timestamp
+    description: str
+    disabled_at: _timestamp_pb2.Timestamp
     disabled_reason: str
     events: _containers.RepeatedScalarFieldContainer[str]
     id: str
+    previous_secret_expires_at: _timestamp_pb2.Timestamp
     secret: str
     status: str
+    updated_at: _timestamp_pb2.Timestamp
     url: str
-    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., secret: _Optional[str] = ..., disabled_reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., secret: _Optional[str] = ..., disabled_reason: _Optional[str] = ..., description: _Optional[str] = ..., disabled_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., previous_secret_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., consecutive_failures: _Optional[int] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -30,6 +30,26 @@ class WebhooksServiceStub(object):
                 request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.GetWebhookRequest.SerializeToString,
                 response_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
                 )
+        self.UpdateWebhook = channel.unary_unary(
+                '/creativeops.v1.WebhooksService/UpdateWebhook',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.UpdateWebhookRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+                )
+        self.DisableWebhook = channel.unary_unary(
+                '/creativeops.v1.WebhooksService/DisableWebhook',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.DisableWebhookRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+                )
+        self.EnableWebhook = channel.unary_unary(
+                '/creativeops.v1.WebhooksService/EnableWebhook',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.EnableWebhookRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+                )
+        self.RotateWebhookSecret = channel.unary_unary(
+                '/creativeops.v1.WebhooksService/RotateWebhookSecret',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+                )
         self.DeleteWebhook = channel.unary_unary(
                 '/creativeops.v1.WebhooksService/DeleteWebhook',
                 request_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.DeleteWebhookRequest.SerializeToString,
@@ -68,6 +88,30 @@ class WebhooksServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def GetWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DisableWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnableWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateWebhookSecret(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -113,6 +157,26 @@ def add_WebhooksServiceServicer_to_server(servicer, server):
             'GetWebhook': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWebhook,
                     request_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.GetWebhookRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.SerializeToString,
+            ),
+            'UpdateWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateWebhook,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.UpdateWebhookRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.SerializeToString,
+            ),
+            'DisableWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.DisableWebhook,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.DisableWebhookRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.SerializeToString,
+            ),
+            'EnableWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnableWebhook,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.EnableWebhookRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.SerializeToString,
+            ),
+            'RotateWebhookSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateWebhookSecret,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.FromString,
                     response_serializer=creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.SerializeToString,
             ),
             'DeleteWebhook': grpc.unary_unary_rpc_method_handler(
@@ -192,6 +256,74 @@ class WebhooksService(object):
             metadata=None):
         return grpc.experimental.unary_unary(request, target, '/creativeops.v1.WebhooksService/GetWebhook',
             creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.GetWebhookRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.WebhooksService/UpdateWebhook',
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.UpdateWebhookRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DisableWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.WebhooksService/DisableWebhook',
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.DisableWebhookRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def EnableWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.WebhooksService/EnableWebhook',
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.EnableWebhookRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RotateWebhookSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.WebhooksService/RotateWebhookSecret',
+            creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.RotateWebhookSecretRequest.SerializeToString,
             creativeops_dot_grpc_dot_v1_dot_webhooks__pb2.Webhook.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

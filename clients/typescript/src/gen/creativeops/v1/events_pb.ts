@@ -2,10 +2,11 @@
 // @generated from file creativeops/v1/events.proto (package creativeops.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Creator } from "./creators_pb.js";
 import { file_creativeops_v1_creators } from "./creators_pb.js";
+import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import type { Job } from "./engine_pb.js";
 import { file_creativeops_v1_engine } from "./engine_pb.js";
 import type { IPRecord } from "./ip_pb.js";
@@ -15,13 +16,16 @@ import type { PlanMilestoneReminder, PlanReplanReport } from "./plans_pb.js";
 import { file_creativeops_v1_plans } from "./plans_pb.js";
 import type { Webhook } from "./webhooks_pb.js";
 import { file_creativeops_v1_webhooks } from "./webhooks_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file creativeops/v1/events.proto.
  */
 export const file_creativeops_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtjcmVhdGl2ZW9wcy92MS9ldmVudHMucHJvdG8SDmNyZWF0aXZlb3BzLnYxIqYMCgpFdmVudFR5cGVzErYBCg1qb2JfY29tcGxldGVkGAEgASgLMhMuY3JlYXRpdmVvcHMudjEuSm9iQokBorUYhAEKFGVuZ2luZS5qb2IuY29tcGxldGVkEmxBIHJ1biwgc3luY2hyb25vdXMgb3IgYXN5bmNocm9ub3VzLCBjb21wbGV0ZWQuIFRoZSBkYXRhIGlzIHRoZSBqb2IgYXMgR0VUIC92MS9lbmdpbmUvc3RhdHVzL3tpZH0gcmV0dXJucyBpdC4SnwEKCmpvYl9mYWlsZWQYAiABKAsyEy5jcmVhdGl2ZW9wcy52MS5Kb2JCdqK1GHIKEWVuZ2luZS5qb2IuZmFpbGVkEl1BIHJ1biBmYWlsZWQgKGEgc3RlcCdzIGVycm9yLCBvciBpdHMgcmV0cmllcyBleGhhdXN0ZWQpLiBUaGUgZGF0YSBpcyB0aGUgam9iLCB3aXRoIGVycm9yIHNldC4SmgEKDWlwX3JlZ2lzdGVyZWQYAyABKAsyGC5jcmVhdGl2ZW9wcy52MS5JUFJlY29yZEJporUYZQoNaXAucmVnaXN0ZXJlZBJUQSB3b3JrIHdhcyByZWdpc3RlcmVkLiBUaGUgZGF0YSBpcyB0aGUgSVAgcmVjb3JkIGFzIFBPU1QgL3YxL2lwL3JlZ2lzdGVyIHJldHVybnMgaXQuEpwBCg9jcmVhdG9yX2NyZWF0ZWQYBCABKAsyFy5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yQmqitRhmCg9jcmVhdG9yLmNyZWF0ZWQSU0EgY3JlYXRvciB3YXMgcHJvdmlzaW9uZWQuIFRoZSBkYXRhIGlzIHRoZSBjcmVhdG9yIGFzIFBPU1QgL3YxL2NyZWF0b3JzIHJldHVybnMgaXQuEsYBCgx3ZWJob29rX3Rlc3QYBSABKAsyFy5jcmVhdGl2ZW9wcy52MS5XZWJob29rQpYBorUYkQEKDHdlYmhvb2sudGVzdBKAAVNlbnQgYnkgUE9TVCAvdjEvd2ViaG9va3Mve2lkfTp0ZXN0IHRvIHRoYXQgd2ViaG9vayBhbG9uZSwgd2hhdGV2ZXIgaXQgc3Vic2NyaWJlcyB0by4gVGhlIGRhdGEgaXMgdGhlIHdlYmhvb2ssIG5ldmVyIGl0cyBzZWNyZXQuEvQBChJwbGFuX21pbGVzdG9uZV9kdWUYBiABKAsyJS5jcmVhdGl2ZW9wcy52MS5QbGFuTWlsZXN0b25lUmVtaW5kZXJCsAGitRirAQoScGxhbi5taWxlc3RvbmUuZHVlEpQBQSB0cmFja2VkIHBsYW4ncyBwZW5kaW5nIG1pbGVzdG9uZSBpcyByZW1pbmRfZGF5c19iZWZvcmUgZGF5cyAob3IgZmV3ZXIpIGF3YXksIG9yIGR1ZSB0b2RheTsgc2VudCBvbmNlIHBlciBtaWxlc3RvbmUsIHJldmlzaW9uIG9mIGl0cyBkYXRlIGFuZCBraW5kLhLiAQoWcGxhbl9taWxlc3RvbmVfb3ZlcmR1ZRgHIAEoCzIlLmNyZWF0aXZlb3BzLnYxLlBsYW5NaWxlc3RvbmVSZW1pbmRlckKaAaK1GJUBChZwbGFuLm1pbGVzdG9uZS5vdmVyZHVlEntBIHRyYWNrZWQgcGxhbidzIHBlbmRpbmcgbWlsZXN0b25lJ3MgZGF0ZSBwYXNzZWQ7IGRheXNfdW50aWwgaXMgbmVnYXRpdmUuIFNlbnQgb25jZSBwZXIgbWlsZXN0b25lIGFuZCByZXZpc2lvbiBvZiBpdHMgZGF0ZS4S2wEKDnBsYW5fcmVwbGFubmVkGAggASgLMiAuY3JlYXRpdmVvcHMudjEuUGxhblJlcGxhblJlcG9ydEKgAaK1GJsBCg5wbGFuLnJlcGxhbm5lZBKIAUEgcGxhbiB3YXMgcmUtcGxhbm5lZCwgYnkgUE9TVCAvdjEvcGxhbnMve2lkfTpyZXBsYW4gKHRyaWdnZXIgbWFudWFsKSBvciBiZWNhdXNlIGEgZGVsaXZlcmFibGUncyBkYXRlIHBhc3NlZCB1bmRvbmUgKHRyaWdnZXIgYXV0b21hdGljKS5CRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_creativeops_v1_creators, file_creativeops_v1_engine, file_creativeops_v1_ip, file_creativeops_v1_options, file_creativeops_v1_plans, file_creativeops_v1_webhooks]);
+  fileDesc("ChtjcmVhdGl2ZW9wcy92MS9ldmVudHMucHJvdG8SDmNyZWF0aXZlb3BzLnYxIsoOCgpFdmVudFR5cGVzErYBCg1qb2JfY29tcGxldGVkGAEgASgLMhMuY3JlYXRpdmVvcHMudjEuSm9iQokBorUYhAEKFGVuZ2luZS5qb2IuY29tcGxldGVkEmxBIHJ1biwgc3luY2hyb25vdXMgb3IgYXN5bmNocm9ub3VzLCBjb21wbGV0ZWQuIFRoZSBkYXRhIGlzIHRoZSBqb2IgYXMgR0VUIC92MS9lbmdpbmUvc3RhdHVzL3tpZH0gcmV0dXJucyBpdC4SnwEKCmpvYl9mYWlsZWQYAiABKAsyEy5jcmVhdGl2ZW9wcy52MS5Kb2JCdqK1GHIKEWVuZ2luZS5qb2IuZmFpbGVkEl1BIHJ1biBmYWlsZWQgKGEgc3RlcCdzIGVycm9yLCBvciBpdHMgcmV0cmllcyBleGhhdXN0ZWQpLiBUaGUgZGF0YSBpcyB0aGUgam9iLCB3aXRoIGVycm9yIHNldC4SmgEKDWlwX3JlZ2lzdGVyZWQYAyABKAsyGC5jcmVhdGl2ZW9wcy52MS5JUFJlY29yZEJporUYZQoNaXAucmVnaXN0ZXJlZBJUQSB3b3JrIHdhcyByZWdpc3RlcmVkLiBUaGUgZGF0YSBpcyB0aGUgSVAgcmVjb3JkIGFzIFBPU1QgL3YxL2lwL3JlZ2lzdGVyIHJldHVybnMgaXQuEpwBCg9jcmVhdG9yX2NyZWF0ZWQYBCABKAsyFy5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yQmqitRhmCg9jcmVhdG9yLmNyZWF0ZWQSU0EgY3JlYXRvciB3YXMgcHJvdmlzaW9uZWQuIFRoZSBkYXRhIGlzIHRoZSBjcmVhdG9yIGFzIFBPU1QgL3YxL2NyZWF0b3JzIHJldHVybnMgaXQuEsYBCgx3ZWJob29rX3Rlc3QYBSABKAsyFy5jcmVhdGl2ZW9wcy52MS5XZWJob29rQpYBorUYkQEKDHdlYmhvb2sudGVzdBKAAVNlbnQgYnkgUE9TVCAvdjEvd2ViaG9va3Mve2lkfTp0ZXN0IHRvIHRoYXQgd2ViaG9vayBhbG9uZSwgd2hhdGV2ZXIgaXQgc3Vic2NyaWJlcyB0by4gVGhlIGRhdGEgaXMgdGhlIHdlYmhvb2ssIG5ldmVyIGl0cyBzZWNyZXQuEqECChB3ZWJob29rX2Rpc2FibGVkGBQgASgLMhcuY3JlYXRpdmVvcHMudjEuV2ViaG9va0LtAaK1GOgBChB3ZWJob29rLmRpc2FibGVkEtMBQSB3ZWJob29rIHdhcyBkaXNhYmxlZCBieSB0aGUgc2VydmljZTogYWZ0ZXIgYSBsb25nIHJ1biBvZiBmYWlsZWQgZGVsaXZlcmllcywgb3IgYmVjYXVzZSBpdHMgZW5kcG9pbnQgYW5zd2VyZWQgNDEwIEdvbmUuIFNlbnQgdG8gdGhlIG9yZ2FuaXphdGlvbidzIG90aGVyIGVuZHBvaW50cy4gVGhlIGRhdGEgaXMgdGhlIHdlYmhvb2ssIHdpdGggZGlzYWJsZWRfcmVhc29uLhL0AQoScGxhbl9taWxlc3RvbmVfZHVlGAYgASgLMiUuY3JlYXRpdmVvcHMudjEuUGxhbk1pbGVzdG9uZVJlbWluZGVyQrABorUYqwEKEnBsYW4ubWlsZXN0b25lLmR1ZRKUAUEgdHJhY2tlZCBwbGFuJ3MgcGVuZGluZyBtaWxlc3RvbmUgaXMgcmVtaW5kX2RheXNfYmVmb3JlIGRheXMgKG9yIGZld2VyKSBhd2F5LCBvciBkdWUgdG9kYXk7IHNlbnQgb25jZSBwZXIgbWlsZXN0b25lLCByZXZpc2lvbiBvZiBpdHMgZGF0ZSBhbmQga2luZC4S4gEKFnBsYW5fbWlsZXN0b25lX292ZXJkdWUYByABKAsyJS5jcmVhdGl2ZW9wcy52MS5QbGFuTWlsZXN0b25lUmVtaW5kZXJCmgGitRiVAQoWcGxhbi5taWxlc3RvbmUub3ZlcmR1ZRJ7QSB0cmFja2VkIHBsYW4ncyBwZW5kaW5nIG1pbGVzdG9uZSdzIGRhdGUgcGFzc2VkOyBkYXlzX3VudGlsIGlzIG5lZ2F0aXZlLiBTZW50IG9uY2UgcGVyIG1pbGVzdG9uZSBhbmQgcmV2aXNpb24gb2YgaXRzIGRhdGUuEtsBCg5wbGFuX3JlcGxhbm5lZBgIIAEoCzIgLmNyZWF0aXZlb3BzLnYxLlBsYW5SZXBsYW5SZXBvcnRCoAGitRibAQoOcGxhbi5yZXBsYW5uZWQSiAFBIHBsYW4gd2FzIHJlLXBsYW5uZWQsIGJ5IFBPU1QgL3YxL3BsYW5zL3tpZH06cmVwbGFuICh0cmlnZ2VyIG1hbnVhbCkgb3IgYmVjYXVzZSBhIGRlbGl2ZXJhYmxlJ3MgZGF0ZSBwYXNzZWQgdW5kb25lICh0cmlnZ2VyIGF1dG9tYXRpYykuItEBCgVFdmVudBIKCgJpZBgBIAEoCRJBCgR0eXBlGAIgASgJQjOatRgvEipjcmVhdGl2ZW9wcy52MS5DcmVhdGVXZWJob29rUmVxdWVzdC5ldmVudHMaASoSLQoJdGltZXN0YW1wGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglvYmplY3RfaWQYBSABKAkSEAoIc2VxdWVuY2UYBiABKAMirgIKEUxpc3RFdmVudHNSZXF1ZXN0Eh0KCXBhZ2Vfc2l6ZRgBIAEoBUIKukgHGgUYyAEoABISCgpwYWdlX3Rva2VuGAIgASgJEksKBHR5cGUYAyADKAlCPbpIB5IBBBAUGAGatRgvEipjcmVhdGl2ZW9wcy52MS5DcmVhdGVXZWJob29rUmVxdWVzdC5ldmVudHMaASoSMQoNY3JlYXRlZF9hZnRlchgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKCW9iamVjdF9pZBgGIAEoCUIHukgEcgIYZBIWCgVhZnRlchgHIAEoCUIHukgEcgIYZCJUChJMaXN0RXZlbnRzUmVzcG9uc2USJQoGZXZlbnRzGAEgAygLMhUuY3JlYXRpdmVvcHMudjEuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiYKD0dldEV2ZW50UmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQATL3AQoNRXZlbnRzU2VydmljZRJ4CgpMaXN0RXZlbnRzEiEuY3JlYXRpdmVvcHMudjEuTGlzdEV2ZW50c1JlcXVlc3QaIi5jcmVhdGl2ZW9wcy52MS5MaXN0RXZlbnRzUmVzcG9uc2UiI4q1GA0KC2V2ZW50czpyZWFkgtPkkwIMEgovdjEvZXZlbnRzEmwKCEdldEV2ZW50Eh8uY3JlYXRpdmVvcHMudjEuR2V0RXZlbnRSZXF1ZXN0GhUuY3JlYXRpdmVvcHMudjEuRXZlbnQiKIq1GA0KC2V2ZW50czpyZWFkgtPkkwIREg8vdjEvZXZlbnRzL3tpZH1CRVpDZ2l0aHViLmNvbS9jcmVhdGl2ZW9wcy9jcmVhdGl2ZW9wcy9nZW4vY3JlYXRpdmVvcHMvdjE7Y3JlYXRpdmVvcHN2MWIGcHJvdG8z", [file_creativeops_v1_creators, file_buf_validate_validate, file_creativeops_v1_engine, file_creativeops_v1_ip, file_creativeops_v1_options, file_creativeops_v1_plans, file_creativeops_v1_webhooks, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * EventTypes declares every webhook event type, once. Each field is one
@@ -66,6 +70,11 @@ export type EventTypes = Message<"creativeops.v1.EventTypes"> & {
   webhookTest?: Webhook | undefined;
 
   /**
+   * @generated from field: creativeops.v1.Webhook webhook_disabled = 20;
+   */
+  webhookDisabled?: Webhook | undefined;
+
+  /**
    * @generated from field: creativeops.v1.PlanMilestoneReminder plan_milestone_due = 6;
    */
   planMilestoneDue?: PlanMilestoneReminder | undefined;
@@ -87,4 +96,190 @@ export type EventTypes = Message<"creativeops.v1.EventTypes"> & {
  */
 export const EventTypesSchema: GenMessage<EventTypes> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_events, 0);
+
+/**
+ * An event, as a webhook delivery's body carries it, and its position.
+ *
+ * @generated from message creativeops.v1.Event
+ */
+export type Event = Message<"creativeops.v1.Event"> & {
+  /**
+   * "evt_" followed by a ULID: the webhook-id of its deliveries.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * When the event happened (a delivery body's timestamp).
+   *
+   * @generated from field: google.protobuf.Timestamp timestamp = 3;
+   */
+  timestamp?: Timestamp | undefined;
+
+  /**
+   * The resource, as the event type's table says (a delivery body's data).
+   *
+   * @generated from field: google.protobuf.Struct data = 4;
+   */
+  data?: JsonObject | undefined;
+
+  /**
+   * The id of the resource the event is about (a job, a creator, a plan,
+   * an IP record, a webhook).
+   *
+   * @generated from field: string object_id = 5;
+   */
+  objectId: string;
+
+  /**
+   * The event's position among the organization's events: it grows in the
+   * order they were committed.
+   *
+   * @generated from field: int64 sequence = 6;
+   */
+  sequence: bigint;
+};
+
+/**
+ * Describes the message creativeops.v1.Event.
+ * Use `create(EventSchema)` to create a new message.
+ */
+export const EventSchema: GenMessage<Event> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_events, 1);
+
+/**
+ * @generated from message creativeops.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"creativeops.v1.ListEventsRequest"> & {
+  /**
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Only events of these types.
+   *
+   * @generated from field: repeated string type = 3;
+   */
+  type: string[];
+
+  /**
+   * Only events at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp created_after = 4;
+   */
+  createdAfter?: Timestamp | undefined;
+
+  /**
+   * Only events before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp created_before = 5;
+   */
+  createdBefore?: Timestamp | undefined;
+
+  /**
+   * Only events about this resource.
+   *
+   * @generated from field: string object_id = 6;
+   */
+  objectId: string;
+
+  /**
+   * Only events committed after this event, oldest first: the last event
+   * an integrator processed. An event past the retention is refused.
+   *
+   * @generated from field: string after = 7;
+   */
+  after: string;
+};
+
+/**
+ * Describes the message creativeops.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_events, 2);
+
+/**
+ * @generated from message creativeops.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"creativeops.v1.ListEventsResponse"> & {
+  /**
+   * @generated from field: repeated creativeops.v1.Event events = 1;
+   */
+  events: Event[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message creativeops.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_events, 3);
+
+/**
+ * @generated from message creativeops.v1.GetEventRequest
+ */
+export type GetEventRequest = Message<"creativeops.v1.GetEventRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message creativeops.v1.GetEventRequest.
+ * Use `create(GetEventRequestSchema)` to create a new message.
+ */
+export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_events, 4);
+
+/**
+ * EventsService reads the events the organization's webhooks could have
+ * received, each with the id and payload a delivery carries, whether or
+ * not an endpoint existed: to reconcile missed deliveries, to backfill, or
+ * to follow the stream without a public endpoint (creativeops listen).
+ * Events are kept for the server's retention (30 days by default).
+ *
+ * @generated from service creativeops.v1.EventsService
+ */
+export const EventsService: GenService<{
+  /**
+   * Lists events, newest first; with after, the events recorded after that
+   * one, oldest first, in the order the organization's events were
+   * committed.
+   *
+   * @generated from rpc creativeops.v1.EventsService.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * @generated from rpc creativeops.v1.EventsService.GetEvent
+   */
+  getEvent: {
+    methodKind: "unary";
+    input: typeof GetEventRequestSchema;
+    output: typeof EventSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_creativeops_v1_events, 0);
 

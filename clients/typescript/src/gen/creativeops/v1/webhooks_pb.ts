@@ -7,15 +7,15 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_creativeops_v1_options } from "./options_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
-import type { EmptySchema, Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_empty, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { EmptySchema, FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file creativeops/v1/webhooks.proto.
  */
 export const file_creativeops_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jcmVhdGl2ZW9wcy92MS93ZWJob29rcy5wcm90bxIOY3JlYXRpdmVvcHMudjEi+gEKB1dlYmhvb2sSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEkAKBmV2ZW50cxgDIAMoCUIwmrUYLBIqY3JlYXRpdmVvcHMudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QuZXZlbnRzEiYKBnN0YXR1cxgEIAEoCUIWmrUYEgoGYWN0aXZlCghkaXNhYmxlZBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYCgZzZWNyZXQYBiABKAlCA4ABAUgAiAEBEhcKD2Rpc2FibGVkX3JlYXNvbhgHIAEoCUIJCgdfc2VjcmV0InMKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EhcKA3VybBgBIAEoCUIKukgHcgUQARiAEBIlCgZldmVudHMYAiADKAlCFbpICZIBBggBEBQYAZq1GAUKASogARIbCgZzZWNyZXQYAyABKAlCC4ABAbpIBXIDGIACIkgKE0xpc3RXZWJob29rc1JlcXVlc3QSHQoJcGFnZV9zaXplGAEgASgFQgq6SAcaBRjIASgAEhIKCnBhZ2VfdG9rZW4YAiABKAkiWgoUTGlzdFdlYmhvb2tzUmVzcG9uc2USKQoId2ViaG9va3MYASADKAsyFy5jcmVhdGl2ZW9wcy52MS5XZWJob29rEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIoChFHZXRXZWJob29rUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQASIrChREZWxldGVXZWJob29rUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQASIpChJUZXN0V2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEi1QEKD0RlbGl2ZXJ5QXR0ZW1wdBImCgJhdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPcmVzcG9uc2Vfc3RhdHVzGAIgASgFEhIKCmxhdGVuY3lfbXMYAyABKAUSDQoFZXJyb3IYBCABKAkSDgoGbnVtYmVyGAUgASgFEjcKDW5leHRfcmV0cnlfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgSQtRgBEhUKDXJlc3BvbnNlX2JvZHkYByABKAki4QMKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhIKCndlYmhvb2tfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSRwoKZXZlbnRfdHlwZRgEIAEoCUIzmrUYLxIqY3JlYXRpdmVvcHMudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QuZXZlbnRzGgEqEjAKBnN0YXR1cxgFIAEoCUIgmrUYHAoHcGVuZGluZwoJc3VjY2VlZGVkCgZmYWlsZWQSEAoIYXR0ZW1wdHMYBiABKAUSFwoPcmVzcG9uc2Vfc3RhdHVzGAcgASgFEhIKCmxhdGVuY3lfbXMYCCABKAUSEgoKbGFzdF9lcnJvchgJIAEoCRI3Cg1uZXh0X3JldHJ5X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIEkLUYARIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2Cgxjb21wbGV0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgSQtRgBEjQKC2F0dGVtcHRfbG9nGA0gAygLMh8uY3JlYXRpdmVvcHMudjEuRGVsaXZlcnlBdHRlbXB0Il8KFUxpc3REZWxpdmVyaWVzUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKAVCCrpIBxoFGMgBKAASEgoKcGFnZV90b2tlbhgDIAEoCSJfChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5jcmVhdGl2ZW9wcy52MS5EZWxpdmVyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTQoYUmVkZWxpdmVyRGVsaXZlcnlSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABEhwKC2RlbGl2ZXJ5X2lkGAIgASgJQge6SARyAhABMuQHCg9XZWJob29rc1NlcnZpY2USfgoNQ3JlYXRlV2ViaG9vaxIkLmNyZWF0aXZlb3BzLnYxLkNyZWF0ZVdlYmhvb2tSZXF1ZXN0GhcuY3JlYXRpdmVvcHMudjEuV2ViaG9vayIuirUYEwoOd2ViaG9va3M6d3JpdGUQyQGC0+STAhE6ASoiDC92MS93ZWJob29rcxKCAQoMTGlzdFdlYmhvb2tzEiMuY3JlYXRpdmVvcHMudjEuTGlzdFdlYmhvb2tzUmVxdWVzdBokLmNyZWF0aXZlb3BzLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlIieKtRgPCg13ZWJob29rczpyZWFkgtPkkwIOEgwvdjEvd2ViaG9va3MSdgoKR2V0V2ViaG9vaxIhLmNyZWF0aXZlb3BzLnYxLkdldFdlYmhvb2tSZXF1ZXN0GhcuY3JlYXRpdmVvcHMudjEuV2ViaG9vayIsirUYDwoNd2ViaG9va3M6cmVhZILT5JMCExIRL3YxL3dlYmhvb2tzL3tpZH0SfwoNRGVsZXRlV2ViaG9vaxIkLmNyZWF0aXZlb3BzLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5IjCKtRgTCg53ZWJob29rczp3cml0ZRDMAYLT5JMCEyoRL3YxL3dlYmhvb2tzL3tpZH0ShQEKC1Rlc3RXZWJob29rEiIuY3JlYXRpdmVvcHMudjEuVGVzdFdlYmhvb2tSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuRGVsaXZlcnkiOIq1GBMKDndlYmhvb2tzOndyaXRlEMoBgtPkkwIbOgEqIhYvdjEvd2ViaG9va3Mve2lkfTp0ZXN0EpgBCg5MaXN0RGVsaXZlcmllcxIlLmNyZWF0aXZlb3BzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBomLmNyZWF0aXZlb3BzLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2UiN4q1GA8KDXdlYmhvb2tzOnJlYWSC0+STAh4SHC92MS93ZWJob29rcy97aWR9L2RlbGl2ZXJpZXMSrwEKEVJlZGVsaXZlckRlbGl2ZXJ5EiguY3JlYXRpdmVvcHMudjEuUmVkZWxpdmVyRGVsaXZlcnlSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuRGVsaXZlcnkiVoq1GBMKDndlYmhvb2tzOndyaXRlEMoBgtPkkwI5OgEqIjQvdjEvd2ViaG9va3Mve2lkfS9kZWxpdmVyaWVzL3tkZWxpdmVyeV9pZH06cmVkZWxpdmVyQkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp]);
+  fileDesc("Ch1jcmVhdGl2ZW9wcy92MS93ZWJob29rcy5wcm90bxIOY3JlYXRpdmVvcHMudjEi2gMKB1dlYmhvb2sSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEkAKBmV2ZW50cxgDIAMoCUIwmrUYLBIqY3JlYXRpdmVvcHMudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QuZXZlbnRzEiYKBnN0YXR1cxgEIAEoCUIWmrUYEgoGYWN0aXZlCghkaXNhYmxlZBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYCgZzZWNyZXQYBiABKAlCA4ABAUgAiAEBEhcKD2Rpc2FibGVkX3JlYXNvbhgHIAEoCRITCgtkZXNjcmlwdGlvbhgIIAEoCRI1CgtkaXNhYmxlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBJC1GAESRAoacHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgSQtRgBEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAsgASgFEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19zZWNyZXQikgEKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EhcKA3VybBgBIAEoCUIKukgHcgUQARiAEBIlCgZldmVudHMYAiADKAlCFbpICZIBBggBEBQYAZq1GAUKASogARIbCgZzZWNyZXQYAyABKAlCC4ABAbpIBXIDGIACEh0KC2Rlc2NyaXB0aW9uGAQgASgJQgi6SAVyAxj0AyKCAgoUVXBkYXRlV2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAESHAoDdXJsGAIgASgJQgq6SAdyBRABGIAQSACIAQESSgoGZXZlbnRzGAMgAygJQjq6SAeSAQQQFBgBmrUYLBIqY3JlYXRpdmVvcHMudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QuZXZlbnRzEiIKC2Rlc2NyaXB0aW9uGAQgASgJQgi6SAVyAxj0A0gBiAEBEi8KC3VwZGF0ZV9tYXNrGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLkZpZWxkTWFza0IGCgRfdXJsQg4KDF9kZXNjcmlwdGlvbiIsChVEaXNhYmxlV2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiKwoURW5hYmxlV2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiTgoaUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAESGwoGc2VjcmV0GAIgASgJQguAAQG6SAVyAxiAAiJIChNMaXN0V2ViaG9va3NSZXF1ZXN0Eh0KCXBhZ2Vfc2l6ZRgBIAEoBUIKukgHGgUYyAEoABISCgpwYWdlX3Rva2VuGAIgASgJIloKFExpc3RXZWJob29rc1Jlc3BvbnNlEikKCHdlYmhvb2tzGAEgAygLMhcuY3JlYXRpdmVvcHMudjEuV2ViaG9vaxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKAoRR2V0V2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiKwoURGVsZXRlV2ViaG9va1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiKQoSVGVzdFdlYmhvb2tSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABItUBCg9EZWxpdmVyeUF0dGVtcHQSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD3Jlc3BvbnNlX3N0YXR1cxgCIAEoBRISCgpsYXRlbmN5X21zGAMgASgFEg0KBWVycm9yGAQgASgJEg4KBm51bWJlchgFIAEoBRI3Cg1uZXh0X3JldHJ5X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIEkLUYARIVCg1yZXNwb25zZV9ib2R5GAcgASgJIuEDCghEZWxpdmVyeRIKCgJpZBgBIAEoCRISCgp3ZWJob29rX2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEkcKCmV2ZW50X3R5cGUYBCABKAlCM5q1GC8SKmNyZWF0aXZlb3BzLnYxLkNyZWF0ZVdlYmhvb2tSZXF1ZXN0LmV2ZW50cxoBKhIwCgZzdGF0dXMYBSABKAlCIJq1GBwKB3BlbmRpbmcKCXN1Y2NlZWRlZAoGZmFpbGVkEhAKCGF0dGVtcHRzGAYgASgFEhcKD3Jlc3BvbnNlX3N0YXR1cxgHIAEoBRISCgpsYXRlbmN5X21zGAggASgFEhIKCmxhc3RfZXJyb3IYCSABKAkSNwoNbmV4dF9yZXRyeV9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBJC1GAESLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoMY29tcGxldGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIEkLUYARI0CgthdHRlbXB0X2xvZxgNIAMoCzIfLmNyZWF0aXZlb3BzLnYxLkRlbGl2ZXJ5QXR0ZW1wdCJfChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjIASgAEhIKCnBhZ2VfdG9rZW4YAyABKAkiXwoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIsCgpkZWxpdmVyaWVzGAEgAygLMhguY3JlYXRpdmVvcHMudjEuRGVsaXZlcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KGFJlZGVsaXZlckRlbGl2ZXJ5UmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIQARIcCgtkZWxpdmVyeV9pZBgCIAEoCUIHukgEcgIQATKaDAoPV2ViaG9va3NTZXJ2aWNlEn4KDUNyZWF0ZVdlYmhvb2sSJC5jcmVhdGl2ZW9wcy52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLldlYmhvb2siLoq1GBMKDndlYmhvb2tzOndyaXRlEMkBgtPkkwIROgEqIgwvdjEvd2ViaG9va3MSggEKDExpc3RXZWJob29rcxIjLmNyZWF0aXZlb3BzLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaJC5jcmVhdGl2ZW9wcy52MS5MaXN0V2ViaG9va3NSZXNwb25zZSInirUYDwoNd2ViaG9va3M6cmVhZILT5JMCDhIML3YxL3dlYmhvb2tzEnYKCkdldFdlYmhvb2sSIS5jcmVhdGl2ZW9wcy52MS5HZXRXZWJob29rUmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLldlYmhvb2siLIq1GA8KDXdlYmhvb2tzOnJlYWSC0+STAhMSES92MS93ZWJob29rcy97aWR9EoABCg1VcGRhdGVXZWJob29rEiQuY3JlYXRpdmVvcHMudjEuVXBkYXRlV2ViaG9va1JlcXVlc3QaFy5jcmVhdGl2ZW9wcy52MS5XZWJob29rIjCKtRgQCg53ZWJob29rczp3cml0ZYLT5JMCFjoBKjIRL3YxL3dlYmhvb2tzL3tpZH0SigEKDkRpc2FibGVXZWJob29rEiUuY3JlYXRpdmVvcHMudjEuRGlzYWJsZVdlYmhvb2tSZXF1ZXN0GhcuY3JlYXRpdmVvcHMudjEuV2ViaG9vayI4irUYEAoOd2ViaG9va3M6d3JpdGWC0+STAh46ASoiGS92MS93ZWJob29rcy97aWR9OmRpc2FibGUShwEKDUVuYWJsZVdlYmhvb2sSJC5jcmVhdGl2ZW9wcy52MS5FbmFibGVXZWJob29rUmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLldlYmhvb2siN4q1GBAKDndlYmhvb2tzOndyaXRlgtPkkwIdOgEqIhgvdjEvd2ViaG9va3Mve2lkfTplbmFibGUSmQEKE1JvdGF0ZVdlYmhvb2tTZWNyZXQSKi5jcmVhdGl2ZW9wcy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLldlYmhvb2siPYq1GBAKDndlYmhvb2tzOndyaXRlgtPkkwIjOgEqIh4vdjEvd2ViaG9va3Mve2lkfTpyb3RhdGVTZWNyZXQSfwoNRGVsZXRlV2ViaG9vaxIkLmNyZWF0aXZlb3BzLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5IjCKtRgTCg53ZWJob29rczp3cml0ZRDMAYLT5JMCEyoRL3YxL3dlYmhvb2tzL3tpZH0ShQEKC1Rlc3RXZWJob29rEiIuY3JlYXRpdmVvcHMudjEuVGVzdFdlYmhvb2tSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuRGVsaXZlcnkiOIq1GBMKDndlYmhvb2tzOndyaXRlEMoBgtPkkwIbOgEqIhYvdjEvd2ViaG9va3Mve2lkfTp0ZXN0EpgBCg5MaXN0RGVsaXZlcmllcxIlLmNyZWF0aXZlb3BzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBomLmNyZWF0aXZlb3BzLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2UiN4q1GA8KDXdlYmhvb2tzOnJlYWSC0+STAh4SHC92MS93ZWJob29rcy97aWR9L2RlbGl2ZXJpZXMSrwEKEVJlZGVsaXZlckRlbGl2ZXJ5EiguY3JlYXRpdmVvcHMudjEuUmVkZWxpdmVyRGVsaXZlcnlSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuRGVsaXZlcnkiVoq1GBMKDndlYmhvb2tzOndyaXRlEMoBgtPkkwI5OgEqIjQvdjEvd2ViaG9va3Mve2lkfS9kZWxpdmVyaWVzL3tkZWxpdmVyeV9pZH06cmVkZWxpdmVyQkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message creativeops.v1.Webhook
@@ -41,7 +41,8 @@ export type Webhook = Message<"creativeops.v1.Webhook"> & {
   events: string[];
 
   /**
-   * active, or disabled (the endpoint answered 410 Gone).
+   * active, or disabled (by the API, after a long run of failed
+   * deliveries, or because the endpoint answered 410 Gone).
    *
    * @generated from field: string status = 4;
    */
@@ -53,9 +54,9 @@ export type Webhook = Message<"creativeops.v1.Webhook"> & {
   createdAt?: Timestamp | undefined;
 
   /**
-   * The generated signing secret: present only in the creation response,
-   * and only when the caller did not supply one (never in an idempotent
-   * replay of that response).
+   * The generated signing secret: present only in the response that
+   * created or rotated it, and only when the caller did not supply one
+   * (never in an idempotent replay of that response).
    *
    * @generated from field: optional string secret = 6;
    */
@@ -67,6 +68,40 @@ export type Webhook = Message<"creativeops.v1.Webhook"> & {
    * @generated from field: string disabled_reason = 7;
    */
   disabledReason: string;
+
+  /**
+   * @generated from field: string description = 8;
+   */
+  description: string;
+
+  /**
+   * When the webhook was disabled; null while active.
+   *
+   * @generated from field: google.protobuf.Timestamp disabled_at = 9;
+   */
+  disabledAt?: Timestamp | undefined;
+
+  /**
+   * Until when deliveries are also signed with the secret replaced by the
+   * last rotation; null when no rotation is in its grace period.
+   *
+   * @generated from field: google.protobuf.Timestamp previous_secret_expires_at = 10;
+   */
+  previousSecretExpiresAt?: Timestamp | undefined;
+
+  /**
+   * Deliveries that failed (retries exhausted) in a row since the last one
+   * that succeeded; the webhook is disabled when they reach the server's
+   * threshold.
+   *
+   * @generated from field: int32 consecutive_failures = 11;
+   */
+  consecutiveFailures: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 12;
+   */
+  updatedAt?: Timestamp | undefined;
 };
 
 /**
@@ -98,6 +133,13 @@ export type CreateWebhookRequest = Message<"creativeops.v1.CreateWebhookRequest"
    * @generated from field: string secret = 3;
    */
   secret: string;
+
+  /**
+   * Free text to tell endpoints apart.
+   *
+   * @generated from field: string description = 4;
+   */
+  description: string;
 };
 
 /**
@@ -106,6 +148,109 @@ export type CreateWebhookRequest = Message<"creativeops.v1.CreateWebhookRequest"
  */
 export const CreateWebhookRequestSchema: GenMessage<CreateWebhookRequest> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_webhooks, 1);
+
+/**
+ * @generated from message creativeops.v1.UpdateWebhookRequest
+ */
+export type UpdateWebhookRequest = Message<"creativeops.v1.UpdateWebhookRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * A new url, checked as CreateWebhookRequest.url is.
+   *
+   * @generated from field: optional string url = 2;
+   */
+  url?: string | undefined;
+
+  /**
+   * A new subscription list, replacing the old one.
+   *
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * The fields to change, of url, events and description; empty: those
+   * the request sets.
+   *
+   * @generated from field: google.protobuf.FieldMask update_mask = 5;
+   */
+  updateMask?: FieldMask | undefined;
+};
+
+/**
+ * Describes the message creativeops.v1.UpdateWebhookRequest.
+ * Use `create(UpdateWebhookRequestSchema)` to create a new message.
+ */
+export const UpdateWebhookRequestSchema: GenMessage<UpdateWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_webhooks, 2);
+
+/**
+ * @generated from message creativeops.v1.DisableWebhookRequest
+ */
+export type DisableWebhookRequest = Message<"creativeops.v1.DisableWebhookRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message creativeops.v1.DisableWebhookRequest.
+ * Use `create(DisableWebhookRequestSchema)` to create a new message.
+ */
+export const DisableWebhookRequestSchema: GenMessage<DisableWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_webhooks, 3);
+
+/**
+ * @generated from message creativeops.v1.EnableWebhookRequest
+ */
+export type EnableWebhookRequest = Message<"creativeops.v1.EnableWebhookRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message creativeops.v1.EnableWebhookRequest.
+ * Use `create(EnableWebhookRequestSchema)` to create a new message.
+ */
+export const EnableWebhookRequestSchema: GenMessage<EnableWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_webhooks, 4);
+
+/**
+ * @generated from message creativeops.v1.RotateWebhookSecretRequest
+ */
+export type RotateWebhookSecretRequest = Message<"creativeops.v1.RotateWebhookSecretRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The new secret, as CreateWebhookRequest.secret; empty generates one,
+   * returned in the response's secret.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message creativeops.v1.RotateWebhookSecretRequest.
+ * Use `create(RotateWebhookSecretRequestSchema)` to create a new message.
+ */
+export const RotateWebhookSecretRequestSchema: GenMessage<RotateWebhookSecretRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_webhooks, 5);
 
 /**
  * @generated from message creativeops.v1.ListWebhooksRequest
@@ -127,7 +272,7 @@ export type ListWebhooksRequest = Message<"creativeops.v1.ListWebhooksRequest"> 
  * Use `create(ListWebhooksRequestSchema)` to create a new message.
  */
 export const ListWebhooksRequestSchema: GenMessage<ListWebhooksRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 2);
+  messageDesc(file_creativeops_v1_webhooks, 6);
 
 /**
  * @generated from message creativeops.v1.ListWebhooksResponse
@@ -149,7 +294,7 @@ export type ListWebhooksResponse = Message<"creativeops.v1.ListWebhooksResponse"
  * Use `create(ListWebhooksResponseSchema)` to create a new message.
  */
 export const ListWebhooksResponseSchema: GenMessage<ListWebhooksResponse> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 3);
+  messageDesc(file_creativeops_v1_webhooks, 7);
 
 /**
  * @generated from message creativeops.v1.GetWebhookRequest
@@ -166,7 +311,7 @@ export type GetWebhookRequest = Message<"creativeops.v1.GetWebhookRequest"> & {
  * Use `create(GetWebhookRequestSchema)` to create a new message.
  */
 export const GetWebhookRequestSchema: GenMessage<GetWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 4);
+  messageDesc(file_creativeops_v1_webhooks, 8);
 
 /**
  * @generated from message creativeops.v1.DeleteWebhookRequest
@@ -183,7 +328,7 @@ export type DeleteWebhookRequest = Message<"creativeops.v1.DeleteWebhookRequest"
  * Use `create(DeleteWebhookRequestSchema)` to create a new message.
  */
 export const DeleteWebhookRequestSchema: GenMessage<DeleteWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 5);
+  messageDesc(file_creativeops_v1_webhooks, 9);
 
 /**
  * @generated from message creativeops.v1.TestWebhookRequest
@@ -200,7 +345,7 @@ export type TestWebhookRequest = Message<"creativeops.v1.TestWebhookRequest"> & 
  * Use `create(TestWebhookRequestSchema)` to create a new message.
  */
 export const TestWebhookRequestSchema: GenMessage<TestWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 6);
+  messageDesc(file_creativeops_v1_webhooks, 10);
 
 /**
  * One attempt to deliver an event.
@@ -257,7 +402,7 @@ export type DeliveryAttempt = Message<"creativeops.v1.DeliveryAttempt"> & {
  * Use `create(DeliveryAttemptSchema)` to create a new message.
  */
 export const DeliveryAttemptSchema: GenMessage<DeliveryAttempt> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 7);
+  messageDesc(file_creativeops_v1_webhooks, 11);
 
 /**
  * An event on its way to one endpoint.
@@ -340,7 +485,7 @@ export type Delivery = Message<"creativeops.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 8);
+  messageDesc(file_creativeops_v1_webhooks, 12);
 
 /**
  * @generated from message creativeops.v1.ListDeliveriesRequest
@@ -367,7 +512,7 @@ export type ListDeliveriesRequest = Message<"creativeops.v1.ListDeliveriesReques
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 9);
+  messageDesc(file_creativeops_v1_webhooks, 13);
 
 /**
  * @generated from message creativeops.v1.ListDeliveriesResponse
@@ -389,7 +534,7 @@ export type ListDeliveriesResponse = Message<"creativeops.v1.ListDeliveriesRespo
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 10);
+  messageDesc(file_creativeops_v1_webhooks, 14);
 
 /**
  * @generated from message creativeops.v1.RedeliverDeliveryRequest
@@ -411,7 +556,7 @@ export type RedeliverDeliveryRequest = Message<"creativeops.v1.RedeliverDelivery
  * Use `create(RedeliverDeliveryRequestSchema)` to create a new message.
  */
 export const RedeliverDeliveryRequestSchema: GenMessage<RedeliverDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_webhooks, 11);
+  messageDesc(file_creativeops_v1_webhooks, 15);
 
 /**
  * WebhooksService manages HTTPS endpoints that receive signed events
@@ -445,6 +590,55 @@ export const WebhooksService: GenService<{
   getWebhook: {
     methodKind: "unary";
     input: typeof GetWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * Changes an endpoint's url, events or description. Only the fields
+   * update_mask names change (without a mask: the fields the request sets);
+   * a new url is checked exactly as a new endpoint's is.
+   *
+   * @generated from rpc creativeops.v1.WebhooksService.UpdateWebhook
+   */
+  updateWebhook: {
+    methodKind: "unary";
+    input: typeof UpdateWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * Pauses an endpoint: it receives nothing until enabled again, and its
+   * pending deliveries fail (they are not sent later). Its deliveries stay
+   * listed.
+   *
+   * @generated from rpc creativeops.v1.WebhooksService.DisableWebhook
+   */
+  disableWebhook: {
+    methodKind: "unary";
+    input: typeof DisableWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * Resumes a disabled endpoint (disabled by the API, automatically after
+   * failures, or by a 410 Gone): it receives the events that happen from
+   * now on. Missed events can be read with GET /v1/events.
+   *
+   * @generated from rpc creativeops.v1.WebhooksService.EnableWebhook
+   */
+  enableWebhook: {
+    methodKind: "unary";
+    input: typeof EnableWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * Gives the endpoint a new signing secret, returned once. Until
+   * previous_secret_expires_at every delivery carries a signature with the
+   * old secret as well as one with the new, so receivers can switch
+   * without missing an event.
+   *
+   * @generated from rpc creativeops.v1.WebhooksService.RotateWebhookSecret
+   */
+  rotateWebhookSecret: {
+    methodKind: "unary";
+    input: typeof RotateWebhookSecretRequestSchema;
     output: typeof WebhookSchema;
   },
   /**
