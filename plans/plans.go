@@ -292,7 +292,22 @@ type ListQuery struct {
 	CreatorID, Vertical, State string // empty: any
 	After                      string // the last id of the previous page
 	Limit                      int
+	// Basic leaves each plan's context and result unread: a list of plans
+	// shows their milestones, and the two documents were nearly all of a
+	// large plan's bytes and of the time to read it.
+	Basic bool
 }
+
+// basicColumns are a plan's columns but its context and result.
+var basicColumns = func() []string {
+	var out []string
+	for _, c := range plan.Columns {
+		if c != plan.FieldContext && c != plan.FieldResult {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
 
 // List returns up to q.Limit plans of the organization after q.After.
 func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Plan, error) {
@@ -312,7 +327,11 @@ func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Plan,
 	if q.After != "" {
 		query = query.Where(plan.IDLT(q.After))
 	}
-	rows, err := query.Order(ent.Desc(plan.FieldID)).Limit(q.Limit).All(ctx)
+	query = query.Order(ent.Desc(plan.FieldID)).Limit(q.Limit)
+	if q.Basic {
+		query.Select(basicColumns...)
+	}
+	rows, err := query.All(ctx)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func TestRateLimitHeaderNeverOverflows(t *testing.T) {
 		l := &Limiter{def: lim}
 		var d Decision
 		for range 2 {
-			d = l.takeLocal("key", lim)
+			d = l.takeLocal("key", lim, 1)
 		}
 		if d.Reset < 0 || d.RetryAfter < 0 || CeilSeconds(d.Reset) < 0 || CeilSeconds(d.RetryAfter) < 0 {
 			t.Fatalf("%g/s: reset %v retry after %v", rps, d.Reset, d.RetryAfter)

@@ -116,7 +116,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 			refuse(missingScope(m.Scope).GRPCStatus())
 			return admitted{}, false
 		}
-		a.charge, a.charged = s.chargeRate(r.Context(), p), true
+		a.charge, a.charged = s.chargeRate(r.Context(), p, queryCost(m, r)), true
 		a.charge.setHeaders(w.Header())
 		if !a.charge.d.Allowed {
 			s.metrics.rateLimited.Inc()

@@ -1233,9 +1233,10 @@ export interface components {
             attempts: number;
             /** Format: date-time */
             completed_at: string | null;
+            /** @description The run's context. Null in a list's basic view. */
             context: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** Format: date-time */
             created_at: string;
             error: components["schemas"]["JobError"] | (never | null);
@@ -1251,7 +1252,10 @@ export interface components {
              * @description 0–100, advancing per step; 100 when completed.
              */
             progress: number;
-            /** @description The plan: strategy, recommendations, timeline and workflow-specific keys. */
+            /**
+             * @description The plan: strategy, recommendations, timeline and workflow-specific
+             *      keys. Null until the job completes, and in a list's basic view.
+             */
             result: components["schemas"]["PlanResult"] | (never | null);
             /** Format: date-time */
             started_at: string | null;
@@ -1425,10 +1429,13 @@ export interface components {
              *      deliverable's date passes and it is not done.
              */
             auto_replan: boolean;
-            /** @description The context the current revision was made from. */
+            /**
+             * @description The context the current revision was made from. Null in a list's
+             *      basic view.
+             */
             context: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** @description The creator the plan is for; empty when none was given. */
@@ -1448,11 +1455,12 @@ export interface components {
             remind_days_before: number;
             /**
              * @description The current revision's full result: strategy, recommendations,
-             *      timeline, warnings and workflow-specific keys.
+             *      timeline, warnings and workflow-specific keys. Null in a list's basic
+             *      view.
              */
             result: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * Format: int32
              * @description 1 for the plan as first made, raised by each re-plan.
@@ -2289,6 +2297,8 @@ export interface operations {
                 workflow?: string;
                 page_size?: number;
                 page_token?: string;
+                /** @description How much of each job the list returns (AIP-157): "basic" (the default) leaves out context and result, which GetJob returns; "full" returns whole jobs and costs more of the rate limit. */
+                view?: "basic" | "full";
             };
             header?: never;
             path?: never;
@@ -3884,6 +3894,8 @@ export interface operations {
                 state?: "active" | "completed";
                 page_size?: number;
                 page_token?: string;
+                /** @description How much of each plan the list returns (AIP-157): "basic" (the default) leaves out context and result, which GetPlan returns; "full" returns whole plans and costs more of the rate limit. */
+                view?: "basic" | "full";
             };
             header?: never;
             path?: never;
