@@ -402,6 +402,12 @@ func (s *Service) Delete(ctx context.Context, orgID, id string) error {
 		if _, err := tx.PlanReminder.Delete().Where(planreminder.PlanID(id)).Exec(ctx); err != nil {
 			return err
 		}
+		// The jobs that made the plan (its run, its re-plans) no longer
+		// name it: the dashboard linked them to a 404, and a job naming a
+		// plan can never be tracked again.
+		if _, err := tx.Job.Update().Where(job.OrganizationID(orgID), job.PlanID(id)).SetPlanID("").Save(ctx); err != nil {
+			return err
+		}
 		return audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: orgID, Action: audit.PlanDeleted, TargetType: audit.TargetPlan, TargetID: id,
 			Details: map[string]string{"vertical": row.Vertical, "workflow": row.Workflow, "revision": fmt.Sprint(row.Revision)},
@@ -514,6 +520,11 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 	wf, err := jobs.Lookup(cur.Vertical, cur.Workflow)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Merged into the plan's context, a field named twice would keep one
+	// of its values at random: refused, as a run with it is.
+	if vs := engine.DuplicateKeys(in.Context, "context"); len(vs) > 0 {
+		return nil, nil, engine.NewContextError(vs)
 	}
 	merged := maps.Clone(cur.Context)
 	if merged == nil {

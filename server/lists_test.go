@@ -171,3 +171,21 @@ func TestListsChargedByCost(t *testing.T) {
 		t.Fatalf("a basic list of 200 within the 10 left: %v", err)
 	}
 }
+
+// A run whose context has thousands of invalid keys is refused with the
+// first problems listed and the number of the others, not with an error
+// many times the request's size.
+func TestRunErrorListsBoundedViolations(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	ctx := planContext()
+	for i := range 3000 {
+		ctx[fmt.Sprintf("unknown_%04d", i)] = i
+	}
+	r := s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy", "context": ctx})
+	if r.Status != http.StatusBadRequest || len(r.ViolatedFields()) != 20 || len(r.Body) > 8<<10 {
+		t.Fatalf("%d with %d violations in %d bytes, want 400 with 20 in a small body", r.Status, len(r.ViolatedFields()), len(r.Body))
+	}
+	if !strings.Contains(string(r.Body), `"violations_omitted":"2980"`) || !strings.Contains(string(r.Body), "and 2980 more problems not listed") {
+		t.Fatalf("the error does not say how many problems it left out: %s", r.Body[:min(len(r.Body), 600)])
+	}
+}
