@@ -170,6 +170,19 @@ func TestListsChargedByCost(t *testing.T) {
 	if _, err := engine.ListJobs(ctx, &creativeopsv1.ListJobsRequest{PageSize: 200}); err != nil {
 		t.Fatalf("a basic list of 200 within the 10 left: %v", err)
 	}
+
+	// Connect: admitted at one token before the body is read, the rest
+	// charged once it is decoded.
+	key = s.NewKey(t, "acme", auth.ScopeAll)
+	connect := func() testserver.Response {
+		return s.Do(t, "POST", "/creativeops.v1.EngineService/ListJobs", key, `{"pageSize":200,"view":"full"}`, "Connect-Protocol-Version", "1")
+	}
+	if r := connect(); r.Status != http.StatusOK {
+		t.Fatalf("Connect full list of 200: %d %s", r.Status, r.Body)
+	}
+	if r := connect(); r.Status != http.StatusTooManyRequests || !strings.Contains(string(r.Body), "costs 20") {
+		t.Fatalf("second Connect full list of 200 (10 tokens left): %d %s, want 429 saying it costs 20", r.Status, r.Body)
+	}
 }
 
 // A run whose context has thousands of invalid keys is refused with the

@@ -163,6 +163,7 @@ func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerI
 		// admission wrote stay: they reported the bucket when they were
 		// written.
 		c = s.chargeRate(ctx, p, cost-c.cost)
+		c.cost = cost // what a refusal says the call costs
 	}
 	if !a.charged {
 		c = s.chargeRate(ctx, p, cost)
