@@ -75,15 +75,40 @@ type Violation struct {
 	Description string
 }
 
-// ContextError lists every problem found in a context.
-type ContextError struct{ Violations []Violation }
+// MaxViolations bounds the problems a ContextError lists, as the request
+// text checks bound theirs: a context of thousands of invalid keys was
+// answered with an error 13 to 21 times its size.
+const MaxViolations = 20
+
+// ContextError lists the problems found in a context: the first
+// MaxViolations by field path, and how many more there were.
+type ContextError struct {
+	Violations []Violation
+	// Omitted is how many problems were found beyond those listed.
+	Omitted int
+}
+
+// NewContextError is the error of a context with these problems: sorted
+// by field, the first MaxViolations listed.
+func NewContextError(violations []Violation) *ContextError {
+	sort.SliceStable(violations, func(i, j int) bool { return violations[i].Field < violations[j].Field })
+	e := &ContextError{Violations: violations}
+	if n := len(violations); n > MaxViolations {
+		e.Violations, e.Omitted = violations[:MaxViolations:MaxViolations], n-MaxViolations
+	}
+	return e
+}
 
 func (e *ContextError) Error() string {
 	parts := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
 		parts[i] = v.Field + ": " + v.Description
 	}
-	return "invalid context: " + strings.Join(parts, "; ")
+	msg := "invalid context: " + strings.Join(parts, "; ")
+	if e.Omitted > 0 {
+		msg += fmt.Sprintf("; and %d more problems not listed", e.Omitted)
+	}
+	return msg
 }
 
 type compiledSchema struct {
@@ -270,10 +295,29 @@ func (w *Workflow) prepare(raw map[string]any, now time.Time) (*Input, error) {
 		violations = w.Check(in, asOf)
 	}
 	if len(violations) > 0 {
-		sort.SliceStable(violations, func(i, j int) bool { return violations[i].Field < violations[j].Field })
-		return nil, &ContextError{Violations: violations}
+		return nil, NewContextError(violations)
 	}
 	return &Input{values: ctx}, nil
+}
+
+// DuplicateKeys names the keys of m given twice, in snake_case and as its
+// lowerCamelCase alias (release_date and releaseDate): a context names each
+// field once, and which of two values would win is left to chance.
+func DuplicateKeys(m map[string]any, path string) []Violation {
+	seen := make(map[string]bool, len(m))
+	var out []Violation
+	for k := range m {
+		key := snakeCase(k)
+		if seen[key] {
+			out = append(out, duplicateKey(path, key))
+		}
+		seen[key] = true
+	}
+	return out
+}
+
+func duplicateKey(path, key string) Violation {
+	return Violation{Field: path + "." + key, Description: fmt.Sprintf("given twice (as %q and its alias)", key)}
 }
 
 func normalizeKeys(m map[string]any, path string) (map[string]any, []Violation) {
@@ -282,7 +326,7 @@ func normalizeKeys(m map[string]any, path string) (map[string]any, []Violation) 
 	for k, v := range m {
 		key := snakeCase(k)
 		if _, dup := out[key]; dup {
-			violations = append(violations, Violation{Field: path + "." + key, Description: fmt.Sprintf("given twice (as %q and its alias)", key)})
+			violations = append(violations, duplicateKey(path, key))
 			continue
 		}
 		switch t := v.(type) {

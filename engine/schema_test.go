@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,39 @@ func TestDatesAndTimeZone(t *testing.T) {
 		var ce *engine.ContextError
 		if !errors.As(err, &ce) || ce.Violations[0].Field != "context."+field {
 			t.Errorf("%s %q: %v; want a violation of context.%s", field, value, err, field)
+		}
+	}
+}
+
+// A context with thousands of problems lists the first MaxViolations of
+// them, by field, and says how many more there were: its error stays
+// small whatever the context holds.
+func TestContextErrorListsAtMostMaxViolations(t *testing.T) {
+	engine.Register(&engine.Workflow{
+		ID: "test-many-violations", Name: "Many violations", Vertical: "music", Description: "d",
+		Fields: []engine.Field{{Name: "title", Kind: engine.String}},
+		Steps:  []engine.Step{{Name: "noop", Run: func(*engine.Input, *engine.Plan) error { return nil }}},
+	})
+	w, _ := engine.LookupWorkflow("test-many-violations")
+	for _, n := range []int{engine.MaxViolations, 3000} {
+		raw := map[string]any{}
+		for i := range n {
+			raw[fmt.Sprintf("unknown_%04d", i)] = i
+		}
+		_, err := w.Prepare(raw)
+		var ce *engine.ContextError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%d unknown keys: %v, want a ContextError", n, err)
+		}
+		if len(ce.Violations) != engine.MaxViolations || ce.Omitted != n-engine.MaxViolations {
+			t.Fatalf("%d unknown keys: %d listed, %d omitted; want %d and %d", n, len(ce.Violations), ce.Omitted, engine.MaxViolations, n-engine.MaxViolations)
+		}
+		if ce.Violations[0].Field != "context.unknown_0000" {
+			t.Errorf("first violation %q, want the first field by path", ce.Violations[0].Field)
+		}
+		more := strings.Contains(err.Error(), fmt.Sprintf("and %d more problems not listed", n-engine.MaxViolations))
+		if more != (n > engine.MaxViolations) || len(err.Error()) > 4096 {
+			t.Errorf("%d unknown keys: message of %d bytes %q", n, len(err.Error()), err.Error()[:min(200, len(err.Error()))])
 		}
 	}
 }

@@ -194,7 +194,21 @@ type ListQuery struct {
 	Status, Vertical, Workflow string // empty: any
 	After                      string // the last id of the previous page
 	Limit                      int
+	// Basic leaves each job's context and result unread: nearly all of a
+	// large job's bytes, and not what a list of jobs shows.
+	Basic bool
 }
+
+// basicColumns are a job's columns but its context and result.
+var basicColumns = func() []string {
+	var out []string
+	for _, c := range job.Columns {
+		if c != job.FieldContext && c != job.FieldResult {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
 
 // List returns up to q.Limit jobs of the organization after q.After.
 func (r *Runner) List(ctx context.Context, orgID string, q ListQuery) ([]*Job, error) {
@@ -214,7 +228,11 @@ func (r *Runner) List(ctx context.Context, orgID string, q ListQuery) ([]*Job, e
 	if q.After != "" {
 		query = query.Where(job.IDLT(q.After))
 	}
-	rows, err := query.Order(ent.Desc(job.FieldID)).Limit(q.Limit).All(ctx)
+	query = query.Order(ent.Desc(job.FieldID)).Limit(q.Limit)
+	if q.Basic {
+		query.Select(basicColumns...)
+	}
+	rows, err := query.All(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	ics "github.com/arran4/golang-ical"
 
@@ -89,7 +90,7 @@ func Calendar(p *ent.Plan, milestones []*ent.PlanMilestone, info CalendarInfo) (
 	cal.SetName(name)
 	cal.SetXWRCalName(name)
 	workflow, vertical := describeWorkflow(p)
-	cal.SetXWRCalDesc(fmt.Sprintf("Milestones of the %s plan (%s) %s.", workflow, vertical, p.ID))
+	cal.SetXWRCalDesc(oneLine(fmt.Sprintf("Milestones of the %s plan (%s) %s.", workflow, vertical, p.ID)))
 	// Not SetRefreshInterval: the library's name of the property carries
 	// ";VALUE=DURATION" itself, which a parser then reads as part of it.
 	cal.CalendarProperties = append(cal.CalendarProperties, ics.CalendarProperty{BaseProperty: ics.BaseProperty{
@@ -98,7 +99,7 @@ func Calendar(p *ent.Plan, milestones []*ent.PlanMilestone, info CalendarInfo) (
 		Value:          CalendarRefresh,
 	}})
 	cal.SetXPublishedTTL(CalendarRefresh)
-	dashboard := DashboardURL(info.BaseURL, p.ID)
+	dashboard := oneLine(DashboardURL(info.BaseURL, p.ID))
 	cal.SetUrl(dashboard)
 
 	current := make([]*ent.PlanMilestone, 0, len(milestones))
@@ -127,9 +128,9 @@ func Calendar(p *ent.Plan, milestones []*ent.PlanMilestone, info CalendarInfo) (
 		// A milestone is a date to keep in mind, not time taken: it does
 		// not make its day busy in free/busy lookups.
 		e.SetProperty(ics.ComponentPropertyTransp, "TRANSPARENT")
-		e.SetDescription(eventDescription(p, m, workflow, info.BaseURL))
+		e.SetDescription(icsText(eventDescription(p, m, workflow, info.BaseURL)))
 		e.SetURL(dashboard)
-		e.AddCategory(vertical)
+		e.AddCategory(oneLine(vertical))
 	}
 	var b strings.Builder
 	// RFC 5545 lines end in CRLF; the library's default is the platform's
@@ -187,6 +188,24 @@ func eventDescription(p *ent.Plan, m *ent.PlanMilestone, workflow, baseURL strin
 
 // oneLine keeps a title on one line: the library escapes newlines in
 // text, but a calendar's name or an event's title is shown as one line.
+// Its control characters are gone too (icsText).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(icsText(s)), " ")
+}
+
+// icsText is s as an iCalendar TEXT value may hold it: RFC 5545's TEXT
+// excludes control characters (U+0000 to U+001F but the tab, U+007F), and
+// strict clients drop the whole feed over one, so each becomes a space;
+// line breaks, which the library escapes as \n, stay. C1 controls
+// (U+0080 to U+009F) go the same way: no calendar shows them. Every text
+// that reaches the document (titles, names, descriptions, categories)
+// goes through it, whoever wrote it: a creator's name, a context's text in
+// a milestone's title, a workflow's name.
+func icsText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -268,3 +268,35 @@ for e in cal.walk("VEVENT"):
 		t.Errorf("python icalendar read:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// Text with control characters and line breaks (a creator's name, a
+// milestone's title from a context) reaches the document as RFC 5545
+// TEXT allows: no control character but the CRLF that ends each line, and
+// the calendar's name and the events' titles on one line, so that a
+// creator named "Nova\r\nX-INJECTED:1" cannot add a property.
+func TestCalendarTextHasNoControlCharacters(t *testing.T) {
+	ms := sampleMilestones()
+	ms[0].Title = "Release\x01 day\x1b[31m\u0085 red\x7f"
+	info := plans.CalendarInfo{BaseURL: "https://ops.example.com", CreatorName: "Nova\r\nX-INJECTED:1\x00\tReyes\u2028"}
+	b := render(t, samplePlan(1), ms, info)
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\r\n"), "\r\n") {
+		if strings.HasPrefix(line, "X-INJECTED") {
+			t.Errorf("line %d is a property the creator's name made: %q", i+1, line)
+		}
+		for _, r := range line {
+			if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Errorf("line %d holds the control character %U: %q", i+1, r, line)
+			}
+		}
+	}
+	cal := parse(t, b)
+	const wantName = "Release strategy · Nova X-INJECTED:1 Reyes"
+	for _, name := range []ics.Property{ics.PropertyName, ics.PropertyXWRCalName} {
+		if got := calProp(cal, name); got != wantName {
+			t.Errorf("%s = %q, want %q", name, got, wantName)
+		}
+	}
+	if got := prop(eventsByUID(cal)[plans.EventUID(planID, "release")], ics.ComponentPropertySummary); got != "Release day [31m red" {
+		t.Errorf("SUMMARY %q, want the title without its control characters", got)
+	}
+}

@@ -292,7 +292,22 @@ type ListQuery struct {
 	CreatorID, Vertical, State string // empty: any
 	After                      string // the last id of the previous page
 	Limit                      int
+	// Basic leaves each plan's context and result unread: a list of plans
+	// shows their milestones, and the two documents were nearly all of a
+	// large plan's bytes and of the time to read it.
+	Basic bool
 }
+
+// basicColumns are a plan's columns but its context and result.
+var basicColumns = func() []string {
+	var out []string
+	for _, c := range plan.Columns {
+		if c != plan.FieldContext && c != plan.FieldResult {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
 
 // List returns up to q.Limit plans of the organization after q.After.
 func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Plan, error) {
@@ -312,7 +327,11 @@ func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Plan,
 	if q.After != "" {
 		query = query.Where(plan.IDLT(q.After))
 	}
-	rows, err := query.Order(ent.Desc(plan.FieldID)).Limit(q.Limit).All(ctx)
+	query = query.Order(ent.Desc(plan.FieldID)).Limit(q.Limit)
+	if q.Basic {
+		query.Select(basicColumns...)
+	}
+	rows, err := query.All(ctx)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -381,6 +400,12 @@ func (s *Service) Delete(ctx context.Context, orgID, id string) error {
 			return err
 		}
 		if _, err := tx.PlanReminder.Delete().Where(planreminder.PlanID(id)).Exec(ctx); err != nil {
+			return err
+		}
+		// The jobs that made the plan (its run, its re-plans) no longer
+		// name it: the dashboard linked them to a 404, and a job naming a
+		// plan can never be tracked again.
+		if _, err := tx.Job.Update().Where(job.OrganizationID(orgID), job.PlanID(id)).SetPlanID("").Save(ctx); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, audit.Entry{
@@ -495,6 +520,11 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 	wf, err := jobs.Lookup(cur.Vertical, cur.Workflow)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Merged into the plan's context, a field named twice would keep one
+	// of its values at random: refused, as a run with it is.
+	if vs := engine.DuplicateKeys(in.Context, "context"); len(vs) > 0 {
+		return nil, nil, engine.NewContextError(vs)
 	}
 	merged := maps.Clone(cur.Context)
 	if merged == nil {

@@ -145,14 +145,24 @@ func (l *Limiter) evictIdle() {
 
 // Take spends a token of the key's bucket.
 func (l *Limiter) Take(ctx context.Context, keyID string, lim auth.RateLimit) Decision {
+	return l.TakeN(ctx, keyID, lim, 1)
+}
+
+// TakeN spends n tokens of the key's bucket at once, for a call that costs
+// n requests' worth of work: all of them, or none when the bucket holds
+// fewer (the call is refused and its Retry-After says when n will be
+// there). A cost above the burst is charged as the burst, which a full
+// bucket can pay: no call is refused forever.
+func (l *Limiter) TakeN(ctx context.Context, keyID string, lim auth.RateLimit, n int) Decision {
+	n = max(1, min(n, lim.Burst))
 	if l.redis != nil {
-		if d, err := l.takeShared(ctx, keyID, lim); err == nil {
+		if d, err := l.takeShared(ctx, keyID, lim, n); err == nil {
 			return d
 		} else if last := l.lastRedisWarning.Load(); time.Since(time.Unix(0, last)) > time.Minute && l.lastRedisWarning.CompareAndSwap(last, time.Now().UnixNano()) {
 			l.log.WarnContext(ctx, "shared rate limit unavailable; limiting per replica", "error", err)
 		}
 	}
-	return l.takeLocal(keyID, lim)
+	return l.takeLocal(keyID, lim, n)
 }
 
 // Refund gives back a token Take spent from the key's bucket, for a
@@ -195,7 +205,7 @@ func (l *Limiter) refundShared(ctx context.Context, keyID string, lim auth.RateL
 	return nil
 }
 
-func (l *Limiter) takeLocal(keyID string, lim auth.RateLimit) Decision {
+func (l *Limiter) takeLocal(keyID string, lim auth.RateLimit, n int) Decision {
 	now := time.Now()
 	v, ok := l.buckets.Load(keyID)
 	if !ok {
@@ -210,21 +220,21 @@ func (l *Limiter) takeLocal(keyID string, lim auth.RateLimit) Decision {
 		b.lim.SetBurstAt(now, lim.Burst)
 		b.rps, b.burst = lim.RequestsPerSecond, lim.Burst
 	}
-	allowed := b.lim.AllowN(now, 1)
+	allowed := b.lim.AllowN(now, n)
 	tokens := b.lim.TokensAt(now)
 	b.mu.Unlock()
 	d := Decision{Allowed: allowed, Limit: lim, Remaining: max(0, int(math.Floor(tokens)))}
 	d.Reset = secondsToDuration((float64(lim.Burst) - tokens) / lim.RequestsPerSecond)
 	if !allowed {
-		d.RetryAfter = secondsToDuration((1 - tokens) / lim.RequestsPerSecond)
+		d.RetryAfter = secondsToDuration((float64(n) - tokens) / lim.RequestsPerSecond)
 	}
 	return d
 }
 
-func (l *Limiter) takeShared(ctx context.Context, keyID string, lim auth.RateLimit) (Decision, error) {
+func (l *Limiter) takeShared(ctx context.Context, keyID string, lim auth.RateLimit, n int) (Decision, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redisTimeout)
 	defer cancel()
-	res, err := l.redis.Allow(ctx, "creativeops:"+keyID, gcraLimit(lim))
+	res, err := l.redis.AllowN(ctx, "creativeops:"+keyID, gcraLimit(lim), n)
 	if err != nil {
 		return Decision{}, err
 	}

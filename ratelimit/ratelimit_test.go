@@ -18,7 +18,7 @@ func TestRateLimitHeaderNeverOverflows(t *testing.T) {
 		l := &Limiter{def: lim}
 		var d Decision
 		for range 2 {
-			d = l.takeLocal("key", lim)
+			d = l.takeLocal("key", lim, 1)
 		}
 		if d.Reset < 0 || d.RetryAfter < 0 || CeilSeconds(d.Reset) < 0 || CeilSeconds(d.RetryAfter) < 0 {
 			t.Fatalf("%g/s: reset %v retry after %v", rps, d.Reset, d.RetryAfter)
@@ -81,5 +81,27 @@ func TestRateLimitHeaderFormat(t *testing.T) {
 		if got := Header(c.d); got != c.want {
 			t.Errorf("Header(%+v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// TakeN spends n tokens at once or none: a call costing more than is left
+// is refused without spending, its Retry-After the time until n are back;
+// a cost above the burst is charged as the burst, so a full bucket pays it.
+func TestTakeN(t *testing.T) {
+	lim := auth.RateLimit{RequestsPerSecond: 1, Burst: 30}
+	l := &Limiter{def: lim}
+	ctx := t.Context()
+	if d := l.TakeN(ctx, "key", lim, 20); !d.Allowed || d.Remaining != 10 {
+		t.Fatalf("20 of 30: allowed %t, %d left; want allowed, 10 left", d.Allowed, d.Remaining)
+	}
+	d := l.TakeN(ctx, "key", lim, 20)
+	if d.Allowed || d.Remaining != 10 {
+		t.Fatalf("20 more of 10: allowed %t, %d left; want refused, 10 left", d.Allowed, d.Remaining)
+	}
+	if s := CeilSeconds(d.RetryAfter); s != 10 {
+		t.Fatalf("Retry-After %d s for 10 missing tokens at 1/s, want 10", s)
+	}
+	if d := l.TakeN(ctx, "other", lim, 1000); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("1000 of a full bucket of 30: allowed %t, %d left; want the burst charged", d.Allowed, d.Remaining)
 	}
 }

@@ -112,7 +112,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	a := admitted{p: p}
 	// A method no key may call is left to the interceptors to refuse.
 	if known && m.Scope != "" {
-		a.charge, a.charged = s.chargeRate(r.Context(), p), true
+		a.charge, a.charged = s.chargeRate(r.Context(), p, queryCost(m, r)), true
 		a.charge.setHeaders(w.Header())
 		if !a.charge.d.Allowed {
 			s.metrics.rateLimited.Inc()

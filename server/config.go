@@ -129,10 +129,13 @@ type Config struct {
 	// HTTPAddr>, fit for one machine only.
 	PublicURL string
 	// TrustedProxies are the peers (CIDR prefixes or addresses, see
-	// edge.ParseTrustedProxies) whose X-Forwarded-For and Forwarded headers
-	// name the client; from any other peer they are ignored. Empty: the
-	// client is the TCP peer.
+	// edge.ParseTrustedProxies) whose ClientIPHeader names the client;
+	// from any other peer it is ignored. Empty: the client is the TCP peer.
 	TrustedProxies []string
+	// ClientIPHeader is the header the trusted proxies write:
+	// "x-forwarded-for" (the default when empty) or "forwarded" (RFC
+	// 7239). The other one is never read.
+	ClientIPHeader string
 	// OAuthTokenLifetime is the lifetime of access tokens of clients that
 	// do not set their own (default 1 h).
 	OAuthTokenLifetime time.Duration
@@ -183,6 +186,7 @@ func DefaultConfig() Config {
 		OAuthTokenLimits:       oauth.DefaultTokenLimits,
 		Clock:                  clock.Real{},
 		PlanScanInterval:       plans.DefaultScanInterval,
+		ClientIPHeader:         edge.HeaderXForwardedFor,
 	}
 }
 

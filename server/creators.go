@@ -62,10 +62,6 @@ func (s *creatorsService) ListCreators(ctx context.Context, req *creativeopsv1.L
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(req, rows, page.size, func(c *creators.Creator) string { return c.ID })
-	out := &creativeopsv1.ListCreatorsResponse{Creators: make([]*creativeopsv1.Creator, len(rows)), NextPageToken: next}
-	for i, c := range rows {
-		out.Creators[i] = wire.Creator(c)
-	}
-	return out, nil
+	items, next := renderPage(req, rows, page.size, func(c *creators.Creator) string { return c.ID }, wire.Creator)
+	return &creativeopsv1.ListCreatorsResponse{Creators: items, NextPageToken: next}, nil
 }

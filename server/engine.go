@@ -115,17 +115,19 @@ func (s *engineService) ListJobs(ctx context.Context, req *creativeopsv1.ListJob
 	}
 	rows, err := s.runner.List(ctx, principal(ctx).OrganizationID, jobs.ListQuery{
 		Status: req.GetStatus(), Vertical: req.GetVertical(), Workflow: req.GetWorkflow(),
-		After: page.after, Limit: page.fetch(),
+		After: page.after, Limit: page.fetch(), Basic: req.GetView() != viewFull,
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(req, rows, page.size, func(j *jobs.Job) string { return j.ID })
-	out := &creativeopsv1.ListJobsResponse{Jobs: make([]*creativeopsv1.Job, len(rows)), NextPageToken: next}
-	for i, j := range rows {
-		out.Jobs[i] = wire.Job(j)
-	}
-	return out, nil
+	items, next := renderPage(req, rows, page.size, func(j *jobs.Job) string { return j.ID }, func(j *jobs.Job) *creativeopsv1.Job {
+		out := wire.Job(j)
+		if req.GetView() != viewFull {
+			out.Context, out.Result = nil, nil
+		}
+		return out
+	})
+	return &creativeopsv1.ListJobsResponse{Jobs: items, NextPageToken: next}, nil
 }
 
 func (s *engineService) CancelJob(ctx context.Context, req *creativeopsv1.CancelJobRequest) (*creativeopsv1.Job, error) {

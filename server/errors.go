@@ -38,7 +38,11 @@ func toStatusError(ctx context.Context, log *slog.Logger, err error) error {
 		for i, v := range ce.Violations {
 			violations[i] = apierror.FieldViolation{Field: v.Field, Description: v.Description}
 		}
-		return apierror.InvalidFields(ce.Error(), violations)
+		e := apierror.InvalidFields(ce.Error(), violations)
+		if ce.Omitted > 0 {
+			e.Metadata = map[string]string{"violations_omitted": strconv.Itoa(ce.Omitted)}
+		}
+		return e
 	case storage.IsNotFound(err):
 		return apierror.New(codes.NotFound, "NOT_FOUND", "resource not found")
 	case storage.IsConflict(err):

@@ -88,7 +88,7 @@ func newGatewayMux() *runtime.ServeMux {
 			return key, forwardedResponseHeaders[key]
 		}),
 		runtime.WithForwardResponseOption(forwardHTTPStatus),
-		runtime.WithMiddlewares(recordBodyErrors),
+		runtime.WithMiddlewares(recordBodyErrors, refuseUnknownQuery),
 		runtime.WithErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 			if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 				for k, vs := range md.HeaderMD {

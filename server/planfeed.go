@@ -76,7 +76,7 @@ func (s *Server) servePlanCalendar(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, missingScope(scope).GRPCStatus())
 			return
 		}
-		c := s.chargeRate(ctx, p)
+		c := s.chargeRate(ctx, p, 1)
 		c.setHeaders(w.Header())
 		if !c.d.Allowed {
 			s.metrics.rateLimited.Inc()

@@ -41,17 +41,19 @@ func (s *plansService) ListPlans(ctx context.Context, req *creativeopsv1.ListPla
 	}
 	rows, err := s.plans.List(ctx, principal(ctx).OrganizationID, plans.ListQuery{
 		CreatorID: req.GetCreatorId(), Vertical: req.GetVertical(), State: req.GetState(),
-		After: page.after, Limit: page.fetch(),
+		After: page.after, Limit: page.fetch(), Basic: req.GetView() != viewFull,
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows, next := nextPageToken(req, rows, page.size, func(p *plans.Plan) string { return p.ID })
-	out := &creativeopsv1.ListPlansResponse{Plans: make([]*creativeopsv1.Plan, len(rows)), NextPageToken: next}
-	for i, p := range rows {
-		out.Plans[i] = wire.Plan(p)
-	}
-	return out, nil
+	items, next := renderPage(req, rows, page.size, func(p *plans.Plan) string { return p.ID }, func(p *plans.Plan) *creativeopsv1.Plan {
+		out := wire.Plan(p)
+		if req.GetView() != viewFull {
+			out.Context, out.Result = nil, nil
+		}
+		return out
+	})
+	return &creativeopsv1.ListPlansResponse{Plans: items, NextPageToken: next}, nil
 }
 
 func (s *plansService) GetPlan(ctx context.Context, req *creativeopsv1.GetPlanRequest) (*creativeopsv1.Plan, error) {

@@ -88,7 +88,8 @@ func wrongSignIn(t *testing.T, srv *testserver.Server, headers ...string) int {
 }
 
 // Behind a trusted proxy the client's address is the proxy's word: the
-// right-most address of X-Forwarded-For (or Forwarded) that is not itself
+// right-most address of X-Forwarded-For (or Forwarded, when the proxies
+// write that) that is not itself
 // a trusted proxy. The audit log over REST and gRPC, the request log and
 // the per-address limits all use it; IPv6 clients are counted by /64.
 func TestTrustedProxyNamesTheClient(t *testing.T) {
@@ -99,8 +100,10 @@ func TestTrustedProxyNamesTheClient(t *testing.T) {
 	if ip := auditedIP(t, srv, "rest", "X-Forwarded-For", "198.51.100.66, 203.0.113.9"); ip != "203.0.113.9" {
 		t.Fatalf("REST audit client_ip %q, want 203.0.113.9", ip)
 	}
-	if ip := auditedIP(t, srv, "forwarded", "Forwarded", `for="[2001:db8::5]:443";proto=https`); ip != "2001:db8::5" {
-		t.Fatalf("Forwarded: audit client_ip %q, want 2001:db8::5", ip)
+	// Proxies that write X-Forwarded-For (the default): a Forwarded
+	// header is the client's own word, not believed.
+	if ip := auditedIP(t, srv, "forwarded", "Forwarded", `for="[2001:db8::5]:443";proto=https`); ip != "127.0.0.1" {
+		t.Fatalf("Forwarded through X-Forwarded-For proxies: audit client_ip %q, want the proxy's 127.0.0.1", ip)
 	}
 	lines := logs.requestLines(t, "/v1/keys")
 	if len(lines) == 0 || lines[0]["client_ip"] != "203.0.113.9" {
@@ -183,5 +186,23 @@ func TestUntrustedPeerCannotForwardAddresses(t *testing.T) {
 				t.Fatalf("a third address claimed by one peer: %d, want 429", code)
 			}
 		})
+	}
+}
+
+// Behind proxies that write Forwarded (--client-ip-header forwarded) the
+// client's address is read from Forwarded alone: an X-Forwarded-For the
+// client sent through such a proxy names nobody.
+func TestTrustedProxyWritingForwarded(t *testing.T) {
+	var logs lockedBuffer
+	srv := testserver.Start(t, testserver.Options{NoWorkers: true, Configure: func(c *server.Config) {
+		c.TrustedProxies = []string{"127.0.0.0/8", "::1/128"}
+		c.ClientIPHeader = "forwarded"
+		c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	}})
+	if ip := auditedIP(t, srv, "forwarded", "Forwarded", `for="[2001:db8::5]:443";proto=https`); ip != "2001:db8::5" {
+		t.Fatalf("Forwarded: audit client_ip %q, want 2001:db8::5", ip)
+	}
+	if ip := auditedIP(t, srv, "spoofed", "X-Forwarded-For", "198.51.100.66"); ip != "127.0.0.1" {
+		t.Fatalf("a client's X-Forwarded-For through a Forwarded proxy: audit client_ip %q, want the proxy's 127.0.0.1", ip)
 	}
 }

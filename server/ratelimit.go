@@ -13,23 +13,74 @@ import (
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/internal/rpcrule"
 	"github.com/creativeops/creativeops/ratelimit"
 )
 
 // rateCharge is a key's token spent for one request: its limit and the
 // limiter's decision.
 type rateCharge struct {
-	lim auth.RateLimit
-	d   ratelimit.Decision
+	lim  auth.RateLimit
+	d    ratelimit.Decision
+	cost int // tokens spent (or refused)
 }
 
-// chargeRate spends a token of p's key.
-func (s *Server) chargeRate(ctx context.Context, p *auth.Principal) rateCharge {
+// chargeRate spends cost tokens of p's key.
+func (s *Server) chargeRate(ctx context.Context, p *auth.Principal, cost int) rateCharge {
 	lim := s.cfg.RateLimit
 	if p.RateLimit != nil && p.RateLimit.RequestsPerSecond > 0 && p.RateLimit.Burst > 0 {
 		lim = *p.RateLimit
 	}
-	return rateCharge{lim: lim, d: s.limiter.Take(ctx, p.KeyID, lim)}
+	return rateCharge{lim: lim, d: s.limiter.TakeN(ctx, p.KeyID, lim, cost), cost: cost}
+}
+
+// A call costs one token, as one request; a list costs one token per
+// basicItemsPerToken items it asks for (page_size, or its default), or per
+// fullItemsPerToken in its full view: a page of 200 whole plans was a
+// thousand reads' worth of bytes and CPU. The cost is what the call asks
+// for, as GitHub's GraphQL API charges a query by the nodes it may return,
+// so it is known before the call runs and refused before it does work.
+const (
+	basicItemsPerToken = 50
+	fullItemsPerToken  = 10
+)
+
+func listCost(size int32, view string) int {
+	per := basicItemsPerToken
+	if view == viewFull {
+		per = fullItemsPerToken
+	}
+	return (pageSize(size) + per - 1) / per
+}
+
+// callCost is the tokens a decoded request costs.
+func callCost(req any) int {
+	r, ok := req.(pagedRequest)
+	if !ok {
+		return 1
+	}
+	var view string
+	if v, ok := req.(interface{ GetView() string }); ok {
+		view = v.GetView()
+	}
+	return listCost(r.GetPageSize(), view)
+}
+
+// queryCost is callCost of a REST call, read from its query before the
+// gateway decodes it (admission charges the call before that). A
+// page_size that is not a number costs the default page: the validator
+// refuses the call anyway.
+func queryCost(m rpcrule.Method, r *http.Request) int {
+	if m.HTTPMethod != http.MethodGet || m.Descriptor == nil || m.Descriptor.Input().Fields().ByName("page_size") == nil {
+		return 1
+	}
+	q := r.URL.Query()
+	size := q.Get("page_size")
+	if size == "" {
+		size = q.Get("pageSize")
+	}
+	n, _ := strconv.ParseInt(size, 10, 32)
+	return listCost(int32(n), q.Get("view"))
 }
 
 // rateHeaders are the headers that report a charge, as gRPC metadata keys
@@ -75,7 +126,11 @@ func (c rateCharge) retryAfter() int { return max(1, ratelimit.CeilSeconds(c.d.R
 
 // refusal is the error of a request beyond its key's limit.
 func (c rateCharge) refusal(keyID string) *apierror.Error {
-	return c.exceeded("this API key may make %s requests per second", map[string]string{"key_id": keyID})
+	allowance := "this API key may make %s requests per second"
+	if c.cost > 1 {
+		allowance = "this call costs " + strconv.Itoa(c.cost) + " requests' worth of the limit, and this API key may make %s requests per second"
+	}
+	return c.exceeded(allowance, map[string]string{"key_id": keyID, "cost": strconv.Itoa(max(c.cost, 1))})
 }
 
 // exceeded is the error of a request beyond the limit the charge spent:
@@ -91,9 +146,9 @@ func (c rateCharge) exceeded(allowance string, metadata map[string]string) *apie
 	return e
 }
 
-// limitRate runs after authentication: every authenticated call spends a
-// token of its key (unless it spent it over HTTP before its body was read:
-// see admit), and every response says how many are left.
+// limitRate runs after authentication: every authenticated call spends its
+// cost in tokens of its key (unless it spent them over HTTP before its
+// body was read: see admit), and every response says how many are left.
 func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	p, ok := auth.FromContext(ctx)
 	if !ok {
@@ -101,8 +156,17 @@ func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerI
 	}
 	a, _ := admittedFrom(ctx)
 	c := a.charge
+	cost := callCost(req)
+	if a.charged && c.d.Allowed && cost > c.cost {
+		// A Connect or gRPC-Web list, admitted at one token before its
+		// body said how much it asks for, pays the rest now. The headers
+		// admission wrote stay: they reported the bucket when they were
+		// written.
+		c = s.chargeRate(ctx, p, cost-c.cost)
+		c.cost = cost // what a refusal says the call costs
+	}
 	if !a.charged {
-		c = s.chargeRate(ctx, p)
+		c = s.chargeRate(ctx, p, cost)
 		// A charge made at admission wrote its headers on the HTTP
 		// response already: the gateway and the transcoder would add
 		// these to them, and clients joined the two copies into one

@@ -141,7 +141,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := edge.TLSConfig(cfg.TLSCertFile, cfg.TLSKeyFile, cfg.Logger); err != nil {
 		return nil, err
 	}
-	trusted, err := edge.ParseTrustedProxies(cfg.TrustedProxies)
+	trusted, err := edge.NewProxies(cfg.TrustedProxies, cfg.ClientIPHeader)
 	if err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}

@@ -258,7 +258,9 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 		"origins whose browser pages may call the API, comma-separated (https://app.example.com, https://*.example.com), or * for any (empty: same-origin only)")
 	var trustedProxies string
 	fs.env(textValue{&trustedProxies, func(s string) error { _, err := edge.ParseTrustedProxies(splitList(s)); return err }}, "trusted-proxies",
-		"proxies whose X-Forwarded-For / Forwarded headers name the client, comma-separated CIDRs or addresses (10.0.0.0/8, 192.0.2.10); the address then counts for per-address limits, the audit log and the request log (empty: the TCP peer is the client)")
+		"proxies whose --client-ip-header names the client, comma-separated CIDRs or addresses (10.0.0.0/8, 192.0.2.10); the address then counts for per-address limits, the audit log and the request log (empty: the TCP peer is the client)")
+	fs.env(textValue{&cfg.ClientIPHeader, func(s string) error { _, err := edge.CheckClientIPHeader(s); return err }}, "client-ip-header",
+		"the header the --trusted-proxies write the client's address in: x-forwarded-for or forwarded (RFC 7239); the other one is ignored, as a client could have written it")
 	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
 		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
 	fs.env(textValue{&cfg.PublicURL, publicURL}, "public-url", "URL clients reach the service at: the OAuth token issuer, the same on every replica (empty: http://localhost:<port>)")

@@ -369,6 +369,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[3], JobsColumns[7], JobsColumns[0]},
 			},
+			{
+				Name:    "job_organization_id_plan_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[21]},
+			},
 		},
 	}
 	// KeyEpochColumns holds the columns for the "key_epoch" table.

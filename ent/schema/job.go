@@ -44,5 +44,7 @@ func (Job) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "id"),
 		index.Fields("organization_id", "status", "id"),
+		// Deleting a plan clears the plan_id of the jobs that made it.
+		index.Fields("organization_id", "plan_id"),
 	}
 }

@@ -17,14 +17,18 @@ import (
 // takes the address from Proxies, and nowhere else.
 //
 // The address is the TCP peer's, unless the peer is one of
-// --trusted-proxies: then the proxy's word is taken, from
-// X-Forwarded-For, or from Forwarded (RFC 7239) when the request has no
-// X-Forwarded-For. A proxy appends the address it received the request
-// from to what the request already carried, so the list is read from the
-// right: past every trusted proxy, the first address is the client's.
-// Anything to its left was written by the client and is not believed. A
-// request straight from an untrusted peer is judged by that peer, whatever
-// its headers say.
+// --trusted-proxies: then the proxy's word is taken, from the one header
+// --client-ip-header says the proxies write: X-Forwarded-For (the default:
+// nginx, HAProxy, Envoy and the cloud load balancers write it) or
+// Forwarded (RFC 7239). The other header is not read at all: a proxy
+// passes on what the client sent beside what it writes, so behind a proxy
+// that writes only Forwarded, an X-Forwarded-For believed over it (as it
+// once was) was the client naming its own address. A proxy appends the
+// address it received the request from to what the request already
+// carried, so the list is read from the right: past every trusted proxy,
+// the first address is the client's. Anything to its left was written by
+// the client and is not believed. A request straight from an untrusted
+// peer is judged by that peer, whatever its headers say.
 
 // ParseTrustedProxies reads --trusted-proxies: CIDR prefixes or single
 // addresses, comma-separated.
@@ -49,12 +53,50 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// Proxies are the peers whose forwarding headers are believed.
-type Proxies []netip.Prefix
+// The values of --client-ip-header.
+const (
+	HeaderXForwardedFor = "x-forwarded-for"
+	HeaderForwarded     = "forwarded"
+)
+
+// CheckClientIPHeader reads --client-ip-header: x-forwarded-for or
+// forwarded, in any case; empty is x-forwarded-for.
+func CheckClientIPHeader(name string) (string, error) {
+	switch n := strings.ToLower(strings.TrimSpace(name)); n {
+	case "", HeaderXForwardedFor:
+		return HeaderXForwardedFor, nil
+	case HeaderForwarded:
+		return n, nil
+	}
+	return "", fmt.Errorf("%q: want %s or %s, the header the trusted proxies write", name, HeaderXForwardedFor, HeaderForwarded)
+}
+
+// Proxies are the peers whose forwarding header is believed, and which
+// header that is.
+type Proxies struct {
+	prefixes []netip.Prefix
+	// forwarded: the proxies write Forwarded, not X-Forwarded-For.
+	forwarded bool
+}
+
+// NewProxies are the proxies of --trusted-proxies (see
+// ParseTrustedProxies), writing the header of --client-ip-header (see
+// CheckClientIPHeader).
+func NewProxies(trusted []string, header string) (Proxies, error) {
+	prefixes, err := ParseTrustedProxies(trusted)
+	if err != nil {
+		return Proxies{}, err
+	}
+	h, err := CheckClientIPHeader(header)
+	if err != nil {
+		return Proxies{}, err
+	}
+	return Proxies{prefixes: prefixes, forwarded: h == HeaderForwarded}, nil
+}
 
 func (ps Proxies) trusted(a netip.Addr) bool {
 	a = a.Unmap()
-	for _, p := range ps {
+	for _, p := range ps.prefixes {
 		if p.Contains(a) {
 			return true
 		}
@@ -66,13 +108,15 @@ func (ps Proxies) trusted(a netip.Addr) bool {
 // or a bare address) whose header values of a name are header(name).
 func (ps Proxies) Client(peerAddr string, header func(name string) []string) netip.Addr {
 	p, ok := parseNode(peerAddr)
-	if !ok || len(ps) == 0 || !ps.trusted(p) {
+	if !ok || len(ps.prefixes) == 0 || !ps.trusted(p) {
 		return p
 	}
-	hops := header("X-Forwarded-For")
-	forwarded := false
-	if len(hops) == 0 {
-		hops, forwarded = header("Forwarded"), true
+	forwarded := ps.forwarded
+	var hops []string
+	if forwarded {
+		hops = header("Forwarded")
+	} else {
+		hops = header("X-Forwarded-For")
 	}
 	client := p
 	// Header lines in the order received, each a list: read them all

@@ -3,15 +3,20 @@ package edge
 import (
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
 func TestClientAddress(t *testing.T) {
-	trusted, err := ParseTrustedProxies([]string{"10.0.0.0/8", "192.0.2.10", "fd00::/8"})
+	trusted := []string{"10.0.0.0/8", "192.0.2.10", "fd00::/8"}
+	xff, err := NewProxies(trusted, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := Proxies(trusted)
+	fwd, err := NewProxies(trusted, "Forwarded")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		peer   string
@@ -42,21 +47,33 @@ func TestClientAddress(t *testing.T) {
 		{"Forwarded, IPv6 and port", "10.1.2.3:4000", http.Header{"Forwarded": {`for="[2001:db8:cafe::17]:4711"`}}, "2001:db8:cafe::17"},
 		{"Forwarded, case and spaces", "10.1.2.3:4000", http.Header{"Forwarded": {`proto=https; For="198.51.100.1"`}}, "198.51.100.1"},
 		{"Forwarded, obfuscated", "10.1.2.3:4000", http.Header{"Forwarded": {`for=_hidden`}}, "10.1.2.3"},
-		// A proxy that writes X-Forwarded-For is believed over a
-		// Forwarded header the client sent through it.
-		{"X-Forwarded-For over Forwarded", "10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}, "Forwarded": {"for=1.1.1.1"}}, "198.51.100.1"},
+		// Only the header the proxies write is read: what the client sent
+		// in the other one, passed on by the proxy, is not believed.
+		{"X-Forwarded-For proxies: a client's Forwarded", "10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}, "Forwarded": {"for=1.1.1.1"}}, "198.51.100.1"},
+		{"X-Forwarded-For proxies: only a client's Forwarded", "10.1.2.3:4000", http.Header{"Forwarded": {"for=1.1.1.1"}}, "10.1.2.3"},
+		{"Forwarded proxies: a client's X-Forwarded-For", "10.1.2.3:4000", http.Header{"Forwarded": {"for=198.51.100.1"}, "X-Forwarded-For": {"1.1.1.1"}}, "198.51.100.1"},
+		{"Forwarded proxies: only a client's X-Forwarded-For", "10.1.2.3:4000", http.Header{"X-Forwarded-For": {"1.1.1.1"}}, "10.1.2.3"},
 	} {
 		h := c.header
 		if h == nil {
 			h = http.Header{}
+		}
+		ps := xff
+		if strings.HasPrefix(c.name, "Forwarded") {
+			ps = fwd
 		}
 		got := ps.Client(c.peer, h.Values)
 		if got.String() != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
+	for _, bad := range []string{"x-real-ip", "both", "x-forwarded-for,forwarded"} {
+		if _, err := NewProxies(trusted, bad); err == nil {
+			t.Errorf("client IP header %q accepted", bad)
+		}
+	}
 	// Without trusted proxies no header is read.
-	if got := Proxies(nil).Client("10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}}.Values); got.String() != "10.1.2.3" {
+	if got := (Proxies{}).Client("10.1.2.3:4000", http.Header{"X-Forwarded-For": {"198.51.100.1"}}.Values); got.String() != "10.1.2.3" {
 		t.Fatalf("no trusted proxies: %s", got)
 	}
 }

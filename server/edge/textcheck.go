@@ -37,8 +37,9 @@ func CheckText(msg proto.Message) error {
 		return nil
 	}
 	slices.SortFunc(w.violations, func(a, b apierror.FieldViolation) int { return strings.Compare(a.Field, b.Field) })
+	omitted := 0
 	if len(w.violations) > maxTextViolations {
-		w.violations = w.violations[:maxTextViolations]
+		w.violations, omitted = w.violations[:maxTextViolations], len(w.violations)-maxTextViolations
 	}
 	if len(w.violations) == 1 {
 		v := w.violations[0]
@@ -48,7 +49,12 @@ func CheckText(msg proto.Message) error {
 	for i, v := range w.violations {
 		parts[i] = v.Field + ": " + v.Description
 	}
-	return apierror.InvalidFields("invalid request: "+strings.Join(parts, "; "), w.violations)
+	e := apierror.InvalidFields("invalid request: "+strings.Join(parts, "; "), w.violations)
+	if omitted > 0 {
+		e.Message += fmt.Sprintf("; and %d more problems not listed", omitted)
+		e.Metadata = map[string]string{"violations_omitted": strconv.Itoa(omitted)}
+	}
+	return e
 }
 
 type textWalker struct {

@@ -459,8 +459,13 @@ class Engine(_Resource):
         return cast(Job, self._c.request("GET", "/v1/engine/status/" + _q(id), **options))
 
     def list_jobs(self, status: str = "", vertical: str = "", workflow: str = "", page_size: int = 0,
-                  **options: Unpack[CallOptions]) -> Iterator[Job]:
-        return self._c.pages("/v1/engine/jobs", "jobs", {"status": status, "vertical": vertical, "workflow": workflow},
+                  view: str = "", **options: Unpack[CallOptions]) -> Iterator[Job]:
+        """The organization's jobs, newest first, every page. view "basic"
+        (the default) leaves out each job's context and result (get_job
+        returns them); "full" returns whole jobs and costs more of the
+        rate limit."""
+        return self._c.pages("/v1/engine/jobs", "jobs",
+                             {"status": status, "vertical": vertical, "workflow": workflow, "view": view},
                              page_size, **options)
 
     def cancel_job(self, id: str, **options: Unpack[CallOptions]) -> Job:
@@ -708,10 +713,14 @@ class Plans(_Resource):
         return cast(Plan, self._c.request("POST", "/v1/plans", body, **options))
 
     def list(self, creator_id: str = "", vertical: str = "", state: str = "", page_size: int = 0,
-             **options: Unpack[CallOptions]) -> Iterator[Plan]:
+             view: str = "", **options: Unpack[CallOptions]) -> Iterator[Plan]:
         """The organization's plans, newest first, every page; state is
-        "active" or "completed" (default: both)."""
-        return self._c.pages("/v1/plans", "plans", {"creator_id": creator_id, "vertical": vertical, "state": state},
+        "active" or "completed" (default: both). view "basic" (the
+        default) leaves out each plan's context and result (get returns
+        them); "full" returns whole plans and costs more of the rate
+        limit."""
+        return self._c.pages("/v1/plans", "plans",
+                             {"creator_id": creator_id, "vertical": vertical, "state": state, "view": view},
                              page_size, **options)
 
     def get(self, id: str, **options: Unpack[CallOptions]) -> Plan:

@@ -64,8 +64,8 @@ Job = TypedDict("Job", {
     "vertical": str,
     "workflow": str,
     "progress": int,
-    "context": Dict[str, Any],
-    "result": Optional[Dict[str, Any]],
+    "context": Optional[Dict[str, Any]],  # None in a list's basic view
+    "result": Optional[Dict[str, Any]],  # None until completed, and in a list's basic view
     "error": Optional[JobError],
     "created_at": str,
     "started_at": Optional[str],
@@ -166,7 +166,7 @@ class Plan(TypedDict):
     id: str  # "plan_..."
     vertical: str
     workflow: str
-    context: Dict[str, Any]  # what the current revision was made from
+    context: Optional[Dict[str, Any]]  # what the current revision was made from; None in a list's basic view
     creator_id: str
     revision: int
     job_id: str  # the job that made the current revision
@@ -177,7 +177,7 @@ class Plan(TypedDict):
     remind_days_before: int
     auto_replan: bool
     feed_active: bool
-    result: Optional[Dict[str, Any]]  # the current revision's full result
+    result: Optional[Dict[str, Any]]  # the current revision's full result; None in a list's basic view
     created_at: str
     updated_at: str
 

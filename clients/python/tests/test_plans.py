@@ -42,6 +42,11 @@ def test_a_tracked_run_makes_a_plan_the_filters_find(co):
 
     assert [p["id"] for p in co.plans.list(creator_id=creator["id"], vertical="music", state="active", page_size=1)] == [plan["id"]]
     assert list(co.plans.list(creator_id=creator["id"], state="completed")) == []
+    # A list is of summaries unless it asks for whole plans.
+    [basic] = co.plans.list(creator_id=creator["id"])
+    assert basic["context"] is None and basic["result"] is None and basic["milestones"] == plan["milestones"]
+    [full] = co.plans.list(creator_id=creator["id"], view="full")
+    assert full["context"] == plan["context"] and full["result"] == plan["result"]
     with pytest.raises(InvalidArgument) as e:
         list(co.plans.list(state="finished"))
     assert [f for f, _ in e.value.field_violations] == ["state"]

@@ -907,9 +907,11 @@ type Job struct {
 	Vertical string `protobuf:"bytes,3,opt,name=vertical,proto3" json:"vertical,omitempty"`
 	Workflow string `protobuf:"bytes,4,opt,name=workflow,proto3" json:"workflow,omitempty"`
 	// 0–100, advancing per step; 100 when completed.
-	Progress int32            `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
-	Context  *structpb.Struct `protobuf:"bytes,6,opt,name=context,proto3" json:"context,omitempty"`
-	// The plan: strategy, recommendations, timeline and workflow-specific keys.
+	Progress int32 `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
+	// The run's context. Null in a list's basic view.
+	Context *structpb.Struct `protobuf:"bytes,6,opt,name=context,proto3" json:"context,omitempty"`
+	// The plan: strategy, recommendations, timeline and workflow-specific
+	// keys. Null until the job completes, and in a list's basic view.
 	Result      *structpb.Struct       `protobuf:"bytes,7,opt,name=result,proto3" json:"result,omitempty"`
 	Error       *JobError              `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
 	CreatedAt   *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
@@ -1099,11 +1101,15 @@ func (x *GetJobRequest) GetId() string {
 type ListJobsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only jobs in this status; every status when empty.
-	Status        string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	Vertical      string `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
-	Workflow      string `protobuf:"bytes,3,opt,name=workflow,proto3" json:"workflow,omitempty"`
-	PageSize      int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	Status    string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Vertical  string `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
+	Workflow  string `protobuf:"bytes,3,opt,name=workflow,proto3" json:"workflow,omitempty"`
+	PageSize  int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// How much of each job the list returns (AIP-157): "basic" (the
+	// default) leaves out context and result, which GetJob returns; "full"
+	// returns whole jobs and costs more of the rate limit.
+	View          string `protobuf:"bytes,6,opt,name=view,proto3" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1169,6 +1175,13 @@ func (x *ListJobsRequest) GetPageSize() int32 {
 func (x *ListJobsRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListJobsRequest) GetView() string {
+	if x != nil {
+		return x.View
 	}
 	return ""
 }
@@ -1337,14 +1350,14 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\bJobError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\tR\x04step\"\xda\x04\n" +
+	"\x04step\x18\x03 \x01(\tR\x04step\"\xe0\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12C\n" +
 	"\x06status\x18\x02 \x01(\tB+\x9a\xb5\x18'\x12%creativeops.v1.ListJobsRequest.statusR\x06status\x12\x1a\n" +
 	"\bvertical\x18\x03 \x01(\tR\bvertical\x12\x1a\n" +
 	"\bworkflow\x18\x04 \x01(\tR\bworkflow\x12\x1a\n" +
-	"\bprogress\x18\x05 \x01(\x05R\bprogress\x121\n" +
-	"\acontext\x18\x06 \x01(\v2\x17.google.protobuf.StructR\acontext\x125\n" +
+	"\bprogress\x18\x05 \x01(\x05R\bprogress\x127\n" +
+	"\acontext\x18\x06 \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\acontext\x125\n" +
 	"\x06result\x18\a \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\x06result\x124\n" +
 	"\x05error\x18\b \x01(\v2\x18.creativeops.v1.JobErrorB\x04\x90\xb5\x18\x01R\x05error\x129\n" +
 	"\n" +
@@ -1357,7 +1370,7 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\x05async\x18\r \x01(\bR\x05async\x12\x17\n" +
 	"\aplan_id\x18\x0e \x01(\tR\x06planId\"(\n" +
 	"\rGetJobRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\xe3\x01\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x8d\x02\n" +
 	"\x0fListJobsRequest\x12P\n" +
 	"\x06status\x18\x01 \x01(\tB8\xbaH5r3R\x00R\x06queuedR\n" +
 	"processingR\tcompletedR\x06failedR\bcanceledR\x06status\x12\x1a\n" +
@@ -1366,7 +1379,8 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"c\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x12(\n" +
+	"\x04view\x18\x06 \x01(\tB\x14\xbaH\x11r\x0fR\x00R\x05basicR\x04fullR\x04view\"c\n" +
 	"\x10ListJobsResponse\x12'\n" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +

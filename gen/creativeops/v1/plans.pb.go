@@ -32,7 +32,8 @@ type Plan struct {
 	Id       string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Vertical string `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
 	Workflow string `protobuf:"bytes,3,opt,name=workflow,proto3" json:"workflow,omitempty"`
-	// The context the current revision was made from.
+	// The context the current revision was made from. Null in a list's
+	// basic view.
 	Context *structpb.Struct `protobuf:"bytes,4,opt,name=context,proto3" json:"context,omitempty"`
 	// The creator the plan is for; empty when none was given.
 	CreatorId string `protobuf:"bytes,5,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
@@ -58,7 +59,8 @@ type Plan struct {
 	// Whether a secret calendar feed URL exists.
 	FeedActive bool `protobuf:"varint,14,opt,name=feed_active,json=feedActive,proto3" json:"feed_active,omitempty"`
 	// The current revision's full result: strategy, recommendations,
-	// timeline, warnings and workflow-specific keys.
+	// timeline, warnings and workflow-specific keys. Null in a list's basic
+	// view.
 	Result        *structpb.Struct       `protobuf:"bytes,15,opt,name=result,proto3" json:"result,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
@@ -390,9 +392,13 @@ type ListPlansRequest struct {
 	CreatorId string                 `protobuf:"bytes,1,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
 	Vertical  string                 `protobuf:"bytes,2,opt,name=vertical,proto3" json:"vertical,omitempty"`
 	// Only plans in this state; every state when empty.
-	State         string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
-	PageSize      int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	State     string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	PageSize  int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// How much of each plan the list returns (AIP-157): "basic" (the
+	// default) leaves out context and result, which GetPlan returns; "full"
+	// returns whole plans and costs more of the rate limit.
+	View          string `protobuf:"bytes,6,opt,name=view,proto3" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -458,6 +464,13 @@ func (x *ListPlansRequest) GetPageSize() int32 {
 func (x *ListPlansRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListPlansRequest) GetView() string {
+	if x != nil {
+		return x.View
 	}
 	return ""
 }
@@ -1320,12 +1333,12 @@ var File_creativeops_v1_plans_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_plans_proto_rawDesc = "" +
 	"\n" +
-	"\x1acreativeops/v1/plans.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x05\n" +
+	"\x1acreativeops/v1/plans.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x05\n" +
 	"\x04Plan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bvertical\x18\x02 \x01(\tR\bvertical\x12\x1a\n" +
-	"\bworkflow\x18\x03 \x01(\tR\bworkflow\x121\n" +
-	"\acontext\x18\x04 \x01(\v2\x17.google.protobuf.StructR\acontext\x12\x1d\n" +
+	"\bworkflow\x18\x03 \x01(\tR\bworkflow\x127\n" +
+	"\acontext\x18\x04 \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\acontext\x12\x1d\n" +
 	"\n" +
 	"creator_id\x18\x05 \x01(\tR\tcreatorId\x12\x1a\n" +
 	"\brevision\x18\x06 \x01(\x05R\brevision\x12\x15\n" +
@@ -1341,8 +1354,8 @@ const file_creativeops_v1_plans_proto_rawDesc = "" +
 	"\vauto_replan\x18\r \x01(\bR\n" +
 	"autoReplan\x12\x1f\n" +
 	"\vfeed_active\x18\x0e \x01(\bR\n" +
-	"feedActive\x12/\n" +
-	"\x06result\x18\x0f \x01(\v2\x17.google.protobuf.StructR\x06result\x129\n" +
+	"feedActive\x125\n" +
+	"\x06result\x18\x0f \x01(\v2\x17.google.protobuf.StructB\x04\x90\xb5\x18\x01R\x06result\x129\n" +
 	"\n" +
 	"created_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
@@ -1366,7 +1379,7 @@ const file_creativeops_v1_plans_proto_rawDesc = "" +
 	"\vauto_replan\x18\x04 \x01(\bH\x01R\n" +
 	"autoReplan\x88\x01\x01B\x15\n" +
 	"\x13_remind_days_beforeB\x0e\n" +
-	"\f_auto_replan\"\xc7\x01\n" +
+	"\f_auto_replan\"\xf1\x01\n" +
 	"\x10ListPlansRequest\x12\x1d\n" +
 	"\n" +
 	"creator_id\x18\x01 \x01(\tR\tcreatorId\x12\x1a\n" +
@@ -1375,7 +1388,8 @@ const file_creativeops_v1_plans_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"g\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x12(\n" +
+	"\x04view\x18\x06 \x01(\tB\x14\xbaH\x11r\x0fR\x00R\x05basicR\x04fullR\x04view\"g\n" +
 	"\x11ListPlansResponse\x12*\n" +
 	"\x05plans\x18\x01 \x03(\v2\x14.creativeops.v1.PlanR\x05plans\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\")\n" +

@@ -9,7 +9,7 @@ export interface JobData {
   vertical: string;
   workflow: string;
   progress: number;
-  context: Record<string, unknown>;
+  context: Record<string, unknown> | null;
   result: Record<string, unknown> | null;
   error: JobErrorData | null;
   created_at: string;
@@ -103,7 +103,7 @@ export interface PlanData {
   id: string;
   vertical: string;
   workflow: string;
-  context: Record<string, unknown>;
+  context: Record<string, unknown> | null;
   creator_id: string;
   revision: number;
   job_id: string;
@@ -114,7 +114,7 @@ export interface PlanData {
   remind_days_before: number;
   auto_replan: boolean;
   feed_active: boolean;
-  result: Record<string, unknown>;
+  result: Record<string, unknown> | null;
   created_at: string;
   updated_at: string;
 }

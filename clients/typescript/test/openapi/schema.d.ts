@@ -4,6 +4,106 @@
  */
 
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token signing keys
+         * @description The public keys (RFC 7517) access tokens are verified with. No authentication.
+         */
+        get: operations["OAuth_JWKS"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata
+         * @description RFC 8414: where the endpoints are and what they support. No authentication.
+         */
+        get: operations["OAuth_Metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Introspect a token
+         * @description Whether a token is active (RFC 7662), for a client of the token's organization.
+         */
+        post: operations["OAuth_Introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token
+         * @description Revokes an access token at once (RFC 7009); only the client it was issued to may. An unknown, expired or already revoked token is answered 200 too.
+         */
+        post: operations["OAuth_Revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an access token
+         * @description The client credentials grant (RFC 6749 section 4.4): an OAuth client (POST /v1/oauth/clients) gets a short-lived token to send as Authorization: Bearer. See docs/oauth.md.
+         */
+        post: operations["OAuth_Token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/usage": {
         parameters: {
             query?: never;
@@ -950,7 +1050,7 @@ export interface components {
              */
             previous_secret_expires_at: string | null;
             /** @description Null when the key uses the service default. */
-            rate_limit: components["schemas"]["RateLimit"] | (never | null);
+            rate_limit: components["schemas"]["RateLimit"] | null;
             /** Format: date-time */
             revoked_at: string | null;
             scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
@@ -1003,6 +1103,20 @@ export interface components {
              */
             transport: string;
             user_agent: string;
+        };
+        /** @description google.rpc.BadRequest: the fields of the request at fault. */
+        BadRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            "@type": "type.googleapis.com/google.rpc.BadRequest";
+            fieldViolations?: {
+                /** @description What is wrong with it. */
+                description?: string;
+                /** @description The field's path, e.g. context.release_date. */
+                field?: string;
+            }[];
         };
         /** @description No fields: the method takes what it needs from its path. */
         CancelJobBody: Record<string, never>;
@@ -1157,7 +1271,7 @@ export interface components {
             jwks_uri?: string;
             name: string;
             scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
-            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. */
+            /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. A duration of at least 60s and at most 86400s. */
             token_lifetime?: string;
         };
         /** @description No fields: the method takes what it needs from its path. */
@@ -1286,16 +1400,36 @@ export interface components {
         };
         /** @description Error body (Google AIP-193) of every non-2xx response. */
         Error: {
-            error?: {
+            error: {
                 /** @description HTTP status. */
-                code?: number;
-                /** @description google.rpc.ErrorInfo (stable reason) and google.rpc.BadRequest (field violations). */
-                details?: Record<string, never>[];
-                message?: string;
-                request_id?: string;
+                code: number;
+                /** @description google.rpc.ErrorInfo (a stable reason) and google.rpc.BadRequest (the fields at fault); empty when there is nothing to add. */
+                details: components["schemas"]["ErrorDetail"][];
+                /** @description What went wrong, for a person. */
+                message: string;
+                /** @description The request's id (also the X-Request-Id header), which the server's log names. */
+                request_id: string;
                 /** @description gRPC status code name, e.g. NOT_FOUND. */
-                status?: string;
+                status: string;
             };
+        };
+        /** @description One detail of an error, told apart by @type. */
+        ErrorDetail: components["schemas"]["ErrorInfo"] | components["schemas"]["BadRequest"];
+        /** @description google.rpc.ErrorInfo: why, in a stable machine-readable reason (DUPLICATE_CONTENT, UNKNOWN_VERTICAL, RATE_LIMITED...). */
+        ErrorInfo: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo";
+            /** @description The service that answered. */
+            domain?: string;
+            /** @description What the reason is about (an existing record's id, retry_after_seconds). */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Stable, UPPER_SNAKE_CASE. */
+            reason: string;
         };
         /** @description An event, as a webhook delivery's body carries it, and its position. */
         Event: {
@@ -1363,18 +1497,34 @@ export interface components {
              */
             type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
+        /** @description RFC 7517 key set: the public keys tokens are verified with, retired ones still in their overlap included. */
+        JSONWebKeySet: {
+            keys: ({
+                /** @description Algorithm. */
+                alg?: string;
+                /** @description Key id. */
+                kid?: string;
+                /** @description Key type. */
+                kty: string;
+                /** @description sig. */
+                use?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
         Job: {
             async: boolean;
             /** Format: int32 */
             attempts: number;
             /** Format: date-time */
             completed_at: string | null;
+            /** @description The run's context. Null in a list's basic view. */
             context: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** Format: date-time */
             created_at: string;
-            error: components["schemas"]["JobError"] | (never | null);
+            error: components["schemas"]["JobError"] | null;
             /** @description "job_" followed by a ULID. */
             id: string;
             /**
@@ -1387,8 +1537,11 @@ export interface components {
              * @description 0–100, advancing per step; 100 when completed.
              */
             progress: number;
-            /** @description The plan: strategy, recommendations, timeline and workflow-specific keys. */
-            result: components["schemas"]["PlanResult"] | (never | null);
+            /**
+             * @description The plan: strategy, recommendations, timeline and workflow-specific
+             *      keys. Null until the job completes, and in a list's basic view.
+             */
+            result: components["schemas"]["PlanResult"] | null;
             /** Format: date-time */
             started_at: string | null;
             /**
@@ -1557,6 +1710,106 @@ export interface components {
             /** @description Lifetime of the access tokens issued to the client. */
             token_lifetime: string;
         };
+        /** @description RFC 6749 section 5.2. */
+        OAuthError: {
+            /** @description invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, unsupported_token_type, slow_down or server_error. */
+            error: string;
+            /** @description For a person. */
+            error_description?: string;
+        };
+        /** @description RFC 7662 section 2.2. Only active is sent for a token that is not active (expired, revoked, another organization's, not a token). */
+        OAuthIntrospection: {
+            active: boolean;
+            /** @description The audience. */
+            aud?: string[];
+            /** @description The client the token was issued to. */
+            client_id?: string;
+            /** @description Expiry, Unix seconds. */
+            exp?: number;
+            /** @description Issued at, Unix seconds. */
+            iat?: number;
+            /** @description The issuer. */
+            iss?: string;
+            /** @description The token's id. */
+            jti?: string;
+            /** @description Not before, Unix seconds. */
+            nbf?: number;
+            /** @description Space-separated scopes. */
+            scope?: string;
+            /** @description The subject: the client. */
+            sub?: string;
+            /** @description Bearer. */
+            token_type?: string;
+        };
+        /** @description RFC 8414 authorization server metadata. */
+        OAuthServerMetadata: {
+            grant_types_supported: string[];
+            /** @description RFC 7662. */
+            introspection_endpoint?: string;
+            introspection_endpoint_auth_methods_supported?: string[];
+            introspection_endpoint_auth_signing_alg_values_supported?: string[];
+            /** @description The issuer tokens name. */
+            issuer: string;
+            /** @description The keys tokens are signed with. */
+            jwks_uri: string;
+            /** @description RFC 7009. */
+            revocation_endpoint?: string;
+            revocation_endpoint_auth_methods_supported?: string[];
+            revocation_endpoint_auth_signing_alg_values_supported?: string[];
+            scopes_supported?: string[];
+            service_documentation?: string;
+            /** @description POST here for a token. */
+            token_endpoint: string;
+            token_endpoint_auth_methods_supported?: string[];
+            token_endpoint_auth_signing_alg_values_supported?: string[];
+        };
+        /** @description RFC 6749 section 5.1. Send access_token as Authorization: Bearer <token> to the API. */
+        OAuthToken: {
+            /** @description A signed JWT. */
+            access_token: string;
+            /** @description Seconds the token is valid for. */
+            expires_in?: number;
+            /** @description Space-separated scopes the token carries. */
+            scope?: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        /** @description The token to introspect (RFC 7662) or revoke (RFC 7009), with the client's authentication as for the token endpoint. */
+        OAuthTokenOperand: {
+            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
+            client_assertion?: string;
+            /**
+             * @description private_key_jwt (RFC 7523).
+             * @enum {string}
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
+            client_id?: string;
+            /** @description client_secret_post: the client's secret (co_oauth_…). */
+            client_secret?: string;
+            /** @description An access token. */
+            token: string;
+            /** @enum {string} */
+            token_type_hint?: "access_token";
+        };
+        /** @description RFC 6749 section 4.4: the client credentials grant. The client authenticates with exactly one of HTTP Basic (client_secret_basic), client_secret (client_secret_post) or client_assertion (private_key_jwt). */
+        OAuthTokenRequest: {
+            /** @description private_key_jwt: a JWT signed with a key of the client's jwks_uri. */
+            client_assertion?: string;
+            /**
+             * @description private_key_jwt (RFC 7523).
+             * @enum {string}
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description The client's id (oc_…), with client_secret or client_assertion; leave out with HTTP Basic. */
+            client_id?: string;
+            /** @description client_secret_post: the client's secret (co_oauth_…). */
+            client_secret?: string;
+            /** @enum {string} */
+            grant_type: "client_credentials";
+            /** @description Space-separated scopes, a subset of the client's; all of them when left out. */
+            scope?: string;
+        };
         Plan: {
             /** @description The date (YYYY-MM-DD) the current revision was planned as of. */
             as_of: string;
@@ -1565,10 +1818,13 @@ export interface components {
              *      deliverable's date passes and it is not done.
              */
             auto_replan: boolean;
-            /** @description The context the current revision was made from. */
+            /**
+             * @description The context the current revision was made from. Null in a list's
+             *      basic view.
+             */
             context: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** @description The creator the plan is for; empty when none was given. */
@@ -1588,11 +1844,10 @@ export interface components {
             remind_days_before: number;
             /**
              * @description The current revision's full result: strategy, recommendations,
-             *      timeline, warnings and workflow-specific keys.
+             *      timeline, warnings and workflow-specific keys. Null in a list's basic
+             *      view.
              */
-            result: {
-                [key: string]: unknown;
-            };
+            result: components["schemas"]["PlanResult"] | null;
             /**
              * Format: int32
              * @description 1 for the plan as first made, raised by each re-plan.
@@ -1659,6 +1914,14 @@ export interface components {
             vertical: string;
             workflow: string;
         };
+        PlanPrecedence: {
+            /** @description Key of the milestone that follows it. */
+            after: string;
+            /** @description Key of the milestone that comes first. */
+            before: string;
+            /** @description Working days of the plan's calendar after is at least after before (0: not before it). */
+            min_working_days: number;
+        };
         PlanRecommendation: {
             detail: string;
             /**
@@ -1707,6 +1970,8 @@ export interface components {
             key: string;
         };
         PlanTimeline: {
+            /** @description Keys of the industry closures the workflow added to the plan's calendar (a factory plan: the Chinese New Year closure); absent when none. */
+            closures?: ("dead-week" | "factory-new-year" | "steam-seasonal-sales" | "fashion-market-weeks")[];
             /**
              * Format: date
              * @description The last milestone's date; absent when there are none.
@@ -1721,10 +1986,12 @@ export interface components {
             milestones: components["schemas"]["PlanTimelineMilestone"][];
             /** @description Present, and true, when the target is already behind as_of: a plan for after the event. */
             post_event?: boolean;
+            /** @description The order the workflow declares between milestones, each with its minimum gap in working days; the settled dates keep every one (a PRECEDENCE_SHORT warning says when a fixed event makes that impossible). Absent when none. */
+            precedences?: components["schemas"]["PlanPrecedence"][];
             /** @description Dates the plan names that are not its steps (a sale season, a date one could choose instead), each with what it is; absent when there are none. */
             reference_dates?: components["schemas"]["PlanReferenceDate"][];
             /**
-             * @description The country (ISO 3166-1 alpha-2) whose weekends and public holidays deliverables were scheduled around; GET /v1/engine/calendars lists them.
+             * @description The country (ISO 3166-1 alpha-2) whose public holidays make the plan's working-day calendar, with weekends, the 24 December–1 January closure and closures; GET /v1/engine/calendars lists them.
              * @enum {string}
              */
             region?: "AR" | "AT" | "AU" | "BE" | "BG" | "BR" | "CA" | "CH" | "CZ" | "DE" | "DK" | "ES" | "FR" | "GB" | "GR" | "HR" | "IE" | "IT" | "JP" | "LT" | "LV" | "MW" | "NC" | "NL" | "NO" | "NZ" | "PL" | "RO" | "RU" | "SE" | "SI" | "SK" | "UA" | "US" | "ZA";
@@ -1753,13 +2020,20 @@ export interface components {
             date: string;
             /** @description Days from as_of to date; negative for a passed milestone. */
             days_from_as_of: number;
-            /** @description Present, and true, for work someone must hand over: it falls on an open day of the region. */
+            /** @description Why the milestone is on a closed day (an event held on a holiday); absent otherwise. */
+            deliberate?: string;
+            /** @description Present, and true, for work someone must hand over (kind deliverable): it falls on a working day of the plan's calendar. */
             deliverable?: boolean;
             /** @description Stable within the workflow, e.g. master_delivery. */
             key: string;
             /**
+             * @description What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own.
+             * @enum {string}
+             */
+            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "event" | "work";
+            /**
              * Format: date
-             * @description The date asked for, when a deliverable was moved off a closed day.
+             * @description The date asked for, when the milestone was moved off a closed day or to keep a precedence.
              */
             moved_from?: string;
             /** @description Why the date moved. */
@@ -1787,12 +2061,12 @@ export interface components {
         RedeliverDeliveryBody: Record<string, never>;
         RegisterWorkRequest: {
             /** @description SHA-256 of the work: "sha256:<64 hex>" or 64 bare hex digits. */
-            content_hash?: string;
+            content_hash: string;
             creator_id: string;
             description?: string;
             title: string;
             /** @enum {string} */
-            type?: "song" | "script" | "book" | "artwork" | "concept" | "other";
+            type: "song" | "script" | "book" | "artwork" | "concept" | "other";
         };
         /** @description No fields: the method takes what it needs from its path. */
         ReopenMilestoneBody: Record<string, never>;
@@ -1821,11 +2095,11 @@ export interface components {
         /** @description No fields: the method takes what it needs from its path. */
         RevokePlanFeedBody: Record<string, never>;
         RotateKeyBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
             grace_period?: string;
         };
         RotateOAuthClientBody: {
-            /** @description How long the old secret keeps working; default 24 h, at most 30 days. */
+            /** @description How long the old secret keeps working; default 24 h, at most 30 days. A duration of at least 0s and at most 2592000s. */
             grace_period?: string;
         };
         RotateWebhookSecretBody: {
@@ -2002,7 +2276,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key reused or in progress). */
+        /** @description The request conflicts with the resource's state or an earlier request (a duplicate, an Idempotency-Key whose first request is still running). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -2038,6 +2312,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request body is larger than the server reads (1 MiB by default). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The API key exceeded its rate limit. */
         TooManyRequests: {
             headers: {
@@ -2058,6 +2341,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The Idempotency-Key was used before with another body. */
+        UnprocessableEntity: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -2066,6 +2358,363 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    OAuth_JWKS: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "alg": "ES256",
+                     *           "crv": "P-256",
+                     *           "kid": "3fa1",
+                     *           "kty": "EC",
+                     *           "use": "sig",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONWebKeySet"];
+                };
+            };
+        };
+    };
+    OAuth_Metadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "grant_types_supported": [
+                     *         "client_credentials"
+                     *       ],
+                     *       "introspection_endpoint": "https://api.example.com/oauth/introspect",
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "introspection_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ],
+                     *       "issuer": "https://api.example.com",
+                     *       "jwks_uri": "https://api.example.com/.well-known/jwks.json",
+                     *       "revocation_endpoint": "https://api.example.com/oauth/revoke",
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "revocation_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "engine:read",
+                     *         "analytics:read"
+                     *       ],
+                     *       "token_endpoint": "https://api.example.com/oauth/token",
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "private_key_jwt"
+                     *       ],
+                     *       "token_endpoint_auth_signing_alg_values_supported": [
+                     *         "ES256",
+                     *         "RS256"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthServerMetadata"];
+                };
+            };
+        };
+    };
+    OAuth_Introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
+            };
+        };
+        responses: {
+            /** @description The token's state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "aud": [
+                     *         "https://api.example.com"
+                     *       ],
+                     *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "exp": 1793611800,
+                     *       "iat": 1793608200,
+                     *       "iss": "https://api.example.com",
+                     *       "jti": "tok_01k3zz9q1r3s5t7v9w1x3y5z7a",
+                     *       "nbf": 1793608200,
+                     *       "scope": "engine:read analytics:read",
+                     *       "sub": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                     *       "token_type": "Bearer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthIntrospection"];
+                };
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    OAuth_Revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
+                 *       "token_type_hint": "access_token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenOperand"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    OAuth_Token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oc_01k3zz6m8n0p2q4r6s8t0v2w4x",
+                 *       "client_secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
+                 *       "grant_type": "client_credentials",
+                 *       "scope": "engine:read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmYTEifQ.eyJzdWIiOiJvY18wMWszeno2bThuMHAycTRyNnM4dDB2Mnc0eCJ9.c2lnbmF0dXJl",
+                     *       "expires_in": 3600,
+                     *       "scope": "engine:read analytics:read",
+                     *       "token_type": "Bearer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthToken"];
+                };
+            };
+            /** @description The request is invalid (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The client failed to authenticate (invalid_client), with WWW-Authenticate: Basic. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The form is larger than the server reads. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests from this address, or too many failed authentications of this client. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
     AnalyticsService_GetUsage: {
         parameters: {
             query?: {
@@ -2138,6 +2787,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2211,6 +2861,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2331,6 +2982,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2471,6 +3124,8 @@ export interface operations {
                 workflow?: string;
                 page_size?: number;
                 page_token?: string;
+                /** @description How much of each job the list returns (AIP-157): "basic" (the default) leaves out context and result, which GetJob returns; "full" returns whole jobs and costs more of the rate limit. */
+                view?: "basic" | "full";
             };
             header?: never;
             path?: never;
@@ -2529,6 +3184,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -2539,6 +3195,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -2546,8 +3203,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -2571,6 +3236,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2636,6 +3302,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2666,7 +3334,6 @@ export interface operations {
                  *         "genre": "indie pop",
                  *         "releaseDate": "2027-03-03"
                  *       },
-                 *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                  *       "vertical": "music",
                  *       "workflow": "release-strategy"
                  *     }
@@ -2724,6 +3391,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -2734,6 +3402,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -2741,8 +3410,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -2796,7 +3473,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -2870,6 +3550,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -2880,6 +3561,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -2887,8 +3569,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -3172,6 +3862,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3292,6 +3983,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3497,11 +4189,11 @@ export interface operations {
     };
     IPService_GetConsistencyProof: {
         parameters: {
-            query?: {
-                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. */
-                from?: string;
-                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. */
-                to?: string;
+            query: {
+                /** @description Size of the older tree, e.g. the tree_size of a checkpoint already verified. A 64-bit integer, sent as a decimal string. Must be at least 1. */
+                from: string;
+                /** @description Size of the newer tree, at most the current tree_size. A 64-bit integer, sent as a decimal string. Must be at least 1. */
+                to: string;
             };
             header?: never;
             path?: never;
@@ -3642,7 +4334,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3679,7 +4374,7 @@ export interface operations {
                      *       "keys": [
                      *         {
                      *           "created_at": "2026-11-02T09:30:00Z",
-                     *           "expires_at": "2027-01-01T00:00:00Z",
+                     *           "expires_at": "2036-01-01T00:00:00Z",
                      *           "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *           "name": "Release pipeline",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3729,7 +4424,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "expires_at": "2027-01-01T00:00:00Z",
+                 *       "expires_at": "2036-01-01T00:00:00Z",
                  *       "name": "Release pipeline",
                  *       "rate_limit": {
                  *         "burst": 10,
@@ -3754,7 +4449,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "expires_at": "2036-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3779,6 +4474,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3857,7 +4554,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "created_at": "2026-11-02T09:30:00Z",
-                     *       "expires_at": "2027-01-01T00:00:00Z",
+                     *       "expires_at": "2036-01-01T00:00:00Z",
                      *       "id": "key_01k3zs4h6j8k0m2n4p6q8r0s2t",
                      *       "name": "Release pipeline",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
@@ -3883,6 +4580,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -3924,7 +4623,7 @@ export interface operations {
                      *           "jwks_uri": "",
                      *           "name": "Royalty reporting service",
                      *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *           "prefix": "cos_9Lm4",
+                     *           "prefix": "co_oauth_MFRG",
                      *           "previous_secret_expires_at": null,
                      *           "revoked_at": null,
                      *           "scopes": [
@@ -3992,14 +4691,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "cos_9Lm4tR7yU2iO5pA8sD1fG3hJ6kL9zX2c",
+                     *       "secret": "co_oauth_MFRGGZDFMZTWQ2LKNNWG23TPOB",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -4010,6 +4709,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4048,7 +4749,7 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": null,
                      *       "revoked_at": null,
                      *       "scopes": [
@@ -4148,14 +4849,14 @@ export interface operations {
                      *       "jwks_uri": "",
                      *       "name": "Royalty reporting service",
                      *       "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
-                     *       "prefix": "cos_9Lm4",
+                     *       "prefix": "co_oauth_MFRG",
                      *       "previous_secret_expires_at": "2026-11-03T09:30:00Z",
                      *       "revoked_at": null,
                      *       "scopes": [
                      *         "engine:read",
                      *         "analytics:read"
                      *       ],
-                     *       "secret": "cos_4Kj8hG2fD6sA9pO3iU7yT1rE5wQ0mN4b",
+                     *       "secret": "co_oauth_KRUGKIDROVUWG2ZAMJZG653OEB",
                      *       "token_lifetime": "3600s"
                      *     }
                      */
@@ -4167,6 +4868,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4189,6 +4892,8 @@ export interface operations {
                 state?: "active" | "completed";
                 page_size?: number;
                 page_token?: string;
+                /** @description How much of each plan the list returns (AIP-157): "basic" (the default) leaves out context and result, which GetPlan returns; "full" returns whole plans and costs more of the rate limit. */
+                view?: "basic" | "full";
             };
             header?: never;
             path?: never;
@@ -4259,6 +4964,7 @@ export interface operations {
                      *                   "days_from_as_of": 91,
                      *                   "deliverable": true,
                      *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
                      *                   "passed": false,
                      *                   "title": "Deliver the master to the distributor"
                      *                 },
@@ -4269,6 +4975,7 @@ export interface operations {
                      *                   "date": "2027-02-05",
                      *                   "days_from_as_of": 95,
                      *                   "key": "pitch",
+                     *                   "kind": "action",
                      *                   "passed": false,
                      *                   "title": "Editorial pitch"
                      *                 },
@@ -4276,8 +4983,16 @@ export interface operations {
                      *                   "date": "2027-03-05",
                      *                   "days_from_as_of": 123,
                      *                   "key": "release",
+                     *                   "kind": "event",
                      *                   "passed": false,
                      *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
                      *                 }
                      *               ],
                      *               "region": "US",
@@ -4302,6 +5017,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4327,7 +5043,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
-                 *       "job_id": "string"
+                 *       "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePlanRequest"];
@@ -4394,6 +5110,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4404,6 +5121,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4411,8 +5129,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4435,7 +5161,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4520,6 +5249,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4530,6 +5260,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4537,8 +5268,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4687,6 +5426,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4697,6 +5437,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4704,8 +5445,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4729,6 +5478,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -4871,6 +5621,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -4881,6 +5632,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -4888,8 +5640,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -4914,6 +5674,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5004,6 +5766,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5014,6 +5777,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5021,8 +5785,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5047,6 +5819,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5137,6 +5911,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5147,6 +5922,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5154,8 +5930,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5180,6 +5964,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5229,6 +6015,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5336,6 +6124,7 @@ export interface operations {
                      *                 "days_from_as_of": 91,
                      *                 "deliverable": true,
                      *                 "key": "master_delivery",
+                     *                 "kind": "deliverable",
                      *                 "passed": false,
                      *                 "title": "Deliver the master to the distributor"
                      *               },
@@ -5346,6 +6135,7 @@ export interface operations {
                      *                 "date": "2027-02-05",
                      *                 "days_from_as_of": 95,
                      *                 "key": "pitch",
+                     *                 "kind": "action",
                      *                 "passed": false,
                      *                 "title": "Editorial pitch"
                      *               },
@@ -5353,8 +6143,16 @@ export interface operations {
                      *                 "date": "2027-03-05",
                      *                 "days_from_as_of": 123,
                      *                 "key": "release",
+                     *                 "kind": "event",
                      *                 "passed": false,
                      *                 "title": "Release day"
+                     *               }
+                     *             ],
+                     *             "precedences": [
+                     *               {
+                     *                 "after": "pitch",
+                     *                 "before": "master_delivery",
+                     *                 "min_working_days": 0
                      *               }
                      *             ],
                      *             "region": "US",
@@ -5380,6 +6178,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5469,6 +6269,7 @@ export interface operations {
                      *               "days_from_as_of": 91,
                      *               "deliverable": true,
                      *               "key": "master_delivery",
+                     *               "kind": "deliverable",
                      *               "passed": false,
                      *               "title": "Deliver the master to the distributor"
                      *             },
@@ -5479,6 +6280,7 @@ export interface operations {
                      *               "date": "2027-02-05",
                      *               "days_from_as_of": 95,
                      *               "key": "pitch",
+                     *               "kind": "action",
                      *               "passed": false,
                      *               "title": "Editorial pitch"
                      *             },
@@ -5486,8 +6288,16 @@ export interface operations {
                      *               "date": "2027-03-05",
                      *               "days_from_as_of": 123,
                      *               "key": "release",
+                     *               "kind": "event",
                      *               "passed": false,
                      *               "title": "Release day"
+                     *             }
+                     *           ],
+                     *           "precedences": [
+                     *             {
+                     *               "after": "pitch",
+                     *               "before": "master_delivery",
+                     *               "min_working_days": 0
                      *             }
                      *           ],
                      *           "region": "US",
@@ -5512,6 +6322,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5640,6 +6452,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5800,6 +6614,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5933,6 +6748,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -5994,6 +6811,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6055,6 +6874,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6117,6 +6938,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */
@@ -6177,6 +7000,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Error */

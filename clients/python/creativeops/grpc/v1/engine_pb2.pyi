@@ -121,18 +121,20 @@ class ListCalendarsResponse(_message.Message):
     def __init__(self, countries: _Optional[_Iterable[_Union[Country, _Mapping]]] = ..., currencies: _Optional[_Iterable[str]] = ..., closures: _Optional[_Iterable[_Union[Closure, _Mapping]]] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
-    __slots__ = ["page_size", "page_token", "status", "vertical", "workflow"]
+    __slots__ = ["page_size", "page_token", "status", "vertical", "view", "workflow"]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VERTICAL_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     WORKFLOW_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     status: str
     vertical: str
+    view: str
     workflow: str
-    def __init__(self, status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    def __init__(self, status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., view: _Optional[str] = ...) -> None: ...
 
 class ListJobsResponse(_message.Message):
     __slots__ = ["jobs", "next_page_token"]

@@ -16,7 +16,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63reativeops/grpc/v1/plans.proto\x12\x0e\x63reativeops.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf1\x04\n\x04Plan\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x03 \x01(\tR\x08workflow\x12\x31\n\x07\x63ontext\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x1d\n\ncreator_id\x18\x05 \x01(\tR\tcreatorId\x12\x1a\n\x08revision\x18\x06 \x01(\x05R\x08revision\x12\x15\n\x06job_id\x18\x07 \x01(\tR\x05jobId\x12\x13\n\x05\x61s_of\x18\x08 \x01(\tR\x04\x61sOf\x12\x1b\n\ttime_zone\x18\t \x01(\tR\x08timeZone\x12\x14\n\x05state\x18\n \x01(\tR\x05state\x12=\n\nmilestones\x18\x0b \x03(\x0b\x32\x1d.creativeops.v1.PlanMilestoneR\nmilestones\x12,\n\x12remind_days_before\x18\x0c \x01(\x05R\x10remindDaysBefore\x12\x1f\n\x0b\x61uto_replan\x18\r \x01(\x08R\nautoReplan\x12\x1f\n\x0b\x66\x65\x65\x64_active\x18\x0e \x01(\x08R\nfeedActive\x12/\n\x06result\x18\x0f \x01(\x0b\x32\x17.google.protobuf.StructR\x06result\x12\x39\n\ncreated_at\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\"\xd4\x01\n\rPlanMilestone\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05title\x18\x02 \x01(\tR\x05title\x12\x12\n\x04\x64\x61te\x18\x03 \x01(\tR\x04\x64\x61te\x12 \n\x0b\x64\x65liverable\x18\x04 \x01(\x08R\x0b\x64\x65liverable\x12\x14\n\x05state\x18\x05 \x01(\tR\x05state\x12\x33\n\x07\x64one_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x06\x64oneAt\x12\x1a\n\x08revision\x18\x07 \x01(\x05R\x08revision\"\xc9\x01\n\x11\x43reatePlanRequest\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1d\n\ncreator_id\x18\x02 \x01(\tR\tcreatorId\x12\x31\n\x12remind_days_before\x18\x03 \x01(\x05H\x00R\x10remindDaysBefore\x88\x01\x01\x12$\n\x0b\x61uto_replan\x18\x04 \x01(\x08H\x01R\nautoReplan\x88\x01\x01\x42\x15\n\x13_remind_days_beforeB\x0e\n\x0c_auto_replan\"\x9f\x01\n\x10ListPlansRequest\x12\x1d\n\ncreator_id\x18\x01 \x01(\tR\tcreatorId\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x14\n\x05state\x18\x03 \x01(\tR\x05state\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\"g\n\x11ListPlansResponse\x12*\n\x05plans\x18\x01 \x03(\x0b\x32\x14.creativeops.v1.PlanR\x05plans\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\" \n\x0eGetPlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\xa3\x01\n\x11UpdatePlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x31\n\x12remind_days_before\x18\x02 \x01(\x05H\x00R\x10remindDaysBefore\x88\x01\x01\x12$\n\x0b\x61uto_replan\x18\x03 \x01(\x08H\x01R\nautoReplan\x88\x01\x01\x42\x15\n\x13_remind_days_beforeB\x0e\n\x0c_auto_replan\"#\n\x11\x44\x65letePlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"<\n\x18\x43ompleteMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\"8\n\x14SkipMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\":\n\x16ReopenMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\"k\n\x11ReplanPlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x31\n\x07\x63ontext\x18\x02 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x13\n\x05\x61s_of\x18\x03 \x01(\tR\x04\x61sOf\"\x87\x01\n\x0fMilestoneChange\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n\x06\x63hange\x18\x03 \x01(\tR\x06\x63hange\x12\x1b\n\tfrom_date\x18\x04 \x01(\tR\x08\x66romDate\x12\x17\n\x07to_date\x18\x05 \x01(\tR\x06toDate\"y\n\x12ReplanPlanResponse\x12(\n\x04plan\x18\x01 \x01(\x0b\x32\x14.creativeops.v1.PlanR\x04plan\x12\x39\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x1f.creativeops.v1.MilestoneChangeR\x07\x63hanges\"\'\n\x15\x43reatePlanFeedRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"W\n\x08PlanFeed\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12\x39\n\ncreated_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\"\'\n\x15RevokePlanFeedRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\xff\x01\n\x15PlanMilestoneReminder\x12\x17\n\x07plan_id\x18\x01 \x01(\tR\x06planId\x12\x1a\n\x08revision\x18\x02 \x01(\x05R\x08revision\x12\x1d\n\ncreator_id\x18\x03 \x01(\tR\tcreatorId\x12\x1a\n\x08vertical\x18\x04 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x05 \x01(\tR\x08workflow\x12;\n\tmilestone\x18\x06 \x01(\x0b\x32\x1d.creativeops.v1.PlanMilestoneR\tmilestone\x12\x1d\n\ndays_until\x18\x07 \x01(\x05R\tdaysUntil\"\x91\x01\n\x10PlanReplanReport\x12(\n\x04plan\x18\x01 \x01(\x0b\x32\x14.creativeops.v1.PlanR\x04plan\x12\x39\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x1f.creativeops.v1.MilestoneChangeR\x07\x63hanges\x12\x18\n\x07trigger\x18\x03 \x01(\tR\x07trigger2\xe2\x06\n\x0cPlansService\x12\x45\n\nCreatePlan\x12!.creativeops.v1.CreatePlanRequest\x1a\x14.creativeops.v1.Plan\x12P\n\tListPlans\x12 .creativeops.v1.ListPlansRequest\x1a!.creativeops.v1.ListPlansResponse\x12?\n\x07GetPlan\x12\x1e.creativeops.v1.GetPlanRequest\x1a\x14.creativeops.v1.Plan\x12\x45\n\nUpdatePlan\x12!.creativeops.v1.UpdatePlanRequest\x1a\x14.creativeops.v1.Plan\x12G\n\nDeletePlan\x12!.creativeops.v1.DeletePlanRequest\x1a\x16.google.protobuf.Empty\x12S\n\x11\x43ompleteMilestone\x12(.creativeops.v1.CompleteMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12K\n\rSkipMilestone\x12$.creativeops.v1.SkipMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12O\n\x0fReopenMilestone\x12&.creativeops.v1.ReopenMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12S\n\nReplanPlan\x12!.creativeops.v1.ReplanPlanRequest\x1a\".creativeops.v1.ReplanPlanResponse\x12Q\n\x0e\x43reatePlanFeed\x12%.creativeops.v1.CreatePlanFeedRequest\x1a\x18.creativeops.v1.PlanFeed\x12M\n\x0eRevokePlanFeed\x12%.creativeops.v1.RevokePlanFeedRequest\x1a\x14.creativeops.v1.PlanBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63reativeops/grpc/v1/plans.proto\x12\x0e\x63reativeops.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf1\x04\n\x04Plan\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x03 \x01(\tR\x08workflow\x12\x31\n\x07\x63ontext\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x1d\n\ncreator_id\x18\x05 \x01(\tR\tcreatorId\x12\x1a\n\x08revision\x18\x06 \x01(\x05R\x08revision\x12\x15\n\x06job_id\x18\x07 \x01(\tR\x05jobId\x12\x13\n\x05\x61s_of\x18\x08 \x01(\tR\x04\x61sOf\x12\x1b\n\ttime_zone\x18\t \x01(\tR\x08timeZone\x12\x14\n\x05state\x18\n \x01(\tR\x05state\x12=\n\nmilestones\x18\x0b \x03(\x0b\x32\x1d.creativeops.v1.PlanMilestoneR\nmilestones\x12,\n\x12remind_days_before\x18\x0c \x01(\x05R\x10remindDaysBefore\x12\x1f\n\x0b\x61uto_replan\x18\r \x01(\x08R\nautoReplan\x12\x1f\n\x0b\x66\x65\x65\x64_active\x18\x0e \x01(\x08R\nfeedActive\x12/\n\x06result\x18\x0f \x01(\x0b\x32\x17.google.protobuf.StructR\x06result\x12\x39\n\ncreated_at\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\"\xd4\x01\n\rPlanMilestone\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05title\x18\x02 \x01(\tR\x05title\x12\x12\n\x04\x64\x61te\x18\x03 \x01(\tR\x04\x64\x61te\x12 \n\x0b\x64\x65liverable\x18\x04 \x01(\x08R\x0b\x64\x65liverable\x12\x14\n\x05state\x18\x05 \x01(\tR\x05state\x12\x33\n\x07\x64one_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x06\x64oneAt\x12\x1a\n\x08revision\x18\x07 \x01(\x05R\x08revision\"\xc9\x01\n\x11\x43reatePlanRequest\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1d\n\ncreator_id\x18\x02 \x01(\tR\tcreatorId\x12\x31\n\x12remind_days_before\x18\x03 \x01(\x05H\x00R\x10remindDaysBefore\x88\x01\x01\x12$\n\x0b\x61uto_replan\x18\x04 \x01(\x08H\x01R\nautoReplan\x88\x01\x01\x42\x15\n\x13_remind_days_beforeB\x0e\n\x0c_auto_replan\"\xb3\x01\n\x10ListPlansRequest\x12\x1d\n\ncreator_id\x18\x01 \x01(\tR\tcreatorId\x12\x1a\n\x08vertical\x18\x02 \x01(\tR\x08vertical\x12\x14\n\x05state\x18\x03 \x01(\tR\x05state\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\x12\x12\n\x04view\x18\x06 \x01(\tR\x04view\"g\n\x11ListPlansResponse\x12*\n\x05plans\x18\x01 \x03(\x0b\x32\x14.creativeops.v1.PlanR\x05plans\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\" \n\x0eGetPlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\xa3\x01\n\x11UpdatePlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x31\n\x12remind_days_before\x18\x02 \x01(\x05H\x00R\x10remindDaysBefore\x88\x01\x01\x12$\n\x0b\x61uto_replan\x18\x03 \x01(\x08H\x01R\nautoReplan\x88\x01\x01\x42\x15\n\x13_remind_days_beforeB\x0e\n\x0c_auto_replan\"#\n\x11\x44\x65letePlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"<\n\x18\x43ompleteMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\"8\n\x14SkipMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\":\n\x16ReopenMilestoneRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n\x03key\x18\x02 \x01(\tR\x03key\"k\n\x11ReplanPlanRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x31\n\x07\x63ontext\x18\x02 \x01(\x0b\x32\x17.google.protobuf.StructR\x07\x63ontext\x12\x13\n\x05\x61s_of\x18\x03 \x01(\tR\x04\x61sOf\"\x87\x01\n\x0fMilestoneChange\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n\x06\x63hange\x18\x03 \x01(\tR\x06\x63hange\x12\x1b\n\tfrom_date\x18\x04 \x01(\tR\x08\x66romDate\x12\x17\n\x07to_date\x18\x05 \x01(\tR\x06toDate\"y\n\x12ReplanPlanResponse\x12(\n\x04plan\x18\x01 \x01(\x0b\x32\x14.creativeops.v1.PlanR\x04plan\x12\x39\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x1f.creativeops.v1.MilestoneChangeR\x07\x63hanges\"\'\n\x15\x43reatePlanFeedRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"W\n\x08PlanFeed\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12\x39\n\ncreated_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\"\'\n\x15RevokePlanFeedRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\xff\x01\n\x15PlanMilestoneReminder\x12\x17\n\x07plan_id\x18\x01 \x01(\tR\x06planId\x12\x1a\n\x08revision\x18\x02 \x01(\x05R\x08revision\x12\x1d\n\ncreator_id\x18\x03 \x01(\tR\tcreatorId\x12\x1a\n\x08vertical\x18\x04 \x01(\tR\x08vertical\x12\x1a\n\x08workflow\x18\x05 \x01(\tR\x08workflow\x12;\n\tmilestone\x18\x06 \x01(\x0b\x32\x1d.creativeops.v1.PlanMilestoneR\tmilestone\x12\x1d\n\ndays_until\x18\x07 \x01(\x05R\tdaysUntil\"\x91\x01\n\x10PlanReplanReport\x12(\n\x04plan\x18\x01 \x01(\x0b\x32\x14.creativeops.v1.PlanR\x04plan\x12\x39\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x1f.creativeops.v1.MilestoneChangeR\x07\x63hanges\x12\x18\n\x07trigger\x18\x03 \x01(\tR\x07trigger2\xe2\x06\n\x0cPlansService\x12\x45\n\nCreatePlan\x12!.creativeops.v1.CreatePlanRequest\x1a\x14.creativeops.v1.Plan\x12P\n\tListPlans\x12 .creativeops.v1.ListPlansRequest\x1a!.creativeops.v1.ListPlansResponse\x12?\n\x07GetPlan\x12\x1e.creativeops.v1.GetPlanRequest\x1a\x14.creativeops.v1.Plan\x12\x45\n\nUpdatePlan\x12!.creativeops.v1.UpdatePlanRequest\x1a\x14.creativeops.v1.Plan\x12G\n\nDeletePlan\x12!.creativeops.v1.DeletePlanRequest\x1a\x16.google.protobuf.Empty\x12S\n\x11\x43ompleteMilestone\x12(.creativeops.v1.CompleteMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12K\n\rSkipMilestone\x12$.creativeops.v1.SkipMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12O\n\x0fReopenMilestone\x12&.creativeops.v1.ReopenMilestoneRequest\x1a\x14.creativeops.v1.Plan\x12S\n\nReplanPlan\x12!.creativeops.v1.ReplanPlanRequest\x1a\".creativeops.v1.ReplanPlanResponse\x12Q\n\x0e\x43reatePlanFeed\x12%.creativeops.v1.CreatePlanFeedRequest\x1a\x18.creativeops.v1.PlanFeed\x12M\n\x0eRevokePlanFeed\x12%.creativeops.v1.RevokePlanFeedRequest\x1a\x14.creativeops.v1.PlanBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.plans_pb2', globals())
@@ -31,37 +31,37 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CREATEPLANREQUEST._serialized_start=987
   _CREATEPLANREQUEST._serialized_end=1188
   _LISTPLANSREQUEST._serialized_start=1191
-  _LISTPLANSREQUEST._serialized_end=1350
-  _LISTPLANSRESPONSE._serialized_start=1352
-  _LISTPLANSRESPONSE._serialized_end=1455
-  _GETPLANREQUEST._serialized_start=1457
-  _GETPLANREQUEST._serialized_end=1489
-  _UPDATEPLANREQUEST._serialized_start=1492
-  _UPDATEPLANREQUEST._serialized_end=1655
-  _DELETEPLANREQUEST._serialized_start=1657
-  _DELETEPLANREQUEST._serialized_end=1692
-  _COMPLETEMILESTONEREQUEST._serialized_start=1694
-  _COMPLETEMILESTONEREQUEST._serialized_end=1754
-  _SKIPMILESTONEREQUEST._serialized_start=1756
-  _SKIPMILESTONEREQUEST._serialized_end=1812
-  _REOPENMILESTONEREQUEST._serialized_start=1814
-  _REOPENMILESTONEREQUEST._serialized_end=1872
-  _REPLANPLANREQUEST._serialized_start=1874
-  _REPLANPLANREQUEST._serialized_end=1981
-  _MILESTONECHANGE._serialized_start=1984
-  _MILESTONECHANGE._serialized_end=2119
-  _REPLANPLANRESPONSE._serialized_start=2121
-  _REPLANPLANRESPONSE._serialized_end=2242
-  _CREATEPLANFEEDREQUEST._serialized_start=2244
-  _CREATEPLANFEEDREQUEST._serialized_end=2283
-  _PLANFEED._serialized_start=2285
-  _PLANFEED._serialized_end=2372
-  _REVOKEPLANFEEDREQUEST._serialized_start=2374
-  _REVOKEPLANFEEDREQUEST._serialized_end=2413
-  _PLANMILESTONEREMINDER._serialized_start=2416
-  _PLANMILESTONEREMINDER._serialized_end=2671
-  _PLANREPLANREPORT._serialized_start=2674
-  _PLANREPLANREPORT._serialized_end=2819
-  _PLANSSERVICE._serialized_start=2822
-  _PLANSSERVICE._serialized_end=3688
+  _LISTPLANSREQUEST._serialized_end=1370
+  _LISTPLANSRESPONSE._serialized_start=1372
+  _LISTPLANSRESPONSE._serialized_end=1475
+  _GETPLANREQUEST._serialized_start=1477
+  _GETPLANREQUEST._serialized_end=1509
+  _UPDATEPLANREQUEST._serialized_start=1512
+  _UPDATEPLANREQUEST._serialized_end=1675
+  _DELETEPLANREQUEST._serialized_start=1677
+  _DELETEPLANREQUEST._serialized_end=1712
+  _COMPLETEMILESTONEREQUEST._serialized_start=1714
+  _COMPLETEMILESTONEREQUEST._serialized_end=1774
+  _SKIPMILESTONEREQUEST._serialized_start=1776
+  _SKIPMILESTONEREQUEST._serialized_end=1832
+  _REOPENMILESTONEREQUEST._serialized_start=1834
+  _REOPENMILESTONEREQUEST._serialized_end=1892
+  _REPLANPLANREQUEST._serialized_start=1894
+  _REPLANPLANREQUEST._serialized_end=2001
+  _MILESTONECHANGE._serialized_start=2004
+  _MILESTONECHANGE._serialized_end=2139
+  _REPLANPLANRESPONSE._serialized_start=2141
+  _REPLANPLANRESPONSE._serialized_end=2262
+  _CREATEPLANFEEDREQUEST._serialized_start=2264
+  _CREATEPLANFEEDREQUEST._serialized_end=2303
+  _PLANFEED._serialized_start=2305
+  _PLANFEED._serialized_end=2392
+  _REVOKEPLANFEEDREQUEST._serialized_start=2394
+  _REVOKEPLANFEEDREQUEST._serialized_end=2433
+  _PLANMILESTONEREMINDER._serialized_start=2436
+  _PLANMILESTONEREMINDER._serialized_end=2691
+  _PLANREPLANREPORT._serialized_start=2694
+  _PLANREPLANREPORT._serialized_end=2839
+  _PLANSSERVICE._serialized_start=2842
+  _PLANSSERVICE._serialized_end=3708
 # @@protoc_insertion_point(module_scope)

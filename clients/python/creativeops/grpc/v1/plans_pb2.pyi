@@ -47,18 +47,20 @@ class GetPlanRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class ListPlansRequest(_message.Message):
-    __slots__ = ["creator_id", "page_size", "page_token", "state", "vertical"]
+    __slots__ = ["creator_id", "page_size", "page_token", "state", "vertical", "view"]
     CREATOR_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     VERTICAL_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     creator_id: str
     page_size: int
     page_token: str
     state: str
     vertical: str
-    def __init__(self, creator_id: _Optional[str] = ..., vertical: _Optional[str] = ..., state: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    view: str
+    def __init__(self, creator_id: _Optional[str] = ..., vertical: _Optional[str] = ..., state: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., view: _Optional[str] = ...) -> None: ...
 
 class ListPlansResponse(_message.Message):
     __slots__ = ["next_page_token", "plans"]
