@@ -44,5 +44,7 @@ func (Job) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "id"),
 		index.Fields("organization_id", "status", "id"),
+		// A creator's runs, for its export and erasure.
+		index.Fields("organization_id", "creator_id", "id"),
 	}
 }

@@ -43,6 +43,8 @@ type EventTypes struct {
 	PlanMilestoneDue     *PlanMilestoneReminder `protobuf:"bytes,6,opt,name=plan_milestone_due,json=planMilestoneDue,proto3" json:"plan_milestone_due,omitempty"`
 	PlanMilestoneOverdue *PlanMilestoneReminder `protobuf:"bytes,7,opt,name=plan_milestone_overdue,json=planMilestoneOverdue,proto3" json:"plan_milestone_overdue,omitempty"`
 	PlanReplanned        *PlanReplanReport      `protobuf:"bytes,8,opt,name=plan_replanned,json=planReplanned,proto3" json:"plan_replanned,omitempty"`
+	CreatorUpdated       *Creator               `protobuf:"bytes,9,opt,name=creator_updated,json=creatorUpdated,proto3" json:"creator_updated,omitempty"`
+	CreatorDeleted       *CreatorDeleted        `protobuf:"bytes,10,opt,name=creator_deleted,json=creatorDeleted,proto3" json:"creator_deleted,omitempty"`
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache
 }
@@ -133,11 +135,25 @@ func (x *EventTypes) GetPlanReplanned() *PlanReplanReport {
 	return nil
 }
 
+func (x *EventTypes) GetCreatorUpdated() *Creator {
+	if x != nil {
+		return x.CreatorUpdated
+	}
+	return nil
+}
+
+func (x *EventTypes) GetCreatorDeleted() *CreatorDeleted {
+	if x != nil {
+		return x.CreatorDeleted
+	}
+	return nil
+}
+
 var File_creativeops_v1_events_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\"\xa1\r\n" +
+	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\"\xb6\x10\n" +
 	"\n" +
 	"EventTypes\x12\xc4\x01\n" +
 	"\rjob_completed\x18\x01 \x01(\v2\x13.creativeops.v1.JobB\x89\x01\xa2\xb5\x18\x84\x01\n" +
@@ -156,7 +172,12 @@ const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\x16plan_milestone_overdue\x18\a \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\x9a\x01\xa2\xb5\x18\x95\x01\n" +
 	"\x16plan.milestone.overdue\x12{A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.R\x14planMilestoneOverdue\x12\xea\x01\n" +
 	"\x0eplan_replanned\x18\b \x01(\v2 .creativeops.v1.PlanReplanReportB\xa0\x01\xa2\xb5\x18\x9b\x01\n" +
-	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplannedBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplanned\x12\xbe\x01\n" +
+	"\x0fcreator_updated\x18\t \x01(\v2\x17.creativeops.v1.CreatorB|\xa2\xb5\x18x\n" +
+	"\x0fcreator.updated\x12eA creator was changed by PATCH /v1/creators/{id}. The data is the creator as that request returns it.R\x0ecreatorUpdated\x12\xd1\x01\n" +
+	"\x0fcreator_deleted\x18\n" +
+	" \x01(\v2\x1e.creativeops.v1.CreatorDeletedB\x87\x01\xa2\xb5\x18\x82\x01\n" +
+	"\x0fcreator.deleted\x12oA creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.R\x0ecreatorDeletedBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_events_proto_rawDescOnce sync.Once
@@ -179,21 +200,24 @@ var file_creativeops_v1_events_proto_goTypes = []any{
 	(*Webhook)(nil),               // 4: creativeops.v1.Webhook
 	(*PlanMilestoneReminder)(nil), // 5: creativeops.v1.PlanMilestoneReminder
 	(*PlanReplanReport)(nil),      // 6: creativeops.v1.PlanReplanReport
+	(*CreatorDeleted)(nil),        // 7: creativeops.v1.CreatorDeleted
 }
 var file_creativeops_v1_events_proto_depIdxs = []int32{
-	1, // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
-	1, // 1: creativeops.v1.EventTypes.job_failed:type_name -> creativeops.v1.Job
-	2, // 2: creativeops.v1.EventTypes.ip_registered:type_name -> creativeops.v1.IPRecord
-	3, // 3: creativeops.v1.EventTypes.creator_created:type_name -> creativeops.v1.Creator
-	4, // 4: creativeops.v1.EventTypes.webhook_test:type_name -> creativeops.v1.Webhook
-	5, // 5: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
-	5, // 6: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
-	6, // 7: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	1,  // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
+	1,  // 1: creativeops.v1.EventTypes.job_failed:type_name -> creativeops.v1.Job
+	2,  // 2: creativeops.v1.EventTypes.ip_registered:type_name -> creativeops.v1.IPRecord
+	3,  // 3: creativeops.v1.EventTypes.creator_created:type_name -> creativeops.v1.Creator
+	4,  // 4: creativeops.v1.EventTypes.webhook_test:type_name -> creativeops.v1.Webhook
+	5,  // 5: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
+	5,  // 6: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
+	6,  // 7: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
+	3,  // 8: creativeops.v1.EventTypes.creator_updated:type_name -> creativeops.v1.Creator
+	7,  // 9: creativeops.v1.EventTypes.creator_deleted:type_name -> creativeops.v1.CreatorDeleted
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_events_proto_init() }
