@@ -115,6 +115,13 @@ const (
 	PlanFeedCreated Action = "plan_feed.created"
 	// PlanFeedRevoked: a plan's calendar feed URL was revoked.
 	PlanFeedRevoked Action = "plan_feed.revoked"
+	// CreatorUpdated: a creator was changed; the details name the fields
+	// that changed, never their values (personal data stays out of the
+	// audit log, which outlives an erasure).
+	CreatorUpdated Action = "creator.updated"
+	// CreatorErased: a creator's personal data was erased (DELETE
+	// /v1/creators/{id}).
+	CreatorErased Action = "creator.erased"
 )
 
 // Actions lists every action, for validation and documentation.
@@ -125,6 +132,7 @@ var Actions = []Action{
 	SessionCreated, SessionEnded,
 	OAuthClientCreated, OAuthClientRotated, OAuthClientDeleted,
 	PlanDeleted, PlanFeedCreated, PlanFeedRevoked,
+	CreatorUpdated, CreatorErased,
 }
 
 // Valid reports whether a is one of Actions.
@@ -144,6 +152,7 @@ const (
 	TargetInstallation = "installation"
 	TargetSession      = "session"
 	TargetPlan         = "plan"
+	TargetCreator      = "creator"
 )
 
 // Transports an Origin names.

@@ -12,6 +12,10 @@ const (
 	ScopeEngineRead    = "engine:read"
 	ScopeCreatorsRead  = "creators:read"
 	ScopeCreatorsWrite = "creators:write"
+	// ScopeCreatorsAdmin erases and exports creators: data-subject
+	// requests, which reach past the creator record into plans, jobs, IP
+	// records and webhook deliveries (docs/privacy.md).
+	ScopeCreatorsAdmin = "creators:admin"
 	ScopeIPRead        = "ip:read"
 	ScopeIPWrite       = "ip:write"
 	ScopeWebhooksRead  = "webhooks:read"
@@ -24,7 +28,7 @@ const (
 )
 
 // AllScopes lists every scope a key can be given.
-var AllScopes = []string{ScopeAll, ScopeEngineRun, ScopeEngineRead, ScopeCreatorsRead, ScopeCreatorsWrite,
+var AllScopes = []string{ScopeAll, ScopeEngineRun, ScopeEngineRead, ScopeCreatorsRead, ScopeCreatorsWrite, ScopeCreatorsAdmin,
 	ScopeIPRead, ScopeIPWrite, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeEventsRead, ScopeAnalyticsRead, ScopeKeysAdmin,
 	ScopePlansRead, ScopePlansWrite}
 

@@ -37,6 +37,8 @@ type Creator struct {
 	Status string `json:"status,omitempty"`
 	// Metadata holds the value of the "metadata" field.
 	Metadata map[string]interface{} `json:"metadata,omitempty"`
+	// Revision holds the value of the "revision" field.
+	Revision int `json:"revision,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CreatorQuery when eager-loading is set.
 	Edges        CreatorEdges `json:"edges"`
@@ -70,6 +72,8 @@ func (*Creator) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case creator.FieldMetadata:
 			values[i] = new([]byte)
+		case creator.FieldRevision:
+			values[i] = new(sql.NullInt64)
 		case creator.FieldID, creator.FieldOrganizationID, creator.FieldName, creator.FieldEmail, creator.FieldEmailKey, creator.FieldVertical, creator.FieldStatus:
 			values[i] = new(sql.NullString)
 		case creator.FieldCreatedAt, creator.FieldUpdatedAt:
@@ -151,6 +155,12 @@ func (_m *Creator) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field metadata: %w", err)
 				}
 			}
+		case creator.FieldRevision:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field revision", values[i])
+			} else if value.Valid {
+				_m.Revision = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -218,6 +228,9 @@ func (_m *Creator) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("metadata=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
+	builder.WriteString(", ")
+	builder.WriteString("revision=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Revision))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -102,6 +102,20 @@ func (_c *CreatorCreate) SetMetadata(v map[string]interface{}) *CreatorCreate {
 	return _c
 }
 
+// SetRevision sets the "revision" field.
+func (_c *CreatorCreate) SetRevision(v int) *CreatorCreate {
+	_c.mutation.SetRevision(v)
+	return _c
+}
+
+// SetNillableRevision sets the "revision" field if the given value is not nil.
+func (_c *CreatorCreate) SetNillableRevision(v *int) *CreatorCreate {
+	if v != nil {
+		_c.SetRevision(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CreatorCreate) SetID(v string) *CreatorCreate {
 	_c.mutation.SetID(v)
@@ -160,6 +174,10 @@ func (_c *CreatorCreate) defaults() {
 		v := creator.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.Revision(); !ok {
+		v := creator.DefaultRevision
+		_c.mutation.SetRevision(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -207,6 +225,9 @@ func (_c *CreatorCreate) check() error {
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Creator.status"`)}
+	}
+	if _, ok := _c.mutation.Revision(); !ok {
+		return &ValidationError{Name: "revision", err: errors.New(`ent: missing required field "Creator.revision"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := creator.IDValidator(v); err != nil {
@@ -283,6 +304,10 @@ func (_c *CreatorCreate) createSpec() (*Creator, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Metadata(); ok {
 		_spec.SetField(creator.FieldMetadata, field.TypeJSON, value)
 		_node.Metadata = value
+	}
+	if value, ok := _c.mutation.Revision(); ok {
+		_spec.SetField(creator.FieldRevision, field.TypeInt, value)
+		_node.Revision = value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -443,6 +468,24 @@ func (u *CreatorUpsert) ClearMetadata() *CreatorUpsert {
 	return u
 }
 
+// SetRevision sets the "revision" field.
+func (u *CreatorUpsert) SetRevision(v int) *CreatorUpsert {
+	u.Set(creator.FieldRevision, v)
+	return u
+}
+
+// UpdateRevision sets the "revision" field to the value that was provided on create.
+func (u *CreatorUpsert) UpdateRevision() *CreatorUpsert {
+	u.SetExcluded(creator.FieldRevision)
+	return u
+}
+
+// AddRevision adds v to the "revision" field.
+func (u *CreatorUpsert) AddRevision(v int) *CreatorUpsert {
+	u.Add(creator.FieldRevision, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -599,6 +642,27 @@ func (u *CreatorUpsertOne) UpdateMetadata() *CreatorUpsertOne {
 func (u *CreatorUpsertOne) ClearMetadata() *CreatorUpsertOne {
 	return u.Update(func(s *CreatorUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetRevision sets the "revision" field.
+func (u *CreatorUpsertOne) SetRevision(v int) *CreatorUpsertOne {
+	return u.Update(func(s *CreatorUpsert) {
+		s.SetRevision(v)
+	})
+}
+
+// AddRevision adds v to the "revision" field.
+func (u *CreatorUpsertOne) AddRevision(v int) *CreatorUpsertOne {
+	return u.Update(func(s *CreatorUpsert) {
+		s.AddRevision(v)
+	})
+}
+
+// UpdateRevision sets the "revision" field to the value that was provided on create.
+func (u *CreatorUpsertOne) UpdateRevision() *CreatorUpsertOne {
+	return u.Update(func(s *CreatorUpsert) {
+		s.UpdateRevision()
 	})
 }
 
@@ -925,6 +989,27 @@ func (u *CreatorUpsertBulk) UpdateMetadata() *CreatorUpsertBulk {
 func (u *CreatorUpsertBulk) ClearMetadata() *CreatorUpsertBulk {
 	return u.Update(func(s *CreatorUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetRevision sets the "revision" field.
+func (u *CreatorUpsertBulk) SetRevision(v int) *CreatorUpsertBulk {
+	return u.Update(func(s *CreatorUpsert) {
+		s.SetRevision(v)
+	})
+}
+
+// AddRevision adds v to the "revision" field.
+func (u *CreatorUpsertBulk) AddRevision(v int) *CreatorUpsertBulk {
+	return u.Update(func(s *CreatorUpsert) {
+		s.AddRevision(v)
+	})
+}
+
+// UpdateRevision sets the "revision" field to the value that was provided on create.
+func (u *CreatorUpsertBulk) UpdateRevision() *CreatorUpsertBulk {
+	return u.Update(func(s *CreatorUpsert) {
+		s.UpdateRevision()
 	})
 }
 

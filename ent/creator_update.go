@@ -117,6 +117,27 @@ func (_u *CreatorUpdate) ClearMetadata() *CreatorUpdate {
 	return _u
 }
 
+// SetRevision sets the "revision" field.
+func (_u *CreatorUpdate) SetRevision(v int) *CreatorUpdate {
+	_u.mutation.ResetRevision()
+	_u.mutation.SetRevision(v)
+	return _u
+}
+
+// SetNillableRevision sets the "revision" field if the given value is not nil.
+func (_u *CreatorUpdate) SetNillableRevision(v *int) *CreatorUpdate {
+	if v != nil {
+		_u.SetRevision(*v)
+	}
+	return _u
+}
+
+// AddRevision adds value to the "revision" field.
+func (_u *CreatorUpdate) AddRevision(v int) *CreatorUpdate {
+	_u.mutation.AddRevision(v)
+	return _u
+}
+
 // Mutation returns the CreatorMutation object of the builder.
 func (_u *CreatorUpdate) Mutation() *CreatorMutation {
 	return _u.mutation
@@ -228,6 +249,12 @@ func (_u *CreatorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(creator.FieldMetadata, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.Revision(); ok {
+		_spec.SetField(creator.FieldRevision, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRevision(); ok {
+		_spec.AddField(creator.FieldRevision, field.TypeInt, value)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -335,6 +362,27 @@ func (_u *CreatorUpdateOne) SetMetadata(v map[string]interface{}) *CreatorUpdate
 // ClearMetadata clears the value of the "metadata" field.
 func (_u *CreatorUpdateOne) ClearMetadata() *CreatorUpdateOne {
 	_u.mutation.ClearMetadata()
+	return _u
+}
+
+// SetRevision sets the "revision" field.
+func (_u *CreatorUpdateOne) SetRevision(v int) *CreatorUpdateOne {
+	_u.mutation.ResetRevision()
+	_u.mutation.SetRevision(v)
+	return _u
+}
+
+// SetNillableRevision sets the "revision" field if the given value is not nil.
+func (_u *CreatorUpdateOne) SetNillableRevision(v *int) *CreatorUpdateOne {
+	if v != nil {
+		_u.SetRevision(*v)
+	}
+	return _u
+}
+
+// AddRevision adds value to the "revision" field.
+func (_u *CreatorUpdateOne) AddRevision(v int) *CreatorUpdateOne {
+	_u.mutation.AddRevision(v)
 	return _u
 }
 
@@ -478,6 +526,12 @@ func (_u *CreatorUpdateOne) sqlSave(ctx context.Context) (_node *Creator, err er
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(creator.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Revision(); ok {
+		_spec.SetField(creator.FieldRevision, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRevision(); ok {
+		_spec.AddField(creator.FieldRevision, field.TypeInt, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Creator{config: _u.config}

@@ -2221,6 +2221,8 @@ type CreatorMutation struct {
 	vertical            *string
 	status              *string
 	metadata            *map[string]interface{}
+	revision            *int
+	addrevision         *int
 	clearedFields       map[string]struct{}
 	organization        *string
 	clearedorganization bool
@@ -2670,6 +2672,62 @@ func (m *CreatorMutation) ResetMetadata() {
 	delete(m.clearedFields, creator.FieldMetadata)
 }
 
+// SetRevision sets the "revision" field.
+func (m *CreatorMutation) SetRevision(i int) {
+	m.revision = &i
+	m.addrevision = nil
+}
+
+// Revision returns the value of the "revision" field in the mutation.
+func (m *CreatorMutation) Revision() (r int, exists bool) {
+	v := m.revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevision returns the old "revision" field's value of the Creator entity.
+// If the Creator object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CreatorMutation) OldRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevision: %w", err)
+	}
+	return oldValue.Revision, nil
+}
+
+// AddRevision adds i to the "revision" field.
+func (m *CreatorMutation) AddRevision(i int) {
+	if m.addrevision != nil {
+		*m.addrevision += i
+	} else {
+		m.addrevision = &i
+	}
+}
+
+// AddedRevision returns the value that was added to the "revision" field in this mutation.
+func (m *CreatorMutation) AddedRevision() (r int, exists bool) {
+	v := m.addrevision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRevision resets all changes to the "revision" field.
+func (m *CreatorMutation) ResetRevision() {
+	m.revision = nil
+	m.addrevision = nil
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *CreatorMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -2731,7 +2789,7 @@ func (m *CreatorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CreatorMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, creator.FieldCreatedAt)
 	}
@@ -2759,6 +2817,9 @@ func (m *CreatorMutation) Fields() []string {
 	if m.metadata != nil {
 		fields = append(fields, creator.FieldMetadata)
 	}
+	if m.revision != nil {
+		fields = append(fields, creator.FieldRevision)
+	}
 	return fields
 }
 
@@ -2785,6 +2846,8 @@ func (m *CreatorMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case creator.FieldMetadata:
 		return m.Metadata()
+	case creator.FieldRevision:
+		return m.Revision()
 	}
 	return nil, false
 }
@@ -2812,6 +2875,8 @@ func (m *CreatorMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldStatus(ctx)
 	case creator.FieldMetadata:
 		return m.OldMetadata(ctx)
+	case creator.FieldRevision:
+		return m.OldRevision(ctx)
 	}
 	return nil, fmt.Errorf("unknown Creator field %s", name)
 }
@@ -2884,6 +2949,13 @@ func (m *CreatorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetMetadata(v)
 		return nil
+	case creator.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevision(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Creator field %s", name)
 }
@@ -2891,13 +2963,21 @@ func (m *CreatorMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *CreatorMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addrevision != nil {
+		fields = append(fields, creator.FieldRevision)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *CreatorMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case creator.FieldRevision:
+		return m.AddedRevision()
+	}
 	return nil, false
 }
 
@@ -2906,6 +2986,13 @@ func (m *CreatorMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CreatorMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case creator.FieldRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRevision(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Creator numeric field %s", name)
 }
@@ -2968,6 +3055,9 @@ func (m *CreatorMutation) ResetField(name string) error {
 		return nil
 	case creator.FieldMetadata:
 		m.ResetMetadata()
+		return nil
+	case creator.FieldRevision:
+		m.ResetRevision()
 		return nil
 	}
 	return fmt.Errorf("unknown Creator field %s", name)

@@ -180,6 +180,10 @@ func init() {
 	creatorDescStatus := creatorFields[5].Descriptor()
 	// creator.DefaultStatus holds the default value on creation for the status field.
 	creator.DefaultStatus = creatorDescStatus.Default.(string)
+	// creatorDescRevision is the schema descriptor for revision field.
+	creatorDescRevision := creatorFields[7].Descriptor()
+	// creator.DefaultRevision holds the default value on creation for the revision field.
+	creator.DefaultRevision = creatorDescRevision.Default.(int)
 	// creatorDescID is the schema descriptor for id field.
 	creatorDescID := creatorMixinFields0[0].Descriptor()
 	// creator.IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -22,9 +22,13 @@ const (
 	PlanMilestoneOverdue = "plan.milestone.overdue"
 	// PlanReplanned: A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).
 	PlanReplanned = "plan.replanned"
+	// CreatorUpdated: A creator was changed by PATCH /v1/creators/{id}. The data is the creator as that request returns it.
+	CreatorUpdated = "creator.updated"
+	// CreatorDeleted: A creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.
+	CreatorDeleted = "creator.deleted"
 )
 
 // Types returns every event type, in the order declared.
 func Types() []string {
-	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, WebhookDisabled, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned}
+	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, WebhookDisabled, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned, CreatorUpdated, CreatorDeleted}
 }

@@ -192,6 +192,7 @@ func (r *Runner) Get(ctx context.Context, orgID, id string) (*Job, error) {
 // ListQuery selects a page of jobs, newest first.
 type ListQuery struct {
 	Status, Vertical, Workflow string // empty: any
+	CreatorID                  string // empty: any (the runs given this creator_id)
 	After                      string // the last id of the previous page
 	Limit                      int
 	// Basic leaves each job's context and result unread: nearly all of a
@@ -224,6 +225,9 @@ func (r *Runner) List(ctx context.Context, orgID string, q ListQuery) ([]*Job, e
 	}
 	if q.Workflow != "" {
 		query = query.Where(job.Workflow(q.Workflow))
+	}
+	if q.CreatorID != "" {
+		query = query.Where(job.CreatorID(q.CreatorID))
 	}
 	if q.After != "" {
 		query = query.Where(job.IDLT(q.After))

@@ -17,9 +17,9 @@ import (
 
 // Query parameters: the gateway fills a GET or DELETE request's message
 // from its query and ignores any parameter the message has no field for,
-// so GET /v1/creators?email=x answered every creator as if filtered. A
-// parameter is refused instead, as an unknown body field is: a 400
-// UNKNOWN_PARAMETER naming it. What a route accepts is read from its
+// so a misspelt filter (GET /v1/creators?verticle=music) answered every
+// creator as if filtered. A parameter is refused instead, as an unknown
+// body field is: a 400 UNKNOWN_PARAMETER naming it. What a route accepts is read from its
 // method's request message (each field not bound by the path, by its proto
 // and its JSON name, a nested message's fields as "field.sub"), so a field
 // added to a request is accepted the day it is declared. No parameter is

@@ -297,7 +297,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	)...)
 	inproc := newInProcess(chainUnary(chain...))
 	for _, reg := range []grpc.ServiceRegistrar{s.grpc, inproc} {
-		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc})
+		creativeopsv1.RegisterCreatorsServiceServer(reg, &creatorsService{creators: creatorsSvc,
+			plans: s.plans, runner: runner, registry: s.registry, webhooks: webhooksSvc})
 		creativeopsv1.RegisterKeysServiceServer(reg, &keysService{keys: s.keys})
 		creativeopsv1.RegisterOAuthClientsServiceServer(reg, &oauthClientsService{oauth: s.oauth})
 		creativeopsv1.RegisterEngineServiceServer(reg, &engineService{runner: runner})

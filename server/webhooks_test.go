@@ -256,7 +256,7 @@ func TestWebhooksAPI(t *testing.T) {
 				body  map[string]any
 				field string
 			}{
-				{map[string]any{"url": rc.URL, "events": []string{"creator.deleted"}}, "events"},
+				{map[string]any{"url": rc.URL, "events": []string{"creator.archived"}}, "events"},
 				{map[string]any{"url": rc.URL, "events": []string{}}, "events"},
 				{map[string]any{"url": rc.URL, "events": []string{"*"}, "secret": "short"}, "secret"},
 				{map[string]any{"url": rc.URL, "events": []string{"*"}, "secret": "whsec_!!not-base64!!"}, "secret"},

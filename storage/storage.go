@@ -230,8 +230,11 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		// WAL lets readers run beside the writer; IMMEDIATE transactions take
 		// the write lock up front so two writers never deadlock on upgrade.
 		// The writer checkpoints the WAL itself only as a fallback; see
-		// walCheckpointer.
-		dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate" +
+		// walCheckpointer. secure_delete overwrites what a statement deletes
+		// or replaces with zeros, so an erased creator's name is not left in
+		// free space that a page-by-page backup (.backup) would copy
+		// (docs/privacy.md).
+		dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=secure_delete(1)&_txlock=immediate" +
 			fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", 4*restartFrames)
 		if query != "" {
 			dsn += "&" + query

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -315,6 +316,42 @@ func (s *Service) Deliveries(ctx context.Context, orgID, webhookID, after string
 	out := make([]*Delivery, len(rows))
 	for i, d := range rows {
 		out[i] = toDelivery(d, attempts[d.ID])
+	}
+	return out, nil
+}
+
+// DeliveriesOfEvents returns the deliveries of the organization's events
+// (any of eventIDs) with their attempts, by event id, newest first.
+func (s *Service) DeliveriesOfEvents(ctx context.Context, orgID string, eventIDs []string) (map[string][]*Delivery, error) {
+	out := map[string][]*Delivery{}
+	for part := range slices.Chunk(eventIDs, 500) {
+		rows, err := s.store.Read.Delivery.Query().
+			Where(delivery.OrganizationID(orgID), delivery.EventIDIn(part...)).
+			Order(ent.Desc(delivery.FieldID)).All(ctx)
+		if err != nil || len(rows) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		deliveryIDs := make([]string, len(rows))
+		for i, d := range rows {
+			deliveryIDs[i] = d.ID
+		}
+		all, err := s.store.Read.DeliveryAttempt.Query().
+			Where(deliveryattempt.DeliveryIDIn(deliveryIDs...)).
+			Order(ent.Asc(deliveryattempt.FieldDeliveryID), ent.Asc(deliveryattempt.FieldNumber)).
+			All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		attempts := map[string][]*ent.DeliveryAttempt{}
+		for _, a := range all {
+			attempts[a.DeliveryID] = append(attempts[a.DeliveryID], a)
+		}
+		for _, d := range rows {
+			out[d.EventID] = append(out[d.EventID], toDelivery(d, attempts[d.ID]))
+		}
 	}
 	return out, nil
 }

@@ -105,6 +105,11 @@ func Status(v string) predicate.Creator {
 	return predicate.Creator(sql.FieldEQ(FieldStatus, v))
 }
 
+// Revision applies equality check predicate on the "revision" field. It's identical to RevisionEQ.
+func Revision(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldEQ(FieldRevision, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Creator {
 	return predicate.Creator(sql.FieldEQ(FieldCreatedAt, v))
@@ -583,6 +588,46 @@ func MetadataIsNil() predicate.Creator {
 // MetadataNotNil applies the NotNil predicate on the "metadata" field.
 func MetadataNotNil() predicate.Creator {
 	return predicate.Creator(sql.FieldNotNull(FieldMetadata))
+}
+
+// RevisionEQ applies the EQ predicate on the "revision" field.
+func RevisionEQ(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldEQ(FieldRevision, v))
+}
+
+// RevisionNEQ applies the NEQ predicate on the "revision" field.
+func RevisionNEQ(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldNEQ(FieldRevision, v))
+}
+
+// RevisionIn applies the In predicate on the "revision" field.
+func RevisionIn(vs ...int) predicate.Creator {
+	return predicate.Creator(sql.FieldIn(FieldRevision, vs...))
+}
+
+// RevisionNotIn applies the NotIn predicate on the "revision" field.
+func RevisionNotIn(vs ...int) predicate.Creator {
+	return predicate.Creator(sql.FieldNotIn(FieldRevision, vs...))
+}
+
+// RevisionGT applies the GT predicate on the "revision" field.
+func RevisionGT(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldGT(FieldRevision, v))
+}
+
+// RevisionGTE applies the GTE predicate on the "revision" field.
+func RevisionGTE(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldGTE(FieldRevision, v))
+}
+
+// RevisionLT applies the LT predicate on the "revision" field.
+func RevisionLT(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldLT(FieldRevision, v))
+}
+
+// RevisionLTE applies the LTE predicate on the "revision" field.
+func RevisionLTE(v int) predicate.Creator {
+	return predicate.Creator(sql.FieldLTE(FieldRevision, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

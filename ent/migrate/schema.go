@@ -106,6 +106,7 @@ var (
 		{Name: "vertical", Type: field.TypeString, Size: 64},
 		{Name: "status", Type: field.TypeString, Default: "active"},
 		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
+		{Name: "revision", Type: field.TypeInt, Default: 1},
 		{Name: "organization_id", Type: field.TypeString, Size: 64},
 	}
 	// CreatorsTable holds the schema information for the "creators" table.
@@ -116,7 +117,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "creators_organizations_creators",
-				Columns:    []*schema.Column{CreatorsColumns[9]},
+				Columns:    []*schema.Column{CreatorsColumns[10]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -125,17 +126,17 @@ var (
 			{
 				Name:    "creator_organization_id_email_key",
 				Unique:  true,
-				Columns: []*schema.Column{CreatorsColumns[9], CreatorsColumns[5]},
+				Columns: []*schema.Column{CreatorsColumns[10], CreatorsColumns[5]},
 			},
 			{
 				Name:    "creator_organization_id_vertical_id",
 				Unique:  false,
-				Columns: []*schema.Column{CreatorsColumns[9], CreatorsColumns[6], CreatorsColumns[0]},
+				Columns: []*schema.Column{CreatorsColumns[10], CreatorsColumns[6], CreatorsColumns[0]},
 			},
 			{
 				Name:    "creator_organization_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CreatorsColumns[9], CreatorsColumns[0]},
+				Columns: []*schema.Column{CreatorsColumns[10], CreatorsColumns[0]},
 			},
 		},
 	}
@@ -374,6 +375,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[3], JobsColumns[21]},
 			},
+			{
+				Name:    "job_organization_id_creator_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[20], JobsColumns[0]},
+			},
 		},
 	}
 	// KeyEpochColumns holds the columns for the "key_epoch" table.
@@ -560,6 +566,11 @@ var (
 				Name:    "plan_feed_token_hash",
 				Unique:  false,
 				Columns: []*schema.Column{PlansColumns[16]},
+			},
+			{
+				Name:    "plan_organization_id_creator_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{PlansColumns[3], PlansColumns[4], PlansColumns[0]},
 			},
 		},
 	}

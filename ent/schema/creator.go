@@ -21,8 +21,12 @@ func (Creator) Fields() []ent.Field {
 		// database so concurrent creations cannot both win.
 		field.String("email_key").MaxLen(254),
 		field.String("vertical").MaxLen(64),
+		// active, or erased: the personal fields are emptied and the row
+		// stays as a tombstone, so the id answers 404 and is never reused.
 		field.String("status").Default("active"),
 		field.JSON("metadata", map[string]any{}).Optional(),
+		// 1 when created, raised by each update (optimistic concurrency).
+		field.Int("revision").Default(1),
 	}
 }
 

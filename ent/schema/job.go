@@ -46,5 +46,7 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("organization_id", "status", "id"),
 		// Deleting a plan clears the plan_id of the jobs that made it.
 		index.Fields("organization_id", "plan_id"),
+		// A creator's runs, for its export and erasure.
+		index.Fields("organization_id", "creator_id", "id"),
 	}
 }

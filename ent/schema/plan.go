@@ -42,6 +42,8 @@ func (Plan) Indexes() []ent.Index {
 		index.Fields("organization_id", "id"),
 		index.Fields("organization_id", "state", "id"),
 		index.Fields("feed_token_hash"),
+		// A creator's plans: GET /v1/plans?creator_id=, export, erasure.
+		index.Fields("organization_id", "creator_id", "id"),
 	}
 }
 

@@ -195,6 +195,12 @@ func load() table {
 			}
 		}
 	}
+	// A route with a custom verb is tried before the routes without one,
+	// as the gateway does: GET /v1/creators/cr_1:export is ExportCreator's,
+	// though GetCreator's {id} could take "cr_1:export" as a segment.
+	for _, routes := range t.routes {
+		sort.SliceStable(routes, func(i, j int) bool { return routes[i].verb != "" && routes[j].verb == "" })
+	}
 	return t
 }
 

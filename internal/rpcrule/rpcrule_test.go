@@ -80,6 +80,8 @@ func TestMatch(t *testing.T) {
 		{"DELETE", "/v1/keys/key_1", "/creativeops.v1.KeysService/RevokeKey"},
 		{"POST", "/v1/webhooks/wh_1/deliveries/dl_1:redeliver", "/creativeops.v1.WebhooksService/RedeliverDelivery"},
 		{"POST", "/v1/engine/jobs/job_1:cancel", "/creativeops.v1.EngineService/CancelJob"},
+		{"GET", "/v1/creators/cr_1:export", "/creativeops.v1.CreatorsService/ExportCreator"},
+		{"GET", "/v1/creators/cr_1", "/creativeops.v1.CreatorsService/GetCreator"},
 		{"POST", "/v1/keys/key_1:revoke", ""},
 		{"POST", "/v1/keys/:rotate", ""},
 		{"GET", "/v1/creators/", ""},

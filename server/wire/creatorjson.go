@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -29,7 +30,7 @@ func CreatorJSON(p *creativeopsv1.Creator) ([]byte, bool) {
 	}
 	b, err := json.Marshal(creatorJSON{
 		ID: p.GetId(), Name: p.GetName(), Email: p.GetEmail(), Vertical: p.GetVertical(), Status: p.GetStatus(),
-		Metadata: metadata, CreatedAt: protoTime(created), UpdatedAt: protoTime(updated),
+		Metadata: metadata, CreatedAt: protoTime(created), UpdatedAt: protoTime(updated), Revision: p.GetRevision(),
 	})
 	return b, err == nil
 }
@@ -46,6 +47,7 @@ type creatorJSON struct {
 	Metadata  map[string]any `json:"metadata"`
 	CreatedAt string         `json:"created_at"`
 	UpdatedAt string         `json:"updated_at"`
+	Revision  int32          `json:"revision"`
 }
 
 // appendCreator writes the bytes json.Marshal writes of a creatorJSON
@@ -75,7 +77,8 @@ func appendCreator(b []byte, p *creativeopsv1.Creator, metadata map[string]any, 
 	}
 	b = appendProtoTime(append(b, `,"created_at":"`...), created)
 	b = appendProtoTime(append(b, `","updated_at":"`...), updated)
-	return append(b, `"}`...), true
+	b = strconv.AppendInt(append(b, `","revision":`...), int64(p.GetRevision()), 10)
+	return append(b, '}'), true
 }
 
 // verbatimJSON reports whether json.Marshal writes s as it is between its

@@ -22,7 +22,7 @@ func TestCreatorJSONIsProtojson(t *testing.T) {
 		{ID: "cr_1", Name: "Nova Reyes", Email: "nova@example.com", Vertical: "music", Status: "active",
 			Metadata: asDecoded(t, map[string]any{"label": "Night Owl", "plays": 12.5, "n": 1e21, "m": 1e-7, "z": -0.0,
 				"l": []any{nil, true, "x", 3.5, map[string]any{"deep": []any{}}}, "empty": map[string]any{}}),
-			CreatedAt: created, UpdatedAt: created.Add(1500 * time.Millisecond)},
+			CreatedAt: created, UpdatedAt: created.Add(1500 * time.Millisecond), Revision: 12},
 		{ID: "cr_2", Name: "<b>&</b> \u2028 é \"q\" \\", Email: "a@example.com", Vertical: "film", Status: "active",
 			CreatedAt: created.Add(123 * time.Microsecond), UpdatedAt: created.Add(7)},
 		{ID: "cr_3", Metadata: map[string]any{}, CreatedAt: created.Add(1234567 * time.Nanosecond), UpdatedAt: created},

@@ -27,7 +27,7 @@ func jobEventData(j *jobs.Job) ([]byte, bool) {
 		ID: j.ID, Status: j.Status, Vertical: j.Vertical, Workflow: j.Workflow,
 		Progress: int32(j.Progress), Context: j.Context, Result: j.Result,
 		CreatedAt: protoTime(j.CreatedAt), StartedAt: optionalProtoTime(j.StartedAt), CompletedAt: optionalProtoTime(j.CompletedAt),
-		Attempts: int32(j.Attempts), Async: j.Async, PlanID: j.PlanID,
+		Attempts: int32(j.Attempts), Async: j.Async, PlanID: j.PlanID, CreatorID: j.CreatorID,
 	}
 	if out.Context == nil {
 		out.Context = map[string]any{}
@@ -50,7 +50,7 @@ func jobEventData(j *jobs.Job) ([]byte, bool) {
 func JobJSON(p *creativeopsv1.Job) ([]byte, bool) {
 	out := jobJSON{
 		ID: p.GetId(), Status: p.GetStatus(), Vertical: p.GetVertical(), Workflow: p.GetWorkflow(),
-		Progress: p.GetProgress(), Attempts: p.GetAttempts(), Async: p.GetAsync(), PlanID: p.GetPlanId(),
+		Progress: p.GetProgress(), Attempts: p.GetAttempts(), Async: p.GetAsync(), PlanID: p.GetPlanId(), CreatorID: p.GetCreatorId(),
 		StartedAt: protoTimestamp(p.GetStartedAt()), CompletedAt: protoTimestamp(p.GetCompletedAt()),
 	}
 	if p == nil || p.CreatedAt == nil || p.CreatedAt.CheckValid() != nil || !validTimestamp(p.StartedAt) || !validTimestamp(p.CompletedAt) {
@@ -119,7 +119,7 @@ func plainValue(v *structpb.Value) (any, bool) {
 // encode writes o, whose context and result its caller found plain,
 // unless a text field is not valid UTF-8 (protojson refuses it).
 func (o jobJSON) encode() ([]byte, bool) {
-	if !validUTF8(o.ID, o.Status, o.Vertical, o.Workflow) ||
+	if !validUTF8(o.ID, o.Status, o.Vertical, o.Workflow, o.PlanID, o.CreatorID) ||
 		o.Error != nil && !validUTF8(o.Error.Code, o.Error.Message, o.Error.Step) {
 		return nil, false
 	}
@@ -153,6 +153,7 @@ type jobJSON struct {
 	Attempts    int32          `json:"attempts"`
 	Async       bool           `json:"async"`
 	PlanID      string         `json:"plan_id"`
+	CreatorID   string         `json:"creator_id"`
 }
 
 type jobErrorJSON struct {

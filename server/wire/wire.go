@@ -35,6 +35,8 @@ func EventData(resource any) ([]byte, error) {
 	switch r := resource.(type) {
 	case *creators.Creator:
 		return JSON.Marshal(Creator(r))
+	case *creators.Deleted:
+		return JSON.Marshal(&creativeopsv1.CreatorDeleted{Id: r.ID, DeletedAt: timestamppb.New(r.DeletedAt)})
 	case *jobs.Job:
 		if b, ok := jobEventData(r); ok {
 			return b, nil
@@ -82,6 +84,7 @@ func Creator(c *creators.Creator) *creativeopsv1.Creator {
 		Metadata:  Struct(c.Metadata),
 		CreatedAt: timestamppb.New(c.CreatedAt),
 		UpdatedAt: timestamppb.New(c.UpdatedAt),
+		Revision:  int32(c.Revision),
 	}
 }
 
@@ -140,6 +143,7 @@ func Job(j *jobs.Job) *creativeopsv1.Job {
 		Attempts:    int32(j.Attempts),
 		Async:       j.Async,
 		PlanId:      j.PlanID,
+		CreatorId:   j.CreatorID,
 		Context:     Struct(j.Context),
 		Result:      Struct(j.Result),
 	}

@@ -401,8 +401,53 @@ class Creators(_Resource):
     def get(self, id: str, **options: Unpack[CallOptions]) -> Creator:
         return cast(Creator, self._c.request("GET", "/v1/creators/" + _q(id), **options))
 
-    def list(self, vertical: str = "", page_size: int = 0, **options: Unpack[CallOptions]) -> Iterator[Creator]:
-        return self._c.pages("/v1/creators", "creators", {"vertical": vertical}, page_size, **options)
+    def list(self, vertical: str = "", page_size: int = 0, email: str = "",
+             created_after: Time = None, created_before: Time = None,
+             **options: Unpack[CallOptions]) -> Iterator[Creator]:
+        """Creators, newest first: optionally of one vertical, with one email
+        (compared case-insensitively), created in a time range (aware
+        datetimes or RFC 3339 strings; after is inclusive, before is not)."""
+        query = {"vertical": vertical, "email": email,
+                 "created_after": _time("created_after", created_after),
+                 "created_before": _time("created_before", created_before)}
+        return self._c.pages("/v1/creators", "creators", query, page_size, **options)
+
+    def find_by_email(self, email: str, **options: Unpack[CallOptions]) -> Optional[Creator]:
+        """The creator with this email (compared case-insensitively), or None."""
+        for c in self._c.pages("/v1/creators", "creators", {"email": email}, 1, **options):
+            return c
+        return None
+
+    def update(self, id: str, name: Optional[str] = None, email: Optional[str] = None,
+               vertical: Optional[str] = None, metadata: Optional[Dict[str, Any]] = None,
+               clear_metadata: bool = False, revision: Optional[int] = None,
+               **options: Unpack[CallOptions]) -> Creator:
+        """Changes a creator: only the fields given change. metadata is merged
+        key by key, a key set to None is removed; clear_metadata removes every
+        key first. With revision (the creator's revision as read), the update
+        is refused with 409 REVISION_MISMATCH if the creator changed since."""
+        body: Dict[str, Any] = {}
+        paths = []
+        for field, value in (("name", name), ("email", email), ("vertical", vertical), ("metadata", metadata)):
+            if value is not None:
+                body[field] = value
+                paths.append(field)
+        if clear_metadata and "metadata" not in paths:
+            paths.append("metadata")
+        body["update_mask"] = ",".join(paths)
+        if revision is not None:
+            body["revision"] = revision
+        return cast(Creator, self._c.request("PATCH", "/v1/creators/" + _q(id), body, **options))
+
+    def erase(self, id: str, **options: Unpack[CallOptions]) -> None:
+        """Erases a creator (scope creators:admin): its personal data is
+        removed from the service; the id answers 404 from then on."""
+        self._c.request("DELETE", "/v1/creators/" + _q(id), **options)
+
+    def export(self, id: str, **options: Unpack[CallOptions]) -> Dict[str, Any]:
+        """Everything the service holds about one creator, as one document
+        (scope creators:admin)."""
+        return cast(Dict[str, Any], self._c.request("GET", "/v1/creators/" + _q(id) + ":export", **options))
 
 
 class Keys(_Resource):

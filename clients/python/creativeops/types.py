@@ -15,6 +15,13 @@ class Creator(TypedDict):
     metadata: Optional[Dict[str, Any]]
     created_at: str
     updated_at: str
+    revision: int
+
+
+class CreatorDeleted(TypedDict):
+    """The data of creator.deleted: the erased creator's id, nothing personal."""
+    id: str
+    deleted_at: str
 
 
 class RateLimit(TypedDict):
@@ -73,6 +80,7 @@ Job = TypedDict("Job", {
     "attempts": int,
     "async": bool,
     "plan_id": str,  # the tracked plan a run with track=True made, once it completed
+    "creator_id": str,  # the creator the run was for, "" when none was given
 })
 
 

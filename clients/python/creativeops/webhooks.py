@@ -9,7 +9,7 @@ import json
 import time
 from typing import Literal, Mapping, Optional, Sequence, TypedDict, Union
 
-from .types import Creator, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
+from .types import Creator, CreatorDeleted, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 5 * 60
@@ -51,6 +51,22 @@ class CreatorCreatedEvent(TypedDict):
     type: Literal["creator.created"]
     timestamp: str
     data: Creator
+
+
+class CreatorUpdatedEvent(TypedDict):
+    """A creator was changed by PATCH /v1/creators/{id}."""
+    id: str
+    type: Literal["creator.updated"]
+    timestamp: str
+    data: Creator
+
+
+class CreatorDeletedEvent(TypedDict):
+    """A creator was erased; data holds its id and the time, nothing personal."""
+    id: str
+    type: Literal["creator.deleted"]
+    timestamp: str
+    data: CreatorDeleted
 
 
 class WebhookTestEvent(TypedDict):
@@ -100,6 +116,8 @@ WebhookEvent = Union[
     JobFailedEvent,
     IPRegisteredEvent,
     CreatorCreatedEvent,
+    CreatorUpdatedEvent,
+    CreatorDeletedEvent,
     WebhookTestEvent,
     WebhookDisabledEvent,
     PlanMilestoneDueEvent,

@@ -314,3 +314,34 @@ def test_a_stopped_server_is_a_connection_error(server):
     with pytest.raises(APIConnectionError) as e:
         CreativeOps(api_key=server[1], base_url=f"http://127.0.0.1:{port}", max_retries=0).creators.get("cr_x")
     assert e.value.http_status == 0 and e.value.status == "UNAVAILABLE"
+
+
+def test_a_creator_is_updated_found_exported_and_erased(co):
+    email = f"Ada-{uuid.uuid4().hex[:8]}@Example.com"
+    c = co.creators.create(name="Ada Quinn", email=email, vertical="music", metadata={"label": "Night Owl", "tier": "gold"})
+    assert c["revision"] == 1
+    found = co.creators.find_by_email(email.lower())
+    assert found is not None and found["id"] == c["id"]
+    assert co.creators.find_by_email("nobody-" + email) is None
+    since = list(co.creators.list(created_after=c["created_at"], email=email))
+    assert [x["id"] for x in since] == [c["id"]]
+
+    u = co.creators.update(c["id"], name="Ada Lovelace", metadata={"tier": None, "city": "Lyon"}, revision=1)
+    assert u["name"] == "Ada Lovelace" and u["email"] == email and u["revision"] == 2
+    assert u["metadata"] == {"label": "Night Owl", "city": "Lyon"}
+    with pytest.raises(Conflict) as stale:
+        co.creators.update(c["id"], name="Stale", revision=1)
+    assert stale.value.reason == "REVISION_MISMATCH"
+    cleared = co.creators.update(c["id"], clear_metadata=True)
+    assert cleared["metadata"] is None and cleared["name"] == "Ada Lovelace"
+
+    doc = co.creators.export(c["id"])
+    assert doc["creator"]["id"] == c["id"]
+    assert {e["type"] for e in doc["events"]} >= {"creator.created", "creator.updated"}
+
+    co.creators.erase(c["id"])
+    with pytest.raises(NotFound):
+        co.creators.get(c["id"])
+    with pytest.raises(NotFound):
+        co.creators.export(c["id"])
+    assert co.creators.find_by_email(email) is None

@@ -7,7 +7,7 @@ import type { UsageReport } from "./gen/creativeops/v1/analytics_pb.js";
 import { AuditService } from "./gen/creativeops/v1/audit_pb.js";
 import type { AuditEvent } from "./gen/creativeops/v1/audit_pb.js";
 import { CreatorsService } from "./gen/creativeops/v1/creators_pb.js";
-import type { CreateCreatorRequestSchema, Creator, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
+import type { CreateCreatorRequestSchema, Creator, CreatorExport, ListCreatorsRequestSchema } from "./gen/creativeops/v1/creators_pb.js";
 import { EngineService } from "./gen/creativeops/v1/engine_pb.js";
 import { EventsService } from "./gen/creativeops/v1/events_pb.js";
 import type { Event } from "./gen/creativeops/v1/events_pb.js";
@@ -271,13 +271,86 @@ export class CreatorsResource {
     return this.rpc.getCreator({ id }, opts);
   }
 
-  /** All creators (optionally of one vertical), newest first, fetched pageSize at a time. */
-  list(params: ListParams<typeof ListCreatorsRequestSchema> = {}, opts?: CallOptions): AsyncGenerator<Creator, void, undefined> {
+  /**
+   * All creators, newest first, fetched pageSize at a time: optionally of one
+   * vertical, with one email (case-insensitive), created in a time range.
+   */
+  list(
+    params: Omit<ListParams<typeof ListCreatorsRequestSchema>, "createdAfter" | "createdBefore"> & {
+      createdAfter?: Date;
+      createdBefore?: Date;
+    } = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<Creator, void, undefined> {
+    const { createdAfter, createdBefore, ...rest } = params;
+    const req = {
+      ...rest,
+      ...(createdAfter === undefined ? {} : { createdAfter: timestampFromDate(createdAfter) }),
+      ...(createdBefore === undefined ? {} : { createdBefore: timestampFromDate(createdBefore) }),
+    };
     return paginate(
-      (pageToken) => this.rpc.listCreators({ ...params, pageToken }, opts),
+      (pageToken) => this.rpc.listCreators({ ...req, pageToken }, opts),
       (p) => p.creators,
     );
   }
+
+  /** The creator with this email (compared case-insensitively), or undefined. */
+  async findByEmail(email: string, opts?: CallOptions): Promise<Creator | undefined> {
+    const page = await this.rpc.listCreators({ email, pageSize: 1 }, opts);
+    return page.creators[0];
+  }
+
+  /**
+   * Changes a creator: only the fields given change. metadata is merged key
+   * by key, a key set to null is removed; clearMetadata removes every key
+   * first. With revision (the creator's revision as read), the update is
+   * refused with 409 REVISION_MISMATCH if the creator changed since.
+   */
+  update(id: string, changes: CreatorChanges, opts?: CallOptions): Promise<Creator> {
+    const paths: string[] = [];
+    for (const f of ["name", "email", "vertical", "metadata"] as const) {
+      if (changes[f] !== undefined) paths.push(f);
+    }
+    if (changes.clearMetadata && !paths.includes("metadata")) paths.push("metadata");
+    return this.rpc.updateCreator(
+      {
+        id,
+        name: changes.name,
+        email: changes.email,
+        vertical: changes.vertical,
+        metadata: changes.metadata as JsonObject | undefined,
+        revision: changes.revision,
+        updateMask: { paths },
+      },
+      opts,
+    );
+  }
+
+  /**
+   * Erases a creator (scope creators:admin): its personal data is removed
+   * from the service; the id answers 404 from then on.
+   */
+  async erase(id: string, opts?: CallOptions): Promise<void> {
+    await this.rpc.deleteCreator({ id }, opts);
+  }
+
+  /** Everything the service holds about one creator, as one document (scope creators:admin). */
+  export(id: string, opts?: CallOptions): Promise<CreatorExport> {
+    return this.rpc.exportCreator({ id }, opts);
+  }
+}
+
+/** The changes of CreatorsResource.update. */
+export interface CreatorChanges {
+  name?: string;
+  email?: string;
+  vertical?: string;
+  /** Keys to set; a key set to null is removed, keys not given are kept. */
+  metadata?: { [key: string]: JsonObject[string] | null };
+  /** Remove every metadata key (before metadata is merged). */
+  clearMetadata?: boolean;
+  /** The revision the change is based on. */
+  revision?: number;
 }
 
 export class KeysResource {

@@ -161,6 +161,40 @@ for (const transport of transports) {
       assert.ok(listCalls.slice(1).every((t) => t !== ""), "later pages are asked for with a token");
     });
 
+    test("update, find by email, export and erase a creator", async () => {
+      const co = client();
+      const email = `Ada-${unique()}-${transport}@Example.com`;
+      const c = await co.creators.create({ name: "Ada Quinn", email, vertical: "music", metadata: { label: "Night Owl", tier: "gold" } });
+      assert.equal(c.revision, 1);
+      assert.equal((await co.creators.findByEmail(email.toLowerCase()))?.id, c.id);
+      assert.equal(await co.creators.findByEmail(`nobody-${email}`), undefined);
+      const since = [];
+      // timestampDate rounds to the millisecond: a millisecond earlier is at or before created_at.
+      const after = new Date(timestampDate(c.createdAt).getTime() - 1);
+      for await (const x of co.creators.list({ email, createdAfter: after })) since.push(x.id);
+      assert.deepEqual(since, [c.id]);
+
+      const u = await co.creators.update(c.id, { name: "Ada Lovelace", metadata: { tier: null, city: "Lyon" }, revision: 1 });
+      assert.equal(u.name, "Ada Lovelace");
+      assert.equal(u.email, email);
+      assert.equal(u.revision, 2);
+      assert.deepEqual(u.metadata, { label: "Night Owl", city: "Lyon" });
+      await assert.rejects(co.creators.update(c.id, { name: "Stale", revision: 1 }), (e) => e instanceof CreativeOpsError && e.reason === "REVISION_MISMATCH");
+      const cleared = await co.creators.update(c.id, { clearMetadata: true });
+      assert.equal(cleared.metadata, undefined);
+      assert.equal(cleared.name, "Ada Lovelace");
+
+      const doc = await co.creators.export(c.id);
+      assert.equal(doc.creator?.id, c.id);
+      const types = new Set(doc.events.map((e) => e.type));
+      assert.ok(types.has("creator.created") && types.has("creator.updated"), [...types].join(","));
+
+      await co.creators.erase(c.id);
+      await assert.rejects(co.creators.get(c.id), (e) => e instanceof CreativeOpsError && e.httpStatus === 404);
+      await assert.rejects(co.creators.export(c.id), (e) => e instanceof CreativeOpsError && e.httpStatus === 404);
+      assert.equal(await co.creators.findByEmail(email), undefined);
+    });
+
     test("run release-strategy synchronously", async () => {
       const job = await client().engine.run({
         vertical: "music",

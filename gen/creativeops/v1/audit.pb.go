@@ -111,10 +111,11 @@ type AuditEvent struct {
 	// organization.created, session.created (a key signed
 	// in to the developer dashboard), session.ended (signed out),
 	// oauth_client.created, oauth_client.rotated, oauth_client.deleted,
-	// plan_feed.created (a plan's calendar feed URL was made) or
-	// plan_feed.revoked.
+	// plan_feed.created (a plan's calendar feed URL was made),
+	// plan_feed.revoked, creator.updated (details: the fields changed, never
+	// their values) or creator.erased.
 	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
-	// api_key, webhook, organization, session, oauth_client or plan.
+	// api_key, webhook, organization, session, oauth_client, plan or creator.
 	TargetType string       `protobuf:"bytes,5,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
 	TargetId   string       `protobuf:"bytes,6,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
 	Origin     *AuditOrigin `protobuf:"bytes,7,opt,name=origin,proto3" json:"origin,omitempty"`
@@ -394,13 +395,13 @@ const file_creativeops_v1_audit_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x1a:\n" +
 	"\fDetailsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x05\n" +
 	"\x16ListAuditEventsRequest\x12'\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\x12\xe3\x02\n" +
-	"\x06action\x18\x03 \x01(\tB\xca\x02\xbaH\xc6\x02r\xc3\x02R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x0fwebhook.updatedR\x10webhook.disabledR\x0fwebhook.enabledR\x16webhook.secret_rotatedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\fplan.deletedR\x11plan_feed.createdR\x11plan_feed.revokedR\x06action\x12\x1e\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x84\x03\n" +
+	"\x06action\x18\x03 \x01(\tB\xeb\x02\xbaH\xe7\x02r\xe4\x02R\x00R\vkey.createdR\vkey.rotatedR\vkey.revokedR\x0fwebhook.createdR\x0fwebhook.deletedR\x0fwebhook.updatedR\x10webhook.disabledR\x0fwebhook.enabledR\x16webhook.secret_rotatedR\x14organization.createdR\x0fsession.createdR\rsession.endedR\x14oauth_client.createdR\x14oauth_client.rotatedR\x14oauth_client.deletedR\fplan.deletedR\x11plan_feed.createdR\x11plan_feed.revokedR\x0fcreator.updatedR\x0ecreator.erasedR\x06action\x12\x1e\n" +
 	"\x05actor\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x05actor\x12%\n" +
 	"\ttarget_id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\btargetId\x12.\n" +
 	"\x04from\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +

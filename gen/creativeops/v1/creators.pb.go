@@ -11,6 +11,8 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
+	fieldmaskpb "google.golang.org/protobuf/types/known/fieldmaskpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -37,9 +39,13 @@ type Creator struct {
 	// Always "active" for now.
 	Status string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	// Free-form metadata given at creation (at most 16 KiB as JSON).
-	Metadata      *structpb.Struct       `protobuf:"bytes,6,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Metadata  *structpb.Struct       `protobuf:"bytes,6,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// 1 when created, raised by each update: send it back as
+	// UpdateCreatorRequest.revision to change the creator only if nobody
+	// changed it since it was read.
+	Revision      int32 `protobuf:"varint,9,opt,name=revision,proto3" json:"revision,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -128,6 +134,13 @@ func (x *Creator) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Creator) GetRevision() int32 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
 }
 
 type CreateCreatorRequest struct {
@@ -247,6 +260,13 @@ type ListCreatorsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only creators of this vertical.
 	Vertical string `protobuf:"bytes,1,opt,name=vertical,proto3" json:"vertical,omitempty"`
+	// Only the creator with this email, compared case-insensitively (at
+	// most one: emails are unique in an organization).
+	Email string `protobuf:"bytes,4,opt,name=email,proto3" json:"email,omitempty"`
+	// Only creators created at or after this time.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only creators created before this time.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
 	// Page size, default 50, at most 200.
 	PageSize      int32  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -289,6 +309,27 @@ func (x *ListCreatorsRequest) GetVertical() string {
 		return x.Vertical
 	}
 	return ""
+}
+
+func (x *ListCreatorsRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *ListCreatorsRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *ListCreatorsRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
 }
 
 func (x *ListCreatorsRequest) GetPageSize() int32 {
@@ -358,11 +399,433 @@ func (x *ListCreatorsResponse) GetNextPageToken() string {
 	return ""
 }
 
+type UpdateCreatorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  *string                `protobuf:"bytes,2,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// An RFC 5322 address; unique in the organization like a new one.
+	Email    *string `protobuf:"bytes,3,opt,name=email,proto3,oneof" json:"email,omitempty"`
+	Vertical *string `protobuf:"bytes,4,opt,name=vertical,proto3,oneof" json:"vertical,omitempty"`
+	// Keys to set in the creator's metadata, merged over it: a key with a
+	// null value is removed, keys not given are kept. With "metadata" in
+	// update_mask and no metadata, every key is removed.
+	Metadata *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The fields to change, of name, email, vertical and metadata. Empty:
+	// every field the request sets.
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,6,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// The revision the change is based on (Creator.revision): when given and
+	// the creator is at another one, the update is refused with 409
+	// REVISION_MISMATCH and nothing changes.
+	Revision      *int32 `protobuf:"varint,7,opt,name=revision,proto3,oneof" json:"revision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateCreatorRequest) Reset() {
+	*x = UpdateCreatorRequest{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCreatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCreatorRequest) ProtoMessage() {}
+
+func (x *UpdateCreatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCreatorRequest.ProtoReflect.Descriptor instead.
+func (*UpdateCreatorRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *UpdateCreatorRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateCreatorRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateCreatorRequest) GetEmail() string {
+	if x != nil && x.Email != nil {
+		return *x.Email
+	}
+	return ""
+}
+
+func (x *UpdateCreatorRequest) GetVertical() string {
+	if x != nil && x.Vertical != nil {
+		return *x.Vertical
+	}
+	return ""
+}
+
+func (x *UpdateCreatorRequest) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *UpdateCreatorRequest) GetUpdateMask() *fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.UpdateMask
+	}
+	return nil
+}
+
+func (x *UpdateCreatorRequest) GetRevision() int32 {
+	if x != nil && x.Revision != nil {
+		return *x.Revision
+	}
+	return 0
+}
+
+type DeleteCreatorRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteCreatorRequest) Reset() {
+	*x = DeleteCreatorRequest{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteCreatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteCreatorRequest) ProtoMessage() {}
+
+func (x *DeleteCreatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteCreatorRequest.ProtoReflect.Descriptor instead.
+func (*DeleteCreatorRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DeleteCreatorRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type ExportCreatorRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportCreatorRequest) Reset() {
+	*x = ExportCreatorRequest{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportCreatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportCreatorRequest) ProtoMessage() {}
+
+func (x *ExportCreatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportCreatorRequest.ProtoReflect.Descriptor instead.
+func (*ExportCreatorRequest) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ExportCreatorRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// An event that named a creator, with its deliveries to the
+// organization's webhooks.
+type ExportedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "evt_" followed by a ULID.
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Type      string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The event's data as webhooks receive it.
+	Data          *structpb.Struct `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Deliveries    []*Delivery      `protobuf:"bytes,5,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportedEvent) Reset() {
+	*x = ExportedEvent{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportedEvent) ProtoMessage() {}
+
+func (x *ExportedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportedEvent.ProtoReflect.Descriptor instead.
+func (*ExportedEvent) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ExportedEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ExportedEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ExportedEvent) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *ExportedEvent) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ExportedEvent) GetDeliveries() []*Delivery {
+	if x != nil {
+		return x.Deliveries
+	}
+	return nil
+}
+
+// Everything the service holds about one creator (data portability).
+type CreatorExport struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ExportedAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=exported_at,json=exportedAt,proto3" json:"exported_at,omitempty"`
+	Creator    *Creator               `protobuf:"bytes,2,opt,name=creator,proto3" json:"creator,omitempty"`
+	// The tracked plans made for the creator.
+	Plans []*Plan `protobuf:"bytes,3,rep,name=plans,proto3" json:"plans,omitempty"`
+	// The runs made for the creator (runs given its creator_id).
+	Jobs []*Job `protobuf:"bytes,4,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// The works registered for the creator, newest first.
+	Records []*IPRecord `protobuf:"bytes,5,rep,name=records,proto3" json:"records,omitempty"`
+	// The certificate of each record, as GET /v1/ip/certificates/{id}
+	// returns it.
+	Certificates []*Certificate `protobuf:"bytes,6,rep,name=certificates,proto3" json:"certificates,omitempty"`
+	// The events whose data named the creator, newest first.
+	Events        []*ExportedEvent `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatorExport) Reset() {
+	*x = CreatorExport{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatorExport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatorExport) ProtoMessage() {}
+
+func (x *CreatorExport) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatorExport.ProtoReflect.Descriptor instead.
+func (*CreatorExport) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreatorExport) GetExportedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExportedAt
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetCreator() *Creator {
+	if x != nil {
+		return x.Creator
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetPlans() []*Plan {
+	if x != nil {
+		return x.Plans
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetJobs() []*Job {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetRecords() []*IPRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetCertificates() []*Certificate {
+	if x != nil {
+		return x.Certificates
+	}
+	return nil
+}
+
+func (x *CreatorExport) GetEvents() []*ExportedEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// The data of creator.deleted events: the erased creator's id, and
+// nothing personal.
+type CreatorDeleted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	DeletedAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=deleted_at,json=deletedAt,proto3" json:"deleted_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatorDeleted) Reset() {
+	*x = CreatorDeleted{}
+	mi := &file_creativeops_v1_creators_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatorDeleted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatorDeleted) ProtoMessage() {}
+
+func (x *CreatorDeleted) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_creators_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatorDeleted.ProtoReflect.Descriptor instead.
+func (*CreatorDeleted) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_creators_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreatorDeleted) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CreatorDeleted) GetDeletedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DeletedAt
+	}
+	return nil
+}
+
 var File_creativeops_v1_creators_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
+	"\x1dcreativeops/v1/creators.proto\x12\x0ecreativeops.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd2\x02\n" +
 	"\aCreator\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -374,7 +837,8 @@ const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xb2\x01\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1a\n" +
+	"\brevision\x18\t \x01(\x05R\brevision\"\xb2\x01\n" +
 	"\x14CreateCreatorRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\xc8\x01R\x04name\x12 \n" +
@@ -383,16 +847,60 @@ const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"\bvertical\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\bvertical\x123\n" +
 	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadata\",\n" +
 	"\x11GetCreatorRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"y\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x9d\x02\n" +
 	"\x13ListCreatorsRequest\x12\x1a\n" +
-	"\bvertical\x18\x01 \x01(\tR\bvertical\x12'\n" +
+	"\bvertical\x18\x01 \x01(\tR\bvertical\x12\x1e\n" +
+	"\x05email\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xfe\x01R\x05email\x12?\n" +
+	"\rcreated_after\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12'\n" +
 	"\tpage_size\x18\x02 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"s\n" +
 	"\x14ListCreatorsResponse\x123\n" +
 	"\bcreators\x18\x01 \x03(\v2\x17.creativeops.v1.CreatorR\bcreators\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\x8e\x03\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xee\x02\n" +
+	"\x14UpdateCreatorRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\x12#\n" +
+	"\x04name\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xc8\x01H\x00R\x04name\x88\x01\x01\x12%\n" +
+	"\x05email\x18\x03 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x03\x18\xfe\x01H\x01R\x05email\x88\x01\x01\x12(\n" +
+	"\bvertical\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x10\x01H\x02R\bvertical\x88\x01\x01\x123\n" +
+	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12;\n" +
+	"\vupdate_mask\x18\x06 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
+	"updateMask\x12(\n" +
+	"\brevision\x18\a \x01(\x05B\a\xbaH\x04\x1a\x02(\x01H\x03R\brevision\x88\x01\x01B\a\n" +
+	"\x05_nameB\b\n" +
+	"\x06_emailB\v\n" +
+	"\t_verticalB\v\n" +
+	"\t_revision\"/\n" +
+	"\x14DeleteCreatorRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"/\n" +
+	"\x14ExportCreatorRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x8a\x02\n" +
+	"\rExportedEvent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12G\n" +
+	"\x04type\x18\x02 \x01(\tB3\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\x04type\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12+\n" +
+	"\x04data\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04data\x128\n" +
+	"\n" +
+	"deliveries\x18\x05 \x03(\v2\x18.creativeops.v1.DeliveryR\n" +
+	"deliveries\"\x80\x03\n" +
+	"\rCreatorExport\x12;\n" +
+	"\vexported_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"exportedAt\x121\n" +
+	"\acreator\x18\x02 \x01(\v2\x17.creativeops.v1.CreatorR\acreator\x12*\n" +
+	"\x05plans\x18\x03 \x03(\v2\x14.creativeops.v1.PlanR\x05plans\x12'\n" +
+	"\x04jobs\x18\x04 \x03(\v2\x13.creativeops.v1.JobR\x04jobs\x122\n" +
+	"\arecords\x18\x05 \x03(\v2\x18.creativeops.v1.IPRecordR\arecords\x12?\n" +
+	"\fcertificates\x18\x06 \x03(\v2\x1b.creativeops.v1.CertificateR\fcertificates\x125\n" +
+	"\x06events\x18\a \x03(\v2\x1d.creativeops.v1.ExportedEventR\x06events\"[\n" +
+	"\x0eCreatorDeleted\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x129\n" +
+	"\n" +
+	"deleted_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tdeletedAt2\x9f\x06\n" +
 	"\x0fCreatorsService\x12~\n" +
 	"\rCreateCreator\x12$.creativeops.v1.CreateCreatorRequest\x1a\x17.creativeops.v1.Creator\".\x8a\xb5\x18\x13\n" +
 	"\x0ecreators:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/creators\x12v\n" +
@@ -400,7 +908,13 @@ const file_creativeops_v1_creators_proto_rawDesc = "" +
 	"GetCreator\x12!.creativeops.v1.GetCreatorRequest\x1a\x17.creativeops.v1.Creator\",\x8a\xb5\x18\x0f\n" +
 	"\rcreators:read\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/creators/{id}\x12\x82\x01\n" +
 	"\fListCreators\x12#.creativeops.v1.ListCreatorsRequest\x1a$.creativeops.v1.ListCreatorsResponse\"'\x8a\xb5\x18\x0f\n" +
-	"\rcreators:read\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/creatorsBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
+	"\rcreators:read\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/creators\x12\x80\x01\n" +
+	"\rUpdateCreator\x12$.creativeops.v1.UpdateCreatorRequest\x1a\x17.creativeops.v1.Creator\"0\x8a\xb5\x18\x10\n" +
+	"\x0ecreators:write\x82\xd3\xe4\x93\x02\x16:\x01*2\x11/v1/creators/{id}\x12\x7f\n" +
+	"\rDeleteCreator\x12$.creativeops.v1.DeleteCreatorRequest\x1a\x16.google.protobuf.Empty\"0\x8a\xb5\x18\x13\n" +
+	"\x0ecreators:admin\x10\xcc\x01\x82\xd3\xe4\x93\x02\x13*\x11/v1/creators/{id}\x12\x8a\x01\n" +
+	"\rExportCreator\x12$.creativeops.v1.ExportCreatorRequest\x1a\x1d.creativeops.v1.CreatorExport\"4\x8a\xb5\x18\x10\n" +
+	"\x0ecreators:admin\x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/creators/{id}:exportBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3"
 
 var (
 	file_creativeops_v1_creators_proto_rawDescOnce sync.Once
@@ -414,33 +928,67 @@ func file_creativeops_v1_creators_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_creators_proto_rawDescData
 }
 
-var file_creativeops_v1_creators_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_creativeops_v1_creators_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_creativeops_v1_creators_proto_goTypes = []any{
 	(*Creator)(nil),               // 0: creativeops.v1.Creator
 	(*CreateCreatorRequest)(nil),  // 1: creativeops.v1.CreateCreatorRequest
 	(*GetCreatorRequest)(nil),     // 2: creativeops.v1.GetCreatorRequest
 	(*ListCreatorsRequest)(nil),   // 3: creativeops.v1.ListCreatorsRequest
 	(*ListCreatorsResponse)(nil),  // 4: creativeops.v1.ListCreatorsResponse
-	(*structpb.Struct)(nil),       // 5: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*UpdateCreatorRequest)(nil),  // 5: creativeops.v1.UpdateCreatorRequest
+	(*DeleteCreatorRequest)(nil),  // 6: creativeops.v1.DeleteCreatorRequest
+	(*ExportCreatorRequest)(nil),  // 7: creativeops.v1.ExportCreatorRequest
+	(*ExportedEvent)(nil),         // 8: creativeops.v1.ExportedEvent
+	(*CreatorExport)(nil),         // 9: creativeops.v1.CreatorExport
+	(*CreatorDeleted)(nil),        // 10: creativeops.v1.CreatorDeleted
+	(*structpb.Struct)(nil),       // 11: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*fieldmaskpb.FieldMask)(nil), // 13: google.protobuf.FieldMask
+	(*Delivery)(nil),              // 14: creativeops.v1.Delivery
+	(*Plan)(nil),                  // 15: creativeops.v1.Plan
+	(*Job)(nil),                   // 16: creativeops.v1.Job
+	(*IPRecord)(nil),              // 17: creativeops.v1.IPRecord
+	(*Certificate)(nil),           // 18: creativeops.v1.Certificate
+	(*emptypb.Empty)(nil),         // 19: google.protobuf.Empty
 }
 var file_creativeops_v1_creators_proto_depIdxs = []int32{
-	5, // 0: creativeops.v1.Creator.metadata:type_name -> google.protobuf.Struct
-	6, // 1: creativeops.v1.Creator.created_at:type_name -> google.protobuf.Timestamp
-	6, // 2: creativeops.v1.Creator.updated_at:type_name -> google.protobuf.Timestamp
-	5, // 3: creativeops.v1.CreateCreatorRequest.metadata:type_name -> google.protobuf.Struct
-	0, // 4: creativeops.v1.ListCreatorsResponse.creators:type_name -> creativeops.v1.Creator
-	1, // 5: creativeops.v1.CreatorsService.CreateCreator:input_type -> creativeops.v1.CreateCreatorRequest
-	2, // 6: creativeops.v1.CreatorsService.GetCreator:input_type -> creativeops.v1.GetCreatorRequest
-	3, // 7: creativeops.v1.CreatorsService.ListCreators:input_type -> creativeops.v1.ListCreatorsRequest
-	0, // 8: creativeops.v1.CreatorsService.CreateCreator:output_type -> creativeops.v1.Creator
-	0, // 9: creativeops.v1.CreatorsService.GetCreator:output_type -> creativeops.v1.Creator
-	4, // 10: creativeops.v1.CreatorsService.ListCreators:output_type -> creativeops.v1.ListCreatorsResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	11, // 0: creativeops.v1.Creator.metadata:type_name -> google.protobuf.Struct
+	12, // 1: creativeops.v1.Creator.created_at:type_name -> google.protobuf.Timestamp
+	12, // 2: creativeops.v1.Creator.updated_at:type_name -> google.protobuf.Timestamp
+	11, // 3: creativeops.v1.CreateCreatorRequest.metadata:type_name -> google.protobuf.Struct
+	12, // 4: creativeops.v1.ListCreatorsRequest.created_after:type_name -> google.protobuf.Timestamp
+	12, // 5: creativeops.v1.ListCreatorsRequest.created_before:type_name -> google.protobuf.Timestamp
+	0,  // 6: creativeops.v1.ListCreatorsResponse.creators:type_name -> creativeops.v1.Creator
+	11, // 7: creativeops.v1.UpdateCreatorRequest.metadata:type_name -> google.protobuf.Struct
+	13, // 8: creativeops.v1.UpdateCreatorRequest.update_mask:type_name -> google.protobuf.FieldMask
+	12, // 9: creativeops.v1.ExportedEvent.created_at:type_name -> google.protobuf.Timestamp
+	11, // 10: creativeops.v1.ExportedEvent.data:type_name -> google.protobuf.Struct
+	14, // 11: creativeops.v1.ExportedEvent.deliveries:type_name -> creativeops.v1.Delivery
+	12, // 12: creativeops.v1.CreatorExport.exported_at:type_name -> google.protobuf.Timestamp
+	0,  // 13: creativeops.v1.CreatorExport.creator:type_name -> creativeops.v1.Creator
+	15, // 14: creativeops.v1.CreatorExport.plans:type_name -> creativeops.v1.Plan
+	16, // 15: creativeops.v1.CreatorExport.jobs:type_name -> creativeops.v1.Job
+	17, // 16: creativeops.v1.CreatorExport.records:type_name -> creativeops.v1.IPRecord
+	18, // 17: creativeops.v1.CreatorExport.certificates:type_name -> creativeops.v1.Certificate
+	8,  // 18: creativeops.v1.CreatorExport.events:type_name -> creativeops.v1.ExportedEvent
+	12, // 19: creativeops.v1.CreatorDeleted.deleted_at:type_name -> google.protobuf.Timestamp
+	1,  // 20: creativeops.v1.CreatorsService.CreateCreator:input_type -> creativeops.v1.CreateCreatorRequest
+	2,  // 21: creativeops.v1.CreatorsService.GetCreator:input_type -> creativeops.v1.GetCreatorRequest
+	3,  // 22: creativeops.v1.CreatorsService.ListCreators:input_type -> creativeops.v1.ListCreatorsRequest
+	5,  // 23: creativeops.v1.CreatorsService.UpdateCreator:input_type -> creativeops.v1.UpdateCreatorRequest
+	6,  // 24: creativeops.v1.CreatorsService.DeleteCreator:input_type -> creativeops.v1.DeleteCreatorRequest
+	7,  // 25: creativeops.v1.CreatorsService.ExportCreator:input_type -> creativeops.v1.ExportCreatorRequest
+	0,  // 26: creativeops.v1.CreatorsService.CreateCreator:output_type -> creativeops.v1.Creator
+	0,  // 27: creativeops.v1.CreatorsService.GetCreator:output_type -> creativeops.v1.Creator
+	4,  // 28: creativeops.v1.CreatorsService.ListCreators:output_type -> creativeops.v1.ListCreatorsResponse
+	0,  // 29: creativeops.v1.CreatorsService.UpdateCreator:output_type -> creativeops.v1.Creator
+	19, // 30: creativeops.v1.CreatorsService.DeleteCreator:output_type -> google.protobuf.Empty
+	9,  // 31: creativeops.v1.CreatorsService.ExportCreator:output_type -> creativeops.v1.CreatorExport
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_creators_proto_init() }
@@ -449,13 +997,18 @@ func file_creativeops_v1_creators_proto_init() {
 		return
 	}
 	file_creativeops_v1_options_proto_init()
+	file_creativeops_v1_engine_proto_init()
+	file_creativeops_v1_ip_proto_init()
+	file_creativeops_v1_plans_proto_init()
+	file_creativeops_v1_webhooks_proto_init()
+	file_creativeops_v1_creators_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_creators_proto_rawDesc), len(file_creativeops_v1_creators_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -11,6 +11,7 @@ import (
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
 )
 
 // This is a compile-time assertion to ensure that this generated file
@@ -22,6 +23,9 @@ const (
 	CreatorsService_CreateCreator_FullMethodName = "/creativeops.v1.CreatorsService/CreateCreator"
 	CreatorsService_GetCreator_FullMethodName    = "/creativeops.v1.CreatorsService/GetCreator"
 	CreatorsService_ListCreators_FullMethodName  = "/creativeops.v1.CreatorsService/ListCreators"
+	CreatorsService_UpdateCreator_FullMethodName = "/creativeops.v1.CreatorsService/UpdateCreator"
+	CreatorsService_DeleteCreator_FullMethodName = "/creativeops.v1.CreatorsService/DeleteCreator"
+	CreatorsService_ExportCreator_FullMethodName = "/creativeops.v1.CreatorsService/ExportCreator"
 )
 
 // CreatorsServiceClient is the client API for CreatorsService service.
@@ -37,6 +41,19 @@ type CreatorsServiceClient interface {
 	GetCreator(ctx context.Context, in *GetCreatorRequest, opts ...grpc.CallOption) (*Creator, error)
 	// Lists creators, newest first.
 	ListCreators(ctx context.Context, in *ListCreatorsRequest, opts ...grpc.CallOption) (*ListCreatorsResponse, error)
+	// Changes a creator's name, email, vertical or metadata. Only the fields
+	// named in update_mask (or, without one, the fields the request sets)
+	// change; metadata is merged key by key, a null value removing a key.
+	UpdateCreator(ctx context.Context, in *UpdateCreatorRequest, opts ...grpc.CallOption) (*Creator, error)
+	// Erases a creator: its personal data is removed from the record and
+	// from every copy the service holds (docs/privacy.md); the id answers
+	// 404 from then on and is never used again.
+	DeleteCreator(ctx context.Context, in *DeleteCreatorRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
+	// Returns everything the service holds about one creator as one
+	// document: the record, its tracked plans, its jobs, its IP records with
+	// their certificates, and the events (with their webhook deliveries)
+	// that named it.
+	ExportCreator(ctx context.Context, in *ExportCreatorRequest, opts ...grpc.CallOption) (*CreatorExport, error)
 }
 
 type creatorsServiceClient struct {
@@ -77,6 +94,36 @@ func (c *creatorsServiceClient) ListCreators(ctx context.Context, in *ListCreato
 	return out, nil
 }
 
+func (c *creatorsServiceClient) UpdateCreator(ctx context.Context, in *UpdateCreatorRequest, opts ...grpc.CallOption) (*Creator, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Creator)
+	err := c.cc.Invoke(ctx, CreatorsService_UpdateCreator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *creatorsServiceClient) DeleteCreator(ctx context.Context, in *DeleteCreatorRequest, opts ...grpc.CallOption) (*emptypb.Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(emptypb.Empty)
+	err := c.cc.Invoke(ctx, CreatorsService_DeleteCreator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *creatorsServiceClient) ExportCreator(ctx context.Context, in *ExportCreatorRequest, opts ...grpc.CallOption) (*CreatorExport, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreatorExport)
+	err := c.cc.Invoke(ctx, CreatorsService_ExportCreator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CreatorsServiceServer is the server API for CreatorsService service.
 // All implementations must embed UnimplementedCreatorsServiceServer
 // for forward compatibility.
@@ -90,6 +137,19 @@ type CreatorsServiceServer interface {
 	GetCreator(context.Context, *GetCreatorRequest) (*Creator, error)
 	// Lists creators, newest first.
 	ListCreators(context.Context, *ListCreatorsRequest) (*ListCreatorsResponse, error)
+	// Changes a creator's name, email, vertical or metadata. Only the fields
+	// named in update_mask (or, without one, the fields the request sets)
+	// change; metadata is merged key by key, a null value removing a key.
+	UpdateCreator(context.Context, *UpdateCreatorRequest) (*Creator, error)
+	// Erases a creator: its personal data is removed from the record and
+	// from every copy the service holds (docs/privacy.md); the id answers
+	// 404 from then on and is never used again.
+	DeleteCreator(context.Context, *DeleteCreatorRequest) (*emptypb.Empty, error)
+	// Returns everything the service holds about one creator as one
+	// document: the record, its tracked plans, its jobs, its IP records with
+	// their certificates, and the events (with their webhook deliveries)
+	// that named it.
+	ExportCreator(context.Context, *ExportCreatorRequest) (*CreatorExport, error)
 	mustEmbedUnimplementedCreatorsServiceServer()
 }
 
@@ -108,6 +168,15 @@ func (UnimplementedCreatorsServiceServer) GetCreator(context.Context, *GetCreato
 }
 func (UnimplementedCreatorsServiceServer) ListCreators(context.Context, *ListCreatorsRequest) (*ListCreatorsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCreators not implemented")
+}
+func (UnimplementedCreatorsServiceServer) UpdateCreator(context.Context, *UpdateCreatorRequest) (*Creator, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateCreator not implemented")
+}
+func (UnimplementedCreatorsServiceServer) DeleteCreator(context.Context, *DeleteCreatorRequest) (*emptypb.Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCreator not implemented")
+}
+func (UnimplementedCreatorsServiceServer) ExportCreator(context.Context, *ExportCreatorRequest) (*CreatorExport, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportCreator not implemented")
 }
 func (UnimplementedCreatorsServiceServer) mustEmbedUnimplementedCreatorsServiceServer() {}
 func (UnimplementedCreatorsServiceServer) testEmbeddedByValue()                         {}
@@ -184,6 +253,60 @@ func _CreatorsService_ListCreators_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CreatorsService_UpdateCreator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateCreatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CreatorsServiceServer).UpdateCreator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CreatorsService_UpdateCreator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CreatorsServiceServer).UpdateCreator(ctx, req.(*UpdateCreatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CreatorsService_DeleteCreator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteCreatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CreatorsServiceServer).DeleteCreator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CreatorsService_DeleteCreator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CreatorsServiceServer).DeleteCreator(ctx, req.(*DeleteCreatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CreatorsService_ExportCreator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExportCreatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CreatorsServiceServer).ExportCreator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CreatorsService_ExportCreator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CreatorsServiceServer).ExportCreator(ctx, req.(*ExportCreatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CreatorsService_ServiceDesc is the grpc.ServiceDesc for CreatorsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -202,6 +325,18 @@ var CreatorsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListCreators",
 			Handler:    _CreatorsService_ListCreators_Handler,
+		},
+		{
+			MethodName: "UpdateCreator",
+			Handler:    _CreatorsService_UpdateCreator_Handler,
+		},
+		{
+			MethodName: "DeleteCreator",
+			Handler:    _CreatorsService_DeleteCreator_Handler,
+		},
+		{
+			MethodName: "ExportCreator",
+			Handler:    _CreatorsService_ExportCreator_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -921,7 +921,11 @@ type Job struct {
 	Async       bool                   `protobuf:"varint,13,opt,name=async,proto3" json:"async,omitempty"`
 	// The tracked plan the run made ("plan_…"), when it was asked to track
 	// it; empty until the run completes.
-	PlanId        string `protobuf:"bytes,14,opt,name=plan_id,json=planId,proto3" json:"plan_id,omitempty"`
+	PlanId string `protobuf:"bytes,14,opt,name=plan_id,json=planId,proto3" json:"plan_id,omitempty"`
+	// The creator the run was for (the run's creator_id); empty when none
+	// was given. It ties the run and its events to the creator, for the
+	// creator's export and erasure.
+	CreatorId     string `protobuf:"bytes,15,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1050,6 +1054,13 @@ func (x *Job) GetAsync() bool {
 func (x *Job) GetPlanId() string {
 	if x != nil {
 		return x.PlanId
+	}
+	return ""
+}
+
+func (x *Job) GetCreatorId() string {
+	if x != nil {
+		return x.CreatorId
 	}
 	return ""
 }
@@ -1350,7 +1361,7 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\bJobError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\tR\x04step\"\xe0\x04\n" +
+	"\x04step\x18\x03 \x01(\tR\x04step\"\xff\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12C\n" +
 	"\x06status\x18\x02 \x01(\tB+\x9a\xb5\x18'\x12%creativeops.v1.ListJobsRequest.statusR\x06status\x12\x1a\n" +
@@ -1368,7 +1379,9 @@ const file_creativeops_v1_engine_proto_rawDesc = "" +
 	"\fcompleted_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\vcompletedAt\x12\x1a\n" +
 	"\battempts\x18\f \x01(\x05R\battempts\x12\x14\n" +
 	"\x05async\x18\r \x01(\bR\x05async\x12\x17\n" +
-	"\aplan_id\x18\x0e \x01(\tR\x06planId\"(\n" +
+	"\aplan_id\x18\x0e \x01(\tR\x06planId\x12\x1d\n" +
+	"\n" +
+	"creator_id\x18\x0f \x01(\tR\tcreatorId\"(\n" +
 	"\rGetJobRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"\x8d\x02\n" +
 	"\x0fListJobsRequest\x12P\n" +

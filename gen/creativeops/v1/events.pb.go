@@ -48,6 +48,8 @@ type EventTypes struct {
 	PlanMilestoneDue     *PlanMilestoneReminder `protobuf:"bytes,6,opt,name=plan_milestone_due,json=planMilestoneDue,proto3" json:"plan_milestone_due,omitempty"`
 	PlanMilestoneOverdue *PlanMilestoneReminder `protobuf:"bytes,7,opt,name=plan_milestone_overdue,json=planMilestoneOverdue,proto3" json:"plan_milestone_overdue,omitempty"`
 	PlanReplanned        *PlanReplanReport      `protobuf:"bytes,8,opt,name=plan_replanned,json=planReplanned,proto3" json:"plan_replanned,omitempty"`
+	CreatorUpdated       *Creator               `protobuf:"bytes,9,opt,name=creator_updated,json=creatorUpdated,proto3" json:"creator_updated,omitempty"`
+	CreatorDeleted       *CreatorDeleted        `protobuf:"bytes,10,opt,name=creator_deleted,json=creatorDeleted,proto3" json:"creator_deleted,omitempty"`
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache
 }
@@ -141,6 +143,20 @@ func (x *EventTypes) GetPlanMilestoneOverdue() *PlanMilestoneReminder {
 func (x *EventTypes) GetPlanReplanned() *PlanReplanReport {
 	if x != nil {
 		return x.PlanReplanned
+	}
+	return nil
+}
+
+func (x *EventTypes) GetCreatorUpdated() *Creator {
+	if x != nil {
+		return x.CreatorUpdated
+	}
+	return nil
+}
+
+func (x *EventTypes) GetCreatorDeleted() *CreatorDeleted {
+	if x != nil {
+		return x.CreatorDeleted
 	}
 	return nil
 }
@@ -435,7 +451,7 @@ var File_creativeops_v1_events_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bbuf/validate/validate.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd6\x0f\n" +
+	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bbuf/validate/validate.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x12\n" +
 	"\n" +
 	"EventTypes\x12\xc4\x01\n" +
 	"\rjob_completed\x18\x01 \x01(\v2\x13.creativeops.v1.JobB\x89\x01\xa2\xb5\x18\x84\x01\n" +
@@ -456,7 +472,12 @@ const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\x16plan_milestone_overdue\x18\a \x01(\v2%.creativeops.v1.PlanMilestoneReminderB\x9a\x01\xa2\xb5\x18\x95\x01\n" +
 	"\x16plan.milestone.overdue\x12{A tracked plan's pending milestone's date passed; days_until is negative. Sent once per milestone and revision of its date.R\x14planMilestoneOverdue\x12\xea\x01\n" +
 	"\x0eplan_replanned\x18\b \x01(\v2 .creativeops.v1.PlanReplanReportB\xa0\x01\xa2\xb5\x18\x9b\x01\n" +
-	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplanned\"\x80\x02\n" +
+	"\x0eplan.replanned\x12\x88\x01A plan was re-planned, by POST /v1/plans/{id}:replan (trigger manual) or because a deliverable's date passed undone (trigger automatic).R\rplanReplanned\x12\xbe\x01\n" +
+	"\x0fcreator_updated\x18\t \x01(\v2\x17.creativeops.v1.CreatorB|\xa2\xb5\x18x\n" +
+	"\x0fcreator.updated\x12eA creator was changed by PATCH /v1/creators/{id}. The data is the creator as that request returns it.R\x0ecreatorUpdated\x12\xd1\x01\n" +
+	"\x0fcreator_deleted\x18\n" +
+	" \x01(\v2\x1e.creativeops.v1.CreatorDeletedB\x87\x01\xa2\xb5\x18\x82\x01\n" +
+	"\x0fcreator.deleted\x12oA creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.R\x0ecreatorDeleted\"\x80\x02\n" +
 	"\x05Event\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12G\n" +
 	"\x04type\x18\x02 \x01(\tB3\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\x04type\x128\n" +
@@ -512,8 +533,9 @@ var file_creativeops_v1_events_proto_goTypes = []any{
 	(*Webhook)(nil),               // 8: creativeops.v1.Webhook
 	(*PlanMilestoneReminder)(nil), // 9: creativeops.v1.PlanMilestoneReminder
 	(*PlanReplanReport)(nil),      // 10: creativeops.v1.PlanReplanReport
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
+	(*CreatorDeleted)(nil),        // 11: creativeops.v1.CreatorDeleted
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 13: google.protobuf.Struct
 }
 var file_creativeops_v1_events_proto_depIdxs = []int32{
 	5,  // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
@@ -525,20 +547,22 @@ var file_creativeops_v1_events_proto_depIdxs = []int32{
 	9,  // 6: creativeops.v1.EventTypes.plan_milestone_due:type_name -> creativeops.v1.PlanMilestoneReminder
 	9,  // 7: creativeops.v1.EventTypes.plan_milestone_overdue:type_name -> creativeops.v1.PlanMilestoneReminder
 	10, // 8: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
-	11, // 9: creativeops.v1.Event.timestamp:type_name -> google.protobuf.Timestamp
-	12, // 10: creativeops.v1.Event.data:type_name -> google.protobuf.Struct
-	11, // 11: creativeops.v1.ListEventsRequest.created_after:type_name -> google.protobuf.Timestamp
-	11, // 12: creativeops.v1.ListEventsRequest.created_before:type_name -> google.protobuf.Timestamp
-	1,  // 13: creativeops.v1.ListEventsResponse.events:type_name -> creativeops.v1.Event
-	2,  // 14: creativeops.v1.EventsService.ListEvents:input_type -> creativeops.v1.ListEventsRequest
-	4,  // 15: creativeops.v1.EventsService.GetEvent:input_type -> creativeops.v1.GetEventRequest
-	3,  // 16: creativeops.v1.EventsService.ListEvents:output_type -> creativeops.v1.ListEventsResponse
-	1,  // 17: creativeops.v1.EventsService.GetEvent:output_type -> creativeops.v1.Event
-	16, // [16:18] is the sub-list for method output_type
-	14, // [14:16] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	7,  // 9: creativeops.v1.EventTypes.creator_updated:type_name -> creativeops.v1.Creator
+	11, // 10: creativeops.v1.EventTypes.creator_deleted:type_name -> creativeops.v1.CreatorDeleted
+	12, // 11: creativeops.v1.Event.timestamp:type_name -> google.protobuf.Timestamp
+	13, // 12: creativeops.v1.Event.data:type_name -> google.protobuf.Struct
+	12, // 13: creativeops.v1.ListEventsRequest.created_after:type_name -> google.protobuf.Timestamp
+	12, // 14: creativeops.v1.ListEventsRequest.created_before:type_name -> google.protobuf.Timestamp
+	1,  // 15: creativeops.v1.ListEventsResponse.events:type_name -> creativeops.v1.Event
+	2,  // 16: creativeops.v1.EventsService.ListEvents:input_type -> creativeops.v1.ListEventsRequest
+	4,  // 17: creativeops.v1.EventsService.GetEvent:input_type -> creativeops.v1.GetEventRequest
+	3,  // 18: creativeops.v1.EventsService.ListEvents:output_type -> creativeops.v1.ListEventsResponse
+	1,  // 19: creativeops.v1.EventsService.GetEvent:output_type -> creativeops.v1.Event
+	18, // [18:20] is the sub-list for method output_type
+	16, // [16:18] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_events_proto_init() }

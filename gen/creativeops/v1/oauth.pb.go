@@ -514,11 +514,11 @@ const file_creativeops_v1_oauth_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\trevokedAt\x12]\n" +
 	"\x1aprevious_secret_expires_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\x90\xb5\x18\x01R\x17previousSecretExpiresAt\x12 \n" +
 	"\x06secret\x18\f \x01(\tB\x03\x80\x01\x01H\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret\"\xbc\x03\n" +
+	"\a_secret\"\xcc\x03\n" +
 	"\x18CreateOAuthClientRequest\x12\x1d\n" +
-	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18dR\x04name\x12\xda\x01\n" +
-	"\x06scopes\x18\x02 \x03(\tB\xc1\x01\xbaH\xbd\x01\x92\x01\xb9\x01\b\x01\x10\x14\"\xb2\x01r\xaf\x01R\x01*R\n" +
-	"engine:runR\vengine:readR\rcreators:readR\x0ecreators:writeR\aip:readR\bip:writeR\rwebhooks:readR\x0ewebhooks:writeR\vevents:readR\x0eanalytics:readR\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18dR\x04name\x12\xea\x01\n" +
+	"\x06scopes\x18\x02 \x03(\tB\xd1\x01\xbaH\xcd\x01\x92\x01\xc9\x01\b\x01\x10\x14\"\xc2\x01r\xbf\x01R\x01*R\n" +
+	"engine:runR\vengine:readR\rcreators:readR\x0ecreators:writeR\x0ecreators:adminR\aip:readR\bip:writeR\rwebhooks:readR\x0ewebhooks:writeR\vevents:readR\x0eanalytics:readR\n" +
 	"keys:adminR\n" +
 	"plans:readR\vplans:writeR\x06scopes\x12R\n" +
 	"\x0etoken_lifetime\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\x10\xbaH\r\xaa\x01\n" +

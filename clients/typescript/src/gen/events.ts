@@ -18,6 +18,7 @@ export interface JobData {
   attempts: number;
   async: boolean;
   plan_id: string;
+  creator_id: string;
 }
 
 /** creativeops.v1.JobError as the REST API renders it (and an event's data carries it). */
@@ -51,13 +52,14 @@ export interface CreatorData {
   metadata: Record<string, unknown> | null;
   created_at: string;
   updated_at: string;
+  revision: number;
 }
 
 /** creativeops.v1.Webhook as the REST API renders it (and an event's data carries it). */
 export interface WebhookData {
   id: string;
   url: string;
-  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
   status: "active" | "disabled";
   created_at: string;
   secret?: string;
@@ -126,6 +128,12 @@ export interface MilestoneChangeData {
   change: "moved" | "added" | "removed" | "kept";
   from_date: string;
   to_date: string;
+}
+
+/** creativeops.v1.CreatorDeleted as the REST API renders it (and an event's data carries it). */
+export interface CreatorDeletedData {
+  id: string;
+  deleted_at: string;
 }
 
 /** engine.job.completed: A run, synchronous or asynchronous, completed. The data is the job as GET /v1/engine/status/{id} returns it. */
@@ -218,6 +226,26 @@ export interface PlanReplannedEvent {
   data: PlanReplanReportData;
 }
 
+/** creator.updated: A creator was changed by PATCH /v1/creators/{id}. The data is the creator as that request returns it. */
+export interface CreatorUpdatedEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "creator.updated";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: CreatorData;
+}
+
+/** creator.deleted: A creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal. */
+export interface CreatorDeletedEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "creator.deleted";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: CreatorDeletedData;
+}
+
 /** The JSON body of a delivery: narrow it on type to reach its data's fields. */
 export type WebhookEvent =
   | JobCompletedEvent
@@ -228,10 +256,12 @@ export type WebhookEvent =
   | WebhookDisabledEvent
   | PlanMilestoneDueEvent
   | PlanMilestoneOverdueEvent
-  | PlanReplannedEvent;
+  | PlanReplannedEvent
+  | CreatorUpdatedEvent
+  | CreatorDeletedEvent;
 
 /** An event type a webhook can subscribe to (besides "*", every type). */
 export type WebhookEventType = WebhookEvent["type"];
 
 /** Every event type, in the order the server declares them. */
-export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "webhook.disabled", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned"];
+export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "webhook.disabled", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned", "creator.updated", "creator.deleted"];

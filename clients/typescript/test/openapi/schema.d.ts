@@ -179,6 +179,34 @@ export interface paths {
         get: operations["CreatorsService_GetCreator"];
         put?: never;
         post?: never;
+        /**
+         * Erases a creator: its personal data is removed from the record and from every copy the service holds (docs/privacy.md); the id answers 404 from then on and is never used again
+         * @description Erases a creator: its personal data is removed from the record and from every copy the service holds (docs/privacy.md); the id answers 404 from then on and is never used again.
+         */
+        delete: operations["CreatorsService_DeleteCreator"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a creator's name, email, vertical or metadata
+         * @description Changes a creator's name, email, vertical or metadata. Only the fields named in update_mask (or, without one, the fields the request sets) change; metadata is merged key by key, a null value removing a key.
+         */
+        patch: operations["CreatorsService_UpdateCreator"];
+        trace?: never;
+    };
+    "/v1/creators/{id}:export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Returns everything the service holds about one creator as one document: the record, its tracked plans, its jobs, its IP records with their certificates, and the events (with their webhook deliveries) that named it
+         * @description Returns everything the service holds about one creator as one document: the record, its tracked plans, its jobs, its IP records with their certificates, and the events (with their webhook deliveries) that named it.
+         */
+        get: operations["CreatorsService_ExportCreator"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1053,7 +1081,7 @@ export interface components {
             rate_limit: components["schemas"]["RateLimit"] | null;
             /** Format: date-time */
             revoked_at: string | null;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "creators:admin" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The key itself: present only in the response that created or rotated it
              *      (never in an idempotent replay of that response).
@@ -1068,8 +1096,9 @@ export interface components {
              *      organization.created, session.created (a key signed
              *      in to the developer dashboard), session.ended (signed out),
              *      oauth_client.created, oauth_client.rotated, oauth_client.deleted,
-             *      plan_feed.created (a plan's calendar feed URL was made) or
-             *      plan_feed.revoked.
+             *      plan_feed.created (a plan's calendar feed URL was made),
+             *      plan_feed.revoked, creator.updated (details: the fields changed, never
+             *      their values) or creator.erased.
              */
             action: string;
             /**
@@ -1088,7 +1117,7 @@ export interface components {
             organization_id: string;
             origin: components["schemas"]["AuditOrigin"];
             target_id: string;
-            /** @description api_key, webhook, organization, session, oauth_client or plan. */
+            /** @description api_key, webhook, organization, session, oauth_client, plan or creator. */
             target_type: string;
         };
         /** @description Where a change came from. */
@@ -1258,7 +1287,7 @@ export interface components {
             expires_at?: string;
             name: string;
             rate_limit?: components["schemas"]["RateLimit"];
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "creators:admin" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
         };
         CreateOAuthClientRequest: {
             /**
@@ -1270,7 +1299,7 @@ export interface components {
             };
             jwks_uri?: string;
             name: string;
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "creators:admin" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /** @description Default: the server's --oauth-token-lifetime (1 h). 60 s to 24 h. A duration of at least 60s and at most 86400s. */
             token_lifetime?: string;
         };
@@ -1293,7 +1322,7 @@ export interface components {
             /** @description Free text to tell endpoints apart. */
             description?: string;
             /** @description Event types (the document's webhooks), or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;
             url: string;
@@ -1311,6 +1340,13 @@ export interface components {
             } | null;
             name: string;
             /**
+             * Format: int32
+             * @description 1 when created, raised by each update: send it back as
+             *      UpdateCreatorRequest.revision to change the creator only if nobody
+             *      changed it since it was read.
+             */
+            revision: number;
+            /**
              * @description Always "active" for now.
              * @enum {string}
              */
@@ -1319,6 +1355,31 @@ export interface components {
             updated_at: string;
             /** @description Primary creative vertical key. */
             vertical: string;
+        };
+        /** @description The data of creator.deleted events. */
+        CreatorDeleted: {
+            /** Format: date-time */
+            deleted_at: string;
+            id: string;
+        };
+        /** @description Everything the service holds about one creator (data portability). */
+        CreatorExport: {
+            /**
+             * @description The certificate of each record, as GET /v1/ip/certificates/{id}
+             *      returns it.
+             */
+            certificates: components["schemas"]["Certificate"][];
+            creator: components["schemas"]["Creator"];
+            /** @description The events whose data named the creator, newest first. */
+            events: components["schemas"]["ExportedEvent"][];
+            /** Format: date-time */
+            exported_at: string;
+            /** @description The runs made for the creator (runs given its creator_id). */
+            jobs: components["schemas"]["Job"][];
+            /** @description The tracked plans made for the creator. */
+            plans: components["schemas"]["Plan"][];
+            /** @description The works registered for the creator, newest first. */
+            records: components["schemas"]["IPRecord"][];
         };
         /** @description An event on its way to one endpoint. */
         Delivery: {
@@ -1331,7 +1392,7 @@ export interface components {
             created_at: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
+            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
             /** @description "whd_" followed by a ULID. */
             id: string;
             last_error: string;
@@ -1456,7 +1517,24 @@ export interface components {
              */
             timestamp: string;
             /** @enum {string} */
-            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned";
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
+        };
+        /**
+         * @description An event that named a creator, with its deliveries to the
+         *      organization's webhooks.
+         */
+        ExportedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The event's data as webhooks receive it. */
+            data: {
+                [key: string]: unknown;
+            };
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description "evt_" followed by a ULID. */
+            id: string;
+            /** @enum {string} */
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
         };
         IPKeys: {
             log_keys: components["schemas"]["LogKey"][];
@@ -1524,6 +1602,12 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The creator the run was for (the run's creator_id); empty when none
+             *      was given. It ties the run and its events to the creator, for the
+             *      creator's export and erasure.
+             */
+            creator_id: string;
             error: components["schemas"]["JobError"] | null;
             /** @description "job_" followed by a ULID. */
             id: string;
@@ -1701,7 +1785,7 @@ export interface components {
              * @description The scopes the client may be issued; a token request asking for
              *      others gets only these.
              */
-            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
+            scopes: ("*" | "engine:run" | "engine:read" | "creators:read" | "creators:write" | "creators:admin" | "ip:read" | "ip:write" | "webhooks:read" | "webhooks:write" | "events:read" | "analytics:read" | "keys:admin" | "plans:read" | "plans:write")[];
             /**
              * @description The client secret: present only in the response that created or
              *      rotated it (never in an idempotent replay of that response).
@@ -2128,6 +2212,33 @@ export interface components {
         SkipMilestoneBody: Record<string, never>;
         /** @description No fields: the method takes what it needs from its path. */
         TestWebhookBody: Record<string, never>;
+        UpdateCreatorBody: {
+            /** @description An RFC 5322 address; unique in the organization like a new one. */
+            email?: string;
+            /**
+             * @description Keys to set in the creator's metadata, merged over it: a key with a
+             *      null value is removed, keys not given are kept. With "metadata" in
+             *      update_mask and no metadata, every key is removed.
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            name?: string;
+            /**
+             * Format: int32
+             * @description The revision the change is based on (Creator.revision): when given and
+             *      the creator is at another one, the update is refused with 409
+             *      REVISION_MISMATCH and nothing changes.
+             */
+            revision?: number;
+            /**
+             * Format: field-mask
+             * @description The fields to change, of name, email, vertical and metadata. Empty:
+             *      every field the request sets.
+             */
+            update_mask?: string;
+            vertical?: string;
+        };
         UpdatePlanBody: {
             auto_replan?: boolean;
             /** Format: int32 */
@@ -2136,7 +2247,7 @@ export interface components {
         UpdateWebhookBody: {
             description?: string;
             /** @description A new subscription list, replacing the old one. */
-            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
             /**
              * Format: field-mask
              * @description The fields to change, of url, events and description; empty: those
@@ -2223,7 +2334,7 @@ export interface components {
             /** @description Why the webhook was disabled; empty while active. */
             disabled_reason: string;
             /** @description Event types, or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
             /** @description "wh_" followed by a ULID. */
             id: string;
             /**
@@ -2807,7 +2918,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of this action. */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated" | "webhook.disabled" | "webhook.enabled" | "webhook.secret_rotated" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "webhook.updated" | "webhook.disabled" | "webhook.enabled" | "webhook.secret_rotated" | "organization.created" | "session.created" | "session.ended" | "oauth_client.created" | "oauth_client.rotated" | "oauth_client.deleted" | "plan.deleted" | "plan_feed.created" | "plan_feed.revoked" | "creator.updated" | "creator.erased";
                 /** @description Only changes made by this actor (an API key id, or "cli:<os user>"). */
                 actor?: string;
                 /** @description Only changes to this resource (a key or webhook id). */
@@ -2880,6 +2991,12 @@ export interface operations {
             query?: {
                 /** @description Only creators of this vertical. */
                 vertical?: string;
+                /** @description Only the creator with this email, compared case-insensitively (at most one: emails are unique in an organization). */
+                email?: string;
+                /** @description Only creators created at or after this time. */
+                created_after?: string;
+                /** @description Only creators created before this time. */
+                created_before?: string;
                 /** @description Page size, default 50, at most 200. */
                 page_size?: number;
                 page_token?: string;
@@ -2905,6 +3022,7 @@ export interface operations {
                      *           "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *           "metadata": null,
                      *           "name": "Nova Reyes",
+                     *           "revision": 1,
                      *           "status": "active",
                      *           "updated_at": "2026-11-02T09:30:00Z",
                      *           "vertical": "music"
@@ -2970,6 +3088,7 @@ export interface operations {
                      *         "label": "Night Owl"
                      *       },
                      *       "name": "Nova Reyes",
+                     *       "revision": 1,
                      *       "status": "active",
                      *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "vertical": "music"
@@ -3023,12 +3142,412 @@ export interface operations {
                      *         "label": "Night Owl"
                      *       },
                      *       "name": "Nova Reyes",
+                     *       "revision": 1,
                      *       "status": "active",
                      *       "updated_at": "2026-11-02T09:30:00Z",
                      *       "vertical": "music"
                      *     }
                      */
                     "application/json": components["schemas"]["Creator"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CreatorsService_DeleteCreator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CreatorsService_UpdateCreator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "nova@example.com",
+                 *       "metadata": {
+                 *         "label": "Night Owl"
+                 *       },
+                 *       "name": "Nova Reyes",
+                 *       "vertical": "music"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCreatorBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "email": "nova@example.com",
+                     *       "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *       "metadata": null,
+                     *       "name": "Nova Reyes",
+                     *       "revision": 1,
+                     *       "status": "active",
+                     *       "updated_at": "2026-11-02T09:30:00Z",
+                     *       "vertical": "music"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Creator"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CreatorsService_ExportCreator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "certificates": [
+                     *         {
+                     *           "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *           "checkpoint": "creativeops.example/ip-log\n42\nq0JtS3z0cYw0DPbmTyjR2ZK0RnHGsU5y3PGBYcV2mEY=\n\n— creativeops.example/ip-log Az3gk8e6Ykq9...\n",
+                     *           "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "description": "Debut single, master v3.",
+                     *           "format": "creativeops/certificate/v1",
+                     *           "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *           "inclusion_proof": [
+                     *             "3q2+7w3rz8h1m9PV9nS1Zq3Qy4Xl0kGfW2m8eT7uVbA=",
+                     *             "u6vH4Xn0m2Q9kR7sT1yW3zB5cD8fG0hJ2kL4mN6pQ8s="
+                     *           ],
+                     *           "log_index": "41",
+                     *           "log_verifier_key": "creativeops.example/ip-log+5f3c1a2b+AcYp3yQ2x9oE3mWn8u1rVf0Jk4Lh6Tq5Zs7Db2Gc8Ne0",
+                     *           "organization_id": "org_01k3zp0a2b4c6d8e0f2g4h6j8k",
+                     *           "record": "eyJjb250ZW50X2hhc2giOiJzaGEyNTY6OWY4Ni4uLiJ9",
+                     *           "timestamp": "2026-11-02T09:30:00Z",
+                     *           "title": "The Long Night",
+                     *           "token": "MIIGkjADAgEAMIIGiQYJKoZIhvcNAQcCoIIGejCCBnYCAQMx",
+                     *           "tree_size": "42",
+                     *           "tsa_policy_oid": "1.3.6.1.4.1.57264.2.1",
+                     *           "tsa_root_pem": "-----BEGIN CERTIFICATE-----\nMIIBhDCCASmgAwIBAgIUQ...\n-----END CERTIFICATE-----\n",
+                     *           "type": "song"
+                     *         }
+                     *       ],
+                     *       "creator": {
+                     *         "created_at": "2026-11-02T09:30:00Z",
+                     *         "email": "nova@example.com",
+                     *         "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *         "metadata": null,
+                     *         "name": "Nova Reyes",
+                     *         "revision": 1,
+                     *         "status": "active",
+                     *         "updated_at": "2026-11-02T09:30:00Z",
+                     *         "vertical": "music"
+                     *       },
+                     *       "events": [
+                     *         {
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "data": {
+                     *             "created_at": "2026-11-02T09:30:00Z",
+                     *             "email": "nova@example.com",
+                     *             "id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *             "metadata": null,
+                     *             "name": "Nova Reyes",
+                     *             "revision": 1,
+                     *             "status": "active",
+                     *             "updated_at": "2026-11-02T09:30:00Z",
+                     *             "vertical": "music"
+                     *           },
+                     *           "deliveries": [],
+                     *           "id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q",
+                     *           "type": "creator.created"
+                     *         }
+                     *       ],
+                     *       "exported_at": "2026-11-03T10:00:00Z",
+                     *       "jobs": [
+                     *         {
+                     *           "async": false,
+                     *           "attempts": 1,
+                     *           "completed_at": "2026-11-02T09:30:00.184Z",
+                     *           "context": {
+                     *             "artist": "Nova Reyes",
+                     *             "genre": "indie pop",
+                     *             "releaseDate": "2027-03-03"
+                     *           },
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "error": null,
+                     *           "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *           "plan_id": "",
+                     *           "progress": 100,
+                     *           "result": {
+                     *             "as_of": "2026-11-02",
+                     *             "budget": {
+                     *               "currency": "USD",
+                     *               "total": 2500
+                     *             },
+                     *             "recommendations": [
+                     *               {
+                     *                 "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *                 "due_date": "2027-02-05",
+                     *                 "priority": "high",
+                     *                 "title": "Pitch to editorial playlists"
+                     *               },
+                     *               {
+                     *                 "detail": "Three 15-second clips in the two weeks before release.",
+                     *                 "priority": "medium",
+                     *                 "title": "Schedule short-form teasers"
+                     *               }
+                     *             ],
+                     *             "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *             "timeline": {
+                     *               "end": "2027-03-05",
+                     *               "milestones": [
+                     *                 {
+                     *                   "date": "2027-02-01",
+                     *                   "days_from_as_of": 91,
+                     *                   "deliverable": true,
+                     *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
+                     *                   "passed": false,
+                     *                   "title": "Deliver the master to the distributor"
+                     *                 },
+                     *                 {
+                     *                   "after": [
+                     *                     "master_delivery"
+                     *                   ],
+                     *                   "date": "2027-02-05",
+                     *                   "days_from_as_of": 95,
+                     *                   "key": "pitch",
+                     *                   "kind": "action",
+                     *                   "passed": false,
+                     *                   "title": "Editorial pitch"
+                     *                 },
+                     *                 {
+                     *                   "date": "2027-03-05",
+                     *                   "days_from_as_of": 123,
+                     *                   "key": "release",
+                     *                   "kind": "event",
+                     *                   "passed": false,
+                     *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
+                     *                 }
+                     *               ],
+                     *               "region": "US",
+                     *               "start": "2027-02-01",
+                     *               "target_date": "2027-03-05"
+                     *             },
+                     *             "warnings": []
+                     *           },
+                     *           "started_at": "2026-11-02T09:30:00.120Z",
+                     *           "status": "completed",
+                     *           "vertical": "music",
+                     *           "workflow": "release-strategy"
+                     *         }
+                     *       ],
+                     *       "plans": [
+                     *         {
+                     *           "as_of": "2026-11-02",
+                     *           "auto_replan": true,
+                     *           "context": {
+                     *             "artist": "Nova Reyes",
+                     *             "genre": "indie pop",
+                     *             "releaseDate": "2027-03-03"
+                     *           },
+                     *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "feed_active": false,
+                     *           "id": "plan_01k3zx2g4h6j8k0m2n4p6q8r0s",
+                     *           "job_id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
+                     *           "milestones": [
+                     *             {
+                     *               "date": "2027-01-27",
+                     *               "deliverable": true,
+                     *               "done_at": null,
+                     *               "key": "distribution-delivery",
+                     *               "revision": 1,
+                     *               "state": "pending",
+                     *               "title": "Deliver to distributor"
+                     *             }
+                     *           ],
+                     *           "remind_days_before": 3,
+                     *           "result": {
+                     *             "as_of": "2026-11-02",
+                     *             "budget": {
+                     *               "currency": "USD",
+                     *               "total": 2500
+                     *             },
+                     *             "recommendations": [
+                     *               {
+                     *                 "detail": "Submit the single in Spotify for Artists at least 7 days before release; 4 weeks gives curators time.",
+                     *                 "due_date": "2027-02-05",
+                     *                 "priority": "high",
+                     *                 "title": "Pitch to editorial playlists"
+                     *               },
+                     *               {
+                     *                 "detail": "Three 15-second clips in the two weeks before release.",
+                     *                 "priority": "medium",
+                     *                 "title": "Schedule short-form teasers"
+                     *               }
+                     *             ],
+                     *             "strategy": "Release \"The Long Night\" on Friday 5 March 2027 with a four-week pre-save campaign and editorial pitching five weeks out.",
+                     *             "timeline": {
+                     *               "end": "2027-03-05",
+                     *               "milestones": [
+                     *                 {
+                     *                   "date": "2027-02-01",
+                     *                   "days_from_as_of": 91,
+                     *                   "deliverable": true,
+                     *                   "key": "master_delivery",
+                     *                   "kind": "deliverable",
+                     *                   "passed": false,
+                     *                   "title": "Deliver the master to the distributor"
+                     *                 },
+                     *                 {
+                     *                   "after": [
+                     *                     "master_delivery"
+                     *                   ],
+                     *                   "date": "2027-02-05",
+                     *                   "days_from_as_of": 95,
+                     *                   "key": "pitch",
+                     *                   "kind": "action",
+                     *                   "passed": false,
+                     *                   "title": "Editorial pitch"
+                     *                 },
+                     *                 {
+                     *                   "date": "2027-03-05",
+                     *                   "days_from_as_of": 123,
+                     *                   "key": "release",
+                     *                   "kind": "event",
+                     *                   "passed": false,
+                     *                   "title": "Release day"
+                     *                 }
+                     *               ],
+                     *               "precedences": [
+                     *                 {
+                     *                   "after": "pitch",
+                     *                   "before": "master_delivery",
+                     *                   "min_working_days": 0
+                     *                 }
+                     *               ],
+                     *               "region": "US",
+                     *               "start": "2027-02-01",
+                     *               "target_date": "2027-03-05"
+                     *             },
+                     *             "warnings": []
+                     *           },
+                     *           "revision": 1,
+                     *           "state": "active",
+                     *           "time_zone": "UTC",
+                     *           "updated_at": "2026-11-02T09:30:00Z",
+                     *           "vertical": "music",
+                     *           "workflow": "release-strategy"
+                     *         }
+                     *       ],
+                     *       "records": [
+                     *         {
+                     *           "certificate_id": "cert_01k3zt6v8w0x2y4z6a8b0c2d4e",
+                     *           "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+                     *           "description": "Debut single, master v3.",
+                     *           "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
+                     *           "log_index": "41",
+                     *           "status": "registered",
+                     *           "timestamp": "2026-11-02T09:30:00Z",
+                     *           "title": "The Long Night",
+                     *           "type": "song"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatorExport"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3152,6 +3671,7 @@ export interface operations {
                      *             "releaseDate": "2027-03-03"
                      *           },
                      *           "created_at": "2026-11-02T09:30:00Z",
+                     *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *           "error": null,
                      *           "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
                      *           "plan_id": "",
@@ -3283,6 +3803,7 @@ export interface operations {
                      *         "releaseDate": "2027-03-03"
                      *       },
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
                      *       "plan_id": "",
@@ -3359,6 +3880,7 @@ export interface operations {
                      *         "releaseDate": "2027-03-03"
                      *       },
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
                      *       "plan_id": "",
@@ -3456,6 +3978,7 @@ export interface operations {
                      *         "releaseDate": "2027-03-03"
                      *       },
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
                      *       "plan_id": "",
@@ -3518,6 +4041,7 @@ export interface operations {
                      *         "releaseDate": "2027-03-03"
                      *       },
                      *       "created_at": "2026-11-02T09:30:00Z",
+                     *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *       "error": null,
                      *       "id": "job_01k3zr2b6c8d0e2f4g6h8j0k2m",
                      *       "plan_id": "",
@@ -3812,7 +4336,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of these types. */
-                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned")[];
+                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
                 /** @description Only events at or after this time. */
                 created_after?: string;
                 /** @description Only events before this time. */

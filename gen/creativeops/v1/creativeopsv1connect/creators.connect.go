@@ -9,6 +9,7 @@ import (
 	context "context"
 	errors "errors"
 	v1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
 	http "net/http"
 	strings "strings"
 )
@@ -42,6 +43,15 @@ const (
 	// CreatorsServiceListCreatorsProcedure is the fully-qualified name of the CreatorsService's
 	// ListCreators RPC.
 	CreatorsServiceListCreatorsProcedure = "/creativeops.v1.CreatorsService/ListCreators"
+	// CreatorsServiceUpdateCreatorProcedure is the fully-qualified name of the CreatorsService's
+	// UpdateCreator RPC.
+	CreatorsServiceUpdateCreatorProcedure = "/creativeops.v1.CreatorsService/UpdateCreator"
+	// CreatorsServiceDeleteCreatorProcedure is the fully-qualified name of the CreatorsService's
+	// DeleteCreator RPC.
+	CreatorsServiceDeleteCreatorProcedure = "/creativeops.v1.CreatorsService/DeleteCreator"
+	// CreatorsServiceExportCreatorProcedure is the fully-qualified name of the CreatorsService's
+	// ExportCreator RPC.
+	CreatorsServiceExportCreatorProcedure = "/creativeops.v1.CreatorsService/ExportCreator"
 )
 
 // CreatorsServiceClient is a client for the creativeops.v1.CreatorsService service.
@@ -53,6 +63,19 @@ type CreatorsServiceClient interface {
 	GetCreator(context.Context, *connect.Request[v1.GetCreatorRequest]) (*connect.Response[v1.Creator], error)
 	// Lists creators, newest first.
 	ListCreators(context.Context, *connect.Request[v1.ListCreatorsRequest]) (*connect.Response[v1.ListCreatorsResponse], error)
+	// Changes a creator's name, email, vertical or metadata. Only the fields
+	// named in update_mask (or, without one, the fields the request sets)
+	// change; metadata is merged key by key, a null value removing a key.
+	UpdateCreator(context.Context, *connect.Request[v1.UpdateCreatorRequest]) (*connect.Response[v1.Creator], error)
+	// Erases a creator: its personal data is removed from the record and
+	// from every copy the service holds (docs/privacy.md); the id answers
+	// 404 from then on and is never used again.
+	DeleteCreator(context.Context, *connect.Request[v1.DeleteCreatorRequest]) (*connect.Response[emptypb.Empty], error)
+	// Returns everything the service holds about one creator as one
+	// document: the record, its tracked plans, its jobs, its IP records with
+	// their certificates, and the events (with their webhook deliveries)
+	// that named it.
+	ExportCreator(context.Context, *connect.Request[v1.ExportCreatorRequest]) (*connect.Response[v1.CreatorExport], error)
 }
 
 // NewCreatorsServiceClient constructs a client for the creativeops.v1.CreatorsService service. By
@@ -84,6 +107,24 @@ func NewCreatorsServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(creatorsServiceMethods.ByName("ListCreators")),
 			connect.WithClientOptions(opts...),
 		),
+		updateCreator: connect.NewClient[v1.UpdateCreatorRequest, v1.Creator](
+			httpClient,
+			baseURL+CreatorsServiceUpdateCreatorProcedure,
+			connect.WithSchema(creatorsServiceMethods.ByName("UpdateCreator")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteCreator: connect.NewClient[v1.DeleteCreatorRequest, emptypb.Empty](
+			httpClient,
+			baseURL+CreatorsServiceDeleteCreatorProcedure,
+			connect.WithSchema(creatorsServiceMethods.ByName("DeleteCreator")),
+			connect.WithClientOptions(opts...),
+		),
+		exportCreator: connect.NewClient[v1.ExportCreatorRequest, v1.CreatorExport](
+			httpClient,
+			baseURL+CreatorsServiceExportCreatorProcedure,
+			connect.WithSchema(creatorsServiceMethods.ByName("ExportCreator")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -92,6 +133,9 @@ type creatorsServiceClient struct {
 	createCreator *connect.Client[v1.CreateCreatorRequest, v1.Creator]
 	getCreator    *connect.Client[v1.GetCreatorRequest, v1.Creator]
 	listCreators  *connect.Client[v1.ListCreatorsRequest, v1.ListCreatorsResponse]
+	updateCreator *connect.Client[v1.UpdateCreatorRequest, v1.Creator]
+	deleteCreator *connect.Client[v1.DeleteCreatorRequest, emptypb.Empty]
+	exportCreator *connect.Client[v1.ExportCreatorRequest, v1.CreatorExport]
 }
 
 // CreateCreator calls creativeops.v1.CreatorsService.CreateCreator.
@@ -109,6 +153,21 @@ func (c *creatorsServiceClient) ListCreators(ctx context.Context, req *connect.R
 	return c.listCreators.CallUnary(ctx, req)
 }
 
+// UpdateCreator calls creativeops.v1.CreatorsService.UpdateCreator.
+func (c *creatorsServiceClient) UpdateCreator(ctx context.Context, req *connect.Request[v1.UpdateCreatorRequest]) (*connect.Response[v1.Creator], error) {
+	return c.updateCreator.CallUnary(ctx, req)
+}
+
+// DeleteCreator calls creativeops.v1.CreatorsService.DeleteCreator.
+func (c *creatorsServiceClient) DeleteCreator(ctx context.Context, req *connect.Request[v1.DeleteCreatorRequest]) (*connect.Response[emptypb.Empty], error) {
+	return c.deleteCreator.CallUnary(ctx, req)
+}
+
+// ExportCreator calls creativeops.v1.CreatorsService.ExportCreator.
+func (c *creatorsServiceClient) ExportCreator(ctx context.Context, req *connect.Request[v1.ExportCreatorRequest]) (*connect.Response[v1.CreatorExport], error) {
+	return c.exportCreator.CallUnary(ctx, req)
+}
+
 // CreatorsServiceHandler is an implementation of the creativeops.v1.CreatorsService service.
 type CreatorsServiceHandler interface {
 	// Creates a creator. Emails are unique per organization, compared
@@ -118,6 +177,19 @@ type CreatorsServiceHandler interface {
 	GetCreator(context.Context, *connect.Request[v1.GetCreatorRequest]) (*connect.Response[v1.Creator], error)
 	// Lists creators, newest first.
 	ListCreators(context.Context, *connect.Request[v1.ListCreatorsRequest]) (*connect.Response[v1.ListCreatorsResponse], error)
+	// Changes a creator's name, email, vertical or metadata. Only the fields
+	// named in update_mask (or, without one, the fields the request sets)
+	// change; metadata is merged key by key, a null value removing a key.
+	UpdateCreator(context.Context, *connect.Request[v1.UpdateCreatorRequest]) (*connect.Response[v1.Creator], error)
+	// Erases a creator: its personal data is removed from the record and
+	// from every copy the service holds (docs/privacy.md); the id answers
+	// 404 from then on and is never used again.
+	DeleteCreator(context.Context, *connect.Request[v1.DeleteCreatorRequest]) (*connect.Response[emptypb.Empty], error)
+	// Returns everything the service holds about one creator as one
+	// document: the record, its tracked plans, its jobs, its IP records with
+	// their certificates, and the events (with their webhook deliveries)
+	// that named it.
+	ExportCreator(context.Context, *connect.Request[v1.ExportCreatorRequest]) (*connect.Response[v1.CreatorExport], error)
 }
 
 // NewCreatorsServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -145,6 +217,24 @@ func NewCreatorsServiceHandler(svc CreatorsServiceHandler, opts ...connect.Handl
 		connect.WithSchema(creatorsServiceMethods.ByName("ListCreators")),
 		connect.WithHandlerOptions(opts...),
 	)
+	creatorsServiceUpdateCreatorHandler := connect.NewUnaryHandler(
+		CreatorsServiceUpdateCreatorProcedure,
+		svc.UpdateCreator,
+		connect.WithSchema(creatorsServiceMethods.ByName("UpdateCreator")),
+		connect.WithHandlerOptions(opts...),
+	)
+	creatorsServiceDeleteCreatorHandler := connect.NewUnaryHandler(
+		CreatorsServiceDeleteCreatorProcedure,
+		svc.DeleteCreator,
+		connect.WithSchema(creatorsServiceMethods.ByName("DeleteCreator")),
+		connect.WithHandlerOptions(opts...),
+	)
+	creatorsServiceExportCreatorHandler := connect.NewUnaryHandler(
+		CreatorsServiceExportCreatorProcedure,
+		svc.ExportCreator,
+		connect.WithSchema(creatorsServiceMethods.ByName("ExportCreator")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/creativeops.v1.CreatorsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case CreatorsServiceCreateCreatorProcedure:
@@ -153,6 +243,12 @@ func NewCreatorsServiceHandler(svc CreatorsServiceHandler, opts ...connect.Handl
 			creatorsServiceGetCreatorHandler.ServeHTTP(w, r)
 		case CreatorsServiceListCreatorsProcedure:
 			creatorsServiceListCreatorsHandler.ServeHTTP(w, r)
+		case CreatorsServiceUpdateCreatorProcedure:
+			creatorsServiceUpdateCreatorHandler.ServeHTTP(w, r)
+		case CreatorsServiceDeleteCreatorProcedure:
+			creatorsServiceDeleteCreatorHandler.ServeHTTP(w, r)
+		case CreatorsServiceExportCreatorProcedure:
+			creatorsServiceExportCreatorHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -172,4 +268,16 @@ func (UnimplementedCreatorsServiceHandler) GetCreator(context.Context, *connect.
 
 func (UnimplementedCreatorsServiceHandler) ListCreators(context.Context, *connect.Request[v1.ListCreatorsRequest]) (*connect.Response[v1.ListCreatorsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.CreatorsService.ListCreators is not implemented"))
+}
+
+func (UnimplementedCreatorsServiceHandler) UpdateCreator(context.Context, *connect.Request[v1.UpdateCreatorRequest]) (*connect.Response[v1.Creator], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.CreatorsService.UpdateCreator is not implemented"))
+}
+
+func (UnimplementedCreatorsServiceHandler) DeleteCreator(context.Context, *connect.Request[v1.DeleteCreatorRequest]) (*connect.Response[emptypb.Empty], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.CreatorsService.DeleteCreator is not implemented"))
+}
+
+func (UnimplementedCreatorsServiceHandler) ExportCreator(context.Context, *connect.Request[v1.ExportCreatorRequest]) (*connect.Response[v1.CreatorExport], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("creativeops.v1.CreatorsService.ExportCreator is not implemented"))
 }

@@ -11,11 +11,17 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from creativeops.grpc.v1 import engine_pb2 as creativeops_dot_grpc_dot_v1_dot_engine__pb2
+from creativeops.grpc.v1 import ip_pb2 as creativeops_dot_grpc_dot_v1_dot_ip__pb2
+from creativeops.grpc.v1 import plans_pb2 as creativeops_dot_grpc_dot_v1_dot_plans__pb2
+from creativeops.grpc.v1 import webhooks_pb2 as creativeops_dot_grpc_dot_v1_dot_webhooks__pb2
+from google.protobuf import empty_pb2 as google_dot_protobuf_dot_empty__pb2
+from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mask__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"creativeops/grpc/v1/creators.proto\x12\x0e\x63reativeops.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x02\n\x07\x43reator\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n\x05\x65mail\x18\x03 \x01(\tR\x05\x65mail\x12\x1a\n\x08vertical\x18\x04 \x01(\tR\x08vertical\x12\x16\n\x06status\x18\x05 \x01(\tR\x06status\x12\x33\n\x08metadata\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x08metadata\x12\x39\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\"\x91\x01\n\x14\x43reateCreatorRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n\x05\x65mail\x18\x02 \x01(\tR\x05\x65mail\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12\x33\n\x08metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x08metadata\"#\n\x11GetCreatorRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"m\n\x13ListCreatorsRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"s\n\x14ListCreatorsResponse\x12\x33\n\x08\x63reators\x18\x01 \x03(\x0b\x32\x17.creativeops.v1.CreatorR\x08\x63reators\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\x86\x02\n\x0f\x43reatorsService\x12N\n\rCreateCreator\x12$.creativeops.v1.CreateCreatorRequest\x1a\x17.creativeops.v1.Creator\x12H\n\nGetCreator\x12!.creativeops.v1.GetCreatorRequest\x1a\x17.creativeops.v1.Creator\x12Y\n\x0cListCreators\x12#.creativeops.v1.ListCreatorsRequest\x1a$.creativeops.v1.ListCreatorsResponseBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"creativeops/grpc/v1/creators.proto\x12\x0e\x63reativeops.v1\x1a creativeops/grpc/v1/engine.proto\x1a\x1c\x63reativeops/grpc/v1/ip.proto\x1a\x1f\x63reativeops/grpc/v1/plans.proto\x1a\"creativeops/grpc/v1/webhooks.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n\x07\x43reator\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n\x05\x65mail\x18\x03 \x01(\tR\x05\x65mail\x12\x1a\n\x08vertical\x18\x04 \x01(\tR\x08vertical\x12\x16\n\x06status\x18\x05 \x01(\tR\x06status\x12\x33\n\x08metadata\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructR\x08metadata\x12\x39\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1a\n\x08revision\x18\t \x01(\x05R\x08revision\"\x91\x01\n\x14\x43reateCreatorRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n\x05\x65mail\x18\x02 \x01(\tR\x05\x65mail\x12\x1a\n\x08vertical\x18\x03 \x01(\tR\x08vertical\x12\x33\n\x08metadata\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x08metadata\"#\n\x11GetCreatorRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x87\x02\n\x13ListCreatorsRequest\x12\x1a\n\x08vertical\x18\x01 \x01(\tR\x08vertical\x12\x14\n\x05\x65mail\x18\x04 \x01(\tR\x05\x65mail\x12?\n\rcreated_after\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0c\x63reatedAfter\x12\x41\n\x0e\x63reated_before\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rcreatedBefore\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"s\n\x14ListCreatorsResponse\x12\x33\n\x08\x63reators\x18\x01 \x03(\x0b\x32\x17.creativeops.v1.CreatorR\x08\x63reators\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xbb\x02\n\x14UpdateCreatorRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x19\n\x05\x65mail\x18\x03 \x01(\tH\x01R\x05\x65mail\x88\x01\x01\x12\x1f\n\x08vertical\x18\x04 \x01(\tH\x02R\x08vertical\x88\x01\x01\x12\x33\n\x08metadata\x18\x05 \x01(\x0b\x32\x17.google.protobuf.StructR\x08metadata\x12;\n\x0bupdate_mask\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskR\nupdateMask\x12\x1f\n\x08revision\x18\x07 \x01(\x05H\x03R\x08revision\x88\x01\x01\x42\x07\n\x05_nameB\x08\n\x06_emailB\x0b\n\t_verticalB\x0b\n\t_revision\"&\n\x14\x44\x65leteCreatorRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"&\n\x14\x45xportCreatorRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\xd5\x01\n\rExportedEvent\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04type\x18\x02 \x01(\tR\x04type\x12\x39\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12+\n\x04\x64\x61ta\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x04\x64\x61ta\x12\x38\n\ndeliveries\x18\x05 \x03(\x0b\x32\x18.creativeops.v1.DeliveryR\ndeliveries\"\x80\x03\n\rCreatorExport\x12;\n\x0b\x65xported_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nexportedAt\x12\x31\n\x07\x63reator\x18\x02 \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x07\x63reator\x12*\n\x05plans\x18\x03 \x03(\x0b\x32\x14.creativeops.v1.PlanR\x05plans\x12\'\n\x04jobs\x18\x04 \x03(\x0b\x32\x13.creativeops.v1.JobR\x04jobs\x12\x32\n\x07records\x18\x05 \x03(\x0b\x32\x18.creativeops.v1.IPRecordR\x07records\x12?\n\x0c\x63\x65rtificates\x18\x06 \x03(\x0b\x32\x1b.creativeops.v1.CertificateR\x0c\x63\x65rtificates\x12\x35\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x1d.creativeops.v1.ExportedEventR\x06\x65vents\"[\n\x0e\x43reatorDeleted\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x39\n\ndeleted_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tdeletedAt2\xfb\x03\n\x0f\x43reatorsService\x12N\n\rCreateCreator\x12$.creativeops.v1.CreateCreatorRequest\x1a\x17.creativeops.v1.Creator\x12H\n\nGetCreator\x12!.creativeops.v1.GetCreatorRequest\x1a\x17.creativeops.v1.Creator\x12Y\n\x0cListCreators\x12#.creativeops.v1.ListCreatorsRequest\x1a$.creativeops.v1.ListCreatorsResponse\x12N\n\rUpdateCreator\x12$.creativeops.v1.UpdateCreatorRequest\x1a\x17.creativeops.v1.Creator\x12M\n\rDeleteCreator\x12$.creativeops.v1.DeleteCreatorRequest\x1a\x16.google.protobuf.Empty\x12T\n\rExportCreator\x12$.creativeops.v1.ExportCreatorRequest\x1a\x1d.creativeops.v1.CreatorExportBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.creators_pb2', globals())
@@ -23,16 +29,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'ZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1'
-  _CREATOR._serialized_start=118
-  _CREATOR._serialized_end=408
-  _CREATECREATORREQUEST._serialized_start=411
-  _CREATECREATORREQUEST._serialized_end=556
-  _GETCREATORREQUEST._serialized_start=558
-  _GETCREATORREQUEST._serialized_end=593
-  _LISTCREATORSREQUEST._serialized_start=595
-  _LISTCREATORSREQUEST._serialized_end=704
-  _LISTCREATORSRESPONSE._serialized_start=706
-  _LISTCREATORSRESPONSE._serialized_end=821
-  _CREATORSSERVICE._serialized_start=824
-  _CREATORSSERVICE._serialized_end=1086
+  _CREATOR._serialized_start=314
+  _CREATOR._serialized_end=632
+  _CREATECREATORREQUEST._serialized_start=635
+  _CREATECREATORREQUEST._serialized_end=780
+  _GETCREATORREQUEST._serialized_start=782
+  _GETCREATORREQUEST._serialized_end=817
+  _LISTCREATORSREQUEST._serialized_start=820
+  _LISTCREATORSREQUEST._serialized_end=1083
+  _LISTCREATORSRESPONSE._serialized_start=1085
+  _LISTCREATORSRESPONSE._serialized_end=1200
+  _UPDATECREATORREQUEST._serialized_start=1203
+  _UPDATECREATORREQUEST._serialized_end=1518
+  _DELETECREATORREQUEST._serialized_start=1520
+  _DELETECREATORREQUEST._serialized_end=1558
+  _EXPORTCREATORREQUEST._serialized_start=1560
+  _EXPORTCREATORREQUEST._serialized_end=1598
+  _EXPORTEDEVENT._serialized_start=1601
+  _EXPORTEDEVENT._serialized_end=1814
+  _CREATOREXPORT._serialized_start=1817
+  _CREATOREXPORT._serialized_end=2201
+  _CREATORDELETED._serialized_start=2203
+  _CREATORDELETED._serialized_end=2294
+  _CREATORSSERVICE._serialized_start=2297
+  _CREATORSSERVICE._serialized_end=2804
 # @@protoc_insertion_point(module_scope)

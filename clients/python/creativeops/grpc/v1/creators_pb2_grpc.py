@@ -3,6 +3,7 @@
 import grpc
 
 from creativeops.grpc.v1 import creators_pb2 as creativeops_dot_grpc_dot_v1_dot_creators__pb2
+from google.protobuf import empty_pb2 as google_dot_protobuf_dot_empty__pb2
 
 
 class CreatorsServiceStub(object):
@@ -29,6 +30,21 @@ class CreatorsServiceStub(object):
                 request_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsRequest.SerializeToString,
                 response_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsResponse.FromString,
                 )
+        self.UpdateCreator = channel.unary_unary(
+                '/creativeops.v1.CreatorsService/UpdateCreator',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.UpdateCreatorRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.Creator.FromString,
+                )
+        self.DeleteCreator = channel.unary_unary(
+                '/creativeops.v1.CreatorsService/DeleteCreator',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.DeleteCreatorRequest.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                )
+        self.ExportCreator = channel.unary_unary(
+                '/creativeops.v1.CreatorsService/ExportCreator',
+                request_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ExportCreatorRequest.SerializeToString,
+                response_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.CreatorExport.FromString,
+                )
 
 
 class CreatorsServiceServicer(object):
@@ -52,6 +68,24 @@ class CreatorsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateCreator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteCreator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportCreator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CreatorsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -69,6 +103,21 @@ def add_CreatorsServiceServicer_to_server(servicer, server):
                     servicer.ListCreators,
                     request_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsRequest.FromString,
                     response_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsResponse.SerializeToString,
+            ),
+            'UpdateCreator': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateCreator,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.UpdateCreatorRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.Creator.SerializeToString,
+            ),
+            'DeleteCreator': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteCreator,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.DeleteCreatorRequest.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'ExportCreator': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportCreator,
+                    request_deserializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.ExportCreatorRequest.FromString,
+                    response_serializer=creativeops_dot_grpc_dot_v1_dot_creators__pb2.CreatorExport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -128,5 +177,56 @@ class CreatorsService(object):
         return grpc.experimental.unary_unary(request, target, '/creativeops.v1.CreatorsService/ListCreators',
             creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsRequest.SerializeToString,
             creativeops_dot_grpc_dot_v1_dot_creators__pb2.ListCreatorsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateCreator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.CreatorsService/UpdateCreator',
+            creativeops_dot_grpc_dot_v1_dot_creators__pb2.UpdateCreatorRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_creators__pb2.Creator.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteCreator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.CreatorsService/DeleteCreator',
+            creativeops_dot_grpc_dot_v1_dot_creators__pb2.DeleteCreatorRequest.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ExportCreator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/creativeops.v1.CreatorsService/ExportCreator',
+            creativeops_dot_grpc_dot_v1_dot_creators__pb2.ExportCreatorRequest.SerializeToString,
+            creativeops_dot_grpc_dot_v1_dot_creators__pb2.CreatorExport.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -66,12 +66,13 @@ class GetWorkflowRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ["attempts", "completed_at", "context", "created_at", "error", "id", "plan_id", "progress", "result", "started_at", "status", "vertical", "workflow"]
+    __slots__ = ["attempts", "completed_at", "context", "created_at", "creator_id", "error", "id", "plan_id", "progress", "result", "started_at", "status", "vertical", "workflow"]
     ASYNC_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_ID_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +86,7 @@ class Job(_message.Message):
     completed_at: _timestamp_pb2.Timestamp
     context: _struct_pb2.Struct
     created_at: _timestamp_pb2.Timestamp
+    creator_id: str
     error: JobError
     id: str
     plan_id: str
@@ -94,7 +96,7 @@ class Job(_message.Message):
     status: str
     vertical: str
     workflow: str
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., progress: _Optional[int] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error: _Optional[_Union[JobError, _Mapping]] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., plan_id: _Optional[str] = ..., **kwargs) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., vertical: _Optional[str] = ..., workflow: _Optional[str] = ..., progress: _Optional[int] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error: _Optional[_Union[JobError, _Mapping]] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., plan_id: _Optional[str] = ..., creator_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class JobError(_message.Message):
     __slots__ = ["code", "message", "step"]

@@ -20,7 +20,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/events.proto\x12\x0e\x63reativeops.v1\x1a\"creativeops/grpc/v1/creators.proto\x1a creativeops/grpc/v1/engine.proto\x1a\x1c\x63reativeops/grpc/v1/ip.proto\x1a\x1f\x63reativeops/grpc/v1/plans.proto\x1a\"creativeops/grpc/v1/webhooks.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf6\x04\n\nEventTypes\x12\x38\n\rjob_completed\x18\x01 \x01(\x0b\x32\x13.creativeops.v1.JobR\x0cjobCompleted\x12\x32\n\njob_failed\x18\x02 \x01(\x0b\x32\x13.creativeops.v1.JobR\tjobFailed\x12=\n\rip_registered\x18\x03 \x01(\x0b\x32\x18.creativeops.v1.IPRecordR\x0cipRegistered\x12@\n\x0f\x63reator_created\x18\x04 \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x0e\x63reatorCreated\x12:\n\x0cwebhook_test\x18\x05 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0bwebhookTest\x12\x42\n\x10webhook_disabled\x18\x14 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0fwebhookDisabled\x12S\n\x12plan_milestone_due\x18\x06 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x10planMilestoneDue\x12[\n\x16plan_milestone_overdue\x18\x07 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x14planMilestoneOverdue\x12G\n\x0eplan_replanned\x18\x08 \x01(\x0b\x32 .creativeops.v1.PlanReplanReportR\rplanReplanned\"\xcb\x01\n\x05\x45vent\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04type\x18\x02 \x01(\tR\x04type\x12\x38\n\ttimestamp\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n\x04\x64\x61ta\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x04\x64\x61ta\x12\x1b\n\tobject_id\x18\x05 \x01(\tR\x08objectId\x12\x1a\n\x08sequence\x18\x06 \x01(\x03R\x08sequence\"\x9a\x02\n\x11ListEventsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\x12\x12\n\x04type\x18\x03 \x03(\tR\x04type\x12?\n\rcreated_after\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0c\x63reatedAfter\x12\x41\n\x0e\x63reated_before\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rcreatedBefore\x12\x1b\n\tobject_id\x18\x06 \x01(\tR\x08objectId\x12\x14\n\x05\x61\x66ter\x18\x07 \x01(\tR\x05\x61\x66ter\"k\n\x12ListEventsResponse\x12-\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x15.creativeops.v1.EventR\x06\x65vents\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"!\n\x0fGetEventRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id2\xa8\x01\n\rEventsService\x12S\n\nListEvents\x12!.creativeops.v1.ListEventsRequest\x1a\".creativeops.v1.ListEventsResponse\x12\x42\n\x08GetEvent\x12\x1f.creativeops.v1.GetEventRequest\x1a\x15.creativeops.v1.EventBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n creativeops/grpc/v1/events.proto\x12\x0e\x63reativeops.v1\x1a\"creativeops/grpc/v1/creators.proto\x1a creativeops/grpc/v1/engine.proto\x1a\x1c\x63reativeops/grpc/v1/ip.proto\x1a\x1f\x63reativeops/grpc/v1/plans.proto\x1a\"creativeops/grpc/v1/webhooks.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x06\n\nEventTypes\x12\x38\n\rjob_completed\x18\x01 \x01(\x0b\x32\x13.creativeops.v1.JobR\x0cjobCompleted\x12\x32\n\njob_failed\x18\x02 \x01(\x0b\x32\x13.creativeops.v1.JobR\tjobFailed\x12=\n\rip_registered\x18\x03 \x01(\x0b\x32\x18.creativeops.v1.IPRecordR\x0cipRegistered\x12@\n\x0f\x63reator_created\x18\x04 \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x0e\x63reatorCreated\x12:\n\x0cwebhook_test\x18\x05 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0bwebhookTest\x12\x42\n\x10webhook_disabled\x18\x14 \x01(\x0b\x32\x17.creativeops.v1.WebhookR\x0fwebhookDisabled\x12S\n\x12plan_milestone_due\x18\x06 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x10planMilestoneDue\x12[\n\x16plan_milestone_overdue\x18\x07 \x01(\x0b\x32%.creativeops.v1.PlanMilestoneReminderR\x14planMilestoneOverdue\x12G\n\x0eplan_replanned\x18\x08 \x01(\x0b\x32 .creativeops.v1.PlanReplanReportR\rplanReplanned\x12@\n\x0f\x63reator_updated\x18\t \x01(\x0b\x32\x17.creativeops.v1.CreatorR\x0e\x63reatorUpdated\x12G\n\x0f\x63reator_deleted\x18\n \x01(\x0b\x32\x1e.creativeops.v1.CreatorDeletedR\x0e\x63reatorDeleted\"\xcb\x01\n\x05\x45vent\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04type\x18\x02 \x01(\tR\x04type\x12\x38\n\ttimestamp\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n\x04\x64\x61ta\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructR\x04\x64\x61ta\x12\x1b\n\tobject_id\x18\x05 \x01(\tR\x08objectId\x12\x1a\n\x08sequence\x18\x06 \x01(\x03R\x08sequence\"\x9a\x02\n\x11ListEventsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\x12\x12\n\x04type\x18\x03 \x03(\tR\x04type\x12?\n\rcreated_after\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0c\x63reatedAfter\x12\x41\n\x0e\x63reated_before\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rcreatedBefore\x12\x1b\n\tobject_id\x18\x06 \x01(\tR\x08objectId\x12\x14\n\x05\x61\x66ter\x18\x07 \x01(\tR\x05\x61\x66ter\"k\n\x12ListEventsResponse\x12-\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x15.creativeops.v1.EventR\x06\x65vents\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"!\n\x0fGetEventRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id2\xa8\x01\n\rEventsService\x12S\n\nListEvents\x12!.creativeops.v1.ListEventsRequest\x1a\".creativeops.v1.ListEventsResponse\x12\x42\n\x08GetEvent\x12\x1f.creativeops.v1.GetEventRequest\x1a\x15.creativeops.v1.EventBEZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'creativeops.grpc.v1.events_pb2', globals())
@@ -29,15 +29,15 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'ZCgithub.com/creativeops/creativeops/gen/creativeops/v1;creativeopsv1'
   _EVENTTYPES._serialized_start=285
-  _EVENTTYPES._serialized_end=915
-  _EVENT._serialized_start=918
-  _EVENT._serialized_end=1121
-  _LISTEVENTSREQUEST._serialized_start=1124
-  _LISTEVENTSREQUEST._serialized_end=1406
-  _LISTEVENTSRESPONSE._serialized_start=1408
-  _LISTEVENTSRESPONSE._serialized_end=1515
-  _GETEVENTREQUEST._serialized_start=1517
-  _GETEVENTREQUEST._serialized_end=1550
-  _EVENTSSERVICE._serialized_start=1553
-  _EVENTSSERVICE._serialized_end=1721
+  _EVENTTYPES._serialized_end=1054
+  _EVENT._serialized_start=1057
+  _EVENT._serialized_end=1260
+  _LISTEVENTSREQUEST._serialized_start=1263
+  _LISTEVENTSREQUEST._serialized_end=1545
+  _LISTEVENTSRESPONSE._serialized_start=1547
+  _LISTEVENTSRESPONSE._serialized_end=1654
+  _GETEVENTREQUEST._serialized_start=1656
+  _GETEVENTREQUEST._serialized_end=1689
+  _EVENTSSERVICE._serialized_start=1692
+  _EVENTSSERVICE._serialized_end=1860
 # @@protoc_insertion_point(module_scope)

@@ -6,16 +6,24 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_creativeops_v1_options } from "./options_pb.js";
+import type { Job } from "./engine_pb.js";
+import { file_creativeops_v1_engine } from "./engine_pb.js";
+import type { Certificate, IPRecord } from "./ip_pb.js";
+import { file_creativeops_v1_ip } from "./ip_pb.js";
+import type { Plan } from "./plans_pb.js";
+import { file_creativeops_v1_plans } from "./plans_pb.js";
+import type { Delivery } from "./webhooks_pb.js";
+import { file_creativeops_v1_webhooks } from "./webhooks_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { EmptySchema, FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file creativeops/v1/creators.proto.
  */
 export const file_creativeops_v1_creators: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jcmVhdGl2ZW9wcy92MS9jcmVhdG9ycy5wcm90bxIOY3JlYXRpdmVvcHMudjEi8wEKB0NyZWF0b3ISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIQCgh2ZXJ0aWNhbBgEIAEoCRIcCgZzdGF0dXMYBSABKAlCDJq1GAgKBmFjdGl2ZRIvCghtZXRhZGF0YRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBJC1GAESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAikQEKFENyZWF0ZUNyZWF0b3JSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYyAESGQoFZW1haWwYAiABKAlCCrpIB3IFEAMY/gESGQoIdmVydGljYWwYAyABKAlCB7pIBHICEAESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IigKEUdldENyZWF0b3JSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABIloKE0xpc3RDcmVhdG9yc1JlcXVlc3QSEAoIdmVydGljYWwYASABKAkSHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjIASgAEhIKCnBhZ2VfdG9rZW4YAyABKAkiWgoUTGlzdENyZWF0b3JzUmVzcG9uc2USKQoIY3JlYXRvcnMYASADKAsyFy5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTKOAwoPQ3JlYXRvcnNTZXJ2aWNlEn4KDUNyZWF0ZUNyZWF0b3ISJC5jcmVhdGl2ZW9wcy52MS5DcmVhdGVDcmVhdG9yUmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLkNyZWF0b3IiLoq1GBMKDmNyZWF0b3JzOndyaXRlEMkBgtPkkwIROgEqIgwvdjEvY3JlYXRvcnMSdgoKR2V0Q3JlYXRvchIhLmNyZWF0aXZlb3BzLnYxLkdldENyZWF0b3JSZXF1ZXN0GhcuY3JlYXRpdmVvcHMudjEuQ3JlYXRvciIsirUYDwoNY3JlYXRvcnM6cmVhZILT5JMCExIRL3YxL2NyZWF0b3JzL3tpZH0SggEKDExpc3RDcmVhdG9ycxIjLmNyZWF0aXZlb3BzLnYxLkxpc3RDcmVhdG9yc1JlcXVlc3QaJC5jcmVhdGl2ZW9wcy52MS5MaXN0Q3JlYXRvcnNSZXNwb25zZSInirUYDwoNY3JlYXRvcnM6cmVhZILT5JMCDhIML3YxL2NyZWF0b3JzQkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch1jcmVhdGl2ZW9wcy92MS9jcmVhdG9ycy5wcm90bxIOY3JlYXRpdmVvcHMudjEihQIKB0NyZWF0b3ISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIQCgh2ZXJ0aWNhbBgEIAEoCRIcCgZzdGF0dXMYBSABKAlCDJq1GAgKBmFjdGl2ZRIvCghtZXRhZGF0YRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBJC1GAESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmV2aXNpb24YCSABKAUikQEKFENyZWF0ZUNyZWF0b3JSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYyAESGQoFZW1haWwYAiABKAlCCrpIB3IFEAMY/gESGQoIdmVydGljYWwYAyABKAlCB7pIBHICEAESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IigKEUdldENyZWF0b3JSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABItoBChNMaXN0Q3JlYXRvcnNSZXF1ZXN0EhAKCHZlcnRpY2FsGAEgASgJEhcKBWVtYWlsGAQgASgJQgi6SAVyAxj+ARIxCg1jcmVhdGVkX2FmdGVyGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5jcmVhdGVkX2JlZm9yZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHQoJcGFnZV9zaXplGAIgASgFQgq6SAcaBRjIASgAEhIKCnBhZ2VfdG9rZW4YAyABKAkiWgoUTGlzdENyZWF0b3JzUmVzcG9uc2USKQoIY3JlYXRvcnMYASADKAsyFy5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKzAgoUVXBkYXRlQ3JlYXRvclJlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAESHQoEbmFtZRgCIAEoCUIKukgHcgUQARjIAUgAiAEBEh4KBWVtYWlsGAMgASgJQgq6SAdyBRADGP4BSAGIAQESHgoIdmVydGljYWwYBCABKAlCB7pIBHICEAFIAogBARIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLwoLdXBkYXRlX21hc2sYBiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrEh4KCHJldmlzaW9uGAcgASgFQge6SAQaAigBSAOIAQFCBwoFX25hbWVCCAoGX2VtYWlsQgsKCV92ZXJ0aWNhbEILCglfcmV2aXNpb24iKwoURGVsZXRlQ3JlYXRvclJlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEiKwoURXhwb3J0Q3JlYXRvclJlcXVlc3QSEwoCaWQYASABKAlCB7pIBHICEAEi4wEKDUV4cG9ydGVkRXZlbnQSCgoCaWQYASABKAkSQQoEdHlwZRgCIAEoCUIzmrUYLxIqY3JlYXRpdmVvcHMudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QuZXZlbnRzGgEqEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiwKCmRlbGl2ZXJpZXMYBSADKAsyGC5jcmVhdGl2ZW9wcy52MS5EZWxpdmVyeSK/AgoNQ3JlYXRvckV4cG9ydBIvCgtleHBvcnRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoHY3JlYXRvchgCIAEoCzIXLmNyZWF0aXZlb3BzLnYxLkNyZWF0b3ISIwoFcGxhbnMYAyADKAsyFC5jcmVhdGl2ZW9wcy52MS5QbGFuEiEKBGpvYnMYBCADKAsyEy5jcmVhdGl2ZW9wcy52MS5Kb2ISKQoHcmVjb3JkcxgFIAMoCzIYLmNyZWF0aXZlb3BzLnYxLklQUmVjb3JkEjEKDGNlcnRpZmljYXRlcxgGIAMoCzIbLmNyZWF0aXZlb3BzLnYxLkNlcnRpZmljYXRlEi0KBmV2ZW50cxgHIAMoCzIdLmNyZWF0aXZlb3BzLnYxLkV4cG9ydGVkRXZlbnQiTAoOQ3JlYXRvckRlbGV0ZWQSCgoCaWQYASABKAkSLgoKZGVsZXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAynwYKD0NyZWF0b3JzU2VydmljZRJ+Cg1DcmVhdGVDcmVhdG9yEiQuY3JlYXRpdmVvcHMudjEuQ3JlYXRlQ3JlYXRvclJlcXVlc3QaFy5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yIi6KtRgTCg5jcmVhdG9yczp3cml0ZRDJAYLT5JMCEToBKiIML3YxL2NyZWF0b3JzEnYKCkdldENyZWF0b3ISIS5jcmVhdGl2ZW9wcy52MS5HZXRDcmVhdG9yUmVxdWVzdBoXLmNyZWF0aXZlb3BzLnYxLkNyZWF0b3IiLIq1GA8KDWNyZWF0b3JzOnJlYWSC0+STAhMSES92MS9jcmVhdG9ycy97aWR9EoIBCgxMaXN0Q3JlYXRvcnMSIy5jcmVhdGl2ZW9wcy52MS5MaXN0Q3JlYXRvcnNSZXF1ZXN0GiQuY3JlYXRpdmVvcHMudjEuTGlzdENyZWF0b3JzUmVzcG9uc2UiJ4q1GA8KDWNyZWF0b3JzOnJlYWSC0+STAg4SDC92MS9jcmVhdG9ycxKAAQoNVXBkYXRlQ3JlYXRvchIkLmNyZWF0aXZlb3BzLnYxLlVwZGF0ZUNyZWF0b3JSZXF1ZXN0GhcuY3JlYXRpdmVvcHMudjEuQ3JlYXRvciIwirUYEAoOY3JlYXRvcnM6d3JpdGWC0+STAhY6ASoyES92MS9jcmVhdG9ycy97aWR9En8KDURlbGV0ZUNyZWF0b3ISJC5jcmVhdGl2ZW9wcy52MS5EZWxldGVDcmVhdG9yUmVxdWVzdBoWLmdvb2dsZS5wcm90b2J1Zi5FbXB0eSIwirUYEwoOY3JlYXRvcnM6YWRtaW4QzAGC0+STAhMqES92MS9jcmVhdG9ycy97aWR9EooBCg1FeHBvcnRDcmVhdG9yEiQuY3JlYXRpdmVvcHMudjEuRXhwb3J0Q3JlYXRvclJlcXVlc3QaHS5jcmVhdGl2ZW9wcy52MS5DcmVhdG9yRXhwb3J0IjSKtRgQCg5jcmVhdG9yczphZG1pboLT5JMCGhIYL3YxL2NyZWF0b3JzL3tpZH06ZXhwb3J0QkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_buf_validate_validate, file_creativeops_v1_options, file_creativeops_v1_engine, file_creativeops_v1_ip, file_creativeops_v1_plans, file_creativeops_v1_webhooks, file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * A creator account.
@@ -70,6 +78,15 @@ export type Creator = Message<"creativeops.v1.Creator"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * 1 when created, raised by each update: send it back as
+   * UpdateCreatorRequest.revision to change the creator only if nobody
+   * changed it since it was read.
+   *
+   * @generated from field: int32 revision = 9;
+   */
+  revision: number;
 };
 
 /**
@@ -142,6 +159,28 @@ export type ListCreatorsRequest = Message<"creativeops.v1.ListCreatorsRequest"> 
   vertical: string;
 
   /**
+   * Only the creator with this email, compared case-insensitively (at
+   * most one: emails are unique in an organization).
+   *
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * Only creators created at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp created_after = 5;
+   */
+  createdAfter?: Timestamp | undefined;
+
+  /**
+   * Only creators created before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp created_before = 6;
+   */
+  createdBefore?: Timestamp | undefined;
+
+  /**
    * Page size, default 50, at most 200.
    *
    * @generated from field: int32 page_size = 2;
@@ -186,6 +225,229 @@ export const ListCreatorsResponseSchema: GenMessage<ListCreatorsResponse> = /*@_
   messageDesc(file_creativeops_v1_creators, 4);
 
 /**
+ * @generated from message creativeops.v1.UpdateCreatorRequest
+ */
+export type UpdateCreatorRequest = Message<"creativeops.v1.UpdateCreatorRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * An RFC 5322 address; unique in the organization like a new one.
+   *
+   * @generated from field: optional string email = 3;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string vertical = 4;
+   */
+  vertical?: string | undefined;
+
+  /**
+   * Keys to set in the creator's metadata, merged over it: a key with a
+   * null value is removed, keys not given are kept. With "metadata" in
+   * update_mask and no metadata, every key is removed.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 5;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * The fields to change, of name, email, vertical and metadata. Empty:
+   * every field the request sets.
+   *
+   * @generated from field: google.protobuf.FieldMask update_mask = 6;
+   */
+  updateMask?: FieldMask | undefined;
+
+  /**
+   * The revision the change is based on (Creator.revision): when given and
+   * the creator is at another one, the update is refused with 409
+   * REVISION_MISMATCH and nothing changes.
+   *
+   * @generated from field: optional int32 revision = 7;
+   */
+  revision?: number | undefined;
+};
+
+/**
+ * Describes the message creativeops.v1.UpdateCreatorRequest.
+ * Use `create(UpdateCreatorRequestSchema)` to create a new message.
+ */
+export const UpdateCreatorRequestSchema: GenMessage<UpdateCreatorRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 5);
+
+/**
+ * @generated from message creativeops.v1.DeleteCreatorRequest
+ */
+export type DeleteCreatorRequest = Message<"creativeops.v1.DeleteCreatorRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message creativeops.v1.DeleteCreatorRequest.
+ * Use `create(DeleteCreatorRequestSchema)` to create a new message.
+ */
+export const DeleteCreatorRequestSchema: GenMessage<DeleteCreatorRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 6);
+
+/**
+ * @generated from message creativeops.v1.ExportCreatorRequest
+ */
+export type ExportCreatorRequest = Message<"creativeops.v1.ExportCreatorRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message creativeops.v1.ExportCreatorRequest.
+ * Use `create(ExportCreatorRequestSchema)` to create a new message.
+ */
+export const ExportCreatorRequestSchema: GenMessage<ExportCreatorRequest> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 7);
+
+/**
+ * An event that named a creator, with its deliveries to the
+ * organization's webhooks.
+ *
+ * @generated from message creativeops.v1.ExportedEvent
+ */
+export type ExportedEvent = Message<"creativeops.v1.ExportedEvent"> & {
+  /**
+   * "evt_" followed by a ULID.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The event's data as webhooks receive it.
+   *
+   * @generated from field: google.protobuf.Struct data = 4;
+   */
+  data?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated creativeops.v1.Delivery deliveries = 5;
+   */
+  deliveries: Delivery[];
+};
+
+/**
+ * Describes the message creativeops.v1.ExportedEvent.
+ * Use `create(ExportedEventSchema)` to create a new message.
+ */
+export const ExportedEventSchema: GenMessage<ExportedEvent> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 8);
+
+/**
+ * Everything the service holds about one creator (data portability).
+ *
+ * @generated from message creativeops.v1.CreatorExport
+ */
+export type CreatorExport = Message<"creativeops.v1.CreatorExport"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp exported_at = 1;
+   */
+  exportedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: creativeops.v1.Creator creator = 2;
+   */
+  creator?: Creator | undefined;
+
+  /**
+   * The tracked plans made for the creator.
+   *
+   * @generated from field: repeated creativeops.v1.Plan plans = 3;
+   */
+  plans: Plan[];
+
+  /**
+   * The runs made for the creator (runs given its creator_id).
+   *
+   * @generated from field: repeated creativeops.v1.Job jobs = 4;
+   */
+  jobs: Job[];
+
+  /**
+   * The works registered for the creator, newest first.
+   *
+   * @generated from field: repeated creativeops.v1.IPRecord records = 5;
+   */
+  records: IPRecord[];
+
+  /**
+   * The certificate of each record, as GET /v1/ip/certificates/{id}
+   * returns it.
+   *
+   * @generated from field: repeated creativeops.v1.Certificate certificates = 6;
+   */
+  certificates: Certificate[];
+
+  /**
+   * The events whose data named the creator, newest first.
+   *
+   * @generated from field: repeated creativeops.v1.ExportedEvent events = 7;
+   */
+  events: ExportedEvent[];
+};
+
+/**
+ * Describes the message creativeops.v1.CreatorExport.
+ * Use `create(CreatorExportSchema)` to create a new message.
+ */
+export const CreatorExportSchema: GenMessage<CreatorExport> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 9);
+
+/**
+ * The data of creator.deleted events: the erased creator's id, and
+ * nothing personal.
+ *
+ * @generated from message creativeops.v1.CreatorDeleted
+ */
+export type CreatorDeleted = Message<"creativeops.v1.CreatorDeleted"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp deleted_at = 2;
+   */
+  deletedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message creativeops.v1.CreatorDeleted.
+ * Use `create(CreatorDeletedSchema)` to create a new message.
+ */
+export const CreatorDeletedSchema: GenMessage<CreatorDeleted> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_creators, 10);
+
+/**
  * CreatorsService provisions the creator accounts of an organization.
  *
  * @generated from service creativeops.v1.CreatorsService
@@ -221,6 +483,43 @@ export const CreatorsService: GenService<{
     methodKind: "unary";
     input: typeof ListCreatorsRequestSchema;
     output: typeof ListCreatorsResponseSchema;
+  },
+  /**
+   * Changes a creator's name, email, vertical or metadata. Only the fields
+   * named in update_mask (or, without one, the fields the request sets)
+   * change; metadata is merged key by key, a null value removing a key.
+   *
+   * @generated from rpc creativeops.v1.CreatorsService.UpdateCreator
+   */
+  updateCreator: {
+    methodKind: "unary";
+    input: typeof UpdateCreatorRequestSchema;
+    output: typeof CreatorSchema;
+  },
+  /**
+   * Erases a creator: its personal data is removed from the record and
+   * from every copy the service holds (docs/privacy.md); the id answers
+   * 404 from then on and is never used again.
+   *
+   * @generated from rpc creativeops.v1.CreatorsService.DeleteCreator
+   */
+  deleteCreator: {
+    methodKind: "unary";
+    input: typeof DeleteCreatorRequestSchema;
+    output: typeof EmptySchema;
+  },
+  /**
+   * Returns everything the service holds about one creator as one
+   * document: the record, its tracked plans, its jobs, its IP records with
+   * their certificates, and the events (with their webhook deliveries)
+   * that named it.
+   *
+   * @generated from rpc creativeops.v1.CreatorsService.ExportCreator
+   */
+  exportCreator: {
+    methodKind: "unary";
+    input: typeof ExportCreatorRequestSchema;
+    output: typeof CreatorExportSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_creativeops_v1_creators, 0);
