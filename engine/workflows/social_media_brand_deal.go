@@ -25,11 +25,12 @@ import (
 //     partnership label) under the FTC Endorsement Guides (16 CFR Part 255).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "social-media-brand-deal",
-		Name:        "Brand deal quote and schedule",
-		Vertical:    "social-media",
-		PastDate:    engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
-		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
+		ID:           "social-media-brand-deal",
+		Name:         "Brand deal quote and schedule",
+		Vertical:     "social-media",
+		Jurisdiction: []engine.Area{engine.AreaAdvertising},
+		PastDate:     engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
+		Description:  "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
 				{Name: "platform", Kind: engine.String, Required: true, Enum: []string{"instagram", "tiktok", "youtube", "x"}, Description: "Platform."},
@@ -42,7 +43,7 @@ func init() {
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
 			engine.RegionField(),
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
+			{Name: "offer_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -187,7 +188,7 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	if inQ4Rush(live) {
 		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
 	}
-	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
+	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and a clear ad label at the start of the caption; the creator is held responsible too. "+disclosureRule(in, p))
 	p.RecommendOn(engine.Medium, "insights", "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
 	if in.Int("usage_rights_days") > 0 {
 		p.Recommend(engine.Low, "Get usage rights end dates in the contract", "Paid usage should stop on the contract date or be renewed at the monthly rate; ask for the ad account's spend and placements.")
