@@ -134,7 +134,7 @@ func compareNumbers(a, b any, path, from, to string, rate float64) []Problem {
 		}
 		// A ratio or a count derived from rounded amounts may move in its
 		// last digit.
-		if sameAmount(x, y, 0.01, 0.05) || sameAmount(x, y/rate, 0.01, minorUnit(to)/rate+0.01+roundingSlack(x, 1)+roundingSlack(y, rate)) {
+		if sameAmount(x, y, 0.01, 0.05) || sameAmount(x, y/rate, 0.01, minorUnit(to)/rate+centSlack+roundingSlack(x, 1)+roundingSlack(y, rate)) {
 			return nil
 		}
 		return []Problem{{"amount not invariant", fmt.Sprintf("%s is %v in %s but %v in %s (%v back at %.6g)", path, x, from, y, to, y/rate, rate)}}
@@ -159,6 +159,9 @@ func roundingSlack(v, rate float64) float64 {
 	}
 	return math.Min(step, 10*rate) / rate
 }
+
+// centSlack admits amounts summed from several cent-rounded parts.
+const centSlack = 0.05
 
 func sameAmount(a, b, rel, abs float64) bool {
 	return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b))+abs
@@ -228,7 +231,7 @@ func compareProse(ref, res any, from, to string, rate float64) []Problem {
 				r = rate
 			}
 			back := m.value / r
-			slack := 0.01 + roundingSlack(m.value, r)
+			slack := centSlack + roundingSlack(m.value, r)
 			if m.decimals == 0 {
 				slack += 0.5 / r
 			}

@@ -64,7 +64,18 @@ func init() {
 	})
 }
 
-var podSponsorCPM = map[string]float64{"pre_roll": 18, "mid_roll": 25, "post_roll": 10}
+// podSponsorCPM are US-market CPMs per slot in US dollars (AdvertiseCast
+// benchmarks); a plan in another currency converts them at the
+// reference rate.
+var podSponsorCPM = map[string]engine.Benchmark{
+	"pre_roll":  podCPM(18, "pre-roll"),
+	"mid_roll":  podCPM(25, "mid-roll"),
+	"post_roll": podCPM(10, "post-roll"),
+}
+
+func podCPM(v float64, slot string) engine.Benchmark {
+	return engine.Benchmark{Amount: engine.InUSD(v), What: "podcast " + slot + " CPM", Source: "https://www.advertisecast.com/podcast-advertising-rates"}
+}
 
 const (
 	podSponsorProducedFactor = 0.6
@@ -86,7 +97,7 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		if !slices.Contains(in.Strings("ad_slots"), slot) {
 			continue
 		}
-		cpm := podSponsorCPM[slot] * factor
+		cpm := in.Benchmark(p, podSponsorCPM[slot]) * factor
 		price := engine.Money(dl / 1000 * cpm)
 		card[slot] = map[string]any{"cpm_usd": engine.Money(cpm), "per_episode_usd": price}
 		perEpisode += price

@@ -19,25 +19,30 @@ func propertyContexts() int {
 }
 
 // currencyPending are the workflows whose results still carry a US figure
-// relabelled in the plan's currency (or a bound sized for dollars): known
-// defects, each to be fixed by carrying its benchmarks as engine.Benchmark.
+// relabelled in the plan's currency, or an amount derived from a rounded
+// quote past the tolerance: known defects, each to be fixed by carrying
+// its benchmarks as engine.Benchmark and rounding with PriceStep.
 // A workflow fixed must leave the list (the test fails while it stays).
 var currencyPending = map[string]bool{
+	"social-media-brand-deal": true,
+	// Converted, but cent rounding of tiny per-episode prices (a few
+	// downloads) compounds past the tolerance.
+	"podcasting-sponsorship-rates":   true,
 	"release-strategy":               true,
 	"publishing-launch-timeline":     true,
 	"songwriting-split-registration": true, "songwriting-sync-quote": true,
 	"film-production-schedule": true,
 
 	"screenwriting-draft-schedule": true, "audiobooks-production-plan": true,
-	"podcasting-sponsorship-rates": true, "visual-art-open-calls": true,
-	"visual-art-pricing": true, "photography-licensing-quote": true,
+	"visual-art-open-calls": true,
+	"visual-art-pricing":    true, "photography-licensing-quote": true,
 	"photography-print-editions": true,
 	"comics-kickstarter":         true, "animation-commercial-quote": true,
 	"fashion-costing": true, "design-rate-review": true, "crafts-etsy-pricing": true,
 	"crafts-market-fair": true, "games-steam-break-even": true,
 	"tabletop-kickstarter-campaign": true,
-	"social-media-brand-deal":       true, "newsletters-paid-launch": true,
-	"theater-production-budget": true,
+	"newsletters-paid-launch":       true,
+	"theater-production-budget":     true,
 }
 
 // Currency invariance, over every workflow: the same context with every

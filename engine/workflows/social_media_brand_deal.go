@@ -70,13 +70,23 @@ func init() {
 	})
 }
 
-type socialDealRate struct{ perThousand, benchmarkPct float64 }
+// socialDealRate is a platform's US-market rate per 1,000 followers per
+// post, in US dollars (converted into the plan's currency at the
+// reference rate), and its typical engagement.
+type socialDealRate struct {
+	perThousand  engine.Benchmark
+	benchmarkPct float64
+}
+
+func socialRate(platform string, usd, engagement float64) socialDealRate {
+	return socialDealRate{engine.Benchmark{Amount: engine.InUSD(usd), What: platform + " rate per 1,000 followers per post", Source: "influencer marketing agencies' published rate guides (US market)"}, engagement}
+}
 
 var socialDealRates = map[string]socialDealRate{
-	"instagram": {10, 2},
-	"tiktok":    {5, 4},
-	"youtube":   {20, 3},
-	"x":         {2, 0.5},
+	"instagram": socialRate("Instagram", 10, 2),
+	"tiktok":    socialRate("TikTok", 5, 4),
+	"youtube":   socialRate("YouTube", 20, 3),
+	"x":         socialRate("X", 2, 0.5),
 }
 
 const (
@@ -91,7 +101,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		r := socialDealRates[d.Str("platform")]
 		eng := d.Float("engagement_rate_pct")
 		mult := math.Min(2, math.Max(0.5, eng/r.benchmarkPct))
-		fee := float64(d.Int("followers")) / 1000 * r.perThousand * mult * float64(d.Int("posts"))
+		fee := float64(d.Int("followers")) / 1000 * in.Benchmark(p, r.perThousand) * mult * float64(d.Int("posts"))
 		base += fee
 		lines = append(lines, map[string]any{
 			"platform": d.Str("platform"), "posts": d.Int("posts"), "engagement_multiple": engine.Round(mult, 2), "fee_usd": engine.Money(fee),
@@ -102,7 +112,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
-	total := math.Round(base*(1+(usage+excl)/100)/10) * 10
+	total := in.RoundQuote(base * (1 + (usage+excl)/100))
 	commission := engine.Money(total * in.Float("commission_pct") / 100)
 	p.Set("quote", map[string]any{
 		"lines": lines, "base_usd": engine.Money(base),
