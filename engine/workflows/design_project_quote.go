@@ -24,10 +24,11 @@ import (
 //     (studioRush).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "design-project-quote",
-		Name:     "Design project quote",
-		Vertical: "design",
-		PastDate: engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
+		ID:           "design-project-quote",
+		Name:         "Design project quote",
+		Vertical:     "design",
+		Jurisdiction: []engine.Area{engine.AreaTax},
+		PastDate:     engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
 		},
@@ -205,6 +206,13 @@ func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
 			in.Int("revision_rounds"), dsMoney(in, in.Float("hourly_rate")), dsMoney(in, q["on_signing"].(float64)), dsMoney(in, q["on_concepts"].(float64)), dsMoney(in, q["on_delivery"].(float64))))
 	p.Recommend(engine.High, "Make review days part of the deal", fmt.Sprintf("The schedule assumes %d business days per client review; put it in the contract so late feedback moves the deadline, not your weekends.", dsQuoteReviewDays))
 	p.Recommend(engine.Medium, "Track hours against the estimate", fmt.Sprintf("Log time per phase against the %g-hour estimate; past 80%% of a phase's hours, raise scope before you are over.", q["hours"]))
+	if rule, ok := in.Rule(p, engine.AreaTax); ok {
+		how := "added on top of this fee where you are registered to charge it"
+		if rule.RatePct == 0 {
+			how = "not charged on most design services; check your state's rules"
+		}
+		p.Recommend(engine.Medium, "Quote net of tax", fmt.Sprintf("This quote is your fee before tax. %s (%s %g%%): %s.", in.Region().Name(), rule.Name, rule.RatePct, how))
+	}
 	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
 	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %s with client reviews, final files on %s.",
 		dsMoney(in, q["total"].(float64)), studioLabel(in.Str("project_type")), q["hours"], dsMoney(in, in.Float("hourly_rate")), dsQuoteRushNote(q),

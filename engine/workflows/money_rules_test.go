@@ -116,3 +116,30 @@ func TestSponsorshipDisclosureByCountry(t *testing.T) {
 		}
 	}
 }
+
+// An Australian December festival is midsummer; a UK event follows the
+// Fire Safety Order, not NFPA 101.
+func TestFestivalSeasonAndSafetyByCountry(t *testing.T) {
+	w, _ := engine.LookupWorkflow("live-events-production-timeline")
+	for _, c := range []struct {
+		country, date string
+		outside       bool
+	}{{"AU", "2027-12-11", false}, {"US", "2027-12-11", true}, {"AU", "2027-06-12", true}, {"GB", "2027-06-12", false}} {
+		ctx := clone(w.ExampleContext)
+		ctx["country"], ctx["event_type"], ctx["event_date"] = c.country, "outdoor-festival", c.date
+		res := run(t, w.ID, ctx)
+		if got := hasWarning(res, "OUTSIDE_FESTIVAL_SEASON"); got != c.outside {
+			t.Errorf("%s %s: OUTSIDE_FESTIVAL_SEASON %v, want %v", c.country, c.date, got, c.outside)
+		}
+		if c.country == "GB" {
+			walkStrings(jsonValue(t, res), "result", func(path, s string) {
+				if strings.Contains(s, "NFPA") && !strings.Contains(s, "US benchmark") {
+					t.Errorf("GB: %s presents NFPA 101 as the rule: %q", path, s)
+				}
+			})
+			if sec, _ := res["jurisdiction"].(map[string]any); sec == nil || sec["safety"] == nil {
+				t.Errorf("GB: no safety rule recorded: %v", res["jurisdiction"])
+			}
+		}
+	}
+}
