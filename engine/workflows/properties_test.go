@@ -33,9 +33,9 @@ var currencyPending = map[string]bool{
 	"songwriting-split-registration": true, "songwriting-sync-quote": true,
 	"film-production-schedule": true,
 
-	"screenwriting-draft-schedule": true, "audiobooks-production-plan": true,
-	"visual-art-open-calls": true,
-	"visual-art-pricing":    true, "photography-licensing-quote": true,
+	"audiobooks-production-plan": true,
+	"visual-art-open-calls":      true,
+	"visual-art-pricing":         true, "photography-licensing-quote": true,
 	"photography-print-editions": true,
 	"comics-kickstarter":         true, "animation-commercial-quote": true,
 	"fashion-costing": true, "design-rate-review": true, "crafts-etsy-pricing": true,
