@@ -53,6 +53,22 @@ type Field struct {
 	Default any
 	// Items describes the objects of an ObjectList.
 	Items []Field
+	// Money marks an amount in the plan's currency (the `currency` input,
+	// USD without one). Its Min and Max are in US dollars and are checked
+	// after conversion through the rate table (see money.go), so bounds
+	// follow the currency.
+	Money bool
+	// RequiredWhen makes the field required when a sibling enum field has
+	// one of the given values (a flat deal needs its guarantee); it is
+	// published as a JSON Schema if/then.
+	RequiredWhen *When
+}
+
+// When is a condition on a sibling String field: its value is one of
+// Values.
+type When struct {
+	Field  string
+	Values []string
 }
 
 // Bound is shorthand for Field.Min and Field.Max literals.
@@ -151,6 +167,18 @@ func objectSchema(fields []Field) map[string]any {
 	if len(required) > 0 {
 		s["required"] = required
 	}
+	var conditions []any
+	for _, f := range fields {
+		if w := f.RequiredWhen; w != nil {
+			conditions = append(conditions, map[string]any{
+				"if":   map[string]any{"properties": map[string]any{w.Field: map[string]any{"enum": slices.Clone(w.Values)}}, "required": []any{w.Field}},
+				"then": map[string]any{"required": []any{f.Name}},
+			})
+		}
+	}
+	if len(conditions) > 0 {
+		s["allOf"] = conditions
+	}
 	return s
 }
 
@@ -178,11 +206,20 @@ func fieldSchema(f Field) map[string]any {
 			t = "integer"
 		}
 		s = map[string]any{"type": t}
-		if f.Min != nil {
-			s["minimum"] = *f.Min
-		}
-		if f.Max != nil {
-			s["maximum"] = *f.Max
+		switch {
+		case f.Money:
+			// Dollar bounds are checked after conversion (money.go); only a
+			// bound that means the same in every currency is published.
+			if f.Min != nil && *f.Min <= 0 {
+				s["minimum"] = *f.Min
+			}
+		default:
+			if f.Min != nil {
+				s["minimum"] = *f.Min
+			}
+			if f.Max != nil {
+				s["maximum"] = *f.Max
+			}
 		}
 	case Boolean:
 		s = map[string]any{"type": "boolean"}
@@ -206,6 +243,13 @@ func fieldSchema(f Field) map[string]any {
 	}
 	if f.Description != "" {
 		s["description"] = f.Description
+	}
+	if f.Money {
+		s["description"] = strings.TrimSpace(f.Description + " " + moneyFieldNote(f))
+		s["x-money"] = true
+	}
+	if w := f.RequiredWhen; w != nil {
+		s["description"] = strings.TrimSpace(fmt.Sprint(s["description"]) + fmt.Sprintf(" Required when `%s` is %s.", w.Field, strings.Join(w.Values, " or ")))
 	}
 	if f.Default != nil {
 		s["default"] = f.Default
@@ -262,6 +306,7 @@ func (w *Workflow) PrepareAt(raw map[string]any, now time.Time) (*Input, error) 
 
 func (w *Workflow) prepare(raw map[string]any, now time.Time) (*Input, error) {
 	ctx, violations := normalizeKeys(raw, "context")
+	applyMoneyDefaults(ctx, w.schema.fields)
 	ctx = applyDefaults(ctx, w.schema.fields)
 	normalizeValues(ctx, w.schema.fields)
 	if err := w.schema.schema.Validate(JSONValue(ctx)); err != nil {
@@ -274,6 +319,11 @@ func (w *Workflow) prepare(raw map[string]any, now time.Time) (*Input, error) {
 	for _, v := range hugeNumbers(ctx, "context") {
 		// A field whose own maximum already rejected the number needs no
 		// second violation.
+		if !slices.ContainsFunc(violations, func(x Violation) bool { return x.Field == v.Field }) {
+			violations = append(violations, v)
+		}
+	}
+	for _, v := range moneyViolations(ctx, w.schema.fields) {
 		if !slices.ContainsFunc(violations, func(x Violation) bool { return x.Field == v.Field }) {
 			violations = append(violations, v)
 		}

@@ -41,6 +41,15 @@ type Workflow struct {
 	// PastDate says what the workflow does when its event date (a
 	// release, an opening, a deadline) is already behind as_of.
 	PastDate PastDate
+	// Jurisdiction lists the areas of country rules (advertising, tax,
+	// safety, art copies) the workflow reads from the jurisdiction table
+	// for its `country`.
+	Jurisdiction []Area
+	// CountryIndependent says why a workflow without a `country` input
+	// needs none (a platform's rule is the same everywhere); every
+	// workflow of the catalogue either takes `country` or says why here
+	// (a property test over the registry holds it).
+	CountryIndependent string
 
 	schema *compiledSchema
 }
@@ -158,6 +167,9 @@ func Register(w *Workflow) {
 		if _, err := time.Parse("2006-01", src.Checked); err != nil || src.Title == "" || !strings.HasPrefix(src.URL, "https://") {
 			panic(fmt.Sprintf("engine: workflow %q: source %q needs a title, an https URL and Checked as YYYY-MM", w.ID, src.Title))
 		}
+	}
+	if len(w.Jurisdiction) > 0 && !hasField(w.Fields, RegionFieldName) {
+		panic(fmt.Sprintf("engine: workflow %q: country rules %v need a `country` input", w.ID, w.Jurisdiction))
 	}
 	if err := w.PastDate.check(w.Fields); err != nil {
 		panic(fmt.Sprintf("engine: workflow %q: %v", w.ID, err))

@@ -138,6 +138,7 @@ func TestServeConfigStrict(t *testing.T) {
 		{"CREATIVEOPS_RATE_LIMIT", "fast", "positive number"},
 		{"CREATIVEOPS_RATE_LIMIT_BURST", "0", "at least 1"},
 		{"CREATIVEOPS_LOG_FORMAT", "yaml", "json, text"},
+		{"CREATIVEOPS_RATES_FILE", "/nonexistent/eurofxref.csv", "rate table"},
 		{"CREATIVEOPS_HTTP_ADDR", "8080", "host:port"},
 		{"CREATIVEOPS_HTTP_ADDR", "", "host:port"},
 		{"CREATIVEOPS_GRPC_ADDR", "localhost", "host:port"},

@@ -26,6 +26,7 @@ import (
 
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/apikey"
 	"github.com/creativeops/creativeops/ent/organization"
@@ -199,6 +200,9 @@ type serveOptions struct {
 	// memoryLimit is --memory-limit in bytes: 0 for none, -1 when neither
 	// the flag nor its variable was given.
 	memoryLimit int64
+	// rates is the reference-rate table of --rates-file, nil for the one
+	// built into the binary.
+	rates *engine.RateTable
 }
 
 // serveConfig parses the flags and environment of serve into the server's
@@ -265,6 +269,14 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
 	fs.env(textValue{&cfg.PublicURL, publicURL}, "public-url", "URL clients reach the service at: the OAuth token issuer, the same on every replica (empty: http://localhost:<port>)")
 	fs.env(tokenLifetime{durationValue{p: &cfg.OAuthTokenLifetime}}, "oauth-token-lifetime", "lifetime of OAuth access tokens of clients that set none (1m to 24h)")
+	var rates *engine.RateTable
+	var ratesFile string
+	fs.env(textValue{&ratesFile, func(s string) (err error) {
+		if s != "" {
+			rates, err = engine.LoadRateTable(s)
+		}
+		return err
+	}}, "rates-file", "the ECB's eurofxref.csv (or the same layout) that plans convert benchmark amounts with, read at start; the same file on every replica (empty: the table built into the binary)")
 	if err := fs.parse(args, stdout); err != nil {
 		return serveOptions{cfg: cfg}, err
 	}
@@ -281,7 +293,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	cfg.RescueAfter = 2 * cfg.JobTimeout
 	cfg.CORSAllowedOrigins = splitList(corsOrigins)
 	cfg.TrustedProxies = splitList(trustedProxies)
-	return serveOptions{cfg: cfg, logFormat: logFormat, logLevel: logLevel, memoryLimit: memoryLimit, envNames: fs.envNames()}, nil
+	return serveOptions{cfg: cfg, logFormat: logFormat, logLevel: logLevel, memoryLimit: memoryLimit, rates: rates, envNames: fs.envNames()}, nil
 }
 
 // gcSettings is the collector's configuration for serve: the memory limit
@@ -333,6 +345,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			gogc = strconv.Itoa(gcPercent)
 		}
 	}
+	if o.rates != nil {
+		engine.UseRates(o.rates)
+	}
+	rt := engine.Rates()
+	log.Info("reference rates", "table", rt.Name, "date", engine.FormatDate(rt.Date), "currencies", len(rt.Currencies()))
 	bi := buildinfo.Read()
 	log.Info("starting creativeops", "version", bi.Version, "commit", bi.Commit, "go_version", bi.GoVersion, "data_dir", cfg.DataDir,
 		"memory_limit", formatLimit(debug.SetMemoryLimit(-1)), "gogc", gogc)

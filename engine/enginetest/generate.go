@@ -42,8 +42,9 @@ const (
 // alone are more than n, all of them are returned. The same seed gives the
 // same contexts.
 func GenerateContexts(w *engine.Workflow, asOf time.Time, n int, seed int64) []map[string]any {
-	g := &gen{rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed)), asOf: asOf}
 	base := Example(w, asOf)
+	rate, _ := engine.Rates().Rate("USD", currencyOf(w, base))
+	g := &gen{rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed)), asOf: asOf, rate: rate}
 	out := []map[string]any{Clone(base)}
 	for _, f := range w.Fields {
 		for _, v := range g.boundaries(f, base[f.Name]) {
@@ -64,7 +65,7 @@ func GenerateContexts(w *engine.Workflow, asOf time.Time, n int, seed int64) []m
 			if _, ok := base[f.Name]; ok && g.rng.IntN(3) == 0 {
 				continue
 			}
-			if !f.Required && g.rng.IntN(4) == 0 {
+			if !f.Required && f.RequiredWhen == nil && g.rng.IntN(4) == 0 {
 				delete(c, f.Name)
 				continue
 			}
@@ -89,9 +90,12 @@ var absent = &struct{}{}
 type gen struct {
 	rng  *rand.Rand
 	asOf time.Time
+	// rate converts the US-dollar bounds of money fields into the
+	// example's currency.
+	rate float64
 }
 
-func bounds(f engine.Field) (lo, hi float64) {
+func (g *gen) bounds(f engine.Field) (lo, hi float64) {
 	lo, hi = unboundedMin, unboundedMax
 	if f.Min != nil {
 		lo = *f.Min
@@ -99,7 +103,27 @@ func bounds(f engine.Field) (lo, hi float64) {
 	if f.Max != nil {
 		hi = *f.Max
 	}
+	if f.Money && g.rate > 0 {
+		// Inside the converted bounds: a generated amount is refused by
+		// neither rounding nor the converted bound.
+		lo, hi = math.Ceil(lo*g.rate*100)/100, math.Floor(hi*g.rate*100)/100
+	}
 	return lo, hi
+}
+
+// currencyOf is the currency a context's amounts are in.
+func currencyOf(w *engine.Workflow, ctx map[string]any) string {
+	if c, ok := ctx[engine.CurrencyFieldName].(string); ok && c != "" {
+		return strings.ToUpper(c)
+	}
+	for _, f := range w.Fields {
+		if f.Name == engine.CurrencyFieldName {
+			if d, ok := f.Default.(string); ok {
+				return d
+			}
+		}
+	}
+	return "USD"
 }
 
 func listBounds(f engine.Field) (lo, hi int) {
@@ -132,10 +156,10 @@ func (g *gen) boundaries(f engine.Field, example any) []any {
 			out = append(out, engine.FormatDate(engine.AddDays(g.asOf, d)))
 		}
 	case engine.Integer:
-		lo, hi := bounds(f)
+		lo, hi := g.bounds(f)
 		out = append(out, math.Ceil(lo), math.Floor(hi))
 	case engine.Number:
-		lo, hi := bounds(f)
+		lo, hi := g.bounds(f)
 		out = append(out, lo, hi)
 	case engine.Boolean:
 		out = append(out, true, false)
@@ -183,10 +207,10 @@ func (g *gen) value(f engine.Field, example any) any {
 	case engine.Date:
 		return engine.FormatDate(engine.AddDays(g.asOf, g.rng.IntN(2*DateSpanDays+1)-DateSpanDays))
 	case engine.Integer:
-		lo, hi := bounds(f)
+		lo, hi := g.bounds(f)
 		return math.Round(g.number(lo, hi))
 	case engine.Number:
-		lo, hi := bounds(f)
+		lo, hi := g.bounds(f)
 		return g.number(lo, hi)
 	case engine.Boolean:
 		return g.rng.IntN(2) == 0
@@ -200,7 +224,7 @@ func (g *gen) value(f engine.Field, example any) any {
 		for i := range out {
 			it := g.item(f, example)
 			for _, sub := range f.Items {
-				if !sub.Required && g.rng.IntN(4) == 0 {
+				if !sub.Required && sub.RequiredWhen == nil && g.rng.IntN(4) == 0 {
 					delete(it, sub.Name)
 					continue
 				}
@@ -289,7 +313,7 @@ func (g *gen) item(f engine.Field, example any) map[string]any {
 		}
 	}
 	for _, sub := range f.Items {
-		if _, ok := it[sub.Name]; !ok && sub.Required {
+		if _, ok := it[sub.Name]; !ok && (sub.Required || sub.RequiredWhen != nil) {
 			it[sub.Name] = g.value(sub, nil)
 		}
 	}

@@ -199,7 +199,10 @@ func variants(f engine.Field, cur any) []any {
 			addIf(engine.FormatDate(engine.AddDays(d, n)))
 		}
 	case engine.Integer, engine.Number:
-		lo, hi := bounds(f)
+		// Money fields are tried in the example's currency, US dollars
+		// unless it says otherwise; bounds are converted then (see
+		// engine.Field.Money), so the dollar bounds are the ones to try.
+		lo, hi := (&gen{}).bounds(f)
 		c, isNum := cur.(float64)
 		cands := []float64{lo, hi, (lo + hi) / 2}
 		if isNum {

@@ -524,6 +524,10 @@ func knownDates(ctx, result map[string]any) map[string]bool {
 			known[s] = true
 		}
 	})
+	// The date of the rate table a plan converted with (engine.MoneyBasisKey).
+	if basis, ok := result[engine.MoneyBasisKey].(map[string]any); ok {
+		known[str(basis["rate_date"])] = true
+	}
 	tl, _ := result["timeline"].(map[string]any)
 	for _, k := range []string{"target_date", "requested_date", "feasible_date"} {
 		if s := str(tl[k]); s != "" {

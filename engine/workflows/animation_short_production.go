@@ -44,7 +44,7 @@ func init() {
 			{Name: "style", Kind: engine.String, Enum: []string{"2d_hand_drawn", "2d_rigged", "3d_cg", "stop_motion"}, Default: "2d_hand_drawn", Description: "Animation technique."},
 			{Name: "animators", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Animators working in parallel."},
 			{Name: "fps", Kind: engine.Integer, Default: 24, Min: engine.Bound(12), Max: engine.Bound(60), Description: "Frame rate of the finished film."},
-			{Name: "animator_week_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Cost of one animator-week in `currency`, for the labour budget (0–100,000)."},
+			{Name: "animator_week_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Cost of one animator-week in `currency`, for the labour budget (0–100,000)."},
 			{Name: "start_date", Kind: engine.Date, Description: "When production can start; defaults to the plan date."},
 			engine.RegionField(),
 			engine.CurrencyField("USD"),

@@ -34,11 +34,12 @@ import (
 //     before the show.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "comedy-club-tour",
-		Name:        "Comedy tour settlement and on-sales",
-		Vertical:    "comedy",
-		PastDate:    engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
-		Description: "Forecasts what each show of a stand-up tour pays under its deal (flat, door or versus) at the expected sell-through, after commissions and show costs, dates each on-sale and advance, and flags double bookings, late on-sales and shows that lose money. An on-sale already due goes on sale on the plan date, one on a holiday moves to the Friday before; shows already played are marked played, and a tour that is over gets a post-event plan (settle up).",
+		ID:           "comedy-club-tour",
+		Name:         "Comedy tour settlement and on-sales",
+		Vertical:     "comedy",
+		Jurisdiction: []engine.Area{engine.AreaTax},
+		PastDate:     engine.PastDate{Field: "shows[].date", Policy: engine.PastPostEvent},
+		Description:  "Forecasts what each show of a stand-up tour pays under its deal (flat, door or versus) at the expected sell-through, after commissions and show costs, dates each on-sale and advance, and flags double bookings, late on-sales and shows that lose money. An on-sale already due goes on sale on the plan date, one on a holiday moves to the Friday before; shows already played are marked played, and a tour that is over gets a post-event plan (settle up).",
 		Fields: []engine.Field{
 			{Name: "comic", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Comic or show name."},
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(40), Description: "The shows.", Items: []engine.Field{
@@ -46,11 +47,11 @@ func init() {
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
 				{Name: "venue_type", Kind: engine.String, Enum: []string{"club", "theater", "alt-room"}, Default: "club", Description: "Kind of room."},
 				{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(20000), Description: "Sellable seats."},
-				{Name: "ticket_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in `currency` (0–1,000)."},
+				{Name: "ticket_price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in `currency` (0–1,000)."},
 				{Name: "deal", Kind: engine.String, Enum: []string{"flat", "door", "versus"}, Default: "versus", Description: "Flat guarantee, door percentage, or the greater of the two."},
-				{Name: "guarantee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Guaranteed fee in `currency` (0–1,000,000)."},
+				{Name: "guarantee_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(1000000), RequiredWhen: &engine.When{Field: "deal", Values: []string{"flat"}}, Description: "Guaranteed fee in `currency`: what a flat deal pays (required for it), and the floor of a versus deal (none: the door alone)."},
 				{Name: "door_pct", Kind: engine.Number, Default: 70, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Comic's share of net box office, in percent."},
-				{Name: "costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in `currency` (0–500,000)."},
+				{Name: "costs_usd", Kind: engine.Number, Money: true, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in `currency` (0–500,000)."},
 			}},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of seats sold, in percent."},
 			{Name: "agent_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(20), Description: "Agent commission, in percent."},
@@ -133,7 +134,9 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 	for i, s := range comedyTourShows(in) {
 		date := s.Date("date")
 		gross := float64(s.Int("capacity")) * sell * s.Float("ticket_price_usd")
-		door := gross * (1 - comedyTourTicketFees) * s.Float("door_pct") / 100
+		// The door is split on takings net of the VAT or GST ticket prices
+		// include (UK 20 %, AU 10 %), and of ticketing fees.
+		door := in.NetOfTax(p, gross) * (1 - comedyTourTicketFees) * s.Float("door_pct") / 100
 		pay := door
 		switch s.Str("deal") {
 		case "flat":

@@ -37,19 +37,20 @@ import (
 //     and weekends.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "comedy-edinburgh-fringe",
-		Name:        "Edinburgh Fringe run plan",
-		Vertical:    "comedy",
-		PastDate:    engine.PastDate{Field: "year", Policy: engine.PastReplan},
-		Description: "Dates an Edinburgh Fringe year (venue applications, accommodation, programme registration, previews, press, print, the run) and computes the run's box-office income, break-even occupancy and tickets per night, with warnings when deadlines have passed or the run cannot break even. Money is in GBP unless `currency` says otherwise. A festival year already over is re-planned on the next Fringe whose registration is open; past the printed-programme deadline the year is kept, with an online-only listing.",
+		ID:                 "comedy-edinburgh-fringe",
+		Name:               "Edinburgh Fringe run plan",
+		Vertical:           "comedy",
+		CountryIndependent: "The Fringe is in Edinburgh: its dates, the UK's VAT and Scotland's venue licensing apply to every performer, wherever they come from.",
+		PastDate:           engine.PastDate{Field: "year", Policy: engine.PastReplan},
+		Description:        "Dates an Edinburgh Fringe year (venue applications, accommodation, programme registration, previews, press, print, the run) and computes the run's box-office income, break-even occupancy and tickets per night, with warnings when deadlines have passed or the run cannot break even. Money is in GBP unless `currency` says otherwise. A festival year already over is re-planned on the next Fringe whose registration is open; past the printed-programme deadline the year is kept, with an online-only listing.",
 		Fields: []engine.Field{
 			{Name: "show_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the show."},
 			{Name: "year", Kind: engine.Integer, Min: engine.Bound(2026), Max: engine.Bound(2035), Description: "Festival year; defaults to the next Fringe whose programme registration is still open."},
 			{Name: "run_nights", Kind: engine.Integer, Default: 24, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Performances (a full run is 24–25)."},
 			{Name: "seats", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Seats in the room."},
-			{Name: "ticket_price", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Average ticket price paid, VAT included (after concessions and previews), in `currency` (0–100)."},
+			{Name: "ticket_price", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(130), Description: "Average ticket price paid, VAT included (after concessions and previews), in `currency` (0–100)."},
 			{Name: "performer_split_pct", Kind: engine.Number, Default: 60, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Performer's share of net box office, in percent."},
-			{Name: "costs", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Costs of the run in `currency`: registration, venue fees, accommodation, travel, PR, print (0–500,000)."},
+			{Name: "costs", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(630000), Description: "Costs of the run in `currency`: registration, venue fees, accommodation, travel, PR, print (0–500,000)."},
 			{Name: "occupancy_pct", Kind: engine.Number, Default: 35, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected average share of seats sold, in percent."},
 			engine.CurrencyField("GBP"),
 		},

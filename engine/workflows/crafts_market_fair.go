@@ -17,8 +17,8 @@ import (
 //   - Vendors sell only part of what they bring: 20–30% of the stock on
 //     the table at a larger show is commonly reported, and an emptying
 //     table sells less. Stock to bring = sales goal / expected sell-through.
-//   - Card sales through Square cost 2.6% + $0.15 per in-person payment
-//     (Square US); the plan assumes every sale is a card sale, one item
+//   - Card sales cost the country's in-person rate (card_rates.go: Square
+//     US 2.6% + $0.15, UK 1.75%, ...); the plan assumes every sale is a card sale, one item
 //     each, which is the cautious case.
 //   - Production stops 3 days before the fair for pricing, tagging and
 //     packing; a practice booth set-up two weeks before catches display
@@ -34,11 +34,12 @@ func init() {
 		},
 		Description: "Plans a craft fair: break-even units after booth, costs and card fees, a sales goal of 10× the booth fee, the stock to bring at your sell-through rate, and the production start date at your weekly capacity, with warnings for stock shortfalls and likely losses. A fair already held gets a post-event plan.",
 		Fields: []engine.Field{
+			engine.RegionField(),
 			{Name: "fair_date", Kind: engine.Date, Required: true, Description: "First day of the fair or market."},
-			{Name: "booth_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in `currency` (0–100,000)."},
-			{Name: "other_costs_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Travel, lodging, jury fee, display and insurance for this event, in `currency` (0–100,000)."},
-			{Name: "avg_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(100000), Description: "Average selling price per item, in `currency` (0.5–100,000)."},
-			{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Materials and packaging per item, in `currency` (0–100,000)."},
+			{Name: "booth_fee_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Booth or table fee in `currency` (0–100,000)."},
+			{Name: "other_costs_usd", Kind: engine.Number, Money: true, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Travel, lodging, jury fee, display and insurance for this event, in `currency` (0–100,000)."},
+			{Name: "avg_price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(100000), Description: "Average selling price per item, in `currency` (0.5–100,000)."},
+			{Name: "unit_cost_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Materials and packaging per item, in `currency` (0–100,000)."},
 			{Name: "units_per_week", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(10000), Description: "Items you can make per week."},
 			{Name: "units_in_stock", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Items already made."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 30, Min: engine.Bound(5), Max: engine.Bound(100), Description: "Share of the stock you bring that you expect to sell, in percent."},
@@ -64,21 +65,30 @@ func init() {
 	})
 }
 
-// crFairContribution is what one sale leaves after materials and card fee.
-func crFairContribution(in *engine.Input) (card, contribution float64) {
+// crFairContribution is what one sale leaves after materials and the
+// card fee at the country's in-person rate.
+func crFairContribution(in *engine.Input, p *engine.Plan) (card, contribution float64) {
 	price := in.Float("avg_price_usd")
-	card = engine.Money(price*0.026 + 0.15)
+	pct, fixed, _ := cardRateFor(in, p)
+	card = engine.Money(price*pct/100 + fixed)
 	return card, engine.Money(price - in.Float("unit_cost_usd") - card)
+}
+
+// crFairBreakEvenPrice is the price whose card fee and materials leave
+// nothing over.
+func crFairBreakEvenPrice(in *engine.Input, p *engine.Plan) float64 {
+	pct, fixed, _ := cardRateFor(in, p)
+	return (in.Float("unit_cost_usd") + fixed) / (1 - pct/100)
 }
 
 func crFairBreakEven(in *engine.Input, p *engine.Plan) error {
 	fixed := in.Float("booth_fee_usd") + in.Float("other_costs_usd")
-	card, contribution := crFairContribution(in)
+	card, contribution := crFairContribution(in, p)
 	p.Set("event_costs_usd", engine.Money(fixed))
 	p.Set("per_item", map[string]any{"price_usd": in.Float("avg_price_usd"), "cost_usd": in.Float("unit_cost_usd"), "card_fee_usd": card, "contribution_usd": contribution})
 	if contribution <= 0 {
 		p.Warn("PRICE_BELOW_COST", "At %s an item, materials (%s) and card fees (%s) leave nothing to pay the %s event costs; raise prices above %s.",
-			studioMoney(in, in.Float("avg_price_usd")), studioMoney(in, in.Float("unit_cost_usd")), studioMoney(in, card), studioMoney(in, fixed), studioMoney(in, (in.Float("unit_cost_usd")+0.15)/(1-0.026)))
+			studioMoney(in, in.Float("avg_price_usd")), studioMoney(in, in.Float("unit_cost_usd")), studioMoney(in, card), studioMoney(in, fixed), studioMoney(in, crFairBreakEvenPrice(in, p)))
 		return nil
 	}
 	p.Set("break_even_units", studioCeil(fixed/contribution))
@@ -107,7 +117,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		// yardstick for the review and the restock.
 		p.PostEvent(fair, "compare the sales with this forecast and restock the best-sellers for the next fair.")
 		p.Set("post_event", true)
-		_, contribution := crFairContribution(in)
+		_, contribution := crFairContribution(in, p)
 		stock := p.Get("stock_target").(int)
 		sold := int(math.Floor(engine.Round(float64(stock)*in.Float("sell_through_pct")/100, 6)))
 		p.Set("forecast", map[string]any{
@@ -141,7 +151,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		p.Set("max_stock_by_fair", stock)
 		start = p.AsOf()
 	}
-	_, contribution := crFairContribution(in)
+	_, contribution := crFairContribution(in, p)
 	sold := int(math.Floor(engine.Round(float64(stock)*in.Float("sell_through_pct")/100, 6)))
 	fixed := p.Get("event_costs_usd").(float64)
 	profit := engine.Money(float64(sold)*contribution - fixed)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
+	"github.com/creativeops/creativeops/engine/enginetest"
 )
 
 // dollarAmount is a "$" before a digit: an amount shown as US dollars.
@@ -30,8 +31,8 @@ func TestCurrencyNoDollarsInOtherCurrencies(t *testing.T) {
 			quotes = quotes || dollarAmount.MatchString(s)
 		})
 		for cur, mark := range map[string]string{"EUR": "€", "JPY": "¥", "CAD": "CAD "} {
-			ctx := clone(w.ExampleContext)
-			ctx["currency"] = cur
+			// Amounts follow the currency (see engine.Field.Money).
+			ctx := enginetest.ConvertContext(w, w.ExampleContext, cur)
 			res := jsonValue(t, run(t, w.ID, ctx))
 			marked := false
 			walkStrings(res, "result", func(path, s string) {

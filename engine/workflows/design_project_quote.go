@@ -24,22 +24,23 @@ import (
 //     (studioRush).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "design-project-quote",
-		Name:     "Design project quote",
-		Vertical: "design",
-		PastDate: engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
+		ID:           "design-project-quote",
+		Name:         "Design project quote",
+		Vertical:     "design",
+		Jurisdiction: []engine.Area{engine.AreaTax},
+		PastDate:     engine.PastDate{Field: "deadline", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "AIGA Standard Form of Agreement for Design Services", URL: "https://www.aiga.org/resources/aiga-standard-form-of-agreement-for-design-services", Checked: "2026-11"},
 		},
 		Description: "Money is in `currency` (US dollars by default). Quotes a fixed-fee design project from phase hours, revision rounds, contingency and rate, schedules each phase and client sign-off to the deadline at your weekly capacity, adds a rush fee or proposes the earliest date, and fits the scope to the client's budget. A deadline the schedule cannot meet is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "project_type", Kind: engine.String, Required: true, Enum: []string{"logo", "brand_identity", "website", "packaging", "editorial_layout"}, Description: "Kind of project."},
-			{Name: "hourly_rate", Kind: engine.Number, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (10–1,000)."},
+			{Name: "hourly_rate", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(10), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (10–1,000)."},
 			{Name: "deadline", Kind: engine.Date, Required: true, Description: "Date the client needs final files."},
 			{Name: "start_date", Kind: engine.Date, Description: "Kickoff date; defaults to the plan date."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(6), Description: "Revision rounds included."},
 			{Name: "hours_per_week", Kind: engine.Number, Default: 20, Min: engine.Bound(2), Max: engine.Bound(60), Description: "Hours a week you can give this project."},
-			{Name: "client_budget", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in `currency` (0–10,000,000)."},
+			{Name: "client_budget", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "The client's budget, in `currency` (0–10,000,000)."},
 			engine.CurrencyField("USD"),
 			engine.RegionField(),
 		},
@@ -211,6 +212,13 @@ func dsQuoteRecommend(in *engine.Input, p *engine.Plan) error {
 			in.Int("revision_rounds"), dsMoney(in, in.Float("hourly_rate")), dsMoney(in, q["on_signing"].(float64)), dsMoney(in, q["on_concepts"].(float64)), dsMoney(in, q["on_delivery"].(float64))))
 	p.Recommend(engine.High, "Make review days part of the deal", fmt.Sprintf("The schedule assumes %d business days per client review; put it in the contract so late feedback moves the deadline, not your weekends.", dsQuoteReviewDays))
 	p.Recommend(engine.Medium, "Track hours against the estimate", fmt.Sprintf("Log time per phase against the %g-hour estimate; past 80%% of a phase's hours, raise scope before you are over.", q["hours"]))
+	if rule, ok := in.Rule(p, engine.AreaTax); ok {
+		how := "added on top of this fee where you are registered to charge it"
+		if rule.RatePct == 0 {
+			how = "not charged on most design services; check your state's rules"
+		}
+		p.Recommend(engine.Medium, "Quote net of tax", fmt.Sprintf("This quote is your fee before tax. %s (%s %g%%): %s.", in.Region().Name(), rule.Name, rule.RatePct, how))
+	}
 	p.Recommend(engine.Low, "Transfer rights on final payment", "License or assign the final artwork only once the last invoice is paid; concepts not chosen stay yours.")
 	p.Strategy("Quote %s for the %s (%g hours at %s incl. 10%% contingency%s): kickoff %s, %s with client reviews, final files on %s.",
 		dsMoney(in, q["total"].(float64)), studioLabel(in.Str("project_type")), q["hours"], dsMoney(in, in.Float("hourly_rate")), dsQuoteRushNote(q),

@@ -36,11 +36,13 @@ func init() {
 		},
 		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect. An effective date without 30 days' notice is re-planned on the first of the month that gives it.",
 		Fields: []engine.Field{
-			{Name: "target_income_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},
-			{Name: "annual_expenses_usd", Kind: engine.Number, Default: 6000, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars (0–10,000,000 USD)."},
+			engine.CurrencyField("USD"),
+			engine.RegionField(),
+			{Name: "target_income_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1000), Max: engine.Bound(2000000), Description: "Yearly pay you want before income tax, in US dollars."},
+			{Name: "annual_expenses_usd", Kind: engine.Number, Money: true, Default: 6000, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Yearly business costs: software, hardware, insurance, workspace, in US dollars (0–10,000,000 USD)."},
 			{Name: "billable_hours_per_week", Kind: engine.Number, Default: 25, Min: engine.Bound(5), Max: engine.Bound(60), Description: "Hours a week you actually bill."},
 			{Name: "weeks_off", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(26), Description: "Weeks a year without billing: holidays, sickness, quiet periods."},
-			{Name: "current_rate_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Your current hourly rate in US dollars (1–10,000 USD)."},
+			{Name: "current_rate_usd", Kind: engine.Number, Money: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Your current hourly rate in US dollars (1–10,000 USD)."},
 			{Name: "effective_date", Kind: engine.Date, Required: true, Description: "When the new rate should take effect."},
 			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether US self-employment tax applies."},
 		},
@@ -72,39 +74,60 @@ const (
 	dsRatePhaseOver = 0.20
 )
 
+// dsRateSE is whether US self-employment tax applies (asked for, and the
+// designer is in the US) and the Social Security wage base in the plan's
+// currency. Outside the US it warns once that the country's social
+// contributions are not modelled, rather than charging US tax.
+func dsRateSE(in *engine.Input, p *engine.Plan) (applies bool, ssBase float64) {
+	if !in.Bool("us_self_employed") {
+		return false, 0
+	}
+	if in.Region() != engine.RegionUS {
+		if p.Get("se_tax_note") == nil {
+			p.Set("se_tax_note", "US self-employment tax is for US taxpayers; it is not applied in "+in.Region().Name())
+			p.Warn("SOCIAL_CONTRIBUTIONS_NOT_MODELLED", "US self-employment tax does not apply in %s and its social contributions are not modelled: add them to target_income_usd.", in.Region().Name())
+		}
+		return false, 0
+	}
+	return true, in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(dsRateSSBase), What: "Social Security wage base (2026)", Source: "https://www.ssa.gov/oact/cola/cbb.html"})
+}
+
 // dsRateSETax is US self-employment tax on a year's net profit.
-func dsRateSETax(profit float64) float64 {
+func dsRateSETax(profit, ssBase float64) float64 {
 	base := math.Max(profit, 0) * dsRateSEShare
-	return math.Min(base, dsRateSSBase)*dsRateSS + base*dsRateMedicare
+	return math.Min(base, ssBase)*dsRateSS + base*dsRateMedicare
 }
 
 // dsRateProfitFor is the net profit whose after-SE-tax pay is target.
-func dsRateProfitFor(target float64, se bool) float64 {
+func dsRateProfitFor(target float64, se bool, ssBase float64) float64 {
 	if !se {
 		return target
 	}
-	if p := target / (1 - dsRateSEShare*(dsRateSS+dsRateMedicare)); p*dsRateSEShare <= dsRateSSBase {
+	if p := target / (1 - dsRateSEShare*(dsRateSS+dsRateMedicare)); p*dsRateSEShare <= ssBase {
 		return p
 	}
-	return (target + dsRateSSBase*dsRateSS) / (1 - dsRateSEShare*dsRateMedicare)
+	return (target + ssBase*dsRateSS) / (1 - dsRateSEShare*dsRateMedicare)
 }
 
 func dsRateHours(in *engine.Input, perWeek float64) float64 {
 	return perWeek * float64(52-in.Int("weeks_off"))
 }
 
-func dsRateFor(in *engine.Input, perWeek float64) float64 {
-	need := dsRateProfitFor(in.Float("target_income_usd"), in.Bool("us_self_employed")) + in.Float("annual_expenses_usd")
-	return math.Ceil(engine.Round(need/dsRateHours(in, perWeek)/5, 6)) * 5
+func dsRateFor(in *engine.Input, p *engine.Plan, perWeek float64) float64 {
+	se, ssBase := dsRateSE(in, p)
+	need := dsRateProfitFor(in.Float("target_income_usd"), se, ssBase) + in.Float("annual_expenses_usd")
+	step := in.PriceStep(5)
+	return math.Ceil(engine.Round(need/dsRateHours(in, perWeek)/step, 6)) * step
 }
 
 func dsRateRequired(in *engine.Input, p *engine.Plan) error {
-	profit := dsRateProfitFor(in.Float("target_income_usd"), in.Bool("us_self_employed"))
+	applies, ssBase := dsRateSE(in, p)
+	profit := dsRateProfitFor(in.Float("target_income_usd"), applies, ssBase)
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
-	rate := dsRateFor(in, in.Float("billable_hours_per_week"))
+	rate := dsRateFor(in, p, in.Float("billable_hours_per_week"))
 	se := 0.0
-	if in.Bool("us_self_employed") {
-		se = dsRateSETax(profit)
+	if applies {
+		se = dsRateSETax(profit, ssBase)
 	}
 	p.Set("rate_usd", rate)
 	p.Set("day_rate_usd", rate*dsRateDayHours)
@@ -116,7 +139,7 @@ func dsRateRequired(in *engine.Input, p *engine.Plan) error {
 		"revenue_needed_usd":      engine.Money(profit + in.Float("annual_expenses_usd")),
 	})
 	if h := in.Float("billable_hours_per_week"); h > 30 {
-		at25 := dsRateFor(in, 25)
+		at25 := dsRateFor(in, p, 25)
 		p.Warn("HOURS_OPTIMISTIC", "%g billable hours a week is above the 20–28 most freelancers sustain once sales and admin are counted; at 25 hours the rate would be %s, not %s.", h, studioMoney(in, at25), studioMoney(in, rate))
 		p.Set("rate_at_25_hours_usd", at25)
 	}
@@ -131,8 +154,8 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
 	profit := cur*hours - in.Float("annual_expenses_usd")
 	pay := profit
-	if in.Bool("us_self_employed") {
-		pay -= dsRateSETax(profit)
+	if applies, ssBase := dsRateSE(in, p); applies {
+		pay -= dsRateSETax(profit, ssBase)
 	}
 	rise := rate/cur - 1
 	p.Set("current", map[string]any{
@@ -208,7 +231,11 @@ func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendOn(engine.High, "notify-clients", "Announce the new rate in writing",
 		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
 	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioMoney(in, rate)))
-	p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["self_employment_tax_usd"].(float64))))
+	if applies, _ := dsRateSE(in, p); applies {
+		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["self_employment_tax_usd"].(float64))))
+	} else {
+		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside income tax and %s's social contributions from every invoice, at the rates your tax office publishes.", in.Region().Name()))
+	}
 	p.Recommend(engine.Low, "Review yearly", "Raise rates at least with inflation every year; new clients get the new rate immediately.")
 	p.Strategy("Charge %s an hour (%s a day) from %s: %s billable hours a year cover %s pay, %s self-employment tax and %s expenses.",
 		studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff), studioCount(int(b["billable_hours_per_year"].(float64))), studioMoney(in, in.Float("target_income_usd")),

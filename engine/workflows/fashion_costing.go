@@ -27,10 +27,11 @@ import (
 //     300 units per style and colour often carry small-run surcharges.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "fashion-costing",
-		Name:     "Garment costing and production cash",
-		Vertical: "fashion",
-		PastDate: engine.PastDate{Field: "ex_factory_date", Policy: engine.PastReplan},
+		ID:                 "fashion-costing",
+		Name:               "Garment costing and production cash",
+		Vertical:           "fashion",
+		CountryIndependent: "Duty and freight are inputs for the destination market, and production dates follow the factory's closures (Chinese New Year), not the brand's country.",
+		PastDate:           engine.PastDate{Field: "ex_factory_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "U.S. Customs and Border Protection: duty on transaction value; Harmonized Tariff Schedule", URL: "https://hts.usitc.gov/", Checked: "2026-11"},
 			{Title: "Stripe pricing (card processing)", URL: "https://stripe.com/pricing", Checked: "2026-11"},
@@ -38,13 +39,13 @@ func init() {
 		Description: "Costs a style from fabric, trims/CMT, duty and freight to landed cost, sets wholesale and retail prices with brand, retailer and DTC margins, checks a target retail price, and schedules PO deposit, balance and landed-cost cash for the run. An ex-factory date the PO can no longer reach is re-planned on the earliest feasible one.",
 		Fields: []engine.Field{
 			{Name: "fabric_yards", Kind: engine.Number, Required: true, Min: engine.Bound(0.05), Max: engine.Bound(20), Description: "Fabric consumption per unit, in yards (including marker waste)."},
-			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in `currency`."},
-			{Name: "trims_cmt_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in `currency` (0–10,000)."},
+			{Name: "fabric_price_per_yard_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0.1), Max: engine.Bound(500), Description: "Fabric price per yard in `currency`."},
+			{Name: "trims_cmt_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Trims, labels, packaging and cut-make-trim labour per unit, in `currency` (0–10,000)."},
 			{Name: "duty_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Import duty rate for the style's HTS code, in percent (0 for domestic production)."},
-			{Name: "freight_per_unit_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in `currency` (0–1,000)."},
+			{Name: "freight_per_unit_usd", Kind: engine.Number, Money: true, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Freight, brokerage and inbound shipping per unit, in `currency` (0–1,000)."},
 			{Name: "units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000000), Description: "Units in the production run."},
 			{Name: "ex_factory_date", Kind: engine.Date, Required: true, Description: "Date the goods must leave the factory."},
-			{Name: "target_retail_usd", Kind: engine.Number, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in `currency` (1–100,000)."},
+			{Name: "target_retail_usd", Kind: engine.Number, Money: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Retail price the style must hit, in `currency` (1–100,000)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{

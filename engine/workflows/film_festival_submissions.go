@@ -31,10 +31,11 @@ import (
 //     first (the order of preference).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "film-festival-submissions",
-		Name:     "Festival submission plan",
-		Vertical: "film",
-		PastDate: engine.PastDate{Field: "festivals", Policy: engine.PastSkip},
+		ID:                 "film-festival-submissions",
+		Name:               "Festival submission plan",
+		Vertical:           "film",
+		CountryIndependent: "Each festival sets its own deadlines, fees (in its own terms) and premiere rules; the filmmaker's country changes none of them.",
+		PastDate:           engine.PastDate{Field: "festivals", Policy: engine.PastSkip},
 		Sources: []engine.Source{
 			{Title: "FilmFreeway: festival deadlines and fee tiers", URL: "https://filmfreeway.com/", Checked: "2026-11"},
 			{Title: "Sundance Film Festival submission rules (premiere status)", URL: "https://www.sundance.org/", Checked: "2026-11"},
@@ -49,14 +50,14 @@ func init() {
 				{Name: "festival_date", Kind: engine.Date, Required: true, Description: "Opening day of the festival."},
 				{Name: "premiere_required", Kind: engine.String, Enum: []string{"world", "international", "regional", "none"}, Default: "none", Description: "Premiere status the festival requires."},
 				{Name: "early_deadline", Kind: engine.Date, Description: "Early deadline."},
-				{Name: "early_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000)."},
+				{Name: "early_fee_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the early deadline (0–10,000)."},
 				{Name: "regular_deadline", Kind: engine.Date, Required: true, Description: "Regular (official) deadline."},
-				{Name: "regular_fee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000)."},
+				{Name: "regular_fee_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the regular deadline (0–10,000)."},
 				{Name: "late_deadline", Kind: engine.Date, Description: "Late deadline."},
-				{Name: "late_fee_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000)."},
+				{Name: "late_fee_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Fee at the late deadline (0–10,000)."},
 				{Name: "priority", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "How much this festival matters, 1 (nice to have) to 5 (essential); the budget buys the largest total priority."},
 			}},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000)."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Total submission-fee budget (0–1,000,000)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{

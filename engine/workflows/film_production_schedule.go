@@ -50,7 +50,7 @@ func init() {
 			{Name: "shoot_days_per_week", Kind: engine.Integer, Default: 5, Min: engine.Bound(5), Max: engine.Bound(6), Description: "Shooting days per week."},
 			{Name: "principal_cast", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Principal performers, counted as working every shoot day (a conservative upper bound)."},
 			{Name: "sag_agreement", Kind: engine.String, Enum: []string{"ultra_low", "moderate_low", "low", "non_union"}, Default: "ultra_low", Description: "Performer agreement."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000)."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Total production budget (0–100,000,000)."},
 			engine.RegionField(),
 			engine.CurrencyField("USD"),
 		},

@@ -28,18 +28,19 @@ import (
 //     year; a break-even later than 12 months is flagged.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "games-steam-break-even",
-		Name:     "Steam revenue and break-even",
-		Vertical: "games",
-		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
+		ID:                 "games-steam-break-even",
+		Name:               "Steam revenue and break-even",
+		Vertical:           "games",
+		CountryIndependent: "Steam's revenue share, refunds and regional pricing are the same for every developer; taxes withheld are the `tax_pct` input.",
+		PastDate:           engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steam refunds policy (14 days, under 2 hours played)", URL: "https://store.steampowered.com/steam_refunds/", Checked: "2026-11"},
 			{Title: "Steamworks: payments and revenue share tiers", URL: "https://partner.steamgames.com/doc/finance/payments_salesreporting", Checked: "2026-11"},
 		},
 		Description: "Turns a price and a sales curve into a per-copy revenue waterfall (discounts, taxes and regional pricing, refunds, Valve's tiered share, publisher share) and finds the month and payout date the budget is recouped, or the price and units that would recoup it. For a game already launched it is a post-launch projection to compare with actual sales.",
 		Fields: []engine.Field{
-			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
-			{Name: "budget_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in `currency` (0–1,000,000,000)."},
+			{Name: "price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000000), Description: "Development and marketing spend to recoup, in `currency` (0–1,000,000,000)."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
 			{Name: "launch_month_units", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Copies expected to sell in the launch month (1–100,000,000)."},
 			{Name: "monthly_units", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Copies expected per month afterwards (the long tail) (0–10,000,000)."},

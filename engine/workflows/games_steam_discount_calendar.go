@@ -28,10 +28,11 @@ import (
 //   - Discounts are set up in Steamworks ahead of time; two weeks is planned.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "games-steam-discount-calendar",
-		Name:     "Steam discount calendar",
-		Vertical: "games",
-		PastDate: engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
+		ID:                 "games-steam-discount-calendar",
+		Name:               "Steam discount calendar",
+		Vertical:           "games",
+		CountryIndependent: "Steam's seasonal sales and discount cooldowns are global, on Valve's calendar, whatever the developer's country.",
+		PastDate:           engine.PastDate{Field: "launch_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Steamworks: discounting rules (28-day cooldown, March 2022 changes)", URL: "https://partner.steamgames.com/doc/marketing/discounts", Checked: "2026-11"},
 			engine.SteamSeasonalSales.Source,
@@ -39,7 +40,7 @@ func init() {
 		Description: "Schedules a game's launch discount, Steam seasonal sales and its own weeklong discounts under Steam's 28-day cooldown rules, with a deepening discount ladder and sale prices, and flags seasonal sales the release date or launch discount locks out. For a game already launched it is a post-launch plan: discounts behind the plan date are history.",
 		Fields: []engine.Field{
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Release day on Steam."},
-			{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
+			{Name: "price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0.99), Max: engine.Bound(200), Description: "Base price in `currency`."},
 			{Name: "launch_discount_pct", Kind: engine.Integer, Default: 10, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Launch-week discount in percent (0 for none)."},
 			{Name: "max_discount_pct", Kind: engine.Integer, Default: 50, Min: engine.Bound(10), Max: engine.Bound(90), Description: "Deepest discount to allow within the horizon, in percent."},
 			{Name: "months", Kind: engine.Integer, Default: 12, Min: engine.Bound(3), Max: engine.Bound(24), Description: "How many months after launch to plan."},

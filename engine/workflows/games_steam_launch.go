@@ -46,7 +46,7 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "game_title", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Title of the game."},
 			{Name: "launch_date", Kind: engine.Date, Required: true, Description: "Planned Steam release day."},
-			{Name: "price_usd", Kind: engine.Number, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in `currency` (0 for free to play)."},
+			{Name: "price_usd", Kind: engine.Number, Money: true, Default: 19.99, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Base price in `currency` (0 for free to play)."},
 			{Name: "store_page_live", Kind: engine.Boolean, Default: false, Description: "Whether the Coming Soon store page is already public."},
 			{Name: "app_fee_paid_on", Kind: engine.Date, Description: "Date the $100 Steam Direct fee was paid; omit if not paid yet."},
 			{Name: "has_demo", Kind: engine.Boolean, Default: true, Description: "Whether a playable demo will be released before launch (required for Next Fest)."},

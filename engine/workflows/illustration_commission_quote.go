@@ -38,7 +38,7 @@ func init() {
 			{Name: "delivery_date", Kind: engine.Date, Required: true, Description: "Date the client needs final art."},
 			{Name: "pieces", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Number of illustrations."},
 			{Name: "hours_per_piece", Kind: engine.Number, Required: true, Min: engine.Bound(0.5), Max: engine.Bound(400), Description: "Working hours per illustration, sketches to finals."},
-			{Name: "hourly_rate", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (1–1,000)."},
+			{Name: "hourly_rate", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1), Max: engine.Bound(1000), Description: "Your hourly rate, in `currency` (1–1,000)."},
 			{Name: "usage", Kind: engine.String, Enum: []string{"editorial", "book_interior", "book_cover", "advertising", "packaging"}, Default: "editorial", Description: "How the client will use the art."},
 			{Name: "revision_rounds", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Revision rounds included in the fee."},
 			{Name: "hours_per_day", Kind: engine.Number, Default: 6, Min: engine.Bound(1), Max: engine.Bound(12), Description: "Hours a day you can give this job."},

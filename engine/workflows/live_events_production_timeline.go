@@ -29,10 +29,11 @@ import (
 //     20% with alcohol (portable sanitation planning charts, conservative).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "live-events-production-timeline",
-		Name:     "Event production timeline and staffing",
-		Vertical: "live-events",
-		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
+		ID:           "live-events-production-timeline",
+		Name:         "Event production timeline and staffing",
+		Vertical:     "live-events",
+		Jurisdiction: []engine.Area{engine.AreaSafety},
+		PastDate:     engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "NFPA 101 Life Safety Code (crowd managers, 12.7.6)", URL: "https://www.nfpa.org/codes-and-standards/nfpa-101-standard-development/101", Checked: "2026-11"},
 			{Title: "The Purple Guide to health, safety and welfare at music and other events", URL: "https://www.thepurpleguide.co.uk/", Checked: "2026-11"},
@@ -128,16 +129,27 @@ func liveTimelineSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Set("event_date", engine.FormatDate(event))
 	days := engine.DaysBetween(asOf, event)
 	if in.Str("event_type") == "outdoor-festival" {
-		// The outdoor season (northern hemisphere) runs May to September;
-		// outside it, weather, daylight and site hire work against the event.
-		if m := event.Month(); m < time.May || m > time.September {
-			next := time.Date(event.Year(), time.June, 1, 0, 0, 0, 0, time.UTC)
+		// The outdoor season runs May to September in the northern
+		// hemisphere and November to March in the southern (an Australian
+		// December festival is midsummer); outside it, weather, daylight
+		// and site hire work against the event.
+		south := engine.SouthernHemisphere(in.Region())
+		m := event.Month()
+		if south {
+			m = (m+5)%12 + 1 // read the southern month as its northern twin
+		}
+		if m < time.May || m > time.September {
+			peak, season := time.June, "May–September"
+			if south {
+				peak, season = time.December, "November–March"
+			}
+			next := time.Date(event.Year(), peak, 1, 0, 0, 0, 0, time.UTC)
 			if !next.After(event) {
 				next = next.AddDate(1, 0, 0)
 			}
 			next = engine.OnOrAfter(next, event.Weekday())
-			p.Warn("OUTSIDE_FESTIVAL_SEASON", "%s is outside the May–September outdoor season: weather, daylight and site access raise costs and cut attendance. A %s in June, e.g. %s, is the usual choice.",
-				engine.FormatDate(event), event.Weekday(), engine.FormatDate(next))
+			p.Warn("OUTSIDE_FESTIVAL_SEASON", "%s is outside %s's %s outdoor season (%s there): weather, daylight and site access raise costs and cut attendance. A %s in %s, e.g. %s, is the usual choice.",
+				engine.FormatDate(event), in.Region().Name(), season, engine.Season(event, in.Region()), event.Weekday(), peak, engine.FormatDate(next))
 			p.Set("in_season_event_date", p.Label("a date in the outdoor season", next))
 		}
 	}
@@ -239,7 +251,13 @@ func liveTimelineRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("%s (%s) gates every later date: the announcement needs it, and the on-sale needs the announcement.", ms[0].Title, p.Ref(ms[0].Key)))
 	p.Recommend(engine.High, "Staff to the numbers", fmt.Sprintf("Plan %v security staff and %v first aiders for %d people; write them into the event management plan the permit and insurer will ask for.",
 		staff["security"], staff["first_aiders"], in.Int("attendance")))
-	p.Recommend(engine.Medium, "Train crowd managers", fmt.Sprintf("NFPA 101 requires trained crowd managers at 1 per 250 occupants: %v for this event, briefed on exits and the evacuation plan.", staff["crowd_managers"]))
+	if rule, ok := in.Rule(p, engine.AreaSafety); ok && in.Region() == engine.RegionUS {
+		p.Recommend(engine.Medium, "Train crowd managers", fmt.Sprintf("NFPA 101 requires trained crowd managers at 1 per 250 occupants: %v for this event, briefed on exits and the evacuation plan.", staff["crowd_managers"]))
+	} else if ok {
+		p.Recommend(engine.Medium, "Staff to the safety regime", fmt.Sprintf("%s. Staffing follows the event's risk assessment there; the US benchmark of 1 trained crowd manager per 250 occupants (%v here) is a floor to start from, not the rule.", rule.Rule, staff["crowd_managers"]))
+	} else {
+		p.Recommend(engine.Medium, "Staff to the local safety regime", fmt.Sprintf("No venue safety code for %s is in the rule table: ask the licensing authority; the US benchmark of 1 trained crowd manager per 250 occupants (%v here) is a floor to start from.", in.Region().Name(), staff["crowd_managers"]))
+	}
 	if t, ok := staff["portable_toilets"]; ok {
 		p.Recommend(engine.Medium, "Book sanitation early", fmt.Sprintf("Order %v portable toilets, %v of them accessible, with servicing during the day; suppliers sell out for summer weekends.", t, staff["accessible_toilets"]))
 	}

@@ -24,23 +24,25 @@ import (
 //     show is advanced two weeks out. Settlement is done on the night.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "live-events-show-settlement",
-		Name:     "Concert budget and settlement",
-		Vertical: "live-events",
-		PastDate: engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
+		ID:           "live-events-show-settlement",
+		Name:         "Concert budget and settlement",
+		Vertical:     "live-events",
+		Jurisdiction: []engine.Area{engine.AreaTax},
+		PastDate:     engine.PastDate{Field: "event_date", Policy: engine.PastPostEvent},
 		Sources: []engine.Source{
 			{Title: "Concert deal structure: guarantee versus percentage (standard promoter practice)", URL: "https://www.pollstar.com/", Checked: "2026-11"},
 		},
 		Description: "Forecasts a concert's settlement (money in `currency`, US dollars by default) under a guarantee-versus-percentage deal: net box office after taxes and fees, split point, artist and promoter payout at the expected sell-through, break-even and split-point ticket counts, with on-sale, pace check and advance dates. A missed on-sale moves to the next Friday; a show already played gets a post-show plan.",
 		Fields: []engine.Field{
+			engine.RegionField(),
 			{Name: "event_date", Kind: engine.Date, Required: true, Description: "Show date."},
 			{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(100000), Description: "Sellable tickets."},
-			{Name: "ticket_price", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket, in `currency` (1–100,000; this plans a ticketed show)."},
+			{Name: "ticket_price", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket, in `currency` (1–100,000; this plans a ticketed show)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
-			{Name: "guarantee", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee, in `currency` (0–100,000,000)."},
+			{Name: "guarantee", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee, in `currency` (0–100,000,000)."},
 			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
-			{Name: "expenses", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses in `currency`: venue, production, marketing, staffing, insurance (0–100,000,000)."},
-			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Ticket or amusement taxes included in the price, in percent."},
+			{Name: "expenses", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses in `currency`: venue, production, marketing, staffing, insurance (0–100,000,000)."},
+			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Local ticket or amusement taxes included in the price, in percent, besides the country's VAT or GST (which the plan takes from `country`)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -74,15 +76,18 @@ const (
 // liveMoney renders an amount in the show's currency.
 func liveMoney(in *engine.Input, v float64) string { return engine.FormatMoney(v, in.Currency("USD")) }
 
-// liveNetPerTicket is what one ticket leaves after taxes and fees.
-func liveNetPerTicket(in *engine.Input) float64 {
-	return in.Float("ticket_price") / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
+// liveNetPerTicket is what one ticket leaves after taxes and fees: the
+// country's consumption tax where ticket prices include it (UK VAT 20 %,
+// AU GST 10 %: the jurisdiction table), then the local ticket taxes
+// entered, then card and ticketing fees.
+func liveNetPerTicket(in *engine.Input, p *engine.Plan) float64 {
+	return in.NetOfTax(p, in.Float("ticket_price")) / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
 }
 
 func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {
 	capacity := in.Int("capacity")
 	sold := int(math.Round(float64(capacity) * in.Float("sell_through_pct") / 100))
-	perTicket := liveNetPerTicket(in)
+	perTicket := liveNetPerTicket(in, p)
 	gross := float64(sold) * in.Float("ticket_price")
 	net := float64(sold) * perTicket
 	expenses, guarantee := in.Float("expenses"), in.Float("guarantee")

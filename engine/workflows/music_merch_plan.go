@@ -16,7 +16,8 @@ import (
 //     $4 by default) split across the items by their share of sales.
 //   - Venues take a merch cut, commonly 20% of soft goods (apparel, posters,
 //     accessories) and about half that on hard goods (vinyl, CDs).
-//   - Card processing at Square's US in-person rate, 2.6% + $0.15 a sale.
+//   - Card processing at the country's in-person rate (card_rates.go:
+//     Square US 2.6% + $0.15, UK 1.75%, ...).
 //   - Screen printers quote 2–3 weeks after art approval and commonly have a
 //     24-piece minimum, priced by the dozen; posters and CDs take 2–3 weeks;
 //     vinyl pressing takes 12–16 weeks from approved masters (16 planned,
@@ -34,19 +35,20 @@ func init() {
 		},
 		Description: "Sizes a tour merch order from attendance and per-head spend, computes each item's margin after venue cut and card fees, the break-even price, the cash needed and the order-by date of each item. An order whose deadline has passed is placed now and its stock dated when it lands; a tour already under way gets a post-event plan.",
 		Fields: []engine.Field{
+			engine.RegionField(),
 			{Name: "tour_start", Kind: engine.Date, Required: true, Description: "Date of the first show; stock must arrive before it."},
 			{Name: "shows", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Number of shows the order must cover."},
 			{Name: "avg_attendance", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Expected paid attendance per show."},
-			{Name: "per_head_usd", Kind: engine.Number, Default: 4, Min: engine.Bound(0.5), Max: engine.Bound(50), Description: "Expected merch spend per attendee."},
+			{Name: "per_head_usd", Kind: engine.Number, Money: true, Default: 4, Min: engine.Bound(0.5), Max: engine.Bound(50), Description: "Expected merch spend per attendee."},
 			{Name: "venue_cut_pct", Kind: engine.Number, Default: 20, Min: engine.Bound(0), Max: engine.Bound(40), Description: "Venue's cut of soft-goods sales, in percent; hard goods are charged half."},
 			{Name: "items", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(20), Description: "Items on the merch table.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "Item name."},
 				{Name: "kind", Kind: engine.String, Required: true, Enum: []string{"apparel", "poster", "accessory", "cd", "vinyl"}, Description: "Product type; sets the lead time and the venue cut."},
-				{Name: "unit_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000)."},
-				{Name: "price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000)."},
+				{Name: "unit_cost_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000), Description: "Landed cost per unit (0–10,000)."},
+				{Name: "price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Price at the table (1–10,000)."},
 				{Name: "share_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of merch sales, in percent."},
 			}},
-			{Name: "cash_budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000)."},
+			{Name: "cash_budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Cash available to pay for the order up front (0–10,000,000)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -73,7 +75,7 @@ func init() {
 
 const (
 	musicMerchCardPct    = 2.6
-	musicMerchCardFixed  = 0.15
+	cardFixed            = 0.15
 	musicMerchApparelMin = 24
 )
 
@@ -116,12 +118,13 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 	}
 	var lines []map[string]any
 	var cash, revenue, net float64
+	cardPct, cardFixed, _ := cardRateFor(in, p)
 	for _, it := range in.List("items") {
 		price, cost, kind := it.Float("price_usd"), it.Float("unit_cost_usd"), it.Str("kind")
 		cut := musicMerchVenueCut(in, kind)
-		keep := 1 - cut/100 - musicMerchCardPct/100
-		margin := engine.Money(price*keep - musicMerchCardFixed - cost)
-		breakEven := engine.Money((cost + musicMerchCardFixed) / keep)
+		keep := 1 - cut/100 - cardPct/100
+		margin := engine.Money(price*keep - cardFixed - cost)
+		breakEven := engine.Money((cost + cardFixed) / keep)
 		var units int
 		if price > 0 {
 			units = int(math.Ceil(projected * it.Float("share_pct") / shareSum / price))
@@ -132,7 +135,7 @@ func musicMerchSizeOrder(in *engine.Input, p *engine.Plan) error {
 		}
 		if margin <= 0 {
 			p.Warn("PRICE_BELOW_COST", "%s at %s keeps %s after a %.0f%% venue cut and card fees, below its %s cost: charge at least %s.",
-				it.Str("name"), in.Money(price), in.Money(price*keep-musicMerchCardFixed), cut, in.Money(cost), in.Money(breakEven))
+				it.Str("name"), in.Money(price), in.Money(price*keep-cardFixed), cut, in.Money(cost), in.Money(breakEven))
 		} else if margin < 0.3*price {
 			p.Warn("THIN_MARGIN", "%s keeps only %s a unit (%.0f%% of its price) after the venue cut and card fees.", it.Str("name"), in.Money(margin), 100*margin/price)
 		}

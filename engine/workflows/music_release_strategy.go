@@ -69,7 +69,7 @@ func init() {
 			{Name: "release_type", Kind: engine.String, Enum: []string{"single", "ep", "album"}, Default: "single", Description: "What is released."},
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"digital", "vinyl", "cd", "cassette"}, Default: []string{"digital"}, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Release formats."},
 			{Name: "physical_units", Kind: engine.Integer, Default: 300, Min: engine.Bound(100), Max: engine.Bound(10000), Description: "Units manufactured of each physical format (vinyl, CD, cassette)."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in US dollars (0–10,000,000), manufacturing included."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in US dollars (0–10,000,000), manufacturing included."},
 			engine.RegionField(),
 		},
 		ExampleContext: map[string]any{

@@ -36,18 +36,19 @@ func init() {
 		},
 		Description: "Checks a run of shows for drives the vehicle cannot make, and budgets the tour (commissions, vehicle, fuel, rooms, per diems) against the guarantees, with the break-even guarantee and the booking, announce and advance dates. Steps whose lead time has passed are due now; a tour already started or over gets a post-event plan.",
 		Fields: []engine.Field{
+			engine.RegionField(),
 			{Name: "artist", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Artist or band name."},
 			{Name: "shows", Kind: engine.ObjectList, Required: true, Min: engine.Bound(2), Max: engine.Bound(60), Description: "The shows, in routing order.", Items: []engine.Field{
 				{Name: "city", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(100), Description: "City of the venue."},
 				{Name: "date", Kind: engine.Date, Required: true, Description: "Show date."},
-				{Name: "guarantee_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in `currency` (0–10,000,000)."},
+				{Name: "guarantee_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Guaranteed fee in `currency` (0–10,000,000)."},
 				{Name: "miles_from_previous", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the previous show (from home for the first)."},
 			}},
 			{Name: "miles_home", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(5000), Description: "Road miles from the last show back home."},
 			{Name: "travel_party", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(30), Description: "People on the road: band and crew."},
 			{Name: "vehicle", Kind: engine.String, Enum: []string{"van", "sprinter", "bus"}, Default: "van", Description: "How the party travels."},
-			{Name: "per_diem_usd", Kind: engine.Number, Default: 35, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Per diem per person per day."},
-			{Name: "hotel_room_usd", Kind: engine.Number, Default: 130, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average hotel room rate per night."},
+			{Name: "per_diem_usd", Kind: engine.Number, Money: true, Default: 35, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Per diem per person per day."},
+			{Name: "hotel_room_usd", Kind: engine.Number, Money: true, Default: 130, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average hotel room rate per night."},
 			{Name: "manager_commission_pct", Kind: engine.Number, Default: 15, Min: engine.Bound(0), Max: engine.Bound(25), Description: "Manager's commission on gross guarantees, in percent (0 without a manager)."},
 			engine.CurrencyField("USD"),
 		},
@@ -170,9 +171,17 @@ func musicTourBudget(in *engine.Input, p *engine.Plan) error {
 		rooms = 1 // the driver's day room; the party sleeps on the bus
 	}
 	nights := days - 1 // the last night is at home
+	// Vehicle hire and fuel are US figures in US dollars: converted into
+	// the plan's currency, and said to be US prices outside the US.
+	dayRate := in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(v.dayRateUSD), What: in.Str("vehicle") + " hire per day", Source: "US tour-vehicle rental rates"})
+	fuel := in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(musicTourFuelUSD), What: "fuel per US gallon", Source: "https://www.eia.gov/petroleum/gasdiesel/"})
+	if in.Region() != engine.RegionUS {
+		p.Warn("US_PRICES", "Vehicle hire (%s a day) and fuel (%s a US gallon, %s a litre) are US prices converted at the reference rate; fuel and hire in %s usually cost more: replace them with local quotes.",
+			in.Money(dayRate), in.Money(fuel), in.Money(fuel/3.785411784), in.Region().Name())
+	}
 	costs := map[string]float64{
-		"vehicle_usd":   engine.Money(v.dayRateUSD * float64(days)),
-		"fuel_usd":      engine.Money(miles / v.mpg * musicTourFuelUSD),
+		"vehicle_usd":   engine.Money(dayRate * float64(days)),
+		"fuel_usd":      engine.Money(miles / v.mpg * fuel),
 		"hotels_usd":    engine.Money(float64(rooms*nights) * in.Float("hotel_room_usd")),
 		"per_diems_usd": engine.Money(float64(party*days) * in.Float("per_diem_usd")),
 	}

@@ -33,10 +33,11 @@ import (
 //     under 20% engaged calls for a re-engagement pass before sending.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "newsletters-sender-warmup",
-		Name:     "Sender warm-up and compliance",
-		Vertical: "newsletters",
-		PastDate: engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
+		ID:                 "newsletters-sender-warmup",
+		Name:               "Sender warm-up and compliance",
+		Vertical:           "newsletters",
+		CountryIndependent: "Gmail's and Yahoo's sender requirements apply to every sender to their inboxes, whatever the sender's country.",
+		PastDate:           engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "Google: email sender guidelines (February 2024; spam rate under 0.1%, never 0.3% or more)", URL: "https://support.google.com/a/answer/81126", Checked: "2026-11"},
 			{Title: "Yahoo: sender best practices", URL: "https://senders.yahooinc.com/best-practices/", Checked: "2026-11"},

@@ -28,10 +28,11 @@ import (
 //     first test print to release.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "photography-print-editions",
-		Name:     "Limited print edition",
-		Vertical: "photography",
-		PastDate: engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
+		ID:           "photography-print-editions",
+		Name:         "Limited print edition",
+		Vertical:     "photography",
+		Jurisdiction: []engine.Area{engine.AreaTax, engine.AreaArtCopies},
+		PastDate:     engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
 		},
@@ -39,8 +40,8 @@ func init() {
 		Fields: []engine.Field{
 			{Name: "edition_size", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Number of numbered prints in the edition."},
 			{Name: "artist_proofs", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(50), Description: "Artist's proofs (AP) outside the numbered edition."},
-			{Name: "print_cost_usd", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in `currency` (0–1,000,000)."},
-			{Name: "start_price_usd", Kind: engine.Number, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in `currency` (1–10,000,000)."},
+			{Name: "print_cost_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000000), Description: "Lab, paper, mounting and framing cost per print, in `currency` (0–1,000,000)."},
+			{Name: "start_price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1), Max: engine.Bound(10000000), Description: "Retail price of the first tier, in `currency` (1–10,000,000)."},
 			{Name: "tiers", Kind: engine.Integer, Default: 3, Min: engine.Bound(1), Max: engine.Bound(5), Description: "Number of price tiers the edition is split into."},
 			{Name: "step_pct", Kind: engine.Number, Default: 25, Min: engine.Bound(0), Max: engine.Bound(200), Description: "Price rise from one tier to the next, in percent."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 50, Min: engine.Bound(0), Max: engine.Bound(90), Description: "Gallery or platform commission, in percent (0 for direct sales)."},
@@ -84,6 +85,16 @@ func phEdCheck(in *engine.Input, p *engine.Plan) error {
 		p.Warn("PRICE_BELOW_COST", "At %s with %g%% commission, a print nets %s, below its %s print cost; start the edition at %s or more.",
 			studioMoney(in, in.Float("start_price_usd")), in.Float("commission_pct"), studioMoney(in, in.Float("start_price_usd")*(1-commission)), studioMoney(in, in.Float("print_cost_usd")), studioMoney(in, minimum))
 		p.Set("minimum_start_price_usd", minimum)
+	}
+	// Where the reduced VAT rate on art caps photographs at a number of
+	// copies (the EU: 30, all sizes and mounts), an edition past it sells
+	// at the standard rate.
+	if _, capped := engine.RuleOf(in.Region(), engine.AreaArtCopies); capped {
+		rule, _ := in.Rule(p, engine.AreaArtCopies)
+		if total := size + aps; total > rule.Copies {
+			p.Warn("ART_VAT_COPY_LIMIT", "%d numbered prints and %s make %d copies: in %s the reduced VAT rate for photographs covers at most %d copies in all sizes and mounts, so these sell at the standard rate; keep the edition and proofs to %d to keep the reduced rate.",
+				size, engine.Plural(aps, "artist's proof", "artist's proofs"), total, in.Region().Name(), rule.Copies, rule.Copies)
+		}
 	}
 	return nil
 }
@@ -172,6 +183,13 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Publish the edition as %s with paper, size and print date on the certificate; the number cannot grow later.", s["edition_declared"]))
 	p.Recommend(engine.Medium, "Print to order by tier", "Order prints as each tier sells rather than the whole edition at once; keep the approved proof as the colour reference.")
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
+	if rule, ok := in.Rule(p, engine.AreaTax); ok {
+		include := "added to the price at the till"
+		if rule.IncludedInPrices {
+			include = "included in the price collectors pay"
+		}
+		p.Recommend(engine.Medium, "Price with the sales tax in mind", fmt.Sprintf("In %s, %s (%g%%) is %s once you are registered for it; the prices here are what the buyer pays.", in.Region().Name(), rule.Name, rule.RatePct, include))
+	}
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
 	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",
 		s["edition_declared"], engine.FormatDate(release), studioMoney(in, in.Float("start_price_usd")), studioMoney(in, s["top_price_usd"].(float64)), engine.Plural(len(p.Get("tiers").([]map[string]any)), "tier", "tiers"),

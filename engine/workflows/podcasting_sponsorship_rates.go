@@ -24,11 +24,12 @@ import (
 //     the delivery report follows 30 days after the last episode.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "podcasting-sponsorship-rates",
-		Name:        "Sponsorship rate card",
-		Vertical:    "podcasting",
-		PastDate:    engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
-		Description: "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report. A campaign whose insertion-order date has passed is re-planned to the first start on the same weekday that leaves two weeks.",
+		ID:           "podcasting-sponsorship-rates",
+		Name:         "Sponsorship rate card",
+		Vertical:     "podcasting",
+		Jurisdiction: []engine.Area{engine.AreaAdvertising},
+		PastDate:     engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
+		Description:  "Builds a CPM rate card per ad slot from 30-day downloads, projects monthly ad revenue at a sell-through rate after rep commission, prices a multi-month sponsor package and schedules the campaign from insertion order to delivery report. A campaign whose insertion-order date has passed is re-planned to the first start on the same weekday that leaves two weeks.",
 		Fields: []engine.Field{
 			{Name: "downloads_per_episode", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000000), Description: "Average downloads per episode in its first 30 days."},
 			{Name: "episodes_per_month", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(31), Description: "Episodes released per month."},
@@ -64,7 +65,18 @@ func init() {
 	})
 }
 
-var podSponsorCPM = map[string]float64{"pre_roll": 18, "mid_roll": 25, "post_roll": 10}
+// podSponsorCPM are US-market CPMs per slot in US dollars (AdvertiseCast
+// benchmarks); a plan in another currency converts them at the
+// reference rate.
+var podSponsorCPM = map[string]engine.Benchmark{
+	"pre_roll":  podCPM(18, "pre-roll"),
+	"mid_roll":  podCPM(25, "mid-roll"),
+	"post_roll": podCPM(10, "post-roll"),
+}
+
+func podCPM(v float64, slot string) engine.Benchmark {
+	return engine.Benchmark{Amount: engine.InUSD(v), What: "podcast " + slot + " CPM", Source: "https://www.advertisecast.com/podcast-advertising-rates"}
+}
 
 const (
 	podSponsorProducedFactor = 0.6
@@ -89,7 +101,7 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		if !slices.Contains(in.Strings("ad_slots"), slot) {
 			continue
 		}
-		cpm := podSponsorCPM[slot] * factor
+		cpm := in.Benchmark(p, podSponsorCPM[slot]) * factor
 		price := engine.Money(dl / 1000 * cpm)
 		card[slot] = map[string]any{"cpm_usd": engine.Money(cpm), "per_episode_usd": price}
 		perEpisode += price
@@ -177,6 +189,7 @@ func podSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 	if start, _ := engine.ParseDate(c["start"]); inQ4Rush(start) {
 		p.Recommend(engine.Medium, "Sell Q4 early and at full rate", "Fourth-quarter inventory sells out first as brands spend their remaining budgets before the holidays; offer no discount on Q4 episodes and confirm holiday-season slots by September.")
 	}
+	p.Recommend(engine.Medium, "Say it is an ad", "Introduce every read as sponsored (\"this episode is brought to you by\") and label it in the show notes. "+disclosureRule(in, p))
 	p.Recommend(engine.Low, "Track with a promo code", "Give every sponsor a unique code and URL so renewals rest on results, not only downloads.")
 	slots := strings.ReplaceAll(strings.Join(in.Strings("ad_slots"), ", "), "_", "-")
 	p.Strategy("At %s an episode, sell %s at %s an episode in all; %.0f%% sell-through of %s a month brings %s gross, %s net. Pitch by %s and sign the insertion order by %s for a %s–%s campaign at %s.",

@@ -57,7 +57,7 @@ func init() {
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"hardcover", "paperback", "ebook", "audiobook"}, Default: []string{"hardcover", "ebook"}, Min: engine.Bound(1), Description: "Formats published on the day."},
 			{Name: "arc_count", Kind: engine.Integer, Default: 50, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Printed advance reader copies to send."},
 			engine.RegionField(),
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Launch budget (independent authors: ISBNs and ARCs come out of it)."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Launch budget (independent authors: ISBNs and ARCs come out of it)."},
 		},
 		ExampleContext: map[string]any{
 			"title":     "The Lighthouse Ledger",

@@ -32,11 +32,12 @@ import (
 //     have cleared the weekend's inbox.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "publishing-query-plan",
-		Name:        "Agent query plan",
-		Vertical:    "publishing",
-		PastDate:    engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
-		Description: "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete. A start date already past starts querying on the plan date.",
+		ID:                 "publishing-query-plan",
+		Name:               "Agent query plan",
+		Vertical:           "publishing",
+		CountryIndependent: "Querying follows agents' own submission windows and response times, set by each agency, not by the writer's country.",
+		PastDate:           engine.PastDate{Field: "start_date", Policy: engine.PastReplan},
+		Description:        "Checks a manuscript's word count, query length and comp titles against agent expectations, then schedules querying in batches with revision checkpoints and the date querying is complete. A start date already past starts querying on the plan date.",
 		Fields: []engine.Field{
 			{Name: "genre", Kind: engine.String, Required: true, Enum: []string{"literary", "upmarket", "commercial", "thriller", "mystery", "horror", "romance", "fantasy", "science_fiction", "young_adult", "middle_grade", "memoir", "narrative_nonfiction"}, Description: "Category the book is pitched in."},
 			{Name: "word_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1000), Max: engine.Bound(500000), Description: "Manuscript word count."},

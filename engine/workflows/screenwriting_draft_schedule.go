@@ -82,19 +82,27 @@ func scriptDraftWeeks(in *engine.Input, pace float64) (draftWeeks, otherWeeks in
 	return draftWeeks, otherWeeks
 }
 
+func scriptFee(usd float64, what, source string) engine.Benchmark {
+	return engine.Benchmark{Amount: engine.InUSD(usd), What: what, Source: source}
+}
+
 func scriptDraftSize(in *engine.Input, p *engine.Plan) error {
 	f := scriptDraftFormats[in.Str("format")]
 	draft, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
 	p.Set("target_pages", f.pages)
 	p.Set("weeks", map[string]int{"outline": f.outlineWeeks, "first_draft": draft, "notes_and_rewrites": in.Int("rewrite_passes") * (1 + f.passWeeks), "polish": 1, "total": draft + other})
-	fees := map[string]float64{"wga_registry_usd": 20, "copyright_usd": 45}
+	// Both registries charge US dollars: converted into the plan's
+	// currency at the reference rate (money_basis says how).
+	wga := scriptFee(20, "WGAW Registry fee", "https://www.wgawregistry.org/")
 	if in.Bool("wga_member") {
-		fees["wga_registry_usd"] = 10
+		wga = scriptFee(10, "WGAW Registry fee (member)", "https://www.wgawregistry.org/")
 	}
+	copyright := scriptFee(45, "US Copyright Office fee (Single Application)", "https://www.copyright.gov/about/fees.html")
 	if in.Int("writers") > 1 {
-		fees["copyright_usd"] = 65
+		copyright = scriptFee(65, "US Copyright Office fee (Standard Application)", "https://www.copyright.gov/about/fees.html")
 	}
-	fees["total_usd"] = fees["wga_registry_usd"] + fees["copyright_usd"]
+	fees := map[string]float64{"wga_registry_usd": engine.Money(in.Benchmark(p, wga)), "copyright_usd": engine.Money(in.Benchmark(p, copyright))}
+	fees["total_usd"] = engine.Money(fees["wga_registry_usd"] + fees["copyright_usd"])
 	p.Set("registration_fees", fees)
 	return nil
 }

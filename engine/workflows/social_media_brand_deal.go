@@ -25,11 +25,12 @@ import (
 //     partnership label) under the FTC Endorsement Guides (16 CFR Part 255).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "social-media-brand-deal",
-		Name:        "Brand deal quote and schedule",
-		Vertical:    "social-media",
-		PastDate:    engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
-		Description: "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
+		ID:           "social-media-brand-deal",
+		Name:         "Brand deal quote and schedule",
+		Vertical:     "social-media",
+		Jurisdiction: []engine.Area{engine.AreaAdvertising},
+		PastDate:     engine.PastDate{Field: "go_live_date", Policy: engine.PastReplan},
+		Description:  "Quotes a multi-platform brand deal from followers, engagement and deliverables per platform plus usage rights, exclusivity and commission, checks a brand's offer against it, and schedules brief, draft, approval, go-live, reporting and payment. A go-live date too close or already past is re-planned to the earliest date that leaves two weeks for brief, draft and approval.",
 		Fields: []engine.Field{
 			{Name: "deliverables", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(10), Description: "Posts per platform.", Items: []engine.Field{
 				{Name: "platform", Kind: engine.String, Required: true, Enum: []string{"instagram", "tiktok", "youtube", "x"}, Description: "Platform."},
@@ -42,7 +43,7 @@ func init() {
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Manager or agent commission on the fee, in percent."},
 			engine.RegionField(),
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
+			{Name: "offer_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -69,13 +70,23 @@ func init() {
 	})
 }
 
-type socialDealRate struct{ perThousand, benchmarkPct float64 }
+// socialDealRate is a platform's US-market rate per 1,000 followers per
+// post, in US dollars (converted into the plan's currency at the
+// reference rate), and its typical engagement.
+type socialDealRate struct {
+	perThousand  engine.Benchmark
+	benchmarkPct float64
+}
+
+func socialRate(platform string, usd, engagement float64) socialDealRate {
+	return socialDealRate{engine.Benchmark{Amount: engine.InUSD(usd), What: platform + " rate per 1,000 followers per post", Source: "influencer marketing agencies' published rate guides (US market)"}, engagement}
+}
 
 var socialDealRates = map[string]socialDealRate{
-	"instagram": {10, 2},
-	"tiktok":    {5, 4},
-	"youtube":   {20, 3},
-	"x":         {2, 0.5},
+	"instagram": socialRate("Instagram", 10, 2),
+	"tiktok":    socialRate("TikTok", 5, 4),
+	"youtube":   socialRate("YouTube", 20, 3),
+	"x":         socialRate("X", 2, 0.5),
 }
 
 const (
@@ -90,7 +101,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		r := socialDealRates[d.Str("platform")]
 		eng := d.Float("engagement_rate_pct")
 		mult := math.Min(2, math.Max(0.5, eng/r.benchmarkPct))
-		fee := float64(d.Int("followers")) / 1000 * r.perThousand * mult * float64(d.Int("posts"))
+		fee := float64(d.Int("followers")) / 1000 * in.Benchmark(p, r.perThousand) * mult * float64(d.Int("posts"))
 		base += fee
 		lines = append(lines, map[string]any{
 			"platform": d.Str("platform"), "posts": d.Int("posts"), "engagement_multiple": engine.Round(mult, 2), "fee_usd": engine.Money(fee),
@@ -101,7 +112,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
-	total := math.Round(base*(1+(usage+excl)/100)/10) * 10
+	total := in.RoundQuote(base * (1 + (usage+excl)/100))
 	commission := engine.Money(total * in.Float("commission_pct") / 100)
 	p.Set("quote", map[string]any{
 		"lines": lines, "base_usd": engine.Money(base),
@@ -189,7 +200,7 @@ func socialDealRecommend(in *engine.Input, p *engine.Plan) error {
 	if inQ4Rush(live) {
 		p.Recommend(engine.High, "Price for the Q4 rush", fmt.Sprintf("Posts going live in %s meet the fourth-quarter rush, when brands spend their remaining budgets and feeds are crowded with ads: hold the quote rather than discount, and lock the posting date in the contract.", live.Format("January")))
 	}
-	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and #ad at the start of the caption; the FTC holds the creator responsible too.")
+	p.Recommend(engine.High, "Disclose every post", "Use the platform's paid-partnership label and a clear ad label at the start of the caption; the creator is held responsible too. "+disclosureRule(in, p))
 	p.RecommendOn(engine.Medium, "insights", "Report results", "Send reach, saves, shares, link clicks and story taps at 7 days; renewals are won on the report.")
 	if in.Int("usage_rights_days") > 0 {
 		p.Recommend(engine.Low, "Get usage rights end dates in the contract", "Paid usage should stop on the contract date or be renewed at the monthly rate; ask for the ad account's spend and placements.")

@@ -26,12 +26,14 @@ import (
 //   - A launch is teased for two weeks before it (standard launch practice).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "social-media-content-calendar",
-		Name:        "Campaign content calendar",
-		Vertical:    "social-media",
-		PastDate:    engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
-		Description: "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit. A campaign whose first batch session has passed is re-planned to start the day after the next session.",
+		ID:           "social-media-content-calendar",
+		Name:         "Campaign content calendar",
+		Vertical:     "social-media",
+		Jurisdiction: []engine.Area{engine.AreaAdvertising},
+		PastDate:     engine.PastDate{Field: "campaign_start", Policy: engine.PastReplan},
+		Description:  "Sets a weekly posting cadence per platform that fits the creator's production hours (repurposing vertical video across platforms), with weekly batch sessions, a teaser and launch phase, total posts, and warnings when even the minimum cadence does not fit. A campaign whose first batch session has passed is re-planned to start the day after the next session.",
 		Fields: []engine.Field{
+			engine.RegionField(),
 			{Name: "campaign_start", Kind: engine.Date, Required: true, Description: "First day of posting."},
 			{Name: "weeks", Kind: engine.Integer, Default: 4, Min: engine.Bound(1), Max: engine.Bound(26), Description: "Length of the campaign in weeks."},
 			{Name: "platforms", Kind: engine.StringList, Required: true, Min: engine.Bound(1), Enum: []string{"instagram", "tiktok", "youtube-shorts", "linkedin", "x", "threads"}, Description: "Platforms to post on."},
@@ -213,6 +215,7 @@ func socialCalRecommend(in *engine.Input, p *engine.Plan) error {
 	if in.Has("launch_date") && p.Get("teaser_days") != nil {
 		p.RecommendOn(engine.High, "launch", "Plan launch-day posts", "Post on every platform on launch day and the day after, with the link in bio and stories pointing to it.")
 	}
+	p.Recommend(engine.Medium, "Label sponsored posts", "Any post made for a brand (paid, gifted or affiliate) carries the platform's paid-partnership label and an ad label up front. "+disclosureRule(in, p))
 	p.Recommend(engine.Low, "Review at mid-point", "Compare saves, shares and follows per post by platform and move hours to what works.")
 	p.Strategy("Post %s a week (%s cadence, %g of %s a week), %s over %s from %s to %s, batched on %ss.",
 		strings.Join(parts, ", "), p.Get("cadence_level"), p.Get("hours_per_week_needed"), amountOf(in.Float("hours_per_week"), "hour", "hours"), engine.Plural(p.Get("total_posts").(int), "post", "posts"), engine.Plural(in.Int("weeks"), "week", "weeks"),

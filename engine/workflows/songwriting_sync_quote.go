@@ -44,7 +44,7 @@ func init() {
 			{Name: "controlled_publishing_pct", Kind: engine.Number, Default: 100, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Share of the composition you control, in percent."},
 			{Name: "owns_master", Kind: engine.Boolean, Default: true, Description: "Whether you own the recording (master)."},
 			{Name: "agent_commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(60), Description: "Sync agent's or library's commission, in percent."},
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "All-in offer received (both sides), if any."},
+			{Name: "offer_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "All-in offer received (both sides), if any."},
 			engine.RegionField(),
 			{Name: "air_date", Kind: engine.Date, Required: true, Description: "First broadcast, release or campaign date."},
 			engine.CurrencyField("USD"),

@@ -39,8 +39,8 @@ func init() {
 			{Name: "scripts_due", Kind: engine.Date, Required: true, Description: "Date every script must be delivered (start of prep)."},
 			{Name: "writers", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(30), Description: "Writers in the room, showrunner included."},
 			engine.RegionField(),
-			{Name: "weekly_rate_usd", Kind: engine.Number, Default: 5500, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average weekly pay per writer, 0 to 100,000."},
-			{Name: "budget_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Budget for the room, fringe included, 0 to 1,000,000,000."},
+			{Name: "weekly_rate_usd", Kind: engine.Number, Money: true, Default: 5500, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Average weekly pay per writer, 0 to 100,000."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Budget for the room, fringe included, 0 to 1,000,000,000."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{

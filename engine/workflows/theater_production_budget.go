@@ -38,10 +38,10 @@ func init() {
 			{Name: "avg_ticket", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Average ticket price after discounts and comps, in `currency` (0–2,000)."},
 			{Name: "occupancy_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected paid occupancy, in percent."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Authors' royalty on gross box office, in percent."},
-			{Name: "weekly_payroll", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Weekly wages of cast, stage management and crew, in `currency` (0–10,000,000)."},
+			{Name: "weekly_payroll", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Weekly wages of cast, stage management and crew, in `currency` (0–10,000,000)."},
 			engine.RegionField(),
 			engine.CurrencyField("USD"),
-			{Name: "fixed_costs", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Design fees, sets, costumes, lighting, venue, marketing and other one-off costs, in `currency` (0–100,000,000)."},
+			{Name: "fixed_costs", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Design fees, sets, costumes, lighting, venue, marketing and other one-off costs, in `currency` (0–100,000,000)."},
 		},
 		ExampleContext: map[string]any{
 			"opening_date":   "2027-04-16",

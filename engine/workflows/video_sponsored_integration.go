@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -26,11 +25,12 @@ import (
 //     Endorsement Guides, 16 CFR Part 255). Invoices are commonly net 30.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "video-sponsored-integration",
-		Name:        "Sponsored video rate and schedule",
-		Vertical:    "video",
-		PastDate:    engine.PastDate{Field: "publish_date", Policy: engine.PastReplan},
-		Description: "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date. A publish date too close or already past is re-planned to the earliest date that leaves three weeks.",
+		ID:           "video-sponsored-integration",
+		Name:         "Sponsored video rate and schedule",
+		Vertical:     "video",
+		Jurisdiction: []engine.Area{engine.AreaAdvertising},
+		PastDate:     engine.PastDate{Field: "publish_date", Policy: engine.PastReplan},
+		Description:  "Prices a YouTube sponsorship from expected 30-day views, niche, format, usage rights and exclusivity, compares a brand's offer to the market range, and schedules contract, script, draft and approval backwards from the publish date. A publish date too close or already past is re-planned to the earliest date that leaves three weeks.",
 		Fields: []engine.Field{
 			{Name: "avg_views_30d", Kind: engine.Integer, Required: true, Min: engine.Bound(100), Max: engine.Bound(1000000000), Description: "Median views of recent videos after 30 days (take the last 10, drop outliers)."},
 			{Name: "niche", Kind: engine.String, Enum: []string{"finance", "tech", "education", "lifestyle", "entertainment", "gaming"}, Default: "lifestyle", Description: "Channel niche, as advertisers see it."},
@@ -39,7 +39,7 @@ func init() {
 			{Name: "usage_rights_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(730), Description: "Days the brand may run the content in its own ads."},
 			{Name: "exclusivity_days", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(365), Description: "Days you may not work with the brand's competitors."},
 			engine.RegionField(),
-			{Name: "offer_usd", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
+			{Name: "offer_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "The brand's offer, if any, to compare."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -64,10 +64,19 @@ func init() {
 	})
 }
 
+// The CPMs are US-market figures in US dollars; a plan in another
+// currency converts them at the reference rate and says so.
+var (
+	videoSponsorCPMLow  = videoCPM(20, "low end")
+	videoSponsorCPM     = videoCPM(25, "planning rate")
+	videoSponsorCPMHigh = videoCPM(50, "high end")
+)
+
+func videoCPM(v float64, what string) engine.Benchmark {
+	return engine.Benchmark{Amount: engine.InUSD(v), What: "YouTube integration CPM, " + what, Source: "creator agency and sponsorship marketplace rate cards (US market)"}
+}
+
 const (
-	videoSponsorCPMLow   = 20.0
-	videoSponsorCPM      = 25.0
-	videoSponsorCPMHigh  = 50.0
 	videoSponsorLeadDays = 21
 	videoSponsorNetDays  = 30
 )
@@ -82,13 +91,16 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 	mult := videoSponsorFormat[in.Str("format")] * videoSponsorNiche[in.Str("niche")]
 	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
 	addOns := 1 + (usage+excl)/100
-	// Quotes are rounded to $10.
-	fee := func(cpm float64) float64 { return math.Round(views/1000*cpm*mult*addOns/10) * 10 }
+	// Quotes are rounded to about $10 in the plan's currency.
+	cpm := in.Benchmark(p, videoSponsorCPM)
+	fee := func(b engine.Benchmark) float64 {
+		return in.RoundQuote(views / 1000 * in.Benchmark(p, b) * mult * addOns)
+	}
 	quote, low, high := fee(videoSponsorCPM), fee(videoSponsorCPMLow), fee(videoSponsorCPMHigh)
 	p.Set("rate", map[string]any{
 		"quote_usd": quote, "market_low_usd": low, "market_high_usd": high,
-		"base_usd":              engine.Money(views / 1000 * videoSponsorCPM * mult),
-		"effective_cpm_usd":     engine.Money(quote / views * 1000), // views >= 100
+		"base_usd":              engine.Money(views / 1000 * cpm * mult),
+		"effective_cpm_usd":     engine.Money(cpm * mult * addOns), // before the quote is rounded
 		"usage_rights_pct":      usage,
 		"exclusivity_pct":       excl,
 		"format_niche_multiple": engine.Round(mult, 2),
@@ -179,11 +191,11 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 		p.Recommend(engine.High, "Quote at the top of the range for Q4", fmt.Sprintf("A %s video lands in the fourth-quarter ad rush, when brands spend their remaining budgets and YouTube ad rates peak: quote toward %s rather than the midpoint, and hold the date in writing.",
 			publish.Format("January"), in.Money(rate["market_high_usd"].(float64))))
 	}
-	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure does not meet the FTC's clear-and-conspicuous standard.")
+	p.Recommend(engine.High, "Disclose the sponsorship", "Tick YouTube's paid promotion box and say it out loud at the start of the segment; a description-only disclosure is not clear enough. "+disclosureRule(in, p))
 	p.RecommendOn(engine.Medium, "report", "Send a performance report", "Views, average view duration over the segment, link clicks and code redemptions at 7 days win the renewal.")
 	p.Recommend(engine.Low, "Invoice on publish", fmt.Sprintf("Invoice the day the video goes live; net-30 terms make payment due %s. Ask for 50%% upfront from new brands.", p.Ref("payment-due")))
-	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from %s–%s base CPMs on %s), contract signed by %s for the %s publish date.",
+	p.Strategy("Quote %s for a YouTube %s %s (%s–%s market range from base CPMs of %s to %s on %s), contract signed by %s for the %s publish date.",
 		in.Money(quote), in.Str("niche"), in.Str("format"), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)),
-		in.MoneyIn(videoSponsorCPMLow, "USD"), in.MoneyIn(videoSponsorCPMHigh, "USD"), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), p.Ref("contract"), p.Ref("publish"))
+		in.BenchmarkText(p, videoSponsorCPMLow), in.BenchmarkText(p, videoSponsorCPMHigh), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), p.Ref("contract"), p.Ref("publish"))
 	return nil
 }

@@ -34,11 +34,12 @@ import (
 // https://support.google.com/youtube/answer/72851 (checked 2026-11).
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "video-youtube-partner-eligibility",
-		Name:        "YouTube Partner Program eligibility",
-		Vertical:    "video",
-		PastDate:    engine.PastDate{Policy: engine.PastNotApplicable},
-		Description: "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
+		ID:                 "video-youtube-partner-eligibility",
+		Name:               "YouTube Partner Program eligibility",
+		Vertical:           "video",
+		CountryIndependent: "The YouTube Partner Program thresholds are the same in every country where the program is available.",
+		PastDate:           engine.PastDate{Policy: engine.PastNotApplicable},
+		Description:        "Projects a channel's subscribers, rolling 12-month watch hours and 90-day Shorts views day by day (trailing 365- and 90-day windows) to the dates it qualifies for YouTube fan funding and for ad revenue sharing, with the monthly rates needed when the current pace never gets there. Nothing is dated before the plan date.",
 		Fields: []engine.Field{
 			{Name: "subscribers", Kind: engine.Integer, Required: true, Min: engine.Bound(0), Max: engine.Bound(1e9), Description: "Subscribers today (0 to 1,000,000,000)."},
 			{Name: "subscribers_per_month", Kind: engine.Integer, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1e8), Description: "Net new subscribers per month at the current pace (0 to 100,000,000)."},

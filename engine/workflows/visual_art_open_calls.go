@@ -26,19 +26,20 @@ import (
 //     then the lowest total fee. Free calls are always entered.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "visual-art-open-calls",
-		Name:        "Open-call submission plan",
-		Vertical:    "visual-art",
-		PastDate:    engine.PastDate{Field: "calls", Policy: engine.PastSkip},
-		Description: "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions. Calls whose deadlines have passed are reported and skipped.",
+		ID:                 "visual-art-open-calls",
+		Name:               "Open-call submission plan",
+		Vertical:           "visual-art",
+		CountryIndependent: "Each open call sets its own deadline, fee and commission; the artist's country changes none of them.",
+		PastDate:           engine.PastDate{Field: "calls", Policy: engine.PastSkip},
+		Description:        "Turns a list of open calls into a dated submission calendar within an entry-fee budget, with preparation start dates, early submit-by dates and warnings for passed deadlines, short preparation time, high fees and high commissions. Calls whose deadlines have passed are reported and skipped.",
 		Fields: []engine.Field{
 			{Name: "calls", Kind: engine.ObjectList, Required: true, Min: engine.Bound(1), Max: engine.Bound(25), Description: "Open calls being considered.", Items: []engine.Field{
 				{Name: "name", Kind: engine.String, Required: true, Min: engine.Bound(1), Max: engine.Bound(200), Description: "Call or exhibition name."},
 				{Name: "deadline", Kind: engine.Date, Required: true, Description: "Submission deadline."},
-				{Name: "entry_fee_usd", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in `currency`."},
+				{Name: "entry_fee_usd", Kind: engine.Number, Money: true, Default: 0, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Entry fee in `currency`."},
 				{Name: "commission_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Commission taken on sales from the show, in percent."},
 			}},
-			{Name: "fee_budget_usd", Kind: engine.Number, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in `currency`."},
+			{Name: "fee_budget_usd", Kind: engine.Number, Money: true, Default: 150, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Entry-fee budget for the season, in `currency`."},
 			{Name: "prep_days", Kind: engine.Integer, Default: 10, Min: engine.Bound(1), Max: engine.Bound(60), Description: "Days you need to tailor an application (selection, statement, forms)."},
 			{Name: "images_ready", Kind: engine.Boolean, Default: false, Description: "Whether the works are already professionally photographed."},
 			engine.CurrencyField("USD"),

@@ -49,6 +49,7 @@ func render() []byte {
 		fmt.Fprintf(&b, "| `%s` — %s | %s |\n", v.Key, v.Name, strings.Join(ids, ", "))
 	}
 	writeCalendars(&b)
+	writeRatesAndRules(&b)
 	for _, v := range engine.Verticals() {
 		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n%s\n", v.Name, v.Key, v.Description)
 		for _, w := range engine.Workflows(v.Key) {
@@ -60,6 +61,7 @@ func render() []byte {
 			fmt.Fprintf(&b, "Steps: %s.\n\n", strings.Join(steps, " → "))
 			fmt.Fprintf(&b, "Calendars: %s. Currencies: %s.\n\n", countriesOf(w), currenciesOf(w))
 			writePrecedences(&b, w)
+			writeCountryRules(&b, w)
 			if d := w.PastDate.Describe(); d != "" {
 				fmt.Fprintf(&b, "Past-date policy: %s\n\n", d)
 			}
@@ -159,10 +161,66 @@ func currenciesOf(w *engine.Workflow) string {
 			return fmt.Sprintf("any listed above (`currency`, default `%v`)", f.Default)
 		}
 	}
-	for _, f := range w.Fields {
-		if strings.HasSuffix(f.Name, "_usd") {
-			return "USD only"
-		}
+	if len(w.MoneyFields()) > 0 {
+		return "USD only"
 	}
 	return "none (no amounts)"
+}
+
+// writeCountryRules says which country rules a workflow applies (or why
+// it needs no country) and which inputs are money.
+func writeCountryRules(b *bytes.Buffer, w *engine.Workflow) {
+	if len(w.Jurisdiction) > 0 {
+		var parts []string
+		for _, a := range w.Jurisdiction {
+			covered := engine.CoveredCountries(a)
+			codes := make([]string, len(covered))
+			for i, c := range covered {
+				codes[i] = string(c)
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s; other countries get a `JURISDICTION_UNKNOWN` warning)", a, strings.Join(codes, ", ")))
+		}
+		fmt.Fprintf(b, "Country rules (see [Country rules](#country-rules)): %s.\n\n", strings.Join(parts, "; "))
+	}
+	if w.CountryIndependent != "" {
+		fmt.Fprintf(b, "No `country` input: %s\n\n", w.CountryIndependent)
+	}
+	if m := w.MoneyFields(); len(m) > 0 {
+		fmt.Fprintf(b, "Money inputs (amounts in `currency`; bounds and defaults in US dollars, converted at the [reference rates](#reference-rates)): `%s`.\n\n", strings.Join(m, "`, `"))
+	}
+}
+
+// writeRatesAndRules documents the reference-rate table and the country
+// rules, each with its source.
+func writeRatesAndRules(b *bytes.Buffer) {
+	t := engine.ShippedRates()
+	b.WriteString("\n## Reference rates\n\n")
+	fmt.Fprintf(b, "Benchmarks published in one currency (a US CPM, a UK card fee) reach a plan in another through the [%s](%s) of %s, built into the binary (%d currencies: `%s`). "+
+		"A result that converted says so in `money_basis`: the table, its date and source, and each figure converted with its source and rate. "+
+		"Operators refresh the table without a release by downloading the ECB's `eurofxref.csv` and pointing `--rates-file` (`CREATIVEOPS_RATES_FILE`) at it; it is read at start. "+
+		"A `currency` the table lacks is refused with a 400 naming `context.currency`.\n",
+		t.Name, t.Source, engine.FormatDate(t.Date), len(t.Currencies()), strings.Join(t.Currencies(), "`, `"))
+	var south []string
+	for _, r := range engine.Regions() {
+		if engine.SouthernHemisphere(r) {
+			south = append(south, string(r))
+		}
+	}
+	fmt.Fprintf(b, "\n## Country rules\n\nRules that differ by country come from the engine's jurisdiction table; a result lists those it applied, with sources, under `jurisdiction`. "+
+		"Seasons follow the hemisphere (southern: %s).\n\n| Country | Area | Rule | Source |\n|---|---|---|---|\n", strings.Join(south, ", "))
+	rules := engine.CountryRules(engine.Areas...)
+	var countries []engine.Region
+	for c := range rules {
+		countries = append(countries, c)
+	}
+	sort.Slice(countries, func(i, j int) bool { return countries[i] < countries[j] })
+	for _, c := range countries {
+		for _, a := range engine.Areas {
+			r, ok := rules[c][a]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(b, "| `%s` | %s | %s | <%s>, checked %s |\n", c, a, strings.ReplaceAll(r.Rule, "|", "\\|"), r.Source, r.Checked)
+		}
+	}
 }
