@@ -133,7 +133,7 @@ LONG_PKGS := ./bench/cluster ./bench/isolation
 
 ## test: the tests to run before every commit: every package but the long suites (PostgreSQL ones too when CREATIVEOPS_TEST_POSTGRES_URL is set)
 test:
-	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 $$($(GO) list ./... | grep -Ev '/bench/(cluster|isolation)$$|/docs$$')
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -Ev '/bench/(cluster|isolation)$$|/docs$$')
 
 ## test-long: the long suites left out of make test (clusters, failure, soak, isolation; several minutes), which CI runs too
 test-long:
