@@ -243,6 +243,9 @@ func (s *Service) insert(ctx context.Context, tx *ent.Client, id string, j *jobs
 		SetVertical(p.Vertical).SetWorkflow(p.Workflow).SetContext(p.Context).SetResult(p.Result).
 		SetRevision(p.Revision).SetJobID(p.JobID).SetAsOf(p.AsOf).SetTimeZone(p.TimeZone).SetState(p.State).
 		SetRemindDaysBefore(p.RemindDaysBefore).SetAutoReplan(p.AutoReplan).
+		// Without a next check (nothing pending) the column's default, 0,
+		// has the first scan settle it.
+		SetNillableNextCheck(nextCheck(p, ms, t, true)).
 		SetCreatedAt(t).SetUpdatedAt(t).
 		Exec(ctx)
 	if err != nil {
@@ -346,21 +349,33 @@ type Settings struct {
 
 // Update changes a plan's settings.
 func (s *Service) Update(ctx context.Context, orgID, id string, in Settings) (*Plan, error) {
-	upd := s.store.Ent.Plan.Update().Where(plan.ID(id), plan.OrganizationID(orgID)).SetUpdatedAt(s.now())
-	if in.RemindDaysBefore != nil {
-		upd.SetRemindDaysBefore(*in.RemindDaysBefore)
-	}
-	if in.AutoReplan != nil {
-		upd.SetAutoReplan(*in.AutoReplan)
-	}
-	n, err := upd.Save(ctx)
+	var p *Plan
+	err := s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		t := s.now()
+		upd := tx.Plan.Update().Where(plan.ID(id), plan.OrganizationID(orgID)).SetUpdatedAt(t)
+		if in.RemindDaysBefore != nil {
+			upd.SetRemindDaysBefore(*in.RemindDaysBefore)
+		}
+		if in.AutoReplan != nil {
+			upd.SetAutoReplan(*in.AutoReplan)
+		}
+		n, err := upd.Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apierror.NotFound("plan", id)
+		}
+		if p, err = get(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		// Other settings, other reminder days.
+		return setNextCheck(tx.Plan.Update().Where(plan.ID(id)), nextCheck(p, p.Milestones, t, true)).Exec(ctx)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, apierror.NotFound("plan", id)
-	}
-	return get(ctx, s.store.Ent, orgID, id)
+	return p, nil
 }
 
 // Delete stops tracking a plan: its milestones and reminders go with it,
@@ -448,11 +463,14 @@ func (s *Service) setState(ctx context.Context, orgID, id, key, state string) (*
 		if p, err = get(ctx, tx, orgID, id); err != nil {
 			return err
 		}
+		upd := tx.Plan.Update().Where(plan.ID(id))
 		if st := stateOf(p.Milestones); st != p.State {
 			p.State = st
-			return tx.Plan.Update().Where(plan.ID(id)).SetState(st).Exec(ctx)
+			upd.SetState(st)
 		}
-		return nil
+		// A reopened milestone may be due (or overdue) now; a done one no
+		// longer is.
+		return setNextCheck(upd, nextCheck(p, p.Milestones, t, true)).Exec(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -575,11 +593,14 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 		if out, err = get(ctx, tx, cur.OrganizationID, cur.ID); err != nil {
 			return err
 		}
+		upd := tx.Plan.Update().Where(plan.ID(cur.ID))
 		if st := stateOf(out.Milestones); st != out.State {
 			out.State = st
-			if err := tx.Plan.Update().Where(plan.ID(cur.ID)).SetState(st).Exec(ctx); err != nil {
-				return err
-			}
+			upd.SetState(st)
+		}
+		// New dates, new reminder days.
+		if err := setNextCheck(upd, nextCheck(out, out.Milestones, completedAt, true)).Exec(ctx); err != nil {
+			return err
 		}
 		if err := jobs.Insert(ctx, tx, runJob); err != nil {
 			return err
