@@ -89,7 +89,7 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 	}
 	var audited int
 	if j.auditRetention > 0 {
-		if audited, err = audit.DeleteBefore(ctx, j.store.Ent, now.Add(-j.auditRetention)); err != nil {
+		if audited, err = audit.DeleteBefore(ctx, j.store, now.Add(-j.auditRetention)); err != nil {
 			return fmt.Errorf("delete audit events past retention: %w", err)
 		}
 	}

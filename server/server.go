@@ -363,8 +363,10 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 			jobs.Queue:     {MaxWorkers: cfg.Workers},
 			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
 			// The leader's scan hands out batches of due plans; every
-			// replica works them, two at a time.
-			plans.Queue: {MaxWorkers: 2},
+			// replica works them, two at a time. They are minutes apart,
+			// so an idle SQLite server need not poll for them every
+			// fetchPollInterval (PostgreSQL's workers are notified).
+			plans.Queue: {MaxWorkers: 2, FetchPollInterval: time.Second},
 		},
 		// Reminders and automatic re-plans: River's leader enqueues a
 		// scan every interval, whichever replica it is; the scan reads
