@@ -154,5 +154,5 @@ func ReadMinutes(ctx context.Context, client *ent.Client, org, keyID string, fro
 // DeleteBefore deletes the usage minutes that started before cutoff and
 // says how many rows went (the retention period's clean-up).
 func DeleteBefore(ctx context.Context, st *storage.Store, cutoff time.Time) (int, error) {
-	return st.Ent.UsageMinute.Delete().Where(usageminute.MinuteLT(cutoff.Unix())).Exec(ctx)
+	return storage.DeleteInBatches(ctx, st, usageminute.Table, storage.DeleteBatch, usageminute.MinuteLT(cutoff.Unix()))
 }

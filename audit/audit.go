@@ -56,6 +56,7 @@ import (
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/auditevent"
 	"github.com/creativeops/creativeops/ids"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // Action names a kind of recorded change.
@@ -428,7 +429,7 @@ func List(ctx context.Context, c *ent.Client, f Filter) ([]*Event, error) {
 }
 
 // DeleteBefore deletes the entries, of every organization, recorded
-// before t, and returns how many.
-func DeleteBefore(ctx context.Context, c *ent.Client, t time.Time) (int, error) {
-	return c.AuditEvent.Delete().Where(auditevent.CreatedAtLT(t.UTC())).Exec(ctx)
+// before t, in bounded batches, and returns how many.
+func DeleteBefore(ctx context.Context, st *storage.Store, t time.Time) (int, error) {
+	return storage.DeleteInBatches(ctx, st, auditevent.Table, storage.DeleteBatch, auditevent.CreatedAtLT(t.UTC()))
 }

@@ -176,11 +176,11 @@ func TestListAndPrune(t *testing.T) {
 			check("to the future", list(audit.Filter{OrganizationID: "org_2", To: future}), "key.created/key_z")
 			check("to the past", list(audit.Filter{OrganizationID: "org_2", To: time.Now().Add(-time.Hour)}))
 
-			n, err := audit.DeleteBefore(ctx, st.Ent, time.Now().Add(-time.Hour))
+			n, err := audit.DeleteBefore(ctx, st, time.Now().Add(-time.Hour))
 			if err != nil || n != 0 {
 				t.Fatalf("pruned %d recent entries (%v)", n, err)
 			}
-			n, err = audit.DeleteBefore(ctx, st.Ent, future)
+			n, err = audit.DeleteBefore(ctx, st, future)
 			if err != nil || n != 4 {
 				t.Fatalf("pruned %d of 4 old entries (%v)", n, err)
 			}

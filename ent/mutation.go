@@ -14459,6 +14459,8 @@ type PlanMutation struct {
 	auto_replan           *bool
 	feed_token_hash       *string
 	feed_created_at       *time.Time
+	next_check            *int64
+	addnext_check         *int64
 	clearedFields         map[string]struct{}
 	done                  bool
 	oldValue              func(context.Context) (*Plan, error)
@@ -15234,6 +15236,76 @@ func (m *PlanMutation) ResetFeedCreatedAt() {
 	delete(m.clearedFields, plan.FieldFeedCreatedAt)
 }
 
+// SetNextCheck sets the "next_check" field.
+func (m *PlanMutation) SetNextCheck(i int64) {
+	m.next_check = &i
+	m.addnext_check = nil
+}
+
+// NextCheck returns the value of the "next_check" field in the mutation.
+func (m *PlanMutation) NextCheck() (r int64, exists bool) {
+	v := m.next_check
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextCheck returns the old "next_check" field's value of the Plan entity.
+// If the Plan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PlanMutation) OldNextCheck(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextCheck is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextCheck requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextCheck: %w", err)
+	}
+	return oldValue.NextCheck, nil
+}
+
+// AddNextCheck adds i to the "next_check" field.
+func (m *PlanMutation) AddNextCheck(i int64) {
+	if m.addnext_check != nil {
+		*m.addnext_check += i
+	} else {
+		m.addnext_check = &i
+	}
+}
+
+// AddedNextCheck returns the value that was added to the "next_check" field in this mutation.
+func (m *PlanMutation) AddedNextCheck() (r int64, exists bool) {
+	v := m.addnext_check
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (m *PlanMutation) ClearNextCheck() {
+	m.next_check = nil
+	m.addnext_check = nil
+	m.clearedFields[plan.FieldNextCheck] = struct{}{}
+}
+
+// NextCheckCleared returns if the "next_check" field was cleared in this mutation.
+func (m *PlanMutation) NextCheckCleared() bool {
+	_, ok := m.clearedFields[plan.FieldNextCheck]
+	return ok
+}
+
+// ResetNextCheck resets all changes to the "next_check" field.
+func (m *PlanMutation) ResetNextCheck() {
+	m.next_check = nil
+	m.addnext_check = nil
+	delete(m.clearedFields, plan.FieldNextCheck)
+}
+
 // Where appends a list predicates to the PlanMutation builder.
 func (m *PlanMutation) Where(ps ...predicate.Plan) {
 	m.predicates = append(m.predicates, ps...)
@@ -15268,7 +15340,7 @@ func (m *PlanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PlanMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.created_at != nil {
 		fields = append(fields, plan.FieldCreatedAt)
 	}
@@ -15320,6 +15392,9 @@ func (m *PlanMutation) Fields() []string {
 	if m.feed_created_at != nil {
 		fields = append(fields, plan.FieldFeedCreatedAt)
 	}
+	if m.next_check != nil {
+		fields = append(fields, plan.FieldNextCheck)
+	}
 	return fields
 }
 
@@ -15362,6 +15437,8 @@ func (m *PlanMutation) Field(name string) (ent.Value, bool) {
 		return m.FeedTokenHash()
 	case plan.FieldFeedCreatedAt:
 		return m.FeedCreatedAt()
+	case plan.FieldNextCheck:
+		return m.NextCheck()
 	}
 	return nil, false
 }
@@ -15405,6 +15482,8 @@ func (m *PlanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldFeedTokenHash(ctx)
 	case plan.FieldFeedCreatedAt:
 		return m.OldFeedCreatedAt(ctx)
+	case plan.FieldNextCheck:
+		return m.OldNextCheck(ctx)
 	}
 	return nil, fmt.Errorf("unknown Plan field %s", name)
 }
@@ -15533,6 +15612,13 @@ func (m *PlanMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFeedCreatedAt(v)
 		return nil
+	case plan.FieldNextCheck:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextCheck(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Plan field %s", name)
 }
@@ -15547,6 +15633,9 @@ func (m *PlanMutation) AddedFields() []string {
 	if m.addremind_days_before != nil {
 		fields = append(fields, plan.FieldRemindDaysBefore)
 	}
+	if m.addnext_check != nil {
+		fields = append(fields, plan.FieldNextCheck)
+	}
 	return fields
 }
 
@@ -15559,6 +15648,8 @@ func (m *PlanMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedRevision()
 	case plan.FieldRemindDaysBefore:
 		return m.AddedRemindDaysBefore()
+	case plan.FieldNextCheck:
+		return m.AddedNextCheck()
 	}
 	return nil, false
 }
@@ -15582,6 +15673,13 @@ func (m *PlanMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddRemindDaysBefore(v)
 		return nil
+	case plan.FieldNextCheck:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNextCheck(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Plan numeric field %s", name)
 }
@@ -15592,6 +15690,9 @@ func (m *PlanMutation) ClearedFields() []string {
 	var fields []string
 	if m.FieldCleared(plan.FieldFeedCreatedAt) {
 		fields = append(fields, plan.FieldFeedCreatedAt)
+	}
+	if m.FieldCleared(plan.FieldNextCheck) {
+		fields = append(fields, plan.FieldNextCheck)
 	}
 	return fields
 }
@@ -15609,6 +15710,9 @@ func (m *PlanMutation) ClearField(name string) error {
 	switch name {
 	case plan.FieldFeedCreatedAt:
 		m.ClearFeedCreatedAt()
+		return nil
+	case plan.FieldNextCheck:
+		m.ClearNextCheck()
 		return nil
 	}
 	return fmt.Errorf("unknown Plan nullable field %s", name)
@@ -15668,6 +15772,9 @@ func (m *PlanMutation) ResetField(name string) error {
 		return nil
 	case plan.FieldFeedCreatedAt:
 		m.ResetFeedCreatedAt()
+		return nil
+	case plan.FieldNextCheck:
+		m.ResetNextCheck()
 		return nil
 	}
 	return fmt.Errorf("unknown Plan field %s", name)

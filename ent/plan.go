@@ -52,7 +52,9 @@ type Plan struct {
 	FeedTokenHash string `json:"-"`
 	// FeedCreatedAt holds the value of the "feed_created_at" field.
 	FeedCreatedAt *time.Time `json:"feed_created_at,omitempty"`
-	selectValues  sql.SelectValues
+	// NextCheck holds the value of the "next_check" field.
+	NextCheck    *int64 `json:"next_check,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -64,7 +66,7 @@ func (*Plan) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case plan.FieldAutoReplan:
 			values[i] = new(sql.NullBool)
-		case plan.FieldRevision, plan.FieldRemindDaysBefore:
+		case plan.FieldRevision, plan.FieldRemindDaysBefore, plan.FieldNextCheck:
 			values[i] = new(sql.NullInt64)
 		case plan.FieldID, plan.FieldOrganizationID, plan.FieldCreatorID, plan.FieldVertical, plan.FieldWorkflow, plan.FieldJobID, plan.FieldAsOf, plan.FieldTimeZone, plan.FieldState, plan.FieldFeedTokenHash:
 			values[i] = new(sql.NullString)
@@ -198,6 +200,13 @@ func (_m *Plan) assignValues(columns []string, values []any) error {
 				_m.FeedCreatedAt = new(time.Time)
 				*_m.FeedCreatedAt = value.Time
 			}
+		case plan.FieldNextCheck:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field next_check", values[i])
+			} else if value.Valid {
+				_m.NextCheck = new(int64)
+				*_m.NextCheck = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -284,6 +293,11 @@ func (_m *Plan) String() string {
 	if v := _m.FeedCreatedAt; v != nil {
 		builder.WriteString("feed_created_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.NextCheck; v != nil {
+		builder.WriteString("next_check=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -205,6 +205,20 @@ func (_c *PlanCreate) SetNillableFeedCreatedAt(v *time.Time) *PlanCreate {
 	return _c
 }
 
+// SetNextCheck sets the "next_check" field.
+func (_c *PlanCreate) SetNextCheck(v int64) *PlanCreate {
+	_c.mutation.SetNextCheck(v)
+	return _c
+}
+
+// SetNillableNextCheck sets the "next_check" field if the given value is not nil.
+func (_c *PlanCreate) SetNillableNextCheck(v *int64) *PlanCreate {
+	if v != nil {
+		_c.SetNextCheck(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *PlanCreate) SetID(v string) *PlanCreate {
 	_c.mutation.SetID(v)
@@ -443,6 +457,10 @@ func (_c *PlanCreate) createSpec() (*Plan, *sqlgraph.CreateSpec) {
 		_spec.SetField(plan.FieldFeedCreatedAt, field.TypeTime, value)
 		_node.FeedCreatedAt = &value
 	}
+	if value, ok := _c.mutation.NextCheck(); ok {
+		_spec.SetField(plan.FieldNextCheck, field.TypeInt64, value)
+		_node.NextCheck = &value
+	}
 	return _node, _spec
 }
 
@@ -666,6 +684,30 @@ func (u *PlanUpsert) UpdateFeedCreatedAt() *PlanUpsert {
 // ClearFeedCreatedAt clears the value of the "feed_created_at" field.
 func (u *PlanUpsert) ClearFeedCreatedAt() *PlanUpsert {
 	u.SetNull(plan.FieldFeedCreatedAt)
+	return u
+}
+
+// SetNextCheck sets the "next_check" field.
+func (u *PlanUpsert) SetNextCheck(v int64) *PlanUpsert {
+	u.Set(plan.FieldNextCheck, v)
+	return u
+}
+
+// UpdateNextCheck sets the "next_check" field to the value that was provided on create.
+func (u *PlanUpsert) UpdateNextCheck() *PlanUpsert {
+	u.SetExcluded(plan.FieldNextCheck)
+	return u
+}
+
+// AddNextCheck adds v to the "next_check" field.
+func (u *PlanUpsert) AddNextCheck(v int64) *PlanUpsert {
+	u.Add(plan.FieldNextCheck, v)
+	return u
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (u *PlanUpsert) ClearNextCheck() *PlanUpsert {
+	u.SetNull(plan.FieldNextCheck)
 	return u
 }
 
@@ -929,6 +971,34 @@ func (u *PlanUpsertOne) UpdateFeedCreatedAt() *PlanUpsertOne {
 func (u *PlanUpsertOne) ClearFeedCreatedAt() *PlanUpsertOne {
 	return u.Update(func(s *PlanUpsert) {
 		s.ClearFeedCreatedAt()
+	})
+}
+
+// SetNextCheck sets the "next_check" field.
+func (u *PlanUpsertOne) SetNextCheck(v int64) *PlanUpsertOne {
+	return u.Update(func(s *PlanUpsert) {
+		s.SetNextCheck(v)
+	})
+}
+
+// AddNextCheck adds v to the "next_check" field.
+func (u *PlanUpsertOne) AddNextCheck(v int64) *PlanUpsertOne {
+	return u.Update(func(s *PlanUpsert) {
+		s.AddNextCheck(v)
+	})
+}
+
+// UpdateNextCheck sets the "next_check" field to the value that was provided on create.
+func (u *PlanUpsertOne) UpdateNextCheck() *PlanUpsertOne {
+	return u.Update(func(s *PlanUpsert) {
+		s.UpdateNextCheck()
+	})
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (u *PlanUpsertOne) ClearNextCheck() *PlanUpsertOne {
+	return u.Update(func(s *PlanUpsert) {
+		s.ClearNextCheck()
 	})
 }
 
@@ -1359,6 +1429,34 @@ func (u *PlanUpsertBulk) UpdateFeedCreatedAt() *PlanUpsertBulk {
 func (u *PlanUpsertBulk) ClearFeedCreatedAt() *PlanUpsertBulk {
 	return u.Update(func(s *PlanUpsert) {
 		s.ClearFeedCreatedAt()
+	})
+}
+
+// SetNextCheck sets the "next_check" field.
+func (u *PlanUpsertBulk) SetNextCheck(v int64) *PlanUpsertBulk {
+	return u.Update(func(s *PlanUpsert) {
+		s.SetNextCheck(v)
+	})
+}
+
+// AddNextCheck adds v to the "next_check" field.
+func (u *PlanUpsertBulk) AddNextCheck(v int64) *PlanUpsertBulk {
+	return u.Update(func(s *PlanUpsert) {
+		s.AddNextCheck(v)
+	})
+}
+
+// UpdateNextCheck sets the "next_check" field to the value that was provided on create.
+func (u *PlanUpsertBulk) UpdateNextCheck() *PlanUpsertBulk {
+	return u.Update(func(s *PlanUpsert) {
+		s.UpdateNextCheck()
+	})
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (u *PlanUpsertBulk) ClearNextCheck() *PlanUpsertBulk {
+	return u.Update(func(s *PlanUpsert) {
+		s.ClearNextCheck()
 	})
 }
 

@@ -207,6 +207,33 @@ func (_u *PlanUpdate) ClearFeedCreatedAt() *PlanUpdate {
 	return _u
 }
 
+// SetNextCheck sets the "next_check" field.
+func (_u *PlanUpdate) SetNextCheck(v int64) *PlanUpdate {
+	_u.mutation.ResetNextCheck()
+	_u.mutation.SetNextCheck(v)
+	return _u
+}
+
+// SetNillableNextCheck sets the "next_check" field if the given value is not nil.
+func (_u *PlanUpdate) SetNillableNextCheck(v *int64) *PlanUpdate {
+	if v != nil {
+		_u.SetNextCheck(*v)
+	}
+	return _u
+}
+
+// AddNextCheck adds value to the "next_check" field.
+func (_u *PlanUpdate) AddNextCheck(v int64) *PlanUpdate {
+	_u.mutation.AddNextCheck(v)
+	return _u
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (_u *PlanUpdate) ClearNextCheck() *PlanUpdate {
+	_u.mutation.ClearNextCheck()
+	return _u
+}
+
 // Mutation returns the PlanMutation object of the builder.
 func (_u *PlanUpdate) Mutation() *PlanMutation {
 	return _u.mutation
@@ -310,6 +337,15 @@ func (_u *PlanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.FeedCreatedAtCleared() {
 		_spec.ClearField(plan.FieldFeedCreatedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.NextCheck(); ok {
+		_spec.SetField(plan.FieldNextCheck, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedNextCheck(); ok {
+		_spec.AddField(plan.FieldNextCheck, field.TypeInt64, value)
+	}
+	if _u.mutation.NextCheckCleared() {
+		_spec.ClearField(plan.FieldNextCheck, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -511,6 +547,33 @@ func (_u *PlanUpdateOne) ClearFeedCreatedAt() *PlanUpdateOne {
 	return _u
 }
 
+// SetNextCheck sets the "next_check" field.
+func (_u *PlanUpdateOne) SetNextCheck(v int64) *PlanUpdateOne {
+	_u.mutation.ResetNextCheck()
+	_u.mutation.SetNextCheck(v)
+	return _u
+}
+
+// SetNillableNextCheck sets the "next_check" field if the given value is not nil.
+func (_u *PlanUpdateOne) SetNillableNextCheck(v *int64) *PlanUpdateOne {
+	if v != nil {
+		_u.SetNextCheck(*v)
+	}
+	return _u
+}
+
+// AddNextCheck adds value to the "next_check" field.
+func (_u *PlanUpdateOne) AddNextCheck(v int64) *PlanUpdateOne {
+	_u.mutation.AddNextCheck(v)
+	return _u
+}
+
+// ClearNextCheck clears the value of the "next_check" field.
+func (_u *PlanUpdateOne) ClearNextCheck() *PlanUpdateOne {
+	_u.mutation.ClearNextCheck()
+	return _u
+}
+
 // Mutation returns the PlanMutation object of the builder.
 func (_u *PlanUpdateOne) Mutation() *PlanMutation {
 	return _u.mutation
@@ -644,6 +707,15 @@ func (_u *PlanUpdateOne) sqlSave(ctx context.Context) (_node *Plan, err error) {
 	}
 	if _u.mutation.FeedCreatedAtCleared() {
 		_spec.ClearField(plan.FieldFeedCreatedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.NextCheck(); ok {
+		_spec.SetField(plan.FieldNextCheck, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedNextCheck(); ok {
+		_spec.AddField(plan.FieldNextCheck, field.TypeInt64, value)
+	}
+	if _u.mutation.NextCheckCleared() {
+		_spec.ClearField(plan.FieldNextCheck, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Plan{config: _u.config}

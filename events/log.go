@@ -136,25 +136,9 @@ func Get(ctx context.Context, c *ent.Client, orgID, id string) (*ent.Event, erro
 	return c.Event.Query().Where(event.ID(id), event.OrganizationID(orgID)).Only(ctx)
 }
 
-// deleteBatch bounds the rows one statement of DeleteBefore removes, so
-// that a retention pass never holds the write lock long.
-const deleteBatch = 1000
-
-// DeleteBefore deletes the events recorded before t, oldest first, in
-// batches found through the created_at index: a pass costs what it
-// deletes. It returns how many it deleted.
-func DeleteBefore(ctx context.Context, c *ent.Client, t time.Time) (int, error) {
-	total := 0
-	for {
-		ids, err := c.Event.Query().Where(event.CreatedAtLT(t.UTC())).
-			Order(ent.Asc(event.FieldCreatedAt)).Limit(deleteBatch).IDs(ctx)
-		if err != nil || len(ids) == 0 {
-			return total, err
-		}
-		n, err := c.Event.Delete().Where(event.IDIn(ids...)).Exec(ctx)
-		total += n
-		if err != nil || len(ids) < deleteBatch {
-			return total, err
-		}
-	}
+// DeleteBefore deletes the events recorded before t, in bounded batches
+// found through the created_at index: a pass costs what it deletes. It
+// returns how many it deleted.
+func DeleteBefore(ctx context.Context, st *storage.Store, t time.Time) (int, error) {
+	return storage.DeleteInBatches(ctx, st, event.Table, storage.DeleteBatch, event.CreatedAtLT(t.UTC()))
 }

@@ -217,7 +217,7 @@ func TestDeleteBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := events.DeleteBefore(ctx, st.Ent, time.Now().Add(-24*time.Hour))
+	n, err := events.DeleteBefore(ctx, st, time.Now().Add(-24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

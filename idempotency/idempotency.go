@@ -162,5 +162,5 @@ func (s *Store) Release(ctx context.Context, id int) error {
 
 // DeleteExpired deletes the keys expired at now and says how many.
 func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	return s.store.Ent.IdempotencyKey.Delete().Where(idempotencykey.ExpiresAtLT(now)).Exec(ctx)
+	return storage.DeleteInBatches(ctx, s.store, idempotencykey.Table, storage.DeleteBatch, idempotencykey.ExpiresAtLT(now))
 }

@@ -96,13 +96,13 @@ func (j *janitor) CleanUp(ctx context.Context) error {
 	}
 	var audited int
 	if j.retentions.audit > 0 {
-		if audited, err = audit.DeleteBefore(ctx, j.store.Ent, now.Add(-j.retentions.audit)); err != nil {
+		if audited, err = audit.DeleteBefore(ctx, j.store, now.Add(-j.retentions.audit)); err != nil {
 			return fmt.Errorf("delete audit events past retention: %w", err)
 		}
 	}
 	var expired int
 	if j.retentions.events > 0 {
-		if expired, err = events.DeleteBefore(ctx, j.store.Ent, now.Add(-j.retentions.events)); err != nil {
+		if expired, err = events.DeleteBefore(ctx, j.store, now.Add(-j.retentions.events)); err != nil {
 			return fmt.Errorf("delete events past retention: %w", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/creativeops/creativeops/analytics"
 	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/jobs"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/storage"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -30,6 +31,8 @@ type metrics struct {
 	panics      prometheus.Counter
 	jobs        *prometheus.CounterVec
 	attempts    *prometheus.CounterVec
+	// planScanFailures counts the reminder scan's failures by stage.
+	planScanFailures *prometheus.CounterVec
 }
 
 // latencyBuckets suit an API whose reads take about a millisecond and
@@ -69,7 +72,14 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 		Name: "creativeops_webhook_delivery_attempts_total",
 		Help: "Webhook delivery attempts this replica made, by result: succeeded, retrying (another attempt is scheduled) or failed (gave up, or the endpoint answered 410).",
 	}, []string{"result"})
-	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts,
+	m.planScanFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_plan_scan_failures_total",
+		Help: "Failures of the plans' reminder scan on this replica, by stage: scan (the due plans could not be read or handed out), batch (a batch could not read its plans; retried), plan (one plan's re-plan or reminders failed; retried when its claim lapses, the others went on). Each is also logged at ERROR.",
+	}, []string{"stage"})
+	for _, stage := range []string{plans.StageScan, plans.StageBatch, plans.StagePlan} {
+		m.planScanFailures.WithLabelValues(stage) // exported at 0 before the first failure
+	}
+	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts, m.planScanFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),

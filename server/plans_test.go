@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,6 +421,81 @@ func TestPlanRemindersExactlyOnce(t *testing.T) {
 			}
 			if t.Failed() {
 				t.Logf("%d events; reminders %v; re-plans %v", len(evs), reminders, replans)
+			}
+		})
+	}
+}
+
+// syncBuffer is a log sink tests read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Reminders through the queue alone, as in production: the leader's
+// periodic scan hands the due plans out as plans.remind batches and a
+// worker sends them; nothing here scans by hand. A plan that cannot be
+// worked (here its reminders' table is gone) is logged at ERROR and
+// counted in creativeops_plan_scan_failures_total, and once the cause is
+// gone its reminder goes out when its claim lapses.
+func TestPlanRemindersThroughTheQueue(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			clk := clock.NewTest(time.Date(2027, 1, 26, 8, 0, 0, 0, time.UTC))
+			logs := &syncBuffer{}
+			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t), Configure: func(c *server.Config) {
+				c.Clock = clk
+				c.PlanScanInterval = 100 * time.Millisecond
+				c.WebhookSchedule = webhooks.Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond}
+				c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			}})
+			receiver := newEventReceiver(t, "whsec_"+strings.Repeat("UVVl", 8))
+			mustStatus(t, s.Do(t, "POST", "/v1/webhooks", s.AdminKey, map[string]any{"url": receiver.URL(),
+				"events": []string{"plan.milestone.due"}, "secret": receiver.secret}), http.StatusCreated)
+			db := s.Store.DB
+			if _, err := db.Exec("ALTER TABLE plan_reminders RENAME TO plan_reminders_away"); err != nil {
+				t.Fatal(err)
+			}
+			run := mustStatus(t, s.Do(t, "POST", "/v1/engine/run", s.AdminKey, map[string]any{"vertical": "music", "workflow": "release-strategy",
+				"context": planContext(), "track": true}), http.StatusOK)
+			planID := run["plan_id"].(string)
+
+			failures := regexp.MustCompile(`creativeops_plan_scan_failures_total\{stage="plan"\} ([1-9]\d*)`)
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				r := s.Do(t, "GET", "/metrics", "", nil)
+				if failures.Match(r.Body) && strings.Contains(logs.String(), `level=ERROR msg="plan reminders failed" plan_id=`+planID) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no failure counted and logged; log:\n%s", logs.String())
+				}
+			}
+			if _, err := db.Exec("ALTER TABLE plan_reminders_away RENAME TO plan_reminders"); err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(11 * time.Minute) // the failed batch's claim lapses
+			evs := receiver.wait(t, func(evs []receivedEvent) bool { return len(evs) > 0 })
+			if m := evs[0].Data["milestone"].(map[string]any); evs[0].Data["plan_id"] != planID || m["key"] != "artwork-metadata" || evs[0].Data["days_until"] != 3.0 {
+				t.Errorf("reminder: %v", evs[0].Data)
+			}
+			var batches int
+			if err := db.QueryRow("SELECT count(*) FROM river_job WHERE kind = 'plans.remind' AND state = 'completed'").Scan(&batches); err != nil {
+				t.Fatal(err)
+			}
+			if batches == 0 {
+				t.Error("no plans.remind batch was worked")
 			}
 		})
 	}

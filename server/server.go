@@ -218,7 +218,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// Jobs run on the background store: requests and jobs never wait for
 	// each other's database connections.
 	river.AddWorker(workers, jobs.NewWorker(runner.On(store.Background)))
-	river.AddWorker(workers, plans.NewScanWorker(s.plans.On(store.Background), s.log))
+	scanFailed := func(stage string) { s.metrics.planScanFailures.WithLabelValues(stage).Inc() }
+	river.AddWorker(workers, plans.NewScanWorker(s.plans.On(store.Background), queue, s.log, scanFailed))
+	river.AddWorker(workers, plans.NewRemindWorker(s.plans.On(store.Background), s.log, scanFailed))
 	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store.Background, Dispatcher: dispatcher})
 	river.AddWorker(workers, &webhooks.Worker{
 		Store:        store.Background,
@@ -367,12 +369,15 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 		Queues: map[string]river.QueueConfig{
 			jobs.Queue:     {MaxWorkers: cfg.Workers},
 			webhooks.Queue: {MaxWorkers: cfg.WebhookWorkers},
-			// One scan at a time per replica is plenty: a scan sends
-			// what is due since the last one.
-			plans.Queue: {MaxWorkers: 1},
+			// The leader's scan hands out batches of due plans; every
+			// replica works them, two at a time. They are minutes apart,
+			// so an idle SQLite server need not poll for them every
+			// fetchPollInterval (PostgreSQL's workers are notified).
+			plans.Queue: {MaxWorkers: 2, FetchPollInterval: time.Second},
 		},
 		// Reminders and automatic re-plans: River's leader enqueues a
-		// scan every interval, whichever replica it is.
+		// scan every interval, whichever replica it is; the scan reads
+		// only the plans due and enqueues them in batches.
 		PeriodicJobs: []*river.PeriodicJob{plans.PeriodicScan(cmp.Or(cfg.PlanScanInterval, plans.DefaultScanInterval))},
 		Workers:      workers,
 		JobTimeout:   cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
@@ -729,7 +734,7 @@ func listen(cfg Config) ([]listener, error) {
 // ScanPlans looks for due reminders and slipped deliverables now, as the
 // periodic scan does (for tests and administration).
 func (s *Server) ScanPlans(ctx context.Context) error {
-	_, err := s.plans.On(s.store.Background).Scan(ctx, s.log)
+	_, err := s.plans.On(s.store.Background).Scan(ctx, s.log, func(stage string) { s.metrics.planScanFailures.WithLabelValues(stage).Inc() })
 	return err
 }
 

@@ -6,6 +6,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -166,6 +167,8 @@ type Option func(*openOptions)
 type openOptions struct {
 	warm   bool
 	tracer trace.TracerProvider // nil: statements are not traced
+	// wrap, when set, wraps the connector of each database/sql pool.
+	wrap func(driver.Connector) driver.Connector
 	// create is who may create a missing SQLite database (see Existing
 	// and CreateWithin).
 	create    createPolicy
@@ -239,14 +242,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		if query != "" {
 			dsn += "&" + query
 		}
-		db := openDB(stmtConnector{dsn: dsn, drv: &sqlite.Driver{}}, o.tracer, "sqlite")
+		db := openDB(stmtConnector{dsn: dsn, drv: &sqlite.Driver{}}, o, "sqlite")
 		// SQLite runs one writer at a time; one connection turns lock
 		// contention (SQLITE_BUSY) into orderly queueing, as River's SQLite
 		// driver recommends.
 		db.SetMaxOpenConns(1)
 		db.SetConnMaxIdleTime(0)
 		s.DB, s.Dialect, s.sqlitePath = db, dialect.SQLite, path
-		readDB := openDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}}, o.tracer, "sqlite")
+		readDB := openDB(stmtConnector{dsn: "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=query_only(1)", drv: &sqlite.Driver{}}, o, "sqlite")
 		readDB.SetMaxOpenConns(4)
 		readDB.SetMaxIdleConns(4)
 		s.readDB = readDB
@@ -290,12 +293,12 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 		}
 		// Requests wait for connections in the pool, in turn: database/sql
 		// keeps half of them idle between statements.
-		db := sqlOverPool(pool, 0, IdleConns(cfg.MaxConns), o.tracer)
+		db := sqlOverPool(pool, 0, IdleConns(cfg.MaxConns), o)
 		s.DB, s.Dialect, s.Pool = db, dialect.Postgres, pool
 		s.River = riverdatabasesql.New(db)
 		// Background jobs may use all but riverReservedConns, so River's
 		// workers always find a connection.
-		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns, o.tracer)
+		bgDB := sqlOverPool(bgPool, BackgroundConns-riverReservedConns, BackgroundConns-riverReservedConns, o)
 		bgEnt := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, bgDB)))
 		s.Background = &Store{DB: bgDB, Ent: bgEnt, Read: bgEnt, Dialect: dialect.Postgres, Pool: bgPool}
 	default:
@@ -340,8 +343,8 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 // ~3 % of the server's CPU under the request mix.) Callers beyond what is
 // open wait in the pool, served first come, first served; database/sql's
 // own queue (when maxOpen is set) serves them in random order.
-func sqlOverPool(pool *pgxpool.Pool, maxOpen, maxIdle int, tp trace.TracerProvider) *sql.DB {
-	db := openDB(stdlib.GetPoolConnector(pool), tp, "postgresql")
+func sqlOverPool(pool *pgxpool.Pool, maxOpen, maxIdle int, o openOptions) *sql.DB {
+	db := openDB(stdlib.GetPoolConnector(pool), o, "postgresql")
 	db.SetMaxOpenConns(maxOpen)
 	db.SetMaxIdleConns(maxIdle)
 	// Connections idle in database/sql are out of the pool's sight: they

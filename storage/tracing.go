@@ -21,8 +21,21 @@ func Traced(tp trace.TracerProvider) Option {
 	return func(o *openOptions) { o.tracer = tp }
 }
 
-// openDB is sql.OpenDB, through the tracing wrapper when tp is set.
-func openDB(c driver.Connector, tp trace.TracerProvider, system string) *sql.DB {
+// Wrapped is Open's option that passes the connector of each of the
+// store's database/sql pools through wrap: instrumentation, such as the
+// tests' count of the rows a job reads. (River's own pgx pool on
+// PostgreSQL is not one of them.)
+func Wrapped(wrap func(driver.Connector) driver.Connector) Option {
+	return func(o *openOptions) { o.wrap = wrap }
+}
+
+// openDB is sql.OpenDB, through o's wrapper and the tracing wrapper when
+// they are set.
+func openDB(c driver.Connector, o openOptions, system string) *sql.DB {
+	if o.wrap != nil {
+		c = o.wrap(c)
+	}
+	tp := o.tracer
 	if tp == nil {
 		return sql.OpenDB(c)
 	}

@@ -545,6 +545,7 @@ var (
 		{Name: "auto_replan", Type: field.TypeBool, Default: true},
 		{Name: "feed_token_hash", Type: field.TypeString, Default: ""},
 		{Name: "feed_created_at", Type: field.TypeTime, Nullable: true},
+		{Name: "next_check", Type: field.TypeInt64, Nullable: true, Default: "0"},
 	}
 	// PlansTable holds the schema information for the "plans" table.
 	PlansTable = &schema.Table{
@@ -571,6 +572,11 @@ var (
 				Name:    "plan_organization_id_creator_id_id",
 				Unique:  false,
 				Columns: []*schema.Column{PlansColumns[3], PlansColumns[4], PlansColumns[0]},
+			},
+			{
+				Name:    "plan_next_check_id",
+				Unique:  false,
+				Columns: []*schema.Column{PlansColumns[18], PlansColumns[0]},
 			},
 		},
 	}

@@ -47,6 +47,8 @@ const (
 	FieldFeedTokenHash = "feed_token_hash"
 	// FieldFeedCreatedAt holds the string denoting the feed_created_at field in the database.
 	FieldFeedCreatedAt = "feed_created_at"
+	// FieldNextCheck holds the string denoting the next_check field in the database.
+	FieldNextCheck = "next_check"
 	// Table holds the table name of the plan in the database.
 	Table = "plans"
 )
@@ -71,6 +73,7 @@ var Columns = []string{
 	FieldAutoReplan,
 	FieldFeedTokenHash,
 	FieldFeedCreatedAt,
+	FieldNextCheck,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -189,4 +192,9 @@ func ByFeedTokenHash(opts ...sql.OrderTermOption) OrderOption {
 // ByFeedCreatedAt orders the results by the feed_created_at field.
 func ByFeedCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFeedCreatedAt, opts...).ToFunc()
+}
+
+// ByNextCheck orders the results by the next_check field.
+func ByNextCheck(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNextCheck, opts...).ToFunc()
 }

@@ -139,6 +139,11 @@ func FeedCreatedAt(v time.Time) predicate.Plan {
 	return predicate.Plan(sql.FieldEQ(FieldFeedCreatedAt, v))
 }
 
+// NextCheck applies equality check predicate on the "next_check" field. It's identical to NextCheckEQ.
+func NextCheck(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldEQ(FieldNextCheck, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Plan {
 	return predicate.Plan(sql.FieldEQ(FieldCreatedAt, v))
@@ -942,6 +947,56 @@ func FeedCreatedAtIsNil() predicate.Plan {
 // FeedCreatedAtNotNil applies the NotNil predicate on the "feed_created_at" field.
 func FeedCreatedAtNotNil() predicate.Plan {
 	return predicate.Plan(sql.FieldNotNull(FieldFeedCreatedAt))
+}
+
+// NextCheckEQ applies the EQ predicate on the "next_check" field.
+func NextCheckEQ(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldEQ(FieldNextCheck, v))
+}
+
+// NextCheckNEQ applies the NEQ predicate on the "next_check" field.
+func NextCheckNEQ(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldNEQ(FieldNextCheck, v))
+}
+
+// NextCheckIn applies the In predicate on the "next_check" field.
+func NextCheckIn(vs ...int64) predicate.Plan {
+	return predicate.Plan(sql.FieldIn(FieldNextCheck, vs...))
+}
+
+// NextCheckNotIn applies the NotIn predicate on the "next_check" field.
+func NextCheckNotIn(vs ...int64) predicate.Plan {
+	return predicate.Plan(sql.FieldNotIn(FieldNextCheck, vs...))
+}
+
+// NextCheckGT applies the GT predicate on the "next_check" field.
+func NextCheckGT(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldGT(FieldNextCheck, v))
+}
+
+// NextCheckGTE applies the GTE predicate on the "next_check" field.
+func NextCheckGTE(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldGTE(FieldNextCheck, v))
+}
+
+// NextCheckLT applies the LT predicate on the "next_check" field.
+func NextCheckLT(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldLT(FieldNextCheck, v))
+}
+
+// NextCheckLTE applies the LTE predicate on the "next_check" field.
+func NextCheckLTE(v int64) predicate.Plan {
+	return predicate.Plan(sql.FieldLTE(FieldNextCheck, v))
+}
+
+// NextCheckIsNil applies the IsNil predicate on the "next_check" field.
+func NextCheckIsNil() predicate.Plan {
+	return predicate.Plan(sql.FieldIsNull(FieldNextCheck))
+}
+
+// NextCheckNotNil applies the NotNil predicate on the "next_check" field.
+func NextCheckNotNil() predicate.Plan {
+	return predicate.Plan(sql.FieldNotNull(FieldNextCheck))
 }
 
 // And groups predicates with the AND operator between them.

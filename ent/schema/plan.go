@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 )
@@ -34,6 +35,14 @@ func (Plan) Fields() []ent.Field {
 		// feed; the token itself is shown once and never stored.
 		field.String("feed_token_hash").Default("").Sensitive(),
 		field.Time("feed_created_at").Optional().Nillable(),
+		// When the reminder scan next needs the plan, in Unix seconds:
+		// the earliest moment one of its pending milestones' reminders
+		// (or an automatic re-plan) falls due; null when none ever will.
+		// The scan reads only plans whose moment has come (package plans,
+		// nextCheck). Rows an earlier version wrote take 0 when the column
+		// is added, so the first scans settle them in their batches.
+		field.Int64("next_check").Optional().Nillable().
+			Annotations(entsql.Default("0")),
 	}
 }
 
@@ -44,6 +53,8 @@ func (Plan) Indexes() []ent.Index {
 		index.Fields("feed_token_hash"),
 		// A creator's plans: GET /v1/plans?creator_id=, export, erasure.
 		index.Fields("organization_id", "creator_id", "id"),
+		// What is due: a range of next_check, in keyset order.
+		index.Fields("next_check", "id"),
 	}
 }
 
