@@ -296,28 +296,39 @@ func (s *Service) Deliveries(ctx context.Context, orgID, webhookID, after string
 	if err != nil {
 		return nil, err
 	}
-	attempts := map[string][]*ent.DeliveryAttempt{}
-	if len(rows) > 0 {
-		deliveryIDs := make([]string, len(rows))
-		for i, d := range rows {
-			deliveryIDs[i] = d.ID
-		}
-		all, err := s.store.Read.DeliveryAttempt.Query().
-			Where(deliveryattempt.DeliveryIDIn(deliveryIDs...)).
-			Order(ent.Asc(deliveryattempt.FieldDeliveryID), ent.Asc(deliveryattempt.FieldNumber)).
-			All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range all {
-			attempts[a.DeliveryID] = append(attempts[a.DeliveryID], a)
-		}
+	attempts, err := s.attemptsOf(ctx, rows)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*Delivery, len(rows))
 	for i, d := range rows {
 		out[i] = toDelivery(d, attempts[d.ID])
 	}
 	return out, nil
+}
+
+// attemptsOf reads the attempts of a page of deliveries (rows is bounded
+// by its caller: a page, or a chunk of events), by delivery id, in order.
+func (s *Service) attemptsOf(ctx context.Context, rows []*ent.Delivery) (map[string][]*ent.DeliveryAttempt, error) {
+	attempts := map[string][]*ent.DeliveryAttempt{}
+	if len(rows) == 0 {
+		return attempts, nil
+	}
+	deliveryIDs := make([]string, len(rows))
+	for i, d := range rows {
+		deliveryIDs[i] = d.ID
+	}
+	all, err := s.store.Read.DeliveryAttempt.Query().
+		Where(deliveryattempt.DeliveryIDIn(deliveryIDs...)).
+		Order(ent.Asc(deliveryattempt.FieldDeliveryID), ent.Asc(deliveryattempt.FieldNumber)).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range all {
+		attempts[a.DeliveryID] = append(attempts[a.DeliveryID], a)
+	}
+	return attempts, nil
 }
 
 // DeliveriesOfEvents returns the deliveries of the organization's events
@@ -334,20 +345,9 @@ func (s *Service) DeliveriesOfEvents(ctx context.Context, orgID string, eventIDs
 			}
 			continue
 		}
-		deliveryIDs := make([]string, len(rows))
-		for i, d := range rows {
-			deliveryIDs[i] = d.ID
-		}
-		all, err := s.store.Read.DeliveryAttempt.Query().
-			Where(deliveryattempt.DeliveryIDIn(deliveryIDs...)).
-			Order(ent.Asc(deliveryattempt.FieldDeliveryID), ent.Asc(deliveryattempt.FieldNumber)).
-			All(ctx)
+		attempts, err := s.attemptsOf(ctx, rows)
 		if err != nil {
 			return nil, err
-		}
-		attempts := map[string][]*ent.DeliveryAttempt{}
-		for _, a := range all {
-			attempts[a.DeliveryID] = append(attempts[a.DeliveryID], a)
 		}
 		for _, d := range rows {
 			out[d.EventID] = append(out[d.EventID], toDelivery(d, attempts[d.ID]))
