@@ -60,6 +60,27 @@ export async function everyOperation(baseUrl: string, apiKey: string, tag: strin
     await api.GET("/v1/creators", { params: { query: { vertical: "music", page_size: 1 } } }),
   );
   check(creators.creators.length === 1, "one creator per page");
+  const changed = must(
+    op("CreatorsService_UpdateCreator"),
+    await api.PATCH("/v1/creators/{id}", {
+      params: { path: { id: creator.id } },
+      body: { metadata: { city: "Lyon" }, revision: got.revision },
+    }),
+  );
+  check(changed.revision === got.revision + 1 && changed.metadata?.["city"] === "Lyon", "creator updated");
+  const exported = must(
+    op("CreatorsService_ExportCreator"),
+    await api.GET("/v1/creators/{id}:export", { params: { path: { id: creator.id } } }),
+  );
+  check(exported.creator.id === creator.id, "creator exported");
+  // Erasure, of a creator of its own: the one above is used below.
+  const leaving = must(
+    "CreatorsService_CreateCreator",
+    await api.POST("/v1/creators", { body: { name: "Ida Moss", email: `ida-${tag}@example.com`, vertical: "music" } }),
+  );
+  const erased = await api.DELETE("/v1/creators/{id}", { params: { path: { id: leaving.id } } });
+  op("CreatorsService_DeleteCreator");
+  check(erased.response.status === 204, `erase creator: ${erased.response.status}`);
 
   // Engine
   const verticals = must(op("EngineService_ListVerticals"), await api.GET("/v1/engine/verticals"));
