@@ -39,6 +39,10 @@ type admitted struct {
 	p       *auth.Principal
 	charge  rateCharge
 	charged bool
+	// headersLater: the charge's headers are for the interceptor to set
+	// (a native gRPC call's, whose list may pay more once its message is
+	// read: its response metadata must report the bucket after that).
+	headersLater bool
 }
 
 type admittedKey struct{}
@@ -113,7 +117,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	// A method no key may call is left to the interceptors to refuse.
 	if known && m.Scope != "" {
 		a.charge, a.charged = s.chargeRate(r.Context(), p, queryCost(m, r)), true
-		a.charge.setHeaders(w.Header())
+		a.headersLater = isNativeGRPCRequest(r) && a.charge.d.Allowed
+		if !a.headersLater {
+			a.charge.setHeaders(w.Header())
+		}
 		if !a.charge.d.Allowed {
 			s.metrics.rateLimited.Inc()
 			if !hasBody || r.ContentLength >= 0 && r.ContentLength <= edge.SmallBodyBytes {

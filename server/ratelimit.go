@@ -167,10 +167,12 @@ func (s *Server) limitRate(ctx context.Context, req any, info *grpc.UnaryServerI
 	}
 	if !a.charged {
 		c = s.chargeRate(ctx, p, cost)
-		// A charge made at admission wrote its headers on the HTTP
-		// response already: the gateway and the transcoder would add
-		// these to them, and clients joined the two copies into one
-		// malformed value.
+	}
+	// A charge made at admission wrote its headers on the HTTP response
+	// already, but for native gRPC: the gateway and the transcoder would
+	// add these to them, and clients joined the two copies into one
+	// malformed value.
+	if !a.charged || a.headersLater {
 		_ = grpc.SetHeader(ctx, c.headers())
 	}
 	if c.d.Allowed {

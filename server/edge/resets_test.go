@@ -30,7 +30,10 @@ func TestRapidResetClosesTheConnection(t *testing.T) {
 	go func() { _ = s.ServeGRPC(grpcLn) }()
 	for _, tc := range []struct{ name, addr string }{{"API port", s.Addr}, {"gRPC port", grpcLn.Addr().String()}} {
 		t.Run(tc.name, func(t *testing.T) {
-			sent, err := rapidReset(t, tc.addr, clientReset)
+			// With a key: an anonymous stream is refused at admission,
+			// before any work, and may end before its reset arrives; a
+			// stream its caller may make is the work the budget guards.
+			sent, err := rapidReset(t, tc.addr, s.AdminKey, clientReset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +56,7 @@ func TestProvokedResetsCloseTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _ = s.ServeGRPC(grpcLn) }()
-	sent, err := rapidReset(t, grpcLn.Addr().String(), zeroWindowUpdate)
+	sent, err := rapidReset(t, grpcLn.Addr().String(), "", zeroWindowUpdate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,7 @@ func zeroWindowUpdate(fr *http2.Framer, id uint32) error {
 // (gRPC refuses frequent PINGs): the server has then read them, and no
 // more than that many handlers can be waiting to start, so what closes
 // the connection is a count of resets, not a queue of work.
-func rapidReset(t *testing.T, addr string, end func(fr *http2.Framer, id uint32) error) (int, error) {
+func rapidReset(t *testing.T, addr, key string, end func(fr *http2.Framer, id uint32) error) (int, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -92,11 +95,15 @@ func rapidReset(t *testing.T, addr string, end func(fr *http2.Framer, id uint32)
 	enc := hpack.NewEncoder(&hb)
 	headers := func() []byte {
 		hb.Reset()
-		for _, f := range []hpack.HeaderField{
+		fields := []hpack.HeaderField{
 			{Name: ":method", Value: "POST"}, {Name: ":scheme", Value: "http"},
 			{Name: ":path", Value: "/creativeops.v1.CreatorsService/GetCreator"}, {Name: ":authority", Value: addr},
 			{Name: "content-type", Value: "application/grpc"}, {Name: "te", Value: "trailers"},
-		} {
+		}
+		if key != "" {
+			fields = append(fields, hpack.HeaderField{Name: "authorization", Value: "Bearer " + key})
+		}
+		for _, f := range fields {
 			_ = enc.WriteField(f)
 		}
 		return hb.Bytes()
