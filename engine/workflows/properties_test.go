@@ -38,7 +38,6 @@ var currencyPending = map[string]bool{
 	"photography-print-editions": true,
 	"comics-kickstarter":         true, "animation-commercial-quote": true,
 	"fashion-costing": true, "design-rate-review": true, "crafts-etsy-pricing": true,
-	"crafts-market-fair":            true,
 	"games-steam-break-even":        true,
 	"tabletop-kickstarter-campaign": true,
 	"newsletters-paid-launch":       true,
