@@ -41,7 +41,6 @@ var currencyPending = map[string]bool{
 	"games-steam-break-even":        true,
 	"tabletop-kickstarter-campaign": true,
 	"newsletters-paid-launch":       true,
-	"theater-production-budget":     true,
 }
 
 // Currency invariance, over every workflow: the same context with every
