@@ -40,7 +40,6 @@ var currencyPending = map[string]bool{
 	"fashion-costing": true, "design-rate-review": true, "crafts-etsy-pricing": true,
 	"games-steam-break-even":        true,
 	"tabletop-kickstarter-campaign": true,
-	"newsletters-paid-launch":       true,
 }
 
 // Currency invariance, over every workflow: the same context with every
