@@ -45,7 +45,6 @@ var currencyPending = map[string]bool{
 	// currency and backers to whole people, so the cushion the rounding
 	// leaves (net_after_costs) and the backer count move past 1 %.
 	"comics-kickstarter":            true,
-	"animation-commercial-quote":    true,
 	"design-rate-review":            true,
 	"crafts-etsy-pricing":           true,
 	"games-steam-break-even":        true,
