@@ -27,14 +27,13 @@ var currencyPending = map[string]bool{
 	"social-media-brand-deal": true,
 	// Converted, but cent rounding of tiny per-episode prices (a few
 	// downloads) compounds past the tolerance.
-	"podcasting-sponsorship-rates":   true,
-	"release-strategy":               true,
-	"publishing-launch-timeline":     true,
-	"songwriting-split-registration": true,
-	"songwriting-sync-quote":         true,
-	"film-production-schedule":       true,
-	"audiobooks-production-plan":     true,
-	"photography-licensing-quote":    true,
+	"podcasting-sponsorship-rates": true,
+	"release-strategy":             true,
+	"publishing-launch-timeline":   true,
+	"songwriting-sync-quote":       true,
+	"film-production-schedule":     true,
+	"audiobooks-production-plan":   true,
+	"photography-licensing-quote":  true,
 	// Fees are the country's or converted, but prices round up to studio
 	// price points ($5, $10, $50, $100 steps) in each currency, and the
 	// nets and margins derived from them move past 1 %.
