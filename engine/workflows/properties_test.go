@@ -30,7 +30,6 @@ var currencyPending = map[string]bool{
 	"podcasting-sponsorship-rates": true,
 	"release-strategy":             true,
 	"publishing-launch-timeline":   true,
-	"songwriting-sync-quote":       true,
 	"film-production-schedule":     true,
 	"audiobooks-production-plan":   true,
 	"photography-licensing-quote":  true,
