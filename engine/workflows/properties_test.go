@@ -30,7 +30,6 @@ var currencyPending = map[string]bool{
 	"podcasting-sponsorship-rates": true,
 	"release-strategy":             true,
 	"publishing-launch-timeline":   true,
-	"film-production-schedule":     true,
 	// Fees are the country's or converted, but prices round up to studio
 	// price points ($5, $10, $50, $100 steps) in each currency, and the
 	// nets and margins derived from them move past 1 %.
