@@ -24,6 +24,9 @@ func propertyContexts() int {
 // its benchmarks as engine.Benchmark and rounding with PriceStep.
 // A workflow fixed must leave the list (the test fails while it stays).
 var currencyPending = map[string]bool{
+	// Converted, but the quote rounds to a step about ten US dollars wide
+	// in each currency (RoundQuote), and the commission and net derived
+	// from the rounded quote move past 1 %.
 	"social-media-brand-deal": true,
 	// Converted, but cent rounding of tiny per-episode prices (a few
 	// downloads) compounds past the tolerance.
@@ -36,12 +39,15 @@ var currencyPending = map[string]bool{
 	"visual-art-pricing":         true,
 	"fashion-costing":            true,
 	"photography-print-editions": true,
+	"crafts-etsy-pricing":        true,
+	// The new rate rounds up to a 5-unit step of each currency
+	// (PriceStep), and the rise, day rate and phased steps derived from
+	// it move past 1 % (and can cross the phasing threshold).
+	"design-rate-review": true,
 	// Its fees are converted, but the goal rounds up to 100 units of any
 	// currency and backers to whole people, so the cushion the rounding
 	// leaves (net_after_costs) and the backer count move past 1 %.
 	"comics-kickstarter":            true,
-	"design-rate-review":            true,
-	"crafts-etsy-pricing":           true,
 	"games-steam-break-even":        true,
 	"tabletop-kickstarter-campaign": true,
 }
