@@ -19,7 +19,8 @@ import (
 //   - Finished seconds per production day, conservative freelance figures:
 //     motion graphics 8, 2D character animation 4, 3D 3 (a 60-second
 //     explainer commonly takes 4–8 weeks end to end).
-//   - Pass-through costs: professional non-broadcast voice-over for web use
+//   - Pass-through costs (US figures, converted into the plan's currency at
+//     the reference rate): professional non-broadcast voice-over for web use
 //     about $400 per 2 minutes (mid-range of the GVAA rate guide for
 //     non-broadcast narration); stock music licence about $100 (standard
 //     single-use web licences run $50–$200); custom score about $1,000 per
@@ -118,19 +119,28 @@ func anComPrice(in *engine.Input, p *engine.Plan, dur int) anComQuote {
 	}
 	q.labor = engine.Money(float64(q.billable) * in.Float("day_rate_usd"))
 	if in.Bool("voiceover") {
-		q.vo = 400 * float64(studioCeil(float64(dur)/120))
+		q.vo = engine.Money(in.Benchmark(p, anComVoiceOver) * float64(studioCeil(float64(dur)/120)))
 	}
 	switch in.Str("music") {
 	case "stock":
-		q.music = 100
+		q.music = engine.Money(in.Benchmark(p, anComStockMusic))
 	case "custom":
-		q.music = 1000 * float64(studioCeil(float64(dur)/60))
+		q.music = engine.Money(in.Benchmark(p, anComCustomMusic) * float64(studioCeil(float64(dur)/60)))
 	}
 	q.rushPct, q.feasible = studioRush(q.needed, anOpenDaysBetween(p.AsOf(), p.Calendar().PrevWorkday(in.Date("delivery_date")), in.Region()))
 	q.rush = engine.Money(q.labor * q.rushPct)
 	q.total = engine.Money(q.labor + q.vo + q.music + q.rush)
 	return q
 }
+
+// Pass-through costs are US-market figures in US dollars, converted into
+// the plan's currency at the reference rate (and recorded in money_basis),
+// never read as 400 of the plan's currency.
+var (
+	anComVoiceOver   = engine.Benchmark{Amount: engine.InUSD(400), What: "non-broadcast voice-over per 2 minutes", Source: "GVAA rate guide, non-broadcast narration (US)"}
+	anComStockMusic  = engine.Benchmark{Amount: engine.InUSD(100), What: "stock music single-use web licence", Source: "stock music libraries' standard web licences (US)"}
+	anComCustomMusic = engine.Benchmark{Amount: engine.InUSD(1000), What: "custom score per minute", Source: "freelance composer rates for commercial work (US)"}
+)
 
 func anComQuoteStep(in *engine.Input, p *engine.Plan) error {
 	r := in.Region()
@@ -176,11 +186,14 @@ func anComBudget(in *engine.Input, p *engine.Plan) error {
 	}
 	budget := in.Float("client_budget_usd")
 	total := p.Get("quote").(map[string]any)["total_usd"].(float64)
-	if budget >= total {
+	if total <= budget+0.05 {
 		return nil
 	}
+	// The quote's parts are each rounded to the cent, so a cut whose
+	// total meets the budget but for that rounding fits it, in every
+	// currency alike.
 	for d := in.Int("duration_seconds") - 5; d >= 5; d -= 5 {
-		if q := anComPrice(in, p, d); q.total <= budget {
+		if q := anComPrice(in, p, d); q.total <= budget+0.05 {
 			p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget; at the same style and rate a %d-second cut fits at %s, or drop to motion graphics.",
 				studioMoney(in, total), studioMoney(in, budget), d, studioMoney(in, q.total))
 			p.Set("budget_alternative", map[string]any{"duration_seconds": d, "total_usd": q.total})

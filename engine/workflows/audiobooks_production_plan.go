@@ -99,6 +99,22 @@ const (
 )
 
 // abProdPriceBand is ACX's retail price guidance by finished length.
+// ACX sets list prices by length in US dollars; a plan in another currency
+// gets the band converted at the reference rate (recorded in
+// money_basis), never the bare numbers relabelled.
+func abProdPriceBandIn(in *engine.Input, p *engine.Plan, hours float64) (lo, hi float64) {
+	l, h := abProdPriceBand(hours)
+	return in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(l), What: fmt.Sprintf("ACX list price, low end (%g–%g USD band)", l, h), Source: "ACX retail price guidance by length (US)"}),
+		in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(h), What: fmt.Sprintf("ACX list price, high end (%g–%g USD band)", l, h), Source: "ACX retail price guidance by length (US)"})
+}
+
+// The range professional narrators commonly charge per finished hour,
+// US market, in US dollars.
+var (
+	abProdProRateLow  = engine.Benchmark{Amount: engine.InUSD(150), What: "professional narrator rate per finished hour, low end", Source: "rates commonly quoted for professional ACX narrators (US; SAG-AFTRA narrators at the top)"}
+	abProdProRateHigh = engine.Benchmark{Amount: engine.InUSD(400), What: "professional narrator rate per finished hour, high end", Source: "rates commonly quoted for professional ACX narrators (US; SAG-AFTRA narrators at the top)"}
+)
+
 func abProdPriceBand(hours float64) (lo, hi float64) {
 	switch {
 	case hours < 1:
@@ -220,11 +236,15 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 	if deal == "royalty_share" {
 		authorShare = royalty / 2
 	}
-	lo, hi := abProdPriceBand(hours)
+	lo, hi := abProdPriceBandIn(in, p, hours)
 	mid := (lo + hi) / 2
-	// Royalties are paid on what Audible receives, not on list price.
-	perSale := engine.Money(mid * abProdNetOfList * authorShare)
-	perSaleLow, perSaleHigh := engine.Money(mid*abProdNetOfListLow*authorShare), engine.Money(mid*abProdNetOfListHigh*authorShare)
+	// Royalties are paid on what Audible receives, not on list price. The
+	// break-even counts divide by the exact figures, not the cent-rounded
+	// ones, so they are the same in every currency.
+	exact, exactLow, exactHigh := mid*abProdNetOfList*authorShare, mid*abProdNetOfListLow*authorShare, mid*abProdNetOfListHigh*authorShare
+	perSale := engine.Money(exact)
+	perSaleLow, perSaleHigh := engine.Money(exactLow), engine.Money(exactHigh)
+	lo, hi = engine.Money(lo), engine.Money(hi)
 	money := map[string]any{
 		"royalty_pct": royalty * 100, "author_share_pct": authorShare * 100,
 		"price_band_usd": []float64{lo, hi}, "author_per_sale_usd": perSale,
@@ -234,17 +254,17 @@ func abProdMoney(in *engine.Input, p *engine.Plan) error {
 	if deal == "per_finished_hour" {
 		cost := engine.Money(hours * in.Float("rate_pfh_usd"))
 		money["production_cost_usd"] = cost
-		money["break_even_sales"] = int(math.Ceil(cost / perSale))
-		money["break_even_sales_range"] = []int{int(math.Ceil(cost / perSaleHigh)), int(math.Ceil(cost / perSaleLow))}
+		money["break_even_sales"] = studioCeil(cost / exact)
+		money["break_even_sales_range"] = []int{studioCeil(cost / exactHigh), studioCeil(cost / exactLow)}
 		if in.Has("budget_usd") && cost > in.Float("budget_usd") {
 			b := in.Float("budget_usd")
 			p.Warn("BUDGET_SHORT", "%.1f finished hours at %s PFH cost %s, %s over the %s budget; the budget pays %s PFH, or consider a Royalty Share deal.",
 				hours, in.MoneyWhole(in.Float("rate_pfh_usd")), in.Money(cost), in.Money(cost-b), in.Money(b),
-				in.MoneyWhole(math.Floor(b/hours)))
-			money["affordable_pfh_usd"] = math.Floor(b / hours)
+				in.Money(b/hours))
+			money["affordable_pfh_usd"] = engine.Money(b / hours)
 		}
-		if r := in.Float("rate_pfh_usd"); r < 150 {
-			p.Warn("RATE_BELOW_PRO_RANGE", "%s PFH is below the %s–%s professional narrators commonly charge; expect fewer and less experienced auditions.", in.MoneyWhole(r), in.MoneyIn(150, "USD"), in.MoneyIn(400, "USD"))
+		if r := in.Float("rate_pfh_usd"); r < in.Benchmark(p, abProdProRateLow)*(1-1e-9) {
+			p.Warn("RATE_BELOW_PRO_RANGE", "%s PFH is below the %s–%s professional narrators commonly charge; expect fewer and less experienced auditions.", in.MoneyWhole(r), in.BenchmarkText(p, abProdProRateLow), in.BenchmarkText(p, abProdProRateHigh))
 		}
 	} else {
 		money["production_cost_usd"] = 0.0

@@ -85,13 +85,24 @@ func init() {
 
 const coKsDropped = 0.05
 
-// coKsFees returns the percentage and per-pledge processing fee for an
-// average pledge.
-func coKsFees(avg float64) (pct, perPledge float64) {
-	if avg < 10 {
-		return 0.05 + 0.05, 0.05
+// Kickstarter's US processing fees: 3% + USD 0.20 a pledge, or 5% +
+// USD 0.05 for pledges under USD 10. They are US-dollar figures, converted
+// into the plan's currency at the reference rate (and recorded in
+// money_basis), never read as 0.20 of the plan's currency.
+var (
+	coKsPerPledge      = engine.Benchmark{Amount: engine.InUSD(0.20), What: "Kickstarter processing fee per pledge", Source: "Kickstarter fees, US"}
+	coKsSmallPerPledge = engine.Benchmark{Amount: engine.InUSD(0.05), What: "Kickstarter processing fee per pledge under USD 10", Source: "Kickstarter fees, US"}
+	coKsSmallPledge    = engine.Benchmark{Amount: engine.InUSD(10), What: "Kickstarter small-pledge threshold", Source: "Kickstarter fees, US"}
+)
+
+// coKsFees returns the percentage (platform and processing) and the
+// per-pledge processing fee, in the plan's currency, for an average
+// pledge.
+func coKsFees(in *engine.Input, p *engine.Plan, avg float64) (pct, perPledge float64) {
+	if avg < in.Benchmark(p, coKsSmallPledge)*(1-1e-9) {
+		return 0.05 + 0.05, in.Benchmark(p, coKsSmallPerPledge)
 	}
-	return 0.05 + 0.03, 0.20
+	return 0.05 + 0.03, in.Benchmark(p, coKsPerPledge)
 }
 
 func coKsSpecs(in *engine.Input, p *engine.Plan) error {
@@ -114,7 +125,7 @@ func coKsSpecs(in *engine.Input, p *engine.Plan) error {
 
 func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	avg, ship := in.Float("avg_pledge_usd"), in.Float("shipping_per_backer_usd")
-	pct, perPledge := coKsFees(avg)
+	pct, perPledge := coKsFees(in, p, avg)
 	printing := engine.Money(float64(in.Int("print_run")) * in.Float("unit_print_cost_usd"))
 	fixed := printing + in.Float("creative_costs_usd")
 	// Kickstarter and the processor charge only what is collected: a

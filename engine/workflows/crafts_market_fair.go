@@ -124,7 +124,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 			"stock_brought": stock, "expected_sold": sold,
 			"expected_sales_usd":     engine.Money(float64(sold) * in.Float("avg_price_usd")),
 			"expected_profit_usd":    engine.Money(float64(sold)*contribution - p.Get("event_costs_usd").(float64)),
-			"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
+			"booth_fee_pct_of_sales": crFairBoothShare(in, sold),
 		})
 		p.Event("fair", "Fair day", fair, "the fair's date")
 		p.Work("restock-review", "Review what sold; restock best-sellers", engine.Later(p.AsOf(), engine.AddDays(fair, 7)))
@@ -160,7 +160,7 @@ func crFairProduction(in *engine.Input, p *engine.Plan) error {
 		"expected_sold":          sold,
 		"expected_sales_usd":     engine.Money(float64(sold) * in.Float("avg_price_usd")),
 		"expected_profit_usd":    profit,
-		"booth_fee_pct_of_sales": engine.Round(in.Float("booth_fee_usd")/math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01)*100, 1),
+		"booth_fee_pct_of_sales": crFairBoothShare(in, sold),
 	})
 	if profit < 0 {
 		p.Warn("LOSS_LIKELY", "Selling %d of %s (%g%%) brings %s against %s of event costs: an expected loss of %s. Bring more stock, raise prices or skip this fair.",
@@ -186,7 +186,7 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendBy(engine.High, engine.Later(p.AsOf(), engine.AddDays(fair, -14)), "Set up the booth once at home",
 			"Build the full display, price every item and run a test card payment two weeks out; fixing a display at the fair costs sales.")
 	}
-	p.Recommend(engine.Medium, "Offer a range of price points", fmt.Sprintf("Mix an impulse item under %s with your core pieces; small sales cover the booth while bigger ones make the profit.", in.MoneyWhole(15)))
+	p.Recommend(engine.Medium, "Offer a range of price points", fmt.Sprintf("Mix an impulse item under %s with your core pieces; small sales cover the booth while bigger ones make the profit.", in.MoneyWhole(crFairImpulsePrice(in, p))))
 	p.Recommend(engine.Medium, "Collect emails at the booth", "Most visitors don't buy on the day; an email list turns them into online customers after the fair.")
 	p.Recommend(engine.Low, "Record sales by item", "Log every sale by item and hour; the restock review uses it to decide what to make for the next fair.")
 	be := "no break-even at this price"
@@ -197,4 +197,26 @@ func crFairRecommend(in *engine.Input, p *engine.Plan) error {
 		engine.FormatDate(fair), studioMoney(in, goal["revenue_usd"].(float64)), engine.Plural(goal["units"].(int), "sale", "sales"), engine.Plural(p.Get("stock_target").(int), "item", "items"),
 		in.Float("sell_through_pct"), engine.Plural(f["stock_brought"].(int), "item", "items"), be, engine.Plural(f["expected_sold"].(int), "sale", "sales"), studioMoney(in, f["expected_profit_usd"].(float64)))
 	return nil
+}
+
+// crFairImpulse is the price under which a sale is an impulse buy, a
+// US-market figure in US dollars.
+var crFairImpulse = engine.Benchmark{Amount: engine.InUSD(15), What: "impulse-buy price point at a craft fair", Source: "craft-fair vendor guides, US market"}
+
+// crFairImpulsePrice is the impulse price point in the plan's currency,
+// converted and rounded to a step that reads as round there (USD 15 is
+// £12, €14, ¥2,200), never the bare number 15 relabelled.
+func crFairImpulsePrice(in *engine.Input, p *engine.Plan) float64 {
+	step := in.PriceStep(1)
+	return math.Round(in.Benchmark(p, crFairImpulse)/step) * step
+}
+
+// crFairBoothShare is the booth fee as a percentage of the expected sales,
+// to one decimal. The ratio is the same in every currency; float noise from
+// converting both amounts is dropped before rounding, so a share on a
+// rounding edge (0.25 %) does not round one way in dollars and the other
+// in yen.
+func crFairBoothShare(in *engine.Input, sold int) float64 {
+	share := in.Float("booth_fee_usd") / math.Max(float64(sold)*in.Float("avg_price_usd"), 0.01) * 100
+	return engine.Round(engine.Round(share, 9), 1)
 }

@@ -90,11 +90,19 @@ func fsCostLanded(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// The DTC card rate: Stripe's US standard pricing (the brand's country is
+// not an input; see CountryIndependent).
+var fsStripeFixed = engine.Benchmark{Amount: engine.InUSD(0.30), What: "Stripe fixed fee per online card payment (US)", Source: "https://stripe.com/pricing"}
+
+const fsStripePct = 0.029
+
 func fsCostPricing(in *engine.Input, p *engine.Plan) error {
 	landed := p.Get("landed_cost_usd").(float64)
 	wholesale := engine.Money(landed * fsCostWholesaleMarkup)
 	retail := studioCleanPrice(wholesale * fsCostRetailMarkup)
-	dtcNet := retail - (retail*0.029 + 0.30)
+	// The DTC checkout pays Stripe's US rate; its fixed fee is a US-dollar
+	// figure converted into the plan's currency, never 0.30 of it.
+	dtcNet := retail - (retail*fsStripePct + in.Benchmark(p, fsStripeFixed))
 	pricing := map[string]any{
 		"wholesale_usd":       wholesale,
 		"retail_usd":          retail,

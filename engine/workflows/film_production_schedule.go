@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/creativeops/creativeops/engine"
@@ -186,31 +187,56 @@ func filmProdSchedule(in *engine.Input, p *engine.Plan) error {
 
 // filmProdRequiredTier is the agreement a budget must shoot under: the one
 // chosen, or the first higher tier whose cap covers the budget.
-func filmProdRequiredTier(agreement string, budget float64) string {
-	for budget > filmProdTiers[agreement].capUSD && filmProdTiers[agreement].next != "" {
+func filmProdRequiredTier(in *engine.Input, p *engine.Plan, agreement string, budget float64) string {
+	for filmProdTiers[agreement].next != "" && budget > filmProdCap(in, p, agreement)*(1+1e-9) {
 		agreement = filmProdTiers[agreement].next
 	}
 	return agreement
 }
 
+// SAG-AFTRA sets its day rates and budget caps in US dollars: a plan in
+// another currency gets them converted at the reference rate (recorded in
+// money_basis), never the bare numbers relabelled.
+
+// filmProdDayRate is the agreement's performer day rate in the plan's
+// currency.
+func filmProdDayRate(in *engine.Input, p *engine.Plan, agreement string) float64 {
+	b := engine.Benchmark{Amount: engine.InUSD(filmProdTiers[agreement].dayRateUSD), What: "SAG-AFTRA performer day rate (" + strings.ReplaceAll(agreement, "_", " ") + ")", Source: "SAG-AFTRA Theatrical Low Budget agreements and Basic Agreement rate sheets"}
+	if agreement == "non_union" {
+		b.What, b.Source = "non-union performer day rate", "US independent-film norm"
+	}
+	return in.Benchmark(p, b)
+}
+
+// filmProdCap is the agreement's budget cap in the plan's currency (no cap
+// is infinite).
+func filmProdCap(in *engine.Input, p *engine.Plan, agreement string) float64 {
+	c := filmProdTiers[agreement].capUSD
+	if math.IsInf(c, 1) {
+		return c
+	}
+	return in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(c), What: "SAG-AFTRA budget cap (" + strings.ReplaceAll(agreement, "_", " ") + ")", Source: "SAG-AFTRA Theatrical Low Budget agreements"})
+}
+
 func filmProdBudget(in *engine.Input, p *engine.Plan) error {
 	agreement := in.Str("sag_agreement")
 	budget := in.Float("budget_usd")
-	required := filmProdRequiredTier(agreement, budget)
+	required := filmProdRequiredTier(in, p, agreement, budget)
 	tier := filmProdTiers[required]
 	days := p.Get("shoot_days").(int)
 	castDays := in.Int("principal_cast") * days
-	cast := engine.Money(float64(castDays) * tier.dayRateUSD * (1 + tier.fringe))
+	dayRate := filmProdDayRate(in, p, required)
+	cast := engine.Money(float64(castDays) * dayRate * (1 + tier.fringe))
 	contingency := engine.Money(budget * 0.10)
 	rest := engine.Money(budget - cast - contingency)
 	p.Set("budget", map[string]any{
-		"total_usd": budget, "cast_days": castDays, "cast_day_rate_usd": tier.dayRateUSD, "agreement": required,
+		"total_usd": budget, "cast_days": castDays, "cast_day_rate_usd": engine.Money(dayRate), "agreement": required,
 		"cast_with_fringe_usd": cast, "contingency_usd": contingency,
 		"remaining_usd": rest, "remaining_per_shoot_day_usd": engine.Money(rest / float64(max(days, 1))),
 	})
 	if required != agreement {
 		p.Warn("SAG_TIER_EXCEEDED", "A %s budget is over the %s cap of the %s agreement; it must shoot under the %s agreement, and cast is costed at its %s day rate.",
-			in.Money(budget), in.Money(filmProdTiers[agreement].capUSD), agreement, required, in.Money(tier.dayRateUSD))
+			in.Money(budget), in.Money(filmProdCap(in, p, agreement)), agreement, required, in.Money(dayRate))
 		p.Set("required_sag_agreement", required)
 	}
 	if rest < 0 {

@@ -66,13 +66,27 @@ func init() {
 	})
 }
 
-type newsPlatformFees struct{ revenuePct, perChargeUSD float64 }
+// newsPlatformFees is a platform's share of each charge and its fixed fee
+// per charge, a US-dollar figure (Stripe's and Kit's published US
+// pricing) converted into the plan's currency at the reference rate.
+type newsPlatformFees struct {
+	revenuePct float64
+	perCharge  engine.Benchmark
+}
+
+var (
+	newsStripePerCharge = engine.Benchmark{Amount: engine.InUSD(0.30), What: "Stripe fixed fee per card charge", Source: "Stripe pricing, US"}
+	newsKitPerCharge    = engine.Benchmark{Amount: engine.InUSD(0.30), What: "Kit fixed fee per transaction", Source: "Kit pricing, US"}
+	// Substack's minimum prices, set in US dollars.
+	newsSubstackMinMo = engine.Benchmark{Amount: engine.InUSD(5), What: "Substack minimum monthly price", Source: "Substack: pricing and fees"}
+	newsSubstackMinYr = engine.Benchmark{Amount: engine.InUSD(50), What: "Substack minimum annual price", Source: "Substack: pricing and fees"}
+)
 
 var newsPlatforms = map[string]newsPlatformFees{
-	"substack": {0.10 + 0.029 + 0.007, 0.30},
-	"beehiiv":  {0.029 + 0.007, 0.30},
-	"ghost":    {0.029 + 0.007, 0.30},
-	"kit":      {0.035, 0.30},
+	"substack": {0.10 + 0.029 + 0.007, newsStripePerCharge},
+	"beehiiv":  {0.029 + 0.007, newsStripePerCharge},
+	"ghost":    {0.029 + 0.007, newsStripePerCharge},
+	"kit":      {0.035, newsKitPerCharge},
 }
 
 const (
@@ -83,8 +97,6 @@ const (
 	newsMinList        = 1000
 	newsAnnounceDays   = 14
 	newsFoundingDays   = 7
-	newsSubstackMinMo  = 5.0
-	newsSubstackMinYr  = 50.0
 	newsAnnualMultiple = 10.0
 )
 
@@ -97,12 +109,14 @@ func newsAnnualPrice(in *engine.Input) float64 {
 
 func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 	monthly, annual := in.Float("monthly_price_usd"), newsAnnualPrice(in)
-	if in.Str("platform") == "substack" && (monthly < newsSubstackMinMo || annual < newsSubstackMinYr) {
+	// The minimums are compared in the plan's currency; a price converted
+	// from exactly the minimum is not below it for float noise.
+	if in.Str("platform") == "substack" && (monthly < in.Benchmark(p, newsSubstackMinMo)*(1-1e-9) || annual < in.Benchmark(p, newsSubstackMinYr)*(1-1e-9)) {
 		// A price Substack will not accept cannot be launched, so the plan
 		// and its projections use the prices that can be set.
-		setM, setY := math.Max(monthly, newsSubstackMinMo), math.Max(annual, newsSubstackMinYr)
-		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are $5 a month and $50 a year; %s / %s cannot be set, so the plan prices at %s / %s.",
-			in.Money(monthly), in.Money(annual), in.Money(setM), in.Money(setY))
+		setM, setY := math.Max(monthly, in.Benchmark(p, newsSubstackMinMo)), math.Max(annual, in.Benchmark(p, newsSubstackMinYr))
+		p.Warn("PRICE_BELOW_MINIMUM", "Substack's minimums are %s a month and %s a year; %s / %s cannot be set, so the plan prices at %s / %s.",
+			in.BenchmarkText(p, newsSubstackMinMo), in.BenchmarkText(p, newsSubstackMinYr), in.Money(monthly), in.Money(annual), in.Money(setM), in.Money(setY))
 		p.Set("requested_prices", map[string]any{"monthly_usd": engine.Money(monthly), "annual_usd": engine.Money(annual)})
 		monthly, annual = setM, setY
 	}
@@ -121,11 +135,12 @@ func newsPaidCheckPricing(in *engine.Input, p *engine.Plan) error {
 
 // newsNetPerSub is the blended monthly net a paid subscriber brings after
 // the platform's and Stripe's fees.
-func newsNetPerSub(in *engine.Input, monthlyPrice, annual float64) (monthlyNet, annualNetPerMonth, blended float64) {
+func newsNetPerSub(in *engine.Input, p *engine.Plan, monthlyPrice, annual float64) (monthlyNet, annualNetPerMonth, blended float64) {
 	f := newsPlatforms[in.Str("platform")]
 	monthly := monthlyPrice
-	monthlyNet = monthly*(1-f.revenuePct) - f.perChargeUSD
-	annualNetPerMonth = (annual*(1-f.revenuePct) - f.perChargeUSD) / 12
+	perCharge := in.Benchmark(p, f.perCharge)
+	monthlyNet = monthly*(1-f.revenuePct) - perCharge
+	annualNetPerMonth = (annual*(1-f.revenuePct) - perCharge) / 12
 	blended = (1-newsAnnualShare)*monthlyNet + newsAnnualShare*annualNetPerMonth
 	return monthlyNet, annualNetPerMonth, blended
 }
@@ -133,7 +148,7 @@ func newsNetPerSub(in *engine.Input, monthlyPrice, annual float64) (monthlyNet, 
 func newsPaidProject(in *engine.Input, p *engine.Plan) error {
 	free := in.Int("free_subscribers")
 	annual := p.Get("annual_price_usd").(float64)
-	monthlyNet, annualNet, blended := newsNetPerSub(in, p.Get("monthly_price_usd").(float64), annual)
+	monthlyNet, annualNet, blended := newsNetPerSub(in, p, p.Get("monthly_price_usd").(float64), annual)
 	cost := in.Float("platform_cost_usd")
 	p.Set("net_per_paid_subscriber_usd", map[string]any{
 		"monthly_plan": engine.Money(monthlyNet), "annual_plan_per_month": engine.Money(annualNet), "blended": engine.Money(blended),

@@ -79,21 +79,28 @@ var (
 	phLicTerrOrder = []string{"regional", "national", "worldwide"}
 )
 
-const phLicRetouchPerImage = 75.0
+// phLicRetouch is retouching per delivered image, a US-market figure in
+// US dollars converted into the plan's currency at the reference rate.
+var phLicRetouch = engine.Benchmark{Amount: engine.InUSD(75), What: "retouching per delivered image", Source: "ASMP licensing guide and US commercial photographers' rate sheets"}
+
+// phLicFits reports whether a total fits the budget. Totals are summed
+// from cent-rounded parts, so one that meets the budget but for that
+// rounding fits it, in every currency alike.
+func phLicFits(total, budget float64) bool { return total <= budget+0.05 }
 
 // phLicTotal prices one combination of days, images and licence terms.
-func phLicTotal(in *engine.Input, years int, territory string) (creative, prepro, usage, retouch, total float64) {
+func phLicTotal(in *engine.Input, p *engine.Plan, years int, territory string) (creative, prepro, usage, retouch, total float64) {
 	days, rate := in.Float("shoot_days"), in.Float("day_rate_usd")
 	creative = engine.Money(rate * days)
 	prepro = engine.Money(rate * 0.5 * (days * 0.5))
 	usage = engine.Money(creative * phLicUsage[in.Str("usage")] * (1 + 0.5*float64(years-1)) * phLicTerritory[territory])
-	retouch = engine.Money(phLicRetouchPerImage * float64(in.Int("final_images")))
+	retouch = engine.Money(in.Benchmark(p, phLicRetouch) * float64(in.Int("final_images")))
 	total = engine.Money(creative + prepro + usage + retouch)
 	return
 }
 
 func phLicQuote(in *engine.Input, p *engine.Plan) error {
-	creative, prepro, usage, retouch, total := phLicTotal(in, in.Int("license_years"), in.Str("territory"))
+	creative, prepro, usage, retouch, total := phLicTotal(in, p, in.Int("license_years"), in.Str("territory"))
 	p.Set("quote", map[string]any{
 		"creative_fee_usd":  creative,
 		"preproduction_usd": prepro,
@@ -113,7 +120,7 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 		return nil
 	}
 	budget, total := in.Float("client_budget_usd"), p.Get("total_usd").(float64)
-	if budget >= total {
+	if phLicFits(total, budget) {
 		return nil
 	}
 	// Keep the media (the client's need) and trade duration and territory
@@ -125,7 +132,7 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 			if phLicTerritory[t] > phLicTerritory[terr] {
 				continue
 			}
-			if _, _, _, _, tot := phLicTotal(in, y, t); tot <= budget && tot > bestTotal {
+			if _, _, _, _, tot := phLicTotal(in, p, y, t); phLicFits(tot, budget) && tot > bestTotal {
 				bestTotal, bestYears, bestTerr = tot, y, t
 			}
 		}
@@ -138,8 +145,9 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	}
 	// Even the smallest licence does not fit: trade images first (never
 	// below one delivered image), then shoot days (in half days).
-	creative, prepro, usage, _, _ := phLicTotal(in, 1, "regional")
-	images := min(in.Int("final_images"), int(math.Floor((budget-creative-prepro-usage)/phLicRetouchPerImage)))
+	creative, prepro, usage, _, _ := phLicTotal(in, p, 1, "regional")
+	retouchOne := in.Benchmark(p, phLicRetouch)
+	images := min(in.Int("final_images"), int(math.Floor(engine.Round((budget-creative-prepro-usage)/retouchOne, 6))))
 	if images >= 1 {
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence does not fit; deliver %s instead of %d.",
 			studioMoney(in, total), studioMoney(in, budget), engine.Plural(images, "retouched image", "retouched images"), in.Int("final_images"))
@@ -149,14 +157,14 @@ func phLicBudget(in *engine.Input, p *engine.Plan) error {
 	// Cost of one shoot day with a 1-year regional licence: creative fee,
 	// pre-production (a quarter of it) and usage, all proportional to days.
 	perDay := (creative + prepro + usage) / in.Float("shoot_days")
-	days := math.Floor((budget-phLicRetouchPerImage)/perDay*2) / 2
+	days := math.Floor(engine.Round((budget-retouchOne)/perDay*2, 6)) / 2
 	if days >= 0.5 {
 		p.Warn("BUDGET_BELOW_QUOTE", "The quote is %s against a %s budget, and even a 1-year regional licence with one image does not fit at %g shoot days; a %g-day shoot with 1 retouched image does.",
 			studioMoney(in, total), studioMoney(in, budget), in.Float("shoot_days"), days)
 		p.Set("budget_alternative", map[string]any{"license_years": 1, "territory": "regional", "final_images": 1, "shoot_days": days})
 		return nil
 	}
-	minimum := engine.Money(perDay*0.5 + phLicRetouchPerImage)
+	minimum := engine.Money(perDay*0.5 + retouchOne)
 	p.Warn("BUDGET_BELOW_MINIMUM", "The %s budget does not cover the smallest job at this day rate (a half-day shoot, 1 retouched image, 1-year regional licence: %s); decline, or ask for at least that.",
 		studioMoney(in, budget), studioMoney(in, minimum))
 	p.Set("budget_alternative", map[string]any{"minimum_quote_usd": minimum})

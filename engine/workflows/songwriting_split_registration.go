@@ -166,7 +166,9 @@ func songSplitsCheck(in *engine.Input, p *engine.Plan) error {
 	p.Set("self_published_writers", selfPublished)
 
 	// The $45 Single Application is for one author who is also the
-	// claimant of a work not made for hire.
+	// claimant of a work not made for hire. The Copyright Office charges
+	// its fees in US dollars, so they stay US dollars (and are written
+	// "USD 65" in a plan in another currency), never relabelled.
 	single := len(in.List("writers")) == 1 && !wfh
 	fees := map[string]float64{"musical_work_usd": 65}
 	switch {
@@ -282,12 +284,12 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		p.RecommendOn(engine.High, reg, "Register as the owner, credit the writers",
 			fmt.Sprintf("%s registers the work with its PRO as publisher of 100%% of the publisher share and with The MLC for 100%% of mechanicals; each writer registers with their own PRO as writer only, with the same title and splits.", owner))
 		p.RecommendOn(engine.High, late.key("copyright-filed"), "File the copyright as employer for hire",
-			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), %s by %s to keep statutory damages under §412.", owner, in.Money(fees["total_usd"]), fileWhen, p.Get("copyright_deadline")))
+			fmt.Sprintf("%s files on eCO as author and claimant, marking the work made for hire (Standard Application, %s in fees), %s by %s to keep statutory damages under §412.", owner, in.MoneyIn(fees["total_usd"], "USD"), fileWhen, p.Get("copyright_deadline")))
 	} else {
 		p.RecommendOn(engine.High, reg, regTitle,
 			"Each writer (or their publisher) registers the work with the same title, writers, IPI numbers and splits; mismatched registrations are the main cause of held royalties.")
 		p.RecommendOn(engine.High, late.key("copyright-filed"), fileTitle,
-			fmt.Sprintf("File on eCO (%s in fees) %s by %s to keep statutory damages under §412.", in.Money(fees["total_usd"]), fileWhen, p.Get("copyright_deadline")))
+			fmt.Sprintf("File on eCO (%s in fees) %s by %s to keep statutory damages under §412.", in.MoneyIn(fees["total_usd"], "USD"), fileWhen, p.Get("copyright_deadline")))
 	}
 	if sp := p.Get("self_published_writers").([]string); len(sp) > 0 {
 		p.Recommend(engine.Medium, "Collect the publisher share",
@@ -302,11 +304,11 @@ func songSplitsRecommend(in *engine.Input, p *engine.Plan) error {
 		"Store the split sheet with the date, song title, writers' PROs, IPI numbers and publishers; supervisors ask for it before any sync license.")
 	if in.Bool("work_for_hire") {
 		p.Strategy("%q is a work made for hire: %s owns the copyright, the publisher share, mechanicals and the master, and files the copyright (%s); %s %s the writer share of performance royalties (%.2f%% split). Register by %s, release on %s, and file no later than %s.",
-			in.Str("song_title"), songHiringParty(in), in.Money(fees["total_usd"]), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
+			in.Str("song_title"), songHiringParty(in), in.MoneyIn(fees["total_usd"], "USD"), engine.Plural(len(in.List("writers")), "writer", "writers"), map[bool]string{true: "keeps", false: "keep"}[len(in.List("writers")) == 1],
 			p.Get("splits_total_pct").(float64), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), p.Get("copyright_deadline"))
 		return nil
 	}
 	p.Strategy("Split %q %.2f%% across %s (each share half writer, half publisher), register with the PROs and The MLC by %s, release on %s, and file the copyright (%s) no later than %s.",
-		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), in.Money(fees["total_usd"]), p.Get("copyright_deadline"))
+		in.Str("song_title"), p.Get("splits_total_pct").(float64), engine.Plural(len(in.List("writers")), "writer", "writers"), p.Get("registration_deadline"), engine.FormatDate(in.Date("release_date")), in.MoneyIn(fees["total_usd"], "USD"), p.Get("copyright_deadline"))
 	return nil
 }

@@ -72,6 +72,8 @@ func init() {
 	})
 }
 
+// songSyncBase is the baseline fee per side (master or composition), in
+// US dollars.
 var songSyncBase = map[string]float64{
 	"student_film": 250, "indie_film": 2500, "studio_film": 25000, "tv_episode": 3000, "streaming_series": 4000,
 	"trailer": 25000, "advertising_regional": 10000, "advertising_national": 50000, "video_game": 5000, "online_video": 1000,
@@ -81,7 +83,11 @@ var songSyncUsage = map[string]float64{"background": 1, "featured": 1.5, "main_t
 
 func songSyncFee(in *engine.Input, p *engine.Plan) error {
 	media := in.Str("media")
-	perSide := songSyncBase[media] * songSyncUsage[in.Str("usage")]
+	// The baselines are US-market fees in US dollars: a plan in another
+	// currency gets them converted at the reference rate (recorded in
+	// money_basis), never the bare number relabelled.
+	base := engine.Benchmark{Amount: engine.InUSD(songSyncBase[media]), What: "sync fee per side, " + strings.ReplaceAll(media, "_", " "), Source: "midpoints of ranges quoted for independent music in trade guides and supervisor interviews (US market)"}
+	perSide := in.Benchmark(p, base) * songSyncUsage[in.Str("usage")]
 	isAd := media == "advertising_regional" || media == "advertising_national"
 	switch {
 	case isAd && in.Str("territory") == "worldwide":

@@ -35,7 +35,7 @@ func init() {
 			{Name: "opening_date", Kind: engine.Date, Required: true, Description: "Opening night."},
 			{Name: "seats", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(5000), Description: "Sellable seats per performance."},
 			{Name: "performances", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(500), Description: "Performances, previews included."},
-			{Name: "avg_ticket", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Average ticket price after discounts and comps, in `currency` (0–2,000)."},
+			{Name: "avg_ticket", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Average ticket price after discounts and comps, in `currency` (0–2,000)."},
 			{Name: "occupancy_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected paid occupancy, in percent."},
 			{Name: "royalty_pct", Kind: engine.Number, Default: 10, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Authors' royalty on gross box office, in percent."},
 			{Name: "weekly_payroll", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Weekly wages of cast, stage management and crew, in `currency` (0–10,000,000)."},

@@ -98,15 +98,25 @@ func vaCallsOpen(in *engine.Input, p *engine.Plan) []*vaCall {
 	return open
 }
 
+// The usual range of open-call entry fees (US market, US dollars).
+var (
+	vaUsualEntryFee = engine.Benchmark{Amount: engine.InUSD(25), What: "usual open-call entry fee, low end", Source: "CaFÉ (CallForEntry.org) listings, US market"}
+	vaHighEntryFee  = engine.Benchmark{Amount: engine.InUSD(50), What: "usual open-call entry fee, high end", Source: "CaFÉ (CallForEntry.org) listings, US market"}
+)
+
 func vaCallsCheck(in *engine.Input, p *engine.Plan) error {
 	for _, c := range in.List("calls") {
 		if c.Date("deadline").Before(p.AsOf()) {
 			p.Warn("DEADLINE_PASSED", "%q closed on %s, before the plan date %s; watch for next year's call.", c.Str("name"), c.Str("deadline"), engine.FormatDate(p.AsOf()))
 		}
 	}
+	// The usual range is a US-market figure in US dollars: a fee in the
+	// plan's currency is compared with it converted, never with the bare
+	// number 50.
+	high := in.Benchmark(p, vaHighEntryFee)
 	for _, c := range vaCallsOpen(in, p) {
-		if c.fee > 50 {
-			p.Warn("HIGH_ENTRY_FEE", "%q charges %s to enter, above the %s–%s most calls charge; enter only if the juror, venue or prize justifies it.", c.name, studioMoney(in, c.fee), in.MoneyIn(25, "USD"), in.MoneyIn(50, "USD"))
+		if c.fee > high+1e-9 {
+			p.Warn("HIGH_ENTRY_FEE", "%q charges %s to enter, above the %s–%s most calls charge; enter only if the juror, venue or prize justifies it.", c.name, studioMoney(in, c.fee), in.BenchmarkText(p, vaUsualEntryFee), in.BenchmarkText(p, vaHighEntryFee))
 		}
 		if c.commission > 40 {
 			p.Warn("HIGH_COMMISSION", "%q takes %g%% of sales, above the 25–40%% non-profit juried shows commonly take; price accepted work so your net still covers costs.", c.name, c.commission)

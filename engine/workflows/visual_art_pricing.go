@@ -19,8 +19,9 @@ import (
 //     artist never to undercut them. What changes is the artist's net.
 //   - Galleries commonly take 50% of the retail price; Saatchi Art keeps
 //     40% on originals (Saatchi Art payout policy); own-website card sales
-//     cost 2.9% + $0.30 (Stripe US standard pricing); in-person studio sales
-//     2.6% + $0.15 (Square US in-person rate).
+//     cost the country's Stripe rate (US 2.9% + $0.30, UK 1.5% + 20p, ...)
+//     and in-person studio sales its Square rate (US 2.6% + $0.15, UK
+//     1.75%, ...), as card_rates.go lists them.
 //   - Consignment galleries commonly pay the artist within 30 days of a
 //     sale; prices are reviewed yearly (a common rule is +10–15% once about
 //     half a year's work has sold).
@@ -55,6 +56,8 @@ func init() {
 		},
 		Sources: []engine.Source{
 			{Title: "Alan Bamberger, ArtBusiness.com: how to price art (size-based pricing, gallery commission)", URL: "https://www.artbusiness.com/price.html", Checked: "2026-11"},
+			{Title: "Stripe pricing (standard domestic-card rate, per country)", URL: "https://stripe.com/pricing", Checked: "2026-11"},
+			{Title: "Square payments pricing (in-person rate, per country)", URL: "https://squareup.com/us/en/payments/pricing", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
 			{Name: "price-by-size", Run: vaPricingSize},
@@ -103,12 +106,17 @@ func vaPricingNet(in *engine.Input, p *engine.Plan) error {
 	if in.Has("commission_pct") {
 		pct = in.Float("commission_pct")
 	}
+	// Card fees are the country's: Stripe's online rate for a website
+	// sale, Square's in-person rate for a studio sale, each with its fixed
+	// fee in the plan's currency (card_rates.go).
 	var procPct, procFixed float64
 	switch channel {
 	case "website":
-		procPct, procFixed = 0.029, 0.30
+		procPct, procFixed, _ = onlineCardRateFor(in, p)
+		procPct /= 100
 	case "studio":
-		procPct, procFixed = 0.026, 0.15
+		procPct, procFixed, _ = cardRateFor(in, p)
+		procPct /= 100
 	}
 	commission := engine.Money(price * pct / 100)
 	processing := 0.0
