@@ -51,7 +51,7 @@ export async function onEvent(body: string, headers: Headers, secret: string): P
   // @ts-expect-error before narrowing, data is any of the payloads
   e.data.email;
   // @ts-expect-error no such event type
-  if (e.type === "creator.deleted") return "";
+  if (e.type === "creator.merged") return "";
   const types: readonly WebhookEventType[] = webhookEventTypes;
   return types.join(",");
 }
