@@ -289,12 +289,18 @@ type Event struct {
 	Data      []byte
 }
 
-// namingQuery selects the organization's events whose data holds the
-// creator's id as a JSON string. It reads the organization's events (an
-// erasure or an export is rare, and events carry no creator column to
-// index), newest first.
+// namingQuery selects the organization's events that name the creator,
+// newest first, through the (organization, creator) index: an erasure or
+// an export reads the creator's events, not the organization's. Rows
+// written before events had a creator column (NULL there) are matched by
+// the creator's id in their data; event retention removes them in time.
 func namingQuery(c *ent.Client, orgID, id string) *ent.EventQuery {
-	return c.Event.Query().Where(event.OrganizationID(orgID), event.DataContains(`"`+id+`"`)).Order(ent.Desc(event.FieldID))
+	// Each side of the OR names the organization, so each can search the
+	// index on its own (SQLite's OR-by-union plan needs that).
+	return c.Event.Query().Where(event.Or(
+		event.And(event.OrganizationID(orgID), event.CreatorID(id)),
+		event.And(event.OrganizationID(orgID), event.CreatorIDIsNil(), event.DataContains(`"`+id+`"`)),
+	)).Order(ent.Desc(event.FieldID))
 }
 
 // Events returns the events whose data named the creator, newest first,

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"google.golang.org/grpc/codes"
 
 	"github.com/creativeops/creativeops/apierror"
@@ -200,4 +203,69 @@ func TestErasedCreatorIsGone(t *testing.T) {
 func isCode(err error, code codes.Code) bool {
 	var e *apierror.Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// An erasure or an export reads the creator's events through the
+// (organization, creator) index, not every event of the organization; rows
+// written before events had a creator column are still found by their data.
+func TestCreatorEventsByCreatorColumn(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			s, st := newTestService(t, b)
+			nova, err := s.Create(ctx, "org_a", New{Name: "Nova", Email: "nova@example.com", Vertical: "music"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := s.Create(ctx, "org_a", New{Name: "Orla", Email: "orla@example.com", Vertical: "music"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// An event of another creator's job that happens to quote Nova's
+			// id, and one written before the column existed (NULL).
+			quoting := st.Ent.Event.Create().SetID("evt_quoting").SetOrganizationID("org_a").SetType("job.completed").
+				SetData(`{"id":"job_1","creator_id":"` + other.ID + `","context":{"note":"` + nova.ID + `"}}`).
+				SetCreatorID(other.ID).SaveX(ctx)
+			legacy := st.Ent.Event.Create().SetID("evt_legacy").SetOrganizationID("org_a").SetType("job.completed").
+				SetData(`{"id":"job_2","creator_id":"` + nova.ID + `"}`).SaveX(ctx)
+			if legacy.CreatorID != nil {
+				t.Fatalf("the legacy row has a creator: %v", *legacy.CreatorID)
+			}
+			got, err := s.Events(ctx, "org_a", nova.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, e := range got {
+				ids = append(ids, e.ID)
+			}
+			if len(got) != 2 || !slices.Contains(ids, legacy.ID) || slices.Contains(ids, quoting.ID) {
+				t.Fatalf("Nova's events: %v; want its creator.created and the legacy row, not %s", ids, quoting.ID)
+			}
+			if b.Name != "sqlite" {
+				return
+			}
+			var query string
+			var args []any
+			namingQuery(st.Ent, "org_a", nova.ID).Modify(func(s *entsql.Selector) { query, args = s.Query() }).AllX(ctx)
+			rows, err := st.DB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			joined := strings.Join(plan, "\n")
+			if strings.Contains(joined, "SCAN") || !strings.Contains(joined, "creator_id=?") {
+				t.Errorf("the naming query does not search by creator:\n%s", joined)
+			}
+		})
+	}
 }

@@ -28,7 +28,9 @@ type Event struct {
 	// Sequence holds the value of the "sequence" field.
 	Sequence int64 `json:"sequence,omitempty"`
 	// ObjectID holds the value of the "object_id" field.
-	ObjectID     string `json:"object_id,omitempty"`
+	ObjectID string `json:"object_id,omitempty"`
+	// CreatorID holds the value of the "creator_id" field.
+	CreatorID    *string `json:"creator_id,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -39,7 +41,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case event.FieldSequence:
 			values[i] = new(sql.NullInt64)
-		case event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldObjectID:
+		case event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldObjectID, event.FieldCreatorID:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -100,6 +102,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ObjectID = value.String
 			}
+		case event.FieldCreatorID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field creator_id", values[i])
+			} else if value.Valid {
+				_m.CreatorID = new(string)
+				*_m.CreatorID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -153,6 +162,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("object_id=")
 	builder.WriteString(_m.ObjectID)
+	builder.WriteString(", ")
+	if v := _m.CreatorID; v != nil {
+		builder.WriteString("creator_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

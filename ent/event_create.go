@@ -83,6 +83,20 @@ func (_c *EventCreate) SetNillableObjectID(v *string) *EventCreate {
 	return _c
 }
 
+// SetCreatorID sets the "creator_id" field.
+func (_c *EventCreate) SetCreatorID(v string) *EventCreate {
+	_c.mutation.SetCreatorID(v)
+	return _c
+}
+
+// SetNillableCreatorID sets the "creator_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableCreatorID(v *string) *EventCreate {
+	if v != nil {
+		_c.SetCreatorID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v string) *EventCreate {
 	_c.mutation.SetID(v)
@@ -223,6 +237,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldObjectID, field.TypeString, value)
 		_node.ObjectID = value
 	}
+	if value, ok := _c.mutation.CreatorID(); ok {
+		_spec.SetField(event.FieldCreatorID, field.TypeString, value)
+		_node.CreatorID = &value
+	}
 	return _node, _spec
 }
 
@@ -309,6 +327,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.ObjectID(); exists {
 			s.SetIgnore(event.FieldObjectID)
+		}
+		if _, exists := u.create.mutation.CreatorID(); exists {
+			s.SetIgnore(event.FieldCreatorID)
 		}
 	}))
 	return u
@@ -541,6 +562,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.ObjectID(); exists {
 				s.SetIgnore(event.FieldObjectID)
+			}
+			if _, exists := b.mutation.CreatorID(); exists {
+				s.SetIgnore(event.FieldCreatorID)
 			}
 		}
 	}))

@@ -5158,6 +5158,7 @@ type EventMutation struct {
 	sequence        *int64
 	addsequence     *int64
 	object_id       *string
+	creator_id      *string
 	clearedFields   map[string]struct{}
 	done            bool
 	oldValue        func(context.Context) (*Event, error)
@@ -5504,6 +5505,55 @@ func (m *EventMutation) ResetObjectID() {
 	m.object_id = nil
 }
 
+// SetCreatorID sets the "creator_id" field.
+func (m *EventMutation) SetCreatorID(s string) {
+	m.creator_id = &s
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *EventMutation) CreatorID() (r string, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldCreatorID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *EventMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[event.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *EventMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *EventMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, event.FieldCreatorID)
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -5538,7 +5588,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.organization_id != nil {
 		fields = append(fields, event.FieldOrganizationID)
 	}
@@ -5556,6 +5606,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.object_id != nil {
 		fields = append(fields, event.FieldObjectID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, event.FieldCreatorID)
 	}
 	return fields
 }
@@ -5577,6 +5630,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Sequence()
 	case event.FieldObjectID:
 		return m.ObjectID()
+	case event.FieldCreatorID:
+		return m.CreatorID()
 	}
 	return nil, false
 }
@@ -5598,6 +5653,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldSequence(ctx)
 	case event.FieldObjectID:
 		return m.OldObjectID(ctx)
+	case event.FieldCreatorID:
+		return m.OldCreatorID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -5649,6 +5706,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetObjectID(v)
 		return nil
+	case event.FieldCreatorID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
 }
@@ -5693,7 +5757,11 @@ func (m *EventMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *EventMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(event.FieldCreatorID) {
+		fields = append(fields, event.FieldCreatorID)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -5706,6 +5774,11 @@ func (m *EventMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *EventMutation) ClearField(name string) error {
+	switch name {
+	case event.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
 }
 
@@ -5730,6 +5803,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldObjectID:
 		m.ResetObjectID()
+		return nil
+	case event.FieldCreatorID:
+		m.ResetCreatorID()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

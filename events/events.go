@@ -122,7 +122,8 @@ func (e *Emitter) EmitBatch(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, 
 				SetData(string(b.Data)).
 				SetCreatedAt(at).
 				SetSequence(seqs[i]).
-				SetObjectID(ObjectID(b.Data))
+				SetObjectID(ObjectID(b.Data)).
+				SetCreatorID(CreatorID(b.Data))
 		}
 		saved, err := tx.Event.CreateBulk(creates...).Save(ctx)
 		if err != nil {
@@ -195,12 +196,13 @@ func (e *Emitter) Prepare(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, ba
 		pos: make(map[string]int, len(batch)),
 		Insert: entsql.Insert(event.Table).
 			Columns(event.FieldID, event.FieldOrganizationID, event.FieldType, event.FieldData, event.FieldCreatedAt,
-				event.FieldSequence, event.FieldObjectID),
+				event.FieldSequence, event.FieldObjectID, event.FieldCreatorID),
 	}
 	for i, b := range batch {
+		creator := CreatorID(b.Data)
 		ev := &ent.Event{ID: ids.New(ids.Event), OrganizationID: b.OrganizationID, Type: b.Type, Data: string(b.Data), CreatedAt: at,
-			Sequence: seqs[i], ObjectID: ObjectID(b.Data)}
-		p.Insert.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt, ev.Sequence, ev.ObjectID)
+			Sequence: seqs[i], ObjectID: ObjectID(b.Data), CreatorID: &creator}
+		p.Insert.Values(ev.ID, ev.OrganizationID, ev.Type, ev.Data, ev.CreatedAt, ev.Sequence, ev.ObjectID, creator)
 		p.evs[i], p.pos[ev.ID] = ev, i
 	}
 	p.Insert.Returning(event.FieldID, cond)
@@ -316,6 +318,36 @@ func ObjectID(data []byte) string {
 		return v.PlanID
 	case v.Plan != nil:
 		return v.Plan.ID
+	}
+	return ""
+}
+
+// CreatorID is the creator an event's data names: the creator_id of the
+// resource (a job, a plan, an IP record), of the plan it carries (a
+// re-plan, a reminder) or of the job, or the id of a creator itself; ""
+// for none.
+func CreatorID(data []byte) string {
+	type named struct {
+		CreatorID string `json:"creator_id"`
+	}
+	var v struct {
+		named
+		ID   string `json:"id"`
+		Plan *named `json:"plan"`
+		Job  *named `json:"job"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	switch {
+	case v.CreatorID != "":
+		return v.CreatorID
+	case strings.HasPrefix(v.ID, ids.Creator+"_"):
+		return v.ID
+	case v.Plan != nil && v.Plan.CreatorID != "":
+		return v.Plan.CreatorID
+	case v.Job != nil && v.Job.CreatorID != "":
+		return v.Job.CreatorID
 	}
 	return ""
 }

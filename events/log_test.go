@@ -229,3 +229,19 @@ func TestDeleteBefore(t *testing.T) {
 		t.Fatalf("deleted %d, left %d; want 1250 and 1250", n, left)
 	}
 }
+
+func TestCreatorID(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"id":"cr_1","name":"Nova"}`:                           "cr_1", // a creator
+		`{"id":"job_1","creator_id":"cr_2"}`:                    "cr_2", // a run, a plan, an IP record
+		`{"plan":{"id":"pln_1","creator_id":"cr_3"}}`:           "cr_3", // a re-plan, a reminder
+		`{"job":{"id":"job_1","creator_id":"cr_4"}}`:            "cr_4",
+		`{"id":"job_1","creator_id":"","context":{"x":"cr_5"}}`: "", // a run for no creator
+		`{"id":"wh_1","url":"https://example.com"}`:             "",
+		`not json`: "",
+	} {
+		if got := events.CreatorID([]byte(data)); got != want {
+			t.Errorf("CreatorID(%s) = %q, want %q", data, got, want)
+		}
+	}
+}

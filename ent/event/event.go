@@ -25,6 +25,8 @@ const (
 	FieldSequence = "sequence"
 	// FieldObjectID holds the string denoting the object_id field in the database.
 	FieldObjectID = "object_id"
+	// FieldCreatorID holds the string denoting the creator_id field in the database.
+	FieldCreatorID = "creator_id"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -38,6 +40,7 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldSequence,
 	FieldObjectID,
+	FieldCreatorID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -97,4 +100,9 @@ func BySequence(opts ...sql.OrderTermOption) OrderOption {
 // ByObjectID orders the results by the object_id field.
 func ByObjectID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldObjectID, opts...).ToFunc()
+}
+
+// ByCreatorID orders the results by the creator_id field.
+func ByCreatorID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatorID, opts...).ToFunc()
 }

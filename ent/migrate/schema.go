@@ -209,6 +209,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "sequence", Type: field.TypeInt64, Default: 0},
 		{Name: "object_id", Type: field.TypeString, Default: ""},
+		{Name: "creator_id", Type: field.TypeString, Nullable: true},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{
@@ -230,6 +231,11 @@ var (
 				Name:    "event_organization_id_object_id_sequence",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[1], EventsColumns[6], EventsColumns[5]},
+			},
+			{
+				Name:    "event_organization_id_creator_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[7], EventsColumns[0]},
 			},
 			{
 				Name:    "event_created_at",
