@@ -130,11 +130,10 @@ func (p *Plan) usedRates() {
 const RatesStaleAfter = 45
 
 // QuoteBands are the steps a quote rounds to, in US dollars at the
-// reference rate: $1 under $20, $5 under $100, $10 under $1,000, $50
-// under $5,000, then $100, about 1–5 % of the quote at each size, so a
-// quote reads as a quote in every currency (¥2,000 steps on a ¥150,000
-// quote) and no small quote rounds to nothing.
-var QuoteBands = []PriceBand{{Below: 20, Step: 1}, {Below: 100, Step: 5}, {Below: 1000, Step: 10}, {Below: 5000, Step: 50}, {Below: math.Inf(1), Step: 100}}
+// reference rate: $1 under $20, $5 under $100, then $10, so a quote reads
+// as a quote in every currency (¥2,000 steps on a ¥150,000 quote) and no
+// small quote rounds to nothing.
+var QuoteBands = []PriceBand{{Below: 20, Step: 1}, {Below: 100, Step: 5}, {Below: math.Inf(1), Step: 10}}
 
 // Quote rounds a quoted fee to the nearest price point of QuoteBands in
 // the plan's currency (PricePointIn). What the plan derives from the

@@ -112,10 +112,10 @@ func coKsSpecs(in *engine.Input, p *engine.Plan) error {
 }
 
 // ksGoalBands are the steps a Kickstarter goal rounds up to, in US dollars
-// at the reference rate ($10 under $1,000, $100 under $10,000, $500 under
-// $100,000, then $1,000): 1–10 % of the goal, in round figures of the
+// at the reference rate ($10 under $1,000, $100 under $100,000, then
+// $1,000): at most 1 % of the goal from $1,000 up, in round figures of the
 // plan's currency.
-var ksGoalBands = []engine.PriceBand{{Below: 1000, Step: 10}, {Below: 10000, Step: 100}, {Below: 100000, Step: 500}, {Below: math.Inf(1), Step: 1000}}
+var ksGoalBands = []engine.PriceBand{{Below: 1000, Step: 10}, {Below: 100000, Step: 100}, {Below: math.Inf(1), Step: 1000}}
 
 func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	avg, ship := in.Float("avg_pledge_usd"), in.Float("shipping_per_backer_usd")
