@@ -80,8 +80,8 @@ const (
 // converts them at the reference rate, never reads 10,000,000 yen as the
 // first tier.
 var (
-	gamesValveTier1   = engine.Benchmark{Amount: engine.InUSD(10e6), What: "Steam revenue share: 30 % up to this adjusted gross", Source: "https://partner.steamgames.com/doc/finance"}
-	gamesValveTier2   = engine.Benchmark{Amount: engine.InUSD(50e6), What: "Steam revenue share: 25 % up to this adjusted gross, 20 % above", Source: "https://partner.steamgames.com/doc/finance"}
+	gamesValveTier1   = engine.Benchmark{Amount: engine.InUSD(10e6), What: "Steam revenue share: 30 % up to this adjusted gross", Source: "https://partner.steamgames.com/doc/finance/payments_salesreporting"}
+	gamesValveTier2   = engine.Benchmark{Amount: engine.InUSD(50e6), What: "Steam revenue share: 25 % up to this adjusted gross, 20 % above", Source: "https://partner.steamgames.com/doc/finance/payments_salesreporting"}
 	gamesAppFeeRecoup = engine.Benchmark{Amount: engine.InUSD(gamesAppFeeRecoupGross), What: "adjusted gross that recoups the Steam Direct fee", Source: "https://partner.steamgames.com/doc/gettingstarted/appfee"}
 )
 
