@@ -19,10 +19,10 @@ func propertyContexts() int {
 }
 
 // currencyPending are the workflows whose results still carry a US figure
-// relabelled in the plan's currency, or an amount derived from a rounded
-// quote past the tolerance: known defects, each to be fixed by carrying
-// its benchmarks as engine.Benchmark and rounding with PriceStep.
-// A workflow fixed must leave the list (the test fails while it stays).
+// relabelled in the plan's currency: known defects, each to be fixed by
+// carrying its benchmarks as engine.Benchmark and rounding prices with
+// Input.PricePoint. It is empty: every workflow passes. A workflow listed
+// must fail the property (the test fails once it passes).
 var currencyPending = map[string]bool{}
 
 // Currency invariance, over every workflow: the same context with every
