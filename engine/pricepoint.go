@@ -54,10 +54,10 @@ const (
 // how far the rounding moved it and in which currency.
 func (in *Input) PricePoint(p *Plan, what string, exact, stepUSD float64, mode PriceRounding) float64 {
 	cur := in.PlanCurrency()
+	// The step only sets how round the price reads; converting it with an
+	// old table does not make a price wrong, so it does not count as using
+	// the rates (usedRates).
 	step := in.PriceStep(stepUSD)
-	if cur != "USD" {
-		p.usedRates()
-	}
 	var price float64
 	switch mode {
 	case RoundNearest:
