@@ -318,19 +318,19 @@ type pubISBNPrice struct {
 	one, ten engine.Benchmark
 }
 
-func pubISBN(one, ten float64, cur, agency string) pubISBNPrice {
+func pubISBN(one, ten float64, cur, agency, source string) pubISBNPrice {
 	return pubISBNPrice{
-		engine.Benchmark{Amount: engine.In(one, cur), What: "one ISBN (" + agency + ")", Source: agency},
-		engine.Benchmark{Amount: engine.In(ten, cur), What: "ten ISBNs (" + agency + ")", Source: agency},
+		engine.Benchmark{Amount: engine.In(one, cur), What: "one ISBN (" + agency + ")", Source: source},
+		engine.Benchmark{Amount: engine.In(ten, cur), What: "ten ISBNs (" + agency + ")", Source: source},
 	}
 }
 
 var (
 	pubISBNPrices = map[engine.Region]pubISBNPrice{
-		"US": pubISBN(125, 295, "USD", "Bowker MyIdentifiers, https://www.myidentifiers.com/"),
-		"GB": pubISBN(93, 174, "GBP", "Nielsen ISBN Store, https://www.nielsenisbnstore.com/"),
-		"CA": pubISBN(0, 0, "CAD", "ISBN Canada, Library and Archives Canada (free)"),
-		"NZ": pubISBN(0, 0, "NZD", "National Library of New Zealand ISBN agency (free)"),
+		"US": pubISBN(125, 295, "USD", "Bowker, US", "https://www.myidentifiers.com/"),
+		"GB": pubISBN(93, 174, "GBP", "Nielsen ISBN Agency, UK", "https://www.nielsenisbnstore.com/"),
+		"CA": pubISBN(0, 0, "CAD", "ISBN Canada, free", "https://library-archives.canada.ca/eng/services/isbn-canada/"),
+		"NZ": pubISBN(0, 0, "NZD", "National Library of New Zealand, free", "https://natlib.govt.nz/publishers-and-authors/isbns-issns-and-ismns"),
 	}
 	pubLaunchARCUnit = engine.Benchmark{Amount: engine.InUSD(10.5), What: "printed ARC, printed and mailed", Source: "US short-run digital printing and media mail"}
 )
