@@ -13,6 +13,7 @@ import (
 // without re-checking them.
 type Input struct {
 	values map[string]any
+	pins   []float64
 }
 
 // NewInput wraps an already-valid context, for nested ObjectList items.

@@ -61,6 +61,7 @@ func (in *Input) Benchmark(p *Plan, b Benchmark) float64 {
 	}
 	basis := p.moneyBasis(in)
 	if b.Currency != to {
+		p.usedRates()
 		entry := map[string]any{
 			"figure": b.What, "source": b.Source,
 			"amount": b.Value, "currency": b.Currency,
@@ -264,14 +265,6 @@ func (in *Input) PriceStep(usd float64) float64 {
 		}
 	}
 	return best
-}
-
-// RoundQuote rounds a quote to a round step worth about ten US dollars in
-// the plan's currency ($10, £10, €10, ¥2,000), so a quote reads as a quote
-// in every currency and no currency gets false precision.
-func (in *Input) RoundQuote(v float64) float64 {
-	step := in.PriceStep(10)
-	return math.Round(v/step) * step
 }
 
 // applyMoneyDefaults fills in the absent money fields that have a default

@@ -173,3 +173,77 @@ func TestPriceStep(t *testing.T) {
 		}
 	}
 }
+
+func TestMinorUnits(t *testing.T) {
+	for code, want := range map[string]float64{"USD": 0.01, "EUR": 0.01, "GBP": 0.01, "JPY": 1, "KRW": 1} {
+		if got := engine.MinorUnit(code); got != want {
+			t.Errorf("%s minor unit %v, want %v", code, got, want)
+		}
+	}
+	if got := engine.RoundMinor(1234.5678, "JPY"); got != 1235 {
+		t.Errorf("¥1,234.5678 rounds to %v, want 1235", got)
+	}
+	if got := engine.RoundMinor(0.515, "USD"); got != 0.52 {
+		t.Errorf("$0.515 rounds to %v, want 0.52", got)
+	}
+}
+
+// A price point steps by about as much in every currency, snapped to a
+// round step of that currency, and is listed with its unrounded figure.
+func TestPricePoint(t *testing.T) {
+	w := moneyWorkflow("test-price-point")
+	for _, c := range []struct {
+		cur         string
+		exact, want float64
+		mode        engine.PriceRounding
+	}{
+		{"USD", 101.3, 110, engine.RoundUp},
+		{"USD", 101.3, 100, engine.RoundNearest},
+		{"JPY", 15272, 16000, engine.RoundUp}, // $10 is ¥1,508: ¥2,000 steps
+		{"GBP", 80.4, 90, engine.RoundUp},     // $10 is £7.93: £10 steps
+	} {
+		in, err := w.Prepare(map[string]any{"currency": c.cur})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := engine.NewPlanForTest(in)
+		if got := in.PricePoint(p, "retail price", c.exact, 10, c.mode); got != c.want {
+			t.Errorf("%s %v: price point %v, want %v", c.cur, c.exact, got, c.want)
+		}
+		pp := p.Get(engine.PricePointsKey).([]map[string]any)
+		if len(pp) != 1 || pp[0]["unrounded"] != c.exact || pp[0]["what"] != "retail price" || pp[0]["currency"] != c.cur {
+			t.Errorf("%s: listed %v", c.cur, pp)
+		}
+	}
+}
+
+// A plan that converts with a rate table older than 45 days before its
+// date says so, with the table's date; a fresh table, or a plan that
+// converts nothing, does not.
+func TestRatesStaleWarning(t *testing.T) {
+	w := moneyWorkflow("test-rates-stale")
+	cpm := engine.Benchmark{Amount: engine.InUSD(25), What: "CPM", Source: "rate cards (US)"}
+	warned := func(cur, asOf string) (bool, string) {
+		in, err := w.Prepare(map[string]any{"currency": cur, "as_of": asOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := engine.NewPlanForTest(in)
+		in.Benchmark(p, cpm)
+		for _, x := range p.Warnings() {
+			if x.Code == "RATES_STALE" {
+				return true, x.Message
+			}
+		}
+		return false, ""
+	}
+	if ok, msg := warned("JPY", "2025-04-15"); !ok || !strings.Contains(msg, "2025-02-28") || !strings.Contains(msg, "46 days before") {
+		t.Errorf("46 days after the table: warned %v %q", ok, msg)
+	}
+	if ok, _ := warned("JPY", "2025-04-14"); ok {
+		t.Error("45 days after the table: warned")
+	}
+	if ok, _ := warned("USD", "2026-11-20"); ok {
+		t.Error("a plan in the benchmark's own currency converts nothing but warned")
+	}
+}

@@ -83,6 +83,12 @@ type Plan struct {
 	refs      map[string]bool
 	labels    []referenceDate
 	schedules []schedule
+	// pricePoints are the prices rounded by Input.PricePoint; pins, when
+	// set, replace them in order (Input.PinPricePoints); ratesChecked is set
+	// once the plan has converted with the reference rates.
+	pricePoints  []map[string]any
+	pins         []float64
+	ratesChecked bool
 }
 
 // referenceDate is a date the plan names that is not one of its steps (a

@@ -24,7 +24,7 @@ type Progress func(step string, done, total int) error
 // context's time_zone (UTC by default).
 func (w *Workflow) Run(ctx context.Context, in *Input, asOf time.Time, progress Progress) (map[string]any, error) {
 	in.setAsOf(asOf)
-	p := &Plan{asOf: in.AsOf(), region: in.Region()}
+	p := &Plan{asOf: in.AsOf(), region: in.Region(), pins: in.pins}
 	for i, s := range w.Steps {
 		if err := ctx.Err(); err != nil {
 			return nil, &StepError{Step: s.Name, Code: "CANCELED", Err: err}

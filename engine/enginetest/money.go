@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,6 +72,7 @@ func CurrencyInvariance(w *engine.Workflow, ctx map[string]any, asOf time.Time) 
 	if err != nil {
 		return nil // a refused context says nothing about invariance
 	}
+	refPoints := pricePoints(ref)
 	var out []Problem
 	for _, cur := range InvarianceCurrencies {
 		if cur == base {
@@ -87,9 +89,107 @@ func CurrencyInvariance(w *engine.Workflow, ctx map[string]any, asOf time.Time) 
 			out = append(out, Problem{"converted input failed", fmt.Sprintf("in %s: %v", cur, err)})
 			continue
 		}
-		out = append(out, compareNumbers(plainJSON(ref), plainJSON(res), "result", base, cur, rate)...)
-		out = append(out, compareProse(plainJSON(ref), plainJSON(res), base, cur, rate)...)
+		if len(refPoints) > 0 {
+			// Price points round to steps of the currency (¥2,000, £10),
+			// so they are checked against their own step, and the rest of
+			// the plan is compared in a run whose price points are the first
+			// run's converted: every figure derived from a price (a net, a
+			// commission, a margin) must then follow it within 1 %.
+			out = append(out, pricePointsOnStep(pricePoints(res), cur)...)
+			pins := make([]float64, len(refPoints))
+			for i, pp := range refPoints {
+				pins[i] = pp.price * rate
+			}
+			if res, err = RunPinned(w, conv, asOf, pins); err != nil {
+				out = append(out, Problem{"converted input failed", fmt.Sprintf("in %s with the price points pinned: %v", cur, err)})
+				continue
+			}
+			out = append(out, comparePricePoints(refPoints, pricePoints(res), base, cur, rate)...)
+		}
+		a, b := withoutConversionWarnings(ref), withoutConversionWarnings(res)
+		out = append(out, compareNumbers(a, b, "result", base, cur, rate)...)
+		out = append(out, compareProse(a, b, base, cur, rate)...)
 	}
+	return out
+}
+
+// RunPinned is Run with the plan's price points pinned to prices, in
+// order (engine.Input.PinPricePoints).
+func RunPinned(w *engine.Workflow, ctx map[string]any, asOf time.Time, prices []float64) (map[string]any, error) {
+	in, err := w.Prepare(Clone(ctx))
+	if err != nil {
+		return nil, err
+	}
+	in.PinPricePoints(prices)
+	return w.Run(context.Background(), in, asOf, nil)
+}
+
+type pricePoint struct {
+	what                   string
+	price, unrounded, step float64
+}
+
+func pricePoints(res map[string]any) []pricePoint {
+	var out []pricePoint
+	for _, v := range listOf(plainJSON(res).(map[string]any)[engine.PricePointsKey]) {
+		m, _ := v.(map[string]any)
+		f := func(k string) float64 { x, _ := m[k].(float64); return x }
+		what, _ := m["what"].(string)
+		out = append(out, pricePoint{what, f("price"), f("unrounded"), f("step")})
+	}
+	return out
+}
+
+// pricePointsOnStep reports a price point of a run more than one step
+// from its unrounded figure.
+func pricePointsOnStep(got []pricePoint, cur string) []Problem {
+	var out []Problem
+	for _, b := range got {
+		if math.Abs(b.price-b.unrounded) > b.step*(1+1e-9)+minorUnit(cur) {
+			out = append(out, Problem{"price point off its step", fmt.Sprintf("price point %q is %v in %s, more than a step of %v from its unrounded %v", b.what, b.price, cur, b.step, b.unrounded)})
+		}
+	}
+	return out
+}
+
+// comparePricePoints holds each price point of the converted run whose
+// price points were pinned to the first run's to the first run's: the
+// same price points, each unrounded figure the same amount at the rate
+// within 1 %, and each step worth about as much as the first run's (a
+// step of the currency's magnitude, snapped to 1, 2 or 5 times a power of
+// ten).
+func comparePricePoints(ref, got []pricePoint, from, to string, rate float64) []Problem {
+	if len(ref) != len(got) {
+		return []Problem{{"currency changed the plan", fmt.Sprintf("%d price points in %s, %d in %s with the price points pinned", len(ref), from, len(got), to)}}
+	}
+	var out []Problem
+	for i, a := range ref {
+		b := got[i]
+		switch {
+		case b.what != a.what:
+			out = append(out, Problem{"currency changed the plan", fmt.Sprintf("price point %d is %q in %s, %q in %s", i, a.what, from, b.what, to)})
+		case !sameAmount(a.unrounded, b.unrounded/rate, 0.01, minorUnit(to)/rate+centSlack):
+			out = append(out, Problem{"amount not invariant", fmt.Sprintf("price point %q is %v unrounded in %s but %v in %s (%v back at %.6g)", a.what, a.unrounded, from, b.unrounded, to, b.unrounded/rate, rate)})
+		case a.step <= 0 || b.step/rate > 2.5*a.step || b.step/rate < a.step/2.5:
+			out = append(out, Problem{"price step not invariant", fmt.Sprintf("price point %q steps by %v in %s but %v in %s (%v back at %.6g)", a.what, a.step, from, b.step, to, b.step/rate, rate)})
+		}
+	}
+	return out
+}
+
+// withoutConversionWarnings is the result as plain JSON without the
+// warnings about the conversion itself (RATES_STALE: a plan that converts
+// says how old its rate table is; one in the benchmarks' own currency
+// converts nothing).
+func withoutConversionWarnings(res map[string]any) any {
+	out := plainJSON(res).(map[string]any)
+	var kept []any
+	for _, w := range listOf(out["warnings"]) {
+		if m, _ := w.(map[string]any); m["code"] != "RATES_STALE" {
+			kept = append(kept, w)
+		}
+	}
+	out["warnings"] = kept
 	return out
 }
 
@@ -102,7 +202,7 @@ func plainJSON(v any) any {
 
 // skipPath are result sections that describe the conversion itself.
 func skipPath(path string) bool {
-	return strings.Contains(path, "."+engine.MoneyBasisKey) || strings.Contains(path, "."+engine.JurisdictionKey) || strings.HasSuffix(path, ".currency")
+	return strings.Contains(path, "."+engine.MoneyBasisKey) || strings.Contains(path, "."+engine.PricePointsKey) || strings.Contains(path, "."+engine.JurisdictionKey) || strings.HasSuffix(path, ".currency")
 }
 
 func compareNumbers(a, b any, path, from, to string, rate float64) []Problem {
@@ -134,30 +234,12 @@ func compareNumbers(a, b any, path, from, to string, rate float64) []Problem {
 		}
 		// A ratio or a count derived from rounded amounts may move in its
 		// last digit.
-		if sameAmount(x, y, 0.01, 0.05) || sameAmount(x, y/rate, 0.01, minorUnit(to)/rate+centSlack+roundingSlack(x, 1)+roundingSlack(y, rate)) {
+		if sameAmount(x, y, 0.01, 0.05) || sameAmount(x, y/rate, 0.01, minorUnit(to)/rate+centSlack) {
 			return nil
 		}
 		return []Problem{{"amount not invariant", fmt.Sprintf("%s is %v in %s but %v in %s (%v back at %.6g)", path, x, from, y, to, y/rate, rate)}}
 	}
 	return nil
-}
-
-// roundingSlack admits a price rounded (or rounded up) to a round step
-// (engine's PriceStep: $5, $10, ¥2,000): one step, for a value that is a
-// multiple of ten (zero among them: a small quote rounds to nothing), up
-// to the equivalent of ten US dollars.
-func roundingSlack(v, rate float64) float64 {
-	if v != math.Trunc(v) || math.Mod(v, 10) != 0 {
-		return 0
-	}
-	if v == 0 {
-		return 5
-	}
-	step := 10.0
-	for math.Mod(v, step*10) == 0 && step*10/rate <= 10 {
-		step *= 10
-	}
-	return math.Min(step, 10*rate) / rate
 }
 
 // centSlack admits amounts summed from several cent-rounded parts.
@@ -231,14 +313,14 @@ func compareProse(ref, res any, from, to string, rate float64) []Problem {
 				r = rate
 			}
 			back := m.value / r
-			slack := centSlack + roundingSlack(m.value, r)
+			slack := centSlack
 			if m.decimals == 0 {
 				slack += 0.5 / r
 			}
 			found := slices.ContainsFunc(refAmounts, func(a proseMoney) bool {
-				aSlack := roundingSlack(a.value, 1)
+				aSlack := 0.0
 				if a.decimals == 0 {
-					aSlack += 0.5
+					aSlack = 0.5
 				}
 				code := a.code
 				if m.code != to && code != m.code && !(code == from && m.code == from) {

@@ -59,7 +59,7 @@ func init() {
 			engine.CurrencyField("USD"),
 		},
 		Sources: []engine.Source{
-			{Title: "Kickstarter fees (5% platform fee; payment processing 3% + $0.20, or 5% + $0.05 under $10)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter fees (5% platform fee; payment processing by project country: 3% + 0.20, or 5% + 0.05 under 10, in USD, GBP, EUR, CAD, AUD, NZD)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
 			{Title: "Kickstarter Creator Handbook: campaign length (1–60 days, 30 or fewer recommended) and pre-launch pages", URL: "https://www.kickstarter.com/help/handbook", Checked: "2026-11"},
 			{Title: "Hong Kong Observatory: Gregorian–lunar calendar conversion (Chinese New Year dates)", URL: "https://www.hko.gov.hk/en/gts/time/conversion.htm", Checked: "2026-11"},
 		},
@@ -85,24 +85,12 @@ func init() {
 
 const coKsDropped = 0.05
 
-// Kickstarter's US processing fees: 3% + USD 0.20 a pledge, or 5% +
-// USD 0.05 for pledges under USD 10. They are US-dollar figures, converted
-// into the plan's currency at the reference rate (and recorded in
-// money_basis), never read as 0.20 of the plan's currency.
-var (
-	coKsPerPledge      = engine.Benchmark{Amount: engine.InUSD(0.20), What: "Kickstarter processing fee per pledge", Source: "Kickstarter fees, US"}
-	coKsSmallPerPledge = engine.Benchmark{Amount: engine.InUSD(0.05), What: "Kickstarter processing fee per pledge under USD 10", Source: "Kickstarter fees, US"}
-	coKsSmallPledge    = engine.Benchmark{Amount: engine.InUSD(10), What: "Kickstarter small-pledge threshold", Source: "Kickstarter fees, US"}
-)
-
 // coKsFees returns the percentage (platform and processing) and the
 // per-pledge processing fee, in the plan's currency, for an average
-// pledge.
+// pledge: the project country's schedule (ksFees).
 func coKsFees(in *engine.Input, p *engine.Plan, avg float64) (pct, perPledge float64) {
-	if avg < in.Benchmark(p, coKsSmallPledge)*(1-1e-9) {
-		return 0.05 + 0.05, in.Benchmark(p, coKsSmallPerPledge)
-	}
-	return 0.05 + 0.03, in.Benchmark(p, coKsPerPledge)
+	proc, per := ksFees(in, p, avg)
+	return ksPlatformPct + proc, per
 }
 
 func coKsSpecs(in *engine.Input, p *engine.Plan) error {
@@ -123,6 +111,12 @@ func coKsSpecs(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
+// ksGoalBands are the steps a Kickstarter goal rounds up to, in US dollars
+// at the reference rate ($10 under $1,000, $100 under $100,000, then
+// $1,000): at most 1 % of the goal from $1,000 up, in round figures of the
+// plan's currency.
+var ksGoalBands = []engine.PriceBand{{Below: 1000, Step: 10}, {Below: 100000, Step: 100}, {Below: math.Inf(1), Step: 1000}}
+
 func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	avg, ship := in.Float("avg_pledge_usd"), in.Float("shipping_per_backer_usd")
 	pct, perPledge := coKsFees(in, p, avg)
@@ -136,7 +130,7 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 	perBacker := ship + perPledge*(1-coKsDropped)
 	margin := keep - perBacker/avg
 	if margin < keep/2 {
-		minimum := math.Ceil(2 * perBacker / keep)
+		minimum := in.PricePoint(p, "minimum average pledge", 2*perBacker/keep, 1, engine.RoundUp)
 		p.Warn("PLEDGE_TOO_LOW", "Shipping and fees take %s of a %s average pledge, more than half of what it keeps after fees; raise the average pledge to at least %s or charge shipping separately.",
 			studioMoney(in, perBacker), studioMoney(in, avg), studioMoney(in, minimum))
 		p.Set("minimum_average_pledge_usd", minimum)
@@ -144,7 +138,10 @@ func coKsGoal(in *engine.Input, p *engine.Plan) error {
 			return nil
 		}
 	}
-	goal := math.Ceil(fixed/margin/100) * 100
+	// The goal is a round figure of the currency, rounded up so it still
+	// covers the costs; every fee, the backer count and the cushion below
+	// are computed from the goal as set.
+	goal := in.PricePointIn(p, "funding goal", fixed/margin, ksGoalBands, engine.RoundUp)
 	backers := int(math.Ceil(engine.Round(goal/avg, 6)))
 	funding := map[string]any{
 		"goal_usd":            goal,

@@ -144,7 +144,7 @@ func crEtsyCost(in *engine.Input, p *engine.Plan) error {
 	labor := engine.Money(in.Float("labor_hours") * in.Float("hourly_wage_usd"))
 	cost := engine.Money(in.Float("materials_cost_usd") + labor + in.Float("overhead_per_item_usd"))
 	wholesale := engine.Money(2 * cost)
-	formula := studioCleanPrice(2 * wholesale)
+	formula := studioCleanPrice(in, p, "retail price (2 × wholesale)", 2*wholesale)
 	price := formula
 	if in.Has("price_usd") {
 		price = in.Float("price_usd")

@@ -207,8 +207,7 @@ var crFairImpulse = engine.Benchmark{Amount: engine.InUSD(15), What: "impulse-bu
 // converted and rounded to a step that reads as round there (USD 15 is
 // £12, €14, ¥2,200), never the bare number 15 relabelled.
 func crFairImpulsePrice(in *engine.Input, p *engine.Plan) float64 {
-	step := in.PriceStep(1)
-	return math.Round(in.Benchmark(p, crFairImpulse)/step) * step
+	return in.PricePoint(p, "impulse-buy price point", in.Benchmark(p, crFairImpulse), 1, engine.RoundNearest)
 }
 
 // crFairBoothShare is the booth fee as a percentage of the expected sales,

@@ -113,18 +113,19 @@ func dsRateHours(in *engine.Input, perWeek float64) float64 {
 	return perWeek * float64(52-in.Int("weeks_off"))
 }
 
-func dsRateFor(in *engine.Input, p *engine.Plan, perWeek float64) float64 {
+// dsRateFor is the hourly rate that earns the target at perWeek billable
+// hours, rounded up to a price point about $5 wide in the plan's currency.
+func dsRateFor(in *engine.Input, p *engine.Plan, perWeek float64, what string) float64 {
 	se, ssBase := dsRateSE(in, p)
 	need := dsRateProfitFor(in.Float("target_income_usd"), se, ssBase) + in.Float("annual_expenses_usd")
-	step := in.PriceStep(5)
-	return math.Ceil(engine.Round(need/dsRateHours(in, perWeek)/step, 6)) * step
+	return in.PricePoint(p, what, need/dsRateHours(in, perWeek), 5, engine.RoundUp)
 }
 
 func dsRateRequired(in *engine.Input, p *engine.Plan) error {
 	applies, ssBase := dsRateSE(in, p)
 	profit := dsRateProfitFor(in.Float("target_income_usd"), applies, ssBase)
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
-	rate := dsRateFor(in, p, in.Float("billable_hours_per_week"))
+	rate := dsRateFor(in, p, in.Float("billable_hours_per_week"), "hourly rate")
 	se := 0.0
 	if applies {
 		se = dsRateSETax(profit, ssBase)
@@ -139,7 +140,7 @@ func dsRateRequired(in *engine.Input, p *engine.Plan) error {
 		"revenue_needed_usd":      engine.Money(profit + in.Float("annual_expenses_usd")),
 	})
 	if h := in.Float("billable_hours_per_week"); h > 30 {
-		at25 := dsRateFor(in, p, 25)
+		at25 := dsRateFor(in, p, 25, "hourly rate at 25 billable hours a week")
 		p.Warn("HOURS_OPTIMISTIC", "%g billable hours a week is above the 20–28 most freelancers sustain once sales and admin are counted; at 25 hours the rate would be %s, not %s.", h, studioMoney(in, at25), studioMoney(in, rate))
 		p.Set("rate_at_25_hours_usd", at25)
 	}
@@ -170,7 +171,7 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 			studioMoney(in, cur), hours, studioMoney(in, pay), studioMoney(in, in.Float("target_income_usd")-pay), studioMoney(in, in.Float("target_income_usd")), studioMoney(in, rate), rise*100)
 	}
 	if rise > dsRatePhaseOver {
-		step := math.Ceil(cur*(1+rise/2)/5) * 5
+		step := in.PricePoint(p, "first step of the phased rise", cur*(1+rise/2), 5, engine.RoundUp)
 		eff := p.GetDate("effective_date")
 		second := engine.AddMonths(eff, 6)
 		p.Warn("RATE_INCREASE_LARGE", "A %.0f%% rise at once risks losing steady clients; move to %s on %s and to %s on %s.",

@@ -99,7 +99,7 @@ const fsStripePct = 0.029
 func fsCostPricing(in *engine.Input, p *engine.Plan) error {
 	landed := p.Get("landed_cost_usd").(float64)
 	wholesale := engine.Money(landed * fsCostWholesaleMarkup)
-	retail := studioCleanPrice(wholesale * fsCostRetailMarkup)
+	retail := studioCleanPrice(in, p, "retail price", wholesale*fsCostRetailMarkup)
 	// The DTC checkout pays Stripe's US rate; its fixed fee is a US-dollar
 	// figure converted into the plan's currency, never 0.30 of it.
 	dtcNet := retail - (retail*fsStripePct + in.Benchmark(p, fsStripeFixed))
@@ -112,15 +112,18 @@ func fsCostPricing(in *engine.Input, p *engine.Plan) error {
 	}
 	if in.Has("target_retail_usd") {
 		target := in.Float("target_retail_usd")
-		ws := engine.Money(target / fsCostRetailMarkup)
-		margin := (ws - landed) / ws
-		maxLanded := engine.Money(ws * (1 - fsCostMinMargin))
+		// The margin is read from the exact wholesale price; only the
+		// figure shown is rounded, to the currency's minor unit.
+		wsExact := target / fsCostRetailMarkup
+		ws := in.RoundMinor(wsExact)
+		margin := (wsExact - landed) / wsExact
+		maxLanded := in.RoundMinor(wsExact * (1 - fsCostMinMargin))
 		pricing["target_wholesale_usd"] = ws
 		pricing["target_brand_margin_pct"] = engine.Round(margin*100, 1)
 		pricing["max_landed_for_target_usd"] = maxLanded
 		if margin < fsCostMinMargin {
 			p.Warn("MARGIN_BELOW_TARGET", "At %s retail the wholesale price is %s and a %s landed cost leaves a %.1f%% brand margin, under 50%%. Cut %s a unit (to %s landed) or retail at %s.",
-				studioMoney(in, target), studioMoney(in, ws), studioMoney(in, landed), margin*100, studioMoney(in, landed-maxLanded), studioMoney(in, maxLanded), studioMoney(in, studioCleanPrice(landed/(1-fsCostMinMargin)*fsCostRetailMarkup)))
+				studioMoney(in, target), studioMoney(in, ws), studioMoney(in, landed), margin*100, studioMoney(in, landed-maxLanded), studioMoney(in, maxLanded), studioMoney(in, studioCleanPrice(in, p, "retail price for a 50% margin", landed/(1-fsCostMinMargin)*fsCostRetailMarkup)))
 		}
 	}
 	p.Set("pricing", pricing)

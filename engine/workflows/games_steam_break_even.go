@@ -75,10 +75,25 @@ const (
 	gamesAppFeeRecoupGross = 1000.0
 )
 
-// gamesValveShare is Valve's cut of one more dollar of adjusted gross when
-// the game has already earned cum.
-func gamesValveShare(cum, amount float64) float64 {
-	tiers := []struct{ upTo, rate float64 }{{10e6, 0.30}, {50e6, 0.25}, {math.Inf(1), 0.20}}
+// Valve sets its revenue-share tiers and the Steam Direct fee's recoup
+// threshold in US dollars of adjusted gross; a plan in another currency
+// converts them at the reference rate, never reads 10,000,000 yen as the
+// first tier.
+var (
+	gamesValveTier1   = engine.Benchmark{Amount: engine.InUSD(10e6), What: "Steam revenue share: 30 % up to this adjusted gross", Source: "https://partner.steamgames.com/doc/finance/payments_salesreporting"}
+	gamesValveTier2   = engine.Benchmark{Amount: engine.InUSD(50e6), What: "Steam revenue share: 25 % up to this adjusted gross, 20 % above", Source: "https://partner.steamgames.com/doc/finance/payments_salesreporting"}
+	gamesAppFeeRecoup = engine.Benchmark{Amount: engine.InUSD(gamesAppFeeRecoupGross), What: "adjusted gross that recoups the Steam Direct fee", Source: "https://partner.steamgames.com/doc/gettingstarted/appfee"}
+)
+
+// gamesValveTiers are Valve's revenue-share tiers in the plan's currency.
+func gamesValveTiers(in *engine.Input, p *engine.Plan) [2]float64 {
+	return [2]float64{in.Benchmark(p, gamesValveTier1), in.Benchmark(p, gamesValveTier2)}
+}
+
+// gamesValveShare is Valve's cut of one more unit of adjusted gross when
+// the game has already earned cum, with the tiers in the plan's currency.
+func gamesValveShare(tier [2]float64, cum, amount float64) float64 {
+	tiers := []struct{ upTo, rate float64 }{{tier[0], 0.30}, {tier[1], 0.25}, {math.Inf(1), 0.20}}
 	share := 0.0
 	for _, t := range tiers {
 		if cum < t.upTo && amount > 0 {
@@ -111,7 +126,7 @@ func gamesBreakEvenWaterfall(in *engine.Input, p *engine.Plan) error {
 		"developer_net":       engine.Money(net),
 		"developer_net_ratio": engine.Round(net/price, 4),
 	})
-	units := int(math.Ceil(in.Float("budget_usd") / net))
+	units := int(math.Ceil(engine.Round(in.Float("budget_usd")/net, 6)))
 	p.Set("break_even_units", units)
 	return nil
 }
@@ -128,6 +143,7 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 	}
 
 	var cumAdjusted, cumNet float64
+	tiers, feeRecoup := gamesValveTiers(in, p), in.Benchmark(p, gamesAppFeeRecoup)
 	var totalUnits int
 	breakEven, feeBack := -1, -1
 	var months []map[string]any
@@ -137,12 +153,12 @@ func gamesBreakEvenProject(in *engine.Input, p *engine.Plan) error {
 			units = in.Int("launch_month_units")
 		}
 		adjusted := float64(units) * perCopyAdjusted
-		valve := gamesValveShare(cumAdjusted, adjusted)
+		valve := gamesValveShare(tiers, cumAdjusted, adjusted)
 		net := (adjusted - valve) * (1 - pub)
 		cumAdjusted += adjusted
 		cumNet += net
 		totalUnits += units
-		if feeBack < 0 && cumAdjusted >= gamesAppFeeRecoupGross {
+		if feeBack < 0 && cumAdjusted >= feeRecoup*(1-1e-9) {
 			feeBack = m
 		}
 		if breakEven < 0 && cumNet >= budget {

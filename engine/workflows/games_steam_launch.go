@@ -295,9 +295,9 @@ func gamesSteamLaunchForecast(in *engine.Input, p *engine.Plan) error {
 		"adjusted_gross_low_usd": adjusted(lowUnits), "adjusted_gross_high_usd": adjusted(highUnits),
 		"net_low_usd": net(lowUnits), "net_high_usd": net(highUnits),
 	})
-	if adjusted(highUnits) < gamesAppFeeRecoupGross {
+	if adjusted(highUnits) < in.Benchmark(p, gamesAppFeeRecoup)*(1-1e-9) {
 		p.Warn("APP_FEE_NOT_RECOUPED", "At %s the first week's adjusted gross (after VAT, regional pricing and refunds) is at most %s, below the %s that recoups the %s Steam Direct fee.",
-			engine.Plural(w, "wishlist", "wishlists"), in.Money(adjusted(highUnits)), in.MoneyIn(gamesAppFeeRecoupGross, "USD"), in.MoneyIn(gamesSteamAppFeeUSD, "USD"))
+			engine.Plural(w, "wishlist", "wishlists"), in.Money(adjusted(highUnits)), in.BenchmarkText(p, gamesAppFeeRecoup), in.MoneyIn(gamesSteamAppFeeUSD, "USD"))
 	}
 	return nil
 }

@@ -69,8 +69,9 @@ func init() {
 			{Name: "release_type", Kind: engine.String, Enum: []string{"single", "ep", "album"}, Default: "single", Description: "What is released."},
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"digital", "vinyl", "cd", "cassette"}, Default: []string{"digital"}, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Release formats."},
 			{Name: "physical_units", Kind: engine.Integer, Default: 300, Min: engine.Bound(100), Max: engine.Bound(10000), Description: "Units manufactured of each physical format (vinyl, CD, cassette)."},
-			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in US dollars (0–10,000,000), manufacturing included."},
+			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Total release budget in `currency`, manufacturing included."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
 			"artist":       "Nova Reyes",
@@ -360,18 +361,27 @@ func releaseSchedule(in *engine.Input, p *engine.Plan) error {
 	return nil
 }
 
-// Manufacturing planning figures (US plants and duplicators, small runs):
-// a 12" black 140 g LP with printed jacket costs about $1,000 in set-up
-// (lacquers, plating, test pressings) plus $6 a unit; a CD in a wallet
-// $300 plus $1.50; a cassette with J-card $100 plus $3.
+// Manufacturing planning figures (US plants and duplicators, small runs,
+// in US dollars): a 12" black 140 g LP with printed jacket costs about
+// $1,000 in set-up (lacquers, plating, test pressings) plus $6 a unit; a
+// CD in a wallet $300 plus $1.50; a cassette with J-card $100 plus $3. A
+// plan in another currency converts them at the reference rate.
 var releaseManufacturing = []struct {
 	format         string
-	setup, perUnit float64
+	setup, perUnit engine.Benchmark
 }{
-	{"vinyl", 1000, 6},
-	{"cd", 300, 1.5},
-	{"cassette", 100, 3},
+	{"vinyl", releaseMfg(1000, "vinyl LP set-up (lacquers, plating, test pressings)"), releaseMfg(6, "vinyl LP per unit")},
+	{"cd", releaseMfg(300, "CD set-up"), releaseMfg(1.5, "CD in a wallet per unit")},
+	{"cassette", releaseMfg(100, "cassette set-up"), releaseMfg(3, "cassette with J-card per unit")},
 }
+
+func releaseMfg(v float64, what string) engine.Benchmark {
+	return engine.Benchmark{Amount: engine.InUSD(v), What: what, Source: "US pressing plants and duplicators, small-run quotes"}
+}
+
+// releaseMarketingLow is the marketing money under which paid promotion
+// does little, a US-market figure.
+var releaseMarketingLow = engine.Benchmark{Amount: engine.InUSD(500), What: "marketing budget under which paid promotion does little", Source: "independent release budgets, US market"}
 
 // The marketing split follows what independent release budgets commonly
 // spend, shifted by genre (see releaseGenre): paid promotion, PR, content,
@@ -386,7 +396,7 @@ func releaseBudget(in *engine.Input, p *engine.Plan) error {
 	var made float64
 	for _, m := range releaseManufacturing {
 		if hasFormat(in, m.format) {
-			c := engine.Money(m.setup + m.perUnit*float64(units))
+			c := in.RoundMinor(in.Benchmark(p, m.setup) + in.Benchmark(p, m.perUnit)*float64(units))
 			manufacturing[m.format] = c
 			made += c
 		}
@@ -411,9 +421,9 @@ func releaseBudget(in *engine.Input, p *engine.Plan) error {
 	})
 	if made > b {
 		p.Warn("BUDGET_BELOW_MANUFACTURING", "Manufacturing %s of each physical format costs %s, more than the %s budget; nothing is left for marketing. Cut the run or the formats.",
-			engine.Plural(units, "unit", "units"), engine.USD(made), engine.USD(b))
-	} else if marketing < 500 {
-		p.Warn("BUDGET_LOW", "%s left for marketing covers little paid promotion; lean on the editorial pitch, pre-save and organic content.", engine.USD(marketing))
+			engine.Plural(units, "unit", "units"), in.Money(made), in.Money(b))
+	} else if marketing < in.Benchmark(p, releaseMarketingLow)*(1-1e-9) {
+		p.Warn("BUDGET_LOW", "%s left for marketing covers little paid promotion (under %s); lean on the editorial pitch, pre-save and organic content.", in.Money(marketing), in.BenchmarkText(p, releaseMarketingLow))
 	}
 	return nil
 }

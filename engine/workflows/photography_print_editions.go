@@ -80,7 +80,7 @@ func phEdCheck(in *engine.Input, p *engine.Plan) error {
 		p.Warn("EDITION_LARGE", "An edition of %d is above the 3–25 (at most ~50) collectors expect of a limited fine-art photograph; consider %d in two sizes, or an open edition at a lower price.", size, 25)
 	}
 	commission := in.Float("commission_pct") / 100
-	minimum := studioCleanPrice(in.Float("print_cost_usd") / (1 - commission))
+	minimum := studioCleanPrice(in, p, "lowest price recovering the print cost", in.Float("print_cost_usd")/(1-commission))
 	if in.Float("start_price_usd") < minimum {
 		p.Warn("PRICE_BELOW_COST", "At %s with %g%% commission, a print nets %s, below its %s print cost; start the edition at %s or more.",
 			studioMoney(in, in.Float("start_price_usd")), in.Float("commission_pct"), studioMoney(in, in.Float("start_price_usd")*(1-commission)), studioMoney(in, in.Float("print_cost_usd")), studioMoney(in, minimum))
@@ -114,7 +114,7 @@ func phEdTiers(in *engine.Input, p *engine.Plan) error {
 		}
 		price := start
 		if i > 0 {
-			price = studioCleanPrice(start * math.Pow(1+step, float64(i)))
+			price = studioCleanPrice(in, p, fmt.Sprintf("tier %d price", i+1), start*math.Pow(1+step, float64(i)))
 		}
 		rows = append(rows, map[string]any{"tier": i + 1, "prints": fmt.Sprintf("%d–%d", first, first+n-1), "count": n, "price_usd": price})
 		revenue += price * float64(n)

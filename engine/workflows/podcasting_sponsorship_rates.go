@@ -102,14 +102,18 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 			continue
 		}
 		cpm := in.Benchmark(p, podSponsorCPM[slot]) * factor
-		price := engine.Money(dl / 1000 * cpm)
-		card[slot] = map[string]any{"cpm_usd": engine.Money(cpm), "per_episode_usd": price}
+		// Prices are computed exactly and rounded once, to the currency's
+		// minor unit, where they are shown: a per-episode price of a few
+		// downloads rounded to the cent and then multiplied by episodes and
+		// months would compound the rounding.
+		price := dl / 1000 * cpm
+		card[slot] = map[string]any{"cpm_usd": in.RoundMinor(cpm), "per_episode_usd": in.RoundMinor(price)}
 		perEpisode += price
 	}
 	eps := float64(in.Int("episodes_per_month"))
-	inventory := engine.Money(perEpisode * eps)
-	gross := engine.Money(inventory * in.Float("sell_through_pct") / 100)
-	net := engine.Money(gross * (1 - in.Float("rep_commission_pct")/100))
+	inventory := perEpisode * eps
+	gross := inventory * in.Float("sell_through_pct") / 100
+	net := gross * (1 - in.Float("rep_commission_pct")/100)
 	months := in.Int("campaign_months")
 	pkg := perEpisode * eps * float64(months)
 	discount := 0.0
@@ -117,11 +121,11 @@ func podSponsorRates(in *engine.Input, p *engine.Plan) error {
 		discount = podSponsorMultiDiscount
 	}
 	p.Set("rate_card", card)
-	p.Set("per_episode_all_slots_usd", engine.Money(perEpisode))
-	p.Set("monthly", map[string]any{"inventory_usd": inventory, "expected_gross_usd": gross, "expected_net_usd": net})
+	p.Set("per_episode_all_slots_usd", in.RoundMinor(perEpisode))
+	p.Set("monthly", map[string]any{"inventory_usd": in.RoundMinor(inventory), "expected_gross_usd": in.RoundMinor(gross), "expected_net_usd": in.RoundMinor(net)})
 	p.Set("sponsor_package", map[string]any{
-		"months": months, "episodes": int(eps) * months, "list_usd": engine.Money(pkg),
-		"discount_pct": discount * 100, "price_usd": engine.Money(pkg * (1 - discount)),
+		"months": months, "episodes": int(eps) * months, "list_usd": in.RoundMinor(pkg),
+		"discount_pct": discount * 100, "price_usd": in.RoundMinor(pkg * (1 - discount)),
 	})
 	if dl < podSponsorMinDownloads {
 		p.Warn("BELOW_AD_MARKET_THRESHOLD", "%s an episode is below the 1,000 most sponsors and marketplaces look for; an all-slot episode earns %s. Lean on affiliate deals, listener support or a host-read deal with a niche brand priced per episode.", roundedCount(dl, "download", "downloads"), in.Money(perEpisode))

@@ -57,21 +57,24 @@ func init() {
 			{Name: "formats", Kind: engine.StringList, Enum: []string{"hardcover", "paperback", "ebook", "audiobook"}, Default: []string{"hardcover", "ebook"}, Min: engine.Bound(1), Description: "Formats published on the day."},
 			{Name: "arc_count", Kind: engine.Integer, Default: 50, Min: engine.Bound(0), Max: engine.Bound(2000), Description: "Printed advance reader copies to send."},
 			engine.RegionField(),
+			engine.CurrencyField("USD"),
 			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(10000000), Description: "Launch budget (independent authors: ISBNs and ARCs come out of it)."},
 		},
 		ExampleContext: map[string]any{
-			"title":     "The Lighthouse Ledger",
-			"pub_date":  "2027-09-14",
-			"path":      "traditional",
-			"formats":   []any{"hardcover", "ebook", "audiobook"},
-			"arc_count": 120,
-			"as_of":     "2026-11-20",
+			"title":      "The Lighthouse Ledger",
+			"pub_date":   "2027-09-14",
+			"path":       "traditional",
+			"formats":    []any{"hardcover", "ebook", "audiobook"},
+			"arc_count":  120,
+			"budget_usd": 4000,
+			"as_of":      "2026-11-20",
 		},
 		Sources: []engine.Source{
 			{Title: "The Bookseller: UK trade publication day (Thursday)", URL: "https://www.thebookseller.com/", Checked: "2026-11"},
 			{Title: "Publishers Weekly: review submission guidelines (galleys 4–5 months ahead)", URL: "https://www.publishersweekly.com/pw/corp/submissionguidelines.html", Checked: "2026-11"},
 			{Title: "Kindle Direct Publishing: pre-orders (final file 72 hours before release)", URL: "https://kdp.amazon.com/en_US/help/topic/G201499380", Checked: "2026-11"},
-			{Title: "Bowker MyIdentifiers: ISBN prices", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "Bowker MyIdentifiers: ISBN prices (US)", URL: "https://www.myidentifiers.com/", Checked: "2026-11"},
+			{Title: "Nielsen ISBN Store: ISBN prices (UK)", URL: "https://www.nielsenisbnstore.com/", Checked: "2026-11"},
 			{Title: "Kindle Direct Publishing: ISBNs (not required for Kindle eBooks, which get an ASIN)", URL: "https://kdp.amazon.com/en_US/help/topic/G200672390", Checked: "2026-11"},
 			{Title: "ACX: audio submission requirements and review", URL: "https://www.acx.com/help/acx-audio-submission-requirements/201456300", Checked: "2026-11"},
 		},
@@ -305,11 +308,43 @@ func pubLaunchAfter(p *engine.Plan, pub time.Time) error {
 	return nil
 }
 
-const (
-	pubLaunchISBNOne = 125.0
-	pubLaunchISBNTen = 295.0
-	pubLaunchARCUnit = 10.5
+// ISBN prices are the national agency's, in its currency: Bowker in the
+// US ($125 one, $295 ten), Nielsen in the UK (£93 one, £174 ten); Canada's
+// and New Zealand's national libraries assign them free. Elsewhere the US
+// price is converted and the plan says to check the national agency. A
+// printed ARC costs about $10.50 (US short-run digital printing and
+// media mail), converted.
+type pubISBNPrice struct {
+	one, ten engine.Benchmark
+}
+
+func pubISBN(one, ten float64, cur, agency, source string) pubISBNPrice {
+	return pubISBNPrice{
+		engine.Benchmark{Amount: engine.In(one, cur), What: "one ISBN (" + agency + ")", Source: source},
+		engine.Benchmark{Amount: engine.In(ten, cur), What: "ten ISBNs (" + agency + ")", Source: source},
+	}
+}
+
+var (
+	pubISBNPrices = map[engine.Region]pubISBNPrice{
+		"US": pubISBN(125, 295, "USD", "Bowker, US", "https://www.myidentifiers.com/"),
+		"GB": pubISBN(93, 174, "GBP", "Nielsen ISBN Agency, UK", "https://www.nielsenisbnstore.com/"),
+		"CA": pubISBN(0, 0, "CAD", "ISBN Canada, free", "https://library-archives.canada.ca/eng/services/isbn-canada/"),
+		"NZ": pubISBN(0, 0, "NZD", "National Library of New Zealand, free", "https://natlib.govt.nz/publishers-and-authors/isbns-issns-and-ismns"),
+	}
+	pubLaunchARCUnit = engine.Benchmark{Amount: engine.InUSD(10.5), What: "printed ARC, printed and mailed", Source: "US short-run digital printing and media mail"}
 )
+
+// pubISBNPriceFor is the ISBN price of the plan's country, the US price
+// (converted) with a warning where the country's agency is not listed.
+func pubISBNPriceFor(in *engine.Input, p *engine.Plan) (one, ten float64) {
+	pr, ok := pubISBNPrices[in.Region()]
+	if !ok {
+		pr = pubISBNPrices["US"]
+		p.Warn("ISBN_PRICE_UNKNOWN", "ISBN prices of %s's national agency are not in this plan's table; the US price (Bowker, USD 125 for one, USD 295 for ten), converted, is used: many agencies charge less or nothing.", in.Region().Name())
+	}
+	return in.Benchmark(p, pr.one), in.Benchmark(p, pr.ten)
+}
 
 func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 	isbns := 0
@@ -324,16 +359,20 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 			}
 		}
 	}
-	isbnCost := math.Min(float64(isbns)*pubLaunchISBNOne, pubLaunchISBNTen)
+	isbnCost := 0.0
+	if isbns > 0 {
+		one, ten := pubISBNPriceFor(in, p)
+		isbnCost = math.Min(float64(isbns)*one, ten)
+	}
 	// A traditional publisher prints and mails the galleys; an independent
 	// title with no print edition sends e-galleys.
 	skipped, _ := p.Get("skipped_windows").([]string)
 	printedARCs := printed && !slices.Contains(skipped, "galleys-to-trade")
 	var arcs float64
 	if in.Str("path") == "independent" && printedARCs {
-		arcs = engine.Money(float64(in.Int("arc_count")) * pubLaunchARCUnit)
+		arcs = in.RoundMinor(float64(in.Int("arc_count")) * in.Benchmark(p, pubLaunchARCUnit))
 	}
-	total := engine.Money(isbnCost + arcs)
+	total := in.RoundMinor(isbnCost + arcs)
 	arcCount := in.Int("arc_count")
 	if in.Str("path") == "independent" && !printedARCs {
 		arcCount = 0
@@ -341,11 +380,11 @@ func pubLaunchBudget(in *engine.Input, p *engine.Plan) error {
 	costs := map[string]any{"isbns": isbns, "isbn_usd": isbnCost, "arcs": arcCount, "arc_usd": arcs, "fixed_total_usd": total}
 	if in.Has("budget_usd") {
 		b := in.Float("budget_usd")
-		costs["remaining_usd"] = engine.Money(b - total)
+		costs["remaining_usd"] = in.RoundMinor(b - total)
 		if total > b {
-			affordable := max(0, int((b-isbnCost)/pubLaunchARCUnit))
+			affordable := max(0, int(engine.Round((b-isbnCost)/in.Benchmark(p, pubLaunchARCUnit), 6)))
 			p.Warn("BUDGET_SHORT", "ISBNs (%s) and %s (%s) cost %s, more than the %s budget; the budget covers %s; send the rest as e-galleys.",
-				engine.USD(isbnCost), engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), engine.USD(arcs), engine.USD(total), engine.USD(b), engine.Plural(affordable, "printed ARC", "printed ARCs"))
+				in.Money(isbnCost), engine.Plural(in.Int("arc_count"), "printed ARC", "printed ARCs"), in.Money(arcs), in.Money(total), in.Money(b), engine.Plural(affordable, "printed ARC", "printed ARCs"))
 			p.Set("affordable_arcs", affordable)
 		}
 	}
@@ -404,10 +443,13 @@ func pubLaunchRecommend(in *engine.Input, p *engine.Plan) error {
 		case costs["isbns"].(int) == 0 && costs["arcs"].(int) == 0:
 			spend = "no ISBN is needed for the ebook on KDP, and galleys go out as e-books at no cost"
 		case costs["arcs"].(int) == 0:
-			spend = fmt.Sprintf("ISBNs for the print formats cost %s, and galleys go out as e-books", engine.USD(c))
+			spend = fmt.Sprintf("ISBNs for the print formats cost %s, and galleys go out as e-books", in.Money(c))
 		default:
-			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), engine.USD(c))
+			spend = fmt.Sprintf("ISBNs for the print formats and %s cost %s", engine.Plural(costs["arcs"].(int), "printed ARC", "printed ARCs"), in.Money(c))
 		}
+	}
+	if rem, ok := costs["remaining_usd"].(float64); ok && rem >= 0 {
+		spend += fmt.Sprintf("; %s of the %s budget is left for ads, events and giveaways", in.Money(rem), in.Money(in.Float("budget_usd")))
 	}
 	reviews := "no trade-review galleys (their window has passed, and they are optional for an independent title)"
 	if !galleysSkipped {

@@ -112,7 +112,7 @@ func socialDealPrice(in *engine.Input, p *engine.Plan) error {
 		}
 	}
 	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
-	total := in.RoundQuote(base * (1 + (usage+excl)/100))
+	total := in.Quote(p, "quote", base*(1+(usage+excl)/100))
 	commission := engine.Money(total * in.Float("commission_pct") / 100)
 	p.Set("quote", map[string]any{
 		"lines": lines, "base_usd": engine.Money(base),

@@ -58,7 +58,7 @@ func init() {
 			"as_of":                   "2026-11-20",
 		},
 		Sources: []engine.Source{
-			{Title: "Kickstarter: fees (5% platform, payment processing 3% + $0.20, or 5% + $0.05 under $10)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
+			{Title: "Kickstarter: fees (5% platform; payment processing by project country, 3% + 0.20 or 5% + 0.05 under 10 in USD, GBP, EUR, CAD, AUD, NZD)", URL: "https://www.kickstarter.com/help/fees", Checked: "2026-11"},
 			{Title: "Kickstarter: campaign length (1–60 days, 30 or fewer recommended)", URL: "https://www.kickstarter.com/help/handbook/funding", Checked: "2026-11"},
 		},
 		Steps: []engine.Step{
@@ -71,20 +71,14 @@ func init() {
 }
 
 const (
-	tabletopKSPlatformPct   = 0.05
-	tabletopKSProcessingPct = 0.03
-	tabletopKSPerPledge     = 0.20
-	tabletopKSSmallPledge   = 0.05
-	// tabletopKSSmallProcessingPct is processing on a pledge under $10.
-	tabletopKSSmallProcessingPct = 0.05
-	tabletopKSDroppedPct         = 0.04
-	tabletopKSFundsDays          = 14
-	tabletopKSPrelaunchDays      = 28
-	tabletopKSPledgeMgrWeeks     = 4
-	tabletopKSFulfilmentWeeks    = 4
-	tabletopMOQ                  = 1000
-	tabletopOveragePct           = 0.10 // spares: see tabletopKSWithSpares
-	tabletopMSRPMultiple         = 5.0
+	tabletopKSDroppedPct      = 0.04
+	tabletopKSFundsDays       = 14
+	tabletopKSPrelaunchDays   = 28
+	tabletopKSPledgeMgrWeeks  = 4
+	tabletopKSFulfilmentWeeks = 4
+	tabletopMOQ               = 1000
+	tabletopOveragePct        = 0.10 // spares: see tabletopKSWithSpares
+	tabletopMSRPMultiple      = 5.0
 )
 
 // tabletopKSPrintRun orders 10% spares over the backers, rounded up to
@@ -102,22 +96,17 @@ type tabletopKSMaths struct {
 	printRun                                      int
 }
 
-// tabletopKSProcessing is Kickstarter's payment processing on one pledge:
-// a percentage and a fixed fee, both lower-fixed, higher-rate under $10.
-func tabletopKSProcessing(pledge float64) (pct, perPledge float64) {
-	if pledge < 10 {
-		return tabletopKSSmallProcessingPct, tabletopKSSmallPledge
-	}
-	return tabletopKSProcessingPct, tabletopKSPerPledge
-}
+// tabletopKSFees is Kickstarter's payment processing on one pledge, in
+// the plan's currency: the project country's schedule (ksFees).
+type tabletopKSFees struct{ processingPct, perPledge float64 }
 
-func tabletopKSAt(in *engine.Input, backers int) tabletopKSMaths {
+func tabletopKSAt(in *engine.Input, fees tabletopKSFees, backers int) tabletopKSMaths {
 	pledge := in.Float("pledge_usd")
-	processingPct, perPledge := tabletopKSProcessing(pledge)
+	processingPct, perPledge := fees.processingPct, fees.perPledge
 	m := tabletopKSMaths{printRun: tabletopKSPrintRun(backers)}
 	m.pledged = float64(backers) * pledge
 	m.collected = m.pledged * (1 - tabletopKSDroppedPct)
-	m.fees = m.collected*(tabletopKSPlatformPct+processingPct) + perPledge*float64(backers)*(1-tabletopKSDroppedPct)
+	m.fees = m.collected*(ksPlatformPct+processingPct) + perPledge*float64(backers)*(1-tabletopKSDroppedPct)
 	m.net = m.collected - m.fees
 	m.costs = in.Float("fixed_costs_usd") + float64(m.printRun)*in.Float("unit_cost_usd") + float64(backers)*in.Float("shipping_per_backer_usd")
 	m.surplus = m.net - m.costs
@@ -166,7 +155,9 @@ func tabletopKSCheckDates(in *engine.Input, p *engine.Plan) error {
 func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	pledge, unit := in.Float("pledge_usd"), in.Float("unit_cost_usd")
 	backers := in.Int("expected_backers")
-	at := tabletopKSAt(in, backers)
+	var fees tabletopKSFees
+	fees.processingPct, fees.perPledge = ksFees(in, p, pledge)
+	at := tabletopKSAt(in, fees, backers)
 	p.Set("forecast", map[string]any{
 		"backers": backers, "print_run": at.printRun,
 		"pledged_usd": engine.Money(at.pledged), "collected_usd": engine.Money(at.collected),
@@ -180,8 +171,8 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	}
 
 	// The margin one more backer brings once the print run grows with them.
-	processingPct, perPledge := tabletopKSProcessing(pledge)
-	marginal := pledge*(1-tabletopKSDroppedPct)*(1-tabletopKSPlatformPct-processingPct) -
+	processingPct, perPledge := fees.processingPct, fees.perPledge
+	marginal := pledge*(1-tabletopKSDroppedPct)*(1-ksPlatformPct-processingPct) -
 		perPledge*(1-tabletopKSDroppedPct) - unit*(1+tabletopOveragePct) - in.Float("shipping_per_backer_usd")
 	p.Set("margin_per_backer_usd", engine.Money(marginal))
 	if marginal <= 0 {
@@ -191,7 +182,7 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 	}
 	needed := 0
 	for b := 1; b <= 200000; b++ {
-		if tabletopKSAt(in, b).surplus >= 0 {
+		if tabletopKSAt(in, fees, b).surplus >= 0 {
 			needed = b
 			break
 		}
@@ -200,7 +191,9 @@ func tabletopKSFunding(in *engine.Input, p *engine.Plan) error {
 		p.Warn("GOAL_OUT_OF_REACH", "Even 200,000 backers at %s do not cover %s of fixed costs.", in.Money(pledge), in.Money(in.Float("fixed_costs_usd")))
 		return nil
 	}
-	goal := math.Ceil(float64(needed)*pledge/100) * 100
+	// The goal is a round figure of the currency, rounded up so the
+	// backers it takes still cover the costs.
+	goal := in.PricePointIn(p, "minimum funding goal", float64(needed)*pledge, ksGoalBands, engine.RoundUp)
 	p.Set("backers_needed", needed)
 	p.Set("minimum_funding_goal_usd", goal)
 	if backers < needed {

@@ -91,10 +91,11 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 	mult := videoSponsorFormat[in.Str("format")] * videoSponsorNiche[in.Str("niche")]
 	usage, excl := sponsorUplift(in.Int("usage_rights_days"), in.Int("exclusivity_days"))
 	addOns := 1 + (usage+excl)/100
-	// Quotes are rounded to about $10 in the plan's currency.
+	// Quotes are rounded to price points of the plan's currency
+	// (engine.QuoteBands).
 	cpm := in.Benchmark(p, videoSponsorCPM)
 	fee := func(b engine.Benchmark) float64 {
-		return in.RoundQuote(views / 1000 * in.Benchmark(p, b) * mult * addOns)
+		return in.Quote(p, b.What, views/1000*in.Benchmark(p, b)*mult*addOns)
 	}
 	quote, low, high := fee(videoSponsorCPM), fee(videoSponsorCPMLow), fee(videoSponsorCPMHigh)
 	p.Set("rate", map[string]any{

@@ -32,22 +32,19 @@ func studioRush(needed, available int) (premium float64, feasible bool) {
 	return 0, false
 }
 
-// studioCleanPrice rounds a retail price up to the steps buyers expect
-// ($1 under $20, $5 under $100, $10 under $1,000, $50 under $5,000, then
-// $100), so rounding never drops a price below the computed one.
-func studioCleanPrice(v float64) float64 {
-	step := 100.0
-	switch {
-	case v < 20:
-		step = 1
-	case v < 100:
-		step = 5
-	case v < 1000:
-		step = 10
-	case v < 5000:
-		step = 50
-	}
-	return math.Ceil(engine.Round(v/step, 6)) * step
+// studioPriceBands are the steps a retail price rounds up to, in US
+// dollars at the reference rate: $1 under $20, $5 under $100, $10 under
+// $1,000, $50 under $5,000, then $100. In another currency the step is
+// worth about as much and reads as round there (¥2,000 rather than
+// ¥1,508), so a price list looks the same in every currency.
+var studioPriceBands = []engine.PriceBand{{Below: 20, Step: 1}, {Below: 100, Step: 5}, {Below: 1000, Step: 10}, {Below: 5000, Step: 50}, {Below: math.Inf(1), Step: 100}}
+
+// studioCleanPrice rounds a retail price up to a price point buyers
+// expect, so rounding never drops a price below the computed one. The
+// result lists it with its unrounded figure under price_points; what the
+// plan derives from the price follows the rounded price.
+func studioCleanPrice(in *engine.Input, p *engine.Plan, what string, v float64) float64 {
+	return in.PricePointIn(p, what, v, studioPriceBands, engine.RoundUp)
 }
 
 // studioUSD formats an amount for warning and strategy text: $1,234 or

@@ -81,7 +81,7 @@ func vaPricingSize(in *engine.Input, p *engine.Plan) error {
 	method, materials := in.Str("method"), in.Float("materials_cost_usd")
 	units := vaPricingUnits(method, w, h)
 	raw := units*rate + materials
-	price := studioCleanPrice(raw)
+	price := studioCleanPrice(in, p, "retail price", raw)
 	p.Set("size_units", engine.Round(units, 2))
 	p.Set("formula_price_usd", engine.Money(raw))
 	p.Set("price_usd", price)
@@ -92,7 +92,7 @@ func vaPricingSize(in *engine.Input, p *engine.Plan) error {
 	var ladder []map[string]any
 	for _, s := range [][2]float64{{8, 10}, {11, 14}, {16, 20}, {18, 24}, {24, 36}, {30, 40}, {36, 48}} {
 		v := vaPricingUnits(method, s[0], s[1])*rate + perSqIn*s[0]*s[1]
-		ladder = append(ladder, map[string]any{"size": fmt.Sprintf("%gx%g in", s[0], s[1]), "price_usd": studioCleanPrice(v)})
+		ladder = append(ladder, map[string]any{"size": fmt.Sprintf("%gx%g in", s[0], s[1]), "price_usd": studioCleanPrice(in, p, "ladder price "+fmt.Sprintf("%gx%g in", s[0], s[1]), v)})
 	}
 	p.Set("price_ladder", ladder)
 	return nil
@@ -135,7 +135,7 @@ func vaPricingNet(in *engine.Input, p *engine.Plan) error {
 	p.Set("artist_net_usd", net)
 
 	if net < materials {
-		minimum := studioCleanPrice((materials + procFixed) / (1 - pct/100 - procPct))
+		minimum := studioCleanPrice(in, p, "lowest price recovering materials", (materials+procFixed)/(1-pct/100-procPct))
 		p.Warn("PRICE_BELOW_COST", "At %s through a %s taking %g%%, you net %s, less than the %s materials; the lowest clean price that recovers materials is %s.",
 			studioMoney(in, price), channel, pct, studioMoney(in, net), studioMoney(in, materials), studioMoney(in, minimum))
 		p.Set("minimum_price_usd", minimum)

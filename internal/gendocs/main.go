@@ -198,8 +198,11 @@ func writeRatesAndRules(b *bytes.Buffer) {
 	fmt.Fprintf(b, "Benchmarks published in one currency (a US CPM, a UK card fee) reach a plan in another through the [%s](%s) of %s, built into the binary (%d currencies: `%s`). "+
 		"A result that converted says so in `money_basis`: the table, its date and source, and each figure converted with its source and rate. "+
 		"Operators refresh the table without a release by downloading the ECB's `eurofxref.csv` and pointing `--rates-file` (`CREATIVEOPS_RATES_FILE`) at it; it is read at start. "+
-		"A `currency` the table lacks is refused with a 400 naming `context.currency`.\n",
-		t.Name, t.Source, engine.FormatDate(t.Date), len(t.Currencies()), strings.Join(t.Currencies(), "`, `"))
+		"A `currency` the table lacks is refused with a 400 naming `context.currency`. "+
+		"A plan that converted with a table dated more than %d days before its `as_of` warns `RATES_STALE`, naming the table's date. "+
+		"Prices a workflow rounds (a retail price, a quote, a Kickstarter goal, an hourly rate) are price points: steps defined in US dollars and snapped to a round step of the plan's currency (a $10 step is ¥2,000, £10, €10), listed under `price_points` with the unrounded figure and the step; every figure derived from a price point (a commission, a net, a margin) is computed from the rounded price. "+
+		"Amounts are rounded once, where they are shown, to the currency's minor unit (cents, whole yen).\n",
+		t.Name, t.Source, engine.FormatDate(t.Date), len(t.Currencies()), strings.Join(t.Currencies(), "`, `"), engine.RatesStaleAfter)
 	var south []string
 	for _, r := range engine.Regions() {
 		if engine.SouthernHemisphere(r) {
