@@ -166,7 +166,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Work("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
 	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
 	p.DependsOn("order-prints", "test-prints")
-	p.Handover(engine.KindDeliverable, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
+	p.Handover(engine.KindArrival, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Handover(engine.KindAnnounce, "announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Handover(engine.KindOnSale, "release", "Edition on sale (tier 1)", release)
 	p.DependsOn("prints-arrive", "order-prints")
