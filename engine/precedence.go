@@ -77,6 +77,11 @@ type Precedence struct {
 	Gap    int    `json:"min_working_days"`
 }
 
+// Now is the first working day on or after as_of: the day a step to be
+// done "now" is dated, so a plan made on a Sunday or a public holiday
+// neither dates work on a day nobody works nor counts it.
+func (p *Plan) Now() time.Time { return p.Calendar().NextWorkday(p.asOf) }
+
 // Calendar returns the plan's working-day calendar: the country of the
 // context's `country` input (US when the workflow has none) and the
 // closures it declared with UseClosure.
@@ -189,6 +194,20 @@ func (p *Plan) index(key string) int {
 // the milestone is being pushed later (a predecessor moved), so it goes to
 // the next working day rather than the previous one.
 func (p *Plan) place(m *Milestone, later bool) {
+	if m.Kind == KindWork && m.Deliberate == "" && m.Date.Equal(p.asOf) {
+		// Work that starts now starts on the first working day: on a
+		// Sunday plan date it would count a day nobody works and squeeze
+		// the hand-over after it.
+		if reason := p.Calendar().ClosedReason(m.Date); reason != "" {
+			now := p.Now()
+			if m.MovedFrom.IsZero() {
+				m.MovedFrom = m.Date
+			}
+			m.Note = joinNote(m.Note, fmt.Sprintf("moved from the plan date %s (%s) to the first working day", FormatDate(m.Date), reason))
+			m.Date = now
+		}
+		return
+	}
 	if !m.Kind.Handover() || m.Deliberate != "" {
 		return
 	}
@@ -256,6 +275,9 @@ func (p *Plan) settle() {
 			}
 			if a.Kind.Handover() {
 				x = cal.PrevWorkday(x)
+			}
+			if a.Kind == KindWork && x.Equal(p.asOf) {
+				x = p.Now()
 			}
 			if x.Before(p.asOf) && !a.Date.Before(p.asOf) || !x.Before(a.Date) {
 				continue

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -181,4 +182,35 @@ func warningCodes(p *Plan) []string {
 		out = append(out, w.Code)
 	}
 	return out
+}
+
+// A plan made on a Sunday does its "now" steps on the Monday: work that
+// starts now starts then, the hand-over after it keeps all its working
+// days, and advice due now is due then, labelled.
+func TestNowStepsOnFirstWorkingDay(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-22"), region: RegionUS} // a Sunday
+	p.Work("start", "Work starts", p.AsOf())
+	p.Handover(KindDeliverable, "due", "Work due", mustDate(t, "2026-11-27"))
+	p.Precede("start", "due", 5)
+	if got := FormatDate(p.DateOf("start")); got != "2026-11-23" {
+		t.Fatalf("now work on a Sunday plan date dated %s, want Monday 2026-11-23", got)
+	}
+	// Five working days after Monday 23 November, skipping Thanksgiving.
+	if got := FormatDate(p.DateOf("due")); got != "2026-12-01" {
+		t.Fatalf("hand-over after it on %s, want 2026-12-01", got)
+	}
+	p.RecommendBy(Medium, p.AsOf(), "Do it now", "")
+	p.RecommendOn(Medium, "start", "Start", "")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if due := r.(map[string]any)["due_date"]; due != "2026-11-23" {
+			t.Errorf("%v due %v, want 2026-11-23", r.(map[string]any)["title"], due)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(res["timeline"].(map[string]any)["reference_dates"]), "2026-11-23") {
+		t.Errorf("first working day not labelled: %v", res["timeline"])
+	}
 }
