@@ -115,11 +115,13 @@ func TestComedyDoorNetOfVAT(t *testing.T) {
 	}
 }
 
-// 30 + 3 AP photographs sold in the EU exceed the reduced-VAT copy limit;
-// the same edition in the US has no such limit.
+// 30 + 3 AP photographs sold in the EU exceed the reduced-VAT copy limit
+// where photographs can take the reduced rate (France); Germany taxes
+// photographs at the standard rate whatever the edition, and the US has
+// no such limit.
 func TestPrintEditionEUCopyLimit(t *testing.T) {
 	w, _ := engine.LookupWorkflow("photography-print-editions")
-	for country, want := range map[string]bool{"FR": true, "DE": true, "US": false, "GB": false} {
+	for country, want := range map[string]bool{"FR": true, "IT": true, "DE": false, "US": false, "GB": false} {
 		ctx := clone(w.ExampleContext)
 		ctx["country"], ctx["edition_size"], ctx["artist_proofs"] = country, 30, 3
 		if got := hasWarning(run(t, w.ID, ctx), "ART_VAT_COPY_LIMIT"); got != want {
