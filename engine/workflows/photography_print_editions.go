@@ -69,6 +69,15 @@ func init() {
 	})
 }
 
+// Working days each production step needs: a week of proofing on the
+// chosen paper, the lab's run (5–10 business days quoted, 10 planned),
+// and a week to inspect, sign, number and certify before release.
+const (
+	phEdProofWorkdays = 5
+	phEdLabWorkdays   = 10
+	phEdSignWorkdays  = 5
+)
+
 func phEdCheck(in *engine.Input, p *engine.Plan) error {
 	size, aps := in.Int("edition_size"), in.Int("artist_proofs")
 	allowed := max(2, studioCeil(float64(size)*0.1))
@@ -167,7 +176,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	release := in.Date("release_date")
 	proof := p.Calendar().PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
-		earliest := p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), 4))
+		earliest := engine.Later(p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), 4)), p.Calendar().AddWorkdays(p.AsOf(), phEdProofWorkdays+phEdLabWorkdays+phEdSignWorkdays))
 		away := engine.Plural(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
 		why := "proofing and printing need 4 weeks"
 		if release.Before(p.AsOf()) {
@@ -186,16 +195,17 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(release), p.Label("release date clear of the dead week", better))
 		p.Set("better_release_date", p.Label("release date clear of the dead week", better))
 	}
-	order := p.Calendar().AddWorkdays(release, -15)
-	arrive := p.Calendar().AddWorkdays(order, 10)
+	order := p.Calendar().AddWorkdays(release, -(phEdLabWorkdays + phEdSignWorkdays))
+	arrive := p.Calendar().AddWorkdays(order, phEdLabWorkdays)
 	p.Work("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
 	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
-	p.DependsOn("order-prints", "test-prints")
+	p.Precede("test-prints", "order-prints", phEdProofWorkdays)
 	p.Handover(engine.KindArrival, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Handover(engine.KindAnnounce, "announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Handover(engine.KindOnSale, "release", "Edition on sale (tier 1)", release)
-	p.DependsOn("prints-arrive", "order-prints")
-	p.DependsOn("release", "prints-arrive", "announce")
+	p.Precede("order-prints", "prints-arrive", phEdLabWorkdays)
+	p.Precede("prints-arrive", "release", phEdSignWorkdays)
+	p.DependsOn("release", "announce")
 	p.Work("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
 	p.Set("release_date", engine.FormatDate(release))
 	return nil

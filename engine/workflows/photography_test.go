@@ -80,8 +80,10 @@ func TestPhotographyPrintEditionWarnings(t *testing.T) {
 	if res["suggested_artist_proofs"] != 2.0 || res["minimum_start_price_usd"] != 600.0 {
 		t.Errorf("suggested APs %v (want 2), minimum price %v (want 600 = 300 / 50%%)", res["suggested_artist_proofs"], res["minimum_start_price_usd"])
 	}
-	if res["earliest_feasible_release_date"] != "2026-12-18" {
-		t.Errorf("earliest release %v, want 2026-12-18 (4 weeks out)", res["earliest_feasible_release_date"])
+	// Four weeks out, and the 20 working days proofing, the lab and
+	// signing need: Thanksgiving takes one, so Monday 21 December.
+	if res["earliest_feasible_release_date"] != "2026-12-21" {
+		t.Errorf("earliest release %v, want 2026-12-21 (4 weeks and 20 working days out)", res["earliest_feasible_release_date"])
 	}
 }
 

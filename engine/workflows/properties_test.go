@@ -161,3 +161,23 @@ func TestPropertyNowStepsOnWorkingDays(t *testing.T) {
 		})
 	}
 }
+
+// Precedences after a re-plan, over every workflow that re-plans: with
+// its event date 3 to 45 days after as_of, the re-planned plan keeps every
+// declared precedence's working days (no PRECEDENCE_SHORT: a re-plan
+// chooses a date that leaves the work its time) and every invariant.
+// Gaps are declared with the durations the workflow dates its steps by,
+// so a precedence held is a duration held.
+func TestPropertyPrecedencesHoldAfterReplan(t *testing.T) {
+	for _, w := range engine.Workflows("") {
+		t.Run(w.ID, func(t *testing.T) {
+			seen := map[string]bool{}
+			for _, p := range enginetest.ReplanProblems(w, enginetest.DefaultAsOf) {
+				if !seen[p.Rule] {
+					seen[p.Rule] = true
+					t.Errorf("%s: %s", p.Rule, p.Detail)
+				}
+			}
+		})
+	}
+}
