@@ -194,20 +194,6 @@ func (p *Plan) index(key string) int {
 // the milestone is being pushed later (a predecessor moved), so it goes to
 // the next working day rather than the previous one.
 func (p *Plan) place(m *Milestone, later bool) {
-	if m.Kind == KindWork && m.Deliberate == "" && m.Date.Equal(p.asOf) {
-		// Work that starts now starts on the first working day: on a
-		// Sunday plan date it would count a day nobody works and squeeze
-		// the hand-over after it.
-		if reason := p.Calendar().ClosedReason(m.Date); reason != "" {
-			now := p.Now()
-			if m.MovedFrom.IsZero() {
-				m.MovedFrom = m.Date
-			}
-			m.Note = joinNote(m.Note, fmt.Sprintf("moved from the plan date %s (%s) to the first working day", FormatDate(m.Date), reason))
-			m.Date = now
-		}
-		return
-	}
 	if !m.Kind.Handover() || m.Deliberate != "" {
 		return
 	}
@@ -275,9 +261,6 @@ func (p *Plan) settle() {
 			}
 			if a.Kind.Handover() {
 				x = cal.PrevWorkday(x)
-			}
-			if a.Kind == KindWork && x.Equal(p.asOf) {
-				x = p.Now()
 			}
 			if x.Before(p.asOf) && !a.Date.Before(p.asOf) || !x.Before(a.Date) {
 				continue

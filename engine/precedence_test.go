@@ -184,20 +184,15 @@ func warningCodes(p *Plan) []string {
 	return out
 }
 
-// A plan made on a Sunday does its "now" steps on the Monday: work that
-// starts now starts then, the hand-over after it keeps all its working
-// days, and advice due now is due then, labelled.
+// A plan made on a Sunday does its "now" steps on the Monday: a
+// hand-over due now is handed over then, and advice due now, or overdue,
+// is due then, labelled.
 func TestNowStepsOnFirstWorkingDay(t *testing.T) {
 	p := &Plan{asOf: mustDate(t, "2026-11-22"), region: RegionUS} // a Sunday
-	p.Work("start", "Work starts", p.AsOf())
-	p.Handover(KindDeliverable, "due", "Work due", mustDate(t, "2026-11-27"))
-	p.Precede("start", "due", 5)
-	if got := FormatDate(p.DateOf("start")); got != "2026-11-23" {
-		t.Fatalf("now work on a Sunday plan date dated %s, want Monday 2026-11-23", got)
-	}
-	// Five working days after Monday 23 November, skipping Thanksgiving.
-	if got := FormatDate(p.DateOf("due")); got != "2026-12-01" {
-		t.Fatalf("hand-over after it on %s, want 2026-12-01", got)
+	p.Work("start", "Work starts", mustDate(t, "2026-11-10"))
+	p.Handover(KindAction, "sign", "Contract signed", p.AsOf())
+	if got := FormatDate(p.DateOf("sign")); got != "2026-11-23" {
+		t.Fatalf("now hand-over on a Sunday plan date dated %s, want Monday 2026-11-23", got)
 	}
 	p.RecommendBy(Medium, p.AsOf(), "Do it now", "")
 	p.RecommendOn(Medium, "start", "Start", "")

@@ -8,10 +8,10 @@ import (
 
 // RuleNowOnClosedDay: the plan date is a closed day of the plan's calendar
 // (a Sunday, a public holiday) and a "now" step — a recommendation due on
-// as_of, or a milestone dated on it that is neither an event nor labelled
-// deliberate — is dated on it. What is to be done now is done on the first
-// working day on or after as_of, and the hand-overs after it are counted
-// from there, not squeezed by the day nobody works.
+// as_of, or a hand-over dated on it that is not labelled deliberate — is
+// dated on it. What is to be done now with or for someone else is done on
+// the first working day on or after as_of. One's own work (kind work) may
+// start on a Sunday and events are fixed, so neither is a now step here.
 const RuleNowOnClosedDay = "now step on a closed plan date"
 
 // NowSteps runs ctx with as_of and reports every now step left on a
@@ -55,7 +55,7 @@ func nowProblems(res map[string]any) []Problem {
 	}
 	for _, x := range listOf(tl["milestones"]) {
 		m, _ := x.(map[string]any)
-		if str(m["date"]) != asOfStr || str(m["kind"]) == string(engine.KindEvent) || str(m["deliberate"]) != "" {
+		if str(m["date"]) != asOfStr || !engine.StepKind(str(m["kind"])).Handover() || str(m["deliberate"]) != "" {
 			continue
 		}
 		ps = append(ps, Problem{Rule: RuleNowOnClosedDay, Detail: str(m["kind"]) + " milestone " + str(m["title"]) + " on " + asOfStr + " (" + why + ")"})
