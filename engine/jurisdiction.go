@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -32,10 +33,22 @@ const (
 	AreaSafety Area = "safety"
 	// AreaArtCopies: the copy limit of the reduced VAT rate on art prints.
 	AreaArtCopies Area = "art_copies"
+	// AreaArtVAT: the VAT rate on a photographer's own sale of a signed,
+	// numbered print of a limited edition (a work of art where the country
+	// treats it as one, else the standard rate).
+	AreaArtVAT Area = "art_vat"
+	// AreaSocial: the social contributions a self-employed person pays on
+	// their earnings (US self-employment tax, UK Class 4 National
+	// Insurance, German health and care insurance, French micro-social
+	// contributions, Japan's National Pension and Health Insurance).
+	AreaSocial Area = "social_contributions"
+	// AreaScriptRegistration: the writers' guild and the way a writer
+	// evidences or registers a script's authorship.
+	AreaScriptRegistration Area = "script_registration"
 )
 
 // Areas lists every area, in the order docs show them.
-var Areas = []Area{AreaAdvertising, AreaTax, AreaSafety, AreaArtCopies}
+var Areas = []Area{AreaAdvertising, AreaTax, AreaSafety, AreaArtCopies, AreaArtVAT, AreaSocial, AreaScriptRegistration}
 
 // Rule is one country's rule in one area.
 type Rule struct {
@@ -49,6 +62,35 @@ type Rule struct {
 	IncludedInPrices bool    `json:"included_in_prices,omitempty"`
 	// Art-copy rules: copies the reduced rate allows.
 	Copies int `json:"copies,omitempty"`
+	// Year says which year, tax year or fiscal year the figures are for
+	// ("2026", "2025/26", "FY2025").
+	Year string `json:"year,omitempty"`
+	// Note adds what the figures leave out or what varies.
+	Note string `json:"note,omitempty"`
+	// Social contributions, in Currency: charged on Base ("profit" or
+	// "turnover"), of which BaseSharePct counts (100 when 0), less
+	// Deduction, at least MinimumBase; each band's rate applies to the
+	// part of that amount inside it; FixedPerYear is added whatever the
+	// earnings.
+	Currency     string  `json:"currency,omitempty"`
+	Base         string  `json:"base,omitempty"`
+	BaseSharePct float64 `json:"base_share_pct,omitempty"`
+	Deduction    float64 `json:"deduction,omitempty"`
+	MinimumBase  float64 `json:"minimum_base,omitempty"`
+	Bands        []Band  `json:"bands,omitempty"`
+	FixedPerYear float64 `json:"fixed_per_year,omitempty"`
+	// Script registration: the guild writers join, and whether the country
+	// has a registry (a public register or the guild's own).
+	Guild    string `json:"guild,omitempty"`
+	Registry string `json:"registry,omitempty"`
+}
+
+// Band is one band of a contribution schedule: RatePct on the part of the
+// assessed amount from From up to To (no upper end when To is 0).
+type Band struct {
+	From    float64 `json:"from"`
+	To      float64 `json:"to,omitempty"`
+	RatePct float64 `json:"rate_pct"`
 }
 
 type jurisdictionTable struct {
@@ -69,6 +111,19 @@ var jurisdictions = func() jurisdictionTable {
 			}
 			if _, err := time.Parse("2006-01", r.Checked); err != nil {
 				panic(fmt.Sprintf("engine: data/jurisdictions.json: %s %s: checked %q is not YYYY-MM", c, a, r.Checked))
+			}
+			if a == AreaSocial && (r.Year == "" || len(r.Currency) != 3 || (r.Base != "profit" && r.Base != "turnover") || len(r.Bands) == 0) {
+				panic(fmt.Sprintf("engine: data/jurisdictions.json: %s social contributions need a year, a currency, a base (profit or turnover) and bands", c))
+			}
+			if a == AreaSocial {
+				for i, b := range r.Bands {
+					if b.RatePct < 0 || b.RatePct >= 100 || b.To != 0 && b.To <= b.From || i > 0 && b.From != r.Bands[i-1].To {
+						panic(fmt.Sprintf("engine: data/jurisdictions.json: %s social contribution band %d is not contiguous and below 100 %%", c, i))
+					}
+				}
+			}
+			if (a == AreaArtVAT || a == AreaScriptRegistration) && r.Year == "" {
+				panic(fmt.Sprintf("engine: data/jurisdictions.json: %s %s needs the year its figures are for", c, a))
 			}
 		}
 	}
@@ -118,6 +173,40 @@ func (in *Input) Rule(p *Plan, a Area) (Rule, bool) {
 		}
 		if a == AreaArtCopies {
 			entry["copies"] = rule.Copies
+		}
+		if a == AreaArtVAT {
+			entry["name"], entry["rate_pct"] = rule.Name, rule.RatePct
+		}
+		if a == AreaScriptRegistration {
+			entry["guild"], entry["registry"] = rule.Guild, rule.Registry
+		}
+		if rule.Year != "" {
+			entry["year"] = rule.Year
+		}
+		if rule.Note != "" {
+			entry["note"] = rule.Note
+		}
+		if a == AreaSocial {
+			bands := make([]map[string]any, len(rule.Bands))
+			for i, b := range rule.Bands {
+				bands[i] = map[string]any{"from": b.From, "rate_pct": b.RatePct}
+				if b.To != 0 {
+					bands[i]["to"] = b.To
+				}
+			}
+			entry["name"], entry["currency"], entry["base"], entry["bands"] = rule.Name, rule.Currency, rule.Base, bands
+			if rule.BaseSharePct != 0 {
+				entry["base_share_pct"] = rule.BaseSharePct
+			}
+			if rule.Deduction != 0 {
+				entry["deduction"] = rule.Deduction
+			}
+			if rule.MinimumBase != 0 {
+				entry["minimum_base"] = rule.MinimumBase
+			}
+			if rule.FixedPerYear != 0 {
+				entry["fixed_per_year"] = rule.FixedPerYear
+			}
 		}
 		sec[string(a)] = entry
 	} else {
@@ -172,4 +261,83 @@ func CountryRules(areas ...Area) map[Region]map[Area]Rule {
 		}
 	}
 	return out
+}
+
+// Contributions is a social-contribution schedule in a plan's currency:
+// the rule's thresholds and fixed amounts converted at the reference rates
+// (recorded in money_basis like any benchmark).
+type Contributions struct {
+	Rule                             Rule
+	share, deduction, minimum, fixed float64
+	bands                            []Band
+}
+
+// Contributions returns the country's social-contribution schedule in the
+// plan's currency, recording the rule; ok is false (and a
+// JURISDICTION_UNKNOWN warning says so) where the table has none.
+func (in *Input) Contributions(p *Plan) (Contributions, bool) {
+	rule, ok := in.Rule(p, AreaSocial)
+	if !ok {
+		return Contributions{}, false
+	}
+	conv := func(v float64, what string) float64 {
+		if v == 0 {
+			return 0
+		}
+		return in.Benchmark(p, Benchmark{Amount: In(v, rule.Currency), What: fmt.Sprintf("%s %s (%s)", rule.Name, what, rule.Year), Source: rule.Source})
+	}
+	c := Contributions{Rule: rule, share: 1, deduction: conv(rule.Deduction, "deduction"), minimum: conv(rule.MinimumBase, "minimum assessed earnings"), fixed: conv(rule.FixedPerYear, "fixed yearly amount")}
+	if rule.BaseSharePct != 0 {
+		c.share = rule.BaseSharePct / 100
+	}
+	for _, b := range rule.Bands {
+		cb := Band{From: conv(b.From, "band threshold"), To: conv(b.To, "band threshold"), RatePct: b.RatePct}
+		c.bands = append(c.bands, cb)
+	}
+	return c, true
+}
+
+// OnTurnover reports whether contributions are charged on turnover (the
+// French micro-social scheme) rather than on profit.
+func (c Contributions) OnTurnover() bool { return c.Rule.Base == "turnover" }
+
+// On returns a year's contributions on earnings (profit, or turnover when
+// OnTurnover), in the plan's currency.
+func (c Contributions) On(earnings float64) float64 {
+	x := math.Max(earnings, 0)*c.share - c.deduction
+	x = math.Max(math.Max(x, 0), c.minimum)
+	total := c.fixed
+	for _, b := range c.bands {
+		hi := x
+		if b.To != 0 {
+			hi = math.Min(x, b.To)
+		}
+		if hi > b.From {
+			total += (hi - b.From) * b.RatePct / 100
+		}
+	}
+	return total
+}
+
+// GrossFor returns the earnings that leave net after contributions:
+// earnings - On(earnings) == net. Every band's rate is below 100 %, so
+// earnings net of contributions rise with earnings and the answer is
+// found by bisection (to a thousandth of a unit).
+func (c Contributions) GrossFor(net float64) float64 {
+	lo, hi := net, math.Max(net, 1)*2+c.On(0)
+	for hi-c.On(hi) < net {
+		hi *= 2
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if mid-c.On(mid) < net {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo < 1e-3 {
+			break
+		}
+	}
+	return hi
 }

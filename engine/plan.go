@@ -119,9 +119,9 @@ func (p *Plan) Recommend(pri Priority, title, detail string) {
 	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri})
 }
 
-// RecommendOn adds advice due on milestone key's settled date, or on as_of
-// when that date is already behind the plan (the step is overdue: do it
-// now). The due date is read when the result is rendered, so it follows the
+// RecommendOn adds advice due on milestone key's settled date, or now
+// when that date is already behind the plan (the step is overdue): on the
+// first working day on or after as_of (Plan.Now). The due date is read when the result is rendered, so it follows the
 // milestone wherever the calendar or a re-plan moves it.
 func (p *Plan) RecommendOn(pri Priority, key, title, detail string) {
 	p.noteRef(key)
@@ -129,7 +129,9 @@ func (p *Plan) RecommendOn(pri Priority, key, title, detail string) {
 }
 
 // RecommendBy adds advice that has a due date. A date that is a
-// milestone's belongs to the milestone: use RecommendOn.
+// milestone's belongs to the milestone: use RecommendOn. Advice due on or
+// before a closed as_of is due on the first working day after it
+// (Plan.Now).
 func (p *Plan) RecommendBy(pri Priority, due time.Time, title, detail string) {
 	p.recs = append(p.recs, Recommendation{Title: title, Detail: detail, Priority: pri, DueDate: FormatDate(due)})
 }
@@ -294,8 +296,8 @@ func (p *Plan) resolve(s string, dates map[string]time.Time) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("the plan refers to milestone %q, which it does not have", key)
 		}
-		if due {
-			d = Later(p.asOf, d)
+		if due && !d.After(p.asOf) {
+			d = p.Now()
 		}
 		b.WriteString(s[:i])
 		b.WriteString(FormatDate(d))
@@ -450,9 +452,37 @@ type milestoneJSON struct {
 	After       []string `json:"after,omitempty"`
 }
 
+// nowDue dates advice due now on the first working day on or after as_of:
+// a due date on or before a closed as_of, and a milestone's due date the
+// milestone has already passed. The day is labelled in the result.
+func (p *Plan) nowDue() {
+	now := p.Now()
+	if now.Equal(p.asOf) {
+		return
+	}
+	used := false
+	for i := range p.recs {
+		r := &p.recs[i]
+		if strings.HasPrefix(r.DueDate, refOpen+dueMark) {
+			key := strings.TrimSuffix(strings.TrimPrefix(r.DueDate, refOpen+dueMark), refClose)
+			if d := p.DateOf(key); !d.IsZero() && !d.After(p.asOf) {
+				used = true
+			}
+			continue
+		}
+		if d, err := ParseDate(r.DueDate); err == nil && !d.After(p.asOf) {
+			r.DueDate, used = FormatDate(now), true
+		}
+	}
+	if used {
+		p.Label("first working day on or after the plan date", now)
+	}
+}
+
 // Result renders the plan as the job's result object.
 func (p *Plan) Result() (map[string]any, error) {
 	p.settle()
+	p.nowDue()
 	for _, pr := range p.shortPrecedences() {
 		a, b := p.milestones[p.index(pr.Before)], p.milestones[p.index(pr.After)]
 		p.Warn("PRECEDENCE_SHORT", "%s (%s) needs %s after %s (%s), which is a fixed date: allow more time or move the event.",

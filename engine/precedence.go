@@ -31,6 +31,13 @@ const (
 	KindAnnounce StepKind = "announce"
 	// KindPayment is money due (a deposit, a balance, an invoice).
 	KindPayment StepKind = "payment"
+	// KindArrival is something that reaches the plan from outside when it
+	// lands (stock, prints, funds, a container), forecast forward from its
+	// cause (an order, a campaign's end). It cannot come before it lands,
+	// so on a closed day it rolls forward to the next working day, and
+	// settling never moves it earlier; a date the plan needs it by is a
+	// deadline, a deliverable.
+	KindArrival StepKind = "arrival"
 	// KindEvent is a fixed date the plan does not choose (a show, a
 	// release day the user set, a festival's deadline, a campaign's end):
 	// the calendar never moves it, and one on a closed day is labelled
@@ -43,14 +50,24 @@ const (
 	KindWork StepKind = "work"
 )
 
-// Handover reports whether k is a hand-over, due only on working days.
+// StepKinds lists every kind, in the order docs show them.
+var StepKinds = []StepKind{KindDeliverable, KindAction, KindOnSale, KindAnnounce, KindPayment, KindArrival, KindEvent, KindWork}
+
+// Handover reports whether k is a hand-over, dated only on working days.
 func (k StepKind) Handover() bool {
 	switch k {
-	case KindDeliverable, KindAction, KindOnSale, KindAnnounce, KindPayment:
+	case KindDeliverable, KindAction, KindOnSale, KindAnnounce, KindPayment, KindArrival:
 		return true
 	}
 	return false
 }
+
+// RollsForward reports which way a closed day moves a hand-over of kind
+// k: forward to the next working day for an arrival (it cannot land
+// before it lands), back to the previous one for everything due (the work
+// is in on time). The direction belongs to the kind, so no workflow
+// chooses it per date.
+func (k StepKind) RollsForward() bool { return k == KindArrival }
 
 // Precedence says milestone After cannot be dated before Before, and must
 // come at least Gap working days after it (0: on the same day or later).
@@ -59,6 +76,11 @@ type Precedence struct {
 	After  string `json:"after"`
 	Gap    int    `json:"min_working_days"`
 }
+
+// Now is the first working day on or after as_of: the day a step to be
+// done "now" is dated, so a plan made on a Sunday or a public holiday
+// neither dates work on a day nobody works nor counts it.
+func (p *Plan) Now() time.Time { return p.Calendar().NextWorkday(p.asOf) }
 
 // Calendar returns the plan's working-day calendar: the country of the
 // context's `country` input (US when the workflow has none) and the
@@ -181,7 +203,7 @@ func (p *Plan) place(m *Milestone, later bool) {
 		return
 	}
 	moved := cal.NextWorkday(m.Date)
-	if !later {
+	if !later && !m.Kind.RollsForward() {
 		if prev := cal.PrevWorkday(m.Date); m.Date.Before(p.asOf) || !prev.Before(p.asOf) {
 			moved = prev
 		}
@@ -229,7 +251,8 @@ func (p *Plan) settle() {
 		changed := false
 		for _, pr := range p.precedences {
 			a, b := &p.milestones[p.index(pr.Before)], &p.milestones[p.index(pr.After)]
-			if !b.Date.Before(earliest(pr)) || a.fixed() {
+			// An arrival is never pulled earlier: its successor waits.
+			if !b.Date.Before(earliest(pr)) || a.fixed() || a.Kind.RollsForward() {
 				continue
 			}
 			x := b.Date

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestPrecedenceAgainstAnEventWarns(t *testing.T) {
 // and nothing still ahead of the plan is moved before as_of.
 func TestSettleProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	kinds := []StepKind{KindDeliverable, KindAction, KindOnSale, KindAnnounce, KindPayment, KindWork, KindEvent}
+	kinds := StepKinds
 	regions := Regions()
 	for i := 0; i < 2000; i++ {
 		asOf := AddDays(mustDate(t, "2026-11-20"), rng.IntN(400))
@@ -145,7 +146,33 @@ func TestSettleProperty(t *testing.T) {
 			if !m.MovedFrom.IsZero() && !m.MovedFrom.Before(asOf) && m.Date.Before(asOf) {
 				t.Fatalf("%s moved from %s to %s, before as_of %s", m.Key, FormatDate(m.MovedFrom), FormatDate(m.Date), FormatDate(asOf))
 			}
+			if m.Kind == KindArrival && !m.MovedFrom.IsZero() && m.Date.Before(m.MovedFrom) {
+				t.Fatalf("arrival %s pulled from %s to %s", m.Key, FormatDate(m.MovedFrom), FormatDate(m.Date))
+			}
 		}
+	}
+}
+
+// An arrival on a closed day rolls forward, never back: stock landing in
+// the year-end closure is there on the first working day after it, and a
+// successor that needs it waits instead of pulling it earlier.
+func TestArrivalRollsForward(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-30"), region: RegionUS}
+	p.Handover(KindArrival, "stock", "Stock lands", mustDate(t, "2026-12-28"))
+	p.Handover(KindDeliverable, "due", "Work due", mustDate(t, "2026-12-28"))
+	if got := FormatDate(p.DateOf("stock")); got != "2027-01-04" {
+		t.Fatalf("arrival on 2026-12-28 settled on %s, want 2027-01-04", got)
+	}
+	if got := FormatDate(p.DateOf("due")); got != "2026-12-23" {
+		t.Fatalf("deliverable on 2026-12-28 settled on %s, want 2026-12-23", got)
+	}
+	p.Handover(KindOnSale, "sale", "On sale", mustDate(t, "2026-12-21"))
+	p.Precede("stock", "sale", 2)
+	if got := FormatDate(p.DateOf("stock")); got != "2027-01-04" {
+		t.Fatalf("arrival pulled earlier by its successor to %s", got)
+	}
+	if got := FormatDate(p.DateOf("sale")); got != "2027-01-06" {
+		t.Fatalf("on-sale after the arrival on %s, want 2027-01-06", got)
 	}
 }
 
@@ -155,4 +182,30 @@ func warningCodes(p *Plan) []string {
 		out = append(out, w.Code)
 	}
 	return out
+}
+
+// A plan made on a Sunday does its "now" steps on the Monday: a
+// hand-over due now is handed over then, and advice due now, or overdue,
+// is due then, labelled.
+func TestNowStepsOnFirstWorkingDay(t *testing.T) {
+	p := &Plan{asOf: mustDate(t, "2026-11-22"), region: RegionUS} // a Sunday
+	p.Work("start", "Work starts", mustDate(t, "2026-11-10"))
+	p.Handover(KindAction, "sign", "Contract signed", p.AsOf())
+	if got := FormatDate(p.DateOf("sign")); got != "2026-11-23" {
+		t.Fatalf("now hand-over on a Sunday plan date dated %s, want Monday 2026-11-23", got)
+	}
+	p.RecommendBy(Medium, p.AsOf(), "Do it now", "")
+	p.RecommendOn(Medium, "start", "Start", "")
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res["recommendations"].([]any) {
+		if due := r.(map[string]any)["due_date"]; due != "2026-11-23" {
+			t.Errorf("%v due %v, want 2026-11-23", r.(map[string]any)["title"], due)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(res["timeline"].(map[string]any)["reference_dates"]), "2026-11-23") {
+		t.Errorf("first working day not labelled: %v", res["timeline"])
+	}
 }

@@ -139,6 +139,11 @@ func TestViolationsFindEachRule(t *testing.T) {
 			r["timeline"].(map[string]any)["closures"] = []any{"factory-new-year"}
 		}},
 		{RuleKind, func(r map[string]any) { delete(ms(r)[0].(map[string]any), "kind") }},
+		{RuleArrivalEarlier, func(r map[string]any) {
+			m := ms(r)[0].(map[string]any)
+			m["kind"], m["moved_from"] = "arrival", "2027-12-01"
+			delete(m, "deliverable")
+		}},
 		{RulePrecedence, func(r map[string]any) {
 			r["timeline"].(map[string]any)["precedences"] = []any{map[string]any{"before": "deliver", "after": "release", "min_working_days": float64(200)}}
 		}},

@@ -65,6 +65,11 @@ const (
 	// not hold: the successor is before the predecessor plus its gap in
 	// working days, and no PRECEDENCE_SHORT warning says so.
 	RulePrecedence = "precedence broken"
+	// RuleArrivalEarlier: a milestone of kind arrival (stock, prints,
+	// funds landing) is dated before the date it was forecast for
+	// (moved_from): a closed day or a precedence may push an arrival
+	// later, never earlier than it can land.
+	RuleArrivalEarlier = "arrival moved earlier than it lands"
 	// RuleKind: a milestone has no kind, or an unknown one.
 	RuleKind = "milestone kind missing or unknown"
 	// RuleStrayDate: a date (YYYY-MM-DD) in the strategy, a
@@ -223,6 +228,11 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 		case kind != engine.KindEvent && kind != engine.KindWork:
 			add(RuleKind, "%q has kind %q", title, kind)
 		}
+		if engine.StepKind(str(m["kind"])).RollsForward() {
+			if from, ok := date(m["moved_from"]); ok && d.Before(from) {
+				add(RuleArrivalEarlier, "%q on %s, forecast for %s", title, ds, engine.FormatDate(from))
+			}
+		}
 		after, _ := m["after"].([]any)
 		for _, k := range after {
 			dep, ok := dates[str(k)]
@@ -320,6 +330,8 @@ func Violations(w *engine.Workflow, ctx, result map[string]any) []Problem {
 //     on-sale, announce, payment) falls on a closed day of the plan's
 //     calendar (timeline.region and timeline.closures) unless it is
 //     labelled deliberate;
+//   - an arrival (kind arrival) is never dated before the date it was
+//     forecast for (moved_from);
 //   - every declared precedence holds: the successor is at least
 //     min_working_days working days after its predecessor, or a
 //     PRECEDENCE_SHORT warning says it cannot be;

@@ -49,8 +49,8 @@ func init() {
 				{Name: "capacity", Kind: engine.Integer, Required: true, Min: engine.Bound(10), Max: engine.Bound(20000), Description: "Sellable seats."},
 				{Name: "ticket_price_usd", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(1000), Description: "Average ticket price in `currency` (0–1,000)."},
 				{Name: "deal", Kind: engine.String, Enum: []string{"flat", "door", "versus"}, Default: "versus", Description: "Flat guarantee, door percentage, or the greater of the two."},
-				{Name: "guarantee_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(1000000), RequiredWhen: &engine.When{Field: "deal", Values: []string{"flat"}}, Description: "Guaranteed fee in `currency`: what a flat deal pays (required for it), and the floor of a versus deal (none: the door alone)."},
-				{Name: "door_pct", Kind: engine.Number, Default: 70, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Comic's share of net box office, in percent."},
+				{Name: "guarantee_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(1000000), RequiredWhen: &engine.When{Field: "deal", Values: []string{"flat", "versus"}}, Description: "Guaranteed fee in `currency`: what a flat deal pays, and the floor of a versus deal."},
+				{Name: "door_pct", Kind: engine.Number, Min: engine.Bound(0), Max: engine.Bound(100), RequiredWhen: &engine.When{Field: "deal", Values: []string{"door", "versus"}}, Description: "Comic's share of net box office, in percent: the split of a door deal and the percentage of a versus deal. On a flat deal it is optional, and the door share it is compared with is at the club standard of 70 %."},
 				{Name: "costs_usd", Kind: engine.Number, Money: true, Default: 0, Min: engine.Bound(0), Max: engine.Bound(500000), Description: "Travel, hotel and opener costs for this show, in `currency` (0–500,000)."},
 			}},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 65, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of seats sold, in percent."},
@@ -83,6 +83,10 @@ func init() {
 }
 
 const comedyTourTicketFees = 0.05
+
+// comedyTourStandardDoorPct is the door share a flat fee is compared with
+// when the deal names none: the middle of the 60–80 % headliners take.
+const comedyTourStandardDoorPct = 70
 
 var comedyTourOnSaleWeeks = map[string]int{"club": 6, "theater": 12, "alt-room": 4}
 
@@ -136,7 +140,13 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		gross := float64(s.Int("capacity")) * sell * s.Float("ticket_price_usd")
 		// The door is split on takings net of the VAT or GST ticket prices
 		// include (UK 20 %, AU 10 %), and of ticketing fees.
-		door := in.NetOfTax(p, gross) * (1 - comedyTourTicketFees) * s.Float("door_pct") / 100
+		// A flat deal names no split: its door share, the yardstick a
+		// flat fee is weighed against, is taken at the club standard.
+		doorPct := s.Float("door_pct")
+		if !s.Has("door_pct") {
+			doorPct = comedyTourStandardDoorPct
+		}
+		door := in.NetOfTax(p, gross) * (1 - comedyTourTicketFees) * doorPct / 100
 		pay := door
 		switch s.Str("deal") {
 		case "flat":
@@ -189,7 +199,7 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		}
 		if s.Str("deal") == "flat" && door > pay {
 			p.Warn("FLAT_DEAL_BELOW_DOOR", "The %s flat fee of %s is below the %s door share at %.0f%% sold; ask for a versus deal (%s vs %.0f%% of net).",
-				label, in.Money(pay), in.Money(door), sell*100, in.Money(pay), s.Float("door_pct"))
+				label, in.Money(pay), in.Money(door), sell*100, in.Money(pay), doorPct)
 		}
 		if net < 0 {
 			p.Warn("SHOW_LOSES_MONEY", "The %s show pays %s, %s after commissions, against %s of costs: a loss of %s at %.0f%% sold.",

@@ -148,10 +148,10 @@ func TestComedyTourReplansOnSales(t *testing.T) {
 	res := run(t, "comedy-club-tour", map[string]any{
 		"comic": "Dana Okafor", "country": "UK", "as_of": "2026-11-20",
 		"shows": []any{
-			map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20},
-			map[string]any{"city": "York", "date": "2026-12-11", "capacity": 200, "ticket_price_usd": 20},
+			map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20, "guarantee_usd": 300, "door_pct": 70},
+			map[string]any{"city": "York", "date": "2026-12-11", "capacity": 200, "ticket_price_usd": 20, "guarantee_usd": 300, "door_pct": 70},
 			// 6 weeks before 2027-05-07 is Friday 2027-03-26, Good Friday.
-			map[string]any{"city": "Hull", "date": "2027-05-07", "capacity": 200, "ticket_price_usd": 20},
+			map[string]any{"city": "Hull", "date": "2027-05-07", "capacity": 200, "ticket_price_usd": 20, "guarantee_usd": 300, "door_pct": 70},
 		},
 	})
 	for _, code := range []string{"SHOW_DATE_PASSED", "ON_SALE_LATE", "ON_SALE_MOVED"} {
@@ -176,7 +176,7 @@ func TestComedyTourReplansOnSales(t *testing.T) {
 	// Every show played: a post-event plan.
 	done := run(t, "comedy-club-tour", map[string]any{
 		"comic": "Dana Okafor", "as_of": "2026-11-20",
-		"shows": []any{map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20}},
+		"shows": []any{map[string]any{"city": "Leeds", "date": "2026-11-10", "capacity": 200, "ticket_price_usd": 20, "guarantee_usd": 300, "door_pct": 70}},
 	})
 	if !hasWarning(done, "POST_EVENT") || done["timeline"].(map[string]any)["post_event"] != true {
 		t.Errorf("all shows played: %v", warningCodes(done))

@@ -14,11 +14,16 @@ import (
 //   - Billable time: freelancers commonly bill 50–70% of a 40-hour week
 //     (20–28 hours); the rest goes to sales, admin and learning. Above 30
 //     billable hours a week is flagged as optimistic.
-//   - US self-employment tax (IRS Schedule SE): 15.3% on 92.35% of net
-//     earnings, the 12.4% Social Security part only up to the wage base
-//     ($184,500 for 2026, SSA); the 0.9% Additional Medicare Tax above
-//     $200,000 is ignored. Income tax is not modelled: the target is pay
-//     before income tax.
+//   - Self-employed social contributions of the country, from the engine's
+//     rule table (each with its year and source): US self-employment tax
+//     (15.3% on 92.35% of profit, Social Security only up to the 2026 wage
+//     base of $184,500), UK Class 4 National Insurance (6% / 2%, 2025/26),
+//     German health and care insurance (21.1% within floor and ceiling,
+//     2026), French micro-entrepreneur contributions (25.6% of turnover,
+//     2026), Japan's National Pension and National Health Insurance
+//     (FY2025), Australia's Medicare levy (2%, 2025–26). A country the
+//     table does not cover is warned about, never charged another's.
+//     Income tax is not modelled: the target is pay before income tax.
 //   - Rate = (profit needed + business expenses) / billable hours a year,
 //     rounded up to $5; a day rate is 8 hours.
 //   - Notice of a rate change: 30 days is the common minimum in freelance
@@ -26,15 +31,16 @@ import (
 //     phased in over two steps six months apart.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:       "design-rate-review",
-		Name:     "Freelance rate review",
-		Vertical: "design",
-		PastDate: engine.PastDate{Field: "effective_date", Policy: engine.PastReplan},
+		ID:           "design-rate-review",
+		Name:         "Freelance rate review",
+		Vertical:     "design",
+		PastDate:     engine.PastDate{Field: "effective_date", Policy: engine.PastReplan},
+		Jurisdiction: []engine.Area{engine.AreaSocial},
 		Sources: []engine.Source{
 			{Title: "IRS: Schedule SE, self-employment tax", URL: "https://www.irs.gov/forms-pubs/about-schedule-se-form-1040", Checked: "2026-11"},
 			{Title: "SSA: contribution and benefit base", URL: "https://www.ssa.gov/oact/cola/cbb.html", Checked: "2026-11"},
 		},
-		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and US self-employment tax at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect. An effective date without 30 days' notice is re-planned on the first of the month that gives it.",
+		Description: "Computes the hourly and day rate a freelance designer needs for a target income after expenses and the country's self-employed social contributions (US self-employment tax, UK Class 4 National Insurance, German health and care insurance, French micro-entrepreneur contributions, Japan's pension and health insurance, Australia's Medicare levy) at realistic billable hours, compares it with the current rate, phases large rises and schedules client notice before the new rate takes effect. An effective date without 30 days' notice is re-planned on the first of the month that gives it.",
 		Fields: []engine.Field{
 			engine.CurrencyField("USD"),
 			engine.RegionField(),
@@ -44,7 +50,7 @@ func init() {
 			{Name: "weeks_off", Kind: engine.Integer, Default: 6, Min: engine.Bound(0), Max: engine.Bound(26), Description: "Weeks a year without billing: holidays, sickness, quiet periods."},
 			{Name: "current_rate_usd", Kind: engine.Number, Money: true, Min: engine.Bound(1), Max: engine.Bound(10000), Description: "Your current hourly rate in US dollars (1–10,000 USD)."},
 			{Name: "effective_date", Kind: engine.Date, Required: true, Description: "When the new rate should take effect."},
-			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether US self-employment tax applies."},
+			{Name: "us_self_employed", Kind: engine.Boolean, Default: true, Description: "Whether the self-employed social contributions of `country` apply (US self-employment tax in the US; the name is kept for compatibility). False when they are paid otherwise (an employer, an artists' fund)."},
 		},
 		ExampleContext: map[string]any{
 			"target_income_usd":       85000,
@@ -66,47 +72,51 @@ func init() {
 }
 
 const (
-	dsRateSSBase    = 184500.0 // 2026 Social Security wage base
-	dsRateSEShare   = 0.9235
-	dsRateSS        = 0.124
-	dsRateMedicare  = 0.029
 	dsRateDayHours  = 8
 	dsRatePhaseOver = 0.20
 )
 
-// dsRateSE is whether US self-employment tax applies (asked for, and the
-// designer is in the US) and the Social Security wage base in the plan's
-// currency. Outside the US it warns once that the country's social
-// contributions are not modelled, rather than charging US tax.
-func dsRateSE(in *engine.Input, p *engine.Plan) (applies bool, ssBase float64) {
+// dsRateSocial is the country's schedule of self-employed social
+// contributions, when they apply (us_self_employed) and the rule table
+// has the country; the table warns JURISDICTION_UNKNOWN where it has not,
+// and the plan then charges none rather than another country's.
+func dsRateSocial(in *engine.Input, p *engine.Plan) (engine.Contributions, bool) {
 	if !in.Bool("us_self_employed") {
-		return false, 0
+		return engine.Contributions{}, false
 	}
-	if in.Region() != engine.RegionUS {
-		if p.Get("se_tax_note") == nil {
-			p.Set("se_tax_note", "US self-employment tax is for US taxpayers; it is not applied in "+in.Region().Name())
-			p.Warn("SOCIAL_CONTRIBUTIONS_NOT_MODELLED", "US self-employment tax does not apply in %s and its social contributions are not modelled: add them to target_income_usd.", in.Region().Name())
-		}
-		return false, 0
+	sc, ok := in.Contributions(p)
+	if !ok && p.Get("social_contributions_note") == nil {
+		p.Set("social_contributions_note", fmt.Sprintf("%s's self-employed social contributions are not in the rule table and are not included: add them to target_income_usd.", in.Region().Name()))
 	}
-	return true, in.Benchmark(p, engine.Benchmark{Amount: engine.InUSD(dsRateSSBase), What: "Social Security wage base (2026)", Source: "https://www.ssa.gov/oact/cola/cbb.html"})
+	return sc, ok
 }
 
-// dsRateSETax is US self-employment tax on a year's net profit.
-func dsRateSETax(profit, ssBase float64) float64 {
-	base := math.Max(profit, 0) * dsRateSEShare
-	return math.Min(base, ssBase)*dsRateSS + base*dsRateMedicare
+// dsRateSocialOn is a year's contributions at a revenue: on the profit it
+// leaves after expenses, or on the revenue itself where the country
+// charges turnover.
+func dsRateSocialOn(in *engine.Input, p *engine.Plan, revenue float64) float64 {
+	sc, ok := dsRateSocial(in, p)
+	switch {
+	case !ok:
+		return 0
+	case sc.OnTurnover():
+		return sc.On(revenue)
+	}
+	return sc.On(revenue - in.Float("annual_expenses_usd"))
 }
 
-// dsRateProfitFor is the net profit whose after-SE-tax pay is target.
-func dsRateProfitFor(target float64, se bool, ssBase float64) float64 {
-	if !se {
-		return target
+// dsRateRevenueFor is the revenue whose pay after expenses and social
+// contributions is target.
+func dsRateRevenueFor(in *engine.Input, p *engine.Plan, target float64) float64 {
+	expenses := in.Float("annual_expenses_usd")
+	sc, ok := dsRateSocial(in, p)
+	switch {
+	case !ok:
+		return target + expenses
+	case sc.OnTurnover():
+		return sc.GrossFor(target + expenses)
 	}
-	if p := target / (1 - dsRateSEShare*(dsRateSS+dsRateMedicare)); p*dsRateSEShare <= ssBase {
-		return p
-	}
-	return (target + ssBase*dsRateSS) / (1 - dsRateSEShare*dsRateMedicare)
+	return sc.GrossFor(target) + expenses
 }
 
 func dsRateHours(in *engine.Input, perWeek float64) float64 {
@@ -116,28 +126,25 @@ func dsRateHours(in *engine.Input, perWeek float64) float64 {
 // dsRateFor is the hourly rate that earns the target at perWeek billable
 // hours, rounded up to a price point about $5 wide in the plan's currency.
 func dsRateFor(in *engine.Input, p *engine.Plan, perWeek float64, what string) float64 {
-	se, ssBase := dsRateSE(in, p)
-	need := dsRateProfitFor(in.Float("target_income_usd"), se, ssBase) + in.Float("annual_expenses_usd")
+	need := dsRateRevenueFor(in, p, in.Float("target_income_usd"))
 	return in.PricePoint(p, what, need/dsRateHours(in, perWeek), 5, engine.RoundUp)
 }
 
 func dsRateRequired(in *engine.Input, p *engine.Plan) error {
-	applies, ssBase := dsRateSE(in, p)
-	profit := dsRateProfitFor(in.Float("target_income_usd"), applies, ssBase)
+	revenue := dsRateRevenueFor(in, p, in.Float("target_income_usd"))
+	profit := revenue - in.Float("annual_expenses_usd")
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
 	rate := dsRateFor(in, p, in.Float("billable_hours_per_week"), "hourly rate")
-	se := 0.0
-	if applies {
-		se = dsRateSETax(profit, ssBase)
-	}
+	se := dsRateSocialOn(in, p, revenue)
 	p.Set("rate_usd", rate)
 	p.Set("day_rate_usd", rate*dsRateDayHours)
 	p.Set("breakdown", map[string]any{
-		"billable_hours_per_year": hours,
-		"profit_needed_usd":       engine.Money(profit),
-		"self_employment_tax_usd": engine.Money(se),
-		"expenses_usd":            in.Float("annual_expenses_usd"),
-		"revenue_needed_usd":      engine.Money(profit + in.Float("annual_expenses_usd")),
+		"billable_hours_per_year":  hours,
+		"profit_needed_usd":        engine.Money(profit),
+		"self_employment_tax_usd":  engine.Money(se),
+		"social_contributions_usd": engine.Money(se),
+		"expenses_usd":             in.Float("annual_expenses_usd"),
+		"revenue_needed_usd":       engine.Money(revenue),
 	})
 	if h := in.Float("billable_hours_per_week"); h > 30 {
 		at25 := dsRateFor(in, p, 25, "hourly rate at 25 billable hours a week")
@@ -153,11 +160,7 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 	}
 	cur, rate := in.Float("current_rate_usd"), p.Get("rate_usd").(float64)
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
-	profit := cur*hours - in.Float("annual_expenses_usd")
-	pay := profit
-	if applies, ssBase := dsRateSE(in, p); applies {
-		pay -= dsRateSETax(profit, ssBase)
-	}
+	pay := cur*hours - in.Float("annual_expenses_usd") - dsRateSocialOn(in, p, cur*hours)
 	rise := rate/cur - 1
 	p.Set("current", map[string]any{
 		"rate_usd":              cur,
@@ -232,14 +235,23 @@ func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
 	p.RecommendOn(engine.High, "notify-clients", "Announce the new rate in writing",
 		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
 	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioMoney(in, rate)))
-	if applies, _ := dsRateSE(in, p); applies {
-		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["self_employment_tax_usd"].(float64))))
-	} else {
-		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside income tax and %s's social contributions from every invoice, at the rates your tax office publishes.", in.Region().Name()))
+	social := "no social contributions"
+	switch sc, ok := dsRateSocial(in, p); {
+	case ok && in.Region() == engine.RegionUS:
+		social = studioMoney(in, b["social_contributions_usd"].(float64)) + " self-employment tax"
+		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of self-employment tax plus income tax from every invoice and pay US estimated tax quarterly.", studioMoney(in, b["social_contributions_usd"].(float64))))
+	case ok:
+		social = fmt.Sprintf("%s %s (%s)", studioMoney(in, b["social_contributions_usd"].(float64)), sc.Rule.Name, sc.Rule.Year)
+		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside the %s of %s (%s rates) plus income tax from every invoice. %s", studioMoney(in, b["social_contributions_usd"].(float64)), sc.Rule.Name, sc.Rule.Year, sc.Rule.Note))
+	case in.Bool("us_self_employed"):
+		social = "social contributions not included"
+		p.Recommend(engine.Medium, "Set aside tax each month", fmt.Sprintf("Put aside income tax and %s's social contributions from every invoice, at the rates your tax office publishes; they are not in this rate.", in.Region().Name()))
+	default:
+		p.Recommend(engine.Medium, "Set aside tax each month", "Put aside income tax from every invoice.")
 	}
 	p.Recommend(engine.Low, "Review yearly", "Raise rates at least with inflation every year; new clients get the new rate immediately.")
-	p.Strategy("Charge %s an hour (%s a day) from %s: %s billable hours a year cover %s pay, %s self-employment tax and %s expenses.",
+	p.Strategy("Charge %s an hour (%s a day) from %s: %s billable hours a year cover %s pay, %s and %s expenses.",
 		studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff), studioCount(int(b["billable_hours_per_year"].(float64))), studioMoney(in, in.Float("target_income_usd")),
-		studioMoney(in, b["self_employment_tax_usd"].(float64)), studioMoney(in, in.Float("annual_expenses_usd")))
+		social, studioMoney(in, in.Float("annual_expenses_usd")))
 	return nil
 }

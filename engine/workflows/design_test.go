@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -128,5 +129,55 @@ func TestDesignProjectQuoteEveryInstalmentIsDated(t *testing.T) {
 		if !strings.Contains(titles[key], want) {
 			t.Errorf("milestone %s %q does not carry the %s instalment", key, titles[key], want)
 		}
+	}
+}
+
+// Outside the US the rate pays the country's self-employed social
+// contributions, from the rule table with its year and source: UK Class 4
+// National Insurance, German health and care insurance, French
+// micro-entrepreneur contributions (on turnover), Japan's National Pension
+// and Health Insurance, Australia's Medicare levy. The pay left after them
+// is the target; a country the table does not cover is warned about, not
+// charged US tax or nothing in silence.
+func TestDesignRateReviewSocialContributionsByCountry(t *testing.T) {
+	w, _ := engine.LookupWorkflow("design-rate-review")
+	for _, c := range []struct {
+		country, currency string
+		target, expenses  float64
+		turnover          bool
+	}{
+		{"GB", "GBP", 45000, 4000, false},
+		{"DE", "EUR", 50000, 5000, false},
+		{"FR", "EUR", 40000, 4000, true},
+		{"JP", "JPY", 6000000, 500000, false},
+		{"AU", "AUD", 90000, 8000, false},
+	} {
+		ctx := clone(w.ExampleContext)
+		ctx["country"], ctx["currency"], ctx["target_income_usd"], ctx["annual_expenses_usd"] = c.country, c.currency, c.target, c.expenses
+		delete(ctx, "current_rate_usd")
+		res := run(t, w.ID, ctx)
+		b := res["breakdown"].(map[string]any)
+		sc, _ := b["social_contributions_usd"].(float64)
+		profit, _ := b["profit_needed_usd"].(float64)
+		if sc <= 0 || math.Abs(profit-sc-c.target) > 0.02 {
+			t.Errorf("%s: profit %v less contributions %v is not the target %v", c.country, profit, sc, c.target)
+		}
+		if c.turnover && math.Abs(b["revenue_needed_usd"].(float64)*0.256-sc) > 0.02 {
+			t.Errorf("%s: contributions %v are not 25.6 %% of turnover %v", c.country, sc, b["revenue_needed_usd"])
+		}
+		j, _ := res["jurisdiction"].(map[string]any)
+		rule, _ := j["social_contributions"].(map[string]any)
+		if rule["year"] == nil || rule["source"] == nil || hasWarning(res, "JURISDICTION_UNKNOWN") {
+			t.Errorf("%s: social contribution rule %v, warnings %v", c.country, rule, warningCodes(res))
+		}
+	}
+	ctx := clone(w.ExampleContext)
+	ctx["country"] = "BR"
+	res := run(t, w.ID, ctx)
+	if !hasWarning(res, "JURISDICTION_UNKNOWN") {
+		t.Errorf("BR: no JURISDICTION_UNKNOWN in %v", warningCodes(res))
+	}
+	if sc := res["breakdown"].(map[string]any)["social_contributions_usd"]; sc != 0.0 {
+		t.Errorf("BR: contributions %v charged from another country's rule", sc)
 	}
 }

@@ -169,7 +169,7 @@ func fsCostCash(in *engine.Input, p *engine.Plan) error {
 	p.Handover(engine.KindAction, "top-sample", "Top-of-production sample approved", cal.AddWorkWeeks(po, 6))
 	p.Handover(engine.KindPayment, "balance-due", "70% balance paid before shipment", cal.AddWorkdays(exf, -5))
 	p.Deliverable("ex-factory", "Goods leave the factory", exf, "")
-	p.Handover(engine.KindPayment, "arrival", "Arrival: duty, freight and brokerage paid", arrival)
+	p.Handover(engine.KindArrival, "arrival", "Arrival: duty, freight and brokerage paid", arrival)
 	// The factory's steps in order, with the working days each needs:
 	// top-of-production comes six weeks into the run, the balance is paid
 	// a week before the goods leave, and they arrive after the crossing.

@@ -40,7 +40,7 @@ func init() {
 			{Name: "ticket_price", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(1), Max: engine.Bound(100000), Description: "Average face value per ticket, in `currency` (1–100,000; this plans a ticketed show)."},
 			{Name: "sell_through_pct", Kind: engine.Number, Default: 75, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Expected share of tickets sold, in percent."},
 			{Name: "guarantee", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Artist guarantee, in `currency` (0–100,000,000)."},
-			{Name: "artist_split_pct", Kind: engine.Number, Default: 85, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent."},
+			{Name: "artist_split_pct", Kind: engine.Number, Required: true, Min: engine.Bound(0), Max: engine.Bound(100), Description: "Artist's share of the overage past the split point, in percent (85 is the common headline figure): the percentage of the versus deal, so required."},
 			{Name: "expenses", Kind: engine.Number, Money: true, Required: true, Min: engine.Bound(0), Max: engine.Bound(100000000), Description: "Show expenses in `currency`: venue, production, marketing, staffing, insurance (0–100,000,000)."},
 			{Name: "ticket_tax_pct", Kind: engine.Number, Default: 0, Min: engine.Bound(0), Max: engine.Bound(30), Description: "Local ticket or amusement taxes included in the price, in percent, besides the country's VAT or GST (which the plan takes from `country`)."},
 			engine.CurrencyField("USD"),

@@ -147,3 +147,33 @@ func TestLiveEventsSettlementInPounds(t *testing.T) {
 		t.Fatalf("strategy %q, currency %v", s, res["currency"])
 	}
 }
+
+// An Australian December festival is midsummer there: no season warning,
+// while the same date in the US is told to move to June, and an
+// Australian June festival is told to move to December.
+func TestFestivalSeasonByHemisphere(t *testing.T) {
+	w, _ := engine.LookupWorkflow("live-events-production-timeline")
+	for _, c := range []struct {
+		country, date string
+		warned        bool
+		month         time.Month
+	}{
+		{"AU", "2027-12-11", false, 0},
+		{"US", "2027-12-11", true, time.June},
+		{"AU", "2027-06-12", true, time.December},
+	} {
+		ctx := clone(w.ExampleContext)
+		ctx["country"], ctx["event_type"], ctx["event_date"] = c.country, "outdoor-festival", c.date
+		res := run(t, w.ID, ctx)
+		if hasWarning(res, "OUTSIDE_FESTIVAL_SEASON") != c.warned {
+			t.Errorf("%s festival on %s: OUTSIDE_FESTIVAL_SEASON %v, want %v", c.country, c.date, !c.warned, c.warned)
+			continue
+		}
+		if c.warned {
+			d, _ := engine.ParseDate(res["in_season_event_date"].(string))
+			if d.Month() != c.month {
+				t.Errorf("%s festival on %s: suggested %v, want a date in %v", c.country, c.date, res["in_season_event_date"], c.month)
+			}
+		}
+	}
+}

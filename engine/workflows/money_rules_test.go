@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,26 +41,61 @@ func setPath(ctx map[string]any, path string, v float64) {
 	}
 }
 
-// A flat comedy deal without its guarantee is a 400 naming the field, not
-// a show that pays nothing in silence; a door deal needs none, and a
-// versus deal without one is the door alone.
-func TestComedyFlatDealNeedsGuarantee(t *testing.T) {
+// A comedy deal missing a term it is made of is a 400 naming the field,
+// not a show that pays nothing, or an assumed 70 %, in silence: a flat
+// deal needs its guarantee, a door deal its split, a versus deal both.
+func TestComedyDealNeedsItsTerms(t *testing.T) {
 	w, _ := engine.LookupWorkflow("comedy-club-tour")
-	for _, deal := range []string{"flat", "FLAT"} {
+	for _, c := range []struct {
+		deal  string
+		terms map[string]any
+		want  []string
+	}{
+		{"flat", nil, []string{"context.shows[0].guarantee_usd"}},
+		{"FLAT", nil, []string{"context.shows[0].guarantee_usd"}},
+		{"door", nil, []string{"context.shows[0].door_pct"}},
+		{"versus", map[string]any{"guarantee_usd": 2500}, []string{"context.shows[0].door_pct"}},
+		{"versus", map[string]any{"door_pct": 70}, []string{"context.shows[0].guarantee_usd"}},
+		{"versus", nil, []string{"context.shows[0].guarantee_usd", "context.shows[0].door_pct"}},
+		{"flat", map[string]any{"guarantee_usd": 900}, nil},
+		{"door", map[string]any{"door_pct": 70}, nil},
+		{"versus", map[string]any{"guarantee_usd": 2500, "door_pct": 70}, nil},
+	} {
 		ctx := clone(w.ExampleContext)
-		ctx["shows"] = []any{map[string]any{"city": "Leeds", "date": "2027-02-19", "capacity": 200, "ticket_price_usd": 15, "deal": deal}}
+		show := map[string]any{"city": "Leeds", "date": "2027-02-19", "capacity": 200, "ticket_price_usd": 15, "deal": c.deal}
+		for k, v := range c.terms {
+			show[k] = v
+		}
+		ctx["shows"] = []any{show}
 		_, err := w.Prepare(ctx)
+		var got []string
 		var ce *engine.ContextError
-		if !errors.As(err, &ce) || len(ce.Violations) != 1 || ce.Violations[0].Field != "context.shows[0].guarantee_usd" {
-			t.Errorf("%s deal without guarantee: %v", deal, err)
+		if errors.As(err, &ce) {
+			for _, v := range ce.Violations {
+				got = append(got, v.Field)
+			}
+		} else if err != nil {
+			t.Errorf("%s deal %v: %v", c.deal, c.terms, err)
+			continue
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s deal %v: violations %v, want %v", c.deal, c.terms, got, want)
 		}
 	}
-	for _, deal := range []string{"door", "versus"} {
-		ctx := clone(w.ExampleContext)
-		ctx["shows"] = []any{map[string]any{"city": "Leeds", "date": "2027-02-19", "capacity": 200, "ticket_price_usd": 15, "deal": deal}}
-		if _, err := w.Prepare(ctx); err != nil {
-			t.Errorf("%s deal without guarantee: %v", deal, err)
-		}
+}
+
+// A concert settlement is a guarantee versus a percentage: without the
+// artist's split it is a 400 naming the field, not an assumed 85 %.
+func TestSettlementNeedsTheSplit(t *testing.T) {
+	w, _ := engine.LookupWorkflow("live-events-show-settlement")
+	ctx := clone(w.ExampleContext)
+	delete(ctx, "artist_split_pct")
+	_, err := w.Prepare(ctx)
+	var ce *engine.ContextError
+	if !errors.As(err, &ce) || len(ce.Violations) != 1 || ce.Violations[0].Field != "context.artist_split_pct" {
+		t.Fatalf("settlement without the artist's split: %v", err)
 	}
 }
 
@@ -79,11 +115,13 @@ func TestComedyDoorNetOfVAT(t *testing.T) {
 	}
 }
 
-// 30 + 3 AP photographs sold in the EU exceed the reduced-VAT copy limit;
-// the same edition in the US has no such limit.
+// 30 + 3 AP photographs sold in the EU exceed the reduced-VAT copy limit
+// where photographs can take the reduced rate (France); Germany taxes
+// photographs at the standard rate whatever the edition, and the US has
+// no such limit.
 func TestPrintEditionEUCopyLimit(t *testing.T) {
 	w, _ := engine.LookupWorkflow("photography-print-editions")
-	for country, want := range map[string]bool{"FR": true, "DE": true, "US": false, "GB": false} {
+	for country, want := range map[string]bool{"FR": true, "IT": true, "DE": false, "US": false, "GB": false} {
 		ctx := clone(w.ExampleContext)
 		ctx["country"], ctx["edition_size"], ctx["artist_proofs"] = country, 30, 3
 		if got := hasWarning(run(t, w.ID, ctx), "ART_VAT_COPY_LIMIT"); got != want {

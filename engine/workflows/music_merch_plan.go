@@ -202,7 +202,7 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			}
 			lands := engine.AddWeeks(asOf, musicMerchLeadWeeks[kind]+1)
 			p.Milestone("reorder-"+kind, "Reorder "+kind+" for the shows still ahead", asOf)
-			p.Handover(engine.KindDeliverable, "arrives-"+kind, "Reordered "+kind+" stock arrives", lands)
+			p.Handover(engine.KindArrival, "arrives-"+kind, "Reordered "+kind+" stock arrives", lands)
 			deadlines[kind] = p.Ref("reorder-" + kind)
 			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
 		}
@@ -225,7 +225,7 @@ func musicMerchSchedule(in *engine.Input, p *engine.Plan) error {
 			p.Warn("ORDER_DEADLINE_PASSED", "The %s order was due %s for %s of production and a week of shipping; ordered on %s it lands around %s%s.",
 				kind, engine.FormatDate(planned), engine.Plural(musicMerchLeadWeeks[kind], "week", "weeks"), engine.FormatDate(order), engine.FormatDate(lands), musicMerchLateNote(lands, start))
 			p.Set("earliest_arrival_"+kind, p.Ref("arrives-"+kind))
-			p.Handover(engine.KindDeliverable, "arrives-"+kind, "Late "+kind+" stock arrives", lands)
+			p.Handover(engine.KindArrival, "arrives-"+kind, "Late "+kind+" stock arrives", lands)
 		}
 	}
 	p.Set("order_deadlines", deadlines)

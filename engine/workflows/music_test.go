@@ -206,3 +206,20 @@ func TestMusicMerchPlanWarnsOnCostLateOrderAndCash(t *testing.T) {
 		t.Errorf("vinyl ordered 2026-11-20 lands after 16 weeks at the plant and 1 of shipping (2027-03-19), got %v", res["earliest_arrival_vinyl"])
 	}
 }
+
+// Stock ordered late lands when it lands: an arrival forecast inside the
+// year-end closure rolls forward to the first working day after it, never
+// back to a day before the stock can exist.
+func TestMerchLateArrivalRollsForwardOverYearEnd(t *testing.T) {
+	w, _ := engine.LookupWorkflow("music-merch-plan")
+	ctx := clone(w.ExampleContext)
+	ctx["as_of"], ctx["tour_start"] = "2026-11-30", "2027-01-08"
+	ctx["items"] = []any{map[string]any{"name": "Tour T-shirt", "kind": "apparel", "unit_cost_usd": 9.5, "price_usd": 30, "share_pct": 100}}
+	res := run(t, w.ID, ctx)
+	// Ordered on 2026-11-30, three weeks of production and a week of
+	// shipping land it on 2026-12-28, inside the 24 Dec–1 Jan closure.
+	m := milestoneByKey(t, res, "arrives-apparel")
+	if m["kind"] != "arrival" || m["date"] != "2027-01-04" || m["moved_from"] != "2026-12-28" {
+		t.Fatalf("late apparel arrival: %v", m)
+	}
+}

@@ -90,14 +90,17 @@ var newsPlatforms = map[string]newsPlatformFees{
 }
 
 const (
-	newsAnnualShare    = 0.30
-	newsConvLow        = 0.03
-	newsConvBase       = 0.05
-	newsConvHigh       = 0.10
-	newsMinList        = 1000
-	newsAnnounceDays   = 14
-	newsFoundingDays   = 7
-	newsAnnualMultiple = 10.0
+	newsAnnualShare  = 0.30
+	newsConvLow      = 0.03
+	newsConvBase     = 0.05
+	newsConvHigh     = 0.10
+	newsMinList      = 1000
+	newsAnnounceDays = 14
+	// The two weeks of announcement in working days, the gap the launch
+	// keeps after it whatever holidays fall in between.
+	newsAnnounceWorkdays = 10
+	newsFoundingDays     = 7
+	newsAnnualMultiple   = 10.0
 )
 
 func newsAnnualPrice(in *engine.Input) float64 {
@@ -183,8 +186,8 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	launch, asOf := in.Date("launch_date"), p.AsOf()
 	// A launch too soon for the two-week announcement, or already past, is
 	// re-planned on the earliest launch that keeps it.
-	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays {
-		alt := engine.AddDays(asOf, newsAnnounceDays)
+	if lead := engine.DaysBetween(asOf, launch); lead < newsAnnounceDays || p.Calendar().WorkdaysBetween(asOf, launch) < newsAnnounceWorkdays {
+		alt := engine.Later(engine.AddDays(asOf, newsAnnounceDays), p.Calendar().AddWorkdays(asOf, newsAnnounceWorkdays))
 		away, why := engine.Plural(lead, "day", "days")+" away", "readers need a two-week announcement"
 		if lead < 0 {
 			away, why = "already past", "the requested launch date has passed"
@@ -208,7 +211,7 @@ func newsPaidSchedule(in *engine.Input, p *engine.Plan) error {
 	p.DependsOn("paid-content-ready", "announce")
 	p.DependsOn("launch", "paid-content-ready")
 	// The announcement runs two weeks: ten working days before the launch.
-	p.Precede("announce", "launch", 10)
+	p.Precede("announce", "launch", newsAnnounceWorkdays)
 	p.Event("founding-offer-ends", "Founding-member offer closes", engine.AddDays(launch, newsFoundingDays), "the founding offer's announced end")
 	p.Work("month-one-review", "First month: conversion, churn, annual share", engine.AddDays(launch, 30))
 	p.WarnPassedMilestones()

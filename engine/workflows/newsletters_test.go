@@ -71,12 +71,17 @@ func TestNewslettersPaidLaunchPricingChecks(t *testing.T) {
 	entWant(t, entRun(t, "newsletters-paid-launch", map[string]any{"annual_price_usd": 50}), "ANNUAL_DISCOUNT_DEEP")
 	soon := entRun(t, "newsletters-paid-launch", map[string]any{"launch_date": "2026-11-27", "free_subscribers": 600})
 	entWant(t, soon, "LAUNCH_TOO_SOON", "LIST_TOO_SMALL", "REPLANNED")
-	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2026-12-04" {
-		t.Errorf("earliest launch %s, want 14 days after the plan date", got)
+	// Two weeks and ten working days of announcement: Thanksgiving takes
+	// one, so Monday 7 December, not a launch squeezed to nine.
+	if got := entStr(t, soon, "earliest_feasible_launch_date"); got != "2026-12-07" {
+		t.Errorf("earliest launch %s, want 2026-12-07 (14 days and 10 working days after the plan date)", got)
+	}
+	if hasWarning(soon, "PRECEDENCE_SHORT") {
+		t.Errorf("re-planned launch leaves the announcement short: %v", warningCodes(soon))
 	}
 	// Re-planned, not only warned: the launch is the feasible date and the
 	// announcement is not in the past.
-	if hasWarning(soon, "MILESTONE_PASSED") || milestoneDate(t, soon, "launch") != mediaDay("2026-12-04") || milestoneDate(t, soon, "announce") != mediaDay("2026-11-20") {
+	if hasWarning(soon, "MILESTONE_PASSED") || milestoneDate(t, soon, "launch") != mediaDay("2026-12-07") || milestoneDate(t, soon, "announce") != mediaDay("2026-11-20") {
 		t.Errorf("launch %v, announce %v, warnings %v", milestoneDate(t, soon, "launch"), milestoneDate(t, soon, "announce"), warningCodes(soon))
 	}
 }

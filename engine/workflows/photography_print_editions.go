@@ -31,7 +31,7 @@ func init() {
 		ID:           "photography-print-editions",
 		Name:         "Limited print edition",
 		Vertical:     "photography",
-		Jurisdiction: []engine.Area{engine.AreaTax, engine.AreaArtCopies},
+		Jurisdiction: []engine.Area{engine.AreaTax, engine.AreaArtCopies, engine.AreaArtVAT},
 		PastDate:     engine.PastDate{Field: "release_date", Policy: engine.PastReplan},
 		Sources: []engine.Source{
 			{Title: "New York Arts and Cultural Affairs Law, art 15 (limited edition multiples)", URL: "https://www.nysenate.gov/legislation/laws/ACA/A15", Checked: "2026-11"},
@@ -69,6 +69,15 @@ func init() {
 	})
 }
 
+// Working days each production step needs: a week of proofing on the
+// chosen paper, the lab's run (5–10 business days quoted, 10 planned),
+// and a week to inspect, sign, number and certify before release.
+const (
+	phEdProofWorkdays = 5
+	phEdLabWorkdays   = 10
+	phEdSignWorkdays  = 5
+)
+
 func phEdCheck(in *engine.Input, p *engine.Plan) error {
 	size, aps := in.Int("edition_size"), in.Int("artist_proofs")
 	allowed := max(2, studioCeil(float64(size)*0.1))
@@ -86,17 +95,42 @@ func phEdCheck(in *engine.Input, p *engine.Plan) error {
 			studioMoney(in, in.Float("start_price_usd")), in.Float("commission_pct"), studioMoney(in, in.Float("start_price_usd")*(1-commission)), studioMoney(in, in.Float("print_cost_usd")), studioMoney(in, minimum))
 		p.Set("minimum_start_price_usd", minimum)
 	}
-	// Where the reduced VAT rate on art caps photographs at a number of
-	// copies (the EU: 30, all sizes and mounts), an edition past it sells
-	// at the standard rate.
-	if _, capped := engine.RuleOf(in.Region(), engine.AreaArtCopies); capped {
-		rule, _ := in.Rule(p, engine.AreaArtCopies)
-		if total := size + aps; total > rule.Copies {
-			p.Warn("ART_VAT_COPY_LIMIT", "%d numbered prints and %s make %d copies: in %s the reduced VAT rate for photographs covers at most %d copies in all sizes and mounts, so these sell at the standard rate; keep the edition and proofs to %d to keep the reduced rate.",
-				size, engine.Plural(aps, "artist's proof", "artist's proofs"), total, in.Region().Name(), rule.Copies, rule.Copies)
-		}
-	}
+	phEdVAT(in, p, size+aps)
 	return nil
+}
+
+// phEdVAT sets the VAT the photographer's own sales take. Where the
+// country has a reduced rate for works of art sold by their creator that
+// covers photographs (France: 5.5 %), an edition within the copy limit
+// (the EU: 30, all sizes and mounts) takes it, and one past the limit the
+// standard rate, with a warning; where photographs take the standard rate
+// (Germany, the UK) it is that. A VAT country the table has no art rate
+// for is warned about (JURISDICTION_UNKNOWN) and shown the standard rate.
+func phEdVAT(in *engine.Input, p *engine.Plan, copies int) {
+	tax, ok := in.Rule(p, engine.AreaTax)
+	if !ok {
+		return
+	}
+	vat := map[string]any{"name": tax.Name, "rate_pct": tax.RatePct, "included_in_prices": tax.IncludedInPrices, "basis": tax.Rule, "source": tax.Source}
+	defer p.Set("vat", vat)
+	if tax.Name != "VAT" {
+		return
+	}
+	art, known := in.Rule(p, engine.AreaArtVAT)
+	limit, capped := engine.RuleOf(in.Region(), engine.AreaArtCopies)
+	if capped {
+		in.Rule(p, engine.AreaArtCopies)
+	}
+	reduced := !known || art.RatePct < tax.RatePct
+	if capped && reduced && copies > limit.Copies {
+		p.Warn("ART_VAT_COPY_LIMIT", "%d prints with the artist's proofs: in %s the reduced VAT rate for photographs as works of art covers at most %d copies in all sizes and mounts, so these sell at the standard %g %%; keep the edition and proofs to %d to keep the reduced rate.",
+			copies, in.Region().Name(), limit.Copies, tax.RatePct, limit.Copies)
+		vat["basis"] = fmt.Sprintf("standard rate: %d copies exceed the %d-copy limit of the reduced rate on works of art", copies, limit.Copies)
+		return
+	}
+	if known {
+		vat["rate_pct"], vat["basis"], vat["source"] = art.RatePct, art.Rule, art.Source
+	}
 }
 
 func phEdTiers(in *engine.Input, p *engine.Plan) error {
@@ -142,7 +176,7 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 	release := in.Date("release_date")
 	proof := p.Calendar().PrevWorkday(engine.AddWeeks(release, -4))
 	if proof.Before(p.AsOf()) {
-		earliest := p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), 4))
+		earliest := engine.Later(p.Calendar().NextWorkday(engine.AddWeeks(p.AsOf(), 4)), p.Calendar().AddWorkdays(p.AsOf(), phEdProofWorkdays+phEdLabWorkdays+phEdSignWorkdays))
 		away := engine.Plural(engine.DaysBetween(p.AsOf(), release), "day", "days") + " away"
 		why := "proofing and printing need 4 weeks"
 		if release.Before(p.AsOf()) {
@@ -161,16 +195,17 @@ func phEdSchedule(in *engine.Input, p *engine.Plan) error {
 			engine.FormatDate(release), p.Label("release date clear of the dead week", better))
 		p.Set("better_release_date", p.Label("release date clear of the dead week", better))
 	}
-	order := p.Calendar().AddWorkdays(release, -15)
-	arrive := p.Calendar().AddWorkdays(order, 10)
+	order := p.Calendar().AddWorkdays(release, -(phEdLabWorkdays + phEdSignWorkdays))
+	arrive := p.Calendar().AddWorkdays(order, phEdLabWorkdays)
 	p.Work("test-prints", "Test prints on the chosen paper; approve a reference proof", proof)
 	deliver(p, "order-prints", "First tier ordered from the lab (10 business days)", order, in.Region(), proof)
-	p.DependsOn("order-prints", "test-prints")
-	p.Handover(engine.KindDeliverable, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
+	p.Precede("test-prints", "order-prints", phEdProofWorkdays)
+	p.Handover(engine.KindArrival, "prints-arrive", "Prints arrive: inspect, sign, number, certificates of authenticity", arrive)
 	p.Handover(engine.KindAnnounce, "announce", "Edition announced with size, AP count, paper and price tiers", engine.Later(p.AsOf(), engine.AddDays(release, -14)))
 	p.Handover(engine.KindOnSale, "release", "Edition on sale (tier 1)", release)
-	p.DependsOn("prints-arrive", "order-prints")
-	p.DependsOn("release", "prints-arrive", "announce")
+	p.Precede("order-prints", "prints-arrive", phEdLabWorkdays)
+	p.Precede("prints-arrive", "release", phEdSignWorkdays)
+	p.DependsOn("release", "announce")
 	p.Work("tier-review", "Quarterly review: move to the next tier once the current one sells out", engine.AddMonths(release, 3))
 	p.Set("release_date", engine.FormatDate(release))
 	return nil
@@ -183,12 +218,12 @@ func phEdRecommend(in *engine.Input, p *engine.Plan) error {
 		fmt.Sprintf("Publish the edition as %s with paper, size and print date on the certificate; the number cannot grow later.", s["edition_declared"]))
 	p.Recommend(engine.Medium, "Print to order by tier", "Order prints as each tier sells rather than the whole edition at once; keep the approved proof as the colour reference.")
 	p.Recommend(engine.Medium, "Announce each price step", "Tell collectors when a tier is nearly gone; the rising price rewards early buyers and sells the first tier faster.")
-	if rule, ok := in.Rule(p, engine.AreaTax); ok {
+	if vat, ok := p.Get("vat").(map[string]any); ok {
 		include := "added to the price at the till"
-		if rule.IncludedInPrices {
+		if vat["included_in_prices"] == true {
 			include = "included in the price collectors pay"
 		}
-		p.Recommend(engine.Medium, "Price with the sales tax in mind", fmt.Sprintf("In %s, %s (%g%%) is %s once you are registered for it; the prices here are what the buyer pays.", in.Region().Name(), rule.Name, rule.RatePct, include))
+		p.Recommend(engine.Medium, "Price with the sales tax in mind", fmt.Sprintf("In %s, %s at %g%% is %s once you are registered for it (%s); the prices here are what the buyer pays.", in.Region().Name(), vat["name"], vat["rate_pct"], include, vat["basis"]))
 	}
 	p.Recommend(engine.Low, "Keep an edition ledger", "Record every print number, buyer, price and date; galleries and resale markets ask for provenance.")
 	p.Strategy("Release %s on %s from %s to %s in %s; a sell-out grosses %s and nets you %s after %s commission and %s printing.",

@@ -80,8 +80,10 @@ func TestPhotographyPrintEditionWarnings(t *testing.T) {
 	if res["suggested_artist_proofs"] != 2.0 || res["minimum_start_price_usd"] != 600.0 {
 		t.Errorf("suggested APs %v (want 2), minimum price %v (want 600 = 300 / 50%%)", res["suggested_artist_proofs"], res["minimum_start_price_usd"])
 	}
-	if res["earliest_feasible_release_date"] != "2026-12-18" {
-		t.Errorf("earliest release %v, want 2026-12-18 (4 weeks out)", res["earliest_feasible_release_date"])
+	// Four weeks out, and the 20 working days proofing, the lab and
+	// signing need: Thanksgiving takes one, so Monday 21 December.
+	if res["earliest_feasible_release_date"] != "2026-12-21" {
+		t.Errorf("earliest release %v, want 2026-12-21 (4 weeks and 20 working days out)", res["earliest_feasible_release_date"])
 	}
 }
 
@@ -116,5 +118,41 @@ func TestPhotographyLicensingNeverRecommendsZeroImages(t *testing.T) {
 	}
 	if alt := check(1000); alt["minimum_quote_usd"] != 3043.75 {
 		t.Errorf("$1,000: want the $3,043.75 minimum quote, got %v", alt)
+	}
+}
+
+// An edition the photographer sells in France within the 30-copy limit
+// takes the 5.5 % rate on works of art sold by their author, not the
+// standard 20 %; past the limit it is 20 % with a warning. Germany keeps
+// photographs at 19 % (the 2025 art rate excludes them); a UK artist's
+// sale is 20 %; a country the table has no art rate for is warned about.
+func TestPrintEditionArtVATByCountry(t *testing.T) {
+	w, _ := engine.LookupWorkflow("photography-print-editions")
+	for _, c := range []struct {
+		country       string
+		size, aps     int
+		rate          float64
+		limit, unknow bool
+	}{
+		{"FR", 15, 2, 5.5, false, false},
+		{"FR", 30, 3, 20, true, false},
+		{"DE", 15, 2, 19, false, false},
+		{"GB", 15, 2, 20, false, false},
+		{"US", 15, 2, 0, false, false},
+		{"IT", 15, 2, 22, false, true},
+	} {
+		ctx := clone(w.ExampleContext)
+		ctx["country"], ctx["edition_size"], ctx["artist_proofs"] = c.country, c.size, c.aps
+		res := run(t, w.ID, ctx)
+		vat, _ := res["vat"].(map[string]any)
+		if got, _ := vat["rate_pct"].(float64); got != c.rate {
+			t.Errorf("%s %d+%d: VAT %v, want %v %%", c.country, c.size, c.aps, vat, c.rate)
+		}
+		if hasWarning(res, "ART_VAT_COPY_LIMIT") != c.limit {
+			t.Errorf("%s %d+%d: ART_VAT_COPY_LIMIT %v, want %v", c.country, c.size, c.aps, !c.limit, c.limit)
+		}
+		if hasWarning(res, "JURISDICTION_UNKNOWN") != c.unknow {
+			t.Errorf("%s: JURISDICTION_UNKNOWN %v, want %v: %v", c.country, !c.unknow, c.unknow, warningCodes(res))
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/engine/enginetest"
@@ -84,6 +85,71 @@ func TestPropertyCountrySensitivity(t *testing.T) {
 			ctx := enginetest.Example(w, enginetest.DefaultAsOf)
 			for _, p := range enginetest.CountrySensitivity(w, ctx, enginetest.DefaultAsOf) {
 				t.Errorf("%s: %s", p.Rule, p.Detail)
+			}
+		})
+	}
+}
+
+// "Now" steps on a closed plan date, over every workflow: with as_of on a
+// Sunday and on a public holiday of the plan's country, nothing to be done
+// now is dated on as_of itself: it is due on the first working day on or
+// after it, so the hand-over after it keeps its working days.
+func TestPropertyNowStepsOnWorkingDays(t *testing.T) {
+	closed := []struct {
+		asOf    time.Time
+		country string
+	}{
+		{time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), ""},   // a Sunday
+		{time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC), "US"}, // Thanksgiving Day
+		{time.Date(2027, 5, 3, 0, 0, 0, 0, time.UTC), "GB"},   // Early May bank holiday
+	}
+	for _, w := range engine.Workflows("") {
+		t.Run(w.ID, func(t *testing.T) {
+			hasCountry := slices.ContainsFunc(w.Fields, func(f engine.Field) bool { return f.Name == engine.RegionFieldName })
+			seen := map[string]bool{}
+			for _, c := range closed {
+				if c.country == "GB" && !hasCountry {
+					continue
+				}
+				ctxs := enginetest.GenerateContexts(w, c.asOf, propertyContexts(), 11)
+				for _, ctx := range ctxs[:min(len(ctxs), propertyContexts())] {
+					if hasCountry {
+						if c.country != "" {
+							ctx[engine.RegionFieldName] = c.country
+						}
+					}
+					ps, err := enginetest.NowSteps(w, ctx, c.asOf)
+					if err != nil {
+						continue // a context the schema refuses is another property's
+					}
+					for _, p := range ps {
+						if !seen[p.Detail] {
+							seen[p.Detail] = true
+							b, _ := json.Marshal(ctx)
+							t.Errorf("%s: %s\ncontext: %s", p.Rule, p.Detail, b)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// Precedences after a re-plan, over every workflow that re-plans: with
+// its event date 3 to 45 days after as_of, the re-planned plan keeps every
+// declared precedence's working days (no PRECEDENCE_SHORT: a re-plan
+// chooses a date that leaves the work its time) and every invariant.
+// Gaps are declared with the durations the workflow dates its steps by,
+// so a precedence held is a duration held.
+func TestPropertyPrecedencesHoldAfterReplan(t *testing.T) {
+	for _, w := range engine.Workflows("") {
+		t.Run(w.ID, func(t *testing.T) {
+			seen := map[string]bool{}
+			for _, p := range enginetest.ReplanProblems(w, enginetest.DefaultAsOf) {
+				if !seen[p.Rule] {
+					seen[p.Rule] = true
+					t.Errorf("%s: %s", p.Rule, p.Detail)
+				}
 			}
 		})
 	}

@@ -16,17 +16,20 @@ import (
 //     90–120 pages, one-hour pilots 50–65, half-hour pilots 25–35. Many
 //     contests also cap the page count; over the cap the entry is
 //     disqualified or docked.
-//   - Register the script (WGAW Registry and/or the US Copyright Office)
-//     before it goes to readers.
+//   - Register the script, or evidence its authorship, before it goes to
+//     readers, as the writer's country does it (the engine's rule table:
+//     WGAW Registry and/or the US Copyright Office in the US, a dated
+//     deposit where copyright is automatic, SACD in France).
 //   - Contests are listed in order of preference; the fee budget is spent in
 //     that order.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "screenwriting-contest-plan",
-		Name:        "Contest and fellowship entry plan",
-		Vertical:    "screenwriting",
-		PastDate:    engine.PastDate{Field: "contests", Policy: engine.PastSkip},
-		Description: "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference. A ready date already past means the draft is ready now; contests whose deadlines have all passed are reported, not entered.",
+		ID:           "screenwriting-contest-plan",
+		Name:         "Contest and fellowship entry plan",
+		Vertical:     "screenwriting",
+		PastDate:     engine.PastDate{Field: "contests", Policy: engine.PastSkip},
+		Jurisdiction: []engine.Area{engine.AreaScriptRegistration},
+		Description:  "Enters a script in contests and fellowships at the cheapest open deadline once it is ready, checks page count against industry norms and each contest's cap, and spends the fee budget in order of preference. A ready date already past means the draft is ready now; contests whose deadlines have all passed are reported, not entered.",
 		Fields: []engine.Field{
 			{Name: "script_format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "Format of the script."},
 			{Name: "page_count", Kind: engine.Integer, Required: true, Min: engine.Bound(1), Max: engine.Bound(300), Description: "Page count of the draft to be entered."},
@@ -44,7 +47,7 @@ func init() {
 			}},
 			{Name: "budget_usd", Kind: engine.Number, Money: true, Min: engine.Bound(0), Max: engine.Bound(100000), Description: "Total entry-fee budget."},
 			engine.RegionField(),
-			{Name: "registered", Kind: engine.Boolean, Default: false, Description: "Whether the script is already registered (WGAW Registry or Copyright Office)."},
+			{Name: "registered", Kind: engine.Boolean, Default: false, Description: "Whether the script is already registered or its authorship evidenced as the writer's country does it (WGAW Registry or Copyright Office in the US; a dated deposit elsewhere)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -87,7 +90,11 @@ func scriptContestPages(in *engine.Input, p *engine.Plan) error {
 			engine.Plural(pages, "page", "pages"), r[0], r[1], strings.ReplaceAll(in.Str("script_format"), "_", " "),
 			map[bool]string{true: "cut " + engine.Plural(pages-r[1], "page", "pages"), false: "it reads " + engine.Plural(r[0]-pages, "page", "pages") + " short"}[pages > r[1]])
 	}
-	if !in.Bool("registered") {
+	_, known := in.Rule(p, engine.AreaScriptRegistration)
+	if !in.Bool("registered") && (!known || in.Region() != engine.RegionUS) {
+		p.Warn("NOT_REGISTERED", "The script's authorship is not yet registered or evidenced; before it goes to readers, by %s: %s",
+			engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))), scriptRegistrationAdvice(in))
+	} else if !in.Bool("registered") {
 		p.Warn("NOT_REGISTERED", "The script is not registered; register it with the WGAW Registry (%s, %s for members) or the Copyright Office (%s single author) before it goes to readers, by %s.", in.MoneyIn(20, "USD"), in.MoneyIn(10, "USD"), in.MoneyIn(45, "USD"), engine.FormatDate(engine.Later(p.AsOf(), in.Date("ready_date"))))
 	}
 	return nil

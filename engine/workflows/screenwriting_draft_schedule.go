@@ -21,14 +21,20 @@ import (
 //     hour. A final week of polish and proofreading.
 //   - Register before the script goes out: WGAW Registry $20 ($10 for
 //     members), valid 5 years; US Copyright Office eCO $45 for a single
-//     author (Single Application) or $65 for co-written scripts (Standard).
+//     author (Single Application) or $65 for co-written scripts (Standard),
+//     for a US writer. Elsewhere the guild and registration advice is the
+//     country's, from the engine's rule table (UK, Australia, Germany:
+//     copyright is automatic, keep dated evidence; France: SACD deposit;
+//     Japan: optional Agency for Cultural Affairs registration); a country
+//     it does not cover is warned about.
 func init() {
 	engine.Register(&engine.Workflow{
-		ID:          "screenwriting-draft-schedule",
-		Name:        "Spec script writing schedule",
-		Vertical:    "screenwriting",
-		PastDate:    engine.PastDate{Field: "target_date", Policy: engine.PastReplan},
-		Description: "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and computes registration fees. A target date already past, or one the writing cannot fit at a sustainable pace, is re-planned to the earliest date at the writer's pace.",
+		ID:           "screenwriting-draft-schedule",
+		Name:         "Spec script writing schedule",
+		Vertical:     "screenwriting",
+		PastDate:     engine.PastDate{Field: "target_date", Policy: engine.PastReplan},
+		Jurisdiction: []engine.Area{engine.AreaScriptRegistration},
+		Description:  "Schedules outline, first draft, notes, rewrite passes, polish and registration backwards from a submission date, checks the page-a-day pace it needs, and gives the writer's country's guild and registration advice (US: WGAW Registry and Copyright Office fees; UK, Australia, Germany: copyright is automatic, keep dated evidence; France: SACD deposit; Japan: optional Agency for Cultural Affairs registration). A target date already past, or one the writing cannot fit at a sustainable pace, is re-planned to the earliest date at the writer's pace.",
 		Fields: []engine.Field{
 			{Name: "format", Kind: engine.String, Enum: []string{"feature", "one_hour_pilot", "half_hour_pilot"}, Default: "feature", Description: "What is being written."},
 			{Name: "target_date", Kind: engine.Date, Required: true, Description: "Date the finished script must go out."},
@@ -37,7 +43,7 @@ func init() {
 			{Name: "rewrite_passes", Kind: engine.Integer, Default: 2, Min: engine.Bound(0), Max: engine.Bound(5), Description: "Rewrite passes after the first draft."},
 			{Name: "writers", Kind: engine.Integer, Default: 1, Min: engine.Bound(1), Max: engine.Bound(4), Description: "Number of credited writers."},
 			engine.RegionField(),
-			{Name: "wga_member", Kind: engine.Boolean, Default: false, Description: "Whether the writer is a WGA member (registry discount)."},
+			{Name: "wga_member", Kind: engine.Boolean, Default: false, Description: "Whether the writer is a WGA member (WGAW Registry discount; US writers)."},
 			engine.CurrencyField("USD"),
 		},
 		ExampleContext: map[string]any{
@@ -91,6 +97,13 @@ func scriptDraftSize(in *engine.Input, p *engine.Plan) error {
 	draft, other := scriptDraftWeeks(in, in.Float("pages_per_day"))
 	p.Set("target_pages", f.pages)
 	p.Set("weeks", map[string]int{"outline": f.outlineWeeks, "first_draft": draft, "notes_and_rewrites": in.Int("rewrite_passes") * (1 + f.passWeeks), "polish": 1, "total": draft + other})
+	// The guild and the registration the writer's country has; US fees
+	// only for a US writer.
+	fees := map[string]float64{"wga_registry_usd": 0, "copyright_usd": 0, "total_usd": 0}
+	if _, ok := in.Rule(p, engine.AreaScriptRegistration); !ok || in.Region() != engine.RegionUS {
+		p.Set("registration_fees", fees)
+		return nil
+	}
 	// Both registries charge US dollars: converted into the plan's
 	// currency at the reference rate (money_basis says how).
 	wga := scriptFee(20, "WGAW Registry fee", "https://www.wgawregistry.org/")
@@ -101,7 +114,7 @@ func scriptDraftSize(in *engine.Input, p *engine.Plan) error {
 	if in.Int("writers") > 1 {
 		copyright = scriptFee(65, "US Copyright Office fee (Standard Application)", "https://www.copyright.gov/about/fees.html")
 	}
-	fees := map[string]float64{"wga_registry_usd": engine.Money(in.Benchmark(p, wga)), "copyright_usd": engine.Money(in.Benchmark(p, copyright))}
+	fees = map[string]float64{"wga_registry_usd": engine.Money(in.Benchmark(p, wga)), "copyright_usd": engine.Money(in.Benchmark(p, copyright))}
 	fees["total_usd"] = engine.Money(fees["wga_registry_usd"] + fees["copyright_usd"])
 	p.Set("registration_fees", fees)
 	return nil
@@ -186,7 +199,7 @@ func scriptDraftSchedule(in *engine.Input, p *engine.Plan) error {
 	for i := 1; i <= in.Int("rewrite_passes"); i++ {
 		p.Deliverable(fmt.Sprintf("rewrite-%d-done", i), fmt.Sprintf("Rewrite pass %d finished", i), engine.AddWeeks(rewritesStart, i*(1+f.passWeeks)), r)
 	}
-	p.Deliverable("registered", "Registered with the WGAW Registry and the Copyright Office", register, r)
+	p.Deliverable("registered", scriptRegisteredTitle(in), register, r)
 	p.Handover(engine.KindDeliverable, "target", "Script goes out", target)
 	p.DependsOn("first-draft-done", "outline-start", "first-draft-start")
 	prev := "first-draft-done"
@@ -228,12 +241,44 @@ func scriptDraftRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.RecommendOn(engine.High, "first-draft-done", "Protect the first-draft block",
 		fmt.Sprintf("Write %.1f pages a day, %s a week, to reach about %d pages by %s; do not rewrite while drafting.", pace, engine.Plural(in.Int("writing_days_per_week"), "day", "days"), p.Get("target_pages").(int), s["first_draft_done"]))
-	p.RecommendOn(engine.Medium, "registered", "Register before it goes out",
-		fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", in.Money(fees["wga_registry_usd"]), in.Money(fees["copyright_usd"])))
+	register := fmt.Sprintf("Register the final draft with the WGAW Registry (%s, five years) and the Copyright Office (%s); the copyright registration is what allows an infringement suit.", in.Money(fees["wga_registry_usd"]), in.Money(fees["copyright_usd"]))
+	if in.Region() != engine.RegionUS {
+		register = scriptRegistrationAdvice(in)
+	}
+	p.RecommendOn(engine.Medium, "registered", "Register or evidence authorship before it goes out", register)
 	p.Recommend(engine.Medium, "Line up readers before the draft is done",
 		"Book two or three trusted readers for the notes week after each draft, so no pass waits on feedback.")
-	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %s with notes, polish and register by %s (%s) for %s.",
+	registerBy := "register by " + s["register_by"] + " (" + in.Money(fees["total_usd"]) + ")"
+	if in.Region() != engine.RegionUS {
+		registerBy = "evidence authorship by " + s["register_by"]
+	}
+	p.Strategy("Write a %d-page %s: outline from %s, first draft to %s at %.1f pages a day, %s with notes, polish and %s for %s.",
 		p.Get("target_pages").(int), strings.ReplaceAll(in.Str("format"), "_", " "), s["outline_start"], s["first_draft_done"], pace, engine.Plural(in.Int("rewrite_passes"), "rewrite pass", "rewrite passes"),
-		s["register_by"], in.Money(fees["total_usd"]), s["target"])
+		registerBy, s["target"])
 	return nil
+}
+
+// scriptRegisteredTitle names the registration step by the writer's
+// country: the US registries for a US writer, the country's own
+// registration or evidence elsewhere.
+func scriptRegisteredTitle(in *engine.Input) string {
+	rule, ok := engine.RuleOf(in.Region(), engine.AreaScriptRegistration)
+	switch {
+	case in.Region() == engine.RegionUS:
+		return "Registered with the WGAW Registry and the Copyright Office"
+	case ok:
+		return "Authorship registered or evidenced (" + rule.Registry + ")"
+	}
+	return "Dated evidence of authorship kept (check " + in.Region().Name() + "'s registration options)"
+}
+
+// scriptRegistrationAdvice is the country's guild and registration advice
+// for a writer outside the US, from the rule table; where the table does
+// not cover the country (a JURISDICTION_UNKNOWN warning says so), what is
+// true everywhere under the Berne Convention.
+func scriptRegistrationAdvice(in *engine.Input) string {
+	if rule, ok := engine.RuleOf(in.Region(), engine.AreaScriptRegistration); ok {
+		return fmt.Sprintf("%s. Guild: %s.", rule.Rule, rule.Guild)
+	}
+	return fmt.Sprintf("Copyright arises on creation in every Berne Convention country; keep dated evidence of authorship (dated drafts, a sealed dated copy) and check whether %s has a registry or a writers' guild that offers one.", in.Region().Name())
 }

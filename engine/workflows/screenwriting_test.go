@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,4 +95,54 @@ func TestScreenwritingContestPlanFeesAndPages(t *testing.T) {
 	if hasWarning(long, "NOT_REGISTERED") {
 		t.Error("registered script still warned")
 	}
+}
+
+// Guild and registration advice follows the writer's country: a UK writer
+// is told copyright is automatic and to keep dated evidence, and pointed
+// to the Writers' Guild of Great Britain, not the WGAW and the US
+// Copyright Office; Japan, France, Germany, Canada and Australia get their
+// own; a country the table does not cover is warned about instead of
+// getting US advice; US writers keep the WGAW Registry and the Copyright
+// Office.
+func TestScreenwritingRegistrationByCountry(t *testing.T) {
+	for _, id := range []string{"screenwriting-draft-schedule", "screenwriting-contest-plan"} {
+		w, _ := engine.LookupWorkflow(id)
+		for country, want := range map[string]string{
+			"US": "WGA", "GB": "Writers' Guild of Great Britain", "JP": "Agency for Cultural Affairs", "FR": "SACD",
+			"DE": "VG Wort", "CA": "Writers Guild of Canada", "AU": "Australian Writers' Guild", "BR": "",
+		} {
+			ctx := clone(w.ExampleContext)
+			ctx["country"] = country
+			res := run(t, id, ctx)
+			text := resultText(res)
+			j, _ := res["jurisdiction"].(map[string]any)
+			reg, _ := j["script_registration"].(map[string]any)
+			switch {
+			case want == "":
+				if !hasWarning(res, "JURISDICTION_UNKNOWN") || strings.Contains(text, "WGAW") || strings.Contains(text, "Copyright Office") {
+					t.Errorf("%s %s: uncovered country not warned, or given US advice", id, country)
+				}
+			case reg == nil || !strings.Contains(fmt.Sprint(reg), want) || !strings.Contains(text, want):
+				t.Errorf("%s %s: registration advice %v does not name %q", id, country, reg, want)
+			case country != "US" && (strings.Contains(text, "WGAW") || strings.Contains(text, "Copyright Office")):
+				t.Errorf("%s %s: US registration advice for a non-US writer", id, country)
+			}
+		}
+	}
+}
+
+// resultText is the prose of a result: strategy, recommendations, warnings
+// and milestone titles.
+func resultText(res map[string]any) string {
+	var b strings.Builder
+	b.WriteString(fmt.Sprint(res["strategy"]))
+	for _, k := range []string{"recommendations", "warnings"} {
+		for _, x := range res[k].([]any) {
+			b.WriteString(" " + fmt.Sprint(x))
+		}
+	}
+	for _, x := range res["timeline"].(map[string]any)["milestones"].([]any) {
+		b.WriteString(" " + fmt.Sprint(x.(map[string]any)["title"]))
+	}
+	return b.String()
 }

@@ -92,6 +92,12 @@ var socialDealRates = map[string]socialDealRate{
 const (
 	socialDealLeadDays = 14
 	socialDealNetDays  = 30
+	// Working days each step needs after the one before: a week to make
+	// the content after signing, two for the brand to review the draft,
+	// three between approval and the post (scheduling, captions, links).
+	socialDealMakeWorkdays     = 5
+	socialDealReviewWorkdays   = 2
+	socialDealApprovalWorkdays = 3
 )
 
 func socialDealPrice(in *engine.Input, p *engine.Plan) error {
@@ -143,9 +149,9 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	// before the next, so a closed week (the dead week) never puts brand
 	// approval ahead of the draft it approves.
 	chain := func(live time.Time) (contract, draft, approval time.Time) {
-		approval = p.Calendar().AddWorkdays(live, -3)
-		draft = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -7)), p.Calendar().AddWorkdays(approval, -1))
-		contract = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -socialDealLeadDays)), p.Calendar().AddWorkdays(draft, -1))
+		approval = p.Calendar().AddWorkdays(live, -socialDealApprovalWorkdays)
+		draft = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -7)), p.Calendar().AddWorkdays(approval, -socialDealReviewWorkdays))
+		contract = engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(live, -socialDealLeadDays)), p.Calendar().AddWorkdays(draft, -socialDealMakeWorkdays))
 		return
 	}
 	contractFor := func(live time.Time) time.Time { c, _, _ := chain(live); return c }
@@ -176,11 +182,11 @@ func socialDealSchedule(in *engine.Input, p *engine.Plan) error {
 	p.Event("go-live", "First post live with disclosure", live, "the publish date agreed with the brand")
 	p.Deliverable("insights", "Insights report (7 days)", p.Calendar().NextWorkday(engine.AddDays(live, 7)), r)
 	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30)", engine.AddDays(live, socialDealNetDays))
-	// A working day at least between signing, sending the draft and the
-	// brand's approval, and the approval before the post goes live.
-	p.Precede("contract", "draft", 1)
-	p.Precede("draft", "approval", 1)
-	p.Precede("approval", "go-live", 1)
+	// The working days each step needs, the same the chain is dated with,
+	// so no move or re-plan squeezes making, review or scheduling.
+	p.Precede("contract", "draft", socialDealMakeWorkdays)
+	p.Precede("draft", "approval", socialDealReviewWorkdays)
+	p.Precede("approval", "go-live", socialDealApprovalWorkdays)
 	p.DependsOn("insights", "go-live")
 	if d := in.Int("usage_rights_days"); d > 0 {
 		p.Event("usage-ends", "Brand's paid usage rights end", engine.AddDays(live, d), "the contract's usage term")

@@ -52,8 +52,11 @@ func TestSocialMediaBrandDealWarnings(t *testing.T) {
 	if got := entNum(t, res, "quote", "total_usd"); got != 50*10*0.5*2 {
 		t.Errorf("total %v, want 500", got)
 	}
-	if got := entStr(t, res, "earliest_feasible_go_live_date"); got != "2026-12-04" {
-		t.Errorf("earliest go-live %s, want 14 days after the plan date", got)
+	// 14 days after the plan date, and the ten working days making,
+	// review and scheduling need: Thanksgiving takes one, so Monday
+	// 7 December.
+	if got := entStr(t, res, "earliest_feasible_go_live_date"); got != "2026-12-07" {
+		t.Errorf("earliest go-live %s, want 2026-12-07 (14 days and 10 working days after the plan date)", got)
 	}
 }
 

@@ -128,8 +128,10 @@ func videoSponsorPrice(in *engine.Input, p *engine.Plan) error {
 // otherwise on the earliest date that leaves them their three weeks.
 func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	requested, asOf, r := in.Date("publish_date"), p.AsOf(), in.Region()
+	// The contract comes three weeks before publishing and at least the
+	// working days the steps need (videoSponsorSteps) before it.
 	contractFor := func(publish time.Time) time.Time {
-		return p.Calendar().PrevWorkday(engine.AddDays(publish, -videoSponsorLeadDays))
+		return engine.Earlier(p.Calendar().PrevWorkday(engine.AddDays(publish, -videoSponsorLeadDays)), p.Calendar().AddWorkdays(publish, -videoSponsorWorkdays()))
 	}
 	publish := requested
 	if contractFor(publish).Before(asOf) {
@@ -151,30 +153,16 @@ func videoSponsorSchedule(in *engine.Input, p *engine.Plan) error {
 	p.SetTarget(publish)
 	p.Set("publish_date", engine.FormatDate(publish))
 	p.Set("days_until_publish", engine.DaysBetween(asOf, publish))
-	// Each step needs working days after the one before it (gap): the
-	// brand reviews a script and a cut in two, so sending, approving and
-	// signing never fall on one day, however the calendar moved them.
-	steps := []struct {
-		key, title      string
-		daysBefore, gap int
-	}{
-		{"contract", "Contract signed: deliverables, usage, exclusivity, payment terms", 21, 0},
-		{"script", "Script or talking points sent to the brand", 14, 1},
-		{"script-approved", "Script approved", 11, 2},
-		{"filming", "Integration filmed", 9, 1},
-		{"draft", "Draft cut sent to the brand", 7, 1},
-		{"final-approval", "Final approval from the brand", 3, 2},
-	}
 	// Filming is dated on the calendar like the hand-overs around it, so a
 	// draft moved off a closed day never comes before the filming.
-	for _, s := range steps {
+	for _, s := range videoSponsorSteps {
 		p.Deliverable(s.key, s.title, engine.Later(asOf, engine.AddDays(publish, -s.daysBefore)), r)
 	}
 	p.Event("publish", "Sponsored video published, paid promotion disclosed", publish, "the publish date agreed with the sponsor")
-	for i := 1; i < len(steps); i++ {
-		p.Precede(steps[i-1].key, steps[i].key, steps[i].gap)
+	for i := 1; i < len(videoSponsorSteps); i++ {
+		p.Precede(videoSponsorSteps[i-1].key, videoSponsorSteps[i].key, videoSponsorGap(i))
 	}
-	p.Precede("final-approval", "publish", 1)
+	p.Precede("final-approval", "publish", videoSponsorGap(len(videoSponsorSteps)))
 	p.Deliverable("report", "7-day performance report to the brand", p.Calendar().NextWorkday(engine.AddDays(publish, 7)), r)
 	p.Handover(engine.KindPayment, "payment-due", "Payment due (net 30 from publish)", engine.AddDays(publish, videoSponsorNetDays))
 	return nil
@@ -199,4 +187,40 @@ func videoSponsorRecommend(in *engine.Input, p *engine.Plan) error {
 		in.Money(quote), in.Str("niche"), in.Str("format"), in.Money(rate["market_low_usd"].(float64)), in.Money(rate["market_high_usd"].(float64)),
 		in.BenchmarkText(p, videoSponsorCPMLow), in.BenchmarkText(p, videoSponsorCPMHigh), engine.Plural(in.Int("avg_views_30d"), "expected view", "expected views"), p.Ref("contract"), p.Ref("publish"))
 	return nil
+}
+
+// videoSponsorSteps are the steps before publishing, each dated its days
+// before the publish date.
+var videoSponsorSteps = []struct {
+	key, title string
+	daysBefore int
+}{
+	{"contract", "Contract signed: deliverables, usage, exclusivity, payment terms", 21},
+	{"script", "Script or talking points sent to the brand", 14},
+	{"script-approved", "Script approved", 11},
+	{"filming", "Integration filmed", 9},
+	{"draft", "Draft cut sent to the brand", 7},
+	{"final-approval", "Final approval from the brand", 3},
+}
+
+// videoSponsorGap is the working days step i needs after step i-1 (i ==
+// len(videoSponsorSteps): publishing after the final approval): the
+// working days in the calendar days the schedule gives it (5 in 7), at
+// least one, so a move or a re-plan keeps the time writing, review and
+// editing take, and sending, approving and signing never fall on one day.
+func videoSponsorGap(i int) int {
+	before := 0
+	if i < len(videoSponsorSteps) {
+		before = videoSponsorSteps[i].daysBefore
+	}
+	return max(1, (videoSponsorSteps[i-1].daysBefore-before)*5/7)
+}
+
+// videoSponsorWorkdays is the working days from contract to publish.
+func videoSponsorWorkdays() int {
+	n := 0
+	for i := 1; i <= len(videoSponsorSteps); i++ {
+		n += videoSponsorGap(i)
+	}
+	return n
 }

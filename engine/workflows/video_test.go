@@ -103,16 +103,17 @@ func TestVideoSponsoredIntegrationRateAndSchedule(t *testing.T) {
 	publish := milestoneDate(t, res, "publish")
 	// 21 days before publish is 24 December, in the dead week, and so are
 	// the script and its approval: they do not all land on 23 December.
-	// Each keeps its working days after the one before (a day to send the
-	// script, two for the brand to approve it), so the contract goes back
-	// to 2026-12-18.
-	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-18" {
-		t.Errorf("contract %v, want 2026-12-18", c)
+	// Each keeps the working days its calendar days give it (5 in 7: a
+	// week to write the script, two for the brand to approve it, two
+	// between final approval and publishing), so the contract goes back to
+	// 2026-12-14, a working week before the script.
+	if c := milestoneDate(t, res, "contract"); engine.FormatDate(c) != "2026-12-14" {
+		t.Errorf("contract %v, want 2026-12-14", c)
 	}
 	for _, g := range []struct {
 		a, b string
 		gap  int
-	}{{"contract", "script", 1}, {"script", "script-approved", 2}, {"script-approved", "filming", 1}, {"draft", "final-approval", 2}} {
+	}{{"contract", "script", 5}, {"script", "script-approved", 2}, {"script-approved", "filming", 1}, {"draft", "final-approval", 2}, {"final-approval", "publish", 2}} {
 		if d := usCalendar.WorkdaysBetween(milestoneDate(t, res, g.a), milestoneDate(t, res, g.b)); d < g.gap {
 			t.Errorf("%s to %s: %d working days, want at least %d", g.a, g.b, d, g.gap)
 		}

@@ -37,7 +37,7 @@ func writePrecedences(b *bytes.Buffer, w *engine.Workflow) {
 		byKind[k] = append(byKind[k], "`"+key+"`")
 	}
 	var kinds []string
-	for _, k := range []engine.StepKind{engine.KindDeliverable, engine.KindAction, engine.KindOnSale, engine.KindAnnounce, engine.KindPayment, engine.KindEvent, engine.KindWork} {
+	for _, k := range engine.StepKinds {
 		if keys := byKind[string(k)]; len(keys) > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s: %s", k, strings.Join(keys, ", ")))
 		}

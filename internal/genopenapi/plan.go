@@ -25,7 +25,7 @@ func planSchemas() map[string]any {
 		regions = append(regions, string(r))
 	}
 	kinds := []any{}
-	for _, k := range []engine.StepKind{engine.KindDeliverable, engine.KindAction, engine.KindOnSale, engine.KindAnnounce, engine.KindPayment, engine.KindEvent, engine.KindWork} {
+	for _, k := range engine.StepKinds {
 		kinds = append(kinds, string(k))
 	}
 	closures := []any{}
