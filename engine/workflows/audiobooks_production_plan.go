@@ -216,6 +216,12 @@ func abProdSchedule(in *engine.Input, p *engine.Plan) error {
 	for i := 1; i < len(order); i++ {
 		p.DependsOn(order[i], order[i-1])
 	}
+	// The steps dated in business days keep them after any move: the
+	// First 15 Minutes take their days after recording starts, proofing
+	// after the last upload, fixes before submission.
+	p.Precede("recording-starts", "first-15-approved", abProdFirst15BizDays)
+	p.Precede("recording-ends", "proof-notes", abProdProofBizDays)
+	p.Precede("proof-notes", "submit-to-acx", abProdFixBizDays)
 	p.Precede("submit-to-acx", "on-sale", abProdQABizDays)
 	return nil
 }
