@@ -305,3 +305,115 @@ func TestParseWitness(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessTwoReplicas: two registries on one database (replicas) submit
+// to one witness; they do not fight: no failure is counted, the witness
+// follows the log, and both serve certificates with its cosignature. On
+// PostgreSQL too, where replicas append to one log in turn.
+func TestWitnessTwoReplicas(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			lw := testwitness.Start(t, "witness.test/replicas")
+			url := b.URL(t)
+			keyring, err := secrets.NewKeyring(secrets.GenerateKey())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var regs []*Registry
+			var fails failures
+			for i := range 2 {
+				r := openRegistryOn(t, url, keyring, func([]*ent.Event) error { return nil })
+				if i == 0 {
+					lw.AddLog(t, r.keys.Origin(), r.keys.VerifierKey())
+				}
+				wt, err := ParseWitness(lw.VerifierKey + "@" + lw.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.StartWitnesses(t.Context(), WitnessOptions{Witnesses: []Witness{wt}, OnFailure: fails.add, Poll: 50 * time.Millisecond}); err != nil {
+					t.Fatal(err)
+				}
+				regs = append(regs, r)
+			}
+			const each = 8
+			var works []*Work
+			for j := range each {
+				for i, r := range regs {
+					w, err := r.Register(context.Background(), Registration{OrganizationID: "org_r", CreatorID: "cr_r", Title: fmt.Sprintf("r%d-%d", i, j), Type: "song", ContentHash: contentOf(fmt.Sprintf("r%d-%d", i, j))})
+					if err != nil {
+						t.Fatal(err)
+					}
+					works = append(works, w)
+				}
+			}
+			origin := regs[0].keys.Origin()
+			for deadline := time.Now().Add(30 * time.Second); lw.TreeSize(t, origin) < 2*each; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("witness at %d of %d; failures %v", lw.TreeSize(t, origin), 2*each, fails.list())
+				}
+			}
+			for i, r := range regs {
+				b, err := r.Certificate(context.Background(), works[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c := CheckCosignatures(b.Checkpoint, []string{lw.VerifierKey}, 1); !c.OK || b.TreeSize != 2*each {
+					t.Fatalf("replica %d: tree size %d, %+v", i, b.TreeSize, c)
+				}
+			}
+			if got := fails.list(); len(got) != 0 {
+				t.Fatalf("failures: %v", got)
+			}
+		})
+	}
+}
+
+// TestCosignedCheckpointChoice: a certificate carries the cosigned
+// checkpoint when it covers the record, else the latest one; a stored
+// cosignature is never replaced by one of a smaller tree (a replica
+// behind another).
+func TestCosignedCheckpointChoice(t *testing.T) {
+	keyring, err := secrets.NewKeyring(secrets.GenerateKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openRegistryOn(t, testdb.SQLiteURL(t), keyring, func([]*ent.Event) error { return nil })
+	ctx := context.Background()
+	var works []*Work
+	var checkpoints [][]byte
+	src := &registryLog{r: r, origin: r.keys.Origin()}
+	for i := range 3 {
+		w, err := r.Register(ctx, Registration{OrganizationID: "org_c", CreatorID: "cr_c", Title: fmt.Sprint(i), Type: "song", ContentHash: contentOf(fmt.Sprint("c", i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		works = append(works, w)
+		_, cp, err := src.head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkpoints = append(checkpoints, cp)
+	}
+	line := []byte("— witness.test/fake AAAAAAAAAAAAAAAA\n")
+	if err := src.store(ctx, "witness.test/fake+00000000+AA", 2, checkpoints[1], line); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.store(ctx, "witness.test/fake+00000000+AA", 1, checkpoints[0], line); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := src.cosigned(ctx); err != nil || got["witness.test/fake+00000000+AA"] != 2 {
+		t.Fatalf("stored sizes %v, %v: want 2 kept", got, err)
+	}
+	for i, want := range []int64{2, 2, 3} {
+		b, err := r.Certificate(ctx, works[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(b, nil); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if cosigned := strings.HasSuffix(b.Checkpoint, string(line)); b.TreeSize != want || cosigned != (want == 2) {
+			t.Fatalf("record %d: tree size %d (want %d), checkpoint:\n%s", i, b.TreeSize, want, b.Checkpoint)
+		}
+	}
+}
