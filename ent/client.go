@@ -26,6 +26,7 @@ import (
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
+	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/oauthassertion"
@@ -71,6 +72,8 @@ type Client struct {
 	Job *JobClient
 	// KeyEpoch is the client for interacting with the KeyEpoch builders.
 	KeyEpoch *KeyEpochClient
+	// LogCosignature is the client for interacting with the LogCosignature builders.
+	LogCosignature *LogCosignatureClient
 	// LogHash is the client for interacting with the LogHash builders.
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
@@ -121,6 +124,7 @@ func (c *Client) init() {
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.KeyEpoch = NewKeyEpochClient(c.config)
+	c.LogCosignature = NewLogCosignatureClient(c.config)
 	c.LogHash = NewLogHashClient(c.config)
 	c.LogState = NewLogStateClient(c.config)
 	c.OAuthAssertion = NewOAuthAssertionClient(c.config)
@@ -238,6 +242,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
 		KeyEpoch:        NewKeyEpochClient(cfg),
+		LogCosignature:  NewLogCosignatureClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		OAuthAssertion:  NewOAuthAssertionClient(cfg),
@@ -282,6 +287,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Job:             NewJobClient(cfg),
 		KeyEpoch:        NewKeyEpochClient(cfg),
+		LogCosignature:  NewLogCosignatureClient(cfg),
 		LogHash:         NewLogHashClient(cfg),
 		LogState:        NewLogStateClient(cfg),
 		OAuthAssertion:  NewOAuthAssertionClient(cfg),
@@ -326,10 +332,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash,
-		c.LogState, c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation,
-		c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder,
-		c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch,
+		c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion, c.OAuthClient,
+		c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone,
+		c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -340,10 +346,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch, c.LogHash,
-		c.LogState, c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation,
-		c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder,
-		c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch,
+		c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion, c.OAuthClient,
+		c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone,
+		c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -374,6 +380,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Job.mutate(ctx, m)
 	case *KeyEpochMutation:
 		return c.KeyEpoch.mutate(ctx, m)
+	case *LogCosignatureMutation:
+		return c.LogCosignature.mutate(ctx, m)
 	case *LogHashMutation:
 		return c.LogHash.mutate(ctx, m)
 	case *LogStateMutation:
@@ -1899,6 +1907,139 @@ func (c *KeyEpochClient) mutate(ctx context.Context, m *KeyEpochMutation) (Value
 		return (&KeyEpochDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown KeyEpoch mutation op: %q", m.Op())
+	}
+}
+
+// LogCosignatureClient is a client for the LogCosignature schema.
+type LogCosignatureClient struct {
+	config
+}
+
+// NewLogCosignatureClient returns a client for the LogCosignature from the given config.
+func NewLogCosignatureClient(c config) *LogCosignatureClient {
+	return &LogCosignatureClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `logcosignature.Hooks(f(g(h())))`.
+func (c *LogCosignatureClient) Use(hooks ...Hook) {
+	c.hooks.LogCosignature = append(c.hooks.LogCosignature, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `logcosignature.Intercept(f(g(h())))`.
+func (c *LogCosignatureClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LogCosignature = append(c.inters.LogCosignature, interceptors...)
+}
+
+// Create returns a builder for creating a LogCosignature entity.
+func (c *LogCosignatureClient) Create() *LogCosignatureCreate {
+	mutation := newLogCosignatureMutation(c.config, OpCreate)
+	return &LogCosignatureCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LogCosignature entities.
+func (c *LogCosignatureClient) CreateBulk(builders ...*LogCosignatureCreate) *LogCosignatureCreateBulk {
+	return &LogCosignatureCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LogCosignatureClient) MapCreateBulk(slice any, setFunc func(*LogCosignatureCreate, int)) *LogCosignatureCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LogCosignatureCreateBulk{err: fmt.Errorf("calling to LogCosignatureClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LogCosignatureCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LogCosignatureCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LogCosignature.
+func (c *LogCosignatureClient) Update() *LogCosignatureUpdate {
+	mutation := newLogCosignatureMutation(c.config, OpUpdate)
+	return &LogCosignatureUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LogCosignatureClient) UpdateOne(_m *LogCosignature) *LogCosignatureUpdateOne {
+	mutation := newLogCosignatureMutation(c.config, OpUpdateOne, withLogCosignature(_m))
+	return &LogCosignatureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LogCosignatureClient) UpdateOneID(id int) *LogCosignatureUpdateOne {
+	mutation := newLogCosignatureMutation(c.config, OpUpdateOne, withLogCosignatureID(id))
+	return &LogCosignatureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LogCosignature.
+func (c *LogCosignatureClient) Delete() *LogCosignatureDelete {
+	mutation := newLogCosignatureMutation(c.config, OpDelete)
+	return &LogCosignatureDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LogCosignatureClient) DeleteOne(_m *LogCosignature) *LogCosignatureDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LogCosignatureClient) DeleteOneID(id int) *LogCosignatureDeleteOne {
+	builder := c.Delete().Where(logcosignature.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LogCosignatureDeleteOne{builder}
+}
+
+// Query returns a query builder for LogCosignature.
+func (c *LogCosignatureClient) Query() *LogCosignatureQuery {
+	return &LogCosignatureQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLogCosignature},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LogCosignature entity by its id.
+func (c *LogCosignatureClient) Get(ctx context.Context, id int) (*LogCosignature, error) {
+	return c.Query().Where(logcosignature.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LogCosignatureClient) GetX(ctx context.Context, id int) *LogCosignature {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LogCosignatureClient) Hooks() []Hook {
+	return c.hooks.LogCosignature
+}
+
+// Interceptors returns the client interceptors.
+func (c *LogCosignatureClient) Interceptors() []Interceptor {
+	return c.inters.LogCosignature
+}
+
+func (c *LogCosignatureClient) mutate(ctx context.Context, m *LogCosignatureMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LogCosignatureCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LogCosignatureUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LogCosignatureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LogCosignatureDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LogCosignature mutation op: %q", m.Op())
 	}
 }
 
@@ -3800,16 +3941,16 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPRecord, IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion,
-		OAuthClient, OAuthRevocation, OAuthSigningKey, Organization, Plan,
-		PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
+		IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature, LogHash, LogState,
+		OAuthAssertion, OAuthClient, OAuthRevocation, OAuthSigningKey, Organization,
+		Plan, PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
 		Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPRecord, IdempotencyKey, Job, KeyEpoch, LogHash, LogState, OAuthAssertion,
-		OAuthClient, OAuthRevocation, OAuthSigningKey, Organization, Plan,
-		PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
+		IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature, LogHash, LogState,
+		OAuthAssertion, OAuthClient, OAuthRevocation, OAuthSigningKey, Organization,
+		Plan, PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
 		Webhook []ent.Interceptor
 	}
 )

@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
+	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/oauthassertion"
@@ -108,6 +109,7 @@ func checkColumn(t, c string) error {
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			job.Table:             job.ValidColumn,
 			keyepoch.Table:        keyepoch.ValidColumn,
+			logcosignature.Table:  logcosignature.ValidColumn,
 			loghash.Table:         loghash.ValidColumn,
 			logstate.Table:        logstate.ValidColumn,
 			oauthassertion.Table:  oauthassertion.ValidColumn,

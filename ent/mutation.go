@@ -22,6 +22,7 @@ import (
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
+	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/oauthassertion"
@@ -59,6 +60,7 @@ const (
 	TypeIdempotencyKey  = "IdempotencyKey"
 	TypeJob             = "Job"
 	TypeKeyEpoch        = "KeyEpoch"
+	TypeLogCosignature  = "LogCosignature"
 	TypeLogHash         = "LogHash"
 	TypeLogState        = "LogState"
 	TypeOAuthAssertion  = "OAuthAssertion"
@@ -10277,6 +10279,638 @@ func (m *KeyEpochMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *KeyEpochMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown KeyEpoch edge %s", name)
+}
+
+// LogCosignatureMutation represents an operation that mutates the LogCosignature nodes in the graph.
+type LogCosignatureMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	origin        *string
+	witness_key   *string
+	size          *int64
+	addsize       *int64
+	checkpoint    *string
+	cosignature   *string
+	updated_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*LogCosignature, error)
+	predicates    []predicate.LogCosignature
+}
+
+var _ ent.Mutation = (*LogCosignatureMutation)(nil)
+
+// logcosignatureOption allows management of the mutation configuration using functional options.
+type logcosignatureOption func(*LogCosignatureMutation)
+
+// newLogCosignatureMutation creates new mutation for the LogCosignature entity.
+func newLogCosignatureMutation(c config, op Op, opts ...logcosignatureOption) *LogCosignatureMutation {
+	m := &LogCosignatureMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLogCosignature,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLogCosignatureID sets the ID field of the mutation.
+func withLogCosignatureID(id int) logcosignatureOption {
+	return func(m *LogCosignatureMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LogCosignature
+		)
+		m.oldValue = func(ctx context.Context) (*LogCosignature, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LogCosignature.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLogCosignature sets the old LogCosignature of the mutation.
+func withLogCosignature(node *LogCosignature) logcosignatureOption {
+	return func(m *LogCosignatureMutation) {
+		m.oldValue = func(context.Context) (*LogCosignature, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LogCosignatureMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LogCosignatureMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LogCosignatureMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LogCosignatureMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LogCosignature.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrigin sets the "origin" field.
+func (m *LogCosignatureMutation) SetOrigin(s string) {
+	m.origin = &s
+}
+
+// Origin returns the value of the "origin" field in the mutation.
+func (m *LogCosignatureMutation) Origin() (r string, exists bool) {
+	v := m.origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrigin returns the old "origin" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldOrigin(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrigin: %w", err)
+	}
+	return oldValue.Origin, nil
+}
+
+// ResetOrigin resets all changes to the "origin" field.
+func (m *LogCosignatureMutation) ResetOrigin() {
+	m.origin = nil
+}
+
+// SetWitnessKey sets the "witness_key" field.
+func (m *LogCosignatureMutation) SetWitnessKey(s string) {
+	m.witness_key = &s
+}
+
+// WitnessKey returns the value of the "witness_key" field in the mutation.
+func (m *LogCosignatureMutation) WitnessKey() (r string, exists bool) {
+	v := m.witness_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWitnessKey returns the old "witness_key" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldWitnessKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWitnessKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWitnessKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWitnessKey: %w", err)
+	}
+	return oldValue.WitnessKey, nil
+}
+
+// ResetWitnessKey resets all changes to the "witness_key" field.
+func (m *LogCosignatureMutation) ResetWitnessKey() {
+	m.witness_key = nil
+}
+
+// SetSize sets the "size" field.
+func (m *LogCosignatureMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *LogCosignatureMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *LogCosignatureMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *LogCosignatureMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *LogCosignatureMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetCheckpoint sets the "checkpoint" field.
+func (m *LogCosignatureMutation) SetCheckpoint(s string) {
+	m.checkpoint = &s
+}
+
+// Checkpoint returns the value of the "checkpoint" field in the mutation.
+func (m *LogCosignatureMutation) Checkpoint() (r string, exists bool) {
+	v := m.checkpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckpoint returns the old "checkpoint" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldCheckpoint(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckpoint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckpoint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckpoint: %w", err)
+	}
+	return oldValue.Checkpoint, nil
+}
+
+// ResetCheckpoint resets all changes to the "checkpoint" field.
+func (m *LogCosignatureMutation) ResetCheckpoint() {
+	m.checkpoint = nil
+}
+
+// SetCosignature sets the "cosignature" field.
+func (m *LogCosignatureMutation) SetCosignature(s string) {
+	m.cosignature = &s
+}
+
+// Cosignature returns the value of the "cosignature" field in the mutation.
+func (m *LogCosignatureMutation) Cosignature() (r string, exists bool) {
+	v := m.cosignature
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCosignature returns the old "cosignature" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldCosignature(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCosignature is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCosignature requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCosignature: %w", err)
+	}
+	return oldValue.Cosignature, nil
+}
+
+// ResetCosignature resets all changes to the "cosignature" field.
+func (m *LogCosignatureMutation) ResetCosignature() {
+	m.cosignature = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LogCosignatureMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LogCosignatureMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the LogCosignature entity.
+// If the LogCosignature object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LogCosignatureMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LogCosignatureMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// Where appends a list predicates to the LogCosignatureMutation builder.
+func (m *LogCosignatureMutation) Where(ps ...predicate.LogCosignature) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LogCosignatureMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LogCosignatureMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LogCosignature, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LogCosignatureMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LogCosignatureMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LogCosignature).
+func (m *LogCosignatureMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LogCosignatureMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.origin != nil {
+		fields = append(fields, logcosignature.FieldOrigin)
+	}
+	if m.witness_key != nil {
+		fields = append(fields, logcosignature.FieldWitnessKey)
+	}
+	if m.size != nil {
+		fields = append(fields, logcosignature.FieldSize)
+	}
+	if m.checkpoint != nil {
+		fields = append(fields, logcosignature.FieldCheckpoint)
+	}
+	if m.cosignature != nil {
+		fields = append(fields, logcosignature.FieldCosignature)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, logcosignature.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LogCosignatureMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case logcosignature.FieldOrigin:
+		return m.Origin()
+	case logcosignature.FieldWitnessKey:
+		return m.WitnessKey()
+	case logcosignature.FieldSize:
+		return m.Size()
+	case logcosignature.FieldCheckpoint:
+		return m.Checkpoint()
+	case logcosignature.FieldCosignature:
+		return m.Cosignature()
+	case logcosignature.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LogCosignatureMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case logcosignature.FieldOrigin:
+		return m.OldOrigin(ctx)
+	case logcosignature.FieldWitnessKey:
+		return m.OldWitnessKey(ctx)
+	case logcosignature.FieldSize:
+		return m.OldSize(ctx)
+	case logcosignature.FieldCheckpoint:
+		return m.OldCheckpoint(ctx)
+	case logcosignature.FieldCosignature:
+		return m.OldCosignature(ctx)
+	case logcosignature.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown LogCosignature field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LogCosignatureMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case logcosignature.FieldOrigin:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrigin(v)
+		return nil
+	case logcosignature.FieldWitnessKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWitnessKey(v)
+		return nil
+	case logcosignature.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case logcosignature.FieldCheckpoint:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckpoint(v)
+		return nil
+	case logcosignature.FieldCosignature:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCosignature(v)
+		return nil
+	case logcosignature.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LogCosignature field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LogCosignatureMutation) AddedFields() []string {
+	var fields []string
+	if m.addsize != nil {
+		fields = append(fields, logcosignature.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LogCosignatureMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case logcosignature.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LogCosignatureMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case logcosignature.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LogCosignature numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LogCosignatureMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LogCosignatureMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LogCosignatureMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LogCosignature nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LogCosignatureMutation) ResetField(name string) error {
+	switch name {
+	case logcosignature.FieldOrigin:
+		m.ResetOrigin()
+		return nil
+	case logcosignature.FieldWitnessKey:
+		m.ResetWitnessKey()
+		return nil
+	case logcosignature.FieldSize:
+		m.ResetSize()
+		return nil
+	case logcosignature.FieldCheckpoint:
+		m.ResetCheckpoint()
+		return nil
+	case logcosignature.FieldCosignature:
+		m.ResetCosignature()
+		return nil
+	case logcosignature.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown LogCosignature field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LogCosignatureMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LogCosignatureMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LogCosignatureMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LogCosignatureMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LogCosignatureMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LogCosignatureMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LogCosignatureMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown LogCosignature unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LogCosignatureMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown LogCosignature edge %s", name)
 }
 
 // LogHashMutation represents an operation that mutates the LogHash nodes in the graph.

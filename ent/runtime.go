@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
+	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/oauthassertion"
 	"github.com/creativeops/creativeops/ent/oauthclient"
@@ -440,6 +441,14 @@ func init() {
 	keyepochDescEpoch := keyepochFields[1].Descriptor()
 	// keyepoch.DefaultEpoch holds the default value on creation for the epoch field.
 	keyepoch.DefaultEpoch = keyepochDescEpoch.Default.(int64)
+	logcosignatureFields := schema.LogCosignature{}.Fields()
+	_ = logcosignatureFields
+	// logcosignatureDescUpdatedAt is the schema descriptor for updated_at field.
+	logcosignatureDescUpdatedAt := logcosignatureFields[5].Descriptor()
+	// logcosignature.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	logcosignature.DefaultUpdatedAt = logcosignatureDescUpdatedAt.Default.(func() time.Time)
+	// logcosignature.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	logcosignature.UpdateDefaultUpdatedAt = logcosignatureDescUpdatedAt.UpdateDefault.(func() time.Time)
 	logstateFields := schema.LogState{}.Fields()
 	_ = logstateFields
 	// logstateDescSize is the schema descriptor for size field.

@@ -36,6 +36,8 @@ type Tx struct {
 	Job *JobClient
 	// KeyEpoch is the client for interacting with the KeyEpoch builders.
 	KeyEpoch *KeyEpochClient
+	// LogCosignature is the client for interacting with the LogCosignature builders.
+	LogCosignature *LogCosignatureClient
 	// LogHash is the client for interacting with the LogHash builders.
 	LogHash *LogHashClient
 	// LogState is the client for interacting with the LogState builders.
@@ -206,6 +208,7 @@ func (tx *Tx) init() {
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.KeyEpoch = NewKeyEpochClient(tx.config)
+	tx.LogCosignature = NewLogCosignatureClient(tx.config)
 	tx.LogHash = NewLogHashClient(tx.config)
 	tx.LogState = NewLogStateClient(tx.config)
 	tx.OAuthAssertion = NewOAuthAssertionClient(tx.config)

@@ -66,6 +66,8 @@ type Registry struct {
 	rechecked atomic.Int64
 	// tail is the current log's head and right edge as last committed.
 	tail logTail
+	// witnesses submits checkpoints to witnesses (StartWitnesses).
+	witnesses atomic.Pointer[witnessing]
 }
 
 // Registration is a work to register.
@@ -133,6 +135,9 @@ func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Ke
 func (r *Registry) Close() {
 	r.stop()
 	<-r.done
+	if w := r.witnesses.Load(); w != nil {
+		w.close()
+	}
 }
 
 // Keys are the current signing keys.
@@ -433,6 +438,9 @@ func (r *Registry) seal(ctx context.Context, batch []*pending, ahead []*flight) 
 		}
 		for _, p := range batch {
 			close(p.done)
+		}
+		if w := r.witnesses.Load(); w != nil {
+			w.notify()
 		}
 	}()
 	return f
@@ -964,7 +972,15 @@ func (r *Registry) Certificate(ctx context.Context, rec *Work) (Bundle, error) {
 	if err != nil {
 		return Bundle{}, err
 	}
-	proof, err := InclusionProof(st.Size, rec.LogIndex, &dbHashes{ctx: ctx, client: r.store.Read, origin: rec.logOrigin})
+	size, checkpoint := st.Size, st.Checkpoint
+	// A checkpoint witnesses cosigned, if one covers the record, rather
+	// than the latest, which they may not have cosigned yet.
+	if n, cosigned, ok, err := r.cosignedCheckpoint(ctx, rec.logOrigin, rec.LogIndex); err != nil {
+		return Bundle{}, err
+	} else if ok {
+		size, checkpoint = n, cosigned
+	}
+	proof, err := InclusionProof(size, rec.LogIndex, &dbHashes{ctx: ctx, client: r.store.Read, origin: rec.logOrigin})
 	if err != nil {
 		return Bundle{}, err
 	}
@@ -976,8 +992,8 @@ func (r *Registry) Certificate(ctx context.Context, rec *Work) (Bundle, error) {
 		Format: BundleFormat, Record: rec.recordBytes,
 		ID: parsed.ID, OrganizationID: parsed.OrganizationID, CreatorID: parsed.CreatorID, Title: parsed.Title,
 		Type: parsed.Type, Description: parsed.Description, Timestamp: parsed.Timestamp, CertificateID: parsed.CertificateID,
-		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: st.Size,
-		InclusionProof: proof, Checkpoint: st.Checkpoint, LogVerifierKey: key.VerifierKey,
+		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: size,
+		InclusionProof: proof, Checkpoint: checkpoint, LogVerifierKey: key.VerifierKey,
 		TSARootPEM: key.TsaRootPem, TSAPolicyOID: PolicyOID,
 	}
 	return b, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/clock"
+	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/ratelimit"
@@ -149,6 +150,14 @@ type Config struct {
 	// PlanScanInterval is how often due reminders and slipped deliverables
 	// are looked for (default plans.DefaultScanInterval, a minute).
 	PlanScanInterval time.Duration
+	// Witnesses cosign the IP log's checkpoints (c2sp.org/tlog-witness):
+	// each new checkpoint is submitted to every one, and certificates
+	// carry their cosignatures (ipreg.ParseWitness makes them from
+	// --witness VKEY@URL).
+	Witnesses []ipreg.Witness
+	// WitnessPoll is how often the IP log head is read for checkpoints
+	// other replicas signed, to submit them to the witnesses (default 5 s).
+	WitnessPoll time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/creators"
@@ -151,6 +152,13 @@ func (s *ipService) GetKeys(ctx context.Context, _ *creativeopsv1.GetKeysRequest
 			out.TsaRootPem, out.TsaCertificatePem = k.TSARootPEM, k.TSACertPEM
 		}
 		out.LogKeys = append(out.LogKeys, &creativeopsv1.LogKey{Origin: k.Origin, VerifierKey: k.VerifierKey, Current: k.Current})
+	}
+	for _, w := range s.registry.WitnessStatuses() {
+		lw := &creativeopsv1.LogWitness{Name: w.Name, VerifierKey: w.VerifierKey, Url: w.URL, Status: w.Status, Detail: w.Detail, CosignedSize: w.CosignedSize}
+		if !w.CosignedAt.IsZero() {
+			lw.CosignedAt = timestamppb.New(w.CosignedAt)
+		}
+		out.Witnesses = append(out.Witnesses, lw)
 	}
 	return out, nil
 }

@@ -33,6 +33,8 @@ type metrics struct {
 	attempts    *prometheus.CounterVec
 	// planScanFailures counts the reminder scan's failures by stage.
 	planScanFailures *prometheus.CounterVec
+	// witnessFailures counts failed submissions to the IP log's witnesses.
+	witnessFailures *prometheus.CounterVec
 }
 
 // latencyBuckets suit an API whose reads take about a millisecond and
@@ -79,7 +81,11 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 	for _, stage := range []string{plans.StageScan, plans.StageBatch, plans.StagePlan} {
 		m.planScanFailures.WithLabelValues(stage) // exported at 0 before the first failure
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts, m.planScanFailures,
+	m.witnessFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_ip_witness_failures_total",
+		Help: "Checkpoint submissions to an IP log witness (--witness) that failed on this replica, by witness name and reason: unreachable (no answer or a server error; retried with backoff), refused (400, 403, 404: the witness is not configured for the log; retried with backoff), bad_cosignature (its answer does not verify under its key), fork (the witness holds a tree the log does not extend: an alert, the witness is not contacted again until restart). Each is also logged (fork at ERROR).",
+	}, []string{"witness", "reason"})
+	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts, m.planScanFailures, m.witnessFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),

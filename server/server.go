@@ -261,6 +261,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
+	if err := s.registry.StartWitnesses(ctx, ipreg.WitnessOptions{
+		Witnesses: cfg.Witnesses, Poll: cfg.WitnessPoll,
+		OnFailure: func(witness, reason string) { s.metrics.witnessFailures.WithLabelValues(witness, reason).Inc() },
+	}); err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Witnesses { // exported at 0 before the first failure
+		for _, reason := range []string{ipreg.WitnessUnreachable, ipreg.WitnessRefused, ipreg.WitnessBadCosignature, ipreg.WitnessFork} {
+			s.metrics.witnessFailures.WithLabelValues(w.Name(), reason)
+		}
+	}
 	s.idempotency = idempotency.NewStore(store)
 	s.planFeeds = plans.NewFeeds(store, cfg.PublicURL)
 

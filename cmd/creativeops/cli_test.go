@@ -156,6 +156,10 @@ func TestServeConfigStrict(t *testing.T) {
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.example.com/", "scheme://host[:port]"},
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "*,https://app.example.com", `"*" allows every origin and goes alone`},
 		{"CREATIVEOPS_CORS_ALLOWED_ORIGINS", "https://app.*.com", "only start the host"},
+		{"CREATIVEOPS_WITNESS", "https://witness.example", "VKEY@URL"},
+		{"CREATIVEOPS_WITNESS", "witness.example/w1+7e136b5c+BAAB@https://witness.example", "tlog-cosignature verifier key"},
+		{"CREATIVEOPS_WITNESS", testWitnessKey + "@ftp://witness.example", "http:// or https://"},
+		{"CREATIVEOPS_WITNESS", testWitnessKey + "@https://a.example " + testWitnessKey + "@https://b.example", "given twice"},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.env, c.value)

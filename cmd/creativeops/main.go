@@ -268,6 +268,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(byteSizeValue{&memoryLimit, "none"}, "memory-limit",
 		fmt.Sprintf("the Go runtime's soft memory limit, such as 120MiB or 1GiB (0: none; default %s unless GOMEMLIMIT is set); with a limit and no GOGC, GOGC is 400", formatBytes(defaultMemoryLimit)))
 	fs.env(textValue{&cfg.PublicURL, publicURL}, "public-url", "URL clients reach the service at: the OAuth token issuer, the same on every replica (empty: http://localhost:<port>)")
+	fs.env(witnessesValue{&cfg.Witnesses}, "witness", "an IP log witness VKEY@URL (repeatable; in the environment, several separated by spaces): each new checkpoint is sent to it for cosigning (c2sp.org/tlog-witness)")
 	fs.env(tokenLifetime{durationValue{p: &cfg.OAuthTokenLifetime}}, "oauth-token-lifetime", "lifetime of OAuth access tokens of clients that set none (1m to 24h)")
 	var rates *engine.RateTable
 	var ratesFile string
@@ -635,11 +636,12 @@ func shellQuote(s string) string {
 // verify checks a certificate bundle (the JSON of
 // GET /v1/ip/certificates/{id}) without contacting the service.
 func verify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]", 0)
+	fs := newFlagSet("verify --bundle FILE [--file WORK] [--root PEM --log-key KEY] [--witness-key VKEY ... [--min-witnesses N]]", 0)
 	bundlePath := fs.String("bundle", "", "certificate bundle JSON file")
 	workPath := fs.String("file", "", "the work itself, to check its SHA-256 against the record")
 	rootPath := fs.String("root", "", "expected TSA root certificate (PEM file), e.g. from GET /v1/ip/keys")
 	logKey := fs.String("log-key", "", "expected log verifier key, e.g. from GET /v1/ip/keys")
+	witnesses := witnessVerifyFlags(fs)
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
@@ -674,6 +676,9 @@ func verify(args []string, stdout, stderr io.Writer) error {
 		_ = err // the report says what failed
 	} else {
 		report, _ = ipreg.Verify(bundle, work)
+	}
+	if err := witnesses.check(fs, &report, bundle); err != nil {
+		return err
 	}
 	for _, c := range report.Checks {
 		mark := "ok  "

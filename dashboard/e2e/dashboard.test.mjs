@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
-import { eventually, rest, startReceiver, startServer } from "./server.mjs";
+import { eventually, rest, startReceiver, startServer, startWitness } from "./server.mjs";
 
 const shots = fileURLToPath(new URL("./screenshots/", import.meta.url));
 const run = promisify(execFile);
 
 let server;
 let receiver;
+let witness;
 let browser;
 let context;
 let page;
@@ -59,7 +60,9 @@ async function open(p, path) {
 before(async () => {
   await mkdir(shots, { recursive: true });
   if (docsDir) await mkdir(docsDir, { recursive: true });
-  [server, receiver] = await Promise.all([startServer(), startReceiver()]);
+  // A server started by hand (CREATIVEOPS_E2E_URL) has its own witnesses, if any.
+  if (!process.env.CREATIVEOPS_E2E_URL) witness = await startWitness();
+  [server, receiver] = await Promise.all([startServer(witness ? ["--witness", `${witness.verifierKey}@${witness.url}`] : []), startReceiver()]);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
@@ -75,6 +78,7 @@ after(async () => {
   await receiver?.stop();
   if (process.exitCode && server) process.stderr.write(server.logs().slice(-4000));
   await server?.stop();
+  await witness?.stop();
 });
 
 test("the server serves this checkout's build of the UI", async () => {
@@ -363,6 +367,9 @@ test("IP catalog: search, open a certificate, verify it in the browser", async (
     assert.equal(r.status, 201, JSON.stringify(r.body));
     if (i === 1) cert = r.body.certificate_id;
   }
+  // The witness cosigns the log's checkpoints; certificates carry its
+  // cosignature once it cosigned a tree holding the record.
+  if (witness) await eventually(async () => (await rest(server, "GET", "/v1/ip/keys")).body.witnesses?.[0]?.cosigned_size === "3", 15_000, "witness cosigned the log");
   await open(page, "IP catalog");
   await page.getByLabel("Title contains").fill("long");
   await page.getByRole("button", { name: "Search" }).click();
@@ -379,6 +386,13 @@ test("IP catalog: search, open a certificate, verify it in the browser", async (
     assert.equal(await page.locator(`[data-check="${name}"]`).getAttribute("class"), "pass", name);
   }
   assert.match(await page.locator('[data-check="log_inclusion"]').textContent(), /entry 1 of 3/);
+  if (witness) {
+    // The witness's cosignature, checked in the browser.
+    const cosignature = page.locator(`[data-witness="${witness.name}"]`);
+    await cosignature.waitFor();
+    assert.equal(await cosignature.getAttribute("data-result"), "valid", await cosignature.textContent());
+    assert.match(await cosignature.textContent(), /cosigned at .*witness status ok/);
+  }
   await page.getByRole("heading", { name: "Verify in this browser" }).scrollIntoViewIfNeeded();
   await shot(page, "certificate-verified");
 

@@ -49,8 +49,47 @@ export async function eventually(fn, ms, what) {
   }
 }
 
-/** Builds the binary (or takes CREATIVEOPS_TEST_BINARY) and starts `serve`. */
-export async function startServer() {
+/**
+ * A c2sp.org/tlog-witness stand-in for the IP log: it cosigns every checkpoint
+ * posted to /add-checkpoint (cosignature/v1, Ed25519 with node:crypto), without
+ * the checks of a real witness (litewitness runs in the Go tests). Its key is
+ * new each run.
+ */
+export async function startWitness() {
+  const { createHash, generateKeyPairSync, sign } = await import("node:crypto");
+  const name = "witness.e2e.example/w1";
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const pub = Buffer.from(publicKey.export({ format: "jwk" }).x, "base64url");
+  const key = Buffer.concat([Buffer.from([4]), pub]);
+  const hash = createHash("sha256").update(name + "\n").update(key).digest().subarray(0, 4);
+  const verifierKey = `${name}+${hash.toString("hex")}+${key.toString("base64")}`;
+  let cosigned = 0;
+  const server = createHTTPServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const note = body.slice(body.indexOf("\n\n") + 2);
+      if (req.method !== "POST" || req.url !== "/add-checkpoint" || !note) {
+        res.writeHead(400).end("bad request\n");
+        return;
+      }
+      const text = note.slice(0, note.lastIndexOf("\n\n") + 1);
+      const time = BigInt(Math.floor(Date.now() / 1000));
+      const sig = sign(null, Buffer.from(`cosignature/v1\ntime ${time}\n${text}`), privateKey);
+      const t = Buffer.alloc(8);
+      t.writeBigUInt64BE(time);
+      cosigned++;
+      res.writeHead(200).end(`\u2014 ${name} ${Buffer.concat([hash, t, sig]).toString("base64")}\n`);
+    });
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return { name, verifierKey, url, cosigned: () => cosigned, stop: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** Builds the binary (or takes CREATIVEOPS_TEST_BINARY) and starts `serve` (with extra flags). */
+export async function startServer(extraArgs = []) {
   if (process.env.CREATIVEOPS_E2E_URL) {
     if (!process.env.CREATIVEOPS_E2E_KEY) throw new Error("CREATIVEOPS_E2E_KEY: needed with CREATIVEOPS_E2E_URL (a key with every scope)");
     return { baseUrl: process.env.CREATIVEOPS_E2E_URL.replace(/\/+$/, ""), apiKey: process.env.CREATIVEOPS_E2E_KEY, bin: process.env.CREATIVEOPS_TEST_BINARY, stop: async () => {}, logs: () => "" };
@@ -80,6 +119,7 @@ export async function startServer() {
       "--log-format", "text",
       "--analytics-flush-interval", "1s",
       "--webhook-retry-schedule", "0s,1s,1s",
+      ...extraArgs,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -141,6 +141,18 @@ func (f KeyEpochFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.KeyEpochMutation", m)
 }
 
+// The LogCosignatureFunc type is an adapter to allow the use of ordinary
+// function as LogCosignature mutator.
+type LogCosignatureFunc func(context.Context, *ent.LogCosignatureMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LogCosignatureFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LogCosignatureMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LogCosignatureMutation", m)
+}
+
 // The LogHashFunc type is an adapter to allow the use of ordinary
 // function as LogHash mutator.
 type LogHashFunc func(context.Context, *ent.LogHashMutation) (ent.Value, error)

@@ -399,6 +399,29 @@ var (
 		Columns:    KeyEpochColumns,
 		PrimaryKey: []*schema.Column{KeyEpochColumns[0]},
 	}
+	// LogCosignaturesColumns holds the columns for the "log_cosignatures" table.
+	LogCosignaturesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "origin", Type: field.TypeString},
+		{Name: "witness_key", Type: field.TypeString, Size: 2147483647},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "checkpoint", Type: field.TypeString, Size: 2147483647},
+		{Name: "cosignature", Type: field.TypeString, Size: 2147483647},
+		{Name: "updated_at", Type: field.TypeTime},
+	}
+	// LogCosignaturesTable holds the schema information for the "log_cosignatures" table.
+	LogCosignaturesTable = &schema.Table{
+		Name:       "log_cosignatures",
+		Columns:    LogCosignaturesColumns,
+		PrimaryKey: []*schema.Column{LogCosignaturesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "logcosignature_origin_witness_key",
+				Unique:  true,
+				Columns: []*schema.Column{LogCosignaturesColumns[1], LogCosignaturesColumns[2]},
+			},
+		},
+	}
 	// LogHashesColumns holds the columns for the "log_hashes" table.
 	LogHashesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -771,6 +794,7 @@ var (
 		IdempotencyKeysTable,
 		JobsTable,
 		KeyEpochTable,
+		LogCosignaturesTable,
 		LogHashesTable,
 		LogStatesTable,
 		OauthAssertionsTable,

@@ -39,6 +39,9 @@ type Job func(*sql.Selector)
 // KeyEpoch is the predicate function for keyepoch builders.
 type KeyEpoch func(*sql.Selector)
 
+// LogCosignature is the predicate function for logcosignature builders.
+type LogCosignature func(*sql.Selector)
+
 // LogHash is the predicate function for loghash builders.
 type LogHash func(*sql.Selector)
 

@@ -58,3 +58,27 @@ func (SigningKey) Fields() []ent.Field {
 		field.Time("created_at").Immutable().Default(now),
 	}
 }
+
+// LogCosignature is the latest cosignature one witness (c2sp.org/tlog-witness)
+// returned for a log: the checkpoint it cosigned, as the log signed it, and
+// the witness's signature lines to append to it. One row per log and
+// witness, replaced as the witness cosigns larger trees.
+type LogCosignature struct{ ent.Schema }
+
+func (LogCosignature) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("origin").Immutable(),
+		// The witness's signed-note verifier key (c2sp.org/signed-note).
+		field.Text("witness_key").Immutable(),
+		field.Int64("size"),
+		// The log-signed checkpoint of the tree of that size.
+		field.Text("checkpoint"),
+		// The witness's tlog-cosignature lines ("— name base64\n").
+		field.Text("cosignature"),
+		field.Time("updated_at").Default(now).UpdateDefault(now),
+	}
+}
+
+func (LogCosignature) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("origin", "witness_key").Unique()}
+}

@@ -58,6 +58,13 @@ var responseFields = map[string]any{
 	"Event.type":                   "creator.created",
 	"Event.data":                   map[string]any{"id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e", "name": "Nova Reyes", "email": "nova@example.com", "vertical": "music", "metadata": map[string]any{}, "created_at": "2026-11-02T09:30:00Z"},
 	"Event.object_id":              "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
+	"LogWitness.name":              "witness.example/w1",
+	"LogWitness.verifier_key":      "witness.example/w1+8c2d4e6f+BGw7qJ3cWk1Zp9xR4tY6uV8sN2mL0hF5dA3gB7eC1iK9",
+	"LogWitness.url":               "https://witness.example/w1",
+	"LogWitness.status":            "ok",
+	"LogWitness.detail":            "",
+	"LogWitness.cosigned_size":     "42",
+	"LogWitness.cosigned_at":       "2026-11-02T09:30:01Z",
 	"Event.sequence":               "42",
 	"ListEventsResponse.events": []any{map[string]any{
 		"id": "evt_01k3zw0e2f4g6h8j0k2m4n6p8q", "type": "creator.created", "timestamp": "2026-11-02T09:30:00Z",

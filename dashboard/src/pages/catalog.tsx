@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { toJsonString } from "@bufbuild/protobuf";
 import { CertificateSchema, checkCertificate, timestampFromDate } from "@creativeops/client";
-import type { Certificate, CertificateCheck, IPRecord } from "@creativeops/client";
+import type { Certificate, CertificateCheck, IPRecord, LogWitness } from "@creativeops/client";
+import { checkCosignatures } from "../cosignatures";
 import type { PageProps } from "../main";
 import { downloadJSON, Empty, ErrorBox, fmtTime, Loading, PageHeader, useAsync } from "../ui";
 
@@ -186,8 +187,50 @@ function Checks({ checks }: { checks: CertificateCheck[] }) {
   );
 }
 
+/**
+ * The witnesses that cosign the log (GET /v1/ip/keys) and, checked in this
+ * browser, whether the certificate's checkpoint carries a valid cosignature
+ * by each.
+ */
+function Witnesses({ checkpoint, witnesses }: { checkpoint: string; witnesses: LogWitness[] }) {
+  const checks = useAsync(() => checkCosignatures(checkpoint, witnesses.map((w) => ({ name: w.name, verifierKey: w.verifierKey }))), [checkpoint, witnesses]);
+  return (
+    <section class="card" aria-labelledby="witnesses-title">
+      <h2 id="witnesses-title">Witness cosignatures</h2>
+      <p class="help">
+        Independent witnesses cosign the log's checkpoints once they have checked it only grew. Each cosignature below is checked in this browser (Ed25519, Web Crypto) against the witness's key. Check them offline with <code>creativeops verify --witness-key</code>.
+      </p>
+      {witnesses.length === 0 && <p data-testid="no-witnesses">No witness is configured for this log: its checkpoints carry the log's signature only.</p>}
+      <ErrorBox error={checks.error} title="The cosignatures could not be checked" />
+      {checks.data && (
+        <ul class="checks-list">
+          {checks.data.map((c, i) => {
+            const w = witnesses[i]!;
+            return (
+              <li key={c.verifierKey} class={c.result === "valid" ? "pass" : c.result === "invalid" ? "fail" : "skipped"} data-witness={c.name} data-result={c.result}>
+                <span class="mark" aria-hidden="true">
+                  {c.result === "valid" ? "✓" : c.result === "invalid" ? "✗" : "–"}
+                </span>
+                <span class="sr-only">{c.result === "valid" ? "valid cosignature" : c.result === "invalid" ? "invalid cosignature" : "no cosignature"}: </span>
+                <code>{c.name}</code> <span class="detail">{c.detail}</span>
+                <br />
+                <span class="help">
+                  witness status <span class={`status ${w.status === "fork" ? "failed" : ""}`}>{w.status}</span>
+                  {w.status === "fork" && " — it refused the log as inconsistent with a tree it cosigned: an alert for the operator"}
+                  {w.detail && ` (${w.detail})`}, cosigned up to {String(w.cosignedSize)} entries · <code class="hash">{w.verifierKey}</code>
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function CertificatePage({ api, param }: PageProps) {
   const cert = useAsync(() => api.ip.getCertificate(param), [param]);
+  const keys = useAsync(() => api.ip.getKeys(), []);
   const [checks, setChecks] = useState<CertificateCheck[]>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -261,6 +304,7 @@ export function CertificatePage({ api, param }: PageProps) {
             <ErrorBox error={error} title="Verification could not run" />
           </form>
           {checks && <Checks checks={checks} />}
+          {keys.data && <Witnesses checkpoint={c.checkpoint} witnesses={keys.data.witnesses} />}
         </>
       )}
     </>

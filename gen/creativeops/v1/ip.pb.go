@@ -1053,8 +1053,11 @@ type IPKeys struct {
 	TsaCertificatePem string    `protobuf:"bytes,2,opt,name=tsa_certificate_pem,json=tsaCertificatePem,proto3" json:"tsa_certificate_pem,omitempty"`
 	TsaPolicyOid      string    `protobuf:"bytes,3,opt,name=tsa_policy_oid,json=tsaPolicyOid,proto3" json:"tsa_policy_oid,omitempty"`
 	LogKeys           []*LogKey `protobuf:"bytes,4,rep,name=log_keys,json=logKeys,proto3" json:"log_keys,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The witnesses that cosign the current log's checkpoints (serve
+	// --witness), as the replica answering sees them.
+	Witnesses     []*LogWitness `protobuf:"bytes,5,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IPKeys) Reset() {
@@ -1111,6 +1114,116 @@ func (x *IPKeys) GetTsaPolicyOid() string {
 func (x *IPKeys) GetLogKeys() []*LogKey {
 	if x != nil {
 		return x.LogKeys
+	}
+	return nil
+}
+
+func (x *IPKeys) GetWitnesses() []*LogWitness {
+	if x != nil {
+		return x.Witnesses
+	}
+	return nil
+}
+
+// A witness (c2sp.org/tlog-witness) cosigning the log's checkpoints.
+type LogWitness struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The witness's name, the first part of its verifier key.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its c2sp.org/tlog-cosignature verifier key: `creativeops verify
+	// --witness-key` takes it.
+	VerifierKey string `protobuf:"bytes,2,opt,name=verifier_key,json=verifierKey,proto3" json:"verifier_key,omitempty"`
+	Url         string `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	// pending (nothing cosigned yet), ok, unreachable, refused,
+	// bad_cosignature, or fork: the witness holds a tree the log does not
+	// extend, an alert; it is not contacted again until restart.
+	Status string `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// Why the last submission failed.
+	Detail string `protobuf:"bytes,5,opt,name=detail,proto3" json:"detail,omitempty"`
+	// The largest tree size it cosigned (0 if none).
+	CosignedSize int64 `protobuf:"varint,6,opt,name=cosigned_size,json=cosignedSize,proto3" json:"cosigned_size,omitempty"`
+	// When this replica last had it cosign a tree; unset if another
+	// replica did.
+	CosignedAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=cosigned_at,json=cosignedAt,proto3" json:"cosigned_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogWitness) Reset() {
+	*x = LogWitness{}
+	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogWitness) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogWitness) ProtoMessage() {}
+
+func (x *LogWitness) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogWitness.ProtoReflect.Descriptor instead.
+func (*LogWitness) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *LogWitness) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LogWitness) GetVerifierKey() string {
+	if x != nil {
+		return x.VerifierKey
+	}
+	return ""
+}
+
+func (x *LogWitness) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *LogWitness) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *LogWitness) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+func (x *LogWitness) GetCosignedSize() int64 {
+	if x != nil {
+		return x.CosignedSize
+	}
+	return 0
+}
+
+func (x *LogWitness) GetCosignedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CosignedAt
 	}
 	return nil
 }
@@ -1210,13 +1323,30 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\x06LogKey\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12!\n" +
 	"\fverifier_key\x18\x02 \x01(\tR\vverifierKey\x12\x18\n" +
-	"\acurrent\x18\x03 \x01(\bR\acurrent\"\xb3\x01\n" +
+	"\acurrent\x18\x03 \x01(\bR\acurrent\"\xed\x01\n" +
 	"\x06IPKeys\x12 \n" +
 	"\ftsa_root_pem\x18\x01 \x01(\tR\n" +
 	"tsaRootPem\x12.\n" +
 	"\x13tsa_certificate_pem\x18\x02 \x01(\tR\x11tsaCertificatePem\x12$\n" +
 	"\x0etsa_policy_oid\x18\x03 \x01(\tR\ftsaPolicyOid\x121\n" +
-	"\blog_keys\x18\x04 \x03(\v2\x16.creativeops.v1.LogKeyR\alogKeys2\x9b\b\n" +
+	"\blog_keys\x18\x04 \x03(\v2\x16.creativeops.v1.LogKeyR\alogKeys\x128\n" +
+	"\twitnesses\x18\x05 \x03(\v2\x1a.creativeops.v1.LogWitnessR\twitnesses\"\xa7\x02\n" +
+	"\n" +
+	"LogWitness\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fverifier_key\x18\x02 \x01(\tR\vverifierKey\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12V\n" +
+	"\x06status\x18\x04 \x01(\tB>\x9a\xb5\x18:\n" +
+	"\apending\n" +
+	"\x02ok\n" +
+	"\vunreachable\n" +
+	"\arefused\n" +
+	"\x0fbad_cosignature\n" +
+	"\x04forkR\x06status\x12\x16\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\x12#\n" +
+	"\rcosigned_size\x18\x06 \x01(\x03R\fcosignedSize\x12;\n" +
+	"\vcosigned_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"cosignedAt2\x9b\b\n" +
 	"\tIPService\x12z\n" +
 	"\fRegisterWork\x12#.creativeops.v1.RegisterWorkRequest\x1a\x18.creativeops.v1.IPRecord\"+\x8a\xb5\x18\r\n" +
 	"\bip:write\x10\xc9\x01\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/ip/register\x12{\n" +
@@ -1247,7 +1377,7 @@ func file_creativeops_v1_ip_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_ip_proto_rawDescData
 }
 
-var file_creativeops_v1_ip_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_creativeops_v1_ip_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_creativeops_v1_ip_proto_goTypes = []any{
 	(*IPRecord)(nil),                   // 0: creativeops.v1.IPRecord
 	(*RegisterWorkRequest)(nil),        // 1: creativeops.v1.RegisterWorkRequest
@@ -1264,37 +1394,40 @@ var file_creativeops_v1_ip_proto_goTypes = []any{
 	(*GetKeysRequest)(nil),             // 12: creativeops.v1.GetKeysRequest
 	(*LogKey)(nil),                     // 13: creativeops.v1.LogKey
 	(*IPKeys)(nil),                     // 14: creativeops.v1.IPKeys
-	(*timestamppb.Timestamp)(nil),      // 15: google.protobuf.Timestamp
-	(*httpbody.HttpBody)(nil),          // 16: google.api.HttpBody
+	(*LogWitness)(nil),                 // 15: creativeops.v1.LogWitness
+	(*timestamppb.Timestamp)(nil),      // 16: google.protobuf.Timestamp
+	(*httpbody.HttpBody)(nil),          // 17: google.api.HttpBody
 }
 var file_creativeops_v1_ip_proto_depIdxs = []int32{
-	15, // 0: creativeops.v1.IPRecord.timestamp:type_name -> google.protobuf.Timestamp
-	15, // 1: creativeops.v1.ListCatalogRequest.registered_after:type_name -> google.protobuf.Timestamp
-	15, // 2: creativeops.v1.ListCatalogRequest.registered_before:type_name -> google.protobuf.Timestamp
+	16, // 0: creativeops.v1.IPRecord.timestamp:type_name -> google.protobuf.Timestamp
+	16, // 1: creativeops.v1.ListCatalogRequest.registered_after:type_name -> google.protobuf.Timestamp
+	16, // 2: creativeops.v1.ListCatalogRequest.registered_before:type_name -> google.protobuf.Timestamp
 	0,  // 3: creativeops.v1.ListCatalogResponse.records:type_name -> creativeops.v1.IPRecord
-	15, // 4: creativeops.v1.Certificate.timestamp:type_name -> google.protobuf.Timestamp
+	16, // 4: creativeops.v1.Certificate.timestamp:type_name -> google.protobuf.Timestamp
 	13, // 5: creativeops.v1.IPKeys.log_keys:type_name -> creativeops.v1.LogKey
-	1,  // 6: creativeops.v1.IPService.RegisterWork:input_type -> creativeops.v1.RegisterWorkRequest
-	2,  // 7: creativeops.v1.IPService.ListCatalog:input_type -> creativeops.v1.ListCatalogRequest
-	4,  // 8: creativeops.v1.IPService.GetRecord:input_type -> creativeops.v1.GetRecordRequest
-	5,  // 9: creativeops.v1.IPService.GetCertificate:input_type -> creativeops.v1.GetCertificateRequest
-	6,  // 10: creativeops.v1.IPService.GetCertificateToken:input_type -> creativeops.v1.GetCertificateTokenRequest
-	8,  // 11: creativeops.v1.IPService.GetCheckpoint:input_type -> creativeops.v1.GetCheckpointRequest
-	10, // 12: creativeops.v1.IPService.GetConsistencyProof:input_type -> creativeops.v1.GetConsistencyProofRequest
-	12, // 13: creativeops.v1.IPService.GetKeys:input_type -> creativeops.v1.GetKeysRequest
-	0,  // 14: creativeops.v1.IPService.RegisterWork:output_type -> creativeops.v1.IPRecord
-	3,  // 15: creativeops.v1.IPService.ListCatalog:output_type -> creativeops.v1.ListCatalogResponse
-	0,  // 16: creativeops.v1.IPService.GetRecord:output_type -> creativeops.v1.IPRecord
-	7,  // 17: creativeops.v1.IPService.GetCertificate:output_type -> creativeops.v1.Certificate
-	16, // 18: creativeops.v1.IPService.GetCertificateToken:output_type -> google.api.HttpBody
-	9,  // 19: creativeops.v1.IPService.GetCheckpoint:output_type -> creativeops.v1.Checkpoint
-	11, // 20: creativeops.v1.IPService.GetConsistencyProof:output_type -> creativeops.v1.ConsistencyProof
-	14, // 21: creativeops.v1.IPService.GetKeys:output_type -> creativeops.v1.IPKeys
-	14, // [14:22] is the sub-list for method output_type
-	6,  // [6:14] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	15, // 6: creativeops.v1.IPKeys.witnesses:type_name -> creativeops.v1.LogWitness
+	16, // 7: creativeops.v1.LogWitness.cosigned_at:type_name -> google.protobuf.Timestamp
+	1,  // 8: creativeops.v1.IPService.RegisterWork:input_type -> creativeops.v1.RegisterWorkRequest
+	2,  // 9: creativeops.v1.IPService.ListCatalog:input_type -> creativeops.v1.ListCatalogRequest
+	4,  // 10: creativeops.v1.IPService.GetRecord:input_type -> creativeops.v1.GetRecordRequest
+	5,  // 11: creativeops.v1.IPService.GetCertificate:input_type -> creativeops.v1.GetCertificateRequest
+	6,  // 12: creativeops.v1.IPService.GetCertificateToken:input_type -> creativeops.v1.GetCertificateTokenRequest
+	8,  // 13: creativeops.v1.IPService.GetCheckpoint:input_type -> creativeops.v1.GetCheckpointRequest
+	10, // 14: creativeops.v1.IPService.GetConsistencyProof:input_type -> creativeops.v1.GetConsistencyProofRequest
+	12, // 15: creativeops.v1.IPService.GetKeys:input_type -> creativeops.v1.GetKeysRequest
+	0,  // 16: creativeops.v1.IPService.RegisterWork:output_type -> creativeops.v1.IPRecord
+	3,  // 17: creativeops.v1.IPService.ListCatalog:output_type -> creativeops.v1.ListCatalogResponse
+	0,  // 18: creativeops.v1.IPService.GetRecord:output_type -> creativeops.v1.IPRecord
+	7,  // 19: creativeops.v1.IPService.GetCertificate:output_type -> creativeops.v1.Certificate
+	17, // 20: creativeops.v1.IPService.GetCertificateToken:output_type -> google.api.HttpBody
+	9,  // 21: creativeops.v1.IPService.GetCheckpoint:output_type -> creativeops.v1.Checkpoint
+	11, // 22: creativeops.v1.IPService.GetConsistencyProof:output_type -> creativeops.v1.ConsistencyProof
+	14, // 23: creativeops.v1.IPService.GetKeys:output_type -> creativeops.v1.IPKeys
+	16, // [16:24] is the sub-list for method output_type
+	8,  // [8:16] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_ip_proto_init() }
@@ -1309,7 +1442,7 @@ func file_creativeops_v1_ip_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_ip_proto_rawDesc), len(file_creativeops_v1_ip_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

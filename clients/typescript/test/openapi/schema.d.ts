@@ -1543,6 +1543,11 @@ export interface components {
             tsa_policy_oid: string;
             /** @description PEM of the TSA root certificate. */
             tsa_root_pem: string;
+            /**
+             * @description The witnesses that cosign the current log's checkpoints (serve
+             *      --witness), as the replica answering sees them.
+             */
+            witnesses: components["schemas"]["LogWitness"][];
         };
         IPRecord: {
             /** @description "cert_" followed by a ULID. */
@@ -1742,6 +1747,37 @@ export interface components {
             /** @description False for keys of a retired log origin, kept so old checkpoints verify. */
             current: boolean;
             origin: string;
+            verifier_key: string;
+        };
+        /** @description A witness (c2sp.org/tlog-witness) cosigning the log's checkpoints. */
+        LogWitness: {
+            /**
+             * Format: date-time
+             * @description When this replica last had it cosign a tree; unset if another
+             *      replica did.
+             */
+            cosigned_at: string;
+            /**
+             * Format: int64
+             * @description The largest tree size it cosigned (0 if none). A 64-bit integer, sent as a decimal string.
+             */
+            cosigned_size: string;
+            /** @description Why the last submission failed. */
+            detail: string;
+            /** @description The witness's name, the first part of its verifier key. */
+            name: string;
+            /**
+             * @description pending (nothing cosigned yet), ok, unreachable, refused,
+             *      bad_cosignature, or fork: the witness holds a tree the log does not
+             *      extend, an alert; it is not contacted again until restart.
+             * @enum {string}
+             */
+            status: "pending" | "ok" | "unreachable" | "refused" | "bad_cosignature" | "fork";
+            url: string;
+            /**
+             * @description Its c2sp.org/tlog-cosignature verifier key: `creativeops verify
+             *      --witness-key` takes it.
+             */
             verifier_key: string;
         };
         /** @description How one milestone changed in a re-plan. */
@@ -4647,7 +4683,18 @@ export interface operations {
                      *       ],
                      *       "tsa_certificate_pem": "-----BEGIN CERTIFICATE-----\nMIIBkTCCATegAwIBAgIUY...\n-----END CERTIFICATE-----\n",
                      *       "tsa_policy_oid": "1.3.6.1.4.1.57264.2.1",
-                     *       "tsa_root_pem": "-----BEGIN CERTIFICATE-----\nMIIBhDCCASmgAwIBAgIUQ...\n-----END CERTIFICATE-----\n"
+                     *       "tsa_root_pem": "-----BEGIN CERTIFICATE-----\nMIIBhDCCASmgAwIBAgIUQ...\n-----END CERTIFICATE-----\n",
+                     *       "witnesses": [
+                     *         {
+                     *           "cosigned_at": "2026-11-02T09:30:01Z",
+                     *           "cosigned_size": "42",
+                     *           "detail": "",
+                     *           "name": "witness.example/w1",
+                     *           "status": "ok",
+                     *           "url": "https://witness.example/w1",
+                     *           "verifier_key": "witness.example/w1+8c2d4e6f+BGw7qJ3cWk1Zp9xR4tY6uV8sN2mL0hF5dA3gB7eC1iK9"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["IPKeys"];

@@ -104,16 +104,18 @@ class GetRecordRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class IPKeys(_message.Message):
-    __slots__ = ["log_keys", "tsa_certificate_pem", "tsa_policy_oid", "tsa_root_pem"]
+    __slots__ = ["log_keys", "tsa_certificate_pem", "tsa_policy_oid", "tsa_root_pem", "witnesses"]
     LOG_KEYS_FIELD_NUMBER: _ClassVar[int]
     TSA_CERTIFICATE_PEM_FIELD_NUMBER: _ClassVar[int]
     TSA_POLICY_OID_FIELD_NUMBER: _ClassVar[int]
     TSA_ROOT_PEM_FIELD_NUMBER: _ClassVar[int]
+    WITNESSES_FIELD_NUMBER: _ClassVar[int]
     log_keys: _containers.RepeatedCompositeFieldContainer[LogKey]
     tsa_certificate_pem: str
     tsa_policy_oid: str
     tsa_root_pem: str
-    def __init__(self, tsa_root_pem: _Optional[str] = ..., tsa_certificate_pem: _Optional[str] = ..., tsa_policy_oid: _Optional[str] = ..., log_keys: _Optional[_Iterable[_Union[LogKey, _Mapping]]] = ...) -> None: ...
+    witnesses: _containers.RepeatedCompositeFieldContainer[LogWitness]
+    def __init__(self, tsa_root_pem: _Optional[str] = ..., tsa_certificate_pem: _Optional[str] = ..., tsa_policy_oid: _Optional[str] = ..., log_keys: _Optional[_Iterable[_Union[LogKey, _Mapping]]] = ..., witnesses: _Optional[_Iterable[_Union[LogWitness, _Mapping]]] = ...) -> None: ...
 
 class IPRecord(_message.Message):
     __slots__ = ["certificate_id", "content_hash", "creator_id", "description", "id", "log_index", "status", "timestamp", "title", "type"]
@@ -178,6 +180,24 @@ class LogKey(_message.Message):
     origin: str
     verifier_key: str
     def __init__(self, origin: _Optional[str] = ..., verifier_key: _Optional[str] = ..., current: bool = ...) -> None: ...
+
+class LogWitness(_message.Message):
+    __slots__ = ["cosigned_at", "cosigned_size", "detail", "name", "status", "url", "verifier_key"]
+    COSIGNED_AT_FIELD_NUMBER: _ClassVar[int]
+    COSIGNED_SIZE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    VERIFIER_KEY_FIELD_NUMBER: _ClassVar[int]
+    cosigned_at: _timestamp_pb2.Timestamp
+    cosigned_size: int
+    detail: str
+    name: str
+    status: str
+    url: str
+    verifier_key: str
+    def __init__(self, name: _Optional[str] = ..., verifier_key: _Optional[str] = ..., url: _Optional[str] = ..., status: _Optional[str] = ..., detail: _Optional[str] = ..., cosigned_size: _Optional[int] = ..., cosigned_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RegisterWorkRequest(_message.Message):
     __slots__ = ["content_hash", "creator_id", "description", "title", "type"]
