@@ -70,6 +70,9 @@ Usage:
                                      local URL as signed webhook deliveries; prints the secret
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
                                      check an IP certificate offline
+  creativeops verify --monitor URL --log-key KEY [--checkpoint FILE] [--interval D] [--once]
+                                     follow the IP transparency log, proving each new checkpoint
+                                     consistent with the last one verified; exits non-zero on a fork
   creativeops version                print the version, VCS commit and Go version
                                      (also creativeops --version or -v)
   creativeops help COMMAND           the flags of a command (help keys create)
@@ -117,9 +120,7 @@ var commands = map[string]command{
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
 	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
-	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-		return verify(args, stdout, stderr)
-	},
+	"verify":  verifyCommand,
 	"listen":  listen,
 	"version": version,
 }
