@@ -3,14 +3,19 @@ package ipreg
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/secrets"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // The paths are those of the C2SP tlog-tiles specification's examples.
@@ -179,5 +184,59 @@ func testReadTile(t *testing.T, b testdb.Backend) {
 	}
 	if _, err := r.LogHead(ctx, "creativeops.dev/ip-log/none"); !errors.Is(err, ErrNoLog) {
 		t.Errorf("LogHead of an unknown log = %v, want ErrNoLog", err)
+	}
+}
+
+// BenchmarkReadTile reads a full level-0 tile (256 stored hashes, one
+// query) and the level-1 tile above it from a log of 1,024 records.
+func BenchmarkReadTile(b *testing.B) {
+	for _, backend := range testdb.Backends(b) {
+		b.Run(backend.Name, func(b *testing.B) {
+			ctx := context.Background()
+			st, err := storage.Open(ctx, backend.URL(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				b.Fatal(err)
+			}
+			keyring, err := secrets.NewKeyring(secrets.GenerateKey())
+			if err != nil {
+				b.Fatal(err)
+			}
+			emitter := events.NewEmitter(func(any) ([]byte, error) { return []byte("{}"), nil },
+				func(context.Context, *ent.Client, *sql.Tx, []*ent.Event) error { return nil })
+			r, err := OpenRegistry(ctx, st, keyring, emitter, slog.New(slog.DiscardHandler))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			for batch := range 4 {
+				var ps []*pending
+				for i := range maxBatch {
+					p, err := r.newPending(Registration{OrganizationID: "org_a", CreatorID: "cr_a", Title: fmt.Sprint(batch, i), Type: "song",
+						ContentHash: fmt.Sprintf("sha256:%064x", batch*1000+i+1)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ps = append(ps, p)
+				}
+				<-r.seal(ctx, ps, nil).done
+				if ps[0].err != nil {
+					b.Fatal(ps[0].err)
+				}
+			}
+			origin := r.Keys().Origin()
+			for _, tile := range []tlog.Tile{{H: 8, L: 0, N: 1, W: 256}, {H: 8, L: 1, N: 0, W: 4}} {
+				b.Run(TilePath(tile), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := r.ReadTile(ctx, origin, 1024, tile); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
 	}
 }

@@ -63,7 +63,7 @@ func (h *httpTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		data, err := io.ReadAll(resp.Body)
+		data, err = io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {
 			return nil, err
@@ -226,6 +226,10 @@ func TestPublicLogTiles(t *testing.T) {
 		} else if again := anon(c.path, "If-None-Match", etag); again.Status != http.StatusNotModified {
 			t.Errorf("%s with its ETag: %d", c.path, again.Status)
 		}
+	}
+	// No credential whatever the request: a GET carrying a body too.
+	if r := s.Do(t, "GET", "/v1/ip/logs/"+logID+"/tile/0/000", "", "{}"); r.Status != 200 {
+		t.Errorf("tile GET with a body, no key: %d %s", r.Status, r.Body)
 	}
 	full := anon("/v1/ip/log/tile/0/000").Body
 	if partial := anon("/v1/ip/log/tile/0/000.p/7").Body; string(partial) != string(full[:7*32]) {

@@ -328,3 +328,28 @@ func TestVerifyMonitorFork(t *testing.T) {
 		t.Fatalf("the honest log again: %v", err)
 	}
 }
+
+// TestVerifyMonitorUsage: help, and command lines the monitor cannot act
+// on (exit 2, the flag named).
+func TestVerifyMonitorUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{[]string{"verify", "--monitor", "http://x/", "-h"}, 0, "-interval", ""},
+		{[]string{"verify", "-h"}, 0, "-monitor", ""},
+		{[]string{"verify", "--monitor", "http://x/"}, 2, "", "needs --log-key"},
+		{[]string{"verify", "--monitor=ftp://x/", "--log-key", "k"}, 2, "", "base URL"},
+		{[]string{"verify", "--monitor", "", "--log-key", "k"}, 2, "", "base URL"},
+		{[]string{"verify", "--monitor", "http://x/", "--log-key", "k", "--interval", "0s"}, 2, "", "--interval"},
+		{[]string{"verify", "--monitor", "http://x/", "--log-key", "k", "extra"}, 2, "", "unexpected argument"},
+	} {
+		code, out, errOut := cli(t, c.args...)
+		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.err) {
+			t.Errorf("creativeops %s: exit %d, stdout %q, stderr %q; want exit %d, %q in stdout, %q in stderr",
+				strings.Join(c.args, " "), code, out, errOut, c.code, c.out, c.err)
+		}
+	}
+}
