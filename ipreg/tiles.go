@@ -10,6 +10,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/loghash"
 	"github.com/creativeops/creativeops/ent/logstate"
 	"github.com/creativeops/creativeops/ent/signingkey"
 )
@@ -138,10 +139,52 @@ func (r *Registry) LogHead(ctx context.Context, origin string) (Head, error) {
 // C2SP tlog-tiles serves it (its W hashes, 32 bytes each), if it is part
 // of the tree of the given size (TileInTree), and ErrNoTile otherwise.
 // size must be a size the log reached: its hashes are then all stored.
-// It reads the W stored hashes in one query.
+// It reads the W stored hashes in one query: for a level-0 tile, the
+// range of stored indexes they span (its leaves and the hashes above them
+// inside the tile, under 2W rows), which an index range scan reads far
+// faster than W lookups; for a higher level, whose hashes are spread
+// across the storage, the W indexes.
 func (r *Registry) ReadTile(ctx context.Context, origin string, size int64, t tlog.Tile) ([]byte, error) {
 	if !TileInTree(t, size) {
 		return nil, ErrNoTile
 	}
-	return tlog.ReadTileData(t, &dbHashes{ctx: ctx, client: r.store.Read, origin: origin})
+	hashes := tlog.HashReader(&dbHashes{ctx: ctx, client: r.store.Read, origin: origin})
+	if t.L == 0 {
+		first := t.N << TileHeight
+		hashes = &hashRange{ctx: ctx, client: r.store.Read, origin: origin,
+			lo: tlog.StoredHashIndex(0, first), hi: tlog.StoredHashIndex(0, first+int64(t.W)-1)}
+	}
+	return tlog.ReadTileData(t, hashes)
+}
+
+// hashRange reads stored hashes whose indexes are all in [lo, hi] with one
+// range query.
+type hashRange struct {
+	ctx    context.Context
+	client *ent.Client
+	origin string
+	lo, hi int64
+}
+
+func (h *hashRange) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	rows, err := h.client.LogHash.Query().
+		Where(loghash.Origin(h.origin), loghash.IdxGTE(h.lo), loghash.IdxLTE(h.hi)).
+		Select(loghash.FieldIdx, loghash.FieldHash).
+		All(h.ctx)
+	if err != nil {
+		return nil, err
+	}
+	byIdx := make(map[int64][]byte, len(rows))
+	for _, row := range rows {
+		byIdx[row.Idx] = row.Hash
+	}
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		b, ok := byIdx[idx]
+		if !ok || len(b) != tlog.HashSize {
+			return nil, fmt.Errorf("log %s: hash %d missing", h.origin, idx)
+		}
+		copy(out[i][:], b)
+	}
+	return out, nil
 }

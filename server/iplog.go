@@ -140,18 +140,14 @@ func (s *Server) mountPublicLog(mux *http.ServeMux) {
 }
 
 // admitLogRead names the request by rt and spends a token of its client
-// address; past the limit it answers 429 and returns false.
+// address (an IPv6 client's /64, as every per-address limit counts it);
+// past the limit it answers 429 and returns false.
 func (s *Server) admitLogRead(w http.ResponseWriter, r *http.Request, rt route) bool {
-	ri := requestInfoFrom(r.Context())
-	if ri != nil {
+	if ri := requestInfoFrom(r.Context()); ri != nil {
 		ri.route = rt
 	}
-	addr := ""
-	if ri != nil {
-		addr = ri.clientIP
-	}
 	lim := s.cfg.LogReadLimit
-	c := rateCharge{lim: lim, d: s.limiter.Take(r.Context(), "ip_log:addr:"+addr, lim), cost: 1}
+	c := rateCharge{lim: lim, d: s.limiter.Take(r.Context(), "ip_log:addr:"+s.proxies.RequestLimitKey(r), lim), cost: 1}
 	c.setHeaders(w.Header())
 	if !c.d.Allowed {
 		s.metrics.rateLimited.Inc()
