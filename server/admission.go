@@ -87,7 +87,7 @@ func methodOf(r *http.Request) (rpcrule.Method, bool) {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, refuse func(*status.Status)) (admitted, bool) {
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	m, known := methodOf(r)
-	if !needsCredential(r.URL.Path) || !hasBody && !known {
+	if !needsCredential(r.URL.Path) || !hasBody && !known || publicCheckpoint(r) {
 		return admitted{}, true
 	}
 	if known {
@@ -185,9 +185,12 @@ func (s *Server) admitStream(ctx context.Context, info *tap.Info) (context.Conte
 // goes to a method that requires authentication: every REST route under
 // /v1/ but the API descriptions, and every call (native gRPC, Connect or
 // gRPC-Web) to the creativeops services. The others are probes, discovery
-// (health, reflection), the dashboard, OAuth and the plan calendar.
+// (health, reflection), the dashboard, OAuth, the plan calendar and the
+// public transparency log's tiles (the current log's checkpoint depends
+// on the request: publicCheckpoint).
 func needsCredential(path string) bool {
-	return strings.HasPrefix(path, "/v1/") && path != "/v1/openapi.json" && path != webhooksOpenAPIPath || strings.HasPrefix(path, "/creativeops.v1.")
+	return strings.HasPrefix(path, "/v1/") && path != "/v1/openapi.json" && path != webhooksOpenAPIPath && !publicLogPath(path) ||
+		strings.HasPrefix(path, "/creativeops.v1.")
 }
 
 // credentialHeaders are the headers authentication reads, by their

@@ -80,6 +80,10 @@ type Config struct {
 	// RateLimit is the default per-key rate (default 100 requests/s, burst
 	// 200); a key's own limit overrides it.
 	RateLimit auth.RateLimit
+	// LogReadLimit bounds the requests of one client address to the
+	// public transparency log (its checkpoints and tiles, read without a
+	// key): default DefaultLogReadLimit.
+	LogReadLimit auth.RateLimit
 	// RedisURL, when set, shares the rate limits across replicas.
 	RedisURL string
 	// DisableAnalytics turns usage recording off (the usage endpoint still
@@ -191,6 +195,7 @@ func DefaultConfig() Config {
 		LogSlow:                500 * time.Millisecond,
 		Sessions:               auth.SessionPolicy{Idle: auth.DefaultSessionIdle, Max: auth.DefaultSessionMax},
 		SignInLimit:            dashboard.DefaultSignInLimit,
+		LogReadLimit:           DefaultLogReadLimit,
 		OAuthTokenLifetime:     oauth.DefaultTokenLifetime,
 		OAuthTokenLimits:       oauth.DefaultTokenLimits,
 		Clock:                  clock.Real{},
@@ -240,6 +245,9 @@ func (cfg Config) withDefaults() Config {
 	cfg.Sessions.Max = cmp.Or(cfg.Sessions.Max, def.Sessions.Max)
 	if cfg.SignInLimit.RequestsPerSecond <= 0 || cfg.SignInLimit.Burst <= 0 {
 		cfg.SignInLimit = def.SignInLimit
+	}
+	if cfg.LogReadLimit.RequestsPerSecond <= 0 || cfg.LogReadLimit.Burst <= 0 {
+		cfg.LogReadLimit = def.LogReadLimit
 	}
 	cfg.OAuthTokenLimits = cfg.OAuthTokenLimits.WithDefaults()
 	if cfg.Clock == nil {

@@ -180,7 +180,8 @@ func TestServeMuxLeavesAPIRoutesToTheGateway(t *testing.T) {
 	mux := s.serveMux()
 	own := []string{"/healthz", "/readyz", "/metrics", "/v1/openapi.json", webhooksOpenAPIPath,
 		"/v1/plans/x1/calendar.ics", dashboard.SessionPath, dashboard.Prefix + "x1",
-		oauth.TokenPath, oauth.IntrospectPath, oauth.RevokePath, oauth.MetadataPath, oauth.JWKSPath}
+		oauth.TokenPath, oauth.IntrospectPath, oauth.RevokePath, oauth.MetadataPath, oauth.JWKSPath,
+		"/v1/ip/log/tile/0/x001/234.p/5", "/v1/ip/logs/x1/checkpoint", "/v1/ip/logs/x1/tile/0/000"}
 	values := map[string]bool{"x1": true}
 	for _, p := range own {
 		for _, seg := range strings.Split(p, "/") {

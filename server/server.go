@@ -485,7 +485,16 @@ func (s *Server) SyncKeys(ctx context.Context) error { return s.keys.SyncKeys(ct
 // gRPC-Web calls (paths naming an RPC) to the transcoder in front of it,
 // everything else to the REST routes.
 func (s *Server) Handler() http.Handler {
-	rest := s.restMiddleware(apiFirst{gateway: s.gateway, mux: s.serveMux()})
+	api := apiFirst{gateway: s.gateway, mux: s.serveMux()}
+	rest := s.restMiddleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The current log's checkpoint as a signed note, for tiles
+		// clients; with a credential the path is GetCheckpoint's.
+		if publicCheckpoint(r) {
+			s.serveCurrentCheckpoint(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
 	// What a browser may call: REST, Connect and gRPC-Web, cross-origin
 	// when --cors-allowed-origins says so.
 	web := edge.WithCORS(s.cfg.CORSAllowedOrigins, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -532,6 +541,7 @@ func (s *Server) Handler() http.Handler {
 
 // serveMux routes what is not native gRPC, Connect or gRPC-Web: probes,
 // the API descriptions, metrics, the dashboard, OAuth, the plan calendar,
+// the public transparency log (iplog.go),
 // and the REST API through the gateway (see apiFirst).
 func (s *Server) serveMux() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -546,6 +556,7 @@ func (s *Server) serveMux() *http.ServeMux {
 	s.sessions.Mount(mux, s.app)
 	s.oauth.Register(mux)
 	mux.HandleFunc(calendarRoute.Method+" "+calendarRoute.Template, s.servePlanCalendar)
+	s.mountPublicLog(mux)
 	mux.Handle("/", s.gateway)
 	return mux
 }

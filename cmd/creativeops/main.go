@@ -70,6 +70,9 @@ Usage:
                                      local URL as signed webhook deliveries; prints the secret
   creativeops verify --bundle FILE [--file WORK] [--root PEM --log-key KEY]
                                      check an IP certificate offline
+  creativeops verify --monitor URL --log-key KEY [--checkpoint FILE] [--interval D] [--once]
+                                     follow the IP transparency log, proving each new checkpoint
+                                     consistent with the last one verified; exits non-zero on a fork
   creativeops version                print the version, VCS commit and Go version
                                      (also creativeops --version or -v)
   creativeops help COMMAND           the flags of a command (help keys create)
@@ -117,9 +120,7 @@ var commands = map[string]command{
 	"ip":      group("ip", map[string]command{"rotate-keys": ipRotateKeys}),
 	"audit":   group("audit", map[string]command{"list": auditList}),
 	"secrets": group("secrets", map[string]command{"new-key": secretsNewKey, "rotate": secretsRotate}),
-	"verify": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-		return verify(args, stdout, stderr)
-	},
+	"verify":  verifyCommand,
 	"listen":  listen,
 	"version": version,
 }
@@ -234,6 +235,8 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(intValue{&cfg.WebhookDisableAfter, 0}, "webhook-disable-after", "disable a webhook after this many deliveries in a row failed every retry (0: never)")
 	fs.env(floatValue{&cfg.RateLimit.RequestsPerSecond}, "rate-limit", "default requests per second per API key (a key's own limit overrides it)")
 	fs.env(intValue{&cfg.RateLimit.Burst, 1}, "rate-limit-burst", "default burst (token bucket size) per API key")
+	fs.env(floatValue{&cfg.LogReadLimit.RequestsPerSecond}, "ip-log-rate-limit", "requests per second per client address to the public IP transparency log (its checkpoints and tiles, read without a key)")
+	fs.env(intValue{&cfg.LogReadLimit.Burst, 1}, "ip-log-rate-limit-burst", "burst per client address to the public IP transparency log")
 	fs.env(textValue{&cfg.RedisURL, redisURL}, "redis-url", "Redis shared by the replicas for rate limits, e.g. redis://host:6379/0 (empty: each replica limits alone)")
 	recordUsage := !cfg.DisableAnalytics
 	bodyMemoryMiB := int(cfg.BodyMemory >> 20)
@@ -642,6 +645,7 @@ func verify(args []string, stdout, stderr io.Writer) error {
 	rootPath := fs.String("root", "", "expected TSA root certificate (PEM file), e.g. from GET /v1/ip/keys")
 	logKey := fs.String("log-key", "", "expected log verifier key, e.g. from GET /v1/ip/keys")
 	witnesses := witnessVerifyFlags(fs)
+	fs.String("monitor", "", "instead of a bundle, follow the log at this base URL: see verify --monitor URL -h")
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
