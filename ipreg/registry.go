@@ -66,6 +66,8 @@ type Registry struct {
 	rechecked atomic.Int64
 	// tail is the current log's head and right edge as last committed.
 	tail logTail
+	// external is the independent timestamp authorities (WithExternal).
+	external External
 }
 
 // Registration is a work to register.
@@ -113,7 +115,7 @@ type pending struct {
 // The keys are stored sealed under keyring's master key; any stored in the
 // clear (by an earlier version) or under an older master key are sealed
 // again first (ResealKeys).
-func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, emitter *events.Emitter, log *slog.Logger) (*Registry, error) {
+func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, emitter *events.Emitter, log *slog.Logger, opts ...Option) (*Registry, error) {
 	if n, err := ResealKeys(ctx, store, keyring); err != nil {
 		return nil, err
 	} else if n > 0 {
@@ -125,6 +127,17 @@ func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Ke
 	}
 	seqCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Registry{store: store, events: emitter, log: log, keys: keys, queue: make(chan *pending, 4*maxBatch), stop: stop, done: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
+	if err := CheckAuthorities(r.external.Authorities); err != nil {
+		stop()
+		return nil, err
+	}
+	if len(r.external.Authorities) > 0 && r.external.Queue == nil {
+		stop()
+		return nil, errors.New("ipreg: timestamp authorities need a queue for their jobs")
+	}
 	go r.sequence(seqCtx)
 	return r, nil
 }
@@ -517,6 +530,9 @@ func (r *Registry) attempt(ctx context.Context, f *flight, batch []*pending, ahe
 			if p.unchecked && duplicateContent(err) {
 				return fmt.Errorf("%w: %w", errUnchecked, err)
 			}
+			return err
+		}
+		if err := r.queueExternal(ctx, tx, sqlTx, p.rows); err != nil {
 			return err
 		}
 		written = p
@@ -979,6 +995,9 @@ func (r *Registry) Certificate(ctx context.Context, rec *Work) (Bundle, error) {
 		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: st.Size,
 		InclusionProof: proof, Checkpoint: st.Checkpoint, LogVerifierKey: key.VerifierKey,
 		TSARootPEM: key.TsaRootPem, TSAPolicyOID: PolicyOID,
+	}
+	if b.ExternalTimestamps, err = externalTimestamps(ctx, r.store.Read, rec.ID); err != nil {
+		return Bundle{}, err
 	}
 	return b, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/dashboard"
 	"github.com/creativeops/creativeops/events"
 	"github.com/creativeops/creativeops/internal/clock"
+	"github.com/creativeops/creativeops/ipreg"
 	"github.com/creativeops/creativeops/oauth"
 	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/ratelimit"
@@ -149,6 +150,12 @@ type Config struct {
 	// PlanScanInterval is how often due reminders and slipped deliverables
 	// are looked for (default plans.DefaultScanInterval, a minute).
 	PlanScanInterval time.Duration
+	// TimestampAuthorities are RFC 3161 authorities that also timestamp
+	// every IP registration, in the background (ipreg.External).
+	TimestampAuthorities []string
+	// TimestampAuthorityTimeout bounds one request to an authority
+	// (default ipreg.DefaultTSATimeout).
+	TimestampAuthorityTimeout time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -239,6 +246,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.PlanScanInterval <= 0 {
 		cfg.PlanScanInterval = def.PlanScanInterval
 	}
+	cfg.TimestampAuthorityTimeout = cmp.Or(cfg.TimestampAuthorityTimeout, ipreg.DefaultTSATimeout)
 	return cfg
 }
 

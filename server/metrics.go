@@ -33,6 +33,8 @@ type metrics struct {
 	attempts    *prometheus.CounterVec
 	// planScanFailures counts the reminder scan's failures by stage.
 	planScanFailures *prometheus.CounterVec
+	// tsaFailures counts failed fetches from timestamp authorities.
+	tsaFailures *prometheus.CounterVec
 }
 
 // latencyBuckets suit an API whose reads take about a millisecond and
@@ -79,6 +81,11 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 	for _, stage := range []string{plans.StageScan, plans.StageBatch, plans.StagePlan} {
 		m.planScanFailures.WithLabelValues(stage) // exported at 0 before the first failure
 	}
+	m.tsaFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_ip_timestamp_fetch_failures_total",
+		Help: "Failed requests of this replica to the independent timestamp authorities (serve --timestamp-authority), by authority URL; the timestamp stays pending and is retried. Each is also logged at WARN.",
+	}, []string{"authority"})
+	m.registry.MustRegister(m.tsaFailures)
 	m.registry.MustRegister(m.requests, m.latency, m.rateLimited, m.replays, m.panics, m.jobs, m.attempts, m.planScanFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
