@@ -265,6 +265,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, authority := range cfg.TimestampAuthorities {
+		s.metrics.tsaFailures.WithLabelValues(authority) // exported at 0 before the first failure
+	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
 	s.idempotency = idempotency.NewStore(store)
 	s.planFeeds = plans.NewFeeds(store, cfg.PublicURL)
