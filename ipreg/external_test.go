@@ -132,11 +132,17 @@ func (j *jobs) InsertTx(_ context.Context, _ *sql.Tx, args river.JobArgs, _ *riv
 // which marks it failed and tells the organization. A token already
 // stored is never replaced by a job run again.
 func TestTimestampJob(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) { testTimestampJob(t, b) })
+	}
+}
+
+func testTimestampJob(t *testing.T, b testdb.Backend) {
 	up := testtsa.Start(t, testtsa.Options{Name: "Up TSA"})
 	down := testtsa.Start(t, testtsa.Options{Name: "Down TSA"})
 	down.SetDown(true)
 	ctx := context.Background()
-	st, err := storage.Open(ctx, testdb.SQLiteURL(t))
+	st, err := storage.Open(ctx, b.URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +176,12 @@ func TestTimestampJob(t *testing.T) {
 		return worker.Work(ctx, &river.Job[TimestampArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: timestampAttempts}, Args: queued.args[0]})
 	}
 	statuses := func() string {
-		b, err := r.Certificate(ctx, w)
+		bundle, err := r.Certificate(ctx, w)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var s []string
-		for _, e := range b.ExternalTimestamps {
+		for _, e := range bundle.ExternalTimestamps {
 			s = append(s, e.Status)
 		}
 		return strings.Join(s, ",")
