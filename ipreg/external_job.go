@@ -139,7 +139,9 @@ type TimestampWorker struct {
 // The tokens that arrived are stored, each record whose timestamps changed
 // gets an ip.certificate.updated event, and if some are still missing the
 // job fails so River retries it later; on the last attempt they are
-// marked failed instead.
+// marked failed instead. An attempt that runs out of time (River's job
+// timeout) stores what arrived before it ends, so a slow authority's
+// batch progresses from one attempt to the next.
 func (w *TimestampWorker) Work(ctx context.Context, job *river.Job[TimestampArgs]) error {
 	pending, err := w.Store.Read.IPExternalTimestamp.Query().
 		Where(ipexternaltimestamp.RecordIDIn(job.Args.RecordIDs...), ipexternaltimestamp.Status(ExternalPending)).
@@ -184,10 +186,14 @@ func (w *TimestampWorker) Work(ctx context.Context, job *river.Job[TimestampArgs
 					o.err = down
 				case rec == nil:
 					o.err = fmt.Errorf("record %s not found", row.RecordID)
+				case ctx.Err() != nil:
+					// Out of time (the job's timeout, or shutting down):
+					// what arrived is stored, the rest waits for the retry.
+					o.err = ctx.Err()
 				default:
 					der, info, err := w.Client.Fetch(ctx, authority, sha256.Sum256(rec.RecordBytes))
 					o = outcome{token: der, genTime: info.GenTime, err: err}
-					if err != nil {
+					if err != nil && ctx.Err() == nil {
 						down = err
 						w.Failed(authority)
 						w.Log.Warn("timestamp authority failed", "authority", authority, "record", row.RecordID, "attempt", job.Attempt, "error", err)
@@ -200,8 +206,13 @@ func (w *TimestampWorker) Work(ctx context.Context, job *river.Job[TimestampArgs
 		}()
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
+	interrupted := ctx.Err()
+	if interrupted != nil {
+		// Keep the tokens that arrived: a batch of a slow authority
+		// then progresses from one attempt to the next.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
 	}
 
 	final := job.Attempt >= job.MaxAttempts
@@ -250,6 +261,9 @@ func (w *TimestampWorker) Work(ctx context.Context, job *river.Job[TimestampArgs
 	})
 	if err != nil {
 		return err
+	}
+	if interrupted != nil {
+		return interrupted
 	}
 	if missing > 0 {
 		return fmt.Errorf("%d external timestamps still pending", missing)
