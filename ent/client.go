@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
+	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
@@ -64,6 +65,8 @@ type Client struct {
 	Event *EventClient
 	// EventSequence is the client for interacting with the EventSequence builders.
 	EventSequence *EventSequenceClient
+	// IPExternalTimestamp is the client for interacting with the IPExternalTimestamp builders.
+	IPExternalTimestamp *IPExternalTimestampClient
 	// IPRecord is the client for interacting with the IPRecord builders.
 	IPRecord *IPRecordClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -120,6 +123,7 @@ func (c *Client) init() {
 	c.DeliveryAttempt = NewDeliveryAttemptClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventSequence = NewEventSequenceClient(c.config)
+	c.IPExternalTimestamp = NewIPExternalTimestampClient(c.config)
 	c.IPRecord = NewIPRecordClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Job = NewJobClient(c.config)
@@ -229,34 +233,35 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		AuditEvent:      NewAuditEventClient(cfg),
-		Creator:         NewCreatorClient(cfg),
-		Delivery:        NewDeliveryClient(cfg),
-		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventSequence:   NewEventSequenceClient(cfg),
-		IPRecord:        NewIPRecordClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		Job:             NewJobClient(cfg),
-		KeyEpoch:        NewKeyEpochClient(cfg),
-		LogCosignature:  NewLogCosignatureClient(cfg),
-		LogHash:         NewLogHashClient(cfg),
-		LogState:        NewLogStateClient(cfg),
-		OAuthAssertion:  NewOAuthAssertionClient(cfg),
-		OAuthClient:     NewOAuthClientClient(cfg),
-		OAuthRevocation: NewOAuthRevocationClient(cfg),
-		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
-		Organization:    NewOrganizationClient(cfg),
-		Plan:            NewPlanClient(cfg),
-		PlanMilestone:   NewPlanMilestoneClient(cfg),
-		PlanReminder:    NewPlanReminderClient(cfg),
-		Session:         NewSessionClient(cfg),
-		SigningKey:      NewSigningKeyClient(cfg),
-		UsageMinute:     NewUsageMinuteClient(cfg),
-		Webhook:         NewWebhookClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AuditEvent:          NewAuditEventClient(cfg),
+		Creator:             NewCreatorClient(cfg),
+		Delivery:            NewDeliveryClient(cfg),
+		DeliveryAttempt:     NewDeliveryAttemptClient(cfg),
+		Event:               NewEventClient(cfg),
+		EventSequence:       NewEventSequenceClient(cfg),
+		IPExternalTimestamp: NewIPExternalTimestampClient(cfg),
+		IPRecord:            NewIPRecordClient(cfg),
+		IdempotencyKey:      NewIdempotencyKeyClient(cfg),
+		Job:                 NewJobClient(cfg),
+		KeyEpoch:            NewKeyEpochClient(cfg),
+		LogCosignature:      NewLogCosignatureClient(cfg),
+		LogHash:             NewLogHashClient(cfg),
+		LogState:            NewLogStateClient(cfg),
+		OAuthAssertion:      NewOAuthAssertionClient(cfg),
+		OAuthClient:         NewOAuthClientClient(cfg),
+		OAuthRevocation:     NewOAuthRevocationClient(cfg),
+		OAuthSigningKey:     NewOAuthSigningKeyClient(cfg),
+		Organization:        NewOrganizationClient(cfg),
+		Plan:                NewPlanClient(cfg),
+		PlanMilestone:       NewPlanMilestoneClient(cfg),
+		PlanReminder:        NewPlanReminderClient(cfg),
+		Session:             NewSessionClient(cfg),
+		SigningKey:          NewSigningKeyClient(cfg),
+		UsageMinute:         NewUsageMinuteClient(cfg),
+		Webhook:             NewWebhookClient(cfg),
 	}, nil
 }
 
@@ -274,34 +279,35 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		AuditEvent:      NewAuditEventClient(cfg),
-		Creator:         NewCreatorClient(cfg),
-		Delivery:        NewDeliveryClient(cfg),
-		DeliveryAttempt: NewDeliveryAttemptClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventSequence:   NewEventSequenceClient(cfg),
-		IPRecord:        NewIPRecordClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		Job:             NewJobClient(cfg),
-		KeyEpoch:        NewKeyEpochClient(cfg),
-		LogCosignature:  NewLogCosignatureClient(cfg),
-		LogHash:         NewLogHashClient(cfg),
-		LogState:        NewLogStateClient(cfg),
-		OAuthAssertion:  NewOAuthAssertionClient(cfg),
-		OAuthClient:     NewOAuthClientClient(cfg),
-		OAuthRevocation: NewOAuthRevocationClient(cfg),
-		OAuthSigningKey: NewOAuthSigningKeyClient(cfg),
-		Organization:    NewOrganizationClient(cfg),
-		Plan:            NewPlanClient(cfg),
-		PlanMilestone:   NewPlanMilestoneClient(cfg),
-		PlanReminder:    NewPlanReminderClient(cfg),
-		Session:         NewSessionClient(cfg),
-		SigningKey:      NewSigningKeyClient(cfg),
-		UsageMinute:     NewUsageMinuteClient(cfg),
-		Webhook:         NewWebhookClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AuditEvent:          NewAuditEventClient(cfg),
+		Creator:             NewCreatorClient(cfg),
+		Delivery:            NewDeliveryClient(cfg),
+		DeliveryAttempt:     NewDeliveryAttemptClient(cfg),
+		Event:               NewEventClient(cfg),
+		EventSequence:       NewEventSequenceClient(cfg),
+		IPExternalTimestamp: NewIPExternalTimestampClient(cfg),
+		IPRecord:            NewIPRecordClient(cfg),
+		IdempotencyKey:      NewIdempotencyKeyClient(cfg),
+		Job:                 NewJobClient(cfg),
+		KeyEpoch:            NewKeyEpochClient(cfg),
+		LogCosignature:      NewLogCosignatureClient(cfg),
+		LogHash:             NewLogHashClient(cfg),
+		LogState:            NewLogStateClient(cfg),
+		OAuthAssertion:      NewOAuthAssertionClient(cfg),
+		OAuthClient:         NewOAuthClientClient(cfg),
+		OAuthRevocation:     NewOAuthRevocationClient(cfg),
+		OAuthSigningKey:     NewOAuthSigningKeyClient(cfg),
+		Organization:        NewOrganizationClient(cfg),
+		Plan:                NewPlanClient(cfg),
+		PlanMilestone:       NewPlanMilestoneClient(cfg),
+		PlanReminder:        NewPlanReminderClient(cfg),
+		Session:             NewSessionClient(cfg),
+		SigningKey:          NewSigningKeyClient(cfg),
+		UsageMinute:         NewUsageMinuteClient(cfg),
+		Webhook:             NewWebhookClient(cfg),
 	}, nil
 }
 
@@ -332,10 +338,11 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch,
-		c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion, c.OAuthClient,
-		c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone,
-		c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPExternalTimestamp, c.IPRecord, c.IdempotencyKey, c.Job,
+		c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion,
+		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan,
+		c.PlanMilestone, c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute,
+		c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -346,10 +353,11 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
-		c.EventSequence, c.IPRecord, c.IdempotencyKey, c.Job, c.KeyEpoch,
-		c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion, c.OAuthClient,
-		c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan, c.PlanMilestone,
-		c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute, c.Webhook,
+		c.EventSequence, c.IPExternalTimestamp, c.IPRecord, c.IdempotencyKey, c.Job,
+		c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion,
+		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan,
+		c.PlanMilestone, c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute,
+		c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -372,6 +380,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Event.mutate(ctx, m)
 	case *EventSequenceMutation:
 		return c.EventSequence.mutate(ctx, m)
+	case *IPExternalTimestampMutation:
+		return c.IPExternalTimestamp.mutate(ctx, m)
 	case *IPRecordMutation:
 		return c.IPRecord.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
@@ -1375,6 +1385,139 @@ func (c *EventSequenceClient) mutate(ctx context.Context, m *EventSequenceMutati
 		return (&EventSequenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown EventSequence mutation op: %q", m.Op())
+	}
+}
+
+// IPExternalTimestampClient is a client for the IPExternalTimestamp schema.
+type IPExternalTimestampClient struct {
+	config
+}
+
+// NewIPExternalTimestampClient returns a client for the IPExternalTimestamp from the given config.
+func NewIPExternalTimestampClient(c config) *IPExternalTimestampClient {
+	return &IPExternalTimestampClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ipexternaltimestamp.Hooks(f(g(h())))`.
+func (c *IPExternalTimestampClient) Use(hooks ...Hook) {
+	c.hooks.IPExternalTimestamp = append(c.hooks.IPExternalTimestamp, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ipexternaltimestamp.Intercept(f(g(h())))`.
+func (c *IPExternalTimestampClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IPExternalTimestamp = append(c.inters.IPExternalTimestamp, interceptors...)
+}
+
+// Create returns a builder for creating a IPExternalTimestamp entity.
+func (c *IPExternalTimestampClient) Create() *IPExternalTimestampCreate {
+	mutation := newIPExternalTimestampMutation(c.config, OpCreate)
+	return &IPExternalTimestampCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IPExternalTimestamp entities.
+func (c *IPExternalTimestampClient) CreateBulk(builders ...*IPExternalTimestampCreate) *IPExternalTimestampCreateBulk {
+	return &IPExternalTimestampCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IPExternalTimestampClient) MapCreateBulk(slice any, setFunc func(*IPExternalTimestampCreate, int)) *IPExternalTimestampCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IPExternalTimestampCreateBulk{err: fmt.Errorf("calling to IPExternalTimestampClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IPExternalTimestampCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IPExternalTimestampCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IPExternalTimestamp.
+func (c *IPExternalTimestampClient) Update() *IPExternalTimestampUpdate {
+	mutation := newIPExternalTimestampMutation(c.config, OpUpdate)
+	return &IPExternalTimestampUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IPExternalTimestampClient) UpdateOne(_m *IPExternalTimestamp) *IPExternalTimestampUpdateOne {
+	mutation := newIPExternalTimestampMutation(c.config, OpUpdateOne, withIPExternalTimestamp(_m))
+	return &IPExternalTimestampUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IPExternalTimestampClient) UpdateOneID(id int) *IPExternalTimestampUpdateOne {
+	mutation := newIPExternalTimestampMutation(c.config, OpUpdateOne, withIPExternalTimestampID(id))
+	return &IPExternalTimestampUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IPExternalTimestamp.
+func (c *IPExternalTimestampClient) Delete() *IPExternalTimestampDelete {
+	mutation := newIPExternalTimestampMutation(c.config, OpDelete)
+	return &IPExternalTimestampDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IPExternalTimestampClient) DeleteOne(_m *IPExternalTimestamp) *IPExternalTimestampDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IPExternalTimestampClient) DeleteOneID(id int) *IPExternalTimestampDeleteOne {
+	builder := c.Delete().Where(ipexternaltimestamp.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IPExternalTimestampDeleteOne{builder}
+}
+
+// Query returns a query builder for IPExternalTimestamp.
+func (c *IPExternalTimestampClient) Query() *IPExternalTimestampQuery {
+	return &IPExternalTimestampQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIPExternalTimestamp},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IPExternalTimestamp entity by its id.
+func (c *IPExternalTimestampClient) Get(ctx context.Context, id int) (*IPExternalTimestamp, error) {
+	return c.Query().Where(ipexternaltimestamp.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IPExternalTimestampClient) GetX(ctx context.Context, id int) *IPExternalTimestamp {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *IPExternalTimestampClient) Hooks() []Hook {
+	return c.hooks.IPExternalTimestamp
+}
+
+// Interceptors returns the client interceptors.
+func (c *IPExternalTimestampClient) Interceptors() []Interceptor {
+	return c.inters.IPExternalTimestamp
+}
+
+func (c *IPExternalTimestampClient) mutate(ctx context.Context, m *IPExternalTimestampMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IPExternalTimestampCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IPExternalTimestampUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IPExternalTimestampUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IPExternalTimestampDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IPExternalTimestamp mutation op: %q", m.Op())
 	}
 }
 
@@ -3941,17 +4084,17 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature, LogHash, LogState,
-		OAuthAssertion, OAuthClient, OAuthRevocation, OAuthSigningKey, Organization,
-		Plan, PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
-		Webhook []ent.Hook
+		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature,
+		LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
+		OAuthSigningKey, Organization, Plan, PlanMilestone, PlanReminder, Session,
+		SigningKey, UsageMinute, Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature, LogHash, LogState,
-		OAuthAssertion, OAuthClient, OAuthRevocation, OAuthSigningKey, Organization,
-		Plan, PlanMilestone, PlanReminder, Session, SigningKey, UsageMinute,
-		Webhook []ent.Interceptor
+		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature,
+		LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
+		OAuthSigningKey, Organization, Plan, PlanMilestone, PlanReminder, Session,
+		SigningKey, UsageMinute, Webhook []ent.Interceptor
 	}
 )
 

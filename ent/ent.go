@@ -20,6 +20,7 @@ import (
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
+	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
@@ -98,32 +99,33 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:          apikey.ValidColumn,
-			auditevent.Table:      auditevent.ValidColumn,
-			creator.Table:         creator.ValidColumn,
-			delivery.Table:        delivery.ValidColumn,
-			deliveryattempt.Table: deliveryattempt.ValidColumn,
-			event.Table:           event.ValidColumn,
-			eventsequence.Table:   eventsequence.ValidColumn,
-			iprecord.Table:        iprecord.ValidColumn,
-			idempotencykey.Table:  idempotencykey.ValidColumn,
-			job.Table:             job.ValidColumn,
-			keyepoch.Table:        keyepoch.ValidColumn,
-			logcosignature.Table:  logcosignature.ValidColumn,
-			loghash.Table:         loghash.ValidColumn,
-			logstate.Table:        logstate.ValidColumn,
-			oauthassertion.Table:  oauthassertion.ValidColumn,
-			oauthclient.Table:     oauthclient.ValidColumn,
-			oauthrevocation.Table: oauthrevocation.ValidColumn,
-			oauthsigningkey.Table: oauthsigningkey.ValidColumn,
-			organization.Table:    organization.ValidColumn,
-			plan.Table:            plan.ValidColumn,
-			planmilestone.Table:   planmilestone.ValidColumn,
-			planreminder.Table:    planreminder.ValidColumn,
-			session.Table:         session.ValidColumn,
-			signingkey.Table:      signingkey.ValidColumn,
-			usageminute.Table:     usageminute.ValidColumn,
-			webhook.Table:         webhook.ValidColumn,
+			apikey.Table:              apikey.ValidColumn,
+			auditevent.Table:          auditevent.ValidColumn,
+			creator.Table:             creator.ValidColumn,
+			delivery.Table:            delivery.ValidColumn,
+			deliveryattempt.Table:     deliveryattempt.ValidColumn,
+			event.Table:               event.ValidColumn,
+			eventsequence.Table:       eventsequence.ValidColumn,
+			ipexternaltimestamp.Table: ipexternaltimestamp.ValidColumn,
+			iprecord.Table:            iprecord.ValidColumn,
+			idempotencykey.Table:      idempotencykey.ValidColumn,
+			job.Table:                 job.ValidColumn,
+			keyepoch.Table:            keyepoch.ValidColumn,
+			logcosignature.Table:      logcosignature.ValidColumn,
+			loghash.Table:             loghash.ValidColumn,
+			logstate.Table:            logstate.ValidColumn,
+			oauthassertion.Table:      oauthassertion.ValidColumn,
+			oauthclient.Table:         oauthclient.ValidColumn,
+			oauthrevocation.Table:     oauthrevocation.ValidColumn,
+			oauthsigningkey.Table:     oauthsigningkey.ValidColumn,
+			organization.Table:        organization.ValidColumn,
+			plan.Table:                plan.ValidColumn,
+			planmilestone.Table:       planmilestone.ValidColumn,
+			planreminder.Table:        planreminder.ValidColumn,
+			session.Table:             session.ValidColumn,
+			signingkey.Table:          signingkey.ValidColumn,
+			usageminute.Table:         usageminute.ValidColumn,
+			webhook.Table:             webhook.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -19,6 +19,7 @@ import (
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
+	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
@@ -49,32 +50,33 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey          = "APIKey"
-	TypeAuditEvent      = "AuditEvent"
-	TypeCreator         = "Creator"
-	TypeDelivery        = "Delivery"
-	TypeDeliveryAttempt = "DeliveryAttempt"
-	TypeEvent           = "Event"
-	TypeEventSequence   = "EventSequence"
-	TypeIPRecord        = "IPRecord"
-	TypeIdempotencyKey  = "IdempotencyKey"
-	TypeJob             = "Job"
-	TypeKeyEpoch        = "KeyEpoch"
-	TypeLogCosignature  = "LogCosignature"
-	TypeLogHash         = "LogHash"
-	TypeLogState        = "LogState"
-	TypeOAuthAssertion  = "OAuthAssertion"
-	TypeOAuthClient     = "OAuthClient"
-	TypeOAuthRevocation = "OAuthRevocation"
-	TypeOAuthSigningKey = "OAuthSigningKey"
-	TypeOrganization    = "Organization"
-	TypePlan            = "Plan"
-	TypePlanMilestone   = "PlanMilestone"
-	TypePlanReminder    = "PlanReminder"
-	TypeSession         = "Session"
-	TypeSigningKey      = "SigningKey"
-	TypeUsageMinute     = "UsageMinute"
-	TypeWebhook         = "Webhook"
+	TypeAPIKey              = "APIKey"
+	TypeAuditEvent          = "AuditEvent"
+	TypeCreator             = "Creator"
+	TypeDelivery            = "Delivery"
+	TypeDeliveryAttempt     = "DeliveryAttempt"
+	TypeEvent               = "Event"
+	TypeEventSequence       = "EventSequence"
+	TypeIPExternalTimestamp = "IPExternalTimestamp"
+	TypeIPRecord            = "IPRecord"
+	TypeIdempotencyKey      = "IdempotencyKey"
+	TypeJob                 = "Job"
+	TypeKeyEpoch            = "KeyEpoch"
+	TypeLogCosignature      = "LogCosignature"
+	TypeLogHash             = "LogHash"
+	TypeLogState            = "LogState"
+	TypeOAuthAssertion      = "OAuthAssertion"
+	TypeOAuthClient         = "OAuthClient"
+	TypeOAuthRevocation     = "OAuthRevocation"
+	TypeOAuthSigningKey     = "OAuthSigningKey"
+	TypeOrganization        = "Organization"
+	TypePlan                = "Plan"
+	TypePlanMilestone       = "PlanMilestone"
+	TypePlanReminder        = "PlanReminder"
+	TypeSession             = "Session"
+	TypeSigningKey          = "SigningKey"
+	TypeUsageMinute         = "UsageMinute"
+	TypeWebhook             = "Webhook"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -6227,6 +6229,895 @@ func (m *EventSequenceMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *EventSequenceMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown EventSequence edge %s", name)
+}
+
+// IPExternalTimestampMutation represents an operation that mutates the IPExternalTimestamp nodes in the graph.
+type IPExternalTimestampMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	record_id       *string
+	organization_id *string
+	authority       *string
+	status          *string
+	token           *[]byte
+	gen_time        *time.Time
+	attempts        *int
+	addattempts     *int
+	last_error      *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*IPExternalTimestamp, error)
+	predicates      []predicate.IPExternalTimestamp
+}
+
+var _ ent.Mutation = (*IPExternalTimestampMutation)(nil)
+
+// ipexternaltimestampOption allows management of the mutation configuration using functional options.
+type ipexternaltimestampOption func(*IPExternalTimestampMutation)
+
+// newIPExternalTimestampMutation creates new mutation for the IPExternalTimestamp entity.
+func newIPExternalTimestampMutation(c config, op Op, opts ...ipexternaltimestampOption) *IPExternalTimestampMutation {
+	m := &IPExternalTimestampMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeIPExternalTimestamp,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withIPExternalTimestampID sets the ID field of the mutation.
+func withIPExternalTimestampID(id int) ipexternaltimestampOption {
+	return func(m *IPExternalTimestampMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *IPExternalTimestamp
+		)
+		m.oldValue = func(ctx context.Context) (*IPExternalTimestamp, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().IPExternalTimestamp.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withIPExternalTimestamp sets the old IPExternalTimestamp of the mutation.
+func withIPExternalTimestamp(node *IPExternalTimestamp) ipexternaltimestampOption {
+	return func(m *IPExternalTimestampMutation) {
+		m.oldValue = func(context.Context) (*IPExternalTimestamp, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m IPExternalTimestampMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m IPExternalTimestampMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *IPExternalTimestampMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *IPExternalTimestampMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().IPExternalTimestamp.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *IPExternalTimestampMutation) SetRecordID(s string) {
+	m.record_id = &s
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *IPExternalTimestampMutation) RecordID() (r string, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldRecordID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *IPExternalTimestampMutation) ResetRecordID() {
+	m.record_id = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *IPExternalTimestampMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *IPExternalTimestampMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *IPExternalTimestampMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetAuthority sets the "authority" field.
+func (m *IPExternalTimestampMutation) SetAuthority(s string) {
+	m.authority = &s
+}
+
+// Authority returns the value of the "authority" field in the mutation.
+func (m *IPExternalTimestampMutation) Authority() (r string, exists bool) {
+	v := m.authority
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthority returns the old "authority" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldAuthority(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthority is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthority requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthority: %w", err)
+	}
+	return oldValue.Authority, nil
+}
+
+// ResetAuthority resets all changes to the "authority" field.
+func (m *IPExternalTimestampMutation) ResetAuthority() {
+	m.authority = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *IPExternalTimestampMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *IPExternalTimestampMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *IPExternalTimestampMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetToken sets the "token" field.
+func (m *IPExternalTimestampMutation) SetToken(b []byte) {
+	m.token = &b
+}
+
+// Token returns the value of the "token" field in the mutation.
+func (m *IPExternalTimestampMutation) Token() (r []byte, exists bool) {
+	v := m.token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToken returns the old "token" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldToken(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToken: %w", err)
+	}
+	return oldValue.Token, nil
+}
+
+// ClearToken clears the value of the "token" field.
+func (m *IPExternalTimestampMutation) ClearToken() {
+	m.token = nil
+	m.clearedFields[ipexternaltimestamp.FieldToken] = struct{}{}
+}
+
+// TokenCleared returns if the "token" field was cleared in this mutation.
+func (m *IPExternalTimestampMutation) TokenCleared() bool {
+	_, ok := m.clearedFields[ipexternaltimestamp.FieldToken]
+	return ok
+}
+
+// ResetToken resets all changes to the "token" field.
+func (m *IPExternalTimestampMutation) ResetToken() {
+	m.token = nil
+	delete(m.clearedFields, ipexternaltimestamp.FieldToken)
+}
+
+// SetGenTime sets the "gen_time" field.
+func (m *IPExternalTimestampMutation) SetGenTime(t time.Time) {
+	m.gen_time = &t
+}
+
+// GenTime returns the value of the "gen_time" field in the mutation.
+func (m *IPExternalTimestampMutation) GenTime() (r time.Time, exists bool) {
+	v := m.gen_time
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGenTime returns the old "gen_time" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldGenTime(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGenTime is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGenTime requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGenTime: %w", err)
+	}
+	return oldValue.GenTime, nil
+}
+
+// ClearGenTime clears the value of the "gen_time" field.
+func (m *IPExternalTimestampMutation) ClearGenTime() {
+	m.gen_time = nil
+	m.clearedFields[ipexternaltimestamp.FieldGenTime] = struct{}{}
+}
+
+// GenTimeCleared returns if the "gen_time" field was cleared in this mutation.
+func (m *IPExternalTimestampMutation) GenTimeCleared() bool {
+	_, ok := m.clearedFields[ipexternaltimestamp.FieldGenTime]
+	return ok
+}
+
+// ResetGenTime resets all changes to the "gen_time" field.
+func (m *IPExternalTimestampMutation) ResetGenTime() {
+	m.gen_time = nil
+	delete(m.clearedFields, ipexternaltimestamp.FieldGenTime)
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *IPExternalTimestampMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *IPExternalTimestampMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *IPExternalTimestampMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *IPExternalTimestampMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *IPExternalTimestampMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetLastError sets the "last_error" field.
+func (m *IPExternalTimestampMutation) SetLastError(s string) {
+	m.last_error = &s
+}
+
+// LastError returns the value of the "last_error" field in the mutation.
+func (m *IPExternalTimestampMutation) LastError() (r string, exists bool) {
+	v := m.last_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastError returns the old "last_error" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldLastError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastError: %w", err)
+	}
+	return oldValue.LastError, nil
+}
+
+// ResetLastError resets all changes to the "last_error" field.
+func (m *IPExternalTimestampMutation) ResetLastError() {
+	m.last_error = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *IPExternalTimestampMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *IPExternalTimestampMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *IPExternalTimestampMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *IPExternalTimestampMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *IPExternalTimestampMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the IPExternalTimestamp entity.
+// If the IPExternalTimestamp object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IPExternalTimestampMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *IPExternalTimestampMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// Where appends a list predicates to the IPExternalTimestampMutation builder.
+func (m *IPExternalTimestampMutation) Where(ps ...predicate.IPExternalTimestamp) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the IPExternalTimestampMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *IPExternalTimestampMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.IPExternalTimestamp, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *IPExternalTimestampMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *IPExternalTimestampMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (IPExternalTimestamp).
+func (m *IPExternalTimestampMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *IPExternalTimestampMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.record_id != nil {
+		fields = append(fields, ipexternaltimestamp.FieldRecordID)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, ipexternaltimestamp.FieldOrganizationID)
+	}
+	if m.authority != nil {
+		fields = append(fields, ipexternaltimestamp.FieldAuthority)
+	}
+	if m.status != nil {
+		fields = append(fields, ipexternaltimestamp.FieldStatus)
+	}
+	if m.token != nil {
+		fields = append(fields, ipexternaltimestamp.FieldToken)
+	}
+	if m.gen_time != nil {
+		fields = append(fields, ipexternaltimestamp.FieldGenTime)
+	}
+	if m.attempts != nil {
+		fields = append(fields, ipexternaltimestamp.FieldAttempts)
+	}
+	if m.last_error != nil {
+		fields = append(fields, ipexternaltimestamp.FieldLastError)
+	}
+	if m.created_at != nil {
+		fields = append(fields, ipexternaltimestamp.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, ipexternaltimestamp.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *IPExternalTimestampMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ipexternaltimestamp.FieldRecordID:
+		return m.RecordID()
+	case ipexternaltimestamp.FieldOrganizationID:
+		return m.OrganizationID()
+	case ipexternaltimestamp.FieldAuthority:
+		return m.Authority()
+	case ipexternaltimestamp.FieldStatus:
+		return m.Status()
+	case ipexternaltimestamp.FieldToken:
+		return m.Token()
+	case ipexternaltimestamp.FieldGenTime:
+		return m.GenTime()
+	case ipexternaltimestamp.FieldAttempts:
+		return m.Attempts()
+	case ipexternaltimestamp.FieldLastError:
+		return m.LastError()
+	case ipexternaltimestamp.FieldCreatedAt:
+		return m.CreatedAt()
+	case ipexternaltimestamp.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *IPExternalTimestampMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ipexternaltimestamp.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case ipexternaltimestamp.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case ipexternaltimestamp.FieldAuthority:
+		return m.OldAuthority(ctx)
+	case ipexternaltimestamp.FieldStatus:
+		return m.OldStatus(ctx)
+	case ipexternaltimestamp.FieldToken:
+		return m.OldToken(ctx)
+	case ipexternaltimestamp.FieldGenTime:
+		return m.OldGenTime(ctx)
+	case ipexternaltimestamp.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case ipexternaltimestamp.FieldLastError:
+		return m.OldLastError(ctx)
+	case ipexternaltimestamp.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case ipexternaltimestamp.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown IPExternalTimestamp field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IPExternalTimestampMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ipexternaltimestamp.FieldRecordID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case ipexternaltimestamp.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case ipexternaltimestamp.FieldAuthority:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthority(v)
+		return nil
+	case ipexternaltimestamp.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case ipexternaltimestamp.FieldToken:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToken(v)
+		return nil
+	case ipexternaltimestamp.FieldGenTime:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGenTime(v)
+		return nil
+	case ipexternaltimestamp.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case ipexternaltimestamp.FieldLastError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastError(v)
+		return nil
+	case ipexternaltimestamp.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case ipexternaltimestamp.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IPExternalTimestamp field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *IPExternalTimestampMutation) AddedFields() []string {
+	var fields []string
+	if m.addattempts != nil {
+		fields = append(fields, ipexternaltimestamp.FieldAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *IPExternalTimestampMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case ipexternaltimestamp.FieldAttempts:
+		return m.AddedAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IPExternalTimestampMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case ipexternaltimestamp.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IPExternalTimestamp numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *IPExternalTimestampMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(ipexternaltimestamp.FieldToken) {
+		fields = append(fields, ipexternaltimestamp.FieldToken)
+	}
+	if m.FieldCleared(ipexternaltimestamp.FieldGenTime) {
+		fields = append(fields, ipexternaltimestamp.FieldGenTime)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *IPExternalTimestampMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *IPExternalTimestampMutation) ClearField(name string) error {
+	switch name {
+	case ipexternaltimestamp.FieldToken:
+		m.ClearToken()
+		return nil
+	case ipexternaltimestamp.FieldGenTime:
+		m.ClearGenTime()
+		return nil
+	}
+	return fmt.Errorf("unknown IPExternalTimestamp nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *IPExternalTimestampMutation) ResetField(name string) error {
+	switch name {
+	case ipexternaltimestamp.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case ipexternaltimestamp.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case ipexternaltimestamp.FieldAuthority:
+		m.ResetAuthority()
+		return nil
+	case ipexternaltimestamp.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case ipexternaltimestamp.FieldToken:
+		m.ResetToken()
+		return nil
+	case ipexternaltimestamp.FieldGenTime:
+		m.ResetGenTime()
+		return nil
+	case ipexternaltimestamp.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case ipexternaltimestamp.FieldLastError:
+		m.ResetLastError()
+		return nil
+	case ipexternaltimestamp.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case ipexternaltimestamp.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown IPExternalTimestamp field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *IPExternalTimestampMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *IPExternalTimestampMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *IPExternalTimestampMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *IPExternalTimestampMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *IPExternalTimestampMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *IPExternalTimestampMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *IPExternalTimestampMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown IPExternalTimestamp unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *IPExternalTimestampMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown IPExternalTimestamp edge %s", name)
 }
 
 // IPRecordMutation represents an operation that mutates the IPRecord nodes in the graph.

@@ -12,6 +12,7 @@ import (
 	"github.com/creativeops/creativeops/ent/event"
 	"github.com/creativeops/creativeops/ent/eventsequence"
 	"github.com/creativeops/creativeops/ent/idempotencykey"
+	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/keyepoch"
@@ -311,6 +312,30 @@ func init() {
 			return nil
 		}
 	}()
+	ipexternaltimestampFields := schema.IPExternalTimestamp{}.Fields()
+	_ = ipexternaltimestampFields
+	// ipexternaltimestampDescStatus is the schema descriptor for status field.
+	ipexternaltimestampDescStatus := ipexternaltimestampFields[3].Descriptor()
+	// ipexternaltimestamp.DefaultStatus holds the default value on creation for the status field.
+	ipexternaltimestamp.DefaultStatus = ipexternaltimestampDescStatus.Default.(string)
+	// ipexternaltimestampDescAttempts is the schema descriptor for attempts field.
+	ipexternaltimestampDescAttempts := ipexternaltimestampFields[6].Descriptor()
+	// ipexternaltimestamp.DefaultAttempts holds the default value on creation for the attempts field.
+	ipexternaltimestamp.DefaultAttempts = ipexternaltimestampDescAttempts.Default.(int)
+	// ipexternaltimestampDescLastError is the schema descriptor for last_error field.
+	ipexternaltimestampDescLastError := ipexternaltimestampFields[7].Descriptor()
+	// ipexternaltimestamp.DefaultLastError holds the default value on creation for the last_error field.
+	ipexternaltimestamp.DefaultLastError = ipexternaltimestampDescLastError.Default.(string)
+	// ipexternaltimestampDescCreatedAt is the schema descriptor for created_at field.
+	ipexternaltimestampDescCreatedAt := ipexternaltimestampFields[8].Descriptor()
+	// ipexternaltimestamp.DefaultCreatedAt holds the default value on creation for the created_at field.
+	ipexternaltimestamp.DefaultCreatedAt = ipexternaltimestampDescCreatedAt.Default.(func() time.Time)
+	// ipexternaltimestampDescUpdatedAt is the schema descriptor for updated_at field.
+	ipexternaltimestampDescUpdatedAt := ipexternaltimestampFields[9].Descriptor()
+	// ipexternaltimestamp.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	ipexternaltimestamp.DefaultUpdatedAt = ipexternaltimestampDescUpdatedAt.Default.(func() time.Time)
+	// ipexternaltimestamp.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	ipexternaltimestamp.UpdateDefaultUpdatedAt = ipexternaltimestampDescUpdatedAt.UpdateDefault.(func() time.Time)
 	iprecordMixin := schema.IPRecord{}.Mixin()
 	iprecordMixinFields0 := iprecordMixin[0].Fields()
 	_ = iprecordMixinFields0

@@ -28,6 +28,8 @@ type Tx struct {
 	Event *EventClient
 	// EventSequence is the client for interacting with the EventSequence builders.
 	EventSequence *EventSequenceClient
+	// IPExternalTimestamp is the client for interacting with the IPExternalTimestamp builders.
+	IPExternalTimestamp *IPExternalTimestampClient
 	// IPRecord is the client for interacting with the IPRecord builders.
 	IPRecord *IPRecordClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -204,6 +206,7 @@ func (tx *Tx) init() {
 	tx.DeliveryAttempt = NewDeliveryAttemptClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventSequence = NewEventSequenceClient(tx.config)
+	tx.IPExternalTimestamp = NewIPExternalTimestampClient(tx.config)
 	tx.IPRecord = NewIPRecordClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Job = NewJobClient(tx.config)

@@ -26,9 +26,11 @@ const (
 	CreatorUpdated = "creator.updated"
 	// CreatorDeleted: A creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.
 	CreatorDeleted = "creator.deleted"
+	// IPCertificateUpdated: A certificate's external timestamps changed: an independent timestamp authority's token arrived, or an authority failed every retry. The data is the record's id, its certificate id and every external timestamp with its status.
+	IPCertificateUpdated = "ip.certificate.updated"
 )
 
 // Types returns every event type, in the order declared.
 func Types() []string {
-	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, WebhookDisabled, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned, CreatorUpdated, CreatorDeleted}
+	return []string{JobCompleted, JobFailed, IPRegistered, CreatorCreated, WebhookTest, WebhookDisabled, PlanMilestoneDue, PlanMilestoneOverdue, PlanReplanned, CreatorUpdated, CreatorDeleted, IPCertificateUpdated}
 }

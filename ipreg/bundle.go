@@ -48,6 +48,10 @@ type Bundle struct {
 	LogVerifierKey string      `json:"log_verifier_key"`
 	TSARootPEM     string      `json:"tsa_root_pem"`
 	TSAPolicyOID   string      `json:"tsa_policy_oid"`
+
+	// ExternalTimestamps are the timestamps of SHA-256(Record) by
+	// independent RFC 3161 authorities (VerifyExternal checks them).
+	ExternalTimestamps []ExternalTimestamp `json:"external_timestamps,omitempty"`
 }
 
 // NewBundle assembles a bundle from the pieces the sequencer produced for

@@ -68,6 +68,8 @@ type Registry struct {
 	tail logTail
 	// witnesses submits checkpoints to witnesses (StartWitnesses).
 	witnesses atomic.Pointer[witnessing]
+	// external is the independent timestamp authorities (WithExternal).
+	external External
 }
 
 // Registration is a work to register.
@@ -115,7 +117,7 @@ type pending struct {
 // The keys are stored sealed under keyring's master key; any stored in the
 // clear (by an earlier version) or under an older master key are sealed
 // again first (ResealKeys).
-func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, emitter *events.Emitter, log *slog.Logger) (*Registry, error) {
+func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Keyring, emitter *events.Emitter, log *slog.Logger, opts ...Option) (*Registry, error) {
 	if n, err := ResealKeys(ctx, store, keyring); err != nil {
 		return nil, err
 	} else if n > 0 {
@@ -127,6 +129,17 @@ func OpenRegistry(ctx context.Context, store *storage.Store, keyring *secrets.Ke
 	}
 	seqCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Registry{store: store, events: emitter, log: log, keys: keys, queue: make(chan *pending, 4*maxBatch), stop: stop, done: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
+	if err := CheckAuthorities(r.external.Authorities); err != nil {
+		stop()
+		return nil, err
+	}
+	if len(r.external.Authorities) > 0 && r.external.Queue == nil {
+		stop()
+		return nil, errors.New("ipreg: timestamp authorities need a queue for their jobs")
+	}
 	go r.sequence(seqCtx)
 	return r, nil
 }
@@ -525,6 +538,9 @@ func (r *Registry) attempt(ctx context.Context, f *flight, batch []*pending, ahe
 			if p.unchecked && duplicateContent(err) {
 				return fmt.Errorf("%w: %w", errUnchecked, err)
 			}
+			return err
+		}
+		if err := r.queueExternal(ctx, tx, sqlTx, p.rows); err != nil {
 			return err
 		}
 		written = p
@@ -995,6 +1011,9 @@ func (r *Registry) Certificate(ctx context.Context, rec *Work) (Bundle, error) {
 		ContentHash: parsed.ContentHash, Token: rec.Token, LogIndex: rec.LogIndex, TreeSize: size,
 		InclusionProof: proof, Checkpoint: checkpoint, LogVerifierKey: key.VerifierKey,
 		TSARootPEM: key.TsaRootPem, TSAPolicyOID: PolicyOID,
+	}
+	if b.ExternalTimestamps, err = externalTimestamps(ctx, r.store.Read, rec.ID); err != nil {
+		return Bundle{}, err
 	}
 	return b, nil
 }

@@ -162,6 +162,12 @@ type Config struct {
 	// WitnessPoll is how often the IP log head is read for checkpoints
 	// other replicas signed, to submit them to the witnesses (default 5 s).
 	WitnessPoll time.Duration
+	// TimestampAuthorities are RFC 3161 authorities that also timestamp
+	// every IP registration, in the background (ipreg.External).
+	TimestampAuthorities []string
+	// TimestampAuthorityTimeout bounds one request to an authority
+	// (default ipreg.DefaultTSATimeout).
+	TimestampAuthorityTimeout time.Duration
 }
 
 // DefaultConfig is the configuration `creativeops serve` starts from: the
@@ -256,6 +262,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.PlanScanInterval <= 0 {
 		cfg.PlanScanInterval = def.PlanScanInterval
 	}
+	cfg.TimestampAuthorityTimeout = cmp.Or(cfg.TimestampAuthorityTimeout, ipreg.DefaultTSATimeout)
 	return cfg
 }
 

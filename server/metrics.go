@@ -35,6 +35,8 @@ type metrics struct {
 	planScanFailures *prometheus.CounterVec
 	// witnessFailures counts failed submissions to the IP log's witnesses.
 	witnessFailures *prometheus.CounterVec
+	// tsaFailures counts failed fetches from timestamp authorities.
+	tsaFailures *prometheus.CounterVec
 }
 
 // latencyBuckets suit an API whose reads take about a millisecond and
@@ -81,6 +83,11 @@ func newMetrics(store *storage.Store, flusher *analytics.Flusher) *metrics {
 	for _, stage := range []string{plans.StageScan, plans.StageBatch, plans.StagePlan} {
 		m.planScanFailures.WithLabelValues(stage) // exported at 0 before the first failure
 	}
+	m.tsaFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "creativeops_ip_timestamp_fetch_failures_total",
+		Help: "Failed requests of this replica to the independent timestamp authorities (serve --timestamp-authority), by authority URL; the timestamp stays pending and is retried. Each is also logged at WARN.",
+	}, []string{"authority"})
+	m.registry.MustRegister(m.tsaFailures)
 	m.witnessFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "creativeops_ip_witness_failures_total",
 		Help: "Checkpoint submissions to an IP log witness (--witness) that failed on this replica, by witness name and reason: unreachable (no answer or a server error; retried with backoff), refused (400, 403, 404: the witness is not configured for the log; retried with backoff), bad_cosignature (its answer does not verify under its key), fork (the witness holds a tree the log does not extend: an alert, the witness is not contacted again until restart). Each is also logged (fork at ERROR).",

@@ -222,6 +222,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	river.AddWorker(workers, plans.NewScanWorker(s.plans.On(store.Background), queue, s.log, scanFailed))
 	river.AddWorker(workers, plans.NewRemindWorker(s.plans.On(store.Background), s.log, scanFailed))
 	river.AddWorker(workers, &webhooks.FanOutWorker{Store: store.Background, Dispatcher: dispatcher})
+	river.AddWorker(workers, &ipreg.TimestampWorker{
+		Store: store.Background, Events: emitter, Client: ipreg.NewTSAClient(cfg.TimestampAuthorityTimeout), Log: s.log,
+		Failed: func(authority string) { s.metrics.tsaFailures.WithLabelValues(authority).Inc() },
+	})
 	river.AddWorker(workers, &webhooks.Worker{
 		Store:        store.Background,
 		Dispatcher:   dispatcher,
@@ -256,9 +260,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.SignInLimit, cfg.TLSCertFile != "")
 	creatorsSvc := creators.NewService(store, emitter)
 	webhooksSvc := webhooks.NewService(store, emitter, dispatcher, keyring, cfg.AllowInsecureWebhooks, cfg.WebhookSecretGrace)
-	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log)
+	s.registry, err = ipreg.OpenRegistry(ctx, store, keyring, emitter, s.log,
+		ipreg.WithExternal(ipreg.External{Authorities: cfg.TimestampAuthorities, Queue: queue}))
 	if err != nil {
 		return nil, err
+	}
+	for _, authority := range cfg.TimestampAuthorities {
+		s.metrics.tsaFailures.WithLabelValues(authority) // exported at 0 before the first failure
 	}
 	s.hold("ip registry", func(context.Context) error { s.registry.Close(); return nil })
 	if err := s.registry.StartWitnesses(ctx, ipreg.WitnessOptions{
@@ -385,6 +393,9 @@ func queueConfigs(postgres bool, workers *river.Workers, cfg Config, riverLog *s
 			// so an idle SQLite server need not poll for them every
 			// fetchPollInterval (PostgreSQL's workers are notified).
 			plans.Queue: {MaxWorkers: 2, FetchPollInterval: time.Second},
+			// Fetches of external timestamps: network-bound, a batch of
+			// registrations each.
+			ipreg.Queue: {MaxWorkers: 2},
 		},
 		// Reminders and automatic re-plans: River's leader enqueues a
 		// scan every interval, whichever replica it is; the scan reads

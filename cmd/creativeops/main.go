@@ -232,6 +232,9 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.env(scheduleValue{&cfg.WebhookSchedule}, "webhook-retry-schedule", "delays before each webhook delivery attempt, comma-separated Go durations (the first is before the first attempt)")
 	fs.env(intValue{&cfg.WebhookWorkers, 1}, "webhook-workers", "concurrent webhook delivery attempts")
 	fs.env(durationValue{p: &cfg.WebhookSecretGrace, zero: "the old secret stops at once"}, "webhook-secret-grace", "how long a rotated-out webhook secret keeps signing deliveries beside the new one")
+	var authorities string
+	fs.env(textValue{&authorities, func(s string) error { return ipreg.CheckAuthorities(splitList(s)) }}, "timestamp-authority",
+		"RFC 3161 timestamp authorities that also timestamp every IP registration, comma-separated http(s) URLs (docs/ip-registry.md); their tokens are fetched in the background, so one that is down fails no registration")
 	fs.env(intValue{&cfg.WebhookDisableAfter, 0}, "webhook-disable-after", "disable a webhook after this many deliveries in a row failed every retry (0: never)")
 	fs.env(floatValue{&cfg.RateLimit.RequestsPerSecond}, "rate-limit", "default requests per second per API key (a key's own limit overrides it)")
 	fs.env(intValue{&cfg.RateLimit.Burst, 1}, "rate-limit-burst", "default burst (token bucket size) per API key")
@@ -297,6 +300,7 @@ func serveFlags(args []string, stdout io.Writer) (serveOptions, error) {
 	cfg.RescueAfter = 2 * cfg.JobTimeout
 	cfg.CORSAllowedOrigins = splitList(corsOrigins)
 	cfg.TrustedProxies = splitList(trustedProxies)
+	cfg.TimestampAuthorities = splitList(authorities)
 	return serveOptions{cfg: cfg, logFormat: logFormat, logLevel: logLevel, memoryLimit: memoryLimit, rates: rates, envNames: fs.envNames()}, nil
 }
 
@@ -639,13 +643,14 @@ func shellQuote(s string) string {
 // verify checks a certificate bundle (the JSON of
 // GET /v1/ip/certificates/{id}) without contacting the service.
 func verify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("verify --bundle FILE [--file WORK] [--root PEM --log-key KEY] [--witness-key VKEY ... [--min-witnesses N]]", 0)
+	fs := newFlagSet("verify --bundle FILE [--file WORK] [--root PEM --log-key KEY] [--tsa-ca PEM]... [--witness-key VKEY ... [--min-witnesses N]]", 0)
 	bundlePath := fs.String("bundle", "", "certificate bundle JSON file")
 	workPath := fs.String("file", "", "the work itself, to check its SHA-256 against the record")
 	rootPath := fs.String("root", "", "expected TSA root certificate (PEM file), e.g. from GET /v1/ip/keys")
 	logKey := fs.String("log-key", "", "expected log verifier key, e.g. from GET /v1/ip/keys")
 	witnesses := witnessVerifyFlags(fs)
 	fs.String("monitor", "", "instead of a bundle, follow the log at this base URL: see verify --monitor URL -h")
+	tsaCAs := tsaCAFlag(fs)
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
@@ -682,6 +687,9 @@ func verify(args []string, stdout, stderr io.Writer) error {
 		report, _ = ipreg.Verify(bundle, work)
 	}
 	if err := witnesses.check(fs, &report, bundle); err != nil {
+		return err
+	}
+	if report, err = withExternalTimestamps(report, bundle, *tsaCAs); err != nil {
 		return err
 	}
 	for _, c := range report.Checks {

@@ -18,7 +18,7 @@ before(async () => {
   const out = join(await mkdtemp(join(tmpdir(), "dashboard-verify-")), "entry.mjs");
   await build({
     stdin: {
-      contents: `export { checkCertificate, CertificateSchema } from "@creativeops/client";\nexport { fromJson } from "@bufbuild/protobuf";`,
+      contents: `export { checkCertificate, checkExternalTimestamps, CertificateSchema } from "@creativeops/client";\nexport { fromJson } from "@bufbuild/protobuf";`,
       resolveDir: join(here, ".."),
       loader: "ts",
     },
@@ -43,4 +43,22 @@ test("a server-issued bundle passes every check in the dashboard's build of the 
   assert.ok(checks.some((c) => c.name === "timestamp_token" && c.ok));
   const tampered = await lib.checkCertificate(lib.fromJson(lib.CertificateSchema, { ...json, title: "Another Title" }), { work });
   assert.deepEqual(tampered.filter((c) => !c.ok).map((c) => c.name), ["record"]);
+});
+
+test("the dashboard's build checks a certificate's independent timestamps with their authorities' CAs", async () => {
+  const dir = join(here, "../../clients/typescript/test/fixtures/external");
+  const json = JSON.parse(await readFile(join(dir, "bundle.json"), "utf8"));
+  const cas = await Promise.all([1, 2, 3].map((i) => readFile(join(dir, `tsa${i}-ca.pem`), "utf8")));
+  const cert = lib.fromJson(lib.CertificateSchema, json);
+  const checks = await lib.checkExternalTimestamps(cert, cas.slice(0, 2));
+  assert.deepEqual(
+    checks.map((c) => [c.name, c.ok, Boolean(c.skipped)]),
+    [
+      ["external_timestamp[1]", true, false],
+      ["external_timestamp[2]", true, false],
+      ["external_timestamp[3]", true, true],
+    ],
+  );
+  const unrelated = await lib.checkExternalTimestamps(cert, [cas[2]]);
+  assert.deepEqual(unrelated.filter((c) => !c.ok).map((c) => c.name), ["external_timestamp[1]", "external_timestamp[2]"]);
 });

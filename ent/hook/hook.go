@@ -93,6 +93,18 @@ func (f EventSequenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventSequenceMutation", m)
 }
 
+// The IPExternalTimestampFunc type is an adapter to allow the use of ordinary
+// function as IPExternalTimestamp mutator.
+type IPExternalTimestampFunc func(context.Context, *ent.IPExternalTimestampMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f IPExternalTimestampFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.IPExternalTimestampMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IPExternalTimestampMutation", m)
+}
+
 // The IPRecordFunc type is an adapter to allow the use of ordinary
 // function as IPRecord mutator.
 type IPRecordFunc func(context.Context, *ent.IPRecordMutation) (ent.Value, error)

@@ -255,6 +255,33 @@ var (
 		Columns:    EventSequencesColumns,
 		PrimaryKey: []*schema.Column{EventSequencesColumns[0]},
 	}
+	// IPExternalTimestampsColumns holds the columns for the "ip_external_timestamps" table.
+	IPExternalTimestampsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "record_id", Type: field.TypeString},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "authority", Type: field.TypeString},
+		{Name: "status", Type: field.TypeString, Default: "pending"},
+		{Name: "token", Type: field.TypeBytes, Nullable: true},
+		{Name: "gen_time", Type: field.TypeTime, Nullable: true},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "last_error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+	}
+	// IPExternalTimestampsTable holds the schema information for the "ip_external_timestamps" table.
+	IPExternalTimestampsTable = &schema.Table{
+		Name:       "ip_external_timestamps",
+		Columns:    IPExternalTimestampsColumns,
+		PrimaryKey: []*schema.Column{IPExternalTimestampsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "ipexternaltimestamp_record_id_authority",
+				Unique:  true,
+				Columns: []*schema.Column{IPExternalTimestampsColumns[1], IPExternalTimestampsColumns[3]},
+			},
+		},
+	}
 	// IPRecordsColumns holds the columns for the "ip_records" table.
 	IPRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -790,6 +817,7 @@ var (
 		DeliveryAttemptsTable,
 		EventsTable,
 		EventSequencesTable,
+		IPExternalTimestampsTable,
 		IPRecordsTable,
 		IdempotencyKeysTable,
 		JobsTable,

@@ -27,6 +27,9 @@ type Event func(*sql.Selector)
 // EventSequence is the predicate function for eventsequence builders.
 type EventSequence func(*sql.Selector)
 
+// IPExternalTimestamp is the predicate function for ipexternaltimestamp builders.
+type IPExternalTimestamp func(*sql.Selector)
+
 // IPRecord is the predicate function for iprecord builders.
 type IPRecord func(*sql.Selector)
 

@@ -44,6 +44,8 @@ func EventData(resource any) ([]byte, error) {
 		return JSON.Marshal(Job(r))
 	case *ipreg.Work:
 		return JSON.Marshal(Record(r))
+	case *ipreg.CertificateUpdate:
+		return JSON.Marshal(&creativeopsv1.CertificateUpdated{Id: r.ID, CertificateId: r.CertificateID, ExternalTimestamps: ExternalTimestamps(r.ExternalTimestamps)})
 	case *webhooks.Webhook:
 		return JSON.Marshal(Webhook(r))
 	}
@@ -183,8 +185,21 @@ func Certificate(b ipreg.Bundle) *creativeopsv1.Certificate {
 		Title: b.Title, Type: b.Type, Description: b.Description, Timestamp: timestamppb.New(b.Timestamp),
 		CertificateId: b.CertificateID, ContentHash: b.ContentHash, Token: b.Token, LogIndex: b.LogIndex,
 		TreeSize: b.TreeSize, InclusionProof: proof, Checkpoint: b.Checkpoint, LogVerifierKey: b.LogVerifierKey,
-		TsaRootPem: b.TSARootPEM, TsaPolicyOid: b.TSAPolicyOID,
+		TsaRootPem: b.TSARootPEM, TsaPolicyOid: b.TSAPolicyOID, ExternalTimestamps: ExternalTimestamps(b.ExternalTimestamps),
 	}
+}
+
+// ExternalTimestamps renders a certificate's timestamps from independent
+// authorities.
+func ExternalTimestamps(ets []ipreg.ExternalTimestamp) []*creativeopsv1.ExternalTimestamp {
+	out := make([]*creativeopsv1.ExternalTimestamp, len(ets))
+	for i, et := range ets {
+		out[i] = &creativeopsv1.ExternalTimestamp{
+			AuthorityUrl: et.AuthorityURL, Status: et.Status, Token: et.Token, GenTime: Time(et.GenTime),
+			Error: et.Error, Attempts: int32(min(et.Attempts, math.MaxInt32)),
+		}
+	}
+	return out
 }
 
 // Bundle is the inverse of Certificate, for the offline verifier.
@@ -199,8 +214,21 @@ func Bundle(c *creativeopsv1.Certificate) ipreg.Bundle {
 		Timestamp: c.GetTimestamp().AsTime(), CertificateID: c.GetCertificateId(), ContentHash: c.GetContentHash(),
 		Token: c.GetToken(), LogIndex: c.GetLogIndex(), TreeSize: c.GetTreeSize(), InclusionProof: proof,
 		Checkpoint: c.GetCheckpoint(), LogVerifierKey: c.GetLogVerifierKey(), TSARootPEM: c.GetTsaRootPem(),
-		TSAPolicyOID: c.GetTsaPolicyOid(),
+		TSAPolicyOID: c.GetTsaPolicyOid(), ExternalTimestamps: externalTimestamps(c.GetExternalTimestamps()),
 	}
+}
+
+func externalTimestamps(ets []*creativeopsv1.ExternalTimestamp) []ipreg.ExternalTimestamp {
+	var out []ipreg.ExternalTimestamp
+	for _, et := range ets {
+		e := ipreg.ExternalTimestamp{AuthorityURL: et.GetAuthorityUrl(), Status: et.GetStatus(), Token: et.GetToken(), Error: et.GetError(), Attempts: int(et.GetAttempts())}
+		if et.GetGenTime() != nil {
+			t := et.GetGenTime().AsTime()
+			e.GenTime = &t
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Webhook renders a webhook, without its secret.

@@ -9,7 +9,7 @@
 from typing import Any
 
 from ._version import __version__
-from .certificates import CertificateVerificationError, verify_certificate
+from .certificates import CertificateVerificationError, check_external_timestamps, verify_certificate
 from .client import CallOptions, CreativeOps, RateLimitState, ResponseInfo, response_info
 from .errors import (
     APIConnectionError,
@@ -43,6 +43,7 @@ __all__ = [
     "Unauthenticated",
     "WebhookEvent",
     "WebhookVerificationError",
+    "check_external_timestamps",
     "response_info",
     "verify_certificate",
     "verify_webhook",

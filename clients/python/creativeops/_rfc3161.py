@@ -17,13 +17,14 @@ import hashlib
 import re
 from typing import List, NamedTuple, Optional, Tuple
 
-__all__ = ["TokenError", "TokenInfo", "pem_to_der", "verify_token"]
+__all__ = ["TokenError", "TokenInfo", "pem_to_der", "pems_to_der", "verify_token", "verify_external_token"]
 
 _OID_SIGNED_DATA = "1.2.840.113549.1.7.2"
 _OID_TST_INFO = "1.2.840.113549.1.9.16.1.4"
 _OID_CONTENT_TYPE = "1.2.840.113549.1.9.3"
 _OID_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
 _OID_SIGNING_CERT_V2 = "1.2.840.113549.1.9.16.2.47"
+_OID_SIGNING_CERT_V1 = "1.2.840.113549.1.9.16.2.12"
 _OID_SHA256 = "2.16.840.1.101.3.4.2.1"
 _OID_EC_PUBLIC_KEY = "1.2.840.10045.2.1"
 _OID_ECDSA_SHA256 = "1.2.840.10045.4.3.2"
@@ -141,6 +142,17 @@ def pem_to_der(pem: str) -> Optional[bytes]:
         return base64.b64decode("".join(m.group(1).split()), validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def pems_to_der(pem: str) -> List[bytes]:
+    """The DER of every certificate in pem."""
+    out = []
+    for m in re.finditer(r"-----BEGIN CERTIFICATE-----(.*?)-----END CERTIFICATE-----", pem, re.S):
+        try:
+            out.append(base64.b64decode("".join(m.group(1).split()), validate=True))
+        except (binascii.Error, ValueError):
+            continue
+    return out
 
 
 # --- P-256 ECDSA ---------------------------------------------------------
@@ -282,13 +294,33 @@ def verify_token(der: Optional[bytes], root_pem: str) -> TokenInfo:
     extended key usage and is bound by the ESS signing-certificate-v2
     attribute, and that the imprint is a SHA-256. Returns what the token
     asserts; raises TokenError saying what failed."""
-    if not der:
-        raise TokenError("no timestamp token")
     root_der = pem_to_der(root_pem)
     if root_der is None:
         raise TokenError("no root certificate in TSA root PEM")
-    root = _parse_cert(root_der)
+    return _verify(der, [_parse_cert(root_der)], ess_v1=False)
 
+
+def verify_external_token(der: Optional[bytes], ca_pems: List[str]) -> TokenInfo:
+    """verify_token for a token of an independent timestamp authority
+    (certificate external_timestamps): its TSA certificate must be issued
+    directly by one of the CA certificates in ca_pems, and the ESS
+    signing-certificate attribute may be v1 (SHA-1, OpenSSL's default and
+    that of many authorities) or v2."""
+    roots = []
+    for pem in ca_pems:
+        for d in pems_to_der(pem):
+            try:
+                roots.append(_parse_cert(d))
+            except TokenError:
+                continue  # a CA with another key type cannot have issued a P-256 signer we check
+    if not roots:
+        raise TokenError("no usable CA certificate (ECDSA P-256) in the authorities' CA PEM")
+    return _verify(der, roots, ess_v1=True)
+
+
+def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo:
+    if not der:
+        raise TokenError("no timestamp token")
     resp = _seq(_one(der))
     if len(resp) < 2:
         raise TokenError("timestamp response carries no token")
@@ -324,17 +356,21 @@ def verify_token(der: Optional[bytes], root_pem: str) -> TokenInfo:
     if len(md) != 1 or md[0].content != hashlib.sha256(tst_der).digest():
         raise TokenError("timestamp token message digest does not match its TSTInfo")
     ess = attrs.get(_OID_SIGNING_CERT_V2)
+    cert_hash = hashlib.sha256(signer.raw).digest()
+    if not ess and ess_v1 and attrs.get(_OID_SIGNING_CERT_V1):
+        ess = attrs[_OID_SIGNING_CERT_V1]  # ESSCertID: certHash is SHA-1, no hashAlgorithm
+        cert_hash = hashlib.sha1(signer.raw).digest()  # noqa: S324 - RFC 2634 names certificates by SHA-1
     if not ess:
         raise TokenError("timestamp token lacks the ESS signing-certificate-v2 attribute")
     ids = _seq(_seq(ess[0])[0])
     if not ids:
         raise TokenError("timestamp token ESS attribute names no certificate")
     first = _seq(ids[0])
-    if first[0].tag == 0x30:  # hashAlgorithm, absent means SHA-256
+    if first[0].tag == 0x30:  # hashAlgorithm (v2 only), absent means SHA-256
         if _oid(_seq(first[0])[0]) != _OID_SHA256:
             raise TokenError("timestamp token ESS attribute uses an unsupported hash")
         first = first[1:]
-    if first[0].content != hashlib.sha256(signer.raw).digest():
+    if first[0].content != cert_hash:
         raise TokenError("timestamp token ESS attribute does not match the signing certificate")
     _check_tsa_profile(signer)
     if _oid(_seq(si[4])[0]) not in (_OID_ECDSA_SHA256, _OID_EC_PUBLIC_KEY):
@@ -351,8 +387,9 @@ def verify_token(der: Optional[bytes], root_pem: str) -> TokenInfo:
 
     # The chain, evaluated at the token's own time: the TSA vouched for it
     # while its certificate was valid, which is what matters later.
-    if signer.issuer != root.subject or not _ecdsa_p256_verify(
-            root.public_point, hashlib.sha256(signer.tbs).digest(), signer.signature):
+    root = next((r for r in roots if r.subject == signer.issuer and _ecdsa_p256_verify(
+        r.public_point, hashlib.sha256(signer.tbs).digest(), signer.signature)), None)
+    if root is None:
         raise TokenError("timestamp token signature: the TSA certificate is not issued by the pinned root")
     for c, what in ((signer, "TSA certificate"), (root, "root certificate")):
         if not c.not_before <= gen_time <= c.not_after:

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _ed25519, _rfc3161
 
-__all__ = ["CertificateVerificationError", "verify_certificate"]
+__all__ = ["CertificateVerificationError", "check_external_timestamps", "verify_certificate"]
 
 BUNDLE_FORMAT = "creativeops/certificate/v1"
 RECORD_FORMAT = "creativeops/record/v1"
@@ -377,3 +377,84 @@ def _int_field(b: Mapping[str, Any], name: str) -> Optional[int]:
 def _same_pem_cert(a: str, b: str) -> bool:
     da, db = _rfc3161.pem_to_der(a), _rfc3161.pem_to_der(b)
     return da is not None and da == db
+
+
+# Tolerance of an external timestamp's time around the record's
+# (ipreg.ExternalTimeTolerance): within it the token corroborates the
+# registration time; later, it proves existence at its own time only;
+# earlier by more, it contradicts the record.
+EXTERNAL_TIME_TOLERANCE = 300
+
+
+def check_external_timestamps(
+    certificate: Union[Mapping[str, Any], str, bytes],
+    tsa_ca_pems: Sequence[str],
+) -> List[Dict[str, Any]]:
+    """Checks offline the certificate's timestamps from independent RFC 3161
+    authorities (its external_timestamps) and returns one check per
+    authority, named external_timestamp[1], [2], ... like `creativeops
+    verify --tsa-ca`.
+
+    tsa_ca_pems: the authorities' CA certificates (PEM texts), obtained from
+    the authorities themselves, never from the bundle. A token's TSA
+    certificate must be issued directly by one of them (ECDSA P-256; the
+    Go verifier also follows intermediates and RSA). With none given, ok
+    tokens are reported skipped and unchecked, never ok. A pending or
+    failed timestamp is reported skipped: the certificate has no token
+    from that authority, and the registry's own proof stands alone.
+    A check with ok False means the token is not what it claims.
+    """
+    if isinstance(certificate, (str, bytes)):
+        certificate = json.loads(certificate)
+    b = certificate
+    record_bytes = _bytes_field(b, "record") or b""
+    rec, _ = _parse_record(record_bytes)
+    rec_time = _parse_time(rec["timestamp"]) if rec else None
+    digest = hashlib.sha256(record_bytes).digest()
+    checks: List[Dict[str, Any]] = []
+    for i, et in enumerate(b.get("external_timestamps") or [], start=1):
+        name = f"external_timestamp[{i}]"
+        url = str(et.get("authority_url", ""))
+        status = et.get("status")
+        if status == "pending":
+            detail = f"{url}: pending: the authority's token has not been fetched yet"
+            if et.get("error"):
+                detail += f" (last attempt: {et['error']})"
+            checks.append({"name": name, "ok": True, "skipped": True, "detail": detail})
+            continue
+        if status == "failed":
+            checks.append({"name": name, "ok": True, "skipped": True,
+                           "detail": f"{url}: failed: the authority gave no token ({et.get('error', '')})"})
+            continue
+        if status != "ok":
+            checks.append({"name": name, "ok": False, "skipped": False, "detail": f"{url}: unknown status {status!r}"})
+            continue
+        if not tsa_ca_pems:
+            checks.append({"name": name, "ok": True, "skipped": True,
+                           "detail": f"UNCHECKED: {url}: no CA of the authority given (tsa_ca_pems); its token is not checked"})
+            continue
+        try:
+            token = _rfc3161.verify_external_token(_bytes_field(et, "token"), list(tsa_ca_pems))
+        except (_rfc3161.TokenError, ValueError) as e:
+            checks.append({"name": name, "ok": False, "skipped": False, "detail": f"{url}: {e}"})
+            continue
+        error = None
+        if token.digest != digest:
+            error = f"token stamps {token.digest.hex()}, record hashes to {digest.hex()}"
+        elif rec_time is None:
+            error = "record unreadable"
+        elif et.get("gen_time") and _parse_time(et["gen_time"]) and _parse_time(et["gen_time"])[0] != token.gen_time:
+            error = f"token time {_format_time(token.gen_time)}, bundle shows {et['gen_time']}"
+        elif token.gen_time < rec_time[0] - EXTERNAL_TIME_TOLERANCE:
+            error = (f"token time {_format_time(token.gen_time)} is before the record's time "
+                     f"{_format_time(rec_time[0])} by more than {EXTERNAL_TIME_TOLERANCE} s")
+        if error:
+            checks.append({"name": name, "ok": False, "skipped": False, "detail": f"{url}: {error}"})
+            continue
+        after = token.gen_time - rec_time[0]
+        when = (f"proves the record existed by {_format_time(token.gen_time)} only, {after} s after its registration"
+                if after > EXTERNAL_TIME_TOLERANCE else
+                f"stamps sha256(record) at {_format_time(token.gen_time)}, within {EXTERNAL_TIME_TOLERANCE} s of the record's time")
+        checks.append({"name": name, "ok": True, "skipped": False,
+                       "detail": f"{url}: signed by {token.signer_name!r}, serial {token.serial}, {when}"})
+    return checks

@@ -97,6 +97,24 @@ class IPRecord(TypedDict):
     log_index: int
 
 
+class ExternalTimestamp(TypedDict, total=False):
+    """A certificate's timestamp from an independent RFC 3161 authority."""
+    authority_url: str
+    status: str  # pending, ok or failed
+    token: str  # base64 DER TimeStampResp
+    gen_time: str
+    error: str
+    attempts: int
+
+
+class CertificateUpdated(TypedDict):
+    """The data of ip.certificate.updated: a certificate's external
+    timestamps changed (a token arrived, or an authority failed every retry)."""
+    id: str
+    certificate_id: str
+    external_timestamps: List[ExternalTimestamp]
+
+
 class Webhook(TypedDict, total=False):
     id: str
     url: str

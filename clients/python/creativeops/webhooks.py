@@ -9,7 +9,7 @@ import json
 import time
 from typing import Literal, Mapping, Optional, Sequence, TypedDict, Union
 
-from .types import Creator, CreatorDeleted, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
+from .types import CertificateUpdated, Creator, CreatorDeleted, IPRecord, Job, PlanMilestoneReminder, PlanReplanReport, Webhook
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 5 * 60
@@ -43,6 +43,15 @@ class IPRegisteredEvent(TypedDict):
     type: Literal["ip.registered"]
     timestamp: str
     data: IPRecord
+
+
+class IPCertificateUpdatedEvent(TypedDict):
+    """A certificate's external timestamps changed: an independent authority's token arrived, or it failed every retry."""
+
+    id: str
+    type: Literal["ip.certificate.updated"]
+    timestamp: str
+    data: CertificateUpdated
 
 
 class CreatorCreatedEvent(TypedDict):
@@ -115,6 +124,7 @@ WebhookEvent = Union[
     JobCompletedEvent,
     JobFailedEvent,
     IPRegisteredEvent,
+    IPCertificateUpdatedEvent,
     CreatorCreatedEvent,
     CreatorUpdatedEvent,
     CreatorDeletedEvent,

@@ -339,6 +339,7 @@ const OID = {
   contentType: "1.2.840.113549.1.9.3",
   messageDigest: "1.2.840.113549.1.9.4",
   signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
+  signingCertificate: "1.2.840.113549.1.9.16.2.12",
   sha256: "2.16.840.1.101.3.4.2.1",
   ecdsaWithSHA256: "1.2.840.10045.4.3.2",
   ecPublicKey: "1.2.840.10045.2.1",
@@ -465,7 +466,32 @@ export interface TimestampToken {
  * what the token says; throws saying what is wrong.
  */
 export async function verifyTimestampToken(token: Uint8Array, rootPEM: string): Promise<TimestampToken> {
-  const root = parseCert(pemCert(rootPEM));
+  return verifyToken(token, [parseCert(pemCert(rootPEM))], false);
+}
+
+/** The DER of every CERTIFICATE block of PEM texts. */
+function pemCerts(pems: string[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const pem of pems) {
+    for (const m of pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)) out.push(b64(m[1]!.replace(/\s+/g, "")));
+  }
+  return out;
+}
+
+/**
+ * verifyTimestampToken for a token of an independent timestamp authority
+ * (a certificate's externalTimestamps): its TSA certificate must be issued
+ * directly by one of the CA certificates in caPEMs (ECDSA P-256), and its
+ * ESS signing-certificate attribute may be v1 (SHA-1, OpenSSL's default
+ * and that of many authorities) or v2.
+ */
+export async function verifyExternalTimestampToken(token: Uint8Array, caPEMs: string[]): Promise<TimestampToken> {
+  const roots = pemCerts(caPEMs).map(parseCert);
+  if (roots.length === 0) throw new Error("no CERTIFICATE in the authorities' CA PEM");
+  return verifyToken(token, roots, true);
+}
+
+async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Promise<TimestampToken> {
   const resp = children(readDer(token));
   const status = children(at(resp, 0, 0x30, "timestamp response status"));
   const granted = integer(at(status, 0, 0x02, "timestamp response status"));
@@ -503,7 +529,13 @@ export async function verifyTimestampToken(token: Uint8Array, rootPEM: string): 
   const md = attrs.get(OID.messageDigest)?.[0];
   if (md?.tag !== 0x04 || !equal(md.value, await sha256(tstInfoDer))) throw new Error("timestamp token message digest does not match its TSTInfo");
   // ESS signing-certificate-v2: SEQUENCE { certs SEQUENCE OF ESSCertIDv2 { [hashAlgorithm] certHash ... } }
-  const scv2 = attrs.get(OID.signingCertificateV2)?.[0];
+  let scv2 = attrs.get(OID.signingCertificateV2)?.[0];
+  let certHash = await sha256(signer.raw);
+  if (!scv2 && essV1 && attrs.get(OID.signingCertificate)?.[0]) {
+    // ESS v1 (RFC 2634): ESSCertID names the certificate by SHA-1 and has no hashAlgorithm.
+    scv2 = attrs.get(OID.signingCertificate)![0];
+    certHash = new Uint8Array(await crypto.subtle.digest("SHA-1", new Uint8Array(signer.raw)));
+  }
   if (!scv2) throw new Error("timestamp token lacks the ESS signing-certificate-v2 attribute");
   const essCerts = children(at(children(scv2), 0, 0x30, "ESS certificates"));
   if (essCerts.length === 0) throw new Error("timestamp token ESS attribute names no certificate");
@@ -513,7 +545,7 @@ export async function verifyTimestampToken(token: Uint8Array, rootPEM: string): 
     if (oid(at(children(essId[0]), 0, 0x06, "ESS hash algorithm")) !== OID.sha256) throw new Error("timestamp token ESS attribute uses an unsupported hash");
     h = 1;
   }
-  if (!equal(at(essId, h, 0x04, "ESS certificate hash").value, await sha256(signer.raw))) {
+  if (!equal(at(essId, h, 0x04, "ESS certificate hash").value, certHash)) {
     throw new Error("timestamp token ESS attribute does not match the signing certificate");
   }
   const sigAlg = oid(at(children(at(si, 4, 0x30, "signature algorithm")), 0, 0x06, "signature algorithm"));
@@ -532,8 +564,17 @@ export async function verifyTimestampToken(token: Uint8Array, rootPEM: string): 
     const bits = readDer(ku.value).value[1] ?? 0; // first byte after the unused-bits count
     if ((bits & 0xc0) === 0) throw new Error("TSA certificate key usage does not allow signing");
   }
-  if (!equal(signer.issuer, root.subject)) throw new Error("TSA certificate is not issued by the TSA root");
-  if (!(await verifyECDSA(root.spki, signer.sigAlg, signer.signature, signer.tbs))) throw new Error("TSA certificate signature does not verify with the TSA root");
+  let root: X509 | undefined;
+  for (const r of roots) {
+    if (equal(signer.issuer, r.subject) && (await verifyECDSA(r.spki, signer.sigAlg, signer.signature, signer.tbs))) {
+      root = r;
+      break;
+    }
+  }
+  if (!root) {
+    if (!roots.some((r) => equal(signer.issuer, r.subject))) throw new Error("TSA certificate is not issued by the TSA root");
+    throw new Error("TSA certificate signature does not verify with the TSA root");
+  }
 
   const tst = children(readDer(tstInfoDer));
   const policy = oid(at(tst, 1, 0x06, "TSTInfo policy"));
@@ -670,4 +711,77 @@ async function runChecks(
     add("trust_anchors", problem === "", problem || "bundle uses the pinned TSA root and log key");
   }
   return { checks, ...(token ? { token } : {}), ...(cp ? { checkpoint: cp } : {}) };
+}
+
+/**
+ * How far an external timestamp's time may be from the record's
+ * (ipreg.ExternalTimeTolerance), in seconds: within it the token
+ * corroborates the registration time; later, it proves existence at its
+ * own time only; earlier by more, it contradicts the record.
+ */
+export const EXTERNAL_TIME_TOLERANCE_SECONDS = 300n;
+
+/**
+ * Checks offline a certificate's timestamps from independent RFC 3161
+ * authorities (externalTimestamps), one check per authority, named
+ * external_timestamp[1], [2], ... as `creativeops verify --tsa-ca` names
+ * them. caPEMs are the authorities' CA certificates, obtained from the
+ * authorities, never from the bundle; with none, an ok token is reported
+ * skipped and unchecked, never ok. A pending or failed timestamp is
+ * reported skipped: the certificate has no token from that authority.
+ */
+export async function checkExternalTimestamps(c: Certificate, caPEMs: string[]): Promise<CertificateCheck[]> {
+  const digest = await sha256(c.record);
+  let recTime: { seconds: bigint; nanos: number } | undefined;
+  try {
+    const rec = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(c.record)) as { timestamp?: unknown };
+    if (typeof rec.timestamp === "string") recTime = parseRFC3339(rec.timestamp);
+  } catch {
+    recTime = undefined;
+  }
+  const checks: CertificateCheck[] = [];
+  for (const [i, et] of c.externalTimestamps.entries()) {
+    const name = `external_timestamp[${i + 1}]`;
+    const url = et.authorityUrl;
+    if (et.status === "pending") {
+      checks.push({ name, ok: true, skipped: true, detail: `${url}: pending: the authority's token has not been fetched yet${et.error ? ` (last attempt: ${et.error})` : ""}` });
+      continue;
+    }
+    if (et.status === "failed") {
+      checks.push({ name, ok: true, skipped: true, detail: `${url}: failed: the authority gave no token (${et.error})` });
+      continue;
+    }
+    if (et.status !== "ok") {
+      checks.push({ name, ok: false, detail: `${url}: unknown status ${JSON.stringify(et.status)}` });
+      continue;
+    }
+    if (caPEMs.length === 0) {
+      checks.push({ name, ok: true, skipped: true, detail: `UNCHECKED: ${url}: no CA of the authority given; its token is not checked` });
+      continue;
+    }
+    let t: TimestampToken;
+    try {
+      t = await verifyExternalTimestampToken(et.token, caPEMs);
+    } catch (e) {
+      checks.push({ name, ok: false, detail: `${url}: ${(e as Error).message}` });
+      continue;
+    }
+    let problem = "";
+    if (!equal(t.digest, digest)) problem = `token stamps ${hex(t.digest)}, record hashes to ${hex(digest)}`;
+    else if (!recTime) problem = "record unreadable";
+    else if (et.genTime && et.genTime.seconds !== t.genTime.seconds) problem = `token time ${isoSeconds(t.genTime)}, bundle shows ${timestampDate(et.genTime).toISOString()}`;
+    else if (t.genTime.seconds < recTime.seconds - EXTERNAL_TIME_TOLERANCE_SECONDS)
+      problem = `token time ${isoSeconds(t.genTime)} is before the record's time ${isoSeconds(recTime)} by more than ${EXTERNAL_TIME_TOLERANCE_SECONDS} s`;
+    if (problem || !recTime) {
+      checks.push({ name, ok: false, detail: `${url}: ${problem}` });
+      continue;
+    }
+    const after = t.genTime.seconds - recTime.seconds;
+    const when =
+      after > EXTERNAL_TIME_TOLERANCE_SECONDS
+        ? `proves the record existed by ${isoSeconds(t.genTime)} only, ${after} s after its registration`
+        : `stamps sha256(record) at ${isoSeconds(t.genTime)}, within ${EXTERNAL_TIME_TOLERANCE_SECONDS} s of the record's time`;
+    checks.push({ name, ok: true, detail: `${url}: signed by "${t.signer}", serial ${t.serial}, ${when}` });
+  }
+  return checks;
 }

@@ -22,10 +22,13 @@ export type {
 export {
   CertificateVerificationError,
   checkCertificate,
+  checkExternalTimestamps,
+  EXTERNAL_TIME_TOLERANCE_SECONDS,
   leafHash,
   openCheckpoint,
   rootFromInclusionProof,
   verifyCertificate,
+  verifyExternalTimestampToken,
   verifyTimestampToken,
 } from "./certificates.js";
 export type { CertificateCheck, CheckCertificateOptions, OpenedCheckpoint, TimestampToken, VerifiedCertificate } from "./certificates.js";

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { toJsonString } from "@bufbuild/protobuf";
-import { CertificateSchema, checkCertificate, timestampFromDate } from "@creativeops/client";
+import { CertificateSchema, checkCertificate, checkExternalTimestamps, timestampFromDate } from "@creativeops/client";
 import type { Certificate, CertificateCheck, IPRecord, LogWitness } from "@creativeops/client";
 import { checkCosignatures } from "../cosignatures";
 import type { PageProps } from "../main";
@@ -228,6 +228,48 @@ function Witnesses({ checkpoint, witnesses }: { checkpoint: string; witnesses: L
   );
 }
 
+/** The certificate's timestamps from independent authorities, each with its status. */
+function ExternalTimestamps({ c, checks }: { c: Certificate; checks?: CertificateCheck[] }) {
+  if (c.externalTimestamps.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="external-title">
+      <h2 id="external-title">Independent timestamps</h2>
+      <p class="help">
+        RFC 3161 timestamps of this record by authorities the service's operator does not control. A pending one is fetched in the background; the certificate
+        is updated when it arrives.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Authority</th>
+            <th scope="col">Status</th>
+            <th scope="col">Time</th>
+            <th scope="col">In this browser</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.externalTimestamps.map((et, i) => {
+            const check = checks?.find((k) => k.name === `external_timestamp[${i + 1}]`);
+            return (
+              <tr key={et.authorityUrl} data-external={et.authorityUrl} data-status={et.status}>
+                <td>
+                  <code>{et.authorityUrl}</code>
+                </td>
+                <td class={et.status === "ok" ? "ok" : et.status === "failed" ? "field-error" : ""}>
+                  {et.status}
+                  {et.error && et.status !== "ok" ? ` (${et.error})` : ""}
+                </td>
+                <td>{et.genTime ? fmtTime(et.genTime) : "—"}</td>
+                <td data-testid="external-check">{check ? (check.skipped ? "not checked" : check.ok ? "verified" : "FAILED") + `: ${check.detail}` : "—"}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 export function CertificatePage({ api, param }: PageProps) {
   const cert = useAsync(() => api.ip.getCertificate(param), [param]);
   const keys = useAsync(() => api.ip.getKeys(), []);
@@ -280,11 +322,15 @@ export function CertificatePage({ api, param }: PageProps) {
             aria-labelledby="verify-title"
             onSubmit={async (e) => {
               e.preventDefault();
-              const file = ((e.currentTarget as HTMLFormElement).elements.namedItem("work") as HTMLInputElement).files?.[0];
+              const form = e.currentTarget as HTMLFormElement;
+              const file = (form.elements.namedItem("work") as HTMLInputElement).files?.[0];
+              const caFiles = Array.from((form.elements.namedItem("tsa-ca") as HTMLInputElement | null)?.files ?? []);
               setBusy(true);
               setError(undefined);
               try {
-                setChecks(await checkCertificate(c, file ? { work: new Uint8Array(await file.arrayBuffer()) } : {}));
+                const own = await checkCertificate(c, file ? { work: new Uint8Array(await file.arrayBuffer()) } : {});
+                const pems = await Promise.all(caFiles.map((f) => f.text()));
+                setChecks([...own, ...(await checkExternalTimestamps(c, pems))]);
               } catch (err) {
                 setError(err);
               } finally {
@@ -298,11 +344,18 @@ export function CertificatePage({ api, param }: PageProps) {
             </p>
             <label for="work">The work's file (optional)</label>
             <input id="work" name="work" type="file" />
+            {c.externalTimestamps.length > 0 && (
+              <>
+                <label for="tsa-ca">The independent authorities' CA certificates, PEM (optional; without them their tokens are not checked)</label>
+                <input id="tsa-ca" name="tsa-ca" type="file" multiple accept=".pem,.crt,.cer" />
+              </>
+            )}
             <button type="submit" disabled={busy}>
               {busy ? "Verifying…" : "Verify"}
             </button>
             <ErrorBox error={error} title="Verification could not run" />
           </form>
+          <ExternalTimestamps c={c} checks={checks} />
           {checks && <Checks checks={checks} />}
           {keys.data && <Witnesses checkpoint={c.checkpoint} witnesses={keys.data.witnesses} />}
         </>

@@ -50,6 +50,7 @@ type EventTypes struct {
 	PlanReplanned        *PlanReplanReport      `protobuf:"bytes,8,opt,name=plan_replanned,json=planReplanned,proto3" json:"plan_replanned,omitempty"`
 	CreatorUpdated       *Creator               `protobuf:"bytes,9,opt,name=creator_updated,json=creatorUpdated,proto3" json:"creator_updated,omitempty"`
 	CreatorDeleted       *CreatorDeleted        `protobuf:"bytes,10,opt,name=creator_deleted,json=creatorDeleted,proto3" json:"creator_deleted,omitempty"`
+	IpCertificateUpdated *CertificateUpdated    `protobuf:"bytes,31,opt,name=ip_certificate_updated,json=ipCertificateUpdated,proto3" json:"ip_certificate_updated,omitempty"`
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache
 }
@@ -157,6 +158,13 @@ func (x *EventTypes) GetCreatorUpdated() *Creator {
 func (x *EventTypes) GetCreatorDeleted() *CreatorDeleted {
 	if x != nil {
 		return x.CreatorDeleted
+	}
+	return nil
+}
+
+func (x *EventTypes) GetIpCertificateUpdated() *CertificateUpdated {
+	if x != nil {
+		return x.IpCertificateUpdated
 	}
 	return nil
 }
@@ -451,7 +459,7 @@ var File_creativeops_v1_events_proto protoreflect.FileDescriptor
 
 const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bbuf/validate/validate.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x12\n" +
+	"\x1bcreativeops/v1/events.proto\x12\x0ecreativeops.v1\x1a\x1dcreativeops/v1/creators.proto\x1a\x1bbuf/validate/validate.proto\x1a\x1bcreativeops/v1/engine.proto\x1a\x17creativeops/v1/ip.proto\x1a\x1ccreativeops/v1/options.proto\x1a\x1acreativeops/v1/plans.proto\x1a\x1dcreativeops/v1/webhooks.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x15\n" +
 	"\n" +
 	"EventTypes\x12\xc4\x01\n" +
 	"\rjob_completed\x18\x01 \x01(\v2\x13.creativeops.v1.JobB\x89\x01\xa2\xb5\x18\x84\x01\n" +
@@ -477,7 +485,9 @@ const file_creativeops_v1_events_proto_rawDesc = "" +
 	"\x0fcreator.updated\x12eA creator was changed by PATCH /v1/creators/{id}. The data is the creator as that request returns it.R\x0ecreatorUpdated\x12\xd1\x01\n" +
 	"\x0fcreator_deleted\x18\n" +
 	" \x01(\v2\x1e.creativeops.v1.CreatorDeletedB\x87\x01\xa2\xb5\x18\x82\x01\n" +
-	"\x0fcreator.deleted\x12oA creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.R\x0ecreatorDeleted\"\x80\x02\n" +
+	"\x0fcreator.deleted\x12oA creator was erased by DELETE /v1/creators/{id}. The data is its id and the time of erasure, nothing personal.R\x0ecreatorDeleted\x12\xdd\x02\n" +
+	"\x16ip_certificate_updated\x18\x1f \x01(\v2\".creativeops.v1.CertificateUpdatedB\x82\x02\xa2\xb5\x18\xfd\x01\n" +
+	"\x16ip.certificate.updated\x12\xe2\x01A certificate's external timestamps changed: an independent timestamp authority's token arrived, or an authority failed every retry. The data is the record's id, its certificate id and every external timestamp with its status.R\x14ipCertificateUpdated\"\x80\x02\n" +
 	"\x05Event\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12G\n" +
 	"\x04type\x18\x02 \x01(\tB3\x9a\xb5\x18/\x12*creativeops.v1.CreateWebhookRequest.events\x1a\x01*R\x04type\x128\n" +
@@ -534,8 +544,9 @@ var file_creativeops_v1_events_proto_goTypes = []any{
 	(*PlanMilestoneReminder)(nil), // 9: creativeops.v1.PlanMilestoneReminder
 	(*PlanReplanReport)(nil),      // 10: creativeops.v1.PlanReplanReport
 	(*CreatorDeleted)(nil),        // 11: creativeops.v1.CreatorDeleted
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 13: google.protobuf.Struct
+	(*CertificateUpdated)(nil),    // 12: creativeops.v1.CertificateUpdated
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
 }
 var file_creativeops_v1_events_proto_depIdxs = []int32{
 	5,  // 0: creativeops.v1.EventTypes.job_completed:type_name -> creativeops.v1.Job
@@ -549,20 +560,21 @@ var file_creativeops_v1_events_proto_depIdxs = []int32{
 	10, // 8: creativeops.v1.EventTypes.plan_replanned:type_name -> creativeops.v1.PlanReplanReport
 	7,  // 9: creativeops.v1.EventTypes.creator_updated:type_name -> creativeops.v1.Creator
 	11, // 10: creativeops.v1.EventTypes.creator_deleted:type_name -> creativeops.v1.CreatorDeleted
-	12, // 11: creativeops.v1.Event.timestamp:type_name -> google.protobuf.Timestamp
-	13, // 12: creativeops.v1.Event.data:type_name -> google.protobuf.Struct
-	12, // 13: creativeops.v1.ListEventsRequest.created_after:type_name -> google.protobuf.Timestamp
-	12, // 14: creativeops.v1.ListEventsRequest.created_before:type_name -> google.protobuf.Timestamp
-	1,  // 15: creativeops.v1.ListEventsResponse.events:type_name -> creativeops.v1.Event
-	2,  // 16: creativeops.v1.EventsService.ListEvents:input_type -> creativeops.v1.ListEventsRequest
-	4,  // 17: creativeops.v1.EventsService.GetEvent:input_type -> creativeops.v1.GetEventRequest
-	3,  // 18: creativeops.v1.EventsService.ListEvents:output_type -> creativeops.v1.ListEventsResponse
-	1,  // 19: creativeops.v1.EventsService.GetEvent:output_type -> creativeops.v1.Event
-	18, // [18:20] is the sub-list for method output_type
-	16, // [16:18] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	12, // 11: creativeops.v1.EventTypes.ip_certificate_updated:type_name -> creativeops.v1.CertificateUpdated
+	13, // 12: creativeops.v1.Event.timestamp:type_name -> google.protobuf.Timestamp
+	14, // 13: creativeops.v1.Event.data:type_name -> google.protobuf.Struct
+	13, // 14: creativeops.v1.ListEventsRequest.created_after:type_name -> google.protobuf.Timestamp
+	13, // 15: creativeops.v1.ListEventsRequest.created_before:type_name -> google.protobuf.Timestamp
+	1,  // 16: creativeops.v1.ListEventsResponse.events:type_name -> creativeops.v1.Event
+	2,  // 17: creativeops.v1.EventsService.ListEvents:input_type -> creativeops.v1.ListEventsRequest
+	4,  // 18: creativeops.v1.EventsService.GetEvent:input_type -> creativeops.v1.GetEventRequest
+	3,  // 19: creativeops.v1.EventsService.ListEvents:output_type -> creativeops.v1.ListEventsResponse
+	1,  // 20: creativeops.v1.EventsService.GetEvent:output_type -> creativeops.v1.Event
+	19, // [19:21] is the sub-list for method output_type
+	17, // [17:19] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_events_proto_init() }

@@ -553,10 +553,15 @@ type Certificate struct {
 	// Signed-note verifier key of the log.
 	LogVerifierKey string `protobuf:"bytes,17,opt,name=log_verifier_key,json=logVerifierKey,proto3" json:"log_verifier_key,omitempty"`
 	// PEM of the TSA root certificate.
-	TsaRootPem    string `protobuf:"bytes,18,opt,name=tsa_root_pem,json=tsaRootPem,proto3" json:"tsa_root_pem,omitempty"`
-	TsaPolicyOid  string `protobuf:"bytes,19,opt,name=tsa_policy_oid,json=tsaPolicyOid,proto3" json:"tsa_policy_oid,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TsaRootPem   string `protobuf:"bytes,18,opt,name=tsa_root_pem,json=tsaRootPem,proto3" json:"tsa_root_pem,omitempty"`
+	TsaPolicyOid string `protobuf:"bytes,19,opt,name=tsa_policy_oid,json=tsaPolicyOid,proto3" json:"tsa_policy_oid,omitempty"`
+	// Timestamps of SHA-256(record) by the independent RFC 3161 authorities
+	// the service was started with (serve --timestamp-authority), one per
+	// authority, in the order they were configured. Each is fetched after
+	// the registration; until then its status is "pending".
+	ExternalTimestamps []*ExternalTimestamp `protobuf:"bytes,20,rep,name=external_timestamps,json=externalTimestamps,proto3" json:"external_timestamps,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Certificate) Reset() {
@@ -722,6 +727,172 @@ func (x *Certificate) GetTsaPolicyOid() string {
 	return ""
 }
 
+func (x *Certificate) GetExternalTimestamps() []*ExternalTimestamp {
+	if x != nil {
+		return x.ExternalTimestamps
+	}
+	return nil
+}
+
+// An RFC 3161 timestamp of a certificate's record bytes by an authority the
+// service's operator does not control. `openssl ts -verify -digest
+// <sha256(record)> -in token.tsr -CAfile <authority CA>` checks it.
+type ExternalTimestamp struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The authority's URL.
+	AuthorityUrl string `protobuf:"bytes,1,opt,name=authority_url,json=authorityUrl,proto3" json:"authority_url,omitempty"`
+	// "pending" (not fetched yet: the authority was down, or the fetch is
+	// queued), "ok" (token holds the authority's answer) or "failed" (every
+	// retry failed; see error).
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// DER TimeStampResp from the authority over SHA-256(record); empty
+	// unless status is "ok".
+	Token []byte `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	// The token's genTime: the record existed at that time at the latest.
+	GenTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=gen_time,json=genTime,proto3" json:"gen_time,omitempty"`
+	// Why the last fetch failed, while pending or failed.
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// How many fetches were made.
+	Attempts      int32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExternalTimestamp) Reset() {
+	*x = ExternalTimestamp{}
+	mi := &file_creativeops_v1_ip_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalTimestamp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalTimestamp) ProtoMessage() {}
+
+func (x *ExternalTimestamp) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_ip_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalTimestamp.ProtoReflect.Descriptor instead.
+func (*ExternalTimestamp) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ExternalTimestamp) GetAuthorityUrl() string {
+	if x != nil {
+		return x.AuthorityUrl
+	}
+	return ""
+}
+
+func (x *ExternalTimestamp) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ExternalTimestamp) GetToken() []byte {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+func (x *ExternalTimestamp) GetGenTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.GenTime
+	}
+	return nil
+}
+
+func (x *ExternalTimestamp) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *ExternalTimestamp) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+// The data of ip.certificate.updated: a certificate's external timestamps
+// changed (a token arrived, or an authority failed every retry).
+type CertificateUpdated struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id.
+	Id                 string               `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	CertificateId      string               `protobuf:"bytes,2,opt,name=certificate_id,json=certificateId,proto3" json:"certificate_id,omitempty"`
+	ExternalTimestamps []*ExternalTimestamp `protobuf:"bytes,3,rep,name=external_timestamps,json=externalTimestamps,proto3" json:"external_timestamps,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *CertificateUpdated) Reset() {
+	*x = CertificateUpdated{}
+	mi := &file_creativeops_v1_ip_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CertificateUpdated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CertificateUpdated) ProtoMessage() {}
+
+func (x *CertificateUpdated) ProtoReflect() protoreflect.Message {
+	mi := &file_creativeops_v1_ip_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CertificateUpdated.ProtoReflect.Descriptor instead.
+func (*CertificateUpdated) Descriptor() ([]byte, []int) {
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CertificateUpdated) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CertificateUpdated) GetCertificateId() string {
+	if x != nil {
+		return x.CertificateId
+	}
+	return ""
+}
+
+func (x *CertificateUpdated) GetExternalTimestamps() []*ExternalTimestamp {
+	if x != nil {
+		return x.ExternalTimestamps
+	}
+	return nil
+}
+
 type GetCheckpointRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -730,7 +901,7 @@ type GetCheckpointRequest struct {
 
 func (x *GetCheckpointRequest) Reset() {
 	*x = GetCheckpointRequest{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[8]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +913,7 @@ func (x *GetCheckpointRequest) String() string {
 func (*GetCheckpointRequest) ProtoMessage() {}
 
 func (x *GetCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[8]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +926,7 @@ func (x *GetCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*GetCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{8}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{10}
 }
 
 type Checkpoint struct {
@@ -773,7 +944,7 @@ type Checkpoint struct {
 
 func (x *Checkpoint) Reset() {
 	*x = Checkpoint{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[9]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +956,7 @@ func (x *Checkpoint) String() string {
 func (*Checkpoint) ProtoMessage() {}
 
 func (x *Checkpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[9]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,7 +969,7 @@ func (x *Checkpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Checkpoint.ProtoReflect.Descriptor instead.
 func (*Checkpoint) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{9}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Checkpoint) GetOrigin() string {
@@ -842,7 +1013,7 @@ type GetConsistencyProofRequest struct {
 
 func (x *GetConsistencyProofRequest) Reset() {
 	*x = GetConsistencyProofRequest{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[10]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +1025,7 @@ func (x *GetConsistencyProofRequest) String() string {
 func (*GetConsistencyProofRequest) ProtoMessage() {}
 
 func (x *GetConsistencyProofRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[10]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +1038,7 @@ func (x *GetConsistencyProofRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConsistencyProofRequest.ProtoReflect.Descriptor instead.
 func (*GetConsistencyProofRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{10}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetConsistencyProofRequest) GetFrom() int64 {
@@ -899,7 +1070,7 @@ type ConsistencyProof struct {
 
 func (x *ConsistencyProof) Reset() {
 	*x = ConsistencyProof{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[11]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +1082,7 @@ func (x *ConsistencyProof) String() string {
 func (*ConsistencyProof) ProtoMessage() {}
 
 func (x *ConsistencyProof) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[11]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +1095,7 @@ func (x *ConsistencyProof) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsistencyProof.ProtoReflect.Descriptor instead.
 func (*ConsistencyProof) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{11}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ConsistencyProof) GetFrom() int64 {
@@ -956,7 +1127,7 @@ type GetKeysRequest struct {
 
 func (x *GetKeysRequest) Reset() {
 	*x = GetKeysRequest{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[12]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1139,7 @@ func (x *GetKeysRequest) String() string {
 func (*GetKeysRequest) ProtoMessage() {}
 
 func (x *GetKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[12]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1152,7 @@ func (x *GetKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetKeysRequest.ProtoReflect.Descriptor instead.
 func (*GetKeysRequest) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{12}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{14}
 }
 
 type LogKey struct {
@@ -996,7 +1167,7 @@ type LogKey struct {
 
 func (x *LogKey) Reset() {
 	*x = LogKey{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[13]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +1179,7 @@ func (x *LogKey) String() string {
 func (*LogKey) ProtoMessage() {}
 
 func (x *LogKey) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[13]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +1192,7 @@ func (x *LogKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogKey.ProtoReflect.Descriptor instead.
 func (*LogKey) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{13}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LogKey) GetOrigin() string {
@@ -1062,7 +1233,7 @@ type IPKeys struct {
 
 func (x *IPKeys) Reset() {
 	*x = IPKeys{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[14]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1074,7 +1245,7 @@ func (x *IPKeys) String() string {
 func (*IPKeys) ProtoMessage() {}
 
 func (x *IPKeys) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[14]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1087,7 +1258,7 @@ func (x *IPKeys) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IPKeys.ProtoReflect.Descriptor instead.
 func (*IPKeys) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{14}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *IPKeys) GetTsaRootPem() string {
@@ -1151,7 +1322,7 @@ type LogWitness struct {
 
 func (x *LogWitness) Reset() {
 	*x = LogWitness{}
-	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1163,7 +1334,7 @@ func (x *LogWitness) String() string {
 func (*LogWitness) ProtoMessage() {}
 
 func (x *LogWitness) ProtoReflect() protoreflect.Message {
-	mi := &file_creativeops_v1_ip_proto_msgTypes[15]
+	mi := &file_creativeops_v1_ip_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1176,7 +1347,7 @@ func (x *LogWitness) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogWitness.ProtoReflect.Descriptor instead.
 func (*LogWitness) Descriptor() ([]byte, []int) {
-	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{15}
+	return file_creativeops_v1_ip_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LogWitness) GetName() string {
@@ -1277,7 +1448,7 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\x15GetCertificateRequest\x12.\n" +
 	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"L\n" +
 	"\x1aGetCertificateTokenRequest\x12.\n" +
-	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"\x9f\x05\n" +
+	"\x0ecertificate_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\rcertificateId\"\xf3\x05\n" +
 	"\vCertificate\x12\x16\n" +
 	"\x06format\x18\x01 \x01(\tR\x06format\x12\x16\n" +
 	"\x06record\x18\x02 \x01(\fR\x06record\x12\x0e\n" +
@@ -1302,7 +1473,19 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\x10log_verifier_key\x18\x11 \x01(\tR\x0elogVerifierKey\x12 \n" +
 	"\ftsa_root_pem\x18\x12 \x01(\tR\n" +
 	"tsaRootPem\x12$\n" +
-	"\x0etsa_policy_oid\x18\x13 \x01(\tR\ftsaPolicyOid\"\x16\n" +
+	"\x0etsa_policy_oid\x18\x13 \x01(\tR\ftsaPolicyOid\x12R\n" +
+	"\x13external_timestamps\x18\x14 \x03(\v2!.creativeops.v1.ExternalTimestampR\x12externalTimestamps\"\xcf\x01\n" +
+	"\x11ExternalTimestamp\x12#\n" +
+	"\rauthority_url\x18\x01 \x01(\tR\fauthorityUrl\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12\x14\n" +
+	"\x05token\x18\x03 \x01(\fR\x05token\x125\n" +
+	"\bgen_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\agenTime\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1a\n" +
+	"\battempts\x18\x06 \x01(\x05R\battempts\"\x9f\x01\n" +
+	"\x12CertificateUpdated\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
+	"\x0ecertificate_id\x18\x02 \x01(\tR\rcertificateId\x12R\n" +
+	"\x13external_timestamps\x18\x03 \x03(\v2!.creativeops.v1.ExternalTimestampR\x12externalTimestamps\"\x16\n" +
 	"\x14GetCheckpointRequest\"~\n" +
 	"\n" +
 	"Checkpoint\x12\x16\n" +
@@ -1377,7 +1560,7 @@ func file_creativeops_v1_ip_proto_rawDescGZIP() []byte {
 	return file_creativeops_v1_ip_proto_rawDescData
 }
 
-var file_creativeops_v1_ip_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_creativeops_v1_ip_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_creativeops_v1_ip_proto_goTypes = []any{
 	(*IPRecord)(nil),                   // 0: creativeops.v1.IPRecord
 	(*RegisterWorkRequest)(nil),        // 1: creativeops.v1.RegisterWorkRequest
@@ -1387,47 +1570,52 @@ var file_creativeops_v1_ip_proto_goTypes = []any{
 	(*GetCertificateRequest)(nil),      // 5: creativeops.v1.GetCertificateRequest
 	(*GetCertificateTokenRequest)(nil), // 6: creativeops.v1.GetCertificateTokenRequest
 	(*Certificate)(nil),                // 7: creativeops.v1.Certificate
-	(*GetCheckpointRequest)(nil),       // 8: creativeops.v1.GetCheckpointRequest
-	(*Checkpoint)(nil),                 // 9: creativeops.v1.Checkpoint
-	(*GetConsistencyProofRequest)(nil), // 10: creativeops.v1.GetConsistencyProofRequest
-	(*ConsistencyProof)(nil),           // 11: creativeops.v1.ConsistencyProof
-	(*GetKeysRequest)(nil),             // 12: creativeops.v1.GetKeysRequest
-	(*LogKey)(nil),                     // 13: creativeops.v1.LogKey
-	(*IPKeys)(nil),                     // 14: creativeops.v1.IPKeys
-	(*LogWitness)(nil),                 // 15: creativeops.v1.LogWitness
-	(*timestamppb.Timestamp)(nil),      // 16: google.protobuf.Timestamp
-	(*httpbody.HttpBody)(nil),          // 17: google.api.HttpBody
+	(*ExternalTimestamp)(nil),          // 8: creativeops.v1.ExternalTimestamp
+	(*CertificateUpdated)(nil),         // 9: creativeops.v1.CertificateUpdated
+	(*GetCheckpointRequest)(nil),       // 10: creativeops.v1.GetCheckpointRequest
+	(*Checkpoint)(nil),                 // 11: creativeops.v1.Checkpoint
+	(*GetConsistencyProofRequest)(nil), // 12: creativeops.v1.GetConsistencyProofRequest
+	(*ConsistencyProof)(nil),           // 13: creativeops.v1.ConsistencyProof
+	(*GetKeysRequest)(nil),             // 14: creativeops.v1.GetKeysRequest
+	(*LogKey)(nil),                     // 15: creativeops.v1.LogKey
+	(*IPKeys)(nil),                     // 16: creativeops.v1.IPKeys
+	(*LogWitness)(nil),                 // 17: creativeops.v1.LogWitness
+	(*timestamppb.Timestamp)(nil),      // 18: google.protobuf.Timestamp
+	(*httpbody.HttpBody)(nil),          // 19: google.api.HttpBody
 }
 var file_creativeops_v1_ip_proto_depIdxs = []int32{
-	16, // 0: creativeops.v1.IPRecord.timestamp:type_name -> google.protobuf.Timestamp
-	16, // 1: creativeops.v1.ListCatalogRequest.registered_after:type_name -> google.protobuf.Timestamp
-	16, // 2: creativeops.v1.ListCatalogRequest.registered_before:type_name -> google.protobuf.Timestamp
+	18, // 0: creativeops.v1.IPRecord.timestamp:type_name -> google.protobuf.Timestamp
+	18, // 1: creativeops.v1.ListCatalogRequest.registered_after:type_name -> google.protobuf.Timestamp
+	18, // 2: creativeops.v1.ListCatalogRequest.registered_before:type_name -> google.protobuf.Timestamp
 	0,  // 3: creativeops.v1.ListCatalogResponse.records:type_name -> creativeops.v1.IPRecord
-	16, // 4: creativeops.v1.Certificate.timestamp:type_name -> google.protobuf.Timestamp
-	13, // 5: creativeops.v1.IPKeys.log_keys:type_name -> creativeops.v1.LogKey
-	15, // 6: creativeops.v1.IPKeys.witnesses:type_name -> creativeops.v1.LogWitness
-	16, // 7: creativeops.v1.LogWitness.cosigned_at:type_name -> google.protobuf.Timestamp
-	1,  // 8: creativeops.v1.IPService.RegisterWork:input_type -> creativeops.v1.RegisterWorkRequest
-	2,  // 9: creativeops.v1.IPService.ListCatalog:input_type -> creativeops.v1.ListCatalogRequest
-	4,  // 10: creativeops.v1.IPService.GetRecord:input_type -> creativeops.v1.GetRecordRequest
-	5,  // 11: creativeops.v1.IPService.GetCertificate:input_type -> creativeops.v1.GetCertificateRequest
-	6,  // 12: creativeops.v1.IPService.GetCertificateToken:input_type -> creativeops.v1.GetCertificateTokenRequest
-	8,  // 13: creativeops.v1.IPService.GetCheckpoint:input_type -> creativeops.v1.GetCheckpointRequest
-	10, // 14: creativeops.v1.IPService.GetConsistencyProof:input_type -> creativeops.v1.GetConsistencyProofRequest
-	12, // 15: creativeops.v1.IPService.GetKeys:input_type -> creativeops.v1.GetKeysRequest
-	0,  // 16: creativeops.v1.IPService.RegisterWork:output_type -> creativeops.v1.IPRecord
-	3,  // 17: creativeops.v1.IPService.ListCatalog:output_type -> creativeops.v1.ListCatalogResponse
-	0,  // 18: creativeops.v1.IPService.GetRecord:output_type -> creativeops.v1.IPRecord
-	7,  // 19: creativeops.v1.IPService.GetCertificate:output_type -> creativeops.v1.Certificate
-	17, // 20: creativeops.v1.IPService.GetCertificateToken:output_type -> google.api.HttpBody
-	9,  // 21: creativeops.v1.IPService.GetCheckpoint:output_type -> creativeops.v1.Checkpoint
-	11, // 22: creativeops.v1.IPService.GetConsistencyProof:output_type -> creativeops.v1.ConsistencyProof
-	14, // 23: creativeops.v1.IPService.GetKeys:output_type -> creativeops.v1.IPKeys
-	16, // [16:24] is the sub-list for method output_type
-	8,  // [8:16] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	18, // 4: creativeops.v1.Certificate.timestamp:type_name -> google.protobuf.Timestamp
+	8,  // 5: creativeops.v1.Certificate.external_timestamps:type_name -> creativeops.v1.ExternalTimestamp
+	18, // 6: creativeops.v1.ExternalTimestamp.gen_time:type_name -> google.protobuf.Timestamp
+	8,  // 7: creativeops.v1.CertificateUpdated.external_timestamps:type_name -> creativeops.v1.ExternalTimestamp
+	15, // 8: creativeops.v1.IPKeys.log_keys:type_name -> creativeops.v1.LogKey
+	17, // 9: creativeops.v1.IPKeys.witnesses:type_name -> creativeops.v1.LogWitness
+	18, // 10: creativeops.v1.LogWitness.cosigned_at:type_name -> google.protobuf.Timestamp
+	1,  // 11: creativeops.v1.IPService.RegisterWork:input_type -> creativeops.v1.RegisterWorkRequest
+	2,  // 12: creativeops.v1.IPService.ListCatalog:input_type -> creativeops.v1.ListCatalogRequest
+	4,  // 13: creativeops.v1.IPService.GetRecord:input_type -> creativeops.v1.GetRecordRequest
+	5,  // 14: creativeops.v1.IPService.GetCertificate:input_type -> creativeops.v1.GetCertificateRequest
+	6,  // 15: creativeops.v1.IPService.GetCertificateToken:input_type -> creativeops.v1.GetCertificateTokenRequest
+	10, // 16: creativeops.v1.IPService.GetCheckpoint:input_type -> creativeops.v1.GetCheckpointRequest
+	12, // 17: creativeops.v1.IPService.GetConsistencyProof:input_type -> creativeops.v1.GetConsistencyProofRequest
+	14, // 18: creativeops.v1.IPService.GetKeys:input_type -> creativeops.v1.GetKeysRequest
+	0,  // 19: creativeops.v1.IPService.RegisterWork:output_type -> creativeops.v1.IPRecord
+	3,  // 20: creativeops.v1.IPService.ListCatalog:output_type -> creativeops.v1.ListCatalogResponse
+	0,  // 21: creativeops.v1.IPService.GetRecord:output_type -> creativeops.v1.IPRecord
+	7,  // 22: creativeops.v1.IPService.GetCertificate:output_type -> creativeops.v1.Certificate
+	19, // 23: creativeops.v1.IPService.GetCertificateToken:output_type -> google.api.HttpBody
+	11, // 24: creativeops.v1.IPService.GetCheckpoint:output_type -> creativeops.v1.Checkpoint
+	13, // 25: creativeops.v1.IPService.GetConsistencyProof:output_type -> creativeops.v1.ConsistencyProof
+	16, // 26: creativeops.v1.IPService.GetKeys:output_type -> creativeops.v1.IPKeys
+	19, // [19:27] is the sub-list for method output_type
+	11, // [11:19] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_creativeops_v1_ip_proto_init() }
@@ -1442,7 +1630,7 @@ func file_creativeops_v1_ip_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_creativeops_v1_ip_proto_rawDesc), len(file_creativeops_v1_ip_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

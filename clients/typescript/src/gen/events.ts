@@ -59,7 +59,7 @@ export interface CreatorData {
 export interface WebhookData {
   id: string;
   url: string;
-  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
+  events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated")[];
   status: "active" | "disabled";
   created_at: string;
   secret?: string;
@@ -134,6 +134,23 @@ export interface MilestoneChangeData {
 export interface CreatorDeletedData {
   id: string;
   deleted_at: string;
+}
+
+/** creativeops.v1.CertificateUpdated as the REST API renders it (and an event's data carries it). */
+export interface CertificateUpdatedData {
+  id: string;
+  certificate_id: string;
+  external_timestamps: ExternalTimestampData[];
+}
+
+/** creativeops.v1.ExternalTimestamp as the REST API renders it (and an event's data carries it). */
+export interface ExternalTimestampData {
+  authority_url: string;
+  status: string;
+  token: string;
+  gen_time: string;
+  error: string;
+  attempts: number;
 }
 
 /** engine.job.completed: A run, synchronous or asynchronous, completed. The data is the job as GET /v1/engine/status/{id} returns it. */
@@ -246,6 +263,16 @@ export interface CreatorDeletedEvent {
   data: CreatorDeletedData;
 }
 
+/** ip.certificate.updated: A certificate's external timestamps changed: an independent timestamp authority's token arrived, or an authority failed every retry. The data is the record's id, its certificate id and every external timestamp with its status. */
+export interface IPCertificateUpdatedEvent {
+  /** The event id (evt_...), also the webhook-id header: the same on every attempt. */
+  id: string;
+  type: "ip.certificate.updated";
+  /** When the event happened: RFC 3339, UTC, three fractional digits. */
+  timestamp: string;
+  data: CertificateUpdatedData;
+}
+
 /** The JSON body of a delivery: narrow it on type to reach its data's fields. */
 export type WebhookEvent =
   | JobCompletedEvent
@@ -258,10 +285,11 @@ export type WebhookEvent =
   | PlanMilestoneOverdueEvent
   | PlanReplannedEvent
   | CreatorUpdatedEvent
-  | CreatorDeletedEvent;
+  | CreatorDeletedEvent
+  | IPCertificateUpdatedEvent;
 
 /** An event type a webhook can subscribe to (besides "*", every type). */
 export type WebhookEventType = WebhookEvent["type"];
 
 /** Every event type, in the order the server declares them. */
-export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "webhook.disabled", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned", "creator.updated", "creator.deleted"];
+export const webhookEventTypes: readonly WebhookEventType[] = ["engine.job.completed", "engine.job.failed", "ip.registered", "creator.created", "webhook.test", "webhook.disabled", "plan.milestone.due", "plan.milestone.overdue", "plan.replanned", "creator.updated", "creator.deleted", "ip.certificate.updated"];

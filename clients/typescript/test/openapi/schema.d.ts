@@ -1162,6 +1162,13 @@ export interface components {
             content_hash: string;
             creator_id: string;
             description: string;
+            /**
+             * @description Timestamps of SHA-256(record) by the independent RFC 3161 authorities
+             *      the service was started with (serve --timestamp-authority), one per
+             *      authority, in the order they were configured. Each is fetched after
+             *      the registration; until then its status is "pending".
+             */
+            external_timestamps: components["schemas"]["ExternalTimestamp"][];
             format: string;
             /** @description The record's fields, for humans; they must match `record`. */
             id: string;
@@ -1198,6 +1205,12 @@ export interface components {
             tsa_root_pem: string;
             /** @enum {string} */
             type: "song" | "script" | "book" | "artwork" | "concept" | "other";
+        };
+        /** @description The data of ip.certificate.updated events. */
+        CertificateUpdated: {
+            certificate_id: string;
+            external_timestamps: components["schemas"]["ExternalTimestamp"][];
+            id: string;
         };
         Checkpoint: {
             /** @description The signed note text. */
@@ -1322,7 +1335,7 @@ export interface components {
             /** @description Free text to tell endpoints apart. */
             description?: string;
             /** @description Event types (the document's webhooks), or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated")[];
             /** @description Signing secret: "whsec_" + base64, or any string of 16–256 characters. */
             secret?: string;
             url: string;
@@ -1392,7 +1405,7 @@ export interface components {
             created_at: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
+            event_type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated";
             /** @description "whd_" followed by a ULID. */
             id: string;
             last_error: string;
@@ -1517,7 +1530,7 @@ export interface components {
              */
             timestamp: string;
             /** @enum {string} */
-            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated";
         };
         /**
          * @description An event that named a creator, with its deliveries to the
@@ -1534,7 +1547,40 @@ export interface components {
             /** @description "evt_" followed by a ULID. */
             id: string;
             /** @enum {string} */
-            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted";
+            type: "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated";
+        };
+        /**
+         * @description An RFC 3161 timestamp of a certificate's record bytes by an authority the
+         *      service's operator does not control. `openssl ts -verify -digest
+         *      <sha256(record)> -in token.tsr -CAfile <authority CA>` checks it.
+         */
+        ExternalTimestamp: {
+            /**
+             * Format: int32
+             * @description How many fetches were made.
+             */
+            attempts: number;
+            /** @description The authority's URL. */
+            authority_url: string;
+            /** @description Why the last fetch failed, while pending or failed. */
+            error: string;
+            /**
+             * Format: date-time
+             * @description The token's genTime: the record existed at that time at the latest.
+             */
+            gen_time: string;
+            /**
+             * @description "pending" (not fetched yet: the authority was down, or the fetch is
+             *      queued), "ok" (token holds the authority's answer) or "failed" (every
+             *      retry failed; see error).
+             */
+            status: string;
+            /**
+             * Format: byte
+             * @description DER TimeStampResp from the authority over SHA-256(record); empty
+             *      unless status is "ok".
+             */
+            token: string;
         };
         IPKeys: {
             log_keys: components["schemas"]["LogKey"][];
@@ -2150,7 +2196,7 @@ export interface components {
              * @description What the milestone is. Hand-overs (deliverable, action, on-sale, announce, payment) fall on working days of the plan's calendar unless deliberate says why not; an event is a fixed date; work is one's own.
              * @enum {string}
              */
-            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "event" | "work";
+            kind: "deliverable" | "action" | "on-sale" | "announce" | "payment" | "arrival" | "event" | "work";
             /**
              * Format: date
              * @description The date asked for, when the milestone was moved off a closed day or to keep a precedence.
@@ -2283,7 +2329,7 @@ export interface components {
         UpdateWebhookBody: {
             description?: string;
             /** @description A new subscription list, replacing the old one. */
-            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
+            events?: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated")[];
             /**
              * Format: field-mask
              * @description The fields to change, of url, events and description; empty: those
@@ -2370,7 +2416,7 @@ export interface components {
             /** @description Why the webhook was disabled; empty while active. */
             disabled_reason: string;
             /** @description Event types, or "*" for all. */
-            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
+            events: ("*" | "engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated")[];
             /** @description "wh_" followed by a ULID. */
             id: string;
             /**
@@ -3331,6 +3377,16 @@ export interface operations {
                      *           "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *           "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *           "description": "Debut single, master v3.",
+                     *           "external_timestamps": [
+                     *             {
+                     *               "attempts": 1,
+                     *               "authority_url": "https://freetsa.org/tsr",
+                     *               "error": "",
+                     *               "gen_time": "2026-11-22T02:31:09Z",
+                     *               "status": "ok",
+                     *               "token": "MIIWsjADAgEAMIIWqQYJKoZIhvcNAQcCoIIWmjCCFpY="
+                     *             }
+                     *           ],
                      *           "format": "creativeops/certificate/v1",
                      *           "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
                      *           "inclusion_proof": [
@@ -4372,7 +4428,7 @@ export interface operations {
                 page_size?: number;
                 page_token?: string;
                 /** @description Only events of these types. */
-                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted")[];
+                type?: ("engine.job.completed" | "engine.job.failed" | "ip.registered" | "creator.created" | "webhook.test" | "webhook.disabled" | "plan.milestone.due" | "plan.milestone.overdue" | "plan.replanned" | "creator.updated" | "creator.deleted" | "ip.certificate.updated")[];
                 /** @description Only events at or after this time. */
                 created_after?: string;
                 /** @description Only events before this time. */
@@ -4581,6 +4637,16 @@ export interface operations {
                      *       "content_hash": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *       "creator_id": "cr_01k3zq8m4d2v7h0b5x9y6t1c2e",
                      *       "description": "Debut single, master v3.",
+                     *       "external_timestamps": [
+                     *         {
+                     *           "attempts": 1,
+                     *           "authority_url": "https://freetsa.org/tsr",
+                     *           "error": "",
+                     *           "gen_time": "2026-11-22T02:31:09Z",
+                     *           "status": "ok",
+                     *           "token": "MIIWsjADAgEAMIIWqQYJKoZIhvcNAQcCoIIWmjCCFpY="
+                     *         }
+                     *       ],
                      *       "format": "creativeops/certificate/v1",
                      *       "id": "ip_01k3zs2f4g6h8j0k2m4n6p8q0r",
                      *       "inclusion_proof": [

@@ -29,10 +29,11 @@ class Event(_message.Message):
     def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., timestamp: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., object_id: _Optional[str] = ..., sequence: _Optional[int] = ...) -> None: ...
 
 class EventTypes(_message.Message):
-    __slots__ = ["creator_created", "creator_deleted", "creator_updated", "ip_registered", "job_completed", "job_failed", "plan_milestone_due", "plan_milestone_overdue", "plan_replanned", "webhook_disabled", "webhook_test"]
+    __slots__ = ["creator_created", "creator_deleted", "creator_updated", "ip_certificate_updated", "ip_registered", "job_completed", "job_failed", "plan_milestone_due", "plan_milestone_overdue", "plan_replanned", "webhook_disabled", "webhook_test"]
     CREATOR_CREATED_FIELD_NUMBER: _ClassVar[int]
     CREATOR_DELETED_FIELD_NUMBER: _ClassVar[int]
     CREATOR_UPDATED_FIELD_NUMBER: _ClassVar[int]
+    IP_CERTIFICATE_UPDATED_FIELD_NUMBER: _ClassVar[int]
     IP_REGISTERED_FIELD_NUMBER: _ClassVar[int]
     JOB_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     JOB_FAILED_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +45,7 @@ class EventTypes(_message.Message):
     creator_created: _creators_pb2.Creator
     creator_deleted: _creators_pb2.CreatorDeleted
     creator_updated: _creators_pb2.Creator
+    ip_certificate_updated: _ip_pb2.CertificateUpdated
     ip_registered: _ip_pb2.IPRecord
     job_completed: _engine_pb2.Job
     job_failed: _engine_pb2.Job
@@ -52,7 +54,7 @@ class EventTypes(_message.Message):
     plan_replanned: _plans_pb2.PlanReplanReport
     webhook_disabled: _webhooks_pb2.Webhook
     webhook_test: _webhooks_pb2.Webhook
-    def __init__(self, job_completed: _Optional[_Union[_engine_pb2.Job, _Mapping]] = ..., job_failed: _Optional[_Union[_engine_pb2.Job, _Mapping]] = ..., ip_registered: _Optional[_Union[_ip_pb2.IPRecord, _Mapping]] = ..., creator_created: _Optional[_Union[_creators_pb2.Creator, _Mapping]] = ..., webhook_test: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ..., webhook_disabled: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ..., plan_milestone_due: _Optional[_Union[_plans_pb2.PlanMilestoneReminder, _Mapping]] = ..., plan_milestone_overdue: _Optional[_Union[_plans_pb2.PlanMilestoneReminder, _Mapping]] = ..., plan_replanned: _Optional[_Union[_plans_pb2.PlanReplanReport, _Mapping]] = ..., creator_updated: _Optional[_Union[_creators_pb2.Creator, _Mapping]] = ..., creator_deleted: _Optional[_Union[_creators_pb2.CreatorDeleted, _Mapping]] = ...) -> None: ...
+    def __init__(self, job_completed: _Optional[_Union[_engine_pb2.Job, _Mapping]] = ..., job_failed: _Optional[_Union[_engine_pb2.Job, _Mapping]] = ..., ip_registered: _Optional[_Union[_ip_pb2.IPRecord, _Mapping]] = ..., creator_created: _Optional[_Union[_creators_pb2.Creator, _Mapping]] = ..., webhook_test: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ..., webhook_disabled: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ..., plan_milestone_due: _Optional[_Union[_plans_pb2.PlanMilestoneReminder, _Mapping]] = ..., plan_milestone_overdue: _Optional[_Union[_plans_pb2.PlanMilestoneReminder, _Mapping]] = ..., plan_replanned: _Optional[_Union[_plans_pb2.PlanReplanReport, _Mapping]] = ..., creator_updated: _Optional[_Union[_creators_pb2.Creator, _Mapping]] = ..., creator_deleted: _Optional[_Union[_creators_pb2.CreatorDeleted, _Mapping]] = ..., ip_certificate_updated: _Optional[_Union[_ip_pb2.CertificateUpdated, _Mapping]] = ...) -> None: ...
 
 class GetEventRequest(_message.Message):
     __slots__ = ["id"]

@@ -8,12 +8,13 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Certificate(_message.Message):
-    __slots__ = ["certificate_id", "checkpoint", "content_hash", "creator_id", "description", "format", "id", "inclusion_proof", "log_index", "log_verifier_key", "organization_id", "record", "timestamp", "title", "token", "tree_size", "tsa_policy_oid", "tsa_root_pem", "type"]
+    __slots__ = ["certificate_id", "checkpoint", "content_hash", "creator_id", "description", "external_timestamps", "format", "id", "inclusion_proof", "log_index", "log_verifier_key", "organization_id", "record", "timestamp", "title", "token", "tree_size", "tsa_policy_oid", "tsa_root_pem", "type"]
     CERTIFICATE_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
     CREATOR_ID_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_TIMESTAMPS_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     INCLUSION_PROOF_FIELD_NUMBER: _ClassVar[int]
@@ -33,6 +34,7 @@ class Certificate(_message.Message):
     content_hash: str
     creator_id: str
     description: str
+    external_timestamps: _containers.RepeatedCompositeFieldContainer[ExternalTimestamp]
     format: str
     id: str
     inclusion_proof: _containers.RepeatedScalarFieldContainer[bytes]
@@ -47,7 +49,17 @@ class Certificate(_message.Message):
     tsa_policy_oid: str
     tsa_root_pem: str
     type: str
-    def __init__(self, format: _Optional[str] = ..., record: _Optional[bytes] = ..., id: _Optional[str] = ..., organization_id: _Optional[str] = ..., creator_id: _Optional[str] = ..., title: _Optional[str] = ..., type: _Optional[str] = ..., description: _Optional[str] = ..., timestamp: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., certificate_id: _Optional[str] = ..., content_hash: _Optional[str] = ..., token: _Optional[bytes] = ..., log_index: _Optional[int] = ..., tree_size: _Optional[int] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ..., checkpoint: _Optional[str] = ..., log_verifier_key: _Optional[str] = ..., tsa_root_pem: _Optional[str] = ..., tsa_policy_oid: _Optional[str] = ...) -> None: ...
+    def __init__(self, format: _Optional[str] = ..., record: _Optional[bytes] = ..., id: _Optional[str] = ..., organization_id: _Optional[str] = ..., creator_id: _Optional[str] = ..., title: _Optional[str] = ..., type: _Optional[str] = ..., description: _Optional[str] = ..., timestamp: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., certificate_id: _Optional[str] = ..., content_hash: _Optional[str] = ..., token: _Optional[bytes] = ..., log_index: _Optional[int] = ..., tree_size: _Optional[int] = ..., inclusion_proof: _Optional[_Iterable[bytes]] = ..., checkpoint: _Optional[str] = ..., log_verifier_key: _Optional[str] = ..., tsa_root_pem: _Optional[str] = ..., tsa_policy_oid: _Optional[str] = ..., external_timestamps: _Optional[_Iterable[_Union[ExternalTimestamp, _Mapping]]] = ...) -> None: ...
+
+class CertificateUpdated(_message.Message):
+    __slots__ = ["certificate_id", "external_timestamps", "id"]
+    CERTIFICATE_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_TIMESTAMPS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    certificate_id: str
+    external_timestamps: _containers.RepeatedCompositeFieldContainer[ExternalTimestamp]
+    id: str
+    def __init__(self, id: _Optional[str] = ..., certificate_id: _Optional[str] = ..., external_timestamps: _Optional[_Iterable[_Union[ExternalTimestamp, _Mapping]]] = ...) -> None: ...
 
 class Checkpoint(_message.Message):
     __slots__ = ["checkpoint", "origin", "root_hash", "tree_size"]
@@ -69,6 +81,22 @@ class ConsistencyProof(_message.Message):
     proof: _containers.RepeatedScalarFieldContainer[bytes]
     to: int
     def __init__(self, to: _Optional[int] = ..., proof: _Optional[_Iterable[bytes]] = ..., **kwargs) -> None: ...
+
+class ExternalTimestamp(_message.Message):
+    __slots__ = ["attempts", "authority_url", "error", "gen_time", "status", "token"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    AUTHORITY_URL_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    GEN_TIME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    authority_url: str
+    error: str
+    gen_time: _timestamp_pb2.Timestamp
+    status: str
+    token: bytes
+    def __init__(self, authority_url: _Optional[str] = ..., status: _Optional[str] = ..., token: _Optional[bytes] = ..., gen_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., attempts: _Optional[int] = ...) -> None: ...
 
 class GetCertificateRequest(_message.Message):
     __slots__ = ["certificate_id"]

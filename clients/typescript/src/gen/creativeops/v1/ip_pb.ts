@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file creativeops/v1/ip.proto.
  */
 export const file_creativeops_v1_ip: GenFile = /*@__PURE__*/
-  fileDesc("ChdjcmVhdGl2ZW9wcy92MS9pcC5wcm90bxIOY3JlYXRpdmVvcHMudjEinQIKCElQUmVjb3JkEgoKAmlkGAEgASgJEhIKCmNyZWF0b3JfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSOwoEdHlwZRgEIAEoCUItmrUYKRInY3JlYXRpdmVvcHMudjEuUmVnaXN0ZXJXb3JrUmVxdWVzdC50eXBlEhQKDGNvbnRlbnRfaGFzaBgFIAEoCRITCgtkZXNjcmlwdGlvbhgGIAEoCRItCgl0aW1lc3RhbXAYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmNlcnRpZmljYXRlX2lkGAggASgJEiAKBnN0YXR1cxgJIAEoCUIQmrUYDAoKcmVnaXN0ZXJlZBIRCglsb2dfaW5kZXgYCiABKAMi6QEKE1JlZ2lzdGVyV29ya1JlcXVlc3QSGwoKY3JlYXRvcl9pZBgBIAEoCUIHukgEcgIQARIZCgV0aXRsZRgCIAEoCUIKukgHcgUQARj0AxJACgR0eXBlGAMgASgJQjK6SC9yLVIEc29uZ1IGc2NyaXB0UgRib29rUgdhcnR3b3JrUgdjb25jZXB0UgVvdGhlchI5Cgxjb250ZW50X2hhc2gYBCABKAlCI7pIIHIeMhxeKD9pKShzaGEyNTY6KT9bMC05YS1mXXs2NH0kEh0KC2Rlc2NyaXB0aW9uGAUgASgJQgi6SAVyAxiIJyK3AgoSTGlzdENhdGFsb2dSZXF1ZXN0EhIKCmNyZWF0b3JfaWQYASABKAkSQgoEdHlwZRgCIAEoCUI0ukgxci9SAFIEc29uZ1IGc2NyaXB0UgRib29rUgdhcnR3b3JrUgdjb25jZXB0UgVvdGhlchITCgFxGAMgASgJQgi6SAVyAxjIARI0ChByZWdpc3RlcmVkX2FmdGVyGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFyZWdpc3RlcmVkX2JlZm9yZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29udGVudF9oYXNoGAYgASgJEh0KCXBhZ2Vfc2l6ZRgHIAEoBUIKukgHGgUYyAEoABISCgpwYWdlX3Rva2VuGAggASgJImgKE0xpc3RDYXRhbG9nUmVzcG9uc2USKQoHcmVjb3JkcxgBIAMoCzIYLmNyZWF0aXZlb3BzLnYxLklQUmVjb3JkEg0KBXRvdGFsGAIgASgFEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCSInChBHZXRSZWNvcmRSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABIjgKFUdldENlcnRpZmljYXRlUmVxdWVzdBIfCg5jZXJ0aWZpY2F0ZV9pZBgBIAEoCUIHukgEcgIQASI9ChpHZXRDZXJ0aWZpY2F0ZVRva2VuUmVxdWVzdBIfCg5jZXJ0aWZpY2F0ZV9pZBgBIAEoCUIHukgEcgIQASLOAwoLQ2VydGlmaWNhdGUSDgoGZm9ybWF0GAEgASgJEg4KBnJlY29yZBgCIAEoDBIKCgJpZBgDIAEoCRIXCg9vcmdhbml6YXRpb25faWQYBCABKAkSEgoKY3JlYXRvcl9pZBgFIAEoCRINCgV0aXRsZRgGIAEoCRI7CgR0eXBlGAcgASgJQi2atRgpEidjcmVhdGl2ZW9wcy52MS5SZWdpc3RlcldvcmtSZXF1ZXN0LnR5cGUSEwoLZGVzY3JpcHRpb24YCCABKAkSLQoJdGltZXN0YW1wGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jZXJ0aWZpY2F0ZV9pZBgKIAEoCRIUCgxjb250ZW50X2hhc2gYCyABKAkSDQoFdG9rZW4YDCABKAwSEQoJbG9nX2luZGV4GA0gASgDEhEKCXRyZWVfc2l6ZRgOIAEoAxIXCg9pbmNsdXNpb25fcHJvb2YYDyADKAwSEgoKY2hlY2twb2ludBgQIAEoCRIYChBsb2dfdmVyaWZpZXJfa2V5GBEgASgJEhQKDHRzYV9yb290X3BlbRgSIAEoCRIWCg50c2FfcG9saWN5X29pZBgTIAEoCSIWChRHZXRDaGVja3BvaW50UmVxdWVzdCJWCgpDaGVja3BvaW50Eg4KBm9yaWdpbhgBIAEoCRIRCgl0cmVlX3NpemUYAiABKAMSEQoJcm9vdF9oYXNoGAMgASgJEhIKCmNoZWNrcG9pbnQYBCABKAkiSAoaR2V0Q29uc2lzdGVuY3lQcm9vZlJlcXVlc3QSFQoEZnJvbRgBIAEoA0IHukgEIgIoARITCgJ0bxgCIAEoA0IHukgEIgIoASI7ChBDb25zaXN0ZW5jeVByb29mEgwKBGZyb20YASABKAMSCgoCdG8YAiABKAMSDQoFcHJvb2YYAyADKAwiEAoOR2V0S2V5c1JlcXVlc3QiPwoGTG9nS2V5Eg4KBm9yaWdpbhgBIAEoCRIUCgx2ZXJpZmllcl9rZXkYAiABKAkSDwoHY3VycmVudBgDIAEoCCKsAQoGSVBLZXlzEhQKDHRzYV9yb290X3BlbRgBIAEoCRIbChN0c2FfY2VydGlmaWNhdGVfcGVtGAIgASgJEhYKDnRzYV9wb2xpY3lfb2lkGAMgASgJEigKCGxvZ19rZXlzGAQgAygLMhYuY3JlYXRpdmVvcHMudjEuTG9nS2V5Ei0KCXdpdG5lc3NlcxgFIAMoCzIaLmNyZWF0aXZlb3BzLnYxLkxvZ1dpdG5lc3Mi5QEKCkxvZ1dpdG5lc3MSDAoEbmFtZRgBIAEoCRIUCgx2ZXJpZmllcl9rZXkYAiABKAkSCwoDdXJsGAMgASgJEk4KBnN0YXR1cxgEIAEoCUI+mrUYOgoHcGVuZGluZwoCb2sKC3VucmVhY2hhYmxlCgdyZWZ1c2VkCg9iYWRfY29zaWduYXR1cmUKBGZvcmsSDgoGZGV0YWlsGAUgASgJEhUKDWNvc2lnbmVkX3NpemUYBiABKAMSLwoLY29zaWduZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMpsICglJUFNlcnZpY2USegoMUmVnaXN0ZXJXb3JrEiMuY3JlYXRpdmVvcHMudjEuUmVnaXN0ZXJXb3JrUmVxdWVzdBoYLmNyZWF0aXZlb3BzLnYxLklQUmVjb3JkIiuKtRgNCghpcDp3cml0ZRDJAYLT5JMCFDoBKiIPL3YxL2lwL3JlZ2lzdGVyEnsKC0xpc3RDYXRhbG9nEiIuY3JlYXRpdmVvcHMudjEuTGlzdENhdGFsb2dSZXF1ZXN0GiMuY3JlYXRpdmVvcHMudjEuTGlzdENhdGFsb2dSZXNwb25zZSIjirUYCQoHaXA6cmVhZILT5JMCEBIOL3YxL2lwL2NhdGFsb2cScQoJR2V0UmVjb3JkEiAuY3JlYXRpdmVvcHMudjEuR2V0UmVjb3JkUmVxdWVzdBoYLmNyZWF0aXZlb3BzLnYxLklQUmVjb3JkIiiKtRgJCgdpcDpyZWFkgtPkkwIVEhMvdjEvaXAvcmVjb3Jkcy97aWR9Eo8BCg5HZXRDZXJ0aWZpY2F0ZRIlLmNyZWF0aXZlb3BzLnYxLkdldENlcnRpZmljYXRlUmVxdWVzdBobLmNyZWF0aXZlb3BzLnYxLkNlcnRpZmljYXRlIjmKtRgJCgdpcDpyZWFkgtPkkwImEiQvdjEvaXAvY2VydGlmaWNhdGVzL3tjZXJ0aWZpY2F0ZV9pZH0SmAEKE0dldENlcnRpZmljYXRlVG9rZW4SKi5jcmVhdGl2ZW9wcy52MS5HZXRDZXJ0aWZpY2F0ZVRva2VuUmVxdWVzdBoULmdvb2dsZS5hcGkuSHR0cEJvZHkiP4q1GAkKB2lwOnJlYWSC0+STAiwSKi92MS9pcC9jZXJ0aWZpY2F0ZXMve2NlcnRpZmljYXRlX2lkfS90b2tlbhJ9Cg1HZXRDaGVja3BvaW50EiQuY3JlYXRpdmVvcHMudjEuR2V0Q2hlY2twb2ludFJlcXVlc3QaGi5jcmVhdGl2ZW9wcy52MS5DaGVja3BvaW50IiqKtRgJCgdpcDpyZWFkgtPkkwIXEhUvdjEvaXAvbG9nL2NoZWNrcG9pbnQSkAEKE0dldENvbnNpc3RlbmN5UHJvb2YSKi5jcmVhdGl2ZW9wcy52MS5HZXRDb25zaXN0ZW5jeVByb29mUmVxdWVzdBogLmNyZWF0aXZlb3BzLnYxLkNvbnNpc3RlbmN5UHJvb2YiK4q1GAkKB2lwOnJlYWSC0+STAhgSFi92MS9pcC9sb2cvY29uc2lzdGVuY3kSYwoHR2V0S2V5cxIeLmNyZWF0aXZlb3BzLnYxLkdldEtleXNSZXF1ZXN0GhYuY3JlYXRpdmVvcHMudjEuSVBLZXlzIiCKtRgJCgdpcDpyZWFkgtPkkwINEgsvdjEvaXAva2V5c0JFWkNnaXRodWIuY29tL2NyZWF0aXZlb3BzL2NyZWF0aXZlb3BzL2dlbi9jcmVhdGl2ZW9wcy92MTtjcmVhdGl2ZW9wc3YxYgZwcm90bzM", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_api_httpbody, file_google_protobuf_timestamp]);
+  fileDesc("ChdjcmVhdGl2ZW9wcy92MS9pcC5wcm90bxIOY3JlYXRpdmVvcHMudjEinQIKCElQUmVjb3JkEgoKAmlkGAEgASgJEhIKCmNyZWF0b3JfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSOwoEdHlwZRgEIAEoCUItmrUYKRInY3JlYXRpdmVvcHMudjEuUmVnaXN0ZXJXb3JrUmVxdWVzdC50eXBlEhQKDGNvbnRlbnRfaGFzaBgFIAEoCRITCgtkZXNjcmlwdGlvbhgGIAEoCRItCgl0aW1lc3RhbXAYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmNlcnRpZmljYXRlX2lkGAggASgJEiAKBnN0YXR1cxgJIAEoCUIQmrUYDAoKcmVnaXN0ZXJlZBIRCglsb2dfaW5kZXgYCiABKAMi6QEKE1JlZ2lzdGVyV29ya1JlcXVlc3QSGwoKY3JlYXRvcl9pZBgBIAEoCUIHukgEcgIQARIZCgV0aXRsZRgCIAEoCUIKukgHcgUQARj0AxJACgR0eXBlGAMgASgJQjK6SC9yLVIEc29uZ1IGc2NyaXB0UgRib29rUgdhcnR3b3JrUgdjb25jZXB0UgVvdGhlchI5Cgxjb250ZW50X2hhc2gYBCABKAlCI7pIIHIeMhxeKD9pKShzaGEyNTY6KT9bMC05YS1mXXs2NH0kEh0KC2Rlc2NyaXB0aW9uGAUgASgJQgi6SAVyAxiIJyK3AgoSTGlzdENhdGFsb2dSZXF1ZXN0EhIKCmNyZWF0b3JfaWQYASABKAkSQgoEdHlwZRgCIAEoCUI0ukgxci9SAFIEc29uZ1IGc2NyaXB0UgRib29rUgdhcnR3b3JrUgdjb25jZXB0UgVvdGhlchITCgFxGAMgASgJQgi6SAVyAxjIARI0ChByZWdpc3RlcmVkX2FmdGVyGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFyZWdpc3RlcmVkX2JlZm9yZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29udGVudF9oYXNoGAYgASgJEh0KCXBhZ2Vfc2l6ZRgHIAEoBUIKukgHGgUYyAEoABISCgpwYWdlX3Rva2VuGAggASgJImgKE0xpc3RDYXRhbG9nUmVzcG9uc2USKQoHcmVjb3JkcxgBIAMoCzIYLmNyZWF0aXZlb3BzLnYxLklQUmVjb3JkEg0KBXRvdGFsGAIgASgFEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCSInChBHZXRSZWNvcmRSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhABIjgKFUdldENlcnRpZmljYXRlUmVxdWVzdBIfCg5jZXJ0aWZpY2F0ZV9pZBgBIAEoCUIHukgEcgIQASI9ChpHZXRDZXJ0aWZpY2F0ZVRva2VuUmVxdWVzdBIfCg5jZXJ0aWZpY2F0ZV9pZBgBIAEoCUIHukgEcgIQASKOBAoLQ2VydGlmaWNhdGUSDgoGZm9ybWF0GAEgASgJEg4KBnJlY29yZBgCIAEoDBIKCgJpZBgDIAEoCRIXCg9vcmdhbml6YXRpb25faWQYBCABKAkSEgoKY3JlYXRvcl9pZBgFIAEoCRINCgV0aXRsZRgGIAEoCRI7CgR0eXBlGAcgASgJQi2atRgpEidjcmVhdGl2ZW9wcy52MS5SZWdpc3RlcldvcmtSZXF1ZXN0LnR5cGUSEwoLZGVzY3JpcHRpb24YCCABKAkSLQoJdGltZXN0YW1wGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jZXJ0aWZpY2F0ZV9pZBgKIAEoCRIUCgxjb250ZW50X2hhc2gYCyABKAkSDQoFdG9rZW4YDCABKAwSEQoJbG9nX2luZGV4GA0gASgDEhEKCXRyZWVfc2l6ZRgOIAEoAxIXCg9pbmNsdXNpb25fcHJvb2YYDyADKAwSEgoKY2hlY2twb2ludBgQIAEoCRIYChBsb2dfdmVyaWZpZXJfa2V5GBEgASgJEhQKDHRzYV9yb290X3BlbRgSIAEoCRIWCg50c2FfcG9saWN5X29pZBgTIAEoCRI+ChNleHRlcm5hbF90aW1lc3RhbXBzGBQgAygLMiEuY3JlYXRpdmVvcHMudjEuRXh0ZXJuYWxUaW1lc3RhbXAimAEKEUV4dGVybmFsVGltZXN0YW1wEhUKDWF1dGhvcml0eV91cmwYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBXRva2VuGAMgASgMEiwKCGdlbl90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVlcnJvchgFIAEoCRIQCghhdHRlbXB0cxgGIAEoBSJ4ChJDZXJ0aWZpY2F0ZVVwZGF0ZWQSCgoCaWQYASABKAkSFgoOY2VydGlmaWNhdGVfaWQYAiABKAkSPgoTZXh0ZXJuYWxfdGltZXN0YW1wcxgDIAMoCzIhLmNyZWF0aXZlb3BzLnYxLkV4dGVybmFsVGltZXN0YW1wIhYKFEdldENoZWNrcG9pbnRSZXF1ZXN0IlYKCkNoZWNrcG9pbnQSDgoGb3JpZ2luGAEgASgJEhEKCXRyZWVfc2l6ZRgCIAEoAxIRCglyb290X2hhc2gYAyABKAkSEgoKY2hlY2twb2ludBgEIAEoCSJIChpHZXRDb25zaXN0ZW5jeVByb29mUmVxdWVzdBIVCgRmcm9tGAEgASgDQge6SAQiAigBEhMKAnRvGAIgASgDQge6SAQiAigBIjsKEENvbnNpc3RlbmN5UHJvb2YSDAoEZnJvbRgBIAEoAxIKCgJ0bxgCIAEoAxINCgVwcm9vZhgDIAMoDCIQCg5HZXRLZXlzUmVxdWVzdCI/CgZMb2dLZXkSDgoGb3JpZ2luGAEgASgJEhQKDHZlcmlmaWVyX2tleRgCIAEoCRIPCgdjdXJyZW50GAMgASgIIqwBCgZJUEtleXMSFAoMdHNhX3Jvb3RfcGVtGAEgASgJEhsKE3RzYV9jZXJ0aWZpY2F0ZV9wZW0YAiABKAkSFgoOdHNhX3BvbGljeV9vaWQYAyABKAkSKAoIbG9nX2tleXMYBCADKAsyFi5jcmVhdGl2ZW9wcy52MS5Mb2dLZXkSLQoJd2l0bmVzc2VzGAUgAygLMhouY3JlYXRpdmVvcHMudjEuTG9nV2l0bmVzcyLlAQoKTG9nV2l0bmVzcxIMCgRuYW1lGAEgASgJEhQKDHZlcmlmaWVyX2tleRgCIAEoCRILCgN1cmwYAyABKAkSTgoGc3RhdHVzGAQgASgJQj6atRg6CgdwZW5kaW5nCgJvawoLdW5yZWFjaGFibGUKB3JlZnVzZWQKD2JhZF9jb3NpZ25hdHVyZQoEZm9yaxIOCgZkZXRhaWwYBSABKAkSFQoNY29zaWduZWRfc2l6ZRgGIAEoAxIvCgtjb3NpZ25lZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAymwgKCUlQU2VydmljZRJ6CgxSZWdpc3RlcldvcmsSIy5jcmVhdGl2ZW9wcy52MS5SZWdpc3RlcldvcmtSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuSVBSZWNvcmQiK4q1GA0KCGlwOndyaXRlEMkBgtPkkwIUOgEqIg8vdjEvaXAvcmVnaXN0ZXISewoLTGlzdENhdGFsb2cSIi5jcmVhdGl2ZW9wcy52MS5MaXN0Q2F0YWxvZ1JlcXVlc3QaIy5jcmVhdGl2ZW9wcy52MS5MaXN0Q2F0YWxvZ1Jlc3BvbnNlIiOKtRgJCgdpcDpyZWFkgtPkkwIQEg4vdjEvaXAvY2F0YWxvZxJxCglHZXRSZWNvcmQSIC5jcmVhdGl2ZW9wcy52MS5HZXRSZWNvcmRSZXF1ZXN0GhguY3JlYXRpdmVvcHMudjEuSVBSZWNvcmQiKIq1GAkKB2lwOnJlYWSC0+STAhUSEy92MS9pcC9yZWNvcmRzL3tpZH0SjwEKDkdldENlcnRpZmljYXRlEiUuY3JlYXRpdmVvcHMudjEuR2V0Q2VydGlmaWNhdGVSZXF1ZXN0GhsuY3JlYXRpdmVvcHMudjEuQ2VydGlmaWNhdGUiOYq1GAkKB2lwOnJlYWSC0+STAiYSJC92MS9pcC9jZXJ0aWZpY2F0ZXMve2NlcnRpZmljYXRlX2lkfRKYAQoTR2V0Q2VydGlmaWNhdGVUb2tlbhIqLmNyZWF0aXZlb3BzLnYxLkdldENlcnRpZmljYXRlVG9rZW5SZXF1ZXN0GhQuZ29vZ2xlLmFwaS5IdHRwQm9keSI/irUYCQoHaXA6cmVhZILT5JMCLBIqL3YxL2lwL2NlcnRpZmljYXRlcy97Y2VydGlmaWNhdGVfaWR9L3Rva2VuEn0KDUdldENoZWNrcG9pbnQSJC5jcmVhdGl2ZW9wcy52MS5HZXRDaGVja3BvaW50UmVxdWVzdBoaLmNyZWF0aXZlb3BzLnYxLkNoZWNrcG9pbnQiKoq1GAkKB2lwOnJlYWSC0+STAhcSFS92MS9pcC9sb2cvY2hlY2twb2ludBKQAQoTR2V0Q29uc2lzdGVuY3lQcm9vZhIqLmNyZWF0aXZlb3BzLnYxLkdldENvbnNpc3RlbmN5UHJvb2ZSZXF1ZXN0GiAuY3JlYXRpdmVvcHMudjEuQ29uc2lzdGVuY3lQcm9vZiIrirUYCQoHaXA6cmVhZILT5JMCGBIWL3YxL2lwL2xvZy9jb25zaXN0ZW5jeRJjCgdHZXRLZXlzEh4uY3JlYXRpdmVvcHMudjEuR2V0S2V5c1JlcXVlc3QaFi5jcmVhdGl2ZW9wcy52MS5JUEtleXMiIIq1GAkKB2lwOnJlYWSC0+STAg0SCy92MS9pcC9rZXlzQkVaQ2dpdGh1Yi5jb20vY3JlYXRpdmVvcHMvY3JlYXRpdmVvcHMvZ2VuL2NyZWF0aXZlb3BzL3YxO2NyZWF0aXZlb3BzdjFiBnByb3RvMw", [file_buf_validate_validate, file_creativeops_v1_options, file_google_api_annotations, file_google_api_httpbody, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message creativeops.v1.IPRecord
@@ -393,6 +393,16 @@ export type Certificate = Message<"creativeops.v1.Certificate"> & {
    * @generated from field: string tsa_policy_oid = 19;
    */
   tsaPolicyOid: string;
+
+  /**
+   * Timestamps of SHA-256(record) by the independent RFC 3161 authorities
+   * the service was started with (serve --timestamp-authority), one per
+   * authority, in the order they were configured. Each is fetched after
+   * the registration; until then its status is "pending".
+   *
+   * @generated from field: repeated creativeops.v1.ExternalTimestamp external_timestamps = 20;
+   */
+  externalTimestamps: ExternalTimestamp[];
 };
 
 /**
@@ -401,6 +411,99 @@ export type Certificate = Message<"creativeops.v1.Certificate"> & {
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
   messageDesc(file_creativeops_v1_ip, 7);
+
+/**
+ * An RFC 3161 timestamp of a certificate's record bytes by an authority the
+ * service's operator does not control. `openssl ts -verify -digest
+ * <sha256(record)> -in token.tsr -CAfile <authority CA>` checks it.
+ *
+ * @generated from message creativeops.v1.ExternalTimestamp
+ */
+export type ExternalTimestamp = Message<"creativeops.v1.ExternalTimestamp"> & {
+  /**
+   * The authority's URL.
+   *
+   * @generated from field: string authority_url = 1;
+   */
+  authorityUrl: string;
+
+  /**
+   * "pending" (not fetched yet: the authority was down, or the fetch is
+   * queued), "ok" (token holds the authority's answer) or "failed" (every
+   * retry failed; see error).
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * DER TimeStampResp from the authority over SHA-256(record); empty
+   * unless status is "ok".
+   *
+   * @generated from field: bytes token = 3;
+   */
+  token: Uint8Array;
+
+  /**
+   * The token's genTime: the record existed at that time at the latest.
+   *
+   * @generated from field: google.protobuf.Timestamp gen_time = 4;
+   */
+  genTime?: Timestamp | undefined;
+
+  /**
+   * Why the last fetch failed, while pending or failed.
+   *
+   * @generated from field: string error = 5;
+   */
+  error: string;
+
+  /**
+   * How many fetches were made.
+   *
+   * @generated from field: int32 attempts = 6;
+   */
+  attempts: number;
+};
+
+/**
+ * Describes the message creativeops.v1.ExternalTimestamp.
+ * Use `create(ExternalTimestampSchema)` to create a new message.
+ */
+export const ExternalTimestampSchema: GenMessage<ExternalTimestamp> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_ip, 8);
+
+/**
+ * The data of ip.certificate.updated: a certificate's external timestamps
+ * changed (a token arrived, or an authority failed every retry).
+ *
+ * @generated from message creativeops.v1.CertificateUpdated
+ */
+export type CertificateUpdated = Message<"creativeops.v1.CertificateUpdated"> & {
+  /**
+   * The record's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string certificate_id = 2;
+   */
+  certificateId: string;
+
+  /**
+   * @generated from field: repeated creativeops.v1.ExternalTimestamp external_timestamps = 3;
+   */
+  externalTimestamps: ExternalTimestamp[];
+};
+
+/**
+ * Describes the message creativeops.v1.CertificateUpdated.
+ * Use `create(CertificateUpdatedSchema)` to create a new message.
+ */
+export const CertificateUpdatedSchema: GenMessage<CertificateUpdated> = /*@__PURE__*/
+  messageDesc(file_creativeops_v1_ip, 9);
 
 /**
  * @generated from message creativeops.v1.GetCheckpointRequest
@@ -413,7 +516,7 @@ export type GetCheckpointRequest = Message<"creativeops.v1.GetCheckpointRequest"
  * Use `create(GetCheckpointRequestSchema)` to create a new message.
  */
 export const GetCheckpointRequestSchema: GenMessage<GetCheckpointRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 8);
+  messageDesc(file_creativeops_v1_ip, 10);
 
 /**
  * @generated from message creativeops.v1.Checkpoint
@@ -451,7 +554,7 @@ export type Checkpoint = Message<"creativeops.v1.Checkpoint"> & {
  * Use `create(CheckpointSchema)` to create a new message.
  */
 export const CheckpointSchema: GenMessage<Checkpoint> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 9);
+  messageDesc(file_creativeops_v1_ip, 11);
 
 /**
  * @generated from message creativeops.v1.GetConsistencyProofRequest
@@ -478,7 +581,7 @@ export type GetConsistencyProofRequest = Message<"creativeops.v1.GetConsistencyP
  * Use `create(GetConsistencyProofRequestSchema)` to create a new message.
  */
 export const GetConsistencyProofRequestSchema: GenMessage<GetConsistencyProofRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 10);
+  messageDesc(file_creativeops_v1_ip, 12);
 
 /**
  * @generated from message creativeops.v1.ConsistencyProof
@@ -512,7 +615,7 @@ export type ConsistencyProof = Message<"creativeops.v1.ConsistencyProof"> & {
  * Use `create(ConsistencyProofSchema)` to create a new message.
  */
 export const ConsistencyProofSchema: GenMessage<ConsistencyProof> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 11);
+  messageDesc(file_creativeops_v1_ip, 13);
 
 /**
  * @generated from message creativeops.v1.GetKeysRequest
@@ -525,7 +628,7 @@ export type GetKeysRequest = Message<"creativeops.v1.GetKeysRequest"> & {
  * Use `create(GetKeysRequestSchema)` to create a new message.
  */
 export const GetKeysRequestSchema: GenMessage<GetKeysRequest> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 12);
+  messageDesc(file_creativeops_v1_ip, 14);
 
 /**
  * @generated from message creativeops.v1.LogKey
@@ -554,7 +657,7 @@ export type LogKey = Message<"creativeops.v1.LogKey"> & {
  * Use `create(LogKeySchema)` to create a new message.
  */
 export const LogKeySchema: GenMessage<LogKey> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 13);
+  messageDesc(file_creativeops_v1_ip, 15);
 
 /**
  * @generated from message creativeops.v1.IPKeys
@@ -598,7 +701,7 @@ export type IPKeys = Message<"creativeops.v1.IPKeys"> & {
  * Use `create(IPKeysSchema)` to create a new message.
  */
 export const IPKeysSchema: GenMessage<IPKeys> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 14);
+  messageDesc(file_creativeops_v1_ip, 16);
 
 /**
  * A witness (c2sp.org/tlog-witness) cosigning the log's checkpoints.
@@ -663,7 +766,7 @@ export type LogWitness = Message<"creativeops.v1.LogWitness"> & {
  * Use `create(LogWitnessSchema)` to create a new message.
  */
 export const LogWitnessSchema: GenMessage<LogWitness> = /*@__PURE__*/
-  messageDesc(file_creativeops_v1_ip, 15);
+  messageDesc(file_creativeops_v1_ip, 17);
 
 /**
  * IPService registers works and issues certificates that anyone can verify
