@@ -44,23 +44,24 @@ import (
 )
 
 type options struct {
-	dbs         []string
-	sizes       []int
-	idle        time.Duration
-	mixRPS      int
-	mixDuration time.Duration
-	reads       int
-	clients     int
-	walks       int
-	due         int
-	scanTimeout time.Duration
-	bin         string
-	postgres    string
-	dir         string
-	results     string
-	doc         string
-	keep        bool
-	renderOnly  bool
+	dbs          []string
+	sizes        []int
+	idle         time.Duration
+	mixRPS       int
+	mixDuration  time.Duration
+	reads        int
+	endpointTime time.Duration
+	clients      int
+	walks        int
+	due          int
+	scanTimeout  time.Duration
+	bin          string
+	postgres     string
+	dir          string
+	results      string
+	doc          string
+	keep         bool
+	renderOnly   bool
 	// child runs the server as this executable re-executed
 	// (clustertest.RunChildIfRequested): the smoke test's way.
 	child bool
@@ -91,6 +92,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.mixDuration, "mix-duration", 20*time.Second, "duration of the realistic mix")
 	fs.IntVar(&o.reads, "reads", 400, "calls per read endpoint")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients per read endpoint")
+	fs.DurationVar(&o.endpointTime, "endpoint-time", 30*time.Second, "longest time spent on one read endpoint (fewer calls when it runs out)")
 	fs.IntVar(&o.walks, "walks", 3, "walks of each list to page 100")
 	fs.IntVar(&o.due, "due", 200, "plans made due for the reminder scan at each size")
 	fs.DurationVar(&o.scanTimeout, "scan-timeout", 150*time.Second, "longest wait for the periodic scan to send the reminders")
@@ -421,7 +423,7 @@ func measureSize(ctx context.Context, o options, s *seeder, size int, start func
 		{"GET /v1/events (first page)", func(int) string { return "/v1/events?page_size=20" }},
 	}
 	log.Info("read endpoints", "endpoints", len(eps), "calls_each", o.reads, "clients", o.clients)
-	res.Reads = measureEndpoints(ctx, a, eps, o.clients, o.reads, 2*time.Minute)
+	res.Reads = measureEndpoints(ctx, a, eps, o.clients, o.reads, o.endpointTime)
 	for _, l := range res.Reads {
 		if l.Errors > 0 {
 			log.Warn("endpoint errors", "endpoint", l.Name, "errors", l.Errors, "first", l.FirstError)

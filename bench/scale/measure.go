@@ -96,7 +96,8 @@ type endpoint struct {
 func measureEndpoints(ctx context.Context, a *api, eps []endpoint, clients, count int, deadline time.Duration) []Latency {
 	var out []Latency
 	for _, ep := range eps {
-		ctx, cancel := context.WithTimeout(ctx, deadline)
+		// The deadline stops new calls; calls under way finish.
+		feedCtx, cancel := context.WithTimeout(ctx, deadline)
 		var (
 			mu   sync.Mutex
 			lat  []time.Duration
@@ -130,7 +131,7 @@ func measureEndpoints(ctx context.Context, a *api, eps []endpoint, clients, coun
 		for i := range count {
 			select {
 			case next <- i:
-			case <-ctx.Done():
+			case <-feedCtx.Done():
 				break feed
 			}
 		}
