@@ -356,9 +356,10 @@ func measureSize(ctx context.Context, o options, s *seeder, size int, start func
 	}
 	stage("idle", t0)
 
-	// Feeds of a few plans, for the calendar reads.
+	// Feeds of plans for the calendar reads: enough that the calls stay
+	// within each feed URL's own limit (plans.FeedRateLimit, a burst of 10).
 	var feeds []string
-	for i := 0; i < 20 && i < len(s.planIDs); i++ {
+	for i := 0; i < max(60, o.reads/8) && i < len(s.planIDs); i++ {
 		b, status, err := a.do(ctx, "POST", "/v1/plans/"+s.planIDs[i]+":createFeed", map[string]any{})
 		if err != nil || (status != http.StatusOK && status != http.StatusCreated) {
 			return res, fmt.Errorf("create a calendar feed: %d %v %s", status, err, truncate(string(b), 300))
