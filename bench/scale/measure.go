@@ -309,7 +309,8 @@ type Scan struct {
 // measureScan stores k due plans and waits (up to timeout) for the
 // server's periodic scan to send their reminders, polling the reminders
 // written every 50 ms: the scan is taken to start at the last poll that
-// saw none of them and to end at the first that saw the final count.
+// saw none of them and to end at the first that saw the final count (one
+// reminder per due plan: its first milestone is two days away).
 func measureScan(ctx context.Context, s *seeder, pid int, dbName string, idle Idle, k int, timeout time.Duration) (Scan, error) {
 	count := func() (int, error) {
 		return s.store.Read.PlanReminder.Query().Count(ctx)
@@ -360,8 +361,10 @@ func measureScan(ctx context.Context, s *seeder, pid int, dbName string, idle Id
 		if cur.n != end.n {
 			end, stableSince = cur, cur.at
 		}
-		// Done when the count stopped moving for 3 s.
-		if time.Since(stableSince) > 3*time.Second {
+		// Done when every due plan got its reminder and the count has
+		// not moved for 3 s, or when it has not moved for 20 s (the
+		// remind jobs of a busy server pause between plans).
+		if q := time.Since(stableSince); (cur.n >= k && q > 3*time.Second) || q > 20*time.Second {
 			break
 		}
 		last = cur
