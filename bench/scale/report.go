@@ -84,7 +84,7 @@ func render(all []*DBResults) string {
 	w("each kind: creators, IP records (with their log hashes), jobs, tracked plans (9 milestones each),\n")
 	w("usage minutes, webhook deliveries, audit events; plus an event per creator and per record. Usage\n")
 	w("minutes: the measured organization holds 10k over 30 days, other organizations the rest.\n")
-	w("Reads: 8 clients, up to 400 calls or 30 s per endpoint; the mix: `clustertest.RealisticMix`, open loop.\n")
+	w("Reads: 8 clients, up to `-reads` calls (400) or 30 s per endpoint; the mix: `clustertest.RealisticMix`, open loop.\n")
 	w("Cells are p50 / p99 in ms.\n\n")
 	for _, d := range all {
 		var runs []string
