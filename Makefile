@@ -24,7 +24,7 @@ VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo 
 endif
 LDFLAGS    = -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
 
-.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi check-openapi-traffic test test-python test-short run build bench bench-read docs bench-cluster bench-isolation vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi check-openapi-traffic test test-python test-short run build bench bench-read docs bench-cluster bench-isolation bench-scale vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -244,6 +244,12 @@ bench-isolation:
 	./bin/isolation -db sqlite -out bench/results/isolation-sqlite.md; s=$$?; \
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) ./bin/isolation -db postgres -out bench/results/isolation-postgres.md; p=$$?; \
 	cat bench/results/isolation-sqlite.md bench/results/isolation-postgres.md; test $$s -eq 0 -a $$p -eq 0
+
+## bench-scale: SQLite and PostgreSQL seeded to 10k, 100k and 1M rows of each kind; at each size every endpoint's p50/p99, pages 1 and 100, idle CPU and RSS, the reminder scan, bytes per row, backup and restore; rewrites the scale table of docs/performance.md (~1.5 h; SIZES=10k for a quick pass, SCALE_IDLE=30s shortens the idle windows, SCALE_DB=sqlite one database)
+SIZES ?= 10k,100k,1m
+SCALE_DB ?= sqlite,postgres
+bench-scale:
+	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) $(GO) run ./bench/scale -sizes $(SIZES) -db $(SCALE_DB)
 
 ## bench-cluster: SQLite, PostgreSQL ×1 and ×3 under the realistic mix; rewrites docs/performance.md (~5 min)
 bench-cluster:

@@ -310,6 +310,40 @@ func Record(ctx context.Context, tx *ent.Client, e Entry) error {
 	if err := e.Check(); err != nil {
 		return err
 	}
+	if err := create(ctx, tx, e).Exec(ctx); err != nil {
+		return fmt.Errorf("audit: record %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// entriesPerInsert keeps one multi-row insert of audit events (11
+// columns) under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const entriesPerInsert = 1000
+
+// RecordBatch writes many entries inside the caller's transaction, each
+// checked and stored as Record stores it, with a few multi-row inserts:
+// the fast path of seeding (bench/scale). One invalid entry refuses all.
+func RecordBatch(ctx context.Context, tx *ent.Client, es []Entry) error {
+	for i, e := range es {
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	for from := 0; from < len(es); from += entriesPerInsert {
+		part := es[from:min(from+entriesPerInsert, len(es))]
+		creates := make([]*ent.AuditEventCreate, len(part))
+		for i, e := range part {
+			creates[i] = create(ctx, tx, e)
+		}
+		if err := tx.AuditEvent.CreateBulk(creates...).Exec(ctx); err != nil {
+			return fmt.Errorf("audit: record a batch: %w", err)
+		}
+	}
+	return nil
+}
+
+// create is the insert of a checked entry, with the actor and origin of ctx.
+func create(ctx context.Context, tx *ent.Client, e Entry) *ent.AuditEventCreate {
 	o := OriginFrom(ctx)
 	c := tx.AuditEvent.Create().
 		SetID(ids.New(ids.AuditEvent)).
@@ -326,10 +360,7 @@ func Record(ctx context.Context, tx *ent.Client, e Entry) error {
 	if len(e.Details) > 0 {
 		c.SetDetails(e.Details)
 	}
-	if err := c.Exec(ctx); err != nil {
-		return fmt.Errorf("audit: record %s: %w", e.Action, err)
-	}
-	return nil
+	return c
 }
 
 // clean makes what a client sent (a user agent, say) storable and safe to

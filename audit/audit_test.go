@@ -209,3 +209,37 @@ func TestRecordCleansClientValues(t *testing.T) {
 		})
 	}
 }
+
+// RecordBatch, the seeding fast path, checks every entry as Record does:
+// one entry naming a secret refuses the batch, and a good batch stores
+// each entry with the caller and origin Record would.
+func TestRecordBatchChecksEveryEntry(t *testing.T) {
+	b := testdb.Backends(t)[0]
+	st := teststore.Open(t, b)
+	ctx := audit.WithCaller(context.Background(), "key_caller", caller)
+	entry := func(details map[string]string) audit.Entry {
+		return audit.Entry{OrganizationID: "org_a", Action: audit.CreatorUpdated, TargetType: audit.TargetCreator,
+			TargetID: ids.New(ids.Creator), Details: details}
+	}
+	batch := func(es ...audit.Entry) error {
+		return st.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error { return audit.RecordBatch(ctx, tx, es) })
+	}
+	if err := batch(entry(map[string]string{"fields": "name"}), entry(map[string]string{"password": "x"})); !errors.Is(err, audit.ErrSecretDetail) {
+		t.Fatalf("a batch with a secret detail: %v", err)
+	}
+	if n := st.Read.AuditEvent.Query().CountX(ctx); n != 0 {
+		t.Fatalf("the refused batch wrote %d entries", n)
+	}
+	if err := batch(entry(map[string]string{"fields": "name"}), entry(nil)); err != nil {
+		t.Fatal(err)
+	}
+	rows := st.Read.AuditEvent.Query().AllX(ctx)
+	if len(rows) != 2 {
+		t.Fatalf("%d entries stored, want 2", len(rows))
+	}
+	for _, r := range rows {
+		if r.Actor != "key_caller" || r.ClientIP != caller.ClientIP || r.Transport != caller.Transport || r.Action != string(audit.CreatorUpdated) {
+			t.Errorf("stored %+v", r)
+		}
+	}
+}

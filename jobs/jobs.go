@@ -358,13 +358,18 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 // Insert stores a finished job made outside Submit and the worker (a
 // re-plan's run, package plans) inside the caller's transaction.
 func Insert(ctx context.Context, tx *ent.Client, j *Job) error {
-	return jobCreate(tx, &ent.Job{
+	return jobCreate(tx, entJob(j)).Exec(ctx)
+}
+
+// entJob is the row of a job made outside Submit and the worker.
+func entJob(j *Job) *ent.Job {
+	return &ent.Job{
 		ID: j.ID, OrganizationID: j.OrganizationID, KeyID: j.KeyID, Vertical: j.Vertical, Workflow: j.Workflow,
 		Context: j.Context, Result: j.Result, Async: j.Async, Track: j.Track, CreatorID: j.CreatorID, PlanID: j.PlanID,
 		Status: j.Status, Progress: j.Progress, Attempts: j.Attempts, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, ErrorStep: j.ErrorStep,
 		CreatedAt: j.CreatedAt, UpdatedAt: j.CreatedAt,
-	}).Exec(ctx)
+	}
 }
 
 // jobCreate inserts j as it is.
@@ -474,4 +479,25 @@ func CountByStatus(ctx context.Context, store *storage.Store) (map[string]int64,
 		out[r.Status] = r.Count
 	}
 	return out, nil
+}
+
+// jobsPerInsert keeps one multi-row insert of jobs (21 columns) under
+// SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const jobsPerInsert = 1000
+
+// InsertBatch stores many finished jobs made outside Submit and the worker
+// inside the caller's transaction, each exactly as Insert stores it, with
+// a few multi-row inserts: the fast path of seeding (bench/scale).
+func InsertBatch(ctx context.Context, tx *ent.Client, js []*Job) error {
+	for from := 0; from < len(js); from += jobsPerInsert {
+		part := js[from:min(from+jobsPerInsert, len(js))]
+		creates := make([]*ent.JobCreate, len(part))
+		for i, j := range part {
+			creates[i] = jobCreate(tx, entJob(j))
+		}
+		if err := tx.Job.CreateBulk(creates...).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }

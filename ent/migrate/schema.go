@@ -413,6 +413,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[3], JobsColumns[20], JobsColumns[0]},
 			},
+			{
+				Name:    "job_organization_id_created_at_status_started_at_completed_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[1], JobsColumns[7], JobsColumns[17], JobsColumns[18]},
+			},
 		},
 	}
 	// KeyEpochColumns holds the columns for the "key_epoch" table.
