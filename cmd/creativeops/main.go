@@ -35,6 +35,7 @@ import (
 	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/internal/tracing"
 	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
@@ -432,6 +433,15 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer st.Close()
 	fmt.Fprintln(stderr, "database schema is up to date")
+	// Plans stored before a plan read its context and result from its job
+	// kept copies of them: dropped here, once, rather than on every start.
+	n, err := plans.NewService(st, nil, nil).Compact(ctx)
+	if err != nil {
+		return fmt.Errorf("compact tracked plans: %w", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(stderr, "tracked plans: dropped the copies of %d plans' context and result (their jobs keep them)\n", n)
+	}
 	return nil
 }
 
