@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -34,11 +35,30 @@ func TestRoundTrip(t *testing.T) {
 	}
 	c, _ := Compact(large)
 	js, _ := json.Marshal(map[string]any(large))
-	if b := c.([]byte); b[0] != compressed || len(b) >= len(js)/3 {
+	if b := c.([]byte); b[0] != compressedDict1 || len(b) >= len(js)/3 {
 		t.Errorf("a %d-byte document is stored in %d bytes", len(js), len(b))
 	}
 	if small, _ := Compact(Doc{"a": 1.0}); !bytes.Equal(small.([]byte), []byte(`{"a":1}`)) {
 		t.Errorf("a small document is stored as %q, want its JSON", small)
+	}
+	// What dict1 is for: a release plan's result.
+	var release map[string]any
+	if err := json.Unmarshal(dict1[bytes.IndexByte(dict1, '}')+1:], &release); err != nil {
+		t.Fatal(err)
+	}
+	release["artist"], release["release_date"] = "Someone Else", "2027-09-03"
+	if c, _ := Compact(release); len(c.([]byte)) > 1000 {
+		t.Errorf("a release plan's result is stored in %d bytes", len(c.([]byte)))
+	}
+	// The first form (no dictionary) still reads.
+	var buf bytes.Buffer
+	buf.WriteByte(compressed)
+	fw, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	fw.Write(js)
+	fw.Close()
+	var old Doc
+	if err := old.Scan(buf.Bytes()); err != nil || !reflect.DeepEqual(old, large) {
+		t.Errorf("a document compressed without the dictionary reads as %v, %v", old, err)
 	}
 	var got Doc
 	if err := got.Scan(nil); err != nil || got != nil {
