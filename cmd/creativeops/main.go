@@ -172,8 +172,10 @@ func group(name string, subs map[string]command) command {
 }
 
 // defaultMemoryLimit is the Go runtime's soft memory limit for serve
-// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap
-// (the mapped binary and thread stacks add ~35 MiB of RSS). A tighter one
+// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap;
+// the rest of the process (the mapped binary, SQLite's page caches and
+// statements, thread stacks) adds 50-60 MiB of RSS under load, so a
+// replica needs the limit plus 64 MiB (docs/deployment.md). A tighter one
 // costs CPU when an overload queues thousands of requests, whose
 // goroutines' stacks count against the limit: on the 1,000 req/s mix past
 // saturation the collector took 27 % of the server's CPU at 100 MiB, 10 %
