@@ -233,6 +233,9 @@ func (s *Service) Erase(ctx context.Context, orgID, id string) error {
 		if err := erasePlans(ctx, tx, orgID, id); err != nil {
 			return err
 		}
+		if err := keepPlanDocuments(ctx, tx, orgID, id); err != nil {
+			return err
+		}
 		if _, err := tx.Job.Update().
 			Where(job.OrganizationID(orgID), job.CreatorID(id), job.StatusIn("queued", "processing")).
 			SetStatus("canceled").SetCompletedAt(t).SetUpdatedAt(t).Save(ctx); err != nil {
@@ -275,6 +278,41 @@ func erasePlans(ctx context.Context, tx *ent.Client, orgID, id string) error {
 			return err
 		}
 		if _, err := tx.Plan.Delete().Where(plan.OrganizationID(orgID), plan.IDIn(part...)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepPlanDocuments gives each plan that one of the creator's runs made,
+// and that is not the creator's own (tracked for another creator or none,
+// so not erased), its own copy of the run's context and result: a plan
+// reads them from the job that made its current revision (package plans),
+// and erasure is about to empty that job.
+func keepPlanDocuments(ctx context.Context, tx *ent.Client, orgID, id string) error {
+	js, err := tx.Job.Query().Where(job.OrganizationID(orgID), job.CreatorID(id), job.PlanIDNEQ("")).
+		Select(job.FieldID, job.FieldPlanID, job.FieldContext, job.FieldResult).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range js {
+		p, err := tx.Plan.Query().
+			Where(plan.OrganizationID(orgID), plan.ID(j.PlanID), plan.JobID(j.ID), plan.CreatorIDNEQ(id)).
+			Select(plan.FieldID, plan.FieldUpdatedAt).Only(ctx)
+		if ent.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		planContext := maps.Clone(j.Context)
+		if planContext == nil {
+			planContext = map[string]any{}
+		}
+		delete(planContext, engine.AsOfField)
+		// The plan reads as it did: updated_at stays.
+		if err := tx.Plan.UpdateOneID(p.ID).SetContext(planContext).SetResult(j.Result).
+			SetUpdatedAt(p.UpdatedAt).Exec(ctx); err != nil {
 			return err
 		}
 	}

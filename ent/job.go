@@ -3,7 +3,6 @@
 package ent
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // Job is the model entity for the Job schema.
@@ -37,9 +37,9 @@ type Job struct {
 	// CurrentStep holds the value of the "current_step" field.
 	CurrentStep string `json:"current_step,omitempty"`
 	// Context holds the value of the "context" field.
-	Context map[string]interface{} `json:"context,omitempty"`
+	Context jsondoc.Doc `json:"context,omitempty"`
 	// Result holds the value of the "result" field.
-	Result map[string]interface{} `json:"result,omitempty"`
+	Result jsondoc.Doc `json:"result,omitempty"`
 	// ErrorCode holds the value of the "error_code" field.
 	ErrorCode string `json:"error_code,omitempty"`
 	// ErrorMessage holds the value of the "error_message" field.
@@ -69,7 +69,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 	for i := range columns {
 		switch columns[i] {
 		case job.FieldContext, job.FieldResult:
-			values[i] = new([]byte)
+			values[i] = new(jsondoc.Doc)
 		case job.FieldAsync, job.FieldTrack:
 			values[i] = new(sql.NullBool)
 		case job.FieldProgress, job.FieldAttempts:
@@ -154,20 +154,16 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.CurrentStep = value.String
 			}
 		case job.FieldContext:
-			if value, ok := values[i].(*[]byte); !ok {
+			if value, ok := values[i].(*jsondoc.Doc); !ok {
 				return fmt.Errorf("unexpected type %T for field context", values[i])
-			} else if value != nil && len(*value) > 0 {
-				if err := json.Unmarshal(*value, &_m.Context); err != nil {
-					return fmt.Errorf("unmarshal field context: %w", err)
-				}
+			} else if value != nil {
+				_m.Context = *value
 			}
 		case job.FieldResult:
-			if value, ok := values[i].(*[]byte); !ok {
+			if value, ok := values[i].(*jsondoc.Doc); !ok {
 				return fmt.Errorf("unexpected type %T for field result", values[i])
-			} else if value != nil && len(*value) > 0 {
-				if err := json.Unmarshal(*value, &_m.Result); err != nil {
-					return fmt.Errorf("unmarshal field result: %w", err)
-				}
+			} else if value != nil {
+				_m.Result = *value
 			}
 		case job.FieldErrorCode:
 			if value, ok := values[i].(*sql.NullString); !ok {

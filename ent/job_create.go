@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // JobCreate is the builder for creating a Job entity.
@@ -110,13 +111,13 @@ func (_c *JobCreate) SetNillableCurrentStep(v *string) *JobCreate {
 }
 
 // SetContext sets the "context" field.
-func (_c *JobCreate) SetContext(v map[string]interface{}) *JobCreate {
+func (_c *JobCreate) SetContext(v jsondoc.Doc) *JobCreate {
 	_c.mutation.SetContext(v)
 	return _c
 }
 
 // SetResult sets the "result" field.
-func (_c *JobCreate) SetResult(v map[string]interface{}) *JobCreate {
+func (_c *JobCreate) SetResult(v jsondoc.Doc) *JobCreate {
 	_c.mutation.SetResult(v)
 	return _c
 }
@@ -458,11 +459,11 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_node.CurrentStep = value
 	}
 	if value, ok := _c.mutation.Context(); ok {
-		_spec.SetField(job.FieldContext, field.TypeJSON, value)
+		_spec.SetField(job.FieldContext, field.TypeOther, value)
 		_node.Context = value
 	}
 	if value, ok := _c.mutation.Result(); ok {
-		_spec.SetField(job.FieldResult, field.TypeJSON, value)
+		_spec.SetField(job.FieldResult, field.TypeOther, value)
 		_node.Result = value
 	}
 	if value, ok := _c.mutation.ErrorCode(); ok {
@@ -618,7 +619,7 @@ func (u *JobUpsert) ClearCurrentStep() *JobUpsert {
 }
 
 // SetContext sets the "context" field.
-func (u *JobUpsert) SetContext(v map[string]interface{}) *JobUpsert {
+func (u *JobUpsert) SetContext(v jsondoc.Doc) *JobUpsert {
 	u.Set(job.FieldContext, v)
 	return u
 }
@@ -630,7 +631,7 @@ func (u *JobUpsert) UpdateContext() *JobUpsert {
 }
 
 // SetResult sets the "result" field.
-func (u *JobUpsert) SetResult(v map[string]interface{}) *JobUpsert {
+func (u *JobUpsert) SetResult(v jsondoc.Doc) *JobUpsert {
 	u.Set(job.FieldResult, v)
 	return u
 }
@@ -910,7 +911,7 @@ func (u *JobUpsertOne) ClearCurrentStep() *JobUpsertOne {
 }
 
 // SetContext sets the "context" field.
-func (u *JobUpsertOne) SetContext(v map[string]interface{}) *JobUpsertOne {
+func (u *JobUpsertOne) SetContext(v jsondoc.Doc) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.SetContext(v)
 	})
@@ -924,7 +925,7 @@ func (u *JobUpsertOne) UpdateContext() *JobUpsertOne {
 }
 
 // SetResult sets the "result" field.
-func (u *JobUpsertOne) SetResult(v map[string]interface{}) *JobUpsertOne {
+func (u *JobUpsertOne) SetResult(v jsondoc.Doc) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.SetResult(v)
 	})
@@ -1394,7 +1395,7 @@ func (u *JobUpsertBulk) ClearCurrentStep() *JobUpsertBulk {
 }
 
 // SetContext sets the "context" field.
-func (u *JobUpsertBulk) SetContext(v map[string]interface{}) *JobUpsertBulk {
+func (u *JobUpsertBulk) SetContext(v jsondoc.Doc) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.SetContext(v)
 	})
@@ -1408,7 +1409,7 @@ func (u *JobUpsertBulk) UpdateContext() *JobUpsertBulk {
 }
 
 // SetResult sets the "result" field.
-func (u *JobUpsertBulk) SetResult(v map[string]interface{}) *JobUpsertBulk {
+func (u *JobUpsertBulk) SetResult(v jsondoc.Doc) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.SetResult(v)
 	})

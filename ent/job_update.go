@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/creativeops/creativeops/ent/job"
 	"github.com/creativeops/creativeops/ent/predicate"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // JobUpdate is the builder for updating Job entities.
@@ -91,13 +92,13 @@ func (_u *JobUpdate) ClearCurrentStep() *JobUpdate {
 }
 
 // SetContext sets the "context" field.
-func (_u *JobUpdate) SetContext(v map[string]interface{}) *JobUpdate {
+func (_u *JobUpdate) SetContext(v jsondoc.Doc) *JobUpdate {
 	_u.mutation.SetContext(v)
 	return _u
 }
 
 // SetResult sets the "result" field.
-func (_u *JobUpdate) SetResult(v map[string]interface{}) *JobUpdate {
+func (_u *JobUpdate) SetResult(v jsondoc.Doc) *JobUpdate {
 	_u.mutation.SetResult(v)
 	return _u
 }
@@ -318,13 +319,13 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.ClearField(job.FieldCurrentStep, field.TypeString)
 	}
 	if value, ok := _u.mutation.Context(); ok {
-		_spec.SetField(job.FieldContext, field.TypeJSON, value)
+		_spec.SetField(job.FieldContext, field.TypeOther, value)
 	}
 	if value, ok := _u.mutation.Result(); ok {
-		_spec.SetField(job.FieldResult, field.TypeJSON, value)
+		_spec.SetField(job.FieldResult, field.TypeOther, value)
 	}
 	if _u.mutation.ResultCleared() {
-		_spec.ClearField(job.FieldResult, field.TypeJSON)
+		_spec.ClearField(job.FieldResult, field.TypeOther)
 	}
 	if value, ok := _u.mutation.ErrorCode(); ok {
 		_spec.SetField(job.FieldErrorCode, field.TypeString, value)
@@ -449,13 +450,13 @@ func (_u *JobUpdateOne) ClearCurrentStep() *JobUpdateOne {
 }
 
 // SetContext sets the "context" field.
-func (_u *JobUpdateOne) SetContext(v map[string]interface{}) *JobUpdateOne {
+func (_u *JobUpdateOne) SetContext(v jsondoc.Doc) *JobUpdateOne {
 	_u.mutation.SetContext(v)
 	return _u
 }
 
 // SetResult sets the "result" field.
-func (_u *JobUpdateOne) SetResult(v map[string]interface{}) *JobUpdateOne {
+func (_u *JobUpdateOne) SetResult(v jsondoc.Doc) *JobUpdateOne {
 	_u.mutation.SetResult(v)
 	return _u
 }
@@ -706,13 +707,13 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 		_spec.ClearField(job.FieldCurrentStep, field.TypeString)
 	}
 	if value, ok := _u.mutation.Context(); ok {
-		_spec.SetField(job.FieldContext, field.TypeJSON, value)
+		_spec.SetField(job.FieldContext, field.TypeOther, value)
 	}
 	if value, ok := _u.mutation.Result(); ok {
-		_spec.SetField(job.FieldResult, field.TypeJSON, value)
+		_spec.SetField(job.FieldResult, field.TypeOther, value)
 	}
 	if _u.mutation.ResultCleared() {
-		_spec.ClearField(job.FieldResult, field.TypeJSON)
+		_spec.ClearField(job.FieldResult, field.TypeOther)
 	}
 	if value, ok := _u.mutation.ErrorCode(); ok {
 		_spec.SetField(job.FieldErrorCode, field.TypeString, value)

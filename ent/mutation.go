@@ -39,6 +39,7 @@ import (
 	"github.com/creativeops/creativeops/ent/signingkey"
 	"github.com/creativeops/creativeops/ent/usageminute"
 	"github.com/creativeops/creativeops/ent/webhook"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 const (
@@ -9203,8 +9204,8 @@ type JobMutation struct {
 	progress        *int
 	addprogress     *int
 	current_step    *string
-	context         *map[string]interface{}
-	result          *map[string]interface{}
+	context         *jsondoc.Doc
+	result          *jsondoc.Doc
 	error_code      *string
 	error_message   *string
 	error_step      *string
@@ -9684,12 +9685,12 @@ func (m *JobMutation) ResetCurrentStep() {
 }
 
 // SetContext sets the "context" field.
-func (m *JobMutation) SetContext(value map[string]interface{}) {
-	m.context = &value
+func (m *JobMutation) SetContext(j jsondoc.Doc) {
+	m.context = &j
 }
 
 // Context returns the value of the "context" field in the mutation.
-func (m *JobMutation) Context() (r map[string]interface{}, exists bool) {
+func (m *JobMutation) Context() (r jsondoc.Doc, exists bool) {
 	v := m.context
 	if v == nil {
 		return
@@ -9700,7 +9701,7 @@ func (m *JobMutation) Context() (r map[string]interface{}, exists bool) {
 // OldContext returns the old "context" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldContext(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *JobMutation) OldContext(ctx context.Context) (v jsondoc.Doc, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldContext is only allowed on UpdateOne operations")
 	}
@@ -9720,12 +9721,12 @@ func (m *JobMutation) ResetContext() {
 }
 
 // SetResult sets the "result" field.
-func (m *JobMutation) SetResult(value map[string]interface{}) {
-	m.result = &value
+func (m *JobMutation) SetResult(j jsondoc.Doc) {
+	m.result = &j
 }
 
 // Result returns the value of the "result" field in the mutation.
-func (m *JobMutation) Result() (r map[string]interface{}, exists bool) {
+func (m *JobMutation) Result() (r jsondoc.Doc, exists bool) {
 	v := m.result
 	if v == nil {
 		return
@@ -9736,7 +9737,7 @@ func (m *JobMutation) Result() (r map[string]interface{}, exists bool) {
 // OldResult returns the old "result" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldResult(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *JobMutation) OldResult(ctx context.Context) (v jsondoc.Doc, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldResult is only allowed on UpdateOne operations")
 	}
@@ -10485,14 +10486,14 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		m.SetCurrentStep(v)
 		return nil
 	case job.FieldContext:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(jsondoc.Doc)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetContext(v)
 		return nil
 	case job.FieldResult:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(jsondoc.Doc)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -7,7 +7,6 @@ package jobs
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/storage"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // Job statuses.
@@ -174,17 +174,18 @@ func (r *Runner) Get(ctx context.Context, orgID, id string) (*Job, error) {
 	if completedAt.Valid {
 		j.CompletedAt = &completedAt.Time
 	}
-	// As ent reads a JSON column: no value, or JSON's null, is a nil map.
+	// As ent reads the columns (jsondoc.Doc): no value, or JSON's null, is
+	// a nil map; a compressed document is decompressed.
 	for _, m := range []struct {
 		column string
 		data   []byte
 		to     *map[string]any
 	}{{job.FieldContext, contextData, &j.Context}, {job.FieldResult, resultData, &j.Result}} {
-		if len(m.data) > 0 {
-			if err := json.Unmarshal(m.data, m.to); err != nil {
-				return nil, fmt.Errorf("job %s: %s: %w", id, m.column, err)
-			}
+		d, err := jsondoc.Decode(m.data)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %s: %w", id, m.column, err)
 		}
+		*m.to = d
 	}
 	return &j, nil
 }

@@ -2,9 +2,11 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +85,55 @@ func TestGetReadsEveryColumn(t *testing.T) {
 		if !slices.Contains(getColumns, c) && !slices.Contains(notRead, c) {
 			t.Errorf("column %s of jobs is not read by Get", c)
 		}
+	}
+}
+
+// On SQLite a job's context and result are stored compressed, and a row an
+// earlier version wrote (JSON text) reads back the same through Get and
+// through ent.
+func TestDocumentsCompressedOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	st := teststore.Open(t, testdb.Backend{Name: "sqlite", URL: testdb.SQLiteURL})
+	if err := st.Ent.Organization.Create().SetID("org_a").SetName("a").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(st, nil, nil, nil, nil, nil, nil)
+	result := map[string]any{"strategy": strings.Repeat("Deliver to the distributor three weeks ahead. ", 30),
+		"timeline": map[string]any{"milestones": []any{map[string]any{"key": "a", "date": "2027-01-29"}}}}
+	if err := st.Ent.Job.Create().SetID("job_1").SetOrganizationID("org_a").SetKeyID("key_1").SetVertical("music").
+		SetWorkflow("release-strategy").SetStatus(Completed).SetContext(map[string]any{"artist": "Nova"}).
+		SetResult(result).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(result)
+	var kind string
+	var n int
+	if err := st.DB.QueryRowContext(ctx, "SELECT typeof(result), length(result) FROM jobs WHERE id = 'job_1'").Scan(&kind, &n); err != nil {
+		t.Fatal(err)
+	}
+	if kind != "blob" || n >= len(js)/2 {
+		t.Errorf("a %d-byte result is stored as a %s of %d bytes, want a compressed blob", len(js), kind, n)
+	}
+	want, err := r.Get(ctx, "org_a", "job_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want.Result, result) {
+		t.Fatalf("the result reads back as %v", want.Result)
+	}
+	// As an earlier version stored it.
+	if _, err := st.DB.ExecContext(ctx, "UPDATE jobs SET result = ?, context = ? WHERE id = 'job_1'", string(js), `{"artist":"Nova"}`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Get(ctx, "org_a", "job_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Read.Job.Get(ctx, "job_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(toJob(e), want) {
+		t.Errorf("a row of JSON text reads\n%+v\n(ent: %+v)\nwhere the compressed one read\n%+v", got, toJob(e), want)
 	}
 }

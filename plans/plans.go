@@ -7,8 +7,10 @@
 package plans
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -290,7 +292,7 @@ func newPlan(id string, j *jobs.Job, creatorID string, remind int, auto bool, t 
 func planCreate(tx *ent.Client, p *Plan) *ent.PlanCreate {
 	return tx.Plan.Create().
 		SetID(p.ID).SetOrganizationID(p.OrganizationID).SetCreatorID(p.CreatorID).
-		SetVertical(p.Vertical).SetWorkflow(p.Workflow).SetContext(p.Context).SetResult(p.Result).
+		SetVertical(p.Vertical).SetWorkflow(p.Workflow).SetContext(ofJob()).SetResult(ofJob()).
 		SetRevision(p.Revision).SetJobID(p.JobID).SetAsOf(p.AsOf).SetTimeZone(p.TimeZone).SetState(p.State).
 		SetRemindDaysBefore(p.RemindDaysBefore).SetAutoReplan(p.AutoReplan).
 		// Without a next check (nothing pending) the column's default, 0,
@@ -320,12 +322,61 @@ func get(ctx context.Context, c *ent.Client, orgID, id string) (*Plan, error) {
 		return nil, err
 	}
 	p := fromEnt(row)
+	if err := documents(ctx, c, orgID, []*Plan{p}); err != nil {
+		return nil, err
+	}
 	ms, err := c.PlanMilestone.Query().Where(planmilestone.PlanID(id), planmilestone.OrganizationID(orgID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	p.Milestones = milestonesFromEnt(ms)
 	return p, nil
+}
+
+// A plan's context and result are those of the job that made its current
+// revision (JobID): the job keeps them (GET /v1/engine/status shows them),
+// and the plan's row holds an empty document in their place instead of a
+// second copy, which was a third of a tracked plan's bytes. The context is
+// the job's without as_of (the plan's AsOf says it), exactly as the plan
+// took it when it kept a copy. Rows written before keep their copies,
+// which read back as they are until Compact drops them.
+
+// ofJob is what a plan's context and result columns hold when the plan's
+// job holds them: an empty document (no workflow run has an empty result).
+func ofJob() map[string]any { return map[string]any{} }
+
+// documents fills in the context and result of the plans (read in full, of
+// organization orgID) that take them from their jobs, with one query.
+func documents(ctx context.Context, c *ent.Client, orgID string, ps []*Plan) error {
+	var jobIDs []string
+	for _, p := range ps {
+		if len(p.Result) == 0 {
+			jobIDs = append(jobIDs, p.JobID)
+		}
+	}
+	if len(jobIDs) == 0 {
+		return nil
+	}
+	rows, err := c.Job.Query().Where(job.OrganizationID(orgID), job.IDIn(jobIDs...)).
+		Select(job.FieldID, job.FieldContext, job.FieldResult).All(ctx)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*ent.Job, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	for _, p := range ps {
+		if len(p.Result) > 0 {
+			continue
+		}
+		j, ok := byID[p.JobID]
+		if !ok {
+			return fmt.Errorf("plan %s: its job %s is missing", p.ID, p.JobID)
+		}
+		p.Context, p.Result = withoutAsOf(j.Context), j.Result
+	}
+	return nil
 }
 
 // ListQuery selects a page of plans, newest first.
@@ -394,6 +445,11 @@ func (s *Service) List(ctx context.Context, orgID string, q ListQuery) ([]*Plan,
 	}
 	for id, p := range byID {
 		p.Milestones = milestonesFromEnt(grouped[id])
+	}
+	if !q.Basic {
+		if err := documents(ctx, s.store.Read, orgID, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -641,7 +697,7 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 		// replicas' scans, or a scan and a caller), one commits.
 		n, err := tx.Plan.Update().
 			Where(plan.ID(cur.ID), plan.OrganizationID(cur.OrganizationID), plan.Revision(cur.Revision)).
-			SetRevision(rev).SetContext(withoutAsOf(prepared.Values())).SetResult(result).
+			SetRevision(rev).SetContext(ofJob()).SetResult(ofJob()).
 			SetAsOf(asOfOf(result, prepared.Values())).SetTimeZone(timeZoneOf(prepared.Values())).
 			SetJobID(runJob.ID).SetUpdatedAt(completedAt).
 			Save(ctx)
@@ -650,6 +706,10 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 		}
 		if n == 0 {
 			return errStale
+		}
+		// The plan reads its context and result from this job.
+		if err := jobs.Insert(ctx, tx, runJob); err != nil {
+			return err
 		}
 		rows, err := tx.PlanMilestone.Query().Where(planmilestone.PlanID(cur.ID), planmilestone.OrganizationID(cur.OrganizationID)).All(ctx)
 		if err != nil {
@@ -668,9 +728,6 @@ func (s *Service) replan(ctx context.Context, cur *Plan, keyID string, in Replan
 		}
 		// New dates, new reminder days.
 		if err := setNextCheck(upd, nextCheck(out, out.Milestones, completedAt, true)).Exec(ctx); err != nil {
-			return err
-		}
-		if err := jobs.Insert(ctx, tx, runJob); err != nil {
 			return err
 		}
 		if _, err := s.events.EmitEncoded(ctx, tx, sqlTx, cur.OrganizationID, events.JobCompleted, jobData); err != nil {
@@ -835,4 +892,77 @@ func milestonesFromEnt(rows []*ent.PlanMilestone) []Milestone {
 			DoneAt: r.DoneAt, Revision: r.Revision, Current: r.Current}
 	}
 	return out
+}
+
+// Compact drops the copies of their jobs' context and result that plans
+// stored before a plan read them from its job (see ofJob): a plan whose
+// copy equals its job's, as every copy did when written, reads the same
+// afterwards; one that differs (which no version wrote) keeps its copy.
+// It pages through every plan once, by id, a page to a transaction, so it
+// is for `creativeops migrate`, not for every start; plans it has done
+// cost only their row's read on a second run. It returns how many plans
+// it changed.
+func (s *Service) Compact(ctx context.Context) (int, error) {
+	const page = 200
+	changed, after := 0, ""
+	for {
+		q := s.store.Read.Plan.Query().Order(ent.Asc(plan.FieldID)).Limit(page)
+		if after != "" {
+			q = q.Where(plan.IDGT(after))
+		}
+		rows, err := q.Select(plan.FieldID, plan.FieldOrganizationID, plan.FieldJobID, plan.FieldContext, plan.FieldResult, plan.FieldUpdatedAt).All(ctx)
+		if err != nil || len(rows) == 0 {
+			return changed, err
+		}
+		after = rows[len(rows)-1].ID
+		var copies []*ent.Plan
+		var jobIDs []string
+		for _, r := range rows {
+			if len(r.Result) > 0 {
+				copies = append(copies, r)
+				jobIDs = append(jobIDs, r.JobID)
+			}
+		}
+		if len(copies) == 0 {
+			continue
+		}
+		js, err := s.store.Read.Job.Query().Where(job.IDIn(jobIDs...)).
+			Select(job.FieldID, job.FieldOrganizationID, job.FieldContext, job.FieldResult).All(ctx)
+		if err != nil {
+			return changed, err
+		}
+		byID := make(map[string]*ent.Job, len(js))
+		for _, j := range js {
+			byID[j.ID] = j
+		}
+		err = s.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+			for _, r := range copies {
+				j, ok := byID[r.JobID]
+				if !ok || j.OrganizationID != r.OrganizationID || len(j.Result) == 0 ||
+					!sameJSON(withoutAsOf(j.Context), r.Context) || !sameJSON(j.Result, r.Result) {
+					continue
+				}
+				// Only while the plan is still at that job's revision; it
+				// reads as it did, updated_at included.
+				n, err := tx.Plan.Update().Where(plan.ID(r.ID), plan.JobID(r.JobID), plan.UpdatedAt(r.UpdatedAt)).
+					SetContext(ofJob()).SetResult(ofJob()).SetUpdatedAt(r.UpdatedAt).Save(ctx)
+				if err != nil {
+					return err
+				}
+				changed += n
+			}
+			return nil
+		})
+		if err != nil {
+			return changed, err
+		}
+	}
+}
+
+// sameJSON reports whether a and b encode to the same JSON, as the API
+// would show them.
+func sameJSON(a, b map[string]any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,6 +260,11 @@ func (f *fixture) track(t *testing.T, org string, each [][]milestone) []string {
 					PlanID: newID("plan"), Context: map[string]any{}, Result: map[string]any{"timeline": map[string]any{"milestones": list}}}
 				ids[from+i] = js[i].PlanID
 			}
+			// A tracked plan's job is stored with it (its context and
+			// result are the plan's).
+			if err := insertJobs(ctx, tx, js); err != nil {
+				return err
+			}
 			if len(js) == 1 {
 				return f.svc.Track(ctx, tx, sqlTx, js[0])
 			}
@@ -269,6 +275,23 @@ func (f *fixture) track(t *testing.T, org string, each [][]milestone) []string {
 		}
 	}
 	return ids
+}
+
+// insertJobs stores the completed jobs of tracked plans, 500 to a
+// statement.
+func insertJobs(ctx context.Context, tx *ent.Client, js []*jobs.Job) error {
+	for part := range slices.Chunk(js, 500) {
+		creates := make([]*ent.JobCreate, len(part))
+		for i, j := range part {
+			creates[i] = tx.Job.Create().SetID(j.ID).SetOrganizationID(j.OrganizationID).SetKeyID("key_test").
+				SetVertical(j.Vertical).SetWorkflow(j.Workflow).SetStatus(jobs.Completed).SetProgress(100).
+				SetContext(j.Context).SetResult(j.Result).SetTrack(true).SetCreatorID(j.CreatorID).SetPlanID(j.PlanID)
+		}
+		if err := tx.Job.CreateBulk(creates...).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newID(prefix string) string {
@@ -457,6 +480,9 @@ func TestScanPastBoundVariableLimits(t *testing.T) {
 			other := &jobs.Job{ID: newID("job"), OrganizationID: "org_other", Vertical: "music", Workflow: "release-strategy",
 				PlanID: newID("plan"), Context: in.Values(), Result: result}
 			if err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+				if err := insertJobs(ctx, tx, []*jobs.Job{other}); err != nil {
+					return err
+				}
 				return f.svc.Track(ctx, tx, sqlTx, other)
 			}); err != nil {
 				t.Fatal(err)
@@ -610,7 +636,12 @@ func TestNextCheckFollowsChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			j := &jobs.Job{ID: newID("job"), OrganizationID: "org_a", Vertical: "music", Workflow: "release-strategy", PlanID: newID("plan"), Context: in.Values(), Result: result}
-			if err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error { return f.svc.Track(ctx, tx, sqlTx, j) }); err != nil {
+			if err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+				if err := insertJobs(ctx, tx, []*jobs.Job{j}); err != nil {
+					return err
+				}
+				return f.svc.Track(ctx, tx, sqlTx, j)
+			}); err != nil {
 				t.Fatal(err)
 			}
 			before := f.nextCheckOf(t, j.PlanID)
@@ -704,6 +735,9 @@ func TestTrackBatchWritesWhatTrackWrites(t *testing.T) {
 	}
 	one, many := job(), []*jobs.Job{job(), job()}
 	err := f.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx) error {
+		if err := insertJobs(ctx, tx, append([]*jobs.Job{one}, many...)); err != nil {
+			return err
+		}
 		if err := f.svc.Track(ctx, tx, sqlTx, one); err != nil {
 			return err
 		}

@@ -25,7 +25,9 @@ func newPlanRow(t *testing.T, s *testserver.Server, orgID string) string {
 	id := ids.New("plan")
 	err := s.Store.Ent.Plan.Create().SetID(id).SetOrganizationID(orgID).
 		SetVertical("music").SetWorkflow("release-strategy").
-		SetContext(map[string]any{"release_date": "2026-05-01"}).SetResult(map[string]any{}).
+		// With its own copy of its documents, as plans stored before
+		// they were read from the job (which this plan does not have).
+		SetContext(map[string]any{"release_date": "2026-05-01"}).SetResult(map[string]any{"release_date": "2026-05-01"}).
 		SetJobID(ids.New(ids.Job)).SetAsOf("2026-03-01").Exec(ctx)
 	if err != nil {
 		t.Fatal(err)

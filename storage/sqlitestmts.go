@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"modernc.org/sqlite"
+
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // The embedded SQLite spends a third of a simple statement's time parsing
@@ -39,6 +41,22 @@ const maxStmtsPerConn = 256
 type stmtConn struct {
 	driver.Conn
 	stmts map[string]*cachedStmt
+}
+
+// CheckNamedValue stores a JSON document (a job's context and result)
+// compressed (jsondoc.Compact); every other value goes to the driver as
+// database/sql converts it.
+func (c *stmtConn) CheckNamedValue(nv *driver.NamedValue) error {
+	d, ok := nv.Value.(jsondoc.Doc)
+	if !ok {
+		return driver.ErrSkip
+	}
+	v, err := jsondoc.Compact(d)
+	if err != nil {
+		return err
+	}
+	nv.Value = v
+	return nil
 }
 
 type cachedStmt struct {

@@ -387,6 +387,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.Ent.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
+	// Indexes no query uses any more, which only cost their rows' space
+	// and their writes. Dropping one loses no data.
+	for _, name := range unusedIndexes {
+		if _, err := s.DB.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
+			return fmt.Errorf("migrate schema: drop index %s: %w", name, err)
+		}
+	}
 	m, err := rivermigrate.New(s.River, nil)
 	if err != nil {
 		return fmt.Errorf("migrate queue: %w", err)
@@ -522,6 +529,13 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// unusedIndexes are the indexes earlier versions made that no query uses:
+// planmilestone_state_date served a scan of pending milestones across
+// plans, which plans.next_check replaced (every milestone query now names
+// its plan, which the unique (plan_id, key) index serves); it took ~30
+// bytes a milestone.
+var unusedIndexes = []string{"planmilestone_state_date"}
 
 // inProcessMigration serialises the migrations of one process (see Migrate).
 var inProcessMigration sync.Mutex

@@ -259,3 +259,42 @@ func TestOpenSQLiteErrorNamesThePath(t *testing.T) {
 		}
 	}
 }
+
+// Migrate drops the indexes no query uses any more from a database an
+// earlier version made, on both databases, and a second migration finds
+// nothing to do.
+func TestMigrateDropsUnusedIndexes(t *testing.T) {
+	for _, backend := range testdb.Backends(t) {
+		t.Run(backend.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := Open(ctx, backend.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// As an earlier version made it.
+			if _, err := st.DB.ExecContext(ctx, "CREATE INDEX planmilestone_state_date ON plan_milestones (state, date)"); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := st.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q := "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'planmilestone_state_date'"
+			if st.Dialect != "sqlite3" {
+				q = "SELECT count(*) FROM pg_indexes WHERE indexname = 'planmilestone_state_date'"
+			}
+			var n int
+			if err := st.DB.QueryRowContext(ctx, q).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Error("the unused index planmilestone_state_date is still there after a migration")
+			}
+		})
+	}
+}

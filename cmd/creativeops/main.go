@@ -35,6 +35,7 @@ import (
 	"github.com/creativeops/creativeops/internal/buildinfo"
 	"github.com/creativeops/creativeops/internal/tracing"
 	"github.com/creativeops/creativeops/ipreg"
+	"github.com/creativeops/creativeops/plans"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/server/edge"
 	"github.com/creativeops/creativeops/server/wire"
@@ -172,8 +173,10 @@ func group(name string, subs map[string]command) command {
 }
 
 // defaultMemoryLimit is the Go runtime's soft memory limit for serve
-// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap
-// (the mapped binary and thread stacks add ~35 MiB of RSS). A tighter one
+// unless --memory-limit or GOMEMLIMIT sets another. It bounds the Go heap;
+// the rest of the process (the mapped binary, SQLite's page caches and
+// statements, thread stacks) adds 50-60 MiB of RSS under load, so a
+// replica needs the limit plus 64 MiB (docs/deployment.md). A tighter one
 // costs CPU when an overload queues thousands of requests, whose
 // goroutines' stacks count against the limit: on the 1,000 req/s mix past
 // saturation the collector took 27 % of the server's CPU at 100 MiB, 10 %
@@ -440,6 +443,15 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer st.Close()
 	fmt.Fprintln(stderr, "database schema is up to date")
+	// Plans stored before a plan read its context and result from its job
+	// kept copies of them: dropped here, once, rather than on every start.
+	n, err := plans.NewService(st, nil, nil).Compact(ctx)
+	if err != nil {
+		return fmt.Errorf("compact tracked plans: %w", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(stderr, "tracked plans: dropped the copies of %d plans' context and result (their jobs keep them)\n", n)
+	}
 	return nil
 }
 

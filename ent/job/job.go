@@ -171,6 +171,16 @@ func ByCurrentStep(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCurrentStep, opts...).ToFunc()
 }
 
+// ByContext orders the results by the context field.
+func ByContext(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContext, opts...).ToFunc()
+}
+
+// ByResult orders the results by the result field.
+func ByResult(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResult, opts...).ToFunc()
+}
+
 // ByErrorCode orders the results by the error_code field.
 func ByErrorCode(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldErrorCode, opts...).ToFunc()

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/creativeops/creativeops/ent/predicate"
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
 
 // ID filters vertices based on their ID field.
@@ -107,6 +108,16 @@ func Progress(v int) predicate.Job {
 // CurrentStep applies equality check predicate on the "current_step" field. It's identical to CurrentStepEQ.
 func CurrentStep(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldCurrentStep, v))
+}
+
+// Context applies equality check predicate on the "context" field. It's identical to ContextEQ.
+func Context(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldContext, v))
+}
+
+// Result applies equality check predicate on the "result" field. It's identical to ResultEQ.
+func Result(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldResult, v))
 }
 
 // ErrorCode applies equality check predicate on the "error_code" field. It's identical to ErrorCodeEQ.
@@ -677,6 +688,86 @@ func CurrentStepEqualFold(v string) predicate.Job {
 // CurrentStepContainsFold applies the ContainsFold predicate on the "current_step" field.
 func CurrentStepContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldCurrentStep, v))
+}
+
+// ContextEQ applies the EQ predicate on the "context" field.
+func ContextEQ(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldContext, v))
+}
+
+// ContextNEQ applies the NEQ predicate on the "context" field.
+func ContextNEQ(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldContext, v))
+}
+
+// ContextIn applies the In predicate on the "context" field.
+func ContextIn(vs ...jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldContext, vs...))
+}
+
+// ContextNotIn applies the NotIn predicate on the "context" field.
+func ContextNotIn(vs ...jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldContext, vs...))
+}
+
+// ContextGT applies the GT predicate on the "context" field.
+func ContextGT(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldContext, v))
+}
+
+// ContextGTE applies the GTE predicate on the "context" field.
+func ContextGTE(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldContext, v))
+}
+
+// ContextLT applies the LT predicate on the "context" field.
+func ContextLT(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldContext, v))
+}
+
+// ContextLTE applies the LTE predicate on the "context" field.
+func ContextLTE(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldContext, v))
+}
+
+// ResultEQ applies the EQ predicate on the "result" field.
+func ResultEQ(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldResult, v))
+}
+
+// ResultNEQ applies the NEQ predicate on the "result" field.
+func ResultNEQ(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldResult, v))
+}
+
+// ResultIn applies the In predicate on the "result" field.
+func ResultIn(vs ...jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldResult, vs...))
+}
+
+// ResultNotIn applies the NotIn predicate on the "result" field.
+func ResultNotIn(vs ...jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldResult, vs...))
+}
+
+// ResultGT applies the GT predicate on the "result" field.
+func ResultGT(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldResult, v))
+}
+
+// ResultGTE applies the GTE predicate on the "result" field.
+func ResultGTE(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldResult, v))
+}
+
+// ResultLT applies the LT predicate on the "result" field.
+func ResultLT(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldResult, v))
+}
+
+// ResultLTE applies the LTE predicate on the "result" field.
+func ResultLTE(v jsondoc.Doc) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldResult, v))
 }
 
 // ResultIsNil applies the IsNil predicate on the "result" field.

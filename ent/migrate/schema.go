@@ -374,8 +374,8 @@ var (
 		{Name: "status", Type: field.TypeString},
 		{Name: "progress", Type: field.TypeInt, Default: 0},
 		{Name: "current_step", Type: field.TypeString, Nullable: true},
-		{Name: "context", Type: field.TypeJSON},
-		{Name: "result", Type: field.TypeJSON, Nullable: true},
+		{Name: "context", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
+		{Name: "result", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "jsonb", "sqlite3": "json"}},
 		{Name: "error_code", Type: field.TypeString, Nullable: true},
 		{Name: "error_message", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "error_step", Type: field.TypeString, Nullable: true},
@@ -666,11 +666,6 @@ var (
 				Name:    "planmilestone_plan_id_key",
 				Unique:  true,
 				Columns: []*schema.Column{PlanMilestonesColumns[1], PlanMilestonesColumns[3]},
-			},
-			{
-				Name:    "planmilestone_state_date",
-				Unique:  false,
-				Columns: []*schema.Column{PlanMilestonesColumns[8], PlanMilestonesColumns[5]},
 			},
 		},
 	}

@@ -2,9 +2,16 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/creativeops/creativeops/storage/jsondoc"
 )
+
+// docColumn is a jsondoc.Doc's column type: the one a JSON field has, so
+// the schema is unchanged from when these were JSON fields.
+var docColumn = map[string]string{dialect.SQLite: "json", dialect.Postgres: "jsonb"}
 
 // Job is one run of a workflow, synchronous or asynchronous.
 type Job struct{ ent.Schema }
@@ -21,8 +28,10 @@ func (Job) Fields() []ent.Field {
 		field.String("status"),
 		field.Int("progress").Default(0),
 		field.String("current_step").Optional(),
-		field.JSON("context", map[string]any{}),
-		field.JSON("result", map[string]any{}).Optional(),
+		// The run's context and result: JSON objects, compressed on SQLite
+		// (package jsondoc), jsonb on PostgreSQL, as JSON fields were.
+		field.Other("context", jsondoc.Doc{}).SchemaType(docColumn),
+		field.Other("result", jsondoc.Doc{}).SchemaType(docColumn).Optional(),
 		field.String("error_code").Optional(),
 		field.Text("error_message").Optional(),
 		field.String("error_step").Optional(),

@@ -19,6 +19,10 @@ func (Plan) Fields() []ent.Field {
 		field.String("creator_id").Default(""),
 		field.String("vertical").Immutable(),
 		field.String("workflow").Immutable(),
+		// The current revision's context (without as_of) and result when
+		// the plan keeps its own copy, as plans tracked before 0.2 did;
+		// empty documents when they are read from the job that made the
+		// revision (job_id), which holds them (package plans, ofJob).
 		field.JSON("context", map[string]any{}),
 		field.JSON("result", map[string]any{}),
 		field.Int("revision").Default(1),
@@ -86,9 +90,8 @@ func (PlanMilestone) Fields() []ent.Field {
 
 func (PlanMilestone) Indexes() []ent.Index {
 	return []ent.Index{
+		// A plan's milestones (every query names the plan).
 		index.Fields("plan_id", "key").Unique(),
-		// What is due: pending milestones by date across plans.
-		index.Fields("state", "date"),
 	}
 }
 
