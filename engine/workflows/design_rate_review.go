@@ -161,6 +161,25 @@ func dsRateCompare(in *engine.Input, p *engine.Plan) error {
 	cur, rate := in.Float("current_rate_usd"), p.Get("rate_usd").(float64)
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
 	pay := cur*hours - in.Float("annual_expenses_usd") - dsRateSocialOn(in, p, cur*hours)
+	if target := in.Float("target_income_usd"); pay >= target {
+		// The current rate already pays the target: keep it. A review
+		// never advises a cut; the sustainable rate is the floor it may
+		// not fall below.
+		p.Set("sustainable_rate_usd", rate)
+		p.Set("rate_usd", cur)
+		p.Set("day_rate_usd", cur*dsRateDayHours)
+		p.Set("current", map[string]any{
+			"rate_usd":              cur,
+			"pay_at_current_usd":    engine.Money(pay),
+			"shortfall_usd":         0.0,
+			"surplus_usd":           engine.Money(pay - target),
+			"increase_pct":          0.0,
+			"increase_per_hour_usd": 0.0,
+		})
+		p.Warn("RATE_ALREADY_SUSTAINABLE", "At %s an hour and %.0f billable hours a year you pay yourself about %s, %s above %s: keep the rate (the lowest that reaches the target is %s) and raise it at least with inflation at the annual review.",
+			studioMoney(in, cur), hours, studioMoney(in, pay), studioMoney(in, pay-target), studioMoney(in, target), studioMoney(in, rate))
+		return nil
+	}
 	rise := rate/cur - 1
 	p.Set("current", map[string]any{
 		"rate_usd":              cur,
@@ -232,8 +251,13 @@ func dsRateRecommend(in *engine.Input, p *engine.Plan) error {
 	rate := p.Get("rate_usd").(float64)
 	eff := p.GetDate("effective_date")
 	b := p.Get("breakdown").(map[string]any)
-	p.RecommendOn(engine.High, "notify-clients", "Announce the new rate in writing",
-		fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
+	if in.Has("current_rate_usd") && rate == in.Float("current_rate_usd") {
+		p.RecommendOn(engine.High, "notify-clients", "Confirm your rate in writing",
+			fmt.Sprintf("Your rate of %s an hour (%s a day) already meets the target: confirm it to clients for work booked from %s, and quote new clients at it.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
+	} else {
+		p.RecommendOn(engine.High, "notify-clients", "Announce the new rate in writing",
+			fmt.Sprintf("Tell clients the new rate of %s an hour (%s a day) applies to work booked from %s; honour signed quotes at the old rate.", studioMoney(in, rate), studioMoney(in, rate*dsRateDayHours), engine.FormatDate(eff)))
+	}
 	p.Recommend(engine.Medium, "Quote projects, not hours", fmt.Sprintf("Price fixed-fee projects from estimated hours × %s plus contingency; clients compare project prices, not hourly rates.", studioMoney(in, rate)))
 	social := "no social contributions"
 	switch sc, ok := dsRateSocial(in, p); {

@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -101,6 +102,26 @@ func TestDesignRateReviewWarnings(t *testing.T) {
 	// +75%: half the rise first, $40 → $55, then $70 six months later.
 	if phased[0].(map[string]any)["rate_usd"] != 55.0 || phased[1].(map[string]any)["rate_usd"] != 70.0 {
 		t.Errorf("phased %v", phased)
+	}
+}
+
+// A current rate that already pays the target is kept, never cut: the
+// review reports the surplus and the floor instead.
+func TestDesignRateReviewKeepsASustainableRate(t *testing.T) {
+	res := run(t, "design-rate-review", map[string]any{
+		"target_income_usd": 40000, "annual_expenses_usd": 9000, "billable_hours_per_week": 24, "weeks_off": 7,
+		"current_rate_usd": 85, "effective_date": "2027-02-01", "as_of": "2026-11-20",
+	})
+	cur := res["current"].(map[string]any)
+	if res["rate_usd"] != 85.0 || cur["increase_pct"] != 0.0 || cur["surplus_usd"].(float64) <= 0 || res["sustainable_rate_usd"].(float64) >= 85 {
+		t.Fatalf("rate %v, sustainable %v, current %v: want the current $85 kept with its surplus", res["rate_usd"], res["sustainable_rate_usd"], cur)
+	}
+	if !hasWarning(res, "RATE_ALREADY_SUSTAINABLE") || hasWarning(res, "RATE_BELOW_SUSTAINABLE") {
+		t.Errorf("warnings %v", warningCodes(res))
+	}
+	b, _ := json.Marshal(res["recommendations"])
+	if strings.Contains(string(b), "new rate of") {
+		t.Errorf("recommends a new rate: %s", b)
 	}
 }
 
