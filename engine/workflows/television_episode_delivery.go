@@ -208,8 +208,15 @@ func tvDeliveryRecommend(in *engine.Input, p *engine.Plan) error {
 	}
 	p.Recommend(engine.High, "Staff post to the tightest episode",
 		fmt.Sprintf("Episode %d has the least slack (%s between finishing and delivery); plan editors, VFX and the mix stage around it, with a second editor if slack is under a week.", tightest["episode"].(int), engine.Plural(tightest["slack_days"].(int), "day", "days")))
-	p.Recommend(engine.High, "Respect the DGA cut periods",
-		"Schedule the editor's assembly within 6 business days of wrap and give each director the full director's cut period before producer notes; cutting behind the director breaches the Basic Agreement.")
+	if in.Region() == engine.RegionUS {
+		p.Recommend(engine.High, "Respect the DGA cut periods",
+			"Schedule the editor's assembly within 6 business days of wrap and give each director the full director's cut period before producer notes; cutting behind the director breaches the Basic Agreement.")
+	} else {
+		// The DGA Basic Agreement binds US signatory productions only; the
+		// schedule keeps its cut periods as practice, not as law.
+		p.Recommend(engine.High, "Give each director a cut",
+			fmt.Sprintf("The schedule gives the editor's assembly 6 working days after wrap and each director a cut before producer notes, as US practice (the DGA Basic Agreement) requires; in %s, check the director's contract and any guild or collective agreement the production signed for the periods that bind it.", in.Region().Name()))
+	}
 	p.RecommendOn(engine.Medium, "first-lock", "Confirm the delivery specification",
 		"Get the network or platform's technical spec, QC requirements and deliverables list (captions, M&E, textless) before episode 1 locks.")
 	if in.Str("release_pattern") == "all_at_once" {

@@ -1,8 +1,10 @@
 package workflows_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/creativeops/creativeops/engine"
@@ -174,5 +176,19 @@ func TestTelevisionWritersRoomDeadWeekDelivery(t *testing.T) {
 	}
 	if engine.InDeadWeek(due) {
 		t.Errorf("scripts due %v in the dead week", due)
+	}
+}
+
+// The DGA Basic Agreement binds US productions: elsewhere the cut periods
+// are kept as practice and the producer is sent to the contracts that bind.
+func TestTelevisionEpisodeDeliveryDGAOnlyInTheUS(t *testing.T) {
+	w, _ := engine.LookupWorkflow("television-episode-delivery")
+	for country, wantDGA := range map[string]bool{"US": true, "GB": false, "FR": false, "JP": false} {
+		ctx := clone(w.ExampleContext)
+		ctx["country"] = country
+		b, _ := json.Marshal(run(t, "television-episode-delivery", ctx)["recommendations"])
+		if got := strings.Contains(string(b), "breaches the Basic Agreement"); got != wantDGA {
+			t.Errorf("%s: DGA as binding %v, want %v: %s", country, got, wantDGA, b)
+		}
 	}
 }
