@@ -45,10 +45,14 @@ const (
 	// AreaScriptRegistration: the writers' guild and the way a writer
 	// evidences or registers a script's authorship.
 	AreaScriptRegistration Area = "script_registration"
+	// AreaTicketVAT: the VAT on admission to live performances where it
+	// is not the standard rate (France 5.5 %, Germany 7 %). A country
+	// without an entry charges its standard rate (AreaTax) on tickets.
+	AreaTicketVAT Area = "ticket_vat"
 )
 
 // Areas lists every area, in the order docs show them.
-var Areas = []Area{AreaAdvertising, AreaTax, AreaSafety, AreaArtCopies, AreaArtVAT, AreaSocial, AreaScriptRegistration}
+var Areas = []Area{AreaAdvertising, AreaTax, AreaSafety, AreaArtCopies, AreaArtVAT, AreaSocial, AreaScriptRegistration, AreaTicketVAT}
 
 // Rule is one country's rule in one area.
 type Rule struct {
@@ -122,6 +126,9 @@ var jurisdictions = func() jurisdictionTable {
 					}
 				}
 			}
+			if a == AreaTicketVAT && (r.RatePct <= 0 || r.Year == "") {
+				panic(fmt.Sprintf("engine: data/jurisdictions.json: %s ticket VAT needs a rate and the year it is for", c))
+			}
 			if (a == AreaArtVAT || a == AreaScriptRegistration) && r.Year == "" {
 				panic(fmt.Sprintf("engine: data/jurisdictions.json: %s %s needs the year its figures are for", c, a))
 			}
@@ -174,7 +181,7 @@ func (in *Input) Rule(p *Plan, a Area) (Rule, bool) {
 		if a == AreaArtCopies {
 			entry["copies"] = rule.Copies
 		}
-		if a == AreaArtVAT {
+		if a == AreaArtVAT || a == AreaTicketVAT {
 			entry["name"], entry["rate_pct"] = rule.Name, rule.RatePct
 		}
 		if a == AreaScriptRegistration {
@@ -228,6 +235,18 @@ func (in *Input) NetOfTax(p *Plan, gross float64) float64 {
 	if !ok || !rule.IncludedInPrices || rule.RatePct <= 0 {
 		return gross
 	}
+	return gross / (1 + rule.RatePct/100)
+}
+
+// NetOfTicketTax returns ticket takings net of the tax their prices
+// include: the country's rate on admission to live performances where the
+// table has one (a French variety show's tickets carry 5.5 %, not 20 %),
+// recorded in the plan, else NetOfTax's standard rate.
+func (in *Input) NetOfTicketTax(p *Plan, gross float64) float64 {
+	if _, ok := RuleOf(in.Region(), AreaTicketVAT); !ok {
+		return in.NetOfTax(p, gross)
+	}
+	rule, _ := in.Rule(p, AreaTicketVAT)
 	return gross / (1 + rule.RatePct/100)
 }
 

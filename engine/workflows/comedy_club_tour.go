@@ -139,14 +139,15 @@ func comedyTourSettlements(in *engine.Input, p *engine.Plan) error {
 		date := s.Date("date")
 		gross := float64(s.Int("capacity")) * sell * s.Float("ticket_price_usd")
 		// The door is split on takings net of the VAT or GST ticket prices
-		// include (UK 20 %, AU 10 %), and of ticketing fees.
+		// include (UK 20 %, AU 10 %; France 5.5 % and Germany 7 % on
+		// admission to live shows), and of ticketing fees.
 		// A flat deal names no split: its door share, the yardstick a
 		// flat fee is weighed against, is taken at the club standard.
 		doorPct := s.Float("door_pct")
 		if !s.Has("door_pct") {
 			doorPct = comedyTourStandardDoorPct
 		}
-		door := in.NetOfTax(p, gross) * (1 - comedyTourTicketFees) * doorPct / 100
+		door := in.NetOfTicketTax(p, gross) * (1 - comedyTourTicketFees) * doorPct / 100
 		pay := door
 		switch s.Str("deal") {
 		case "flat":

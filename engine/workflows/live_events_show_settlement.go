@@ -81,7 +81,7 @@ func liveMoney(in *engine.Input, v float64) string { return engine.FormatMoney(v
 // AU GST 10 %: the jurisdiction table), then the local ticket taxes
 // entered, then card and ticketing fees.
 func liveNetPerTicket(in *engine.Input, p *engine.Plan) float64 {
-	return in.NetOfTax(p, in.Float("ticket_price")) / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
+	return in.NetOfTicketTax(p, in.Float("ticket_price")) / (1 + in.Float("ticket_tax_pct")/100) * (1 - liveCardFees)
 }
 
 func liveSettlementForecast(in *engine.Input, p *engine.Plan) error {

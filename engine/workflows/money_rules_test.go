@@ -113,6 +113,10 @@ func TestComedyDoorNetOfVAT(t *testing.T) {
 	if math.Abs(gb-us/1.2) > 0.01 || math.Abs(au-us/1.1) > 0.01 {
 		t.Fatalf("door share US %v, GB %v (want US/1.2), AU %v (want US/1.1)", us, gb, au)
 	}
+	// Tickets to live shows take a reduced rate in France and Germany.
+	if fr, de := door("FR"), door("DE"); math.Abs(fr-us/1.055) > 0.01 || math.Abs(de-us/1.07) > 0.01 {
+		t.Fatalf("door share FR %v (want US/1.055), DE %v (want US/1.07)", fr, de)
+	}
 }
 
 // 30 + 3 AP photographs sold in the EU exceed the reduced-VAT copy limit
