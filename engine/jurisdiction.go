@@ -83,6 +83,9 @@ type Rule struct {
 	MinimumBase  float64 `json:"minimum_base,omitempty"`
 	Bands        []Band  `json:"bands,omitempty"`
 	FixedPerYear float64 `json:"fixed_per_year,omitempty"`
+	// TurnoverCeiling is the yearly turnover past which the scheme no
+	// longer applies (France's micro-entrepreneur regime), 0 for none.
+	TurnoverCeiling float64 `json:"turnover_ceiling,omitempty"`
 	// Script registration: the guild writers join, and whether the country
 	// has a registry (a public register or the guild's own).
 	Guild    string `json:"guild,omitempty"`
@@ -214,6 +217,9 @@ func (in *Input) Rule(p *Plan, a Area) (Rule, bool) {
 			if rule.FixedPerYear != 0 {
 				entry["fixed_per_year"] = rule.FixedPerYear
 			}
+			if rule.TurnoverCeiling != 0 {
+				entry["turnover_ceiling"] = rule.TurnoverCeiling
+			}
 		}
 		sec[string(a)] = entry
 	} else {
@@ -289,6 +295,8 @@ type Contributions struct {
 	Rule                             Rule
 	share, deduction, minimum, fixed float64
 	bands                            []Band
+	// Ceiling is the rule's TurnoverCeiling in the plan's currency.
+	Ceiling float64
 }
 
 // Contributions returns the country's social-contribution schedule in the
@@ -305,7 +313,7 @@ func (in *Input) Contributions(p *Plan) (Contributions, bool) {
 		}
 		return in.Benchmark(p, Benchmark{Amount: In(v, rule.Currency), What: fmt.Sprintf("%s %s (%s)", rule.Name, what, rule.Year), Source: rule.Source})
 	}
-	c := Contributions{Rule: rule, share: 1, deduction: conv(rule.Deduction, "deduction"), minimum: conv(rule.MinimumBase, "minimum assessed earnings"), fixed: conv(rule.FixedPerYear, "fixed yearly amount")}
+	c := Contributions{Rule: rule, share: 1, deduction: conv(rule.Deduction, "deduction"), minimum: conv(rule.MinimumBase, "minimum assessed earnings"), fixed: conv(rule.FixedPerYear, "fixed yearly amount"), Ceiling: conv(rule.TurnoverCeiling, "turnover ceiling")}
 	if rule.BaseSharePct != 0 {
 		c.share = rule.BaseSharePct / 100
 	}

@@ -135,6 +135,10 @@ func dsRateRequired(in *engine.Input, p *engine.Plan) error {
 	profit := revenue - in.Float("annual_expenses_usd")
 	hours := dsRateHours(in, in.Float("billable_hours_per_week"))
 	rate := dsRateFor(in, p, in.Float("billable_hours_per_week"), "hourly rate")
+	if sc, ok := dsRateSocial(in, p); ok && sc.Ceiling > 0 && revenue > sc.Ceiling {
+		p.Warn("SOCIAL_REGIME_CEILING", "The revenue this rate needs, %s a year, is above the %s turnover ceiling of the %s: past it two years running the scheme no longer applies and contributions are charged on profit under the standard regime, which this plan does not compute; check with an accountant before relying on the rate.",
+			studioMoney(in, revenue), studioMoney(in, sc.Ceiling), sc.Rule.Name)
+	}
 	se := dsRateSocialOn(in, p, revenue)
 	p.Set("rate_usd", rate)
 	p.Set("day_rate_usd", rate*dsRateDayHours)

@@ -125,6 +125,21 @@ func TestDesignRateReviewKeepsASustainableRate(t *testing.T) {
 	}
 }
 
+// France's micro-entrepreneur scheme stops at its turnover ceiling: a rate
+// that needs more turnover says the scheme it was computed under may not
+// apply.
+func TestDesignRateReviewFrenchCeiling(t *testing.T) {
+	for target, want := range map[float64]bool{30000: false, 85000: true} {
+		res := run(t, "design-rate-review", map[string]any{
+			"country": "FR", "currency": "EUR", "target_income_usd": target, "annual_expenses_usd": 9000,
+			"effective_date": "2027-02-01", "as_of": "2026-11-20",
+		})
+		if got := hasWarning(res, "SOCIAL_REGIME_CEILING"); got != want {
+			t.Errorf("target %v: SOCIAL_REGIME_CEILING %v, want %v (%v)", target, got, want, warningCodes(res))
+		}
+	}
+}
+
 func TestDesignRateReviewPhasesFromFeasibleDate(t *testing.T) {
 	res := run(t, "design-rate-review", map[string]any{
 		"target_income_usd": 85000, "current_rate_usd": 40, "effective_date": "2026-12-01", "as_of": "2026-11-20",
