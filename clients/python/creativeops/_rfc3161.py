@@ -238,7 +238,7 @@ def _rsa_verify(n: int, e: int, hash_name: str, data: bytes, signature: bytes) -
     signature, raised to e mod n, must be exactly the EMSA-PKCS1-v1_5
     encoding 00 01 FF..FF 00 DigestInfo of the data's digest."""
     k = (n.bit_length() + 7) // 8
-    if n.bit_length() < 2048 or len(signature) != k:
+    if len(signature) != k:
         return False
     sig = int.from_bytes(signature, "big")
     if sig >= n:
