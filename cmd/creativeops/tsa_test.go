@@ -31,6 +31,10 @@ func TestExternalTimestampAuthorities(t *testing.T) {
 	b := testtsa.Start(t, testtsa.Options{Name: "Beta TSA", ESSv2: true}) // down at first
 	c := testtsa.Start(t, testtsa.Options{Name: "Gamma TSA"})             // down throughout
 	never := testtsa.Start(t, testtsa.Options{Name: "Unrelated TSA"})     // only its CA is used
+	// As real authorities do: RSA, through an intermediate CA.
+	delta := testtsa.Start(t, testtsa.Options{Name: "Delta TSA", RSA: true, Intermediate: true})
+	// The same, but its intermediate is not a CA: no verifier may accept it.
+	notCA := testtsa.Start(t, testtsa.Options{Name: "Epsilon TSA", RSA: true, Intermediate: true, IntermediateNotCA: true})
 	b.SetDown(true)
 	c.SetDown(true)
 	s := testserver.Start(t, testserver.Options{Configure: func(cfg *server.Config) {
@@ -147,12 +151,41 @@ func TestExternalTimestampAuthorities(t *testing.T) {
 		}
 	}
 
+	// An RSA token through an intermediate CA over the same record, in a
+	// bundle of its own: openssl and creativeops verify accept it with the
+	// authority's root alone, the intermediate coming from the token.
+	rsaToken := delta.Stamp(t, digest[:])
+	tsr := write("rsa.tsr", rsaToken)
+	cmd := exec.Command("openssl", "ts", "-verify", "-digest", hex.EncodeToString(digest[:]), "-in", tsr, "-CAfile", delta.CAFile)
+	if got, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(got), "Verification: OK") {
+		t.Errorf("openssl ts -verify of the RSA token: %v\n%s", err, got)
+	}
+	notCAToken := notCA.Stamp(t, digest[:])
+	cmd = exec.Command("openssl", "ts", "-verify", "-digest", hex.EncodeToString(digest[:]), "-in", write("notca.tsr", notCAToken), "-CAfile", notCA.CAFile)
+	if got, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("openssl ts -verify of a token through an intermediate that is not a CA passed:\n%s", got)
+	}
+	var rsaBundle map[string]any
+	if err := json.Unmarshal(cert.Body, &rsaBundle); err != nil {
+		t.Fatal(err)
+	}
+	rsaBundle["external_timestamps"] = []map[string]any{{"authority_url": delta.URL, "status": "ok", "token": rsaToken, "attempts": 1}}
+	rsaBody, err := json.MarshalIndent(rsaBundle, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle = write("bundle-rsa.json", rsaBody)
+	if out, err := verify("--tsa-ca", delta.CAFile); err != nil || !strings.Contains(out, "ok    external_timestamp[1]") {
+		t.Errorf("verify of the RSA token through an intermediate: %v", err)
+	}
+
 	if os.Getenv("CREATIVEOPS_WRITE_FIXTURES") == "1" {
 		for _, d := range []string{"../../clients/typescript/test/fixtures/external", "../../clients/python/tests/fixtures/external"} {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			for name, data := range map[string][]byte{"bundle.json": cert.Body, "tsa1-ca.pem": a.CAPEM, "tsa2-ca.pem": b.CAPEM, "tsa3-ca.pem": never.CAPEM} {
+			for name, data := range map[string][]byte{"bundle.json": cert.Body, "tsa1-ca.pem": a.CAPEM, "tsa2-ca.pem": b.CAPEM, "tsa3-ca.pem": never.CAPEM,
+				"bundle-rsa.json": rsaBody, "tsa4-ca.pem": delta.CAPEM, "rsa-notca.tsr": notCAToken, "tsa5-ca.pem": notCA.CAPEM} {
 				if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
 					t.Fatal(err)
 				}

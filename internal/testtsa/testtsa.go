@@ -5,6 +5,7 @@ package testtsa
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -39,6 +40,18 @@ type Options struct {
 	ESSv2 bool
 	// Name is the common name of its certificates.
 	Name string
+	// RSA has the authority's certificates and signatures use RSA-2048
+	// (PKCS#1 v1.5, SHA-256), as most real authorities do, rather than
+	// ECDSA P-256.
+	RSA bool
+	// Intermediate has the TSA certificate issued by an intermediate CA
+	// (which the root issued) rather than by the root directly, and the
+	// intermediate embedded in every token beside the TSA certificate.
+	Intermediate bool
+	// IntermediateNotCA marks the intermediate basicConstraints CA:FALSE:
+	// a certificate that must not issue others, for tests that a verifier
+	// refuses the chain.
+	IntermediateNotCA bool
 }
 
 // Start generates a CA and a TSA certificate (critical timeStamping EKU)
@@ -67,11 +80,27 @@ func Start(t testing.TB, opts Options) *TSA {
 			t.Fatal(err)
 		}
 	}
-	run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-		"-days", "3", "-subj", "/CN="+opts.Name+" Root", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-	run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN="+opts.Name)
+	key := []string{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"}
+	if opts.RSA {
+		key = []string{"-newkey", "rsa:2048"}
+	}
+	req := func(args ...string) { run(append(append([]string{"req"}, key...), args...)...) }
+	req("-x509", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN="+opts.Name+" Root",
+		"-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+	issuer, chain := "ca", ""
+	if opts.Intermediate {
+		req("-nodes", "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN="+opts.Name+" Intermediate")
+		if opts.IntermediateNotCA {
+			write("int.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,keyCertSign,cRLSign\n")
+		} else {
+			write("int.ext", "basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n")
+		}
+		run("x509", "-req", "-sha256", "-in", "int.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "int.crt", "-days", "3", "-extfile", "int.ext")
+		issuer, chain = "int", "certs = $dir/int.crt\n"
+	}
+	req("-nodes", "-keyout", "tsa.key", "-out", "tsa.csr", "-subj", "/CN="+opts.Name)
 	write("tsa.ext", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n")
-	run("x509", "-req", "-in", "tsa.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "tsa.crt", "-days", "2", "-extfile", "tsa.ext")
+	run("x509", "-req", "-sha256", "-in", "tsa.csr", "-CA", issuer+".crt", "-CAkey", issuer+".key", "-CAcreateserial", "-out", "tsa.crt", "-days", "2", "-extfile", "tsa.ext")
 	write("serial", "01\n")
 	ess := "sha1"
 	if opts.ESSv2 {
@@ -93,7 +122,7 @@ ordering = no
 tsa_name = yes
 ess_cert_id_chain = no
 ess_cert_id_alg = %s
-`, dir, ess))
+%s`, dir, ess, chain))
 	ca, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +132,31 @@ ess_cert_id_alg = %s
 	t.Cleanup(srv.Close)
 	tsa.URL = srv.URL + "/tsr"
 	return tsa
+}
+
+// Stamp asks the authority, over HTTP, for a token over the SHA-256 digest
+// (the TimeStampResp, with the signer's certificates embedded).
+func (a *TSA) Stamp(t testing.TB, digest []byte) []byte {
+	t.Helper()
+	q := filepath.Join(t.TempDir(), "stamp.tsq")
+	cmd := exec.Command("openssl", "ts", "-query", "-digest", hex.EncodeToString(digest), "-sha256", "-cert", "-out", q)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("openssl ts -query: %v\n%s", err, out)
+	}
+	query, err := os.ReadFile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(a.URL, "application/timestamp-query", bytes.NewReader(query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("timestamp request: %d %v: %s", resp.StatusCode, err, body)
+	}
+	return body
 }
 
 // SetDown makes the authority refuse every request (HTTP 503), or answer

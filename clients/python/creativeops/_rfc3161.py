@@ -1,10 +1,13 @@
 """RFC 3161 timestamp token verification with the standard library: the
 checks of ipreg.verifyTokenSignature (ipreg/timestamp.go) for tokens of
 the creativeops TSA (CMS SignedData, one ECDSA P-256 signer whose
-certificate is embedded and issued directly by the pinned root).
+certificate is embedded and issued directly by the pinned root), and for
+tokens of independent authorities, which mostly sign with RSA (PKCS#1
+v1.5) through intermediate CAs embedded in the token.
 
-The standard library parses neither DER nor X.509 and has no ECDSA, so
-this holds a small DER reader and P-256 verification. It handles public
+The standard library parses neither DER nor X.509 and has no ECDSA or
+RSA, so this holds a small DER reader, P-256 verification and RSA PKCS#1
+v1.5 verification. It handles public
 data only, so it need not be constant-time.
 """
 
@@ -26,6 +29,23 @@ _OID_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
 _OID_SIGNING_CERT_V2 = "1.2.840.113549.1.9.16.2.47"
 _OID_SIGNING_CERT_V1 = "1.2.840.113549.1.9.16.2.12"
 _OID_SHA256 = "2.16.840.1.101.3.4.2.1"
+_OID_SHA384 = "2.16.840.1.101.3.4.2.2"
+_OID_SHA512 = "2.16.840.1.101.3.4.2.3"
+_OID_RSA_ENCRYPTION = "1.2.840.113549.1.1.1"
+_RSA_SIGNATURES = {  # sha{256,384,512}WithRSAEncryption
+    "1.2.840.113549.1.1.11": "sha256",
+    "1.2.840.113549.1.1.12": "sha384",
+    "1.2.840.113549.1.1.13": "sha512",
+}
+_DIGESTS = {_OID_SHA256: "sha256", _OID_SHA384: "sha384", _OID_SHA512: "sha512"}
+# The DER DigestInfo { AlgorithmIdentifier { oid, NULL }, OCTET STRING } up
+# to the digest itself (RFC 8017 section 9.2, note 1).
+_DIGEST_INFO_PREFIX = {
+    "sha256": bytes.fromhex("3031300d060960864801650304020105000420"),
+    "sha384": bytes.fromhex("3041300d060960864801650304020205000430"),
+    "sha512": bytes.fromhex("3051300d060960864801650304020305000440"),
+}
+_OID_BASIC_CONSTRAINTS = "2.5.29.19"
 _OID_EC_PUBLIC_KEY = "1.2.840.10045.2.1"
 _OID_ECDSA_SHA256 = "1.2.840.10045.4.3.2"
 _OID_P256 = "1.2.840.10045.3.1.7"
@@ -210,6 +230,26 @@ def _ecdsa_p256_verify(public_point: bytes, digest: bytes, signature_der: bytes)
     return point is not None and point[0] % _N == r
 
 
+# --- RSA PKCS#1 v1.5 ---------------------------------------------------
+
+
+def _rsa_verify(n: int, e: int, hash_name: str, data: bytes, signature: bytes) -> bool:
+    """RSASSA-PKCS1-v1_5 verification (RFC 8017 section 8.2.2): the
+    signature, raised to e mod n, must be exactly the EMSA-PKCS1-v1_5
+    encoding 00 01 FF..FF 00 DigestInfo of the data's digest."""
+    k = (n.bit_length() + 7) // 8
+    if len(signature) != k:
+        return False
+    sig = int.from_bytes(signature, "big")
+    if sig >= n:
+        return False
+    t = _DIGEST_INFO_PREFIX[hash_name] + hashlib.new(hash_name, data).digest()
+    if k < len(t) + 11:
+        return False
+    expected = b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t
+    return pow(sig, e, n).to_bytes(k, "big") == expected
+
+
 # --- X.509 -------------------------------------------------------------
 
 
@@ -221,9 +261,11 @@ class _Cert(NamedTuple):
     subject: bytes
     not_before: int
     not_after: int
-    public_point: bytes
+    public_point: bytes  # P-256 keys: the uncompressed point; RSA keys: b""
     signature: bytes
     extensions: List[Tuple[str, bool, bytes]]  # (oid, critical, value)
+    sig_alg: str  # the algorithm its issuer signed it with
+    rsa_key: Optional[Tuple[int, int]]  # RSA keys: (n, e)
 
     def common_name(self) -> str:
         for rdn in _items(_one(self.subject, 0x30).content):
@@ -247,12 +289,19 @@ def _parse_cert(der: bytes) -> _Cert:
     not_before, not_after = (_time(t) for t in _seq(validity))
     key = _seq(spki)
     alg = _seq(key[0])
-    if _oid(alg[0]) != _OID_EC_PUBLIC_KEY or len(alg) < 2 or _oid(alg[1]) != _OID_P256:
-        raise TokenError("certificate: key is not ECDSA P-256")
     if key[1].tag != 0x03 or key[1].content[:1] != b"\x00":
         raise TokenError("certificate: bad public key BIT STRING")
-    if _oid(_seq(cert[1])[0]) != _OID_ECDSA_SHA256:
-        raise TokenError("certificate: not signed with ECDSA SHA-256")
+    point, rsa_key = key[1].content[1:], None
+    if _oid(alg[0]) == _OID_RSA_ENCRYPTION:
+        ne = _seq(_one(point))
+        if len(ne) != 2 or _int(ne[0]) <= 0 or _int(ne[1]) <= 1:
+            raise TokenError("certificate: bad RSA public key")
+        point, rsa_key = b"", (_int(ne[0]), _int(ne[1]))
+    elif _oid(alg[0]) != _OID_EC_PUBLIC_KEY or len(alg) < 2 or _oid(alg[1]) != _OID_P256:
+        raise TokenError("certificate: key is neither ECDSA P-256 nor RSA")
+    sig_alg = _oid(_seq(cert[1])[0])
+    if sig_alg != _OID_ECDSA_SHA256 and sig_alg not in _RSA_SIGNATURES:
+        raise TokenError("certificate: not signed with ECDSA SHA-256 nor RSA SHA-256/384/512")
     if cert[2].tag != 0x03 or cert[2].content[:1] != b"\x00":
         raise TokenError("certificate: bad signature BIT STRING")
     extensions = []
@@ -263,7 +312,93 @@ def _parse_cert(der: bytes) -> _Cert:
                 critical = len(parts) == 3 and parts[1].tag == 0x01 and parts[1].content != b"\x00"
                 extensions.append((_oid(parts[0]), critical, parts[-1].content))
     return _Cert(der, cert[0].raw, _int(serial), issuer.raw, subject.raw, not_before, not_after,
-                 key[1].content[1:], cert[2].content[1:], extensions)
+                 point, cert[2].content[1:], extensions, sig_alg, rsa_key)
+
+
+def _verify_signature(key: _Cert, alg: str, data: bytes, signature: bytes, digest_name: str = "sha256") -> bool:
+    """Whether signature, by key's public key, over data verifies:
+    ecdsa-with-SHA256 by a P-256 key, or RSA PKCS#1 v1.5 with SHA-256,
+    SHA-384 or SHA-512 by an RSA key. A CMS signer may name its algorithm
+    rsaEncryption (or id-ecPublicKey) alone: digest_name, its digest
+    algorithm, then says the hash."""
+    if alg in (_OID_ECDSA_SHA256, _OID_EC_PUBLIC_KEY):
+        if key.rsa_key is not None or digest_name != "sha256":
+            return False
+        try:
+            return _ecdsa_p256_verify(key.public_point, hashlib.sha256(data).digest(), signature)
+        except TokenError:
+            return False
+    hash_name = digest_name if alg == _OID_RSA_ENCRYPTION else _RSA_SIGNATURES.get(alg)
+    if hash_name is None or key.rsa_key is None:
+        return False
+    return _rsa_verify(key.rsa_key[0], key.rsa_key[1], hash_name, data, signature)
+
+
+def _ca_constraints(cert: _Cert) -> Tuple[bool, Optional[int]]:
+    """Whether cert is a CA (basicConstraints cA TRUE, and keyCertSign if
+    it has a key usage), and its path length limit."""
+    ca, path_len, cert_sign = False, None, True
+    for oid, _, value in cert.extensions:
+        if oid == _OID_BASIC_CONSTRAINTS:
+            parts = _seq(_one(value))
+            ca = bool(parts) and parts[0].tag == 0x01 and parts[0].content != b"\x00"
+            path_len = next((_int(p) for p in parts if p.tag == 0x02), None)
+        elif oid == _OID_KEY_USAGE:
+            bits = _one(value, 0x03).content[1:2]
+            cert_sign = bool(bits) and bool(bits[0] & 0x04)  # keyCertSign, bit 5
+    return ca and cert_sign, path_len
+
+
+_MAX_INTERMEDIATES = 4
+
+
+def _chain_to_root(signer: _Cert, pool: List[_Cert], roots: List[_Cert], at: int) -> List[_Cert]:
+    """The certificates from signer's issuer up to one of roots: each
+    signature verified by its issuer's key, each valid at the time at,
+    each intermediate (from pool) a CA within its path length limit.
+    Raises TokenError saying why there is none."""
+    reason = ""
+
+    def walk(c: _Cert, above: List[_Cert]) -> Optional[List[_Cert]]:
+        nonlocal reason
+        for r in roots:
+            if r.subject != c.issuer:
+                continue
+            if not _verify_signature(r, c.sig_alg, c.tbs, c.signature):
+                reason = reason or ("the TSA certificate is not issued by the pinned root" if not above
+                                    else "an intermediate CA certificate is not issued by the pinned root")
+                continue
+            if not r.not_before <= at <= r.not_after:
+                reason = "the root certificate is not valid at the token's time"
+                continue
+            return above + [r]
+        if len(above) >= _MAX_INTERMEDIATES:
+            return None
+        for p in pool:
+            if p is signer or p in above or p.subject != c.issuer:
+                continue
+            ca, path_len = _ca_constraints(p)
+            if not ca:
+                reason = "an intermediate certificate in the token is not a CA"
+                continue
+            if path_len is not None and path_len < len(above):
+                reason = "an intermediate CA's path length limit is exceeded"
+                continue
+            if not _verify_signature(p, c.sig_alg, c.tbs, c.signature):
+                reason = reason or "a certificate signature does not verify with its intermediate CA"
+                continue
+            if not p.not_before <= at <= p.not_after:
+                reason = "an intermediate CA certificate is not valid at the token's time"
+                continue
+            found = walk(p, above + [p])
+            if found:
+                return found
+        return None
+
+    chain = walk(signer, [])
+    if chain is None:
+        raise TokenError("timestamp token signature: " + (reason or "the TSA certificate is not issued by the pinned root"))
+    return chain
 
 
 def _check_tsa_profile(cert: _Cert) -> None:
@@ -297,28 +432,34 @@ def verify_token(der: Optional[bytes], root_pem: str) -> TokenInfo:
     root_der = pem_to_der(root_pem)
     if root_der is None:
         raise TokenError("no root certificate in TSA root PEM")
-    return _verify(der, [_parse_cert(root_der)], ess_v1=False)
+    return _verify(der, [_parse_cert(root_der)], external=False)
 
 
 def verify_external_token(der: Optional[bytes], ca_pems: List[str]) -> TokenInfo:
     """verify_token for a token of an independent timestamp authority
-    (certificate external_timestamps): its TSA certificate must be issued
-    directly by one of the CA certificates in ca_pems, and the ESS
-    signing-certificate attribute may be v1 (SHA-1, OpenSSL's default and
-    that of many authorities) or v2."""
+    (certificate external_timestamps): its TSA certificate must chain to
+    one of the CA certificates in ca_pems, directly or through
+    intermediate CAs embedded in the token (each a CA, each signature
+    verified, each valid at the token's time); signatures may be ECDSA
+    P-256 with SHA-256 or RSA PKCS#1 v1.5 with SHA-256, SHA-384 or
+    SHA-512, as real authorities use; and the ESS signing-certificate
+    attribute may be v1 (SHA-1, OpenSSL's default and that of many
+    authorities) or v2."""
     roots = []
     for pem in ca_pems:
         for d in pems_to_der(pem):
             try:
                 roots.append(_parse_cert(d))
             except TokenError:
-                continue  # a CA with another key type cannot have issued a P-256 signer we check
+                continue  # a CA with another key type cannot have issued a signer we check
     if not roots:
-        raise TokenError("no usable CA certificate (ECDSA P-256) in the authorities' CA PEM")
-    return _verify(der, roots, ess_v1=True)
+        raise TokenError("no usable CA certificate (ECDSA P-256 or RSA) in the authorities' CA PEM")
+    return _verify(der, roots, external=True)
 
 
-def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo:
+def _verify(der: Optional[bytes], roots: List[_Cert], external: bool) -> TokenInfo:
+    """external: a token of an independent authority, which may use ESS
+    v1, RSA and SHA-384/512, and intermediate CAs embedded in the token."""
     if not der:
         raise TokenError("no timestamp token")
     resp = _seq(_one(der))
@@ -344,8 +485,9 @@ def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo
     signer = next((c for c in certs if c.issuer == sid[0].raw and c.serial == _int(sid[1])), None)
     if signer is None:
         raise TokenError("timestamp token does not embed its signer's certificate")
-    if _oid(_seq(si[2])[0]) != _OID_SHA256 or si[3].tag != 0xA0:
-        raise TokenError("timestamp token is not signed over SHA-256 signed attributes")
+    digest_name = _DIGESTS.get(_oid(_seq(si[2])[0]))
+    if digest_name is None or (not external and digest_name != "sha256") or si[3].tag != 0xA0:
+        raise TokenError("timestamp token is not signed over SHA-256" + ("/384/512" if external else "") + " signed attributes")
     attrs = {}
     for a in _items(si[3].content):
         parts = _seq(a)
@@ -353,11 +495,11 @@ def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo
     if [_oid(v) for v in attrs.get(_OID_CONTENT_TYPE, [])] != [_OID_TST_INFO]:
         raise TokenError("timestamp token signed content type is not TSTInfo")
     md = attrs.get(_OID_MESSAGE_DIGEST, [])
-    if len(md) != 1 or md[0].content != hashlib.sha256(tst_der).digest():
+    if len(md) != 1 or md[0].content != hashlib.new(digest_name, tst_der).digest():
         raise TokenError("timestamp token message digest does not match its TSTInfo")
     ess = attrs.get(_OID_SIGNING_CERT_V2)
     cert_hash = hashlib.sha256(signer.raw).digest()
-    if not ess and ess_v1 and attrs.get(_OID_SIGNING_CERT_V1):
+    if not ess and external and attrs.get(_OID_SIGNING_CERT_V1):
         ess = attrs[_OID_SIGNING_CERT_V1]  # ESSCertID: certHash is SHA-1, no hashAlgorithm
         cert_hash = hashlib.sha1(signer.raw).digest()  # noqa: S324 - RFC 2634 names certificates by SHA-1
     if not ess:
@@ -373,10 +515,14 @@ def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo
     if first[0].content != cert_hash:
         raise TokenError("timestamp token ESS attribute does not match the signing certificate")
     _check_tsa_profile(signer)
-    if _oid(_seq(si[4])[0]) not in (_OID_ECDSA_SHA256, _OID_EC_PUBLIC_KEY):
-        raise TokenError("timestamp token signature is not ECDSA")
+    sig_alg = _oid(_seq(si[4])[0])
+    allowed = {_OID_ECDSA_SHA256, _OID_EC_PUBLIC_KEY}
+    if external:
+        allowed |= {_OID_RSA_ENCRYPTION, *_RSA_SIGNATURES}
+    if sig_alg not in allowed:
+        raise TokenError("timestamp token signature is not " + ("ECDSA or RSA" if external else "ECDSA"))
     signed_attrs = b"\x31" + si[3].raw[1:]  # signed as a SET OF (RFC 5652 section 5.4)
-    if not _ecdsa_p256_verify(signer.public_point, hashlib.sha256(signed_attrs).digest(), _one(si[5].raw, 0x04).content):
+    if not _verify_signature(signer, sig_alg, signed_attrs, _one(si[5].raw, 0x04).content, digest_name):
         raise TokenError("timestamp token signature does not verify")
 
     tst = _seq(_one(tst_der))
@@ -387,11 +533,8 @@ def _verify(der: Optional[bytes], roots: List[_Cert], ess_v1: bool) -> TokenInfo
 
     # The chain, evaluated at the token's own time: the TSA vouched for it
     # while its certificate was valid, which is what matters later.
-    root = next((r for r in roots if r.subject == signer.issuer and _ecdsa_p256_verify(
-        r.public_point, hashlib.sha256(signer.tbs).digest(), signer.signature)), None)
-    if root is None:
-        raise TokenError("timestamp token signature: the TSA certificate is not issued by the pinned root")
-    for c, what in ((signer, "TSA certificate"), (root, "root certificate")):
-        if not c.not_before <= gen_time <= c.not_after:
-            raise TokenError(f"timestamp token signature: the {what} is not valid at the token's time")
+    # Intermediates come from the token only for an external authority.
+    _chain_to_root(signer, certs if external else [], roots, gen_time)
+    if not signer.not_before <= gen_time <= signer.not_after:
+        raise TokenError("timestamp token signature: the TSA certificate is not valid at the token's time")
     return TokenInfo(gen_time, _int(tst[3]), _oid(tst[1]), imprint[1].content, signer.common_name())

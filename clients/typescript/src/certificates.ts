@@ -341,6 +341,13 @@ const OID = {
   signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
   signingCertificate: "1.2.840.113549.1.9.16.2.12",
   sha256: "2.16.840.1.101.3.4.2.1",
+  sha384: "2.16.840.1.101.3.4.2.2",
+  sha512: "2.16.840.1.101.3.4.2.3",
+  rsaEncryption: "1.2.840.113549.1.1.1",
+  sha256WithRSA: "1.2.840.113549.1.1.11",
+  sha384WithRSA: "1.2.840.113549.1.1.12",
+  sha512WithRSA: "1.2.840.113549.1.1.13",
+  basicConstraints: "2.5.29.19",
   ecdsaWithSHA256: "1.2.840.10045.4.3.2",
   ecPublicKey: "1.2.840.10045.2.1",
   p256: "1.2.840.10045.3.1.7",
@@ -436,14 +443,103 @@ function rawECDSASignature(der: Uint8Array): Uint8Array<ArrayBuffer> {
   return concat(fixed(r.value), fixed(s.value));
 }
 
-/** Verifies an ecdsa-with-SHA256 signature by the P-256 key of an SPKI. */
-async function verifyECDSA(spki: Uint8Array, alg: string, signature: Uint8Array, data: Uint8Array): Promise<boolean> {
-  if (alg !== OID.ecdsaWithSHA256) throw new Error(`unsupported signature algorithm ${alg}`);
+const RSA_HASHES: Record<string, string> = {
+  [OID.sha256WithRSA]: "SHA-256",
+  [OID.sha384WithRSA]: "SHA-384",
+  [OID.sha512WithRSA]: "SHA-512",
+};
+
+/** Web Crypto's name of a digest algorithm a signer may use. */
+const DIGESTS: Record<string, string> = { [OID.sha256]: "SHA-256", [OID.sha384]: "SHA-384", [OID.sha512]: "SHA-512" };
+
+/**
+ * Verifies a signature by the key of an SPKI: ecdsa-with-SHA256 by a P-256
+ * key, or RSA PKCS#1 v1.5 with SHA-256, SHA-384 or SHA-512 by an RSA key.
+ * A CMS signer may name its algorithm rsaEncryption alone: digest is then
+ * its digest algorithm (Web Crypto name).
+ */
+async function verifySignature(spki: Uint8Array, alg: string, signature: Uint8Array, data: Uint8Array, digest = "SHA-256"): Promise<boolean> {
   const [keyAlg] = children(readDer(spki));
   const [kind, curve] = keyAlg ? children(keyAlg) : [];
-  if (!kind || !curve || oid(kind) !== OID.ecPublicKey || oid(curve) !== OID.p256) throw new Error("unsupported public key: not ECDSA P-256");
-  const key = await crypto.subtle.importKey("spki", new Uint8Array(spki), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
-  return crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, rawECDSASignature(signature), new Uint8Array(data));
+  const keyKind = kind ? oid(kind) : "";
+  if (alg === OID.ecdsaWithSHA256 || (alg === OID.ecPublicKey && digest === "SHA-256")) {
+    if (keyKind !== OID.ecPublicKey || !curve || curve.tag !== 0x06 || oid(curve) !== OID.p256) throw new Error("ECDSA signature by a key that is not ECDSA P-256");
+    const key = await crypto.subtle.importKey("spki", new Uint8Array(spki), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+    return crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, rawECDSASignature(signature), new Uint8Array(data));
+  }
+  const hash = alg === OID.rsaEncryption ? digest : RSA_HASHES[alg];
+  if (hash === undefined) throw new Error(`unsupported signature algorithm ${alg}`);
+  if (keyKind !== OID.rsaEncryption) throw new Error("RSA signature by a key that is not RSA");
+  const key = await crypto.subtle.importKey("spki", new Uint8Array(spki), { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
+  return crypto.subtle.verify({ name: "RSASSA-PKCS1-v1_5" }, key, new Uint8Array(signature), new Uint8Array(data));
+}
+
+/** Whether c is marked a CA (basicConstraints cA TRUE) allowed to sign certificates, and its path length limit. */
+function caConstraints(c: X509): { ca: boolean; pathLen: number | undefined } {
+  const bc = c.extensions.find((e) => e.id === OID.basicConstraints);
+  if (!bc) return { ca: false, pathLen: undefined };
+  const f = children(readDer(bc.value));
+  const ca = f[0]?.tag === 0x01 && f[0].value[0] !== 0;
+  const pl = f.find((d) => d.tag === 0x02);
+  const ku = c.extensions.find((e) => e.id === OID.keyUsage);
+  const certSign = !ku || ((readDer(ku.value).value[1] ?? 0) & 0x04) !== 0; // keyCertSign, bit 5
+  return { ca: ca && certSign, pathLen: pl ? Number(integer(pl)) : undefined };
+}
+
+/** At most this many intermediate CAs between a TSA certificate and a given CA. */
+const MAX_INTERMEDIATES = 4;
+
+/**
+ * The chain from the TSA certificate to one of roots: each certificate's
+ * signature verified by its issuer's key, each valid at time, each
+ * intermediate (from the token's certificates, when allowed) a CA whose
+ * path length limit holds. Returns the certificates above the TSA one,
+ * the root last; throws saying why there is none.
+ */
+async function chainToRoot(signer: X509, pool: X509[], roots: X509[], time: bigint): Promise<X509[]> {
+  let reason = "";
+  const validAt = (c: X509) => time >= c.notBefore && time <= c.notAfter;
+  const walk = async (c: X509, above: X509[]): Promise<X509[] | undefined> => {
+    for (const r of roots) {
+      if (!equal(c.issuer, r.subject)) continue;
+      if (!(await verifySignature(r.spki, c.sigAlg, c.signature, c.tbs).catch(() => false))) {
+        reason ||= above.length === 0 ? "TSA certificate signature does not verify with the TSA root" : "intermediate CA certificate signature does not verify with the TSA root";
+        continue;
+      }
+      if (!validAt(r)) {
+        reason = "TSA root was not valid at the token's time";
+        continue;
+      }
+      return [...above, r];
+    }
+    if (above.length >= MAX_INTERMEDIATES) return undefined;
+    for (const p of pool) {
+      if (p === signer || above.includes(p) || !equal(c.issuer, p.subject)) continue;
+      const { ca, pathLen } = caConstraints(p);
+      if (!ca) {
+        reason = "an intermediate certificate in the token is not a CA";
+        continue;
+      }
+      if (pathLen !== undefined && pathLen < above.length) {
+        reason = "an intermediate CA's path length limit is exceeded";
+        continue;
+      }
+      if (!(await verifySignature(p.spki, c.sigAlg, c.signature, c.tbs).catch(() => false))) {
+        reason ||= "a certificate signature does not verify with its intermediate CA";
+        continue;
+      }
+      if (!validAt(p)) {
+        reason = "intermediate CA certificate was not valid at the token's time";
+        continue;
+      }
+      const found = await walk(p, [...above, p]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const chain = await walk(signer, []);
+  if (chain) return chain;
+  throw new Error(reason || "TSA certificate is not issued by the TSA root");
 }
 
 export interface TimestampToken {
@@ -480,10 +576,13 @@ function pemCerts(pems: string[]): Uint8Array[] {
 
 /**
  * verifyTimestampToken for a token of an independent timestamp authority
- * (a certificate's externalTimestamps): its TSA certificate must be issued
- * directly by one of the CA certificates in caPEMs (ECDSA P-256), and its
- * ESS signing-certificate attribute may be v1 (SHA-1, OpenSSL's default
- * and that of many authorities) or v2.
+ * (a certificate's externalTimestamps): its TSA certificate must chain to
+ * one of the CA certificates in caPEMs, directly or through intermediate
+ * CAs embedded in the token (each a CA, each signature verified, each
+ * valid at the token's time); signatures may be ECDSA P-256 with SHA-256
+ * or RSA PKCS#1 v1.5 with SHA-256, SHA-384 or SHA-512, as real
+ * authorities use; and its ESS signing-certificate attribute may be v1
+ * (SHA-1, OpenSSL's default and that of many authorities) or v2.
  */
 export async function verifyExternalTimestampToken(token: Uint8Array, caPEMs: string[]): Promise<TimestampToken> {
   const roots = pemCerts(caPEMs).map(parseCert);
@@ -491,7 +590,11 @@ export async function verifyExternalTimestampToken(token: Uint8Array, caPEMs: st
   return verifyToken(token, roots, true);
 }
 
-async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Promise<TimestampToken> {
+/**
+ * external: a token of an independent authority, which may use ESS v1,
+ * RSA and SHA-384/512, and intermediate CAs embedded in the token.
+ */
+async function verifyToken(token: Uint8Array, roots: X509[], external: boolean): Promise<TimestampToken> {
   const resp = children(readDer(token));
   const status = children(at(resp, 0, 0x30, "timestamp response status"));
   const granted = integer(at(status, 0, 0x02, "timestamp response status"));
@@ -517,7 +620,8 @@ async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Pr
   const sidSerial = integer(at(sid, 1, 0x02, "signer serial"));
   const signer = certs.find((c) => equal(c.issuer, sidIssuer) && c.serial === sidSerial);
   if (!signer) throw new Error("timestamp token must have exactly one signer with an embedded certificate");
-  if (oid(at(children(at(si, 2, 0x30, "signer digest algorithm")), 0, 0x06, "signer digest algorithm")) !== OID.sha256) throw new Error("timestamp token signer digest is not SHA-256");
+  const digestName = DIGESTS[oid(at(children(at(si, 2, 0x30, "signer digest algorithm")), 0, 0x06, "signer digest algorithm"))];
+  if (digestName === undefined || (!external && digestName !== "SHA-256")) throw new Error(`timestamp token signer digest is not ${external ? "SHA-256, SHA-384 or SHA-512" : "SHA-256"}`);
   const signedAttrs = at(si, 3, 0xa0, "signed attributes");
   const attrs = new Map<string, Der[]>();
   for (const a of children(signedAttrs)) {
@@ -527,11 +631,11 @@ async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Pr
   const ct = attrs.get(OID.contentType)?.[0];
   if (!ct || oid(ct) !== OID.tstInfo) throw new Error("timestamp token signed content type is not TSTInfo");
   const md = attrs.get(OID.messageDigest)?.[0];
-  if (md?.tag !== 0x04 || !equal(md.value, await sha256(tstInfoDer))) throw new Error("timestamp token message digest does not match its TSTInfo");
+  if (md?.tag !== 0x04 || !equal(md.value, new Uint8Array(await crypto.subtle.digest(digestName, new Uint8Array(tstInfoDer))))) throw new Error("timestamp token message digest does not match its TSTInfo");
   // ESS signing-certificate-v2: SEQUENCE { certs SEQUENCE OF ESSCertIDv2 { [hashAlgorithm] certHash ... } }
   let scv2 = attrs.get(OID.signingCertificateV2)?.[0];
   let certHash = await sha256(signer.raw);
-  if (!scv2 && essV1 && attrs.get(OID.signingCertificate)?.[0]) {
+  if (!scv2 && external && attrs.get(OID.signingCertificate)?.[0]) {
     // ESS v1 (RFC 2634): ESSCertID names the certificate by SHA-1 and has no hashAlgorithm.
     scv2 = attrs.get(OID.signingCertificate)![0];
     certHash = new Uint8Array(await crypto.subtle.digest("SHA-1", new Uint8Array(signer.raw)));
@@ -552,9 +656,10 @@ async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Pr
   const signature = at(si, 5, 0x04, "signature").value;
   // The signature covers the signed attributes as a SET (RFC 5652 §5.4).
   const signedBytes = concat(new Uint8Array([0x31]), signedAttrs.raw.subarray(1));
-  if (!(await verifyECDSA(signer.spki, sigAlg, signature, signedBytes))) throw new Error("timestamp token signature does not verify");
+  if (!external && sigAlg !== OID.ecdsaWithSHA256) throw new Error(`unsupported signature algorithm ${sigAlg}`);
+  if (!(await verifySignature(signer.spki, sigAlg, signature, signedBytes, digestName))) throw new Error("timestamp token signature does not verify");
 
-  // The TSA certificate: exactly the critical timeStamping EKU, issued by the root.
+  // The TSA certificate: exactly the critical timeStamping EKU, issued by the root (through intermediates for an external one).
   const eku = signer.extensions.filter((e) => e.id === OID.extKeyUsage);
   if (eku.length !== 1 || !eku[0]!.critical) throw new Error("TSA certificate extended key usage is not critical");
   const usages = children(readDer(eku[0]!.value)).map(oid);
@@ -564,18 +669,6 @@ async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Pr
     const bits = readDer(ku.value).value[1] ?? 0; // first byte after the unused-bits count
     if ((bits & 0xc0) === 0) throw new Error("TSA certificate key usage does not allow signing");
   }
-  let root: X509 | undefined;
-  for (const r of roots) {
-    if (equal(signer.issuer, r.subject) && (await verifyECDSA(r.spki, signer.sigAlg, signer.signature, signer.tbs))) {
-      root = r;
-      break;
-    }
-  }
-  if (!root) {
-    if (!roots.some((r) => equal(signer.issuer, r.subject))) throw new Error("TSA certificate is not issued by the TSA root");
-    throw new Error("TSA certificate signature does not verify with the TSA root");
-  }
-
   const tst = children(readDer(tstInfoDer));
   const policy = oid(at(tst, 1, 0x06, "TSTInfo policy"));
   const imprint = children(at(tst, 2, 0x30, "TSTInfo message imprint"));
@@ -585,9 +678,8 @@ async function verifyToken(token: Uint8Array, roots: X509[], essV1: boolean): Pr
   const serial = integer(at(tst, 3, 0x02, "TSTInfo serial"));
   const genTime = derTime(at(tst, 4, 0x18, "TSTInfo time"));
   // Valid at the token's time, not now: the TSA vouched for the time while its certificate was valid.
-  for (const [name, c] of [["TSA certificate", signer], ["TSA root", root]] as const) {
-    if (genTime.seconds < c.notBefore || genTime.seconds > c.notAfter) throw new Error(`${name} was not valid at the token's time`);
-  }
+  await chainToRoot(signer, external ? certs : [], roots, genTime.seconds);
+  if (genTime.seconds < signer.notBefore || genTime.seconds > signer.notAfter) throw new Error("TSA certificate was not valid at the token's time");
   return { genTime, serial, policy, digest: new Uint8Array(digest), signer: signer.commonName };
 }
 
