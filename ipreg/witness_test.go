@@ -353,12 +353,20 @@ func TestWitnessTwoReplicas(t *testing.T) {
 				}
 			}
 			for i, r := range regs {
-				b, err := r.Certificate(context.Background(), works[0])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c := CheckCosignatures(b.Checkpoint, []string{lw.VerifierKey}, 1); !c.OK || b.TreeSize != 2*each {
-					t.Fatalf("replica %d: tree size %d, %+v", i, b.TreeSize, c)
+				// The witness holds the tree before the replica that
+				// submitted it has stored the cosignature: wait for that.
+				for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					b, err := r.Certificate(context.Background(), works[0])
+					if err != nil {
+						t.Fatal(err)
+					}
+					c := CheckCosignatures(b.Checkpoint, []string{lw.VerifierKey}, 1)
+					if c.OK && b.TreeSize == 2*each {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("replica %d: tree size %d, %+v", i, b.TreeSize, c)
+					}
 				}
 			}
 			if got := fails.list(); len(got) != 0 {

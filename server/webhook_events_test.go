@@ -17,6 +17,7 @@ import (
 	"github.com/creativeops/creativeops/internal/clock"
 	"github.com/creativeops/creativeops/internal/eventtypes"
 	"github.com/creativeops/creativeops/internal/testserver"
+	"github.com/creativeops/creativeops/internal/testtsa"
 	"github.com/creativeops/creativeops/server"
 	"github.com/creativeops/creativeops/webhooks"
 )
@@ -45,11 +46,15 @@ func init() {
 // enums. A declared type this test cannot make the server send fails it.
 func TestWebhookEventsMatchTheirSchemas(t *testing.T) {
 	clk := clock.NewTest(planStart)
+	tsa := testtsa.Start(t, testtsa.Options{Name: "Webhook TSA"})
 	s := testserver.Start(t, testserver.Options{Configure: func(c *server.Config) {
 		c.Clock = clk
 		// A delivery that fails under a loaded test run is retried at once,
 		// not minutes later.
 		c.WebhookSchedule = webhooks.Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
+		// An independent timestamp authority: its token's arrival is
+		// ip.certificate.updated.
+		c.TimestampAuthorities = []string{tsa.URL}
 	}})
 	rc := newReceiver(t, nil)
 	wh := createWebhook(t, s, s.AdminKey, rc.URL, []string{"*"}, "")

@@ -28,7 +28,7 @@ func TestRenderListsCalendarsAndCurrencies(t *testing.T) {
 	for _, want := range []string{
 		"`DE` Germany",
 		"Calendars: any of the ",
-		"Currencies: USD only.", // crafts-etsy-pricing: Etsy's US fee schedule
+		"Currencies: none (no amounts).", // e.g. publishing-query-plan
 		"Currencies: any listed above (`currency`, default `GBP`).", // comedy-edinburgh-fringe
 		"[Steamworks: upcoming Steam sales and events](https://partner.steamgames.com/doc/marketing/upcoming_events)",
 	} {
