@@ -490,12 +490,19 @@ func TestPlanRemindersThroughTheQueue(t *testing.T) {
 			if m := evs[0].Data["milestone"].(map[string]any); evs[0].Data["plan_id"] != planID || m["key"] != "artwork-metadata" || evs[0].Data["days_until"] != 3.0 {
 				t.Errorf("reminder: %v", evs[0].Data)
 			}
-			var batches int
-			if err := db.QueryRow("SELECT count(*) FROM river_job WHERE kind = 'plans.remind' AND state = 'completed'").Scan(&batches); err != nil {
-				t.Fatal(err)
-			}
-			if batches == 0 {
-				t.Error("no plans.remind batch was worked")
+			// The batch's reminder is sent before River records the job
+			// completed: wait for that record.
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				var batches int
+				if err := db.QueryRow("SELECT count(*) FROM river_job WHERE kind = 'plans.remind' AND state = 'completed'").Scan(&batches); err != nil {
+					t.Fatal(err)
+				}
+				if batches > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no plans.remind batch was worked")
+				}
 			}
 		})
 	}
