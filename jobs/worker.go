@@ -10,6 +10,7 @@ import (
 	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // errCanceled stops a run whose job was canceled while it ran.
@@ -100,6 +101,10 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		}
 		n, err := upd.Save(ctx)
 		if err != nil || n == 0 {
+			return err
+		}
+		// Counted only by the update that finished the job.
+		if err := storage.AddJobMinutes(ctx, tx, finishedMinute(j)); err != nil {
 			return err
 		}
 		if err := r.track(ctx, tx, sqlTx, j); err != nil {
