@@ -344,14 +344,15 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 		if err := jobCreate(tx, j).Exec(ctx); err != nil {
 			return err
 		}
-		if err := storage.AddJobMinutes(ctx, tx, finishedMinute(j)); err != nil {
-			return err
-		}
 		if err := r.track(ctx, tx, sqlTx, j); err != nil {
 			return err
 		}
-		_, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
-		return err
+		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data); err != nil {
+			return err
+		}
+		// Last: the organization's row of the minute is locked only until
+		// commit.
+		return storage.AddJobMinutes(ctx, tx, finishedMinute(j))
 	})
 	if err != nil {
 		return nil, err

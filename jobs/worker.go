@@ -103,14 +103,15 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		if err != nil || n == 0 {
 			return err
 		}
-		// Counted only by the update that finished the job.
-		if err := storage.AddJobMinutes(ctx, tx, finishedMinute(j)); err != nil {
-			return err
-		}
 		if err := r.track(ctx, tx, sqlTx, j); err != nil {
 			return err
 		}
-		_, err = r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data); err != nil {
+			return err
+		}
+		// Counted only by the update that finished the job; last, so the
+		// organization's row of the minute stays locked only until commit.
+		err = storage.AddJobMinutes(ctx, tx, finishedMinute(j))
 		done = err == nil
 		return err
 	})
