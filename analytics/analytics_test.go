@@ -118,7 +118,7 @@ func TestRecorderConcurrent(t *testing.T) {
 	}
 }
 
-func openStore(t *testing.T, url string) *storage.Store {
+func openStore(t testing.TB, url string) *storage.Store {
 	t.Helper()
 	st, err := storage.Open(context.Background(), url)
 	if err != nil {

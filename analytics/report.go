@@ -7,8 +7,12 @@ import (
 	"slices"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/jobminute"
+	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/jobs"
 	"github.com/creativeops/creativeops/storage"
 )
@@ -128,7 +132,8 @@ type Point struct {
 
 // JobStats counts the jobs created in the window by their current status.
 // AvgDurationMS is the mean run time (started to finished) of those that
-// completed or failed.
+// completed or failed. The window is whole minutes: those [From, To)
+// touches, as for the requests.
 type JobStats struct {
 	Queued, Processing, Completed, Failed, Canceled int64
 	AvgDurationMS                                   float64
@@ -142,7 +147,8 @@ type Report struct {
 	Jobs      JobStats
 }
 
-// Usage builds a report from the stored aggregates and the jobs table.
+// Usage builds a report from the stored aggregates: usage minutes, job
+// minutes (finished jobs) and the jobs still queued or processing.
 // Aggregates still in a replica's memory (at most one flush interval old)
 // are not included: every replica answers the same.
 func Usage(ctx context.Context, st *storage.Store, q Query) (*Report, error) {
@@ -188,21 +194,39 @@ func Usage(ctx context.Context, st *storage.Store, q Query) (*Report, error) {
 	return rep, nil
 }
 
+// jobWindow is the window of the report's job figures in Unix seconds:
+// the minutes [From, To) touches, whole, as the rollup counts jobs by their
+// creation minute.
+func jobWindow(q Query) (from, to int64) {
+	return floorTo(q.From.Unix(), 60), floorTo(ceilSeconds(q.To)+59, 60)
+}
+
+// activeJobs selects the organization's queued and processing jobs created
+// in the report's window.
+func activeJobs(q Query) []predicate.Job {
+	from, to := jobWindow(q)
+	ps := []predicate.Job{job.OrganizationID(q.Org), job.StatusIn(jobs.Queued, jobs.Processing),
+		job.CreatedAtGTE(time.Unix(from, 0).UTC()), job.CreatedAtLT(time.Unix(to, 0).UTC())}
+	if q.KeyID != "" {
+		ps = append(ps, job.KeyID(q.KeyID))
+	}
+	return ps
+}
+
+// jobStats counts the jobs still queued or processing from the jobs table,
+// through the index on (organization_id, status, created_at, key_id) that
+// only active jobs' entries are read from, and the finished ones, with
+// their run time, from the job_minutes rollup: rows of the window's
+// minutes. Neither read grows with the jobs that finished in the window.
 func jobStats(ctx context.Context, client *ent.Client, q Query) (JobStats, error) {
 	var out JobStats
-	query := func() *ent.JobQuery {
-		jq := client.Job.Query().Where(job.OrganizationID(q.Org), job.CreatedAtGTE(q.From), job.CreatedAtLT(q.To))
-		if q.KeyID != "" {
-			jq = jq.Where(job.KeyID(q.KeyID))
-		}
-		return jq
-	}
+	from, to := jobWindow(q)
 	var byStatus []struct {
 		Status string `json:"status"`
 		Count  int64  `json:"count"`
 	}
-	if err := query().GroupBy(job.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &byStatus); err != nil {
-		return out, fmt.Errorf("job counts: %w", err)
+	if err := client.Job.Query().Where(activeJobs(q)...).GroupBy(job.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &byStatus); err != nil {
+		return out, fmt.Errorf("active job counts: %w", err)
 	}
 	for _, s := range byStatus {
 		switch s.Status {
@@ -210,35 +234,37 @@ func jobStats(ctx context.Context, client *ent.Client, q Query) (JobStats, error
 			out.Queued = s.Count
 		case jobs.Processing:
 			out.Processing = s.Count
-		case jobs.Completed:
-			out.Completed = s.Count
-		case jobs.Failed:
-			out.Failed = s.Count
-		case jobs.Canceled:
-			out.Canceled = s.Count
 		}
 	}
-	// Times are stored in different textual forms by the two databases,
-	// so the mean is taken here rather than in SQL.
-	var runs []struct {
-		StartedAt   *time.Time `json:"started_at"`
-		CompletedAt *time.Time `json:"completed_at"`
+	finished := client.JobMinute.Query().Where(jobminute.OrganizationID(q.Org), jobminute.MinuteGTE(from), jobminute.MinuteLT(to))
+	if q.KeyID != "" {
+		finished = finished.Where(jobminute.KeyID(q.KeyID))
 	}
-	err := query().Where(job.StatusIn(jobs.Completed, jobs.Failed), job.StartedAtNotNil(), job.CompletedAtNotNil()).
-		Select(job.FieldStartedAt, job.FieldCompletedAt).Scan(ctx, &runs)
+	var sums []struct {
+		Completed     int64 `json:"completed"`
+		Failed        int64 `json:"failed"`
+		Canceled      int64 `json:"canceled"`
+		DurationSumUS int64 `json:"duration_sum_us"`
+		DurationN     int64 `json:"duration_n"`
+	}
+	err := finished.Modify(func(s *entsql.Selector) {
+		var cols []string
+		for _, c := range []string{jobminute.FieldCompleted, jobminute.FieldFailed, jobminute.FieldCanceled,
+			jobminute.FieldDurationSumUs, jobminute.FieldDurationN} {
+			// A bigint on both databases (PostgreSQL's SUM of one is numeric).
+			cols = append(cols, entsql.As("CAST(COALESCE(SUM("+s.C(c)+"), 0) AS BIGINT)", c))
+		}
+		s.Select(cols...)
+	}).Scan(ctx, &sums)
 	if err != nil {
-		return out, fmt.Errorf("job durations: %w", err)
+		return out, fmt.Errorf("finished job counts: %w", err)
 	}
-	var sum time.Duration
-	var n int
-	for _, r := range runs {
-		if r.StartedAt != nil && r.CompletedAt != nil && !r.CompletedAt.Before(*r.StartedAt) {
-			sum += r.CompletedAt.Sub(*r.StartedAt)
-			n++
+	if len(sums) == 1 {
+		sum := sums[0]
+		out.Completed, out.Failed, out.Canceled = sum.Completed, sum.Failed, sum.Canceled
+		if sum.DurationN > 0 {
+			out.AvgDurationMS = float64(sum.DurationSumUS) / 1000 / float64(sum.DurationN)
 		}
-	}
-	if n > 0 {
-		out.AvgDurationMS = float64(sum.Microseconds()) / 1000 / float64(n)
 	}
 	return out, nil
 }

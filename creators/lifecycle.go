@@ -29,6 +29,7 @@ import (
 	"github.com/creativeops/creativeops/ent/planmilestone"
 	"github.com/creativeops/creativeops/ent/planreminder"
 	"github.com/creativeops/creativeops/events"
+	"github.com/creativeops/creativeops/jobs"
 )
 
 // Patch is a change to a creator: the fields set change, the others stay.
@@ -236,9 +237,7 @@ func (s *Service) Erase(ctx context.Context, orgID, id string) error {
 		if err := keepPlanDocuments(ctx, tx, orgID, id); err != nil {
 			return err
 		}
-		if _, err := tx.Job.Update().
-			Where(job.OrganizationID(orgID), job.CreatorID(id), job.StatusIn("queued", "processing")).
-			SetStatus("canceled").SetCompletedAt(t).SetUpdatedAt(t).Save(ctx); err != nil {
+		if err := jobs.CancelCreatorRuns(ctx, s.store.Dialect, tx, orgID, id, t); err != nil {
 			return err
 		}
 		if _, err := tx.Job.Update().

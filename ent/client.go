@@ -26,6 +26,7 @@ import (
 	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/jobminute"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
@@ -73,6 +74,8 @@ type Client struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// JobMinute is the client for interacting with the JobMinute builders.
+	JobMinute *JobMinuteClient
 	// KeyEpoch is the client for interacting with the KeyEpoch builders.
 	KeyEpoch *KeyEpochClient
 	// LogCosignature is the client for interacting with the LogCosignature builders.
@@ -127,6 +130,7 @@ func (c *Client) init() {
 	c.IPRecord = NewIPRecordClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Job = NewJobClient(c.config)
+	c.JobMinute = NewJobMinuteClient(c.config)
 	c.KeyEpoch = NewKeyEpochClient(c.config)
 	c.LogCosignature = NewLogCosignatureClient(c.config)
 	c.LogHash = NewLogHashClient(c.config)
@@ -246,6 +250,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		IPRecord:            NewIPRecordClient(cfg),
 		IdempotencyKey:      NewIdempotencyKeyClient(cfg),
 		Job:                 NewJobClient(cfg),
+		JobMinute:           NewJobMinuteClient(cfg),
 		KeyEpoch:            NewKeyEpochClient(cfg),
 		LogCosignature:      NewLogCosignatureClient(cfg),
 		LogHash:             NewLogHashClient(cfg),
@@ -292,6 +297,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		IPRecord:            NewIPRecordClient(cfg),
 		IdempotencyKey:      NewIdempotencyKeyClient(cfg),
 		Job:                 NewJobClient(cfg),
+		JobMinute:           NewJobMinuteClient(cfg),
 		KeyEpoch:            NewKeyEpochClient(cfg),
 		LogCosignature:      NewLogCosignatureClient(cfg),
 		LogHash:             NewLogHashClient(cfg),
@@ -339,10 +345,10 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.EventSequence, c.IPExternalTimestamp, c.IPRecord, c.IdempotencyKey, c.Job,
-		c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion,
-		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan,
-		c.PlanMilestone, c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute,
-		c.Webhook,
+		c.JobMinute, c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
+		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Use(hooks...)
 	}
@@ -354,10 +360,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.Creator, c.Delivery, c.DeliveryAttempt, c.Event,
 		c.EventSequence, c.IPExternalTimestamp, c.IPRecord, c.IdempotencyKey, c.Job,
-		c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState, c.OAuthAssertion,
-		c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey, c.Organization, c.Plan,
-		c.PlanMilestone, c.PlanReminder, c.Session, c.SigningKey, c.UsageMinute,
-		c.Webhook,
+		c.JobMinute, c.KeyEpoch, c.LogCosignature, c.LogHash, c.LogState,
+		c.OAuthAssertion, c.OAuthClient, c.OAuthRevocation, c.OAuthSigningKey,
+		c.Organization, c.Plan, c.PlanMilestone, c.PlanReminder, c.Session,
+		c.SigningKey, c.UsageMinute, c.Webhook,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -388,6 +394,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *JobMutation:
 		return c.Job.mutate(ctx, m)
+	case *JobMinuteMutation:
+		return c.JobMinute.mutate(ctx, m)
 	case *KeyEpochMutation:
 		return c.KeyEpoch.mutate(ctx, m)
 	case *LogCosignatureMutation:
@@ -1917,6 +1925,139 @@ func (c *JobClient) mutate(ctx context.Context, m *JobMutation) (Value, error) {
 		return (&JobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Job mutation op: %q", m.Op())
+	}
+}
+
+// JobMinuteClient is a client for the JobMinute schema.
+type JobMinuteClient struct {
+	config
+}
+
+// NewJobMinuteClient returns a client for the JobMinute from the given config.
+func NewJobMinuteClient(c config) *JobMinuteClient {
+	return &JobMinuteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `jobminute.Hooks(f(g(h())))`.
+func (c *JobMinuteClient) Use(hooks ...Hook) {
+	c.hooks.JobMinute = append(c.hooks.JobMinute, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `jobminute.Intercept(f(g(h())))`.
+func (c *JobMinuteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.JobMinute = append(c.inters.JobMinute, interceptors...)
+}
+
+// Create returns a builder for creating a JobMinute entity.
+func (c *JobMinuteClient) Create() *JobMinuteCreate {
+	mutation := newJobMinuteMutation(c.config, OpCreate)
+	return &JobMinuteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of JobMinute entities.
+func (c *JobMinuteClient) CreateBulk(builders ...*JobMinuteCreate) *JobMinuteCreateBulk {
+	return &JobMinuteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *JobMinuteClient) MapCreateBulk(slice any, setFunc func(*JobMinuteCreate, int)) *JobMinuteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &JobMinuteCreateBulk{err: fmt.Errorf("calling to JobMinuteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*JobMinuteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &JobMinuteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for JobMinute.
+func (c *JobMinuteClient) Update() *JobMinuteUpdate {
+	mutation := newJobMinuteMutation(c.config, OpUpdate)
+	return &JobMinuteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *JobMinuteClient) UpdateOne(_m *JobMinute) *JobMinuteUpdateOne {
+	mutation := newJobMinuteMutation(c.config, OpUpdateOne, withJobMinute(_m))
+	return &JobMinuteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *JobMinuteClient) UpdateOneID(id int) *JobMinuteUpdateOne {
+	mutation := newJobMinuteMutation(c.config, OpUpdateOne, withJobMinuteID(id))
+	return &JobMinuteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for JobMinute.
+func (c *JobMinuteClient) Delete() *JobMinuteDelete {
+	mutation := newJobMinuteMutation(c.config, OpDelete)
+	return &JobMinuteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *JobMinuteClient) DeleteOne(_m *JobMinute) *JobMinuteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *JobMinuteClient) DeleteOneID(id int) *JobMinuteDeleteOne {
+	builder := c.Delete().Where(jobminute.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &JobMinuteDeleteOne{builder}
+}
+
+// Query returns a query builder for JobMinute.
+func (c *JobMinuteClient) Query() *JobMinuteQuery {
+	return &JobMinuteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeJobMinute},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a JobMinute entity by its id.
+func (c *JobMinuteClient) Get(ctx context.Context, id int) (*JobMinute, error) {
+	return c.Query().Where(jobminute.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *JobMinuteClient) GetX(ctx context.Context, id int) *JobMinute {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *JobMinuteClient) Hooks() []Hook {
+	return c.hooks.JobMinute
+}
+
+// Interceptors returns the client interceptors.
+func (c *JobMinuteClient) Interceptors() []Interceptor {
+	return c.inters.JobMinute
+}
+
+func (c *JobMinuteClient) mutate(ctx context.Context, m *JobMinuteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&JobMinuteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&JobMinuteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&JobMinuteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&JobMinuteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown JobMinute mutation op: %q", m.Op())
 	}
 }
 
@@ -4084,17 +4225,17 @@ func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, 
 type (
 	hooks struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature,
-		LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
-		OAuthSigningKey, Organization, Plan, PlanMilestone, PlanReminder, Session,
-		SigningKey, UsageMinute, Webhook []ent.Hook
+		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, JobMinute, KeyEpoch,
+		LogCosignature, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
+		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, Creator, Delivery, DeliveryAttempt, Event, EventSequence,
-		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, KeyEpoch, LogCosignature,
-		LogHash, LogState, OAuthAssertion, OAuthClient, OAuthRevocation,
-		OAuthSigningKey, Organization, Plan, PlanMilestone, PlanReminder, Session,
-		SigningKey, UsageMinute, Webhook []ent.Interceptor
+		IPExternalTimestamp, IPRecord, IdempotencyKey, Job, JobMinute, KeyEpoch,
+		LogCosignature, LogHash, LogState, OAuthAssertion, OAuthClient,
+		OAuthRevocation, OAuthSigningKey, Organization, Plan, PlanMilestone,
+		PlanReminder, Session, SigningKey, UsageMinute, Webhook []ent.Interceptor
 	}
 )
 

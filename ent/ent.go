@@ -23,6 +23,7 @@ import (
 	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/jobminute"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
@@ -110,6 +111,7 @@ func checkColumn(t, c string) error {
 			iprecord.Table:            iprecord.ValidColumn,
 			idempotencykey.Table:      idempotencykey.ValidColumn,
 			job.Table:                 job.ValidColumn,
+			jobminute.Table:           jobminute.ValidColumn,
 			keyepoch.Table:            keyepoch.ValidColumn,
 			logcosignature.Table:      logcosignature.ValidColumn,
 			loghash.Table:             loghash.ValidColumn,

@@ -22,6 +22,7 @@ import (
 	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/jobminute"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/loghash"
@@ -62,6 +63,7 @@ const (
 	TypeIPRecord            = "IPRecord"
 	TypeIdempotencyKey      = "IdempotencyKey"
 	TypeJob                 = "Job"
+	TypeJobMinute           = "JobMinute"
 	TypeKeyEpoch            = "KeyEpoch"
 	TypeLogCosignature      = "LogCosignature"
 	TypeLogHash             = "LogHash"
@@ -10803,6 +10805,911 @@ func (m *JobMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *JobMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Job edge %s", name)
+}
+
+// JobMinuteMutation represents an operation that mutates the JobMinute nodes in the graph.
+type JobMinuteMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	organization_id    *string
+	key_id             *string
+	minute             *int64
+	addminute          *int64
+	completed          *int64
+	addcompleted       *int64
+	failed             *int64
+	addfailed          *int64
+	canceled           *int64
+	addcanceled        *int64
+	duration_sum_us    *int64
+	addduration_sum_us *int64
+	duration_n         *int64
+	addduration_n      *int64
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*JobMinute, error)
+	predicates         []predicate.JobMinute
+}
+
+var _ ent.Mutation = (*JobMinuteMutation)(nil)
+
+// jobminuteOption allows management of the mutation configuration using functional options.
+type jobminuteOption func(*JobMinuteMutation)
+
+// newJobMinuteMutation creates new mutation for the JobMinute entity.
+func newJobMinuteMutation(c config, op Op, opts ...jobminuteOption) *JobMinuteMutation {
+	m := &JobMinuteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeJobMinute,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withJobMinuteID sets the ID field of the mutation.
+func withJobMinuteID(id int) jobminuteOption {
+	return func(m *JobMinuteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *JobMinute
+		)
+		m.oldValue = func(ctx context.Context) (*JobMinute, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().JobMinute.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withJobMinute sets the old JobMinute of the mutation.
+func withJobMinute(node *JobMinute) jobminuteOption {
+	return func(m *JobMinuteMutation) {
+		m.oldValue = func(context.Context) (*JobMinute, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m JobMinuteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m JobMinuteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *JobMinuteMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *JobMinuteMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().JobMinute.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *JobMinuteMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *JobMinuteMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *JobMinuteMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetKeyID sets the "key_id" field.
+func (m *JobMinuteMutation) SetKeyID(s string) {
+	m.key_id = &s
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *JobMinuteMutation) KeyID() (r string, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *JobMinuteMutation) ResetKeyID() {
+	m.key_id = nil
+}
+
+// SetMinute sets the "minute" field.
+func (m *JobMinuteMutation) SetMinute(i int64) {
+	m.minute = &i
+	m.addminute = nil
+}
+
+// Minute returns the value of the "minute" field in the mutation.
+func (m *JobMinuteMutation) Minute() (r int64, exists bool) {
+	v := m.minute
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinute returns the old "minute" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldMinute(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinute is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinute requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinute: %w", err)
+	}
+	return oldValue.Minute, nil
+}
+
+// AddMinute adds i to the "minute" field.
+func (m *JobMinuteMutation) AddMinute(i int64) {
+	if m.addminute != nil {
+		*m.addminute += i
+	} else {
+		m.addminute = &i
+	}
+}
+
+// AddedMinute returns the value that was added to the "minute" field in this mutation.
+func (m *JobMinuteMutation) AddedMinute() (r int64, exists bool) {
+	v := m.addminute
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMinute resets all changes to the "minute" field.
+func (m *JobMinuteMutation) ResetMinute() {
+	m.minute = nil
+	m.addminute = nil
+}
+
+// SetCompleted sets the "completed" field.
+func (m *JobMinuteMutation) SetCompleted(i int64) {
+	m.completed = &i
+	m.addcompleted = nil
+}
+
+// Completed returns the value of the "completed" field in the mutation.
+func (m *JobMinuteMutation) Completed() (r int64, exists bool) {
+	v := m.completed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompleted returns the old "completed" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldCompleted(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompleted: %w", err)
+	}
+	return oldValue.Completed, nil
+}
+
+// AddCompleted adds i to the "completed" field.
+func (m *JobMinuteMutation) AddCompleted(i int64) {
+	if m.addcompleted != nil {
+		*m.addcompleted += i
+	} else {
+		m.addcompleted = &i
+	}
+}
+
+// AddedCompleted returns the value that was added to the "completed" field in this mutation.
+func (m *JobMinuteMutation) AddedCompleted() (r int64, exists bool) {
+	v := m.addcompleted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCompleted resets all changes to the "completed" field.
+func (m *JobMinuteMutation) ResetCompleted() {
+	m.completed = nil
+	m.addcompleted = nil
+}
+
+// SetFailed sets the "failed" field.
+func (m *JobMinuteMutation) SetFailed(i int64) {
+	m.failed = &i
+	m.addfailed = nil
+}
+
+// Failed returns the value of the "failed" field in the mutation.
+func (m *JobMinuteMutation) Failed() (r int64, exists bool) {
+	v := m.failed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailed returns the old "failed" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldFailed(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailed: %w", err)
+	}
+	return oldValue.Failed, nil
+}
+
+// AddFailed adds i to the "failed" field.
+func (m *JobMinuteMutation) AddFailed(i int64) {
+	if m.addfailed != nil {
+		*m.addfailed += i
+	} else {
+		m.addfailed = &i
+	}
+}
+
+// AddedFailed returns the value that was added to the "failed" field in this mutation.
+func (m *JobMinuteMutation) AddedFailed() (r int64, exists bool) {
+	v := m.addfailed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFailed resets all changes to the "failed" field.
+func (m *JobMinuteMutation) ResetFailed() {
+	m.failed = nil
+	m.addfailed = nil
+}
+
+// SetCanceled sets the "canceled" field.
+func (m *JobMinuteMutation) SetCanceled(i int64) {
+	m.canceled = &i
+	m.addcanceled = nil
+}
+
+// Canceled returns the value of the "canceled" field in the mutation.
+func (m *JobMinuteMutation) Canceled() (r int64, exists bool) {
+	v := m.canceled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCanceled returns the old "canceled" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldCanceled(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCanceled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCanceled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCanceled: %w", err)
+	}
+	return oldValue.Canceled, nil
+}
+
+// AddCanceled adds i to the "canceled" field.
+func (m *JobMinuteMutation) AddCanceled(i int64) {
+	if m.addcanceled != nil {
+		*m.addcanceled += i
+	} else {
+		m.addcanceled = &i
+	}
+}
+
+// AddedCanceled returns the value that was added to the "canceled" field in this mutation.
+func (m *JobMinuteMutation) AddedCanceled() (r int64, exists bool) {
+	v := m.addcanceled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCanceled resets all changes to the "canceled" field.
+func (m *JobMinuteMutation) ResetCanceled() {
+	m.canceled = nil
+	m.addcanceled = nil
+}
+
+// SetDurationSumUs sets the "duration_sum_us" field.
+func (m *JobMinuteMutation) SetDurationSumUs(i int64) {
+	m.duration_sum_us = &i
+	m.addduration_sum_us = nil
+}
+
+// DurationSumUs returns the value of the "duration_sum_us" field in the mutation.
+func (m *JobMinuteMutation) DurationSumUs() (r int64, exists bool) {
+	v := m.duration_sum_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationSumUs returns the old "duration_sum_us" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldDurationSumUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationSumUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationSumUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationSumUs: %w", err)
+	}
+	return oldValue.DurationSumUs, nil
+}
+
+// AddDurationSumUs adds i to the "duration_sum_us" field.
+func (m *JobMinuteMutation) AddDurationSumUs(i int64) {
+	if m.addduration_sum_us != nil {
+		*m.addduration_sum_us += i
+	} else {
+		m.addduration_sum_us = &i
+	}
+}
+
+// AddedDurationSumUs returns the value that was added to the "duration_sum_us" field in this mutation.
+func (m *JobMinuteMutation) AddedDurationSumUs() (r int64, exists bool) {
+	v := m.addduration_sum_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationSumUs resets all changes to the "duration_sum_us" field.
+func (m *JobMinuteMutation) ResetDurationSumUs() {
+	m.duration_sum_us = nil
+	m.addduration_sum_us = nil
+}
+
+// SetDurationN sets the "duration_n" field.
+func (m *JobMinuteMutation) SetDurationN(i int64) {
+	m.duration_n = &i
+	m.addduration_n = nil
+}
+
+// DurationN returns the value of the "duration_n" field in the mutation.
+func (m *JobMinuteMutation) DurationN() (r int64, exists bool) {
+	v := m.duration_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationN returns the old "duration_n" field's value of the JobMinute entity.
+// If the JobMinute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMinuteMutation) OldDurationN(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationN: %w", err)
+	}
+	return oldValue.DurationN, nil
+}
+
+// AddDurationN adds i to the "duration_n" field.
+func (m *JobMinuteMutation) AddDurationN(i int64) {
+	if m.addduration_n != nil {
+		*m.addduration_n += i
+	} else {
+		m.addduration_n = &i
+	}
+}
+
+// AddedDurationN returns the value that was added to the "duration_n" field in this mutation.
+func (m *JobMinuteMutation) AddedDurationN() (r int64, exists bool) {
+	v := m.addduration_n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationN resets all changes to the "duration_n" field.
+func (m *JobMinuteMutation) ResetDurationN() {
+	m.duration_n = nil
+	m.addduration_n = nil
+}
+
+// Where appends a list predicates to the JobMinuteMutation builder.
+func (m *JobMinuteMutation) Where(ps ...predicate.JobMinute) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the JobMinuteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *JobMinuteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.JobMinute, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *JobMinuteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *JobMinuteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (JobMinute).
+func (m *JobMinuteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *JobMinuteMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.organization_id != nil {
+		fields = append(fields, jobminute.FieldOrganizationID)
+	}
+	if m.key_id != nil {
+		fields = append(fields, jobminute.FieldKeyID)
+	}
+	if m.minute != nil {
+		fields = append(fields, jobminute.FieldMinute)
+	}
+	if m.completed != nil {
+		fields = append(fields, jobminute.FieldCompleted)
+	}
+	if m.failed != nil {
+		fields = append(fields, jobminute.FieldFailed)
+	}
+	if m.canceled != nil {
+		fields = append(fields, jobminute.FieldCanceled)
+	}
+	if m.duration_sum_us != nil {
+		fields = append(fields, jobminute.FieldDurationSumUs)
+	}
+	if m.duration_n != nil {
+		fields = append(fields, jobminute.FieldDurationN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *JobMinuteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case jobminute.FieldOrganizationID:
+		return m.OrganizationID()
+	case jobminute.FieldKeyID:
+		return m.KeyID()
+	case jobminute.FieldMinute:
+		return m.Minute()
+	case jobminute.FieldCompleted:
+		return m.Completed()
+	case jobminute.FieldFailed:
+		return m.Failed()
+	case jobminute.FieldCanceled:
+		return m.Canceled()
+	case jobminute.FieldDurationSumUs:
+		return m.DurationSumUs()
+	case jobminute.FieldDurationN:
+		return m.DurationN()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *JobMinuteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case jobminute.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case jobminute.FieldKeyID:
+		return m.OldKeyID(ctx)
+	case jobminute.FieldMinute:
+		return m.OldMinute(ctx)
+	case jobminute.FieldCompleted:
+		return m.OldCompleted(ctx)
+	case jobminute.FieldFailed:
+		return m.OldFailed(ctx)
+	case jobminute.FieldCanceled:
+		return m.OldCanceled(ctx)
+	case jobminute.FieldDurationSumUs:
+		return m.OldDurationSumUs(ctx)
+	case jobminute.FieldDurationN:
+		return m.OldDurationN(ctx)
+	}
+	return nil, fmt.Errorf("unknown JobMinute field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMinuteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case jobminute.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case jobminute.FieldKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
+	case jobminute.FieldMinute:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinute(v)
+		return nil
+	case jobminute.FieldCompleted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompleted(v)
+		return nil
+	case jobminute.FieldFailed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailed(v)
+		return nil
+	case jobminute.FieldCanceled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCanceled(v)
+		return nil
+	case jobminute.FieldDurationSumUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationSumUs(v)
+		return nil
+	case jobminute.FieldDurationN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown JobMinute field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *JobMinuteMutation) AddedFields() []string {
+	var fields []string
+	if m.addminute != nil {
+		fields = append(fields, jobminute.FieldMinute)
+	}
+	if m.addcompleted != nil {
+		fields = append(fields, jobminute.FieldCompleted)
+	}
+	if m.addfailed != nil {
+		fields = append(fields, jobminute.FieldFailed)
+	}
+	if m.addcanceled != nil {
+		fields = append(fields, jobminute.FieldCanceled)
+	}
+	if m.addduration_sum_us != nil {
+		fields = append(fields, jobminute.FieldDurationSumUs)
+	}
+	if m.addduration_n != nil {
+		fields = append(fields, jobminute.FieldDurationN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *JobMinuteMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case jobminute.FieldMinute:
+		return m.AddedMinute()
+	case jobminute.FieldCompleted:
+		return m.AddedCompleted()
+	case jobminute.FieldFailed:
+		return m.AddedFailed()
+	case jobminute.FieldCanceled:
+		return m.AddedCanceled()
+	case jobminute.FieldDurationSumUs:
+		return m.AddedDurationSumUs()
+	case jobminute.FieldDurationN:
+		return m.AddedDurationN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMinuteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case jobminute.FieldMinute:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinute(v)
+		return nil
+	case jobminute.FieldCompleted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCompleted(v)
+		return nil
+	case jobminute.FieldFailed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFailed(v)
+		return nil
+	case jobminute.FieldCanceled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCanceled(v)
+		return nil
+	case jobminute.FieldDurationSumUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationSumUs(v)
+		return nil
+	case jobminute.FieldDurationN:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown JobMinute numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *JobMinuteMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *JobMinuteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *JobMinuteMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown JobMinute nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *JobMinuteMutation) ResetField(name string) error {
+	switch name {
+	case jobminute.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case jobminute.FieldKeyID:
+		m.ResetKeyID()
+		return nil
+	case jobminute.FieldMinute:
+		m.ResetMinute()
+		return nil
+	case jobminute.FieldCompleted:
+		m.ResetCompleted()
+		return nil
+	case jobminute.FieldFailed:
+		m.ResetFailed()
+		return nil
+	case jobminute.FieldCanceled:
+		m.ResetCanceled()
+		return nil
+	case jobminute.FieldDurationSumUs:
+		m.ResetDurationSumUs()
+		return nil
+	case jobminute.FieldDurationN:
+		m.ResetDurationN()
+		return nil
+	}
+	return fmt.Errorf("unknown JobMinute field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *JobMinuteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *JobMinuteMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *JobMinuteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *JobMinuteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *JobMinuteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *JobMinuteMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *JobMinuteMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown JobMinute unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *JobMinuteMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown JobMinute edge %s", name)
 }
 
 // KeyEpochMutation represents an operation that mutates the KeyEpoch nodes in the graph.

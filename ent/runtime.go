@@ -15,6 +15,7 @@ import (
 	"github.com/creativeops/creativeops/ent/ipexternaltimestamp"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/ent/jobminute"
 	"github.com/creativeops/creativeops/ent/keyepoch"
 	"github.com/creativeops/creativeops/ent/logcosignature"
 	"github.com/creativeops/creativeops/ent/logstate"
@@ -460,6 +461,28 @@ func init() {
 			return nil
 		}
 	}()
+	jobminuteFields := schema.JobMinute{}.Fields()
+	_ = jobminuteFields
+	// jobminuteDescCompleted is the schema descriptor for completed field.
+	jobminuteDescCompleted := jobminuteFields[3].Descriptor()
+	// jobminute.DefaultCompleted holds the default value on creation for the completed field.
+	jobminute.DefaultCompleted = jobminuteDescCompleted.Default.(int64)
+	// jobminuteDescFailed is the schema descriptor for failed field.
+	jobminuteDescFailed := jobminuteFields[4].Descriptor()
+	// jobminute.DefaultFailed holds the default value on creation for the failed field.
+	jobminute.DefaultFailed = jobminuteDescFailed.Default.(int64)
+	// jobminuteDescCanceled is the schema descriptor for canceled field.
+	jobminuteDescCanceled := jobminuteFields[5].Descriptor()
+	// jobminute.DefaultCanceled holds the default value on creation for the canceled field.
+	jobminute.DefaultCanceled = jobminuteDescCanceled.Default.(int64)
+	// jobminuteDescDurationSumUs is the schema descriptor for duration_sum_us field.
+	jobminuteDescDurationSumUs := jobminuteFields[6].Descriptor()
+	// jobminute.DefaultDurationSumUs holds the default value on creation for the duration_sum_us field.
+	jobminute.DefaultDurationSumUs = jobminuteDescDurationSumUs.Default.(int64)
+	// jobminuteDescDurationN is the schema descriptor for duration_n field.
+	jobminuteDescDurationN := jobminuteFields[7].Descriptor()
+	// jobminute.DefaultDurationN holds the default value on creation for the duration_n field.
+	jobminute.DefaultDurationN = jobminuteDescDurationN.Default.(int64)
 	keyepochFields := schema.KeyEpoch{}.Fields()
 	_ = keyepochFields
 	// keyepochDescEpoch is the schema descriptor for epoch field.

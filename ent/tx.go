@@ -36,6 +36,8 @@ type Tx struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// JobMinute is the client for interacting with the JobMinute builders.
+	JobMinute *JobMinuteClient
 	// KeyEpoch is the client for interacting with the KeyEpoch builders.
 	KeyEpoch *KeyEpochClient
 	// LogCosignature is the client for interacting with the LogCosignature builders.
@@ -210,6 +212,7 @@ func (tx *Tx) init() {
 	tx.IPRecord = NewIPRecordClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
+	tx.JobMinute = NewJobMinuteClient(tx.config)
 	tx.KeyEpoch = NewKeyEpochClient(tx.config)
 	tx.LogCosignature = NewLogCosignatureClient(tx.config)
 	tx.LogHash = NewLogHashClient(tx.config)

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/riverqueue/river"
 	"google.golang.org/grpc/codes"
 
@@ -346,8 +347,12 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 		if err := r.track(ctx, tx, sqlTx, j); err != nil {
 			return err
 		}
-		_, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
-		return err
+		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data); err != nil {
+			return err
+		}
+		// Last: the organization's row of the minute is locked only until
+		// commit.
+		return storage.AddJobMinutes(ctx, tx, finishedMinute(j))
 	})
 	if err != nil {
 		return nil, err
@@ -357,9 +362,21 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Job, error) {
 }
 
 // Insert stores a finished job made outside Submit and the worker (a
-// re-plan's run, package plans) inside the caller's transaction.
+// re-plan's run, package plans) inside the caller's transaction, and
+// counts it in the usage report's rollup.
 func Insert(ctx context.Context, tx *ent.Client, j *Job) error {
-	return jobCreate(tx, entJob(j)).Exec(ctx)
+	return InsertBatch(ctx, tx, []*Job{j})
+}
+
+// IsFinished reports whether status is one a job ends in.
+func IsFinished(status string) bool {
+	return status == Completed || status == Failed || status == Canceled
+}
+
+// finishedMinute is what j, which has just finished, adds to the usage
+// report's rollup (storage.AddJobMinutes).
+func finishedMinute(j *ent.Job) storage.JobMinute {
+	return storage.FinishedJob(j.OrganizationID, j.KeyID, j.Status, j.CreatedAt, j.StartedAt, j.CompletedAt)
 }
 
 // entJob is the row of a job made outside Submit and the worker.
@@ -444,14 +461,26 @@ func (r *Runner) track(ctx context.Context, tx *ent.Client, sqlTx *sql.Tx, j *en
 // next step and stops without finishing the job.
 func (r *Runner) Cancel(ctx context.Context, orgID, id string) (*Job, error) {
 	t := now()
-	n, err := r.store.Ent.Job.Update().
-		Where(job.ID(id), job.OrganizationID(orgID), job.StatusIn(Queued, Processing)).
-		SetStatus(Canceled).SetCompletedAt(t).SetUpdatedAt(t).
-		Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	j, err := r.store.Ent.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx)
+	var j *ent.Job
+	var n int
+	err := r.store.Tx(ctx, func(ctx context.Context, tx *ent.Client, _ *sql.Tx) error {
+		var err error
+		n, err = tx.Job.Update().
+			Where(job.ID(id), job.OrganizationID(orgID), job.StatusIn(Queued, Processing)).
+			SetStatus(Canceled).SetCompletedAt(t).SetUpdatedAt(t).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if j, err = tx.Job.Query().Where(job.ID(id), job.OrganizationID(orgID)).Only(ctx); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		// Only the update that canceled the job counts it.
+		return storage.AddJobMinutes(ctx, tx, finishedMinute(j))
+	})
 	if ent.IsNotFound(err) {
 		return nil, apierror.NotFound("job", id)
 	}
@@ -464,6 +493,40 @@ func (r *Runner) Cancel(ctx context.Context, orgID, id string) (*Job, error) {
 		return nil, e
 	}
 	return toJob(j), nil
+}
+
+// CancelCreatorRuns cancels, inside tx, the organization's queued and
+// processing jobs given creatorID (a creator's erasure), and counts the
+// ones its update canceled in the usage report's rollup: the update
+// returns exactly those, so a job a worker finished meanwhile is neither
+// canceled nor counted. dialect is the store's.
+func CancelCreatorRuns(ctx context.Context, dialect string, tx *ent.Client, orgID, creatorID string, t time.Time) error {
+	query, args := entsql.Dialect(dialect).Update(job.Table).
+		Set(job.FieldStatus, Canceled).Set(job.FieldCompletedAt, t).Set(job.FieldUpdatedAt, t).
+		Where(entsql.And(entsql.EQ(job.FieldOrganizationID, orgID), entsql.EQ(job.FieldCreatorID, creatorID),
+			entsql.In(job.FieldStatus, Queued, Processing))).
+		Returning(job.FieldKeyID, job.FieldCreatedAt).Query()
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	var canceled []storage.JobMinute
+	for rows.Next() {
+		var keyID string
+		var created time.Time
+		if err := rows.Scan(&keyID, &created); err != nil {
+			rows.Close()
+			return err
+		}
+		canceled = append(canceled, storage.FinishedJob(orgID, keyID, Canceled, created, nil, nil))
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return storage.AddJobMinutes(ctx, tx, canceled...)
 }
 
 // CountByStatus counts the jobs of every organization by status.
@@ -488,15 +551,24 @@ const jobsPerInsert = 1000
 
 // InsertBatch stores many finished jobs made outside Submit and the worker
 // inside the caller's transaction, each exactly as Insert stores it, with
-// a few multi-row inserts: the fast path of seeding (bench/scale).
+// a few multi-row inserts: the fast path of seeding (bench/scale). The
+// finished ones are counted in the usage report's rollup.
 func InsertBatch(ctx context.Context, tx *ent.Client, js []*Job) error {
 	for from := 0; from < len(js); from += jobsPerInsert {
 		part := js[from:min(from+jobsPerInsert, len(js))]
 		creates := make([]*ent.JobCreate, len(part))
+		var finished []storage.JobMinute
 		for i, j := range part {
-			creates[i] = jobCreate(tx, entJob(j))
+			e := entJob(j)
+			creates[i] = jobCreate(tx, e)
+			if IsFinished(e.Status) {
+				finished = append(finished, finishedMinute(e))
+			}
 		}
 		if err := tx.Job.CreateBulk(creates...).Exec(ctx); err != nil {
+			return err
+		}
+		if err := storage.AddJobMinutes(ctx, tx, finished...); err != nil {
 			return err
 		}
 	}

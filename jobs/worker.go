@@ -10,6 +10,7 @@ import (
 	"github.com/creativeops/creativeops/engine"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/job"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // errCanceled stops a run whose job was canceled while it ran.
@@ -105,7 +106,12 @@ func (r *Runner) finish(ctx context.Context, j *ent.Job, result map[string]any, 
 		if err := r.track(ctx, tx, sqlTx, j); err != nil {
 			return err
 		}
-		_, err = r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data)
+		if _, err := r.events.EmitEncoded(ctx, tx, sqlTx, j.OrganizationID, typ, data); err != nil {
+			return err
+		}
+		// Counted only by the update that finished the job; last, so the
+		// organization's row of the minute stays locked only until commit.
+		err = storage.AddJobMinutes(ctx, tx, finishedMinute(j))
 		done = err == nil
 		return err
 	})

@@ -394,6 +394,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate schema: drop index %s: %w", name, err)
 		}
 	}
+	// A database from before the job_minutes rollup gets its finished
+	// jobs counted in it, once.
+	if _, err := s.backfillJobMinutes(ctx); err != nil {
+		return fmt.Errorf("migrate schema: backfill job minutes: %w", err)
+	}
 	m, err := rivermigrate.New(s.River, nil)
 	if err != nil {
 		return fmt.Errorf("migrate queue: %w", err)
@@ -534,8 +539,11 @@ func (s *Store) Close() error {
 // planmilestone_state_date served a scan of pending milestones across
 // plans, which plans.next_check replaced (every milestone query now names
 // its plan, which the unique (plan_id, key) index serves); it took ~30
-// bytes a milestone.
-var unusedIndexes = []string{"planmilestone_state_date"}
+// bytes a milestone. job_organization_id_created_at_status_started_at_completed_at
+// served the usage report's job counts and mean duration, read from every
+// job in the window; finished jobs are now counted in job_minutes, and
+// the active ones through job_organization_id_status_created_at_key_id.
+var unusedIndexes = []string{"planmilestone_state_date", "job_organization_id_created_at_status_started_at_completed_at"}
 
 // inProcessMigration serialises the migrations of one process (see Migrate).
 var inProcessMigration sync.Mutex

@@ -389,9 +389,10 @@ type Disk struct {
 }
 
 // kindTables are the tables of each row kind: a tracked plan's
-// milestones count with it.
+// milestones count with it, finished jobs' rollup (job_minutes) with the
+// jobs.
 var kindTables = map[string][]string{
-	"creators": {"creators"}, "IP records": {"ip_records", "log_hashes"}, "jobs": {"jobs"},
+	"creators": {"creators"}, "IP records": {"ip_records", "log_hashes"}, "jobs": {"jobs", "job_minutes"},
 	"tracked plans": {"plans", "plan_milestones"}, "usage minutes": {"usage_minutes"},
 	"deliveries": {"deliveries"}, "audit events": {"audit_events"}, "events": {"events"},
 }

@@ -141,6 +141,18 @@ func (f JobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobMutation", m)
 }
 
+// The JobMinuteFunc type is an adapter to allow the use of ordinary
+// function as JobMinute mutator.
+type JobMinuteFunc func(context.Context, *ent.JobMinuteMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f JobMinuteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.JobMinuteMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobMinuteMutation", m)
+}
+
 // The KeyEpochFunc type is an adapter to allow the use of ordinary
 // function as KeyEpoch mutator.
 type KeyEpochFunc func(context.Context, *ent.KeyEpochMutation) (ent.Value, error)

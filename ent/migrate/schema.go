@@ -414,9 +414,34 @@ var (
 				Columns: []*schema.Column{JobsColumns[3], JobsColumns[20], JobsColumns[0]},
 			},
 			{
-				Name:    "job_organization_id_created_at_status_started_at_completed_at",
+				Name:    "job_organization_id_status_created_at_key_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[3], JobsColumns[1], JobsColumns[7], JobsColumns[17], JobsColumns[18]},
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[7], JobsColumns[1], JobsColumns[4]},
+			},
+		},
+	}
+	// JobMinutesColumns holds the columns for the "job_minutes" table.
+	JobMinutesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "key_id", Type: field.TypeString},
+		{Name: "minute", Type: field.TypeInt64},
+		{Name: "completed", Type: field.TypeInt64, Default: 0},
+		{Name: "failed", Type: field.TypeInt64, Default: 0},
+		{Name: "canceled", Type: field.TypeInt64, Default: 0},
+		{Name: "duration_sum_us", Type: field.TypeInt64, Default: 0},
+		{Name: "duration_n", Type: field.TypeInt64, Default: 0},
+	}
+	// JobMinutesTable holds the schema information for the "job_minutes" table.
+	JobMinutesTable = &schema.Table{
+		Name:       "job_minutes",
+		Columns:    JobMinutesColumns,
+		PrimaryKey: []*schema.Column{JobMinutesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "jobminute_organization_id_minute_key_id",
+				Unique:  true,
+				Columns: []*schema.Column{JobMinutesColumns[1], JobMinutesColumns[3], JobMinutesColumns[2]},
 			},
 		},
 	}
@@ -821,6 +846,7 @@ var (
 		IPRecordsTable,
 		IdempotencyKeysTable,
 		JobsTable,
+		JobMinutesTable,
 		KeyEpochTable,
 		LogCosignaturesTable,
 		LogHashesTable,

@@ -39,6 +39,9 @@ type IdempotencyKey func(*sql.Selector)
 // Job is the predicate function for job builders.
 type Job func(*sql.Selector)
 
+// JobMinute is the predicate function for jobminute builders.
+type JobMinute func(*sql.Selector)
+
 // KeyEpoch is the predicate function for keyepoch builders.
 type KeyEpoch func(*sql.Selector)
 
