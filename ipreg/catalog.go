@@ -65,11 +65,12 @@ type CatalogQuery struct {
 // as a subquery, so a page costs one round trip to the database; only a
 // page past the end, which has no row to carry it, counts on its own.
 //
-// Each filter is served by an index, so a page and its count read what
-// they return and count, not the organization's whole catalog: type by
-// (organization_id, type, id), creator by (organization_id, creator_id,
-// id), content hash by its unique index, and a title search of at least
-// trigramMin characters by the titles' trigram index (titleCandidates).
+// The filters read indexes, so that a page and its count read about what
+// they return and count, not the organization's whole catalog: type
+// (organization_id, type, id), creator (organization_id, creator_id, id),
+// content hash its unique index, and a title search of at least
+// trigramMin characters the titles' trigram index (titleCandidates). The
+// registration-time window filters the rows those read.
 func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (works []*Work, total int, more bool, err error) {
 	match := []predicate.IPRecord{iprecord.OrganizationID(orgID)}
 	if q.CreatorID != "" {
