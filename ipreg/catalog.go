@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/ent"
 	"github.com/creativeops/creativeops/ent/iprecord"
 	"github.com/creativeops/creativeops/ent/predicate"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // Work is a registered work as the catalog shows it.
@@ -57,10 +60,18 @@ type CatalogQuery struct {
 }
 
 // Catalog returns up to q.Limit works matching q, and how many match in
-// all (across pages). The count rides along with the page as a subquery,
-// so a page costs one round trip to the database; only a page past the
-// end, which has no row to carry it, counts on its own.
-func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) ([]*Work, int, error) {
+// all (across pages), counted up to catalogTotalCap: when more match,
+// total is the cap and more is true. The count rides along with the page
+// as a subquery, so a page costs one round trip to the database; only a
+// page past the end, which has no row to carry it, counts on its own.
+//
+// The filters read indexes, so that a page and its count read about what
+// they return and count, not the organization's whole catalog: type
+// (organization_id, type, id), creator (organization_id, creator_id, id),
+// content hash its unique index, and a title search of at least
+// trigramMin characters the titles' trigram index (titleCandidates). The
+// registration-time window filters the rows those read.
+func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (works []*Work, total int, more bool, err error) {
 	match := []predicate.IPRecord{iprecord.OrganizationID(orgID)}
 	if q.CreatorID != "" {
 		match = append(match, iprecord.CreatorID(q.CreatorID))
@@ -69,6 +80,15 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) ([
 		match = append(match, iprecord.Type(q.Type))
 	}
 	if v := strings.TrimSpace(q.TitleContains); v != "" {
+		if p := r.titleCandidates(v); p != nil {
+			match = append(match, p)
+			if q.ContentHash == "" {
+				// The candidates lead: SQLite, which keeps no statistics
+				// here, would otherwise walk the organization's records in
+				// id order and test each against them.
+				match[0] = notIndexed(iprecord.FieldOrganizationID, orgID)
+			}
+		}
 		match = append(match, iprecord.TitleContainsFold(v))
 	}
 	if q.RegisteredAfter != nil {
@@ -85,36 +105,110 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) ([
 		page = page.Where(iprecord.IDLT(q.After))
 	}
 	page.Modify(func(s *sql.Selector) {
-		count := sql.Dialect(s.Dialect()).Select(sql.Count("*")).From(sql.Table(iprecord.Table))
-		for _, p := range match {
-			p(count)
-		}
-		s.AppendSelectExprAs(count, catalogTotal)
+		s.AppendSelectExprAs(catalogCount(s.Dialect(), match), catalogTotal)
 	})
 	rows, err := page.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	if len(rows) == 0 {
 		if q.After == "" {
-			return nil, 0, nil
+			return nil, 0, false, nil
 		}
-		total, err := r.store.Read.IPRecord.Query().Where(match...).Count(ctx)
-		return nil, total, err
+		count := catalogCount(r.store.Dialect, match)
+		query, args := count.Query()
+		var n int64
+		if err := r.store.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+			return nil, 0, false, err
+		}
+		total, more := capTotal(n)
+		return nil, total, more, nil
 	}
-	total, err := rows[0].Value(catalogTotal)
+	v, err := rows[0].Value(catalogTotal)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	n, ok := total.(int64)
+	n, ok := v.(int64)
 	if !ok {
-		return nil, 0, fmt.Errorf("catalog: count is a %T", total)
+		return nil, 0, false, fmt.Errorf("catalog: count is a %T", v)
 	}
 	out := make([]*Work, len(rows))
 	for i, w := range rows {
 		out[i] = toWork(w)
 	}
-	return out, int(n), nil
+	total, more = capTotal(n)
+	return out, total, more, nil
+}
+
+// catalogTotalCap is how many matches a catalog page counts at most: past
+// it the count would cost in proportion to the catalog, not to the page
+// (a type, or a common word, can match most of a million records).
+// Tests lower it.
+var catalogTotalCap = 10000
+
+// catalogCount counts the records matching match, up to one more than
+// catalogTotalCap (which tells that more match than the cap).
+func catalogCount(d string, match []predicate.IPRecord) *sql.Selector {
+	b := sql.Dialect(d)
+	matches := b.Select().AppendSelectExpr(sql.Expr("1")).From(sql.Table(iprecord.Table))
+	for _, p := range match {
+		p(matches)
+	}
+	matches.Limit(catalogTotalCap + 1)
+	return b.Select(sql.Count("*")).From(matches.As("matches"))
+}
+
+// capTotal is a count of up to catalogTotalCap+1 matches as the catalog
+// reports it: the cap, and whether more match.
+func capTotal(n int64) (int, bool) {
+	if n > int64(catalogTotalCap) {
+		return catalogTotalCap, true
+	}
+	return int(n), false
+}
+
+// trigramMin is the shortest title search a trigram index serves; shorter
+// ones scan the organization's records.
+const trigramMin = 3
+
+// titleCandidates narrows a title search to the records whose titles hold
+// every trigram of sub, through SQLite's FTS5 trigram index
+// (storage.TitleIndex), or returns nil where there is nothing to add: a
+// search shorter than trigramMin, or PostgreSQL, whose GIN trigram index
+// (storage.TitleTrigramIndex) serves the ILIKE of TitleContainsFold
+// itself. The candidates are only a superset: the search keeps
+// TitleContainsFold's predicate beside them, so it finds exactly what that
+// predicate finds. (The index folds case over all of Unicode, SQLite's
+// LOWER and LIKE over ASCII only; sub is lowered as TitleContainsFold
+// lowers it, so every title the predicate accepts holds its trigrams.)
+func (r *Registry) titleCandidates(sub string) predicate.IPRecord {
+	w := strings.ToLower(sub)
+	if r.store.Dialect != dialect.SQLite || utf8.RuneCountInString(w) < trigramMin {
+		return nil
+	}
+	// One FTS5 phrase: inside double quotes every character but the quote
+	// (doubled) is literal, so %, _ and * search for themselves.
+	phrase := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	return func(s *sql.Selector) {
+		rowid := s.C("rowid")
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString(rowid).WriteString(" IN (SELECT rowid FROM " + storage.TitleIndex + " WHERE " + storage.TitleIndex + " MATCH ")
+			b.Arg(phrase)
+			b.WriteString(")")
+		}))
+	}
+}
+
+// notIndexed is column = v written so that SQLite does not look it up by
+// an index (a unary + on the column), for a query another index leads.
+func notIndexed(column, v string) predicate.IPRecord {
+	return func(s *sql.Selector) {
+		c := s.C(column)
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString("+" + c + " = ")
+			b.Arg(v)
+		}))
+	}
 }
 
 // catalogTotal names the count selected beside a catalog page's columns.

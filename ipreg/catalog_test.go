@@ -2,14 +2,23 @@ package ipreg
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/creativeops/creativeops/ent"
+	"github.com/creativeops/creativeops/ent/iprecord"
+	"github.com/creativeops/creativeops/ent/predicate"
+	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
+	"github.com/creativeops/creativeops/storage"
 )
 
 // A catalog page carries the count of every match, whichever page it is,
@@ -39,11 +48,11 @@ func TestCatalogTotalOnEveryPage(t *testing.T) {
 			after := ""
 			for {
 				statements.Store(0)
-				page, total, err := r.Catalog(ctx, "org_a", CatalogQuery{After: after, Limit: 2})
+				page, total, more, err := r.Catalog(ctx, "org_a", CatalogQuery{After: after, Limit: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if total != 5 {
+				if total != 5 || more {
 					t.Fatalf("page after %q: total %d, want 5", after, total)
 				}
 				if len(page) == 0 {
@@ -63,9 +72,291 @@ func TestCatalogTotalOnEveryPage(t *testing.T) {
 			if len(ids) != 5 {
 				t.Fatalf("paged through %d works, want 5", len(ids))
 			}
-			if page, total, err := r.Catalog(ctx, "org_a", CatalogQuery{CreatorID: "nobody", Limit: 2}); err != nil || len(page) != 0 || total != 0 {
+			if page, total, _, err := r.Catalog(ctx, "org_a", CatalogQuery{CreatorID: "nobody", Limit: 2}); err != nil || len(page) != 0 || total != 0 {
 				t.Fatalf("no match: %d works, total %d (%v)", len(page), total, err)
 			}
 		})
 	}
 }
+
+// storeWorks stores records of org with the given titles and types
+// straight into ip_records (the catalog reads nothing else), oldest first,
+// and returns their ids.
+func storeWorks(t testing.TB, st *storage.Store, org string, titles, types []string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	for start := 0; start < len(titles); start += 1000 {
+		var bulk []*ent.IPRecordCreate
+		for i := start; i < min(start+1000, len(titles)); i++ {
+			n := storedWorks.Add(1)
+			id := ids.New(ids.IPRecord)
+			out = append(out, id)
+			bulk = append(bulk, st.Ent.IPRecord.Create().SetID(id).SetOrganizationID(org).SetCreatorID("cr_"+org).
+				SetTitle(titles[i]).SetType(types[i%len(types)]).SetContentHash(fmt.Sprintf("sha256:%064d", n)).
+				SetTimestamp(time.Now().UTC().Truncate(time.Second)).SetCertificateID(fmt.Sprintf("cert_%d", n)).
+				SetLogOrigin("test").SetLogIndex(n).SetRecordBytes([]byte("{}")).SetToken([]byte("token")))
+		}
+		if err := st.Ent.IPRecord.CreateBulk(bulk...).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+var storedWorks atomic.Int64
+
+// Past catalogTotalCap matches a page's count stops: total is the cap and
+// the flag says more match, on every page and on a page past the end,
+// while the pages themselves still reach every match. The count's own
+// query reads at most one match past the cap. Up to the cap the count is
+// exact (TestCatalogTotalOnEveryPage).
+func TestCatalogTotalStopsAtTheCap(t *testing.T) {
+	saved := catalogTotalCap
+	catalogTotalCap = 3
+	t.Cleanup(func() { catalogTotalCap = saved })
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			r, st := openSealTest(t, b, func([]*ent.Event) error { return nil })
+			ids := storeWorks(t, st, "org_a", []string{"One song", "Two songs", "Three", "Four songs", "Five songs"}, []string{"song", "book"})
+			storeWorks(t, st, "org_b", []string{"Other song", "Other songs"}, []string{"song"})
+			for _, c := range []struct {
+				name  string
+				q     CatalogQuery
+				want  int
+				more  bool
+				works int
+			}{
+				{"every work", CatalogQuery{}, 3, true, 5},
+				{"by type", CatalogQuery{Type: "song"}, 3, false, 3}, // exactly the cap
+				{"title contains", CatalogQuery{TitleContains: "SONG"}, 3, true, 4},
+				{"title contains, short", CatalogQuery{TitleContains: "o"}, 3, true, 4},
+			} {
+				var got []string
+				after := ""
+				for {
+					q := c.q
+					q.After, q.Limit = after, 2
+					page, total, more, err := r.Catalog(ctx, "org_a", q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if total != c.want || more != c.more {
+						t.Fatalf("%s, page after %q: total %d (more: %v), want %d (%v)", c.name, after, total, more, c.want, c.more)
+					}
+					if len(page) == 0 {
+						break
+					}
+					for _, w := range page {
+						got = append(got, w.ID)
+					}
+					after = page[len(page)-1].ID
+				}
+				if len(got) != c.works {
+					t.Errorf("%s: pages reached %d works, want %d", c.name, len(got), c.works)
+				}
+			}
+			// The count reads one match past the cap, not every match.
+			query, args := catalogCount(st.Dialect, []predicate.IPRecord{iprecord.OrganizationID("org_a")}).Query()
+			var n int
+			if err := st.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != catalogTotalCap+1 {
+				t.Errorf("the count read %d of %d matches, want the cap + 1 = %d", n, len(ids), catalogTotalCap+1)
+			}
+		})
+	}
+}
+
+// A title search finds exactly what TitleContainsFold finds, whether the
+// trigram index narrows it (3 characters and more) or not: case mixed, %,
+// _, \ and double quotes in the search (literal characters, not
+// wildcards or FTS5 syntax), non-ASCII text, searches that are FTS5
+// operators. Another organization's titles, the same ones, never appear.
+func TestCatalogTitleSearchMatchesThePredicate(t *testing.T) {
+	titles := []string{
+		"Night River", "NIGHT RIVER", "night river", "Midnight Riverside", "100% Pure", "100 Pure",
+		"snake_case title", "snakeXcase title", `He said "hello"`, `He said hello`, `a "" b`,
+		"Café Society", "CAFÉ SOCIETY", "café society", "École de nuit", "ÉCOLE", "école",
+		"Straße", "STRASSE", "İstanbul", "istanbul", "ISTANBUL", "日本語のタイトル", "emoji 🎵 song",
+		`back\slash`, `back\\slash`, "ﬁne ligature", "fine print", "5K run", "5\u212a run",
+		"ΣΊΣΥΦΟΣ", "σίσυφος", "abc*def", "x-y (z)", "AND OR NOT", "NEAR(x y)", "col:umn", "^caret",
+		"  spaced  out  ", "tab\there", "Ünïcödé", "ünïcödé", "a", "ab", "abc",
+	}
+	searches := []string{
+		"night", "NIGHT RIV", "ight r", "iver", "100%", "0% p", "%", "%%", "% pure", "_", "e_c", "snake_",
+		"_case", `"hello"`, `"`, `""`, `d "h`, `" b`, "café", "CAFÉ", "afé", "éco", "École", "ÉCOLE",
+		"straße", "STRASSE", "ss", "istanbul", "İstanbul", "İSTANBUL", "本語の", "🎵", "🎵 s", `\s`,
+		`\`, `\\`, `k\\s`, "fine", "ﬁne", "5k", "5K", "5\u212a r", "σίσυφος", "ΣΊΣΥΦΟΣ", "*", "c*d",
+		"abc*", "AND", "and or not", "near(", "NEAR(x", "col:", "col:u", "^ca", "spaced  out", "  night  ",
+		"tab\th", "ünï", "ÜNÏ", "zz", "a", "ab", "abc", "no such title", "x-y", "(z)",
+	}
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			r, st := openSealTest(t, b, func([]*ent.Event) error { return nil })
+			storeWorks(t, st, "org_a", titles, []string{"song"})
+			storeWorks(t, st, "org_b", titles, []string{"song"})
+			for _, q := range searches {
+				want, err := st.Ent.IPRecord.Query().
+					Where(iprecord.OrganizationID("org_a"), iprecord.TitleContainsFold(strings.TrimSpace(q))).
+					Order(ent.Desc(iprecord.FieldID)).IDs(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				page, total, _, err := r.Catalog(ctx, "org_a", CatalogQuery{TitleContains: q, Limit: 200})
+				if err != nil {
+					t.Fatalf("q=%q: %v", q, err)
+				}
+				var got []string
+				for _, w := range page {
+					if w.OrganizationID != "org_a" {
+						t.Fatalf("q=%q: another organization's work %s", q, w.ID)
+					}
+					got = append(got, w.ID)
+				}
+				if !slices.Equal(got, want) || total != len(want) {
+					t.Errorf("q=%q: %d works (total %d), want %d: %v", q, len(got), total, len(want), titlesOf(page))
+				}
+			}
+		})
+	}
+}
+
+func titlesOf(works []*Work) []string {
+	var out []string
+	for _, w := range works {
+		out = append(out, w.Title)
+	}
+	return out
+}
+
+// A catalog page by type reads the (organization_id, type, id) index, and
+// a title search of 3 characters or more the titles' trigram index: on
+// SQLite the FTS5 table leads, each candidate looked up by rowid, instead
+// of the organization's records being walked and tested against it. The
+// plans are asked of the database for the statement Catalog sends.
+func TestCatalogPlansUseTheIndexes(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			r, st := openSealTest(t, b, func([]*ent.Event) error { return nil })
+			// Enough records that PostgreSQL's statistics tell a rare title
+			// from a whole organization.
+			titles := make([]string, 20000)
+			for i := range titles {
+				titles[i] = fmt.Sprintf("Untitled %d", i)
+			}
+			titles[1234] = "Quartz Lullaby"
+			storeWorks(t, st, "org_a", titles, []string{"song", "script", "book", "artwork", "concept", "other"})
+			storeWorks(t, st, "org_b", titles[:300], []string{"song"})
+			if st.Dialect == dialect.Postgres {
+				if _, err := st.DB.Exec("ANALYZE ip_records"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			byType := explainCatalog(t, r, CatalogQuery{Type: "book", Limit: 20})
+			if !strings.Contains(byType, "iprecord_organization_id_type_id") {
+				t.Errorf("a page by type does not use the (organization_id, type, id) index:\n%s", byType)
+			}
+			search := explainCatalog(t, r, CatalogQuery{TitleContains: "quartz", Limit: 20})
+			if st.Dialect == dialect.Postgres {
+				if !strings.Contains(search, storage.TitleTrigramIndex) {
+					t.Errorf("a title search does not use the trigram index:\n%s", search)
+				}
+				return
+			}
+			if !strings.Contains(search, "SCAN "+storage.TitleIndex+" VIRTUAL TABLE") {
+				t.Errorf("a title search does not use the trigram index:\n%s", search)
+			}
+			for _, line := range strings.Split(search, "\n") {
+				if strings.Contains(line, "ip_records ") && !strings.Contains(line, "SEARCH ip_records USING INTEGER PRIMARY KEY (rowid=?)") {
+					t.Errorf("a title search reads ip_records other than by the trigram index's rowids: %s\n%s", line, search)
+				}
+			}
+			if short := explainCatalog(t, r, CatalogQuery{TitleContains: "qu", Limit: 20}); strings.Contains(short, storage.TitleIndex) {
+				t.Errorf("a 2-character search uses the trigram index, which finds nothing shorter than 3:\n%s", short)
+			}
+		})
+	}
+}
+
+// explainCatalog is the database's plan for the statement Catalog sends
+// for a page of org_a's catalog. On PostgreSQL sequential scans are
+// discouraged, so that the choice is between indexes even on a table this
+// small.
+func explainCatalog(t *testing.T, r *Registry, q CatalogQuery) string {
+	t.Helper()
+	ctx := context.Background()
+	st := r.store
+	capture := &capturingDriver{dialect: st.Dialect}
+	read := st.Read
+	st.Read = ent.NewClient(ent.Driver(capture))
+	_, _, _, _ = r.Catalog(ctx, "org_a", q)
+	st.Read = read
+	if capture.query == "" {
+		t.Fatal("Catalog sent no query")
+	}
+	tx, err := st.ReadDB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	explain := "EXPLAIN QUERY PLAN "
+	if st.Dialect == dialect.Postgres {
+		explain = "EXPLAIN "
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, explain+capture.query, capture.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, fmt.Sprint(vals[len(vals)-1])) // SQLite's detail, PostgreSQL's line
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// capturingDriver keeps the query sent to it instead of running it.
+type capturingDriver struct {
+	dialect string
+	query   string
+	args    []any
+}
+
+func (d *capturingDriver) Exec(context.Context, string, any, any) error {
+	return errors.New("capturing driver: no exec")
+}
+
+func (d *capturingDriver) Query(_ context.Context, query string, args, _ any) error {
+	d.query = query
+	d.args, _ = args.([]any)
+	return errors.New("captured")
+}
+
+func (d *capturingDriver) Tx(context.Context) (dialect.Tx, error) {
+	return nil, errors.New("capturing driver: no transaction")
+}
+
+func (d *capturingDriver) Close() error    { return nil }
+func (d *capturingDriver) Dialect() string { return d.dialect }

@@ -201,7 +201,7 @@ func (s *creatorsService) ExportCreator(ctx context.Context, req *creativeopsv1.
 		after = page[len(page)-1].ID
 	}
 	for after := ""; ; {
-		page, _, err := s.registry.Catalog(ctx, orgID, ipreg.CatalogQuery{CreatorID: id, After: after, Limit: exportPage})
+		page, _, _, err := s.registry.Catalog(ctx, orgID, ipreg.CatalogQuery{CreatorID: id, After: after, Limit: exportPage})
 		if err != nil {
 			return nil, err
 		}

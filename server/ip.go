@@ -70,12 +70,12 @@ func (s *ipService) ListCatalog(ctx context.Context, req *creativeopsv1.ListCata
 			return nil, apierror.InvalidField("content_hash", err.Error())
 		}
 	}
-	rows, total, err := s.registry.Catalog(ctx, principal(ctx).OrganizationID, q)
+	rows, total, more, err := s.registry.Catalog(ctx, principal(ctx).OrganizationID, q)
 	if err != nil {
 		return nil, err
 	}
 	rows, next := nextPageToken(req, rows, page.size, func(w *ipreg.Work) string { return w.ID })
-	out := &creativeopsv1.ListCatalogResponse{Records: make([]*creativeopsv1.IPRecord, len(rows)), Total: int32(total), NextPageToken: next}
+	out := &creativeopsv1.ListCatalogResponse{Records: make([]*creativeopsv1.IPRecord, len(rows)), Total: int32(total), NextPageToken: next, TotalIsLowerBound: more}
 	for i, r := range rows {
 		out.Records[i] = wire.Record(r)
 	}

@@ -14,12 +14,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/creativeops/creativeops/auth"
+	"github.com/creativeops/creativeops/ent"
 	creativeopsv1 "github.com/creativeops/creativeops/gen/creativeops/v1"
+	"github.com/creativeops/creativeops/ids"
 	"github.com/creativeops/creativeops/internal/testdb"
 	"github.com/creativeops/creativeops/internal/testserver"
 	"github.com/creativeops/creativeops/ipreg"
@@ -178,6 +181,9 @@ func TestIPCatalog(t *testing.T) {
 	if total, got := list(""); total != 5 || len(got) != 5 || got[0] != ids[4] || got[4] != ids[0] {
 		t.Fatalf("whole catalog not newest first: %d %v", total, got)
 	}
+	if r := s.Do(t, "GET", "/v1/ip/catalog", s.AdminKey, nil); r.JSON["total_is_lower_bound"] != false {
+		t.Fatalf("a catalog of 5 records: total_is_lower_bound %v, want false", r.JSON["total_is_lower_bound"])
+	}
 	if total, got := list("?creator_id=" + b); total != 2 || got[0] != ids[3] || got[1] != ids[2] {
 		t.Fatalf("creator filter: %v", got)
 	}
@@ -206,6 +212,48 @@ func TestIPCatalog(t *testing.T) {
 	other := s.NewKey(t, "globex", auth.ScopeIPRead)
 	if r := s.Do(t, "GET", "/v1/ip/catalog", other, nil); len(r.JSON["records"].([]any)) != 0 {
 		t.Fatalf("another organization sees our catalog: %s", r.Body)
+	}
+}
+
+// Past 10,000 matches the catalog's total stops at 10,000 and says it is
+// a lower bound, by type and by title search alike; the pages go on.
+func TestIPCatalogTotalIsLowerBound(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			s := testserver.Start(t, testserver.Options{DatabaseURL: b.URL(t)})
+			ctx := context.Background()
+			const n = 10001
+			for start := 0; start < n; start += 1000 {
+				var bulk []*ent.IPRecordCreate
+				for i := start; i < min(start+1000, n); i++ {
+					bulk = append(bulk, s.Store.Ent.IPRecord.Create().SetID(ids.New(ids.IPRecord)).SetOrganizationID(s.OrgID).
+						SetCreatorID("cr_x").SetTitle(fmt.Sprintf("Stored Song %d", i)).SetType("song").
+						SetContentHash("sha256:"+digestOf(fmt.Sprint(i))).SetTimestamp(time.Now().UTC().Truncate(time.Second)).
+						SetCertificateID(ids.New(ids.Certificate)).SetLogOrigin("test").SetLogIndex(int64(i)).
+						SetRecordBytes([]byte("{}")).SetToken([]byte("token")))
+				}
+				if err := s.Store.Ent.IPRecord.CreateBulk(bulk...).Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, q := range []string{"?type=song", "?q=stored+song", "?q=ng", "?type=song&q=SONG"} {
+				r := s.Do(t, "GET", "/v1/ip/catalog"+q+"&page_size=2", s.AdminKey, nil)
+				if r.Status != 200 {
+					t.Fatalf("catalog %s: %d %s", q, r.Status, r.Body)
+				}
+				if r.JSON["total"] != float64(10000) || r.JSON["total_is_lower_bound"] != true {
+					t.Errorf("catalog %s: total %v, total_is_lower_bound %v; want 10000, true", q, r.JSON["total"], r.JSON["total_is_lower_bound"])
+				}
+				if len(r.JSON["records"].([]any)) != 2 || r.JSON["next_page_token"] == "" {
+					t.Errorf("catalog %s: no next page: %s", q, r.Body)
+				}
+			}
+			// Below the cap the total is exact.
+			r := s.Do(t, "GET", "/v1/ip/catalog?q=stored+song+100", s.AdminKey, nil)
+			if r.JSON["total"] != float64(12) || r.JSON["total_is_lower_bound"] != false {
+				t.Errorf("catalog ?q=stored+song+100: total %v, total_is_lower_bound %v; want 12, false", r.JSON["total"], r.JSON["total_is_lower_bound"])
+			}
+		})
 	}
 }
 

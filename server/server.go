@@ -158,7 +158,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	// Storage.
-	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.Traced(cfg.TracerProvider), storage.CreateWithin(cfg.DataDir))
+	store, err := storage.Open(ctx, cfg.DatabaseURL, storage.Warm(), storage.Traced(cfg.TracerProvider), storage.CreateWithin(cfg.DataDir), storage.Logger(s.log))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -85,6 +86,8 @@ type Store struct {
 	sqlitePath string
 	// Created reports that Open made a new, empty SQLite database file.
 	Created bool
+	// log is where Migrate reports what it could not do (Logger).
+	log *slog.Logger
 }
 
 // Path is the SQLite database file, empty on PostgreSQL.
@@ -173,6 +176,7 @@ type openOptions struct {
 	// and CreateWithin).
 	create    createPolicy
 	createDir string
+	log       *slog.Logger // nil: slog.Default()
 }
 
 type createPolicy int
@@ -210,6 +214,10 @@ func CreateWithin(dir string) Option {
 // open without it, connecting as they go.
 func Warm() Option { return func(o *openOptions) { o.warm = true } }
 
+// Logger is Open's option giving the logger Migrate warns on (by default
+// slog's default logger).
+func Logger(l *slog.Logger) Option { return func(o *openOptions) { o.log = l } }
+
 // Open connects to a database URL: sqlite://<path> (sqlite://./data/x.db,
 // sqlite:///var/lib/x.db) or postgres://...
 func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
@@ -217,7 +225,10 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, erro
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Store{}
+	s := &Store{log: o.log}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite://"):
 		path := strings.TrimPrefix(databaseURL, "sqlite://")
@@ -398,6 +409,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	// jobs counted in it, once.
 	if _, err := s.backfillJobMinutes(ctx); err != nil {
 		return fmt.Errorf("migrate schema: backfill job minutes: %w", err)
+	}
+	if err := s.migrateTitleIndex(ctx); err != nil {
+		return err
 	}
 	m, err := rivermigrate.New(s.River, nil)
 	if err != nil {

@@ -421,7 +421,13 @@ func measureDisk(ctx context.Context, st *storage.Store, databaseURL string) ([]
 			}
 			var b int64
 			if sqlite {
-				q := fmt.Sprintf("SELECT coalesce(sum(pgsize),0) FROM dbstat WHERE name = '%s' OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = '%s');", t, t)
+				q := fmt.Sprintf("SELECT coalesce(sum(pgsize),0) FROM dbstat WHERE name = '%s' OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = '%s')", t, t)
+				if t == "ip_records" {
+					// The titles' FTS5 index is tables of its own (its
+					// _data, _idx, _docsize and _config).
+					q += fmt.Sprintf(" OR name GLOB '%s_*'", storage.TitleIndex)
+				}
+				q += ";"
 				o, err := exec.CommandContext(ctx, "sqlite3", "-readonly", st.Path(), q).Output()
 				if err != nil {
 					return nil, fmt.Errorf("sqlite3 dbstat: %w", err)

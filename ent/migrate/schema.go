@@ -322,6 +322,11 @@ var (
 				Columns: []*schema.Column{IPRecordsColumns[1], IPRecordsColumns[2], IPRecordsColumns[0]},
 			},
 			{
+				Name:    "iprecord_organization_id_type_id",
+				Unique:  false,
+				Columns: []*schema.Column{IPRecordsColumns[1], IPRecordsColumns[4], IPRecordsColumns[0]},
+			},
+			{
 				Name:    "iprecord_log_origin_log_index",
 				Unique:  true,
 				Columns: []*schema.Column{IPRecordsColumns[10], IPRecordsColumns[11]},

@@ -39,6 +39,8 @@ func (IPRecord) Indexes() []ent.Index {
 		index.Fields("organization_id", "content_hash").Unique(),
 		index.Fields("organization_id", "id"),
 		index.Fields("organization_id", "creator_id", "id"),
+		// The catalog by type: its pages, newest first, and its count.
+		index.Fields("organization_id", "type", "id"),
 		index.Fields("log_origin", "log_index").Unique(),
 	}
 }

@@ -331,11 +331,15 @@ func (x *ListCatalogRequest) GetPageToken() string {
 type ListCatalogResponse struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Records []*IPRecord            `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
-	// Number of records matching the query, over all pages.
+	// Number of records matching the query, over all pages, counted up to
+	// 10000: when more match, total is 10000 and total_is_lower_bound is set.
 	Total         int32  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
 	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// True when more than total records match: the count stopped at its cap
+	// of 10000. Pages and next_page_token still reach every match.
+	TotalIsLowerBound bool `protobuf:"varint,4,opt,name=total_is_lower_bound,json=totalIsLowerBound,proto3" json:"total_is_lower_bound,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ListCatalogResponse) Reset() {
@@ -387,6 +391,13 @@ func (x *ListCatalogResponse) GetNextPageToken() string {
 		return x.NextPageToken
 	}
 	return ""
+}
+
+func (x *ListCatalogResponse) GetTotalIsLowerBound() bool {
+	if x != nil {
+		return x.TotalIsLowerBound
+	}
+	return false
 }
 
 type GetRecordRequest struct {
@@ -1438,11 +1449,12 @@ const file_creativeops_v1_ip_proto_rawDesc = "" +
 	"\tpage_size\x18\a \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc8\x01(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\b \x01(\tR\tpageToken\"\x87\x01\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\"\xb8\x01\n" +
 	"\x13ListCatalogResponse\x122\n" +
 	"\arecords\x18\x01 \x03(\v2\x18.creativeops.v1.IPRecordR\arecords\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12&\n" +
-	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"+\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12/\n" +
+	"\x14total_is_lower_bound\x18\x04 \x01(\bR\x11totalIsLowerBound\"+\n" +
 	"\x10GetRecordRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x02id\"G\n" +
 	"\x15GetCertificateRequest\x12.\n" +

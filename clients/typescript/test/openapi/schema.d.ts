@@ -1739,9 +1739,15 @@ export interface components {
             records: components["schemas"]["IPRecord"][];
             /**
              * Format: int32
-             * @description Number of records matching the query, over all pages.
+             * @description Number of records matching the query, over all pages, counted up to
+             *      10000: when more match, total is 10000 and total_is_lower_bound is set.
              */
             total: number;
+            /**
+             * @description True when more than total records match: the count stopped at its cap
+             *      of 10000. Pages and next_page_token still reach every match.
+             */
+            total_is_lower_bound: boolean;
         };
         ListCreatorsResponse: {
             creators: components["schemas"]["Creator"][];
@@ -4590,7 +4596,8 @@ export interface operations {
                      *           "type": "song"
                      *         }
                      *       ],
-                     *       "total": 1
+                     *       "total": 1,
+                     *       "total_is_lower_bound": false
                      *     }
                      */
                     "application/json": components["schemas"]["ListCatalogResponse"];

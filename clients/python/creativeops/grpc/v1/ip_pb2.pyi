@@ -190,14 +190,16 @@ class ListCatalogRequest(_message.Message):
     def __init__(self, creator_id: _Optional[str] = ..., type: _Optional[str] = ..., q: _Optional[str] = ..., registered_after: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., registered_before: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., content_hash: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListCatalogResponse(_message.Message):
-    __slots__ = ["next_page_token", "records", "total"]
+    __slots__ = ["next_page_token", "records", "total", "total_is_lower_bound"]
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     RECORDS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_IS_LOWER_BOUND_FIELD_NUMBER: _ClassVar[int]
     next_page_token: str
     records: _containers.RepeatedCompositeFieldContainer[IPRecord]
     total: int
-    def __init__(self, records: _Optional[_Iterable[_Union[IPRecord, _Mapping]]] = ..., total: _Optional[int] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+    total_is_lower_bound: bool
+    def __init__(self, records: _Optional[_Iterable[_Union[IPRecord, _Mapping]]] = ..., total: _Optional[int] = ..., next_page_token: _Optional[str] = ..., total_is_lower_bound: bool = ...) -> None: ...
 
 class LogKey(_message.Message):
     __slots__ = ["current", "origin", "verifier_key"]
