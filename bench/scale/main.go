@@ -89,8 +89,8 @@ func parseFlags(args []string) (options, error) {
 	sizes := fs.String("sizes", "10k,100k,1m", "rows of each kind, ascending (k and m suffixes)")
 	fs.DurationVar(&o.idle, "idle", envDuration("SCALE_IDLE", 3*time.Minute), "idle window for CPU and RSS (env SCALE_IDLE)")
 	fs.IntVar(&o.mixRPS, "mix-rps", 100, "offered rate of the realistic mix")
-	fs.DurationVar(&o.mixDuration, "mix-duration", 20*time.Second, "duration of the realistic mix")
-	fs.IntVar(&o.reads, "reads", 400, "calls per read endpoint")
+	fs.DurationVar(&o.mixDuration, "mix-duration", time.Minute, "duration of the realistic mix")
+	fs.IntVar(&o.reads, "reads", 1000, "calls per read endpoint")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients per read endpoint")
 	fs.DurationVar(&o.endpointTime, "endpoint-time", 30*time.Second, "longest time spent on one read endpoint (fewer calls when it runs out)")
 	fs.IntVar(&o.walks, "walks", 3, "walks of each list to page 100")
@@ -165,26 +165,29 @@ func sizeName(n int) string {
 
 // Result is one database's figures at one size.
 type Result struct {
-	Size        int
-	At          time.Time
-	LoadBefore  string
-	LoadAfter   string
-	Seed        time.Duration
-	SeedByKind  map[string]time.Duration
-	Mix         []Latency
-	MixP50      time.Duration
-	MixP99      time.Duration
-	MixErrors   int
-	Reads       []Latency
-	Pages       []Pages
-	Idle        Idle
-	Scan        Scan
-	Disk        []Disk
-	Backup      Backup
-	StageTimes  map[string]time.Duration
-	ScanErr     string `json:",omitempty"`
-	Commit      string
-	MachineNote string
+	Size       int
+	At         time.Time
+	LoadBefore string
+	LoadAfter  string
+	Seed       time.Duration
+	SeedByKind map[string]time.Duration
+	Mix        []Latency
+	MixP50     time.Duration
+	MixP99     time.Duration
+	MixErrors  int
+	Reads      []Latency
+	Pages      []Pages
+	Idle       Idle
+	Scan       Scan
+	Disk       []Disk
+	Backup     Backup
+	StageTimes map[string]time.Duration
+	ScanErr    string `json:",omitempty"`
+	// How the reads and the mix were run (flags -clients, -reads, -mix-rps, -mix-duration).
+	Clients, Calls, MixRPS int
+	MixFor                 time.Duration
+	Commit                 string
+	MachineNote            string
 }
 
 // DBResults is what the results file of one database holds.
@@ -323,7 +326,8 @@ func upsert(rs []Result, r Result) []Result {
 
 func measureSize(ctx context.Context, o options, s *seeder, size int, start func() (*clustertest.Replica, error),
 	databaseURL, dbName, key, dir string, log *slog.Logger) (Result, error) {
-	res := Result{Size: size, At: time.Now().UTC(), LoadBefore: clustertest.LoadAvg(), StageTimes: map[string]time.Duration{}, Commit: commit()}
+	res := Result{Size: size, At: time.Now().UTC(), LoadBefore: clustertest.LoadAvg(), StageTimes: map[string]time.Duration{}, Commit: commit(),
+		Clients: o.clients, Calls: o.reads, MixRPS: o.mixRPS, MixFor: o.mixDuration}
 	stage := func(name string, t0 time.Time) {
 		res.StageTimes[name] = time.Since(t0).Round(time.Second)
 		log.Info("stage done", "stage", name, "took", res.StageTimes[name])

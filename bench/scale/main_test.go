@@ -87,7 +87,8 @@ func TestSmoke(t *testing.T) {
 	}
 	s := string(b)
 	if strings.Contains(s, "\nold\n") || !strings.Contains(s, "before") || !strings.Contains(s, "after") ||
-		strings.Count(s, beginMarker) != 1 || !strings.Contains(s, "| SQLite 200 |") {
+		strings.Count(s, beginMarker) != 1 || !strings.Contains(s, "| SQLite 200 |") ||
+		!strings.Contains(s, "2 clients, up to 10 calls") || !strings.Contains(s, "at 20 req/s\nfor 2s") {
 		t.Errorf("the section was not put between the markers:\n%s", s)
 	}
 }

@@ -84,7 +84,11 @@ func render(all []*DBResults) string {
 	w("each kind: creators, IP records (with their log hashes), jobs, tracked plans (9 milestones each),\n")
 	w("usage minutes, webhook deliveries, audit events; plus an event per creator and per record. Usage\n")
 	w("minutes: the measured organization holds 10k over 30 days, other organizations the rest.\n")
-	w("Reads: 8 clients, up to `-reads` calls (400) or 30 s per endpoint; the mix: `clustertest.RealisticMix`, open loop.\n")
+	if len(cols) > 0 {
+		r := cols[len(cols)-1].r
+		w("Reads: %d clients, up to %d calls or 30 s per endpoint; the mix: `clustertest.RealisticMix`, open loop at %d req/s\n", r.Clients, r.Calls, r.MixRPS)
+		w("for %s (a few hundred samples an operation, so a p99 is not one straggler).\n", r.MixFor)
+	}
 	w("Cells are p50 / p99 in ms.\n\n")
 	for _, d := range all {
 		var runs []string
