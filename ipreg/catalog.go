@@ -100,12 +100,13 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 	if q.ContentHash != "" {
 		match = append(match, iprecord.ContentHash(q.ContentHash))
 	}
+	ordered := strings.TrimSpace(q.TitleContains) == ""
 	page := r.store.Read.IPRecord.Query().Where(match...)
 	if q.After != "" {
 		page = page.Where(iprecord.IDLT(q.After))
 	}
 	page.Modify(func(s *sql.Selector) {
-		s.AppendSelectExprAs(catalogCount(s.Dialect(), match), catalogTotal)
+		s.AppendSelectExprAs(catalogCount(s.Dialect(), match, ordered), catalogTotal)
 	})
 	rows, err := page.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
 	if err != nil {
@@ -115,7 +116,7 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 		if q.After == "" {
 			return nil, 0, false, nil
 		}
-		count := catalogCount(r.store.Dialect, match)
+		count := catalogCount(r.store.Dialect, match, ordered)
 		query, args := count.Query()
 		var n int64
 		if err := r.store.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
@@ -147,12 +148,20 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 var catalogTotalCap = 10000
 
 // catalogCount counts the records matching match, up to one more than
-// catalogTotalCap (which tells that more match than the cap).
-func catalogCount(d string, match []predicate.IPRecord) *sql.Selector {
+// catalogTotalCap (which tells that more match than the cap). Ordered, the
+// matches are taken in the page's order (id descending), which an index
+// ending in id serves: PostgreSQL then walks that index and stops at the
+// cap, where without the order it may gather every match into a bitmap
+// first. A title search is not ordered: its matches come from the trigram
+// index, whichever their ids.
+func catalogCount(d string, match []predicate.IPRecord, ordered bool) *sql.Selector {
 	b := sql.Dialect(d)
 	matches := b.Select().AppendSelectExpr(sql.Expr("1")).From(sql.Table(iprecord.Table))
 	for _, p := range match {
 		p(matches)
+	}
+	if ordered {
+		matches.OrderBy(sql.Desc(matches.C(iprecord.FieldID)))
 	}
 	matches.Limit(catalogTotalCap + 1)
 	return b.Select(sql.Count("*")).From(matches.As("matches"))

@@ -158,13 +158,15 @@ func TestCatalogTotalStopsAtTheCap(t *testing.T) {
 				}
 			}
 			// The count reads one match past the cap, not every match.
-			query, args := catalogCount(st.Dialect, []predicate.IPRecord{iprecord.OrganizationID("org_a")}).Query()
-			var n int
-			if err := st.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != catalogTotalCap+1 {
-				t.Errorf("the count read %d of %d matches, want the cap + 1 = %d", n, len(ids), catalogTotalCap+1)
+			for _, ordered := range []bool{true, false} {
+				query, args := catalogCount(st.Dialect, []predicate.IPRecord{iprecord.OrganizationID("org_a")}, ordered).Query()
+				var n int
+				if err := st.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != catalogTotalCap+1 {
+					t.Errorf("ordered %v: the count read %d of %d matches, want the cap + 1 = %d", ordered, n, len(ids), catalogTotalCap+1)
+				}
 			}
 		})
 	}

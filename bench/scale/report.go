@@ -93,8 +93,12 @@ func render(all []*DBResults) string {
 	for _, d := range all {
 		var runs []string
 		for _, r := range d.Sizes {
-			runs = append(runs, fmt.Sprintf("%s %s (%s, load %s → %s, seed %s, idle window %s)", sizeName(r.Size),
-				r.At.Format("2006-01-02 15:04"), r.Commit, r.LoadBefore, r.LoadAfter, r.Seed.Round(time.Second), r.Idle.Window))
+			analyzed := ""
+			if r.Analyzed {
+				analyzed = ", VACUUM ANALYZE after seeding (autovacuum off)"
+			}
+			runs = append(runs, fmt.Sprintf("%s %s (%s, load %s → %s, seed %s%s, idle window %s)", sizeName(r.Size),
+				r.At.Format("2006-01-02 15:04"), r.Commit, r.LoadBefore, r.LoadAfter, r.Seed.Round(time.Second), analyzed, r.Idle.Window))
 		}
 		w("- %s: %s.\n", dbTitle[d.DB], strings.Join(runs, "; "))
 	}
