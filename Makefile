@@ -245,7 +245,7 @@ bench-isolation:
 	CREATIVEOPS_TEST_POSTGRES_URL=$(PG_URL) ./bin/isolation -db postgres -out bench/results/isolation-postgres.md; p=$$?; \
 	cat bench/results/isolation-sqlite.md bench/results/isolation-postgres.md; test $$s -eq 0 -a $$p -eq 0
 
-## bench-scale: SQLite and PostgreSQL seeded to 10k, 100k and 1M rows of each kind; at each size every endpoint's p50/p99, pages 1 and 100, idle CPU and RSS, the reminder scan, bytes per row, backup and restore; rewrites the scale table of docs/performance.md (~1.5 h; SIZES=10k for a quick pass, SCALE_IDLE=30s shortens the idle windows, SCALE_DB=sqlite one database)
+## bench-scale: SQLite and PostgreSQL seeded to 10k, 100k and 1M rows of each kind; at each size every endpoint's p50/p99, pages 1 and 100, idle CPU and RSS, the reminder scan, bytes per row, backup and restore; rewrites the scale table of docs/performance.md (~1 h: 28 min SQLite, 35 min PostgreSQL on the 2-core guest; SIZES=10k for a quick pass, SCALE_IDLE=30s shortens the idle windows, SCALE_DB=sqlite one database)
 SIZES ?= 10k,100k,1m
 SCALE_DB ?= sqlite,postgres
 bench-scale:
