@@ -24,7 +24,7 @@ VERSION := $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo 
 endif
 LDFLAGS    = -X $(BUILDINFO).commit=$(COMMIT) -X $(BUILDINFO).version=$(VERSION)
 
-.PHONY: image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi check-openapi-traffic test test-python test-short run build bench bench-read docs bench-cluster bench-isolation bench-scale vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
+.PHONY: client-fixtures image check-image release check-release set-version check-breaking test-long check-deploy python-grpc check-python-grpc all generate check-generated check-tidy lint lint-openapi check-openapi-traffic test test-python test-short run build bench bench-read docs bench-cluster bench-isolation bench-scale vuln h2spec fuzz-short clients check-clients test-clients test-browser dashboard check-dashboard test-dashboard
 
 all: generate lint test
 
@@ -79,7 +79,7 @@ check-clients: clients
 	@test -z "$$(git status --porcelain -- $(TS_CLIENT)/src/gen $(TS_CLIENT)/test/openapi/schema.d.ts)" || (git status --porcelain -- $(TS_CLIENT)/src/gen; echo "untracked generated TypeScript: run 'make clients' and commit" >&2; exit 1)
 
 ## test-clients: build the TypeScript client and run its tests against a live server, the browser suite included (needs Node.js, npm and Chromium)
-test-clients:
+test-clients: client-fixtures
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm run typecheck && npm test
 
 DASHBOARD := dashboard
@@ -94,7 +94,7 @@ check-dashboard: dashboard
 	@test -z "$$(git status --porcelain -- $(DASHBOARD)/dist)" || (git status --porcelain -- $(DASHBOARD)/dist; echo "untracked dashboard/dist files: run 'make dashboard' and commit" >&2; exit 1)
 
 ## test-dashboard: the dashboard's unit tests, then Playwright end to end against a live server in headless Chromium (CHROMIUM=/usr/bin/chromium); screenshots in dashboard/e2e/screenshots
-test-dashboard:
+test-dashboard: client-fixtures
 	cd $(DASHBOARD) && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run e2e
 
 ## test-browser: only the TypeScript client's browser suite, in Debian's Chromium (CREATIVEOPS_CHROMIUM to use another)
@@ -151,8 +151,12 @@ check-deploy: build
 	./scripts/check-systemd bin/creativeops
 
 ## test-python: the Python client against a live server (needs Debian's python3-pytest)
-test-python:
+test-python: client-fixtures
 	pytest-3 -q clients/python/tests
+
+## client-fixtures: certificates and timestamp tokens of local RFC 3161 authorities (openssl ts), written by the Go test into both clients' fixtures/external (git-ignored) for their external-timestamp checks
+client-fixtures:
+	CREATIVEOPS_WRITE_FIXTURES=1 $(GO) test -count=1 -run '^TestExternalTimestampAuthorities$$' ./cmd/creativeops
 
 ## vuln: report known vulnerabilities in the code the module calls (database from the module proxy; see scripts/vuln)
 vuln:

@@ -1,6 +1,6 @@
 """check_external_timestamps against a certificate issued by the Go server
 with tokens from real RFC 3161 authorities (`openssl ts -reply`, each with
-a CA of its own): fixtures/external/, written by the Go test
+a CA of its own): fixtures/external/, written by the Go test (make client-fixtures)
 TestExternalTimestampAuthorities (cmd/creativeops) with
 CREATIVEOPS_WRITE_FIXTURES=1."""
 

@@ -1,8 +1,8 @@
 // checkExternalTimestamps against a certificate issued by the Go server
 // with tokens from real RFC 3161 authorities (`openssl ts -reply`, each
-// with a CA of its own): fixtures/external/, written by the Go test
+// with a CA of its own): fixtures/external/, written by the Go test (make client-fixtures:
 // TestExternalTimestampAuthorities (cmd/creativeops) with
-// CREATIVEOPS_WRITE_FIXTURES=1.
+// CREATIVEOPS_WRITE_FIXTURES=1).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
