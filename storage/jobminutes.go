@@ -59,6 +59,10 @@ const jobMinutesPerInsert = 500
 // merged and written in key order, so concurrent writers lock them in the
 // same order.
 func AddJobMinutes(ctx context.Context, tx *ent.Client, ms ...JobMinute) error {
+	if len(ms) == 1 {
+		// A job finishing alone, the hot path: nothing to merge or order.
+		return upsertJobMinutes(ctx, tx, []*JobMinute{&ms[0]})
+	}
 	type key struct {
 		org, keyID string
 		minute     int64
@@ -83,6 +87,12 @@ func AddJobMinutes(ctx context.Context, tx *ent.Client, ms ...JobMinute) error {
 	slices.SortFunc(rows, func(a, b *JobMinute) int {
 		return cmp.Or(cmp.Compare(a.OrganizationID, b.OrganizationID), cmp.Compare(a.Minute, b.Minute), cmp.Compare(a.KeyID, b.KeyID))
 	})
+	return upsertJobMinutes(ctx, tx, rows)
+}
+
+// upsertJobMinutes writes rows, distinct and in key order, with multi-row
+// upserts that add to the rows already stored.
+func upsertJobMinutes(ctx context.Context, tx *ent.Client, rows []*JobMinute) error {
 	for part := range slices.Chunk(rows, jobMinutesPerInsert) {
 		creates := make([]*ent.JobMinuteCreate, len(part))
 		for i, m := range part {
