@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/creativeops/creativeops/apierror"
 	"github.com/creativeops/creativeops/audit"
 	"github.com/creativeops/creativeops/auth"
@@ -18,6 +20,7 @@ import (
 	"github.com/creativeops/creativeops/ent/creator"
 	"github.com/creativeops/creativeops/ent/plan"
 	"github.com/creativeops/creativeops/ent/planmilestone"
+	"github.com/creativeops/creativeops/ent/predicate"
 	"github.com/creativeops/creativeops/storage"
 )
 
@@ -180,6 +183,14 @@ func (f *Feeds) ByOrganization(ctx context.Context, orgID, planID string) (*Feed
 	return feedPlan(p, ""), nil
 }
 
+// hasFeed is the predicate of the partial index of feed token hashes
+// (plan_feed_token_hash_set), written as the index writes it, a literal
+// and not an argument, so that both databases see the index serves the
+// lookup.
+var hasFeed = predicate.Plan(func(s *entsql.Selector) {
+	s.Where(entsql.ExprP(s.C(plan.FieldFeedTokenHash) + " <> ''"))
+})
+
 // ByToken returns the plan whose feed token is token, when it is the plan
 // the request names: a token opens its own plan's calendar only, and every
 // way of not matching (no such token, a revoked or replaced one, another
@@ -189,7 +200,7 @@ func (f *Feeds) ByToken(ctx context.Context, planID, token string) (*FeedPlan, e
 		return nil, apierror.NotFound("plan", planID)
 	}
 	hash := HashFeedToken(token)
-	p, err := f.store.Read.Plan.Query().Where(plan.FeedTokenHash(hash)).Only(ctx)
+	p, err := f.store.Read.Plan.Query().Where(plan.FeedTokenHash(hash), hasFeed).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, apierror.NotFound("plan", planID)

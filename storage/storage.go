@@ -557,7 +557,9 @@ func (s *Store) Close() error {
 // served the usage report's job counts and mean duration, read from every
 // job in the window; finished jobs are now counted in job_minutes, and
 // the active ones through job_organization_id_status_created_at_key_id.
-var unusedIndexes = []string{"planmilestone_state_date", "job_organization_id_created_at_status_started_at_completed_at"}
+// plan_feed_token_hash held every plan, a million of them with an empty
+// hash; plan_feed_token_hash_set holds the plans that have a feed.
+var unusedIndexes = []string{"planmilestone_state_date", "job_organization_id_created_at_status_started_at_completed_at", "plan_feed_token_hash"}
 
 // inProcessMigration serialises the migrations of one process (see Migrate).
 var inProcessMigration sync.Mutex

@@ -655,9 +655,12 @@ var (
 				Columns: []*schema.Column{PlansColumns[3], PlansColumns[13], PlansColumns[0]},
 			},
 			{
-				Name:    "plan_feed_token_hash",
+				Name:    "plan_feed_token_hash_set",
 				Unique:  false,
 				Columns: []*schema.Column{PlansColumns[16]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "feed_token_hash <> ''",
+				},
 			},
 			{
 				Name:    "plan_organization_id_creator_id_id",
