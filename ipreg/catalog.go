@@ -101,13 +101,21 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 		match = append(match, iprecord.ContentHash(q.ContentHash))
 	}
 	ordered := strings.TrimSpace(q.TitleContains) == ""
-	page := r.store.Read.IPRecord.Query().Where(match...)
-	if q.After != "" {
-		page = page.Where(iprecord.IDLT(q.After))
+	page := r.store.Read.IPRecord.Query()
+	if ordered {
+		page = page.Where(match...)
+		if q.After != "" {
+			page = page.Where(iprecord.IDLT(q.After))
+		}
+		page.Modify(func(s *sql.Selector) {
+			s.AppendSelectExprAs(catalogCount(s.Dialect(), match, ordered), catalogTotal)
+		})
+	} else {
+		page = page.Where(iprecord.OrganizationID(orgID))
+		page.Modify(func(s *sql.Selector) {
+			searchOnce(s, match, q.After, q.Limit)
+		})
 	}
-	page.Modify(func(s *sql.Selector) {
-		s.AppendSelectExprAs(catalogCount(s.Dialect(), match, ordered), catalogTotal)
-	})
 	rows, err := page.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
 	if err != nil {
 		return nil, 0, false, err
@@ -165,6 +173,51 @@ func catalogCount(d string, match []predicate.IPRecord, ordered bool) *sql.Selec
 	}
 	matches.Limit(catalogTotalCap + 1)
 	return b.Select(sql.Count("*")).From(matches.As("matches"))
+}
+
+// titleMatches names the common table expression of a title search's
+// matches (searchOnce).
+const titleMatches = "catalog_title_matches"
+
+// searchOnce makes s, a page of the organization's records, the page of a
+// title search whose matches (match) are found once, in a common table
+// expression that both the page and its count read. The page and the count
+// would each search the titles' trigram index on their own, and at a
+// million records a search's common trigrams (every "wor" of "Work") cost
+// more than the rest of the page. Read twice, the expression is
+// materialised (AS MATERIALIZED: PostgreSQL 12, SQLite 3.35).
+func searchOnce(s *sql.Selector, match []predicate.IPRecord, after string, limit int) {
+	b := sql.Dialect(s.Dialect())
+	matches := b.Select(iprecord.FieldID).From(sql.Table(iprecord.Table))
+	for _, p := range match {
+		p(matches)
+	}
+	with := &materialized{name: titleMatches, s: matches}
+	m := sql.Table(titleMatches)
+	ids := b.Select(m.C(iprecord.FieldID)).From(m)
+	if after != "" {
+		ids.Where(sql.LT(m.C(iprecord.FieldID), after))
+	}
+	ids.OrderBy(sql.Desc(m.C(iprecord.FieldID))).Limit(limit)
+	counted := b.Select().AppendSelectExpr(sql.Expr("1")).From(m).Limit(catalogTotalCap + 1)
+	s.Prefix(with)
+	s.Where(sql.In(s.C(iprecord.FieldID), ids))
+	s.AppendSelectExprAs(b.Select(sql.Count("*")).From(counted.As("matches")), catalogTotal)
+}
+
+// materialized is WITH name AS MATERIALIZED (s): SQLite would otherwise
+// inline a common table expression into each statement that reads it
+// (ent's sql.With writes no MATERIALIZED).
+type materialized struct {
+	sql.Builder // the dialect and the count of arguments before it
+	name        string
+	s           *sql.Selector
+}
+
+func (w *materialized) Query() (string, []any) {
+	w.WriteString("WITH ").Ident(w.name).WriteString(" AS MATERIALIZED ")
+	w.Wrap(func(b *sql.Builder) { b.Join(w.s) })
+	return w.Builder.Query()
 }
 
 // capTotal is a count of up to catalogTotalCap+1 matches as the catalog
