@@ -73,6 +73,9 @@ type CatalogQuery struct {
 // registration-time window filters the rows those read.
 func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (works []*Work, total int, more bool, err error) {
 	match := []predicate.IPRecord{iprecord.OrganizationID(orgID)}
+	// exact is a title search when the index is asked for less than it
+	// (uncommonWords): it filters what match finds.
+	var exact string
 	if q.CreatorID != "" {
 		match = append(match, iprecord.CreatorID(q.CreatorID))
 	}
@@ -89,7 +92,14 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 				match[0] = notIndexed(iprecord.FieldOrganizationID, orgID)
 			}
 		}
-		match = append(match, iprecord.TitleContainsFold(v))
+		if words := r.uncommonWords(ctx, v); words != nil {
+			for _, w := range words {
+				match = append(match, iprecord.TitleContainsFold(w))
+			}
+			exact = v
+		} else {
+			match = append(match, iprecord.TitleContainsFold(v))
+		}
 	}
 	if q.RegisteredAfter != nil {
 		match = append(match, iprecord.TimestampGT(*q.RegisteredAfter))
@@ -113,7 +123,7 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 	} else {
 		page = page.Where(iprecord.OrganizationID(orgID))
 		page.Modify(func(s *sql.Selector) {
-			searchOnce(s, match, q.After, q.Limit)
+			searchOnce(s, titleSearch(s.Dialect(), match, exact), q.After, q.Limit)
 		})
 	}
 	rows, err := page.Order(ent.Desc(iprecord.FieldID)).Limit(q.Limit).All(ctx)
@@ -125,6 +135,11 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 			return nil, 0, false, nil
 		}
 		count := catalogCount(r.store.Dialect, match, ordered)
+		if !ordered {
+			b := sql.Dialect(r.store.Dialect)
+			matches := b.Select().AppendSelectExpr(sql.Expr("1")).From(titleSearch(r.store.Dialect, match, exact).As("m")).Limit(catalogTotalCap + 1)
+			count = b.Select(sql.Count("*")).From(matches.As("matches"))
+		}
 		query, args := count.Query()
 		var n int64
 		if err := r.store.ReadDB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
@@ -179,19 +194,37 @@ func catalogCount(d string, match []predicate.IPRecord, ordered bool) *sql.Selec
 // matches (searchOnce).
 const titleMatches = "catalog_title_matches"
 
+// titleSearch selects the ids of a title search's matches: the records
+// match selects, and when exact is set those whose titles contain it
+// (TitleContainsFold's predicate). exact then applies to what a subquery
+// found, behind an OFFSET 0 that PostgreSQL does not plan through, so that
+// its ILIKE is not added to the trigram index's search, which match asks
+// for the search's uncommon words only.
+func titleSearch(d string, match []predicate.IPRecord, exact string) *sql.Selector {
+	b := sql.Dialect(d)
+	found := b.Select(iprecord.FieldID).From(sql.Table(iprecord.Table))
+	if exact != "" {
+		found.Select(found.C(iprecord.FieldID), found.C(iprecord.FieldTitle))
+	}
+	for _, p := range match {
+		p(found)
+	}
+	if exact == "" {
+		return found
+	}
+	t := found.Offset(0).As("found")
+	return b.Select(t.C(iprecord.FieldID)).From(t).Where(sql.ContainsFold(t.C(iprecord.FieldTitle), exact))
+}
+
 // searchOnce makes s, a page of the organization's records, the page of a
-// title search whose matches (match) are found once, in a common table
-// expression that both the page and its count read. The page and the count
+// title search whose matches (titleSearch) are found once, in a common
+// table expression that both the page and its count read. The page and the count
 // would each search the titles' trigram index on their own, and at a
 // million records a search's common trigrams (every "wor" of "Work") cost
 // more than the rest of the page. Read twice, the expression is
 // materialised (AS MATERIALIZED: PostgreSQL 12, SQLite 3.35).
-func searchOnce(s *sql.Selector, match []predicate.IPRecord, after string, limit int) {
+func searchOnce(s *sql.Selector, matches *sql.Selector, after string, limit int) {
 	b := sql.Dialect(s.Dialect())
-	matches := b.Select(iprecord.FieldID).From(sql.Table(iprecord.Table))
-	for _, p := range match {
-		p(matches)
-	}
 	with := &materialized{name: titleMatches, s: matches}
 	m := sql.Table(titleMatches)
 	ids := b.Select(m.C(iprecord.FieldID)).From(m)

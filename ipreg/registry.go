@@ -70,6 +70,9 @@ type Registry struct {
 	witnesses atomic.Pointer[witnessing]
 	// external is the independent timestamp authorities (WithExternal).
 	external External
+	// titleStats are the titles' statistics on PostgreSQL, which say
+	// which words of a title search are common (uncommonWords).
+	titleStats titleStats
 }
 
 // Registration is a work to register.
