@@ -420,19 +420,10 @@ func checkIndexed(t *testing.T, f *fixture, backend string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
 	var plan strings.Builder
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintln(&plan, vals...)
+	_, vals := testdb.Values(t, rows)
+	for _, row := range vals {
+		fmt.Fprintln(&plan, row...)
 	}
 	if !strings.Contains(plan.String(), "plan_next_check_id") {
 		t.Errorf("the query for due plans does not use the (next_check, id) index:\n%s\n%s", q.text, plan.String())
@@ -830,19 +821,10 @@ func TestFeedLookupReadsTheFeedIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rows.Close()
-			cols, _ := rows.Columns()
 			var plan strings.Builder
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				fmt.Fprintln(&plan, vals...)
+			_, vals := testdb.Values(t, rows)
+			for _, row := range vals {
+				fmt.Fprintln(&plan, row...)
 			}
 			if !strings.Contains(plan.String(), "plan_feed_token_hash_set") {
 				t.Errorf("the lookup by feed token does not use the index of plans with a feed:\n%s\n%s", q.text, plan.String())

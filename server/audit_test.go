@@ -116,29 +116,14 @@ func rawAuditRows(t *testing.T, db *sql.DB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
+	cols, vals := testdb.Values(t, rows)
 	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, row := range vals {
 		var b strings.Builder
-		for i, v := range vals {
-			if raw, ok := v.([]byte); ok {
-				v = string(raw)
-			}
+		for i, v := range row {
 			fmt.Fprintf(&b, "%s=%v ", cols[i], v)
 		}
 		out = append(out, b.String())
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if len(out) == 0 {
 		t.Fatal("no audit rows: the secret check would pass vacuously")

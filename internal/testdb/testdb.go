@@ -87,3 +87,35 @@ func OnDemand(rawURL string) string {
 	}
 	return u.String()
 }
+
+// Values reads every row of rows, each as its columns' values ([]byte
+// read as a string), and closes rows: for tests that print what a query
+// returned (EXPLAIN's plan, a table's raw rows).
+func Values(t testing.TB, rows *sql.Rows) (cols []string, out [][]any) {
+	t.Helper()
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if raw, ok := v.([]byte); ok {
+				vals[i] = string(raw)
+			}
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cols, out
+}
