@@ -83,7 +83,8 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 		match = append(match, iprecord.Type(q.Type))
 	}
 	if v := strings.TrimSpace(q.TitleContains); v != "" {
-		if p := r.titleCandidates(v); p != nil {
+		words := r.uncommonWords(ctx, v)
+		if p := r.titleCandidates(v, words); p != nil {
 			match = append(match, p)
 			if q.ContentHash == "" {
 				// The candidates lead: SQLite, which keeps no statistics
@@ -92,7 +93,7 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 				match[0] = notIndexed(iprecord.FieldOrganizationID, orgID)
 			}
 		}
-		if words := r.uncommonWords(ctx, v); words != nil {
+		if words != nil && r.store.Dialect == dialect.Postgres {
 			for _, w := range words {
 				match = append(match, iprecord.TitleContainsFold(w))
 			}
@@ -267,7 +268,8 @@ func capTotal(n int64) (int, bool) {
 const trigramMin = 3
 
 // titleCandidates narrows a title search to the records whose titles hold
-// every trigram of sub, through SQLite's FTS5 trigram index
+// every trigram of sub, or of its uncommon words when words names them
+// (uncommonWords), through SQLite's FTS5 trigram index
 // (storage.TitleIndex), or returns nil where there is nothing to add: a
 // search shorter than trigramMin, or PostgreSQL, whose GIN trigram index
 // (storage.TitleTrigramIndex) serves the ILIKE of TitleContainsFold
@@ -276,19 +278,30 @@ const trigramMin = 3
 // predicate finds. (The index folds case over all of Unicode, SQLite's
 // LOWER and LIKE over ASCII only; sub is lowered as TitleContainsFold
 // lowers it, so every title the predicate accepts holds its trigrams.)
-func (r *Registry) titleCandidates(sub string) predicate.IPRecord {
+func (r *Registry) titleCandidates(sub string, words []string) predicate.IPRecord {
 	w := strings.ToLower(sub)
 	if r.store.Dialect != dialect.SQLite || utf8.RuneCountInString(w) < trigramMin {
 		return nil
 	}
-	// One FTS5 phrase: inside double quotes every character but the quote
-	// (doubled) is literal, so %, _ and * search for themselves.
-	phrase := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	// One FTS5 phrase for the search or for each word, which the index
+	// ANDs: inside double quotes every character but the quote (doubled)
+	// is literal, so %, _ and * search for themselves.
+	phrases := []string{w}
+	if words != nil {
+		phrases = words
+	}
+	var query strings.Builder
+	for i, p := range phrases {
+		if i > 0 {
+			query.WriteByte(' ')
+		}
+		query.WriteString(`"` + strings.ReplaceAll(p, `"`, `""`) + `"`)
+	}
 	return func(s *sql.Selector) {
 		rowid := s.C("rowid")
 		s.Where(sql.P(func(b *sql.Builder) {
 			b.WriteString(rowid).WriteString(" IN (SELECT rowid FROM " + storage.TitleIndex + " WHERE " + storage.TitleIndex + " MATCH ")
-			b.Arg(phrase)
+			b.Arg(query.String())
 			b.WriteString(")")
 		}))
 	}

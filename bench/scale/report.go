@@ -213,6 +213,8 @@ func render(all []*DBResults) string {
 	w("the copy in place of the file); PostgreSQL, `pg_restore --jobs=2` of a `pg_dump --format=custom`\n")
 	w("into a new database. Scan: plans made due two days before their first milestone, sent by the\n")
 	w("server's own periodic scan; its CPU is over the scan's span, less idle CPU for as long.\n")
+	w("After seeding, the seed's writes are checkpointed (SQLite's `wal_checkpoint(TRUNCATE)`,\n")
+	w("PostgreSQL's `CHECKPOINT`) before the server starts, as a steady server's would long be.\n")
 	w("Per-stage times and every figure: `data/bench-scale/results-*.json`.\n")
 	w("%s", endMarker)
 	return b.String()
