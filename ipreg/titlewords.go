@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -35,17 +38,23 @@ const commonWordShare = 0.5
 // of pg_stats; ANALYZE (autovacuum's) renews them far less often.
 const titleStatsTTL = 10 * time.Minute
 
-// titleSample is how many records SQLite's estimate reads (at random
+// titleSampleSize is how many records SQLite's estimate reads (at random
 // rowids, each one lookup).
-const titleSample = 256
+const titleSampleSize = 256
 
-// titleStats is what a sample says of ip_records.title: on PostgreSQL
-// its statistics' most common values with their shares, and a histogram
-// sampling the rest; on SQLite titles read at random (hist).
+// titleStats keeps the latest sample of the titles for every search to
+// read; one search at a time renews it, once it is titleStatsTTL old.
 type titleStats struct {
-	mu   sync.Mutex
+	mu  sync.Mutex // held while renewing
+	cur atomic.Pointer[titleSample]
+}
+
+// titleSample is what a sample says of ip_records.title, lowercased: on
+// PostgreSQL its statistics' most common values with their shares, and a
+// histogram sampling the rest; on SQLite titles read at random (hist).
+// It is never changed once made.
+type titleSample struct {
 	read time.Time
-	ok   bool
 	mcv  []string
 	freq []float64
 	hist []string
@@ -55,17 +64,17 @@ type titleStats struct {
 }
 
 // share estimates the share of titles containing word (lowercase).
-func (t *titleStats) share(word string) float64 {
+func (t *titleSample) share(word string) float64 {
 	s := 0.0
 	for i, v := range t.mcv {
-		if strings.Contains(strings.ToLower(v), word) {
+		if strings.Contains(v, word) {
 			s += t.freq[i]
 		}
 	}
 	if len(t.hist) > 0 {
 		n := 0
 		for _, v := range t.hist {
-			if strings.Contains(strings.ToLower(v), word) {
+			if strings.Contains(v, word) {
 				n++
 			}
 		}
@@ -74,57 +83,87 @@ func (t *titleStats) share(word string) float64 {
 	return s
 }
 
-// load reads the statistics, at most once per titleStatsTTL; ok is false
-// when there are none (the table was never analyzed) or they could not be
-// read, and searches then ask the index for every trigram.
-func (t *titleStats) load(ctx context.Context, r *Registry) bool {
+// empty reports whether the sample holds no title: the table was never
+// analyzed or is empty, or the sample could not be read.
+func (t *titleSample) empty() bool { return len(t.mcv)+len(t.hist) == 0 }
+
+// get returns the current sample, reading a new one when it is
+// titleStatsTTL old. The read does not stop with the search that makes
+// it: its result serves every search for the next titleStatsTTL.
+func (t *titleStats) get(ctx context.Context, r *Registry) *titleSample {
+	fresh := func() *titleSample {
+		if s := t.cur.Load(); s != nil && time.Since(s.read) < titleStatsTTL {
+			return s
+		}
+		return nil
+	}
+	if s := fresh(); s != nil {
+		return s
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.read.IsZero() && time.Since(t.read) < titleStatsTTL {
-		return t.ok
+	if s := fresh(); s != nil {
+		return s
 	}
-	t.read, t.ok = time.Now(), false
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	s := &titleSample{read: time.Now()}
+	var err error
 	if r.store.Dialect == dialect.SQLite {
-		t.ok = t.sample(ctx, r) == nil && len(t.hist) > 0
-		return t.ok
+		err = s.readSQLite(ctx, r.store.ReadDB())
+	} else {
+		err = s.readPostgres(ctx, r.store.ReadDB())
 	}
+	if err != nil {
+		// Searches go on unnarrowed, as they would without a sample.
+		s = &titleSample{read: s.read}
+	}
+	t.cur.Store(s)
+	return s
+}
+
+// readPostgres reads PostgreSQL's statistics of the titles; no row (never
+// analyzed) leaves the sample empty.
+func (t *titleSample) readPostgres(ctx context.Context, db *sql.DB) error {
 	var mcv, freq, hist []byte
 	var nullFrac float64
-	err := r.store.ReadDB().QueryRowContext(ctx, `SELECT
+	err := db.QueryRowContext(ctx, `SELECT
 		COALESCE(array_to_json(most_common_vals::text::text[]), '[]'),
 		COALESCE(array_to_json(most_common_freqs), '[]'),
 		COALESCE(array_to_json(histogram_bounds::text::text[]), '[]'),
 		null_frac
 		FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'ip_records' AND attname = 'title'`).
 		Scan(&mcv, &freq, &hist, &nullFrac)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
 	if err != nil {
-		// No row: never analyzed. Anything else: searches go on
-		// unnarrowed, as they would without the statistics.
-		return false
+		return err
 	}
-	t.mcv, t.freq, t.hist = nil, nil, nil
-	if json.Unmarshal(mcv, &t.mcv) != nil || json.Unmarshal(freq, &t.freq) != nil ||
-		json.Unmarshal(hist, &t.hist) != nil || len(t.mcv) != len(t.freq) {
-		return false
+	if err := errors.Join(json.Unmarshal(mcv, &t.mcv), json.Unmarshal(freq, &t.freq), json.Unmarshal(hist, &t.hist)); err != nil {
+		return err
 	}
+	if len(t.mcv) != len(t.freq) {
+		return fmt.Errorf("pg_stats: %d most common titles, %d shares", len(t.mcv), len(t.freq))
+	}
+	lower(t.mcv)
+	lower(t.hist)
 	t.rest = 1 - nullFrac
 	for _, f := range t.freq {
 		t.rest -= f
 	}
-	t.ok = len(t.mcv)+len(t.hist) > 0
-	return t.ok
+	return nil
 }
 
-// sample reads up to titleSample titles at random rowids below the
-// largest: each a lookup by rowid, whatever the table's size.
-func (t *titleStats) sample(ctx context.Context, r *Registry) error {
-	db := r.store.ReadDB()
+// readSQLite reads up to titleSampleSize titles at random rowids below
+// the largest: each a lookup by rowid, whatever the table's size.
+func (t *titleSample) readSQLite(ctx context.Context, db *sql.DB) error {
 	var top sql.NullInt64
 	if err := db.QueryRowContext(ctx, "SELECT max(rowid) FROM ip_records").Scan(&top); err != nil || !top.Valid || top.Int64 < 1 {
 		return err
 	}
-	ids := make([]any, titleSample)
-	marks := make([]string, titleSample)
+	ids := make([]any, titleSampleSize)
+	marks := make([]string, titleSampleSize)
 	for i := range ids {
 		ids[i], marks[i] = rand.Int64N(top.Int64)+1, "?"
 	}
@@ -133,15 +172,21 @@ func (t *titleStats) sample(ctx context.Context, r *Registry) error {
 		return err
 	}
 	defer rows.Close()
-	t.mcv, t.freq, t.hist, t.rest = nil, nil, nil, 1
+	t.rest = 1
 	for rows.Next() {
 		var title string
 		if err := rows.Scan(&title); err != nil {
 			return err
 		}
-		t.hist = append(t.hist, title)
+		t.hist = append(t.hist, strings.ToLower(title))
 	}
 	return rows.Err()
+}
+
+func lower(vs []string) {
+	for i, v := range vs {
+		vs[i] = strings.ToLower(v)
+	}
 }
 
 // uncommonWords returns the words of a title search (sub) that the
@@ -153,14 +198,18 @@ func (r *Registry) uncommonWords(ctx context.Context, sub string) []string {
 		return nil
 	}
 	words := strings.FieldsFunc(strings.ToLower(sub), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
-	if len(words) < 2 || !r.titleStats.load(ctx, r) {
+	if len(words) < 2 {
+		return nil
+	}
+	sample := r.titleStats.get(ctx, r)
+	if sample.empty() {
 		return nil
 	}
 	var keep []string
 	common := false
 	for _, w := range words {
 		switch {
-		case r.titleStats.share(w) >= commonWordShare:
+		case sample.share(w) >= commonWordShare:
 			common = true
 		case utf8.RuneCountInString(w) >= trigramMin:
 			keep = append(keep, w)
