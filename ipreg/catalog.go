@@ -135,11 +135,11 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 		if q.After == "" {
 			return nil, 0, false, nil
 		}
-		count := catalogCount(r.store.Dialect, match, ordered)
-		if !ordered {
-			b := sql.Dialect(r.store.Dialect)
-			matches := b.Select().AppendSelectExpr(sql.Expr("1")).From(titleSearch(r.store.Dialect, match, exact).As("m")).Limit(catalogTotalCap + 1)
-			count = b.Select(sql.Count("*")).From(matches.As("matches"))
+		var count *sql.Selector
+		if ordered {
+			count = catalogCount(r.store.Dialect, match, ordered)
+		} else {
+			count = countToCap(r.store.Dialect, titleSearch(r.store.Dialect, match, exact).As("m"))
 		}
 		query, args := count.Query()
 		var n int64
@@ -233,10 +233,16 @@ func searchOnce(s *sql.Selector, matches *sql.Selector, after string, limit int)
 		ids.Where(sql.LT(m.C(iprecord.FieldID), after))
 	}
 	ids.OrderBy(sql.Desc(m.C(iprecord.FieldID))).Limit(limit)
-	counted := b.Select().AppendSelectExpr(sql.Expr("1")).From(m).Limit(catalogTotalCap + 1)
 	s.Prefix(with)
 	s.Where(sql.In(s.C(iprecord.FieldID), ids))
-	s.AppendSelectExprAs(b.Select(sql.Count("*")).From(counted.As("matches")), catalogTotal)
+	s.AppendSelectExprAs(countToCap(s.Dialect(), m), catalogTotal)
+}
+
+// countToCap counts the rows of from up to one more than catalogTotalCap.
+func countToCap(d string, from sql.TableView) *sql.Selector {
+	b := sql.Dialect(d)
+	counted := b.Select().AppendSelectExpr(sql.Expr("1")).From(from).Limit(catalogTotalCap + 1)
+	return b.Select(sql.Count("*")).From(counted.As("matches"))
 }
 
 // materialized is WITH name AS MATERIALIZED (s): SQLite would otherwise

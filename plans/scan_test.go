@@ -405,18 +405,48 @@ func checkIndexed(t *testing.T, f *fixture, backend string) {
 	if q.text == "" {
 		t.Fatal("no query for due plans was counted")
 	}
-	args := make([]any, len(q.args))
-	for i, a := range q.args {
-		args[i] = a.Value
+	plan := explainCounted(t, f, backend, q, false)
+	if !strings.Contains(plan, "plan_next_check_id") {
+		t.Errorf("the query for due plans does not use the (next_check, id) index:\n%s\n%s", q.text, plan)
 	}
-	explain := "EXPLAIN QUERY PLAN "
+}
+
+// explainCounted is the database's plan for a counted query, its plans
+// analyzed first on PostgreSQL. generic asks PostgreSQL for the generic
+// plan of the query prepared, the one a prepared statement settles on
+// after five runs, instead of the plan for its arguments.
+func explainCounted(t *testing.T, f *fixture, backend string, q countedQuery, generic bool) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := f.store.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	explain := "EXPLAIN QUERY PLAN " + q.text
+	var args []any
+	for _, a := range q.args {
+		args = append(args, a.Value)
+	}
 	if backend == "postgres" {
-		if _, err := f.store.DB.Exec("ANALYZE plans"); err != nil {
+		if _, err := conn.ExecContext(ctx, "ANALYZE plans"); err != nil {
 			t.Fatal(err)
 		}
-		explain = "EXPLAIN "
+		explain = "EXPLAIN " + q.text
+		if generic {
+			var lits []string
+			for _, a := range args {
+				lits = append(lits, "'"+strings.ReplaceAll(fmt.Sprint(a), "'", "''")+"'")
+			}
+			for _, s := range []string{"SET plan_cache_mode = force_generic_plan", "PREPARE explained AS " + q.text} {
+				if _, err := conn.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			explain, args = "EXPLAIN EXECUTE explained("+strings.Join(lits, ", ")+")", nil
+		}
 	}
-	rows, err := f.store.DB.Query(explain+q.text, args...)
+	rows, err := conn.QueryContext(ctx, explain, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,9 +455,7 @@ func checkIndexed(t *testing.T, f *fixture, backend string) {
 	for _, row := range vals {
 		fmt.Fprintln(&plan, row...)
 	}
-	if !strings.Contains(plan.String(), "plan_next_check_id") {
-		t.Errorf("the query for due plans does not use the (next_check, id) index:\n%s\n%s", q.text, plan.String())
-	}
+	return plan.String()
 }
 
 // Past the database's bound-variable limit (SQLite 32,766, PostgreSQL
@@ -795,39 +823,9 @@ func TestFeedLookupReadsTheFeedIndex(t *testing.T) {
 			if q.text == "" {
 				t.Fatal("no lookup by feed token was counted")
 			}
-			conn, err := f.store.DB.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			explain := "EXPLAIN QUERY PLAN " + q.text
-			var args []any
-			for _, a := range q.args {
-				args = append(args, a.Value)
-			}
-			if b.Name == "postgres" {
-				var lits []string
-				for _, a := range args {
-					lits = append(lits, "'"+strings.ReplaceAll(fmt.Sprint(a), "'", "''")+"'")
-				}
-				for _, s := range []string{"ANALYZE plans", "SET plan_cache_mode = force_generic_plan", "PREPARE feed_lookup AS " + q.text} {
-					if _, err := conn.ExecContext(ctx, s); err != nil {
-						t.Fatalf("%s: %v", s, err)
-					}
-				}
-				explain, args = "EXPLAIN EXECUTE feed_lookup("+strings.Join(lits, ", ")+")", nil
-			}
-			rows, err := conn.QueryContext(ctx, explain, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan strings.Builder
-			_, vals := testdb.Values(t, rows)
-			for _, row := range vals {
-				fmt.Fprintln(&plan, row...)
-			}
-			if !strings.Contains(plan.String(), "plan_feed_token_hash_set") {
-				t.Errorf("the lookup by feed token does not use the index of plans with a feed:\n%s\n%s", q.text, plan.String())
+			plan := explainCounted(t, f, b.Name, q, true)
+			if !strings.Contains(plan, "plan_feed_token_hash_set") {
+				t.Errorf("the lookup by feed token does not use the index of plans with a feed:\n%s\n%s", q.text, plan)
 			}
 		})
 	}

@@ -553,6 +553,18 @@ func hexSum(s string) string {
 // autovacuum analyzes a table that grew by a tenth and sets its visibility
 // map, and without that the planner plans a grown table from the
 // statistics of its first rows. It reports whether it ran.
+func analyzeIfNoAutovacuum(ctx context.Context, db *sql.DB) (bool, error) {
+	var on string
+	if err := db.QueryRowContext(ctx, "SHOW autovacuum").Scan(&on); err != nil {
+		return false, err
+	}
+	if on == "on" {
+		return false, nil
+	}
+	_, err := db.ExecContext(ctx, "VACUUM ANALYZE")
+	return err == nil, err
+}
+
 // checkpoint writes the seed's changes to the database files before the
 // server starts: the bulk seed leaves gigabytes in PostgreSQL's dirty
 // buffers and write-ahead log, or in SQLite's WAL file, that a steady
@@ -569,16 +581,4 @@ func checkpoint(ctx context.Context, db *sql.DB, postgres bool) error {
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
-}
-
-func analyzeIfNoAutovacuum(ctx context.Context, db *sql.DB) (bool, error) {
-	var on string
-	if err := db.QueryRowContext(ctx, "SHOW autovacuum").Scan(&on); err != nil {
-		return false, err
-	}
-	if on == "on" {
-		return false, nil
-	}
-	_, err := db.ExecContext(ctx, "VACUUM ANALYZE")
-	return err == nil, err
 }
