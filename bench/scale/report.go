@@ -87,7 +87,8 @@ func render(all []*DBResults) string {
 	if len(cols) > 0 {
 		r := cols[len(cols)-1].r
 		w("Reads: %d clients, up to %d calls or 30 s per endpoint; the mix: `clustertest.RealisticMix`, open loop at %d req/s\n", r.Clients, r.Calls, r.MixRPS)
-		w("for %s (a few hundred samples an operation, so a p99 is not one straggler).\n", r.MixFor)
+		lo, hi := sampleRange(r.Mix)
+		w("for %s (%d to %d calls an operation: a p99 is the 1 %% slowest, not one straggler).\n", r.MixFor, lo, hi)
 	}
 	w("Cells are p50 / p99 in ms.\n\n")
 	for _, d := range all {
@@ -338,4 +339,15 @@ func findDisk(ds []Disk, kind string) Disk {
 		}
 	}
 	return Disk{}
+}
+
+// sampleRange is the fewest and the most calls of the operations of ls.
+func sampleRange(ls []Latency) (lo, hi int) {
+	for i, l := range ls {
+		if i == 0 || l.Count < lo {
+			lo = l.Count
+		}
+		hi = max(hi, l.Count)
+	}
+	return lo, hi
 }
