@@ -84,7 +84,7 @@ func (r *Registry) Catalog(ctx context.Context, orgID string, q CatalogQuery) (w
 	}
 	if v := strings.TrimSpace(q.TitleContains); v != "" {
 		words := r.uncommonWords(ctx, v)
-		if p := r.titleCandidates(v, words); p != nil {
+		if p := r.titleCandidates(ctx, v, words); p != nil {
 			match = append(match, p)
 			if q.ContentHash == "" {
 				// The candidates lead: SQLite, which keeps no statistics
@@ -274,27 +274,89 @@ func capTotal(n int64) (int, bool) {
 const trigramMin = 3
 
 // titleCandidates narrows a title search to the records whose titles hold
-// the trigrams that cover sub, or its uncommon words when words names them
-// (uncommonWords), through SQLite's FTS5 trigram index
-// (storage.TitleIndex), or returns nil where there is nothing to add: a
-// search shorter than trigramMin, or PostgreSQL, whose GIN trigram index
+// its whole words (titleWordQuery), or else the trigrams that cover sub or
+// its uncommon words when words names them (uncommonWords), through
+// SQLite's FTS5 indexes (storage.TitleWordIndex, storage.TitleIndex), or
+// returns nil where there is nothing to add: a search shorter than
+// trigramMin, or PostgreSQL, whose GIN trigram index
 // (storage.TitleTrigramIndex) serves the ILIKE of TitleContainsFold
 // itself. The candidates are only a superset: the search keeps
 // TitleContainsFold's predicate beside them, so it finds exactly what that
-// predicate finds. (The index folds case over all of Unicode, SQLite's
+// predicate finds. (The indexes fold case over all of Unicode, SQLite's
 // LOWER and LIKE over ASCII only; sub is lowered as TitleContainsFold
 // lowers it, so every title the predicate accepts holds its trigrams.)
-func (r *Registry) titleCandidates(sub string, words []string) predicate.IPRecord {
+func (r *Registry) titleCandidates(ctx context.Context, sub string, words []string) predicate.IPRecord {
 	w := strings.ToLower(sub)
 	if r.store.Dialect != dialect.SQLite || utf8.RuneCountInString(w) < trigramMin {
 		return nil
 	}
-	if words == nil {
-		words = []string{w}
+	index := storage.TitleWordIndex
+	query := titleWordQuery(w, func(word string) bool {
+		return r.titleStats.get(ctx, r).share(word) >= commonWordShare
+	})
+	if query == "" {
+		index, query = storage.TitleIndex, trigramQuery(w, words)
 	}
-	// One FTS5 string of one trigram each, which the index ANDs: inside
-	// double quotes every character but the quote (doubled) is literal,
-	// so %, _ and * search for themselves.
+	return func(s *sql.Selector) {
+		rowid := s.C("rowid")
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString(rowid).WriteString(" IN (SELECT rowid FROM " + index + " WHERE " + index + " MATCH ")
+			b.Arg(query)
+			b.WriteString(")")
+		}))
+	}
+}
+
+// titleWordQuery returns the query of the titles' word index
+// (storage.TitleWordIndex) that every title holding sub (lowercase)
+// matches, or "" when it has nothing to ask: a word of sub that a
+// separator precedes and follows is a whole word of such a title; one a
+// separator only precedes (sub's last) begins one, and is asked for as a
+// prefix when it has trigramMin characters. Sub's first word may end a
+// longer word of the title, and common words (as common tells) would
+// bring lists as long as the catalog: neither is asked for. Only a search
+// of ASCII characters is asked: there the word index's tokenizer
+// (unicode61, whose word characters are letters and digits) and sub's
+// separators agree on where a word of the title begins and ends.
+func titleWordQuery(sub string, common func(string) bool) string {
+	for i := range len(sub) {
+		if sub[i] >= utf8.RuneSelf {
+			return ""
+		}
+	}
+	inWord := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
+	var terms []string
+	for i := 0; i < len(sub); {
+		if !inWord(sub[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(sub) && inWord(sub[j]) {
+			j++
+		}
+		word := strings.ToLower(sub[i:j])
+		switch begins, ends := i > 0, j < len(sub); {
+		case !begins:
+		case ends && !common(word):
+			terms = append(terms, `"`+word+`"`)
+		case !ends && len(word) >= trigramMin && !common(word):
+			terms = append(terms, `"`+word+`"*`)
+		}
+		i = j
+	}
+	return strings.Join(terms, " ")
+}
+
+// trigramQuery is the query of the titles' trigram index
+// (storage.TitleIndex) for sub, or for its uncommon words when words
+// names them: one FTS5 string of one trigram each, which the index ANDs.
+// Inside double quotes every character but the quote (doubled) is
+// literal, so %, _ and * search for themselves.
+func trigramQuery(sub string, words []string) string {
+	if words == nil {
+		words = []string{sub}
+	}
 	var query strings.Builder
 	seen := map[string]bool{}
 	for _, word := range words {
@@ -309,14 +371,7 @@ func (r *Registry) titleCandidates(sub string, words []string) predicate.IPRecor
 			query.WriteString(`"` + strings.ReplaceAll(g, `"`, `""`) + `"`)
 		}
 	}
-	return func(s *sql.Selector) {
-		rowid := s.C("rowid")
-		s.Where(sql.P(func(b *sql.Builder) {
-			b.WriteString(rowid).WriteString(" IN (SELECT rowid FROM " + storage.TitleIndex + " WHERE " + storage.TitleIndex + " MATCH ")
-			b.Arg(query.String())
-			b.WriteString(")")
-		}))
-	}
+	return query.String()
 }
 
 // trigramCover returns trigrams of s (of at least trigramMin runes) that

@@ -357,6 +357,23 @@ func (d *capturingDriver) Dialect() string { return d.dialect }
 // SQLite), and still finds exactly what its own predicate finds, page by
 // page: the dropped word, its spacing and its case still decide.
 func TestCatalogTitleSearchSkipsCommonWords(t *testing.T) {
+	common := func(w string) bool { return w == "work" || w == "the" }
+	for s, want := range map[string]string{
+		"work 123457":      `"123457"*`,
+		"seed work 123457": `"123457"*`,
+		"k 123":            `"123"*`,
+		"night river side": `"river" "side"*`,
+		"in the mood":      `"mood"*`,
+		"the_mood-x":       `"mood"`,
+		"a bc":             ``,
+		"midnight":         ``,
+		"café society":     ``,
+		"100% pure":        `"pure"*`,
+	} {
+		if got := titleWordQuery(s, common); got != want {
+			t.Errorf("titleWordQuery(%q) = %s, want %s", s, got, want)
+		}
+	}
 	for s, want := range map[string][]string{"123457": {"123", "457"}, "1234": {"123", "234"}, "abc": {"abc"},
 		"work 1234": {"wor", "k 1", "234"}, "héllo": {"hél", "llo"}} {
 		if got := trigramCover(s); !slices.Equal(got, want) {
@@ -427,10 +444,16 @@ func TestCatalogTitleSearchSkipsCommonWords(t *testing.T) {
 			capture := &capturingDriver{dialect: st.Dialect}
 			read := st.Read
 			st.Read = ent.NewClient(ent.Driver(capture))
-			_, _, _, _ = r.Catalog(ctx, "org_a", CatalogQuery{TitleContains: "Work 1234", Limit: 20})
-			st.Read = read
-			if !slices.Contains(capture.args, any(`"123" "234"`)) {
-				t.Errorf("the FTS5 index is not asked for the uncommon word alone: %q", capture.args)
+			defer func() { st.Read = read }()
+			for q, want := range map[string]string{
+				"Work 1234": `"1234"*`,           // the word index: "work" is common, "1234" begins a word
+				"1234":      `"123" "234"`,       // the trigram index: "1234" may be inside a word
+				"Work 12":   `"wor" "k 1" " 12"`, // "12" is too short a prefix
+			} {
+				_, _, _, _ = r.Catalog(ctx, "org_a", CatalogQuery{TitleContains: q, Limit: 20})
+				if !slices.Contains(capture.args, any(want)) {
+					t.Errorf("q=%q: the FTS5 index is not asked for %s: %q", q, want, capture.args)
+				}
 			}
 		})
 	}

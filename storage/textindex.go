@@ -20,30 +20,53 @@ const TitleIndex = "ip_records_title_fts"
 // trigrams (pg_trgm), which serves the catalog's title ILIKE.
 const TitleTrigramIndex = "iprecord_title_trgm"
 
-// sqliteTitleIndex creates the title index and its triggers. Titles are
-// immutable and records are not deleted, but an UPDATE or DELETE made by
-// hand keeps the index whole all the same.
-var sqliteTitleIndex = []string{
-	`CREATE VIRTUAL TABLE ` + TitleIndex + ` USING fts5(title, content='ip_records', content_rowid='rowid', tokenize='trigram')`,
-	`CREATE TRIGGER ` + TitleIndex + `_insert AFTER INSERT ON ip_records BEGIN
-		INSERT INTO ` + TitleIndex + `(rowid, title) VALUES (new.rowid, new.title);
+// TitleWordIndex is the SQLite FTS5 table that indexes ip_records' titles
+// by words (the unicode61 tokenizer: runs of letters and digits, case
+// folded, accents kept), without positions: a title search of several
+// words asks it for the words the title must hold whole, or begin with
+// (ipreg's titleCandidates), where one word's posting list is far shorter
+// than its trigrams' (a million "Seed Work N" share every trigram of a
+// number with thousands of others, and no word). Like TitleIndex its
+// rowids are ip_records' rowids, it holds no copy of the titles, and
+// triggers keep it in step.
+const TitleWordIndex = "ip_records_title_words"
+
+// sqliteTextIndex returns the statements that create an FTS5 index of
+// ip_records' titles named name, with its triggers, filled from the
+// records already stored. Titles are immutable and records are not
+// deleted, but an UPDATE or DELETE made by hand keeps the index whole all
+// the same.
+func sqliteTextIndex(name, options string) []string {
+	return []string{
+		`CREATE VIRTUAL TABLE ` + name + ` USING fts5(title, content='ip_records', content_rowid='rowid', ` + options + `)`,
+		`CREATE TRIGGER ` + name + `_insert AFTER INSERT ON ip_records BEGIN
+		INSERT INTO ` + name + `(rowid, title) VALUES (new.rowid, new.title);
 	END`,
-	`CREATE TRIGGER ` + TitleIndex + `_delete AFTER DELETE ON ip_records BEGIN
-		INSERT INTO ` + TitleIndex + `(` + TitleIndex + `, rowid, title) VALUES ('delete', old.rowid, old.title);
+		`CREATE TRIGGER ` + name + `_delete AFTER DELETE ON ip_records BEGIN
+		INSERT INTO ` + name + `(` + name + `, rowid, title) VALUES ('delete', old.rowid, old.title);
 	END`,
-	`CREATE TRIGGER ` + TitleIndex + `_update AFTER UPDATE OF title ON ip_records BEGIN
-		INSERT INTO ` + TitleIndex + `(` + TitleIndex + `, rowid, title) VALUES ('delete', old.rowid, old.title);
-		INSERT INTO ` + TitleIndex + `(rowid, title) VALUES (new.rowid, new.title);
+		`CREATE TRIGGER ` + name + `_update AFTER UPDATE OF title ON ip_records BEGIN
+		INSERT INTO ` + name + `(` + name + `, rowid, title) VALUES ('delete', old.rowid, old.title);
+		INSERT INTO ` + name + `(rowid, title) VALUES (new.rowid, new.title);
 	END`,
-	// The records stored before the index existed, read once.
-	`INSERT INTO ` + TitleIndex + `(` + TitleIndex + `) VALUES ('rebuild')`,
+		// The records stored before the index existed, read once.
+		`INSERT INTO ` + name + `(` + name + `) VALUES ('rebuild')`,
+	}
 }
 
-// migrateTitleIndex makes the text index of ip_records' titles, once.
+// sqliteTextIndexes are SQLite's indexes of the titles and their FTS5
+// options.
+var sqliteTextIndexes = []struct{ name, options string }{
+	{TitleIndex, `tokenize='trigram'`},
+	{TitleWordIndex, `tokenize='unicode61 remove_diacritics 0', detail='none'`},
+}
+
+// migrateTitleIndex makes the text indexes of ip_records' titles, once.
 //
-// On SQLite it is the FTS5 table TitleIndex, created with its triggers and
-// filled from the existing records in one transaction, only when it does
-// not exist yet: a database that has it is not read again.
+// On SQLite they are the FTS5 tables TitleIndex and TitleWordIndex, each
+// created with its triggers and filled from the existing records in one
+// transaction, only when it does not exist yet: a database that has it is
+// not read again.
 //
 // On PostgreSQL it is the GIN index TitleTrigramIndex, which needs the
 // pg_trgm extension. Creating the extension takes the CREATE privilege on
@@ -71,8 +94,17 @@ func (s *Store) migrateTitleIndex(ctx context.Context) error {
 }
 
 func (s *Store) migrateSQLiteTitleIndex(ctx context.Context) error {
+	for _, ix := range sqliteTextIndexes {
+		if err := s.migrateSQLiteTextIndex(ctx, ix.name, ix.options); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateSQLiteTextIndex(ctx context.Context, name, options string) error {
 	var n int
-	if err := s.DB.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = ?", TitleIndex).Scan(&n); err != nil {
+	if err := s.DB.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = ?", name).Scan(&n); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
 	if n > 0 {
@@ -83,13 +115,13 @@ func (s *Store) migrateSQLiteTitleIndex(ctx context.Context) error {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
 	defer func(tx *sql.Tx) { _ = tx.Rollback() }(tx)
-	for _, stmt := range sqliteTitleIndex {
+	for _, stmt := range sqliteTextIndex(name, options) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("migrate schema: title index: %w", err)
+			return fmt.Errorf("migrate schema: text index %s: %w", name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate schema: title index: %w", err)
+		return fmt.Errorf("migrate schema: text index %s: %w", name, err)
 	}
 	return nil
 }

@@ -36,7 +36,18 @@ func insertRecord(t *testing.T, st *Store, n int, title string) int64 {
 // titleMatches lists the rowids the title index gives for a phrase.
 func titleMatches(t *testing.T, st *Store, phrase string) []int64 {
 	t.Helper()
-	rows, err := st.DB.Query("SELECT rowid FROM "+TitleIndex+" WHERE "+TitleIndex+" MATCH ? ORDER BY rowid", `"`+phrase+`"`)
+	return indexMatches(t, st, TitleIndex, `"`+phrase+`"`)
+}
+
+// wordMatches lists the rowids the titles' word index gives for a word.
+func wordMatches(t *testing.T, st *Store, word string) []int64 {
+	t.Helper()
+	return indexMatches(t, st, TitleWordIndex, `"`+word+`"`)
+}
+
+func indexMatches(t *testing.T, st *Store, index, query string) []int64 {
+	t.Helper()
+	rows, err := st.DB.Query("SELECT rowid FROM "+index+" WHERE "+index+" MATCH ? ORDER BY rowid", query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +70,10 @@ func titleMatches(t *testing.T, st *Store, phrase string) []int64 {
 // ip_records' titles: it fails when an entry is missing, stale or extra.
 func checkTitleIndex(t *testing.T, st *Store, when string) {
 	t.Helper()
-	if _, err := st.DB.Exec("INSERT INTO " + TitleIndex + "(" + TitleIndex + ", rank) VALUES ('integrity-check', 1)"); err != nil {
-		t.Errorf("%s: the title index does not match the records: %v", when, err)
+	for _, ix := range []string{TitleIndex, TitleWordIndex} {
+		if _, err := st.DB.Exec("INSERT INTO " + ix + "(" + ix + ", rank) VALUES ('integrity-check', 1)"); err != nil {
+			t.Errorf("%s: %s does not match the records: %v", when, ix, err)
+		}
 	}
 }
 
@@ -74,6 +87,12 @@ func TestSQLiteTitleIndexFollowsTheRecords(t *testing.T) {
 	day := insertRecord(t, st, 2, "Day River")
 	if got := titleMatches(t, st, "river"); len(got) != 2 {
 		t.Fatalf("river: rowids %v, want %d and %d", got, night, day)
+	}
+	if got := wordMatches(t, st, "river"); len(got) != 2 {
+		t.Fatalf("the word river: rowids %v, want %d and %d", got, night, day)
+	}
+	if got := wordMatches(t, st, "rive"); len(got) != 0 {
+		t.Fatalf("the word rive: rowids %v, want none", got)
 	}
 	checkTitleIndex(t, st, "after inserts")
 	if _, err := st.DB.Exec("DELETE FROM ip_records WHERE rowid = ?", day); err != nil {
@@ -91,6 +110,9 @@ func TestSQLiteTitleIndexFollowsTheRecords(t *testing.T) {
 	}
 	if got := titleMatches(t, st, "brook"); len(got) != 1 || got[0] != night {
 		t.Errorf("brook: %v, want [%d]", got, night)
+	}
+	if got := wordMatches(t, st, "night"); len(got) != 0 {
+		t.Errorf("an updated title is still indexed under its old words: %v", got)
 	}
 	checkTitleIndex(t, st, "after an update")
 	for i := 3; i < 50; i++ {
@@ -114,16 +136,19 @@ func TestSQLiteTitleIndexFollowsTheRecords(t *testing.T) {
 func TestSQLiteTitleIndexBackfilledOnce(t *testing.T) {
 	ctx := context.Background()
 	st := openSQLite(t)
-	// As an earlier version left it: no index, no triggers.
-	for _, stmt := range []string{"DROP TABLE " + TitleIndex, "DROP TRIGGER " + TitleIndex + "_insert",
-		"DROP TRIGGER " + TitleIndex + "_delete", "DROP TRIGGER " + TitleIndex + "_update"} {
-		if _, err := st.DB.Exec(stmt); err != nil {
-			t.Fatal(err)
+	// As an earlier version left it: no index, no triggers (the word
+	// index came later than the trigram one: both are made the same way).
+	for _, ix := range []string{TitleIndex, TitleWordIndex} {
+		for _, stmt := range []string{"DROP TABLE " + ix, "DROP TRIGGER " + ix + "_insert",
+			"DROP TRIGGER " + ix + "_delete", "DROP TRIGGER " + ix + "_update"} {
+			if _, err := st.DB.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	var n int
-	if err := st.DB.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE ?", TitleIndex+"%").Scan(&n); err != nil || n != 0 {
-		t.Fatalf("%d objects of the title index left (%v)", n, err)
+	if err := st.DB.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ip_records_title%'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d objects of the title indexes left (%v)", n, err)
 	}
 	old := insertRecord(t, st, 1, "Stored Before")
 	if err := st.Migrate(ctx); err != nil {
@@ -132,11 +157,16 @@ func TestSQLiteTitleIndexBackfilledOnce(t *testing.T) {
 	if got := titleMatches(t, st, "before"); len(got) != 1 || got[0] != old {
 		t.Fatalf("a record stored before the index: %v, want [%d]", got, old)
 	}
+	if got := wordMatches(t, st, "before"); len(got) != 1 || got[0] != old {
+		t.Fatalf("a record stored before the word index: %v, want [%d]", got, old)
+	}
 	checkTitleIndex(t, st, "after the backfill")
-	// A record the index missed (its trigger gone) stays missing: the
-	// next migration finds the index and does not rebuild it.
-	if _, err := st.DB.Exec("DROP TRIGGER " + TitleIndex + "_insert"); err != nil {
-		t.Fatal(err)
+	// A record the indexes missed (their triggers gone) stays missing: the
+	// next migration finds the indexes and does not rebuild them.
+	for _, ix := range []string{TitleIndex, TitleWordIndex} {
+		if _, err := st.DB.Exec("DROP TRIGGER " + ix + "_insert"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	insertRecord(t, st, 2, "Stored Unseen")
 	if err := st.Migrate(ctx); err != nil {
@@ -144,6 +174,9 @@ func TestSQLiteTitleIndexBackfilledOnce(t *testing.T) {
 	}
 	if got := titleMatches(t, st, "unseen"); len(got) != 0 {
 		t.Errorf("a second migration rebuilt the title index: %v", got)
+	}
+	if got := wordMatches(t, st, "unseen"); len(got) != 0 {
+		t.Errorf("a second migration rebuilt the word index: %v", got)
 	}
 }
 

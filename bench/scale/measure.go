@@ -423,9 +423,9 @@ func measureDisk(ctx context.Context, st *storage.Store, databaseURL string) ([]
 			if sqlite {
 				q := fmt.Sprintf("SELECT coalesce(sum(pgsize),0) FROM dbstat WHERE name = '%s' OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = '%s')", t, t)
 				if t == "ip_records" {
-					// The titles' FTS5 index is tables of its own (its
+					// The titles' FTS5 indexes are tables of their own (their
 					// _data, _idx, _docsize and _config).
-					q += fmt.Sprintf(" OR name GLOB '%s_*'", storage.TitleIndex)
+					q += fmt.Sprintf(" OR name GLOB '%s_*' OR name GLOB '%s_*'", storage.TitleIndex, storage.TitleWordIndex)
 				}
 				q += ";"
 				o, err := exec.CommandContext(ctx, "sqlite3", "-readonly", st.Path(), q).Output()
