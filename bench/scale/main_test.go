@@ -108,3 +108,18 @@ func TestParseSize(t *testing.T) {
 		t.Error("descending sizes accepted")
 	}
 }
+
+// A backend's CPU counts from where it stood at the window's start: one
+// that left within the window (a pool closing the connection that seeded
+// the database) takes nothing off the others', and a process new to the
+// window, or a new process under an old one's id, counts whole.
+func TestPostgresCPUSince(t *testing.T) {
+	then := map[int]float64{10: 2, 11: 500, 12: 7}
+	now := map[int]float64{10: 2.5, 12: 0.25, 13: 1}
+	if got := pgCPUSince(then, now); got != 0.5+0.25+1 {
+		t.Errorf("pgCPUSince = %v, want 1.75", got)
+	}
+	if got := pgCPUSince(nil, nil); got != 0 {
+		t.Errorf("pgCPUSince without PostgreSQL = %v, want 0", got)
+	}
+}

@@ -250,22 +250,40 @@ func measureIdle(ctx context.Context, pid int, dbName string, window time.Durati
 		return Idle{}, err
 	}
 	el := time.Since(t0).Seconds()
-	return Idle{Window: window, Cores: (u1.CPUSeconds - u0.CPUSeconds) / el, PGCores: (pgCPU(dbName) - pg0) / el,
+	return Idle{Window: window, Cores: (u1.CPUSeconds - u0.CPUSeconds) / el, PGCores: pgCPUSince(pg0, pgCPU(dbName)) / el,
 		RSS: u1.RSS, MaxRSS: max(maxRSS, u1.RSS)}, nil
 }
 
-// pgCPU is the CPU seconds of PostgreSQL's backends connected to database
-// name (0 without a name): the backends present now, so a figure over a
-// window misses backends that came and went within it.
-func pgCPU(name string) float64 {
+// pgCPU is the CPU seconds of each of PostgreSQL's backends connected to
+// database name, by process (none without a name).
+func pgCPU(name string) map[int]float64 {
 	if name == "" {
-		return 0
+		return nil
 	}
-	var s float64
+	s := map[int]float64{}
 	for _, pid := range postgresBackends(name) {
 		if u, err := clustertest.ProcUsage(pid); err == nil {
-			s += u.CPUSeconds
+			s[pid] = u.CPUSeconds
 		}
+	}
+	return s
+}
+
+// pgCPUSince is the CPU seconds the backends of now (pgCPU) used since
+// then: a backend in both its difference, a new one (or a new process
+// under an old one's id) all of its own. A backend that left meanwhile
+// took its figures with it and is not counted, so a window misses the
+// backends that came and went within it. (A sum of both ends' totals lost
+// what a departed backend had used before the window: a connection that
+// seeded the database, closed by its pool during the idle window, made
+// the backends' idle CPU negative.)
+func pgCPUSince(then, now map[int]float64) float64 {
+	var s float64
+	for pid, c := range now {
+		if c0, ok := then[pid]; ok && c0 <= c {
+			c -= c0
+		}
+		s += c
 	}
 	return s
 }
@@ -323,9 +341,10 @@ func measureScan(ctx context.Context, s *seeder, pid int, dbName string, idle Id
 		return Scan{}, err
 	}
 	type sample struct {
-		at       time.Time
-		n        int
-		cpu, pgc float64
+		at  time.Time
+		n   int
+		cpu float64
+		pgc map[int]float64
 	}
 	take := func() (sample, error) {
 		n, err := count()
@@ -376,7 +395,7 @@ func measureScan(ctx context.Context, s *seeder, pid int, dbName string, idle Id
 	return Scan{
 		Due: k, Reminders: end.n, Duration: d,
 		CPU:    max(0, end.cpu-begin.cpu-idle.Cores*d.Seconds()),
-		PGCPU:  max(0, end.pgc-begin.pgc-idle.PGCores*d.Seconds()),
+		PGCPU:  max(0, pgCPUSince(begin.pgc, end.pgc)-idle.PGCores*d.Seconds()),
 		Waited: time.Since(start),
 	}, nil
 }

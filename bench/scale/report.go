@@ -170,6 +170,9 @@ func render(all []*DBResults) string {
 		if d.DB != "postgres" {
 			return "–"
 		}
+		if !pgIdleMeasured(r) {
+			return fmt.Sprintf("– (%.4f)", d.Empty.PGCores)
+		}
 		return fmt.Sprintf("%.4f (%.4f)", r.Idle.PGCores, d.Empty.PGCores)
 	})
 	row("RSS idle / peak, MiB (empty)", func(d *DBResults, r Result) string {
@@ -187,7 +190,11 @@ func render(all []*DBResults) string {
 			return "–"
 		}
 		s := fmt.Sprintf("%.2f", 1000*r.Scan.CPU/float64(r.Scan.Reminders))
-		if d.DB == "postgres" {
+		switch {
+		case d.DB != "postgres":
+		case !pgIdleMeasured(r):
+			s += " (+ –)"
+		default:
 			s += fmt.Sprintf(" (+%.2f)", 1000*r.Scan.PGCPU/float64(r.Scan.Reminders))
 		}
 		return s
@@ -216,6 +223,15 @@ func render(all []*DBResults) string {
 	w("server's own periodic scan; its CPU is over the scan's span, less idle CPU for as long.\n")
 	w("After seeding, the seed's writes are checkpointed (SQLite's `wal_checkpoint(TRUNCATE)`,\n")
 	w("PostgreSQL's `CHECKPOINT`) before the server starts, as a steady server's would long be.\n")
+	for _, d := range all {
+		for _, r := range d.Sizes {
+			if !pgIdleMeasured(r) {
+				w("PostgreSQL %s (%s): its backends' idle CPU came out negative, as the harness then summed the\n", sizeName(r.Size), r.Commit)
+				w("backends present at each end of the window and a connection that had seeded the database closed\n")
+				w("within it; it is left out (–), with the scan's PostgreSQL share, which is taken less it.\n")
+			}
+		}
+	}
 	w("Per-stage times and every figure: `data/bench-scale/results-*.json`.\n")
 	w("%s", endMarker)
 	return b.String()
@@ -250,9 +266,12 @@ func verdicts(b *strings.Builder, d *DBResults) {
 		met(ratio <= 1.5), hi.Idle.Cores, d.Empty.Cores, ratio)
 	var per []string
 	for _, r := range d.Sizes {
-		if r.Scan.Reminders > 0 {
+		switch {
+		case r.Scan.Reminders > 0 && !pgIdleMeasured(r):
+			per = append(per, fmt.Sprintf("%s %.2f ms (the server alone)", sizeName(r.Size), 1000*r.Scan.CPU/float64(r.Scan.Reminders)))
+		case r.Scan.Reminders > 0:
 			per = append(per, fmt.Sprintf("%s %.2f ms", sizeName(r.Size), 1000*(r.Scan.CPU+r.Scan.PGCPU)/float64(r.Scan.Reminders)))
-		} else {
+		default:
 			per = append(per, sizeName(r.Size)+" –")
 		}
 	}
@@ -351,3 +370,7 @@ func sampleRange(ls []Latency) (lo, hi int) {
 	}
 	return lo, hi
 }
+
+// pgIdleMeasured reports whether r's idle CPU of PostgreSQL's backends is
+// a measure: results made before pgCPUSince could hold a negative one.
+func pgIdleMeasured(r Result) bool { return r.Idle.PGCores >= 0 }
